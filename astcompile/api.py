@@ -1,0 +1,135 @@
+"""The public API, modelled on torch.compile's (see docs/api.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import weakref
+from typing import Any, Callable, Iterator, TypeVar, overload
+
+from astcompile import dispatch, registry, regions
+from astcompile.function import CompiledFunction
+from astcompile.runtime import timing
+
+F = TypeVar("F", bound=Callable)
+_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+_lock = threading.Lock()
+MODES = ("default", "frozen")
+
+
+@overload
+def compile(fn: F, *, fullgraph: bool = ..., backend: str = ..., dynamic: bool | None = ...,
+            mode: str = ...) -> F: ...
+@overload
+def compile(fn: None = None, *, fullgraph: bool = ..., backend: str = ...,
+            dynamic: bool | None = ..., mode: str = ...) -> Callable[[F], F]: ...
+
+
+def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str = "auto",
+            dynamic: bool | None = None, mode: str = "default") -> Any:
+    """Compile a NumPy function; use as ``@compile`` or ``@compile(fullgraph=True, ...)``.
+
+    ``backend`` is "auto" (C on CPU when a compiler is available), "eager", "c" or "triton";
+    ``fullgraph=True`` raises :class:`~astcompile.GraphBreakError` instead of breaking;
+    ``mode="frozen"`` never compiles and uses only what is already compiled.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if fn is None:
+        return functools.partial(compile, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
+                                 mode=mode)
+    if not callable(fn):
+        raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
+    if registry.is_compiled(fn):
+        fn = fn.__wrapped__
+    compiled = CompiledFunction(fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode)
+    with _lock:
+        _compiled.add(compiled)
+    return compiled
+
+
+def disable(fn: Callable | None = None, *, recursive: bool = True) -> Any:
+    """Calls to ``fn`` from compiled code run the original, untouched.
+
+    With ``recursive=True`` nothing ``fn`` calls is compiled either; with ``recursive=False``
+    its own statements run eagerly but the user functions it calls are compiled.
+    """
+    if fn is None:
+        return functools.partial(disable, recursive=recursive)
+    original = fn.__wrapped__ if registry.is_compiled(fn) else fn
+    if recursive:
+        target: Callable = original
+    else:
+        shallow = CompiledFunction(original, all_eager=True)
+        target = shallow
+
+    @functools.wraps(original)
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        return target(*args, **kwargs)
+
+    setattr(disabled, registry.DISABLED_ATTR, "recursive" if recursive else "shallow")
+    return disabled
+
+
+def allow_in_graph(fn: F) -> F:
+    """Trace ``fn`` into the graph as a black box, without source analysis (it must be pure)."""
+    registry.mark_allowed(fn)
+    return fn
+
+
+def disallow_in_graph(op: F) -> F:
+    """Calls to ``op`` always break the graph and run in NumPy (a global flag)."""
+    registry.mark_disallowed(op)
+    return op
+
+
+def graph_break() -> None:
+    """An explicit graph break: the code on both sides is still compiled."""
+
+
+graph_break.__astcompile_graph_break__ = True  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def frozen(strict: bool = False) -> Iterator[None]:
+    previous = regions.frozen_mode()
+    regions._local.frozen = "strict" if strict else "frozen"
+    try:
+        yield
+    finally:
+        regions._local.frozen = previous
+
+
+def run(fn: Callable, *, strict: bool = False) -> Callable:
+    """Frozen mode: run ``fn`` using only already compiled entries; never compile.
+
+    A region with no entry for the arguments runs in NumPy, or raises
+    :class:`~astcompile.Unsupported` with ``strict=True``.
+    """
+    target = fn if registry.is_compiled(fn) else compile(fn)
+
+    @functools.wraps(fn)
+    def frozen_call(*args: Any, **kwargs: Any) -> Any:
+        with frozen(strict):
+            try:
+                return target(*args, **kwargs)
+            except regions.FrozenMiss as exc:
+                from astcompile.errors import Unsupported
+
+                raise Unsupported(str(exc)) from None
+
+    return frozen_call
+
+
+def reset() -> None:
+    """Forget every compiled entry in memory (the disk cache stays)."""
+    with _lock:
+        for compiled in list(_compiled):
+            compiled.reset()
+    dispatch.reset()
+
+
+def compile_times() -> dict[str, float]:
+    """Cumulative seconds per compile phase in this process (source, analysis, trace, ...)."""
+    return dict(timing.compile_times)

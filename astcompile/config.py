@@ -1,0 +1,40 @@
+"""User settings. Environment variables override the defaults at import time.
+
+``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
+``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "astcompile")
+
+
+def _default_debug_dir() -> str | None:
+    explicit = os.environ.get("ASTCOMPILE_DEBUG_DIR")
+    if explicit:
+        return explicit
+    return os.path.abspath("astcompile_debug") if _env_flag("ASTCOMPILE_DEBUG", False) else None
+
+
+#: A failing backend compile falls back to NumPy for that region with a warning instead of raising.
+suppress_errors: bool = _env_flag("ASTCOMPILE_SUPPRESS_ERRORS", False)
+#: Compiled entries kept per region before it runs eagerly with a one-time warning.
+cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
+#: On-disk cache of built kernels.
+cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
+#: When set, the rewritten source and every graph are written below this folder.
+debug_dir: str | None = _default_debug_dir()
+#: Check every compiled region's result against NumPy (slow; for debugging the compiler).
+verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)

@@ -1,0 +1,85 @@
+"""``explain(fn, *args)``: run ``fn`` compiled and report graphs, breaks and where time went."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from astcompile import dispatch, registry, telemetry
+from astcompile.function import CompiledFunction
+
+#: Warn in ``str(explain(...))`` when eager segments take more than this share of the call.
+EAGER_SHARE_WARNING = 0.5
+
+
+@dataclass
+class ExplainOutput:
+    graphs: list = field(default_factory=list)
+    graph_count: int = 0
+    graph_break_count: int = 0
+    break_reasons: list = field(default_factory=list)
+    ops_per_graph: list = field(default_factory=list)
+    guards: list = field(default_factory=list)
+    regions: list = field(default_factory=list)
+    compiled_functions: list = field(default_factory=list)
+    eager_seconds: float = 0.0
+    total_seconds: float = 0.0
+    out: Any = None
+
+    def __str__(self) -> str:
+        ops = sum(self.ops_per_graph)
+        lines = [f"astcompile produced {self.graph_count} graph(s), with "
+                 f"{self.graph_break_count} graph break(s) and {ops} op(s)."]
+        if self.break_reasons:
+            lines.append(" Break reasons:")
+        for number, b in enumerate(self.break_reasons, 1):
+            lines.append(f"  {number}. {b.code} {b.reason.title}: {b.detail}")
+            lines.append(f'     File "{b.filename}", line {b.line}, in {b.function}')
+            lines.append(f"       {b.source_line}")
+            lines.append(f"     fix: {b.reason.fix}")
+        lines.append(" Regions:")
+        for run in self.regions:
+            state = "compiled" if run.eager_calls == 0 else (
+                "eager" if run.compiled_calls == 0 else "mixed")
+            lines.append(f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
+                         f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
+                         f"{run.seconds * 1e3:.3f} ms")
+        lines.extend(self._eager_warning())
+        return "\n".join(lines)
+
+    def _eager_warning(self) -> list[str]:
+        if self.total_seconds <= 0 or self.eager_seconds / self.total_seconds < EAGER_SHARE_WARNING:
+            return []
+        share = 100 * self.eager_seconds / self.total_seconds
+        return [f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
+                "see the break reasons above."]
+
+
+def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
+    """Compile ``fn`` afresh, run it on the arguments, and report what happened."""
+    original = fn.__wrapped__ if registry.is_compiled(fn) else fn
+    options = {}
+    if isinstance(fn, CompiledFunction):
+        options = {"fullgraph": fn.fullgraph, "backend": fn.backend_name}
+    compiled = CompiledFunction(original, **options)
+    with dispatch.fresh_cache(), telemetry.Recorder() as recorder:
+        out = compiled(*args, **kwargs)
+    return _summarise(recorder, out)
+
+
+def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:
+    graphs = [g for _, _, g in recorder.graphs]
+    breaks = sorted(recorder.breaks, key=lambda b: (b.filename, b.line))
+    return ExplainOutput(
+        graphs=graphs,
+        graph_count=len(graphs),
+        graph_break_count=len(breaks),
+        break_reasons=breaks,
+        ops_per_graph=[g.op_count() for g in graphs],
+        guards=list(recorder.guards),
+        regions=list(recorder.runs.values()),
+        compiled_functions=list(recorder.functions),
+        eager_seconds=recorder.eager_seconds,
+        total_seconds=recorder.total_seconds,
+        out=out,
+    )

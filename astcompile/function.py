@@ -1,0 +1,230 @@
+"""A compiled function: the user's function rewritten into regions, built on its first call.
+
+Building is lazy (callees defined later in the module resolve by then) and happens once per
+function object; ``fullgraph=True`` also analyses at decoration time, so breaks visible in the
+source raise immediately.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import os
+import threading
+import types
+import warnings
+from typing import Any, Callable
+
+from astcompile import config, logs, registry, telemetry
+from astcompile.backends import get_backend
+from astcompile.errors import CompileError, GraphBreakError, NoSourceError
+from astcompile.frontend.breaks import BreakReason, GraphBreak
+from astcompile.graph.context import TraceBreak
+from astcompile.graph.ir import Graph
+from astcompile.regions import Region
+from astcompile.runtime.timing import phase
+
+_TRACE_REASONS = {
+    "data-dependent control flow": BreakReason.DATA_DEPENDENT,
+    "data-dependent value": BreakReason.DATA_DEPENDENT,
+    "in-place write": BreakReason.INPLACE_STORE,
+    "in-place update of an argument or view": BreakReason.INPLACE_STORE,
+    "disallowed op": BreakReason.DISALLOWED_CALL,
+}
+
+
+def resolve_backend(name: str) -> str:
+    """"auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    if name != "auto":
+        get_backend(name)  # validates the name early
+        return name
+    try:
+        from astcompile.backends.c import c_backend_available
+    except ImportError:
+        return "eager"
+    if c_backend_available():
+        return "c"
+    logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
+    return "eager"
+
+
+class CompiledFunction:
+    """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
+
+    def __init__(self, fn: Callable, *, fullgraph: bool = False, backend: str = "auto",
+                 dynamic: bool | None = None, mode: str = "default", all_eager: bool = False) -> None:
+        functools.update_wrapper(self, fn)
+        setattr(self, registry.COMPILED_ATTR, True)
+        self.fn = fn
+        self.name = getattr(fn, "__qualname__", getattr(fn, "__name__", "function"))
+        self.fullgraph = fullgraph
+        self.backend_name = backend
+        self.dynamic = dynamic
+        self.mode = mode
+        self.all_eager = all_eager
+        self.globals = getattr(fn, "__globals__", {})
+        self.static_breaks: tuple[GraphBreak, ...] = ()
+        self.regions: list[Region] = []
+        self.rewritten_source: str | None = None
+        self._impl: Callable | None = None
+        self._backend = None
+        self._lock = threading.RLock()
+        if fullgraph:
+            self._check_fullgraph_statically()
+
+    # --- calling ---
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        impl = self._impl or self._build()
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.note_function(self.name, self.static_breaks)
+        if self.mode == "frozen":
+            from astcompile.api import frozen
+
+            with frozen(strict=False):
+                return impl(*args, **kwargs)
+        return impl(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<astcompile compiled function {self.name}>"
+
+    def reset(self) -> None:
+        """Drop the rewrite and every compiled region; the next call builds again."""
+        with self._lock:
+            self._impl = None
+            self.regions = []
+            self._backend = None
+
+    # --- building ---
+    def _build(self) -> Callable:
+        with self._lock:
+            if self._impl is None:
+                self._impl = self._build_impl()
+            return self._impl
+
+    def _analyse(self) -> Any:
+        from astcompile.frontend.analysis import analyze_function
+        from astcompile.frontend.resolve import RuntimeResolver
+        from astcompile.frontend.source import function_source
+
+        with phase("source"):
+            src = function_source(self.fn)
+        with phase("analysis"):
+            return analyze_function(src, RuntimeResolver(self.fn))
+
+    def _build_impl(self) -> Callable:
+        from astcompile.frontend.materialize import build_function
+        from astcompile.frontend.rewrite import rewrite_function
+
+        try:
+            analysis = self._analyse()
+        except NoSourceError as exc:
+            warnings.warn(f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=3)
+            return self.fn
+        self.static_breaks = tuple(analysis.breaks)
+        if self.fullgraph and analysis.breaks:
+            raise GraphBreakError(self.name, list(analysis.breaks))
+        for graph_break in analysis.breaks:
+            logs.graph_breaks.info("%s", graph_break.describe())
+        with phase("rewrite"):
+            rewritten = rewrite_function(analysis.source, analysis, all_eager=self.all_eager)
+        self.rewritten_source = rewritten.source
+        src = analysis.source
+        free: dict[str, Any] = {"__ac_call": self.dispatch}
+        for spec in rewritten.regions:
+            body = build_function(spec.body_source, spec.name, self.fn, {}, src.filename)
+            region = Region(spec, body, self)
+            self.regions.append(region)
+            free[spec.name] = region
+        impl = build_function(rewritten.source, self.fn.__name__, self.fn, free, src.filename)
+        self._dump_source(rewritten)
+        return impl
+
+    def _check_fullgraph_statically(self) -> None:
+        """Breaks visible in the source raise now; names not yet defined are checked at call."""
+        try:
+            analysis = self._analyse()
+        except NoSourceError:
+            return
+        certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
+        if certain:
+            raise GraphBreakError(self.name, certain)
+
+    def _maybe_unresolved(self, graph_break: GraphBreak) -> bool:
+        if graph_break.reason not in (BreakReason.UNKNOWN_CALL, BreakReason.STAR_ARGS):
+            return False
+        import builtins
+
+        names = set(self.globals) | set(getattr(self.fn.__code__, "co_freevars", ())) | set(dir(builtins))
+        root = graph_break.detail.split("(")[0].split(".")[0].strip("`' ")
+        return root not in names
+
+    # --- services for regions ---
+    def compile_graph(self, graph: Graph, region: Region) -> Callable | None:
+        """The backend's callable for ``graph``; None means run the region in NumPy."""
+        backend = self._get_backend()
+        try:
+            with phase("backend"):
+                return backend.compile(graph)
+        except Exception as exc:  # CompileError or a backend bug: never lose the user's call
+            if not config.suppress_errors:
+                if isinstance(exc, CompileError):
+                    raise
+                raise CompileError(f"{self.name}: backend {backend.name!r} failed on "
+                                   f"{region.spec.name}: {type(exc).__name__}: {exc}") from exc
+            warnings.warn(f"astcompile: backend {backend.name!r} failed on {self.name} "
+                          f"(lines {region.spec.first_line}-{region.spec.last_line}): {exc}; "
+                          "running that region in NumPy (suppress_errors=True)", RuntimeWarning,
+                          stacklevel=5)
+            return None
+
+    def _get_backend(self) -> Any:
+        if self._backend is None:
+            self._backend = get_backend(resolve_backend(self.backend_name))
+        return self._backend
+
+    def trace_break(self, exc: TraceBreak) -> GraphBreak:
+        reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)
+        filename = exc.loc.filename if exc.loc else "<unknown>"
+        line = exc.loc.line if exc.loc else 0
+        source_line = linecache.getline(filename, line).strip()
+        graph_break = GraphBreak(reason, f"{exc.reason}: {exc.detail}", filename, line, 1,
+                                 source_line, self.name)
+        if self.fullgraph:
+            raise GraphBreakError(self.name, [graph_break])
+        return graph_break
+
+    def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
+        """``__ac_call``: a call from this function's eager code to a user function."""
+        from astcompile.dispatch import call_from_compiled
+
+        return call_from_compiled(self, callee, args, kwargs)
+
+    # --- debug output ---
+    def _debug_folder(self) -> str | None:
+        if not config.debug_dir:
+            return None
+        module = getattr(self.fn, "__module__", "module") or "module"
+        folder = os.path.join(config.debug_dir, f"{module}.{self.name}".replace("<", "").replace(">", ""))
+        os.makedirs(folder, exist_ok=True)
+        return folder
+
+    def _dump_source(self, rewritten: Any) -> None:
+        logs.output_code.info("%s rewritten:\n%s", self.name, rewritten.source.lstrip("\n"))
+        folder = self._debug_folder()
+        if folder:
+            with open(os.path.join(folder, "rewritten.py"), "w") as out:
+                out.write(rewritten.source.lstrip("\n"))
+                for spec in rewritten.regions:
+                    out.write("\n\n" + spec.body_source.lstrip("\n"))
+
+    def dump_graph(self, region_name: str, graph: Graph) -> None:
+        logs.output_code.info("%s %s:\n%s", self.name, region_name, graph)
+        folder = self._debug_folder()
+        if folder:
+            count = len([f for f in os.listdir(folder) if f.startswith(region_name)])
+            with open(os.path.join(folder, f"{region_name}.{count}.graph.txt"), "w") as out:
+                out.write(str(graph) + "\n")

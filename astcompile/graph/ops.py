@@ -1,0 +1,231 @@
+"""The op registry: every IR op, its kind and its NumPy reference implementation.
+
+One table describes each op once. The tracer maps NumPy callables to ops through it, the eager
+backend runs an op by calling its ``numpy`` entry, and code generators key their lowering tables
+by the same :class:`Op` members, so adding an op is one row here plus one row per backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, auto
+from typing import Callable
+
+import numpy as np
+
+
+class Kind(Enum):
+    LEAF = auto()  # INPUT, CONST
+    ELEMENTWISE = auto()  # one output element from the same-index elements of broadcast inputs
+    REDUCTION = auto()  # folds axes
+    VIEW = auto()  # re-indexes an input without computing (slicing, reshape, transpose)
+    EXTERN = auto()  # computed by a library call (BLAS matmul)
+    EFFECT = auto()  # writes memory (stores)
+    CONTROL = auto()  # structured loops and branches with sub-graphs
+
+
+class Op(Enum):
+    # leaves
+    INPUT = auto()
+    CONST = auto()
+    DIM = auto()  # the runtime value of a size expression; attr: Dim
+    # elementwise, unary
+    NEG = auto()
+    POS = auto()
+    ABS = auto()
+    SQUARE = auto()
+    RECIPROCAL = auto()
+    SQRT = auto()
+    CBRT = auto()
+    EXP = auto()
+    EXP2 = auto()
+    EXPM1 = auto()
+    LOG = auto()
+    LOG2 = auto()
+    LOG10 = auto()
+    LOG1P = auto()
+    SIN = auto()
+    COS = auto()
+    TAN = auto()
+    ARCSIN = auto()
+    ARCCOS = auto()
+    ARCTAN = auto()
+    SINH = auto()
+    COSH = auto()
+    TANH = auto()
+    ARCSINH = auto()
+    ARCCOSH = auto()
+    ARCTANH = auto()
+    FLOOR = auto()
+    CEIL = auto()
+    TRUNC = auto()
+    RINT = auto()
+    SIGN = auto()
+    ISNAN = auto()
+    ISINF = auto()
+    ISFINITE = auto()
+    SIGNBIT = auto()
+    LOGICAL_NOT = auto()
+    INVERT = auto()
+    DEG2RAD = auto()
+    RAD2DEG = auto()
+    CAST = auto()  # astype; target dtype is the node's dtype
+    # elementwise, binary
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    TRUEDIV = auto()
+    FLOORDIV = auto()
+    MOD = auto()
+    POW = auto()
+    MAXIMUM = auto()
+    MINIMUM = auto()
+    FMAX = auto()
+    FMIN = auto()
+    ARCTAN2 = auto()
+    HYPOT = auto()
+    COPYSIGN = auto()
+    EQ = auto()
+    NE = auto()
+    LT = auto()
+    LE = auto()
+    GT = auto()
+    GE = auto()
+    LOGICAL_AND = auto()
+    LOGICAL_OR = auto()
+    LOGICAL_XOR = auto()
+    BITWISE_AND = auto()
+    BITWISE_OR = auto()
+    BITWISE_XOR = auto()
+    LSHIFT = auto()
+    RSHIFT = auto()
+    # elementwise, ternary
+    WHERE = auto()
+    CLIP = auto()
+    # reductions (attr: ReduceAttr)
+    SUM = auto()
+    PROD = auto()
+    MAX = auto()
+    MIN = auto()
+    ANY = auto()
+    ALL = auto()
+    MEAN = auto()
+    VAR = auto()
+    STD = auto()
+    ARGMAX = auto()
+    ARGMIN = auto()
+    # views
+    INDEX = auto()  # basic indexing; attr: tuple of IndexItem
+    RESHAPE = auto()  # attr: target shape (dims)
+    TRANSPOSE = auto()  # attr: axis permutation
+    BROADCAST_TO = auto()  # attr: target shape (dims)
+    COPY = auto()  # a fresh C-contiguous copy (np.copy, np.ascontiguousarray)
+    # extern
+    MATMUL = auto()
+    DOT = auto()
+    # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
+    STORE = auto()
+    LOOP = auto()
+    IF = auto()
+    RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    op: Op
+    kind: Kind
+    numpy: Callable | None  # reference implementation used by the eager backend
+    nin: int = 1
+
+
+def _row(op: Op, kind: Kind, fn: Callable | None, nin: int = 1) -> OpInfo:
+    return OpInfo(op, kind, fn, nin)
+
+
+E, R, V = Kind.ELEMENTWISE, Kind.REDUCTION, Kind.VIEW
+
+_UNARY_UFUNCS: dict[Op, np.ufunc] = {
+    Op.NEG: np.negative, Op.POS: np.positive, Op.ABS: np.absolute, Op.SQUARE: np.square,
+    Op.RECIPROCAL: np.reciprocal, Op.SQRT: np.sqrt, Op.CBRT: np.cbrt, Op.EXP: np.exp,
+    Op.EXP2: np.exp2, Op.EXPM1: np.expm1, Op.LOG: np.log, Op.LOG2: np.log2, Op.LOG10: np.log10,
+    Op.LOG1P: np.log1p, Op.SIN: np.sin, Op.COS: np.cos, Op.TAN: np.tan, Op.ARCSIN: np.arcsin,
+    Op.ARCCOS: np.arccos, Op.ARCTAN: np.arctan, Op.SINH: np.sinh, Op.COSH: np.cosh,
+    Op.TANH: np.tanh, Op.ARCSINH: np.arcsinh, Op.ARCCOSH: np.arccosh, Op.ARCTANH: np.arctanh,
+    Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.TRUNC: np.trunc, Op.RINT: np.rint,
+    Op.SIGN: np.sign, Op.ISNAN: np.isnan, Op.ISINF: np.isinf, Op.ISFINITE: np.isfinite,
+    Op.SIGNBIT: np.signbit, Op.LOGICAL_NOT: np.logical_not, Op.INVERT: np.invert,
+    Op.DEG2RAD: np.deg2rad, Op.RAD2DEG: np.rad2deg,
+}
+
+_BINARY_UFUNCS: dict[Op, np.ufunc] = {
+    Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.TRUEDIV: np.true_divide,
+    Op.FLOORDIV: np.floor_divide, Op.MOD: np.remainder, Op.POW: np.power,
+    Op.MAXIMUM: np.maximum, Op.MINIMUM: np.minimum, Op.FMAX: np.fmax, Op.FMIN: np.fmin,
+    Op.ARCTAN2: np.arctan2, Op.HYPOT: np.hypot, Op.COPYSIGN: np.copysign, Op.EQ: np.equal,
+    Op.NE: np.not_equal, Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+    Op.GE: np.greater_equal, Op.LOGICAL_AND: np.logical_and, Op.LOGICAL_OR: np.logical_or,
+    Op.LOGICAL_XOR: np.logical_xor, Op.BITWISE_AND: np.bitwise_and,
+    Op.BITWISE_OR: np.bitwise_or, Op.BITWISE_XOR: np.bitwise_xor, Op.LSHIFT: np.left_shift,
+    Op.RSHIFT: np.right_shift,
+}
+
+_REDUCTIONS: dict[Op, Callable] = {
+    Op.SUM: np.sum, Op.PROD: np.prod, Op.MAX: np.max, Op.MIN: np.min, Op.ANY: np.any,
+    Op.ALL: np.all, Op.MEAN: np.mean, Op.VAR: np.var, Op.STD: np.std, Op.ARGMAX: np.argmax,
+    Op.ARGMIN: np.argmin,
+}
+
+REGISTRY: dict[Op, OpInfo] = {
+    Op.INPUT: _row(Op.INPUT, Kind.LEAF, None, 0),
+    Op.CONST: _row(Op.CONST, Kind.LEAF, None, 0),
+    Op.DIM: _row(Op.DIM, Kind.LEAF, None, 0),
+    Op.CAST: _row(Op.CAST, E, None),
+    Op.WHERE: _row(Op.WHERE, E, np.where, 3),
+    Op.CLIP: _row(Op.CLIP, E, np.clip, 3),
+    Op.INDEX: _row(Op.INDEX, V, None),
+    Op.RESHAPE: _row(Op.RESHAPE, V, np.reshape),
+    Op.TRANSPOSE: _row(Op.TRANSPOSE, V, np.transpose),
+    Op.BROADCAST_TO: _row(Op.BROADCAST_TO, V, np.broadcast_to),
+    Op.COPY: _row(Op.COPY, E, np.array),
+    Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
+    Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
+    Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
+    Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
+    Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
+    Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),
+}
+REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
+REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})
+REGISTRY.update({op: _row(op, R, fn, 1) for op, fn in _REDUCTIONS.items()})
+
+#: NumPy ufunc object -> op, for the tracer's ``__array_ufunc__``.
+UFUNC_TO_OP: dict[np.ufunc, Op] = {fn: op for op, fn in {**_UNARY_UFUNCS, **_BINARY_UFUNCS}.items()}
+UFUNC_TO_OP[np.divide] = Op.TRUEDIV
+UFUNC_TO_OP[np.abs] = Op.ABS
+UFUNC_TO_OP[np.mod] = Op.MOD
+
+#: NumPy reduction function -> op, for ``__array_function__`` and array methods.
+REDUCTION_TO_OP: dict[Callable, Op] = {fn: op for op, fn in _REDUCTIONS.items()}
+REDUCTION_TO_OP.update({np.amax: Op.MAX, np.amin: Op.MIN})
+
+COMPARISONS = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
+
+
+def info(op: Op) -> OpInfo:
+    return REGISTRY[op]
+
+
+def kind(op: Op) -> Kind:
+    return REGISTRY[op].kind
+
+
+def is_elementwise(op: Op) -> bool:
+    return REGISTRY[op].kind is Kind.ELEMENTWISE
+
+
+def is_reduction(op: Op) -> bool:
+    return REGISTRY[op].kind is Kind.REDUCTION
+
+
+def is_view(op: Op) -> bool:
+    return REGISTRY[op].kind is Kind.VIEW

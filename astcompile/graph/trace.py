@@ -1,0 +1,171 @@
+"""Tracing: run a region's body once with symbolic arguments and record the graph.
+
+The arguments are flattened into *leaves* (arrays and numeric scalars), each becoming an INPUT
+node; other values (bools, None, strings, tuples' structure) are passed through as constants and
+are part of the guard key. The body's results are flattened the same way, into graph outputs
+plus a template that rebuilds the Python structure (tuples, scalars, pass-through arguments).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from astcompile.graph import shapes as S
+from astcompile.graph.build import check_dtype
+from astcompile.graph.context import TraceBreak, TraceContext
+from astcompile.graph.ir import Graph, InputAttr, InputKind, Node
+from astcompile.graph.ops import Op
+from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
+
+LEAF_TYPES = (np.ndarray, np.generic, int, float)
+
+
+def is_leaf(value: Any) -> bool:
+    return isinstance(value, LEAF_TYPES) and not isinstance(value, bool)
+
+
+def flatten(values: Sequence[Any]) -> list[Any]:
+    """Leaves of nested tuples/lists, depth first (the order INPUT nodes get)."""
+    leaves: list[Any] = []
+    for value in values:
+        if type(value) in (tuple, list):
+            leaves.extend(flatten(value))
+        elif is_leaf(value):
+            leaves.append(value)
+    return leaves
+
+
+@dataclass(frozen=True)
+class OutSpec:
+    """How one output of the region is produced at run time.
+
+    ``kind`` is "graph" (graph output ``index``, boxed by ``box``: "array", "scalar" for a NumPy
+    scalar, or a Python type), "leaf" (argument leaf ``index`` returned as the same object) or
+    "const" (``value`` itself).
+    """
+
+    kind: str
+    index: int = 0
+    box: Any = "array"
+    value: Any = None
+
+
+@dataclass
+class TraceResult:
+    graph: Graph
+    template: Any  # the output structure with OutSpec leaves
+    value_guards: list[tuple[int, Any]] = field(default_factory=list)
+    leaf_names: list[str] = field(default_factory=list)
+
+
+class _Inputs:
+    """Turns concrete leaves into symbolic ones, sharing one symbol per size class."""
+
+    def __init__(self, ctx: TraceContext) -> None:
+        self.ctx = ctx
+        self.symbols: dict[int, S.Dim] = {}
+        self.by_id: dict[int, Any] = {}
+        self.names: list[str] = []
+
+    def _dim(self, size: int, leaf: int, axis: int, name: str) -> S.Dim:
+        if size < 2:
+            return size
+        if size not in self.symbols:
+            self.symbols[size] = S.symbol(f"{name}_{axis}", size, (leaf, axis))
+        return self.symbols[size]
+
+    def leaf(self, value: Any, name: str) -> Any:
+        if id(value) in self.by_id and isinstance(value, np.ndarray):
+            return self.by_id[id(value)]
+        index = len(self.names)
+        self.names.append(name)
+        symbolic = self._make(value, index, name)
+        self.by_id[id(value)] = symbolic
+        return symbolic
+
+    def _make(self, value: Any, index: int, name: str) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, np.generic):
+            dtype = np.result_type(value)
+            node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
+            return SymScalar(node, value, name, sources={index: value})
+        if type(value) is not np.ndarray and not isinstance(value, np.generic):
+            raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+        dtype = check_dtype(value.dtype)
+        shape = tuple(self._dim(int(d), index, a, name) for a, d in enumerate(np.shape(value)))
+        kind = InputKind.SCALAR if isinstance(value, np.generic) else InputKind.ARRAY
+        symbolic = SymArray(self._input(index, name, kind, dtype, shape), isinstance(value, np.generic))
+        symbolic.is_input = True
+        return symbolic
+
+    def _input(self, index: int, name: str, kind: InputKind, dtype: np.dtype,
+               shape: tuple, weak: bool = False) -> Node:
+        node = self.ctx.node(Op.INPUT, (), dtype, shape, InputAttr(index, name, kind, weak))
+        self.ctx.inputs.append(node)
+        return node
+
+
+def _symbolize(value: Any, name: str, inputs: _Inputs) -> Any:
+    if type(value) in (tuple, list):
+        items = [_symbolize(v, f"{name}_{i}", inputs) for i, v in enumerate(value)]
+        return type(value)(items)
+    if is_leaf(value):
+        return inputs.leaf(value, name)
+    if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
+        raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+    return value
+
+
+class _Outputs:
+    def __init__(self, ctx: TraceContext) -> None:
+        self.ctx = ctx
+        self.nodes: list[Node] = []
+
+    def _graph(self, node: Node, box: Any) -> OutSpec:
+        self.nodes.append(node)
+        return OutSpec("graph", len(self.nodes) - 1, box)
+
+    def spec(self, value: Any) -> Any:
+        if type(value) in (tuple, list):
+            return type(value)(self.spec(v) for v in value)
+        if isinstance(value, SymArray):
+            if value.is_input and value.node.op is Op.INPUT:
+                return OutSpec("leaf", value.node.attr.index)
+            return self._graph(value.node, "scalar" if value.is_scalar else "array")
+        if isinstance(value, SymScalar):
+            if value.node.op is Op.INPUT:
+                return OutSpec("leaf", value.node.attr.index)
+            return self._graph(value.node, type(value.hint))
+        if isinstance(value, SymInt):
+            return self._graph(value.as_node(), int)
+        if isinstance(value, dict):
+            raise TraceBreak("unsupported output", "a dict leaving a region runs in NumPy")
+        return OutSpec("const", value=value)
+
+
+def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str) -> TraceResult:
+    """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code)."""
+    ctx = TraceContext(graph_name)
+    with ctx:
+        inputs = _Inputs(ctx)
+        symbolic_args = [_symbolize(a, n, inputs) for a, n in zip(args, names)]
+        with np.errstate(all="ignore"):
+            result = fn(*symbolic_args)
+        outputs = _Outputs(ctx)
+        template = outputs.spec(result)
+    graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, [], list(ctx.env.guards))
+    return TraceResult(graph, template, list(ctx.value_guards), inputs.names)
+
+
+def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
+    """The graph of ``fn(*args)`` for tests and benchmarks of backends."""
+    names = [f"arg{i}" for i in range(len(args))]
+    try:
+        import inspect
+
+        names = list(inspect.signature(fn).parameters)[: len(args)]
+    except (TypeError, ValueError):
+        pass
+    return trace(fn, args, names, getattr(fn, "__name__", "graph")).graph

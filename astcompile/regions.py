@@ -1,0 +1,245 @@
+"""A region: one run of graph-able statements, traced per guard key and run compiled.
+
+The rewritten function calls ``__ac_region_k(live_in...)``; that is a :class:`Region`. On a call
+it computes the guard key of its arguments, finds an entry traced for that key whose shape and
+value guards hold, and runs it. A miss traces the region's body (the user's statements as a
+plain function) with symbolic values and compiles the graph with the backend. When tracing
+breaks, the body itself runs: exactly the user's statements in NumPy, so the answer is right.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from astcompile import config, logs, telemetry
+from astcompile.graph.context import TraceBreak
+from astcompile.graph.trace import OutSpec, TraceResult, is_leaf, trace
+from astcompile.runtime import guards as G
+from astcompile.runtime.timing import phase
+
+_local = threading.local()
+
+
+def frozen_mode() -> str | None:
+    """None normally; "frozen" or "strict" inside ``astcompile.run`` (no new compiles)."""
+    return getattr(_local, "frozen", None)
+
+
+class FrozenMiss(Exception):
+    """A strict frozen call met a region with no compiled entry for its arguments."""
+
+
+def leaves_of(args: tuple) -> list[Any]:
+    """Flattened array/scalar leaves, each distinct array once (as the tracer numbered them)."""
+    leaves: list[Any] = []
+    seen: set[int] = set()
+    stack = list(reversed(args))
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is tuple or kind is list:
+            stack.extend(reversed(value))
+        elif kind is np.ndarray:
+            if id(value) not in seen:
+                seen.add(id(value))
+                leaves.append(value)
+        elif is_leaf(value):
+            leaves.append(value)
+    return leaves
+
+
+def _box(value: Any, box: Any) -> Any:
+    if box == "array":
+        return value
+    if box == "scalar":
+        return value[()] if isinstance(value, np.ndarray) else value
+    return box(value)
+
+
+def _rebuild(spec: Any, outputs: list, leaves: list) -> Any:
+    if isinstance(spec, OutSpec):
+        if spec.kind == "graph":
+            return _box(outputs[spec.index], spec.box)
+        return leaves[spec.index] if spec.kind == "leaf" else spec.value
+    return type(spec)(_rebuild(s, outputs, leaves) for s in spec)
+
+
+@dataclass
+class Entry:
+    """One compiled version of a region, valid while its guards hold."""
+
+    key: tuple
+    result: TraceResult
+    run: Callable[[list], list]
+
+    def matches(self, leaves: list) -> bool:
+        for index, value in self.result.value_guards:
+            if leaves[index] != value:
+                return False
+        graph_guards = self.result.graph.guards
+        if graph_guards:
+            shapes = [np.shape(v) for v in leaves]
+            return all(g.holds(shapes) for g in graph_guards)
+        return True
+
+    def __call__(self, leaves: list) -> Any:
+        return _rebuild(self.result.template, self.run(leaves), leaves)
+
+
+@dataclass
+class RegionStats:
+    traces: int = 0
+    compiled_calls: int = 0
+    eager_calls: int = 0
+    breaks: list = field(default_factory=list)
+
+
+class Region:
+    """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
+
+    def __init__(self, spec: Any, body: Callable, owner: Any) -> None:
+        self.spec = spec
+        self.body = body
+        self.owner = owner
+        self.names = tuple(spec.params)
+        self.entries: dict[tuple, list[Entry]] = {}
+        self.eager_keys: set[tuple] = set()
+        self.stats = RegionStats()
+        self._lock = threading.Lock()
+        self._limit_warned = False
+        self._globals = owner.globals
+
+    def key(self, args: tuple) -> tuple:
+        key = G.call_key(args)
+        if self.spec.globals_read:
+            g = self._globals
+            key += tuple(G.global_key(g.get(name)) for name in self.spec.globals_read)
+        return key
+
+    def __call__(self, *args: Any) -> tuple:
+        recorder = telemetry.active()
+        if recorder is not None:
+            return self._recorded_call(recorder, args)
+        return self._call(args)
+
+    def _call(self, args: tuple) -> tuple:
+        key = self.key(args)
+        entries = self.entries.get(key)
+        if entries:
+            leaves = leaves_of(args)
+            for entry in entries:
+                if entry.matches(leaves):
+                    self.stats.compiled_calls += 1
+                    return entry(leaves)
+        if key in self.eager_keys:
+            return self._eager(args)
+        return self._miss(key, args)
+
+    def _recorded_call(self, recorder: telemetry.Recorder, args: tuple) -> tuple:
+        lines = (self.spec.first_line, self.spec.last_line)
+        run = recorder.region_run(self.owner.name, self.spec.name, lines)
+        compiled_before = self.stats.compiled_calls
+        start = time.perf_counter()
+        try:
+            return self._call(args)
+        finally:
+            elapsed = time.perf_counter() - start
+            run.seconds += elapsed
+            if self.stats.compiled_calls > compiled_before:
+                run.compiled_calls += 1
+            else:
+                run.eager_calls += 1
+                recorder.eager_seconds += elapsed
+
+    def _eager(self, args: tuple) -> tuple:
+        self.stats.eager_calls += 1
+        return self.body(*args)
+
+    def _miss(self, key: tuple, args: tuple) -> tuple:
+        mode = frozen_mode()
+        if mode is not None:
+            if mode == "strict":
+                raise FrozenMiss(f"{self.owner.name}: no compiled entry for region "
+                                 f"{self.spec.name} (lines {self.spec.first_line}-"
+                                 f"{self.spec.last_line}) in frozen mode")
+            return self._eager(args)
+        with self._lock:
+            if self._count() >= config.cache_size_limit:
+                self._warn_limit(key, args)
+                return self._eager(args)
+            entry = self._compile(key, args)
+        if entry is None:
+            return self._eager(args)
+        self.stats.compiled_calls += 1
+        return entry(leaves_of(args))
+
+    def _count(self) -> int:
+        return sum(len(v) for v in self.entries.values())
+
+    def _compile(self, key: tuple, args: tuple) -> Entry | None:
+        if self.entries:
+            logs.recompiles.info("%s: recompiling %s: %s", self.owner.name, self.spec.name,
+                                 self._miss_reason(key, args))
+        try:
+            with phase("trace"):
+                result = trace(self.body, args, self.names, f"{self.owner.name}_{self.spec.name[5:]}")
+        except TraceBreak as exc:
+            self._on_trace_break(key, exc)
+            return None
+        except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
+            logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
+                                   self.owner.name, self.spec.name, type(exc).__name__, exc)
+            self.eager_keys.add(key)
+            return None
+        self.stats.traces += 1
+        run = self.owner.compile_graph(result.graph, self)
+        if run is None:
+            self.eager_keys.add(key)
+            return None
+        entry = Entry(key, result, run)
+        self.entries.setdefault(key, []).append(entry)
+        self._record_graph(result)
+        return entry
+
+    def _record_graph(self, result: TraceResult) -> None:
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
+            recorder.guards.extend(str(g) for g in result.graph.guards)
+        logs.guards.info("%s %s guards: %s", self.owner.name, self.spec.name,
+                         [str(g) for g in result.graph.guards] + result.value_guards)
+        self.owner.dump_graph(self.spec.name, result.graph)
+
+    def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
+        graph_break = self.owner.trace_break(exc)
+        self.stats.breaks.append(graph_break)
+        self.eager_keys.add(key)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
+        logs.graph_breaks.info("%s", graph_break.describe())
+
+    def _miss_reason(self, key: tuple, args: tuple) -> str:
+        previous = next(iter(self.entries))
+        if previous == key:
+            return "a shape relation or a specialised scalar changed"
+        return G.describe_difference(self.names, previous, key)
+
+    def _warn_limit(self, key: tuple, args: tuple) -> None:
+        if self._limit_warned:
+            return
+        self._limit_warned = True
+        warnings.warn(
+            f"astcompile: {self.owner.name} (lines {self.spec.first_line}-{self.spec.last_line}) "
+            f"hit cache_size_limit={config.cache_size_limit}; last guard failure: "
+            f"{self._miss_reason(key, args)}. New argument kinds now run in NumPy. Raise "
+            "astcompile.config.cache_size_limit or make the arguments more uniform.",
+            RuntimeWarning,
+            stacklevel=4,
+        )

@@ -1,0 +1,50 @@
+"""Process-wide marks set by ``disable``, ``allow_in_graph`` and ``disallow_in_graph``.
+
+The marks live here, apart from the API module, because the frontend's resolver reads them
+while classifying calls and must not import the API (that would be a cycle).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+_lock = threading.Lock()
+_allowed: dict[int, Any] = {}  # id -> object (kept alive so the id stays valid)
+_disallowed: dict[int, Any] = {}
+
+DISABLED_ATTR = "__astcompile_disabled__"  # value: "recursive" or "shallow"
+COMPILED_ATTR = "__astcompile_compiled__"  # set on the wrapper returned by compile()
+
+
+def _key(obj: Any) -> int:
+    return id(getattr(obj, "__wrapped__", obj)) if hasattr(obj, DISABLED_ATTR) else id(obj)
+
+
+def mark_allowed(obj: Callable) -> None:
+    with _lock:
+        _disallowed.pop(id(obj), None)
+        _allowed[id(obj)] = obj
+
+
+def mark_disallowed(obj: Callable) -> None:
+    with _lock:
+        _allowed.pop(id(obj), None)
+        _disallowed[id(obj)] = obj
+
+
+def is_allowed_in_graph(obj: Any) -> bool:
+    return id(obj) in _allowed
+
+
+def is_disallowed(obj: Any) -> bool:
+    return id(obj) in _disallowed
+
+
+def disable_mode(obj: Any) -> str | None:
+    """``"recursive"``, ``"shallow"`` (``recursive=False``) or None when not disabled."""
+    return getattr(obj, DISABLED_ATTR, None)
+
+
+def is_compiled(obj: Any) -> bool:
+    return getattr(obj, COMPILED_ATTR, False) is True

@@ -1,0 +1,68 @@
+"""What happened during a call, for ``explain``: graphs traced, breaks met, regions run.
+
+Recording is off unless an :class:`Recorder` is active on this thread, so the hot path pays one
+attribute read. ``explain`` activates one around the call it explains.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+_local = threading.local()
+
+
+@dataclass
+class RegionRun:
+    """Per-region totals within one recording."""
+
+    function: str
+    region: str
+    lines: tuple[int, int]
+    compiled_calls: int = 0
+    eager_calls: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Recorder:
+    graphs: list[Any] = field(default_factory=list)  # (function, region, Graph)
+    breaks: list[Any] = field(default_factory=list)  # GraphBreak, static and trace-time
+    guards: list[str] = field(default_factory=list)
+    runs: dict[tuple[str, str], RegionRun] = field(default_factory=dict)
+    functions: list[str] = field(default_factory=list)
+    eager_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+    def __enter__(self) -> "Recorder":
+        self._previous = getattr(_local, "recorder", None)
+        _local.recorder = self
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.total_seconds = time.perf_counter() - self._start
+        _local.recorder = self._previous
+
+    def add_break(self, graph_break: Any) -> None:
+        key = (graph_break.filename, graph_break.line, graph_break.code)
+        if all((b.filename, b.line, b.code) != key for b in self.breaks):
+            self.breaks.append(graph_break)
+
+    def note_function(self, name: str, static_breaks: Any) -> None:
+        if name not in self.functions:
+            self.functions.append(name)
+            for graph_break in static_breaks:
+                self.add_break(graph_break)
+
+    def region_run(self, function: str, region: str, lines: tuple[int, int]) -> RegionRun:
+        key = (function, region)
+        if key not in self.runs:
+            self.runs[key] = RegionRun(function, region, lines)
+        return self.runs[key]
+
+
+def active() -> Recorder | None:
+    return getattr(_local, "recorder", None)

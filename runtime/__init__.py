@@ -1,0 +1,19 @@
+"""What runs at call time: building, caching and loading kernels (no compiler import here).
+
+Installed as ``astcompile.runtime`` so ahead-of-time artifacts load with only this package.
+"""
+
+from .errors import CompilerNotFound, RuntimeBuildError, UnsafeCacheDir
+from .loader import load_library
+from .parallel import nthreads, set_num_threads
+from .timing import compile_times
+
+__all__ = [
+    "CompilerNotFound",
+    "RuntimeBuildError",
+    "UnsafeCacheDir",
+    "compile_times",
+    "load_library",
+    "nthreads",
+    "set_num_threads",
+]

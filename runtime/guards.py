@@ -1,0 +1,109 @@
+"""Guards: pure functions from a region's arguments to a small hashable key.
+
+A compiled region is reused while the key of a call equals the key it was traced with. The
+key holds what changes the generated code: types, dtypes, ndim, which sizes are 0, 1 or equal to
+each other ("duck sizing"), contiguity, and the values of arguments that are not array data
+(bools, None, strings). Python floats are passed by value and never guarded by value; Python
+ints only by magnitude class, because NEP 50 makes ``int8_array + 300`` an error. A recompile
+reason is the difference of two keys, printed in words by :func:`describe_difference`.
+
+This module is part of the runtime: it must not import the compiler.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+#: Sentinel key entry for an argument no compiled code can take (subclass, object dtype, ...).
+UNSUPPORTED = "unsupported"
+
+_INT_CLASSES = (7, 8, 15, 16, 31, 32, 63, 64)
+_IDENTITY_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
+                   np.ufunc, np.dtype)
+
+
+def int_class(value: int) -> tuple[bool, int]:
+    """Which NumPy integer types ``value`` fits: sign and a bit-length class."""
+    bits = value.bit_length()
+    for k, limit in enumerate(_INT_CLASSES):
+        if bits <= limit:
+            return value < 0, k
+    return value < 0, len(_INT_CLASSES)
+
+
+def _dim_class(size: int, sizes: dict[int, int]) -> int:
+    if size < 2:
+        return size
+    return sizes.setdefault(size, -len(sizes) - 1)
+
+
+def _array_key(value: np.ndarray, sizes: dict[int, int]) -> tuple:
+    layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "S")
+    dims = tuple(_dim_class(d, sizes) for d in value.shape)
+    return (np.ndarray, value.dtype, dims, layout)
+
+
+def value_key(value: Any, sizes: dict[int, int]) -> Any:
+    """The guard key of one argument; ``sizes`` maps each size seen so far to its class."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return _array_key(value, sizes)
+    if kind is float:
+        return float
+    if kind is int:
+        return (int, int_class(value))
+    if kind is bool or value is None or kind is str:
+        return (kind, value)
+    if isinstance(value, np.generic):
+        return (kind,)
+    if kind is tuple or kind is list:
+        return (kind, tuple(value_key(v, sizes) for v in value))
+    if isinstance(value, _IDENTITY_TYPES):
+        return ("id", id(value))
+    return (UNSUPPORTED, kind)
+
+
+def call_key(args: tuple) -> tuple:
+    """The guard key of a whole region call; identical arrays passed twice are noted."""
+    sizes: dict[int, int] = {}
+    keys = tuple(value_key(a, sizes) for a in args)
+    arrays = [id(a) for a in args if type(a) is np.ndarray]
+    aliased = len(set(arrays)) != len(arrays)
+    return keys + ((aliased, tuple(arrays.index(i) for i in arrays)),) if aliased else keys
+
+
+def global_key(value: Any) -> Any:
+    """Key of a module global a region reads: its value for plain constants, else identity."""
+    if type(value) in (int, float, bool, str) or value is None:
+        return (type(value), value)
+    return ("id", id(value))
+
+
+def _describe(value_k: Any) -> str:
+    if isinstance(value_k, tuple) and value_k and value_k[0] is np.ndarray:
+        _, dtype, dims, layout = value_k
+        shown = ", ".join("0" if d == 0 else "1" if d == 1 else f"s{-d}" for d in dims)
+        return f"ndarray[{dtype}, ({shown}), {layout}-layout]"
+    if isinstance(value_k, tuple) and value_k and value_k[0] is int:
+        negative, k = value_k[1]
+        bound = _INT_CLASSES[k] if k < len(_INT_CLASSES) else "more"
+        return f"int ({'negative, ' if negative else ''}up to {bound} bits)"
+    if isinstance(value_k, tuple) and len(value_k) == 2 and isinstance(value_k[0], type):
+        return f"{value_k[0].__name__} {value_k[1]!r}"
+    if isinstance(value_k, type):
+        return value_k.__name__
+    return repr(value_k)
+
+
+def describe_difference(names: tuple[str, ...], old: tuple, new: tuple) -> str:
+    """Why ``new`` missed the entry traced for ``old``, in words, naming the argument."""
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            name = names[i] if i < len(names) else f"argument {i}"
+            return f"{name}: expected {_describe(a)}, got {_describe(b)}"
+    if len(old) != len(new):
+        return "aliasing between arguments changed"
+    return "no difference in argument guards (a shape relation or a specialised value changed)"

@@ -1,0 +1,45 @@
+"""Shared pytest set-up: the --slow flag, hypothesis profiles, a clean astcompile per test."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "slow", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False, help="run slow tests too")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile("slow" if config.getoption("--slow") else "ci")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test session gets its own kernel cache; in-memory caches are reset per test."""
+    import astcompile
+
+    cache = tmp_path_factory.getbasetemp() / "astcompile-cache"
+    cache.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(cache))
+    os.environ.setdefault("ASTCOMPILE_CACHE_DIR", str(cache))
+    yield
+    astcompile.reset()

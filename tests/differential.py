@@ -1,0 +1,60 @@
+"""The one helper every differential test uses: run through NumPy and astcompile, compare.
+
+Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
+(exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
+before each run so a function that writes into its arguments is compared fairly.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+import astcompile
+
+FLOAT_TOLERANCE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
+
+
+def assert_same_value(got: Any, expected: Any, path: str = "result") -> None:
+    if isinstance(expected, (tuple, list)):
+        assert type(got) is type(expected), f"{path}: {type(got)} != {type(expected)}"
+        assert len(got) == len(expected), f"{path}: length {len(got)} != {len(expected)}"
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_same_value(g, e, f"{path}[{i}]")
+        return
+    assert type(got) is type(expected), f"{path}: type {type(got)} != {type(expected)}"
+    if not isinstance(expected, (np.ndarray, np.generic)):
+        if isinstance(expected, float) and np.isnan(expected):
+            assert np.isnan(got), f"{path}: {got} != nan"
+        else:
+            assert got == expected or np.isclose(got, expected), f"{path}: {got!r} != {expected!r}"
+        return
+    assert got.dtype == expected.dtype, f"{path}: dtype {got.dtype} != {expected.dtype}"
+    assert np.shape(got) == np.shape(expected), f"{path}: shape {np.shape(got)} != {np.shape(expected)}"
+    if expected.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, expected, err_msg=path)
+    else:
+        rtol = FLOAT_TOLERANCE.get(expected.dtype, 1e-12)
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=path)
+
+
+def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
+    """``(numpy_result, astcompile_result)`` of ``fn(*args)``, each on its own copy of args."""
+    expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+    with np.errstate(all="ignore"):
+        expected = fn(*expected_args)
+        compiled = astcompile.compile(fn, backend=backend, **options)
+        got = compiled(*compiled_args)
+    for i, (a, b) in enumerate(zip(compiled_args, expected_args)):
+        if isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=f"argument {i} after the call")
+    return expected, got
+
+
+def assert_same(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> Any:
+    """Assert astcompile's result of ``fn(*args)`` equals NumPy's; returns it."""
+    expected, got = run_both(fn, *args, backend=backend, **options)
+    assert_same_value(got, expected)
+    return got

@@ -1,0 +1,179 @@
+"""The tracer alone: graphs recorded from plain functions, run by the eager interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from astcompile.backends.eager import run_graph
+from astcompile.graph.context import TraceBreak
+from astcompile.graph.ir import verify
+from astcompile.graph.ops import Op
+from astcompile.graph.trace import trace
+from astcompile.regions import _rebuild, leaves_of
+from differential import assert_same_value
+
+
+def trace_and_run(fn, *args):
+    names = [f"a{i}" for i in range(len(args))]
+    result = trace(fn, args, names, fn.__name__)
+    verify(result.graph)
+    leaves = leaves_of(args)
+    return result, _rebuild(result.template, run_graph(result.graph, leaves), leaves)
+
+
+def check(fn, *args):
+    result, got = trace_and_run(fn, *args)
+    with np.errstate(all="ignore"):
+        assert_same_value(got, fn(*args))
+    return result
+
+
+def test_elementwise_chain_is_one_graph():
+    def gelu(x):
+        return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+
+    result = check(gelu, np.linspace(-3, 3, 101, dtype=np.float32))
+    assert result.graph.nodes()[-1].dtype == np.float32  # NEP 50: Python floats are weak
+
+
+def test_sizes_are_symbolic_and_guards_hold_for_new_sizes():
+    def f(x, y):
+        return x[1:] + y[:-1]
+
+    result = check(f, np.arange(10.0), np.arange(10.0))
+    shapes = [(17,), (17,)]
+    assert all(g.holds(shapes) for g in result.graph.guards)
+    got = run_graph(result.graph, [np.arange(17.0), np.ones(17)])[0]
+    np.testing.assert_array_equal(got, np.arange(17.0)[1:] + 1)
+
+
+@pytest.mark.parametrize("key", [
+    np.s_[1:-1], np.s_[::2], np.s_[::-1], np.s_[-3:], np.s_[5:2], np.s_[100:], np.s_[2:8:3],
+    np.s_[None, ...], np.s_[..., None], np.s_[-1], np.s_[3, None],
+])
+def test_basic_indexing_matches_numpy(key):
+    check(lambda x: x[key] * 2, np.arange(10.0))
+
+
+def test_2d_indexing_and_transpose_views():
+    x = np.arange(24.0).reshape(4, 6)
+    check(lambda x: (x[1:, ::2].T + 1, x[:, None, 2], x[..., -1]), x)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "prod", "any", "all", "var", "std"])
+def test_reductions(name, axis, keepdims):
+    x = np.random.default_rng(0).random((3, 4))
+    check(lambda x: getattr(np, name)(x, axis=axis, keepdims=keepdims), x)
+
+
+def test_full_reduction_returns_numpy_scalar():
+    _, got = trace_and_run(lambda x: x.sum(), np.ones(4, np.float32))
+    assert type(got) is np.float32
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "float32", "float64", "bool"])
+def test_promotion_with_python_scalars(dtype):
+    x = np.arange(5).astype(dtype)
+    check(lambda x: (x + 1, x * 2.5, x / 2, x // 3 if dtype != "bool" else x, x > 2), x)
+
+
+def test_python_int_overflow_raises_like_numpy():
+    with pytest.raises(OverflowError):
+        trace_and_run(lambda x: x + 300, np.arange(3, dtype=np.int8))
+
+
+def test_shape_mismatch_raises_value_error():
+    with pytest.raises(ValueError):
+        trace_and_run(lambda x, y: x + y, np.ones(3), np.ones(4))
+
+
+def test_data_dependent_bool_breaks():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(TraceBreak) as info:
+        trace_and_run(f, np.ones(3))
+    assert info.value.reason == "data-dependent control flow"
+    assert info.value.loc.line > 0
+
+
+def test_unsupported_function_breaks():
+    with pytest.raises(TraceBreak, match="not supported"):
+        trace_and_run(lambda x: np.linalg.svd(x), np.ones((3, 3)))
+
+
+def test_float_scalar_argument_is_an_input_not_a_constant():
+    result, _ = trace_and_run(lambda x, a: x * a, np.ones(3), 2.0)
+    assert [n.op for n in result.graph.inputs] == [Op.INPUT, Op.INPUT]
+    assert result.value_guards == []
+    np.testing.assert_array_equal(run_graph(result.graph, [np.ones(3), 5.0])[0], np.full(3, 5.0))
+
+
+def test_scalar_steering_control_flow_is_guarded():
+    def f(x, k):
+        return x * 2 if k > 1 else x
+
+    result, _ = trace_and_run(f, np.ones(3), 3)
+    assert result.value_guards == [(1, 3)]
+
+
+def test_size_arithmetic_stays_symbolic():
+    result, _ = trace_and_run(lambda x: x.sum() / x.shape[0], np.arange(6.0))
+    assert any(n.op is Op.DIM for n in result.graph.nodes())
+    assert run_graph(result.graph, [np.arange(10.0)])[0] == 4.5
+
+
+def test_reshape_and_ravel():
+    x = np.arange(12.0)
+    check(lambda x: (x.reshape(3, -1), x.reshape((2, 2, 3)).ravel(), x.reshape(-1, 2).T), x)
+
+
+def test_matmul_and_dot():
+    rng = np.random.default_rng(1)
+    a, b, v = rng.random((3, 4)), rng.random((4, 5)), rng.random(4)
+    check(lambda a, b, v: (a @ b, np.dot(a, v), v @ v, a @ b + 1.0), a, b, v)
+
+
+def test_where_clip_maximum_nan():
+    x = np.array([np.nan, -1.0, 0.5, 2.0, np.inf])
+    check(lambda x: (np.where(x > 0, x, 0.0), np.clip(x, 0, 1), np.maximum(x, 0.0), np.minimum(x, 1)), x)
+
+
+def test_in_place_on_fresh_intermediate_is_modelled():
+    def f(x):
+        y = x * 2
+        z = y
+        y += 1
+        return z
+
+    check(f, np.arange(4.0))
+
+
+def test_in_place_on_argument_breaks():
+    def f(x):
+        x += 1
+        return x
+
+    with pytest.raises(TraceBreak):
+        trace_and_run(f, np.arange(4.0))
+
+
+def test_zero_d_and_empty_arrays():
+    check(lambda x: (x + 1, np.exp(x), x.sum()), np.array(3.0))
+    check(lambda x: (x + 1, x.sum(axis=0), x.mean()), np.ones((0, 3)))
+
+
+def test_empty_max_raises_like_numpy():
+    with pytest.raises(ValueError):
+        trace_and_run(lambda x: x.max(), np.ones(0))
+
+
+def test_argument_returned_unchanged_is_the_same_object():
+    x = np.ones(3)
+    _, got = trace_and_run(lambda x: (x, x + 1), x)
+    assert got[0] is x
