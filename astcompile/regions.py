@@ -226,7 +226,7 @@ class Region:
         logs.graph_breaks.info("%s", graph_break.describe())
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
-        previous = next(iter(self.entries))
+        previous = next(reversed(self.entries))  # the most recent entry: the likeliest match
         if previous == key:
             return "a shape relation or a specialised scalar changed"
         return G.describe_difference(self.names, previous, key)

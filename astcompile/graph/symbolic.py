@@ -201,6 +201,25 @@ for _name, _op in _BINARY_OPS.items():
     setattr(SymArray, f"__i{_name}__", lambda self, other, _op=_op: self._inplace(_op, other))
 for _name, _op in _COMPARE_OPS.items():
     setattr(SymArray, f"__{_name}__", _binary(_name, _op))
+
+
+def _fast_power(self: SymArray, exponent: Any) -> Any:
+    """``array ** e`` as NumPy's operator does it: e == 2 is square, and on float arrays
+    e == -1 is reciprocal and e == 0.5 is sqrt (``bool_array ** 2`` is int8, not int64)."""
+    if not self.is_scalar:
+        inexact = self.dtype.kind == "f"
+        if type(exponent) is int and exponent == 2:
+            return apply_elementwise(Op.SQUARE, self)
+        if inexact and type(exponent) is int and exponent == -1:
+            return apply_elementwise(Op.RECIPROCAL, self)
+        if inexact and type(exponent) is float and exponent == 0.5:
+            return apply_elementwise(Op.SQRT, self)
+    if not _is_operand(exponent):
+        return NotImplemented
+    return apply_elementwise(Op.POW, self, exponent)
+
+
+SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
 SymArray.__hash__ = None  # type: ignore[assignment]
 
 

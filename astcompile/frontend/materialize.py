@@ -1,0 +1,89 @@
+"""Turn generated source back into a live function that behaves like the user's.
+
+The new function must see the same module globals and the *same closure cells* as the original
+(so a later ``nonlocal`` rebinding is visible), and it needs a few names of its own (region
+objects, ``__ac_call``). Those extra names become closure cells too, never globals: writing them
+into the user's module would leak into their namespace.
+
+The trick: compile ``def __ac_factory(<free names>): <def>; return <name>`` and take the inner
+code object, whose free variables are then bound to cells we choose. The factory is built as an
+AST around the parsed ``def``, so no line is re-indented or shifted: tracebacks show the user's
+file and line numbers exactly.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from collections.abc import Callable
+
+
+def build_function(
+    source: str,
+    name: str,
+    template: Callable,
+    extra_free: dict[str, object],
+    filename: str,
+) -> types.FunctionType:
+    """Compile the padded ``def name`` in ``source`` as a sibling of ``template``.
+
+    Defaults, ``__kwdefaults__``, ``__doc__`` and ``__qualname__`` are copied when ``name`` is
+    the template's own name (the rewritten function); a region body gets none of them.
+    """
+    template_free = template.__code__.co_freevars
+    code = _inner_code(source, name, (*template_free, *extra_free), filename)
+    closure = tuple(
+        types.CellType(extra_free[var])
+        if var in extra_free
+        else template.__closure__[template_free.index(var)]
+        for var in code.co_freevars
+    )
+    same = name == template.__name__
+    if same:
+        code = code.replace(co_qualname=template.__qualname__)
+    function = types.FunctionType(
+        code, template.__globals__, name, template.__defaults__ if same else None, closure or None
+    )
+    function.__module__ = template.__module__
+    function.__qualname__ = template.__qualname__ if same else f"{template.__qualname__}.{name}"
+    if same:
+        function.__kwdefaults__ = template.__kwdefaults__
+        function.__doc__ = template.__doc__
+    return function
+
+
+def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str) -> types.CodeType:
+    """The code object of ``def name`` compiled inside a factory that binds ``free``."""
+    module = ast.parse(source, filename=filename)
+    definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(definitions) != 1 or definitions[0].name != name:
+        raise ValueError(f"expected one 'def {name}' in the generated source")
+    factory = ast.FunctionDef(
+        name="__ac_factory",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=var) for var in free],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        ),
+        body=[definitions[0], ast.Return(ast.Name(name, ast.Load()))],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        lineno=1,
+        col_offset=0,
+    )
+    ast.fix_missing_locations(factory)
+    compiled = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
+    factory_code = _const_code(compiled, "__ac_factory")
+    return _const_code(factory_code, name)
+
+
+def _const_code(code: types.CodeType, name: str) -> types.CodeType:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise ValueError(f"no code object named {name!r}")  # pragma: no cover - compile guarantees it

@@ -1,0 +1,281 @@
+"""Step 3a: cut each block into runs of graph-able statements and give each run its signature.
+
+A run becomes a region: a function of its live-in variables returning its live-out ones. Python
+semantics must survive the cut, so a run may only read, as parameters, variables that are surely
+bound when it starts, and may only return variables it surely binds (or that were surely bound
+before). Statements that break these rules are *demoted*: they stay in Python, and for an ``if``
+its branches become regions of their own. Demotion is silent: it is a property of the variables,
+not a graph break the user can fix.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from astcompile.frontend.liveness import Live, Liveness, must_assign
+from astcompile.frontend.names import (
+    block_units,
+    function_locals,
+    name_sets,
+    parameter_names,
+    small_statements,
+    target_sets,
+)
+
+RET = "__ac_ret"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One planned region: consecutive units of one block and the variables crossing its edges."""
+
+    name: str
+    units: tuple[cst.CSTNode, ...]
+    params: tuple[str, ...]
+    outputs: tuple[str, ...]
+    globals_read: tuple[str, ...]
+    returns: bool  # ends with the function's return: the caller returns __ac_ret after it
+
+
+@dataclass
+class Plan:
+    """All runs of a function, by block, in source order."""
+
+    runs: dict[cst.BaseSuite, list[Run]] = field(default_factory=dict)
+    in_region: set[cst.CSTNode] = field(default_factory=set)
+    order: list[Run] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What holds when a block starts: names surely bound, names maybe bound (loops included,
+    an over-approximation), and names that must survive an exception (inside ``try``)."""
+
+    defined: Live
+    possible: Live
+    guarded: Live
+
+    def at(self, units: list[cst.CSTNode], index: int) -> _Entry:
+        """The state before ``units[index]`` of a block this entry starts."""
+        defined = self.defined | must_assign(units[:index])
+        possible = self.possible | name_sets(*units[:index]).writes.keys()
+        return _Entry(defined, frozenset(possible), self.guarded)
+
+    def inside(
+        self, units: list[cst.CSTNode], index: int, bound: Live, possible: Live, guarded: Live
+    ) -> _Entry:
+        """The state entering a block nested in ``units[index]``."""
+        defined = self.defined | must_assign(units[:index]) | bound
+        return _Entry(defined, possible | bound, self.guarded | guarded)
+
+
+def plan_regions(fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None) -> Plan:
+    """Plan the regions of ``fdef``; ``eligible`` holds the units analysis found graph-able."""
+    planner = _Planner(fdef, eligible, fn)
+    params = frozenset(parameter_names(fdef))
+    planner.block(fdef.body, _Entry(params, params, frozenset()))
+    return planner.plan
+
+
+def has_top_return(unit: cst.CSTNode) -> bool:
+    return any(isinstance(s, cst.Return) for s in small_statements(unit))
+
+
+def _has_nested_return(unit: cst.CSTNode) -> bool:
+    if small_statements(unit):
+        return False
+    found: list[cst.Return] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    unit.visit(_Find())
+    return bool(found)
+
+
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
+
+
+def _is_atom(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_is_atom(e.value) for e in expr.elements)
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.expression, (cst.Integer, cst.Float))
+    return expr is None or isinstance(expr, (*_ATOMS, cst.ConcatenatedString))
+
+
+def _is_trivial(unit: cst.CSTNode) -> bool:
+    """``pass``, docstrings, ``s = 0.0``, ``return y``: a region of only these computes nothing."""
+    for small in small_statements(unit):
+        if isinstance(small, (cst.Pass, cst.Expr, cst.Return)) and _is_atom(
+            getattr(small, "value", None)
+        ):
+            continue
+        if isinstance(small, cst.Assign) and _is_atom(small.value):
+            if all(_is_atom(t.target) for t in small.targets):
+                continue
+        return False
+    return bool(small_statements(unit))
+
+
+class _Planner:
+    def __init__(self, fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None):
+        self.fdef = fdef
+        self.eligible = eligible
+        self.liveness = Liveness(fdef)
+        self.locals = function_locals(fdef)
+        self.freevars = frozenset(fn.__code__.co_freevars) if fn is not None else frozenset()
+        self.fn_globals = getattr(fn, "__globals__", None)
+        self.plan = Plan()
+
+    def block(self, block: cst.BaseSuite, entry: _Entry) -> None:
+        """Plan one block, then the blocks nested in its statements that stay in Python."""
+        units = block_units(block)
+        demoted: set[cst.CSTNode] = set()
+        while True:
+            spans = self._split(units, demoted, entry.guarded)
+            extra = set()
+            for start, stop in spans:
+                extra |= self._demotions(units[start:stop], entry.at(units, start))
+            if not extra:
+                break
+            demoted |= extra
+        starts = dict(spans)
+        index = 0
+        while index < len(units):
+            if index in starts:
+                self._add_run(block, units[index : starts[index]], entry.at(units, index).defined)
+                index = starts[index]
+                continue
+            inner = entry.at(units, index + 1)
+            for child, bound, guarded in _child_blocks(units[index], self.liveness):
+                self.block(child, entry.inside(units, index, bound, inner.possible, guarded))
+            index += 1
+
+    def _split(
+        self, units: list[cst.CSTNode], demoted: set[cst.CSTNode], guarded: Live
+    ) -> list[tuple[int, int]]:
+        """Maximal runs of eligible units.
+
+        A top-level return ends a run. Inside ``try``, so does a statement that assigns a name
+        a handler (or code after the ``try``) reads: if a later statement raised inside the same
+        region, that assignment would be lost.
+        """
+        spans, start = [], None
+        for index, unit in enumerate(units):
+            ok = unit in self.eligible and unit not in demoted and not self._docstring(unit)
+            if ok and start is None:
+                start = index
+            if not ok and start is not None:
+                spans.append((start, index))
+                start = None
+            if ok and (has_top_return(unit) or name_sets(unit).writes.keys() & guarded):
+                spans.append((start, index + 1))
+                start = None
+        if start is not None:
+            spans.append((start, len(units)))
+        return [(a, b) for a, b in spans if not all(_is_trivial(u) for u in units[a:b])]
+
+    def _docstring(self, unit: cst.CSTNode) -> bool:
+        body = self.fdef.body
+        first = body.body[0] if isinstance(body, cst.IndentedBlock) and body.body else None
+        smalls = small_statements(unit)
+        return unit is first and len(smalls) == 1 and isinstance(smalls[0], cst.Expr)
+
+    def _demotions(self, run: list[cst.CSTNode], entry: _Entry) -> set[cst.CSTNode]:
+        """Units that must stay in Python so the run's parameters and outputs are surely bound.
+
+        A name read in the run that may be bound before it but not surely is the hazard: as a
+        parameter it could be unbound at the call; left out, the region would not see its value.
+        """
+        demote = {u for u in run if _has_nested_return(u) and not has_top_return(run[-1])}
+        demote |= {
+            u for u in run if not small_statements(u) and name_sets(u).writes.keys() & entry.guarded
+        }
+        bound = set(entry.defined)
+        for position, unit in enumerate(run):
+            for name in (self.liveness.live_in([unit]) & self.locals & entry.possible) - bound:
+                writers = [u for u in run[:position] if name in name_sets(u).writes]
+                demote.update(writers or [unit])
+            bound |= must_assign([unit])
+        live_out = self.liveness.after[run[-1]]
+        for name in name_sets(*run).writes:
+            if name in live_out and name in self.locals and name not in bound:
+                demote.update(u for u in run if name in name_sets(u).writes)
+        return demote
+
+    def _add_run(self, block: cst.BaseSuite, units: list[cst.CSTNode], defined: Live) -> None:
+        sets = name_sets(*units)
+        live_in = self.liveness.live_in(units) & self.locals
+        live_out = self.liveness.after[units[-1]]
+        surely = must_assign(units)
+        outputs = [n for n in sets.writes if n in live_out and n in self.locals]
+        params = [n for n in sets.reads if n in live_in and n in defined]  # the rest: never bound
+        params += [n for n in outputs if n not in surely and n in defined and n not in params]
+        returns = has_top_return(units[-1])
+        run = Run(
+            name=f"__ac_region_{len(self.plan.order)}",
+            units=tuple(units),
+            params=tuple(params),
+            outputs=(RET,) if returns else tuple(outputs),
+            globals_read=tuple(n for n in sets.reads if self._is_global(n)),
+            returns=returns,
+        )
+        self.plan.runs.setdefault(block, []).append(run)
+        self.plan.in_region.update(units)
+        self.plan.order.append(run)
+
+    def _is_global(self, name: str) -> bool:
+        if name in self.locals or name in self.freevars:
+            return False
+        if self.fn_globals is not None and name in self.fn_globals:
+            return True
+        return not hasattr(builtins, name)
+
+
+def _child_blocks(unit: cst.CSTNode, liveness: Liveness) -> list[tuple[cst.BaseSuite, Live, Live]]:
+    """Nested blocks of a statement that stays in Python: (block, names it surely binds on
+    entry, names a ``try`` handler or later code may read if the block raises)."""
+    none: Live = frozenset()
+    if isinstance(unit, cst.If):
+        blocks = [(unit.body, none, none)]
+        rest = unit.orelse
+        if isinstance(rest, cst.If):
+            blocks += _child_blocks(rest, liveness)
+        elif rest is not None:
+            blocks.append((rest.body, none, none))
+        return blocks
+    if isinstance(unit, (cst.For, cst.While)):
+        target = frozenset(target_sets(unit.target).writes) if isinstance(unit, cst.For) else none
+        return [(unit.body, target, none)] + (
+            [(unit.orelse.body, none, none)] if unit.orelse else []
+        )
+    if isinstance(unit, cst.With):
+        return [(unit.body, frozenset(name_sets(*unit.items).writes), none)]
+    if isinstance(unit, (cst.Try, cst.TryStar)):
+        return _try_blocks(unit, liveness)
+    if isinstance(unit, cst.Match):
+        return [(case.body, none, none) for case in unit.cases]
+    return []
+
+
+def _try_blocks(
+    unit: cst.Try | cst.TryStar, liveness: Liveness
+) -> list[tuple[cst.BaseSuite, Live, Live]]:
+    none: Live = frozenset()
+    handlers = [h.body for h in unit.handlers] + ([unit.finalbody.body] if unit.finalbody else [])
+    guarded = liveness.after.get(unit, none) | name_sets(*handlers).reads.keys()
+    blocks = [(unit.body, none, frozenset(guarded))]
+    for handler in unit.handlers:
+        name = frozenset(target_sets(handler.name.name).writes) if handler.name else none
+        blocks.append((handler.body, name, none))
+    if unit.orelse:
+        blocks.append((unit.orelse.body, must_assign(block_units(unit.body)), none))
+    if unit.finalbody:
+        blocks.append((unit.finalbody.body, none, none))
+    return blocks

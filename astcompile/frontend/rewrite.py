@@ -1,0 +1,241 @@
+"""Step 3b: write the new function: region calls where runs were, breaks left as written.
+
+Before::
+
+    def toy_example(a, b):
+        x = a / (np.abs(a) + 1)
+        print("woo")
+        if b.sum() < 0:
+            b = b * -1
+        return x * b
+
+After (line numbers unchanged; region bodies are separate padded ``def``s)::
+
+    def toy_example(a, b):
+        (x,) = __ac_region_0(a)
+        print("woo")
+        if b.sum() < 0:
+            (b,) = __ac_region_1(b)
+        (__ac_ret,) = __ac_region_2(x, b); return __ac_ret
+
+Eager code calls user functions through ``__ac_call(callee, ...)`` so the runtime can compile
+them on their own. Every source produced here keeps the user's file lines (blank-line padding),
+so tracebacks and trace-time diagnostics point at the user's code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from astcompile.frontend.analysis import FunctionAnalysis
+from astcompile.frontend.regions import RET, Plan, Run, plan_regions
+from astcompile.frontend.source import FunctionSource
+
+CALL = "__ac_call"
+
+
+@dataclass(frozen=True)
+class RegionSpec:
+    """One region: ``def name(*params)`` returning the tuple ``outputs``; see contract.md."""
+
+    name: str
+    params: tuple[str, ...]
+    outputs: tuple[str, ...]
+    globals_read: tuple[str, ...]
+    body_source: str
+    first_line: int
+    last_line: int
+    statement_count: int
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    source: str
+    regions: tuple[RegionSpec, ...]
+    analysis: FunctionAnalysis
+
+
+def rewrite_function(
+    src: FunctionSource, analysis: FunctionAnalysis, *, all_eager: bool = False
+) -> RewriteResult:
+    """Cut ``src`` into regions (none with ``all_eager``) and route eager user calls."""
+    module, positions = analysis.module, analysis.positions
+    if module is None or positions is None:
+        module = cst.parse_module(src.text)
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    fdef = module.body[0]
+    units, calls = set(), set()
+    for node, where in positions.items():
+        key = (where.start.line, where.start.column, where.end.line, where.end.column)
+        if key in analysis.graphable and isinstance(node, _UNIT_TYPES):
+            units.add(node)
+        elif key in analysis.user_calls and isinstance(node, cst.Call):
+            calls.add(node)
+    if all_eager or analysis.eager_only:
+        units = set()
+    plan = plan_regions(fdef, units, src.fn)
+    specs = tuple(_spec(run, _lines(run, positions), src) for run in plan.order)
+    heights = {run.name: _height(run, module) for run in plan.order}
+    new_fdef = fdef.visit(_Rewriter(plan, calls, heights))
+    code = module.with_changes(body=[new_fdef]).code
+    return RewriteResult("\n" * (src.def_line - 1) + code, specs, analysis)
+
+
+_UNIT_TYPES = (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.BaseCompoundStatement)
+
+
+def _lines(run: Run, positions) -> tuple[int, int]:
+    """First and last line of a run, in the coordinates of FunctionSource.text."""
+    return positions[run.units[0]].start.line, positions[run.units[-1]].end.line
+
+
+def _height(run: Run, module: cst.Module) -> int:
+    """Lines a run occupies from its first statement on (trailing comments of blocks included)."""
+    total = sum(module.code_for_node(unit).count("\n") for unit in run.units)
+    leading = getattr(run.units[0], "leading_lines", ())
+    return max(total - len(leading), 1)
+
+
+# -- region bodies ----------------------------------------------------------------------------
+
+
+def _spec(run: Run, lines: tuple[int, int], src: FunctionSource) -> RegionSpec:
+    first, last = (src.def_line + line - 1 for line in lines)
+    body = [_region_statement(unit) for unit in run.units]
+    body[0] = body[0].with_changes(leading_lines=())
+    body.append(cst.parse_statement(f"return {_tuple(run.outputs)}"))
+    params = cst.Parameters(params=[cst.Param(cst.Name(p)) for p in run.params])
+    fdef = cst.FunctionDef(cst.Name(run.name), params, cst.IndentedBlock(body))
+    code = cst.Module(body=[fdef]).code
+    return RegionSpec(
+        name=run.name,
+        params=run.params,
+        outputs=run.outputs,
+        globals_read=run.globals_read,
+        body_source="\n" * max(first - 2, 0) + code,
+        first_line=first,
+        last_line=last,
+        statement_count=sum(_count_statements(u) for u in run.units),
+    )
+
+
+def _tuple(names: tuple[str, ...]) -> str:
+    return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _region_statement(unit: cst.CSTNode) -> cst.BaseStatement:
+    """A unit as it reads inside a region: one-line suites become lines, returns are rewritten."""
+    if isinstance(unit, cst.SimpleStatementSuite):
+        unit = cst.SimpleStatementLine(body=unit.body)
+    if isinstance(unit, cst.SimpleStatementLine):
+        return unit.with_changes(body=[_top_return(s) for s in unit.body])
+    return unit.visit(_NestedReturns())
+
+
+def _top_return(small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
+    """``return e`` at the top of a run becomes ``__ac_ret = e``; the caller returns it."""
+    if not isinstance(small, cst.Return):
+        return small
+    value = small.value if small.value is not None else cst.Name("None")
+    return cst.Assign(targets=[cst.AssignTarget(cst.Name(RET))], value=value)
+
+
+class _NestedReturns(cst.CSTTransformer):
+    """``return e`` inside a graph-able ``if`` returns the region's 1-tuple ``(e,)`` directly."""
+
+    def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+        value = updated.value if updated.value is not None else cst.Name("None")
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        element = cst.Element(value, comma=cst.Comma())
+        return updated.with_changes(value=cst.Tuple([element]))
+
+
+def _count_statements(unit: cst.CSTNode) -> int:
+    counter: list[int] = [0]
+
+    class _Count(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                counter[0] += 1
+            return True
+
+    unit.visit(_Count())
+    return counter[0]
+
+
+# -- the rewritten function ------------------------------------------------------------------
+
+
+def _call_statement(run: Run, height: int) -> tuple[list[cst.SimpleStatementLine], int]:
+    """The statement(s) that replace a run, and how many blank lines keep later lines in place."""
+    span = height - 1
+    call = f"{run.name}({', '.join(run.params)})"
+    code = f"{_tuple(run.outputs)} = {call}" if run.outputs else call
+    if not run.returns:
+        return [cst.parse_statement(code)], span
+    if span == 0:
+        return [cst.parse_statement(f"{code}; return {RET}")], 0
+    return [cst.parse_statement(code), cst.parse_statement(f"return {RET}")], span - 1
+
+
+def _route_call(call: cst.Call) -> cst.Call:
+    """``helper(a, k=1)`` -> ``__ac_call(helper, a, k=1)``."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    first = cst.Arg(call.func, comma=comma) if call.args else cst.Arg(call.func)
+    return call.with_changes(func=cst.Name(CALL), args=[first, *call.args])
+
+
+class _Rewriter(cst.CSTTransformer):
+    """Replaces planned runs by region calls and routes user calls in eager code."""
+
+    def __init__(self, plan: Plan, calls: set[cst.Call], heights: dict[str, int]):
+        self.plan, self.calls, self.heights = plan, calls, heights
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node not in self.plan.in_region
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        return _route_call(updated) if original in self.calls else updated
+
+    def leave_SimpleStatementSuite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        runs = self.plan.runs.get(original)
+        if not runs:
+            return updated
+        statements, _ = _call_statement(runs[0], 1)
+        return updated.with_changes(body=statements[0].body)
+
+    def leave_IndentedBlock(
+        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        runs = {run.units[0]: run for run in self.plan.runs.get(original, [])}
+        if not runs:
+            return updated
+        body: list[cst.BaseStatement] = []
+        pad, index = 0, 0
+        while index < len(original.body):
+            unit = original.body[index]
+            run = runs.get(unit)
+            if run is None:
+                body.append(_pad(updated.body[index], pad))
+                pad, index = 0, index + 1
+                continue
+            statements, extra = _call_statement(run, self.heights[run.name])
+            leading = [cst.EmptyLine(indent=False)] * pad + list(unit.leading_lines)
+            body += [statements[0].with_changes(leading_lines=leading), *statements[1:]]
+            pad, index = extra, index + len(run.units)
+        footer = [cst.EmptyLine(indent=False)] * pad + list(updated.footer)
+        return updated.with_changes(body=body, footer=footer)
+
+
+def _pad(statement: cst.BaseStatement, blank: int) -> cst.BaseStatement:
+    if not blank:
+        return statement
+    return statement.with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)] * blank + list(statement.leading_lines)
+    )

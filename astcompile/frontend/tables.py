@@ -1,0 +1,58 @@
+"""Rules as data: which names are safe to trace, which have side effects, which tests are static.
+
+Both resolvers (runtime and static) read these tables, so the CLI predicts exactly what the
+runtime will do. Adding a builtin or a NumPy I/O function is a one-word change here.
+"""
+
+from __future__ import annotations
+
+
+def _names(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: Builtins that only compute on their arguments; the tracer evaluates them with concrete values.
+SAFE_BUILTINS = _names(
+    """abs all any bool complex dict divmod enumerate float frozenset int isinstance issubclass
+    len list max min pow range reversed round set slice sorted sum tuple type zip callable
+    hasattr"""
+)
+
+#: Builtins whose effect is the point of calling them: they must run once per call, in order.
+SIDE_EFFECT_BUILTINS = _names(
+    """print input open breakpoint exec eval compile exit quit help setattr delattr globals
+    locals vars __import__ next"""
+)
+
+#: Modules whose functions are pure computations on numbers.
+PURE_MODULES = ("math", "cmath", "operator")
+
+#: NumPy names that do I/O or touch process-wide state (the random generators are matched by
+#: their module, ``numpy.random``).
+NUMPY_SIDE_EFFECTS = _names(
+    """save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex memmap
+    set_printoptions printoptions seterr seterrcall setbufsize info show_config show_runtime
+    errstate"""
+)
+
+#: Attributes that describe an array without reading its values: tests on them are static.
+STATIC_ATTRIBUTES = _names("shape ndim dtype size itemsize nbytes strides")
+
+#: Calls whose result in a test depends only on types and shapes.
+STATIC_CALLS = _names("len isinstance issubclass hasattr callable type")
+
+#: The runtime marks ``astcompile.graph_break`` with this attribute; we compare by it, not by name.
+GRAPH_BREAK_ATTR = "__astcompile_graph_break__"
+
+#: Qualified names of astcompile's own API, as the static resolver sees them.
+API_GRAPH_BREAK = "astcompile.graph_break"
+API_DISABLE = "astcompile.disable"
+API_ALLOW = "astcompile.allow_in_graph"
+API_DISALLOW = "astcompile.disallow_in_graph"
+API_COMPILE = "astcompile.compile"
+
+
+def numpy_call_has_side_effects(qualified: str) -> bool:
+    """``numpy.random.*`` (global RNG state) and the I/O functions above run eagerly."""
+    parts = qualified.split(".")
+    return "random" in parts[:-1] or parts[-1] in NUMPY_SIDE_EFFECTS

@@ -1,0 +1,32 @@
+"""Cumulative compile-time totals per phase, read by ``astcompile.compile_times()``.
+
+Phases: ``passes``, ``codegen``, ``build`` (the C compiler), ``load`` (cache look-up and dlopen).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+#: phase name -> cumulative seconds spent in it by this process.
+compile_times: dict[str, float] = {}
+_lock = threading.Lock()
+
+
+@contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Add the time spent in the ``with`` block to ``compile_times[name]``."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        elapsed = time.perf_counter() - start
+        with _lock:
+            compile_times[name] = compile_times.get(name, 0.0) + elapsed
+
+
+def reset() -> None:
+    with _lock:
+        compile_times.clear()

@@ -1,0 +1,1 @@
+"""Sample modules for the frontend tests (their line numbers are asserted on: edit with care)."""

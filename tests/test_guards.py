@@ -1,0 +1,59 @@
+"""Guard keys: pure functions of the arguments; differences described in words."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from astcompile.runtime.guards import UNSUPPORTED, call_key, describe_difference, int_class
+
+
+def test_new_size_same_key_new_dtype_new_key():
+    assert call_key((np.ones(3),)) == call_key((np.ones(300),))
+    assert call_key((np.ones(3),)) != call_key((np.ones(3, np.float32),))
+
+
+def test_zero_and_one_sizes_are_specialised():
+    keys = {call_key((np.ones(n),)) for n in (0, 1, 2, 5)}
+    assert len(keys) == 3
+
+
+def test_equal_sizes_share_a_class():
+    assert call_key((np.ones(4), np.ones(4))) != call_key((np.ones(4), np.ones(5)))
+    assert call_key((np.ones(4), np.ones(4))) == call_key((np.ones(9), np.ones(9)))
+
+
+def test_layout_is_part_of_the_key():
+    a = np.ones((4, 4))
+    assert call_key((a,)) != call_key((a.T,)) != call_key((a[:, ::2],))
+
+
+def test_floats_are_not_guarded_by_value_ints_by_class():
+    assert call_key((1.5,)) == call_key((2.5,))
+    assert call_key((3,)) == call_key((100,))
+    assert call_key((3,)) != call_key((300,))
+    assert int_class(-1)[0] and not int_class(1)[0]
+
+
+def test_bools_and_strings_by_value():
+    assert call_key((True,)) != call_key((False,))
+    assert call_key(("a",)) != call_key(("b",))
+
+
+def test_aliasing_is_noted():
+    a = np.ones(3)
+    assert call_key((a, a)) != call_key((a, np.ones(3)))
+
+
+def test_unsupported_objects_are_marked():
+    class Thing:
+        pass
+
+    assert call_key((Thing(),))[0][0] == UNSUPPORTED
+    assert call_key((np.ma.ones(3),))[0][0] == UNSUPPORTED
+
+
+def test_describe_difference_names_the_argument():
+    old, new = call_key((np.ones(3), 1.0)), call_key((np.ones((3, 3)), 1.0))
+    text = describe_difference(("x", "alpha"), old, new)
+    assert text.startswith("x: expected ndarray[float64, (s1), C-layout]")
+    assert "got ndarray[float64, (s1, s1), C-layout]" in text
