@@ -124,10 +124,12 @@ class CompiledFunction:
         except NoSourceError as exc:
             warnings.warn(f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=3)
             return self.fn
-        self.static_breaks = tuple(analysis.breaks)
-        if self.fullgraph and analysis.breaks:
-            raise GraphBreakError(self.name, list(analysis.breaks))
-        for graph_break in analysis.breaks:
+        # A disable(recursive=False) function runs every statement eagerly on purpose: its
+        # statements are not breaks to report.
+        self.static_breaks = () if self.all_eager else tuple(analysis.breaks)
+        if self.fullgraph and self.static_breaks:
+            raise GraphBreakError(self.name, list(self.static_breaks))
+        for graph_break in self.static_breaks:
             logs.graph_breaks.info("%s", graph_break.describe())
         with phase("rewrite"):
             rewritten = rewrite_function(analysis.source, analysis, all_eager=self.all_eager)

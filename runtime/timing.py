@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 #: phase name -> cumulative seconds spent in it by this process.
 compile_times: dict[str, float] = {}

@@ -83,8 +83,9 @@ def compile_program(body: str, tmp_path) -> object:
     return module.program
 
 
+@pytest.mark.parametrize("backend", ["eager", "c"])
 @given(program=programs(), args=operands())
-def test_generated_programs_match_numpy(program, args, tmp_path_factory):
+def test_generated_programs_match_numpy(backend, program, args, tmp_path_factory):
     fn = compile_program(program, tmp_path_factory.mktemp("programs"))
     x, y = args
     try:
@@ -92,9 +93,7 @@ def test_generated_programs_match_numpy(program, args, tmp_path_factory):
             fn(x.copy(), y.copy())
     except Exception as exc:  # NumPy itself rejects it: astcompile must raise the same type
         with pytest.raises(type(exc)):
-            assert_same(fn, x, y, backend=BACKEND)
+            assert_same(fn, x, y, backend=backend)
         return
-    assert_same(fn, x, y, backend=BACKEND)
+    assert_same(fn, x, y, backend=backend)
 
-
-BACKEND = "eager"

@@ -115,7 +115,7 @@ def test_method_keeps_multi_line_string_contents():
     assert src.indent == 4
     assert '        kept\n    exactly"""' in src.text
     namespace: dict = {}
-    exec(compile(src.text, "<test>", "exec"), namespace)
+    exec(compile(src.text, "<test>", "exec"), namespace)  # noqa: S102
     assert namespace["method"](None, 1)[0] == Box().method(1)[0]
 
 
@@ -152,7 +152,7 @@ def test_no_source_errors_are_clear(obj, message):
 
 def test_exec_defined_function_has_no_source():
     namespace: dict = {}
-    exec("def f(x):\n    return x\n", namespace)
+    exec("def f(x):\n    return x\n", namespace)  # noqa: S102
     with pytest.raises(NoSourceError, match="cannot read the source of f"):
         function_source(namespace["f"])
 

@@ -27,12 +27,20 @@ from astcompile.graph.shapes import Dim, evaluate
 Env = dict[int, Any]
 
 
-class _Context:
+class EvalContext:
     """Per-call state: computed values by node id, and input shapes for symbolic sizes."""
 
-    def __init__(self, shapes: Sequence[tuple[int, ...]]) -> None:
+    def __init__(self, shapes: Sequence[tuple[int, ...]] | None, leaves: Sequence[Any] = ()) -> None:
         self.values: Env = {}
-        self.shapes = shapes
+        self._shapes = shapes
+        self._leaves = leaves
+
+    @property
+    def shapes(self) -> Sequence[tuple[int, ...]]:
+        """Input shapes, computed only when a symbolic size is needed (off the common path)."""
+        if self._shapes is None:
+            self._shapes = [np.shape(v) for v in self._leaves]
+        return self._shapes
 
     def dim(self, d: Dim) -> int:
         return evaluate(d, self.shapes)
@@ -41,25 +49,25 @@ class _Context:
         return tuple(self.dim(d) for d in ds)
 
 
-def _const(node: Node, ctx: _Context, args: list) -> Any:
+def _const(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: ConstAttr = node.attr
     if attr.weak or isinstance(attr.value, np.ndarray):
         return attr.value  # arrays are captured live: later in-place changes are seen
     return node.dtype.type(attr.value)
 
 
-def _dim(node: Node, ctx: _Context, args: list) -> Any:
+def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
     return ctx.dim(node.attr)
 
 
-def _cast(node: Node, ctx: _Context, args: list) -> Any:
+def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
     if isinstance(value, (bool, int, float)):  # a weak Python scalar input
         return node.dtype.type(value)
     return value.astype(node.dtype)
 
 
-def _reduce(node: Node, ctx: _Context, args: list) -> Any:
+def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: ReduceAttr = node.attr
     fn = info(node.op).numpy
     ndim = np.ndim(args[0])
@@ -87,33 +95,33 @@ def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int]) -> tuple:
     return tuple(key)
 
 
-def _index(node: Node, ctx: _Context, args: list) -> Any:
+def _index(node: Node, ctx: EvalContext, args: list) -> Any:
     return args[0][index_key(node.attr, ctx.dim)]
 
 
-def _reshape(node: Node, ctx: _Context, args: list) -> Any:
+def _reshape(node: Node, ctx: EvalContext, args: list) -> Any:
     return np.reshape(args[0], ctx.dims(node.attr))
 
 
-def _transpose(node: Node, ctx: _Context, args: list) -> Any:
+def _transpose(node: Node, ctx: EvalContext, args: list) -> Any:
     return np.transpose(args[0], node.attr)
 
 
-def _broadcast_to(node: Node, ctx: _Context, args: list) -> Any:
+def _broadcast_to(node: Node, ctx: EvalContext, args: list) -> Any:
     return np.broadcast_to(args[0], ctx.dims(node.attr))
 
 
-def _copy(node: Node, ctx: _Context, args: list) -> Any:
+def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
     return np.array(args[0], copy=True)
 
 
-def _store(node: Node, ctx: _Context, args: list) -> Any:
+def _store(node: Node, ctx: EvalContext, args: list) -> Any:
     target, value = args
     target[index_key(node.attr.index, ctx.dim)] = value
     return target
 
 
-def _loop(node: Node, ctx: _Context, args: list) -> Any:
+def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: LoopAttr = node.attr
     start, stop, step = (int(a) for a in args[:3])
     carried = list(args[3 : 3 + attr.carried])
@@ -123,22 +131,22 @@ def _loop(node: Node, ctx: _Context, args: list) -> Any:
     return tuple(carried)
 
 
-def _if(node: Node, ctx: _Context, args: list) -> Any:
+def _if(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: IfAttr = node.attr
     graph = attr.then_graph if bool(args[0]) else attr.else_graph
     return tuple(run_graph(graph, args[1:], ctx.shapes))
 
 
-def _result(node: Node, ctx: _Context, args: list) -> Any:
+def _result(node: Node, ctx: EvalContext, args: list) -> Any:
     return args[0][node.attr]
 
 
-def _numpy_call(node: Node, ctx: _Context, args: list) -> Any:
+def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
     return info(node.op).numpy(*args)
 
 
 #: op -> how to run it; ops missing here run their registry's NumPy function on the inputs.
-_RULES: dict[Op, Callable[[Node, _Context, list], Any]] = {
+_RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.CONST: _const,
     Op.DIM: _dim,
     Op.CAST: _cast,
@@ -154,7 +162,7 @@ _RULES: dict[Op, Callable[[Node, _Context, list], Any]] = {
 }
 
 
-def _rule(node: Node) -> Callable[[Node, _Context, list], Any]:
+def rule_for(node: Node) -> Callable[[Node, EvalContext, list], Any]:
     if node.op in _RULES:
         return _RULES[node.op]
     if node.kind is Kind.REDUCTION:
@@ -164,20 +172,36 @@ def _rule(node: Node) -> Callable[[Node, _Context, list], Any]:
     return _numpy_call
 
 
+Step = tuple[int, Callable[[Node, EvalContext, list], Any], Node, tuple[int, ...]]
+
+
+def plan(graph: Graph) -> list[Step]:
+    """The graph's nodes in program order with their rules, computed once per graph.
+
+    Node ids follow program order, so running in id order keeps reads before later stores.
+    """
+    inputs = {n.id for n in graph.inputs}
+    steps = []
+    for node in sorted(graph.nodes(), key=lambda n: n.id):
+        if node.id not in inputs:
+            steps.append((node.id, rule_for(node), node, tuple(i.id for i in node.inputs)))
+    return steps
+
+
+def run_plan(graph: Graph, steps: list[Step], leaves: Sequence[Any],
+             shapes: Sequence[tuple[int, ...]] | None = None) -> list:
+    ctx = EvalContext(shapes, leaves)
+    values = ctx.values
+    for node, value in zip(graph.inputs, leaves):
+        values[node.id] = value
+    for node_id, rule, node, input_ids in steps:
+        values[node_id] = rule(node, ctx, [values[i] for i in input_ids])
+    return [values[o.id] for o in graph.outputs]
+
+
 def run_graph(graph: Graph, leaves: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None = None) -> list:
     """Evaluate ``graph`` on concrete leaf values; returns the output values."""
-    if shapes is None:
-        shapes = [np.shape(v) for v in leaves]
-    ctx = _Context(shapes)
-    for node, value in zip(graph.inputs, leaves):
-        ctx.values[node.id] = value
-    # Node ids follow program order, so running in id order keeps reads before later stores.
-    for node in sorted(graph.nodes(), key=lambda n: n.id):
-        if node.id in ctx.values:
-            continue
-        args = [ctx.values[i.id] for i in node.inputs]
-        ctx.values[node.id] = _rule(node)(node, ctx, args)
-    return [ctx.values[o.id] for o in graph.outputs]
+    return run_plan(graph, plan(graph), leaves, shapes)
 
 
 class EagerBackend:
@@ -186,7 +210,9 @@ class EagerBackend:
     name = "eager"
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
+        steps = plan(graph)
+
         def run(leaves: Sequence[Any]) -> list:
-            return run_graph(graph, leaves)
+            return run_plan(graph, steps, leaves)
 
         return run

@@ -133,6 +133,7 @@ class _Checker:
         self.has_loops = False
         self._kinds: dict[cst.Call, CallKind] = {}
         self._problems: dict[cst.CSTNode, list[Problem]] = {}
+        self._verdicts: dict[tuple[cst.CSTNode, bool], Verdict] = {}
 
     # -- locations ---------------------------------------------------------------------------
 
@@ -161,6 +162,12 @@ class _Checker:
     # -- pass 1: verdicts (pure, memoised) -----------------------------------------------------
 
     def verdict(self, unit: cst.CSTNode, allow_jumps: bool = False) -> Verdict:
+        key = (unit, allow_jumps)
+        if key not in self._verdicts:
+            self._verdicts[key] = self._verdict(unit, allow_jumps)
+        return self._verdicts[key]
+
+    def _verdict(self, unit: cst.CSTNode, allow_jumps: bool) -> Verdict:
         smalls = small_statements(unit)
         if smalls:
             if self.problems(unit):
@@ -169,14 +176,15 @@ class _Checker:
                 return Verdict.EAGER
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
-        if not isinstance(unit, cst.If) or not all(self._static_test(n) for n in _if_chain(unit)):
+        if not isinstance(unit, cst.If) or not all(self.static_test(n) for n in _if_chain(unit)):
             return Verdict.EAGER
         inner = [self.verdict(u, allow_jumps) for b in child_blocks(unit) for u in block_units(b)]
         if Verdict.EAGER in inner:
             return Verdict.EAGER
         return Verdict.RETURNS if Verdict.RETURNS in inner else Verdict.GRAPHABLE
 
-    def _static_test(self, branch: cst.If) -> bool:
+    def static_test(self, branch: cst.If) -> bool:
+        """Static (see exprs) and free of calls that cannot be traced."""
         return is_static(branch.test) and not self.expression_problems(branch.test)
 
     def problems(self, unit: cst.CSTNode) -> list[Problem]:
@@ -303,7 +311,7 @@ def _report_if(checker: _Checker, node: cst.If) -> None:
     chain = _if_chain(node)
     for branch in chain:
         checker.note_calls(branch.test)
-        if not is_static(branch.test):
+        if not checker.static_test(branch):
             keyword = "if" if branch is node else "elif"
             fields = {"keyword": keyword, "test": checker.text(branch.test)}
             checker.add(Problem(R.DATA_DEPENDENT, branch, fields))

@@ -178,7 +178,7 @@ class GraphBreak:
         return self.reason.fix
 
     def describe(self) -> str:
-        """The one-line form editors and pre-commit parse: ``path:line:col: CODE detail (fix: ...)``."""
+        """The line editors and pre-commit parse: ``path:line:col: CODE detail (fix: ...)``."""
         return (
             f"{self.filename}:{self.line}:{self.col}: {self.code} {self.detail} (fix: {self.fix})"
         )

@@ -53,7 +53,7 @@ class Liveness:
         live = out
         for small in reversed(small_statements(unit)):
             sets = name_sets(small)
-            if isinstance(small, cst.Return) or isinstance(small, cst.Raise):
+            if isinstance(small, (cst.Return, cst.Raise)):
                 live = frozenset(sets.reads)
             elif isinstance(small, cst.Break):
                 live = jumps.brk
@@ -142,6 +142,15 @@ _TRANSFER: dict[type, Callable[..., Live]] = {
 }
 
 
+def surely_bound(defined: Live, units: list[cst.CSTNode]) -> Live:
+    """Names surely bound after ``units`` given ``defined`` before them (``del`` unbinds)."""
+    bound = set(defined)
+    for unit in units:
+        bound -= name_sets(unit).deletes
+        bound |= _must_unit(unit)
+    return frozenset(bound)
+
+
 def must_assign(units: list[cst.CSTNode]) -> Live:
     """Names certainly bound after ``units`` run to completion (an under-approximation)."""
     bound: set[str] = set()
@@ -152,11 +161,14 @@ def must_assign(units: list[cst.CSTNode]) -> Live:
 
 def _must_unit(unit: cst.CSTNode) -> Live:
     if isinstance(unit, cst.If):
+        test = frozenset(name_sets(unit.test).writes)  # a walrus in the test always runs
         if unit.orelse is None:
-            return EMPTY
+            return test
         other = unit.orelse if isinstance(unit.orelse, cst.If) else None
         rest = _must_unit(other) if other else must_assign(block_units(unit.orelse.body))
-        return must_assign(block_units(unit.body)) & rest
+        return test | (must_assign(block_units(unit.body)) & rest)
+    if isinstance(unit, cst.Match):
+        return _must_match(unit)
     if isinstance(unit, cst.With):
         return frozenset(name_sets(*unit.items).writes) | must_assign(block_units(unit.body))
     if isinstance(unit, cst.Try):
@@ -173,6 +185,17 @@ def _must_unit(unit: cst.CSTNode) -> Live:
                 bound |= sets.writes.keys()
         return frozenset(bound)
     return EMPTY
+
+
+def _must_match(node: cst.Match) -> Live:
+    """Bound by every case, when the last case is a bare ``case _:`` or capture."""
+    last = node.cases[-1]
+    if not (isinstance(last.pattern, cst.MatchAs) and last.pattern.pattern is None) or last.guard:
+        return EMPTY
+    bound = must_assign(block_units(last.body))
+    for case in node.cases[:-1]:
+        bound &= must_assign(block_units(case.body))
+    return bound
 
 
 def _must_try(node: cst.Try) -> Live:

@@ -14,11 +14,12 @@ import libcst as cst
 
 
 class NameSets(cst.CSTVisitor):
-    """Reads and writes of function-scope names, both in source order (dicts used as ordered sets)."""
+    """Reads and writes of function-scope names in source order (dicts as ordered sets)."""
 
     def __init__(self) -> None:
         self.reads: dict[str, None] = {}
         self.writes: dict[str, None] = {}
+        self.deletes: set[str] = set()  # names unbound by ``del`` (also counted as writes)
         self.scoped: set[str] = set()  # comprehension targets seen by this collector
 
     def read(self, name: str) -> None:
@@ -111,6 +112,7 @@ class NameSets(cst.CSTVisitor):
     def visit_Del(self, node: cst.Del) -> bool:
         node.target.visit(self)
         self.store(node.target)
+        self.deletes.update(target_sets(node.target).writes)
         return False
 
     def visit_Global(self, node: cst.Global) -> bool:
@@ -188,6 +190,7 @@ def name_sets(*nodes: cst.CSTNode | None) -> NameSets:
         sets = _node_sets(node)
         merged.reads.update(sets.reads)
         merged.writes.update(sets.writes)
+        merged.deletes |= sets.deletes
         merged.scoped |= sets.scoped
     return merged
 

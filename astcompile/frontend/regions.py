@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from astcompile.frontend.liveness import Live, Liveness, must_assign
+from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
 from astcompile.frontend.names import (
     block_units,
     function_locals,
@@ -61,7 +61,7 @@ class _Entry:
 
     def at(self, units: list[cst.CSTNode], index: int) -> _Entry:
         """The state before ``units[index]`` of a block this entry starts."""
-        defined = self.defined | must_assign(units[:index])
+        defined = surely_bound(self.defined, units[:index])
         possible = self.possible | name_sets(*units[:index]).writes.keys()
         return _Entry(defined, frozenset(possible), self.guarded)
 
@@ -69,7 +69,7 @@ class _Entry:
         self, units: list[cst.CSTNode], index: int, bound: Live, possible: Live, guarded: Live
     ) -> _Entry:
         """The state entering a block nested in ``units[index]``."""
-        defined = self.defined | must_assign(units[:index]) | bound
+        defined = surely_bound(self.defined, units[:index]) | bound
         return _Entry(defined, possible | bound, self.guarded | guarded)
 
 
@@ -111,19 +111,21 @@ def _is_atom(expr: cst.BaseExpression | None) -> bool:
 
 def _is_trivial(unit: cst.CSTNode) -> bool:
     """``pass``, docstrings, ``s = 0.0``, ``return y``: a region of only these computes nothing."""
-    for small in small_statements(unit):
-        if isinstance(small, (cst.Pass, cst.Expr, cst.Return)) and _is_atom(
-            getattr(small, "value", None)
-        ):
-            continue
-        if isinstance(small, cst.Assign) and _is_atom(small.value):
-            if all(_is_atom(t.target) for t in small.targets):
-                continue
-        return False
-    return bool(small_statements(unit))
+    smalls = small_statements(unit)
+    return bool(smalls) and all(_trivial_small(small) for small in smalls)
+
+
+def _trivial_small(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, (cst.Pass, cst.Expr, cst.Return)):
+        return _is_atom(getattr(small, "value", None))
+    if isinstance(small, cst.Assign):
+        return _is_atom(small.value) and all(_is_atom(t.target) for t in small.targets)
+    return False
 
 
 class _Planner:
+    """Walks the blocks of one function in source order, so regions are numbered as read."""
+
     def __init__(self, fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None):
         self.fdef = fdef
         self.eligible = eligible
@@ -190,19 +192,22 @@ class _Planner:
     def _demotions(self, run: list[cst.CSTNode], entry: _Entry) -> set[cst.CSTNode]:
         """Units that must stay in Python so the run's parameters and outputs are surely bound.
 
-        A name read in the run that may be bound before it but not surely is the hazard: as a
-        parameter it could be unbound at the call; left out, the region would not see its value.
+        A name read in the run that is not surely bound before it is the hazard: as a parameter
+        it could be unbound at the call; left out, the region would not see its value.
         """
         demote = {u for u in run if _has_nested_return(u) and not has_top_return(run[-1])}
         demote |= {
             u for u in run if not small_statements(u) and name_sets(u).writes.keys() & entry.guarded
         }
-        bound = set(entry.defined)
+        bound = entry.defined
         for position, unit in enumerate(run):
-            for name in (self.liveness.live_in([unit]) & self.locals & entry.possible) - bound:
+            for name in (self.liveness.live_in([unit]) & self.locals) - bound:
                 writers = [u for u in run[:position] if name in name_sets(u).writes]
-                demote.update(writers or [unit])
-            bound |= must_assign([unit])
+                if not writers:
+                    demote.add(unit)  # maybe unbound: Python code reads it, or fails, as before
+                elif name in entry.possible:
+                    demote.update(writers)  # the region would not see the earlier binding
+            bound = surely_bound(bound, [unit])
         live_out = self.liveness.after[run[-1]]
         for name in name_sets(*run).writes:
             if name in live_out and name in self.locals and name not in bound:
@@ -243,13 +248,7 @@ def _child_blocks(unit: cst.CSTNode, liveness: Liveness) -> list[tuple[cst.BaseS
     entry, names a ``try`` handler or later code may read if the block raises)."""
     none: Live = frozenset()
     if isinstance(unit, cst.If):
-        blocks = [(unit.body, none, none)]
-        rest = unit.orelse
-        if isinstance(rest, cst.If):
-            blocks += _child_blocks(rest, liveness)
-        elif rest is not None:
-            blocks.append((rest.body, none, none))
-        return blocks
+        return _if_blocks(unit, none)
     if isinstance(unit, (cst.For, cst.While)):
         target = frozenset(target_sets(unit.target).writes) if isinstance(unit, cst.For) else none
         return [(unit.body, target, none)] + (
@@ -262,6 +261,18 @@ def _child_blocks(unit: cst.CSTNode, liveness: Liveness) -> list[tuple[cst.BaseS
     if isinstance(unit, cst.Match):
         return [(case.body, none, none) for case in unit.cases]
     return []
+
+
+def _if_blocks(unit: cst.If, tested: Live) -> list[tuple[cst.BaseSuite, Live, Live]]:
+    """Branches of an ``if``/``elif`` chain; walrus targets of the tests run so far are bound."""
+    none: Live = frozenset()
+    tested = tested | frozenset(name_sets(unit.test).writes)
+    blocks = [(unit.body, tested, none)]
+    if isinstance(unit.orelse, cst.If):
+        blocks += _if_blocks(unit.orelse, tested)
+    elif unit.orelse is not None:
+        blocks.append((unit.orelse.body, tested, none))
+    return blocks
 
 
 def _try_blocks(

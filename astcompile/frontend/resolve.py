@@ -177,7 +177,7 @@ class RuntimeResolver:
                 return _InstanceMethod(isinstance(obj, (np.ndarray, np.generic)))
             try:
                 obj = getattr(obj, attr)
-            except Exception:  # a module's lazy attribute may raise anything
+            except Exception:  # noqa: BLE001 - a module's lazy attribute may raise anything
                 return _MISSING
         return obj
 

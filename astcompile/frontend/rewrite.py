@@ -31,6 +31,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from astcompile.frontend.analysis import FunctionAnalysis
+from astcompile.frontend.names import function_locals, name_sets
 from astcompile.frontend.regions import RET, Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
 
@@ -79,7 +80,7 @@ def rewrite_function(
     plan = plan_regions(fdef, units, src.fn)
     specs = tuple(_spec(run, _lines(run, positions), src) for run in plan.order)
     heights = {run.name: _height(run, module) for run in plan.order}
-    new_fdef = fdef.visit(_Rewriter(plan, calls, heights))
+    new_fdef = _keep_locals(fdef, fdef.visit(_Rewriter(plan, calls, heights)))
     code = module.with_changes(body=[new_fdef]).code
     return RewriteResult("\n" * (src.def_line - 1) + code, specs, analysis)
 
@@ -97,6 +98,24 @@ def _height(run: Run, module: cst.Module) -> int:
     total = sum(module.code_for_node(unit).count("\n") for unit in run.units)
     leading = getattr(run.units[0], "leading_lines", ())
     return max(total - len(leading), 1)
+
+
+def _keep_locals(original: cst.FunctionDef, rewritten: cst.FunctionDef) -> cst.FunctionDef:
+    """Names bound only inside regions must stay locals of the rewritten function.
+
+    Otherwise eager code that reads one before it is bound would find a global of the same
+    name (or raise NameError) instead of raising UnboundLocalError as the original does.
+    """
+    lost = function_locals(original) - function_locals(rewritten)
+    lost = [n for n in name_sets(rewritten.body).reads if n in lost]
+    if not lost or not isinstance(rewritten.body, cst.IndentedBlock):
+        return rewritten
+    keep = cst.parse_statement(
+        f"if False:  # keeps {', '.join(lost)} local, as in the original\n"
+        f"    {' = '.join(lost)} = None\n"
+    )
+    body = rewritten.body
+    return rewritten.with_changes(body=body.with_changes(body=[*body.body, keep]))
 
 
 # -- region bodies ----------------------------------------------------------------------------

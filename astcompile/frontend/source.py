@@ -36,7 +36,7 @@ class FunctionSource:
 
 
 def function_source(fn: Callable) -> FunctionSource:
-    """The source of ``fn`` (unwrapping methods and ``functools.wraps`` chains), or NoSourceError."""
+    """The source of ``fn`` (through methods and ``functools.wraps`` chains), or NoSourceError."""
     raw = _unwrap(fn)
     label = getattr(raw, "__qualname__", repr(raw))
     if not isinstance(raw, types.FunctionType):

@@ -100,8 +100,8 @@ def carried_without_init(x, n):
     out = []
     for i in range(n):
         if i > 0:
-            out.append(float((x * prev).sum()))
-        prev = x + i
+            out.append(float((x * prev).sum()))  # noqa: F821 - bound by the previous iteration
+        prev = x + i  # noqa: F841
     return out
 
 
@@ -156,13 +156,13 @@ def with_and_try(x):
     return w, bad
 
 
+# fmt: off
 def one_liners(x, n):
     s = 0.0
-    for i in range(n):
-        s = s + float(np.sum(x * i))
-    if n > 2:
-        x = x + s
+    for i in range(n): s = s + float(np.sum(x * i))
+    if n > 2: x = x + s
     return x
+# fmt: on
 
 
 def comprehension(xs, scale):

@@ -1,0 +1,272 @@
+"""Op -> C expression: one small named function per op, kept in a table keyed by ``Op``.
+
+A rule gets the node and its operands (C expression, dtype, weak flag, constant value) already
+converted to the op's computation type, and returns a C expression of the node's dtype. Where C
+and NumPy disagree (NaN in max/min, integer division by zero, shifts past the bit width,
+float->int casts of NaN) the rule calls a helper from ``runtime/include/astc_math.h`` that gives
+NumPy's answer. ``can_lower`` says whether a node has a rule for its dtypes; anything else runs
+in NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from astcompile.codegen.ctypes import ctype, literal, supported_dtype
+from astcompile.graph.ir import Node
+from astcompile.graph.ops import COMPARISONS, Op
+
+
+@dataclass(frozen=True)
+class Operand:
+    expr: str
+    dtype: np.dtype
+    weak: bool = False
+    value: Any = None  # the Python value of a scalar constant
+
+
+def _fn(name: str) -> Callable:
+    """A libm call: ``expf`` for float32, ``exp`` for float64."""
+
+    def rule(node: Node, a: list[str]) -> str:
+        suffix = "f" if node.dtype == np.float32 else ""
+        return f"{name}{suffix}({', '.join(a)})"
+
+    return rule
+
+
+def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
+    def rule(node: Node, a: list[str]) -> str:
+        return (float_rule if node.dtype.kind == "f" else int_rule)(node, a)
+
+    return rule
+
+
+def _helper(name: str) -> Callable:
+    """A helper from astc_math.h specialised by C type: ``astc_floordiv_int32_t(a, b)``."""
+    return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({a[0]}, {a[1]})"
+
+
+def _infix(op: str) -> Callable:
+    return lambda node, a: f"({a[0]} {op} {a[1]})"
+
+
+def _bool_or_infix(bool_op: str, op: str) -> Callable:
+    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
+
+
+def _pow(node: Node, a: list[str]) -> str:
+    return _fn("pow")(node, a)
+
+
+def _cast(node: Node, a: list[str], src: np.dtype) -> str:
+    dst = node.dtype
+    if dst.kind == "b":
+        return f"({a[0]} != 0)"
+    if src.kind == "f" and dst.kind in "iu":
+        wide = "astc_f2i64" if dst.itemsize == 8 else "astc_f2i32"
+        return f"(({ctype(dst)}){wide}({a[0]}))"
+    return f"(({ctype(dst)}){a[0]})"
+
+
+_IDENT = lambda node, a: a[0]
+_FLOAT_ONLY = {
+    Op.SQRT,
+    Op.CBRT,
+    Op.EXP,
+    Op.EXP2,
+    Op.EXPM1,
+    Op.LOG,
+    Op.LOG2,
+    Op.LOG10,
+    Op.LOG1P,
+    Op.SIN,
+    Op.COS,
+    Op.TAN,
+    Op.ARCSIN,
+    Op.ARCCOS,
+    Op.ARCTAN,
+    Op.SINH,
+    Op.COSH,
+    Op.TANH,
+    Op.ARCSINH,
+    Op.ARCCOSH,
+    Op.ARCTANH,
+    Op.TRUEDIV,
+    Op.ARCTAN2,
+    Op.HYPOT,
+    Op.COPYSIGN,
+    Op.DEG2RAD,
+    Op.RAD2DEG,
+    Op.RECIPROCAL,
+    Op.POW,
+}
+
+#: op -> rule(node, operand expressions) -> C expression.
+RULES: dict[Op, Callable[[Node, list[str]], str]] = {
+    Op.NEG: lambda n, a: f"(-{a[0]})",
+    Op.POS: _IDENT,
+    Op.COPY: _IDENT,
+    Op.BROADCAST_TO: _IDENT,
+    Op.ABS: _int_or(
+        _fn("fabs"),
+        lambda n, a: a[0] if n.dtype.kind in "ub" else f"({a[0]} < 0 ? -{a[0]} : {a[0]})",
+    ),
+    Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
+    Op.RECIPROCAL: lambda n, a: f"(1 / {a[0]})",
+    Op.SQRT: _fn("sqrt"),
+    Op.CBRT: _fn("cbrt"),
+    Op.EXP: _fn("exp"),
+    Op.EXP2: _fn("exp2"),
+    Op.EXPM1: _fn("expm1"),
+    Op.LOG: _fn("log"),
+    Op.LOG2: _fn("log2"),
+    Op.LOG10: _fn("log10"),
+    Op.LOG1P: _fn("log1p"),
+    Op.SIN: _fn("sin"),
+    Op.COS: _fn("cos"),
+    Op.TAN: _fn("tan"),
+    Op.ARCSIN: _fn("asin"),
+    Op.ARCCOS: _fn("acos"),
+    Op.ARCTAN: _fn("atan"),
+    Op.SINH: _fn("sinh"),
+    Op.COSH: _fn("cosh"),
+    Op.TANH: _fn("tanh"),
+    Op.ARCSINH: _fn("asinh"),
+    Op.ARCCOSH: _fn("acosh"),
+    Op.ARCTANH: _fn("atanh"),
+    Op.FLOOR: _int_or(_fn("floor"), _IDENT),
+    Op.CEIL: _int_or(_fn("ceil"), _IDENT),
+    Op.TRUNC: _int_or(_fn("trunc"), _IDENT),
+    Op.RINT: _int_or(_fn("rint"), _IDENT),
+    Op.SIGN: _int_or(
+        lambda n, a: f"ASTC_SIGN({a[0]})", lambda n, a: f"(({a[0]} > 0) - ({a[0]} < 0))"
+    ),
+    Op.ISNAN: _int_or(lambda n, a: f"({a[0]} != {a[0]})", lambda n, a: "0"),
+    Op.ISINF: lambda n, a: f"(__builtin_isinf({a[0]}) != 0)",
+    Op.ISFINITE: lambda n, a: f"(__builtin_isfinite({a[0]}) != 0)",
+    Op.SIGNBIT: lambda n, a: f"(__builtin_signbit({a[0]}) != 0)",
+    Op.LOGICAL_NOT: lambda n, a: f"(!{a[0]})",
+    Op.INVERT: lambda n, a: f"(!{a[0]})" if n.dtype.kind == "b" else f"(~{a[0]})",
+    Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(np.pi / 180, n.dtype)})",
+    Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(180 / np.pi, n.dtype)})",
+    Op.ADD: _bool_or_infix("|", "+"),
+    Op.SUB: _infix("-"),
+    Op.MUL: _bool_or_infix("&", "*"),
+    Op.TRUEDIV: _infix("/"),
+    Op.FLOORDIV: _helper("floordiv"),
+    Op.MOD: _helper("mod"),
+    Op.POW: _pow,
+    Op.MAXIMUM: _int_or(
+        lambda n, a: f"ASTC_MAXIMUM({a[0]}, {a[1]})",
+        lambda n, a: f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})",
+    ),
+    Op.MINIMUM: _int_or(
+        lambda n, a: f"ASTC_MINIMUM({a[0]}, {a[1]})",
+        lambda n, a: f"({a[0]} < {a[1]} ? {a[0]} : {a[1]})",
+    ),
+    Op.FMAX: _int_or(
+        lambda n, a: f"ASTC_FMAX({a[0]}, {a[1]})",
+        lambda n, a: f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})",
+    ),
+    Op.FMIN: _int_or(
+        lambda n, a: f"ASTC_FMIN({a[0]}, {a[1]})",
+        lambda n, a: f"({a[0]} < {a[1]} ? {a[0]} : {a[1]})",
+    ),
+    Op.ARCTAN2: _fn("atan2"),
+    Op.HYPOT: _fn("hypot"),
+    Op.COPYSIGN: _fn("copysign"),
+    Op.EQ: _infix("=="),
+    Op.NE: _infix("!="),
+    Op.LT: _infix("<"),
+    Op.LE: _infix("<="),
+    Op.GT: _infix(">"),
+    Op.GE: _infix(">="),
+    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
+    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
+    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
+    Op.BITWISE_AND: _infix("&"),
+    Op.BITWISE_OR: _infix("|"),
+    Op.BITWISE_XOR: _infix("^"),
+    Op.LSHIFT: _helper("lshift"),
+    Op.RSHIFT: _helper("rshift"),
+    Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+    Op.CLIP: _int_or(
+        lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
+        lambda n, a: f"({a[0]} < {a[1]} ? {a[1]} : ({a[0]} > {a[2]} ? {a[2]} : {a[0]}))",
+    ),
+}
+
+_PREDICATES = COMPARISONS | {
+    Op.ISNAN,
+    Op.ISINF,
+    Op.ISFINITE,
+    Op.SIGNBIT,
+    Op.LOGICAL_NOT,
+    Op.LOGICAL_AND,
+    Op.LOGICAL_OR,
+    Op.LOGICAL_XOR,
+}
+_FLOAT_ARG = {Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
+
+
+def _weak_example(op: Operand) -> Any:
+    kind = op.dtype.kind
+    return {"b": False, "f": 0.0, "c": 0j}.get(kind, 0) if op.value is None else op.value
+
+
+def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
+    """The type an op computes in: the result's, or for predicates the operands' promotion."""
+    if node.op in _PREDICATES:
+        args = [_weak_example(o) if o.weak else o.dtype for o in operands]
+        return np.result_type(*args)
+    return node.dtype
+
+
+def lower(node: Node, operands: list[Operand]) -> str:
+    """The C expression computing ``node`` from its operands (cast to the computation type)."""
+    if node.op is Op.CAST:
+        return _cast(node, [operands[0].expr], operands[0].dtype)
+    work = compute_dtype(node, operands)
+    if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
+        x = _convert(operands[0], work)
+        return "(" + " * ".join([x] * int(operands[1].value)) + ")"
+    start = 1 if node.op is Op.WHERE else 0
+    args = [o.expr if k < start else _convert(o, work) for k, o in enumerate(operands)]
+    if node.op is Op.WHERE:
+        args[0] = f"({operands[0].expr} != 0)"
+    return f"(({ctype(node.dtype)}){RULES[node.op](_typed(node, work), args)})"
+
+
+def _typed(node: Node, work: np.dtype) -> Node:
+    """``node`` seen with its computation dtype (what the rule needs to pick expf vs exp)."""
+    return node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
+
+
+def _convert(operand: Operand, dtype: np.dtype) -> str:
+    if operand.value is not None and np.ndim(operand.value) == 0:
+        return literal(operand.value, dtype)
+    if operand.dtype == dtype:
+        return operand.expr
+    if dtype.kind == "b":
+        return f"({operand.expr} != 0)"
+    return f"(({ctype(dtype)}){operand.expr})"
+
+
+def can_lower(node: Node) -> bool:
+    """Whether ``node`` (an elementwise op) has a C rule for its dtypes."""
+    dtypes = [node.dtype, *(i.dtype for i in node.inputs)]
+    if not all(supported_dtype(d) for d in dtypes):
+        return False
+    if node.op is Op.CAST:
+        src = node.inputs[0].dtype
+        return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
+    if node.op not in RULES:
+        return False
+    if node.op in _FLOAT_ONLY and node.dtype.kind != "f":
+        return False
+    return not (node.op in _FLOAT_ARG and any(i.dtype.kind != "f" for i in node.inputs))

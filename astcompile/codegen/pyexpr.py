@@ -1,0 +1,63 @@
+"""Symbolic sizes and NumPy steps as Python source for the generated wrapper."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from astcompile.graph.ir import ConstAttr, IndexItem, Node
+from astcompile.graph.ops import Op
+from astcompile.graph.shapes import Dim, DimOp, SymDim
+
+_PY_OP = {DimOp.ADD: "+", DimOp.SUB: "-", DimOp.MUL: "*", DimOp.FLOORDIV: "//", DimOp.MOD: "%"}
+
+
+def dim_expr(d: Dim) -> str:
+    """Python for a size: ``d0_1`` is axis 1 of input 0."""
+    if isinstance(d, int):
+        return str(d)
+    assert isinstance(d, SymDim)
+    if d.op is DimOp.SYM:
+        index, axis = d.source
+        return f"d{index}_{axis}"
+    a, b = (dim_expr(x) for x in d.args)
+    if d.op is DimOp.MAX:
+        return f"max({a}, {b})"
+    return f"({a} {_PY_OP[d.op]} {b})"
+
+
+def shape_expr(shape: Sequence[Dim]) -> str:
+    items = [dim_expr(d) for d in shape]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _item(item: IndexItem) -> str:
+    if item.kind == "newaxis":
+        return "None"
+    start = dim_expr(item.start)
+    if item.kind == "int":
+        return start
+    stop = f"{start} + {dim_expr(item.length)} * {item.step}"
+    if item.step > 0:
+        return f"{start}:{stop}:{item.step}"
+    return f"slice({start}, _stop({stop}), {item.step})"
+
+
+def _index(node: Node, a: list[str]) -> str:
+    items = [_item(i) for i in node.attr]
+    return f"{a[0]}[{', '.join(items)}{',' if len(items) == 1 else ''}]" if items else f"{a[0]}[()]"
+
+
+#: op -> Python source of a NumPy step (views and extern calls); others call the eager rule.
+STEPS = {
+    Op.INDEX: _index,
+    Op.TRANSPOSE: lambda n, a: f"{a[0]}.transpose({tuple(n.attr)!r})",
+    Op.RESHAPE: lambda n, a: f"_np.reshape({a[0]}, {shape_expr(n.attr)})",
+    Op.BROADCAST_TO: lambda n, a: f"_np.broadcast_to({a[0]}, {shape_expr(n.attr)})",
+    Op.MATMUL: lambda n, a: f"_np.matmul({a[0]}, {a[1]})",
+    Op.DOT: lambda n, a: f"_np.dot({a[0]}, {a[1]})",
+}
+
+
+def const_value(node: Node):
+    attr: ConstAttr = node.attr
+    return attr.value if attr.weak else node.dtype.type(attr.value)  # as the eager backend

@@ -1,0 +1,50 @@
+"""Dead-code elimination and identity removal.
+
+Nodes that no output or effect needs are already gone: a :class:`Graph` holds only what its
+outputs and effects reach. This pass removes the no-op nodes whose value equals their input:
+
+Before::
+
+    %1 = pos(%0) : float32(n,)
+    %2 = cast(%1) : float32(n,)
+    return %2
+
+After::
+
+    return %0
+
+Views are kept even when they change nothing visible: an output that is a view must stay a
+distinct array object aliasing the input, as NumPy returns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from astcompile.graph.ir import Graph, Node
+from astcompile.graph.ops import Op
+from astcompile.passes.rebuild import rebuild
+
+
+def _same_value(node: Node, inputs: tuple[Node, ...]) -> bool:
+    src = inputs[0]
+    return src.dtype == node.dtype and tuple(src.shape) == tuple(node.shape)
+
+
+#: op -> "this node is its first input": a rule table, one small predicate per op.
+_IDENTITY: dict[Op, Callable[[Node, tuple[Node, ...]], bool]] = {
+    Op.POS: _same_value,
+    Op.CAST: _same_value,
+}
+
+
+def dce(graph: Graph) -> tuple[Graph, bool]:
+    outputs = {n.id for n in graph.outputs}
+
+    def rule(node: Node, inputs: tuple[Node, ...]) -> Node | None:
+        check = _IDENTITY.get(node.op)
+        if check and node.id not in outputs and check(node, inputs):
+            return inputs[0]
+        return None
+
+    return rebuild(graph, rule)

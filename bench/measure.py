@@ -1,0 +1,91 @@
+"""Timing helpers: best-of-N wall time, fresh-process first-call times, copy bandwidth."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def best_time(fn: Callable[[], Any], min_time: float = 0.3, max_reps: int = 50) -> float:
+    """Best wall time of ``fn()`` in seconds, repeated for about ``min_time`` seconds."""
+    fn()
+    best, spent, reps = float("inf"), 0.0, 0
+    while reps < 3 or (spent < min_time and reps < max_reps):
+        start = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - start
+        best, spent, reps = min(best, elapsed), spent + elapsed, reps + 1
+    return best
+
+
+def per_call_time(fn: Callable[[], Any], calls: int = 20000) -> float:
+    fn()
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+_CHILD = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np, astcompile
+from bench.kernels import CASES
+case = CASES[{index}]
+args = case.make({quick}, np.random.default_rng(0))
+t1 = time.perf_counter()
+fn = astcompile.compile(case.fn, backend="c")
+fn(*args)
+t2 = time.perf_counter()
+print(json.dumps({{"first_call": t2 - t1, "imports": t1 - t0}}))
+"""
+
+
+def fresh_process_first_call(index: int, quick: bool, cache_dir: str) -> float:
+    """Seconds from ``compile`` to the first result in a new process using ``cache_dir``."""
+    env = dict(os.environ, ASTCOMPILE_CACHE_DIR=cache_dir, PYTHONPATH=ROOT)
+    code = _CHILD.format(index=index, quick=quick)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])["first_call"]
+
+
+def cold_and_warm(index: int, quick: bool) -> tuple[float, float]:
+    """(first call with an empty cache, first call in another process with the cache warm)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "cache")
+        cold = fresh_process_first_call(index, quick, cache)
+        warm = fresh_process_first_call(index, quick, cache)
+    return cold, warm
+
+
+def copy_bandwidth(n: int) -> float:
+    """GB/s (read + write) of a parallel float32 copy of ``n`` elements, built from kernels/."""
+    from astcompile.runtime import load_library, nthreads
+
+    from astcompile import config
+
+    with open(os.path.join(ROOT, "kernels", "copy.c")) as f:
+        source = f.read()
+    ffi, lib = load_library(
+        source, "void astc_copy_f32(int64_t, const void*, void*, int64_t);", config.cache_dir
+    )
+    src = np.ones(n, np.float32)
+    dst = np.empty_like(src)
+    p_src, p_dst = ffi.from_buffer(src), ffi.from_buffer(dst)
+    t = best_time(lambda: lib.astc_copy_f32(nthreads(), p_src, p_dst, n))
+    return 2 * src.nbytes / t / 1e9

@@ -1,0 +1,78 @@
+"""Compile C source straight to a shared object with the system C compiler.
+
+We call gcc directly rather than cffi's ``set_source``/``compile``: that route builds a CPython
+extension (Python.h, a generated wrapper per function) and took several times longer for the
+same kernels (numbers in ``docs/benchmarks.md``); the kernels are then loaded in cffi's ABI mode
+(``ffi.dlopen``), which needs no Python headers at all.
+
+Flags: ``-O3 -march=native`` (the cache key includes the CPU's features), ``-fopenmp``,
+``-fwrapv`` (signed overflow wraps as in NumPy), ``-fno-math-errno`` (math functions need not
+set ``errno``; results are unchanged, and ``sqrt`` becomes one instruction). No ``-ffast-math``:
+NaN, inf and signed zeros behave as in NumPy. The math functions are declared
+``simd("notinbranch")`` in ``include/astc_math.h`` and ``-lmvec`` links glibc's vector variants.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+
+from .errors import CompilerNotFound, RuntimeBuildError
+
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+CFLAGS = ("-O3", "-march=native", "-fopenmp", "-fwrapv", "-fno-math-errno", "-fPIC", "-shared")
+LIBS = ("-lmvec", "-lm")
+
+
+def find_compiler() -> str:
+    """The C compiler: ``$CC`` if set, else ``gcc`` then ``cc`` on PATH."""
+    for name in (os.environ.get("CC"), "gcc", "cc"):
+        if name and (path := shutil.which(name)):
+            return path
+    raise CompilerNotFound(
+        "no C compiler found: the C backend needs gcc on PATH (or $CC). Install gcc "
+        "(apt-get install gcc), or use backend='eager', or set suppress_errors=True to run "
+        "such regions in NumPy."
+    )
+
+
+def compiler_id(path: str) -> str:
+    """Identifies the compiler binary for cache keys without running it (a stat, not a fork)."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return f"{real}:{st.st_size}:{st.st_mtime_ns}"
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_features() -> str:
+    """What ``-march=native`` depends on: the CPU model and feature flags."""
+    model = flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and not model:
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = line.split(":", 1)[1].strip()
+                if model and flags:
+                    break
+    except OSError:
+        import platform
+
+        model = platform.processor() or platform.machine()
+    return f"{model}|{flags}"
+
+
+def compile_shared(source: str, out_path: str, workdir: str, compiler: str) -> None:
+    """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``."""
+    src_path = os.path.join(workdir, "kernels.c")
+    with open(src_path, "w") as f:
+        f.write(source)
+    cmd = [compiler, *CFLAGS, f"-I{INCLUDE_DIR}", "-o", out_path, src_path, *LIBS]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeBuildError(
+            f"C compiler failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-4000:]}"
+        )

@@ -1,0 +1,105 @@
+/* astcompile runtime: math for generated kernels.
+ *
+ * The libm functions are re-declared simd("notinbranch") so GCC vectorises loops that call
+ * them with glibc's libmvec variants (link -lmvec), without -ffast-math: libmvec is accurate
+ * to a few ulp (<= 4) and handles NaN and +-inf like NumPy. Integer and floor/remainder
+ * helpers give NumPy's answers where C is undefined (division by zero, INT_MIN / -1,
+ * shifts >= the bit width, float -> int casts of NaN or out-of-range values).
+ */
+#ifndef ASTC_MATH_H
+#define ASTC_MATH_H
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ASTC_SIMD __attribute__((simd("notinbranch")))
+#define ASTC_DECL2(name) ASTC_SIMD double name(double); ASTC_SIMD float name##f(float);
+#define ASTC_DECL2B(name) \
+    ASTC_SIMD double name(double, double); ASTC_SIMD float name##f(float, float);
+ASTC_DECL2(exp) ASTC_DECL2(exp2) ASTC_DECL2(expm1) ASTC_DECL2(log) ASTC_DECL2(log2)
+ASTC_DECL2(log10) ASTC_DECL2(log1p) ASTC_DECL2(sin) ASTC_DECL2(cos) ASTC_DECL2(tan)
+ASTC_DECL2(asin) ASTC_DECL2(acos) ASTC_DECL2(atan) ASTC_DECL2(sinh) ASTC_DECL2(cosh)
+ASTC_DECL2(tanh) ASTC_DECL2(asinh) ASTC_DECL2(acosh) ASTC_DECL2(atanh) ASTC_DECL2(cbrt)
+ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
+
+/* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. */
+#define ASTC_MAXIMUM(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
+#define ASTC_MINIMUM(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
+#define ASTC_FMAX(a, b) (((a) >= (b) || (b) != (b)) ? (a) : (b))
+#define ASTC_FMIN(a, b) (((a) <= (b) || (b) != (b)) ? (a) : (b))
+
+/* Integer floor division and remainder with Python signs; x // 0 == x % 0 == 0 (NumPy). */
+#define ASTC_INT_DIVMOD(T)                                                              \
+    static inline T astc_floordiv_##T(T a, T b) {                                       \
+        if (b == 0) return 0;                                                           \
+        if (b == -1) return (T)(0 - a); /* no trap on INT_MIN / -1: wraps (-fwrapv) */  \
+        T q = a / b;                                                                    \
+        return (T)(q - ((a % b != 0) & ((a < 0) != (b < 0))));                          \
+    }                                                                                   \
+    static inline T astc_mod_##T(T a, T b) {                                            \
+        if (b == 0 || b == -1) return 0;                                                \
+        T r = a % b;                                                                    \
+        return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);                       \
+    }
+#define ASTC_UINT_DIVMOD(T)                                                             \
+    static inline T astc_floordiv_##T(T a, T b) { return b == 0 ? 0 : (T)(a / b); }     \
+    static inline T astc_mod_##T(T a, T b) { return b == 0 ? 0 : (T)(a % b); }
+ASTC_INT_DIVMOD(int8_t) ASTC_INT_DIVMOD(int16_t) ASTC_INT_DIVMOD(int32_t)
+ASTC_INT_DIVMOD(int64_t)
+ASTC_UINT_DIVMOD(uint8_t) ASTC_UINT_DIVMOD(uint16_t) ASTC_UINT_DIVMOD(uint32_t)
+ASTC_UINT_DIVMOD(uint64_t)
+
+/* Shifts: a count >= the bit width (or negative) gives 0, or -1 for >> of a negative value. */
+#define ASTC_SHIFTS(T, UT)                                                              \
+    static inline T astc_lshift_##T(T a, T b) {                                         \
+        return ((UT)b < sizeof(T) * 8) ? (T)((UT)a << (UT)b) : (T)0;                    \
+    }                                                                                   \
+    static inline T astc_rshift_##T(T a, T b) {                                         \
+        return ((UT)b < sizeof(T) * 8) ? (T)(a >> (UT)b) : (T)(a < 0 ? -1 : 0);         \
+    }
+ASTC_SHIFTS(int8_t, uint8_t) ASTC_SHIFTS(int16_t, uint16_t) ASTC_SHIFTS(int32_t, uint32_t)
+ASTC_SHIFTS(int64_t, uint64_t) ASTC_SHIFTS(uint8_t, uint8_t) ASTC_SHIFTS(uint16_t, uint16_t)
+ASTC_SHIFTS(uint32_t, uint32_t) ASTC_SHIFTS(uint64_t, uint64_t)
+
+/* Float floor division and remainder, transcribed from NumPy's npy_divmod. */
+#define ASTC_FLOAT_DIVMOD(T, SUF)                                                       \
+    static inline T astc_fmod_pos_##T(T a, T b, T *div_out) {                           \
+        T mod = fmod##SUF(a, b);                                                        \
+        if (b == 0) { *div_out = a / b; return mod; }                                   \
+        T div = (a - mod) / b;                                                          \
+        if (mod != 0) {                                                                 \
+            if ((b < 0) != (mod < 0)) { mod += b; div -= (T)1; }                        \
+        } else {                                                                        \
+            mod = copysign##SUF((T)0, b);                                               \
+        }                                                                               \
+        T fl;                                                                           \
+        if (div != 0) {                                                                 \
+            fl = floor##SUF(div);                                                       \
+            if (div - fl > (T)0.5) fl += (T)1;                                          \
+        } else {                                                                        \
+            fl = copysign##SUF((T)0, a / b);                                            \
+        }                                                                               \
+        *div_out = fl;                                                                  \
+        return mod;                                                                     \
+    }                                                                                   \
+    static inline T astc_floordiv_##T(T a, T b) {                                       \
+        T d; astc_fmod_pos_##T(a, b, &d); return d;                                     \
+    }                                                                                   \
+    static inline T astc_mod_##T(T a, T b) {                                            \
+        T d; return astc_fmod_pos_##T(a, b, &d);                                        \
+    }
+ASTC_FLOAT_DIVMOD(float, f)
+ASTC_FLOAT_DIVMOD(double, )
+
+/* Float -> int casts as NumPy does on x86-64: NaN and out-of-range give INT_MIN of the
+ * 32- or 64-bit conversion; narrower targets truncate the 32-bit result. */
+static inline int32_t astc_f2i32(double x) {
+    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
+}
+static inline int64_t astc_f2i64(double x) {
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
+}
+
+/* NumPy's sign: NaN stays NaN, +-0 gives +0. */
+#define ASTC_SIGN(a) ((a) > 0 ? 1 : ((a) < 0 ? -1 : ((a) == 0 ? 0 : (a))))
+#endif

@@ -1,0 +1,71 @@
+"""Build-or-load a kernel library and open it with cffi in ABI mode.
+
+``load_library(source, cdecls, cache_dir)`` is the runtime's one entry point: it hashes the
+source, returns an already-loaded library from memory, else a valid disk-cache entry, else builds
+it (one compiler call for all kernels of a region) and caches it. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import cffi
+
+from . import build, cache
+from .errors import RuntimeBuildError
+from .timing import phase
+
+_loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
+_lock = threading.Lock()
+
+
+def library_key(source: str, compiler: str | None) -> str:
+    compiler_part = build.compiler_id(compiler) if compiler else "no-compiler"
+    flags = " ".join(build.CFLAGS + build.LIBS)
+    return cache.cache_key(source, flags, compiler_part, build.cpu_features())
+
+
+def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
+    """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``."""
+    try:
+        compiler: str | None = build.find_compiler()
+    except build.CompilerNotFound:
+        compiler = None
+    key = library_key(source, compiler)
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        with phase("load"):
+            entries = cache.ensure_cache_dir(cache_dir)
+            path = cache.lookup(entries, key)
+            loaded = _try_open(path, cdecls) if path else None
+        if loaded is None:
+            if compiler is None:
+                build.find_compiler()  # raises CompilerNotFound with the explanation
+            cache.evict(entries, key)
+            with phase("build"):
+                path = cache.store(entries, key, _builder(source, compiler))
+            with phase("load"):
+                loaded = _try_open(path, cdecls)
+            if loaded is None:
+                raise RuntimeBuildError(f"built {path} but could not load it")
+        _loaded[key] = loaded
+        return loaded
+
+
+def _builder(source: str, compiler: str):
+    def run(out_path: str, workdir: str) -> None:
+        build.compile_shared(source, out_path, workdir, compiler)
+
+    return run
+
+
+def _try_open(path: str, cdecls: str) -> tuple[Any, Any] | None:
+    ffi = cffi.FFI()
+    ffi.cdef(cdecls)
+    try:
+        return ffi, ffi.dlopen(os.path.abspath(path))
+    except OSError:
+        return None

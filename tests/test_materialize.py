@@ -1,0 +1,115 @@
+"""frontend/materialize.py: generated source as a live sibling of the user's function."""
+
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+import pytest
+from frontend_samples import programs as P
+from frontend_samples.harness import materialize
+
+from astcompile.frontend.materialize import build_function
+
+FILENAME = "/virtual/user_module.py"
+
+
+def plain(x, y=2, *, z=3):
+    """Plain docstring."""
+    return x + y + z
+
+
+def make_counter():
+    count = 0
+
+    def bump(step=1):
+        nonlocal count
+        count += step
+        return count
+
+    def peek():
+        return count
+
+    return bump, peek
+
+
+def test_template_without_closure_shares_globals_and_copies_metadata():
+    source = "\n\ndef plain(x, y=2, *, z=3):\n    return (x + y + z) * 10\n"
+    built = build_function(source, "plain", plain, {}, FILENAME)
+    assert built(1) == 60 and built(1, 0, z=0) == 10
+    assert built.__globals__ is plain.__globals__
+    assert (built.__defaults__, built.__kwdefaults__) == ((2,), {"z": 3})
+    assert (built.__doc__, built.__qualname__, built.__module__) == (
+        "Plain docstring.",
+        "plain",
+        __name__,
+    )
+    assert built.__code__.co_filename == FILENAME
+    assert built.__code__.co_firstlineno == 3
+
+
+def test_closure_cells_are_shared_both_ways():
+    bump, peek = make_counter()
+    source = "def bump(step=1):\n    nonlocal count\n    count += 10 * step\n    return count\n"
+    built = build_function(source, "bump", bump, {}, FILENAME)
+    assert built() == 10
+    assert peek() == 10  # the original closure sees the rebinding
+    assert bump() == 11  # and the built function sees the original's
+    assert built(2) == 31
+    assert built.__closure__[0] is bump.__closure__[0]
+
+
+def test_extra_names_are_closure_cells_not_globals():
+    marker = object()
+    source = "def plain(x, y=2, *, z=3):\n    return __ac_call(x), __ac_region_0\n"
+    built = build_function(
+        source, "plain", plain, {"__ac_call": lambda v: v * 2, "__ac_region_0": marker}, FILENAME
+    )
+    assert built(4) == (8, marker)
+    assert "__ac_call" not in plain.__globals__ and "__ac_region_0" not in plain.__globals__
+    assert set(built.__code__.co_freevars) == {"__ac_call", "__ac_region_0"}
+
+
+def test_region_body_reads_closure_variables_and_gets_no_defaults():
+    inner = P.closure_maker(5)
+    source = "\n\ndef __ac_region_0(x):\n    return (x * offset + k,)\n"
+    region = build_function(source, "__ac_region_0", inner, {}, FILENAME)
+    np.testing.assert_array_equal(region(np.ones(2))[0], np.full(2, 10.0))
+    assert region.__defaults__ is None
+    assert region.__qualname__ == inner.__qualname__ + ".__ac_region_0"
+    assert set(region.__code__.co_freevars) == {"offset", "k"}
+
+
+def test_unused_free_names_cost_nothing():
+    bump, _ = make_counter()
+    built = build_function(
+        "def bump(step=1):\n    return step\n", "bump", bump, {"unused": 1}, FILENAME
+    )
+    assert built.__code__.co_freevars == () and built.__closure__ is None
+
+
+def test_traceback_shows_the_padded_line_and_file():
+    source = "\n" * 40 + "def plain(x, y=2, *, z=3):\n    a = x + 1\n    return a / 0\n"
+    built = build_function(source, "plain", plain, {}, FILENAME)
+    with pytest.raises(ZeroDivisionError) as info:
+        built(1)
+    last = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert (last.filename, last.lineno, last.name) == (FILENAME, 43, "plain")
+
+
+def test_def_on_the_first_line_and_comprehensions_inside():
+    source = "def plain(x, y=2, *, z=3):\n    return [v * y for v in range(x)]\n"
+    assert build_function(source, "plain", plain, {}, FILENAME)(3) == [0, 2, 4]
+
+
+def test_rejects_source_without_the_named_def():
+    with pytest.raises(ValueError, match="def other"):
+        build_function("def plain():\n    pass\n", "other", plain, {}, FILENAME)
+
+
+def test_materialized_closure_sees_later_rebinding():
+    bump = P.make_closure_counter()
+    compiled, _, _, _ = materialize(bump)
+    np.testing.assert_array_equal(compiled(np.ones(2)), np.ones(2))
+    np.testing.assert_array_equal(bump(np.ones(2)), np.full(2, 2.0))
+    np.testing.assert_array_equal(compiled(np.ones(2)), np.full(2, 3.0))

@@ -1,0 +1,76 @@
+"""Scheduling and the graph passes: what fuses into one kernel, what stays a NumPy step."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from astcompile.backends.c import supported
+from astcompile.graph.ir import verify
+from astcompile.graph.ops import Op
+from astcompile.graph.trace import trace_callable
+from astcompile.passes.pipeline import PIPELINE, run_passes
+from astcompile.passes.schedule import Kernel, NumpyStep, schedule
+
+
+def _schedule(fn, *args):
+    graph = run_passes(trace_callable(fn, list(args)), check=True)
+    return schedule(graph, supported)
+
+
+def _kernels(sched):
+    return [s for s in sched.steps if isinstance(s, Kernel)]
+
+
+def test_elementwise_chain_is_one_kernel():
+    sched = _schedule(lambda x: 0.5 * x * (1.0 + np.tanh(0.79 * (x + 0.04 * x**3))), np.ones(8))
+    assert len(sched.steps) == 1 and len(_kernels(sched)[0].outputs) == 1
+
+
+def test_row_softmax_is_one_kernel_in_three_phases():
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    (kernel,) = _kernels(_schedule(softmax, np.ones((4, 5), np.float32)))
+    assert kernel.reduce_axes == (1,)
+    assert [n.op for n in kernel.outputs] == [Op.TRUEDIV]
+
+
+def test_outer_product_sum_has_no_3d_temporary():
+    sched = _schedule(
+        lambda X, Y: np.sum(X[:, :, None] * Y[:, None, :], axis=(-2, -1)),
+        np.ones((3, 4)),
+        np.ones((3, 5)),
+    )
+    (kernel,) = _kernels(sched)
+    assert len(kernel.domain) == 3 and [o.ndim for o in kernel.outputs] == [1]
+    assert all(s.node.op is Op.INDEX for s in sched.steps if isinstance(s, NumpyStep))
+
+
+def test_matmul_is_extern_with_one_epilogue_kernel():
+    sched = _schedule(
+        lambda a, w, b: np.maximum(a @ w + b, 0.0), np.ones((3, 4)), np.ones((4, 2)), np.ones(2)
+    )
+    assert [type(s).__name__ for s in sched.steps] == ["NumpyStep", "Kernel"]
+    assert sched.steps[0].node.op is Op.MATMUL
+
+
+def test_independent_outputs_over_one_input_fuse_horizontally():
+    sched = _schedule(lambda x: (x * 2, np.exp(x), x.mean(axis=1)), np.ones((4, 6)))
+    assert len(_kernels(sched)) == 1 and len(_kernels(sched)[0].outputs) == 3
+
+
+def test_var_decomposes_into_two_means():
+    graph = run_passes(trace_callable(lambda x: x.var(axis=0), [np.ones((3, 4), np.float32)]))
+    verify(graph)
+    ops = [n.op for n in graph.nodes()]
+    assert Op.VAR not in ops and ops.count(Op.MEAN) == 2
+
+
+def test_cse_merges_repeated_work():
+    graph = run_passes(trace_callable(lambda x: np.exp(x) + np.exp(x), [np.ones(3)]))
+    assert [n.op for n in graph.nodes()].count(Op.EXP) == 1
+
+
+def test_pipeline_is_a_named_list():
+    assert [name for name, _, _ in PIPELINE] == ["decompose", "constfold", "cse", "dce"]

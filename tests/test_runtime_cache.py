@@ -1,0 +1,145 @@
+"""The runtime: disk cache (atomic, concurrent, corrupt entries, permissions), missing
+compiler, and fork safety of the OpenMP kernels."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from astcompile.runtime import (
+    CompilerNotFound,
+    UnsafeCacheDir,
+    cache,
+    load_library,
+    loader,
+)
+
+SOURCE = textwrap.dedent("""
+    #include <stdint.h>
+    int64_t triple_{tag}(int64_t x) {{ return 3 * x; }}
+""")
+
+
+def _src(tag: str) -> tuple[str, str]:
+    return SOURCE.format(tag=tag), f"int64_t triple_{tag}(int64_t);"
+
+
+def _entries(cache_dir: str) -> list[str]:
+    return sorted(os.listdir(os.path.join(cache_dir, cache.FORMAT)))
+
+
+def test_build_then_disk_hit(tmp_path):
+    src, decl = _src("a")
+    _, lib = load_library(src, decl, str(tmp_path))
+    assert lib.triple_a(5) == 15
+    names = _entries(str(tmp_path))
+    assert len(names) == 2 and {n.rsplit(".", 1)[1] for n in names} == {"so", "json"}
+    loader._loaded.clear()  # as a new process would: served from disk, no compiler call
+    key = loader.library_key(src, loader.build.find_compiler())
+    assert cache.lookup(os.path.join(str(tmp_path), cache.FORMAT), key)
+    assert load_library(src, decl, str(tmp_path))[1].triple_a(2) == 6
+
+
+def test_cache_dir_is_private(tmp_path):
+    target = tmp_path / "c"
+    load_library(*_src("b"), str(target))
+    assert (os.stat(target).st_mode & 0o777) == 0o700
+
+
+def test_group_writable_cache_dir_is_refused(tmp_path):
+    target = tmp_path / "open"
+    target.mkdir()
+    os.chmod(target, 0o777)
+    with pytest.raises(UnsafeCacheDir, match="writable by group or others"):
+        load_library(*_src("c"), str(target))
+
+
+def test_corrupt_entry_is_rebuilt(tmp_path):
+    src, decl = _src("d")
+    load_library(src, decl, str(tmp_path))
+    entries = os.path.join(str(tmp_path), cache.FORMAT)
+    so = next(n for n in os.listdir(entries) if n.endswith(".so"))
+    os.unlink(os.path.join(entries, so))  # the loaded one stays mapped; a new file replaces it
+    with open(os.path.join(entries, so), "wb") as f:
+        f.write(b"not an ELF file")
+    loader._loaded.clear()
+    assert load_library(src, decl, str(tmp_path))[1].triple_d(7) == 21
+    key = so[:-3]
+    assert cache.lookup(entries, key)
+
+
+def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    with pytest.raises(CompilerNotFound, match="needs gcc"):
+        load_library(*_src("e"), str(tmp_path / "cache"))
+
+
+def test_missing_compiler_maps_to_compile_error(tmp_path, monkeypatch):
+    from astcompile.backends.c import CBackend
+    from astcompile.errors import CompileError
+    from astcompile.graph.trace import trace_callable
+
+    graph = trace_callable(lambda x: x * 3.0 + 1.0, [np.ones(3)])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(CompileError, match="no C compiler"):
+        CBackend(cache_dir=str(tmp_path / "cache")).compile(graph)
+
+
+_RACE = """
+import sys
+sys.path.insert(0, {root!r})
+from astcompile.runtime import load_library
+src = "#include <stdint.h>\\nint64_t race(int64_t x) {{ return x + 1; }}\\n"
+print(load_library(src, "int64_t race(int64_t);", {cache!r})[1].race(41))
+"""
+
+
+def test_two_processes_build_the_same_kernel_at_once(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = _RACE.format(root=root, cache=str(tmp_path))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert outs == ["42"] * 3
+    names = _entries(str(tmp_path))
+    assert len(names) == 2, names  # one entry, no temp directories left behind
+
+
+def _child_runs_kernel(queue) -> None:
+    from astcompile.runtime import nthreads
+
+    x = np.random.default_rng(0).random(1 << 20)
+    queue.put((nthreads(), float(_COMPILED([x])[0])))
+
+
+_COMPILED = None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_children_run_kernels_single_threaded(tmp_path):
+    global _COMPILED
+    from astcompile.backends.c import CBackend
+    from astcompile.graph.trace import trace_callable
+
+    x = np.random.default_rng(0).random(1 << 20)
+    graph = trace_callable(lambda x: np.sum(np.exp(x)), [x])
+    _COMPILED = CBackend(cache_dir=str(tmp_path)).compile(graph)
+    expected = float(_COMPILED([x])[0])  # the parent's OpenMP pool is now alive
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_child_runs_kernel, args=(queue,)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(n == 1 and np.isclose(v, expected) for n, v in results)
