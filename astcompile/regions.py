@@ -70,6 +70,14 @@ def _rebuild(spec: Any, outputs: list, leaves: list) -> Any:
     return type(spec)(_rebuild(s, outputs, leaves) for s in spec)
 
 
+def _is_plain_arrays(template: Any) -> bool:
+    """The common case: the region returns graph outputs 0..n-1 as arrays, in order."""
+    return type(template) is tuple and all(
+        isinstance(s, OutSpec) and s.kind == "graph" and s.box == "array" and s.index == i
+        for i, s in enumerate(template)
+    )
+
+
 @dataclass
 class Entry:
     """One compiled version of a region, valid while its guards hold."""
@@ -78,7 +86,13 @@ class Entry:
     result: TraceResult
     run: Callable[[list], list]
 
+    def __post_init__(self) -> None:
+        self.unguarded = not self.result.value_guards and not self.result.graph.guards
+        self.plain = _is_plain_arrays(self.result.template)
+
     def matches(self, leaves: list) -> bool:
+        if self.unguarded:
+            return True
         for index, value in self.result.value_guards:
             if leaves[index] != value:
                 return False
@@ -89,6 +103,8 @@ class Entry:
         return True
 
     def __call__(self, leaves: list) -> Any:
+        if self.plain:
+            return tuple(self.run(leaves))
         return _rebuild(self.result.template, self.run(leaves), leaves)
 
 

@@ -38,7 +38,10 @@ def fake_op(v):
     return v
 
 
-registry.mark_disallowed(fake_op)
+@pytest.fixture(autouse=True)
+def _marks():
+    """Marks are process-wide: set them per test, whatever other tests did."""
+    registry.mark_disallowed(fake_op)
 
 
 # -- one small function per reason -------------------------------------------------------------

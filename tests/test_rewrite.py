@@ -268,6 +268,8 @@ STATEMENTS = [
     "for _ in range({c}):\n    v{a} = v{a} + v{b}\n    print(float(v{a}.sum()))",
     "while float(v{b}.sum()) < {c}:\n    v{b} = v{b} + 1\n    if flag:\n        break",
     "if flag:\n    return v{b}",
+    "for i in range({c}):\n    if i == 1:\n        continue\n    v{a} = v{b} * i",
+    "for i in range(2):\n    if flag:\n        return v{a}\n    v{b} = v{b} + i",
     "if v{b}.sum() > {c}:\n    return v{a}",
     "with np.errstate(all='ignore'):\n    v{a} = np.sqrt(v{b} - {c})",
     (

@@ -25,10 +25,11 @@ so tracebacks and trace-time diagnostics point at the user's code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.names import function_locals, name_sets
@@ -88,7 +89,7 @@ def rewrite_function(
 _UNIT_TYPES = (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.BaseCompoundStatement)
 
 
-def _lines(run: Run, positions) -> tuple[int, int]:
+def _lines(run: Run, positions: Mapping[cst.CSTNode, CodeRange]) -> tuple[int, int]:
     """First and last line of a run, in the coordinates of FunctionSource.text."""
     return positions[run.units[0]].start.line, positions[run.units[-1]].end.line
 
