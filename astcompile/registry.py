@@ -17,10 +17,6 @@ DISABLED_ATTR = "__astcompile_disabled__"  # value: "recursive" or "shallow"
 COMPILED_ATTR = "__astcompile_compiled__"  # set on the wrapper returned by compile()
 
 
-def _key(obj: Any) -> int:
-    return id(getattr(obj, "__wrapped__", obj)) if hasattr(obj, DISABLED_ATTR) else id(obj)
-
-
 def mark_allowed(obj: Callable) -> None:
     with _lock:
         _disallowed.pop(id(obj), None)

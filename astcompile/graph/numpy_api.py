@@ -14,7 +14,6 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
-from astcompile.graph.ir import IndexItem
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
 
@@ -220,5 +219,3 @@ def array_method(array: SymArray, name: str) -> Callable:
         raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
     return lambda *args, **kwargs: handler(array, *args, **kwargs)
 
-
-__all__ = ["array_function", "array_method", "array_ufunc", "IndexItem"]

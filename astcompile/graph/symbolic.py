@@ -27,8 +27,6 @@ _BINARY_OPS: dict[str, Op] = {
 _COMPARE_OPS: dict[str, Op] = {
     "eq": Op.EQ, "ne": Op.NE, "lt": Op.LT, "le": Op.LE, "gt": Op.GT, "ge": Op.GE,
 }
-_BOOL_AS_LOGICAL = {Op.BITWISE_AND: Op.LOGICAL_AND, Op.BITWISE_OR: Op.LOGICAL_OR,
-                    Op.BITWISE_XOR: Op.LOGICAL_XOR}
 
 
 def operand(value: Any) -> B.Operand:
@@ -53,8 +51,6 @@ def wrap(node: Node, is_scalar: bool = False, base: "SymArray | None" = None) ->
 
 def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None) -> "SymArray":
     operands = [operand(v) for v in values]
-    if op in _BOOL_AS_LOGICAL and all(o.node.dtype == np.bool_ for o in operands):
-        pass  # numpy's & | ^ on bools are logical; the bitwise loops agree on 0/1 values
     node = B.elementwise(op, operands, numpy_fn)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
     return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
