@@ -97,3 +97,31 @@ def test_generated_programs_match_numpy(backend, program, args, tmp_path_factory
         return
     assert_same(fn, x, y, backend=backend)
 
+
+
+def _scalar_transpose(x):
+    return np.exp(x).T, np.exp(x).transpose(), np.transpose(x.sum())
+
+
+def _scalar_reshape(x):
+    return np.exp(x).reshape(()), np.reshape(x.sum(), ()), x.sum().reshape(1)
+
+
+def _scalar_squeeze_and_copy(x):
+    return np.squeeze(x.sum()), x.sum().copy(), np.copy(x.sum()), np.asarray(x.sum())
+
+
+def _zero_d_array_shape_ops(x):
+    y = x.reshape(())
+    return y.T, np.squeeze(y), y.copy(), np.ascontiguousarray(x.sum()), np.squeeze(x)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("fn", [_scalar_transpose, _scalar_reshape, _scalar_squeeze_and_copy,
+                                _zero_d_array_shape_ops])
+@pytest.mark.parametrize("x", [np.array(0.5), np.ones((1, 1), np.float32)])
+def test_scalar_or_zero_d_result_matches_numpy(backend, fn, x):
+    """NumPy scalars and 0-d arrays differ in type: a shape method keeps whichever it got."""
+    if fn is _zero_d_array_shape_ops and x.size != 1:
+        pytest.skip("needs one element")
+    assert_same(fn, x, backend=backend)

@@ -81,12 +81,19 @@ def _sym(a: Any) -> SymArray:
     return a if isinstance(a, SymArray) else wrap(operand(a).node)
 
 
+def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
+    """Shape methods of a NumPy scalar (``s.T``, ``s.reshape(())``, ``np.squeeze(s)``) give a
+    scalar back when the result is 0-d; the same methods of a 0-d array give a 0-d array."""
+    result.is_scalar = array.is_scalar and result.ndim == 0
+    return result
+
+
 def _reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None, copy: Any = None) -> Any:
     if order != "C" or copy is not None:
         raise _unsupported("reshape with order= or copy=")
     target = newshape if newshape is not None else (shape[0] if len(shape) == 1 else shape)
     array = _sym(a)
-    return wrap(B.reshape(array.node, _dims(target)), base=array)
+    return _keeps_scalar(array, wrap(B.reshape(array.node, _dims(target)), base=array))
 
 
 def _transpose(a: Any, *axes: Any) -> Any:
@@ -95,7 +102,7 @@ def _transpose(a: Any, *axes: Any) -> Any:
     perm = perm or (None,)
     if perm == (None,):
         perm = tuple(reversed(range(array.ndim)))
-    return wrap(B.transpose(array.node, perm), base=array)
+    return _keeps_scalar(array, wrap(B.transpose(array.node, perm), base=array))
 
 
 def _ravel(a: Any, order: str = "C") -> Any:
@@ -107,11 +114,15 @@ def _flatten(a: Any, order: str = "C") -> Any:
 
 
 def _copy(a: Any, order: str = "K", **kwargs: Any) -> Any:
+    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
     array = _sym(a)
     from astcompile.graph.context import current
 
-    node = current().node(Op.COPY, (array.node,), array.dtype, array.node.shape)
-    return wrap(node, is_scalar=array.is_scalar)
+    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
+
+
+def _copy_method(array: SymArray, order: str = "K") -> Any:
+    return _keeps_scalar(array, _copy(array, order))
 
 
 def _astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True) -> Any:
@@ -121,15 +132,24 @@ def _astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy:
         raise TypeError(f"Cannot cast array data from {array.dtype} to {target} "
                         f"according to the rule '{casting}'")
     if target == array.dtype:
-        return _copy(array) if copy else array
+        return _copy_method(array) if copy else array
     return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
 
 
 def _asarray(a: Any, dtype: Any = None, order: Any = None, **kwargs: Any) -> Any:
+    """``np.asarray``: the array itself, or a 0-d array where ``a`` is a NumPy scalar."""
     array = _sym(a)
-    if dtype is None or np.dtype(dtype) == array.dtype:
-        return array
-    return _astype(array, dtype)
+    if dtype is not None and np.dtype(dtype) != array.dtype:
+        array = _astype(array, dtype)
+    if array.is_scalar:
+        return wrap(array.node, base=array)
+    return array
+
+
+def _ascontiguousarray(a: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """Like ``np.asarray``, but NumPy makes a 0-d input one-dimensional."""
+    array = _asarray(a, dtype)
+    return _reshape(array, (1,)) if array.ndim == 0 else array
 
 
 def _broadcast_to(a: Any, shape: Any, subok: bool = False) -> Any:
@@ -152,7 +172,7 @@ def _squeeze(a: Any, axis: Any = None) -> Any:
     axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else B.normalize_axes(axis, array.ndim)
     if any(shape[i] != 1 for i in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
-    return array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
+    return _keeps_scalar(array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))])
 
 
 def _dot(a: Any, b: Any, out: Any = None) -> Any:
@@ -185,7 +205,7 @@ def _shape(a: Any) -> tuple:
 FUNCTIONS: dict[Callable, Callable] = {
     **{fn: _reduce(op) for fn, op in REDUCTION_TO_OP.items()},
     np.where: _where, np.clip: _clip, np.reshape: _reshape, np.transpose: _transpose,
-    np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _asarray, np.asarray: _asarray,
+    np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _ascontiguousarray, np.asarray: _asarray,
     np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
     np.dot: _dot, np.ndim: _ndim, np.shape: _shape,
     np.zeros_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
@@ -207,7 +227,7 @@ METHODS: dict[str, Callable] = {
     **{fn.__name__: _reduce(op) for fn, op in REDUCTION_TO_OP.items() if fn.__name__ in
        ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
     "reshape": _reshape, "transpose": _transpose, "ravel": _ravel, "flatten": _flatten,
-    "copy": _copy, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
+    "copy": _copy_method, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
 }
 
 

@@ -176,7 +176,9 @@ class SymArray:
 
     @property
     def T(self) -> "SymArray":  # noqa: N802 - NumPy's name
-        return wrap(B.transpose(self.node, tuple(reversed(range(self.ndim)))), base=self)
+        result = wrap(B.transpose(self.node, tuple(reversed(range(self.ndim)))), base=self)
+        result.is_scalar = self.is_scalar and self.ndim == 0
+        return result
 
     def _inplace(self, op: Op, other: Any) -> "SymArray":
         """``x += y``: modelled by rebinding when no other view can observe the write."""
