@@ -144,10 +144,12 @@ def test_values_used_after_a_break_are_outputs():
     assert (regions[0].params, regions[0].outputs) == (("x",), ("y", "z"))
 
 
-def test_values_used_in_later_iterations_are_outputs():
-    loop_body = rewrite(P.loop_carried).regions[1]
-    assert loop_body.params == ("prev", "i", "total")
-    assert loop_body.outputs == ("total", "prev")  # cur is dead at the end of the body
+def test_values_used_in_later_iterations_are_carried():
+    (region,) = rewrite(P.loop_carried).regions
+    (loop,) = region.structured
+    assert loop.target == "i"
+    assert loop.carried == ("prev", "total")  # cur is dead at the end of the body
+    assert region.outputs == ("__ac_ret",)
 
 
 def test_output_unassigned_on_some_path_is_also_a_parameter():
@@ -194,9 +196,10 @@ def test_eager_user_calls_are_routed_with_their_arguments():
     assert routed.callees == ["helper_noisy", "helper_pure"]
 
 
-def test_one_line_bodies_become_region_calls_on_the_same_line():
-    source = rewrite(P.one_liners).source
-    assert "    for i in range(n): (s,) = __ac_region_0(s, x, i)\n" in source
+def test_one_line_loops_are_lowered_with_their_region():
+    result = rewrite(P.one_liners)
+    assert "    (__ac_ret,) = __ac_region_0(n, x)\n" in result.source
+    assert [type(s).__name__ for s in result.regions[0].structured] == ["LoopSpec"]
 
 
 def test_nested_returns_return_a_tuple_from_the_region():

@@ -14,12 +14,14 @@ import numpy as np
 
 from astcompile.graph.ir import (
     ConstAttr,
+    DynIndex,
     Graph,
     IfAttr,
     IndexItem,
     LoopAttr,
     Node,
     ReduceAttr,
+    own_nodes,
 )
 from astcompile.graph.ops import Kind, Op, info
 from astcompile.graph.shapes import Dim, evaluate
@@ -80,14 +82,16 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     return fn(args[0], axis=axis, keepdims=attr.keepdims)
 
 
-def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int]) -> tuple:
-    """The Python index tuple that a normalised IndexItem list stands for."""
+def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int], args: Sequence[Any] = ()) -> tuple:
+    """The Python index tuple that a normalised IndexItem list stands for; DynIndex entries
+    take their value from the node's operands ``args``."""
     key: list[Any] = []
     for item in items:
         if item.kind == "newaxis":
             key.append(None)
         elif item.kind == "int":
-            key.append(dim(item.start))
+            start = item.start
+            key.append(int(args[start.input]) if isinstance(start, DynIndex) else dim(start))
         else:
             start, length = dim(item.start), dim(item.length)
             stop = start + length * item.step
@@ -96,7 +100,7 @@ def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int]) -> tuple:
 
 
 def _index(node: Node, ctx: EvalContext, args: list) -> Any:
-    return args[0][index_key(node.attr, ctx.dim)]
+    return args[0][index_key(node.attr, ctx.dim, args)]
 
 
 def _reshape(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -116,25 +120,41 @@ def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:
-    target, value = args
-    target[index_key(node.attr.index, ctx.dim)] = value
+    target, value = args[0], args[1]
+    target[index_key(node.attr.index, ctx.dim, args)] = value
     return target
 
 
 def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
+    """Run a LOOP's body per iteration; body nodes read enclosing values from ``ctx``."""
     attr: LoopAttr = node.attr
     start, stop, step = (int(a) for a in args[:3])
     carried = list(args[3 : 3 + attr.carried])
-    captured = list(args[3 + attr.carried :])
+    steps = _sub_plan(attr.body, node.inputs)
+    ivar, *holders = attr.body.inputs
     for i in range(start, stop, step):
-        carried = run_graph(attr.body, [i, *carried, *captured], ctx.shapes)
+        ctx.values[ivar.id] = i
+        for holder, value in zip(holders, carried):
+            ctx.values[holder.id] = value
+        carried = _run_steps(steps, ctx, attr.body.outputs)
     return tuple(carried)
 
 
 def _if(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: IfAttr = node.attr
     graph = attr.then_graph if bool(args[0]) else attr.else_graph
-    return tuple(run_graph(graph, args[1:], ctx.shapes))
+    return tuple(_run_steps(_sub_plan(graph, node.inputs), ctx, graph.outputs))
+
+
+def _sub_plan(graph: Graph, outer: Sequence[Node]) -> list[Step]:
+    return [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs)) for n in own_nodes(graph, outer)]
+
+
+def _run_steps(steps: list[Step], ctx: EvalContext, outputs: Sequence[Node]) -> list:
+    values = ctx.values
+    for node_id, rule, node, input_ids in steps:
+        values[node_id] = rule(node, ctx, [values[i] for i in input_ids])
+    return [values[o.id] for o in outputs]
 
 
 def _result(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -191,12 +211,9 @@ def plan(graph: Graph) -> list[Step]:
 def run_plan(graph: Graph, steps: list[Step], leaves: Sequence[Any],
              shapes: Sequence[tuple[int, ...]] | None = None) -> list:
     ctx = EvalContext(shapes, leaves)
-    values = ctx.values
     for node, value in zip(graph.inputs, leaves):
-        values[node.id] = value
-    for node_id, rule, node, input_ids in steps:
-        values[node_id] = rule(node, ctx, [values[i] for i in input_ids])
-    return [values[o.id] for o in graph.outputs]
+        ctx.values[node.id] = value
+    return _run_steps(steps, ctx, graph.outputs)
 
 
 def run_graph(graph: Graph, leaves: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None = None) -> list:

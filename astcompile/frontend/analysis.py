@@ -161,27 +161,50 @@ class _Checker:
 
     # -- pass 1: verdicts (pure, memoised) -----------------------------------------------------
 
-    def verdict(self, unit: cst.CSTNode, allow_jumps: bool = False) -> Verdict:
-        key = (unit, allow_jumps)
+    def verdict(self, unit: cst.CSTNode, allow_jumps: bool = False, in_loop: bool = False) -> Verdict:
+        key = (unit, allow_jumps, in_loop)
         if key not in self._verdicts:
-            self._verdicts[key] = self._verdict(unit, allow_jumps)
+            self._verdicts[key] = self._verdict(unit, allow_jumps, in_loop)
         return self._verdicts[key]
 
-    def _verdict(self, unit: cst.CSTNode, allow_jumps: bool) -> Verdict:
+    def _verdict(self, unit: cst.CSTNode, allow_jumps: bool, in_loop: bool) -> Verdict:
         smalls = small_statements(unit)
         if smalls:
             if self.problems(unit):
                 return Verdict.EAGER
-            if not allow_jumps and any(isinstance(s, (cst.Break, cst.Continue)) for s in smalls):
+            jumps = (cst.Break, cst.Continue, cst.Return) if in_loop else (cst.Break, cst.Continue)
+            if (in_loop or not allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
-        if not isinstance(unit, cst.If) or not all(self.static_test(n) for n in _if_chain(unit)):
+        if isinstance(unit, cst.For):
+            return self._loop_verdict(unit)
+        if not isinstance(unit, cst.If) or not all(
+            self.static_test(n) or in_loop and not self.expression_problems(n.test)
+            for n in _if_chain(unit)
+        ):
             return Verdict.EAGER
-        inner = [self.verdict(u, allow_jumps) for b in child_blocks(unit) for u in block_units(b)]
+        inner = [
+            self.verdict(u, allow_jumps, in_loop) for b in child_blocks(unit) for u in block_units(b)
+        ]
         if Verdict.EAGER in inner:
             return Verdict.EAGER
         return Verdict.RETURNS if Verdict.RETURNS in inner else Verdict.GRAPHABLE
+
+    def _loop_verdict(self, node: cst.For) -> Verdict:
+        """A ``for`` over ``range(...)`` whose body is graph-able becomes a native loop."""
+        if node.orelse is not None or node.asynchronous or not isinstance(node.target, cst.Name):
+            return Verdict.EAGER
+        call = node.iter
+        if not (isinstance(call, cst.Call) and dotted_name(call.func) == "range"):
+            return Verdict.EAGER
+        if not 1 <= len(call.args) <= 3 or any(a.star or a.keyword for a in call.args):
+            return Verdict.EAGER
+        if self.classify(call) is not CallKind.GRAPHABLE or self.expression_problems(call):
+            return Verdict.EAGER
+        self.has_loops = True  # a caller cannot inline it: only region bodies lower loops
+        body = [self.verdict(u, False, in_loop=True) for u in block_units(node.body)]
+        return Verdict.GRAPHABLE if all(v is Verdict.GRAPHABLE for v in body) else Verdict.EAGER
 
     def static_test(self, branch: cst.If) -> bool:
         """Static (see exprs) and free of calls that cannot be traced."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
+from astcompile.frontend.loops import Spec, StructuredPlanner
 from astcompile.frontend.names import (
     block_units,
     function_locals,
@@ -39,6 +40,7 @@ class Run:
     outputs: tuple[str, ...]
     globals_read: tuple[str, ...]
     returns: bool  # ends with the function's return: the caller returns __ac_ret after it
+    structured: tuple[Spec, ...] = ()  # the run's loops (and ifs in them) lowered to calls
 
 
 @dataclass
@@ -73,9 +75,11 @@ class _Entry:
         return _Entry(defined, possible | bound, self.guarded | guarded)
 
 
-def plan_regions(fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None) -> Plan:
-    """Plan the regions of ``fdef``; ``eligible`` holds the units analysis found graph-able."""
-    planner = _Planner(fdef, eligible, fn)
+def plan_regions(fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None,
+                 line_of: dict[cst.CSTNode, int] | None = None) -> Plan:
+    """Plan the regions of ``fdef``; ``eligible`` holds the units analysis found graph-able;
+    ``line_of`` gives statements' lines (needed to lower graph-able loops)."""
+    planner = _Planner(fdef, eligible, fn, line_of or {})
     params = frozenset(parameter_names(fdef))
     planner.block(fdef.body, _Entry(params, params, frozenset()))
     return planner.plan
@@ -126,10 +130,13 @@ def _trivial_small(small: cst.BaseSmallStatement) -> bool:
 class _Planner:
     """Walks the blocks of one function in source order, so regions are numbered as read."""
 
-    def __init__(self, fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None):
+    def __init__(self, fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None,
+                 line_of: dict[cst.CSTNode, int]):
         self.fdef = fdef
         self.eligible = eligible
         self.liveness = Liveness(fdef)
+        self.structured = StructuredPlanner(self.liveness, line_of)
+        self.specs: dict[cst.CSTNode, list[Spec]] = {}
         self.locals = function_locals(fdef)
         self.freevars = frozenset(fn.__code__.co_freevars) if fn is not None else frozenset()
         self.fn_globals = getattr(fn, "__globals__", None)
@@ -201,6 +208,12 @@ class _Planner:
         }
         bound = entry.defined
         for position, unit in enumerate(run):
+            if isinstance(unit, cst.For):
+                specs = self.structured.loop(unit, bound) if self.structured.line_of else None
+                if specs is None:
+                    demote.add(unit)  # stays a Python loop; its body is planned as regions
+                else:
+                    self.specs[unit] = specs
             for name in (self.liveness.live_in([unit]) & self.locals) - bound:
                 writers = [u for u in run[:position] if name in name_sets(u).writes]
                 if not writers:
@@ -230,6 +243,7 @@ class _Planner:
             outputs=(RET,) if returns else tuple(outputs),
             globals_read=tuple(n for n in sets.reads if self._is_global(n)),
             returns=returns,
+            structured=tuple(s for u in units for s in self.specs.get(u, ())),
         )
         self.plan.runs.setdefault(block, []).append(run)
         self.plan.in_region.update(units)

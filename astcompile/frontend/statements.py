@@ -34,7 +34,7 @@ def _store_problems(checker: Any, target: cst.BaseExpression) -> list[Problem]:
     if isinstance(target, cst.Attribute):
         return [Problem(R.ATTRIBUTE_STORE, target, fields)]
     if isinstance(target, cst.Subscript):
-        return [Problem(R.INPLACE_STORE, target, fields)]
+        return _store_problems(checker, target.value) if _is_store_base(target.value) else []
     if isinstance(target, cst.Name) and target.value in checker.declared:
         what = "assignment to global/nonlocal"
         return [Problem(R.GLOBAL_NONLOCAL, target, {"what": what, "names": target.value})]
@@ -49,12 +49,14 @@ def _ann_assign(checker: Any, node: cst.AnnAssign) -> list[Problem]:
     return _store_problems(checker, node.target) if node.value is not None else []
 
 
+def _is_store_base(value: cst.BaseExpression) -> bool:
+    """``obj.a[0] = v`` stores through an attribute: judged like ``obj.a = v``."""
+    return isinstance(value, cst.Attribute)
+
+
 def _aug_assign(checker: Any, node: cst.AugAssign) -> list[Problem]:
-    """``x += v`` on a parameter may write into the caller's array: not modelled yet."""
-    target = node.target
-    if isinstance(target, cst.Name) and target.value in checker.params:
-        return [Problem(R.INPLACE_STORE, node, {"target": target.value})]
-    return _store_problems(checker, target)
+    """``x += v`` and ``x[i] += v`` write in place; the tracer models both as stores."""
+    return _store_problems(checker, node.target)
 
 
 def _declaration(checker: Any, node: cst.Global | cst.Nonlocal) -> list[Problem]:

@@ -149,7 +149,8 @@ def reduction(op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0
     return reduced, not isinstance(result, np.ndarray)
 
 
-def index(node: Node, items: Sequence[IndexItem]) -> Node:
+def index(node: Node, items: Sequence[IndexItem], dynamic: Sequence[Node] = ()) -> Node:
+    """A view of ``node``; ``dynamic`` are the run-time index values DynIndex items refer to."""
     shape: list[S.Dim] = []
     axis = 0
     for item in items:
@@ -161,7 +162,7 @@ def index(node: Node, items: Sequence[IndexItem]) -> Node:
         axis += 1
     shape.extend(node.shape[axis:])
     full = tuple(items) + tuple(IndexItem("slice", 0, d, 1) for d in node.shape[axis:])
-    return current().node(Op.INDEX, (node,), node.dtype, tuple(shape), full)
+    return current().node(Op.INDEX, (node, *dynamic), node.dtype, tuple(shape), full)
 
 
 def reshape(node: Node, new_shape: Sequence[S.Dim]) -> Node:
@@ -207,6 +208,22 @@ def broadcast_to(node: Node, shape: Sequence[S.Dim]) -> Node:
         if have != 1 and not (have == want or env.is_eq(have, want)):
             raise ValueError("operands could not be broadcast together with remapped shapes")
     return current().node(Op.BROADCAST_TO, (node,), node.dtype, target, target)
+
+
+def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
+    """``target[...] = value`` needs ``value`` to broadcast to ``target``; NumPy's error if not."""
+    env = current().env
+    if len(value) > len(target) and any(d != 1 for d in value[: len(value) - len(target)]):
+        raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
+                         f"into shape {_hints(target)}")
+    for have, want in zip(reversed(value), reversed(target)):
+        if have != 1 and not (have == want or env.is_eq(have, want)):
+            raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
+                             f"into shape {_hints(target)}")
+
+
+def _hints(shape: Sequence[S.Dim]) -> tuple[int, ...]:
+    return tuple(S.hint(d) for d in shape)
 
 
 def matmul(op: Op, a: Operand, b: Operand) -> Node:

@@ -51,6 +51,11 @@ class TraceContext:
         self.env = ShapeEnv()
         self.inputs: list[Node] = []
         self.value_guards: list[tuple[str, Any]] = []  # (description, value) of specialised scalars
+        self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
+
+    def add_effect(self, node: Node) -> None:
+        """Record an effect in the graph being traced (a loop body's, while one is open)."""
+        self.effect_frames[-1].append(node)
 
     def node(self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None) -> Node:
         return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, user_location())

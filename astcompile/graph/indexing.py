@@ -15,7 +15,8 @@ import numpy as np
 from astcompile.graph import build as B
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
-from astcompile.graph.ir import IndexItem
+from astcompile.graph.ops import Op
+from astcompile.graph.ir import DynIndex, IndexItem, Node
 
 
 def _as_index(value: Any) -> Any:
@@ -40,9 +41,9 @@ def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
                          f"but {consumed} were indexed")
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis not in key:
+    if not any(k is Ellipsis for k in key):  # `in` would compare symbolic entries with ==
         return key
-    at = key.index(Ellipsis)
+    at = next(i for i, k in enumerate(key) if k is Ellipsis)
     return key[:at] + (slice(None),) * (ndim - consumed) + key[at + 1 :]
 
 
@@ -67,14 +68,38 @@ def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
     return IndexItem("slice", start, length, 1 if bounds.step is None else bounds.step)
 
 
-def index_items(key: Any, shape: tuple[S.Dim, ...]) -> list[IndexItem]:
-    """Normalise a basic-indexing key against ``shape``."""
+def _dynamic_node(entry: Any) -> Node | None:
+    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``)."""
+    from astcompile.graph.symbolic import SymArray, SymScalar
+
+    if isinstance(entry, SymScalar) and entry.dynamic:
+        node = entry.node
+    elif isinstance(entry, SymArray) and entry.ndim == 0:
+        node = entry.node
+    else:
+        return None
+    if node.dtype.kind not in "iu":
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                         "and integer or boolean arrays are valid indices")
+    if node.dtype != np.int64:
+        node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
+    return node
+
+
+def index_items(key: Any, shape: tuple[S.Dim, ...],
+                dynamic: list[Node] | None = None) -> list[IndexItem]:
+    """Normalise a basic-indexing key against ``shape``; run-time indices go to ``dynamic``."""
     env = current().env
     key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), len(shape))
     items: list[IndexItem] = []
     axis = 0
     for entry in key:
-        if entry is None:
+        node = _dynamic_node(entry) if dynamic is not None else None
+        if node is not None:
+            dynamic.append(node)
+            items.append(IndexItem("int", DynIndex(len(dynamic))))
+            axis += 1
+        elif entry is None:
             items.append(IndexItem("newaxis"))
         elif isinstance(entry, slice):
             items.append(_slice_item(env, entry, shape[axis]))
@@ -87,13 +112,54 @@ def index_items(key: Any, shape: tuple[S.Dim, ...]) -> list[IndexItem]:
     return items
 
 
+def _check_key(key: Any) -> None:
+    entries = key if isinstance(key, tuple) else (key,)
+    for entry in entries:
+        if isinstance(entry, (list, np.ndarray)) or (
+            type(entry).__name__ == "SymArray" and entry.ndim != 0
+        ):
+            raise TraceBreak("advanced indexing", "indexing with arrays or lists runs in NumPy")
+
+
 def getitem(array: Any, key: Any) -> Any:
     from astcompile.graph.symbolic import wrap
 
-    if isinstance(key, (list, np.ndarray)) or type(key).__name__ == "SymArray":
-        raise TraceBreak("advanced indexing", "indexing with arrays or lists runs in NumPy")
-    items = index_items(key, array.node.shape)
-    node = B.index(array.node, items)
+    _check_key(key)
+    dynamic: list[Node] = []
+    items = index_items(key, array.node.shape, dynamic)
+    node = B.index(array.node, items, dynamic)
     all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (key == () and array.ndim == 0)
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
+
+
+def setitem(array: Any, key: Any, value: Any) -> None:
+    """``array[key] = value`` as a STORE effect on the buffer ``array`` aliases.
+
+    NumPy casts the value unsafely to the array's dtype and broadcasts it to the indexed shape.
+    """
+    from astcompile.graph.ir import StoreAttr
+    from astcompile.graph.symbolic import operand
+
+    _check_key(key)
+    dynamic: list[Node] = []
+    items = tuple(index_items(key, array.node.shape, dynamic))
+    view_shape = B.index(array.node, items, dynamic).shape
+    items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
+    source = operand(value)
+    if source.node.dtype.kind == "c" and array.dtype.kind != "c":
+        raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
+    stored = source.node
+    if stored.dtype != array.dtype:
+        stored = B.cast(source, array.dtype)
+    B.check_broadcast(stored.shape, view_shape)
+    ctx = current()
+    node = ctx.node(Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape,
+                    StoreAttr(items))
+    ctx.add_effect(node)
+
+
+def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:
+    if isinstance(item.start, DynIndex):
+        return IndexItem(item.kind, DynIndex(item.start.input + by), item.length, item.step)
+    return item

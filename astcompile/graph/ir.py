@@ -41,6 +41,8 @@ class Loc:
 class InputKind(Enum):
     ARRAY = "array"  # an ndarray argument
     SCALAR = "scalar"  # a Python or NumPy scalar passed by value (never guarded by value)
+    LOOP_VAR = "loop_var"  # a LOOP body's induction variable (int64)
+    CARRIED = "carried"  # a LOOP body's loop-carried value at the start of an iteration
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,24 @@ class IndexItem:
     """
 
     kind: str
-    start: Dim = 0
+    start: "Dim | DynIndex" = 0  # a DynIndex only for "int" items
     length: Dim = 0
     step: int = 1
+
+
+@dataclass(frozen=True)
+class DynIndex:
+    """An index known only at run time: the value of ``node.inputs[input]`` (an int64 scalar).
+
+    Used as ``IndexItem.start`` of an "int" item (``x[i]`` with ``i`` a loop variable). NumPy's
+    rules apply when it runs: a negative index counts from the end once, and anything still
+    out of range raises ``IndexError``.
+    """
+
+    input: int
+
+    def __str__(self) -> str:
+        return f"${self.input}"
 
 
 @dataclass(frozen=True)
@@ -169,8 +186,10 @@ def _format_attr(attr: Any) -> str:
         return f" axes={attr.axes}, keepdims={attr.keepdims}{ddof}"
     if isinstance(attr, tuple) and attr and isinstance(attr[0], IndexItem):
         return " [" + ", ".join(_format_item(i) for i in attr) + "]"
-    if isinstance(attr, (LoopAttr, IfAttr)):
-        return " {...}"
+    if isinstance(attr, LoopAttr):
+        return f" carried={attr.carried}"
+    if isinstance(attr, IfAttr):
+        return ""
     return f" {attr!r}"
 
 
@@ -189,17 +208,36 @@ def format_shape(shape: Iterable[Dim]) -> str:
 def format_graph(graph: Graph) -> str:
     """A readable listing, one node a line, for ``explain`` and debug dumps."""
     lines = [f"graph {graph.name}({', '.join(_format_attr(n.attr).strip() for n in graph.inputs)}):"]
-    for node in graph.nodes():
-        args = ", ".join(repr(i) for i in node.inputs)
-        where = f"  # {node.loc}" if node.loc else ""
-        lines.append(
-            f"    {node!r} = {node.op.name.lower()}({args}){_format_attr(node.attr)}"
-            f" : {node.dtype}{format_shape(node.shape)}{where}"
-        )
+    _format_nodes(graph.nodes(), lines, "    ")
     lines.append(f"    return {', '.join(repr(o) for o in graph.outputs)}")
     for guard in graph.guards:
         lines.append(f"    guard {guard}")
     return "\n".join(lines)
+
+
+def _format_nodes(nodes: Iterable[Node], lines: list[str], indent: str) -> None:
+    for node in nodes:
+        if node.op is Op.INPUT and node.attr.input_kind in (InputKind.LOOP_VAR, InputKind.CARRIED):
+            continue
+        args = ", ".join(repr(i) for i in node.inputs)
+        where = f"  # {node.loc}" if node.loc else ""
+        lines.append(
+            f"{indent}{node!r} = {node.op.name.lower()}({args}){_format_attr(node.attr)}"
+            f" : {node.dtype}{format_shape(node.shape)}{where}"
+        )
+        for label, sub in _subgraphs(node):
+            head = ", ".join(repr(n) for n in sub.inputs)
+            lines.append(f"{indent}  {label}({head}):")
+            _format_nodes(own_nodes(sub, node.inputs), lines, indent + "    ")
+            lines.append(f"{indent}    yield {', '.join(repr(o) for o in sub.outputs)}")
+
+
+def _subgraphs(node: Node) -> list[tuple[str, Graph]]:
+    if isinstance(node.attr, LoopAttr):
+        return [("body", node.attr.body)]
+    if isinstance(node.attr, IfAttr):
+        return [("then", node.attr.then_graph), ("else", node.attr.else_graph)]
+    return []
 
 
 def walk(nodes: Iterable[Node]) -> Iterator[Node]:
@@ -211,6 +249,17 @@ def walk(nodes: Iterable[Node]) -> Iterator[Node]:
         elif isinstance(node.attr, IfAttr):
             yield from walk(node.attr.then_graph.nodes())
             yield from walk(node.attr.else_graph.nodes())
+
+
+def own_nodes(graph: Graph, outer: Iterable[Node]) -> list[Node]:
+    """A LOOP body's or IF branch's own nodes in program order: the traversal stops at its
+    inputs and at the enclosing graphs' nodes it reads (``outer``, the control node's inputs)."""
+    stop = {n.id for n in outer} | {n.id for n in graph.inputs}
+    order: list[Node] = []
+    seen: set[int] = set(stop)
+    for root in [*graph.effects, *graph.outputs]:
+        _visit(root, seen, order)
+    return sorted(order, key=lambda n: n.id)
 
 
 class VerifyError(AssertionError):

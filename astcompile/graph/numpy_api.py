@@ -194,6 +194,47 @@ def _full_like(a: Any, fill: Any, dtype: Any = None, **kwargs: Any) -> Any:
     return wrap(node)
 
 
+def _filled(fill: Any) -> Callable:
+    """``np.zeros(shape, dtype)`` & co: a fresh array the region may write into."""
+
+    def handler(shape: Any, dtype: Any = float, order: str = "C", **kwargs: Any) -> Any:
+        if order not in ("C", "K", "A") or kwargs.get("like") is not None:
+            raise _unsupported("array creation with order='F' or like=")
+        return _new_array(_dims(shape), np.dtype(dtype), fill)
+
+    return handler
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kwargs: Any) -> Any:
+    if isinstance(fill_value, SymArray) and fill_value.ndim:
+        raise _unsupported("np.full with an array fill value")
+    target = np.dtype(dtype) if dtype is not None else np.asarray(_hint(fill_value)).dtype
+    return _new_array(_dims(shape), target, fill_value)
+
+
+def _hint(value: Any) -> Any:
+    if isinstance(value, SymArray):
+        return value.dtype.type(0)
+    return getattr(value, "hint", value)
+
+
+def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
+    from astcompile.graph.context import current
+
+    B.check_dtype(dtype)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise ValueError("negative dimensions are not allowed")
+    value = operand(fill)
+    node = value.node if value.node.dtype == dtype else B.cast(value, dtype)
+    spread = B.broadcast_to(node, shape)
+    return wrap(current().node(Op.COPY, (spread,), dtype, shape))
+
+
+CREATION: dict[Callable, Callable] = {
+    np.zeros: _filled(0), np.ones: _filled(1), np.empty: _filled(0), np.full: _full,
+}
+
+
 def _ndim(a: Any) -> int:
     return a.ndim if isinstance(a, SymArray) else np.ndim(a)
 

@@ -128,7 +128,9 @@ class SymArray:
                          "a function outside the supported NumPy subset needs real data")
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise TraceBreak("in-place write", "element and slice assignment run in NumPy for now")
+        from astcompile.graph.indexing import setitem
+
+        setitem(self, key, value)
 
     def __repr__(self) -> str:
         return f"SymArray({self.node.dtype}, {tuple(str(d) for d in self.node.shape)})"
@@ -181,13 +183,17 @@ class SymArray:
         return result
 
     def _inplace(self, op: Op, other: Any) -> "SymArray":
-        """``x += y``: modelled by rebinding when no other view can observe the write."""
-        if self.is_input or self.base is not None or self.has_views:
-            raise TraceBreak("in-place update of an argument or view",
-                             "writes through arguments and views run in NumPy for now")
+        """``x += y``: a NumPy scalar is immutable, so ``+=`` makes a new one; an array is
+        written in place, rebinding the node when no argument or view can observe the write and
+        as a STORE into the buffer otherwise."""
         result = apply_elementwise(op, self, other)
+        if self.is_scalar:
+            return result
         if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
             raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
+        if self.is_input or self.base is not None or self.has_views:
+            self[...] = result
+            return self
         node = result.node if result.dtype == self.dtype else B.astype(operand(result), self.dtype)
         self.node = node
         return self
@@ -229,14 +235,18 @@ class SymScalar:
     """
 
     def __init__(self, node: Node, hint: Any, description: str, dim: S.Dim | None = None,
-                 sources: dict[int, Any] | None = None) -> None:
+                 sources: dict[int, Any] | None = None, dynamic: bool = False) -> None:
         self.node = node
-        self.hint = hint
+        self.hint = hint  # the traced value; for a dynamic scalar only an example of its type
         self.description = description
+        self.dynamic = dynamic  # varies per loop iteration: never specialised, never guarded
         self.dims: tuple = () if dim is None else (dim,)  # sizes it derives from: shape guards
         self.sources = sources or {}  # input leaf index -> traced value, for value guards
 
     def _specialize(self, *_: Any) -> Any:
+        if self.dynamic:
+            raise TraceBreak("data-dependent value",
+                             f"{self.description} changes from one loop iteration to the next")
         for d in self.dims:
             current().env.specialize(d)
         guards = current().value_guards
@@ -279,18 +289,29 @@ class SymScalar:
             return fn(a, b)
         a = a.as_scalar() if isinstance(a, SymInt) else a
         b = b.as_scalar() if isinstance(b, SymInt) else b
-        hint = fn(_hint_of(a), _hint_of(b))
+        dynamic = _is_dynamic(a) or _is_dynamic(b)
+        hint = _example_result(fn, _hint_of(a), _hint_of(b)) if dynamic else fn(_hint_of(a), _hint_of(b))
         node = B.elementwise(op, [operand(a), operand(b)])
         node = B.cast(B.Operand(node, False, None), np.result_type(hint))
         sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
-        result = SymScalar(node, hint, f"({self.description} {op.name.lower()} ...)", None, sources)
+        result = SymScalar(node, hint, f"({self.description} {op.name.lower()} ...)", None, sources,
+                           dynamic)
         result.dims = getattr(a, "dims", ()) + getattr(b, "dims", ())
         return result
 
     def _compare(self, fn: Callable, other: Any) -> Any:
         if isinstance(other, (SymArray, np.ndarray)):
             return NotImplemented
+        if self.dynamic or _is_dynamic(other):
+            return self._dynamic_compare(fn, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))
+
+    def _dynamic_compare(self, fn: Callable, other: Any) -> "SymScalar":
+        """``i > 0`` on a loop variable: a bool computed each iteration (for ``__ac_if``)."""
+        other = other.as_scalar() if isinstance(other, SymInt) else other
+        op = _COMPARE_OPS[fn.__name__]
+        node = B.elementwise(op, [operand(self), operand(other)])
+        return SymScalar(node, True, f"({self.description} {fn.__name__} ...)", dynamic=True)
 
     def __neg__(self) -> Any:
         return self._arith(Op.MUL, operator.mul, -1, False)
@@ -299,10 +320,27 @@ class SymScalar:
         return self
 
     def __abs__(self) -> Any:
+        if self.dynamic:
+            node = B.elementwise(Op.ABS, [operand(self)])
+            return SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
         return abs(self._specialize())
 
 
+def _is_dynamic(value: Any) -> bool:
+    return isinstance(value, SymScalar) and value.dynamic
+
+
+def _example_result(fn: Callable, a: Any, b: Any) -> Any:
+    """An example of ``fn(a, b)``'s Python type when the operands' values are unknown."""
+    try:
+        return fn(a, b)
+    except (ArithmeticError, ValueError):
+        return fn(type(a)(1), type(b)(1))
+
+
 def _pinned(value: Any) -> Any:
+    if _is_dynamic(value):
+        return value  # division by a varying Python number: C semantics (documented)
     return value._specialize() if isinstance(value, (SymScalar, SymInt)) else value
 
 

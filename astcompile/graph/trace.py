@@ -155,7 +155,8 @@ def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: s
             result = fn(*symbolic_args)
         outputs = _Outputs(ctx)
         template = outputs.spec(result)
-    graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, [], list(ctx.env.guards))
+    graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0],
+                  list(ctx.env.guards))
     return TraceResult(graph, template, list(ctx.value_guards), inputs.names)
 
 

@@ -1,0 +1,372 @@
+"""C for structured graphs: one function per region holding its loops, branches and stores.
+
+Nodes are emitted in program (id) order at each level. Scalars are C locals computed at their
+position. Arrays in memory are :class:`~astcompile.codegen.views.View` s; other arrays are lazy
+and fused, element by element, into the loop nest of whoever consumes them (a store, a
+reduction, a buffer, a loop-carried value). Every buffer is allocated by the Python wrapper
+(sizes never depend on a loop variable), so the C function never allocates. Errors (an index
+out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; the wrapper
+raises NumPy's exception.
+
+Loops are never parallelised (v1): iterations of a user loop may depend on each other through
+memory, and proving they do not is future work. Innermost element loops use ``omp simd``: a
+store that might read what it writes goes through a temporary first, so they never overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from astcompile.codegen import c as cgen
+from astcompile.codegen import reduce as red
+from astcompile.codegen import structured_control as control
+from astcompile.codegen.ctypes import ctype, literal
+from astcompile.codegen.lower import Operand, can_lower, lower
+from astcompile.codegen.names import location as loc
+from astcompile.codegen.names import value_name
+from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.codegen.views import (
+    View,
+    broadcast_index,
+    broadcast_strides,
+    contiguous_strides,
+    dim_c,
+    index_index,
+    index_view,
+    indexed_shape,
+    transpose_view,
+)
+from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
+from astcompile.graph.ops import Kind, Op
+from astcompile.graph.shapes import Dim
+
+PRELUDE = """\
+static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size)
+{
+    err[0] = index; err[1] = axis; err[2] = size;
+    return 1;  /* IndexError */
+}
+"""
+
+
+@dataclass
+class Alloc:
+    """A buffer the wrapper allocates with ``np.empty`` and passes as ``name``."""
+
+    name: str
+    shape: tuple[Dim, ...]
+    dtype: np.dtype
+    node: Node | None = None
+
+
+@dataclass
+class Emitter:
+    plan: StructPlan
+    lines: list[str] = field(default_factory=list)
+    depth: int = 1
+    views: dict[int, View] = field(default_factory=dict)
+    allocs: list[Alloc] = field(default_factory=list)
+    memo: dict[tuple, str] = field(default_factory=dict)
+    loads: list[tuple[frozenset, str]] | None = None
+    selectors: dict[int, tuple[str, Node, tuple[str, str]]] = field(default_factory=dict)
+    written: set = field(default_factory=set)  # alias ids of everything a store may write
+
+    # -- text: indented lines, as the fused-kernel emitter writes them --------------------
+    emit = cgen._Emitter.emit
+    open = cgen._Emitter.open
+    close = cgen._Emitter.close
+
+    def level(self, graph: Graph) -> None:
+        for node in self.plan.levels[id(graph)]:
+            self.statement(node)
+
+    def statement(self, node: Node) -> None:
+        rule = STATEMENTS.get(node.op)
+        if rule is not None:
+            rule(self, node)
+        else:
+            self.value(node)
+
+    def value(self, node: Node) -> None:
+        """A scalar becomes a local; a buffer is filled; a lazy array waits for its consumers."""
+        if node.id in self.plan.buffers:
+            self.materialise(node)
+        elif self.plan.is_scalar(node) and node.kind is Kind.REDUCTION:
+            self.reduction(node, None)
+        elif self.plan.is_scalar(node):
+            expr = self.view(node).at([]) if self.plan.rooted(node) else self.compute(node, [])
+            self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {expr};{loc(node)}")
+
+    # -- values -----------------------------------------------------------------------------
+    def scalar(self, node: Node) -> str:
+        if node.op is Op.CONST:
+            return literal(node.attr.value, node.dtype)
+        return value_name(node)
+
+    def operand(self, src: Node, expr: str) -> Operand:
+        if src.op is Op.CONST:
+            return Operand("", src.dtype, src.attr.weak, src.attr.value)
+        weak = isinstance(src.attr, InputAttr) and src.attr.weak
+        return Operand(expr, src.dtype, weak)
+
+    def element(self, node: Node, idx: list[str]) -> str:
+        """C for element ``idx`` of ``node``; lazy values become locals of the current nest."""
+        if self.plan.is_scalar(node):
+            return self.scalar(node)
+        if self.plan.rooted(node):
+            view = self.view(node)
+            if self.loads is not None:
+                self.loads.append((view.alias, view.address(idx)))
+            return view.at(idx)
+        if node.op in _VIEW_INDEX:
+            return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
+        key = (node.id, tuple(idx))
+        if key not in self.memo:
+            name = f"v{node.id}_{len(self.memo)}"
+            self.emit(f"const {ctype(node.dtype)} {name} = {self.compute(node, idx)};{loc(node)}")
+            self.memo[key] = name
+        return self.memo[key]
+
+    def compute(self, node: Node, idx: list[str]) -> str:
+        """The C expression of an elementwise node (or of the value of a view) at ``idx``."""
+        if node.op in _VIEW_INDEX:
+            return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
+        if node.op is Op.DIM:
+            return dim_c(node.attr)
+        ops = [
+            self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
+            for s in node.inputs
+        ]
+        return lower(node, ops)
+
+    def view(self, node: Node) -> View:
+        if node.id not in self.views:
+            self.views[node.id] = self._make_view(node)
+        return self.views[node.id]
+
+    def _make_view(self, node: Node) -> View:
+        if node.id in self.plan.buffers or node.op is Op.INPUT:
+            name = value_name(node)
+            strides = (
+                tuple(f"{name}_s{a}" for a in range(node.ndim))
+                if node.op is Op.INPUT
+                else contiguous_strides(node.shape)
+            )
+            return View(name, "0", strides, frozenset({node.id}))
+        base = self.view(node.inputs[0])
+        if node.op is Op.STORE:
+            return base
+        if node.op is Op.INDEX:
+            return index_view(base, node.attr, lambda k: dyn_name(node, k))
+        if node.op is Op.TRANSPOSE:
+            return transpose_view(base, node.attr)
+        if node.op is Op.BROADCAST_TO:
+            strides = broadcast_strides(node.inputs[0].shape, node.shape, base.strides)
+            return View(base.ptr, base.offset, strides, base.alias)
+        if node.op is Op.RESHAPE:
+            return View(base.ptr, base.offset, contiguous_strides(node.shape), base.alias)
+        raise StructuredUnsupported(f"no view for {node.op.name}")  # RESULTs are registered
+
+    # -- casts and dynamic indices ----------------------------------------------------------
+    def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
+        if src == dst:
+            return expr
+        probe = Node(Op.CAST, (Node(Op.INPUT, (), src, (), id=-1),), dst, (), id=-1)
+        if not can_lower(probe):
+            raise StructuredUnsupported(f"a cast from {src} to {dst}")
+        return lower(probe, [Operand(expr, src)])
+
+    def dyn_checks(self, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]) -> None:
+        axis = 0
+        for item in items:
+            if item.kind == "newaxis":
+                continue
+            if isinstance(item.start, DynIndex):
+                src = node.inputs[item.start.input]
+                if src.dtype.kind not in "iu":
+                    raise StructuredUnsupported(f"an index of dtype {src.dtype}")
+                name, raw, size = (
+                    dyn_name(node, item.start.input),
+                    self.scalar(src),
+                    dim_c(shape[axis]),
+                )
+                self.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
+                self.emit(f"if ({name} < 0) {name} += {size};")
+                self.emit(
+                    f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
+                )
+            axis += 1
+
+    # -- loop nests -------------------------------------------------------------------------
+    def nest(
+        self, shape: tuple[Dim, ...], body: Callable[[list[str]], None], clauses: str = ""
+    ) -> None:
+        idx = [f"i{a}" for a in range(len(shape))]
+        for a, d in enumerate(shape):
+            if a == len(shape) - 1:
+                self.emit(f"#pragma omp simd{clauses}")
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(d)}; i{a}++)")
+        self.memo = {}
+        body(idx)
+        self.memo = {}
+        for _ in shape:
+            self.close()
+
+    def alloc(
+        self, name: str, shape: tuple[Dim, ...], dtype: np.dtype, node: Node | None = None
+    ) -> None:
+        self.allocs.append(Alloc(name, shape, dtype, node))
+
+    def fill(self, dst: View, shape: tuple[Dim, ...], dtype: np.dtype, value: Node) -> None:
+        """``dst[...] = value`` (broadcast and cast) as one loop nest."""
+
+        def body(idx: list[str]) -> None:
+            expr = self.element(value, broadcast_index(value.shape, shape, idx))
+            self.emit(f"{dst.at(idx)} = {self.cast(expr, value.dtype, dtype)};{loc(value)}")
+
+        self.nest(shape, body)
+
+    def materialise(self, node: Node) -> None:
+        self.alloc(value_name(node), node.shape, node.dtype, node)
+        if node.kind is Kind.REDUCTION:
+            return self.reduction(node, self.view(node))
+        if node.op is Op.RESULT:
+            return  # a branch result: each branch fills it
+        dst = self.view(node)
+        self.emit(f"/* {value_name(node)} = {node.op.name.lower()} {_shape(node)} */{loc(node)}")
+
+        def body(idx: list[str]) -> None:
+            self.emit(f"{dst.at(idx)} = {self.compute(node, idx)};")
+
+        self.nest(node.shape, body)
+
+    # -- stores -----------------------------------------------------------------------------
+    def store(self, node: Node) -> None:
+        target, value = node.inputs[0], node.inputs[1]
+        items = node.attr.index
+        self.dyn_checks(node, items, target.shape)
+        dst = index_view(self.view(target), items, lambda k: dyn_name(node, k))
+        shape = indexed_shape(target.shape, items)
+        self.written |= dst.alias
+        self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
+        if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
+            return self.fill(dst, shape, target.dtype, value)
+        tmp = f"t{node.id}"
+        self.alloc(tmp, shape, target.dtype)
+        self.emit("/* the value reads the target through another view: compute it first */")
+        scratch = View(tmp, "0", contiguous_strides(shape), frozenset({-node.id}))
+        self.fill(scratch, shape, target.dtype, value)
+        self.nest(shape, lambda idx: self.emit(f"{dst.at(idx)} = {scratch.at(idx)};"))
+
+    def _overlaps(self, dst: View, shape: tuple[Dim, ...], value: Node) -> bool:
+        lines, depth, self.loads = self.lines, self.depth, []
+        self.lines = []
+        self.nest(shape, lambda idx: self.element(value, broadcast_index(value.shape, shape, idx)))
+        idx = [f"i{a}" for a in range(len(shape))]
+        found, self.loads, self.lines, self.depth = self.loads, None, lines, depth
+        return any(alias & dst.alias and addr != dst.address(idx) for alias, addr in found)
+
+    # -- reductions -------------------------------------------------------------------------
+    def reduction(self, node: Node, dst: View | None) -> None:
+        src, axes = node.inputs[0], node.attr.axes
+        kept = [a for a in range(src.ndim) if a not in axes]
+        accs = red.accumulators(node)
+        idx = [f"i{a}" for a in range(src.ndim)]
+        self.emit(f"/* {node.op.name.lower()} over axes {tuple(axes)} */{loc(node)}")
+        for a in kept:
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
+        for acc in accs:
+            self.emit(f"{acc.ctype} a{node.id}{acc.suffix} = {acc.init};")
+        clauses = "".join(f" reduction({a.omp}:a{node.id}{a.suffix})" for a in accs)
+        for k, a in enumerate(axes):
+            if k == len(axes) - 1:
+                self.emit(f"#pragma omp simd{clauses}")
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
+        self.memo = {}
+        expr = self.element(src, idx)
+        self.memo = {}
+        if node.op in (Op.ANY, Op.ALL):
+            value = f"(({expr}) != 0)"
+        else:
+            value = f"(({red.acc_type(node)}){expr})"
+        for line in red.update(node, f"a{node.id}", value):
+            self.emit(line)
+        for _ in axes:
+            self.close()
+        count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
+        result = red.finalize(node, f"a{node.id}", count)
+        if dst is None:
+            self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {result};")
+        else:
+            out = (
+                [f"i{a}" for a in kept]
+                if not node.attr.keepdims
+                else ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
+            )
+            self.emit(f"{dst.at(out)} = {result};")
+        for _ in kept:
+            self.close()
+
+
+def dyn_name(node: Node, k: int) -> str:
+    return f"l{node.id}_{k}"
+
+
+def _shape(node: Node, shape: tuple | None = None) -> str:
+    dims = node.shape if shape is None else shape
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
+    return index_index(node.attr, node.inputs[0].ndim, idx, lambda k: dyn_name(node, k))
+
+
+def _transpose_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
+    out = [""] * len(idx)
+    for k, p in enumerate(node.attr):
+        out[p] = idx[k]
+    return out
+
+
+def _broadcast_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
+    return broadcast_index(node.inputs[0].shape, node.shape, idx)
+
+
+#: view op over a computed value -> index into its input for an element of the view.
+_VIEW_INDEX: dict[Op, Callable[[Emitter, Node, list[str]], list[str]]] = {
+    Op.INDEX: _index_map,
+    Op.TRANSPOSE: _transpose_map,
+    Op.BROADCAST_TO: _broadcast_map,
+}
+
+
+def _index_statement(em: Emitter, node: Node) -> None:
+    em.dyn_checks(node, node.attr, node.inputs[0].shape)
+    em.value(node)
+
+
+_nothing = lambda em, node: None
+
+#: op -> statement emitter; other ops are scalars, buffers or lazy (no statement).
+STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
+    Op.INPUT: _nothing,
+    Op.CONST: _nothing,
+    Op.INDEX: _index_statement,
+    Op.STORE: Emitter.store,
+    Op.LOOP: control.loop,
+    Op.IF: control.branch,
+    Op.RESULT: control.result,
+}
+
+
+def generate_structured(graph: Graph) -> Emitter:
+    """Plan and emit the body of the region function; the caller wraps it (signature, wrapper)."""
+    em = Emitter(plan_structured(graph))
+    for node in graph.inputs:
+        if node.attr.input_kind is InputKind.ARRAY:
+            em.view(node)
+    em.level(graph)
+    return em

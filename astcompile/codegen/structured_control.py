@@ -1,0 +1,145 @@
+"""LOOP, IF and RESULT nodes of structured regions as C ``for`` and ``if`` statements.
+
+A loop-carried scalar is a C local updated at the end of each iteration. A loop-carried array
+is a *placeholder* view (pointer and strides): on the first iteration it is the initial array
+itself, so stores through it reach the caller's array as in NumPy; a body that computes a new
+array writes it into one of two buffers, the one the placeholder does not point to (double
+buffering), and the placeholder moves there::
+
+    for (int64_t k_7 = 0; k_7 < steps_2; k_7 += 1) {
+        ...                                   /* body: reads u_8 */
+        double* u_8_next = u_8_sel == 0 ? u_8_b : u_8_a;
+        for (...) u_8_next[i0] = ...;         /* the new u */
+        u_8 = u_8_next; u_8_s0 = 1; u_8_sel = u_8_sel == 0 ? 1 : 0;
+    }
+
+``u_8_sel`` says where the final value lives (-1: the initial array), so the wrapper can return
+that very array. A branch result array is copied into a buffer by whichever branch runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.names import location as loc
+from astcompile.codegen.names import value_name
+from astcompile.codegen.structured_plan import StructuredUnsupported
+from astcompile.codegen.views import View, contiguous_strides
+from astcompile.graph.ir import Graph, Node
+from astcompile.graph.ops import Op
+
+Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
+
+
+def loop(em: Emitter, node: Node) -> None:
+    body = node.attr.body
+    start, stop, step = node.inputs[:3]
+    inits = node.inputs[3 : 3 + node.attr.carried]
+    ivar, carried = body.inputs[0], body.inputs[1:]
+    iv = value_name(ivar)
+    em.emit(f"/* for {ivar.attr.name} in range(...) */{loc(node)}")
+    for k, (cin, init) in enumerate(zip(carried, inits)):
+        _carry_in(em, node, k, cin, init)
+    lo, hi, by = (em.cast(em.scalar(n), n.dtype, ivar.dtype) for n in (start, stop, step))
+    if step.op is Op.CONST:
+        if step.attr.value == 0:
+            em.emit("return 2;  /* ValueError: range() arg 3 must not be zero */")
+            return
+        cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
+        by = str(int(step.attr.value))
+    else:
+        em.emit(f"if ({by} == 0) return 2;  /* ValueError: range() arg 3 must not be zero */")
+        cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
+    bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
+    em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
+    em.level(body)
+    updates: list[str] = []
+    for k, (cin, out) in enumerate(zip(carried, body.outputs)):
+        updates += _carry_out(em, body, cin, out)
+    for line in updates:
+        em.emit(line)
+    em.close()
+
+
+def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
+    name, t = value_name(cin), ctype(cin.dtype)
+    if em.plan.is_scalar(cin):
+        em.emit(f"{t} {name} = {em.cast(em.scalar(init), init.dtype, cin.dtype)};")
+        return
+    if cin.shape != init.shape:
+        raise StructuredUnsupported(f"a carried array whose shape changes ({node.loc})")
+    view = em.view(init)
+    em.emit(f"{t}* {name} = {view.base_pointer()};  /* starts as the initial array */")
+    for a, s in enumerate(view.strides):
+        em.emit(f"int64_t {name}_s{a} = {s};")
+    em.emit(f"int {name}_sel = -1;")
+    bufs = (f"{name}_a", f"{name}_b")
+    for buf in bufs:
+        em.alloc(buf, cin.shape, cin.dtype)
+    strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
+    placeholder = View(name, "0", strides, view.alias | {("carried", node.id, k)})
+    em.views[cin.id] = placeholder
+    result = em.plan.results.get(node.id, {}).get(k)
+    if result is not None:
+        em.views[result.id] = placeholder
+        if em.plan.owner[node.id] is em.plan.graph:
+            em.selectors[result.id] = (f"{name}_sel", init, bufs)
+
+
+def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
+    name, t = value_name(cin), ctype(cin.dtype)
+    if em.plan.is_scalar(cin):
+        em.emit(f"const {t} {name}_next = {em.cast(em.scalar(out), out.dtype, cin.dtype)};")
+        return [f"{name} = {name}_next;"]
+    if out is cin:
+        return []
+    _check_fresh(em, body, out)
+    em.emit(f"{t}* {name}_next = {name}_sel == 0 ? {name}_b : {name}_a;  /* double buffer */")
+    strides = contiguous_strides(cin.shape)
+    em.fill(View(f"{name}_next", "0", strides, frozenset()), cin.shape, cin.dtype, out)
+    moves = [f"{name}_s{a} = {s};" for a, s in enumerate(strides)]
+    return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_sel == 0 ? 1 : 0;"]
+
+
+def _check_fresh(em: Emitter, graph: Graph, out: Node) -> None:
+    """A carried or branch array must be new in that graph: copying it must not lose aliasing."""
+    fresh = out.id in em.plan.buffers or not em.plan.rooted(out)
+    if em.plan.owner.get(out.id) is not graph or not fresh:
+        raise StructuredUnsupported(
+            f"{out!r} leaves a loop body or branch as a view of another array ({out.loc})"
+        )
+
+
+def branch(em: Emitter, node: Node) -> None:
+    results = em.plan.results.get(node.id, {})
+    for r in results.values():
+        if em.plan.is_scalar(r):
+            em.emit(f"{ctype(r.dtype)} {value_name(r)};")
+        else:
+            em.alloc(value_name(r), r.shape, r.dtype, r)
+    em.emit(f"/* if */{loc(node)}")
+    em.open(f"if ({em.scalar(node.inputs[0])})")
+    _arm(em, node.attr.then_graph, results)
+    em.close(" else {")
+    em.depth += 1
+    _arm(em, node.attr.else_graph, results)
+    em.close()
+
+
+def _arm(em: Emitter, graph: Graph, results: dict[int, Node]) -> None:
+    em.level(graph)
+    for k, r in sorted(results.items()):
+        out = graph.outputs[k]
+        if em.plan.is_scalar(r):
+            em.emit(f"{value_name(r)} = {em.cast(em.scalar(out), out.dtype, r.dtype)};")
+        else:
+            _check_fresh(em, graph, out)
+            em.fill(em.view(r), r.shape, r.dtype, out)
+
+
+def result(em: Emitter, node: Node) -> None:
+    src = node.inputs[0]
+    if src.op is Op.LOOP and em.plan.is_scalar(node):
+        cin = src.attr.body.inputs[1 + node.attr]
+        em.emit(f"const {ctype(node.dtype)} {value_name(node)} = {value_name(cin)};")

@@ -1,0 +1,188 @@
+"""What the structured C emitter needs to know before it writes a line.
+
+* **Levels**: each node belongs to the outermost graph (region, loop body, branch) that reaches
+  it; a body may use nodes of enclosing graphs directly (implicit capture).
+* **Buffers**: computed arrays that must exist in memory: store targets (``np.zeros(n)`` then
+  ``out[i] = ...``), region outputs, partial reductions, loop-carried initial values, branch
+  results, and values read after a store that may change what they read. Other computed arrays
+  stay *lazy*: fused into the loop nest of each consumer.
+
+Program order is node id order. A lazy value is evaluated where its consumers run; if a STORE
+lies between the value's creation and one of those places (or in a loop around the consumer,
+which repeats), it is materialised at its own position instead, as NumPy would have computed it.
+
+    t = a * 2            # lazy: fused into the store below ...
+    b[1:] = t[:-1]       # ... unless a store to anything came in between
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.lower import can_lower
+from astcompile.codegen.reduce import can_reduce
+from astcompile.graph.ir import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
+from astcompile.graph.ops import Kind, Op
+
+
+class StructuredUnsupported(NotImplementedError):
+    """A structured graph uses something the C emitter does not handle: run it eagerly."""
+
+
+VIEW_OPS = frozenset({Op.INDEX, Op.TRANSPOSE, Op.BROADCAST_TO, Op.RESHAPE})
+Sink = tuple[int, int]  # (id(level graph), position id)
+
+
+@dataclass
+class StructPlan:
+    graph: Graph
+    owner: dict[int, Graph] = field(default_factory=dict)  # node id -> level
+    parent: dict[int, Node] = field(default_factory=dict)  # id(level) -> its LOOP/IF node
+    levels: dict[int, list[Node]] = field(default_factory=dict)  # id(level) -> nodes, id order
+    consumers: dict[int, list[Node]] = field(default_factory=dict)
+    buffers: set[int] = field(default_factory=set)
+    stores: list[int] = field(default_factory=list)  # ids of every STORE, any level
+    results: dict[int, dict[int, Node]] = field(default_factory=dict)  # LOOP/IF id -> k -> RESULT
+
+    def is_scalar(self, node: Node) -> bool:
+        return node.shape == () and node.op not in (Op.STORE, Op.LOOP, Op.IF)
+
+    def rooted(self, node: Node) -> bool:
+        """Whether ``node`` is an array in memory (an argument, buffer, placeholder, or a view)."""
+        if node.id in self.buffers or node.op is Op.STORE:
+            return True
+        if node.op is Op.INPUT:
+            return node.attr.input_kind in (InputKind.ARRAY, InputKind.CARRIED) and node.shape != ()
+        if node.op is Op.RESULT:
+            return node.inputs[0].op is Op.LOOP and node.shape != ()
+        return node.op in VIEW_OPS and self.rooted(node.inputs[0])
+
+
+def plan_structured(graph: Graph) -> StructPlan:
+    plan = StructPlan(graph)
+    _own(plan, graph)
+    for nodes in plan.levels.values():
+        for node in nodes:
+            _check(node)
+            for src in node.inputs:
+                plan.consumers.setdefault(src.id, []).append(node)
+            if node.op is Op.STORE:
+                plan.stores.append(node.id)
+            if node.op is Op.RESULT:
+                plan.results.setdefault(node.inputs[0].id, {})[node.attr] = node
+    plan.stores.sort()
+    _force_buffers(plan)
+    _materialise_before_stores(plan)
+    return plan
+
+
+def _own(plan: StructPlan, graph: Graph) -> None:
+    mine = sorted((n for n in graph.nodes() if n.id not in plan.owner), key=lambda n: n.id)
+    for node in mine:
+        plan.owner[node.id] = graph
+    plan.levels[id(graph)] = mine
+    for node in mine:
+        for sub in _subgraphs(node):
+            plan.parent[id(sub)] = node
+            _own(plan, sub)
+
+
+def _subgraphs(node: Node) -> list[Graph]:
+    if isinstance(node.attr, LoopAttr):
+        return [node.attr.body]
+    if isinstance(node.attr, IfAttr):
+        return [node.attr.then_graph, node.attr.else_graph]
+    return []
+
+
+def _check(node: Node) -> None:
+    if node.op in (Op.STORE, Op.LOOP, Op.IF, Op.RESULT):
+        return
+    if not supported_dtype(node.dtype) or not all(supported_dtype(i.dtype) for i in node.inputs):
+        raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})")
+    if node.op is Op.CONST and (not isinstance(node.attr, ConstAttr) or node.shape != ()):
+        raise StructuredUnsupported(f"an array constant ({node.loc})")
+    if node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY and node.shape == ():
+        raise StructuredUnsupported("a 0-d array argument")
+    if node.kind is Kind.REDUCTION and not can_reduce(node):
+        raise StructuredUnsupported(f"reduction {node.op.name} ({node.loc})")
+    if node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY and not can_lower(node):
+        raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})")
+    if node.kind is Kind.EXTERN:
+        raise StructuredUnsupported(f"{node.op.name} inside a structured region ({node.loc})")
+
+
+def _computed(plan: StructPlan, node: Node) -> bool:
+    """An array value that is computed, not memory: a candidate for a buffer."""
+    return node.shape != () and not plan.rooted(node) and node.op not in (Op.LOOP, Op.IF)
+
+
+def _force(plan: StructPlan, node: Node) -> None:
+    if _computed(plan, node):
+        plan.buffers.add(node.id)
+
+
+def _force_buffers(plan: StructPlan) -> None:
+    for nodes in plan.levels.values():
+        for node in nodes:
+            if node.op is Op.STORE:
+                base = node.inputs[0]
+                while base.op in VIEW_OPS or base.op is Op.STORE:
+                    base = base.inputs[0]
+                _force(plan, base)
+            elif node.op is Op.RESHAPE:
+                _force(plan, node.inputs[0])
+                if node.inputs[0].id not in plan.buffers:
+                    raise StructuredUnsupported(f"reshape of a strided array ({node.loc})")
+            elif node.kind is Kind.REDUCTION and node.shape != ():
+                plan.buffers.add(node.id)
+            elif node.op is Op.LOOP:
+                for init in node.inputs[3 : 3 + node.attr.carried]:
+                    _force(plan, init)
+            elif node.op is Op.RESULT and node.inputs[0].op is Op.IF and node.shape != ():
+                plan.buffers.add(node.id)
+    for out in plan.graph.outputs:
+        _force(plan, out)
+
+
+def lift(plan: StructPlan, sink: Sink, node: Node) -> int:
+    """The position, in ``node``'s level, at which ``sink`` runs (a loop around it repeats)."""
+    level, pos = sink
+    target = id(plan.owner[node.id])
+    while level != target:
+        ctrl = plan.parent.get(level)
+        if ctrl is None:
+            return pos
+        if ctrl.op is Op.LOOP:
+            pos = ctrl.id
+        level = id(plan.owner[ctrl.id])
+    return pos
+
+
+def _materialise_before_stores(plan: StructPlan) -> None:
+    sinks: dict[int, list[Sink]] = {}
+    body_out: dict[int, list[Sink]] = {}
+    for nodes in plan.levels.values():
+        for ctrl in nodes:
+            for sub in _subgraphs(ctrl):
+                for out in sub.outputs:
+                    body_out.setdefault(out.id, []).append((id(sub), ctrl.id))
+    every = sorted((n for ns in plan.levels.values() for n in ns), key=lambda n: -n.id)
+    for node in every:
+        found = list(body_out.get(node.id, []))
+        for user in plan.consumers.get(node.id, []):
+            if user.op in (Op.LOOP, Op.IF):
+                continue  # captured values: the body's own uses count
+            lazy = _computed(plan, user) and user.id not in plan.buffers
+            found += sinks[user.id] if lazy else [(id(plan.owner[user.id]), user.id)]
+        sinks[node.id] = found
+        if not _computed(plan, node) or node.id in plan.buffers:
+            continue
+        if any(_store_between(plan, node.id, lift(plan, s, node)) for s in found):
+            plan.buffers.add(node.id)
+            sinks[node.id] = [(id(plan.owner[node.id]), node.id)]
+
+
+def _store_between(plan: StructPlan, lo: int, hi: int) -> bool:
+    return any(lo < s < hi for s in plan.stores)

@@ -1,0 +1,165 @@
+"""The C function and the Python wrapper of a structured region.
+
+The wrapper checks the arguments (as the fused-kernel wrapper does), refuses arguments the C
+code cannot treat like NumPy would (a written array that is read-only or overlaps another
+argument: those calls run the eager interpreter), allocates every buffer with ``np.empty``,
+calls the C function once and turns its status into NumPy's exception. Array outputs are the
+buffers themselves or NumPy views of arguments and buffers, built here so views escape as views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+
+from astcompile.codegen.c import HEADER
+from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.names import sanitize, value_name
+from astcompile.codegen.pyexpr import STEPS, shape_expr
+from astcompile.codegen.structured import PRELUDE, Emitter
+from astcompile.codegen.structured_plan import StructuredUnsupported
+from astcompile.codegen.wrapper import WrapperSource
+from astcompile.graph.ir import DynIndex, Graph, InputKind, Node
+from astcompile.graph.ops import Op
+
+
+@dataclass
+class Param:
+    ctype: str
+    cname: str
+    py: str
+
+
+@dataclass
+class RegionSource:
+    c: str
+    decl: str
+    py: str
+    consts: dict[str, object] = field(default_factory=dict)
+
+
+def raise_error(rc: int, err: np.ndarray) -> None:
+    """NumPy's exception for a nonzero status of a region function."""
+    if rc == 1:
+        raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
+    if rc == 2:
+        raise ValueError("range() arg 3 must not be zero")
+    raise RuntimeError(f"astcompile: region failed with status {rc}")
+
+
+def region_source(graph: Graph, em: Emitter) -> RegionSource:
+    name = f"region_{sanitize(graph.name)}"
+    params, prologue = _input_params(graph)
+    for a in em.allocs:
+        params.append(Param("void*", f"{a.name}_p", f"_fb({a.name})"))
+        prologue.append(f"{ctype(a.dtype)}* {a.name} = ({ctype(a.dtype)}*){a.name}_p;")
+    epilogue: list[str] = []
+    for j, out in enumerate(graph.outputs):
+        if em.plan.is_scalar(out):
+            params.append(Param("void*", f"out{j}", f"_fb(out{j})"))
+            epilogue.append(f"*({ctype(out.dtype)}*)out{j} = {em.scalar(out)};")
+    sels = list(em.selectors.items())
+    for j, (_, (var, _init, _bufs)) in enumerate(sels):
+        epilogue.append(f"sel[{j}] = {var};")
+    for buf in ("sel", "err"):
+        params.append(Param("void*", f"{buf}_p", f"_fb({buf})"))
+        prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
+    signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
+    body = ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
+    srcs = sorted({str(n.loc) for ns in em.plan.levels.values() for n in ns if n.loc})
+    head = (
+        f"/* region {graph.name}: from {', '.join(dict.fromkeys(srcs[:1] + srcs[-1:])) or '?'} */"
+    )
+    c = "\n".join([HEADER, PRELUDE, head, signature, "{", *body, "    return 0;", "}", ""])
+    decl = f"int {name}({', '.join(p.ctype for p in params)});"
+    py = _Wrapper(graph, em, name, params, sels)
+    return RegionSource(c, decl, py.build(), py.consts)
+
+
+def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
+    params, prologue = [], []
+    for k, node in enumerate(graph.inputs):
+        name, t = value_name(node), ctype(node.dtype)
+        if node.attr.input_kind is InputKind.SCALAR:
+            py = f"int({name})" if node.dtype.kind == "b" else name
+            params.append(Param(t, name, py))
+            continue
+        params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
+        params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
+        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
+        for a in range(node.ndim):
+            params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
+            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+    return params, prologue
+
+
+class _Wrapper:
+    def __init__(
+        self, graph: Graph, em: Emitter, name: str, params: list[Param], sels: list
+    ) -> None:
+        self.graph, self.em, self.name, self.params = graph, em, name, params
+        self.sels = {rid: j for j, (rid, _) in enumerate(sels)}
+        self.checks = WrapperSource(SimpleNamespace(graph=graph, steps=[]), {})
+        self.consts: dict[str, object] = {"_i64": np.dtype(np.int64)}
+
+    def build(self) -> str:
+        names = [value_name(n) for n in self.graph.inputs]
+        lines = [f"def {self.name}(leaves):"]
+        if names:
+            lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = leaves")
+        self.checks.lines = []
+        self.checks._checks()
+        lines += self.checks.lines
+        self.consts.update(self.checks.consts)
+        lines += self._aliasing()
+        for a in self.em.allocs:
+            self.consts[f"_dt_{a.name}"] = a.dtype
+            lines.append(f"    {a.name} = _empty({shape_expr(a.shape)}, _dt_{a.name})")
+        for j, out in enumerate(self.graph.outputs):
+            if self.em.plan.is_scalar(out):
+                self.consts[f"_odt{j}"] = out.dtype
+                lines.append(f"    out{j} = _empty((), _odt{j})")
+        lines.append(f"    sel = _empty({len(self.sels) or 1}, _i64)")
+        lines.append("    err = _empty(3, _i64)")
+        lines.append(f"    rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
+        lines.append("    if rc:")
+        lines.append("        _raise(rc, err)")
+        outs = [self.ref(o, j) for j, o in enumerate(self.graph.outputs)]
+        lines.append(f"    return [{', '.join(outs)}]")
+        return "\n".join(lines) + "\n"
+
+    def _aliasing(self) -> list[str]:
+        """Calls whose written arrays are read-only or overlap another argument run eagerly."""
+        arrays = [n for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY]
+        written = [n for n in arrays if n.id in self.em.written]
+        conds = [f"not {value_name(n)}.flags.writeable" for n in written]
+        for w in written:
+            conds += [
+                f"_np.may_share_memory({value_name(w)}, {value_name(o)})"
+                for o in arrays
+                if o is not w
+            ]
+        if not conds:
+            return []
+        return [f"    if {' or '.join(conds)}:", "        return _eager(leaves)"]
+
+    def ref(self, node: Node, j: int = -1) -> str:
+        """Python for an output: an argument, a buffer, or a NumPy view of one of them."""
+        if self.em.plan.is_scalar(node):
+            if j < 0:
+                raise StructuredUnsupported("a scalar inside an output view")
+            return f"out{j}"
+        if node.op is Op.INPUT or node.id in self.em.plan.buffers:
+            return value_name(node)
+        if node.op is Op.STORE:
+            return self.ref(node.inputs[0])
+        if node.id in self.sels:
+            _, init, (a, b) = self.em.selectors[node.id]
+            return f"({self.ref(init)}, {a}, {b})[sel[{self.sels[node.id]}] + 1]"
+        if node.op in STEPS and node.op in (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO):
+            if node.op is Op.INDEX and any(isinstance(i.start, DynIndex) for i in node.attr):
+                raise StructuredUnsupported("an output view with a runtime index")
+            return STEPS[node.op](node, [self.ref(node.inputs[0])])
+        raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")

@@ -1,0 +1,154 @@
+"""Arrays in structured C code: a view is a pointer, an element offset and element strides.
+
+Every array a structured region touches in memory is a :class:`View` of a *root*: an argument,
+a buffer the wrapper allocated, or a loop-carried placeholder. Slicing, transposing and
+broadcasting only change the offset and strides, never copy. Offsets are kept as readable C
+expressions (``x_3_s0 * 2 + i0``): two accesses with the same text touch the same element,
+which is how stores decide whether reading and writing one buffer may overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from astcompile.graph.ir import DynIndex, IndexItem
+from astcompile.graph.shapes import Dim, DimOp, SymDim
+
+#: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
+_C_FORMAT = {
+    DimOp.ADD: "({} + {})",
+    DimOp.SUB: "({} - {})",
+    DimOp.MUL: "({} * {})",
+    DimOp.FLOORDIV: "astc_floordiv_int64_t({}, {})",
+    DimOp.MOD: "astc_mod_int64_t({}, {})",
+    DimOp.MAX: "({0} > {1} ? {0} : {1})",
+}
+
+
+def dim_c(d: Dim) -> str:
+    """C for a size: ``n0_1`` is axis 1 of input 0 (a parameter of the region function)."""
+    if isinstance(d, int):
+        return str(d)
+    assert isinstance(d, SymDim)
+    if d.op is DimOp.SYM:
+        return "n{}_{}".format(*d.source)
+    return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
+
+
+def add(a: str, b: str) -> str:
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    return f"{a} + {b}"
+
+
+def mul(a: str, b: str) -> str:
+    if "0" in (a, b):
+        return "0"
+    if a == "1":
+        return b
+    if b == "1":
+        return a
+    wrap = lambda s: f"({s})" if " + " in s or " - " in s else s
+    return f"{wrap(a)} * {wrap(b)}"
+
+
+def contiguous_strides(shape: Sequence[Dim]) -> tuple[str, ...]:
+    strides, acc = [], "1"
+    for d in reversed(shape):
+        strides.append(acc)
+        acc = mul(acc, dim_c(d))
+    return tuple(reversed(strides))
+
+
+@dataclass(frozen=True)
+class View:
+    ptr: str  # a typed C pointer variable
+    offset: str
+    strides: tuple[str, ...]
+    alias: frozenset[int]  # ids of the memory roots this view may touch
+
+    def address(self, idx: Sequence[str]) -> str:
+        off = self.offset
+        for i, s in zip(idx, self.strides):
+            off = add(off, mul(i, s))
+        return off
+
+    def at(self, idx: Sequence[str]) -> str:
+        return f"{self.ptr}[{self.address(idx)}]"
+
+    def base_pointer(self) -> str:
+        return self.ptr if self.offset == "0" else f"{self.ptr} + {self.offset}"
+
+
+def int_start(item: IndexItem, dyn: Callable[[int], str]) -> str:
+    """The C index of an "int" item: a size expression, or a checked runtime index local."""
+    return dyn(item.start.input) if isinstance(item.start, DynIndex) else dim_c(item.start)
+
+
+def index_view(view: View, items: Sequence[IndexItem], dyn: Callable[[int], str]) -> View:
+    """``view[items]``: the same memory with a new offset and strides."""
+    off, strides, axis = view.offset, [], 0
+    for item in items:
+        if item.kind == "newaxis":
+            strides.append("0")
+            continue
+        s = view.strides[axis]
+        axis += 1
+        off = add(off, mul(int_start(item, dyn), s))
+        if item.kind == "slice":
+            strides.append(mul(s, str(item.step)))
+    return View(view.ptr, off, (*strides, *view.strides[axis:]), view.alias)
+
+
+def transpose_view(view: View, perm: Sequence[int]) -> View:
+    return View(view.ptr, view.offset, tuple(view.strides[p] for p in perm), view.alias)
+
+
+def broadcast_strides(
+    in_shape: Sequence[Dim], out_shape: Sequence[Dim], strides: Sequence[str]
+) -> tuple[str, ...]:
+    """Strides of an array of ``in_shape`` broadcast to ``out_shape`` (0 on stretched axes)."""
+    lead = len(out_shape) - len(in_shape)
+    out = ["0"] * lead
+    for a, d in enumerate(in_shape):
+        out.append("0" if d == 1 and out_shape[lead + a] != 1 else strides[a])
+    return tuple(out)
+
+
+def broadcast_index(
+    in_shape: Sequence[Dim], out_shape: Sequence[Dim], idx: Sequence[str]
+) -> list[str]:
+    """Index into an operand of ``in_shape`` for element ``idx`` of the broadcast result."""
+    lead = len(out_shape) - len(in_shape)
+    return [
+        "0" if d == 1 and out_shape[lead + a] != 1 else idx[lead + a]
+        for a, d in enumerate(in_shape)
+    ]
+
+
+def index_index(
+    items: Sequence[IndexItem], in_ndim: int, idx: Sequence[str], dyn: Callable[[int], str]
+) -> list[str]:
+    """Index into ``x`` for element ``idx`` of ``x[items]`` (views over computed values)."""
+    out, k = [], 0
+    for item in items:
+        if item.kind == "newaxis":
+            k += 1
+        elif item.kind == "int":
+            out.append(int_start(item, dyn))
+        else:
+            out.append(add(dim_c(item.start), mul(idx[k], str(item.step))))
+            k += 1
+    out.extend(idx[k:])
+    assert len(out) == in_ndim
+    return out
+
+
+def indexed_shape(shape: Sequence[Dim], items: Sequence[IndexItem]) -> tuple[Dim, ...]:
+    """The shape of ``x[items]`` for ``x`` of ``shape``."""
+    kept = [1 if i.kind == "newaxis" else i.length for i in items if i.kind != "int"]
+    used = sum(1 for i in items if i.kind != "newaxis")
+    return (*kept, *shape[used:])

@@ -1,0 +1,164 @@
+"""Loops and stores end to end: compiled results, and argument mutations, equal NumPy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import astcompile
+from differential import assert_same
+
+BACKENDS = ["eager", "c"]
+
+
+def spring_chain(x, k, rest):
+    force = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        fvec = k * (x[i] - x[i - 1] - rest)
+        force[i - 1] += fvec
+        force[i] -= fvec
+    return force
+
+
+def wrapped_running_sum(x):
+    out = np.empty_like(x)
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i]
+        if s > 3:
+            s = s - 3
+        elif s < -3:
+            s = s + 3
+        out[i] = s
+    return out, s
+
+
+def pairwise_distance(a, b):
+    d = np.zeros((a.shape[1], b.shape[1]))
+    for i in range(a.shape[1]):
+        for j in range(b.shape[1]):
+            d[i, j] = np.sqrt(((a[:, i] - b[:, j]) ** 2).sum())
+    return d
+
+
+def time_stepped_stencil(u, steps, mu):
+    tmp = u.copy()
+    for _ in range(steps):
+        tmp[1:-1] = u[1:-1] + mu * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u[:] = tmp
+    return u
+
+
+def carried_array(x, n):
+    y = x
+    for i in range(n):
+        y = y * 0.5 + i
+    return y
+
+
+def count_positive(x):
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            n = n + 1
+    return n
+
+
+def reverse_index(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[-i - 1]
+    return out
+
+
+def shift_overlapping(a):
+    a[1:] = a[:-1]
+    return a
+
+
+def store_through_view(u):
+    inner = u[1:-1, 1:-1]
+    inner += 0.25 * u[:-2, 1:-1]
+    return u.sum()
+
+
+def step_loop(x):
+    total = 0
+    for i in range(x.shape[0] - 1, -1, -2):
+        total = total + x[i]
+    return total
+
+
+PROGRAMS = [
+    (spring_chain, lambda: (np.linspace(0, 3, 9), 2.0, 0.1)),
+    (wrapped_running_sum, lambda: (np.linspace(-4, 4, 11) ** 2 - 6,)),
+    (pairwise_distance, lambda: (np.arange(12.0).reshape(3, 4) % 5, np.arange(15.0).reshape(3, 5) % 4)),
+    (time_stepped_stencil, lambda: (np.sin(np.linspace(0, 3, 12)), 5, 0.2)),
+    (carried_array, lambda: (np.arange(6.0), 4)),
+    (count_positive, lambda: (np.array([1.0, -2.0, 3.0, 0.0, 5.0]),)),
+    (reverse_index, lambda: (np.arange(7, dtype=np.int32),)),
+    (shift_overlapping, lambda: (np.arange(8.0),)),
+    (store_through_view, lambda: (np.arange(20.0).reshape(4, 5),)),
+    (step_loop, lambda: (np.arange(9, dtype=np.int64),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make_args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_loop_programs_match_numpy(fn, make_args, backend):
+    assert_same(fn, *make_args(), backend=backend)
+
+
+@pytest.mark.parametrize("fn, make_args", PROGRAMS[:3], ids=[p[0].__name__ for p in PROGRAMS[:3]])
+def test_loops_compile_as_one_region_without_breaks(fn, make_args):
+    output = astcompile.explain(fn, *make_args())
+    assert output.graph_break_count == 0
+    assert [r.compiled_calls for r in output.regions] == [1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_zero_iterations_keep_initial_values(backend):
+    assert_same(spring_chain, np.ones(1), 2.0, 0.1, backend=backend)
+    assert_same(carried_array, np.arange(3.0), 0, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_out_of_range_index_raises_index_error(backend):
+    def read_past_end(x):
+        s = 0.0
+        for i in range(x.shape[0] + 2):
+            s = s + x[i]
+        return s
+
+    compiled = astcompile.compile(read_past_end, backend=backend)
+    with pytest.raises(IndexError):
+        compiled(np.ones(4))
+
+
+def test_a_loop_that_cannot_be_traced_runs_in_python_with_regions_inside():
+    def to_python_float(x, n):
+        s = 0.0
+        for i in range(n):
+            s = s + float(np.sum(x * i))
+        return x + s
+
+    compiled = astcompile.compile(to_python_float, backend="eager")
+    x = np.arange(3.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(x, 4), to_python_float(x, 4))
+    assert compiled.python_loops  # the loop went back to Python after its trace broke
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_place_updates_outside_loops_write_into_the_caller_array(backend):
+    def scale_in_place(x, y):
+        x *= 2
+        y[0] = 7
+        x[1:3] += y[:2]
+        return x
+
+    x, y = np.arange(5.0), np.ones(3)
+    got = astcompile.compile(scale_in_place, backend=backend)(x, y)
+    assert got is x
+    np.testing.assert_array_equal(x, [0.0, 9.0, 5.0, 6.0, 8.0])
+    np.testing.assert_array_equal(y, [7.0, 1.0, 1.0])
