@@ -6,44 +6,52 @@ import contextlib
 import functools
 import threading
 import weakref
-from typing import Any, Callable, Iterator, TypeVar, overload
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, overload
 
-from astcompile import dispatch, registry, regions
+from astcompile import dispatch, regions, registry
 from astcompile.function import CompiledFunction
 from astcompile.runtime import timing
+from astcompile.signatures import parse_signatures
 
 F = TypeVar("F", bound=Callable)
-_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+_compiled: weakref.WeakSet[CompiledFunction] = weakref.WeakSet()
 _lock = threading.Lock()
 MODES = ("default", "frozen")
 
 
 @overload
 def compile(fn: F, *, fullgraph: bool = ..., backend: str = ..., dynamic: bool | None = ...,
-            mode: str = ...) -> F: ...
+            mode: str = ..., signatures: Sequence[str] | None = ...) -> F: ...
 @overload
 def compile(fn: None = None, *, fullgraph: bool = ..., backend: str = ...,
-            dynamic: bool | None = ..., mode: str = ...) -> Callable[[F], F]: ...
+            dynamic: bool | None = ..., mode: str = ...,
+            signatures: Sequence[str] | None = ...) -> Callable[[F], F]: ...
 
 
 def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str = "auto",
-            dynamic: bool | None = None, mode: str = "default") -> Any:
+            dynamic: bool | None = None, mode: str = "default",
+            signatures: Sequence[str] | None = None) -> Any:
     """Compile a NumPy function; use as ``@compile`` or ``@compile(fullgraph=True, ...)``.
 
     ``backend`` is "auto" (C on CPU when a compiler is available), "eager", "c" or "triton";
     ``fullgraph=True`` raises :class:`~astcompile.GraphBreakError` instead of breaking;
-    ``mode="frozen"`` never compiles and uses only what is already compiled.
+    ``mode="frozen"`` never compiles and uses only what is already compiled;
+    ``signatures=["float64[:, :], float64"]`` declares argument types that ``astcompile build``
+    compiles ahead of time (format in docs/api.md; a bad string raises ``ValueError`` now).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    parsed = parse_signatures(signatures) if signatures is not None else ()
     if fn is None:
         return functools.partial(compile, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
-                                 mode=mode)
+                                 mode=mode, signatures=signatures)
     if not callable(fn):
         raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
     if registry.is_compiled(fn):
         fn = fn.__wrapped__
-    compiled = CompiledFunction(fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode)
+    compiled = CompiledFunction(fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode,
+                                signatures=parsed)
     with _lock:
         _compiled.add(compiled)
     return compiled

@@ -13,16 +13,22 @@ import os
 import threading
 import types
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from astcompile import config, logs, registry, telemetry
+from astcompile import config, logs, registry, telemetry, warm
 from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
+from astcompile.frontend.cache import CachedRewrite
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.ir import Graph
+from astcompile.graph.loops import ac_create, ac_for, ac_if
 from astcompile.regions import Region
 from astcompile.runtime.timing import phase
+
+#: Names region bodies with lowered loops call (see astcompile/frontend/loops.py).
+STRUCTURED_CALLS: dict[str, Any] = {"__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create}
 
 _TRACE_REASONS = {
     "data-dependent control flow": BreakReason.DATA_DEPENDENT,
@@ -52,7 +58,8 @@ class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
     def __init__(self, fn: Callable, *, fullgraph: bool = False, backend: str = "auto",
-                 dynamic: bool | None = None, mode: str = "default", all_eager: bool = False) -> None:
+                 dynamic: bool | None = None, mode: str = "default", all_eager: bool = False,
+                 signatures: tuple = ()) -> None:
         functools.update_wrapper(self, fn)
         setattr(self, registry.COMPILED_ATTR, True)
         self.fn = fn
@@ -62,10 +69,13 @@ class CompiledFunction:
         self.dynamic = dynamic
         self.mode = mode
         self.all_eager = all_eager
+        self.signatures = signatures  # parsed ``signatures=``: what ``astcompile build`` compiles
+        self.cache_digest: str | None = None  # the persisted rewrite this build used or wrote
         self.globals = getattr(fn, "__globals__", {})
         self.static_breaks: tuple[GraphBreak, ...] = ()
         self.regions: list[Region] = []
         self.rewritten_source: str | None = None
+        self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self._impl: Callable | None = None
         self._backend = None
         self._lock = threading.RLock()
@@ -97,6 +107,7 @@ class CompiledFunction:
             self._impl = None
             self.regions = []
             self._backend = None
+            self.cache_digest = None
 
     # --- building ---
     def _build(self) -> Callable:
@@ -105,50 +116,75 @@ class CompiledFunction:
                 self._impl = self._build_impl()
             return self._impl
 
-    def _analyse(self) -> Any:
+    def _analyse(self) -> tuple[Any, list]:
+        """The libcst analysis of ``fn`` and the look-ups its resolver made (for the cache)."""
         from astcompile.frontend.analysis import analyze_function
         from astcompile.frontend.resolve import RuntimeResolver
         from astcompile.frontend.source import function_source
 
         with phase("source"):
             src = function_source(self.fn)
+        resolver = RuntimeResolver(self.fn)
         with phase("analysis"):
-            return analyze_function(src, RuntimeResolver(self.fn))
+            return analyze_function(src, resolver), resolver.lookups
 
-    def _build_impl(self) -> Callable:
-        from astcompile.frontend.materialize import build_function
+    def _rewrite(self) -> CachedRewrite | None:
+        """The rewrite from the warm cache or ahead-of-time build, else made (and saved) now."""
+        if not self.python_loops:  # the cache holds the plan with every loop lowered
+            with phase("rewrite cache"):
+                cached = warm.load_rewrite(self.fn, self.all_eager)
+            if cached is not None:
+                return cached
         from astcompile.frontend.rewrite import rewrite_function
 
         try:
-            analysis = self._analyse()
+            analysis, lookups = self._analyse()
         except NoSourceError as exc:
-            warnings.warn(f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=4)
+            return None
+        with phase("rewrite"):
+            rewritten = rewrite_function(analysis.source, analysis, all_eager=self.all_eager,
+                                         python_loops=frozenset(self.python_loops))
+        args = (rewritten.source, rewritten.regions, analysis.breaks, lookups)
+        digest = None if self.python_loops else warm.save_rewrite(self.fn, self.all_eager, *args)
+        return CachedRewrite(rewritten.source, tuple(rewritten.regions), tuple(analysis.breaks),
+                             digest, analysis.source.filename)
+
+    def _build_impl(self) -> Callable:
+        from astcompile.frontend.materialize import build_function
+
+        rewrite = self._rewrite()
+        if rewrite is None:
             return self.fn
         # A disable(recursive=False) function runs every statement eagerly on purpose: its
         # statements are not breaks to report.
-        self.static_breaks = () if self.all_eager else tuple(analysis.breaks)
+        self.static_breaks = () if self.all_eager else rewrite.breaks
         if self.fullgraph and self.static_breaks:
             raise GraphBreakError(self.name, list(self.static_breaks))
         for graph_break in self.static_breaks:
             logs.graph_breaks.info("%s", graph_break.describe())
-        with phase("rewrite"):
-            rewritten = rewrite_function(analysis.source, analysis, all_eager=self.all_eager)
-        self.rewritten_source = rewritten.source
-        src = analysis.source
+        self.rewritten_source = rewrite.source
+        self.cache_digest = rewrite.digest
         free: dict[str, Any] = {"__ac_call": self.dispatch}
-        for spec in rewritten.regions:
-            body = build_function(spec.body_source, spec.name, self.fn, {}, src.filename)
+        for spec in rewrite.regions:
+            body = build_function(spec.body_source, spec.name, self.fn, STRUCTURED_CALLS,
+                                  rewrite.filename, getattr(spec, "structured", ()))
             region = Region(spec, body, self)
             self.regions.append(region)
             free[spec.name] = region
-        impl = build_function(rewritten.source, self.fn.__name__, self.fn, free, src.filename)
-        self._dump_source(rewritten)
+        impl = build_function(rewrite.source, self.fn.__name__, self.fn, free, rewrite.filename)
+        self._dump_source(rewrite)
         return impl
 
     def _check_fullgraph_statically(self) -> None:
-        """Breaks visible in the source raise now; names not yet defined are checked at call."""
+        """Breaks visible in the source raise now; names not yet defined are checked at call.
+
+        A cached rewrite without breaks skips the analysis (the first call re-checks it)."""
+        cached = warm.load_rewrite(self.fn, self.all_eager, validate=False)
+        if cached is not None and not cached.breaks:
+            return
         try:
-            analysis = self._analyse()
+            analysis, _ = self._analyse()
         except NoSourceError:
             return
         certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
@@ -188,6 +224,17 @@ class CompiledFunction:
             self._backend = get_backend(resolve_backend(self.backend_name))
         return self._backend
 
+    def keep_loops_in_python(self, spec: Any) -> None:
+        """A loop region could not be traced: from the next call on, its loops run in Python
+        and their bodies become regions of their own (the break stays local to the body)."""
+        from astcompile.frontend.spec import LoopSpec
+
+        lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}
+        with self._lock:
+            if lines - self.python_loops:
+                self.python_loops |= lines
+                self._impl = None
+
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
         reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)
         filename = exc.loc.filename if exc.loc else "<unknown>"
@@ -220,8 +267,7 @@ class CompiledFunction:
         if folder:
             with open(os.path.join(folder, "rewritten.py"), "w") as out:
                 out.write(rewritten.source.lstrip("\n"))
-                for spec in rewritten.regions:
-                    out.write("\n\n" + spec.body_source.lstrip("\n"))
+                out.writelines("\n\n" + spec.body_source.lstrip("\n") for spec in rewritten.regions)
 
     def dump_graph(self, region_name: str, graph: Graph) -> None:
         logs.output_code.info("%s %s:\n%s", self.name, region_name, graph)

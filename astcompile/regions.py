@@ -2,9 +2,12 @@
 
 The rewritten function calls ``__ac_region_k(live_in...)``; that is a :class:`Region`. On a call
 it computes the guard key of its arguments, finds an entry traced for that key whose shape and
-value guards hold, and runs it. A miss traces the region's body (the user's statements as a
-plain function) with symbolic values and compiles the graph with the backend. When tracing
-breaks, the body itself runs: exactly the user's statements in NumPy, so the answer is right.
+value guards hold, and runs it. Repeated calls take a shortcut: a Python function generated for
+the region's entries (:func:`specialised_guards`) checks exactly those guards, inline, and falls
+back to the generic key only when none holds. A miss traces the region's body (the user's
+statements as a plain function) with symbolic values and compiles the graph with the backend. When
+tracing breaks, the body itself runs: exactly the user's statements in NumPy, so the answer is
+right.
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ from __future__ import annotations
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from astcompile import config, logs, telemetry
+from astcompile import config, logs, telemetry, warm
 from astcompile.graph.context import TraceBreak
+from astcompile.graph.shapes import DimOp, ShapeGuard
 from astcompile.graph.trace import OutSpec, TraceResult, is_leaf, trace
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
@@ -86,9 +91,28 @@ class Entry:
     result: TraceResult
     run: Callable[[list], list]
 
+    globals_seen: tuple = ()  # (name, object) of each global the region reads, at trace time
+
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards
         self.plain = _is_plain_arrays(self.result.template)
+
+    def checks(self, nargs: int, prefix: str = "") -> tuple[G.KeyChecks, list[int]] | None:
+        """Every check this entry needs, as Python source over ``_a0..``: the key's, then the
+        value and shape guards of the trace. None when the generic path must decide."""
+        if len(self.key) != nargs + len(self.globals_seen):  # aliased arrays: generic path
+            return None
+        checks = G.key_checks(self.key[:nargs], nargs, prefix)
+        if checks is None:
+            return None
+        for (name, value), key in zip(self.globals_seen, self.key[nargs:]):
+            if not G.global_checks(checks, name, key, value):
+                return None
+        leaf_args = [i for i, k in enumerate(self.key[:nargs]) if _is_leaf_key(k)]
+        for index, value in self.result.value_guards:
+            checks.conds.append(f"_a{leaf_args[index]} == {checks.const(value)}")
+        checks.conds += [_guard_source(g, leaf_args) for g in self.result.graph.guards]
+        return checks, leaf_args
 
     def matches(self, leaves: list) -> bool:
         if self.unguarded:
@@ -106,6 +130,66 @@ class Entry:
         if self.plain:
             return tuple(self.run(leaves))
         return _rebuild(self.result.template, self.run(leaves), leaves)
+
+
+_MISS = object()  # what a specialised guard function returns when no entry's guards hold
+
+
+def _miss_all(*args: Any) -> object:
+    return _MISS
+
+
+def _is_leaf_key(k: Any) -> bool:
+    """Whether an argument with guard key ``k`` is a graph leaf (see ``trace.is_leaf``)."""
+    if k is float:
+        return True
+    return type(k) is tuple and (k[0] is np.ndarray or k[0] is int or (
+        len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic)))
+
+
+def _dim_source(d: Any, leaf_args: list[int]) -> str:
+    if isinstance(d, int):
+        return str(d)
+    if d.op is DimOp.SYM:
+        leaf, axis = d.source
+        return f"{G.KeyChecks.shape(leaf_args[leaf])}[{axis}]"
+    a, b = (_dim_source(x, leaf_args) for x in d.args)
+    return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
+
+
+def _guard_source(guard: ShapeGuard, leaf_args: list[int]) -> str:
+    return f"{_dim_source(guard.lhs, leaf_args)} {guard.rel.value} {_dim_source(guard.rhs, leaf_args)}"
+
+
+def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
+                       module_globals: dict[str, Any]) -> Callable:
+    """A function of the region's arguments that runs the first entry whose guards hold, or
+    returns ``_MISS``: the whole per-call check, specialised to exactly the guards these
+    entries need (types, dtypes, ranks, size classes, layouts, globals, value and shape
+    guards), with no generic walk over the arguments. Entries it cannot check are left to the
+    generic path."""
+    args = [f"_a{i}" for i in range(len(params))]
+    lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
+    namespace: dict[str, Any] = {"_MISS": _MISS, "_ndarray": np.ndarray, "_tuple": tuple,
+                                 "_int_class": G.int_class, "_globals": module_globals}
+    for n, entry in enumerate(entries):
+        found = entry.checks(len(params), prefix=f"e{n}")
+        if found is None:
+            continue
+        checks, leaf_args = found
+        namespace.update(checks.consts)
+        conds = checks.conds or ["True"]
+        leaves = "[" + ", ".join(f"_a{i}" for i in leaf_args) + "]"
+        call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
+        namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
+        lines += [f"    if ({(chr(10) + '            and ').join(conds)}):",
+                  f"        return {call}"]
+    lines.append("    return _MISS")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)  # noqa: S102
+    fn = namespace[f"guards_{name}"]
+    fn.py_source = source
+    return fn
 
 
 @dataclass
@@ -130,6 +214,7 @@ class Region:
         self._lock = threading.Lock()
         self._limit_warned = False
         self._globals = owner.globals
+        self._guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
     def key(self, args: tuple) -> tuple:
         key = G.call_key(args)
@@ -139,12 +224,18 @@ class Region:
         return key
 
     def __call__(self, *args: Any) -> tuple:
-        recorder = telemetry.active()
-        if recorder is not None:
-            return self._recorded_call(recorder, args)
-        return self._call(args)
+        if telemetry.recording:  # 0 unless some thread runs explain: one read on the hot path
+            recorder = telemetry.active()
+            if recorder is not None:
+                return self._recorded_call(recorder, args)
+        result = self._guards(*args)
+        if result is _MISS:
+            return self._call(args)
+        self.stats.compiled_calls += 1
+        return result
 
     def _call(self, args: tuple) -> tuple:
+        """The generic path: guard key, entries for it, else eager or a new compile."""
         key = self.key(args)
         entries = self.entries.get(key)
         if entries:
@@ -178,6 +269,11 @@ class Region:
         return self.body(*args)
 
     def _miss(self, key: tuple, args: tuple) -> tuple:
+        # [warm start / ahead-of-time hook] an entry persisted by another process, if any
+        entry = warm.load_entry(self, key, args)
+        if entry is not None:
+            self.stats.compiled_calls += 1
+            return entry(leaves_of(args))
         mode = frozen_mode()
         if mode is not None:
             if mode == "strict":
@@ -211,6 +307,8 @@ class Region:
         except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
             logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
                                    self.owner.name, self.spec.name, type(exc).__name__, exc)
+            if self.spec.structured:
+                self.owner.keep_loops_in_python(self.spec)
             self.eager_keys.add(key)
             return None
         self.stats.traces += 1
@@ -218,10 +316,18 @@ class Region:
         if run is None:
             self.eager_keys.add(key)
             return None
-        entry = Entry(key, result, run)
-        self.entries.setdefault(key, []).append(entry)
+        seen = tuple((name, self._globals.get(name)) for name in self.spec.globals_read)
+        entry = Entry(key, result, run, seen)
+        self._add_entry(entry)
+        warm.save_entry(self, key, args, entry)  # [warm start hook] persist it for new processes
         self._record_graph(result)
         return entry
+
+    def _add_entry(self, entry: Entry) -> None:
+        """Make ``entry`` reachable: from the generic path and the specialised guards."""
+        self.entries.setdefault(entry.key, []).append(entry)
+        entries = [e for found in self.entries.values() for e in found]
+        self._guards = specialised_guards(self.spec.name, self.names, entries, self._globals)
 
     def _record_graph(self, result: TraceResult) -> None:
         recorder = telemetry.active()
@@ -233,6 +339,8 @@ class Region:
         self.owner.dump_graph(self.spec.name, result.graph)
 
     def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
+        if self.spec.structured:  # a loop region: retry with its loops in Python
+            self.owner.keep_loops_in_python(self.spec)
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
         self.eager_keys.add(key)

@@ -1,7 +1,8 @@
 """What happened during a call, for ``explain``: graphs traced, breaks met, regions run.
 
-Recording is off unless an :class:`Recorder` is active on this thread, so the hot path pays one
-attribute read. ``explain`` activates one around the call it explains.
+Recording is off unless a :class:`Recorder` is active on this thread. While no recorder is
+active anywhere, ``recording`` is 0 and the hot path pays one module-attribute read for it;
+``explain`` activates one around the call it explains.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _local = threading.local()
+_count_lock = threading.Lock()
+
+#: How many recorders are active, on any thread: the hot path's one check.
+recording = 0
 
 
 @dataclass
@@ -37,14 +42,20 @@ class Recorder:
     total_seconds: float = 0.0
 
     def __enter__(self) -> "Recorder":
+        global recording
         self._previous = getattr(_local, "recorder", None)
         _local.recorder = self
+        with _count_lock:
+            recording += 1
         self._start = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        global recording
         self.total_seconds = time.perf_counter() - self._start
         _local.recorder = self._previous
+        with _count_lock:
+            recording -= 1
 
     def add_break(self, graph_break: Any) -> None:
         key = (graph_break.filename, graph_break.line, graph_break.code)
@@ -65,4 +76,5 @@ class Recorder:
 
 
 def active() -> Recorder | None:
-    return getattr(_local, "recorder", None)
+    """This thread's recorder, if any (cheap when none is active anywhere)."""
+    return getattr(_local, "recorder", None) if recording else None

@@ -20,6 +20,12 @@ from bench import measure, peers
 from bench.kernels import CASES
 
 DOCS = os.path.join(measure.ROOT, "docs", "benchmarks.md")
+FIRST_CALLS = """
+
+First call in the bench process, compile included (the kernels run one after another in one
+process, so only the first one pays astcompile's and the peers' imports):
+
+"""
 
 
 def run_case(index: int, quick: bool, with_fresh: bool) -> dict:
@@ -29,20 +35,37 @@ def run_case(index: int, quick: bool, with_fresh: bool) -> dict:
     timer = measure.per_call_time if small else measure.best_time
     row = {"name": case.name, "numpy": timer(lambda: case.fn(*args))}
     compiled = astcompile.compile(case.fn, backend="c")
+    start = time.perf_counter()
+    compiled(*args)
+    row["astcompile first"] = time.perf_counter() - start
     row["astcompile"] = timer(lambda: compiled(*args))
-    for peer, make in peers.available().items():
-        fn = make(case.fn)
-        try:
-            row[peer] = timer(lambda fn=fn: fn(*args)) if fn else None
-        except Exception:  # noqa: BLE001 - a peer failing on a kernel is reported as n/a
-            row[peer] = None
+    expected = case.fn(*args)
+    for peer, prepare in peers.available().items():
+        row[peer], row[f"{peer} first"] = run_peer(peer, prepare, case, args, expected, timer)
     if with_fresh:
         row["cold"], row["warm"] = measure.cold_and_warm(index, quick)
     return row
 
 
+def run_peer(name: str, prepare: peers.Prepare, case, args: list, expected, timer) -> tuple:
+    """(steady-state seconds, first call seconds) of one peer on one case; (None, None) with
+    the reason printed when the peer cannot compile the kernel or gets a different answer."""
+    try:
+        start = time.perf_counter()
+        call = prepare(case.fn, args)
+        result = call()  # the first call compiles
+        first = time.perf_counter() - start
+        peers.check_result(expected, result)
+        return timer(call), first
+    except Exception as exc:  # noqa: BLE001 - a peer failing on a kernel is reported as n/a
+        reason = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+        print(f"  {name} n/a on {case.name}: {type(exc).__name__}: {reason}", flush=True)
+        return None, None
+
+
 def format_table(rows: list[dict], peer_names: list[str]) -> str:
-    head = ["kernel", "NumPy", "astcompile", *peer_names, "first call", "warm cache, new process"]
+    head = ["kernel", "NumPy", "astcompile", *peer_names, "first call",
+            "warm cache, new process (import astcompile → result)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         unit, scale = ("µs", 1e6) if "overhead" in r["name"] else ("ms", 1e3)
@@ -54,6 +77,16 @@ def format_table(rows: list[dict], peer_names: list[str]) -> str:
         cells += [_ratio(r, p, scale, unit) for p in peer_names]
         cells += [_ms(r.get("cold")), _ms(r.get("warm"))]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def format_first_calls(rows: list[dict], peer_names: list[str]) -> str:
+    """First call in the bench process, compile included, for astcompile and each peer."""
+    head = ["kernel", "astcompile", *peer_names]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [_ms(r.get(f"{name} first")) for name in ["astcompile", *peer_names]]
+        lines.append("| " + " | ".join([r["name"], *cells]) + " |")
     return "\n".join(lines)
 
 
@@ -83,7 +116,8 @@ def main() -> None:
         rows.append(run_case(index, opts.quick, not opts.no_fresh))
         print(format_table(rows[-1:], list(peers.available())).splitlines()[-1], flush=True)
     bandwidth = measure.copy_bandwidth(1 << (20 if opts.quick else 24))
-    table = format_table(rows, list(peers.available()))
+    names = list(peers.available())
+    table = format_table(rows, names) + FIRST_CALLS + format_first_calls(rows, names)
     info = (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"NumPy {np.__version__}; parallel float32 copy: {bandwidth:.1f} GB/s; "

@@ -12,6 +12,7 @@ This module is part of the runtime: it must not import the compiler.
 
 from __future__ import annotations
 
+import itertools
 import types
 from typing import Any
 
@@ -80,6 +81,111 @@ def global_key(value: Any) -> Any:
     if type(value) in (int, float, bool, str) or value is None:
         return (type(value), value)
     return ("id", id(value))
+
+
+class KeyChecks:
+    """Python conditions over parameters ``_a0, _a1, ...`` that hold exactly when
+    ``call_key(args) == key``: the source of a region's specialised guard function.
+
+    ``conds`` are joined with ``and`` in order (walrus bindings come before their uses);
+    ``consts`` are the objects they name. ``shape(i)`` is the name bound to argument ``i``'s
+    shape tuple (for later size checks). The checks read no more than the key does.
+    """
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix  # keeps constant names unique when several checks share a function
+        self.conds: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.sizes: list[str] = []  # size class -1, -2, ... -> the local bound to it
+
+    def const(self, value: Any) -> str:
+        name = f"_{self.prefix}c{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    @staticmethod
+    def shape(i: int) -> str:
+        return f"_sh{i}"
+
+
+def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
+    """The checks for ``key`` over ``nargs`` arguments; None when some part has no cheap
+    check (aliased arrays, tuples, identity-keyed objects): such calls take the generic path."""
+    if len(key) != nargs:  # aliasing noted at the end of the key
+        return None
+    checks = KeyChecks(prefix)
+    arrays = []
+    for i, k in enumerate(key):
+        if not _arg_checks(checks, i, k):
+            return None
+        if _is_array_key(k):
+            arrays.append(i)
+    checks.conds += [f"_a{i} is not _a{j}" for i, j in itertools.combinations(arrays, 2)]
+    return checks
+
+
+def global_checks(checks: KeyChecks, name: str, key: Any, value: Any) -> bool:
+    """Add the check that module global ``name`` (read from ``_globals``) still has ``key``;
+    ``value`` is the object it had when the key was taken. False when it cannot be checked."""
+    current = f"_globals.get({name!r})"
+    if key == ("id", id(value)):
+        checks.conds.append(f"{current} is {checks.const(value)}")
+    elif key == global_key(value) and type(key) is tuple:
+        typ, constant = key
+        checks.conds.append(f"type(_v := {current}) is {checks.const(typ)} "
+                            f"and _v == {checks.const(constant)}")
+    else:
+        return False
+    return True
+
+
+def _is_array_key(k: Any) -> bool:
+    return type(k) is tuple and len(k) == 4 and k[0] is np.ndarray
+
+
+def _arg_checks(checks: KeyChecks, i: int, k: Any) -> bool:
+    a = f"_a{i}"
+    if _is_array_key(k):
+        _array_checks(checks, i, k)
+    elif k is float:
+        checks.conds.append(f"type({a}) is float")
+    elif type(k) is not tuple or not k:
+        return False
+    elif k[0] is int:
+        checks.conds.append(f"type({a}) is int and _int_class({a}) == {checks.const(k[1])}")
+    elif k[0] is bool or k[0] is type(None):
+        checks.conds.append(f"{a} is {k[1]!r}")
+    elif k[0] is str:
+        checks.conds.append(f"type({a}) is str and {a} == {k[1]!r}")
+    elif len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic):
+        checks.conds.append(f"type({a}) is {checks.const(k[0])}")
+    else:
+        return False
+    return True
+
+
+def _array_checks(checks: KeyChecks, i: int, k: tuple) -> None:
+    _, dtype, dims, layout = k
+    a, sh, conds = f"_a{i}", checks.shape(i), checks.conds
+    conds.append(f"type({a}) is _ndarray and {a}.dtype is {checks.const(dtype)} "
+                 f"and {a}.ndim == {len(dims)}")
+    for axis, d in enumerate(dims):
+        size = f"(({sh} := {a}.shape)[0])" if axis == 0 else f"{sh}[{axis}]"
+        if d in (0, 1):
+            conds.append(f"{size} == {d}")
+        elif -d <= len(checks.sizes):
+            conds.append(f"{size} == {checks.sizes[-d - 1]}")
+        else:  # a new size class: >= 2 and unlike every earlier class
+            var = f"_s{-d}"
+            conds.append(f"({var} := {size}) > 1")
+            conds += [f"{var} != {other}" for other in checks.sizes]
+            checks.sizes.append(var)
+    flags = f"_fl{i}"
+    conds.append({
+        "C": f"{a}.flags.c_contiguous",
+        "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
+        "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
+    }[layout])
 
 
 def _describe(value_k: Any) -> str:

@@ -18,7 +18,9 @@ from .errors import RuntimeBuildError
 from .timing import phase
 
 _loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
+_paths: dict[int, str] = {}  # id(lib) -> the shared object it was opened from
 _lock = threading.Lock()
+_key_locks: dict[str, threading.Lock] = {}  # one per library: different kernels build in parallel
 
 
 def library_key(source: str, compiler: str | None) -> str:
@@ -35,6 +37,8 @@ def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
         compiler = None
     key = library_key(source, compiler)
     with _lock:
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with key_lock:
         if key in _loaded:
             return _loaded[key]
         with phase("load"):
@@ -52,7 +56,13 @@ def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
             if loaded is None:
                 raise RuntimeBuildError(f"built {path} but could not load it")
         _loaded[key] = loaded
+        _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded
+
+
+def library_path(lib: Any) -> str | None:
+    """The shared object a library returned by :func:`load_library` was opened from."""
+    return _paths.get(id(lib))
 
 
 def _builder(source: str, compiler: str):

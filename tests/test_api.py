@@ -254,3 +254,95 @@ def test_compile_times_and_reset():
     astcompile.reset()
     assert neg.regions == []
     np.testing.assert_array_equal(neg(np.ones(2)), -np.ones(2))
+
+
+# --- the specialised guards of a region (the per-call fast path) ---------------------------
+
+SCALE = 2.0
+WEIGHTS = np.arange(3.0)
+
+
+def _traces(fn):
+    return sum(region.stats.traces for region in fn.regions)
+
+
+def test_repeated_calls_skip_the_generic_guard_key(monkeypatch):
+    @astcompile.compile(backend="c")
+    def affine(a):
+        return a * 2.0 + 1.0
+
+    a = np.arange(8.0)
+    affine(a)
+
+    def no_generic_key(args):
+        raise AssertionError("the generic guard path ran on a repeated call")
+
+    monkeypatch.setattr(astcompile.runtime.guards, "call_key", no_generic_key)
+    for n in (8, 9, 100):
+        np.testing.assert_array_equal(affine(np.arange(float(n))), np.arange(float(n)) * 2 + 1)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_changed_dtype_rank_and_size_relation_still_recompile(backend):
+    @astcompile.compile(backend=backend)
+    def add(a, b):
+        return a + b
+
+    cases = [
+        (np.ones(4), np.ones(4)),  # traced: one size class
+        (np.ones(4, np.float32), np.ones(4)),  # dtype
+        (np.ones((2, 4)), np.ones(4)),  # rank
+        (np.ones(4), np.ones(1)),  # a size 1: broadcasting
+        (np.ones(5), np.ones(5)),  # the same entry as the first
+    ]
+    traces = []
+    for a, b in cases:
+        out = add(a, b)
+        np.testing.assert_array_equal(out, a + b)
+        assert out.dtype == (a + b).dtype
+        traces.append(_traces(add))
+    assert traces == [1, 2, 3, 4, 4]
+    with pytest.raises(ValueError):  # sizes no longer equal: not the entry traced for equal ones
+        add(np.ones(4), np.ones(5))
+
+
+def test_layout_and_aliasing_still_checked():
+    @astcompile.compile(backend="c")
+    def shift(a, b):
+        return a - 2 * b
+
+    base = np.arange(16.0).reshape(4, 4)
+    for a, b in [(base, base + 1), (base.T, base), (base[:, ::2], base[:, 1::2]), (base, base)]:
+        np.testing.assert_array_equal(shift(a, b), a - 2 * b)
+    np.testing.assert_array_equal(shift(base, base + 1), base - 2 * (base + 1))
+
+
+def test_changed_global_still_recompiles(monkeypatch):
+    import test_api
+
+    @astcompile.compile(backend="c")
+    def scaled(x):
+        return x * SCALE + WEIGHTS
+
+    x = np.ones(3)
+    np.testing.assert_array_equal(scaled(x), x * 2.0 + WEIGHTS)
+    monkeypatch.setattr(test_api, "SCALE", 3.0)
+    np.testing.assert_array_equal(scaled(x), x * 3.0 + WEIGHTS)
+    monkeypatch.setattr(test_api, "WEIGHTS", np.full(3, 10.0))
+    np.testing.assert_array_equal(scaled(x), x * 3.0 + 10.0)
+    monkeypatch.setattr(test_api, "SCALE", 2.0)
+    monkeypatch.setattr(test_api, "WEIGHTS", np.arange(3.0))
+    np.testing.assert_array_equal(scaled(x), x * 2.0 + np.arange(3.0))
+
+
+def test_value_and_shape_guards_still_checked():
+    @astcompile.compile(backend="eager")
+    def head(x, n):
+        y = x[:3] * 2  # the slice's length depends on len(x) >= 3: a shape guard
+        if n > 1:  # n steers tracing: a value guard
+            y = y + n
+        return y
+
+    for x, n in [(np.arange(5.0), 2), (np.arange(2.0), 2), (np.arange(6.0), 0), (np.arange(9.0), 2)]:
+        expected = x[:3] * 2 + (n if n > 1 else 0)
+        np.testing.assert_array_equal(head(x, n), expected)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-
+from astcompile.runtime import guards
 from astcompile.runtime.guards import UNSUPPORTED, call_key, describe_difference, int_class
 
 
@@ -57,3 +57,53 @@ def test_describe_difference_names_the_argument():
     text = describe_difference(("x", "alpha"), old, new)
     assert text.startswith("x: expected ndarray[float64, (s1), C-layout]")
     assert "got ndarray[float64, (s1, s1), C-layout]" in text
+
+
+def _check_function(key, nargs):
+    """The specialised check ``key_checks`` writes for ``key``, as a callable (None: no check)."""
+    checks = guards.key_checks(key, nargs)
+    if checks is None:
+        return None
+    params = ", ".join(f"_a{i}" for i in range(nargs))
+    source = f"def check({params}):\n    return {' and '.join(checks.conds) or 'True'}\n"
+    namespace = {"_ndarray": np.ndarray, "_int_class": int_class, **checks.consts}
+    exec(source, namespace)  # noqa: S102 - the generated check under test
+    return namespace["check"]
+
+
+def _samples():
+    a = np.ones((4, 4))
+    ones = [np.ones(n) for n in (0, 1, 2, 5)]
+    return [
+        *[(x,) for x in ones],
+        (np.ones(5, np.float32),), (np.ones((5, 1)),), (a,), (a.T,), (a[:, ::2],), (a[::2],),
+        (np.ones((3, 4)),), (np.ones((4, 3)),), (np.ones((1, 4)),),
+        (np.ones(4), np.ones(4)), (np.ones(4), np.ones(5)), (np.ones(9), np.ones(9)),
+        (np.ones((3, 4)), np.ones(4)), (np.ones((3, 4)), np.ones(3)), (a, a), (a, a.copy()),
+        (1.5,), (2.5,), (3,), (300,), (-3,), (True,), (False,), (None,), ("a",), ("b",),
+        (np.float32(1.0),), (np.float64(1.0),), (np.int64(3),), (np.ones(3), 2.0), (np.ones(3), 2),
+    ]
+
+
+def test_specialised_checks_hold_exactly_when_the_key_matches():
+    """The generated guard source is the key comparison, spelled out: for every pair of calls
+    it accepts the second exactly when ``call_key`` gives both the same key."""
+    samples = _samples()
+    checked = 0
+    for traced in samples:
+        check = _check_function(call_key(traced), len(traced))
+        if check is None:
+            assert len(call_key(traced)) != len(traced)  # only aliased calls go unchecked
+            continue
+        for call in samples:
+            if len(call) == len(traced):
+                assert check(*call) == (call_key(call) == call_key(traced)), (traced, call)
+                checked += 1
+    assert checked > 300
+
+
+def test_specialised_checks_skip_what_only_the_generic_path_decides():
+    a = np.ones(3)
+    assert guards.key_checks(call_key((a, a)), 2) is None  # aliasing
+    assert guards.key_checks(call_key(((a, 1.0),)), 1) is None  # nested tuples
+    assert guards.key_checks(call_key((np.sin,)), 1) is None  # identity-keyed objects

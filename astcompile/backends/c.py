@@ -3,7 +3,8 @@
 ``CBackend().compile(graph)`` runs the pass pipeline, schedules the graph into kernels, writes
 one C source for all of the region's kernels (one compiler call), builds or loads it through the
 runtime's disk cache, and returns the generated Python wrapper. Graphs with loops, branches or
-stores (a later issue) run with the eager interpreter.
+stores (*structured* graphs) become one C function each (``codegen/structured.py``); what that
+emitter does not support raises ``StructuredUnsupported`` and the region runs eagerly.
 """
 
 from __future__ import annotations
@@ -11,22 +12,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from astcompile import config
-from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
+from astcompile import config, logs
+from astcompile.backends.cwrap import WrapperParts, make_wrapper
+from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
-from astcompile.codegen.names import sanitize
 from astcompile.codegen.reduce import can_reduce
+from astcompile.codegen.structured import generate_structured
+from astcompile.codegen.structured_plan import StructuredUnsupported
+from astcompile.codegen.structured_wrapper import raise_error, region_source
 from astcompile.codegen.wrapper import WrapperSource
 from astcompile.errors import CompileError
 from astcompile.graph.ir import Graph, Node, walk
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.pipeline import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
-from astcompile.runtime import RuntimeBuildError, load_library, nthreads
+from astcompile.runtime import RuntimeBuildError, load_library
+from astcompile.runtime.loader import library_path
 from astcompile.runtime.timing import compile_times, phase
 
 __all__ = ["CBackend", "compile_times", "generate"]
@@ -57,14 +60,6 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
     return sched, "\n".join(parts), "\n".join(decls), py, wrapper
 
 
-def _step_runner() -> Callable:
-    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-        ctx = EvalContext([np.shape(v) for v in leaves])
-        return rule_for(node)(node, ctx, args)
-
-    return run
-
-
 class CBackend:
     name = "c"
 
@@ -72,43 +67,39 @@ class CBackend:
         self.cache_dir = cache_dir
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
-        eager = EagerBackend().compile(graph)
         if graph.effects or any(n.kind is Kind.CONTROL for n in walk(graph.nodes())):
-            return eager
+            try:
+                return self._compile_structured(graph)
+            except StructuredUnsupported as exc:
+                logs.graph_breaks.info("%s runs eagerly: the C backend does not support %s",
+                                       graph.name, exc)
+                return EagerBackend().compile(graph)
         _, source, decls, py, wrapper = generate(graph)
-        namespace: dict[str, Any] = {
-            "_np": np,
-            "_ndarray": np.ndarray,
-            "_empty": np.empty,
-            "_eager": eager,
-            "_nthreads": nthreads,
-            "_step": _step_runner(),
-            "_stop": _stop,
-            **wrapper.consts,
-            **wrapper.steps,
-        }
+        parts = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps), decls)
+        library = None
         if decls:
-            namespace["_lib"], namespace["_ptr"], namespace["_fb"] = self._load(source, decls)
-        exec(compile(py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102 - our generated wrapper
-        fn = namespace[f"region_{sanitize(graph.name)}"]
-        fn.c_source, fn.py_source = source, py
+            library = self._load(source, decls)
+            parts.library = library_path(library[1])
+        fn = make_wrapper(graph, parts, library)
+        fn.c_source = source
         return fn
 
-    def _load(self, source: str, decls: str) -> tuple[Any, Callable, Callable]:
+    def _compile_structured(self, graph: Graph) -> Callable:
+        """One C function for a region with loops, branches or stores."""
+        with phase("codegen"):
+            src = region_source(graph, generate_structured(graph))
+        parts = WrapperParts(src.py, {**src.consts, "_raise": raise_error}, {}, src.decl)
+        library = self._load(src.c, src.decl)
+        parts.library = library_path(library[1])
+        fn = make_wrapper(graph, parts, library)
+        fn.c_source = src.c
+        return fn
+
+    def _load(self, source: str, decls: str) -> tuple[Any, Any]:
         try:
-            ffi, lib = load_library(source, decls, self.cache_dir or config.cache_dir)
+            return load_library(source, decls, self.cache_dir or config.cache_dir)
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
-        from_buffer, cast = ffi.from_buffer, ffi.cast
-
-        def ptr(a: np.ndarray) -> Any:
-            return from_buffer(a) if a.flags.c_contiguous else cast("void*", a.ctypes.data)
-
-        return lib, ptr, from_buffer
-
-
-def _stop(value: int) -> int | None:
-    return None if value < 0 else value
 
 
 def c_backend_available() -> bool:

@@ -24,6 +24,7 @@ def build_function(
     template: Callable,
     extra_free: dict[str, object],
     filename: str,
+    structured: tuple = (),
 ) -> types.FunctionType:
     """Compile the padded ``def name`` in ``source`` as a sibling of ``template``.
 
@@ -31,7 +32,7 @@ def build_function(
     the template's own name (the rewritten function); a region body gets none of them.
     """
     template_free = template.__code__.co_freevars
-    code = _inner_code(source, name, (*template_free, *extra_free), filename)
+    code = _inner_code(source, name, (*template_free, *extra_free), filename, structured)
     closure = tuple(
         types.CellType(extra_free[var])
         if var in extra_free
@@ -52,9 +53,15 @@ def build_function(
     return function
 
 
-def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str) -> types.CodeType:
-    """The code object of ``def name`` compiled inside a factory that binds ``free``."""
+def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str,
+                structured: tuple = ()) -> types.CodeType:
+    """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
+    loops are lowered to structured calls on the way (see frontend/loops.py)."""
     module = ast.parse(source, filename=filename)
+    if "__ac_create" in free:
+        from astcompile.frontend.lowering import lower_structured
+
+        module = lower_structured(module, structured)
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")

@@ -214,8 +214,11 @@ def parameter_names(fdef: cst.FunctionDef) -> tuple[str, ...]:
     return tuple(p.name.value for p in _all_params(fdef.params))
 
 
+@functools.lru_cache(maxsize=1024)
 def declared_names(fdef: cst.FunctionDef) -> frozenset[str]:
-    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs)."""
+    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs).
+
+    Cached like :func:`_node_sets`: analysis and liveness ask several times per function."""
 
     class _Declared(cst.CSTVisitor):
         def __init__(self) -> None:

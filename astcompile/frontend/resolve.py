@@ -18,17 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-import numpy as np
 
 from astcompile import registry
 from astcompile.errors import NoSourceError
 from astcompile.frontend import tables as T
 from astcompile.frontend.analysis import CallKind, analyze_function
 from astcompile.frontend.exprs import dotted_name
+from astcompile.frontend.lookup import MISSING, InstanceMethod, fingerprint, lookup
 from astcompile.frontend.source import FunctionSource, function_source, sources_in_module
 
 MAX_INLINE_DEPTH = 8
-_MISSING = object()
 
 
 @dataclass
@@ -38,6 +37,9 @@ class _Shared:
     verdicts: dict[Any, CallKind] = field(default_factory=dict)
     active: set[Any] = field(default_factory=set)
     sources: dict[str, FunctionSource] | None = None  # static: the module's functions by name
+    #: runtime: (path of callee names from the root, dotted name, fingerprint) of each look-up,
+    #: so the rewrite cache can re-check them without analysing again.
+    lookups: list[tuple[tuple[str, ...], str, str | None]] = field(default_factory=list)
 
 
 def _method_call(kind: CallKind) -> tuple[CallKind, None]:
@@ -128,10 +130,17 @@ _OBJECT_RULES: tuple[tuple[Callable[[Any], bool], CallKind], ...] = (
 class RuntimeResolver:
     """Resolves callees against a live function's globals, closure cells and builtins."""
 
-    def __init__(self, fn: Callable, *, _shared: _Shared | None = None, _depth: int = 0) -> None:
+    def __init__(self, fn: Callable, *, _shared: _Shared | None = None, _depth: int = 0,
+                 _path: tuple[str, ...] = ()) -> None:
         self.fn = fn
         self._shared = _shared or _Shared(active={fn})
         self._depth = _depth
+        self._path = _path
+        self._dotted = ""  # the callee name being classified, for the look-ups of its analysis
+
+    @property
+    def lookups(self) -> list[tuple[tuple[str, ...], str, str | None]]:
+        return self._shared.lookups
 
     def classify_call(
         self, func: cst.BaseExpression, dotted: str | None
@@ -139,9 +148,10 @@ class RuntimeResolver:
         if dotted is None:
             return _classify_unnamed(func)
         obj = self._lookup(dotted)
-        if obj is _MISSING:
+        self._dotted = dotted
+        if obj is MISSING:
             return CallKind.UNKNOWN, None
-        if isinstance(obj, _InstanceMethod):
+        if isinstance(obj, InstanceMethod):
             return _method_call(CallKind.GRAPHABLE if obj.of_array else CallKind.UNKNOWN)
         return self.classify_object(obj), obj
 
@@ -164,42 +174,14 @@ class RuntimeResolver:
 
     def _inline(self, function: types.FunctionType) -> bool:
         src = function_source(function)
-        resolver = RuntimeResolver(function, _shared=self._shared, _depth=self._depth + 1)
+        resolver = RuntimeResolver(function, _shared=self._shared, _depth=self._depth + 1,
+                                   _path=(*self._path, self._dotted))
         return analyze_function(src, resolver).fully_graphable
 
     def _lookup(self, dotted: str) -> Any:
-        root, *attrs = dotted.split(".")
-        obj = self._root(root)
-        for attr in attrs:
-            if obj is _MISSING:
-                break
-            if not isinstance(obj, (types.ModuleType, type)):
-                return _InstanceMethod(isinstance(obj, (np.ndarray, np.generic)))
-            try:
-                obj = getattr(obj, attr)
-            except Exception:  # noqa: BLE001 - a module's lazy attribute may raise anything
-                return _MISSING
+        obj = lookup(self.fn, dotted)
+        self._shared.lookups.append((self._path, dotted, fingerprint(obj)))
         return obj
-
-    def _root(self, name: str) -> Any:
-        code = self.fn.__code__
-        if name in code.co_freevars:
-            try:
-                return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
-            except ValueError:  # the cell is still empty
-                return _MISSING
-        if name in self.fn.__globals__:
-            return self.fn.__globals__[name]
-        scope = getattr(self.fn, "__builtins__", builtins.__dict__)
-        scope = vars(scope) if isinstance(scope, types.ModuleType) else scope
-        return scope.get(name, _MISSING)
-
-
-@dataclass(frozen=True)
-class _InstanceMethod:
-    """A method looked up on an instance: we never getattr on instances (properties run code)."""
-
-    of_array: bool
 
 
 # -- static ------------------------------------------------------------------------------------
@@ -225,6 +207,8 @@ class StaticResolver:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.other_globals: set[str] = set()
         self.disallowed: set[str] = set()
+        self.marks: dict[str, CallKind] = {}  # user functions marked at module level
+        self.aliases: dict[str, str] = {}  # ``fast = astcompile.compile(f)``: fast -> f
         for statement in module.body:
             self._module_statement(statement)
 
@@ -233,6 +217,9 @@ class StaticResolver:
     ) -> tuple[CallKind, object | None]:
         if dotted is None:
             return _classify_unnamed(func)
+        dotted = self.aliases.get(dotted, dotted)
+        if dotted in self.marks:
+            return self.marks[dotted], None
         root = dotted.split(".")[0]
         if root in self.imports:
             return self._classify_qualified(self.qualify(dotted)), None
@@ -328,8 +315,25 @@ class StaticResolver:
             for target in small.targets:
                 if isinstance(target.target, cst.Name):
                     self.other_globals.add(target.target.value)
+                    if isinstance(small.value, cst.Call):
+                        self._module_wrap(target.target.value, small.value)
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             self._module_mark(small.value)
+
+    def _module_wrap(self, bound: str, call: cst.Call) -> None:
+        """``g = astcompile.disable(f)`` (also ``disable(recursive=False)(f)``), ``compile``,
+        ``allow_in_graph`` or ``disallow_in_graph`` of a user function ``f``, bound to ``g``."""
+        self._module_mark(call)
+        api_call = call.func if isinstance(call.func, cst.Call) else call
+        dotted = dotted_name(api_call.func)
+        api = self.qualify(dotted) if dotted else ""
+        args = [dotted_name(a.value) for a in call.args]
+        if len(args) != 1 or args[0] not in self.functions:
+            return
+        if api == T.API_DISABLE:
+            self.marks[bound] = CallKind.DISABLED
+        elif api in (T.API_COMPILE, T.API_ALLOW, T.API_DISALLOW):
+            self.aliases[bound] = args[0]
 
     def _module_mark(self, call: cst.Call) -> None:
         """``astcompile.disallow_in_graph(np.linalg.svd)`` at module level marks that op."""
@@ -337,6 +341,10 @@ class StaticResolver:
         api = self.qualify(dotted) if dotted else ""
         args = [dotted_name(a.value) for a in call.args]
         if api not in (T.API_DISALLOW, T.API_ALLOW) or len(args) != 1 or not args[0]:
+            return
+        if args[0] in self.functions:  # a user function: marks the function object itself
+            kind = CallKind.DISALLOWED if api == T.API_DISALLOW else CallKind.GRAPHABLE
+            self.marks[args[0]] = kind
             return
         qualified = self.qualify(args[0]) if args[0].split(".")[0] in self.imports else args[0]
         if api == T.API_DISALLOW:

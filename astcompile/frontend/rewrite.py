@@ -26,7 +26,7 @@ so tracebacks and trace-time diagnostics point at the user's code.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -35,22 +35,9 @@ from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.names import function_locals, name_sets
 from astcompile.frontend.regions import RET, Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
+from astcompile.frontend.spec import RegionSpec
 
 CALL = "__ac_call"
-
-
-@dataclass(frozen=True)
-class RegionSpec:
-    """One region: ``def name(*params)`` returning the tuple ``outputs``; see contract.md."""
-
-    name: str
-    params: tuple[str, ...]
-    outputs: tuple[str, ...]
-    globals_read: tuple[str, ...]
-    body_source: str
-    first_line: int
-    last_line: int
-    statement_count: int
 
 
 @dataclass(frozen=True)
@@ -61,9 +48,11 @@ class RewriteResult:
 
 
 def rewrite_function(
-    src: FunctionSource, analysis: FunctionAnalysis, *, all_eager: bool = False
+    src: FunctionSource, analysis: FunctionAnalysis, *, all_eager: bool = False,
+    python_loops: frozenset[int] = frozenset(),
 ) -> RewriteResult:
-    """Cut ``src`` into regions (none with ``all_eager``) and route eager user calls."""
+    """Cut ``src`` into regions (none with ``all_eager``) and route eager user calls; loops on
+    the file lines ``python_loops`` stay Python loops (their bodies become regions)."""
     module, positions = analysis.module, analysis.positions
     if module is None or positions is None:
         module = cst.parse_module(src.text)
@@ -78,7 +67,10 @@ def rewrite_function(
             calls.add(node)
     if all_eager or analysis.eager_only:
         units = set()
-    plan = plan_regions(fdef, units, src.fn)
+    line_of = {n: p.start.line for n, p in positions.items() if isinstance(n, (cst.For, cst.If))}
+    kept = {line - src.def_line + 1 for line in python_loops}
+    line_of = {n: line for n, line in line_of.items() if line not in kept or isinstance(n, cst.If)}
+    plan = plan_regions(fdef, units, src.fn, line_of)
     specs = tuple(_spec(run, _lines(run, positions), src) for run in plan.order)
     heights = {run.name: _height(run, module) for run in plan.order}
     new_fdef = _keep_locals(fdef, fdef.visit(_Rewriter(plan, calls, heights)))
@@ -139,6 +131,7 @@ def _spec(run: Run, lines: tuple[int, int], src: FunctionSource) -> RegionSpec:
         first_line=first,
         last_line=last,
         statement_count=sum(_count_statements(u) for u in run.units),
+        structured=tuple(replace(s, line=src.def_line + s.line - 1) for s in run.structured),
     )
 
 

@@ -1,0 +1,73 @@
+"""The namespace a generated region wrapper runs in, and the wrapper made from its source.
+
+Shared by the C backend (right after code generation) and the warm/ahead-of-time loader (from a
+persisted entry, without importing the code generator or the C compiler).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
+from astcompile.codegen.names import sanitize
+from astcompile.graph.ir import Graph, Node
+from astcompile.runtime import nthreads
+
+
+@dataclass
+class WrapperParts:
+    """Everything a region wrapper is made of; what a warm cache persists (with the graph)."""
+
+    py: str  # the wrapper's source
+    consts: dict[str, Any] = field(default_factory=dict)  # constants and dtypes it names
+    steps: dict[str, Node] = field(default_factory=dict)  # nodes run as NumPy steps
+    cdecls: str = ""  # declarations of its kernels ("" when it calls none)
+    library: str | None = None  # the kernels' shared object
+
+
+def _step_runner() -> Callable:
+    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+        ctx = EvalContext([np.shape(v) for v in leaves])
+        return rule_for(node)(node, ctx, args)
+
+    return run
+
+
+def _stop(value: int) -> int | None:
+    return None if value < 0 else value
+
+
+def _pointers(ffi: Any) -> tuple[Callable, Callable]:
+    from_buffer, cast = ffi.from_buffer, ffi.cast
+
+    def ptr(a: np.ndarray) -> Any:
+        return from_buffer(a) if a.flags.c_contiguous else cast("void*", a.ctypes.data)
+
+    return ptr, from_buffer
+
+
+def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
+    """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound."""
+    namespace: dict[str, Any] = {
+        "_np": np,
+        "_ndarray": np.ndarray,
+        "_empty": np.empty,
+        "_eager": EagerBackend().compile(graph),
+        "_nthreads": nthreads,
+        "_step": _step_runner(),
+        "_stop": _stop,
+        **parts.consts,
+        **parts.steps,
+    }
+    if library is not None:
+        ffi, namespace["_lib"] = library
+        namespace["_ptr"], namespace["_fb"] = _pointers(ffi)
+    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102 - our generated wrapper
+    fn = namespace[f"region_{sanitize(graph.name)}"]
+    fn.py_source = parts.py
+    fn.parts = parts
+    return fn

@@ -1,0 +1,210 @@
+"""Persisted artifacts: where they live, the ahead-of-time manifest, and loading a built kernel.
+
+Two kinds of store hold the same files: the user's cache (``<cache_dir>/warm-v1``, kernels in
+``<cache_dir>/c-v1``), written on every compile, and ``__astcache__/`` beside a package's
+modules, written by ``astcompile build`` (kernels in ``__astcache__/kernels``)::
+
+    __astcache__/manifest.json        versions, compiler, CPU flags, functions -> entries
+    __astcache__/frontend/<key>.json  a function's rewritten source and regions
+    __astcache__/regions/<key>.pkl    traced, compiled region entries for one guard key
+    __astcache__/kernels/<key>.so     their kernels
+
+Loading needs no C compiler and no libcst: a kernel library is opened with cffi's out-of-line
+ABI module (generated once, at build time), so not even cffi's C parser is imported. A manifest
+written on another machine or by other versions is refused with a reason (:func:`check_manifest`).
+
+Part of the runtime: must not import the compiler or libcst.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import stat
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import build
+
+ARTIFACT_DIR = "__astcache__"
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "astcache-v1"
+#: /proc/cpuinfo flags that name instruction-set extensions ``-march=native`` may use.
+_ISA_PREFIXES = ("sse", "ssse3", "pni", "avx", "fma", "f16c", "bmi", "abm", "lzcnt", "popcnt",
+                 "movbe", "aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "adx", "gfni",
+                 "amx", "xsave", "rdrand", "rdseed", "cx16", "prfchw", "clflushopt", "clwb")
+_lock = threading.Lock()
+_libraries: dict[str, tuple[Any, Any]] = {}  # .so path -> (ffi, lib); keeps them alive
+_manifests: dict[str, tuple[dict | None, str]] = {}  # folder -> (manifest or None, why not)
+
+
+@dataclass(frozen=True)
+class Store:
+    """A folder of persisted entries (``root``) and the folder of their kernels."""
+
+    root: str
+    kernels: str
+
+    def path(self, kind: str, name: str) -> str:
+        return os.path.join(self.root, kind, name)
+
+
+def user_store(cache_dir: str) -> Store:
+    return Store(os.path.join(cache_dir, "warm-v1"), os.path.join(cache_dir, "c-v1"))
+
+
+def package_store(folder: str) -> Store:
+    root = os.path.join(folder, ARTIFACT_DIR)
+    return Store(root, os.path.join(root, "kernels"))
+
+
+# -- environment ------------------------------------------------------------------------------
+
+
+def cpu_flags() -> set[str]:
+    """The instruction-set extensions this CPU reports (empty when unknown)."""
+    flags = build.cpu_features().split("|", 1)[-1].split()
+    return {f for f in flags if f.startswith(_ISA_PREFIXES)}
+
+
+def python_version() -> str:
+    return f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def environment(version: str) -> dict[str, Any]:
+    """What a built artifact requires of the process that loads it."""
+    return {
+        "astcompile": version,
+        "numpy": np.__version__,
+        "python": python_version(),
+        "machine": platform.machine(),
+        "cflags": list(build.CFLAGS + build.LIBS),
+        "cpu_flags": sorted(cpu_flags()),
+    }
+
+
+def mismatch(required: dict[str, Any], version: str) -> str | None:
+    """Why an artifact built for ``required`` cannot load here, or None when it can."""
+    here = environment(version)
+    for field in ("astcompile", "numpy", "python", "machine"):
+        if required.get(field) != here[field]:
+            return f"built for {field} {required.get(field)}, this is {here[field]}"
+    if required.get("cflags") != here["cflags"]:
+        return "built with other compiler flags"
+    missing = sorted(set(required.get("cpu_flags", [])) - set(here["cpu_flags"]))
+    if missing:
+        return f"built for a CPU with {', '.join(missing[:6])}, which this CPU lacks"
+    return None
+
+
+# -- manifest ----------------------------------------------------------------------------------
+
+
+def check_manifest(folder: str, version: str) -> tuple[dict | None, str]:
+    """``(manifest, "")`` when ``folder/__astcache__`` can be used here, else ``(None, why)``.
+
+    Cached per folder; ``why`` is "" when there is simply no build there.
+    """
+    with _lock:
+        if folder in _manifests:
+            return _manifests[folder]
+    path = os.path.join(folder, ARTIFACT_DIR, MANIFEST)
+    result: tuple[dict | None, str] = (None, "")
+    if os.path.exists(path):
+        result = _read_manifest(path, version)
+    with _lock:
+        _manifests[folder] = result
+    return result
+
+
+def _read_manifest(path: str, version: str) -> tuple[dict | None, str]:
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+        if manifest.get("format") != MANIFEST_FORMAT:
+            return None, f"{path} has format {manifest.get('format')!r}, not {MANIFEST_FORMAT}"
+        unsafe = unsafe_folder(os.path.dirname(path))
+        if unsafe:
+            return None, unsafe
+    except (OSError, ValueError) as exc:
+        return None, f"cannot read {path}: {exc}"
+    why = mismatch(manifest.get("environment", {}), version)
+    return (None, f"{path}: {why}") if why else (manifest, "")
+
+
+def forget_manifests() -> None:
+    with _lock:
+        _manifests.clear()
+
+
+def unsafe_folder(folder: str) -> str:
+    """Why we refuse to load code from ``folder`` (writable by group/others), or ""."""
+    st = os.stat(folder)
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{folder} is writable by group or others; not loading compiled code from it"
+    return ""
+
+
+# -- files -------------------------------------------------------------------------------------
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+# -- kernels -----------------------------------------------------------------------------------
+
+
+def ffi_module_source(cdecls: str) -> str:
+    """cffi's out-of-line ABI module for ``cdecls``: loads later without parsing C."""
+    import cffi
+    from cffi.recompiler import make_py_source
+
+    ffi = cffi.FFI()
+    ffi.cdef(cdecls)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = os.path.join(tmp, "_astc_ffi.py")
+        make_py_source(ffi, "_astc_ffi", target)
+        with open(target) as f:
+            return f.read()
+
+
+def open_library(so_path: str, ffi_source: str) -> tuple[Any, Any] | None:
+    """``(ffi, lib)`` for a built kernel library, or None when it cannot be opened."""
+    so_path = os.path.abspath(so_path)
+    with _lock:
+        if so_path in _libraries:
+            return _libraries[so_path]
+    namespace: dict[str, Any] = {}
+    try:
+        exec(compile(ffi_source, "<astcompile ffi>", "exec"), namespace)  # noqa: S102 - our file
+        ffi = namespace["ffi"]
+        loaded = ffi, ffi.dlopen(so_path)
+    except (OSError, KeyError, SyntaxError):
+        return None
+    with _lock:
+        return _libraries.setdefault(so_path, loaded)

@@ -1,0 +1,5 @@
+"""No compiled functions here: only syntax-checked."""
+
+
+def report(x):
+    print(x)

@@ -1,0 +1,115 @@
+"""The warm cache: rewrites and region entries persisted, re-checked and reused."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import astcompile
+from astcompile import warm
+from astcompile.frontend import cache as rewrite_cache
+
+MODULE = textwrap.dedent("""
+    import numpy as np
+    import astcompile
+
+    W = np.arange(3.0)
+
+    def helper(x):
+        return x * 2.0
+
+    def f(x):
+        return np.exp(helper(x)) + 1.0
+
+    def uses_global_array(x):
+        return x + W
+""")
+
+
+def _module(tmp_path, name: str, text: str = MODULE):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _times(phase: str) -> float:
+    return astcompile.compile_times().get(phase, 0.0)
+
+
+def test_second_compile_loads_rewrite_and_entries(tmp_path):
+    mod = _module(tmp_path, "warm_a")
+    x = np.linspace(0, 1, 10)
+    first = astcompile.compile(mod.f)
+    assert np.allclose(first(x), np.exp(x * 2.0) + 1.0)
+    assert first.cache_digest is not None
+    analysis = _times("analysis")
+    again = astcompile.compile(mod.f)
+    assert np.allclose(again(x), np.exp(x * 2.0) + 1.0)
+    assert _times("analysis") == analysis  # the rewrite came from the cache
+    assert again.cache_digest == first.cache_digest
+    assert again.regions[0].stats.traces == 0  # so did the compiled region
+
+
+def test_an_edited_callee_makes_the_rewrite_stale(tmp_path):
+    mod = _module(tmp_path, "warm_b")
+    x = np.linspace(0, 1, 10)
+    astcompile.compile(mod.f)(x)
+    entry = rewrite_cache.load(mod.f, False, warm.stores_for(mod.f.__code__.co_filename))
+    assert entry is not None
+
+    def helper(x):
+        print("side effect")
+        return x * 3.0
+
+    mod.helper = helper
+    assert rewrite_cache.load(mod.f, False, warm.stores_for(mod.f.__code__.co_filename)) is None
+    changed = astcompile.compile(mod.f)
+    assert np.allclose(changed(x), np.exp(x * 3.0) + 1.0)
+    assert changed.static_breaks  # analysed again: the call now breaks
+
+
+def test_closures_and_identity_keys_are_not_persisted(tmp_path):
+    scale = 2.0
+
+    def closure(x):
+        return x * scale
+
+    assert rewrite_cache.function_key(closure, False) is None
+    mod = _module(tmp_path, "warm_c")
+    compiled = astcompile.compile(mod.uses_global_array)
+    x = np.ones(3)
+    assert np.allclose(compiled(x), x + mod.W)
+    region = compiled.regions[0]
+    assert warm.persistent_key(region, region.key((x,)), (x,)) is None
+
+
+def test_warm_process_does_not_import_libcst(tmp_path):
+    _module(tmp_path, "warm_d")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, warm_d
+        f = astcompile.compile(warm_d.f)
+        print(float(f(np.ones(4)).sum()), "libcst" in sys.modules,
+              sorted(astcompile.compile_times()))
+    """)
+    env_cache = str(tmp_path / "cache")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**_env(), "ASTCOMPILE_CACHE_DIR": env_cache}, check=True)
+            for _ in range(2)]
+    cold, hot = (r.stdout.split(" ", 2) for r in runs)
+    assert cold[0] == hot[0] and cold[1] == "True"
+    assert hot[1] == "False" and "trace" not in hot[2] and "analysis" not in hot[2]
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
