@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import tempfile
 import time
 
 import numpy as np
@@ -108,6 +109,10 @@ def main() -> None:
     parser.add_argument("--only", help="run only kernels whose name contains this text")
     parser.add_argument("--write-docs", action="store_true", help=f"write {DOCS}")
     opts = parser.parse_args()
+    # An empty kernel cache, so that the in-process first calls include compilation.
+    cache = tempfile.TemporaryDirectory(prefix="astcompile-bench-")  # removed at exit
+    astcompile.config.cache_dir = cache.name
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache.name, "inductor")  # the same for torch
     start = time.perf_counter()
     rows = []
     for index, case in enumerate(CASES):
