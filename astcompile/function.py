@@ -168,7 +168,7 @@ class CompiledFunction:
         free: dict[str, Any] = {"__ac_call": self.dispatch}
         for spec in rewrite.regions:
             body = build_function(spec.body_source, spec.name, self.fn, STRUCTURED_CALLS,
-                                  rewrite.filename, getattr(spec, "structured", ()))
+                                  rewrite.filename, spec.structured)
             region = Region(spec, body, self)
             self.regions.append(region)
             free[spec.name] = region
@@ -225,8 +225,8 @@ class CompiledFunction:
         return self._backend
 
     def keep_loops_in_python(self, spec: Any) -> None:
-        """A loop region could not be traced: from the next call on, its loops run in Python
-        and their bodies become regions of their own (the break stays local to the body)."""
+        """A region could not be traced: from the next call on, its loops (if it has any) run in
+        Python and their bodies become regions of their own (the break stays local)."""
         from astcompile.frontend.spec import LoopSpec
 
         lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}

@@ -307,8 +307,7 @@ class Region:
         except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
             logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
                                    self.owner.name, self.spec.name, type(exc).__name__, exc)
-            if self.spec.structured:
-                self.owner.keep_loops_in_python(self.spec)
+            self.owner.keep_loops_in_python(self.spec)
             self.eager_keys.add(key)
             return None
         self.stats.traces += 1
@@ -339,8 +338,7 @@ class Region:
         self.owner.dump_graph(self.spec.name, result.graph)
 
     def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
-        if self.spec.structured:  # a loop region: retry with its loops in Python
-            self.owner.keep_loops_in_python(self.spec)
+        self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
         self.eager_keys.add(key)

@@ -8,6 +8,7 @@ NumPy, and STORE nodes write through them into the caller's arrays.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -130,7 +131,7 @@ def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: LoopAttr = node.attr
     start, stop, step = (int(a) for a in args[:3])
     carried = list(args[3 : 3 + attr.carried])
-    steps = _sub_plan(attr.body, node.inputs)
+    steps = _sub_plan(attr.body, node)
     ivar, *holders = attr.body.inputs
     for i in range(start, stop, step):
         ctx.values[ivar.id] = i
@@ -143,11 +144,22 @@ def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
 def _if(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: IfAttr = node.attr
     graph = attr.then_graph if bool(args[0]) else attr.else_graph
-    return tuple(_run_steps(_sub_plan(graph, node.inputs), ctx, graph.outputs))
+    return tuple(_run_steps(_sub_plan(graph, node), ctx, graph.outputs))
 
 
-def _sub_plan(graph: Graph, outer: Sequence[Node]) -> list[Step]:
-    return [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs)) for n in own_nodes(graph, outer)]
+_SUB_PLANS: "weakref.WeakKeyDictionary[Node, dict[int, list[Step]]]" = weakref.WeakKeyDictionary()
+
+
+def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
+    """The steps of ``owner``'s body or branch ``graph``, computed once per graph: an IF inside
+    a loop runs every iteration. Graphs are not hashable, so the cache hangs off the node."""
+    plans = _SUB_PLANS.setdefault(owner, {})
+    steps = plans.get(id(graph))
+    if steps is None:
+        steps = [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs))
+                 for n in own_nodes(graph, owner.inputs)]
+        plans[id(graph)] = steps
+    return steps
 
 
 def _run_steps(steps: list[Step], ctx: EvalContext, outputs: Sequence[Node]) -> list:

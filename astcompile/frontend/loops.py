@@ -41,14 +41,14 @@ class StructuredPlanner:
             return None
         units = block_units(node.body)
         carried = self._state(units, after)
-        if carried is None or not carried <= bound:
+        if not carried <= bound:
             return None
         inner = self._block(units, bound | {target})
         if inner is None:
             return None
         return [LoopSpec(self.line_of[node], target, tuple(sorted(carried))), *inner]
 
-    def _state(self, units: list[cst.CSTNode], after: Live) -> frozenset[str] | None:
+    def _state(self, units: list[cst.CSTNode], after: Live) -> frozenset[str]:
         assigned = frozenset(name_sets(*units).writes)
         read_first = self.liveness.live_in(units)
         return assigned & (after | read_first)
@@ -73,10 +73,9 @@ class StructuredPlanner:
         blocks = child_blocks(node)
         names: frozenset[str] = frozenset()
         for block in blocks:
-            state = self._state(block_units(block), after)
-            names |= state or frozenset()
+            names |= self._state(block_units(block), after)
         if isinstance(node.orelse, cst.If):
-            names |= self._state([node.orelse], after) or frozenset()
+            names |= self._state([node.orelse], after)
         if not names <= bound:
             return None
         specs: list[Spec] = [BranchSpec(self.line_of[node], tuple(sorted(names)))]

@@ -149,20 +149,26 @@ def reduction(op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0
     return reduced, not isinstance(result, np.ndarray)
 
 
-def index(node: Node, items: Sequence[IndexItem], dynamic: Sequence[Node] = ()) -> Node:
-    """A view of ``node``; ``dynamic`` are the run-time index values DynIndex items refer to."""
-    shape: list[S.Dim] = []
+def index_shape(shape: Sequence[S.Dim], items: Sequence[IndexItem]) -> tuple[S.Dim, ...]:
+    """The shape of ``x[items]`` for ``x`` of ``shape``; axes past the items are kept whole."""
+    result: list[S.Dim] = []
     axis = 0
     for item in items:
         if item.kind == "newaxis":
-            shape.append(1)
+            result.append(1)
             continue
         if item.kind == "slice":
-            shape.append(item.length)
+            result.append(item.length)
         axis += 1
-    shape.extend(node.shape[axis:])
-    full = tuple(items) + tuple(IndexItem("slice", 0, d, 1) for d in node.shape[axis:])
-    return current().node(Op.INDEX, (node, *dynamic), node.dtype, tuple(shape), full)
+    return (*result, *shape[axis:])
+
+
+def index(node: Node, items: Sequence[IndexItem], dynamic: Sequence[Node] = ()) -> Node:
+    """A view of ``node``; ``dynamic`` are the run-time index values DynIndex items refer to."""
+    consumed = sum(1 for item in items if item.kind != "newaxis")
+    full = tuple(items) + tuple(IndexItem("slice", 0, d, 1) for d in node.shape[consumed:])
+    shape = index_shape(node.shape, items)
+    return current().node(Op.INDEX, (node, *dynamic), node.dtype, shape, full)
 
 
 def reshape(node: Node, new_shape: Sequence[S.Dim]) -> Node:

@@ -144,7 +144,7 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
-    view_shape = B.index(array.node, items, dynamic).shape
+    view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
     source = operand(value)
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":

@@ -70,7 +70,7 @@ def _is_runtime_value(value: Any) -> bool:
     return isinstance(value, SymArray) or isinstance(value, SymScalar) and value.dynamic
 
 
-def _bound(value: Any, what: str) -> Node:
+def _bound(value: Any) -> Node:
     """A range() argument as an int64 node; range() itself raises for floats."""
     if isinstance(value, (bool, float)) or (
         isinstance(value, (SymArray, SymScalar)) and value.node.dtype.kind not in "iub"
@@ -93,7 +93,7 @@ def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple) -> tuple:
         bounds = (bounds[0], bounds[1], 1)
     if isinstance(bounds[2], int) and bounds[2] == 0:
         raise ValueError("range() arg 3 must not be zero")
-    bound_nodes = [_bound(b, what) for b, what in zip(bounds, ("start", "stop", "step"))]
+    bound_nodes = [_bound(b) for b in bounds]
     kinds = [_carried_kind(v) for v in init]
     for _ in range(_RETRACES):
         traced = _trace_body(ctx, body, kinds)
