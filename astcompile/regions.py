@@ -23,6 +23,8 @@ import numpy as np
 
 from astcompile import config, logs, telemetry, warm
 from astcompile.graph.context import TraceBreak
+from astcompile.graph.build import index_shape
+from astcompile.graph.ops import Kind, Op
 from astcompile.graph.shapes import DimOp, ShapeGuard
 from astcompile.graph.trace import OutSpec, TraceResult, is_leaf, trace
 from astcompile.runtime import guards as G
@@ -132,6 +134,24 @@ class Entry:
         return _rebuild(self.result.template, self.run(leaves), leaves)
 
 
+def _scalar_only(graph: Any) -> bool:
+    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
+    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
+    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
+    for node in graph.nodes():
+        if node.kind is Kind.CONTROL:
+            return False
+        if node.op is Op.INPUT:
+            continue
+        if node.op is Op.STORE:
+            target, value = node.inputs[:2]
+            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
+                return False
+        elif node.shape != ():
+            return False
+    return True
+
+
 _MISS = object()  # what a specialised guard function returns when no entry's guards hold
 
 
@@ -162,16 +182,20 @@ def _guard_source(guard: ShapeGuard, leaf_args: list[int]) -> str:
 
 
 def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
-                       module_globals: dict[str, Any]) -> Callable:
+                       module_globals: dict[str, Any], stats: "RegionStats",
+                       eager_keys: tuple = (), eager: Callable | None = None) -> Callable:
     """A function of the region's arguments that runs the first entry whose guards hold, or
     returns ``_MISS``: the whole per-call check, specialised to exactly the guards these
     entries need (types, dtypes, ranks, size classes, layouts, globals, value and shape
     guards), with no generic walk over the arguments. Entries it cannot check are left to the
-    generic path."""
+    generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the user's statements)
+    after the entries, as on the generic path: a region that runs in Python inside a Python
+    loop must not pay for a generic key on every iteration."""
     args = [f"_a{i}" for i in range(len(params))]
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
     namespace: dict[str, Any] = {"_MISS": _MISS, "_ndarray": np.ndarray, "_tuple": tuple,
-                                 "_int_class": G.int_class, "_globals": module_globals}
+                                 "_int_class": G.int_class, "_globals": module_globals,
+                                 "_stats": stats, "_eager": eager}
     for n, entry in enumerate(entries):
         found = entry.checks(len(params), prefix=f"e{n}")
         if found is None:
@@ -183,7 +207,15 @@ def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
         call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
         namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
         lines += [f"    if ({(chr(10) + '            and ').join(conds)}):",
-                  f"        return {call}"]
+                  "        _stats.compiled_calls += 1", f"        return {call}"]
+    for n, key in enumerate(eager_keys):
+        checks = G.key_checks(key, len(params), prefix=f"x{n}")
+        if checks is None:
+            continue
+        namespace.update(checks.consts)
+        conds = checks.conds or ["True"]
+        lines += [f"    if ({(chr(10) + '            and ').join(conds)}):",
+                  f"        return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"]
     lines.append("    return _MISS")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)  # noqa: S102
@@ -214,6 +246,7 @@ class Region:
         self._lock = threading.Lock()
         self._limit_warned = False
         self._globals = owner.globals
+        self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
         self._guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
     def key(self, args: tuple) -> tuple:
@@ -231,7 +264,6 @@ class Region:
         result = self._guards(*args)
         if result is _MISS:
             return self._call(args)
-        self.stats.compiled_calls += 1
         return result
 
     def _call(self, args: tuple) -> tuple:
@@ -299,8 +331,7 @@ class Region:
             logs.recompiles.info("%s: recompiling %s: %s", self.owner.name, self.spec.name,
                                  self._miss_reason(key, args))
         try:
-            with phase("trace"):
-                result = trace(self.body, args, self.names, f"{self.owner.name}_{self.spec.name[5:]}")
+            result = self._trace(key, args)
         except TraceBreak as exc:
             self._on_trace_break(key, exc)
             return None
@@ -308,12 +339,18 @@ class Region:
             logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
                                    self.owner.name, self.spec.name, type(exc).__name__, exc)
             self.owner.keep_loops_in_python(self.spec)
-            self.eager_keys.add(key)
+            self._add_eager_key(key)
             return None
         self.stats.traces += 1
+        if _scalar_only(result.graph):
+            logs.recompiles.info("%s: %s computes only scalars: it runs as Python (a compiled "
+                                 "call would cost more than the arithmetic)", self.owner.name,
+                                 self.spec.name)
+            self._add_eager_key(key)
+            return None
         run = self.owner.compile_graph(result.graph, self)
         if run is None:
-            self.eager_keys.add(key)
+            self._add_eager_key(key)
             return None
         seen = tuple((name, self._globals.get(name)) for name in self.spec.globals_read)
         entry = Entry(key, result, run, seen)
@@ -322,11 +359,47 @@ class Region:
         self._record_graph(result)
         return entry
 
+    def _trace(self, key: tuple, args: tuple) -> TraceResult:
+        """Trace the body. A Python scalar whose value guard failed before is traced as a
+        run-time value (like torch.compile's automatic dynamic shapes), so a loop index passed
+        in on every iteration compiles once, not once per value; where the body needs that
+        value (``range(n)``, ``if n > 0``) the trace specialises it as before."""
+        name = f"{self.owner.name}_{self.spec.name[5:]}"
+        dynamic = self.dynamic_leaves | self._changed_scalars(key, args)
+        with phase("trace"):
+            if dynamic:
+                try:
+                    result = trace(self.body, args, self.names, name, dynamic)
+                    self.dynamic_leaves = dynamic
+                    return result
+                except TraceBreak:
+                    pass
+            return trace(self.body, args, self.names, name)
+
+    def _changed_scalars(self, key: tuple, args: tuple) -> frozenset[int]:
+        """Leaves whose specialised value differs from an entry traced for the same key."""
+        leaves = leaves_of(args)
+        return frozenset(
+            index
+            for entry in self.entries.get(key, ())
+            for index, value in entry.result.value_guards
+            if type(leaves[index]) in (int, float) and leaves[index] != value
+        )
+
     def _add_entry(self, entry: Entry) -> None:
         """Make ``entry`` reachable: from the generic path and the specialised guards."""
         self.entries.setdefault(entry.key, []).append(entry)
+        self._specialise()
+
+    def _add_eager_key(self, key: tuple) -> None:
+        self.eager_keys.add(key)
+        self._specialise()
+
+    def _specialise(self) -> None:
         entries = [e for found in self.entries.values() for e in found]
-        self._guards = specialised_guards(self.spec.name, self.names, entries, self._globals)
+        eager_keys = () if self.spec.globals_read else tuple(self.eager_keys)
+        self._guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
+                                          self.stats, eager_keys, self._eager)
 
     def _record_graph(self, result: TraceResult) -> None:
         recorder = telemetry.active()
@@ -341,7 +414,7 @@ class Region:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
-        self.eager_keys.add(key)
+        self._add_eager_key(key)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.add_break(graph_break)

@@ -42,10 +42,22 @@ def write_docs(path: str, table: str, info: str, rows: list[dict]) -> None:
     body = [INTRO, table, "", info, ""]
     if plot:
         body += ["![speedups over NumPy](benchmarks.png)", ""]
+    body += _kept_sections(path)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(body))
     os.replace(tmp, path)
+
+
+def _kept_sections(path: str) -> list[str]:
+    """The loop-kernel section, written by ``python -m bench.loops``, survives a rewrite."""
+    from bench.loops import SECTION
+
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        _, found, rest = f.read().partition(SECTION)
+    return [found + rest] if found else []
 
 
 def _plot(path: str, rows: list[dict]) -> bool:

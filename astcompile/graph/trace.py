@@ -64,8 +64,9 @@ class TraceResult:
 class _Inputs:
     """Turns concrete leaves into symbolic ones, sharing one symbol per size class."""
 
-    def __init__(self, ctx: TraceContext) -> None:
+    def __init__(self, ctx: TraceContext, dynamic: frozenset[int] = frozenset()) -> None:
         self.ctx = ctx
+        self.dynamic = dynamic  # leaf indices traced as run-time scalars (see Region._compile)
         self.symbols: dict[int, S.Dim] = {}
         self.by_id: dict[int, Any] = {}
         self.names: list[str] = []
@@ -90,6 +91,8 @@ class _Inputs:
         if isinstance(value, (int, float)) and not isinstance(value, np.generic):
             dtype = np.result_type(value)
             node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
+            if index in self.dynamic:
+                return SymScalar(node, value, name, dynamic=True)
             return SymScalar(node, value, name, sources={index: value})
         if type(value) is not np.ndarray and not isinstance(value, np.generic):
             raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
@@ -145,11 +148,13 @@ class _Outputs:
         return OutSpec("const", value=value)
 
 
-def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str) -> TraceResult:
-    """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code)."""
+def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str,
+          dynamic: frozenset[int] = frozenset()) -> TraceResult:
+    """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
+    The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised."""
     ctx = TraceContext(graph_name)
     with ctx:
-        inputs = _Inputs(ctx)
+        inputs = _Inputs(ctx, dynamic)
         symbolic_args = [_symbolize(a, n, inputs) for a, n in zip(args, names)]
         with np.errstate(all="ignore"):
             result = fn(*symbolic_args)

@@ -1,0 +1,74 @@
+"""Region dispatch: which calls compile, which run as the user's statements, and how often."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import astcompile
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_index_that_changes_every_call_compiles_once(backend):
+    """An int that changes from call to call (a loop index passed into a region by a loop
+    left in Python) is traced as a run-time value after its first change: one recompile,
+    never one compile per value."""
+
+    def f(x, i):
+        return x[i] * 2.0 + x
+
+    compiled = astcompile.compile(f, backend=backend)
+    x = np.arange(7.0)
+    for i in [0, 1, 2, 3, -1, -7, 6]:
+        np.testing.assert_array_equal(compiled(x, i), f(x, i))
+    (region,) = compiled.regions
+    assert region.stats.traces == 3  # 0, then any non-negative int, then any negative one
+    assert region.stats.eager_calls == 0
+    with pytest.raises(IndexError):
+        compiled(x, 7)
+
+
+def test_value_the_body_needs_stays_specialised():
+    """``range(n)`` needs n's value: the run-time trace breaks, the region is specialised per
+    value as before (and stays right)."""
+
+    def f(x, n):
+        return x.reshape(n, -1).sum(axis=0)
+
+    compiled = astcompile.compile(f, backend="eager")
+    x = np.arange(12.0)
+    for n in [1, 2, 3, 4, 6]:
+        np.testing.assert_array_equal(compiled(x, n), f(x, n))
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_scalar_only_region_runs_as_python(backend):
+    """A region of scalar arithmetic and element reads/stores is not compiled: a call into
+    compiled code costs more than the arithmetic. It runs the user's statements."""
+
+    def f(out, values, i, tol):
+        a = values[i]
+        guess = 0.5 * (a + 1.0)
+        err = abs(guess - a)
+        out[i] = guess
+        return err > tol
+
+    compiled = astcompile.compile(f, backend=backend)
+    values = np.array([4.0, 9.0, 16.0])
+    out, want = np.zeros(3), np.zeros(3)
+    for i in range(3):
+        assert compiled(out, values, i, 1e-3) == f(want, values, i, 1e-3)
+    np.testing.assert_array_equal(out, want)
+    (region,) = compiled.regions
+    assert region.stats.compiled_calls == 0 and region.stats.eager_calls == 3
+
+
+def test_array_region_still_compiles():
+    def f(x):
+        return np.exp(x) + 1.0
+
+    compiled = astcompile.compile(f, backend="c")
+    x = np.linspace(0, 1, 16)
+    np.testing.assert_allclose(compiled(x), f(x))
+    (region,) = compiled.regions
+    assert region.stats.compiled_calls == 1
