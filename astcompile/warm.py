@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from astcompile import config, logs, telemetry
+from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.frontend.lookup import code_hash, fingerprint
 from astcompile.runtime import artifacts, build
@@ -192,7 +193,7 @@ def _entry_name(region: Any, pkey: str) -> str | None:
     digest = getattr(region.owner, "cache_digest", None)
     if digest is None or region.owner.backend_name not in ("auto", "c"):
         return None
-    parts = (FORMAT, digest, region.spec.name, build.cpu_features(), pkey)
+    parts = (FORMAT, compiler_id(), digest, region.spec.name, build.cpu_features(), pkey)
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + ".pkl"
 
 

@@ -49,9 +49,9 @@ def function_key(fn: Callable, all_eager: bool) -> str | None:
     """The entry name for ``fn``, or None when ``fn`` cannot be cached (closure, no code)."""
     if not isinstance(fn, types.FunctionType) or fn.__closure__:
         return None
-    from astcompile import __version__
+    from astcompile.buildid import compiler_id
 
-    parts = (FORMAT, __version__, artifacts.python_version(), np.__version__, fn.__module__,
+    parts = (FORMAT, compiler_id(), artifacts.python_version(), np.__version__, fn.__module__,
              fn.__qualname__, code_hash(fn), str(all_eager))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
 
