@@ -2,8 +2,8 @@
 
 Each index entry is normalised against its axis with Python's slice rules on symbolic sizes
 (see :func:`astcompile.graph.shapes.slice_extent`), so ``x[1:]`` traced at size 10 is correct at
-size 7. Advanced indexing (integer arrays, boolean masks, lists) is not basic indexing: it
-breaks the trace and runs in NumPy.
+size 7. Boolean masks are modelled in :mod:`astcompile.graph.masks`; other advanced indexing
+(integer arrays, lists) breaks the trace and runs in NumPy.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph import masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ops import Op
@@ -124,6 +125,9 @@ def _check_key(key: Any) -> None:
 def getitem(array: Any, key: Any) -> Any:
     from astcompile.graph.symbolic import wrap
 
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_read(array, mask)
     _check_key(key)
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic)
@@ -141,6 +145,9 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     from astcompile.graph.ir import StoreAttr
     from astcompile.graph.symbolic import operand
 
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_store(array, mask, value)
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))

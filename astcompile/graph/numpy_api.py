@@ -14,6 +14,7 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
+from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
 
@@ -30,6 +31,8 @@ def _check_allowed(func: Any) -> None:
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     _check_allowed(ufunc)
+    if any(isinstance(v, MaskedValue) for v in inputs):
+        return masked_ufunc(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise _unsupported(f"np.{ufunc.__name__}.{method}")
     if any(v is not None for k, v in kwargs.items() if k != "casting" or v != "same_kind"):
@@ -258,6 +261,8 @@ FUNCTIONS: dict[Callable, Callable] = {
 
 def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     _check_allowed(func)
+    if any(isinstance(v, MaskedValue) for v in (*args, *kwargs.values())):
+        return NotImplemented  # the selection's own __array_function__ handles it
     handler = FUNCTIONS.get(func)
     if handler is None:
         raise _unsupported(f"np.{getattr(func, '__name__', func)}")
