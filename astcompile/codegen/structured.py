@@ -37,17 +37,37 @@ from astcompile.codegen.views import (
     index_index,
     index_view,
     indexed_shape,
+    slice_start,
     transpose_view,
 )
-from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
+from astcompile.graph.checks import SIZE_CHECKS
+from astcompile.graph.build import store_checks
+from astcompile.graph.ir import CheckAttr, DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
 from astcompile.graph.ops import Kind, Op
-from astcompile.graph.shapes import Dim
+from astcompile.graph.shapes import Dim, upper_bound
 
 PRELUDE = """\
 static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size)
 {
     err[0] = index; err[1] = axis; err[2] = size;
     return 1;  /* IndexError */
+}
+
+/* Python's slice(start, stop, step).indices(n) for a slice taken in a loop: clips the bounds
+   (negative ones count from the end) and returns the length; the clipped start goes to *lo. */
+static int64_t astc_slice(int64_t start, int has_start, int64_t stop, int has_stop,
+                          int64_t step, int64_t n, int64_t* lo)
+{
+    const int64_t low = step > 0 ? 0 : -1, high = step > 0 ? n : n - 1;
+    if (!has_start) start = step > 0 ? 0 : n - 1;
+    else if (start < 0) start = start + n < 0 ? low : start + n;
+    else if (start > high) start = high;
+    if (!has_stop) stop = step > 0 ? n : -1;
+    else if (stop < 0) stop = stop + n < 0 ? low : stop + n;
+    else if (stop > high) stop = high;
+    *lo = start;
+    if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+    return start > stop ? (start - stop - step - 1) / -step : 0;
 }
 """
 
@@ -184,7 +204,9 @@ class Emitter:
         for item in items:
             if item.kind == "newaxis":
                 continue
-            if isinstance(item.start, DynIndex):
+            if item.kind == "dslice":
+                self.dyn_slice(node, item, shape[axis])
+            elif isinstance(item.start, DynIndex):
                 src = node.inputs[item.start.input]
                 if src.dtype.kind not in "iu":
                     raise StructuredUnsupported(f"an index of dtype {src.dtype}")
@@ -199,6 +221,30 @@ class Emitter:
                     f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
                 )
             axis += 1
+
+    def dyn_slice(self, node: Node, item: IndexItem, size: Dim) -> None:
+        """The clipped start and the length of a slice with runtime bounds, as locals."""
+        bounds = []
+        for b in (item.start, item.stop):
+            if b is None:
+                bounds += ["0", "0"]
+            elif isinstance(b, DynIndex):
+                bounds += [f"(int64_t){self.scalar(node.inputs[b.input])}", "1"]
+            else:
+                bounds += [dim_c(b), "1"]
+        lo, length = slice_start(item), dim_c(item.length)
+        self.emit(f"int64_t {lo};{loc(node)}")
+        args = ", ".join([*bounds, str(item.step), dim_c(size), f"&{lo}"])
+        self.emit(f"const int64_t {length} = astc_slice({args});")
+
+    def size_check(self, node: Node, check: CheckAttr | None = None) -> None:
+        """A CHECK node (or a store's ``check``): NumPy's ValueError (status code and sizes in
+        ``err``) when it fails."""
+        check = node.attr if check is None else check
+        _, condition, status = SIZE_CHECKS[check.kind]
+        sizes = [dim_c(d) for d in check.dims]
+        report = " ".join(f"err[{k}] = {v};" for k, v in enumerate(sizes))
+        self.emit(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")
 
     # -- loop nests -------------------------------------------------------------------------
     def nest(
@@ -218,7 +264,8 @@ class Emitter:
     def alloc(
         self, name: str, shape: tuple[Dim, ...], dtype: np.dtype, node: Node | None = None
     ) -> None:
-        self.allocs.append(Alloc(name, shape, dtype, node))
+        """A buffer; sizes known only at run time are allocated at their upper bound."""
+        self.allocs.append(Alloc(name, tuple(upper_bound(d) for d in shape), dtype, node))
 
     def fill(self, dst: View, shape: tuple[Dim, ...], dtype: np.dtype, value: Node) -> None:
         """``dst[...] = value`` (broadcast and cast) as one loop nest."""
@@ -251,6 +298,8 @@ class Emitter:
         dst = index_view(self.view(target), items, lambda k: dyn_name(node, k))
         shape = indexed_shape(target.shape, items)
         self.written |= dst.alias
+        for have, want in store_checks(value.shape, shape):
+            self.size_check(node, CheckAttr("store", (have, want)))
         self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
@@ -356,6 +405,7 @@ STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
     Op.CONST: _nothing,
     Op.INDEX: _index_statement,
     Op.STORE: Emitter.store,
+    Op.CHECK: Emitter.size_check,
     Op.LOOP: control.loop,
     Op.IF: control.branch,
     Op.RESULT: control.result,

@@ -15,6 +15,7 @@ from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.masks import MaskedValue, masked_ufunc
+from astcompile.graph.vectors import inner_product
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
 
@@ -183,7 +184,17 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
         raise _unsupported("np.dot with out=")
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return apply_elementwise(Op.MUL, a, b)
+    product = inner_product(a, b, in_loop_only=True)
+    if product is not None:
+        return product
     return wrap(B.matmul(Op.DOT, operand(a), operand(b)))
+
+
+def _vdot(a: Any, b: Any) -> Any:
+    product = inner_product(np.conj(a) if np.iscomplexobj(a) else a, b)
+    if product is None:
+        raise _unsupported("np.vdot of arrays other than 1-D float or complex vectors")
+    return product
 
 
 def _full_like(a: Any, fill: Any, dtype: Any = None, **kwargs: Any) -> Any:
@@ -251,7 +262,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.where: _where, np.clip: _clip, np.reshape: _reshape, np.transpose: _transpose,
     np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _ascontiguousarray, np.asarray: _asarray,
     np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
-    np.dot: _dot, np.ndim: _ndim, np.shape: _shape,
+    np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.shape: _shape,
     np.zeros_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
     np.ones_like: lambda a, dtype=None, **k: _full_like(a, 1, dtype),
     np.full_like: _full_like,
