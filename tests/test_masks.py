@@ -10,9 +10,9 @@ import logging
 
 import numpy as np
 import pytest
+from differential import assert_same
 
 import astcompile
-from differential import assert_same
 
 BACKENDS = ["eager", "c"]
 

@@ -22,7 +22,9 @@ import numpy as np
 
 from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
+from astcompile.codegen import structured_checks as checks
 from astcompile.codegen import structured_control as control
+from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import location as loc
@@ -46,30 +48,6 @@ from astcompile.graph.ir import CheckAttr, DynIndex, Graph, IndexItem, InputAttr
 from astcompile.graph.ops import Kind, Op
 from astcompile.graph.shapes import Dim, upper_bound
 
-PRELUDE = """\
-static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size)
-{
-    err[0] = index; err[1] = axis; err[2] = size;
-    return 1;  /* IndexError */
-}
-
-/* Python's slice(start, stop, step).indices(n) for a slice taken in a loop: clips the bounds
-   (negative ones count from the end) and returns the length; the clipped start goes to *lo. */
-static int64_t astc_slice(int64_t start, int has_start, int64_t stop, int has_stop,
-                          int64_t step, int64_t n, int64_t* lo)
-{
-    const int64_t low = step > 0 ? 0 : -1, high = step > 0 ? n : n - 1;
-    if (!has_start) start = step > 0 ? 0 : n - 1;
-    else if (start < 0) start = start + n < 0 ? low : start + n;
-    else if (start > high) start = high;
-    if (!has_stop) stop = step > 0 ? n : -1;
-    else if (stop < 0) stop = stop + n < 0 ? low : stop + n;
-    else if (stop > high) stop = high;
-    *lo = start;
-    if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
-    return start > stop ? (start - stop - step - 1) / -step : 0;
-}
-"""
 
 
 @dataclass
@@ -199,52 +177,8 @@ class Emitter:
             raise StructuredUnsupported(f"a cast from {src} to {dst}")
         return lower(probe, [Operand(expr, src)])
 
-    def dyn_checks(self, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]) -> None:
-        axis = 0
-        for item in items:
-            if item.kind == "newaxis":
-                continue
-            if item.kind == "dslice":
-                self.dyn_slice(node, item, shape[axis])
-            elif isinstance(item.start, DynIndex):
-                src = node.inputs[item.start.input]
-                if src.dtype.kind not in "iu":
-                    raise StructuredUnsupported(f"an index of dtype {src.dtype}")
-                name, raw, size = (
-                    dyn_name(node, item.start.input),
-                    self.scalar(src),
-                    dim_c(shape[axis]),
-                )
-                self.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
-                self.emit(f"if ({name} < 0) {name} += {size};")
-                self.emit(
-                    f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
-                )
-            axis += 1
-
-    def dyn_slice(self, node: Node, item: IndexItem, size: Dim) -> None:
-        """The clipped start and the length of a slice with runtime bounds, as locals."""
-        bounds = []
-        for b in (item.start, item.stop):
-            if b is None:
-                bounds += ["0", "0"]
-            elif isinstance(b, DynIndex):
-                bounds += [f"(int64_t){self.scalar(node.inputs[b.input])}", "1"]
-            else:
-                bounds += [dim_c(b), "1"]
-        lo, length = slice_start(item), dim_c(item.length)
-        self.emit(f"int64_t {lo};{loc(node)}")
-        args = ", ".join([*bounds, str(item.step), dim_c(size), f"&{lo}"])
-        self.emit(f"const int64_t {length} = astc_slice({args});")
-
-    def size_check(self, node: Node, check: CheckAttr | None = None) -> None:
-        """A CHECK node (or a store's ``check``): NumPy's ValueError (status code and sizes in
-        ``err``) when it fails."""
-        check = node.attr if check is None else check
-        _, condition, status = SIZE_CHECKS[check.kind]
-        sizes = [dim_c(d) for d in check.dims]
-        report = " ".join(f"err[{k}] = {v};" for k, v in enumerate(sizes))
-        self.emit(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")
+    dyn_checks = checks.dyn_checks
+    size_check = checks.size_check
 
     # -- loop nests -------------------------------------------------------------------------
     def nest(
@@ -358,10 +292,6 @@ class Emitter:
             self.emit(f"{dst.at(out)} = {result};")
         for _ in kept:
             self.close()
-
-
-def dyn_name(node: Node, k: int) -> str:
-    return f"l{node.id}_{k}"
 
 
 def _shape(node: Node, shape: tuple | None = None) -> str:

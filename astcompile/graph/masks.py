@@ -19,7 +19,8 @@ its shape, a different mask, a function outside this table) breaks the trace.
 from __future__ import annotations
 
 import operator as _op
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -171,9 +172,12 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "
     setattr(MaskedValue, f"__r{_name}__", _operator(_fn, reflected=True))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(MaskedValue, f"__{_name}__", _operator(getattr(_op, _name)))
+def _unary(fn: Callable) -> Callable:
+    return lambda self: combine(fn, self)
+
+
 for _name in ("neg", "pos", "abs", "invert"):
-    setattr(MaskedValue, f"__{_name}__",
-            lambda self, _fn=getattr(_op, _name): combine(_fn, self))
+    setattr(MaskedValue, f"__{_name}__", _unary(getattr(_op, _name)))
 MaskedValue.__hash__ = None  # type: ignore[assignment]
 
 
