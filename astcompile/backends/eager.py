@@ -68,7 +68,7 @@ def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
-    if isinstance(value, (bool, int, float)):  # a weak Python scalar input
+    if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar input
         return node.dtype.type(value)
     return value.astype(node.dtype)
 

@@ -22,7 +22,7 @@ from astcompile.graph.ops import COMPARISONS, Op, info
 SUPPORTED_DTYPES = frozenset(
     np.dtype(t)
     for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float32", "float64")
+              "float32", "float64", "complex64", "complex128")
 )
 
 
@@ -44,7 +44,7 @@ def check_dtype(dtype: np.dtype) -> np.dtype:
 def const_operand(value: Any) -> Operand:
     """A concrete value met during tracing: a literal, a NumPy scalar or a captured array."""
     ctx = current()
-    if isinstance(value, bool | int | float) and not isinstance(value, np.generic):
+    if isinstance(value, bool | int | float | complex) and not isinstance(value, np.generic):
         dtype = np.result_type(value)
         node = ctx.node(Op.CONST, (), dtype, (), ConstAttr(value, weak=True))
         return Operand(node, True, value)

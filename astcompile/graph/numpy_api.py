@@ -14,6 +14,7 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
+from astcompile.graph import complex as complex_parts
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.vectors import inner_product
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
@@ -191,7 +192,8 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
 
 
 def _vdot(a: Any, b: Any) -> Any:
-    product = inner_product(np.conj(a) if np.iscomplexobj(a) else a, b)
+    complex_a = (a.dtype if isinstance(a, SymArray) else np.asarray(a).dtype).kind == "c"
+    product = inner_product(np.conjugate(a) if complex_a else a, b)
     if product is None:
         raise _unsupported("np.vdot of arrays other than 1-D float or complex vectors")
     return product
@@ -262,7 +264,8 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.where: _where, np.clip: _clip, np.reshape: _reshape, np.transpose: _transpose,
     np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _ascontiguousarray, np.asarray: _asarray,
     np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
-    np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.shape: _shape,
+    np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.real: complex_parts.real,
+    np.imag: complex_parts.imag, np.angle: complex_parts.angle, np.shape: _shape,
     np.zeros_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
     np.ones_like: lambda a, dtype=None, **k: _full_like(a, 1, dtype),
     np.full_like: _full_like,
@@ -285,6 +288,7 @@ METHODS: dict[str, Callable] = {
        ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
     "reshape": _reshape, "transpose": _transpose, "ravel": _ravel, "flatten": _flatten,
     "copy": _copy_method, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
+    "conj": np.conjugate, "conjugate": np.conjugate,
 }
 
 

@@ -69,6 +69,7 @@ class Op(Enum):
     INVERT = auto()
     DEG2RAD = auto()
     RAD2DEG = auto()
+    CONJ = auto()
     CAST = auto()  # astype; target dtype is the node's dtype
     # elementwise, binary
     ADD = auto()
@@ -120,6 +121,8 @@ class Op(Enum):
     TRANSPOSE = auto()  # attr: axis permutation
     BROADCAST_TO = auto()  # attr: target shape (dims)
     COPY = auto()  # a fresh C-contiguous copy (np.copy, np.ascontiguousarray)
+    REAL = auto()  # z.real: a view of the real parts (node dtype: the real dtype)
+    IMAG = auto()  # z.imag: a view of the imaginary parts (read-only zeros for real arrays)
     # extern
     MATMUL = auto()
     DOT = auto()
@@ -155,7 +158,7 @@ _UNARY_UFUNCS: dict[Op, np.ufunc] = {
     Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.TRUNC: np.trunc, Op.RINT: np.rint,
     Op.SIGN: np.sign, Op.ISNAN: np.isnan, Op.ISINF: np.isinf, Op.ISFINITE: np.isfinite,
     Op.SIGNBIT: np.signbit, Op.LOGICAL_NOT: np.logical_not, Op.INVERT: np.invert,
-    Op.DEG2RAD: np.deg2rad, Op.RAD2DEG: np.rad2deg,
+    Op.DEG2RAD: np.deg2rad, Op.RAD2DEG: np.rad2deg, Op.CONJ: np.conjugate,
 }
 
 _BINARY_UFUNCS: dict[Op, np.ufunc] = {
@@ -188,6 +191,8 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.TRANSPOSE: _row(Op.TRANSPOSE, V, np.transpose),
     Op.BROADCAST_TO: _row(Op.BROADCAST_TO, V, np.broadcast_to),
     Op.COPY: _row(Op.COPY, E, np.array),
+    Op.REAL: _row(Op.REAL, V, np.real),
+    Op.IMAG: _row(Op.IMAG, V, np.imag),
     Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
     Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
     Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
