@@ -16,6 +16,7 @@ from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
 from astcompile.graph import complex as complex_parts
 from astcompile.graph.masks import MaskedValue, masked_ufunc
+from astcompile.graph.outargs import ufunc_into
 from astcompile.graph.vectors import inner_product
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
@@ -37,8 +38,11 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
         return masked_ufunc(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise _unsupported(f"np.{ufunc.__name__}.{method}")
+    out = kwargs.pop("out", None)
     if any(v is not None for k, v in kwargs.items() if k != "casting" or v != "same_kind"):
         raise _unsupported(f"np.{ufunc.__name__} with {', '.join(kwargs)}=")
+    if out is not None:
+        return ufunc_into(ufunc, lambda: array_ufunc(ufunc, method, inputs, {}), inputs, out)
     if ufunc is np.matmul:
         return wrap(B.matmul(Op.MATMUL, operand(inputs[0]), operand(inputs[1])))
     if ufunc is np._core.umath.clip:
