@@ -14,7 +14,8 @@ import numpy as np
 
 import astcompile
 
-FLOAT_TOLERANCE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
+FLOAT_TOLERANCE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12,
+                   np.dtype(np.complex64): 2e-5, np.dtype(np.complex128): 1e-12}
 
 
 def assert_same_value(got: Any, expected: Any, path: str = "result") -> None:

@@ -66,6 +66,15 @@ def _needs_structured(node: Node) -> bool:
     return node.kind is Kind.CONTROL or (node.op is Op.INDEX and len(node.inputs) > 1)
 
 
+def _needs_numpy(graph: Graph) -> str | None:
+    """Why the whole graph runs in NumPy (eager) rather than in C, if it must: complex numbers
+    (their C multiply/divide differ from NumPy's at inf/NaN; not generated yet)."""
+    for node in walk(graph.nodes()):
+        if node.dtype.kind == "c" or node.op in (Op.REAL, Op.IMAG):
+            return f"complex numbers ({node.op.name} at {node.loc})"
+    return None
+
+
 class CBackend:
     name = "c"
 
@@ -73,6 +82,11 @@ class CBackend:
         self.cache_dir = cache_dir
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
+        reason = _needs_numpy(graph)
+        if reason is not None:
+            logs.graph_breaks.info("%s runs eagerly: the C backend does not support %s",
+                                   graph.name, reason)
+            return EagerBackend().compile(graph)
         if graph.effects or any(_needs_structured(n) for n in walk(graph.nodes())):
             try:
                 return self._compile_structured(graph)

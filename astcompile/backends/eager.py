@@ -13,7 +13,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from astcompile.graph.checks import size_check_holds, size_check_message
 from astcompile.graph.ir import (
+    CheckAttr,
     ConstAttr,
     DynIndex,
     Graph,
@@ -35,6 +37,7 @@ class EvalContext:
 
     def __init__(self, shapes: Sequence[tuple[int, ...]] | None, leaves: Sequence[Any] = ()) -> None:
         self.values: Env = {}
+        self.runtime: dict[int, int] = {}  # RUN sizes met so far (slices with runtime bounds)
         self._shapes = shapes
         self._leaves = leaves
 
@@ -46,7 +49,7 @@ class EvalContext:
         return self._shapes
 
     def dim(self, d: Dim) -> int:
-        return evaluate(d, self.shapes)
+        return evaluate(d, self.shapes, self.runtime)
 
     def dims(self, ds: Sequence[Dim]) -> tuple[int, ...]:
         return tuple(self.dim(d) for d in ds)
@@ -65,7 +68,7 @@ def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
-    if isinstance(value, (bool, int, float)):  # a weak Python scalar input
+    if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar input
         return node.dtype.type(value)
     return value.astype(node.dtype)
 
@@ -83,25 +86,36 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     return fn(args[0], axis=axis, keepdims=attr.keepdims)
 
 
-def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int], args: Sequence[Any] = ()) -> tuple:
+def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int], args: Sequence[Any] = (),
+              runtime: dict[int, int] | None = None) -> tuple:
     """The Python index tuple that a normalised IndexItem list stands for; DynIndex entries
-    take their value from the node's operands ``args``."""
+    take their value from the node's operands ``args`` (``args[0]`` is the indexed array). The
+    lengths of "dslice" items are recorded in ``runtime``, for the sizes that refer to them."""
     key: list[Any] = []
+    value = lambda b: int(args[b.input]) if isinstance(b, DynIndex) else dim(b)  # noqa: E731
+    axis = 0
     for item in items:
+        axis += item.kind != "newaxis"
         if item.kind == "newaxis":
             key.append(None)
         elif item.kind == "int":
-            start = item.start
-            key.append(int(args[start.input]) if isinstance(start, DynIndex) else dim(start))
+            key.append(value(item.start))
+        elif item.kind == "dslice":
+            bounds = (None if b is None else value(b) for b in (item.start, item.stop))
+            key.append(slice(*bounds, item.step))
+            size = np.shape(args[0])[axis - 1]
+            runtime[item.length.args[0]] = len(range(*key[-1].indices(size)))
         else:
             start, length = dim(item.start), dim(item.length)
             stop = start + length * item.step
+            if length == 0:  # a clipped empty slice may start at -1: not "from the end"
+                start, stop = 0, 0
             key.append(slice(start, None if stop < 0 else stop, item.step))
     return tuple(key)
 
 
 def _index(node: Node, ctx: EvalContext, args: list) -> Any:
-    return args[0][index_key(node.attr, ctx.dim, args)]
+    return args[0][index_key(node.attr, ctx.dim, args, ctx.runtime)]
 
 
 def _reshape(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -122,8 +136,16 @@ def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:
     target, value = args[0], args[1]
-    target[index_key(node.attr.index, ctx.dim, args)] = value
+    target[index_key(node.attr.index, ctx.dim, args, ctx.runtime)] = value
     return target
+
+
+def _check(node: Node, ctx: EvalContext, args: list) -> Any:
+    """A run-time size check: NumPy would raise the same error at the operation itself."""
+    attr: CheckAttr = node.attr
+    sizes = [ctx.dim(d) for d in attr.dims]
+    if not size_check_holds(attr.kind, sizes):
+        raise ValueError(size_check_message(attr.kind, sizes))
 
 
 def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -188,6 +210,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.BROADCAST_TO: _broadcast_to,
     Op.COPY: _copy,
     Op.STORE: _store,
+    Op.CHECK: _check,
     Op.LOOP: _loop,
     Op.IF: _if,
     Op.RESULT: _result,

@@ -22,7 +22,9 @@ import numpy as np
 
 from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
+from astcompile.codegen import structured_checks as checks
 from astcompile.codegen import structured_control as control
+from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import location as loc
@@ -37,19 +39,15 @@ from astcompile.codegen.views import (
     index_index,
     index_view,
     indexed_shape,
+    slice_start,
     transpose_view,
 )
-from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
+from astcompile.graph.checks import SIZE_CHECKS
+from astcompile.graph.build import store_checks
+from astcompile.graph.ir import CheckAttr, DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
 from astcompile.graph.ops import Kind, Op
-from astcompile.graph.shapes import Dim
+from astcompile.graph.shapes import Dim, upper_bound
 
-PRELUDE = """\
-static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size)
-{
-    err[0] = index; err[1] = axis; err[2] = size;
-    return 1;  /* IndexError */
-}
-"""
 
 
 @dataclass
@@ -179,26 +177,8 @@ class Emitter:
             raise StructuredUnsupported(f"a cast from {src} to {dst}")
         return lower(probe, [Operand(expr, src)])
 
-    def dyn_checks(self, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]) -> None:
-        axis = 0
-        for item in items:
-            if item.kind == "newaxis":
-                continue
-            if isinstance(item.start, DynIndex):
-                src = node.inputs[item.start.input]
-                if src.dtype.kind not in "iu":
-                    raise StructuredUnsupported(f"an index of dtype {src.dtype}")
-                name, raw, size = (
-                    dyn_name(node, item.start.input),
-                    self.scalar(src),
-                    dim_c(shape[axis]),
-                )
-                self.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
-                self.emit(f"if ({name} < 0) {name} += {size};")
-                self.emit(
-                    f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
-                )
-            axis += 1
+    dyn_checks = checks.dyn_checks
+    size_check = checks.size_check
 
     # -- loop nests -------------------------------------------------------------------------
     def nest(
@@ -218,7 +198,8 @@ class Emitter:
     def alloc(
         self, name: str, shape: tuple[Dim, ...], dtype: np.dtype, node: Node | None = None
     ) -> None:
-        self.allocs.append(Alloc(name, shape, dtype, node))
+        """A buffer; sizes known only at run time are allocated at their upper bound."""
+        self.allocs.append(Alloc(name, tuple(upper_bound(d) for d in shape), dtype, node))
 
     def fill(self, dst: View, shape: tuple[Dim, ...], dtype: np.dtype, value: Node) -> None:
         """``dst[...] = value`` (broadcast and cast) as one loop nest."""
@@ -251,6 +232,8 @@ class Emitter:
         dst = index_view(self.view(target), items, lambda k: dyn_name(node, k))
         shape = indexed_shape(target.shape, items)
         self.written |= dst.alias
+        for have, want in store_checks(value.shape, shape):
+            self.size_check(node, CheckAttr("store", (have, want)))
         self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
@@ -311,10 +294,6 @@ class Emitter:
             self.close()
 
 
-def dyn_name(node: Node, k: int) -> str:
-    return f"l{node.id}_{k}"
-
-
 def _shape(node: Node, shape: tuple | None = None) -> str:
     dims = node.shape if shape is None else shape
     return "[" + ", ".join(str(d) for d in dims) + "]"
@@ -356,6 +335,7 @@ STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
     Op.CONST: _nothing,
     Op.INDEX: _index_statement,
     Op.STORE: Emitter.store,
+    Op.CHECK: Emitter.size_check,
     Op.LOOP: control.loop,
     Op.IF: control.branch,
     Op.RESULT: control.result,

@@ -21,6 +21,7 @@ from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
+from astcompile.graph.checks import message_for_status
 from astcompile.graph.ir import DynIndex, Graph, InputKind, Node
 from astcompile.graph.ops import Op
 
@@ -46,6 +47,9 @@ def raise_error(rc: int, err: np.ndarray) -> None:
         raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
     if rc == 2:
         raise ValueError("range() arg 3 must not be zero")
+    message = message_for_status(rc, [int(v) for v in err[:2]])
+    if message is not None:
+        raise ValueError(message)
     raise RuntimeError(f"astcompile: region failed with status {rc}")
 
 
@@ -159,7 +163,9 @@ class _Wrapper:
             _, init, (a, b) = self.em.selectors[node.id]
             return f"({self.ref(init)}, {a}, {b})[sel[{self.sels[node.id]}] + 1]"
         if node.op in STEPS and node.op in (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO):
-            if node.op is Op.INDEX and any(isinstance(i.start, DynIndex) for i in node.attr):
+            if node.op is Op.INDEX and any(
+                isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
+            ):
                 raise StructuredUnsupported("an output view with a runtime index")
             return STEPS[node.op](node, [self.ref(node.inputs[0])])
         raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")

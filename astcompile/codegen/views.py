@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from astcompile.graph.ir import DynIndex, IndexItem
-from astcompile.graph.shapes import Dim, DimOp, SymDim
+from astcompile.graph.shapes import Dim, DimOp, SymDim, is_runtime
 
 #: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
 _C_FORMAT = {
@@ -23,6 +23,7 @@ _C_FORMAT = {
     DimOp.FLOORDIV: "astc_floordiv_int64_t({}, {})",
     DimOp.MOD: "astc_mod_int64_t({}, {})",
     DimOp.MAX: "({0} > {1} ? {0} : {1})",
+    DimOp.BCAST: "({0} == 1 ? {1} : {0})",
 }
 
 
@@ -33,6 +34,8 @@ def dim_c(d: Dim) -> str:
     assert isinstance(d, SymDim)
     if d.op is DimOp.SYM:
         return "n{}_{}".format(*d.source)
+    if d.op is DimOp.RUN:
+        return d.name  # a local of the loop body, set where the slice is taken
     return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
 
 
@@ -84,8 +87,33 @@ class View:
 
 
 def int_start(item: IndexItem, dyn: Callable[[int], str]) -> str:
-    """The C index of an "int" item: a size expression, or a checked runtime index local."""
+    """The C index of an "int" item (a size expression, or a checked runtime index local), or
+    the first index of a slice (for a "dslice", the clipped start local)."""
+    if item.kind == "dslice":
+        return slice_start(item)
     return dyn(item.start.input) if isinstance(item.start, DynIndex) else dim_c(item.start)
+
+
+def slice_start(item: IndexItem) -> str:
+    """The C local holding a "dslice"'s clipped start (its length is ``dim_c(item.length)``)."""
+    return f"lo{item.length.args[0]}"
+
+
+def _stretch(d: Dim, out: Dim) -> str | None:
+    """How an axis of size ``d`` indexes into a broadcast result axis of size ``out``: "0"
+    (always stretched), a C condition (a size known only at run time may be 1), or None."""
+    if d == 1 and out != 1:
+        return "0"
+    if d != out and d != 1 and (is_runtime(d) or is_runtime(out)):
+        return f"{dim_c(d)} == 1"
+    return None
+
+
+def _stretched(d: Dim, out: Dim, value: str) -> str:
+    how = _stretch(d, out)
+    if how is None or how == "0":
+        return value if how is None else "0"
+    return f"({how} ? 0 : {value})"
 
 
 def index_view(view: View, items: Sequence[IndexItem], dyn: Callable[[int], str]) -> View:
@@ -98,7 +126,7 @@ def index_view(view: View, items: Sequence[IndexItem], dyn: Callable[[int], str]
         s = view.strides[axis]
         axis += 1
         off = add(off, mul(int_start(item, dyn), s))
-        if item.kind == "slice":
+        if item.kind in ("slice", "dslice"):
             strides.append(mul(s, str(item.step)))
     return View(view.ptr, off, (*strides, *view.strides[axis:]), view.alias)
 
@@ -114,7 +142,7 @@ def broadcast_strides(
     lead = len(out_shape) - len(in_shape)
     out = ["0"] * lead
     for a, d in enumerate(in_shape):
-        out.append("0" if d == 1 and out_shape[lead + a] != 1 else strides[a])
+        out.append(_stretched(d, out_shape[lead + a], strides[a]))
     return tuple(out)
 
 
@@ -123,10 +151,7 @@ def broadcast_index(
 ) -> list[str]:
     """Index into an operand of ``in_shape`` for element ``idx`` of the broadcast result."""
     lead = len(out_shape) - len(in_shape)
-    return [
-        "0" if d == 1 and out_shape[lead + a] != 1 else idx[lead + a]
-        for a, d in enumerate(in_shape)
-    ]
+    return [_stretched(d, out_shape[lead + a], idx[lead + a]) for a, d in enumerate(in_shape)]
 
 
 def index_index(
@@ -140,7 +165,8 @@ def index_index(
         elif item.kind == "int":
             out.append(int_start(item, dyn))
         else:
-            out.append(add(dim_c(item.start), mul(idx[k], str(item.step))))
+            first = slice_start(item) if item.kind == "dslice" else dim_c(item.start)
+            out.append(add(first, mul(idx[k], str(item.step))))
             k += 1
     out.extend(idx[k:])
     assert len(out) == in_ndim

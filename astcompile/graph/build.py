@@ -22,7 +22,7 @@ from astcompile.graph.ops import COMPARISONS, Op, info
 SUPPORTED_DTYPES = frozenset(
     np.dtype(t)
     for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float32", "float64")
+              "float32", "float64", "complex64", "complex128")
 )
 
 
@@ -44,7 +44,7 @@ def check_dtype(dtype: np.dtype) -> np.dtype:
 def const_operand(value: Any) -> Operand:
     """A concrete value met during tracing: a literal, a NumPy scalar or a captured array."""
     ctx = current()
-    if isinstance(value, bool | int | float) and not isinstance(value, np.generic):
+    if isinstance(value, bool | int | float | complex) and not isinstance(value, np.generic):
         dtype = np.result_type(value)
         node = ctx.node(Op.CONST, (), dtype, (), ConstAttr(value, weak=True))
         return Operand(node, True, value)
@@ -133,6 +133,9 @@ def reduction(op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0
     empty = any(node.shape[a] == 0 for a in axes) or (node.ndim and axis is None and 0 in node.shape)
     if empty and op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN):
         raise ValueError("zero-size array to reduction operation which has no identity")
+    reduced_dims = [node.shape[a] for a in axes]
+    if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(map(S.is_runtime, reduced_dims)):
+        current().env.check("nonempty", S.prod(reduced_dims))
     kwargs: dict[str, Any] = {"keepdims": keepdims}
     if op in (Op.VAR, Op.STD):
         kwargs["ddof"] = ddof
@@ -157,7 +160,7 @@ def index_shape(shape: Sequence[S.Dim], items: Sequence[IndexItem]) -> tuple[S.D
         if item.kind == "newaxis":
             result.append(1)
             continue
-        if item.kind == "slice":
+        if item.kind in ("slice", "dslice"):
             result.append(item.length)
         axis += 1
     return (*result, *shape[axis:])
@@ -223,9 +226,18 @@ def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
         raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
                          f"into shape {_hints(target)}")
     for have, want in zip(reversed(value), reversed(target)):
+        if S.is_runtime(have) or S.is_runtime(want):
+            continue  # checked by the store itself when it runs (store_checks)
         if have != 1 and not (have == want or env.is_eq(have, want)):
             raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
                              f"into shape {_hints(target)}")
+
+
+def store_checks(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> list[tuple[S.Dim, S.Dim]]:
+    """The (value size, target size) pairs a store must check when it runs: those that
+    involve a size known only at run time (the value size must equal the target's, or be 1)."""
+    pairs = zip(reversed(value), reversed(target))
+    return [(v, t) for v, t in pairs if v != 1 and v != t and (S.is_runtime(v) or S.is_runtime(t))]
 
 
 def _hints(shape: Sequence[S.Dim]) -> tuple[int, ...]:

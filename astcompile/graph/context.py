@@ -52,6 +52,12 @@ class TraceContext:
         self.inputs: list[Node] = []
         self.value_guards: list[tuple[str, Any]] = []  # (description, value) of specialised scalars
         self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
+        self.env.on_check = self._check
+
+    def _check(self, kind: str, dims: tuple) -> None:
+        from astcompile.graph.ir import CheckAttr
+
+        self.add_effect(self.node(Op.CHECK, (), np.dtype(bool), (), CheckAttr(kind, tuple(dims))))
 
     def add_effect(self, node: Node) -> None:
         """Record an effect in the graph being traced (a loop body's, while one is open)."""

@@ -2,8 +2,8 @@
 
 Each index entry is normalised against its axis with Python's slice rules on symbolic sizes
 (see :func:`astcompile.graph.shapes.slice_extent`), so ``x[1:]`` traced at size 10 is correct at
-size 7. Advanced indexing (integer arrays, boolean masks, lists) is not basic indexing: it
-breaks the trace and runs in NumPy.
+size 7. Boolean masks are modelled in :mod:`astcompile.graph.masks`; other advanced indexing
+(integer arrays, lists) breaks the trace and runs in NumPy.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph import masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ops import Op
@@ -61,11 +62,34 @@ def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexIte
 
 
 def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
+    if s.start is None and s.stop is None and s.step in (None, 1):
+        return IndexItem("slice", 0, size, 1)  # the whole axis: no decision about its size
     bounds = slice(_as_index(s.start), _as_index(s.stop), _as_index(s.step))
     if isinstance(bounds.step, S.SymDim):
         bounds = slice(bounds.start, bounds.stop, env.specialize(bounds.step))
     start, length = S.slice_extent(env, bounds, size)
     return IndexItem("slice", start, length, 1 if bounds.step is None else bounds.step)
+
+
+def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem | None:
+    """``x[i:i + k]`` with a bound known only at run time: a "dslice" whose length is a RUN
+    size (NumPy clips the bounds when the code runs, so the length may differ per iteration)."""
+    nodes = [_dynamic_node(b) for b in (entry.start, entry.stop)]
+    if all(n is None for n in nodes):
+        return None
+    step = 1 if entry.step is None else _as_index(entry.step)
+    if not isinstance(step, int):
+        step = current().env.specialize(step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    bounds = []
+    for raw, node in zip((entry.start, entry.stop), nodes):
+        if node is not None:
+            dynamic.append(node)
+            bounds.append(DynIndex(len(dynamic)))
+        else:
+            bounds.append(None if raw is None else _as_index(raw))
+    return IndexItem("dslice", bounds[0], S.runtime_dim(size), step, bounds[1])
 
 
 def _dynamic_node(entry: Any) -> Node | None:
@@ -101,6 +125,10 @@ def index_items(key: Any, shape: tuple[S.Dim, ...],
             axis += 1
         elif entry is None:
             items.append(IndexItem("newaxis"))
+        elif isinstance(entry, slice) and dynamic is not None and (
+                item := _dynamic_slice(entry, shape[axis], dynamic)) is not None:
+            items.append(item)
+            axis += 1
         elif isinstance(entry, slice):
             items.append(_slice_item(env, entry, shape[axis]))
             axis += 1
@@ -124,6 +152,9 @@ def _check_key(key: Any) -> None:
 def getitem(array: Any, key: Any) -> Any:
     from astcompile.graph.symbolic import wrap
 
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_read(array, mask)
     _check_key(key)
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic)
@@ -141,6 +172,9 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     from astcompile.graph.ir import StoreAttr
     from astcompile.graph.symbolic import operand
 
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_store(array, mask, value)
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
@@ -160,6 +194,5 @@ def setitem(array: Any, key: Any, value: Any) -> None:
 
 
 def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:
-    if isinstance(item.start, DynIndex):
-        return IndexItem(item.kind, DynIndex(item.start.input + by), item.length, item.step)
-    return item
+    shift = lambda b: DynIndex(b.input + by) if isinstance(b, DynIndex) else b  # noqa: E731
+    return IndexItem(item.kind, shift(item.start), item.length, item.step, shift(item.stop))

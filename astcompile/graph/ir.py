@@ -65,13 +65,17 @@ class IndexItem:
     """One entry of a basic index, already normalised against the input's axis.
 
     ``kind`` is "slice" (``start``/``length``/``step`` select a strided range of the axis),
-    "int" (``start`` picks one element; the axis is dropped) or "newaxis" (adds a size-1 axis).
+    "int" (``start`` picks one element; the axis is dropped), "newaxis" (adds a size-1 axis) or
+    "dslice": a slice whose bounds are known only at run time (``x[i:i + k]`` in a loop);
+    ``start``/``stop`` are then the raw bounds (None when omitted) that NumPy clips when the
+    code runs, and ``length`` is a RUN size (:func:`astcompile.graph.shapes.runtime_dim`).
     """
 
     kind: str
-    start: "Dim | DynIndex" = 0  # a DynIndex only for "int" items
+    start: "Dim | DynIndex | None" = 0  # a DynIndex only for "int" and "dslice" items
     length: Dim = 0
     step: int = 1
+    stop: "Dim | DynIndex | None" = None  # "dslice" only
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,16 @@ class DynIndex:
 
     def __str__(self) -> str:
         return f"${self.input}"
+
+
+@dataclass(frozen=True)
+class CheckAttr:
+    """A run-time check of RUN sizes (a CHECK effect): ``kind`` is "broadcast" (``a == b`` or
+    either is 1), "store" (value size ``a`` fits target size ``b``: equal or 1), "equal", or
+    "nonempty" (``a > 0``). A failed check raises NumPy's ValueError."""
+
+    kind: str
+    dims: tuple[Dim, ...]
 
 
 @dataclass(frozen=True)
@@ -198,6 +212,9 @@ def _format_item(item: IndexItem) -> str:
         return "None"
     if item.kind == "int":
         return str(item.start)
+    if item.kind == "dslice":
+        bounds = ("" if b is None else str(b) for b in (item.start, item.stop))
+        return ":".join(bounds) + f":{item.step}"
     return f"{item.start}:+{item.length}:{item.step}"
 
 

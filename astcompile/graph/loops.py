@@ -151,7 +151,7 @@ def _carried_kind(value: Any) -> tuple:
         return ("scalar", value.node.dtype, type(value.hint))
     if isinstance(value, SymInt):
         return ("scalar", np.dtype(np.int64), int)
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, complex)):
         return ("scalar", np.result_type(value), type(value))
     if isinstance(value, np.generic) and B.check_dtype(value.dtype) is not None:
         return ("array", value.dtype, (), True)
@@ -184,7 +184,7 @@ def _placeholder(ctx: Any, kind: tuple, index: int) -> Any:
         holder.is_input = True  # in-place updates write through to the buffer it stands for
         return holder
     node = ctx.node(Op.INPUT, (), kind[1], (), InputAttr(index, f"c{index}", InputKind.CARRIED,
-                                                        weak=kind[2] in (int, float, bool)))
+                                                        weak=kind[2] in (int, float, bool, complex)))
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 

@@ -14,6 +14,10 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph.context import TraceBreak
+from astcompile.graph import complex as complex_parts
+from astcompile.graph.masks import MaskedValue, masked_ufunc
+from astcompile.graph.outargs import ufunc_into
+from astcompile.graph.vectors import inner_product
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
 
@@ -30,10 +34,15 @@ def _check_allowed(func: Any) -> None:
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     _check_allowed(ufunc)
+    if any(isinstance(v, MaskedValue) for v in inputs):
+        return masked_ufunc(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise _unsupported(f"np.{ufunc.__name__}.{method}")
+    out = kwargs.pop("out", None)
     if any(v is not None for k, v in kwargs.items() if k != "casting" or v != "same_kind"):
         raise _unsupported(f"np.{ufunc.__name__} with {', '.join(kwargs)}=")
+    if out is not None:
+        return ufunc_into(ufunc, lambda: array_ufunc(ufunc, method, inputs, {}), inputs, out)
     if ufunc is np.matmul:
         return wrap(B.matmul(Op.MATMUL, operand(inputs[0]), operand(inputs[1])))
     if ufunc is np._core.umath.clip:
@@ -180,7 +189,18 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
         raise _unsupported("np.dot with out=")
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return apply_elementwise(Op.MUL, a, b)
+    product = inner_product(a, b, in_loop_only=True)
+    if product is not None:
+        return product
     return wrap(B.matmul(Op.DOT, operand(a), operand(b)))
+
+
+def _vdot(a: Any, b: Any) -> Any:
+    complex_a = (a.dtype if isinstance(a, SymArray) else np.asarray(a).dtype).kind == "c"
+    product = inner_product(np.conjugate(a) if complex_a else a, b)
+    if product is None:
+        raise _unsupported("np.vdot of arrays other than 1-D float or complex vectors")
+    return product
 
 
 def _full_like(a: Any, fill: Any, dtype: Any = None, **kwargs: Any) -> Any:
@@ -248,7 +268,8 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.where: _where, np.clip: _clip, np.reshape: _reshape, np.transpose: _transpose,
     np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _ascontiguousarray, np.asarray: _asarray,
     np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
-    np.dot: _dot, np.ndim: _ndim, np.shape: _shape,
+    np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.real: complex_parts.real,
+    np.imag: complex_parts.imag, np.angle: complex_parts.angle, np.shape: _shape,
     np.zeros_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
     np.ones_like: lambda a, dtype=None, **k: _full_like(a, 1, dtype),
     np.full_like: _full_like,
@@ -258,6 +279,8 @@ FUNCTIONS: dict[Callable, Callable] = {
 
 def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     _check_allowed(func)
+    if any(isinstance(v, MaskedValue) for v in (*args, *kwargs.values())):
+        return NotImplemented  # the selection's own __array_function__ handles it
     handler = FUNCTIONS.get(func)
     if handler is None:
         raise _unsupported(f"np.{getattr(func, '__name__', func)}")
@@ -269,6 +292,7 @@ METHODS: dict[str, Callable] = {
        ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
     "reshape": _reshape, "transpose": _transpose, "ravel": _ravel, "flatten": _flatten,
     "copy": _copy_method, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
+    "conj": np.conjugate, "conjugate": np.conjugate,
 }
 
 

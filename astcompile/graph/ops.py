@@ -69,6 +69,7 @@ class Op(Enum):
     INVERT = auto()
     DEG2RAD = auto()
     RAD2DEG = auto()
+    CONJ = auto()
     CAST = auto()  # astype; target dtype is the node's dtype
     # elementwise, binary
     ADD = auto()
@@ -120,11 +121,14 @@ class Op(Enum):
     TRANSPOSE = auto()  # attr: axis permutation
     BROADCAST_TO = auto()  # attr: target shape (dims)
     COPY = auto()  # a fresh C-contiguous copy (np.copy, np.ascontiguousarray)
+    REAL = auto()  # z.real: a view of the real parts (node dtype: the real dtype)
+    IMAG = auto()  # z.imag: a view of the imaginary parts (read-only zeros for real arrays)
     # extern
     MATMUL = auto()
     DOT = auto()
     # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
     STORE = auto()
+    CHECK = auto()  # a run-time size check; attr: ir.CheckAttr
     LOOP = auto()
     IF = auto()
     RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
@@ -154,7 +158,7 @@ _UNARY_UFUNCS: dict[Op, np.ufunc] = {
     Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.TRUNC: np.trunc, Op.RINT: np.rint,
     Op.SIGN: np.sign, Op.ISNAN: np.isnan, Op.ISINF: np.isinf, Op.ISFINITE: np.isfinite,
     Op.SIGNBIT: np.signbit, Op.LOGICAL_NOT: np.logical_not, Op.INVERT: np.invert,
-    Op.DEG2RAD: np.deg2rad, Op.RAD2DEG: np.rad2deg,
+    Op.DEG2RAD: np.deg2rad, Op.RAD2DEG: np.rad2deg, Op.CONJ: np.conjugate,
 }
 
 _BINARY_UFUNCS: dict[Op, np.ufunc] = {
@@ -187,9 +191,12 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.TRANSPOSE: _row(Op.TRANSPOSE, V, np.transpose),
     Op.BROADCAST_TO: _row(Op.BROADCAST_TO, V, np.broadcast_to),
     Op.COPY: _row(Op.COPY, E, np.array),
+    Op.REAL: _row(Op.REAL, V, np.real),
+    Op.IMAG: _row(Op.IMAG, V, np.imag),
     Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
     Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
     Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
+    Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 0),
     Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
     Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
     Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),

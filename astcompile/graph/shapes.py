@@ -13,6 +13,7 @@ call records which sizes were equal, so broadcasting two dims of one symbol need
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -29,6 +30,8 @@ class DimOp(Enum):
     FLOORDIV = "//"
     MOD = "%"
     MAX = "max"
+    RUN = "run"  # a length known only at run time (``x[i:i + k]`` in a loop); args (key, bound)
+    BCAST = "bcast"  # NumPy's broadcast of two sizes, one of them RUN: ``b if a == 1 else a``
 
 
 _EVAL: dict[DimOp, Callable[[int, int], int]] = {
@@ -38,6 +41,7 @@ _EVAL: dict[DimOp, Callable[[int, int], int]] = {
     DimOp.FLOORDIV: operator.floordiv,
     DimOp.MOD: operator.mod,
     DimOp.MAX: max,
+    DimOp.BCAST: lambda a, b: b if a == 1 else a,
 }
 
 
@@ -52,11 +56,11 @@ class SymDim:
     source: tuple[int, int] | None = None
 
     def __str__(self) -> str:
-        if self.op is DimOp.SYM:
+        if self.op in (DimOp.SYM, DimOp.RUN):
             return self.name
         a, b = (str(x) for x in self.args)
-        if self.op is DimOp.MAX:
-            return f"max({a}, {b})"
+        if self.op in (DimOp.MAX, DimOp.BCAST):
+            return f"{self.op.value}({a}, {b})"
         return f"({a} {self.op.value} {b})"
 
     def __repr__(self) -> str:
@@ -138,15 +142,53 @@ def dim_max(a: Dim, b: Dim) -> Dim:
     return _binary(DimOp.MAX, a, b)
 
 
-def evaluate(d: Dim, shapes: Sequence[tuple[int, ...]]) -> int:
-    """Value of ``d`` for a call whose array inputs have ``shapes`` (indexed like sources)."""
+def evaluate(d: Dim, shapes: Sequence[tuple[int, ...]], runtime: dict[int, int] | None = None) -> int:
+    """Value of ``d`` for a call whose array inputs have ``shapes`` (indexed like sources);
+    ``runtime`` holds the RUN lengths seen so far in this call, by key."""
     if isinstance(d, int):
         return d
     if d.op is DimOp.SYM:
         index, axis = d.source
         return shapes[index][axis]
-    a, b = (evaluate(x, shapes) for x in d.args)
+    if d.op is DimOp.RUN:
+        return runtime[d.args[0]]
+    a, b = (evaluate(x, shapes, runtime) for x in d.args)
     return _EVAL[d.op](a, b)
+
+
+_run_keys = itertools.count()
+
+
+def runtime_dim(bound: Dim) -> SymDim:
+    """A fresh length known only at run time, at most ``bound`` (what buffers are sized by)."""
+    key = next(_run_keys)
+    return SymDim(DimOp.RUN, (key, bound), hint(bound), f"len{key}")
+
+
+def is_runtime(d: Dim) -> bool:
+    """Whether ``d`` depends on a RUN length (then no trace-time decision may rely on it)."""
+    if isinstance(d, int):
+        return False
+    return d.op is DimOp.RUN or any(is_runtime(a) for a in d.args if d.op is not DimOp.SYM)
+
+
+def upper_bound(d: Dim) -> Dim:
+    """A size the wrapper can compute that is at least ``d``: RUN lengths by their bound."""
+    if not is_runtime(d):
+        return d
+    if d.op is DimOp.RUN:
+        return upper_bound(d.args[1])
+    if d.op in (DimOp.BCAST, DimOp.MAX):
+        return dim_max(upper_bound(d.args[0]), upper_bound(d.args[1]))
+    if d.op in (DimOp.ADD, DimOp.MUL):
+        return _binary(d.op, upper_bound(d.args[0]), upper_bound(d.args[1]))
+    raise ValueError(f"no upper bound for the size {d}")
+
+
+def never_one(d: Dim) -> bool:
+    """Sizes that cannot be 1 at run time: other literals, and input sizes (0 and 1 are
+    specialised, so an input's symbol is at least 2)."""
+    return d != 1 if isinstance(d, int) else d.op is DimOp.SYM
 
 
 def prod(dims: Sequence[Dim]) -> Dim:
@@ -185,6 +227,14 @@ class ShapeEnv:
 
     def __init__(self) -> None:
         self.guards: list[ShapeGuard] = []
+        #: records a run-time size check ("broadcast", "store", "equal", "nonempty"; dims)
+        self.on_check: Callable[[str, tuple[Dim, ...]], None] | None = None
+
+    def check(self, kind: str, *dims: Dim) -> None:
+        """A fact about RUN sizes the compiled code must verify each time it gets there."""
+        if self.on_check is None:
+            _runtime_break(dims[0])
+        self.on_check(kind, dims)
 
     def _record(self, guard: ShapeGuard) -> None:
         is_trivial = isinstance(guard.lhs, int) and isinstance(guard.rhs, int)
@@ -193,6 +243,7 @@ class ShapeEnv:
 
     def is_ge(self, a: Dim, b: Dim) -> bool:
         """Decide ``a >= b`` by the hints and remember which way it went."""
+        _no_runtime(a, b)
         outcome = hint(a) >= hint(b)
         self._record(ShapeGuard(a, Rel.GE, b) if outcome else ShapeGuard(a, Rel.LT, b))
         return outcome
@@ -200,6 +251,7 @@ class ShapeEnv:
     def is_eq(self, a: Dim, b: Dim) -> bool:
         if a == b:
             return True
+        _no_runtime(a, b)
         outcome = hint(a) == hint(b)
         if outcome:
             self._record(ShapeGuard(a, Rel.EQ, b))
@@ -209,9 +261,33 @@ class ShapeEnv:
 
     def specialize(self, d: Dim) -> int:
         """A size used as a plain Python int (``range(n)``, ``if n > 3``): guard its value."""
+        _no_runtime(d)
         if isinstance(d, SymDim):
             self._record(ShapeGuard(d, Rel.EQ, d.hint))
         return hint(d)
+
+
+def _no_runtime(*dims: Dim) -> None:
+    for d in dims:
+        if is_runtime(d):
+            _runtime_break(d)
+
+
+def _runtime_break(d: Dim) -> None:
+    from astcompile.graph.context import TraceBreak
+
+    raise TraceBreak("size known only at run time",
+                     f"the size {d} of a slice with loop-dependent bounds is used where the "
+                     "compiler needs its value (a shape, len(), reshape or a further slice)")
+
+
+def _broadcast_runtime(env: ShapeEnv, a: Dim, b: Dim) -> Dim:
+    """Broadcast with a RUN size: checked when the code runs; a length that turns out to be 1
+    broadcasts, as in NumPy."""
+    env.check("broadcast", a, b)
+    if never_one(a) or never_one(b):
+        return a if never_one(a) else b
+    return SymDim(DimOp.BCAST, (a, b), hint(a))
 
 
 def broadcast_dims(env: ShapeEnv, a: Dim, b: Dim) -> Dim:
@@ -220,6 +296,8 @@ def broadcast_dims(env: ShapeEnv, a: Dim, b: Dim) -> Dim:
         return b
     if b == 1 or a == b:
         return a
+    if is_runtime(a) or is_runtime(b):
+        return _broadcast_runtime(env, a, b)
     if env.is_eq(a, b):
         return a
     raise ValueError(f"operands could not be broadcast together: sizes {hint(a)} and {hint(b)}")

@@ -56,6 +56,12 @@ def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None) ->
     return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
 
 
+def _sym_or_const(value: Any) -> "SymArray":
+    """A SymArray for any operand (a constant becomes a CONST node)."""
+    return value if isinstance(value, SymArray) else wrap(operand(value).node,
+                                                          is_scalar=np.ndim(value) == 0)
+
+
 def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
     def method(self: Any, other: Any) -> Any:
         if not _is_operand(other):
@@ -68,7 +74,8 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
 
 
 def _is_operand(value: Any) -> bool:
-    return isinstance(value, (SymArray, SymScalar, SymInt, np.ndarray, np.generic, bool, int, float))
+    return isinstance(value, (SymArray, SymScalar, SymInt, np.ndarray, np.generic, bool, int, float,
+                              complex))
 
 
 class SymArray:
@@ -175,6 +182,18 @@ class SymArray:
 
     def __invert__(self) -> "SymArray":
         return apply_elementwise(Op.INVERT, self)
+
+    @property
+    def real(self) -> "SymArray":
+        from astcompile.graph.complex import real
+
+        return real(self)
+
+    @property
+    def imag(self) -> "SymArray":
+        from astcompile.graph.complex import imag
+
+        return imag(self)
 
     @property
     def T(self) -> "SymArray":  # noqa: N802 - NumPy's name

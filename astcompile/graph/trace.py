@@ -17,6 +17,7 @@ from astcompile.graph import shapes as S
 from astcompile.graph.build import check_dtype
 from astcompile.graph.context import TraceBreak, TraceContext
 from astcompile.graph.ir import Graph, InputAttr, InputKind, Node
+from astcompile.graph.masks import MaskedValue
 from astcompile.graph.ops import Op
 from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 
@@ -145,6 +146,9 @@ class _Outputs:
             return self._graph(value.as_node(), int)
         if isinstance(value, dict):
             raise TraceBreak("unsupported output", "a dict leaving a region runs in NumPy")
+        if isinstance(value, MaskedValue):
+            raise TraceBreak("boolean mask", "a boolean-mask selection has a data-dependent "
+                             "length; it leaves the region only as a NumPy array")
         return OutSpec("const", value=value)
 
 

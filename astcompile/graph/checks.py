@@ -1,0 +1,40 @@
+"""Run-time size checks (CHECK effects): when each holds, and NumPy's error when it does not.
+
+A slice with loop-dependent bounds (``x[i:i + k]``) has a length only the running code knows;
+where NumPy would check it (broadcasting, a store, ``np.dot``, ``max`` of an empty array) the
+graph holds a CHECK node instead of a trace-time guard. Both backends use this one table, so
+the eager interpreter and the C code raise the same ValueError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+#: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
+SIZE_CHECKS: dict[str, tuple[Callable[..., bool], str, int]] = {
+    "broadcast": (lambda a, b: a == b or a == 1 or b == 1, "{0} == {1} || {0} == 1 || {1} == 1", 3),
+    "store": (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 4),
+    "equal": (lambda a, b: a == b, "{0} == {1}", 5),
+    "nonempty": (lambda a: a > 0, "{0} > 0", 6),
+}
+
+_MESSAGES = {
+    3: "operands could not be broadcast together: sizes {0} and {1}",
+    4: "could not broadcast input array from size {0} into size {1}",
+    5: "shapes ({0},) and ({1},) not aligned: {0} (dim 0) != {1} (dim 0)",
+    6: "zero-size array to reduction operation which has no identity",
+}
+
+
+def size_check_holds(kind: str, sizes: Sequence[int]) -> bool:
+    return SIZE_CHECKS[kind][0](*sizes)
+
+
+def size_check_message(kind: str, sizes: Sequence[int]) -> str:
+    return message_for_status(SIZE_CHECKS[kind][2], sizes)
+
+
+def message_for_status(status: int, sizes: Sequence[int]) -> str | None:
+    """The ValueError text for a region's status code (None: not a size check)."""
+    text = _MESSAGES.get(status)
+    return None if text is None else text.format(*sizes)
