@@ -23,12 +23,19 @@ from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.ir import Graph
-from astcompile.graph.loops import ac_create, ac_for, ac_if
+from astcompile.graph import control
+from astcompile.graph.loops import ac_create, ac_for, ac_if, ac_len, ac_ndindex, ac_while
+from astcompile.graph.scalars import ac_scalar
 from astcompile.regions import Region
 from astcompile.runtime.timing import phase
 
 #: Names region bodies with lowered loops call (see astcompile/frontend/loops.py).
-STRUCTURED_CALLS: dict[str, Any] = {"__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create}
+STRUCTURED_CALLS: dict[str, Any] = {
+    "__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create, "__ac_while": ac_while,
+    "__ac_ndindex": ac_ndindex, "__ac_len": ac_len, "__ac_scalar": ac_scalar,
+    "__ac_and": control.ac_and, "__ac_or": control.ac_or, "__ac_not": control.ac_not,
+    "__ac_assert": control.ac_assert,
+}
 
 _TRACE_REASONS = {
     "data-dependent control flow": BreakReason.DATA_DEPENDENT,

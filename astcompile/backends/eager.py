@@ -9,10 +9,12 @@ NumPy, and STORE nodes write through them into the caller's arrays.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from astcompile.graph.control import make_error
 from astcompile.graph.ir import (
     ConstAttr,
     DynIndex,
@@ -129,16 +131,38 @@ def _store(node: Node, ctx: EvalContext, args: list) -> Any:
 def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
     """Run a LOOP's body per iteration; body nodes read enclosing values from ``ctx``."""
     attr: LoopAttr = node.attr
-    start, stop, step = (int(a) for a in args[:3])
-    carried = list(args[3 : 3 + attr.carried])
+    carried = list(args[attr.heads : attr.heads + attr.carried])
     steps = _sub_plan(attr.body, node)
-    ivar, *holders = attr.body.inputs
+    if attr.is_while:
+        go = bool(args[0])
+        while go:
+            carried, go = _iterate(steps, ctx, attr, carried)
+        return tuple(carried)
+    start, stop, step = (int(a) for a in args[:3])
+    ivar = attr.body.inputs[0]
     for i in range(start, stop, step):
         ctx.values[ivar.id] = i
-        for holder, value in zip(holders, carried):
-            ctx.values[holder.id] = value
-        carried = _run_steps(steps, ctx, attr.body.outputs)
+        carried, go = _iterate(steps, ctx, attr, carried)
+        if not go:
+            break
     return tuple(carried)
+
+
+def _iterate(steps: list[Step], ctx: EvalContext, attr: LoopAttr, carried: list) -> tuple:
+    """One iteration: the next carried values, and whether to run another one."""
+    for holder, value in zip(attr.holders, carried):
+        ctx.values[holder.id] = value
+    outs = _run_steps(steps, ctx, attr.body.outputs)
+    if attr.exits:
+        return outs[:-1], bool(outs[-1])
+    return outs, True
+
+
+def _check(node: Node, ctx: EvalContext, args: list) -> Any:
+    """``assert`` and Python's own errors on loop values (see graph/control.py)."""
+    if not bool(args[0]):
+        raise make_error(node.attr.exception, node.attr.message)
+    return None
 
 
 def _if(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -147,7 +171,7 @@ def _if(node: Node, ctx: EvalContext, args: list) -> Any:
     return tuple(_run_steps(_sub_plan(graph, node), ctx, graph.outputs))
 
 
-_SUB_PLANS: "weakref.WeakKeyDictionary[Node, dict[int, list[Step]]]" = weakref.WeakKeyDictionary()
+_SUB_PLANS: weakref.WeakKeyDictionary[Node, dict[int, list[Step]]] = weakref.WeakKeyDictionary()
 
 
 def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
@@ -191,6 +215,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.LOOP: _loop,
     Op.IF: _if,
     Op.RESULT: _result,
+    Op.CHECK: _check,
 }
 
 

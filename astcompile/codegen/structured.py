@@ -73,6 +73,7 @@ class Emitter:
     loads: list[tuple[frozenset, str]] | None = None
     selectors: dict[int, tuple[str, Node, tuple[str, str]]] = field(default_factory=dict)
     written: set = field(default_factory=set)  # alias ids of everything a store may write
+    checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit
@@ -359,6 +360,7 @@ STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
     Op.LOOP: control.loop,
     Op.IF: control.branch,
     Op.RESULT: control.result,
+    Op.CHECK: control.check,
 }
 
 

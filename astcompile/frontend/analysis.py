@@ -18,6 +18,7 @@ from typing import Protocol
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from astcompile.frontend import loopcheck
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
 from astcompile.frontend.exprs import dotted_name, is_static, scan
@@ -170,17 +171,17 @@ class _Checker:
     def _verdict(self, unit: cst.CSTNode, allow_jumps: bool, in_loop: bool) -> Verdict:
         smalls = small_statements(unit)
         if smalls:
-            if self.problems(unit):
+            if loopcheck.body_problems(self, unit) if in_loop else self.problems(unit):
                 return Verdict.EAGER
-            jumps = (cst.Break, cst.Continue, cst.Return) if in_loop else (cst.Break, cst.Continue)
+            jumps = (cst.Return,) if in_loop else (cst.Break, cst.Continue)
             if (in_loop or not allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
-        if isinstance(unit, cst.For):
+        if isinstance(unit, (cst.For, cst.While)):
             return self._loop_verdict(unit)
         if not isinstance(unit, cst.If) or not all(
-            self.static_test(n) or in_loop and not self.expression_problems(n.test)
+            self.static_test(n) or in_loop and not loopcheck.test_problems(self, n.test)
             for n in _if_chain(unit)
         ):
             return Verdict.EAGER
@@ -191,16 +192,9 @@ class _Checker:
             return Verdict.EAGER
         return Verdict.RETURNS if Verdict.RETURNS in inner else Verdict.GRAPHABLE
 
-    def _loop_verdict(self, node: cst.For) -> Verdict:
-        """A ``for`` over ``range(...)`` whose body is graph-able becomes a native loop."""
-        if node.orelse is not None or node.asynchronous or not isinstance(node.target, cst.Name):
-            return Verdict.EAGER
-        call = node.iter
-        if not (isinstance(call, cst.Call) and dotted_name(call.func) == "range"):
-            return Verdict.EAGER
-        if not 1 <= len(call.args) <= 3 or any(a.star or a.keyword for a in call.args):
-            return Verdict.EAGER
-        if self.classify(call) is not CallKind.GRAPHABLE or self.expression_problems(call):
+    def _loop_verdict(self, node: cst.For | cst.While) -> Verdict:
+        """A loop whose head and body are graph-able becomes a native loop (see loopcheck)."""
+        if not loopcheck.loop_head_ok(self, node):
             return Verdict.EAGER
         self.has_loops = True  # a caller cannot inline it: only region bodies lower loops
         body = [self.verdict(u, False, in_loop=True) for u in block_units(node.body)]

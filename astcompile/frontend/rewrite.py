@@ -67,7 +67,8 @@ def rewrite_function(
             calls.add(node)
     if all_eager or analysis.eager_only:
         units = set()
-    line_of = {n: p.start.line for n, p in positions.items() if isinstance(n, (cst.For, cst.If))}
+    line_of = {n: p.start.line for n, p in positions.items()
+               if isinstance(n, (cst.For, cst.While, cst.If))}
     kept = {line - src.def_line + 1 for line in python_loops}
     line_of = {n: line for n, line in line_of.items() if line not in kept or isinstance(n, cst.If)}
     plan = plan_regions(fdef, units, src.fn, line_of)

@@ -128,6 +128,7 @@ class Op(Enum):
     LOOP = auto()
     IF = auto()
     RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
+    CHECK = auto()  # raises when its bool input is false; attr: ir.CheckAttr
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,7 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
     Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
     Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),
+    Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 1),
 }
 REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
 REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})
