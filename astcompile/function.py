@@ -172,7 +172,7 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
-        free: dict[str, Any] = {"__ac_call": self.dispatch}
+        free: dict[str, Any] = {"__ac_call": self.dispatch, "__ac_loop": self.python_loop}
         for spec in rewrite.regions:
             body = build_function(spec.body_source, spec.name, self.fn, STRUCTURED_CALLS,
                                   rewrite.filename, spec.structured)
@@ -252,6 +252,11 @@ class CompiledFunction:
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])
         return graph_break
+
+    def python_loop(self, first: int, last: int, iterable: Any) -> Any:
+        """``__ac_loop``: a loop that runs in Python; ``explain`` counts its iterations."""
+        recorder = telemetry.active()
+        return iterable if recorder is None else recorder.loop(self.name, first, last, iterable)
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""

@@ -276,3 +276,33 @@ def test_for_else_stays_in_python():
 
     for x in (np.arange(5.0), np.arange(2.0)):
         assert astcompile.compile(search, backend="eager")(x) == search(x)
+
+
+def printed_sum(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i]
+        print(s)
+    return s
+
+
+def test_explain_says_why_a_loop_runs_in_python(capsys):
+    output = astcompile.explain(printed_sum, np.arange(5.0), 4)
+    line = printed_sum.__code__.co_firstlineno + 4
+    expected = f"loop over 4 iterations runs in Python because of line {line}"
+    assert any(expected in note for note in output.python_loops), output.python_loops
+    assert expected in str(output)
+
+
+def test_check_says_why_a_loop_runs_in_python(tmp_path):
+    from astcompile.cli.scan import check_file
+
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "import astcompile\n\n@astcompile.compile\ndef f(x, n):\n    s = 0.0\n"
+        "    for i in range(n):\n        s = s + x[i]\n        print(s)\n    return s\n"
+    )
+    report = check_file(str(path))
+    notes = [n for fn in report.functions for n in fn.loop_notes]
+    assert notes == [f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
+                     "GB012 print() has side effects"]

@@ -81,6 +81,7 @@ class FunctionAnalysis:
     graphable: frozenset[Span] = frozenset()  # statement units that may join a region
     user_calls: frozenset[Span] = frozenset()  # calls to user functions (eager code: __ac_call)
     eager_only: bool = False  # generator or coroutine: no regions at all
+    loop_notes: tuple[str, ...] = ()  # "path:line:col: note: loop at line L runs in Python ..."
 
 
 class Verdict(Enum):
@@ -114,6 +115,7 @@ def analyze_function(src: FunctionSource, resolver: Resolver) -> FunctionAnalysi
         graphable=graphable,
         user_calls=frozenset(checker.user_calls),
         eager_only=bool(fdef.asynchronous or facts.yields),
+        loop_notes=tuple(checker.loop_notes),
     )
 
 
@@ -132,6 +134,7 @@ class _Checker:
         self.graphable: set[Span] = set()
         self.user_calls: set[Span] = set()
         self.has_loops = False
+        self.loop_notes: list[str] = []
         self._kinds: dict[cst.Call, CallKind] = {}
         self._problems: dict[cst.CSTNode, list[Problem]] = {}
         self._verdicts: dict[tuple[cst.CSTNode, bool], Verdict] = {}
@@ -341,7 +344,9 @@ def _report_if(checker: _Checker, node: cst.If) -> None:
 
 
 def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
+    """A loop that stays in Python: its test and body are reported, and a note says why."""
     checker.has_loops = True
+    before = len(checker.breaks)
     if isinstance(node, cst.While):
         checker.note_calls(node.test)
         if not is_static(node.test):
@@ -350,6 +355,16 @@ def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
     else:
         checker.note_calls(node.iter)
     checker.descend(node)
+    inside = checker.breaks[before:]
+    if inside:
+        cause = min(inside, key=lambda b: (b.line, b.col))
+        start = checker.positions[node].start
+        line = checker.src.def_line + start.line - 1
+        col = start.column + checker.src.indent + 1
+        checker.loop_notes.append(
+            f"{checker.src.filename}:{line}:{col}: note: loop at line {line} runs in Python "
+            f"because of line {cause.line}: {cause.code} {cause.detail}"
+        )
 
 
 def _report_with(checker: _Checker, node: cst.With) -> None:
