@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from astcompile import dispatch, registry, telemetry
 from astcompile.function import CompiledFunction
@@ -24,6 +25,7 @@ class ExplainOutput:
     compiled_functions: list = field(default_factory=list)
     eager_seconds: float = 0.0
     total_seconds: float = 0.0
+    python_loops: list = field(default_factory=list)  # "loop over n iterations runs in ..."
     out: Any = None
 
     def __str__(self) -> str:
@@ -37,6 +39,9 @@ class ExplainOutput:
             lines.append(f'     File "{b.filename}", line {b.line}, in {b.function}')
             lines.append(f"       {b.source_line}")
             lines.append(f"     fix: {b.reason.fix}")
+        if self.python_loops:
+            lines.append(" Loops in Python:")
+            lines += [f"  {text}" for text in self.python_loops]
         lines.append(" Regions:")
         for run in self.regions:
             state = "compiled" if run.eager_calls == 0 else (
@@ -79,7 +84,21 @@ def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:
         guards=list(recorder.guards),
         regions=list(recorder.runs.values()),
         compiled_functions=list(recorder.functions),
+        python_loops=python_loop_notes(recorder.loops, breaks),
         eager_seconds=recorder.eager_seconds,
         total_seconds=recorder.total_seconds,
         out=out,
     )
+
+
+def python_loop_notes(loops: dict, breaks: list) -> list[str]:
+    """Why each loop that ran in Python did: the first graph break inside it."""
+    notes = []
+    for (function, first, last), count in sorted(loops.items(), key=lambda kv: kv[0][1]):
+        inside = [b for b in breaks if b.function == function and first <= b.line <= last]
+        if not inside:
+            continue
+        cause = min(inside, key=lambda b: b.line)
+        notes.append(f"{function}: loop over {count} iterations runs in Python because of "
+                     f"line {cause.line} ({cause.code} {cause.detail})")
+    return notes

@@ -23,12 +23,19 @@ from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.ir import Graph
-from astcompile.graph.loops import ac_create, ac_for, ac_if
+from astcompile.graph import control
+from astcompile.graph.loops import ac_create, ac_for, ac_if, ac_len, ac_ndindex, ac_while
+from astcompile.graph.scalars import ac_scalar
 from astcompile.regions import Region
 from astcompile.runtime.timing import phase
 
 #: Names region bodies with lowered loops call (see astcompile/frontend/loops.py).
-STRUCTURED_CALLS: dict[str, Any] = {"__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create}
+STRUCTURED_CALLS: dict[str, Any] = {
+    "__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create, "__ac_while": ac_while,
+    "__ac_ndindex": ac_ndindex, "__ac_len": ac_len, "__ac_scalar": ac_scalar,
+    "__ac_and": control.ac_and, "__ac_or": control.ac_or, "__ac_not": control.ac_not,
+    "__ac_assert": control.ac_assert,
+}
 
 _TRACE_REASONS = {
     "data-dependent control flow": BreakReason.DATA_DEPENDENT,
@@ -165,7 +172,7 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
-        free: dict[str, Any] = {"__ac_call": self.dispatch}
+        free: dict[str, Any] = {"__ac_call": self.dispatch, "__ac_loop": self.python_loop}
         for spec in rewrite.regions:
             body = build_function(spec.body_source, spec.name, self.fn, STRUCTURED_CALLS,
                                   rewrite.filename, spec.structured)
@@ -245,6 +252,11 @@ class CompiledFunction:
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])
         return graph_break
+
+    def python_loop(self, first: int, last: int, iterable: Any) -> Any:
+        """``__ac_loop``: a loop that runs in Python; ``explain`` counts its iterations."""
+        recorder = telemetry.active()
+        return iterable if recorder is None else recorder.loop(self.name, first, last, iterable)
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""

@@ -38,10 +38,11 @@ class Recorder:
     guards: list[str] = field(default_factory=list)
     runs: dict[tuple[str, str], RegionRun] = field(default_factory=dict)
     functions: list[str] = field(default_factory=list)
+    loops: dict[tuple[str, int, int], int] = field(default_factory=dict)  # -> iterations
     eager_seconds: float = 0.0
     total_seconds: float = 0.0
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         global recording
         self._previous = getattr(_local, "recorder", None)
         _local.recorder = self
@@ -67,6 +68,20 @@ class Recorder:
             self.functions.append(name)
             for graph_break in static_breaks:
                 self.add_break(graph_break)
+
+    def loop(self, function: str, first: int, last: int, iterable: Any) -> Any:
+        """Count the iterations of a loop that runs in Python (lines ``first``-``last``)."""
+        key = (function, first, last)
+        self.loops.setdefault(key, 0)
+        if hasattr(iterable, "__len__"):
+            self.loops[key] += len(iterable)
+            return iterable
+        return self._counted(key, iterable)
+
+    def _counted(self, key: tuple[str, int, int], iterable: Any) -> Any:
+        for item in iterable:
+            self.loops[key] += 1
+            yield item
 
     def region_run(self, function: str, region: str, lines: tuple[int, int]) -> RegionRun:
         key = (function, region)

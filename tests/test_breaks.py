@@ -88,6 +88,7 @@ def data_if(b):
 def data_while(x):
     while np.abs(x).max() > 1:
         x = x / 2
+        print(x)  # keeps the loop in Python (a graph-able while compiles to a native loop)
     return x
 
 
@@ -166,6 +167,7 @@ def nested_jump(xs):
         if v is None:
             break
         total = total + v
+        print(total)  # keeps the loop in Python
     return total
 
 

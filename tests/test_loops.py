@@ -139,7 +139,7 @@ def test_a_loop_that_cannot_be_traced_runs_in_python_with_regions_inside():
     def to_python_float(x, n):
         s = 0.0
         for i in range(n):
-            s = s + float(np.sum(x * i))
+            s = s + np.sum(x * i).item()
         return x + s
 
     compiled = astcompile.compile(to_python_float, backend="eager")

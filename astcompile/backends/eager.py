@@ -9,13 +9,15 @@ NumPy, and STORE nodes write through them into the caller's arrays.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from astcompile.graph.checks import size_check_holds, size_check_message
+from astcompile.graph.control import make_error
 from astcompile.graph.ir import (
-    CheckAttr,
+    SizeCheckAttr,
     ConstAttr,
     DynIndex,
     Graph,
@@ -140,9 +142,9 @@ def _store(node: Node, ctx: EvalContext, args: list) -> Any:
     return target
 
 
-def _check(node: Node, ctx: EvalContext, args: list) -> Any:
+def _size_check(node: Node, ctx: EvalContext, args: list) -> Any:
     """A run-time size check: NumPy would raise the same error at the operation itself."""
-    attr: CheckAttr = node.attr
+    attr: SizeCheckAttr = node.attr
     sizes = [ctx.dim(d) for d in attr.dims]
     if not size_check_holds(attr.kind, sizes):
         raise ValueError(size_check_message(attr.kind, sizes))
@@ -151,16 +153,38 @@ def _check(node: Node, ctx: EvalContext, args: list) -> Any:
 def _loop(node: Node, ctx: EvalContext, args: list) -> Any:
     """Run a LOOP's body per iteration; body nodes read enclosing values from ``ctx``."""
     attr: LoopAttr = node.attr
-    start, stop, step = (int(a) for a in args[:3])
-    carried = list(args[3 : 3 + attr.carried])
+    carried = list(args[attr.heads : attr.heads + attr.carried])
     steps = _sub_plan(attr.body, node)
-    ivar, *holders = attr.body.inputs
+    if attr.is_while:
+        go = bool(args[0])
+        while go:
+            carried, go = _iterate(steps, ctx, attr, carried)
+        return tuple(carried)
+    start, stop, step = (int(a) for a in args[:3])
+    ivar = attr.body.inputs[0]
     for i in range(start, stop, step):
         ctx.values[ivar.id] = i
-        for holder, value in zip(holders, carried):
-            ctx.values[holder.id] = value
-        carried = _run_steps(steps, ctx, attr.body.outputs)
+        carried, go = _iterate(steps, ctx, attr, carried)
+        if not go:
+            break
     return tuple(carried)
+
+
+def _iterate(steps: list[Step], ctx: EvalContext, attr: LoopAttr, carried: list) -> tuple:
+    """One iteration: the next carried values, and whether to run another one."""
+    for holder, value in zip(attr.holders, carried):
+        ctx.values[holder.id] = value
+    outs = _run_steps(steps, ctx, attr.body.outputs)
+    if attr.exits:
+        return outs[:-1], bool(outs[-1])
+    return outs, True
+
+
+def _check(node: Node, ctx: EvalContext, args: list) -> Any:
+    """``assert`` and Python's own errors on loop values (see graph/control.py)."""
+    if not bool(args[0]):
+        raise make_error(node.attr.exception, node.attr.message)
+    return None
 
 
 def _if(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -169,7 +193,7 @@ def _if(node: Node, ctx: EvalContext, args: list) -> Any:
     return tuple(_run_steps(_sub_plan(graph, node), ctx, graph.outputs))
 
 
-_SUB_PLANS: "weakref.WeakKeyDictionary[Node, dict[int, list[Step]]]" = weakref.WeakKeyDictionary()
+_SUB_PLANS: weakref.WeakKeyDictionary[Node, dict[int, list[Step]]] = weakref.WeakKeyDictionary()
 
 
 def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
@@ -210,10 +234,11 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.BROADCAST_TO: _broadcast_to,
     Op.COPY: _copy,
     Op.STORE: _store,
-    Op.CHECK: _check,
+    Op.SIZE_CHECK: _size_check,
     Op.LOOP: _loop,
     Op.IF: _if,
     Op.RESULT: _result,
+    Op.CHECK: _check,
 }
 
 

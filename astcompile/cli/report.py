@@ -65,6 +65,7 @@ def to_json(report: CheckReport, violations: list[str], budget: dict, exit_code:
             for f in report.files
             for fn in f.functions
         ],
+        "loop_notes": [n for f in report.files for fn in f.functions for n in fn.loop_notes],
         "summary": summary(report),
         "budget": budget,
         "violations": violations,
@@ -78,6 +79,7 @@ def _diagnostic_lines(report: CheckReport) -> list[str]:
         if file.error is not None:
             lines.append(file.error.describe())
         lines += [b.describe() for b in file.breaks]
+        lines += [note for fn in file.functions for note in fn.loop_notes]
     return lines
 
 

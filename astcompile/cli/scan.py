@@ -70,6 +70,7 @@ class FunctionReport:
 
     target: Target
     breaks: tuple[GraphBreak, ...]
+    loop_notes: tuple[str, ...] = ()  # loops that run in Python, and the line that keeps them
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def _analyse(
         except NoSourceError:
             continue
         breaks = tuple(b for b in analysis.breaks if options.keeps(b.code))
-        yield FunctionReport(target, breaks)
+        yield FunctionReport(target, breaks, analysis.loop_notes)
         for name in breaking_callees(analysis, resolver):
             if name not in seen and name in functions:
                 seen.add(name)

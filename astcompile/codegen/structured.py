@@ -22,7 +22,7 @@ import numpy as np
 
 from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
-from astcompile.codegen import structured_checks as checks
+from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
 from astcompile.codegen.ctypes import ctype, literal
@@ -44,7 +44,7 @@ from astcompile.codegen.views import (
 )
 from astcompile.graph.checks import SIZE_CHECKS
 from astcompile.graph.build import store_checks
-from astcompile.graph.ir import CheckAttr, DynIndex, Graph, IndexItem, InputAttr, InputKind, Node
+from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node, SizeCheckAttr
 from astcompile.graph.ops import Kind, Op
 from astcompile.graph.shapes import Dim, upper_bound
 
@@ -71,6 +71,7 @@ class Emitter:
     loads: list[tuple[frozenset, str]] | None = None
     selectors: dict[int, tuple[str, Node, tuple[str, str]]] = field(default_factory=dict)
     written: set = field(default_factory=set)  # alias ids of everything a store may write
+    checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit
@@ -177,8 +178,8 @@ class Emitter:
             raise StructuredUnsupported(f"a cast from {src} to {dst}")
         return lower(probe, [Operand(expr, src)])
 
-    dyn_checks = checks.dyn_checks
-    size_check = checks.size_check
+    dyn_checks = index_checks.dyn_checks
+    size_check = index_checks.size_check
 
     # -- loop nests -------------------------------------------------------------------------
     def nest(
@@ -233,7 +234,7 @@ class Emitter:
         shape = indexed_shape(target.shape, items)
         self.written |= dst.alias
         for have, want in store_checks(value.shape, shape):
-            self.size_check(node, CheckAttr("store", (have, want)))
+            self.size_check(node, SizeCheckAttr("store", (have, want)))
         self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
@@ -335,10 +336,11 @@ STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
     Op.CONST: _nothing,
     Op.INDEX: _index_statement,
     Op.STORE: Emitter.store,
-    Op.CHECK: Emitter.size_check,
+    Op.SIZE_CHECK: Emitter.size_check,
     Op.LOOP: control.loop,
     Op.IF: control.branch,
     Op.RESULT: control.result,
+    Op.CHECK: control.check,
 }
 
 

@@ -14,7 +14,7 @@ from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import dim_c, slice_start
 from astcompile.graph.checks import SIZE_CHECKS
-from astcompile.graph.ir import CheckAttr, DynIndex, IndexItem, Node
+from astcompile.graph.ir import DynIndex, IndexItem, Node, SizeCheckAttr
 from astcompile.graph.shapes import Dim
 
 Emitter = Any  # structured.Emitter (it imports this module)
@@ -92,7 +92,7 @@ def _dyn_slice(em: Emitter, node: Node, item: IndexItem, size: Dim) -> None:
     em.emit(f"const int64_t {length} = astc_slice({args});")
 
 
-def size_check(em: Emitter, node: Node, check: CheckAttr | None = None) -> None:
+def size_check(em: Emitter, node: Node, check: SizeCheckAttr | None = None) -> None:
     """A CHECK node (or a store's ``check``): NumPy's ValueError (status code and sizes in
     ``err``) when it fails."""
     check = node.attr if check is None else check

@@ -1,4 +1,4 @@
-"""LOOP, IF and RESULT nodes of structured regions as C ``for`` and ``if`` statements.
+"""LOOP, IF, RESULT and CHECK nodes of structured regions as C ``for``/``while``/``if``.
 
 A loop-carried scalar is a C local updated at the end of each iteration. A loop-carried array
 is a *placeholder* view (pointer and strides): on the first iteration it is the initial array
@@ -33,19 +33,45 @@ Emitter = Any  # structured.Emitter (imported lazily there: it imports this modu
 
 
 def loop(em: Emitter, node: Node) -> None:
-    body = node.attr.body
-    start, stop, step = node.inputs[:3]
-    inits = node.inputs[3 : 3 + node.attr.carried]
-    ivar, carried = body.inputs[0], body.inputs[1:]
-    iv = value_name(ivar)
-    em.emit(f"/* for {ivar.attr.name} in range(...) */{loc(node)}")
+    attr = node.attr
+    body = attr.body
+    inits = node.inputs[attr.heads : attr.heads + attr.carried]
+    carried = attr.holders
     for k, (cin, init) in enumerate(zip(carried, inits)):
         _carry_in(em, node, k, cin, init)
+    go = f"go{node.id}"
+    if attr.is_while:
+        em.emit(f"/* while loop */{loc(node)}")
+        em.emit(f"int {go} = {em.scalar(node.inputs[0])};")
+        em.open(f"while ({go})")
+    elif not _for_header(em, node):
+        return
+    em.level(body)
+    if attr.exits:
+        em.emit(f"const int {go}_next = {em.scalar(body.outputs[-1])};")
+    updates: list[str] = []
+    for cin, out in zip(carried, body.outputs):
+        updates += _carry_out(em, body, cin, out)
+    for line in updates:
+        em.emit(line)
+    if attr.is_while:
+        em.emit(f"{go} = {go}_next;")
+    elif attr.exits:
+        em.emit(f"if (!{go}_next) break;  /* break */")
+    em.close()
+
+
+def _for_header(em: Emitter, node: Node) -> bool:
+    """Open ``for (i = start; ...; i += step)``; False when the step is the constant 0."""
+    start, stop, step = node.inputs[:3]
+    ivar = node.attr.body.inputs[0]
+    iv = value_name(ivar)
+    em.emit(f"/* for {ivar.attr.name} in range(...) */{loc(node)}")
     lo, hi, by = (em.cast(em.scalar(n), n.dtype, ivar.dtype) for n in (start, stop, step))
     if step.op is Op.CONST:
         if step.attr.value == 0:
             em.emit("return 2;  /* ValueError: range() arg 3 must not be zero */")
-            return
+            return False
         cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
         by = str(int(step.attr.value))
     else:
@@ -53,13 +79,7 @@ def loop(em: Emitter, node: Node) -> None:
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
     bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
     em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
-    em.level(body)
-    updates: list[str] = []
-    for k, (cin, out) in enumerate(zip(carried, body.outputs)):
-        updates += _carry_out(em, body, cin, out)
-    for line in updates:
-        em.emit(line)
-    em.close()
+    return True
 
 
 def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
@@ -141,5 +161,13 @@ def _arm(em: Emitter, graph: Graph, results: dict[int, Node]) -> None:
 def result(em: Emitter, node: Node) -> None:
     src = node.inputs[0]
     if src.op is Op.LOOP and em.plan.is_scalar(node):
-        cin = src.attr.body.inputs[1 + node.attr]
+        cin = src.attr.holders[node.attr]
         em.emit(f"const {ctype(node.dtype)} {value_name(node)} = {value_name(cin)};")
+
+
+def check(em: Emitter, node: Node) -> None:
+    """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check."""
+    em.checks.append((node.attr.exception, node.attr.message))
+    what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
+    em.emit(f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
+            f"  /* {what} */{loc(node)}")

@@ -46,7 +46,7 @@ class StructPlan:
     results: dict[int, dict[int, Node]] = field(default_factory=dict)  # LOOP/IF id -> k -> RESULT
 
     def is_scalar(self, node: Node) -> bool:
-        return node.shape == () and node.op not in (Op.STORE, Op.LOOP, Op.IF, Op.CHECK)
+        return node.shape == () and node.op not in (Op.STORE, Op.LOOP, Op.IF, Op.CHECK, Op.SIZE_CHECK)
 
     def rooted(self, node: Node) -> bool:
         """Whether ``node`` is an array in memory (an argument, buffer, placeholder, or a view)."""
@@ -97,7 +97,7 @@ def _subgraphs(node: Node) -> list[Graph]:
 
 
 def _check(node: Node) -> None:
-    if node.op in (Op.STORE, Op.LOOP, Op.IF, Op.RESULT, Op.CHECK):
+    if node.op in (Op.STORE, Op.LOOP, Op.IF, Op.RESULT, Op.CHECK, Op.SIZE_CHECK):
         return
     if not supported_dtype(node.dtype) or not all(supported_dtype(i.dtype) for i in node.inputs):
         raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})")
@@ -138,7 +138,7 @@ def _force_buffers(plan: StructPlan) -> None:
             elif node.kind is Kind.REDUCTION and node.shape != ():
                 plan.buffers.add(node.id)
             elif node.op is Op.LOOP:
-                for init in node.inputs[3 : 3 + node.attr.carried]:
+                for init in node.inputs[node.attr.heads : node.attr.heads + node.attr.carried]:
                     _force(plan, init)
             elif node.op is Op.RESULT and node.inputs[0].op is Op.IF and node.shape != ():
                 plan.buffers.add(node.id)

@@ -22,6 +22,7 @@ from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
 from astcompile.graph.checks import message_for_status
+from astcompile.graph.control import make_error
 from astcompile.graph.ir import DynIndex, Graph, InputKind, Node
 from astcompile.graph.ops import Op
 
@@ -41,8 +42,10 @@ class RegionSource:
     consts: dict[str, object] = field(default_factory=dict)
 
 
-def raise_error(rc: int, err: np.ndarray) -> None:
-    """NumPy's exception for a nonzero status of a region function."""
+def raise_error(rc: int, err: np.ndarray, checks: tuple = ()) -> None:
+    """NumPy's (or Python's) exception for a nonzero status of a region function."""
+    if rc == 3:
+        raise make_error(*checks[int(err[0])])
     if rc == 1:
         raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
     if rc == 2:
@@ -129,7 +132,8 @@ class _Wrapper:
         lines.append("    err = _empty(3, _i64)")
         lines.append(f"    rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
         lines.append("    if rc:")
-        lines.append("        _raise(rc, err)")
+        self.consts["_checks"] = tuple(self.em.checks)
+        lines.append("        _raise(rc, err, _checks)")
         outs = [self.ref(o, j) for j, o in enumerate(self.graph.outputs)]
         lines.append(f"    return [{', '.join(outs)}]")
         return "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ from typing import Protocol
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from astcompile.frontend import loopcheck
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
 from astcompile.frontend.exprs import dotted_name, is_static, scan
@@ -80,6 +81,7 @@ class FunctionAnalysis:
     graphable: frozenset[Span] = frozenset()  # statement units that may join a region
     user_calls: frozenset[Span] = frozenset()  # calls to user functions (eager code: __ac_call)
     eager_only: bool = False  # generator or coroutine: no regions at all
+    loop_notes: tuple[str, ...] = ()  # "path:line:col: note: loop at line L runs in Python ..."
 
 
 class Verdict(Enum):
@@ -113,6 +115,7 @@ def analyze_function(src: FunctionSource, resolver: Resolver) -> FunctionAnalysi
         graphable=graphable,
         user_calls=frozenset(checker.user_calls),
         eager_only=bool(fdef.asynchronous or facts.yields),
+        loop_notes=tuple(checker.loop_notes),
     )
 
 
@@ -131,6 +134,7 @@ class _Checker:
         self.graphable: set[Span] = set()
         self.user_calls: set[Span] = set()
         self.has_loops = False
+        self.loop_notes: list[str] = []
         self._kinds: dict[cst.Call, CallKind] = {}
         self._problems: dict[cst.CSTNode, list[Problem]] = {}
         self._verdicts: dict[tuple[cst.CSTNode, bool], Verdict] = {}
@@ -170,17 +174,17 @@ class _Checker:
     def _verdict(self, unit: cst.CSTNode, allow_jumps: bool, in_loop: bool) -> Verdict:
         smalls = small_statements(unit)
         if smalls:
-            if self.problems(unit):
+            if loopcheck.body_problems(self, unit) if in_loop else self.problems(unit):
                 return Verdict.EAGER
-            jumps = (cst.Break, cst.Continue, cst.Return) if in_loop else (cst.Break, cst.Continue)
+            jumps = (cst.Return,) if in_loop else (cst.Break, cst.Continue)
             if (in_loop or not allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
-        if isinstance(unit, cst.For):
+        if isinstance(unit, (cst.For, cst.While)):
             return self._loop_verdict(unit)
         if not isinstance(unit, cst.If) or not all(
-            self.static_test(n) or in_loop and not self.expression_problems(n.test)
+            self.static_test(n) or in_loop and not loopcheck.test_problems(self, n.test)
             for n in _if_chain(unit)
         ):
             return Verdict.EAGER
@@ -191,16 +195,9 @@ class _Checker:
             return Verdict.EAGER
         return Verdict.RETURNS if Verdict.RETURNS in inner else Verdict.GRAPHABLE
 
-    def _loop_verdict(self, node: cst.For) -> Verdict:
-        """A ``for`` over ``range(...)`` whose body is graph-able becomes a native loop."""
-        if node.orelse is not None or node.asynchronous or not isinstance(node.target, cst.Name):
-            return Verdict.EAGER
-        call = node.iter
-        if not (isinstance(call, cst.Call) and dotted_name(call.func) == "range"):
-            return Verdict.EAGER
-        if not 1 <= len(call.args) <= 3 or any(a.star or a.keyword for a in call.args):
-            return Verdict.EAGER
-        if self.classify(call) is not CallKind.GRAPHABLE or self.expression_problems(call):
+    def _loop_verdict(self, node: cst.For | cst.While) -> Verdict:
+        """A loop whose head and body are graph-able becomes a native loop (see loopcheck)."""
+        if not loopcheck.loop_head_ok(self, node):
             return Verdict.EAGER
         self.has_loops = True  # a caller cannot inline it: only region bodies lower loops
         body = [self.verdict(u, False, in_loop=True) for u in block_units(node.body)]
@@ -347,7 +344,9 @@ def _report_if(checker: _Checker, node: cst.If) -> None:
 
 
 def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
+    """A loop that stays in Python: its test and body are reported, and a note says why."""
     checker.has_loops = True
+    before = len(checker.breaks)
     if isinstance(node, cst.While):
         checker.note_calls(node.test)
         if not is_static(node.test):
@@ -356,6 +355,16 @@ def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
     else:
         checker.note_calls(node.iter)
     checker.descend(node)
+    inside = checker.breaks[before:]
+    if inside:
+        cause = min(inside, key=lambda b: (b.line, b.col))
+        start = checker.positions[node].start
+        line = checker.src.def_line + start.line - 1
+        col = start.column + checker.src.indent + 1
+        checker.loop_notes.append(
+            f"{checker.src.filename}:{line}:{col}: note: loop at line {line} runs in Python "
+            f"because of line {cause.line}: {cause.code} {cause.detail}"
+        )
 
 
 def _report_with(checker: _Checker, node: cst.With) -> None:

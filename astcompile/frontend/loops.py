@@ -1,4 +1,4 @@
-"""Step 3c: plan graph-able ``for`` loops (and the ``if``s inside them) as structured calls.
+"""Step 3c: plan graph-able ``for``/``while`` loops (and the ``if``s in them) as structured calls.
 
 A loop in a region is traced once as a LOOP node (see ``astcompile/graph/loops.py``), so its
 body becomes a function of the induction variable and the *loop-carried* variables: the names
@@ -7,6 +7,9 @@ them) or that are live after the loop. Python semantics must survive the cut, so
 carried names are not all surely bound before it, or whose target is read after it, stays in
 Python (its body still becomes regions). The same holds for an ``if`` inside a loop body: its
 branches become functions of the names they assign that are live afterwards.
+
+A ``break``/``continue`` becomes flags (see LoopSpec): the ``if`` holding it passes the flags
+on, and the statements after that ``if`` run under ``if go:`` (a GuardSpec).
 
 Planning works on libcst (liveness lives there); the lowering itself is done on the ``ast`` of
 the region body right before it is compiled (``frontend/lowering.py``), where new nodes can take
@@ -18,49 +21,62 @@ from __future__ import annotations
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, surely_bound
+from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.names import block_units, child_blocks, name_sets, target_sets
-from astcompile.frontend.spec import BranchSpec, LoopSpec, Spec
+from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
-
+#: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
+_Jump = tuple[str, frozenset[str]]
 
 
 class StructuredPlanner:
-    """Decides whether a graph-able ``for`` unit can be lowered, and how."""
+    """Decides whether a graph-able ``for``/``while`` unit can be lowered, and how."""
 
-    def __init__(self, liveness: Liveness, line_of: "dict[cst.CSTNode, int]") -> None:
+    def __init__(self, liveness: Liveness, line_of: dict[cst.CSTNode, int]) -> None:
         self.liveness = liveness
         self.line_of = line_of
 
-    def loop(self, node: cst.For, bound: Live) -> list[Spec] | None:
+    def loop(self, node: cst.For | cst.While, bound: Live) -> list[Spec] | None:
         """Specs for ``node`` and everything nested in it; None when it must stay in Python."""
         if node not in self.line_of:
             return None  # kept in Python: it failed to trace as a loop before
-        target = next(iter(target_sets(node.target).writes))
+        line = self.line_of[node]
+        targets = _targets(node)
         after = self.liveness.after.get(node, frozenset())
-        if target in after:
+        if targets & after:
             return None
         units = block_units(node.body)
         carried = self._state(units, after)
+        if isinstance(node, cst.While):
+            carried |= frozenset(name_sets(*units).writes) & name_sets(node.test).reads.keys()
         if not carried <= bound:
             return None
-        inner = self._block(units, bound | {target})
+        jumps = own_jumps(node.body)
+        brk = f"__ac_brk_{line}" if any(isinstance(j, cst.Break) for j in jumps) else ""
+        go = f"__ac_go_{line}" if jumps else ""
+        flags = frozenset(f for f in (brk, go) if f)
+        inner = self._block(units, bound | targets | flags, (go, flags))
         if inner is None:
             return None
-        return [LoopSpec(self.line_of[node], target, tuple(sorted(carried))), *inner]
+        state = tuple(sorted(carried)) + ((brk,) if brk else ())
+        target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
+        return [LoopSpec(line, target, state, brk, go), *inner]
 
     def _state(self, units: list[cst.CSTNode], after: Live) -> frozenset[str]:
         assigned = frozenset(name_sets(*units).writes)
         read_first = self.liveness.live_in(units)
         return assigned & (after | read_first)
 
-    def _block(self, units: list[cst.CSTNode], bound: Live) -> list[Spec] | None:
+    def _block(self, units: list[cst.CSTNode], bound: Live, jump: _Jump) -> list[Spec] | None:
         specs: list[Spec] = []
         for index, unit in enumerate(units):
             here = surely_bound(bound, units[:index])
-            if isinstance(unit, cst.For):
+            if isinstance(unit, (cst.For, cst.While)):
                 found = self.loop(unit, here)
             elif isinstance(unit, cst.If):
-                found = self._branch(unit, here)
+                found = self._branch(unit, here, jump)
+                if found is not None and own_jumps(unit) and units[index + 1 :]:
+                    found = self._guard(unit, units, index, bound, jump, found)
             else:
                 continue
             if found is None:
@@ -68,7 +84,16 @@ class StructuredPlanner:
             specs += found
         return specs
 
-    def _branch(self, node: cst.If, bound: Live) -> list[Spec] | None:
+    def _guard(self, unit: cst.If, units: list[cst.CSTNode], index: int, bound: Live,
+               jump: _Jump, found: list[Spec]) -> list[Spec] | None:
+        """The rest of the block after an ``if`` holding a jump runs under ``if go:``."""
+        rest = units[index + 1 :]
+        names = self._state(rest, self.liveness.after.get(units[-1], frozenset())) | jump[1]
+        if not names <= surely_bound(bound, units[: index + 1]):
+            return None
+        return [*found, GuardSpec(self.line_of[unit], jump[0], tuple(sorted(names)))]
+
+    def _branch(self, node: cst.If, bound: Live, jump: _Jump) -> list[Spec] | None:
         after = self.liveness.after.get(node, frozenset())
         blocks = child_blocks(node)
         names: frozenset[str] = frozenset()
@@ -76,17 +101,29 @@ class StructuredPlanner:
             names |= self._state(block_units(block), after)
         if isinstance(node.orelse, cst.If):
             names |= self._state([node.orelse], after)
+        if own_jumps(node):
+            names |= jump[1]
         if not names <= bound:
             return None
         specs: list[Spec] = [BranchSpec(self.line_of[node], tuple(sorted(names)))]
         for block in [node.body] + ([node.orelse.body] if isinstance(node.orelse, cst.Else) else []):
-            inner = self._block(block_units(block), bound)
+            inner = self._block(block_units(block), bound, jump)
             if inner is None:
                 return None
             specs += inner
         if isinstance(node.orelse, cst.If):
-            inner = self._branch(node.orelse, bound)
+            inner = self._branch(node.orelse, bound, jump)
             if inner is None:
                 return None
             specs += inner
         return specs
+
+
+def _targets(node: cst.For | cst.While) -> frozenset[str]:
+    if isinstance(node, cst.While):
+        return frozenset()
+    return frozenset(target_sets(node.target).writes)
+
+
+def _is_name(target: cst.BaseExpression) -> bool:
+    return isinstance(target, cst.Name)

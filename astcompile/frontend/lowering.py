@@ -2,16 +2,27 @@
 
 Done right before the body is compiled, so the rewrite cache needs no libcst to load it, and
 every new node takes the line of the statement it replaces: tracebacks keep the user's lines.
+
+    for i, v in enumerate(x):          __ac_seq_7 = x
+        if v < 0:                      def __ac_loop_7(__ac_k_7, s, __ac_brk_7):
+            break                          __ac_go_7 = True
+        s = s + v                          i, v = (__ac_k_7, __ac_seq_7[__ac_k_7])
+                                           ... if v < 0: __ac_brk_7 = True; __ac_go_7 = False
+                                           ... if __ac_go_7: s = s + v      (both __ac_if)
+                                           return (s, __ac_brk_7)
+                                       __ac_brk_7 = False
+                                       (s, __ac_brk_7) = __ac_for(__ac_loop_7,
+                                           (__ac_len(__ac_seq_7),), (s, __ac_brk_7), 1)
 """
 
 from __future__ import annotations
 
 import ast
 
-from astcompile.frontend.spec import BranchSpec, LoopSpec, Spec
+from astcompile.frontend import lowering_parts as P
+from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
-FOR, IF = "__ac_for", "__ac_if"
-
+IF, WHILE = "__ac_if", "__ac_while"
 
 CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, so NumPy cannot hand them to the
@@ -20,8 +31,9 @@ CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full"})
 
 
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
-    """Rewrite the planned ``for``/``if`` statements of ``module`` into structured calls, and
-    array-creation calls into ``__ac_create`` calls."""
+    """Rewrite the planned ``for``/``while``/``if`` statements of ``module`` into structured
+    calls, array-creation calls into ``__ac_create`` calls, and scalar functions, ``assert``
+    and boolean tests into their traceable forms (graph/scalars.py, graph/control.py)."""
     by_line = {(type(s), s.line): s for s in specs}
     _Lowering(by_line).visit(module)
     ast.fix_missing_locations(module)
@@ -38,68 +50,65 @@ class _Lowering(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr in CREATION_NAMES:
             wrapped = ast.Call(ast.Name(CREATE, ast.Load()), [func, *node.args], node.keywords)
             return ast.copy_location(wrapped, node)
-        return node
+        return P.scalar_call(node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        self.generic_visit(node)
+        return P.assert_call(node)
 
     def visit_For(self, node: ast.For) -> list[ast.stmt] | ast.For:
-        self.generic_visit(node)
         spec = self.by_line.get((LoopSpec, node.lineno))
         if spec is None:
+            self.generic_visit(node)
             return node
+        node.body = self._jumps(node.body, spec)
+        self.generic_visit(node)
+        return P.lower_for(node, spec)
+
+    def visit_While(self, node: ast.While) -> list[ast.stmt] | ast.While:
+        spec = self.by_line.get((LoopSpec, node.lineno))
+        if spec is None:
+            self.generic_visit(node)
+            return node
+        node.body = self._jumps(node.body, spec)
+        self.generic_visit(node)
         name = f"__ac_loop_{node.lineno}"
-        body = _function(name, [spec.target, *spec.carried], node.body, spec.carried, node)
-        bounds = _tuple(node.iter.args)
-        call = _call(FOR, [ast.Name(name, ast.Load()), bounds, _names(spec.carried)])
-        return [body, _assign(spec.carried, call, node)]
+        head = P.flag_start(spec, node)
+        body = P.function(name, spec.carried, [*head, *node.body], spec.carried, node)
+        test_name = f"__ac_test_{node.lineno}"
+        test = P.function(test_name, spec.carried, [], (), node, value=P.test(node.test))
+        args = [ast.Name(test_name, ast.Load()), ast.Name(name, ast.Load()), P.names(spec.carried)]
+        call = P.call(WHILE, args + P.brk_index(spec))
+        return [*P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
 
     def visit_If(self, node: ast.If) -> list[ast.stmt] | ast.If:
         self.generic_visit(node)
-        spec = self.by_line.get((BranchSpec, node.lineno))
+        spec = getattr(node, "ac_spec", None) or self.by_line.get((BranchSpec, node.lineno))
         if spec is None:
             return node
-        then_name, else_name = f"__ac_then_{node.lineno}", f"__ac_else_{node.lineno}"
-        then_fn = _function(then_name, spec.names, node.body, spec.names, node)
-        else_fn = _function(else_name, spec.names, node.orelse or [ast.Pass()], spec.names, node)
-        call = _call(IF, [node.test, ast.Name(then_name, ast.Load()),
-                          ast.Name(else_name, ast.Load()), _names(spec.names)])
-        return [then_fn, else_fn, _assign(spec.names, call, node)]
+        then_name, else_name = P.branch_names(node)
+        then_fn = P.function(then_name, spec.names, node.body, spec.names, node)
+        else_fn = P.function(else_name, spec.names, node.orelse or [ast.Pass()], spec.names, node)
+        call = P.call(IF, [P.test(node.test), ast.Name(then_name, ast.Load()),
+                           ast.Name(else_name, ast.Load()), P.names(spec.names)])
+        return [then_fn, else_fn, P.assign(spec.names, call, node)]
 
-
-def _function(name: str, params: list[str] | tuple[str, ...], body: list[ast.stmt],
-              returns: tuple[str, ...], where: ast.stmt) -> ast.FunctionDef:
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None,
-                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    ret = ast.Return(_names(returns))
-    fdef = ast.FunctionDef(name=name, args=args, body=[*body, ret], decorator_list=[],
-                           returns=None, type_comment=None)
-    last = body[-1] if body and hasattr(body[-1], "lineno") else where
-    ast.copy_location(ret, last)
-    ret.lineno = ret.end_lineno = getattr(last, "end_lineno", None) or last.lineno
-    return _located(fdef, where)
-
-
-def _names(names: tuple[str, ...]) -> ast.Tuple:
-    return ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
-
-
-def _tuple(items: list[ast.expr]) -> ast.Tuple:
-    return ast.Tuple(list(items), ast.Load())
-
-
-def _call(func: str, args: list[ast.expr]) -> ast.Call:
-    return ast.Call(ast.Name(func, ast.Load()), args, [])
-
-
-def _assign(names: tuple[str, ...], call: ast.Call, where: ast.stmt) -> ast.stmt:
-    if not names:
-        return _located(ast.Expr(call), where)
-    target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
-    return _located(ast.Assign([target], call), where)
-
-
-def _located(node: ast.AST, where: ast.stmt) -> ast.AST:
-    """Every new node takes the replaced statement's first line."""
-    for child in ast.walk(node):
-        if "lineno" in child._attributes and getattr(child, "end_lineno", None) is None:
-            child.lineno, child.col_offset = where.lineno, where.col_offset
-            child.end_lineno, child.end_col_offset = where.lineno, where.col_offset
-    return node
+    def _jumps(self, body: list[ast.stmt], spec: LoopSpec) -> list[ast.stmt]:
+        """``break``/``continue`` of this loop as flag assignments; what follows an ``if``
+        holding one runs under ``if go:`` (see GuardSpec)."""
+        out: list[ast.stmt] = []
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, (ast.Break, ast.Continue)):
+                return out + P.jump(stmt, spec)
+            if not (isinstance(stmt, ast.If) and P.has_jump(stmt)):
+                out.append(stmt)
+                continue
+            stmt.body = self._jumps(stmt.body, spec)
+            stmt.orelse = self._jumps(stmt.orelse, spec)
+            out.append(stmt)
+            rest = body[index + 1 :]
+            if rest:
+                guard = self.by_line[(GuardSpec, stmt.lineno)]
+                out.append(P.guard(guard, self._jumps(rest, spec), rest[0]))
+            return out
+        return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
+from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.loops import Spec, StructuredPlanner
 from astcompile.frontend.names import (
     block_units,
@@ -178,6 +179,7 @@ class _Planner:
         spans, start = [], None
         for index, unit in enumerate(units):
             ok = unit in self.eligible and unit not in demoted and not self._docstring(unit)
+            ok = ok and not own_jumps(unit)  # break/continue of a loop that stays in Python
             if ok and start is None:
                 start = index
             if not ok and start is not None:
@@ -208,7 +210,7 @@ class _Planner:
         }
         bound = entry.defined
         for position, unit in enumerate(run):
-            if isinstance(unit, cst.For):
+            if isinstance(unit, (cst.For, cst.While)):
                 specs = self.structured.loop(unit, bound) if self.structured.line_of else None
                 if specs is None:
                     demote.add(unit)  # stays a Python loop; its body is planned as regions

@@ -7,12 +7,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LoopSpec:
-    """``for target in range(...)`` at ``line`` lowered to a body function of ``target`` and
-    the ``carried`` names (see frontend/loops.py)."""
+    """A ``for`` or ``while`` at ``line`` lowered to a body function of its target and the
+    ``carried`` names (see frontend/loops.py). ``brk`` names the flag a ``break`` sets (one of
+    the carried names), ``go`` the flag that is false once a ``break``/``continue`` ran in the
+    current iteration; both are empty when the body has no such jump."""
 
     line: int
     target: str
     carried: tuple[str, ...]
+    brk: str = ""
+    go: str = ""
 
 
 @dataclass(frozen=True)
@@ -23,7 +27,18 @@ class BranchSpec:
     names: tuple[str, ...]
 
 
-Spec = LoopSpec | BranchSpec
+@dataclass(frozen=True)
+class GuardSpec:
+    """After the ``if`` at ``line`` (it holds a ``break``/``continue``), the rest of its block
+    runs only while the flag ``go`` holds: an ``if go:`` passing on ``names``."""
+
+    line: int
+    go: str
+    names: tuple[str, ...]
+
+
+Spec = LoopSpec | BranchSpec | GuardSpec
+_KINDS = {"carried": LoopSpec, "go": GuardSpec, "names": BranchSpec}
 
 
 @dataclass(frozen=True)
@@ -42,13 +57,13 @@ class RegionSpec:
 
 
 def structured_specs(items: tuple | list) -> tuple[Spec, ...]:
-    """LoopSpec/BranchSpec back from their JSON form (dicts) in the rewrite cache."""
+    """LoopSpec/BranchSpec/GuardSpec back from their JSON form (dicts) in the rewrite cache."""
     specs: list[Spec] = []
     for item in items:
-        if isinstance(item, (LoopSpec, BranchSpec)):
+        if isinstance(item, (LoopSpec, BranchSpec, GuardSpec)):
             specs.append(item)
-        elif "target" in item:
-            specs.append(LoopSpec(item["line"], item["target"], tuple(item["carried"])))
-        else:
-            specs.append(BranchSpec(item["line"], tuple(item["names"])))
+            continue
+        kind = next(k for key, k in _KINDS.items() if key in item)
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items()}
+        specs.append(kind(**fields))
     return tuple(specs)

@@ -78,7 +78,9 @@ def _loop_dtypes(fn: Callable, operands: Sequence[Operand]) -> tuple[np.dtype, .
     """The dtypes NumPy's ufunc loop computes in, one per operand (None: not a ufunc)."""
     if not isinstance(fn, np.ufunc):
         return None
-    signature = tuple(type(o.example) if o.weak else o.node.dtype for o in operands)
+    every_weak = all(o.weak for o in operands)  # NumPy resolves (int, int) to object loops
+    signature = tuple(type(o.example) if o.weak and not every_weak else o.node.dtype
+                      for o in operands)
     try:
         resolved = fn.resolve_dtypes(signature + (None,))
     except (TypeError, np.exceptions.DTypePromotionError):

@@ -12,17 +12,17 @@ from collections.abc import Callable, Sequence
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
 SIZE_CHECKS: dict[str, tuple[Callable[..., bool], str, int]] = {
-    "broadcast": (lambda a, b: a == b or a == 1 or b == 1, "{0} == {1} || {0} == 1 || {1} == 1", 3),
-    "store": (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 4),
-    "equal": (lambda a, b: a == b, "{0} == {1}", 5),
-    "nonempty": (lambda a: a > 0, "{0} > 0", 6),
+    "broadcast": (lambda a, b: a == b or a == 1 or b == 1, "{0} == {1} || {0} == 1 || {1} == 1", 10),
+    "store": (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 11),
+    "equal": (lambda a, b: a == b, "{0} == {1}", 12),
+    "nonempty": (lambda a: a > 0, "{0} > 0", 13),
 }
 
 _MESSAGES = {
-    3: "operands could not be broadcast together: sizes {0} and {1}",
-    4: "could not broadcast input array from size {0} into size {1}",
-    5: "shapes ({0},) and ({1},) not aligned: {0} (dim 0) != {1} (dim 0)",
-    6: "zero-size array to reduction operation which has no identity",
+    10: "operands could not be broadcast together: sizes {0} and {1}",
+    11: "could not broadcast input array from size {0} into size {1}",
+    12: "shapes ({0},) and ({1},) not aligned: {0} (dim 0) != {1} (dim 0)",
+    13: "zero-size array to reduction operation which has no identity",
 }
 
 

@@ -55,9 +55,9 @@ class TraceContext:
         self.env.on_check = self._check
 
     def _check(self, kind: str, dims: tuple) -> None:
-        from astcompile.graph.ir import CheckAttr
+        from astcompile.graph.ir import SizeCheckAttr
 
-        self.add_effect(self.node(Op.CHECK, (), np.dtype(bool), (), CheckAttr(kind, tuple(dims))))
+        self.add_effect(self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims))))
 
     def add_effect(self, node: Node) -> None:
         """Record an effect in the graph being traced (a loop body's, while one is open)."""

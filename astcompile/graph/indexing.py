@@ -160,7 +160,7 @@ def getitem(array: Any, key: Any) -> Any:
     items = index_items(key, array.node.shape, dynamic)
     node = B.index(array.node, items, dynamic)
     all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
-    is_scalar = all_ints or (key == () and array.ndim == 0)
+    is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
 
 

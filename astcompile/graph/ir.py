@@ -94,8 +94,8 @@ class DynIndex:
 
 
 @dataclass(frozen=True)
-class CheckAttr:
-    """A run-time check of RUN sizes (a CHECK effect): ``kind`` is "broadcast" (``a == b`` or
+class SizeCheckAttr:
+    """A run-time check of RUN sizes (a SIZE_CHECK effect): ``kind`` is "broadcast" (``a == b`` or
     either is 1), "store" (value size ``a`` fits target size ``b``: equal or 1), "equal", or
     "nonempty" (``a > 0``). A failed check raises NumPy's ValueError."""
 
@@ -110,15 +110,40 @@ class StoreAttr:
 
 @dataclass(frozen=True)
 class LoopAttr:
-    """``for i in range(start, stop, step)`` with loop-carried state.
+    """``for i in range(start, stop, step)`` or ``while test`` with loop-carried state.
 
-    The LOOP node's inputs are ``(start, stop, step, *initial_carried, *captured)``; ``body``
-    takes ``(i, *carried, *captured)`` and returns the next ``carried``.
+    A ``for`` LOOP node's inputs are ``(start, stop, step, *initial_carried, *captured)``;
+    ``body`` takes ``(i, *carried)`` and returns the next ``carried``. With ``exits`` the body
+    returns one more value, a bool: run another iteration (False after a ``break``). A ``while``
+    LOOP (``is_while``) has inputs ``(go, *initial_carried, *captured)``, where ``go`` is the
+    test on the initial values; its body takes ``(*carried)`` and always ``exits``: its last
+    output is the test on the next values (False after a ``break``).
     """
 
     body: "Graph"
     carried: int
     parallel: bool = False
+    exits: bool = False
+    is_while: bool = False
+
+    @property
+    def heads(self) -> int:
+        """How many control inputs come before the initial carried values."""
+        return 1 if self.is_while else 3
+
+    @property
+    def holders(self) -> "list[Node]":
+        """The body inputs that stand for the carried values."""
+        return self.body.inputs[0 if self.is_while else 1 :]
+
+
+@dataclass(frozen=True)
+class CheckAttr:
+    """A CHECK raises ``exception(message)`` when its input is false (``assert``, domain
+    errors of ``math`` functions, Python's division by zero on loop values)."""
+
+    exception: str  # a builtin exception's name: "AssertionError", "ValueError", ...
+    message: str
 
 
 @dataclass(frozen=True)
@@ -201,7 +226,10 @@ def _format_attr(attr: Any) -> str:
     if isinstance(attr, tuple) and attr and isinstance(attr[0], IndexItem):
         return " [" + ", ".join(_format_item(i) for i in attr) + "]"
     if isinstance(attr, LoopAttr):
-        return f" carried={attr.carried}"
+        kind = " while" if attr.is_while else ""
+        return f"{kind} carried={attr.carried}{' exits' if attr.exits else ''}"
+    if isinstance(attr, CheckAttr):
+        return f" {attr.exception}({attr.message!r})"
     if isinstance(attr, IfAttr):
         return ""
     return f" {attr!r}"

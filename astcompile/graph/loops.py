@@ -1,4 +1,4 @@
-"""Structured control flow: ``for`` loops and ``if`` on values known only at run time.
+"""Structured control flow: ``for``/``while`` loops and ``if`` on values known only at run time.
 
 The frontend lowers a graph-able ``for i in range(a, b, c): body`` inside a region into::
 
@@ -16,11 +16,13 @@ unrolled (except a constant trip count of at most ``UNROLL_LIMIT``) and never in
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph import control as C
 from astcompile.graph.context import TraceBreak, current, is_tracing
 from astcompile.graph.ir import Graph, IfAttr, InputAttr, InputKind, LoopAttr, Node
 from astcompile.graph.ops import Op
@@ -30,14 +32,55 @@ UNROLL_LIMIT = 4
 _RETRACES = 3
 
 
-def ac_for(body: Callable, bounds: Sequence[Any], carried: Sequence[Any]) -> tuple:
-    """``for i in range(*bounds): carried = body(i, *carried)``, traced as one LOOP node."""
-    if not is_tracing() or _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT:
+def ac_for(body: Callable, bounds: Sequence[Any], carried: Sequence[Any],
+           brk: int | None = None) -> tuple:
+    """``for i in range(*bounds): carried = body(i, *carried)``, traced as one LOOP node.
+
+    ``brk`` is the position of the ``break`` flag among the carried values, if the body has a
+    ``break``: the loop stops after an iteration that sets it."""
+    if not is_tracing() or brk is None and _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT:
         values = tuple(carried)
         for i in range(*bounds):
             values = body(i, *values)
+            if brk is not None and values[brk]:
+                break
         return values
-    return _trace_loop(body, bounds, tuple(carried))
+    return _trace_loop(body, bounds, tuple(carried), brk)
+
+
+def ac_while(test: Callable, body: Callable, carried: Sequence[Any], brk: int | None = None) -> tuple:
+    """``while test(*carried): carried = body(*carried)``, traced as one LOOP node (never
+    unrolled); ``brk`` as for :func:`ac_for`."""
+    if not is_tracing():
+        values = tuple(carried)
+        while test(*values):
+            values = body(*values)
+            if brk is not None and values[brk]:
+                break
+        return values
+    return _trace_while(test, body, tuple(carried), brk)
+
+
+def ac_ndindex(body: Callable, shape: Sequence[Any], carried: Sequence[Any],
+               brk: int | None = None) -> tuple:
+    """``for idx in np.ndindex(*shape): carried = body(idx, *carried)`` as nested loops."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if not is_tracing():
+        values = tuple(carried)
+        for idx in np.ndindex(*shape):
+            values = body(idx, *values)
+            if brk is not None and values[brk]:
+                break
+        return values
+    return _nest(body, tuple(shape), (), tuple(carried), brk)
+
+
+def _nest(body: Callable, shape: tuple, outer: tuple, carried: tuple, brk: int | None) -> tuple:
+    if len(outer) == len(shape):
+        return body(outer, *carried)
+    inner = lambda i, *values: _nest(body, shape, (*outer, i), values, brk)
+    return ac_for(inner, (shape[len(outer)],), carried, brk)
 
 
 def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]) -> tuple:
@@ -57,6 +100,37 @@ def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
         if handler is not None:
             return handler(*args, **kwargs)
     return func(*args, **kwargs)
+
+
+def ac_len(*sequences: Any) -> Any:
+    """How many times ``zip(*sequences)`` iterates: an array's first dimension stays
+    symbolic (no guard on its size); several lengths give their minimum."""
+    lengths = [_length(s) for s in sequences]
+    result = lengths[0]
+    for other in lengths[1:]:
+        result = _min_length(result, other)
+    return result
+
+
+def _length(sequence: Any) -> Any:
+    if isinstance(sequence, (SymArray, np.ndarray)):
+        if sequence.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return sequence.shape[0]
+    return len(sequence)
+
+
+def _min_length(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    if isinstance(a, SymInt) and isinstance(b, SymInt) and a.dim == b.dim:
+        return a
+    node = B.elementwise(Op.MINIMUM, [operand(a), operand(b)])
+    return SymScalar(node, min(_hint(a), _hint(b)), "the length of a zip")
+
+
+def _hint(value: Any) -> int:
+    return value if isinstance(value, int) else value.hint
 
 
 # -- loops -------------------------------------------------------------------------------------
@@ -84,7 +158,7 @@ def _bound(value: Any) -> Node:
     return node
 
 
-def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple) -> tuple:
+def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None) -> tuple:
     ctx = current()
     bounds = tuple(bounds)
     if len(bounds) == 1:
@@ -94,21 +168,60 @@ def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple) -> tuple:
     if isinstance(bounds[2], int) and bounds[2] == 0:
         raise ValueError("range() arg 3 must not be zero")
     bound_nodes = [_bound(b) for b in bounds]
+
+    def step(ivar: Any, values: tuple) -> tuple:
+        outs = tuple(body(ivar, *values))
+        return outs, None if brk is None else C.negate(outs[brk])
+
+    traced, kinds = _trace_widening(ctx, step, init, with_ivar=True)
+    init_nodes = [_as_kind(v, k) for v, k in zip(init, kinds)]
+    attr = LoopAttr(traced.graph, len(init), exits=brk is not None)
+    return _loop_node(ctx, (*bound_nodes, *init_nodes), traced, attr, kinds)
+
+
+def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None) -> tuple:
+    ctx = current()
+
+    def step(_: Any, values: tuple) -> tuple:
+        outs = tuple(body(*values))
+        if brk is None:
+            return outs, test(*outs)
+        return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
+
+    traced, kinds = _trace_widening(ctx, step, init, with_ivar=False)
+    init_nodes = [_as_kind(v, k) for v, k in zip(init, kinds)]
+    go = test(*(_runtime(node, k) for node, k in zip(init_nodes, kinds)))
+    if not _is_runtime_value(go) and not go:
+        return init
+    attr = LoopAttr(traced.graph, len(init), exits=True, is_while=True)
+    return _loop_node(ctx, (C.truth_node(go), *init_nodes), traced, attr, kinds)
+
+
+def _trace_widening(ctx: Any, step: Callable, init: tuple, with_ivar: bool) -> tuple:
+    """Trace the body until the carried values keep their kinds (a Python int that becomes a
+    float in the body is a float from the start)."""
     kinds = [_carried_kind(v) for v in init]
     for _ in range(_RETRACES):
-        traced = _trace_body(ctx, body, kinds)
+        traced = _trace_body(ctx, step, kinds, with_ivar)
         widened = [_unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
         if widened == kinds:
-            break
+            return traced, kinds
         kinds = widened
-    else:
-        raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
-    init_nodes = [_as_kind(v, k) for v, k in zip(init, kinds)]
+    raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+
+
+def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: list) -> tuple:
     captured = _captured(traced.graph, traced.owned)
-    attr = LoopAttr(traced.graph, len(init))
-    loop = ctx.node(Op.LOOP, (*bound_nodes, *init_nodes, *captured), np.dtype(bool), (), attr)
+    loop = ctx.node(Op.LOOP, (*heads, *captured), np.dtype(bool), (), attr)
     ctx.add_effect(loop)
     return tuple(_result(ctx, loop, k, kind) for k, kind in enumerate(kinds))
+
+
+def _runtime(node: Node, kind: tuple) -> Any:
+    """A value of ``kind`` computed by ``node``, unknown until run time (for a while test)."""
+    if kind[0] == "array":
+        return SymArray(node, kind[3])
+    return SymScalar(node, kind[2](1), "a loop-carried value", dynamic=True)
 
 
 class _Traced:
@@ -116,22 +229,27 @@ class _Traced:
         self.graph, self.owned, self.out_kinds = graph, owned, out_kinds
 
 
-def _trace_body(ctx: Any, body: Callable, kinds: list) -> _Traced:
+def _trace_body(ctx: Any, step: Callable, kinds: list, with_ivar: bool) -> _Traced:
     """Run the body once on placeholders; the nodes it creates form the LOOP's sub-graph."""
     first = _next_id()
-    ivar_node = ctx.node(Op.INPUT, (), np.dtype(np.int64), (),
-                         InputAttr(0, "i", InputKind.LOOP_VAR, weak=True))
-    ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
+    inputs, ivar = [], None
+    if with_ivar:
+        ivar_node = ctx.node(Op.INPUT, (), np.dtype(np.int64), (),
+                             InputAttr(0, "i", InputKind.LOOP_VAR, weak=True))
+        ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
+        inputs.append(ivar_node)
     holders = [_placeholder(ctx, k, index + 1) for index, k in enumerate(kinds)]
     ctx.effect_frames.append([])
     try:
-        outs = body(ivar, *holders)
+        outs, go = step(ivar, tuple(holders))
+        go_node = None if go is None else C.truth_node(go)
     finally:
         effects = ctx.effect_frames.pop()
     out_kinds = [_carried_kind(v) for v in outs]
     out_nodes = [_as_kind(v, _unify(k, ok)) for v, k, ok in zip(outs, kinds, out_kinds)]
-    inputs = [ivar_node, *(h.node for h in holders)]
-    graph = Graph("loop_body", inputs, out_nodes, effects)
+    if go_node is not None:
+        out_nodes.append(go_node)
+    graph = Graph("loop_body", [*inputs, *(h.node for h in holders)], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
     return _Traced(graph, owned, out_kinds)
 
@@ -168,6 +286,8 @@ def _unify(before: tuple, after: tuple) -> tuple:
             raise TraceBreak("loop-carried shape", "an array changes shape from one iteration "
                              "to the next")
         return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
+    if before[0] == "array" and after[0] == "scalar":
+        return _unify(after, before)  # branches meet in either order
     if before[0] == "scalar" and after[0] == "array" and after[2] == () and after[3]:
         return ("array", np.result_type(before[2](0), after[1].type(0)), (), True)
     if before[0] == "scalar" and after[0] == "scalar":
@@ -226,7 +346,7 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
         raise ValueError("The truth value of an array with more than one element is ambiguous. "
                          "Use a.any() or a.all()")
     if cond.dtype != np.bool_:
-        cond = B.elementwise(Op.NE, [B.Operand(cond, False, None), B.const_operand(0)])
+        cond = B.elementwise(Op.NE, [C.node_operand(cond), B.const_operand(0)])
     branches = [_trace_branch(ctx, fn, values) for fn in (then_fn, else_fn)]
     kinds = [_unify(a, b) for a, b in zip(branches[0][2], branches[1][2])]
     graphs, owned = [], set()

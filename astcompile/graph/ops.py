@@ -128,10 +128,11 @@ class Op(Enum):
     DOT = auto()
     # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
     STORE = auto()
-    CHECK = auto()  # a run-time size check; attr: ir.CheckAttr
+    SIZE_CHECK = auto()  # a run-time size check; attr: ir.SizeCheckAttr
     LOOP = auto()
     IF = auto()
     RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
+    CHECK = auto()  # raises when its bool input is false; attr: ir.CheckAttr
 
 
 @dataclass(frozen=True)
@@ -196,10 +197,11 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
     Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
     Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
-    Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 0),
+    Op.SIZE_CHECK: _row(Op.SIZE_CHECK, Kind.EFFECT, None, 0),
     Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
     Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
     Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),
+    Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 1),
 }
 REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
 REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})

@@ -19,6 +19,9 @@ from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import Op
 
+#: Arrays up to this length may be unpacked while tracing (``a, b = row``).
+ITER_LIMIT = 8
+
 _BINARY_OPS: dict[str, Op] = {
     "add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.TRUEDIV,
     "floordiv": Op.FLOORDIV, "mod": Op.MOD, "pow": Op.POW, "and": Op.BITWISE_AND,
@@ -128,7 +131,11 @@ class SymArray:
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _concrete
 
     def __iter__(self) -> Any:
-        raise TraceBreak("iteration over an array", "iterating an array runs in Python")
+        """Unpacking a short row (``dx, dy = p[i] - p[i - 1]``) yields its elements; the
+        length is guarded. Longer iteration would unroll: it runs in Python."""
+        if len(self) > ITER_LIMIT:
+            raise TraceBreak("iteration over an array", "iterating an array runs in Python")
+        return iter([self[k] for k in range(len(self))])
 
     def __array__(self, *_: Any, **__: Any) -> Any:
         raise TraceBreak("conversion to a concrete array",
@@ -309,6 +316,10 @@ class SymScalar:
         a = a.as_scalar() if isinstance(a, SymInt) else a
         b = b.as_scalar() if isinstance(b, SymInt) else b
         dynamic = _is_dynamic(a) or _is_dynamic(b)
+        if dynamic:
+            from astcompile.graph.scalars import python_arith
+
+            python_arith(op, fn, a, b)  # Python's errors (x / 0), not C's or NumPy's
         hint = _example_result(fn, _hint_of(a), _hint_of(b)) if dynamic else fn(_hint_of(a), _hint_of(b))
         node = B.elementwise(op, [operand(a), operand(b)])
         node = B.cast(B.Operand(node, False, None), np.result_type(hint))
@@ -359,7 +370,7 @@ def _example_result(fn: Callable, a: Any, b: Any) -> Any:
 
 def _pinned(value: Any) -> Any:
     if _is_dynamic(value):
-        return value  # division by a varying Python number: C semantics (documented)
+        return value  # a varying Python number: checked in graph/scalars.python_arith
     return value._specialize() if isinstance(value, (SymScalar, SymInt)) else value
 
 

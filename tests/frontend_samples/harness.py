@@ -55,7 +55,7 @@ def materialize(fn: Callable, all_eager: bool = False):
     result = rewrite(fn, all_eager)
     filename = result.analysis.source.filename
     routed = Routed()
-    free: dict[str, Any] = {"__ac_call": routed}
+    free: dict[str, Any] = {"__ac_call": routed, "__ac_loop": lambda first, last, it: it}
     regions = []
     for spec in result.regions:
         body = build_function(spec.body_source, spec.name, fn, {}, filename)

@@ -1,0 +1,161 @@
+"""Step 2b: which loops become native loops, and what a loop body may contain.
+
+A ``for`` over ``range``/``enumerate``/``zip``/``np.ndindex`` (or over an array's first axis)
+and a ``while`` on a scalar test become LOOP nodes when their bodies are graph-able. Inside such
+a body more is allowed than at region level, because the lowering (frontend/lowering.py) turns
+it into traceable calls: ``break``/``continue``, ``and``/``or``/``not`` and chained comparisons
+in ``if``/``while`` tests, and ``assert`` on values known only at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from astcompile.frontend.exprs import dotted_name
+from astcompile.frontend.names import small_statements
+from astcompile.frontend.statements import STATEMENT_RULES, Problem
+
+#: Iterables a ``for`` may lower from: the callee's dotted name -> its kind.
+ITERABLES = {
+    "range": "range",
+    "enumerate": "enumerate",
+    "zip": "zip",
+    "np.ndindex": "ndindex",
+    "numpy.ndindex": "ndindex",
+}
+
+
+def iter_kind(node: cst.For) -> str:
+    """How ``node``'s iterable lowers: a key of ITERABLES' values, "array" (iteration over the
+    first axis of a value), or "" when it cannot."""
+    call = node.iter
+    if not isinstance(call, cst.Call):
+        return "array" if isinstance(call, (cst.Name, cst.Attribute, cst.Subscript)) else ""
+    kind = ITERABLES.get(dotted_name(call.func) or "", "")
+    if any(a.star or a.keyword and kind != "enumerate" for a in call.args):
+        return ""
+    return kind if _arity_ok(kind, call) else ""
+
+
+def _arity_ok(kind: str, call: cst.Call) -> bool:
+    count = len(call.args)
+    if kind == "range":
+        return 1 <= count <= 3
+    if kind == "enumerate":
+        return 1 <= count <= 2 and _enumerable(call.args[0].value)
+    if kind == "zip":
+        return count >= 1
+    return kind == "ndindex"
+
+
+def _enumerable(inner: cst.BaseExpression) -> bool:
+    """``enumerate(range(a, b, c))`` needs a literal step (its index is ``(v - a) // c``)."""
+    if isinstance(inner, cst.Call) and dotted_name(inner.func) == "range":
+        args = inner.args
+        if not 1 <= len(args) <= 3 or any(a.star or a.keyword for a in args):
+            return False
+        return len(args) < 3 or _literal_int(args[2].value)
+    return not isinstance(inner, cst.Call)
+
+
+def _literal_int(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, cst.Integer) and int(expr.value, 0) != 0
+
+
+def plain_target(target: cst.BaseExpression) -> bool:
+    """Names, or tuples of them: what a lowered loop may bind."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and plain_target(e.value) for e in target.elements)
+    return False
+
+
+def test_parts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a test's ``and``/``or``/``not``/chained comparison, which lower to calls
+    (graph/control.py), so only the operands themselves must be graph-able."""
+    if isinstance(test, cst.BooleanOperation):
+        return test_parts(test.left) + test_parts(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test_parts(test.expression)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) > 1:
+        return [test.left, *(c.comparator for c in test.comparisons)]
+    return [test]
+
+
+def test_problems(checker: Any, test: cst.BaseExpression) -> list[Problem]:
+    """Why a test inside a lowered loop cannot be traced (empty when it can)."""
+    return [p for part in test_parts(test) for p in checker.expression_problems(part)]
+
+
+def body_problems(checker: Any, unit: cst.CSTNode) -> list[Problem]:
+    """Like ``checker.problems`` for a simple unit inside a lowered loop: ``assert`` may test
+    run-time values there (it becomes a check in the compiled code)."""
+    found: list[Problem] = []
+    for small in small_statements(unit):
+        if isinstance(small, cst.Assert):
+            found += test_problems(checker, small.test)
+            found += checker.expression_problems(small.msg) if small.msg else []
+            continue
+        rule = STATEMENT_RULES.get(type(small))
+        found += rule(checker, small) if rule else []
+        found += checker.expression_problems(small)
+    return found
+
+
+def loop_head_ok(checker: Any, node: cst.For | cst.While) -> bool:
+    """Whether the loop statement itself (not its body) can become a LOOP node."""
+    if node.orelse is not None:
+        return False  # for/while ... else: stays in Python (see docs/numpy-support.md)
+    if isinstance(node, cst.While):
+        return not test_problems(checker, node.test)
+    if node.asynchronous or not plain_target(node.target):
+        return False
+    kind = iter_kind(node)
+    if not kind:
+        return False
+    if kind == "ndindex" and _breaks_out(node):
+        return False
+    if isinstance(node.iter, cst.Call) and checker.classify(node.iter) is not _graphable(checker):
+        return False
+    return not checker.expression_problems(node.iter)
+
+
+def _graphable(checker: Any) -> Any:
+    from astcompile.frontend.analysis import CallKind
+
+    return CallKind.GRAPHABLE
+
+
+def _breaks_out(node: cst.For) -> bool:
+    """A ``break`` of this loop (not of a nested one)."""
+    return any(isinstance(j, cst.Break) for j in own_jumps(node.body))
+
+
+def own_jumps(block: cst.CSTNode) -> list[cst.CSTNode]:
+    """``break``/``continue`` statements of the loop whose body is ``block`` (nested loops'
+    own jumps excluded)."""
+    found: list[cst.CSTNode] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Break(self, n: cst.Break) -> None:
+            found.append(n)
+
+        def visit_Continue(self, n: cst.Continue) -> None:
+            found.append(n)
+
+        def visit_For(self, n: cst.For) -> bool:
+            return False
+
+        def visit_While(self, n: cst.While) -> bool:
+            return False
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return False
+
+    block.visit(_Find())
+    return found

@@ -1,0 +1,308 @@
+"""while loops, break/continue, enumerate/zip/ndindex, scalar math and assert in compiled loops.
+
+Every program runs as plain Python and through astcompile (eager and C); results, their types
+and argument mutations must agree, and the loop must compile as one region without breaks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from differential import assert_same
+
+import astcompile
+
+BACKENDS = ["eager", "c"]
+
+
+def newton_sqrt(a, tol):
+    x = a
+    err = 1.0
+    it = 0
+    while err > tol and it < 50:
+        nx = 0.5 * (x + a / x)
+        err = abs(nx - x)
+        x = nx
+        it += 1
+    return x, it
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def first_negative(x):
+    idx = -1
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            idx = i
+            break
+    return idx
+
+
+def skip_negatives(x):
+    s = 0.0
+    count = 0
+    for i, v in enumerate(x):
+        if v < 0:
+            continue
+        s = s + v * i
+        count += 1
+    return s, count
+
+
+def while_true_break(x, limit):
+    total = 0.0
+    k = 0
+    while True:
+        if k >= x.shape[0] or total > limit:
+            break
+        total = total + x[k]
+        k += 1
+    return total, k
+
+
+def nested_break_continue(x):
+    hits = 0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            if x[i, j] == 0:
+                continue
+            if x[i, j] < 0:
+                break
+            hits += 1
+    return hits
+
+
+def zip_dot(x, y):
+    s = 0.0
+    for a, b in zip(x, y):
+        s += a * b
+    return s
+
+
+def enumerate_start_range(n):
+    s = 0
+    for k, v in enumerate(range(2, n, 3), 1):
+        s += k * v
+    return s
+
+
+def ndindex_scale(x):
+    out = np.zeros_like(x)
+    for i, j in np.ndindex(x.shape[0], x.shape[1]):
+        out[i, j] = x[i, j] * (i + 2 * j)
+    return out
+
+
+def ndindex_tuple(x):
+    total = 0.0
+    for idx in np.ndindex(x.shape):
+        total = total + x[idx] * idx[0]
+    return total
+
+
+def rows(p):
+    length = 0.0
+    for i in range(1, p.shape[0]):
+        dx, dy = p[i] - p[i - 1]
+        length += math.hypot(float(dx), float(dy))
+    return length
+
+
+def row_iteration(m):
+    out = np.zeros(m.shape[1])
+    for row in m:
+        out += row * 2
+    return out
+
+
+def scalar_math(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        v = float(x[i])
+        s += math.sqrt(abs(v)) + math.floor(v) + math.ceil(v) + round(v) + int(v)
+        s += max(v, 0.5) + min(v, -0.5, 2.0) + math.exp(-abs(v)) + math.atan2(v, 1.0)
+        s += math.log(abs(v) + 1.0) * math.pi + math.fabs(v) + math.cos(v) * math.e
+        s += math.pow(abs(v), 1.5) + float(math.isnan(v)) + float(math.isinf(v))
+    return s
+
+
+def python_floor_semantics(n, d):
+    a = 0
+    b = 0.0
+    for i in range(-n, n):
+        a += (i // d) * 7 + i % d
+        b += (i * 0.5) // d + (i * 0.5) % d
+    return a, b
+
+
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def checked(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        assert x[i] >= 0, "negative value"
+        s += math.sqrt(x[i])
+    return s
+
+
+def sqrt_of_loop_value(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.sqrt(x[i] - 1.0)
+    return s
+
+
+def divide_by_loop_value(n):
+    s = 0.0
+    for i in range(n):
+        s += 1.0 / (i - 2)
+    return s
+
+
+PROGRAMS = [
+    (newton_sqrt, lambda: (2.0, 1e-12)),
+    (collatz_steps, lambda: (27,)),
+    (first_negative, lambda: (np.array([1.0, 2.0, -3.0, 4.0, -1.0]),)),
+    (first_negative, lambda: (np.array([1.0, 2.0]),)),
+    (skip_negatives, lambda: (np.array([1.0, -2.0, 3.0, 4.0, -0.5]),)),
+    (while_true_break, lambda: (np.arange(10.0), 12.0)),
+    (while_true_break, lambda: (np.arange(3.0), 100.0)),
+    (nested_break_continue, lambda: (np.array([[1.0, 0.0, 2.0, -1.0, 5.0], [0.0, 3.0, 4.0, 1.0, 1.0]]),)),
+    (zip_dot, lambda: (np.arange(4.0), np.arange(6.0))),
+    (enumerate_start_range, lambda: (20,)),
+    (ndindex_scale, lambda: (np.arange(6.0).reshape(2, 3),)),
+    (ndindex_tuple, lambda: (np.arange(12.0).reshape(3, 4),)),
+    (rows, lambda: (np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0], [6.0, 9.0]]),)),
+    (row_iteration, lambda: (np.arange(12.0).reshape(4, 3),)),
+    (scalar_math, lambda: (np.array([1.5, 2.5, -3.5, 4.25, 0.5, -2.5]),)),
+    (python_floor_semantics, lambda: (7, 3)),
+    (python_floor_semantics, lambda: (5, -2)),
+    (fibonacci, lambda: (40,)),
+    (checked, lambda: (np.array([1.0, 4.0, 9.0]),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make_args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_loop_control_matches_python(fn, make_args, backend):
+    assert_same(fn, *make_args(), backend=backend)
+
+
+@pytest.mark.parametrize("fn, make_args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_loops_compile_as_one_region_without_breaks(fn, make_args):
+    output = astcompile.explain(fn, *make_args())
+    assert output.graph_break_count == 0, output
+    assert [r.compiled_calls for r in output.regions] == [1]
+
+
+ERRORS = [
+    (checked, (np.array([1.0, -4.0, 9.0]),), AssertionError, "negative value"),
+    (sqrt_of_loop_value, (np.array([2.0, 0.5]),), ValueError, "math domain error"),
+    (divide_by_loop_value, (5,), ZeroDivisionError, "float division by zero"),
+    (python_floor_semantics, (3, 0), ZeroDivisionError, "integer division or modulo by zero"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args, error, message", ERRORS, ids=[e[0].__name__ for e in ERRORS])
+def test_python_errors_in_loops_are_raised_like_python(fn, args, error, message, backend):
+    with pytest.raises(error, match=message):
+        fn(*args)
+    compiled = astcompile.compile(fn, backend=backend)
+    with pytest.raises(error, match=message):
+        compiled(*args)
+    assert not compiled.python_loops  # raised by compiled code, not by a Python fallback
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_while_loop_is_not_unrolled(backend):
+    output = astcompile.explain(astcompile.compile(newton_sqrt, backend=backend), 2.0, 1e-12)
+    graph = output.graphs[0]
+    assert [n.op.name for n in graph.nodes()].count("LOOP") == 1
+    assert "while" in str(graph)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_break_writes_stop_at_the_break(backend):
+    def fill_until_negative(x, out):
+        for i in range(x.shape[0]):
+            if x[i] < 0:
+                break
+            out[i] = x[i] * 2
+        return out
+
+    assert_same(fill_until_negative, np.array([1.0, 2.0, -1.0, 3.0]), np.zeros(4), backend=backend)
+
+
+def test_mixed_types_in_max_fall_back_to_python():
+    def mixed(x):
+        m = 0
+        for i in range(x.shape[0]):
+            m = max(m, float(x[i]))
+        return m
+
+    compiled = astcompile.compile(mixed, backend="eager")
+    for x in (np.array([-1.0, -2.0]), np.array([1.5, -2.0])):
+        got, expected = compiled(x), mixed(x)
+        assert got == expected and type(got) is type(expected)
+
+
+def test_for_else_stays_in_python():
+    def search(x):
+        found = -1
+        for i in range(x.shape[0]):
+            if x[i] > 2:
+                found = i
+                break
+        else:
+            found = -2
+        return found
+
+    for x in (np.arange(5.0), np.arange(2.0)):
+        assert astcompile.compile(search, backend="eager")(x) == search(x)
+
+
+def printed_sum(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i]
+        print(s)
+    return s
+
+
+def test_explain_says_why_a_loop_runs_in_python(capsys):
+    output = astcompile.explain(printed_sum, np.arange(5.0), 4)
+    line = printed_sum.__code__.co_firstlineno + 4
+    expected = f"loop over 4 iterations runs in Python because of line {line}"
+    assert any(expected in note for note in output.python_loops), output.python_loops
+    assert expected in str(output)
+
+
+def test_check_says_why_a_loop_runs_in_python(tmp_path):
+    from astcompile.cli.scan import check_file
+
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "import astcompile\n\n@astcompile.compile\ndef f(x, n):\n    s = 0.0\n"
+        "    for i in range(n):\n        s = s + x[i]\n        print(s)\n    return s\n"
+    )
+    report = check_file(str(path))
+    notes = [n for fn in report.functions for n in fn.loop_notes]
+    assert notes == [f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
+                     "GB012 print() has side effects"]
