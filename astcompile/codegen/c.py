@@ -3,15 +3,19 @@
 Every kernel has the same shape. The domain's *row* axes (kept axes, or all but the last for an
 elementwise kernel) are flattened into ``row``; ``{name}_row`` computes one row in phases, each
 phase one loop nest over the *inner* axes. The innermost loop exists twice, for unit strides (so
-GCC vectorises it) and for any strides. ``{name}`` runs the rows in parallel when there are
-enough of them, else runs each phase's loop in parallel over chunks (partial results combined in
-chunk order). ``nthreads == 1`` (small work, or a forked child) opens no OpenMP team at all.
-Sizes and strides are arguments: a new size never recompiles.
+GCC vectorises it) and for any strides. Each phase walks the row in chunks: thread ``tid`` of
+``nthr`` takes its share of them, and reductions combine per-chunk partial results in chunk
+order, so a sum is the same for any thread count. How rows are spread over threads is the entry
+function's business (:mod:`astcompile.codegen.c_entry`). Sizes and strides are arguments: a new
+size never recompiles.
 """
 
 from __future__ import annotations
 
 from astcompile.codegen import reduce as red
+from astcompile.codegen.c_entry import arr as _arr
+from astcompile.codegen.c_entry import entry, parameters, struct
+from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.lower import Operand, lower
 from astcompile.codegen.names import location, value_name
@@ -20,20 +24,7 @@ from astcompile.graph.ir import Node
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, member_map
 
-#: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
-PARALLEL_WORK = 1 << 16
-#: Elements per chunk of a phase loop: the unit of parallel work and of blocked summation.
-CHUNK = 1 << 13
-
-HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include "astc_math.h"\n'
-
-
-def _arr(node: Node) -> str:
-    return value_name(node)
-
-
-def _out(node: Node) -> str:
-    return f"out_{node.id}"
+HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 
 
 def _v(node: Node) -> str:
@@ -146,34 +137,30 @@ class _Emitter:
         return sorted(need.values(), key=lambda n: n.id)
 
     def _chunked(self, body: list[Node], reds: list[Node], outs: list[Node]) -> None:
-        first, rest = self.plan.inner[0], self.plan.inner[1:]
-        rest_size = " * ".join(f"n{a}" for a in rest) or "1"
-        self.open("/* chunks of the first inner axis: parallel work units and summation blocks */")
-        # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)
-        self.emit(f"const int64_t rest = {rest_size} > 0 ? {rest_size} : 1;")
-        self.emit(f"const int64_t ch = {CHUNK} / rest > 0 ? {CHUNK} / rest : 1;")
-        self.emit(f"const int64_t nch = (n{first} + ch - 1) / ch;")
         accs = [(r, a) for r in reds for a in red.accumulators(r)]
-        for r, a in accs:
-            self.emit(
-                f"{a.ctype}* p{r.id}{a.suffix} = ({a.ctype}*)malloc((nch ? nch : 1) * sizeof({a.ctype}));"
-            )
-        self.emit("#pragma omp parallel for if(par) num_threads(A->nthreads) schedule(static)")
-        self.open("for (int64_t c = 0; c < nch; c++)")
-        self._chunk(body, reds, outs, first)
-        for r, a in accs:
-            self.emit(f"p{r.id}{a.suffix}[c] = a{r.id}{a.suffix};")
+        self.emit("/* this thread's share of the row's chunks */")
+        self.open("for (int64_t c = nch * tid / nthr; c < nch * (tid + 1) / nthr; c++)")
+        self._chunk(body, reds, outs, self.plan.inner[0])
+        if accs:
+            self.open("if (nthr == 1)")
+            self._combine(reds)
+            self.close(" else {")
+            self.depth += 1
+            for r, a in accs:
+                self.emit(f"A->p{r.id}{a.suffix}[c] = a{r.id}{a.suffix};")
+            self.close()
         self.close()
         if accs:
+            self.open("if (nthr > 1)")
             self.emit("/* partial results in chunk order: the same sum for any thread count */")
+            self.emit("#pragma omp barrier")
             self.open("for (int64_t c = 0; c < nch; c++)")
             for r, a in accs:
-                self.emit(f"const {a.ctype} a{r.id}{a.suffix} = p{r.id}{a.suffix}[c];")
+                self.emit(f"const {a.ctype} a{r.id}{a.suffix} = A->p{r.id}{a.suffix}[c];")
             self._combine(reds)
             self.close()
-        for r, a in accs:
-            self.emit(f"free(p{r.id}{a.suffix});")
-        self.close()
+            self.emit("#pragma omp barrier  /* all have read the partials: they may be reused */")
+            self.close()
 
     def _combine(self, reds: list[Node]) -> None:
         for r in reds:
@@ -248,7 +235,9 @@ class _Emitter:
         name, plan = self.kernel.name, self.plan
         self.lines = []
         self.depth = 0
-        self.open(f"static void {name}_row(const {name}_args* A, int64_t row, int par)")
+        self.open(
+            f"static void {name}_row(const {name}_args* A, int64_t row, int tid, int nthr)"
+        )
         self._unpack()
         self._unravel()
         emitted: set[int] = set()
@@ -258,8 +247,8 @@ class _Emitter:
         self._row_values(plan.nphases, emitted)
         for o in self.kernel.outputs:
             if not plan.touches_inner(self.out_maps[o.id]):
-                self.emit(self.store(o, _v(o), None))
-        self.emit("(void)par;")
+                self.emit(f"if (tid == 0) {self.store(o, _v(o), None)}")
+        self.emit("(void)tid;")
         self.close()
         return self.lines
 
@@ -275,6 +264,8 @@ class _Emitter:
         kernel = self.kernel
         for a in range(len(kernel.domain)):
             self.emit(f"const int64_t n{a} = A->n{a};")
+        if self.plan.inner:
+            self.emit("const int64_t ch = A->ch, nch = A->nch;")
         for buf in self.plan.loads:
             nm = _arr(buf)
             self.emit(f"const {ctype(buf.dtype)}* restrict {nm} = A->{nm};")
@@ -309,64 +300,6 @@ class _Emitter:
         return " + ".join(terms) or "0"
 
 
-def _struct(kernel: Kernel, plan: KernelPlan) -> list[str]:
-    fields = ["int64_t nthreads;"] + [f"int64_t n{a};" for a in range(len(kernel.domain))]
-    for buf in plan.loads:
-        fields.append(f"const {ctype(buf.dtype)}* {_arr(buf)};")
-        fields += [f"int64_t {_arr(buf)}_s{t};" for t in range(len(buf.shape))]
-    fields += [f"{ctype(s.dtype)} s_{value_name(s)};" for s in plan.scalars]
-    for o in kernel.outputs:
-        fields.append(f"{ctype(o.dtype)}* {_out(o)};")
-        fields += [f"int64_t {_out(o)}_s{t};" for t in range(len(o.shape))]
-    return ["typedef struct {", *("    " + f for f in fields), f"}} {kernel.name}_args;"]
-
-
-def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
-    """The entry function's (C type, name) parameters, in call order."""
-    params = [("int64_t", "nthreads")] + [("int64_t", f"n{a}") for a in range(len(kernel.domain))]
-    for buf in plan.loads:
-        params.append(("const void*", _arr(buf)))
-        params += [("int64_t", f"{_arr(buf)}_bs{t}") for t in range(len(buf.shape))]
-    params += [(ctype(s.dtype), f"s_{value_name(s)}") for s in plan.scalars]
-    for o in kernel.outputs:
-        params.append(("void*", _out(o)))
-        params += [("int64_t", f"{_out(o)}_bs{t}") for t in range(len(o.shape))]
-    return params
-
-
-def _entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
-    name = kernel.name
-    params = parameters(kernel, plan)
-    lines = [f"void {name}({', '.join(f'{t} {n}' for t, n in params)})", "{"]
-    lines.append(f"    {name}_args A;")
-    lines.append("    A.nthreads = nthreads;")
-    lines += [f"    A.n{a} = n{a};" for a in range(len(kernel.domain))]
-    for node, base in [(b, _arr(b)) for b in plan.loads] + [(o, _out(o)) for o in kernel.outputs]:
-        t = ctype(node.dtype)
-        const = "const " if node in plan.loads else ""
-        lines.append(f"    A.{base} = ({const}{t}*){base};")
-        lines += [
-            f"    A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});"
-            for k in range(len(node.shape))
-        ]
-    lines += [f"    A.s_{value_name(s)} = s_{value_name(s)};" for s in plan.scalars]
-    rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
-    inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
-    lines += [
-        f"    const int64_t nrows = {rows}, work = nrows * ({inner});",
-        f"    const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
-        "    /* enough rows: one row per task; else each row's loops run in parallel chunks */",
-        "    if (big && nrows >= 2 * nthreads) {",
-        "        #pragma omp parallel for num_threads(nthreads) schedule(static)",
-        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0);",
-        "    } else {",
-        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, big);",
-        "    }",
-        "}",
-    ]
-    return lines
-
-
 def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
     """(C definition, cffi declaration, plan) of one kernel."""
     plan = plan_kernel(kernel)
@@ -382,7 +315,7 @@ def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
     params = parameters(kernel, plan)
     decl = f"void {kernel.name}({', '.join(t for t, _ in params)});"
     return (
-        "\n".join([*head, *_struct(kernel, plan), *body, *_entry(kernel, plan)]) + "\n",
+        "\n".join([*head, *struct(kernel, plan), *body, *entry(kernel, plan)]) + "\n",
         decl,
         plan,
     )
