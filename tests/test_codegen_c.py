@@ -30,3 +30,21 @@ def test_sizes_and_strides_are_parameters():
     _, source, *_ = generate(graph)
     assert "int64_t n0, int64_t n1" in source and "_bs1" in source
     assert "[5]" not in source and " 3;" not in source
+
+
+def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
+    """Blocks of 16 lanes, then the rest one by one; strided data takes the plain loop."""
+    from tests.c_helpers import assert_matches, compile_c
+
+    def outer_sum(X, Y):
+        return np.sum(X[:, :, None] * Y[:, None, :], axis=(-2, -1))
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((3, 37)), rng.random((3, 37))
+    graph, compiled = compile_c(outer_sum, [X, Y], str(tmp_path))
+    assert "[16] = {0};" in compiled.c_source and "#pragma GCC unroll 16" in compiled.c_source
+    for n in (0, 1, 15, 16, 17, 33):
+        X, Y = rng.random((2, n)), rng.random((2, n))
+        assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
+    X, Y = rng.random((2, 40))[:, ::2], rng.random((2, 40))[:, ::2]  # inner stride 2
+    assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
