@@ -40,8 +40,9 @@ def _v(node: Node) -> str:
 
 
 class _Emitter:
-    def __init__(self, plan: KernelPlan) -> None:
+    def __init__(self, plan: KernelPlan, aliased: frozenset[int] = frozenset()) -> None:
         self.plan = plan
+        self.aliased = aliased
         self.kernel = plan.kernel
         self.lines: list[str] = []
         self.depth = 1
@@ -309,15 +310,19 @@ class _Emitter:
             self.emit("const int64_t ch = A->ch, nch = A->nch;")
         for buf in self.plan.loads:
             nm = _arr(buf)
-            self.emit(f"const {ctype(buf.dtype)}* restrict {nm} = A->{nm};")
+            self.emit(f"const {ctype(buf.dtype)}* {self._restrict(buf)}{nm} = A->{nm};")
             for t in range(len(buf.shape)):
                 self.emit(f"const int64_t {nm}_s{t} = A->{nm}_s{t};")
         for s in self.plan.scalars:
             self.emit(f"const {ctype(s.dtype)} s_{value_name(s)} = A->s_{value_name(s)};")
         for o in kernel.outputs:
-            self.emit(f"{ctype(o.dtype)}* restrict {_out(o)} = A->{_out(o)};")
+            self.emit(f"{ctype(o.dtype)}* {self._restrict(o)}{_out(o)} = A->{_out(o)};")
             for t in range(len(o.shape)):
                 self.emit(f"const int64_t {_out(o)}_s{t} = A->{_out(o)}_s{t};")
+
+    def _restrict(self, node: Node) -> str:
+        """``restrict``, unless the array shares its memory with another one (in place)."""
+        return "" if node.id in self.aliased else "restrict "
 
     def _unravel(self) -> None:
         rows = self.plan.rows
@@ -341,8 +346,11 @@ class _Emitter:
         return " + ".join(terms) or "0"
 
 
-def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
-    """(C definition, cffi declaration, plan) of one kernel."""
+def kernel_source(
+    kernel: Kernel, aliased: frozenset[int] = frozenset()
+) -> tuple[str, str, KernelPlan]:
+    """(C definition, cffi declaration, plan) of one kernel; ``aliased``: ids of the arrays
+    that share memory (an output written in place over an input)."""
     plan = plan_kernel(kernel)
     srcs = sorted({str(n.loc) for n in kernel.nodes if n.loc})
     head = [
@@ -352,7 +360,7 @@ def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
         ),
         f" * from {', '.join(srcs) or 'unknown lines'} */",
     ]
-    body = _Emitter(plan).row_function()
+    body = _Emitter(plan, aliased).row_function()
     params = parameters(kernel, plan)
     decl = f"void {kernel.name}({', '.join(t for t, _ in params)});"
     return (

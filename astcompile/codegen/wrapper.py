@@ -25,9 +25,12 @@ from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 
 class WrapperSource:
-    def __init__(self, sched: Schedule, plans: dict[str, KernelPlan]) -> None:
+    def __init__(
+        self, sched: Schedule, plans: dict[str, KernelPlan], reuse: dict[int, Node] | None = None
+    ) -> None:
         self.sched = sched
         self.plans = plans
+        self.reuse = reuse or {}  # output id -> the owned temporary it is written over
         self.lines: list[str] = []
         self.consts: dict[str, object] = {}
         self.steps: dict[str, Node] = {}
@@ -107,12 +110,17 @@ class WrapperSource:
 
     def _kernel(self, kernel: Kernel) -> None:
         plan = self.plans[kernel.name]
+        args = ["_nthreads()"] + [dim_expr(d) for d in kernel.domain]
+        args += self._arrays(plan.loads)
         for o in kernel.outputs:
+            temp = self.reuse.get(o.id)
+            if temp is not None:  # in place, over a temporary only this kernel reads
+                self.emit(f"t{o.id} = {self.ref(temp)}")
+                self.pointers[o.id] = self.pointers[temp.id]
+                continue
             self.consts[f"_odt{o.id}"] = o.dtype
             self.emit(f"t{o.id} = _empty({shape_expr(o.shape)}, _odt{o.id})")
             self.fresh.add(o.id)
-        args = ["_nthreads()"] + [dim_expr(d) for d in kernel.domain]
-        args += self._arrays(plan.loads)
         args += [
             self.ref(s) if s.dtype.kind != "b" else f"bool({self.ref(s)})" for s in plan.scalars
         ]
