@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from astcompile.backends.c import generate
@@ -48,3 +50,21 @@ def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
         assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
     X, Y = rng.random((2, 40))[:, ::2], rng.random((2, 40))[:, ::2]  # inner stride 2
     assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
+
+
+def test_one_loop_per_phase_unit_inner_stride_and_strided_arguments_copied(tmp_path):
+    """The C indexes a last axis on the innermost loop with stride 1 and has no strided twin
+    of the loop; arguments whose last axis is strided reach it as contiguous copies, and a
+    reduction over a leading axis keeps its real strides."""
+    from tests.c_helpers import check
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random((6, 5)), rng.random(5)
+    strided = [[rng.random((5, 6)).T, y], [x[:, ::-1], rng.random(10)[::2]], [x[::2], y]]
+    row = check(lambda x, y: np.tanh(x) * y, [x, y], str(tmp_path), calls=strided)
+    col = check(lambda x, y: x.sum(axis=0) * y[0], [x, y], str(tmp_path), calls=strided)
+    for compiled in (row, col):
+        assert not re.search(r"_s\d+ == 1", compiled.c_source)  # no run-time choice of loop
+        assert compiled.c_source.count("#pragma omp simd") == compiled.c_source.count("/* phase")
+    assert "_contiguous(x" in row.py_source and "_contiguous(y" in row.py_source
+    assert "_contiguous(x" not in col.py_source  # the column sum walks x with its strides

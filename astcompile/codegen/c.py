@@ -2,8 +2,12 @@
 
 Every kernel has the same shape. The domain's *row* axes (kept axes, or all but the last for an
 elementwise kernel) are flattened into ``row``; ``{name}_row`` computes one row in phases, each
-phase one loop nest over the *inner* axes. The innermost loop exists twice, for unit strides (so
-GCC vectorises it) and for any strides. Each phase walks the row in chunks: thread ``tid`` of
+phase one loop nest over the *inner* axes. An array whose own last axis follows the innermost
+loop is indexed with stride 1 there (the wrapper passes such arrays with a unit inner stride,
+copying the rare one that has not), so GCC vectorises with contiguous loads and stores; one
+loop per phase, not a unit and a strided copy of it, halves GCC's time.
+
+Each phase walks the row in chunks: thread ``tid`` of
 ``nthr`` takes its share of them, and reductions combine per-chunk partial results in chunk
 order, so a sum is the same for any thread count. How rows are spread over threads is the entry
 function's business (:mod:`astcompile.codegen.c_entry`). Sizes and strides are arguments: a new
@@ -23,7 +27,7 @@ from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.lower import Operand, lower
 from astcompile.codegen.names import location, value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel
+from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, member_map
@@ -61,31 +65,34 @@ class _Emitter:
         self.emit("}" + tail)
 
     # -- array offsets ----------------------------------------------------------------------
-    def _offset(self, base: str, axis_map: tuple, unit_axis: int | None, key: str) -> str:
+    def _offset(self, base: str, axis_map: tuple, key: str) -> str:
+        """Index expression; an array's own last axis on the innermost loop has stride 1 (the
+        wrapper makes it so), so GCC sees contiguous vectors."""
         terms = [f"{base}_o{key}"]
         for t, a in enumerate(axis_map):
             if a in self.plan.inner:
-                terms.append(f"i{a}" if a == unit_axis else f"i{a} * {base}_s{t}")
+                unit = unit_stride(self.plan, axis_map, t)
+                terms.append(f"i{a}" if unit else f"i{a} * {base}_s{t}")
         return " + ".join(terms)
 
-    def load(self, access: Access, unit_axis: int | None) -> str:
+    def load(self, access: Access) -> str:
         k = self.access_ids[access.key]
         base = _arr(access.buffer)
-        return f"{base}[{self._offset(base, access.axis_map, unit_axis, str(k))}]"
+        return f"{base}[{self._offset(base, access.axis_map, str(k))}]"
 
-    def store(self, node: Node, value: str, unit_axis: int | None) -> str:
+    def store(self, node: Node, value: str) -> str:
         base = _out(node)
-        return f"{base}[{self._offset(base, self.out_maps[node.id], unit_axis, '')}] = {value};"
+        return f"{base}[{self._offset(base, self.out_maps[node.id], '')}] = {value};"
 
     # -- expressions ------------------------------------------------------------------------
-    def operands(self, node: Node, unit_axis: int | None) -> list[Operand]:
+    def operands(self, node: Node) -> list[Operand]:
         ops = []
         for k, src in enumerate(node.inputs):
             if is_scalar_const(src):
                 ops.append(Operand("", src.dtype, src.attr.weak, src.attr.value))
             elif (node.id, k) in self.plan.operand_access:
                 ops.append(
-                    Operand(self.load(self.plan.operand_access[(node.id, k)], unit_axis), src.dtype)
+                    Operand(self.load(self.plan.operand_access[(node.id, k)]), src.dtype)
                 )
             elif src.id in self.kernel.member_ids():
                 ops.append(Operand(_v(src), src.dtype))
@@ -93,12 +100,12 @@ class _Emitter:
                 ops.append(Operand(f"s_{value_name(src)}", src.dtype, src.attr.weak))
         return ops
 
-    def value_stmt(self, node: Node, unit_axis: int | None) -> str:
-        expr = lower(node, self.operands(node, unit_axis))
+    def value_stmt(self, node: Node) -> str:
+        expr = lower(node, self.operands(node))
         return f"const {ctype(node.dtype)} {_v(node)} = {expr};{location(node)}"
 
-    def reduction_input(self, node: Node, unit_axis: int | None) -> str:
-        (operand,) = self.operands(node, unit_axis)
+    def reduction_input(self, node: Node) -> str:
+        (operand,) = self.operands(node)
         expr = operand.expr if operand.value is None else repr(operand.value)
         if node.op in (Op.ANY, Op.ALL):  # truthiness, not a cast: (int)0.5 would be 0
             return f"(({expr}) != 0)"
@@ -119,7 +126,7 @@ class _Emitter:
             for acc in red.accumulators(r):
                 self.emit(f"{acc.ctype} t{r.id}{acc.suffix} = {acc.init};")
         if not plan.inner:
-            self._body(body, reds, outs, None, "t")
+            self._body(body, reds, outs, "t")
         else:
             self._chunked(body, reds, outs)
         for r in reds:
@@ -187,25 +194,15 @@ class _Emitter:
             self.open(f"for (int64_t i{a} = {bounds[0]}; i{a} < {bounds[1]}; i{a}++)")
         last = inner[-1]
         bounds = ("lo", "hi") if last == first else ("0", f"n{last}")
-        unit = self._unit_condition(body, reds, outs, last)
-        if unit and self._blockable(body, reds):
+        if self._blockable(body, reds, outs):
             self.emit(f"int64_t from{last} = {bounds[0]};  /* where the blocks leave off */")
-            self.open(f"if ({unit})")
             self._blocked_sums(body, reds, outs, last, bounds[1])
-            self.close()
-            self._simd_loop(body, reds, outs, last, (f"from{last}", bounds[1]), None)
-            unit = ""
-        elif unit:
-            self.open(f"if ({unit})")
-            self._simd_loop(body, reds, outs, last, bounds, last)
-            self.close(" else {")
-            self.depth += 1
-            self._simd_loop(body, reds, outs, last, bounds, None)
-            self.close()
+            bounds = (f"from{last}", bounds[1])
+        self._simd_loop(body, reds, outs, last, bounds)
         for _ in inner[:-1]:
             self.close()
 
-    def _blockable(self, body: list[Node], reds: list[Node]) -> bool:
+    def _blockable(self, body: list[Node], reds: list[Node], outs: list[Node]) -> bool:
         """Float64 sums over a float64 body without calls: worth several accumulators (one
         add chain waits on the add latency; a libm call per vector hides it anyway). Float32
         data summed in double already gets two chains from the widening, and GCC's
@@ -215,7 +212,9 @@ class _Emitter:
             return False
         if any(n.dtype != np.float64 for n in [*body, *reds, *(i for r in reds for i in r.inputs)]):
             return False
-        return not any(_CALL.search(self.value_stmt(n, None)) for n in body)
+        statements = [self.value_stmt(n) for n in body] + [self.reduction_input(r) for r in reds]
+        strided = any(f"i{self.plan.inner[-1]} * " in line for line in statements) or outs
+        return not strided and not any(_CALL.search(line) for line in statements)
 
     def _blocked_sums(self, body, reds, outs, axis: int, hi: str) -> None:
         """Whole blocks of ``LANES`` elements, each lane summed apart (GCC keeps the lanes in
@@ -226,32 +225,13 @@ class _Emitter:
         self.emit(f"#pragma GCC unroll {LANES}")
         self.open(f"for (int64_t lane = 0; lane < {LANES}; lane++)")
         self.emit(f"const int64_t i{axis} = from{axis} + lane;")
-        self._body(body, reds, outs, axis, "b", "[lane]")
+        self._body(body, reds, outs, "b", "[lane]")
         self.close()
         self.close()
         for r in reds:
             self.emit(f"for (int64_t lane = 0; lane < {LANES}; lane++) a{r.id} += b{r.id}[lane];")
 
-    def _unit_condition(
-        self, body: list[Node], reds: list[Node], outs: list[Node], last: int
-    ) -> str:
-        conds: list[str] = []
-        for n in [*body, *reds]:
-            for k, _src in enumerate(n.inputs):
-                access = self.plan.operand_access.get((n.id, k))
-                if access is not None:
-                    conds += [
-                        f"{_arr(access.buffer)}_s{t} == 1"
-                        for t, a in enumerate(access.axis_map)
-                        if a == last
-                    ]
-        for o in outs:
-            conds += [
-                f"{_out(o)}_s{t} == 1" for t, a in enumerate(self.out_maps[o.id]) if a == last
-            ]
-        return " && ".join(dict.fromkeys(conds))
-
-    def _simd_loop(self, body, reds, outs, axis: int, bounds: tuple, unit_axis: int | None) -> None:
+    def _simd_loop(self, body, reds, outs, axis: int, bounds: tuple) -> None:
         clauses = "".join(
             f" reduction({acc.omp}:a{r.id}{acc.suffix})"
             for r in reds
@@ -259,18 +239,18 @@ class _Emitter:
         )
         self.emit(f"#pragma omp simd{clauses}")
         self.open(f"for (int64_t i{axis} = {bounds[0]}; i{axis} < {bounds[1]}; i{axis}++)")
-        self._body(body, reds, outs, unit_axis, "a")
+        self._body(body, reds, outs, "a")
         self.close()
 
-    def _body(self, body, reds, outs, unit_axis: int | None, acc: str, lane: str = "") -> None:
+    def _body(self, body, reds, outs, acc: str, lane: str = "") -> None:
         for n in body:
-            self.emit(self.value_stmt(n, unit_axis))
+            self.emit(self.value_stmt(n))
         for r in reds:
-            self.emit(f"const {red.acc_type(r)} in{r.id} = {self.reduction_input(r, unit_axis)};")
+            self.emit(f"const {red.acc_type(r)} in{r.id} = {self.reduction_input(r)};")
             for line in red.update(r, f"{acc}{r.id}{lane}", f"in{r.id}"):
                 self.emit(line)
         for o in outs:
-            self.emit(self.store(o, _v(o), unit_axis))
+            self.emit(self.store(o, _v(o)))
 
     # -- the row function -------------------------------------------------------------------
     def row_function(self) -> list[str]:
@@ -289,7 +269,7 @@ class _Emitter:
         self._row_values(plan.nphases, emitted)
         for o in self.kernel.outputs:
             if not plan.touches_inner(self.out_maps[o.id]):
-                self.emit(f"if (tid == 0) {self.store(o, _v(o), None)}")
+                self.emit(f"if (tid == 0) {self.store(o, _v(o))}")
         self.emit("(void)tid;")
         self.close()
         return self.lines
@@ -300,7 +280,7 @@ class _Emitter:
                 continue
             if self.plan.avail[n.id] <= k:
                 emitted.add(n.id)
-                self.emit(self.value_stmt(n, None))
+                self.emit(self.value_stmt(n))
 
     def _unpack(self) -> None:
         kernel = self.kernel
