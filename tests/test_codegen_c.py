@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from astcompile.backends.c import generate
@@ -30,3 +32,39 @@ def test_sizes_and_strides_are_parameters():
     _, source, *_ = generate(graph)
     assert "int64_t n0, int64_t n1" in source and "_bs1" in source
     assert "[5]" not in source and " 3;" not in source
+
+
+def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
+    """Blocks of 16 lanes, then the rest one by one; strided data takes the plain loop."""
+    from tests.c_helpers import assert_matches, compile_c
+
+    def outer_sum(X, Y):
+        return np.sum(X[:, :, None] * Y[:, None, :], axis=(-2, -1))
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((3, 37)), rng.random((3, 37))
+    graph, compiled = compile_c(outer_sum, [X, Y], str(tmp_path))
+    assert "[16] = {0};" in compiled.c_source and "#pragma GCC unroll 16" in compiled.c_source
+    for n in (0, 1, 15, 16, 17, 33):
+        X, Y = rng.random((2, n)), rng.random((2, n))
+        assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
+    X, Y = rng.random((2, 40))[:, ::2], rng.random((2, 40))[:, ::2]  # inner stride 2
+    assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
+
+
+def test_one_loop_per_phase_unit_inner_stride_and_strided_arguments_copied(tmp_path):
+    """The C indexes a last axis on the innermost loop with stride 1 and has no strided twin
+    of the loop; arguments whose last axis is strided reach it as contiguous copies, and a
+    reduction over a leading axis keeps its real strides."""
+    from tests.c_helpers import check
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random((6, 5)), rng.random(5)
+    strided = [[rng.random((5, 6)).T, y], [x[:, ::-1], rng.random(10)[::2]], [x[::2], y]]
+    row = check(lambda x, y: np.tanh(x) * y, [x, y], str(tmp_path), calls=strided)
+    col = check(lambda x, y: x.sum(axis=0) * y[0], [x, y], str(tmp_path), calls=strided)
+    for compiled in (row, col):
+        assert not re.search(r"_s\d+ == 1", compiled.c_source)  # no run-time choice of loop
+        assert compiled.c_source.count("#pragma omp simd") == compiled.c_source.count("/* phase")
+    assert "_contiguous(x" in row.py_source and "_contiguous(y" in row.py_source
+    assert "_contiguous(x" not in col.py_source  # the column sum walks x with its strides

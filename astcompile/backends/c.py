@@ -17,6 +17,7 @@ from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
 from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
 from astcompile.codegen.structured import generate_structured
@@ -50,12 +51,14 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
         sched = schedule(run_passes(graph), supported)
     with phase("codegen"):
         parts, decls, plans = [cgen.HEADER], [], {}
+        reuse = reused_buffers(sched)
+        aliased = frozenset(reuse) | {t.id for t in reuse.values()}
         for step in sched.steps:
             if isinstance(step, Kernel):
-                src, decl, plans[step.name] = cgen.kernel_source(step)
+                src, decl, plans[step.name] = cgen.kernel_source(step, aliased)
                 parts.append(src)
                 decls.append(decl)
-        wrapper = WrapperSource(sched, plans)
+        wrapper = WrapperSource(sched, plans, reuse)
         py = wrapper.build()
     return sched, "\n".join(parts), "\n".join(decls), py, wrapper
 

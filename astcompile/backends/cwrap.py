@@ -56,6 +56,7 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_np": np,
         "_ndarray": np.ndarray,
         "_empty": np.empty,
+        "_contiguous": np.ascontiguousarray,
         "_eager": EagerBackend().compile(graph),
         "_nthreads": nthreads,
         "_step": _step_runner(),

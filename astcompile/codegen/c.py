@@ -2,38 +2,41 @@
 
 Every kernel has the same shape. The domain's *row* axes (kept axes, or all but the last for an
 elementwise kernel) are flattened into ``row``; ``{name}_row`` computes one row in phases, each
-phase one loop nest over the *inner* axes. The innermost loop exists twice, for unit strides (so
-GCC vectorises it) and for any strides. ``{name}`` runs the rows in parallel when there are
-enough of them, else runs each phase's loop in parallel over chunks (partial results combined in
-chunk order). ``nthreads == 1`` (small work, or a forked child) opens no OpenMP team at all.
-Sizes and strides are arguments: a new size never recompiles.
+phase one loop nest over the *inner* axes. An array whose own last axis follows the innermost
+loop is indexed with stride 1 there (the wrapper passes such arrays with a unit inner stride,
+copying the rare one that has not), so GCC vectorises with contiguous loads and stores; one
+loop per phase, not a unit and a strided copy of it, halves GCC's time.
+
+Each phase walks the row in chunks: thread ``tid`` of
+``nthr`` takes its share of them, and reductions combine per-chunk partial results in chunk
+order, so a sum is the same for any thread count. How rows are spread over threads is the entry
+function's business (:mod:`astcompile.codegen.c_entry`). Sizes and strides are arguments: a new
+size never recompiles.
 """
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+
 from astcompile.codegen import reduce as red
+from astcompile.codegen.c_entry import arr as _arr
+from astcompile.codegen.c_entry import entry, parameters, struct
+from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.lower import Operand, lower
 from astcompile.codegen.names import location, value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel
+from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, member_map
 
-#: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
-PARALLEL_WORK = 1 << 16
-#: Elements per chunk of a phase loop: the unit of parallel work and of blocked summation.
-CHUNK = 1 << 13
+#: Separate partial sums of a blocked sum (16 doubles: four AVX2 registers, four add chains).
+LANES = 16
+_CALL = re.compile(r"\b(?!astc_)[a-z_][a-z0-9_]*\(")
 
-HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include "astc_math.h"\n'
-
-
-def _arr(node: Node) -> str:
-    return value_name(node)
-
-
-def _out(node: Node) -> str:
-    return f"out_{node.id}"
+HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 
 
 def _v(node: Node) -> str:
@@ -41,8 +44,9 @@ def _v(node: Node) -> str:
 
 
 class _Emitter:
-    def __init__(self, plan: KernelPlan) -> None:
+    def __init__(self, plan: KernelPlan, aliased: frozenset[int] = frozenset()) -> None:
         self.plan = plan
+        self.aliased = aliased
         self.kernel = plan.kernel
         self.lines: list[str] = []
         self.depth = 1
@@ -61,31 +65,34 @@ class _Emitter:
         self.emit("}" + tail)
 
     # -- array offsets ----------------------------------------------------------------------
-    def _offset(self, base: str, axis_map: tuple, unit_axis: int | None, key: str) -> str:
+    def _offset(self, base: str, axis_map: tuple, key: str) -> str:
+        """Index expression; an array's own last axis on the innermost loop has stride 1 (the
+        wrapper makes it so), so GCC sees contiguous vectors."""
         terms = [f"{base}_o{key}"]
         for t, a in enumerate(axis_map):
             if a in self.plan.inner:
-                terms.append(f"i{a}" if a == unit_axis else f"i{a} * {base}_s{t}")
+                unit = unit_stride(self.plan, axis_map, t)
+                terms.append(f"i{a}" if unit else f"i{a} * {base}_s{t}")
         return " + ".join(terms)
 
-    def load(self, access: Access, unit_axis: int | None) -> str:
+    def load(self, access: Access) -> str:
         k = self.access_ids[access.key]
         base = _arr(access.buffer)
-        return f"{base}[{self._offset(base, access.axis_map, unit_axis, str(k))}]"
+        return f"{base}[{self._offset(base, access.axis_map, str(k))}]"
 
-    def store(self, node: Node, value: str, unit_axis: int | None) -> str:
+    def store(self, node: Node, value: str) -> str:
         base = _out(node)
-        return f"{base}[{self._offset(base, self.out_maps[node.id], unit_axis, '')}] = {value};"
+        return f"{base}[{self._offset(base, self.out_maps[node.id], '')}] = {value};"
 
     # -- expressions ------------------------------------------------------------------------
-    def operands(self, node: Node, unit_axis: int | None) -> list[Operand]:
+    def operands(self, node: Node) -> list[Operand]:
         ops = []
         for k, src in enumerate(node.inputs):
             if is_scalar_const(src):
                 ops.append(Operand("", src.dtype, src.attr.weak, src.attr.value))
             elif (node.id, k) in self.plan.operand_access:
                 ops.append(
-                    Operand(self.load(self.plan.operand_access[(node.id, k)], unit_axis), src.dtype)
+                    Operand(self.load(self.plan.operand_access[(node.id, k)]), src.dtype)
                 )
             elif src.id in self.kernel.member_ids():
                 ops.append(Operand(_v(src), src.dtype))
@@ -93,12 +100,12 @@ class _Emitter:
                 ops.append(Operand(f"s_{value_name(src)}", src.dtype, src.attr.weak))
         return ops
 
-    def value_stmt(self, node: Node, unit_axis: int | None) -> str:
-        expr = lower(node, self.operands(node, unit_axis))
+    def value_stmt(self, node: Node) -> str:
+        expr = lower(node, self.operands(node))
         return f"const {ctype(node.dtype)} {_v(node)} = {expr};{location(node)}"
 
-    def reduction_input(self, node: Node, unit_axis: int | None) -> str:
-        (operand,) = self.operands(node, unit_axis)
+    def reduction_input(self, node: Node) -> str:
+        (operand,) = self.operands(node)
         expr = operand.expr if operand.value is None else repr(operand.value)
         if node.op in (Op.ANY, Op.ALL):  # truthiness, not a cast: (int)0.5 would be 0
             return f"(({expr}) != 0)"
@@ -119,7 +126,7 @@ class _Emitter:
             for acc in red.accumulators(r):
                 self.emit(f"{acc.ctype} t{r.id}{acc.suffix} = {acc.init};")
         if not plan.inner:
-            self._body(body, reds, outs, None, "t")
+            self._body(body, reds, outs, "t")
         else:
             self._chunked(body, reds, outs)
         for r in reds:
@@ -146,34 +153,30 @@ class _Emitter:
         return sorted(need.values(), key=lambda n: n.id)
 
     def _chunked(self, body: list[Node], reds: list[Node], outs: list[Node]) -> None:
-        first, rest = self.plan.inner[0], self.plan.inner[1:]
-        rest_size = " * ".join(f"n{a}" for a in rest) or "1"
-        self.open("/* chunks of the first inner axis: parallel work units and summation blocks */")
-        # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)
-        self.emit(f"const int64_t rest = {rest_size} > 0 ? {rest_size} : 1;")
-        self.emit(f"const int64_t ch = {CHUNK} / rest > 0 ? {CHUNK} / rest : 1;")
-        self.emit(f"const int64_t nch = (n{first} + ch - 1) / ch;")
         accs = [(r, a) for r in reds for a in red.accumulators(r)]
-        for r, a in accs:
-            self.emit(
-                f"{a.ctype}* p{r.id}{a.suffix} = ({a.ctype}*)malloc((nch ? nch : 1) * sizeof({a.ctype}));"
-            )
-        self.emit("#pragma omp parallel for if(par) num_threads(A->nthreads) schedule(static)")
-        self.open("for (int64_t c = 0; c < nch; c++)")
-        self._chunk(body, reds, outs, first)
-        for r, a in accs:
-            self.emit(f"p{r.id}{a.suffix}[c] = a{r.id}{a.suffix};")
+        self.emit("/* this thread's share of the row's chunks */")
+        self.open("for (int64_t c = nch * tid / nthr; c < nch * (tid + 1) / nthr; c++)")
+        self._chunk(body, reds, outs, self.plan.inner[0])
+        if accs:
+            self.open("if (nthr == 1)")
+            self._combine(reds)
+            self.close(" else {")
+            self.depth += 1
+            for r, a in accs:
+                self.emit(f"A->p{r.id}{a.suffix}[c] = a{r.id}{a.suffix};")
+            self.close()
         self.close()
         if accs:
+            self.open("if (nthr > 1)")
             self.emit("/* partial results in chunk order: the same sum for any thread count */")
+            self.emit("#pragma omp barrier")
             self.open("for (int64_t c = 0; c < nch; c++)")
             for r, a in accs:
-                self.emit(f"const {a.ctype} a{r.id}{a.suffix} = p{r.id}{a.suffix}[c];")
+                self.emit(f"const {a.ctype} a{r.id}{a.suffix} = A->p{r.id}{a.suffix}[c];")
             self._combine(reds)
             self.close()
-        for r, a in accs:
-            self.emit(f"free(p{r.id}{a.suffix});")
-        self.close()
+            self.emit("#pragma omp barrier  /* all have read the partials: they may be reused */")
+            self.close()
 
     def _combine(self, reds: list[Node]) -> None:
         for r in reds:
@@ -191,38 +194,44 @@ class _Emitter:
             self.open(f"for (int64_t i{a} = {bounds[0]}; i{a} < {bounds[1]}; i{a}++)")
         last = inner[-1]
         bounds = ("lo", "hi") if last == first else ("0", f"n{last}")
-        unit = self._unit_condition(body, reds, outs, last)
-        if unit:
-            self.open(f"if ({unit})")
-            self._simd_loop(body, reds, outs, last, bounds, last)
-            self.close(" else {")
-            self.depth += 1
-        self._simd_loop(body, reds, outs, last, bounds, None)
-        if unit:
-            self.close()
+        if self._blockable(body, reds, outs):
+            self.emit(f"int64_t from{last} = {bounds[0]};  /* where the blocks leave off */")
+            self._blocked_sums(body, reds, outs, last, bounds[1])
+            bounds = (f"from{last}", bounds[1])
+        self._simd_loop(body, reds, outs, last, bounds)
         for _ in inner[:-1]:
             self.close()
 
-    def _unit_condition(
-        self, body: list[Node], reds: list[Node], outs: list[Node], last: int
-    ) -> str:
-        conds: list[str] = []
-        for n in [*body, *reds]:
-            for k, _src in enumerate(n.inputs):
-                access = self.plan.operand_access.get((n.id, k))
-                if access is not None:
-                    conds += [
-                        f"{_arr(access.buffer)}_s{t} == 1"
-                        for t, a in enumerate(access.axis_map)
-                        if a == last
-                    ]
-        for o in outs:
-            conds += [
-                f"{_out(o)}_s{t} == 1" for t, a in enumerate(self.out_maps[o.id]) if a == last
-            ]
-        return " && ".join(dict.fromkeys(conds))
+    def _blockable(self, body: list[Node], reds: list[Node], outs: list[Node]) -> bool:
+        """Float64 sums over a float64 body without calls: worth several accumulators (one
+        add chain waits on the add latency; a libm call per vector hides it anyway). Float32
+        data summed in double already gets two chains from the widening, and GCC's
+        vectoriser tangles the unrolled widening loop into element gathers (measured slower).
+        """
+        if not reds or any(r.op not in (Op.SUM, Op.MEAN) for r in reds):
+            return False
+        if any(n.dtype != np.float64 for n in [*body, *reds, *(i for r in reds for i in r.inputs)]):
+            return False
+        statements = [self.value_stmt(n) for n in body] + [self.reduction_input(r) for r in reds]
+        strided = any(f"i{self.plan.inner[-1]} * " in line for line in statements) or outs
+        return not strided and not any(_CALL.search(line) for line in statements)
 
-    def _simd_loop(self, body, reds, outs, axis: int, bounds: tuple, unit_axis: int | None) -> None:
+    def _blocked_sums(self, body, reds, outs, axis: int, hi: str) -> None:
+        """Whole blocks of ``LANES`` elements, each lane summed apart (GCC keeps the lanes in
+        vector registers: several independent add chains), the lanes then added in order."""
+        for r in reds:
+            self.emit(f"{red.acc_type(r)} b{r.id}[{LANES}] = {{0}};")
+        self.open(f"for (; from{axis} + {LANES} <= {hi}; from{axis} += {LANES})")
+        self.emit(f"#pragma GCC unroll {LANES}")
+        self.open(f"for (int64_t lane = 0; lane < {LANES}; lane++)")
+        self.emit(f"const int64_t i{axis} = from{axis} + lane;")
+        self._body(body, reds, outs, "b", "[lane]")
+        self.close()
+        self.close()
+        for r in reds:
+            self.emit(f"for (int64_t lane = 0; lane < {LANES}; lane++) a{r.id} += b{r.id}[lane];")
+
+    def _simd_loop(self, body, reds, outs, axis: int, bounds: tuple) -> None:
         clauses = "".join(
             f" reduction({acc.omp}:a{r.id}{acc.suffix})"
             for r in reds
@@ -230,25 +239,27 @@ class _Emitter:
         )
         self.emit(f"#pragma omp simd{clauses}")
         self.open(f"for (int64_t i{axis} = {bounds[0]}; i{axis} < {bounds[1]}; i{axis}++)")
-        self._body(body, reds, outs, unit_axis, "a")
+        self._body(body, reds, outs, "a")
         self.close()
 
-    def _body(self, body, reds, outs, unit_axis: int | None, acc_prefix: str) -> None:
+    def _body(self, body, reds, outs, acc: str, lane: str = "") -> None:
         for n in body:
-            self.emit(self.value_stmt(n, unit_axis))
+            self.emit(self.value_stmt(n))
         for r in reds:
-            self.emit(f"const {red.acc_type(r)} in{r.id} = {self.reduction_input(r, unit_axis)};")
-            for line in red.update(r, f"{acc_prefix}{r.id}", f"in{r.id}"):
+            self.emit(f"const {red.acc_type(r)} in{r.id} = {self.reduction_input(r)};")
+            for line in red.update(r, f"{acc}{r.id}{lane}", f"in{r.id}"):
                 self.emit(line)
         for o in outs:
-            self.emit(self.store(o, _v(o), unit_axis))
+            self.emit(self.store(o, _v(o)))
 
     # -- the row function -------------------------------------------------------------------
     def row_function(self) -> list[str]:
         name, plan = self.kernel.name, self.plan
         self.lines = []
         self.depth = 0
-        self.open(f"static void {name}_row(const {name}_args* A, int64_t row, int par)")
+        self.open(
+            f"static void {name}_row(const {name}_args* A, int64_t row, int tid, int nthr)"
+        )
         self._unpack()
         self._unravel()
         emitted: set[int] = set()
@@ -258,8 +269,8 @@ class _Emitter:
         self._row_values(plan.nphases, emitted)
         for o in self.kernel.outputs:
             if not plan.touches_inner(self.out_maps[o.id]):
-                self.emit(self.store(o, _v(o), None))
-        self.emit("(void)par;")
+                self.emit(f"if (tid == 0) {self.store(o, _v(o))}")
+        self.emit("(void)tid;")
         self.close()
         return self.lines
 
@@ -269,23 +280,29 @@ class _Emitter:
                 continue
             if self.plan.avail[n.id] <= k:
                 emitted.add(n.id)
-                self.emit(self.value_stmt(n, None))
+                self.emit(self.value_stmt(n))
 
     def _unpack(self) -> None:
         kernel = self.kernel
         for a in range(len(kernel.domain)):
             self.emit(f"const int64_t n{a} = A->n{a};")
+        if self.plan.inner:
+            self.emit("const int64_t ch = A->ch, nch = A->nch;")
         for buf in self.plan.loads:
             nm = _arr(buf)
-            self.emit(f"const {ctype(buf.dtype)}* restrict {nm} = A->{nm};")
+            self.emit(f"const {ctype(buf.dtype)}* {self._restrict(buf)}{nm} = A->{nm};")
             for t in range(len(buf.shape)):
                 self.emit(f"const int64_t {nm}_s{t} = A->{nm}_s{t};")
         for s in self.plan.scalars:
             self.emit(f"const {ctype(s.dtype)} s_{value_name(s)} = A->s_{value_name(s)};")
         for o in kernel.outputs:
-            self.emit(f"{ctype(o.dtype)}* restrict {_out(o)} = A->{_out(o)};")
+            self.emit(f"{ctype(o.dtype)}* {self._restrict(o)}{_out(o)} = A->{_out(o)};")
             for t in range(len(o.shape)):
                 self.emit(f"const int64_t {_out(o)}_s{t} = A->{_out(o)}_s{t};")
+
+    def _restrict(self, node: Node) -> str:
+        """``restrict``, unless the array shares its memory with another one (in place)."""
+        return "" if node.id in self.aliased else "restrict "
 
     def _unravel(self) -> None:
         rows = self.plan.rows
@@ -309,66 +326,11 @@ class _Emitter:
         return " + ".join(terms) or "0"
 
 
-def _struct(kernel: Kernel, plan: KernelPlan) -> list[str]:
-    fields = ["int64_t nthreads;"] + [f"int64_t n{a};" for a in range(len(kernel.domain))]
-    for buf in plan.loads:
-        fields.append(f"const {ctype(buf.dtype)}* {_arr(buf)};")
-        fields += [f"int64_t {_arr(buf)}_s{t};" for t in range(len(buf.shape))]
-    fields += [f"{ctype(s.dtype)} s_{value_name(s)};" for s in plan.scalars]
-    for o in kernel.outputs:
-        fields.append(f"{ctype(o.dtype)}* {_out(o)};")
-        fields += [f"int64_t {_out(o)}_s{t};" for t in range(len(o.shape))]
-    return ["typedef struct {", *("    " + f for f in fields), f"}} {kernel.name}_args;"]
-
-
-def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
-    """The entry function's (C type, name) parameters, in call order."""
-    params = [("int64_t", "nthreads")] + [("int64_t", f"n{a}") for a in range(len(kernel.domain))]
-    for buf in plan.loads:
-        params.append(("const void*", _arr(buf)))
-        params += [("int64_t", f"{_arr(buf)}_bs{t}") for t in range(len(buf.shape))]
-    params += [(ctype(s.dtype), f"s_{value_name(s)}") for s in plan.scalars]
-    for o in kernel.outputs:
-        params.append(("void*", _out(o)))
-        params += [("int64_t", f"{_out(o)}_bs{t}") for t in range(len(o.shape))]
-    return params
-
-
-def _entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
-    name = kernel.name
-    params = parameters(kernel, plan)
-    lines = [f"void {name}({', '.join(f'{t} {n}' for t, n in params)})", "{"]
-    lines.append(f"    {name}_args A;")
-    lines.append("    A.nthreads = nthreads;")
-    lines += [f"    A.n{a} = n{a};" for a in range(len(kernel.domain))]
-    for node, base in [(b, _arr(b)) for b in plan.loads] + [(o, _out(o)) for o in kernel.outputs]:
-        t = ctype(node.dtype)
-        const = "const " if node in plan.loads else ""
-        lines.append(f"    A.{base} = ({const}{t}*){base};")
-        lines += [
-            f"    A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});"
-            for k in range(len(node.shape))
-        ]
-    lines += [f"    A.s_{value_name(s)} = s_{value_name(s)};" for s in plan.scalars]
-    rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
-    inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
-    lines += [
-        f"    const int64_t nrows = {rows}, work = nrows * ({inner});",
-        f"    const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
-        "    /* enough rows: one row per task; else each row's loops run in parallel chunks */",
-        "    if (big && nrows >= 2 * nthreads) {",
-        "        #pragma omp parallel for num_threads(nthreads) schedule(static)",
-        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0);",
-        "    } else {",
-        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, big);",
-        "    }",
-        "}",
-    ]
-    return lines
-
-
-def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
-    """(C definition, cffi declaration, plan) of one kernel."""
+def kernel_source(
+    kernel: Kernel, aliased: frozenset[int] = frozenset()
+) -> tuple[str, str, KernelPlan]:
+    """(C definition, cffi declaration, plan) of one kernel; ``aliased``: ids of the arrays
+    that share memory (an output written in place over an input)."""
     plan = plan_kernel(kernel)
     srcs = sorted({str(n.loc) for n in kernel.nodes if n.loc})
     head = [
@@ -378,11 +340,11 @@ def kernel_source(kernel: Kernel) -> tuple[str, str, KernelPlan]:
         ),
         f" * from {', '.join(srcs) or 'unknown lines'} */",
     ]
-    body = _Emitter(plan).row_function()
+    body = _Emitter(plan, aliased).row_function()
     params = parameters(kernel, plan)
     decl = f"void {kernel.name}({', '.join(t for t, _ in params)});"
     return (
-        "\n".join([*head, *_struct(kernel, plan), *body, *_entry(kernel, plan)]) + "\n",
+        "\n".join([*head, *struct(kernel, plan), *body, *entry(kernel, plan)]) + "\n",
         decl,
         plan,
     )

@@ -49,6 +49,21 @@ class KernelPlan:
         return any(a in self.inner for a in axis_map if a is not None)
 
 
+def unit_stride(plan: KernelPlan, axis_map: tuple, t: int) -> bool:
+    """Whether axis ``t`` of an array with ``axis_map`` is indexed with stride 1: it is the
+    array's own last axis and follows the innermost loop axis."""
+    return bool(plan.inner) and t == len(axis_map) - 1 and axis_map[t] == plan.inner[-1]
+
+
+def unit_inner_buffers(plan: KernelPlan) -> set[int]:
+    """Ids of the arrays read that the kernel indexes with a unit inner stride."""
+    return {
+        a.buffer.id
+        for a in plan.accesses.values()
+        if a.axis_map and unit_stride(plan, a.axis_map, len(a.axis_map) - 1)
+    }
+
+
 def is_scalar_const(node: Node) -> bool:
     return (
         node.op is Op.CONST and isinstance(node.attr, ConstAttr) and np.ndim(node.attr.value) == 0

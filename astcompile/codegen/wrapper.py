@@ -10,13 +10,16 @@ Kernels are looked up on the library once, when the wrapper is defined. Each arr
 byte strides are computed once per call: ``ffi.from_buffer`` for C-contiguous arrays (0.3 us; it
 raises ``ValueError`` on others, which then go by address), and the strides of the wrapper's own
 fresh ``np.empty`` outputs are computed from their shape instead of read back. The C side
-divides byte strides by the item size.
+divides byte strides by the item size. The kernels index an array's last axis with stride 1
+when it follows their innermost loop; the rare argument whose last axis is strided (``x[:, ::2]``)
+is passed as a C-contiguous copy (one extra pass, instead of a second, strided copy of every
+loop in the C).
 """
 
 from __future__ import annotations
 
 from astcompile.codegen.names import sanitize, value_name
-from astcompile.codegen.plan import KernelPlan
+from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr
 from astcompile.graph.ir import InputKind, Node
 from astcompile.graph.ops import Op
@@ -25,9 +28,14 @@ from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 
 class WrapperSource:
-    def __init__(self, sched: Schedule, plans: dict[str, KernelPlan]) -> None:
+    def __init__(
+        self, sched: Schedule, plans: dict[str, KernelPlan], reuse: dict[int, Node] | None = None
+    ) -> None:
         self.sched = sched
         self.plans = plans
+        self.reuse = reuse or {}  # output id -> the owned temporary it is written over
+        self.unit_inner = set().union(*(unit_inner_buffers(p) for p in plans.values()))
+        self.arrays: dict[int, str] = {}  # node id -> the array passed for it, when not itself
         self.lines: list[str] = []
         self.consts: dict[str, object] = {}
         self.steps: dict[str, Node] = {}
@@ -107,12 +115,17 @@ class WrapperSource:
 
     def _kernel(self, kernel: Kernel) -> None:
         plan = self.plans[kernel.name]
+        args = ["_nthreads()"] + [dim_expr(d) for d in kernel.domain]
+        args += self._arrays(plan.loads)
         for o in kernel.outputs:
+            temp = self.reuse.get(o.id)
+            if temp is not None:  # in place, over a temporary only this kernel reads
+                self.emit(f"t{o.id} = {self.arrays.get(temp.id, self.ref(temp))}")
+                self.pointers[o.id] = self.pointers[temp.id]
+                continue
             self.consts[f"_odt{o.id}"] = o.dtype
             self.emit(f"t{o.id} = _empty({shape_expr(o.shape)}, _odt{o.id})")
             self.fresh.add(o.id)
-        args = ["_nthreads()"] + [dim_expr(d) for d in kernel.domain]
-        args += self._arrays(plan.loads)
         args += [
             self.ref(s) if s.dtype.kind != "b" else f"bool({self.ref(s)})" for s in plan.scalars
         ]
@@ -137,6 +150,10 @@ class WrapperSource:
             item = str(node.dtype.itemsize)
             return [ptr, *(" * ".join([item, *map(dim_expr, node.shape[a + 1:])])
                            for a in range(len(node.shape)))]
+        if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
+            item = node.dtype.itemsize
+            self.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")
+            name = self.arrays[node.id] = f"u_{name}"
         self.emit("try:")
         self.emit(f"    {ptr} = _fb({name})")
         self.emit("except ValueError:  # not C-contiguous: by address")

@@ -1,0 +1,137 @@
+"""The C around a kernel's row function: its argument struct and its exported entry function.
+
+The entry picks one of three ways to run the rows, so that a parallel team is opened at most
+once per call (opening one per row or per phase cost more than the work of a 1024-float row):
+
+* many rows: ``omp parallel for`` over rows, each row computed by one thread (``tid 0 of 1``);
+* few long rows: one ``omp parallel`` region in which every thread walks all rows and takes its
+  share of each row's chunks (``tid t of n``); reductions meet at barriers through per-chunk
+  partial buffers the entry allocates;
+* little work, one thread, or a forked child (``nthreads == 1``): a plain loop, no team at all.
+"""
+
+from __future__ import annotations
+
+from astcompile.codegen import reduce as red
+from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.names import value_name
+from astcompile.codegen.plan import KernelPlan
+from astcompile.graph.ir import Node
+from astcompile.passes.schedule import Kernel
+
+#: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
+PARALLEL_WORK = 1 << 16
+#: Elements per chunk of a row: the unit of parallel work and of blocked summation.
+CHUNK = 1 << 13
+
+
+def arr(node: Node) -> str:
+    return value_name(node)
+
+
+def out(node: Node) -> str:
+    return f"out_{node.id}"
+
+
+def partials(plan: KernelPlan) -> list[tuple[str, str]]:
+    """(C type, field name) of the per-chunk partial buffer of every reduction accumulator."""
+    return [
+        (acc.ctype, f"p{r.id}{acc.suffix}")
+        for r in plan.kernel.nodes
+        if r.id in plan.phase_of and plan.inner
+        for acc in red.accumulators(r)
+    ]
+
+
+def struct(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    fields = ["int64_t nthreads;"] + [f"int64_t n{a};" for a in range(len(kernel.domain))]
+    if plan.inner:
+        fields.append("int64_t ch, nch; /* chunk length along the first inner axis, chunks */")
+    for buf in plan.loads:
+        fields.append(f"const {ctype(buf.dtype)}* {arr(buf)};")
+        fields += [f"int64_t {arr(buf)}_s{t};" for t in range(len(buf.shape))]
+    fields += [f"{ctype(s.dtype)} s_{value_name(s)};" for s in plan.scalars]
+    for o in kernel.outputs:
+        fields.append(f"{ctype(o.dtype)}* {out(o)};")
+        fields += [f"int64_t {out(o)}_s{t};" for t in range(len(o.shape))]
+    fields += [f"{t}* {name};" for t, name in partials(plan)]
+    return ["typedef struct {", *("    " + f for f in fields), f"}} {kernel.name}_args;"]
+
+
+def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
+    """The entry function's (C type, name) parameters, in call order."""
+    params = [("int64_t", "nthreads")] + [("int64_t", f"n{a}") for a in range(len(kernel.domain))]
+    for buf in plan.loads:
+        params.append(("const void*", arr(buf)))
+        params += [("int64_t", f"{arr(buf)}_bs{t}") for t in range(len(buf.shape))]
+    params += [(ctype(s.dtype), f"s_{value_name(s)}") for s in plan.scalars]
+    for o in kernel.outputs:
+        params.append(("void*", out(o)))
+        params += [("int64_t", f"{out(o)}_bs{t}") for t in range(len(o.shape))]
+    return params
+
+
+def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    """Statements filling the argument struct ``A`` from the parameters."""
+    lines = ["A.nthreads = nthreads;"] + [f"A.n{a} = n{a};" for a in range(len(kernel.domain))]
+    for node, base in [(b, arr(b)) for b in plan.loads] + [(o, out(o)) for o in kernel.outputs]:
+        t = ctype(node.dtype)
+        const = "const " if node in plan.loads else ""
+        lines.append(f"A.{base} = ({const}{t}*){base};")
+        lines += [
+            f"A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});" for k in range(len(node.shape))
+        ]
+    lines += [f"A.s_{value_name(s)} = s_{value_name(s)};" for s in plan.scalars]
+    if plan.inner:
+        first, rest = plan.inner[0], " * ".join(f"n{a}" for a in plan.inner[1:]) or "1"
+        # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)
+        lines.append(f"const int64_t rest = {rest} > 0 ? {rest} : 1;")
+        lines.append(f"A.ch = {CHUNK} / rest > 0 ? {CHUNK} / rest : 1;")
+        lines.append(f"A.nch = (n{first} + A.ch - 1) / A.ch;")
+    lines += [f"A.{name} = NULL;" for _, name in partials(plan)]
+    return lines
+
+
+def _shared_rows(name: str, plan: KernelPlan) -> list[str]:
+    """The few-long-rows branch: one team shares each row's chunks."""
+    bufs = partials(plan)
+    alloc = [f"A.{n} = ({t}*)malloc((A.nch ? A.nch : 1) * sizeof({t}));" for t, n in bufs]
+    ok = " && ".join(f"A.{n}" for _, n in bufs) or "1"
+    return [
+        "} else if (big) {",
+        "    /* few long rows: every thread walks the rows and takes its share of the chunks */",
+        *("    " + line for line in alloc),
+        f"    if ({ok}) {{",
+        "        #pragma omp parallel num_threads(nthreads)",
+        f"        for (int64_t row = 0; row < nrows; row++) "
+        f"{name}_row(&A, row, omp_get_thread_num(), omp_get_num_threads());",
+        "    } else {  /* out of memory for the partial results: one thread */",
+        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+        "    }",
+        *(f"    free(A.{n});" for _, n in bufs),
+    ]
+
+
+def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    name = kernel.name
+    params = parameters(kernel, plan)
+    rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
+    inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
+    body = [f"{name}_args A;", *_fill(kernel, plan)]
+    body += [
+        f"const int64_t nrows = {rows}, work = nrows * ({inner});",
+        f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
+        "if (big && nrows >= 2 * nthreads) {",
+        "    /* many rows: one row per task */",
+        "    #pragma omp parallel for num_threads(nthreads) schedule(static)",
+        f"    for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+    ]
+    if plan.inner:
+        body += _shared_rows(name, plan)
+    body += [
+        "} else {",
+        f"    for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+        "}",
+    ]
+    signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
+    return [signature, "{", *("    " + line for line in body), "}"]

@@ -1,0 +1,59 @@
+"""The generated kernels' threading: the same bits for any thread count, in each of the entry
+function's three ways of running rows (many rows, few long rows sharing chunks, one thread)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from astcompile.runtime import nthreads, set_num_threads
+from tests.c_helpers import assert_matches, compile_c
+
+
+@pytest.fixture
+def threads():
+    """Restore the thread count a test changes."""
+    before = nthreads()
+    yield set_num_threads
+    set_num_threads(before)
+
+
+def _stats(x):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    x64 = x * 1.0e3  # float64: its sums show any change in the order partials are added
+    return e / e.sum(axis=-1, keepdims=True), x.mean(axis=-1), x64.var(axis=-1), x.min(axis=-1)
+
+
+SHAPES = {
+    "many rows": (512, 300),
+    "few long rows": (3, 100_003),  # 3 rows < 2 threads per row: chunks shared, barriers
+    "one long row": (1, 1 << 19),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=list(SHAPES))
+def test_results_do_not_depend_on_the_thread_count(shape, threads, tmp_path):
+    x = np.random.default_rng(1).standard_normal(shape)
+    graph, compiled = compile_c(_stats, [x], str(tmp_path))
+    results = {}
+    for n in (1, 2, 3, 4):  # 3 and 4 threads oversubscribe: uneven chunk shares
+        threads(n)
+        results[n] = compiled([x])
+    expected = _stats(x)
+    for got, want in zip(results[1], expected):
+        assert_matches(got, want)
+    x[-1, 7] = np.nan  # a NaN in one chunk reaches the row's max and sums
+    assert np.isnan(compiled([x])[3][-1]) and np.isnan(compiled([x])[1][-1])
+    for n in (2, 3, 4):
+        for a, b in zip(results[n], results[1]):
+            np.testing.assert_array_equal(a, b)  # bit for bit, NaN where NaN
+
+
+def test_a_row_level_output_is_written_once_per_row(threads, tmp_path):
+    """Few long rows: every thread computes the row's mean, only thread 0 stores it."""
+    x = np.random.default_rng(2).random((2, 200_000))
+    _, compiled = compile_c(lambda x: x.sum(axis=1) * 2.0, [x], str(tmp_path))
+    threads(4)
+    (got,) = compiled([x])
+    assert_matches(got, x.sum(axis=1) * 2.0)
