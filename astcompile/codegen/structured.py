@@ -42,6 +42,7 @@ from astcompile.codegen.views import (
     slice_start,
     transpose_view,
 )
+from astcompile.codegen.index_ranges import Bounds
 from astcompile.graph.checks import SIZE_CHECKS
 from astcompile.graph.build import store_checks
 from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node, SizeCheckAttr
@@ -72,6 +73,7 @@ class Emitter:
     selectors: dict[int, tuple[str, Node, tuple[str, str]]] = field(default_factory=dict)
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
+    ranges: dict[int, Bounds] = field(default_factory=dict)  # loop variables' index bounds
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import dim_c, slice_start
@@ -69,6 +70,9 @@ def dyn_checks(em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tup
                 dim_c(shape[axis]),
             )
             em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
+            if in_range(bounds(src, em.ranges), shape[axis]):
+                axis += 1  # provably within [0, size): no check (see codegen/index_ranges.py)
+                continue
             em.emit(f"if ({name} < 0) {name} += {size};")
             em.emit(
                 f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.index_ranges import loop_bounds
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
 from astcompile.codegen.structured_plan import StructuredUnsupported
@@ -74,6 +75,9 @@ def _for_header(em: Emitter, node: Node) -> bool:
             return False
         cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
         by = str(int(step.attr.value))
+        found = loop_bounds(start, stop, int(step.attr.value), em.ranges)
+        if found is not None:
+            em.ranges[ivar.id] = found
     else:
         em.emit(f"if ({by} == 0) return 2;  /* ValueError: range() arg 3 must not be zero */")
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
