@@ -175,8 +175,20 @@ def divide_by_loop_value(n):
     return s
 
 
+def conditional_expressions(x):
+    """``a if c else b`` on loop values: an IF node; only the chosen side runs (x[i + 1] at
+    the last i would raise)."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        a = x[i]
+        start = a if a > 1.0 else 1.0
+        out[i] = start + (x[i + 1] if i + 1 < x.shape[0] else 0.0)
+    return out
+
+
 PROGRAMS = [
     (newton_sqrt, lambda: (2.0, 1e-12)),
+    (conditional_expressions, lambda: (np.array([0.5, 2.0, 3.5, -1.0]),)),
     (collatz_steps, lambda: (27,)),
     (first_negative, lambda: (np.array([1.0, 2.0, -3.0, 4.0, -1.0]),)),
     (first_negative, lambda: (np.array([1.0, 2.0]),)),

@@ -52,6 +52,16 @@ class _Lowering(ast.NodeTransformer):
             return ast.copy_location(wrapped, node)
         return P.scalar_call(node)
 
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        """``a if c else b`` -> ``__ac_if(c, lambda: (a,), lambda: (b,), ())[0]``: an IF node
+        when ``c`` is known only at run time; only the chosen side runs, as in Python."""
+        self.generic_visit(node)
+        if any(isinstance(n, P.SCOPE_SENSITIVE) for n in ast.walk(node)):
+            return node
+        sides = [P.lambda_of(ast.Tuple([side], ast.Load())) for side in (node.body, node.orelse)]
+        chosen = P.call(IF, [P.test(node.test), *sides, ast.Tuple([], ast.Load())])
+        return ast.copy_location(ast.Subscript(chosen, ast.Constant(0), ast.Load()), node)
+
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)
         return P.assert_call(node)

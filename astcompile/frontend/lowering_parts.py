@@ -54,6 +54,10 @@ def assign(items: tuple[str, ...], value: ast.expr, where: ast.stmt) -> ast.stmt
     return located(ast.Assign([target], value), where)
 
 
+#: Expressions that mean something else inside a lambda (a walrus binds in the lambda's scope).
+SCOPE_SENSITIVE = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+
+
 def lambda_of(expr: ast.expr) -> ast.Lambda:
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
