@@ -12,7 +12,7 @@ Sizes and strides are arguments: a new size never recompiles.
 from __future__ import annotations
 
 from astcompile.codegen import reduce as red
-from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
 from astcompile.codegen.lower import Operand, lower
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel
@@ -327,7 +327,8 @@ def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
     for buf in plan.loads:
         params.append(("const void*", _arr(buf)))
         params += [("int64_t", f"{_arr(buf)}_bs{t}") for t in range(len(buf.shape))]
-    params += [(ctype(s.dtype), f"s_{value_name(s)}") for s in plan.scalars]
+    for s in plan.scalars:
+        params += scalar_params(f"s_{value_name(s)}", s.dtype)
     for o in kernel.outputs:
         params.append(("void*", _out(o)))
         params += [("int64_t", f"{_out(o)}_bs{t}") for t in range(len(o.shape))]
@@ -349,7 +350,10 @@ def _entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
             f"    A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});"
             for k in range(len(node.shape))
         ]
-    lines += [f"    A.s_{value_name(s)} = s_{value_name(s)};" for s in plan.scalars]
+    lines += [
+        f"    A.s_{value_name(s)} = {scalar_value(f's_{value_name(s)}', s.dtype)};"
+        for s in plan.scalars
+    ]
     rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
     inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
     lines += [

@@ -15,6 +15,7 @@ divides byte strides by the item size.
 
 from __future__ import annotations
 
+from astcompile.codegen.ctypes import scalar_args
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr
@@ -113,9 +114,7 @@ class WrapperSource:
             self.fresh.add(o.id)
         args = ["_nthreads()"] + [dim_expr(d) for d in kernel.domain]
         args += self._arrays(plan.loads)
-        args += [
-            self.ref(s) if s.dtype.kind != "b" else f"bool({self.ref(s)})" for s in plan.scalars
-        ]
+        args += [a for s in plan.scalars for a in scalar_args(self.ref(s), s.dtype)]
         args += self._arrays(kernel.outputs)
         self.emit(f"_k_{kernel.name}({', '.join(args)})")
 
