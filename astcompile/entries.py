@@ -119,7 +119,7 @@ def _miss_all(*args: Any) -> object:
 
 def _is_leaf_key(k: Any) -> bool:
     """Whether an argument with guard key ``k`` is a graph leaf (see ``trace.is_leaf``)."""
-    if k is float:
+    if k is float or k is complex:
         return True
     return type(k) is tuple and (k[0] is np.ndarray or k[0] is int or (
         len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic)))

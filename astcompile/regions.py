@@ -219,7 +219,7 @@ class Region:
             index
             for entry in self.entries.get(key, ())
             for index, value in entry.result.value_guards
-            if type(leaves[index]) in (int, float) and leaves[index] != value
+            if type(leaves[index]) in (int, float, complex) and leaves[index] != value
         )
 
     def _add_entry(self, entry: Entry) -> None:

@@ -21,6 +21,7 @@ and the build is most of a first call.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -42,6 +43,16 @@ def find_compiler() -> str:
         "(apt-get install gcc), or use backend='eager', or set suppress_errors=True to run "
         "such regions in NumPy."
     )
+
+
+@functools.lru_cache(maxsize=1)
+def headers_digest() -> str:
+    """A hash of the runtime's C headers: kernels built against older helpers are stale."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(INCLUDE_DIR)):
+        with open(os.path.join(INCLUDE_DIR, name), "rb") as f:
+            digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()[:16]
 
 
 def compiler_id(path: str) -> str:

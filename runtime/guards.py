@@ -3,7 +3,8 @@
 A compiled region is reused while the key of a call equals the key it was traced with. The
 key holds what changes the generated code: types, dtypes, ndim, which sizes are 0, 1 or equal to
 each other ("duck sizing"), contiguity, and the values of arguments that are not array data
-(bools, None, strings). Python floats are passed by value and never guarded by value; Python
+(bools, None, strings). Python floats and complex numbers are passed by value and never guarded
+by value; Python
 ints only by magnitude class, because NEP 50 makes ``int8_array + 300`` an error. A recompile
 reason is the difference of two keys, printed in words by :func:`describe_difference`.
 
@@ -52,8 +53,8 @@ def value_key(value: Any, sizes: dict[int, int]) -> Any:
     kind = type(value)
     if kind is np.ndarray:
         return _array_key(value, sizes)
-    if kind is float:
-        return float
+    if kind is float or kind is complex:
+        return kind
     if kind is int:
         return (int, int_class(value))
     if kind is bool or value is None or kind is str:
@@ -78,7 +79,7 @@ def call_key(args: tuple) -> tuple:
 
 def global_key(value: Any) -> Any:
     """Key of a module global a region reads: its value for plain constants, else identity."""
-    if type(value) in (int, float, bool, str) or value is None:
+    if type(value) in (int, float, complex, bool, str) or value is None:
         return (type(value), value)
     return ("id", id(value))
 
@@ -147,8 +148,8 @@ def _arg_checks(checks: KeyChecks, i: int, k: Any) -> bool:
     a = f"_a{i}"
     if _is_array_key(k):
         _array_checks(checks, i, k)
-    elif k is float:
-        checks.conds.append(f"type({a}) is float")
+    elif k is float or k is complex:
+        checks.conds.append(f"type({a}) is {k.__name__}")
     elif type(k) is not tuple or not k:
         return False
     elif k[0] is int:

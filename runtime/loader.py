@@ -26,7 +26,8 @@ _key_locks: dict[str, threading.Lock] = {}  # one per library: different kernels
 def library_key(source: str, compiler: str | None) -> str:
     compiler_part = build.compiler_id(compiler) if compiler else "no-compiler"
     flags = " ".join(build.CFLAGS + build.LIBS)
-    return cache.cache_key(source, flags, compiler_part, build.cpu_features())
+    return cache.cache_key(source, flags, compiler_part, build.cpu_features(),
+                           build.headers_digest())
 
 
 def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:

@@ -1,18 +1,42 @@
-"""complex64/complex128 against NumPy on both backends (the C backend runs complex regions in
-NumPy, the eager interpreter, for now): promotion, abs/conj/real/imag/angle, ufuncs, reductions,
-masks and loops with complex loop-carried values."""
+"""complex64/complex128 against NumPy on both backends: promotion, abs/conj/real/imag/angle,
+ufuncs, reductions, masks and loops with complex loop-carried values. On backend "c" every
+program must run as generated C: no graph break, no region left to the eager interpreter and
+no computation left to a NumPy step (``assert_runs_in_c``)."""
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import pytest
 
 import astcompile
+from bench.loop_kernels import escape_time as bench_escape_time
+from bench.loop_kernels import lms_filter
 from differential import assert_same
 from test_masks import escape_time  # the Mandelbrot set's escape-time loop
 
 BACKENDS = ["eager", "c"]
 Z64 = (np.arange(6) - 2.5 + 1j * np.arange(6)[::-1]).astype(np.complex64)
+_FALLBACKS = ("runs eagerly", "NumPy step", "in NumPy")
+
+
+def assert_runs_in_c(caplog, fn, *args):
+    """NumPy's answer from backend "c", every region and every op of it compiled to C."""
+    caplog.set_level(logging.INFO, logger="astcompile.graph_breaks")
+    got = assert_same(fn, *args, backend="c")
+    output = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
+    assert output.graph_break_count == 0, str(output)
+    messages = [r.getMessage() for r in caplog.records]
+    assert not [m for m in messages if any(f in m for f in _FALLBACKS)], messages
+    return got
+
+
+def check(caplog, fn, *args, backend):
+    """``assert_same`` on the eager backend; ``assert_runs_in_c`` on "c"."""
+    if backend == "c":
+        return assert_runs_in_c(caplog, fn, *args)
+    return assert_same(fn, *args, backend=backend)
 
 
 def promotion(z64, x32, x64, n):
@@ -49,6 +73,9 @@ def carried_sum(z):
 
 
 _g = np.linspace(-2.0, 1.0, 9)
+_rng = np.random.default_rng(5)
+_x = _rng.standard_normal(80) + 1j * _rng.standard_normal(80)
+_d = np.convolve(_x, _rng.standard_normal(4) + 1j * _rng.standard_normal(4))[:80]
 PROGRAMS = [
     (promotion, lambda: (Z64, np.arange(6, dtype=np.float32), np.linspace(0, 1, 6), 3)),
     (parts, lambda: (Z64,)),
@@ -58,14 +85,19 @@ PROGRAMS = [
                                4, 0.1)),
     (escape_time, lambda: (np.zeros((9, 9), complex), _g[:, None] * 1j + _g, 12)),
     (carried_sum, lambda: (Z64.astype(np.complex128),)),
+    (carried_sum, lambda: (Z64,)),
+    (bench_escape_time, lambda: (_g[:, None] * 1j + _g, 15)),
+    (bench_escape_time, lambda: ((_g[:, None] * 1j + _g).astype(np.complex64), 15)),
+    (lms_filter, lambda: (_x, _d, 0.05, 4)),
+    (lms_filter, lambda: (_x.astype(np.complex64), _d.astype(np.complex64), 0.05, 4)),
 ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make_args", PROGRAMS,
                          ids=[f"{p[0].__name__}{k}" for k, p in enumerate(PROGRAMS)])
-def test_complex_programs_match_numpy(fn, make_args, backend):
-    assert_same(fn, *make_args(), backend=backend)
+def test_complex_programs_match_numpy(caplog, fn, make_args, backend):
+    check(caplog, fn, *make_args(), backend=backend)
 
 
 @pytest.mark.parametrize("fn, make_args", PROGRAMS,
@@ -81,6 +113,7 @@ def test_real_and_imag_are_views_of_the_complex_array(backend):
 
     z = Z64.copy()
     re, im = astcompile.compile(halves, backend=backend)(z)
+    assert re.dtype == np.float32
     assert np.shares_memory(re, z) and np.shares_memory(im, z)
     re[0] = 100
     assert z[0].real == 100
@@ -94,3 +127,41 @@ def test_storing_complex_into_a_real_array_runs_in_numpy(backend):
 
     with pytest.warns(np.exceptions.ComplexWarning):
         assert_same(store, np.zeros(6), Z64, backend=backend)
+
+
+def write_parts(z, w):
+    z.real[1:] = w.imag[:-1]
+    z.imag[::2] *= -2
+    for i in range(z.shape[0]):
+        w.imag[i] = z[i].real + w[i].imag
+    return z, w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_stores_through_real_and_imag_views_change_the_complex_array(caplog, backend, dtype):
+    z, w = Z64.astype(dtype), (Z64[::-1] * 1j).astype(dtype)
+    check(caplog, write_parts, z, w, backend=backend)
+
+
+def scale_by(z, alpha):
+    s = 0j
+    for i in range(z.shape[0]):
+        s = s + alpha * z[i]
+    return z * alpha - 1j, s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("alpha", [0.5 - 2j, 3j, 2.0])
+def test_python_complex_scalars_are_arguments(caplog, backend, alpha):
+    check(caplog, scale_by, Z64.astype(np.complex128), alpha, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_complex_scalar_value_is_not_a_cached_constant(backend):
+    compiled = astcompile.compile(scale_by, backend=backend)
+    z = Z64.astype(np.complex128)
+    for alpha in (0.5 - 2j, 3j, -1 + 0j):
+        got, s = compiled(z, alpha)
+        np.testing.assert_allclose(got, z * alpha - 1j, rtol=1e-12)
+        assert type(s) is np.complex128

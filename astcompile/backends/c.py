@@ -69,13 +69,13 @@ def _needs_structured(node: Node) -> bool:
     return node.kind is Kind.CONTROL or (node.op is Op.INDEX and len(node.inputs) > 1)
 
 
-def _needs_numpy(graph: Graph) -> str | None:
-    """Why the whole graph runs in NumPy (eager) rather than in C, if it must: complex numbers
-    (their C multiply/divide differ from NumPy's at inf/NaN; not generated yet)."""
-    for node in walk(graph.nodes()):
-        if node.dtype.kind == "c" or node.op in (Op.REAL, Op.IMAG):
-            return f"complex numbers ({node.op.name} at {node.loc})"
-    return None
+def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
+    """Say which computations the fused kernels leave to NumPy (no C rule for their dtypes)."""
+    for step in sched.steps:
+        node = getattr(step, "node", None)
+        if node is not None and node.kind in (Kind.ELEMENTWISE, Kind.REDUCTION):
+            logs.graph_breaks.info("%s: %s on %s at %s runs as a NumPy step (no C rule)",
+                                   graph.name, node.op.name, node.dtype, node.loc)
 
 
 class CBackend:
@@ -85,11 +85,6 @@ class CBackend:
         self.cache_dir = cache_dir
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
-        reason = _needs_numpy(graph)
-        if reason is not None:
-            logs.graph_breaks.info("%s runs eagerly: the C backend does not support %s",
-                                   graph.name, reason)
-            return EagerBackend().compile(graph)
         if graph.effects or any(_needs_structured(n) for n in walk(graph.nodes())):
             try:
                 return self._compile_structured(graph)
@@ -97,7 +92,8 @@ class CBackend:
                 logs.graph_breaks.info("%s runs eagerly: the C backend does not support %s",
                                        graph.name, exc)
                 return EagerBackend().compile(graph)
-        _, source, decls, py, wrapper = generate(graph)
+        sched, source, decls, py, wrapper = generate(graph)
+        _log_numpy_steps(graph, sched)
         parts = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps), decls)
         library = None
         if decls:

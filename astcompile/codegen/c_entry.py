@@ -13,7 +13,7 @@ once per call (opening one per row or per phase cost more than the work of a 102
 from __future__ import annotations
 
 from astcompile.codegen import reduce as red
-from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan
 from astcompile.graph.ir import Node
@@ -64,7 +64,8 @@ def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
     for buf in plan.loads:
         params.append(("const void*", arr(buf)))
         params += [("int64_t", f"{arr(buf)}_bs{t}") for t in range(len(buf.shape))]
-    params += [(ctype(s.dtype), f"s_{value_name(s)}") for s in plan.scalars]
+    for s in plan.scalars:
+        params += scalar_params(f"s_{value_name(s)}", s.dtype)
     for o in kernel.outputs:
         params.append(("void*", out(o)))
         params += [("int64_t", f"{out(o)}_bs{t}") for t in range(len(o.shape))]
@@ -81,7 +82,8 @@ def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
         lines += [
             f"A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});" for k in range(len(node.shape))
         ]
-    lines += [f"A.s_{value_name(s)} = s_{value_name(s)};" for s in plan.scalars]
+    lines += [f"A.s_{value_name(s)} = {scalar_value(f's_{value_name(s)}', s.dtype)};"
+              for s in plan.scalars]
     if plan.inner:
         first, rest = plan.inner[0], " * ".join(f"n{a}" for a in plan.inner[1:]) or "1"
         # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)

@@ -17,6 +17,12 @@ from typing import Any
 import numpy as np
 
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
+from astcompile.codegen.lower_complex import (
+    COMPLEX_ARGUMENT,
+    COMPLEX_RULES,
+    can_lower_complex,
+    is_complex,
+)
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import COMPARISONS, Op
 
@@ -195,6 +201,8 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.LSHIFT: _helper("lshift"),
     Op.RSHIFT: _helper("rshift"),
     Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+    Op.REAL: _IDENT,  # of a real value: the value itself (complex operands: lower_complex)
+    Op.IMAG: lambda n, a: "0",
     Op.CLIP: _int_or(
         lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
         lambda n, a: f"({a[0]} < {a[1]} ? {a[1]} : ({a[0]} > {a[2]} ? {a[2]} : {a[0]}))",
@@ -224,6 +232,8 @@ def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
     if node.op in _PREDICATES:
         args = [_weak_example(o) if o.weak else o.dtype for o in operands]
         return np.result_type(*args)
+    if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
+        return operands[0].dtype  # abs(z), z.real: computed on z
     return node.dtype
 
 
@@ -232,6 +242,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
     if node.op is Op.CAST:
         return _cast(node, [operands[0].expr], operands[0].dtype)
     work = compute_dtype(node, operands)
+    rules = COMPLEX_RULES if work.kind == "c" else RULES
     if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
         x = _convert(operands[0], work)
         return "(" + " * ".join([x] * int(operands[1].value)) + ")"
@@ -239,7 +250,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
     args = [o.expr if k < start else _convert(o, work) for k, o in enumerate(operands)]
     if node.op is Op.WHERE:
         args[0] = f"({operands[0].expr} != 0)"
-    return f"(({ctype(node.dtype)}){RULES[node.op](_typed(node, work), args)})"
+    return f"(({ctype(node.dtype)}){rules[node.op](_typed(node, work), args)})"
 
 
 def _typed(node: Node, work: np.dtype) -> Node:
@@ -262,6 +273,8 @@ def can_lower(node: Node) -> bool:
     dtypes = [node.dtype, *(i.dtype for i in node.inputs)]
     if not all(supported_dtype(d) for d in dtypes):
         return False
+    if is_complex(node):
+        return can_lower_complex(node)
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)

@@ -53,6 +53,8 @@ STEPS = {
     Op.TRANSPOSE: lambda n, a: f"{a[0]}.transpose({tuple(n.attr)!r})",
     Op.RESHAPE: lambda n, a: f"_np.reshape({a[0]}, {shape_expr(n.attr)})",
     Op.BROADCAST_TO: lambda n, a: f"_np.broadcast_to({a[0]}, {shape_expr(n.attr)})",
+    Op.REAL: lambda n, a: f"{a[0]}.real",  # views, as np.real/np.imag of an array
+    Op.IMAG: lambda n, a: f"{a[0]}.imag",
     Op.MATMUL: lambda n, a: f"_np.matmul({a[0]}, {a[1]})",
     Op.DOT: lambda n, a: f"_np.dot({a[0]}, {a[1]})",
 }

@@ -4,7 +4,10 @@ Float sums accumulate in double, in chunks whose partial sums are added at the e
 summation): over 16M float32 elements the result is within 1e-6 relative of NumPy's pairwise
 sum (usually closer to the exact sum than NumPy's). Float max/min keep a NaN flag beside the
 running value, so a NaN anywhere gives NaN as in NumPy, while the loop still vectorises with
-``omp simd reduction(max:...)``.
+``omp simd reduction(max:...)``. Complex sums accumulate in ``double complex`` (each part like a
+float sum); complex products multiply with NumPy's formula (``astc_cmul``, an OpenMP reduction
+declared in ``astc_complex.h``), and the mean divides as NumPy does (Smith's division by
+``count + 0j``). Complex max/min (lexicographic) run in NumPy.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ class Acc:
 def acc_type(node: Node) -> str:
     if node.op in (Op.ANY, Op.ALL):
         return "int"
+    if node.dtype.kind == "c":
+        return "double complex"
     if node.op is Op.MEAN or node.dtype.kind == "f":
         return "double" if node.op in (Op.SUM, Op.PROD, Op.MEAN) else ctype(node.dtype)
     return ctype(node.dtype)
@@ -42,7 +47,7 @@ def accumulators(node: Node) -> list[Acc]:
     if node.op in (Op.SUM, Op.MEAN):
         return [Acc(t, "", "0", "+")]
     if node.op is Op.PROD:
-        return [Acc(t, "", "1", "*")]
+        return [Acc(t, "", "1", "astc_cprod" if node.dtype.kind == "c" else "*")]
     if node.op is Op.ANY:
         return [Acc(t, "", "0", "|")]
     if node.op is Op.ALL:
@@ -67,6 +72,8 @@ def update(node: Node, acc: str, value: str) -> list[str]:
     """Statements folding ``value`` (already of the accumulator type) into ``acc``."""
     if node.op in (Op.SUM, Op.MEAN):
         return [f"{acc} += {value};"]
+    if node.op is Op.PROD and node.dtype.kind == "c":
+        return [f"{acc} = astc_cmul({acc}, {value});"]
     if node.op is Op.PROD:
         return [f"{acc} *= {value};"]
     if node.op is Op.ANY:
@@ -101,6 +108,8 @@ def finalize(node: Node, acc: str, count: str) -> str:
     if node.op is Op.MEAN:
         ddof = node.attr.ddof
         div = f"(double)({count} > {ddof} ? {count} - {ddof} : 0)"
+        if node.dtype.kind == "c":
+            return f"(({t})astc_cdiv({acc}, ASTC_CMPLX({div}, 0)))"
         return f"(({t})({acc} / {div}))"
     if node.op in (Op.MAX, Op.MIN) and node.dtype.kind == "f":
         return f"(({t})({acc}_nan ? NAN : {acc}))"
@@ -114,6 +123,6 @@ def can_reduce(node: Node) -> bool:
     src = node.inputs[0].dtype
     if node.op not in REDUCTIONS or not supported_dtype(src) or not supported_dtype(node.dtype):
         return False
-    if node.op in (Op.MAX, Op.MIN) and node.dtype != src:
+    if node.op in (Op.MAX, Op.MIN) and (node.dtype != src or src.kind == "c"):
         return False
-    return node.op is not Op.MEAN or node.dtype.kind == "f"
+    return node.op is not Op.MEAN or node.dtype.kind in "fc"

@@ -39,6 +39,7 @@ from astcompile.codegen.views import (
     index_index,
     index_view,
     indexed_shape,
+    part_view,
     slice_start,
     transpose_view,
 )
@@ -120,7 +121,7 @@ class Emitter:
         if self.plan.rooted(node):
             view = self.view(node)
             if self.loads is not None:
-                self.loads.append((view.alias, view.address(idx)))
+                self.loads.append((view.alias, view.at(idx)))
             return view.at(idx)
         if node.op in _VIEW_INDEX:
             return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
@@ -169,7 +170,17 @@ class Emitter:
             return View(base.ptr, base.offset, strides, base.alias)
         if node.op is Op.RESHAPE:
             return View(base.ptr, base.offset, contiguous_strides(node.shape), base.alias)
+        if node.op in (Op.REAL, Op.IMAG):
+            return self._part_view(node, base)
         raise StructuredUnsupported(f"no view for {node.op.name}")  # RESULTs are registered
+
+    def _part_view(self, node: Node, base: View) -> View:
+        """``z.real``/``z.imag`` in memory; ``x.real`` of a real array is ``x`` itself."""
+        if node.inputs[0].dtype.kind == "c":
+            return part_view(base, ctype(node.dtype), node.op is Op.IMAG)
+        if node.op is Op.REAL:
+            return base
+        raise StructuredUnsupported(f"the read-only zeros of a real array's .imag ({node.loc})")
 
     # -- casts and dynamic indices ----------------------------------------------------------
     def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
@@ -253,7 +264,7 @@ class Emitter:
         self.nest(shape, lambda idx: self.element(value, broadcast_index(value.shape, shape, idx)))
         idx = [f"i{a}" for a in range(len(shape))]
         found, self.loads, self.lines, self.depth = self.loads, None, lines, depth
-        return any(alias & dst.alias and addr != dst.address(idx) for alias, addr in found)
+        return any(alias & dst.alias and addr != dst.at(idx) for alias, addr in found)
 
     # -- reductions -------------------------------------------------------------------------
     def reduction(self, node: Node, dst: View | None) -> None:

@@ -30,7 +30,7 @@ class StructuredUnsupported(NotImplementedError):
     """A structured graph uses something the C emitter does not handle: run it eagerly."""
 
 
-VIEW_OPS = frozenset({Op.INDEX, Op.TRANSPOSE, Op.BROADCAST_TO, Op.RESHAPE})
+VIEW_OPS = frozenset({Op.INDEX, Op.TRANSPOSE, Op.BROADCAST_TO, Op.RESHAPE, Op.REAL, Op.IMAG})
 Sink = tuple[int, int]  # (id(level graph), position id)
 
 

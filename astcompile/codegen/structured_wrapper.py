@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from astcompile.codegen.c import HEADER
-from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.structured import PRELUDE, Emitter
@@ -90,8 +90,11 @@ def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
     for k, node in enumerate(graph.inputs):
         name, t = value_name(node), ctype(node.dtype)
         if node.attr.input_kind is InputKind.SCALAR:
-            py = f"int({name})" if node.dtype.kind == "b" else name
-            params.append(Param(t, name, py))
+            parts = scalar_params(name, node.dtype)
+            params += [Param(pt, pn, py) for (pt, pn), py in
+                       zip(parts, scalar_args(name, node.dtype))]
+            if len(parts) > 1:  # a complex scalar arrives as its two parts
+                prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
         params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
         params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
@@ -100,6 +103,9 @@ def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
             params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
             prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
     return params, prologue
+
+
+_VIEWS = (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO, Op.REAL, Op.IMAG)
 
 
 class _Wrapper:
@@ -166,7 +172,7 @@ class _Wrapper:
         if node.id in self.sels:
             _, init, (a, b) = self.em.selectors[node.id]
             return f"({self.ref(init)}, {a}, {b})[sel[{self.sels[node.id]}] + 1]"
-        if node.op in STEPS and node.op in (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO):
+        if node.op in STEPS and node.op in _VIEWS:
             if node.op is Op.INDEX and any(
                 isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
             ):

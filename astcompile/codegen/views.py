@@ -86,6 +86,14 @@ class View:
         return self.ptr if self.offset == "0" else f"{self.ptr} + {self.offset}"
 
 
+def part_view(view: View, part_ctype: str, imag: bool) -> View:
+    """``z.real`` or ``z.imag`` of a complex view: the same memory seen as ``part_ctype``
+    values, two per element (NumPy's interleaved layout), so stores through it reach ``z``."""
+    offset = add(mul(view.offset, "2"), "1" if imag else "0")
+    strides = tuple(mul(s, "2") for s in view.strides)
+    return View(f"(({part_ctype}*){view.ptr})", offset, strides, view.alias)
+
+
 def int_start(item: IndexItem, dyn: Callable[[int], str]) -> str:
     """The C index of an "int" item (a size expression, or a checked runtime index local), or
     the first index of a slice (for a "dslice", the clipped start local)."""

@@ -18,6 +18,7 @@ loop in the C).
 
 from __future__ import annotations
 
+from astcompile.codegen.ctypes import scalar_args
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr
@@ -126,9 +127,7 @@ class WrapperSource:
             self.consts[f"_odt{o.id}"] = o.dtype
             self.emit(f"t{o.id} = _empty({shape_expr(o.shape)}, _odt{o.id})")
             self.fresh.add(o.id)
-        args += [
-            self.ref(s) if s.dtype.kind != "b" else f"bool({self.ref(s)})" for s in plan.scalars
-        ]
+        args += [a for s in plan.scalars for a in scalar_args(self.ref(s), s.dtype)]
         args += self._arrays(kernel.outputs)
         self.emit(f"_k_{kernel.name}({', '.join(args)})")
 

@@ -50,8 +50,12 @@ def _ann_assign(checker: Any, node: cst.AnnAssign) -> list[Problem]:
 
 
 def _is_store_base(value: cst.BaseExpression) -> bool:
-    """``obj.a[0] = v`` stores through an attribute: judged like ``obj.a = v``."""
-    return isinstance(value, cst.Attribute)
+    """``obj.a[0] = v`` stores through an attribute: judged like ``obj.a = v``. Except
+    ``z.real[0] = v`` and ``z.imag[0] = v``: views of ``z``, whose stores the tracer models
+    (it breaks at trace time if ``z`` turns out not to be an array)."""
+    if not isinstance(value, cst.Attribute):
+        return False
+    return not (value.attr.value in ("real", "imag") and isinstance(value.value, cst.Name))
 
 
 def _aug_assign(checker: Any, node: cst.AugAssign) -> list[Problem]:

@@ -41,8 +41,8 @@ def ac_scalar(func: Callable, *args: Any) -> Any:
         handler = None
     if handler is None or not any(C.is_runtime(a) for a in args):
         return func(*args)
-    if any(isinstance(a, SymArray) and a.ndim for a in args):
-        return func(*args)  # arrays: Python's own behaviour (or the tracer's break)
+    if any(isinstance(a, SymArray) and (a.ndim or a.dtype.kind == "c") for a in args):
+        return func(*args)  # arrays, complex values: NumPy's own behaviour (or a break)
     return handler(*args)
 
 

@@ -302,7 +302,7 @@ class SymScalar:
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if isinstance(other, (SymArray, np.ndarray, np.generic)):
             return apply_elementwise(op, *((other, self) if reflected else (self, other)))
-        if not isinstance(other, (bool, int, float, SymScalar, SymInt)):
+        if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
         # Python raises (x / 0) or goes complex ((-8.0) ** 0.5) where NumPy does not: the

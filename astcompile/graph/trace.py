@@ -21,7 +21,7 @@ from astcompile.graph.masks import MaskedValue
 from astcompile.graph.ops import Op
 from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 
-LEAF_TYPES = (np.ndarray, np.generic, int, float)
+LEAF_TYPES = (np.ndarray, np.generic, int, float, complex)
 
 
 def is_leaf(value: Any) -> bool:
@@ -89,7 +89,7 @@ class _Inputs:
         return symbolic
 
     def _make(self, value: Any, index: int, name: str) -> Any:
-        if isinstance(value, (int, float)) and not isinstance(value, np.generic):
+        if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
             dtype = np.result_type(value)
             node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
             if index in self.dynamic:

@@ -102,4 +102,6 @@ static inline int64_t astc_f2i64(double x) {
 
 /* NumPy's sign: NaN stays NaN, +-0 gives +0. */
 #define ASTC_SIGN(a) ((a) > 0 ? 1 : ((a) < 0 ? -1 : ((a) == 0 ? 0 : (a))))
+
+#include "astc_complex.h"
 #endif

@@ -1,0 +1,86 @@
+"""Op -> C expression for complex64/complex128 operands: NumPy's formulas, not C99's.
+
+C's ``*`` and ``/`` on complex values follow Annex G (``__muldc3``/``__divdc3``): they recover
+infinities that NumPy's textbook multiply and Smith divide leave as NaN, and they are slow. So
+every op that is not plain component arithmetic calls a helper of
+``runtime/include/astc_complex.h`` (``astc_cmul``, ``astc_cdiv``, ``astc_cabs``, ...), whose
+``f`` variants keep complex64 math in float as NumPy does. ``+``, ``-``, negation, ``==``, ``!=``
+and ``?:`` act on each part, so they stay C operators.
+
+Ops with no rule here (ordering ops other than comparisons, trigonometry, ``sign``, ...) and
+casts that drop the imaginary part (NumPy warns) run in NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from astcompile.graph.ir import Node
+from astcompile.graph.ops import Op
+
+Rule = Callable[[Node, list[str]], str]
+
+
+def _suffix(node: Node) -> str:
+    """``f`` for complex64 helpers (``astc_cmulf``), nothing for complex128."""
+    return "f" if node.dtype == np.complex64 else ""
+
+
+def _helper(name: str) -> Rule:
+    return lambda node, a: f"astc_{name}{_suffix(node)}({', '.join(a)})"
+
+
+def _libm(name: str) -> Rule:
+    """``creal``/``crealf`` from <complex.h>."""
+    return lambda node, a: f"{name}{_suffix(node)}({a[0]})"
+
+
+def _infix(op: str) -> Rule:
+    return lambda node, a: f"({a[0]} {op} {a[1]})"
+
+
+#: op -> rule(node seen with its complex computation dtype, operand expressions).
+COMPLEX_RULES: dict[Op, Rule] = {
+    Op.NEG: lambda n, a: f"(-{a[0]})",
+    Op.POS: lambda n, a: a[0],
+    Op.COPY: lambda n, a: a[0],
+    Op.BROADCAST_TO: lambda n, a: a[0],
+    Op.ADD: _infix("+"),
+    Op.SUB: _infix("-"),
+    Op.MUL: _helper("cmul"),
+    Op.TRUEDIV: _helper("cdiv"),
+    Op.SQUARE: lambda n, a: _helper("cmul")(n, [a[0], a[0]]),
+    Op.POW: _helper("cpow"),
+    Op.ABS: _helper("cabs"),
+    Op.SQRT: _helper("csqrt"),
+    Op.EXP: _helper("cexp"),
+    Op.CONJ: _helper("conj"),
+    Op.REAL: _libm("creal"),
+    Op.IMAG: _libm("cimag"),
+    Op.EQ: _infix("=="),
+    Op.NE: _infix("!="),
+    Op.LT: _helper("clt"),
+    Op.LE: _helper("cle"),
+    Op.GT: _helper("cgt"),
+    Op.GE: _helper("cge"),
+    Op.ISNAN: _helper("cisnan"),
+    Op.ISINF: _helper("cisinf"),
+    Op.ISFINITE: _helper("cisfinite"),
+    Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+}
+
+#: Ops whose result is real but which compute on their complex operand.
+COMPLEX_ARGUMENT = frozenset({Op.ABS, Op.REAL, Op.IMAG})
+
+
+def is_complex(node: Node) -> bool:
+    return node.dtype.kind == "c" or any(i.dtype.kind == "c" for i in node.inputs)
+
+
+def can_lower_complex(node: Node) -> bool:
+    """Whether a node with a complex result or operand has a C rule matching NumPy."""
+    if node.op is Op.CAST:  # complex -> real or int drops the imaginary part with a warning
+        return node.dtype.kind in "cb"
+    return node.op in COMPLEX_RULES

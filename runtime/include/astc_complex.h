@@ -1,0 +1,100 @@
+/* astcompile runtime: complex arithmetic as NumPy computes it.
+ *
+ * Values are C99 `double complex` / `float complex` (interleaved real and imaginary parts,
+ * NumPy's layout), but multiply and divide never use C's `*` and `/` on complex operands:
+ * those follow Annex G (calls to __muldc3/__divdc3, which recover infinities NumPy leaves as
+ * NaN, and are slow and not vectorisable). NumPy multiplies with the textbook formula and
+ * divides with Smith's algorithm; the helpers below are those formulas on the real and
+ * imaginary parts, which GCC inlines and vectorises. abs is hypot (NumPy's npy_cabs); exp,
+ * sqrt and the general power are glibc's cexp, csqrt and cpow, as NumPy's npy_cexp, npy_csqrt
+ * and npy_cpow use on Linux. Ordering comparisons are NumPy's lexicographic order.
+ * complex64 math stays in float (the `f` variants), as in NumPy.
+ */
+#ifndef ASTC_COMPLEX_H
+#define ASTC_COMPLEX_H
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#undef I /* a user variable may be called I */
+
+#define ASTC_CMPLX(re, im) __builtin_complex((double)(re), (double)(im))
+#define ASTC_CMPLXF(re, im) __builtin_complex((float)(re), (float)(im))
+
+#define ASTC_COMPLEX_OPS(T, C, SUF, MK)                                                 \
+    /* (ar*br - ai*bi) + (ar*bi + ai*br)i: NumPy's multiply, NaN where C99 gives inf */ \
+    static inline C astc_cmul##SUF(C a, C b) {                                          \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        return MK(ar * br - ai * bi, ar * bi + ai * br);                                \
+    }                                                                                   \
+    /* Smith's algorithm, as NumPy's complex divide (x / 0 gives inf or NaN parts) */   \
+    static inline C astc_cdiv##SUF(C a, C b) {                                          \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        const T abs_br = fabs##SUF(br), abs_bi = fabs##SUF(bi);                         \
+        if (abs_br >= abs_bi) {                                                         \
+            if (abs_br == 0 && abs_bi == 0) return MK(ar / abs_br, ai / abs_br);        \
+            const T rat = bi / br, scl = (T)1 / (br + bi * rat);                        \
+            return MK((ar + ai * rat) * scl, (ai - ar * rat) * scl);                    \
+        }                                                                               \
+        const T rat = br / bi, scl = (T)1 / (bi + br * rat);                            \
+        return MK((ar * rat + ai) * scl, (ai * rat - ar) * scl);                        \
+    }                                                                                   \
+    static inline T astc_cabs##SUF(C a) { return hypot##SUF(creal##SUF(a), cimag##SUF(a)); } \
+    static inline C astc_cexp##SUF(C a) { return cexp##SUF(a); }                       \
+    static inline C astc_csqrt##SUF(C a) { return csqrt##SUF(a); }                     \
+    static inline C astc_conj##SUF(C a) { return MK(creal##SUF(a), -cimag##SUF(a)); }   \
+    /* a ** n for a small integer n: NumPy's repeated squaring (then 1 / r for n < 0) */ \
+    static inline C astc_cpowi##SUF(C a, int64_t n) {                                   \
+        if (n == 2) return astc_cmul##SUF(a, a);                                        \
+        if (n == 3) return astc_cmul##SUF(a, astc_cmul##SUF(a, a));                     \
+        int64_t m = n < 0 ? -n : n, mask = 1;                                           \
+        C acc = MK(1, 0), p = a;                                                        \
+        for (;;) {                                                                      \
+            if (m & mask) acc = astc_cmul##SUF(acc, p);                                 \
+            mask <<= 1;                                                                 \
+            if (m < mask) break;                                                        \
+            p = astc_cmul##SUF(p, p);                                                   \
+        }                                                                               \
+        return n < 0 ? astc_cdiv##SUF(MK(1, 0), acc) : acc;                             \
+    }                                                                                   \
+    /* NumPy's nc_pow: special cases for zero and small integer exponents, else cpow */ \
+    static inline C astc_cpow##SUF(C a, C b) {                                          \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        if (br == 0 && bi == 0) return MK(1, 0);                                        \
+        if (ar == 0 && ai == 0) return br > 0 ? MK(0, 0) : MK(NAN, NAN);                \
+        if (bi == 0 && br > -100 && br < 100 && (T)(int64_t)br == br) {                 \
+            return (int64_t)br == 1 ? a : astc_cpowi##SUF(a, (int64_t)br);              \
+        }                                                                               \
+        return cpow##SUF(a, b);                                                         \
+    }                                                                                   \
+    /* NumPy's lexicographic order: real parts first, NaN anywhere compares false */    \
+    static inline int astc_clt##SUF(C a, C b) {                                         \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);              \
+    }                                                                                   \
+    static inline int astc_cle##SUF(C a, C b) {                                         \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);             \
+    }                                                                                   \
+    static inline int astc_cgt##SUF(C a, C b) { return astc_clt##SUF(b, a); }           \
+    static inline int astc_cge##SUF(C a, C b) { return astc_cle##SUF(b, a); }           \
+    static inline int astc_cisnan##SUF(C a) {                                           \
+        return creal##SUF(a) != creal##SUF(a) || cimag##SUF(a) != cimag##SUF(a);        \
+    }                                                                                   \
+    static inline int astc_cisinf##SUF(C a) {                                           \
+        return __builtin_isinf(creal##SUF(a)) || __builtin_isinf(cimag##SUF(a));       \
+    }                                                                                   \
+    static inline int astc_cisfinite##SUF(C a) {                                        \
+        return __builtin_isfinite(creal##SUF(a)) && __builtin_isfinite(cimag##SUF(a));  \
+    }
+ASTC_COMPLEX_OPS(double, double complex, , ASTC_CMPLX)
+ASTC_COMPLEX_OPS(float, float complex, f, ASTC_CMPLXF)
+
+/* prod() of complex values in `omp simd` loops: NumPy's multiply, not C's. */
+#pragma omp declare reduction(astc_cprod : double complex : omp_out = astc_cmul(omp_out, omp_in)) \
+    initializer(omp_priv = ASTC_CMPLX(1, 0))
+#endif
