@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.graph.results import OutSpec, TraceResult, is_leaf
 from astcompile.graph.shapes import DimOp, ShapeGuard
-from astcompile.graph.trace import OutSpec, TraceResult, is_leaf
 from astcompile.runtime import guards as G
 
 
@@ -176,7 +176,7 @@ def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
                   f"        return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"]
     lines.append("    return _MISS")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)
     fn = namespace[f"guards_{name}"]
     fn.py_source = source
     return fn

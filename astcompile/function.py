@@ -14,28 +14,22 @@ import threading
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry, telemetry, warm
 from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
-from astcompile.graph.context import TraceBreak
-from astcompile.graph.ir import Graph
-from astcompile.graph import control
-from astcompile.graph.loops import ac_create, ac_for, ac_if, ac_len, ac_ndindex, ac_while
-from astcompile.graph.scalars import ac_scalar
 from astcompile.regions import Region
 from astcompile.runtime.timing import phase
+from astcompile.structured_calls import STRUCTURED_CALLS
 
-#: Names region bodies with lowered loops call (see astcompile/frontend/loops.py).
-STRUCTURED_CALLS: dict[str, Any] = {
-    "__ac_for": ac_for, "__ac_if": ac_if, "__ac_create": ac_create, "__ac_while": ac_while,
-    "__ac_ndindex": ac_ndindex, "__ac_len": ac_len, "__ac_scalar": ac_scalar,
-    "__ac_and": control.ac_and, "__ac_or": control.ac_or, "__ac_not": control.ac_not,
-    "__ac_assert": control.ac_assert,
-}
+if TYPE_CHECKING:
+    from astcompile.graph.context import TraceBreak
+    from astcompile.graph.ir import Graph
+
+__all__ = ["STRUCTURED_CALLS", "CompiledFunction"]
 
 _TRACE_REASONS = {
     "data-dependent control flow": BreakReason.DATA_DEPENDENT,

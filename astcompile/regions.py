@@ -17,14 +17,14 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, telemetry, warm
 from astcompile.entries import _MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
-from astcompile.graph.build import index_shape
-from astcompile.graph.context import TraceBreak
-from astcompile.graph.ops import Kind, Op
-from astcompile.graph.trace import TraceResult, trace
+from astcompile.graph.results import TraceResult
+
+if TYPE_CHECKING:
+    from astcompile.graph.context import TraceBreak
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
 
@@ -46,6 +46,9 @@ def _scalar_only(graph: Any) -> bool:
     """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
     stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
     compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
+    from astcompile.graph.build import index_shape
+    from astcompile.graph.ops import Kind, Op
+
     for node in graph.nodes():
         if node.kind is Kind.CONTROL:
             return False
@@ -166,6 +169,8 @@ class Region:
         if self.entries:
             logs.recompiles.info("%s: recompiling %s: %s", self.owner.name, self.spec.name,
                                  self._miss_reason(key, args))
+        from astcompile.graph.context import TraceBreak  # the tracer, imported on first use
+
         try:
             result = self._trace(key, args)
         except TraceBreak as exc:
@@ -200,6 +205,9 @@ class Region:
         run-time value (like torch.compile's automatic dynamic shapes), so a loop index passed
         in on every iteration compiles once, not once per value; where the body needs that
         value (``range(n)``, ``if n > 0``) the trace specialises it as before."""
+        from astcompile.graph.context import TraceBreak
+        from astcompile.graph.trace import trace
+
         name = f"{self.owner.name}_{self.spec.name[5:]}"
         dynamic = self.dynamic_leaves | self._changed_scalars(key, args)
         with phase("trace"):
@@ -246,7 +254,7 @@ class Region:
                          [str(g) for g in result.graph.guards] + result.value_guards)
         self.owner.dump_graph(self.spec.name, result.graph)
 
-    def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
+    def _on_trace_break(self, key: tuple, exc: "TraceBreak") -> None:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)

@@ -230,7 +230,7 @@ def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
         return []
     try:
         records = pickle.loads(data)
-    except Exception as exc:  # noqa: BLE001 - a corrupt or incompatible file is a miss
+    except Exception as exc:
         logs.root.info("unreadable region entry %s: %s", name, exc)
         return []
     return [r for r in records if isinstance(r, dict) and r.get("format") == FORMAT]
@@ -285,7 +285,7 @@ def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
         with _lock:
             records = [r for r in _read(store, name) if _identity_of(r) != _identity_of(record)]
             artifacts.write_atomic(path, pickle.dumps([*records, record]))
-    except Exception as exc:  # noqa: BLE001 - an unpicklable graph only costs the warm start
+    except Exception as exc:
         logs.root.info("region entry of %s not persisted: %s", region.owner.name, exc)
         return
     if _aot.is_set():

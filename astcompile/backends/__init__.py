@@ -9,9 +9,10 @@ them into NumPy scalars where NumPy would.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-from astcompile.graph.ir import Graph
+if TYPE_CHECKING:
+    from astcompile.graph.ir import Graph
 
 CompiledGraph = Callable[[Sequence[object]], list]
 

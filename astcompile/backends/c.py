@@ -22,9 +22,10 @@ from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.structured_wrapper import raise_error, region_source
+from astcompile.codegen.structured_wrapper import region_source
 from astcompile.codegen.wrapper import WrapperSource
 from astcompile.errors import CompileError
+from astcompile.graph.checks import raise_error
 from astcompile.graph.ir import Graph, Node, walk
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.pipeline import run_passes

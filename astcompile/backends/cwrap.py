@@ -67,7 +67,7 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
     if library is not None:
         ffi, namespace["_lib"] = library
         namespace["_ptr"], namespace["_fb"] = _pointers(ffi)
-    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102 - our generated wrapper
+    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)
     fn = namespace[f"region_{sanitize(graph.name)}"]
     fn.py_source = parts.py
     fn.parts = parts

@@ -14,10 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.graph.checks import size_check_holds, size_check_message
-from astcompile.graph.control import make_error
+from astcompile.graph.checks import make_error, size_check_holds, size_check_message
 from astcompile.graph.ir import (
-    SizeCheckAttr,
     ConstAttr,
     DynIndex,
     Graph,
@@ -26,6 +24,7 @@ from astcompile.graph.ir import (
     LoopAttr,
     Node,
     ReduceAttr,
+    SizeCheckAttr,
     own_nodes,
 )
 from astcompile.graph.ops import Kind, Op, info
@@ -94,7 +93,7 @@ def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int], args: Seque
     take their value from the node's operands ``args`` (``args[0]`` is the indexed array). The
     lengths of "dslice" items are recorded in ``runtime``, for the sizes that refer to them."""
     key: list[Any] = []
-    value = lambda b: int(args[b.input]) if isinstance(b, DynIndex) else dim(b)  # noqa: E731
+    value = lambda b: int(args[b.input]) if isinstance(b, DynIndex) else dim(b)
     axis = 0
     for item in items:
         axis += item.kind != "newaxis"

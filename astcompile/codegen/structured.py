@@ -24,11 +24,12 @@ from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
-from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
 from astcompile.codegen.ctypes import ctype, literal
+from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
+from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.views import (
     View,
@@ -40,16 +41,18 @@ from astcompile.codegen.views import (
     index_view,
     indexed_shape,
     part_view,
-    slice_start,
     transpose_view,
 )
-from astcompile.codegen.index_ranges import Bounds
-from astcompile.graph.checks import SIZE_CHECKS
 from astcompile.graph.build import store_checks
-from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node, SizeCheckAttr
+from astcompile.graph.ir import (
+    Graph,
+    InputAttr,
+    InputKind,
+    Node,
+    SizeCheckAttr,
+)
 from astcompile.graph.ops import Kind, Op
 from astcompile.graph.shapes import Dim, upper_bound
-
 
 
 @dataclass

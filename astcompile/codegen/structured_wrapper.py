@@ -21,8 +21,6 @@ from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
-from astcompile.graph.checks import message_for_status
-from astcompile.graph.control import make_error
 from astcompile.graph.ir import DynIndex, Graph, InputKind, Node
 from astcompile.graph.ops import Op
 
@@ -40,20 +38,6 @@ class RegionSource:
     decl: str
     py: str
     consts: dict[str, object] = field(default_factory=dict)
-
-
-def raise_error(rc: int, err: np.ndarray, checks: tuple = ()) -> None:
-    """NumPy's (or Python's) exception for a nonzero status of a region function."""
-    if rc == 3:
-        raise make_error(*checks[int(err[0])])
-    if rc == 1:
-        raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
-    if rc == 2:
-        raise ValueError("range() arg 3 must not be zero")
-    message = message_for_status(rc, [int(v) for v in err[:2]])
-    if message is not None:
-        raise ValueError(message)
-    raise RuntimeError(f"astcompile: region failed with status {rc}")
 
 
 def region_source(graph: Graph, em: Emitter) -> RegionSource:

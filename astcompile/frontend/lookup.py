@@ -40,7 +40,7 @@ def lookup(fn: Callable, dotted: str) -> Any:
             return InstanceMethod(isinstance(obj, (np.ndarray, np.generic)))
         try:
             obj = getattr(obj, attr)
-        except Exception:  # noqa: BLE001 - a module's lazy attribute may raise anything
+        except Exception:
             return MISSING
     return obj
 

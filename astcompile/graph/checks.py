@@ -8,7 +8,9 @@ the eager interpreter and the C code raise the same ValueError.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
+from typing import Any
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
 SIZE_CHECKS: dict[str, tuple[Callable[..., bool], str, int]] = {
@@ -38,3 +40,24 @@ def message_for_status(status: int, sizes: Sequence[int]) -> str | None:
     """The ValueError text for a region's status code (None: not a size check)."""
     text = _MESSAGES.get(status)
     return None if text is None else text.format(*sizes)
+
+
+def make_error(exception: str, message: str) -> BaseException:
+    """The builtin exception a failed CHECK raises (no arguments for a bare ``assert``)."""
+    return getattr(builtins, exception)(*((message,) if message else ()))
+
+
+def raise_error(rc: int, err: Any, checks: tuple = ()) -> None:
+    """NumPy's (or Python's) exception for a nonzero status of a structured region function:
+    1 IndexError (index, axis, size in ``err``), 2 a zero ``range`` step, 3 a failed CHECK
+    (``err[0]`` indexes ``checks``), 10-13 the size checks above."""
+    if rc == 3:
+        raise make_error(*checks[int(err[0])])
+    if rc == 1:
+        raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
+    if rc == 2:
+        raise ValueError("range() arg 3 must not be zero")
+    message = message_for_status(rc, [int(v) for v in err[:2]])
+    if message is not None:
+        raise ValueError(message)
+    raise RuntimeError(f"astcompile: region failed with status {rc}")

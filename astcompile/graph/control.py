@@ -15,13 +15,13 @@ code stops with ``AssertionError`` where Python would.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph.checks import make_error
 from astcompile.graph.context import TraceBreak, current, is_tracing
 from astcompile.graph.ir import CheckAttr, Node
 from astcompile.graph.ops import Op
@@ -113,11 +113,6 @@ def ac_assert(test: Any, message: Callable[[], Any] | None = None) -> None:
             raise TraceBreak("assert message", "an assert message computed from loop values")
         text = str(value)
     check(test, "AssertionError", text)
-
-
-def make_error(exception: str, message: str) -> BaseException:
-    """The builtin exception a failed CHECK raises (no arguments for a bare ``assert``)."""
-    return getattr(builtins, exception)(*((message,) if message else ()))
 
 
 def check(ok: Any, exception: str, message: str) -> None:

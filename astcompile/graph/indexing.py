@@ -16,8 +16,8 @@ from astcompile.graph import build as B
 from astcompile.graph import masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
-from astcompile.graph.ops import Op
 from astcompile.graph.ir import DynIndex, IndexItem, Node
+from astcompile.graph.ops import Op
 
 
 def _as_index(value: Any) -> Any:
@@ -194,5 +194,5 @@ def setitem(array: Any, key: Any, value: Any) -> None:
 
 
 def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:
-    shift = lambda b: DynIndex(b.input + by) if isinstance(b, DynIndex) else b  # noqa: E731
+    shift = lambda b: DynIndex(b.input + by) if isinstance(b, DynIndex) else b
     return IndexItem(item.kind, shift(item.start), item.length, item.step, shift(item.stop))

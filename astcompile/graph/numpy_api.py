@@ -13,13 +13,13 @@ import numpy as np
 
 from astcompile import registry
 from astcompile.graph import build as B
-from astcompile.graph.context import TraceBreak
 from astcompile.graph import complex as complex_parts
+from astcompile.graph.context import TraceBreak
 from astcompile.graph.masks import MaskedValue, masked_ufunc
-from astcompile.graph.outargs import ufunc_into
-from astcompile.graph.vectors import inner_product
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
+from astcompile.graph.outargs import ufunc_into
 from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
+from astcompile.graph.vectors import inner_product
 
 
 def _unsupported(what: str) -> TraceBreak:

@@ -150,7 +150,7 @@ def _to_int(op: Op | None) -> Callable:
         if kind is not float:
             return _py(operand(x).node, int)
         x = _float(x)
-        _ok(x == x, "ValueError", "cannot convert float NaN to integer")  # noqa: PLR0124 - NaN test
+        _ok(x == x, "ValueError", "cannot convert float NaN to integer")
         _ok(abs(x) != math.inf, "OverflowError", "cannot convert float infinity to integer")
         rounded = apply_elementwise(op, x) if op is not None else x
         value = _py(operand(rounded).node, float)

@@ -203,7 +203,7 @@ class SymArray:
         return imag(self)
 
     @property
-    def T(self) -> "SymArray":  # noqa: N802 - NumPy's name
+    def T(self) -> "SymArray":
         result = wrap(B.transpose(self.node, tuple(reversed(range(self.ndim)))), base=self)
         result.is_scalar = self.is_scalar and self.ndim == 0
         return result

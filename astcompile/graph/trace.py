@@ -8,7 +8,6 @@ plus a template that rebuilds the Python structure (tuples, scalars, pass-throug
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -19,14 +18,10 @@ from astcompile.graph.context import TraceBreak, TraceContext
 from astcompile.graph.ir import Graph, InputAttr, InputKind, Node
 from astcompile.graph.masks import MaskedValue
 from astcompile.graph.ops import Op
+from astcompile.graph.results import LEAF_TYPES, OutSpec, TraceResult, is_leaf
 from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 
-LEAF_TYPES = (np.ndarray, np.generic, int, float, complex)
-
-
-def is_leaf(value: Any) -> bool:
-    return isinstance(value, LEAF_TYPES) and not isinstance(value, bool)
-
+__all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
 def flatten(values: Sequence[Any]) -> list[Any]:
     """Leaves of nested tuples/lists, depth first (the order INPUT nodes get)."""
@@ -37,29 +32,6 @@ def flatten(values: Sequence[Any]) -> list[Any]:
         elif is_leaf(value):
             leaves.append(value)
     return leaves
-
-
-@dataclass(frozen=True)
-class OutSpec:
-    """How one output of the region is produced at run time.
-
-    ``kind`` is "graph" (graph output ``index``, boxed by ``box``: "array", "scalar" for a NumPy
-    scalar, or a Python type), "leaf" (argument leaf ``index`` returned as the same object) or
-    "const" (``value`` itself).
-    """
-
-    kind: str
-    index: int = 0
-    box: Any = "array"
-    value: Any = None
-
-
-@dataclass
-class TraceResult:
-    graph: Graph
-    template: Any  # the output structure with OutSpec leaves
-    value_guards: list[tuple[int, Any]] = field(default_factory=list)
-    leaf_names: list[str] = field(default_factory=list)
 
 
 class _Inputs:
