@@ -33,6 +33,7 @@ from astcompile.frontend.analysis import analyze_function
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.resolve import StaticResolver
 from astcompile.frontend.source import FunctionSource
+from astcompile.frontend.tree import ModuleTree
 
 #: Below this many files per process, starting processes costs more than it saves.
 MIN_FILES_PER_JOB = 4
@@ -144,7 +145,8 @@ def check_file(path: str, options: CheckOptions = CheckOptions()) -> FileReport:
     if "astcompile" not in text:
         return FileReport(path)
     try:
-        resolver = StaticResolver(cst.parse_module(text), path)
+        module = ModuleTree(cst.parse_module(text), text, tree)
+        resolver = StaticResolver(module.module, path, tree=module)
     except cst.ParserSyntaxError as exc:
         error = FileError(
             path, exc.raw_line, exc.raw_column + 1, "E999", f"SyntaxError: {exc.message}"
@@ -169,7 +171,7 @@ def _analyse(
     seen = {t.name for t in queue}
     for target in queue:
         try:
-            analysis = analyze_function(target.source, resolver)
+            analysis = analyze_function(target.source, resolver, resolver.tree)
         except NoSourceError:
             continue
         breaks = tuple(b for b in analysis.breaks if options.keeps(b.code))

@@ -10,13 +10,14 @@ they stay in Python and their bodies get regions. The rules live in tables below
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Protocol
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
@@ -31,6 +32,8 @@ from astcompile.frontend.names import (
 )
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
+from astcompile.frontend.tree import ModuleTree, Positions
+from astcompile.frontend.walk import find
 
 Span = tuple[int, int, int, int]  # start line, start col, end line, end col in FunctionSource.text
 
@@ -68,7 +71,12 @@ class Resolver(Protocol):
 
 @dataclass(frozen=True)
 class FunctionAnalysis:
-    """Every break of one function, plus what the rewrite needs to cut it into regions."""
+    """Every break of one function, plus what the rewrite needs to cut it into regions.
+
+    An analysis made from a :class:`ModuleTree` (the CLI's) is a report: its breaks,
+    ``fully_graphable`` and ``breaking_calls`` are filled in, but not the rewrite's fields
+    (``module``, ``positions``, ``graphable``, ``user_calls``), which are in text coordinates.
+    """
 
     source: FunctionSource
     breaks: tuple[GraphBreak, ...]
@@ -80,6 +88,7 @@ class FunctionAnalysis:
     graphable: frozenset[Span] = frozenset()  # statement units that may join a region
     user_calls: frozenset[Span] = frozenset()  # calls to user functions (eager code: __ac_call)
     eager_only: bool = False  # generator or coroutine: no regions at all
+    breaking_calls: tuple[str, ...] = ()  # names called that resolve to user functions with breaks
 
 
 class Verdict(Enum):
@@ -88,54 +97,83 @@ class Verdict(Enum):
     EAGER = "eager"
 
 
-def analyze_function(src: FunctionSource, resolver: Resolver) -> FunctionAnalysis:
-    """Classify every statement of ``src``; nothing of the user's code is executed."""
-    module = cst.parse_module(src.text)
-    checker = _Checker(src, resolver, module)
-    fdef = module.body[0]
+def analyze_function(
+    src: FunctionSource, resolver: Resolver, tree: ModuleTree | None = None
+) -> FunctionAnalysis:
+    """Classify every statement of ``src``; nothing of the user's code is executed.
+
+    With ``tree`` (``src``'s module, already parsed) the def is read from it, not parsed again.
+    """
+    checker = _Checker(src, resolver, tree)
+    fdef = checker.fdef
     facts = scan(fdef.body)
-    if fdef.asynchronous or facts.yields:
+    eager_only = bool(fdef.asynchronous or facts.yields)
+    if eager_only:
         kind = "a coroutine" if fdef.asynchronous else "a generator"
         checker.add(Problem(R.GENERATOR, fdef, {"name": src.name, "kind": kind}))
         for call in facts.calls:
             checker.classify(call)
-        graphable: frozenset[Span] = frozenset()
     else:
         checker.block(fdef.body)
-        graphable = frozenset(checker.graphable)
     breaks = tuple(sorted(checker.breaks, key=lambda b: (b.line, b.col)))
-    return FunctionAnalysis(
+    report = FunctionAnalysis(
         source=src,
         breaks=breaks,
         fully_graphable=not breaks and not checker.has_loops,
-        module=module,
+        eager_only=eager_only,
+        breaking_calls=checker.breaking_calls(),
+    )
+    if tree is not None:
+        return report
+    return replace(
+        report,
+        module=checker.module,
         positions=checker.positions,
-        graphable=graphable,
-        user_calls=frozenset(checker.user_calls),
-        eager_only=bool(fdef.asynchronous or facts.yields),
+        graphable=frozenset() if eager_only else frozenset(map(checker.span, checker.graphable)),
+        user_calls=frozenset(map(checker.span, checker.user_calls)),
     )
 
 
 class _Checker:
     """Walks one function: pure verdicts per unit, then reports where the verdict is a break."""
 
-    def __init__(self, src: FunctionSource, resolver: Resolver, module: cst.Module) -> None:
-        self.src, self.resolver, self.module = src, resolver, module
-        self.positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        fdef = module.body[0]
+    def __init__(self, src: FunctionSource, resolver: Resolver, tree: ModuleTree | None) -> None:
+        self.src, self.resolver = src, resolver
+        fdef = tree.function_at(src.def_line) if tree is not None else None
+        if fdef is None:  # the decorator's case: the def's own (dedented) text
+            tree = ModuleTree(cst.parse_module(src.text), src.text)
+            fdef = tree.module.body[0]
+            self._locate: Callable[[], tuple[Positions, int]] = lambda: (
+                tree.positions,
+                src.def_line - 1,
+            )
+            self.col_offset, self.first_line = src.indent, src.def_line
+        else:  # the CLI's: positions only when needed, in the file's coordinates
+            self._locate = functools.partial(tree.function_positions, fdef)
+            self.col_offset, self.first_line = 0, 1
+        self.module, self.lines, self.fdef = tree.module, tree.lines, fdef
         self.locals = function_locals(fdef)
         self.params = frozenset(parameter_names(fdef))
         self.declared = declared_names(fdef)
-        self.lines = src.text.splitlines()
         self.breaks: list[GraphBreak] = []
-        self.graphable: set[Span] = set()
-        self.user_calls: set[Span] = set()
+        self.graphable: list[cst.CSTNode] = []
+        self.user_calls: list[cst.Call] = []
+        self.breaking: list[cst.Call] = []  # calls by name to user functions with breaks
         self.has_loops = False
         self._kinds: dict[cst.Call, CallKind] = {}
         self._problems: dict[cst.CSTNode, list[Problem]] = {}
         self._verdicts: dict[tuple[cst.CSTNode, bool], Verdict] = {}
 
     # -- locations ---------------------------------------------------------------------------
+
+    @functools.cached_property
+    def _located(self) -> tuple[Positions, int]:
+        """Node positions, and what to add to their lines to get the file's lines."""
+        return self._locate()
+
+    @property
+    def positions(self) -> Positions:
+        return self._located[0]
 
     def span(self, node: cst.CSTNode) -> Span:
         where = self.positions[node]
@@ -146,22 +184,26 @@ class _Checker:
         return code if len(code) <= limit else code[: limit - 3] + "..."
 
     def add(self, problem: Problem) -> None:
-        start = self.positions[problem.node].start
+        positions, line_offset = self._located
+        start = positions[problem.node].start
+        line = start.line + line_offset
         self.breaks.append(
             GraphBreak(
                 reason=problem.reason,
                 detail=problem.reason.format(**problem.fields),
                 filename=self.src.filename,
-                line=self.src.def_line + start.line - 1,
-                col=start.column + self.src.indent + 1,
-                source_line=self.lines[start.line - 1].strip(),
+                line=line,
+                col=start.column + self.col_offset + 1,
+                source_line=self.lines[line - self.first_line].strip(),
                 function=self.src.name,
             )
         )
 
     # -- pass 1: verdicts (pure, memoised) -----------------------------------------------------
 
-    def verdict(self, unit: cst.CSTNode, allow_jumps: bool = False, in_loop: bool = False) -> Verdict:
+    def verdict(
+        self, unit: cst.CSTNode, allow_jumps: bool = False, in_loop: bool = False
+    ) -> Verdict:
         key = (unit, allow_jumps, in_loop)
         if key not in self._verdicts:
             self._verdicts[key] = self._verdict(unit, allow_jumps, in_loop)
@@ -185,7 +227,9 @@ class _Checker:
         ):
             return Verdict.EAGER
         inner = [
-            self.verdict(u, allow_jumps, in_loop) for b in child_blocks(unit) for u in block_units(b)
+            self.verdict(u, allow_jumps, in_loop)
+            for b in child_blocks(unit)
+            for u in block_units(b)
         ]
         if Verdict.EAGER in inner:
             return Verdict.EAGER
@@ -250,9 +294,16 @@ class _Checker:
             else:
                 kind = self.resolver.classify_call(call.func, dotted)[0]
             if kind in USER_KINDS:
-                self.user_calls.add(self.span(call))
+                self.user_calls.append(call)
+            if kind is CallKind.BREAK_USER and isinstance(call.func, cst.Name):
+                self.breaking.append(call)
             self._kinds[call] = kind
         return self._kinds[call]
+
+    def breaking_calls(self) -> tuple[str, ...]:
+        """Names of the user functions with breaks that this function calls, in source order."""
+        calls = sorted(self.breaking, key=self.span) if len(self.breaking) > 1 else self.breaking
+        return tuple(dict.fromkeys(c.func.value for c in calls))
 
     # -- pass 2: report breaks, mark graph-able units ----------------------------------------
 
@@ -275,7 +326,7 @@ class _Checker:
 
     def _mark(self, unit: cst.CSTNode) -> None:
         """Mark a graph-able unit and everything nested in it (the rewrite may still split it)."""
-        self.graphable.add(self.span(unit))
+        self.graphable.append(unit)
         for block in child_blocks(unit):
             for inner in block_units(block):
                 self._mark(inner)
@@ -310,21 +361,9 @@ def _if_chain(node: cst.If) -> list[cst.If]:
 
 def _first_jump(node: cst.CSTNode) -> cst.CSTNode | None:
     """The first break/continue in ``node``, else its first return."""
-    found: dict[str, list[cst.CSTNode]] = {"loop": [], "return": []}
-
-    class _Find(cst.CSTVisitor):
-        def visit_Break(self, n: cst.Break) -> None:
-            found["loop"].append(n)
-
-        def visit_Continue(self, n: cst.Continue) -> None:
-            found["loop"].append(n)
-
-        def visit_Return(self, n: cst.Return) -> None:
-            found["return"].append(n)
-
-    node.visit(_Find())
-    jumps = found["loop"] or found["return"]
-    return jumps[0] if jumps else None
+    jumps = find(node, (cst.Break, cst.Continue, cst.Return))
+    loop = [j for j in jumps if not isinstance(j, cst.Return)]
+    return (loop or jumps or [None])[0]
 
 
 # -- compound statements that stay in Python ------------------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from astcompile.frontend.tables import STATIC_ATTRIBUTES, STATIC_CALLS
+from astcompile.frontend.walk import Visitor, walk
 
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
@@ -83,7 +84,7 @@ class ExprFacts:
     yields: list[cst.CSTNode] = field(default_factory=list)
 
 
-class _Scan(cst.CSTVisitor):
+class _Scan(Visitor):
     """Collect calls, lambdas and value-dependent truth tests; lambda bodies are not entered."""
 
     def __init__(self) -> None:
@@ -134,5 +135,5 @@ class _Scan(cst.CSTVisitor):
 def scan(node: cst.CSTNode) -> ExprFacts:
     """The :class:`ExprFacts` of ``node`` (a statement or expression)."""
     visitor = _Scan()
-    node.visit(visitor)
+    walk(node, visitor)
     return visitor.facts
