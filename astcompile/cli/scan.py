@@ -146,7 +146,6 @@ def check_file(path: str, options: CheckOptions = CheckOptions()) -> FileReport:
         return FileReport(path)
     try:
         module = ModuleTree(cst.parse_module(text), text, tree)
-        resolver = StaticResolver(module.module, path, tree=module)
     except cst.ParserSyntaxError as exc:
         error = FileError(
             path, exc.raw_line, exc.raw_column + 1, "E999", f"SyntaxError: {exc.message}"
@@ -156,6 +155,8 @@ def check_file(path: str, options: CheckOptions = CheckOptions()) -> FileReport:
         functions = module_functions(tree, text, path)
     except NoSourceError as exc:  # a def block that does not parse on its own
         return FileReport(path, error=FileError(path, 1, 1, "E902", f"cannot read: {exc}"))
+    top_level = {name: src for name, src in functions.items() if "." not in name}
+    resolver = StaticResolver(module.module, path, tree=module, sources=top_level)
     targets = compiled_targets(tree, functions, resolver.qualify)
     return FileReport(path, tuple(_analyse(targets, functions, resolver, options)))
 

@@ -23,6 +23,7 @@ class NameSets(Visitor):
         self.writes: dict[str, None] = {}
         self.deletes: set[str] = set()  # names unbound by ``del`` (also counted as writes)
         self.scoped: set[str] = set()  # comprehension targets seen by this collector
+        self.declared: set[str] = set()  # names declared ``global``/``nonlocal`` in this scope
 
     def read(self, name: str) -> None:
         self.reads.setdefault(name)
@@ -118,10 +119,10 @@ class NameSets(Visitor):
         return False
 
     def visit_Global(self, node: cst.Global) -> bool:
+        self.declared.update(n.name.value for n in node.names)
         return False
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
-        return False
+    visit_Nonlocal = visit_Global
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
         self.walk(node.iter)
@@ -194,6 +195,7 @@ def name_sets(*nodes: cst.CSTNode | None) -> NameSets:
         merged.writes.update(sets.writes)
         merged.deletes |= sets.deletes
         merged.scoped |= sets.scoped
+        merged.declared |= sets.declared
     return merged
 
 
@@ -216,38 +218,9 @@ def parameter_names(fdef: cst.FunctionDef) -> tuple[str, ...]:
     return tuple(p.name.value for p in _all_params(fdef.params))
 
 
-@functools.lru_cache(maxsize=1024)
 def declared_names(fdef: cst.FunctionDef) -> frozenset[str]:
-    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs).
-
-    Cached like :func:`_node_sets`: analysis and liveness ask several times per function."""
-
-    visitor = _Declared(fdef)
-    visitor.walk(fdef)
-    return frozenset(visitor.found)
-
-
-class _Declared(Visitor):
-    """``global``/``nonlocal`` names of one function; nested scopes are not entered."""
-
-    def __init__(self, fdef: cst.FunctionDef) -> None:
-        self.fdef = fdef
-        self.found: set[str] = set()
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.found.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.found.update(n.name.value for n in node.names)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node is self.fdef
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs)."""
+    return frozenset(name_sets(fdef.body).declared)
 
 
 def function_locals(fdef: cst.FunctionDef) -> frozenset[str]:

@@ -207,7 +207,11 @@ _DECORATOR_KINDS = {
 
 
 class StaticResolver:
-    """Resolves callees from a module's text alone: imports, top-level defs, module-level marks."""
+    """Resolves callees from a module's text alone: imports, top-level defs, module-level marks.
+
+    A caller that already parsed the module passes ``tree`` (and the top-level functions'
+    ``sources``), so the callees it analyses are not parsed again.
+    """
 
     def __init__(
         self,
@@ -215,11 +219,12 @@ class StaticResolver:
         filename: str,
         *,
         tree: ModuleTree | None = None,
+        sources: dict[str, FunctionSource] | None = None,
         _shared: _Shared | None = None,
         _depth: int = 0,
     ) -> None:
         self.module, self.filename = module, filename
-        self._shared = _shared or _Shared(tree=tree)
+        self._shared = _shared or _Shared(tree=tree, sources=sources)
         self._depth = _depth
         self.imports: dict[str, str] = {}
         self.functions: dict[str, cst.FunctionDef] = {}

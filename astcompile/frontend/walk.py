@@ -14,6 +14,7 @@ names, calls or statements, and no visitor here has callbacks for them.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable
 
 import libcst as cst
@@ -122,10 +123,27 @@ def _kind(kind: type) -> str:
 
 
 def _fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold code (by their annotations; all if unreadable)."""
     names = _field_names.get(kind)
     if names is None:
-        names = _field_names[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        try:
+            hints = typing.get_type_hints(kind, vars(cst))
+        except (NameError, TypeError):
+            hints = {}
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in hints or _may_hold_code(hints[f.name])
+        )
+        _field_names[kind] = names
     return names
+
+
+def _may_hold_code(annotation: object) -> bool:
+    """``Sequence[LeftParen]`` or ``str`` never hold code; ``BaseExpression`` may."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, cst.CSTNode) and not issubclass(annotation, _SKIPPED)
+    return any(_may_hold_code(a) for a in typing.get_args(annotation))
 
 
 def _learn_order(node: cst.CSTNode, present: _FieldOrder) -> _FieldOrder:
