@@ -5,7 +5,8 @@ graph-able when every call in it resolves to NumPy, math, a safe builtin or an i
 function, and it stores nothing the tracer does not model. An ``if`` with a static test (shapes,
 dtypes, names, constants) and graph-able branches is graph-able as a whole; every other compound
 statement stays in Python and its blocks are classified on their own. Loops are not breaks:
-they stay in Python and their bodies get regions. The rules live in tables below.
+they stay in Python and their bodies get regions. The rules are tables: simple statements in
+:mod:`statements`, compound statements that stay in Python in :mod:`compound`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from libcst.metadata import CodeRange
 
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.compound import COMPOUND_RULES, if_chain
+from astcompile.frontend.dynamic import dynamic_locals
 from astcompile.frontend.exprs import dotted_name, is_static, scan
 from astcompile.frontend.names import (
     block_units,
@@ -33,7 +36,6 @@ from astcompile.frontend.names import (
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
 from astcompile.frontend.tree import ModuleTree, Positions
-from astcompile.frontend.walk import find
 
 Span = tuple[int, int, int, int]  # start line, start col, end line, end col in FunctionSource.text
 
@@ -155,6 +157,7 @@ class _Checker:
         self.locals = function_locals(fdef)
         self.params = frozenset(parameter_names(fdef))
         self.declared = declared_names(fdef)
+        self.dynamic = dynamic_locals(fdef)
         self.breaks: list[GraphBreak] = []
         self.graphable: list[cst.CSTNode] = []
         self.user_calls: list[cst.Call] = []
@@ -223,7 +226,7 @@ class _Checker:
             return self._loop_verdict(unit)
         if not isinstance(unit, cst.If) or not all(
             self.static_test(n) or in_loop and not self.expression_problems(n.test)
-            for n in _if_chain(unit)
+            for n in if_chain(unit)
         ):
             return Verdict.EAGER
         inner = [
@@ -252,7 +255,7 @@ class _Checker:
 
     def static_test(self, branch: cst.If) -> bool:
         """Static (see exprs) and free of calls that cannot be traced."""
-        return is_static(branch.test) and not self.expression_problems(branch.test)
+        return is_static(branch.test, self.dynamic) and not self.expression_problems(branch.test)
 
     def problems(self, unit: cst.CSTNode) -> list[Problem]:
         """Why a simple unit cannot join a region (empty when it can)."""
@@ -265,7 +268,7 @@ class _Checker:
         return self._problems[unit]
 
     def expression_problems(self, node: cst.CSTNode) -> list[Problem]:
-        facts = scan(node)
+        facts = scan(node, self.dynamic)
         found = []
         for call in facts.calls:
             kind = self.classify(call)
@@ -317,7 +320,7 @@ class _Checker:
             ):
                 self._mark(unit)
                 continue
-            handler = _COMPOUND_RULES.get(type(unit))
+            handler = COMPOUND_RULES.get(type(unit))
             if handler:
                 handler(self, unit)
             else:
@@ -347,88 +350,10 @@ class _Checker:
                 for call in scan(expr).calls:
                     self.classify(call)
 
+    def graphable_with_jumps(self, node: cst.CSTNode) -> bool:
+        """Could ``node`` join a region if returns/breaks inside it were allowed?"""
+        return self.verdict(node, allow_jumps=True) is not Verdict.EAGER
+
     def descend(self, unit: cst.CSTNode) -> None:
         for block in child_blocks(unit):
             self.block(block)
-
-
-def _if_chain(node: cst.If) -> list[cst.If]:
-    chain = [node]
-    while isinstance(chain[-1].orelse, cst.If):
-        chain.append(chain[-1].orelse)
-    return chain
-
-
-def _first_jump(node: cst.CSTNode) -> cst.CSTNode | None:
-    """The first break/continue in ``node``, else its first return."""
-    jumps = find(node, (cst.Break, cst.Continue, cst.Return))
-    loop = [j for j in jumps if not isinstance(j, cst.Return)]
-    return (loop or jumps or [None])[0]
-
-
-# -- compound statements that stay in Python ------------------------------------------------
-
-
-def _report_if(checker: _Checker, node: cst.If) -> None:
-    chain = _if_chain(node)
-    for branch in chain:
-        checker.note_calls(branch.test)
-        if not checker.static_test(branch):
-            keyword = "if" if branch is node else "elif"
-            fields = {"keyword": keyword, "test": checker.text(branch.test)}
-            checker.add(Problem(R.DATA_DEPENDENT, branch, fields))
-    if checker.verdict(node, allow_jumps=True) is not Verdict.EAGER:
-        jump = _first_jump(node)
-        if jump is not None:
-            keyword = type(jump).__name__.lower()
-            checker.add(Problem(R.NESTED_JUMP, jump, {"keyword": keyword}))
-    checker.descend(node)
-
-
-def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
-    checker.has_loops = True
-    if isinstance(node, cst.While):
-        checker.note_calls(node.test)
-        if not is_static(node.test):
-            fields = {"keyword": "while", "test": checker.text(node.test)}
-            checker.add(Problem(R.DATA_DEPENDENT, node, fields))
-    else:
-        checker.note_calls(node.iter)
-    checker.descend(node)
-
-
-def _report_with(checker: _Checker, node: cst.With) -> None:
-    checker.note_calls(*node.items)
-    checker.add(Problem(R.WITH, node, {}))
-    checker.descend(node)
-
-
-def _report_try(checker: _Checker, node: cst.Try | cst.TryStar) -> None:
-    checker.note_calls(*(h.type for h in node.handlers))
-    checker.add(Problem(R.TRY_RAISE, node, {"keyword": "try"}))
-    checker.descend(node)
-
-
-def _report_match(checker: _Checker, node: cst.Match) -> None:
-    checker.note_calls(node.subject)
-    fields = {"keyword": "match", "test": checker.text(node.subject)}
-    checker.add(Problem(R.DATA_DEPENDENT, node, fields))
-    checker.descend(node)
-
-
-def _report_def(checker: _Checker, node: cst.FunctionDef | cst.ClassDef) -> None:
-    kind = "class" if isinstance(node, cst.ClassDef) else "function"
-    checker.add(Problem(R.NESTED_DEF, node, {"kind": kind, "name": node.name.value}))
-
-
-_COMPOUND_RULES: dict[type, Callable[[_Checker, cst.CSTNode], None]] = {
-    cst.If: _report_if,
-    cst.For: _report_loop,
-    cst.While: _report_loop,
-    cst.With: _report_with,
-    cst.Try: _report_try,
-    cst.TryStar: _report_try,
-    cst.Match: _report_match,
-    cst.FunctionDef: _report_def,
-    cst.ClassDef: _report_def,
-}
