@@ -13,6 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
 import numpy as np
 import pytest
 
@@ -213,6 +218,17 @@ def test_budget_from_pyproject_and_its_override():
         "error: budget/solver.py has 3 graph breaks, more than max-breaks-per-file = 1 "
         "(--max-breaks-per-file)"
     )
+
+
+def test_tomli_is_a_dependency_before_python_3_11():
+    """The config is read with tomllib, which Python 3.10 lacks: tomli stands in for it."""
+    from packaging.requirements import Requirement
+
+    pyproject = SAMPLES.parent.parent / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    (tomli,) = [r for r in map(Requirement, dependencies) if r.name == "tomli"]
+    assert tomli.marker.evaluate({"python_version": "3.10"})
+    assert not tomli.marker.evaluate({"python_version": "3.11"})
 
 
 def test_pyproject_is_found_by_walking_up(tmp_path):
