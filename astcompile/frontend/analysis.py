@@ -12,7 +12,7 @@ they stay in Python and their bodies get regions. The rules are tables: simple s
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Protocol
@@ -142,18 +142,10 @@ class _Checker:
     def __init__(self, src: FunctionSource, resolver: Resolver, tree: ModuleTree | None) -> None:
         self.src, self.resolver = src, resolver
         fdef = tree.function_at(src.def_line) if tree is not None else None
-        if fdef is None:  # the decorator's case: the def's own (dedented) text
-            tree = ModuleTree(cst.parse_module(src.text), src.text)
+        if tree is None or fdef is None:  # the decorator's case: the def's own text
+            tree = ModuleTree.of_function(src)
             fdef = tree.module.body[0]
-            self._locate: Callable[[], tuple[Positions, int]] = lambda: (
-                tree.positions,
-                src.def_line - 1,
-            )
-            self.col_offset, self.first_line = src.indent, src.def_line
-        else:  # the CLI's: positions only when needed, in the file's coordinates
-            self._locate = functools.partial(tree.function_positions, fdef)
-            self.col_offset, self.first_line = 0, 1
-        self.module, self.lines, self.fdef = tree.module, tree.lines, fdef
+        self.tree, self.module, self.fdef = tree, tree.module, fdef
         self.locals = function_locals(fdef)
         self.params = frozenset(parameter_names(fdef))
         self.declared = declared_names(fdef)
@@ -172,7 +164,7 @@ class _Checker:
     @functools.cached_property
     def _located(self) -> tuple[Positions, int]:
         """Node positions, and what to add to their lines to get the file's lines."""
-        return self._locate()
+        return self.tree.locate(self.fdef)
 
     @property
     def positions(self) -> Positions:
@@ -196,8 +188,8 @@ class _Checker:
                 detail=problem.reason.format(**problem.fields),
                 filename=self.src.filename,
                 line=line,
-                col=start.column + self.col_offset + 1,
-                source_line=self.lines[line - self.first_line].strip(),
+                col=start.column + self.tree.indent + 1,
+                source_line=self.tree.lines[line - self.tree.first_line].strip(),
                 function=self.src.name,
             )
         )

@@ -18,20 +18,44 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from astcompile.frontend.source import FunctionSource
+
 Positions = Mapping[cst.CSTNode, CodeRange]
 _AST_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 class ModuleTree:
-    """One module's libcst tree and text; ``syntax`` is its ``ast`` when the caller has it."""
+    """One module's libcst tree and text; ``syntax`` is its ``ast`` when the caller has it.
+
+    The decorator's tree is one def's dedented text: its line 1 is the file's ``first_line``
+    and its columns lack the def's ``indent``.
+    """
 
     def __init__(
         self, module: cst.Module, text: str | None = None, syntax: ast.Module | None = None
     ) -> None:
         self.module = module
         self.text = module.code if text is None else text
+        self.one_def, self.first_line, self.indent = False, 1, 0  # see of_function
         self._syntax = syntax
         self._function_positions: dict[cst.FunctionDef, tuple[Positions, int]] = {}
+
+    @classmethod
+    def of_function(cls, src: FunctionSource) -> ModuleTree:
+        """The tree of one def's own text (the decorator's case)."""
+        tree = cls(cst.parse_module(src.text), src.text)
+        tree.one_def, tree.first_line, tree.indent = True, src.def_line, src.indent
+        return tree
+
+    def locate(self, fdef: cst.FunctionDef) -> tuple[Positions, int]:
+        """Positions for the nodes of ``fdef``, and what to add to their lines for the file's.
+
+        A def's own tree gets the positions of all of it (the rewrite reads them); a module's
+        def gets its own, generated on first use.
+        """
+        if self.one_def:
+            return self.positions, self.first_line - 1
+        return self.function_positions(fdef)
 
     @functools.cached_property
     def positions(self) -> Positions:
