@@ -96,9 +96,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if not present:
         return []
     key = (type(node), tuple(present))
-    order = _orders.get(key)
-    if order is None:
-        order = _orders[key] = _learn_order(node, key[1])
+    order = _orders.get(key) or _learn_order(node, key)
     found: list[cst.CSTNode] = []
     for name in order:
         value = getattr(node, name)
@@ -146,8 +144,13 @@ def _may_hold_code(annotation: object) -> bool:
     return any(_may_hold_code(a) for a in typing.get_args(annotation))
 
 
-def _learn_order(node: cst.CSTNode, present: _FieldOrder) -> _FieldOrder:
-    """Order the fields ``present`` by where their nodes appear in libcst's ``children``."""
+def _learn_order(node: cst.CSTNode, key: tuple[type, _FieldOrder]) -> _FieldOrder:
+    """Order the fields present by where their nodes appear in libcst's ``children``.
+
+    Remembered for the node type unless a field's node was not found on its own (a node
+    shared by two fields of a built tree), which says nothing about the type's order.
+    """
+    present = key[1]
     owner: dict[int, str] = {}
     for name in present:
         value = getattr(node, name)
@@ -158,4 +161,7 @@ def _learn_order(node: cst.CSTNode, present: _FieldOrder) -> _FieldOrder:
         name = owner.get(id(child))
         if name is not None:
             first.setdefault(name, index)
-    return tuple(sorted(present, key=lambda n: first.get(n, len(first))))
+    order = tuple(sorted(present, key=lambda n: first.get(n, len(first))))
+    if len(first) == len(present):
+        _orders[key] = order
+    return order
