@@ -19,10 +19,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from astcompile import warm
 from astcompile.frontend import cache as rewrite_cache
@@ -142,8 +142,15 @@ def build_function(job: FunctionBuild) -> FunctionBuild:
     return job
 
 
-def build_package(pkg_dir: str, jobs: int = 1,
-                  progress: Callable[[FunctionBuild], None] | None = None) -> BuildResult:
+class Progress(Protocol):
+    """Told how many functions a build has, then each function as it finishes."""
+
+    def start(self, total: int) -> None: ...
+
+    def done(self, job: FunctionBuild) -> None: ...
+
+
+def build_package(pkg_dir: str, jobs: int = 1, progress: Progress | None = None) -> BuildResult:
     """Build every declared signature of ``pkg_dir``'s compiled functions into ``__astcache__``."""
     from astcompile import __version__
 
@@ -156,10 +163,13 @@ def build_package(pkg_dir: str, jobs: int = 1,
     warm._aot.set()
     try:
         functions, errors = collect(pkg_dir)
+        if progress:
+            progress.start(len(functions))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for job in pool.map(build_function, functions):
+            for finished in as_completed([pool.submit(build_function, f) for f in functions]):
+                job = finished.result()
                 if progress:
-                    progress(job)
+                    progress.done(job)
         manifests = write_manifests(functions, __version__)
     finally:
         warm._aot.clear()

@@ -7,6 +7,8 @@ subprocesses whose PATH has no compiler and whose ``$CC`` names none.
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import os
 import shutil
@@ -16,6 +18,10 @@ import textwrap
 
 import pytest
 from astcompile.runtime import build as runtime_build
+
+from astcompile import aot
+from astcompile.cli import build as build_command
+from astcompile.cli import options
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "build_samples")
 pytestmark = pytest.mark.skipif(
@@ -163,3 +169,44 @@ def test_compiler_is_really_missing_in_the_child(tmp_path):
                           check=False)
     assert proc.returncode != 0 and "CompilerNotFound" in proc.stderr
     assert runtime_build.find_compiler()  # while this process has one
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _fake_build(pkg_dir: str, jobs: int, progress) -> aot.BuildResult:
+    """Three functions that finish at once: what the progress bar is told, nothing built."""
+    functions = [aot.FunctionBuild(f"pkg.mod:f{i}", None, ()) for i in range(3)]
+    progress.start(len(functions))
+    for job in functions:
+        progress.done(job)
+    return aot.BuildResult(functions, [], [], 0.0)
+
+
+@pytest.mark.parametrize(
+    "argv, terminal, shown",
+    [([], True, True), (["--no-progress"], True, False), ([], False, False)],
+)
+def test_progress_bar_on_a_terminal_only(monkeypatch, argv, terminal, shown):
+    monkeypatch.setattr(build_command, "build_package", _fake_build)
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    parser = argparse.ArgumentParser()
+    build_command.add_arguments(parser)
+    args = parser.parse_args(["pkg", "-j", "3", *argv])
+    assert [f.name for f in build_command._build(args).functions][-1] == "pkg.mod:f2"
+    bar = stderr.getvalue()
+    assert ("astcompile build" in bar and "3/3" in bar and "f2" in bar) is shown
+    assert bar == "" or shown
+
+
+def test_jobs_is_a_count_and_zero_means_one_per_cpu():
+    parser = argparse.ArgumentParser()
+    build_command.add_arguments(parser)
+    assert options.jobs(parser.parse_args(["pkg", "-j", "3"])) == 3
+    assert options.jobs(parser.parse_args(["pkg", "-j", "0"])) == options.default_jobs() >= 1
+    assert options.jobs(parser.parse_args(["pkg"])) == options.default_jobs()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["pkg", "-j", "-2"])

@@ -13,8 +13,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+import numpy as np
 import pytest
 
+import astcompile
 from astcompile import cli
 from astcompile.frontend.analysis import analyze_function
 from astcompile.frontend.resolve import RuntimeResolver
@@ -213,6 +220,17 @@ def test_budget_from_pyproject_and_its_override():
     )
 
 
+def test_tomli_is_a_dependency_before_python_3_11():
+    """The config is read with tomllib, which Python 3.10 lacks: tomli stands in for it."""
+    from packaging.requirements import Requirement
+
+    pyproject = SAMPLES.parent.parent / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    (tomli,) = [r for r in map(Requirement, dependencies) if r.name == "tomli"]
+    assert tomli.marker.evaluate({"python_version": "3.10"})
+    assert not tomli.marker.evaluate({"python_version": "3.11"})
+
+
 def test_pyproject_is_found_by_walking_up(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.astcompile]\nmax-breaks-per-file = 1\nignore = ["GB009"]\n'
@@ -292,3 +310,35 @@ def test_docs_describe_every_option_and_code_prefix(capsys):
     assert options - {"--help"} and all(f"`{o}" in docs for o in options - {"--help"})
     for code in ("E999", "E902", "max-breaks-per-file", '"version": 1'):
         assert code in docs
+
+
+def test_tests_over_locals_break_where_the_runtime_breaks():
+    """``s = x.sum(); if s > 0:`` breaks like ``if x.sum() > 0:``; shape and scalar locals don't.
+
+    The check's lines are compared with what ``explain`` reports after running each function.
+    """
+    result = run_check("locals", "--json")
+    static = [(b["function"], b["line"], b["code"]) for b in json.loads(result.stdout)["breaks"]]
+    assert static == [
+        ("signed_shift", 11, "GB007"),
+        ("halve_if_large", 21, "GB007"),
+    ]  # positive_total's `for v in x` loop compiles, with its `if v > 0` as a branch in it
+    spec = importlib.util.spec_from_file_location(
+        "cli_sample_locals", SAMPLES / "locals" / "tests_over_locals.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(-1.0, 2.0, 6)
+    runtime = []
+    for name, args in [
+        ("signed_shift", (x,)),
+        ("halve_if_large", (x,)),
+        ("positive_total", (x,)),
+        ("shaped", (x, 3)),
+        ("defaulted", (x,)),
+    ]:
+        fn = getattr(module, name)
+        report = astcompile.explain(fn, *args)
+        runtime += [(name, b.line, b.code) for b in report.break_reasons]
+        np.testing.assert_array_equal(report.out, fn.__wrapped__(*args))
+    assert runtime == static

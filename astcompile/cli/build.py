@@ -14,14 +14,14 @@ import sys
 
 from astcompile.aot import BuildResult, FunctionBuild, build_package
 from astcompile.cli.files import MissingPathError, python_files
+from astcompile.cli.options import add_jobs, jobs
 from astcompile.cli.report import format_text
 from astcompile.cli.scan import check_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("package", metavar="PKG_DIR", help="the package (or folder of modules)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="functions built in parallel (default: the number of CPUs)")
+    add_jobs(parser, "functions built in parallel, in threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summaries")
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.package):
         print(f"astcompile build: error: {args.package} is not a folder", file=sys.stderr)
         return 2
-    sys.stdout.write(format_text(check_paths(files), [], quiet=args.quiet))
+    sys.stdout.write(format_text(check_paths(files, jobs=jobs(args)), [], quiet=args.quiet))
     result = _build(args)
     print(format_table(result))
     for error in result.errors + [f"{f.name}: {e}" for f in result.functions for e in f.errors]:
@@ -49,12 +49,21 @@ def _build(args: argparse.Namespace) -> BuildResult:
 
     show = not args.no_progress and sys.stderr.isatty()
     with tqdm(desc="astcompile build", unit="fn", disable=not show, file=sys.stderr) as bar:
+        return build_package(args.package, jobs=jobs(args), progress=_Bar(bar))
 
-        def advance(job: FunctionBuild) -> None:
-            bar.set_postfix_str(job.name.rsplit(":", 1)[-1])
-            bar.update(1)
 
-        return build_package(args.package, jobs=max(1, args.jobs), progress=advance)
+class _Bar:
+    """The build's progress on a tqdm bar: its length once known, then each function done."""
+
+    def __init__(self, bar) -> None:
+        self.bar = bar
+
+    def start(self, total: int) -> None:
+        self.bar.reset(total=total)
+
+    def done(self, job: FunctionBuild) -> None:
+        self.bar.set_postfix_str(job.name.rsplit(":", 1)[-1], refresh=False)
+        self.bar.update(1)
 
 
 def format_table(result: BuildResult) -> str:

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from astcompile.cli.config import Config, ConfigError, find_pyproject, load_config
 from astcompile.cli.files import MissingPathError, python_files
+from astcompile.cli.options import add_jobs, count, jobs
 from astcompile.cli.report import format_text, to_json
-from astcompile.cli.scan import CODES, CheckOptions, CheckReport, check_paths, default_jobs
+from astcompile.cli.scan import CODES, CheckOptions, CheckReport, check_paths
 
 
 class UsageError(Exception):
@@ -49,17 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ignore", action="append", metavar="CODES", help="never report these code prefixes"
     )
     parser.add_argument(
-        "--max-breaks", type=_count, metavar="N", help="total breaks allowed (overrides config)"
+        "--max-breaks", type=count, metavar="N", help="total breaks allowed (overrides config)"
     )
     parser.add_argument(
-        "--max-breaks-per-file", type=_count, metavar="N", help="breaks allowed in one file"
+        "--max-breaks-per-file", type=count, metavar="N", help="breaks allowed in one file"
     )
     parser.add_argument(
         "--config", metavar="PYPROJECT", help="read [tool.astcompile] from this file only"
     )
-    parser.add_argument(
-        "-j", "--jobs", type=_count, metavar="N", help="processes to use (default: one per CPU)"
-    )
+    add_jobs(parser, "files checked in parallel, in processes")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
 
 
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"astcompile check: error: {exc}", file=sys.stderr)
         return 2
     budget = _budget(args, config)
-    report = check_paths(files, options, jobs=args.jobs or default_jobs())
+    report = check_paths(files, options, jobs=jobs(args))
     found = violations(report, budget)
     code = exit_code(report, found)
     if args.json:
@@ -139,12 +138,5 @@ def _prefixes(flags: list[str] | None, configured: tuple[str, ...]) -> tuple[str
     return prefixes
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {text}")
-    return value
-
-
-def _breaks(count: int) -> str:
-    return f"{count} graph break" if count == 1 else f"{count} graph breaks"
+def _breaks(number: int) -> str:
+    return f"{number} graph break" if number == 1 else f"{number} graph breaks"

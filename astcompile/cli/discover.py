@@ -21,10 +21,8 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import libcst as cst
-
 from astcompile.frontend import tables as T
-from astcompile.frontend.analysis import CallKind, FunctionAnalysis
+from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.resolve import StaticResolver
 from astcompile.frontend.source import FunctionSource, sources_in_module
 
@@ -96,22 +94,8 @@ def compiled_targets(
 
 
 def breaking_callees(analysis: FunctionAnalysis, resolver: StaticResolver) -> list[str]:
-    """Top-level user functions with breaks that ``analysis``'s function calls, in order.
-
-    The analysis recorded the span of every call to a user function (locals excluded), so
-    this reads its position table instead of walking the tree again.
-    """
-    names = []
-    for node, where in analysis.positions.items():
-        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name):
-            continue
-        span = (where.start.line, where.start.column, where.end.line, where.end.column)
-        name = node.func.value
-        if span not in analysis.user_calls or name in names:
-            continue
-        if resolver.classify_call(node.func, name)[0] is CallKind.BREAK_USER:
-            names.append(name)
-    resolved = [resolver.aliases.get(n, n) for n in names]
+    """Top-level user functions with breaks that ``analysis``'s function calls, in order."""
+    resolved = [resolver.aliases.get(n, n) for n in analysis.breaking_calls]
     return [n for n in resolved if n in resolver.functions]
 
 

@@ -33,6 +33,7 @@ from astcompile.frontend.analysis import analyze_function
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.resolve import StaticResolver
 from astcompile.frontend.source import FunctionSource
+from astcompile.frontend.tree import ModuleTree
 
 #: Below this many files per process, starting processes costs more than it saves.
 MIN_FILES_PER_JOB = 4
@@ -145,7 +146,7 @@ def check_file(path: str, options: CheckOptions = CheckOptions()) -> FileReport:
     if "astcompile" not in text:
         return FileReport(path)
     try:
-        resolver = StaticResolver(cst.parse_module(text), path)
+        module = ModuleTree(cst.parse_module(text), text, tree)
     except cst.ParserSyntaxError as exc:
         error = FileError(
             path, exc.raw_line, exc.raw_column + 1, "E999", f"SyntaxError: {exc.message}"
@@ -155,6 +156,8 @@ def check_file(path: str, options: CheckOptions = CheckOptions()) -> FileReport:
         functions = module_functions(tree, text, path)
     except NoSourceError as exc:  # a def block that does not parse on its own
         return FileReport(path, error=FileError(path, 1, 1, "E902", f"cannot read: {exc}"))
+    top_level = {name: src for name, src in functions.items() if "." not in name}
+    resolver = StaticResolver(module.module, path, tree=module, sources=top_level)
     targets = compiled_targets(tree, functions, resolver.qualify)
     return FileReport(path, tuple(_analyse(targets, functions, resolver, options)))
 
@@ -170,7 +173,7 @@ def _analyse(
     seen = {t.name for t in queue}
     for target in queue:
         try:
-            analysis = analyze_function(target.source, resolver)
+            analysis = analyze_function(target.source, resolver, resolver.tree)
         except NoSourceError:
             continue
         breaks = tuple(b for b in analysis.breaks if options.keeps(b.code))

@@ -5,22 +5,26 @@ graph-able when every call in it resolves to NumPy, math, a safe builtin or an i
 function, and it stores nothing the tracer does not model. An ``if`` with a static test (shapes,
 dtypes, names, constants) and graph-able branches is graph-able as a whole; every other compound
 statement stays in Python and its blocks are classified on their own. Loops are not breaks:
-they stay in Python and their bodies get regions. The rules live in tables below.
+they stay in Python and their bodies get regions. The rules are tables: simple statements in
+:mod:`statements`, compound statements that stay in Python in :mod:`compound`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Protocol
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from astcompile.frontend import loopcheck
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.compound import COMPOUND_RULES, if_chain
+from astcompile.frontend.dynamic import dynamic_locals
 from astcompile.frontend.exprs import dotted_name, is_static, scan
 from astcompile.frontend.names import (
     block_units,
@@ -32,6 +36,7 @@ from astcompile.frontend.names import (
 )
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
+from astcompile.frontend.tree import ModuleTree, Positions
 
 Span = tuple[int, int, int, int]  # start line, start col, end line, end col in FunctionSource.text
 
@@ -69,7 +74,12 @@ class Resolver(Protocol):
 
 @dataclass(frozen=True)
 class FunctionAnalysis:
-    """Every break of one function, plus what the rewrite needs to cut it into regions."""
+    """Every break of one function, plus what the rewrite needs to cut it into regions.
+
+    An analysis made from a :class:`ModuleTree` (the CLI's) is a report: its breaks,
+    ``fully_graphable`` and ``breaking_calls`` are filled in, but not the rewrite's fields
+    (``module``, ``positions``, ``graphable``, ``user_calls``), which are in text coordinates.
+    """
 
     source: FunctionSource
     breaks: tuple[GraphBreak, ...]
@@ -81,6 +91,7 @@ class FunctionAnalysis:
     graphable: frozenset[Span] = frozenset()  # statement units that may join a region
     user_calls: frozenset[Span] = frozenset()  # calls to user functions (eager code: __ac_call)
     eager_only: bool = False  # generator or coroutine: no regions at all
+    breaking_calls: tuple[str, ...] = ()  # names called that resolve to user functions with breaks
     loop_notes: tuple[str, ...] = ()  # "path:line:col: note: loop at line L runs in Python ..."
 
 
@@ -90,49 +101,62 @@ class Verdict(Enum):
     EAGER = "eager"
 
 
-def analyze_function(src: FunctionSource, resolver: Resolver) -> FunctionAnalysis:
-    """Classify every statement of ``src``; nothing of the user's code is executed."""
-    module = cst.parse_module(src.text)
-    checker = _Checker(src, resolver, module)
-    fdef = module.body[0]
+def analyze_function(
+    src: FunctionSource, resolver: Resolver, tree: ModuleTree | None = None
+) -> FunctionAnalysis:
+    """Classify every statement of ``src``; nothing of the user's code is executed.
+
+    With ``tree`` (``src``'s module, already parsed) the def is read from it, not parsed again.
+    """
+    checker = _Checker(src, resolver, tree)
+    fdef = checker.fdef
     facts = scan(fdef.body)
-    if fdef.asynchronous or facts.yields:
+    eager_only = bool(fdef.asynchronous or facts.yields)
+    if eager_only:
         kind = "a coroutine" if fdef.asynchronous else "a generator"
         checker.add(Problem(R.GENERATOR, fdef, {"name": src.name, "kind": kind}))
         for call in facts.calls:
             checker.classify(call)
-        graphable: frozenset[Span] = frozenset()
     else:
         checker.block(fdef.body)
-        graphable = frozenset(checker.graphable)
     breaks = tuple(sorted(checker.breaks, key=lambda b: (b.line, b.col)))
-    return FunctionAnalysis(
+    report = FunctionAnalysis(
         source=src,
         breaks=breaks,
         fully_graphable=not breaks and not checker.has_loops,
-        module=module,
-        positions=checker.positions,
-        graphable=graphable,
-        user_calls=frozenset(checker.user_calls),
-        eager_only=bool(fdef.asynchronous or facts.yields),
+        eager_only=eager_only,
+        breaking_calls=checker.breaking_calls(),
         loop_notes=tuple(checker.loop_notes),
+    )
+    if tree is not None:
+        return report
+    return replace(
+        report,
+        module=checker.module,
+        positions=checker.positions,
+        graphable=frozenset() if eager_only else frozenset(map(checker.span, checker.graphable)),
+        user_calls=frozenset(map(checker.span, checker.user_calls)),
     )
 
 
 class _Checker:
     """Walks one function: pure verdicts per unit, then reports where the verdict is a break."""
 
-    def __init__(self, src: FunctionSource, resolver: Resolver, module: cst.Module) -> None:
-        self.src, self.resolver, self.module = src, resolver, module
-        self.positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        fdef = module.body[0]
+    def __init__(self, src: FunctionSource, resolver: Resolver, tree: ModuleTree | None) -> None:
+        self.src, self.resolver = src, resolver
+        fdef = tree.function_at(src.def_line) if tree is not None else None
+        if tree is None or fdef is None:  # the decorator's case: the def's own text
+            tree = ModuleTree.of_function(src)
+            fdef = tree.module.body[0]
+        self.tree, self.module, self.fdef = tree, tree.module, fdef
         self.locals = function_locals(fdef)
         self.params = frozenset(parameter_names(fdef))
         self.declared = declared_names(fdef)
-        self.lines = src.text.splitlines()
+        self.dynamic = dynamic_locals(fdef)
         self.breaks: list[GraphBreak] = []
-        self.graphable: set[Span] = set()
-        self.user_calls: set[Span] = set()
+        self.graphable: list[cst.CSTNode] = []
+        self.user_calls: list[cst.Call] = []
+        self.breaking: list[cst.Call] = []  # calls by name to user functions with breaks
         self.has_loops = False
         self.loop_notes: list[str] = []
         self._kinds: dict[cst.Call, CallKind] = {}
@@ -140,6 +164,15 @@ class _Checker:
         self._verdicts: dict[tuple[cst.CSTNode, bool], Verdict] = {}
 
     # -- locations ---------------------------------------------------------------------------
+
+    @functools.cached_property
+    def _located(self) -> tuple[Positions, int]:
+        """Node positions, and what to add to their lines to get the file's lines."""
+        return self.tree.locate(self.fdef)
+
+    @property
+    def positions(self) -> Positions:
+        return self._located[0]
 
     def span(self, node: cst.CSTNode) -> Span:
         where = self.positions[node]
@@ -149,23 +182,31 @@ class _Checker:
         code = " ".join(self.module.code_for_node(node).split())
         return code if len(code) <= limit else code[: limit - 3] + "..."
 
+    def location(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(line, column) of ``node`` in the user's file, both from 1."""
+        positions, line_offset = self._located
+        start = positions[node].start
+        return start.line + line_offset, start.column + self.tree.indent + 1
+
     def add(self, problem: Problem) -> None:
-        start = self.positions[problem.node].start
+        line, col = self.location(problem.node)
         self.breaks.append(
             GraphBreak(
                 reason=problem.reason,
                 detail=problem.reason.format(**problem.fields),
                 filename=self.src.filename,
-                line=self.src.def_line + start.line - 1,
-                col=start.column + self.src.indent + 1,
-                source_line=self.lines[start.line - 1].strip(),
+                line=line,
+                col=col,
+                source_line=self.tree.lines[line - self.tree.first_line].strip(),
                 function=self.src.name,
             )
         )
 
     # -- pass 1: verdicts (pure, memoised) -----------------------------------------------------
 
-    def verdict(self, unit: cst.CSTNode, allow_jumps: bool = False, in_loop: bool = False) -> Verdict:
+    def verdict(
+        self, unit: cst.CSTNode, allow_jumps: bool = False, in_loop: bool = False
+    ) -> Verdict:
         key = (unit, allow_jumps, in_loop)
         if key not in self._verdicts:
             self._verdicts[key] = self._verdict(unit, allow_jumps, in_loop)
@@ -185,11 +226,13 @@ class _Checker:
             return self._loop_verdict(unit)
         if not isinstance(unit, cst.If) or not all(
             self.static_test(n) or in_loop and not loopcheck.test_problems(self, n.test)
-            for n in _if_chain(unit)
+            for n in if_chain(unit)
         ):
             return Verdict.EAGER
         inner = [
-            self.verdict(u, allow_jumps, in_loop) for b in child_blocks(unit) for u in block_units(b)
+            self.verdict(u, allow_jumps, in_loop)
+            for b in child_blocks(unit)
+            for u in block_units(b)
         ]
         if Verdict.EAGER in inner:
             return Verdict.EAGER
@@ -205,7 +248,7 @@ class _Checker:
 
     def static_test(self, branch: cst.If) -> bool:
         """Static (see exprs) and free of calls that cannot be traced."""
-        return is_static(branch.test) and not self.expression_problems(branch.test)
+        return is_static(branch.test, self.dynamic) and not self.expression_problems(branch.test)
 
     def problems(self, unit: cst.CSTNode) -> list[Problem]:
         """Why a simple unit cannot join a region (empty when it can)."""
@@ -218,7 +261,7 @@ class _Checker:
         return self._problems[unit]
 
     def expression_problems(self, node: cst.CSTNode) -> list[Problem]:
-        facts = scan(node)
+        facts = scan(node, self.dynamic)
         found = []
         for call in facts.calls:
             kind = self.classify(call)
@@ -247,9 +290,16 @@ class _Checker:
             else:
                 kind = self.resolver.classify_call(call.func, dotted)[0]
             if kind in USER_KINDS:
-                self.user_calls.add(self.span(call))
+                self.user_calls.append(call)
+            if kind is CallKind.BREAK_USER and isinstance(call.func, cst.Name):
+                self.breaking.append(call)
             self._kinds[call] = kind
         return self._kinds[call]
+
+    def breaking_calls(self) -> tuple[str, ...]:
+        """Names of the user functions with breaks that this function calls, in source order."""
+        calls = sorted(self.breaking, key=self.span) if len(self.breaking) > 1 else self.breaking
+        return tuple(dict.fromkeys(c.func.value for c in calls))
 
     # -- pass 2: report breaks, mark graph-able units ----------------------------------------
 
@@ -263,7 +313,7 @@ class _Checker:
             ):
                 self._mark(unit)
                 continue
-            handler = _COMPOUND_RULES.get(type(unit))
+            handler = COMPOUND_RULES.get(type(unit))
             if handler:
                 handler(self, unit)
             else:
@@ -272,7 +322,7 @@ class _Checker:
 
     def _mark(self, unit: cst.CSTNode) -> None:
         """Mark a graph-able unit and everything nested in it (the rewrite may still split it)."""
-        self.graphable.add(self.span(unit))
+        self.graphable.append(unit)
         for block in child_blocks(unit):
             for inner in block_units(block):
                 self._mark(inner)
@@ -293,112 +343,10 @@ class _Checker:
                 for call in scan(expr).calls:
                     self.classify(call)
 
+    def graphable_with_jumps(self, node: cst.CSTNode) -> bool:
+        """Could ``node`` join a region if returns/breaks inside it were allowed?"""
+        return self.verdict(node, allow_jumps=True) is not Verdict.EAGER
+
     def descend(self, unit: cst.CSTNode) -> None:
         for block in child_blocks(unit):
             self.block(block)
-
-
-def _if_chain(node: cst.If) -> list[cst.If]:
-    chain = [node]
-    while isinstance(chain[-1].orelse, cst.If):
-        chain.append(chain[-1].orelse)
-    return chain
-
-
-def _first_jump(node: cst.CSTNode) -> cst.CSTNode | None:
-    """The first break/continue in ``node``, else its first return."""
-    found: dict[str, list[cst.CSTNode]] = {"loop": [], "return": []}
-
-    class _Find(cst.CSTVisitor):
-        def visit_Break(self, n: cst.Break) -> None:
-            found["loop"].append(n)
-
-        def visit_Continue(self, n: cst.Continue) -> None:
-            found["loop"].append(n)
-
-        def visit_Return(self, n: cst.Return) -> None:
-            found["return"].append(n)
-
-    node.visit(_Find())
-    jumps = found["loop"] or found["return"]
-    return jumps[0] if jumps else None
-
-
-# -- compound statements that stay in Python ------------------------------------------------
-
-
-def _report_if(checker: _Checker, node: cst.If) -> None:
-    chain = _if_chain(node)
-    for branch in chain:
-        checker.note_calls(branch.test)
-        if not checker.static_test(branch):
-            keyword = "if" if branch is node else "elif"
-            fields = {"keyword": keyword, "test": checker.text(branch.test)}
-            checker.add(Problem(R.DATA_DEPENDENT, branch, fields))
-    if checker.verdict(node, allow_jumps=True) is not Verdict.EAGER:
-        jump = _first_jump(node)
-        if jump is not None:
-            keyword = type(jump).__name__.lower()
-            checker.add(Problem(R.NESTED_JUMP, jump, {"keyword": keyword}))
-    checker.descend(node)
-
-
-def _report_loop(checker: _Checker, node: cst.For | cst.While) -> None:
-    """A loop that stays in Python: its test and body are reported, and a note says why."""
-    checker.has_loops = True
-    before = len(checker.breaks)
-    if isinstance(node, cst.While):
-        checker.note_calls(node.test)
-        if not is_static(node.test):
-            fields = {"keyword": "while", "test": checker.text(node.test)}
-            checker.add(Problem(R.DATA_DEPENDENT, node, fields))
-    else:
-        checker.note_calls(node.iter)
-    checker.descend(node)
-    inside = checker.breaks[before:]
-    if inside:
-        cause = min(inside, key=lambda b: (b.line, b.col))
-        start = checker.positions[node].start
-        line = checker.src.def_line + start.line - 1
-        col = start.column + checker.src.indent + 1
-        checker.loop_notes.append(
-            f"{checker.src.filename}:{line}:{col}: note: loop at line {line} runs in Python "
-            f"because of line {cause.line}: {cause.code} {cause.detail}"
-        )
-
-
-def _report_with(checker: _Checker, node: cst.With) -> None:
-    checker.note_calls(*node.items)
-    checker.add(Problem(R.WITH, node, {}))
-    checker.descend(node)
-
-
-def _report_try(checker: _Checker, node: cst.Try | cst.TryStar) -> None:
-    checker.note_calls(*(h.type for h in node.handlers))
-    checker.add(Problem(R.TRY_RAISE, node, {"keyword": "try"}))
-    checker.descend(node)
-
-
-def _report_match(checker: _Checker, node: cst.Match) -> None:
-    checker.note_calls(node.subject)
-    fields = {"keyword": "match", "test": checker.text(node.subject)}
-    checker.add(Problem(R.DATA_DEPENDENT, node, fields))
-    checker.descend(node)
-
-
-def _report_def(checker: _Checker, node: cst.FunctionDef | cst.ClassDef) -> None:
-    kind = "class" if isinstance(node, cst.ClassDef) else "function"
-    checker.add(Problem(R.NESTED_DEF, node, {"kind": kind, "name": node.name.value}))
-
-
-_COMPOUND_RULES: dict[type, Callable[[_Checker, cst.CSTNode], None]] = {
-    cst.If: _report_if,
-    cst.For: _report_loop,
-    cst.While: _report_loop,
-    cst.With: _report_with,
-    cst.Try: _report_try,
-    cst.TryStar: _report_try,
-    cst.Match: _report_match,
-    cst.FunctionDef: _report_def,
-    cst.ClassDef: _report_def,
-}

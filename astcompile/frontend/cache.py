@@ -30,7 +30,7 @@ from astcompile.frontend.lookup import code_hash, fingerprint, lookup
 from astcompile.frontend.spec import RegionSpec, structured_specs
 from astcompile.runtime import artifacts
 
-FORMAT = "frontend-v2"
+FORMAT = "frontend-v3"
 Lookups = Sequence[tuple[tuple[str, ...], str, "str | None"]]
 
 

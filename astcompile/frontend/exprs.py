@@ -8,11 +8,13 @@ array values and must run in Python.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from astcompile.frontend.tables import STATIC_ATTRIBUTES, STATIC_CALLS
+from astcompile.frontend.walk import Visitor, walk
 
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
@@ -25,51 +27,78 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def is_static(expr: cst.CSTNode) -> bool:
-    """True when ``expr`` is built only from things whose value tracing fixes (see module doc)."""
+def is_static(expr: cst.CSTNode, dynamic: AbstractSet[str] = frozenset()) -> bool:
+    """True when ``expr`` is built only from things whose value tracing fixes (see module doc).
+
+    ``dynamic`` holds the locals computed from array values (:mod:`dynamic`): a test that reads
+    one depends on array values as much as the expression it was assigned from.
+    """
     rule = _STATIC_RULES.get(type(expr))
-    return rule(expr) if rule else False
+    return rule(expr, dynamic) if rule else False
 
 
-def _all_static(nodes) -> bool:
-    return all(is_static(n) for n in nodes)
+def _all_static(nodes, dynamic: AbstractSet[str]) -> bool:
+    return all(is_static(n, dynamic) for n in nodes)
 
 
-def _static_attribute(node: cst.Attribute) -> bool:
-    return node.attr.value in STATIC_ATTRIBUTES or dotted_name(node) is not None
+def _static_name(node: cst.Name, dynamic: AbstractSet[str]) -> bool:
+    return node.value not in dynamic
 
 
-def _static_subscript(node: cst.Subscript) -> bool:
+def _static_attribute(node: cst.Attribute, dynamic: AbstractSet[str]) -> bool:
+    """``x.shape`` always; ``np.pi`` or ``cfg.eps`` unless the root is a dynamic local."""
+    if node.attr.value in STATIC_ATTRIBUTES:
+        return True
+    dotted = dotted_name(node)
+    return dotted is not None and dotted.split(".")[0] not in dynamic
+
+
+def _static_subscript(node: cst.Subscript, dynamic: AbstractSet[str]) -> bool:
     """``x.shape[0]`` is static; ``x[0]`` reads array data."""
     base = node.value
     if not (isinstance(base, cst.Attribute) and base.attr.value in STATIC_ATTRIBUTES):
         return False
-    return all(isinstance(e.slice, cst.Index) and is_static(e.slice.value) for e in node.slice)
+    return all(
+        isinstance(e.slice, cst.Index) and is_static(e.slice.value, dynamic) for e in node.slice
+    )
 
 
-def _static_call(node: cst.Call) -> bool:
-    return dotted_name(node.func) in STATIC_CALLS and _all_static(a.value for a in node.args)
+def _static_call(node: cst.Call, dynamic: AbstractSet[str]) -> bool:
+    """``len(x)`` is static; ``len(np.nonzero(x)[0])`` has a shape that depends on values."""
+    return dotted_name(node.func) in STATIC_CALLS and _all_static(
+        (a.value for a in node.args), dynamic
+    )
+
+
+def _static_comparison(node: cst.Comparison, dynamic: AbstractSet[str]) -> bool:
+    """``v is None`` compares identities, never array values, whatever ``v`` holds."""
+    if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+        return True
+    parts = [node.left, *(c.comparator for c in node.comparisons)]
+    return _all_static(parts, dynamic)
+
+
+def _constant(node: cst.CSTNode, dynamic: AbstractSet[str]) -> bool:
+    return True
 
 
 _STATIC_RULES: dict[type, Callable[..., bool]] = {
-    cst.Name: lambda n: True,
-    cst.Integer: lambda n: True,
-    cst.Float: lambda n: True,
-    cst.Imaginary: lambda n: True,
-    cst.SimpleString: lambda n: True,
-    cst.ConcatenatedString: lambda n: True,
-    cst.Ellipsis: lambda n: True,
+    cst.Name: _static_name,
+    cst.Integer: _constant,
+    cst.Float: _constant,
+    cst.Imaginary: _constant,
+    cst.SimpleString: _constant,
+    cst.ConcatenatedString: _constant,
+    cst.Ellipsis: _constant,
     cst.Attribute: _static_attribute,
     cst.Subscript: _static_subscript,
     cst.Call: _static_call,
-    cst.UnaryOperation: lambda n: is_static(n.expression),
-    cst.BinaryOperation: lambda n: is_static(n.left) and is_static(n.right),
-    cst.BooleanOperation: lambda n: is_static(n.left) and is_static(n.right),
-    cst.Comparison: lambda n: (
-        is_static(n.left) and _all_static(c.comparator for c in n.comparisons)
-    ),
-    cst.Tuple: lambda n: _all_static(e.value for e in n.elements),
-    cst.List: lambda n: _all_static(e.value for e in n.elements),
+    cst.UnaryOperation: lambda n, d: is_static(n.expression, d),
+    cst.BinaryOperation: lambda n, d: is_static(n.left, d) and is_static(n.right, d),
+    cst.BooleanOperation: lambda n, d: is_static(n.left, d) and is_static(n.right, d),
+    cst.Comparison: _static_comparison,
+    cst.Tuple: lambda n, d: _all_static((e.value for e in n.elements), d),
+    cst.List: lambda n, d: _all_static((e.value for e in n.elements), d),
 }
 
 
@@ -83,12 +112,14 @@ class ExprFacts:
     yields: list[cst.CSTNode] = field(default_factory=list)
 
 
-class _Scan(cst.CSTVisitor):
+class _Scan(Visitor):
     """Collect calls, lambdas and value-dependent truth tests; lambda bodies are not entered."""
 
-    def __init__(self) -> None:
+    def __init__(self, dynamic: AbstractSet[str]) -> None:
         self.facts = ExprFacts()
+        self.dynamic = dynamic
         self._boolean_depth = 0
+        self._lowered: set[int] = set()  # ids of test parts lowered to traceable calls
 
     def visit_Call(self, node: cst.Call) -> None:
         self.facts.calls.append(node)
@@ -98,11 +129,21 @@ class _Scan(cst.CSTVisitor):
         return False
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if not is_static(node.test):
-            self.facts.dynamic_tests.append(("if-else", node, node.test))
+        """``a if c else b`` is lowered to a branch (frontend/lowering.py): a run-time ``c``,
+        with its ``and``/``or``/``not`` and chained comparisons, traces; no break."""
+        self._mark_lowered(node.test)
+
+    def _mark_lowered(self, test: cst.BaseExpression) -> None:
+        self._lowered.add(id(test))
+        if isinstance(test, cst.BooleanOperation):
+            self._mark_lowered(test.left)
+            self._mark_lowered(test.right)
+        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._mark_lowered(test.expression)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        if self._boolean_depth == 0 and not is_static(node):
+        lowered = id(node) in self._lowered
+        if not lowered and self._boolean_depth == 0 and not is_static(node, self.dynamic):
             keyword = "and" if isinstance(node.operator, cst.And) else "or"
             self.facts.dynamic_tests.append((keyword, node, node))
         self._boolean_depth += 1
@@ -111,11 +152,15 @@ class _Scan(cst.CSTVisitor):
         self._boolean_depth -= 1
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if isinstance(node.operator, cst.Not) and not is_static(node.expression):
+        if id(node) in self._lowered:
+            return
+        if isinstance(node.operator, cst.Not) and not is_static(node.expression, self.dynamic):
             self.facts.dynamic_tests.append(("not", node, node.expression))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) > 1 and not is_static(node):
+        if id(node) in self._lowered:
+            return
+        if len(node.comparisons) > 1 and not is_static(node, self.dynamic):
             self.facts.dynamic_tests.append(("chained comparison", node, node))
 
     def visit_Yield(self, node: cst.Yield) -> None:
@@ -131,8 +176,8 @@ class _Scan(cst.CSTVisitor):
         return False
 
 
-def scan(node: cst.CSTNode) -> ExprFacts:
-    """The :class:`ExprFacts` of ``node`` (a statement or expression)."""
-    visitor = _Scan()
-    node.visit(visitor)
+def scan(node: cst.CSTNode, dynamic: AbstractSet[str] = frozenset()) -> ExprFacts:
+    """The :class:`ExprFacts` of ``node`` (a statement or expression); see :func:`is_static`."""
+    visitor = _Scan(dynamic)
+    walk(node, visitor)
     return visitor.facts

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from astcompile.frontend.walk import Visitor, children
 
-class NameSets(cst.CSTVisitor):
+
+class NameSets(Visitor):
     """Reads and writes of function-scope names in source order (dicts as ordered sets)."""
 
     def __init__(self) -> None:
@@ -21,6 +23,7 @@ class NameSets(cst.CSTVisitor):
         self.writes: dict[str, None] = {}
         self.deletes: set[str] = set()  # names unbound by ``del`` (also counted as writes)
         self.scoped: set[str] = set()  # comprehension targets seen by this collector
+        self.declared: set[str] = set()  # names declared ``global``/``nonlocal`` in this scope
 
     def read(self, name: str) -> None:
         self.reads.setdefault(name)
@@ -37,62 +40,62 @@ class NameSets(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self.store(target.value, scoped)
         else:
-            target.visit(self)
+            self.walk(target)
 
     def visit_Name(self, node: cst.Name) -> None:
         self.read(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        self.walk(node.value)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        self.walk(node.value)
         return False
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        node.value.visit(self)
+        self.walk(node.value)
         for target in node.targets:
             self.store(target.target)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         if node.value is not None:
-            node.value.visit(self)
+            self.walk(node.value)
             self.store(node.target)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        node.value.visit(self)
-        node.target.visit(self)
+        self.walk(node.value)
+        self.walk(node.target)
         self.store(node.target)
         return False
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
-        node.value.visit(self)
+        self.walk(node.value)
         self.store(node.target)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
+        self.walk(node.iter)
         self.store(node.target)
-        node.body.visit(self)
+        self.walk(node.body)
         if node.orelse:
-            node.orelse.visit(self)
+            self.walk(node.orelse)
         return False
 
     def visit_WithItem(self, node: cst.WithItem) -> bool:
-        node.item.visit(self)
+        self.walk(node.item)
         if node.asname:
             self.store(node.asname.name)
         return False
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.type:
-            node.type.visit(self)
+            self.walk(node.type)
         if node.name:
             self.store(node.name.name)
-        node.body.visit(self)
+        self.walk(node.body)
         return False
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -110,24 +113,24 @@ class NameSets(cst.CSTVisitor):
         return False
 
     def visit_Del(self, node: cst.Del) -> bool:
-        node.target.visit(self)
+        self.walk(node.target)
         self.store(node.target)
         self.deletes.update(target_sets(node.target).writes)
         return False
 
     def visit_Global(self, node: cst.Global) -> bool:
+        self.declared.update(n.name.value for n in node.names)
         return False
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
-        return False
+    visit_Nonlocal = visit_Global
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
-        node.iter.visit(self)
+        self.walk(node.iter)
         self.store(node.target, scoped=True)
         for clause in node.ifs:
-            clause.visit(self)
+            self.walk(clause)
         if node.inner_for_in:
-            node.inner_for_in.visit(self)
+            self.walk(node.inner_for_in)
         return False
 
     def _inner_scope(
@@ -136,7 +139,7 @@ class NameSets(cst.CSTVisitor):
         """Free names of an inner scope are reads of ours; a comprehension's walrus writes ours."""
         inner = NameSets()
         for part in parts:
-            part.visit(inner)
+            inner.walk(part)
         local = bound | inner.scoped
         for name in inner.reads:
             if name not in local and name not in inner.writes:
@@ -146,7 +149,7 @@ class NameSets(cst.CSTVisitor):
                 self.writes.setdefault(name)
 
     def _comprehension(self, node: cst.CSTNode) -> bool:
-        self._inner_scope(list(node.children), set(), comprehension=True)
+        self._inner_scope(children(node), set(), comprehension=True)
         return False
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
@@ -154,21 +157,21 @@ class NameSets(cst.CSTVisitor):
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         for param in _all_params(node.params):
             if param.default:
-                param.default.visit(self)
+                self.walk(param.default)
         self._inner_scope([node.body], {p.name.value for p in _all_params(node.params)})
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         for part in [*node.decorators, *(p.default for p in _all_params(node.params))]:
             if part is not None:
-                part.visit(self)
+                self.walk(part)
         self._inner_scope([node.body], {p.name.value for p in _all_params(node.params)})
         self.store(node.name)
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         for part in [*node.decorators, *node.bases, *node.keywords]:
-            part.visit(self)
+            self.walk(part)
         self._inner_scope([node.body], set())
         self.store(node.name)
         return False
@@ -192,6 +195,7 @@ def name_sets(*nodes: cst.CSTNode | None) -> NameSets:
         merged.writes.update(sets.writes)
         merged.deletes |= sets.deletes
         merged.scoped |= sets.scoped
+        merged.declared |= sets.declared
     return merged
 
 
@@ -199,7 +203,7 @@ def name_sets(*nodes: cst.CSTNode | None) -> NameSets:
 def _node_sets(node: cst.CSTNode) -> NameSets:
     """Nodes are immutable and hash by identity, so liveness fixpoints reuse these."""
     sets = NameSets()
-    node.visit(sets)
+    sets.walk(node)
     return sets
 
 
@@ -214,34 +218,9 @@ def parameter_names(fdef: cst.FunctionDef) -> tuple[str, ...]:
     return tuple(p.name.value for p in _all_params(fdef.params))
 
 
-@functools.lru_cache(maxsize=1024)
 def declared_names(fdef: cst.FunctionDef) -> frozenset[str]:
-    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs).
-
-    Cached like :func:`_node_sets`: analysis and liveness ask several times per function."""
-
-    class _Declared(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.found: set[str] = set()
-
-        def visit_Global(self, node: cst.Global) -> None:
-            self.found.update(n.name.value for n in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            self.found.update(n.name.value for n in node.names)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is fdef
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    visitor = _Declared()
-    fdef.visit(visitor)
-    return frozenset(visitor.found)
+    """Names declared ``global`` or ``nonlocal`` in the function itself (not in nested defs)."""
+    return frozenset(name_sets(fdef.body).declared)
 
 
 def function_locals(fdef: cst.FunctionDef) -> frozenset[str]:

@@ -27,6 +27,7 @@ from astcompile.frontend.names import (
     small_statements,
     target_sets,
 )
+from astcompile.frontend.walk import find
 
 RET = "__ac_ret"
 
@@ -93,14 +94,7 @@ def has_top_return(unit: cst.CSTNode) -> bool:
 def _has_nested_return(unit: cst.CSTNode) -> bool:
     if small_statements(unit):
         return False
-    found: list[cst.Return] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            found.append(node)
-
-    unit.visit(_Find())
-    return bool(found)
+    return bool(find(unit, cst.Return))
 
 
 _ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)

@@ -26,6 +26,7 @@ from astcompile.frontend.analysis import CallKind, analyze_function
 from astcompile.frontend.exprs import dotted_name
 from astcompile.frontend.lookup import MISSING, InstanceMethod, fingerprint, lookup
 from astcompile.frontend.source import FunctionSource, function_source, sources_in_module
+from astcompile.frontend.tree import ModuleTree
 
 MAX_INLINE_DEPTH = 8
 
@@ -37,6 +38,7 @@ class _Shared:
     verdicts: dict[Any, CallKind] = field(default_factory=dict)
     active: set[Any] = field(default_factory=set)
     sources: dict[str, FunctionSource] | None = None  # static: the module's functions by name
+    tree: ModuleTree | None = None  # static: the module, parsed once
     #: runtime: (path of callee names from the root, dotted name, fingerprint) of each look-up,
     #: so the rewrite cache can re-check them without analysing again.
     lookups: list[tuple[tuple[str, ...], str, str | None]] = field(default_factory=list)
@@ -130,8 +132,14 @@ _OBJECT_RULES: tuple[tuple[Callable[[Any], bool], CallKind], ...] = (
 class RuntimeResolver:
     """Resolves callees against a live function's globals, closure cells and builtins."""
 
-    def __init__(self, fn: Callable, *, _shared: _Shared | None = None, _depth: int = 0,
-                 _path: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        fn: Callable,
+        *,
+        _shared: _Shared | None = None,
+        _depth: int = 0,
+        _path: tuple[str, ...] = (),
+    ) -> None:
         self.fn = fn
         self._shared = _shared or _Shared(active={fn})
         self._depth = _depth
@@ -174,8 +182,12 @@ class RuntimeResolver:
 
     def _inline(self, function: types.FunctionType) -> bool:
         src = function_source(function)
-        resolver = RuntimeResolver(function, _shared=self._shared, _depth=self._depth + 1,
-                                   _path=(*self._path, self._dotted))
+        resolver = RuntimeResolver(
+            function,
+            _shared=self._shared,
+            _depth=self._depth + 1,
+            _path=(*self._path, self._dotted),
+        )
         return analyze_function(src, resolver).fully_graphable
 
     def _lookup(self, dotted: str) -> Any:
@@ -195,13 +207,24 @@ _DECORATOR_KINDS = {
 
 
 class StaticResolver:
-    """Resolves callees from a module's text alone: imports, top-level defs, module-level marks."""
+    """Resolves callees from a module's text alone: imports, top-level defs, module-level marks.
+
+    A caller that already parsed the module passes ``tree`` (and the top-level functions'
+    ``sources``), so the callees it analyses are not parsed again.
+    """
 
     def __init__(
-        self, module: cst.Module, filename: str, *, _shared: _Shared | None = None, _depth: int = 0
+        self,
+        module: cst.Module,
+        filename: str,
+        *,
+        tree: ModuleTree | None = None,
+        sources: dict[str, FunctionSource] | None = None,
+        _shared: _Shared | None = None,
+        _depth: int = 0,
     ) -> None:
         self.module, self.filename = module, filename
-        self._shared = _shared or _Shared()
+        self._shared = _shared or _Shared(tree=tree, sources=sources)
         self._depth = _depth
         self.imports: dict[str, str] = {}
         self.functions: dict[str, cst.FunctionDef] = {}
@@ -268,16 +291,23 @@ class StaticResolver:
             return None
         return _DECORATOR_KINDS.get(qualified, CallKind.UNKNOWN)
 
+    @property
+    def tree(self) -> ModuleTree:
+        """The module parsed once, shared with the resolvers of the callees it analyses."""
+        if self._shared.tree is None:
+            self._shared.tree = ModuleTree(self.module)
+        return self._shared.tree
+
     def _inline(self, name: str) -> bool:
         src = self._source(name)
         resolver = StaticResolver(
             self.module, self.filename, _shared=self._shared, _depth=self._depth + 1
         )
-        return analyze_function(src, resolver).fully_graphable
+        return analyze_function(src, resolver, self.tree).fully_graphable
 
     def _source(self, name: str) -> FunctionSource:
         if self._shared.sources is None:
-            found = sources_in_module(self.module.code, self.filename, methods=False)
+            found = sources_in_module(self.tree.text, self.filename, methods=False)
             self._shared.sources = {s.name: s for s in found}
         return self._shared.sources[name]
 

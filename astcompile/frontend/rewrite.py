@@ -29,13 +29,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.names import function_locals, name_sets
 from astcompile.frontend.regions import RET, Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.spec import RegionSpec
+from astcompile.frontend.tree import node_positions
 
 CALL = "__ac_call"
 LOOP = "__ac_loop"
@@ -57,7 +58,7 @@ def rewrite_function(
     module, positions = analysis.module, analysis.positions
     if module is None or positions is None:
         module = cst.parse_module(src.text)
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = node_positions(module)
     fdef = module.body[0]
     units, calls = set(), set()
     for node, where in positions.items():

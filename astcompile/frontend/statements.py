@@ -1,6 +1,6 @@
 """Rules for simple statements: which stores and statements keep a line out of a region.
 
-Each rule takes the analysis checker (for ``text``, ``params`` and ``declared``) and one small
+Each rule takes the analysis checker (for ``text``, ``params``, ``declared`` and ``dynamic``) and one small
 statement, and returns the problems found; an empty list means the statement may be traced.
 """
 
@@ -72,7 +72,7 @@ def _declaration(checker: Any, node: cst.Global | cst.Nonlocal) -> list[Problem]
 
 
 def _assert(checker: Any, node: cst.Assert) -> list[Problem]:
-    if is_static(node.test):
+    if is_static(node.test, checker.dynamic):
         return []
     return [Problem(R.DATA_DEPENDENT, node, {"keyword": "assert", "test": checker.text(node.test)})]
 

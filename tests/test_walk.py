@@ -1,0 +1,80 @@
+"""The read-only walk (frontend/walk.py) meets the same nodes in the same order as libcst's own
+``visit``, on real source files, and honours ``visit_`` returning False and ``leave_``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from astcompile.frontend import walk
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted(
+    p
+    for p in [*ROOT.glob("astcompile/frontend/*.py"), *ROOT.glob("tests/test_*.py")]
+    if p.name != "__init__.py"
+)
+
+
+class _Everything(walk.Visitor):
+    """Records every node the walk enters."""
+
+    def __init__(self) -> None:
+        self.seen: list[cst.CSTNode] = []
+
+    def _record(self, node: cst.CSTNode) -> None:
+        self.seen.append(node)
+
+    def __getattr__(self, name: str):
+        if name.startswith("visit_"):
+            return self._record
+        raise AttributeError(name)
+
+
+class _LibcstEverything(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, walk._SKIPPED):
+            return False
+        self.seen.append(node)
+        return True
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_walk_meets_what_libcst_visit_meets_in_the_same_order(path):
+    module = cst.parse_module(path.read_text())
+    ours, theirs = _Everything(), _LibcstEverything()
+    ours.walk(module)
+    module.visit(theirs)
+    assert len(ours.seen) == len(theirs.seen) > 100
+    assert all(a is b for a, b in zip(ours.seen, theirs.seen))
+
+
+class _Calls(walk.Visitor):
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.events.append(f"visit {cst.Module([]).code_for_node(node.func)}")
+
+    def leave_Call(self, node: cst.Call) -> None:
+        self.events.append(f"leave {cst.Module([]).code_for_node(node.func)}")
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # its body is not entered
+
+
+def test_visit_false_skips_children_and_leave_follows_the_children():
+    calls = _Calls()
+    calls.walk(cst.parse_module("f(g(x), lambda: h())\nk()\n"))
+    assert calls.events == ["visit f", "visit g", "leave g", "leave f", "visit k", "leave k"]
+
+
+def test_find_returns_nodes_of_a_type_in_source_order():
+    module = cst.parse_module("def f():\n    if a:\n        return 1\n    return b(2)\n")
+    found = walk.find(module, (cst.Return, cst.Integer))
+    assert [type(n).__name__ for n in found] == ["Return", "Integer", "Return", "Integer"]
