@@ -318,3 +318,13 @@ def test_check_says_why_a_loop_runs_in_python(tmp_path):
     notes = [n for fn in report.functions for n in fn.loop_notes]
     assert notes == [f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
                      "GB012 print() has side effects"]
+
+
+def test_explain_counts_the_ops_inside_loop_bodies():
+    from astcompile.graph.ops import Kind
+
+    output = astcompile.explain(collatz_steps, 27)
+    (graph,) = output.graphs
+    top_level = sum(1 for n in graph.nodes() if n.kind is not Kind.LEAF)
+    assert output.ops_per_graph == [graph.op_count()]
+    assert graph.op_count() > top_level

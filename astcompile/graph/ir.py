@@ -195,7 +195,8 @@ class Graph:
         return order
 
     def op_count(self) -> int:
-        return sum(1 for n in self.nodes() if n.kind is not Kind.LEAF)
+        """Ops in the graph, counting those inside loop bodies and branches once each."""
+        return sum(1 for n in walk(self.nodes()) if n.kind is not Kind.LEAF)
 
     def __str__(self) -> str:
         return format_graph(self)
