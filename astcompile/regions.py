@@ -12,6 +12,7 @@ right.
 
 from __future__ import annotations
 
+import linecache
 import threading
 import time
 import warnings
@@ -177,10 +178,7 @@ class Region:
             self._on_trace_break(key, exc)
             return None
         except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
-            logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
-                                   self.owner.name, self.spec.name, type(exc).__name__, exc)
-            self.owner.keep_loops_in_python(self.spec)
-            self._add_eager_key(key)
+            self._on_trace_failure(key, exc)
             return None
         self.stats.traces += 1
         if _scalar_only(result.graph):
@@ -263,6 +261,28 @@ class Region:
         if recorder is not None:
             recorder.add_break(graph_break)
         logs.graph_breaks.info("%s", graph_break.describe())
+
+    def _on_trace_failure(self, key: tuple, exc: Exception) -> None:
+        """The tracer raised: a user error (the eager run raises it again, as NumPy does) or
+        a gap in the tracer. Either way the region runs in NumPy, and ``explain`` lists it as a
+        break so that nobody is slowed down silently; ``fullgraph`` is not enforced here,
+        because a user error must surface as NumPy's own exception."""
+        from astcompile.frontend.breaks import BreakReason, GraphBreak
+        from astcompile.graph.context import location_in_traceback
+
+        logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
+                               self.owner.name, self.spec.name, type(exc).__name__, exc)
+        self.owner.keep_loops_in_python(self.spec)
+        self._add_eager_key(key)
+        loc = location_in_traceback(exc.__traceback__)
+        filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
+        graph_break = GraphBreak(
+            BreakReason.TRACE_UNSUPPORTED, f"tracing failed: {type(exc).__name__}: {exc}",
+            filename, line, 1, linecache.getline(filename, line).strip(), self.owner.name)
+        self.stats.breaks.append(graph_break)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
         previous = next(reversed(self.entries))  # the most recent entry: the likeliest match

@@ -186,8 +186,33 @@ def conditional_expressions(x):
     return out
 
 
+def crc16(data, poly=0x8408):
+    """Bit operations on Python ints in a loop over a uint8 array (npbench's crc16)."""
+    crc = 0xFFFF
+    for b in data:
+        cur_byte = 0xFF & b
+        for _ in range(0, 8):
+            if (crc & 0x0001) ^ (cur_byte & 0x0001):
+                crc = (crc >> 1) ^ poly
+            else:
+                crc >>= 1
+            cur_byte >>= 1
+    crc = ~crc & 0xFFFF
+    crc = (crc << 8) | ((crc >> 8) & 0xFF)
+    return crc & 0xFFFF
+
+
+def shift_left(n):
+    h = 1
+    for i in range(n):
+        h = h << 3
+    return h
+
+
 PROGRAMS = [
     (newton_sqrt, lambda: (2.0, 1e-12)),
+    (crc16, lambda: (np.random.default_rng(0).integers(0, 256, 300, dtype=np.uint8),)),
+    (shift_left, lambda: (20,)),
     (conditional_expressions, lambda: (np.array([0.5, 2.0, 3.5, -1.0]),)),
     (collatz_steps, lambda: (27,)),
     (first_negative, lambda: (np.array([1.0, 2.0, -3.0, 4.0, -1.0]),)),
@@ -328,3 +353,12 @@ def test_explain_counts_the_ops_inside_loop_bodies():
     top_level = sum(1 for n in graph.nodes() if n.kind is not Kind.LEAF)
     assert output.ops_per_graph == [graph.op_count()]
     assert graph.op_count() > top_level
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_shift_past_int64_raises_instead_of_wrapping(backend):
+    """Python's int would grow; a compiled loop's int64 cannot: OverflowError, never a
+    silently wrapped value (a documented deviation)."""
+    assert shift_left(30) == 8**30
+    with pytest.raises(OverflowError, match="too large"):
+        astcompile.compile(shift_left, backend=backend)(30)

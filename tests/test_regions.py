@@ -72,3 +72,22 @@ def test_array_region_still_compiles():
     np.testing.assert_allclose(compiled(x), f(x))
     (region,) = compiled.regions
     assert region.stats.compiled_calls == 1
+
+
+def test_a_tracer_failure_is_reported_by_explain():
+    """An exception inside the tracer (here: ``divmod`` on a traced int) runs the region in
+    NumPy, correctly, and ``explain`` lists it as a break at the user's line."""
+
+    def f(x):
+        s = 0
+        for i in range(x.shape[0]):
+            q, r = divmod(i, 3)
+            s += q * r
+        return s + x.sum()
+
+    x = np.arange(10.0)
+    output = astcompile.explain(astcompile.compile(f, backend="eager"), x)
+    assert output.out == f(x)
+    (reason,) = output.break_reasons
+    assert reason.code == "GB021" and "divmod" in reason.detail
+    assert reason.source_line == "q, r = divmod(i, 3)"

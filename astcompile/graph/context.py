@@ -43,6 +43,17 @@ def user_location() -> Loc | None:
     return None
 
 
+def location_in_traceback(tb: Any) -> Loc | None:
+    """The innermost user-code frame of a traceback (where the tracer failed in user terms)."""
+    found = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen")):
+            found = Loc(filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
 class TraceContext:
     """Created per trace; symbolic values reach it through :func:`current`."""
 

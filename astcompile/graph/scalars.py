@@ -205,8 +205,25 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
             raise TraceBreak("power of a loop value", "a power whose type or value depends on "
                              "run-time values (use an integer exponent >= 0)")
+    if op in (Op.LSHIFT, Op.RSHIFT) and C.is_runtime(b):
+        _ok(b >= 0, "ValueError", "negative shift count")
+    if op is Op.LSHIFT:  # Python's int grows; int64 cannot: say so rather than wrap
+        _ok(_shift_fits(a, b), "OverflowError", "Python int too large for a compiled loop (int64)")
     if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
+
+
+def _shift_fits(a: Any, b: Any) -> SymScalar:
+    """``b < 63 and (a << b) >> b == a``, built from nodes (``<<`` on these values would come
+    back here)."""
+    def node(op: Op, *args: B.Operand) -> B.Operand:
+        return C.node_operand(B.elementwise(op, list(args)))
+
+    a64 = C.node_operand(B.cast(operand(a), np.dtype(np.int64)))
+    b64 = C.node_operand(B.cast(operand(b), np.dtype(np.int64)))
+    same = node(Op.EQ, node(Op.RSHIFT, node(Op.LSHIFT, a64, b64), b64), a64)
+    fits = node(Op.LOGICAL_AND, node(Op.LT, b64, B.const_operand(63)), same)
+    return SymScalar(fits.node, True, "a shift that fits in int64", dynamic=True)
 
 
 def _zero_message(fn: Callable, a: Any, b: Any) -> str:

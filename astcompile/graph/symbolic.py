@@ -386,8 +386,29 @@ _SCALAR_ARITH = {
 for _name, (_op, _fn) in _SCALAR_ARITH.items():
     setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
     setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
+#: Bit operations on Python ints (and bools for & | ^): Python raises TypeError on floats, as
+#: the trace does (the example result is computed with Python's own operator first).
+_SCALAR_BITWISE = {
+    "and": (Op.BITWISE_AND, operator.and_), "or": (Op.BITWISE_OR, operator.or_),
+    "xor": (Op.BITWISE_XOR, operator.xor), "lshift": (Op.LSHIFT, operator.lshift),
+    "rshift": (Op.RSHIFT, operator.rshift),
+}
+for _name, (_op, _fn) in _SCALAR_BITWISE.items():
+    setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
+    setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(SymScalar, f"__{_name}__", lambda s, o, _fn=getattr(operator, _name): s._compare(_fn, o))
+
+
+def _scalar_invert(self: SymScalar) -> Any:
+    """``~n`` on a Python int is ``-n - 1``; on a bool Python gives an int (-1 or -2), NumPy a
+    bool: specialised there, never guessed."""
+    if type(self.hint) is not int:
+        return ~self._specialize()
+    return (-self) - 1
+
+
+SymScalar.__invert__ = _scalar_invert  # type: ignore[method-assign]
 
 
 class SymInt:
