@@ -57,6 +57,22 @@ def masked_sum(x):
     return x[x > 0.5].sum(), np.sum(x[x < 0.2])
 
 
+def masked_means(x, rows):
+    """``.mean()`` of selections: float64 for ints, the float type kept (npbench's azimint)."""
+    return x[rows].mean(), np.mean(x[x > 5]), x.astype(np.float32)[rows].mean()
+
+
+def radial_means(data, radius, npt):
+    rmax = radius.max()
+    res = np.zeros(npt, dtype=np.float64)
+    for i in range(npt):
+        r1 = rmax * i / npt
+        r2 = rmax * (i + 1) / npt
+        in_ring = np.logical_and(r1 <= radius, radius < r2)
+        res[i] = data[in_ring].mean()
+    return res
+
+
 def row_mask_store(a, rows, v):
     a[rows] = v
     a[~rows] *= 2
@@ -83,6 +99,8 @@ PROGRAMS = [
     (row_mask_store, lambda: (np.arange(12.0).reshape(4, 3), np.array([1, 0, 0, 1], bool),
                               np.array([7.0, 8.0, 9.0]))),
     (masked_int_division, lambda: (np.arange(-4, 8), np.arange(12) % 3)),
+    (masked_means, lambda: (np.arange(12, dtype=np.int32).reshape(3, 4), np.array([1, 0, 1], bool))),
+    (radial_means, lambda: (np.linspace(0, 1, 50), np.linspace(0, 1, 50) ** 2, 7)),
 ]
 
 

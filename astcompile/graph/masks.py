@@ -211,17 +211,36 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
     setitem(array, Ellipsis, wrap(picked))
 
 
+def _plain_reduction(what: str, axis: Any, dtype: Any, out: Any, keepdims: Any,
+                     rest: dict) -> None:
+    if axis is not None or dtype is not None or out is not None or keepdims not in (
+            False, np._NoValue) or any(v is not np._NoValue for v in rest.values()):
+        raise _break(f"{what} of a selection with axis=/dtype=/out=/keepdims=")
+
+
+def _picked(selection: MaskedValue, dtype: np.dtype) -> Any:
+    full = selection.full
+    return np.where(_expanded(selection.mask, full.ndim), full.astype(dtype), dtype.type(0))
+
+
 def _sum(selection: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: Any = False, **rest: Any) -> Any:
     """``x[I].sum()``: ``sum(where(I, x, 0))`` (other axes or options break)."""
-    if axis is not None or dtype is not None or out is not None or keepdims not in (
-            False, np._NoValue) or any(v is not np._NoValue for v in rest.values()):
-        raise _break("sum of a selection with axis=/dtype=/out=/keepdims=")
+    _plain_reduction("sum", axis, dtype, out, keepdims, rest)
+    return _picked(selection, selection.full.dtype).sum()
+
+
+def _mean(selection: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
+          keepdims: Any = False, **rest: Any) -> Any:
+    """``x[I].mean()``: ``sum(where(I, x, 0)) / count(I)``, in NumPy's dtypes: integers and
+    bools average in float64, floats and complex keep their type. An empty selection gives
+    NaN, as NumPy does (without its RuntimeWarning)."""
+    _plain_reduction("mean", axis, dtype, out, keepdims, rest)
     full = selection.full
-    zero = full.dtype.type(0)
-    picked = np.where(_expanded(selection.mask, full.ndim), full, zero)
-    return picked.sum()
+    work = full.dtype if full.dtype.kind in "fc" else np.dtype(np.float64)
+    count = selection.mask.sum() * int(np.prod(full.shape[selection.mask.ndim :]))
+    return (_picked(selection, work).sum() / count).astype(work)
 
 
-METHODS: dict[str, Callable] = {"sum": _sum}
-FUNCTIONS: dict[Callable, Callable] = {np.sum: _sum}
+METHODS: dict[str, Callable] = {"sum": _sum, "mean": _mean}
+FUNCTIONS: dict[Callable, Callable] = {np.sum: _sum, np.mean: _mean}
