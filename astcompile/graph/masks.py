@@ -122,7 +122,7 @@ def _operand_full(value: Any, mask: Any, rest: tuple) -> Any:
     """What ``value`` contributes to an elementwise op over ``full``: its own full array, or a
     value that broadcasts against the selection without knowing its length."""
     if isinstance(value, MaskedValue):
-        if value.mask.node is not mask.node:
+        if not same_mask(value.mask.node, mask.node):
             raise _break("selections through different masks are combined")
         if value.rest != rest:
             raise _break("selections with different trailing shapes are combined")
@@ -134,6 +134,29 @@ def _operand_full(value: Any, mask: Any, rest: tuple) -> Any:
         return value[0]
     raise _break("an array combined with a boolean-mask selection must broadcast against its "
                  "trailing axes (its length is only known at run time)")
+
+
+def same_mask(a: Any, b: Any) -> bool:
+    """Whether two mask nodes hold the same values: the same node, or the same expression
+    written twice (``x[x > 0] = 1.0 / x[x > 0]``) with no store traced in between (a store
+    could change what the second one reads)."""
+    if a is b:
+        return True
+    lo, hi = sorted((a.id, b.id))
+    stored = any(lo < e.id < hi for frame in current().effect_frames for e in frame)
+    return not stored and _same_expression(a, b)
+
+
+def _same_expression(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if a.op is not b.op or a.dtype != b.dtype or a.shape != b.shape or a.op is Op.INPUT:
+        return False
+    if a.op is Op.CONST:
+        return np.array_equal(a.attr.value, b.attr.value) and type(a.attr) is type(b.attr)
+    if a.attr != b.attr or len(a.inputs) != len(b.inputs):
+        return False
+    return all(_same_expression(x, y) for x, y in zip(a.inputs, b.inputs))
 
 
 def _first_mask(values: Any) -> Any:
