@@ -14,6 +14,7 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph import complex as complex_parts
+from astcompile.graph import numpy_views_norms as views_norms
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
@@ -274,6 +275,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.ones_like: lambda a, dtype=None, **k: _full_like(a, 1, dtype),
     np.full_like: _full_like,
     np.empty_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
+    **views_norms.FUNCTIONS,
 }
 
 
