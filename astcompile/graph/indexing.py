@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.graph import build as B
-from astcompile.graph import masks
+from astcompile.graph import gather, masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ir import DynIndex, IndexItem, Node
@@ -155,6 +155,9 @@ def getitem(array: Any, key: Any) -> Any:
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_read(array, mask)
+    idx = gather.index_array(key)
+    if idx is not None:
+        return gather.gather(array, idx)
     _check_key(key)
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic)
@@ -175,6 +178,9 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_store(array, mask, value)
+    idx = gather.index_array(key)
+    if idx is not None:
+        return gather.scatter(array, idx, value)
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
