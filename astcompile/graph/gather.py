@@ -16,49 +16,70 @@ import numpy as np
 from astcompile.graph.context import TraceBreak
 
 
-def index_array(key: Any) -> Any:
-    """The integer index array of ``x[key]`` when ``key`` is one (a 1-D traced int array)."""
+def _is_index_array(value: Any) -> bool:
     from astcompile.graph.symbolic import SymArray
 
-    if not isinstance(key, SymArray) or key.ndim == 0 or key.dtype.kind not in "iu":
+    return isinstance(value, SymArray) and value.ndim > 0 and value.dtype.kind in "iu"
+
+
+def index_array(key: Any) -> tuple[Any, tuple] | None:
+    """``(idx, rest)`` when ``x[key]`` indexes the first axis with a 1-D traced int array
+    ``idx`` and the other axes with basic indices ``rest``; None when it does not."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not entries or not _is_index_array(entries[0]):
         return None
-    if key.ndim != 1:
-        raise TraceBreak("advanced indexing", "indexing with a multi-dimensional integer array "
-                                              "runs in NumPy")
-    return key
+    idx, rest = entries[0], tuple(entries[1:])
+    if idx.ndim != 1 or any(_is_index_array(e) or isinstance(e, list) for e in rest):
+        raise TraceBreak("advanced indexing", "indexing with several or multi-dimensional "
+                                              "integer arrays runs in NumPy")
+    if any(e is Ellipsis or e is None for e in rest):
+        raise TraceBreak("advanced indexing", "an integer array index with ... or None runs in "
+                                              "NumPy")
+    if idx.dtype == np.uint64:  # values past int64 would wrap into valid negative indices
+        raise TraceBreak("advanced indexing", "a uint64 index array runs in NumPy")
+    return idx.astype(np.int64), rest
 
 
-def gather(array: Any, idx: Any) -> Any:
-    """``array[idx]``: rows of ``array`` picked by ``idx``, into a fresh array."""
+def _check_rank(array: Any, rest: tuple) -> None:
+    if array.ndim < 1 + len(rest):
+        raise IndexError(f"too many indices for array: array is {array.ndim}-dimensional, but "
+                         f"{1 + len(rest)} were indexed")
+
+
+def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
+    """``array[idx, *rest]``: rows of ``array`` picked by ``idx``, into a fresh array."""
     from astcompile.graph.loops import ac_for
     from astcompile.graph.numpy_api import CREATION
 
-    if array.ndim == 0:
-        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+    _check_rank(array, rest)
     count = idx.shape[0]
-    out = CREATION[np.empty]((count, *array.shape[1:]), array.dtype)
+    row_shape = array[(0, *rest)].shape  # the shape of one picked row, after ``rest``
+    out = CREATION[np.empty]((count, *row_shape), array.dtype)
 
     def pick(k: Any) -> tuple:
-        out[k] = array[idx[k]]
+        out[k] = array[(idx[k], *rest)]
         return ()
 
     ac_for(pick, (0, count, 1), ())
     return out
 
 
-def scatter(array: Any, idx: Any, value: Any) -> None:
-    """``array[idx] = value``: ``value`` broadcast to ``(len(idx),) + array.shape[1:]`` and
+def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
+    """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
     copied first (it may read ``array``), then written row by row."""
     from astcompile.graph.loops import ac_for
 
-    if array.ndim == 0:
-        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+    _check_rank(array, rest)
     count = idx.shape[0]
-    rows = np.broadcast_to(value, (count, *array.shape[1:])).astype(array.dtype, casting="unsafe")
+    row_shape = array[(0, *rest)].shape
+    from astcompile.graph.symbolic import SymArray, operand, wrap
+
+    value = value if isinstance(value, SymArray) else wrap(operand(value).node)
+    rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
     rows = np.copy(rows)
 
     def put(k: Any) -> tuple:
-        array[idx[k]] = rows[k]
+        array[(idx[k], *rest)] = rows[k]
         return ()
 
     ac_for(put, (0, count, 1), ())

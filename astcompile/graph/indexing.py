@@ -155,9 +155,9 @@ def getitem(array: Any, key: Any) -> Any:
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_read(array, mask)
-    idx = gather.index_array(key)
-    if idx is not None:
-        return gather.gather(array, idx)
+    picked = gather.index_array(key)
+    if picked is not None:
+        return gather.gather(array, *picked)
     _check_key(key)
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic)
@@ -178,9 +178,9 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_store(array, mask, value)
-    idx = gather.index_array(key)
-    if idx is not None:
-        return gather.scatter(array, idx, value)
+    picked = gather.index_array(key)
+    if picked is not None:
+        return gather.scatter(array, *picked, value)
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
