@@ -8,9 +8,10 @@ reduction, a buffer, a loop-carried value). Every buffer is allocated by the Pyt
 out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; the wrapper
 raises NumPy's exception.
 
-Loops are never parallelised (v1): iterations of a user loop may depend on each other through
-memory, and proving they do not is future work. Innermost element loops use ``omp simd``: a
-store that might read what it writes goes through a temporary first, so they never overlap.
+A user loop runs on threads only when its iterations are provably independent
+(:mod:`~astcompile.codegen.independence`, pragmas in :mod:`~astcompile.codegen.structured_parallel`).
+Element loops are independent by construction: a store that might read what it writes goes
+through a temporary first, so they use ``omp simd`` and, when large, a team of threads.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
-from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
+from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype, literal
+from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
+from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.views import (
     View,
@@ -40,16 +43,18 @@ from astcompile.codegen.views import (
     index_view,
     indexed_shape,
     part_view,
-    slice_start,
     transpose_view,
 )
-from astcompile.codegen.index_ranges import Bounds
-from astcompile.graph.checks import SIZE_CHECKS
 from astcompile.graph.build import store_checks
-from astcompile.graph.ir import DynIndex, Graph, IndexItem, InputAttr, InputKind, Node, SizeCheckAttr
+from astcompile.graph.ir import (
+    Graph,
+    InputAttr,
+    InputKind,
+    Node,
+    SizeCheckAttr,
+)
 from astcompile.graph.ops import Kind, Op
 from astcompile.graph.shapes import Dim, upper_bound
-
 
 
 @dataclass
@@ -75,10 +80,13 @@ class Emitter:
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
     ranges: dict[int, Bounds] = field(default_factory=dict)  # loop variables' index bounds
+    direct: dict[tuple[int, int], str] = field(default_factory=dict)  # unchecked indices' C
+    exits: int = 0  # statements emitted that may return an error status
+    loops: int = 0  # C loops opened
+    parallel: bool = False  # inside a loop that may run on a team of threads
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit
-    open = cgen._Emitter.open
     close = cgen._Emitter.close
 
     def level(self, graph: Graph) -> None:
@@ -162,7 +170,7 @@ class Emitter:
         if node.op is Op.STORE:
             return base
         if node.op is Op.INDEX:
-            return index_view(base, node.attr, lambda k: dyn_name(node, k))
+            return index_view(base, node.attr, lambda k: self.dyn(node, k))
         if node.op is Op.TRANSPOSE:
             return transpose_view(base, node.attr)
         if node.op is Op.BROADCAST_TO:
@@ -192,22 +200,31 @@ class Emitter:
         return lower(probe, [Operand(expr, src)])
 
     dyn_checks = index_checks.dyn_checks
+    dyn = index_checks.dyn_index
     size_check = index_checks.size_check
 
     # -- loop nests -------------------------------------------------------------------------
-    def nest(
-        self, shape: tuple[Dim, ...], body: Callable[[list[str]], None], clauses: str = ""
-    ) -> None:
-        idx = [f"i{a}" for a in range(len(shape))]
+    def open(self, text: str) -> None:
+        self.loops += text.startswith(("for ", "while "))
+        cgen._Emitter.open(self, text)
+
+    def bail(self, text: str) -> None:
+        """A statement that may return an error status (never inside a parallel loop)."""
+        self.exits += 1
+        self.emit(text)
+
+    def nest(self, shape: tuple[Dim, ...], body: Callable[[list[str]], None]) -> None:
+        """An element loop nest; its pragmas come once the body is known (parallel.py)."""
+        idx, marks = [f"i{a}" for a in range(len(shape))], []
         for a, d in enumerate(shape):
-            if a == len(shape) - 1:
-                self.emit(f"#pragma omp simd{clauses}")
+            marks.append((len(self.lines), self.depth))
             self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(d)}; i{a}++)")
         self.memo = {}
         body(idx)
         self.memo = {}
         for _ in shape:
             self.close()
+        parallel.nest_pragmas(self, shape, marks)
 
     def alloc(
         self, name: str, shape: tuple[Dim, ...], dtype: np.dtype, node: Node | None = None
@@ -243,7 +260,7 @@ class Emitter:
         target, value = node.inputs[0], node.inputs[1]
         items = node.attr.index
         self.dyn_checks(node, items, target.shape)
-        dst = index_view(self.view(target), items, lambda k: dyn_name(node, k))
+        dst = index_view(self.view(target), items, lambda k: self.dyn(node, k))
         shape = indexed_shape(target.shape, items)
         self.written |= dst.alias
         for have, want in store_checks(value.shape, shape):
@@ -314,7 +331,7 @@ def _shape(node: Node, shape: tuple | None = None) -> str:
 
 
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
-    return index_index(node.attr, node.inputs[0].ndim, idx, lambda k: dyn_name(node, k))
+    return index_index(node.attr, node.inputs[0].ndim, idx, lambda k: em.dyn(node, k))
 
 
 def _transpose_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:

@@ -86,7 +86,7 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
 
 
 def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
-    params, prologue = [], []
+    params, prologue = [Param("int64_t", "nthreads", "_nthreads()")], []
     for k, node in enumerate(graph.inputs):
         name, t = value_name(node), ctype(node.dtype)
         if node.attr.input_kind is InputKind.SCALAR:
