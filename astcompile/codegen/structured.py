@@ -9,7 +9,7 @@ out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; t
 raises NumPy's exception.
 
 A user loop runs on threads only when its iterations are provably independent
-(:mod:`~astcompile.codegen.independence`, pragmas in :mod:`~astcompile.codegen.structured_parallel`).
+(:mod:`~astcompile.codegen.independence`; pragmas: :mod:`.structured_parallel`).
 Element loops are independent by construction: a store that might read what it writes goes
 through a temporary first, so they use ``omp simd`` and, when large, a team of threads.
 """
@@ -83,7 +83,7 @@ class Emitter:
     direct: dict[tuple[int, int], str] = field(default_factory=dict)  # unchecked indices' C
     exits: int = 0  # statements emitted that may return an error status
     loops: int = 0  # C loops opened
-    parallel: bool = False  # inside a loop that may run on a team of threads
+    inside: int = 0  # user loops around the statement being emitted
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit

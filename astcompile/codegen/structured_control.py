@@ -46,6 +46,7 @@ def loop(em: Emitter, node: Node) -> None:
         em.emit(f"/* while loop */{loc(node)}")
         em.emit(f"int {go} = {em.scalar(node.inputs[0])};")
         em.open(f"while ({go})")
+        em.inside += 1
     else:
         pending = _for_header(em, node)
         if pending is None:
@@ -64,6 +65,8 @@ def loop(em: Emitter, node: Node) -> None:
         em.emit(f"if (!{go}_next) break;  /* break */")
     if pending is not None:
         parallel.end(em, pending)
+    else:
+        em.inside -= 1
     em.close()
 
 

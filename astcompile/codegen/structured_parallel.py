@@ -9,10 +9,13 @@ Two kinds of loop are parallel:
   proves disjoint, once its emitted body is known to return no error and to need no scratch
   buffer: ``omp parallel for``, and ``omp simd`` too when it holds no loop of its own.
 
-Only the outermost such loop is parallel (never a team inside a team), and only when its work
-is large enough to pay for waking the threads: the ``if`` clause compares an estimate (trip
-count times the body's element operations) with :data:`PARALLEL_WORK` at run time. With one
-thread (``nthreads`` is 1 in a forked child) the ``if`` is false and no team is opened.
+A team is opened only outside every user loop (never a team inside a team, and never one per
+iteration of a serial loop: even a false ``if`` clause calls into the OpenMP runtime, which
+cost more than a small body, and waking sleeping threads each time step cost more than it
+saved), and only when the work is large enough to pay for waking the threads: the ``if``
+clause compares an estimate (trip count times the body's element operations) with
+:data:`PARALLEL_WORK` at run time. With one thread (``nthreads`` is 1 in a forked child) the
+``if`` is false and the loop runs on the calling thread.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ class Pending:
     allocs: int
     loops: int
     proved: bool  # iterations independent (the graph-level proof)
-    outer: bool  # already inside a parallel loop
+    team: bool  # outside every other user loop: may open a team
     trip: str  # the trip count (an upper bound), in C
 
 
@@ -61,19 +64,19 @@ def begin(em: Emitter, node: Node, trip: str) -> Pending:
     """Called just before the ``for`` line: tentatively parallel if the proof holds."""
     proved = independent(node, em.plan)
     p = Pending(node, len(em.lines), em.depth, em.exits, len(em.allocs), em.loops, proved,
-                em.parallel, trip)
-    em.parallel = em.parallel or proved
+                em.inside == 0, trip)
+    em.inside += 1
     return p
 
 
 def end(em: Emitter, p: Pending) -> None:
     """Insert the loop's pragma now that its body is emitted."""
-    em.parallel = p.outer
+    em.inside -= 1
     if not p.proved or em.exits != p.exits or len(em.allocs) != p.allocs:
         return  # an error return or a shared scratch buffer: serial
     simd = em.loops == p.loops + 1  # no loop inside the body
     indent = "    " * p.depth
-    if p.outer:
+    if not p.team:
         if simd:
             em.lines.insert(p.mark, f"{indent}#pragma omp simd")
         return
@@ -165,15 +168,15 @@ def poly_c(poly: Poly) -> str:
 
 def nest_pragmas(em: Emitter, shape: tuple[Dim, ...], marks: list[tuple[int, int]]) -> None:
     """Pragmas of an element nest just emitted (``marks``: line and depth of each ``for``):
-    ``omp simd`` inside, and a team on the outermost axis of a nest outside any parallel
-    loop when its work pays."""
+    ``omp simd`` inside, and a team on the outermost axis of a nest outside every user loop
+    when its work pays."""
     if not marks:
         return
     ops = max(1, len(em.lines) - marks[-1][0] - 1 - len(shape))  # statements per element
     for axis in reversed(range(len(shape))):
         mark, depth = marks[axis]
         inner = axis == len(shape) - 1
-        if axis == 0 and not em.parallel:
+        if axis == 0 and em.inside == 0:
             work = dim_c(dim_mul(ops, prod(shape)))
             pragma = f"#pragma omp parallel for{' simd' if inner else ''}{team(work)}"
         elif inner:
