@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
 import numpy as np
 import pytest
@@ -169,3 +170,27 @@ def test_forked_children_run_parallel_loops_single_threaded():
     for n, got in forked_results(_child):
         assert n == 1
         np.testing.assert_array_equal(got, expected)
+
+
+def row_sums(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i, :].sum() + x[i, -1]
+    return out, x[1:]
+
+
+def test_strided_arguments_read_through_a_unit_stride_copy_write_in_place():
+    """A read-only argument with a strided last axis is passed as a contiguous copy; a written
+    one keeps its strides (stores reach the caller), and an escaping view stays a view."""
+    base = np.random.default_rng(3).random((40, 60))
+    x = base[:, ::3]
+    out_base = np.zeros((40, 2))
+    out = out_base[:, 1]
+    compiled = astcompile.compile(row_sums, backend="c")
+    got, view = compiled(x, out)
+    want, want_view = row_sums(x, np.zeros(40))
+    np.testing.assert_allclose(out_base[:, 1], want, rtol=1e-14)
+    assert got.base is out_base or np.shares_memory(got, out_base)
+    assert np.shares_memory(view, base) and view.strides == want_view.strides
+    source = _c_source(compiled)
+    assert re.search(r"x_\d+\[", source) and not re.search(r"x_\d+_s1\]", source)
+    assert re.search(r"out_\d+_s0\]", source)  # the written argument keeps its stride

@@ -165,6 +165,8 @@ class Emitter:
                 if node.op is Op.INPUT
                 else contiguous_strides(node.shape)
             )
+            if node.op is Op.INPUT and self.unit_last(node):
+                strides = (*strides[:-1], "1")  # the wrapper passes a unit-stride copy if need be
             return View(name, "0", strides, frozenset({node.id}))
         base = self.view(node.inputs[0])
         if node.op is Op.STORE:
@@ -189,6 +191,11 @@ class Emitter:
         if node.op is Op.REAL:
             return base
         raise StructuredUnsupported(f"the read-only zeros of a real array's .imag ({node.loc})")
+
+    def unit_last(self, node: Node) -> bool:
+        """Whether argument ``node`` is read-only, so its last axis is indexed with stride 1
+        (a constant stride lets gcc vectorise with plain loads instead of gathers)."""
+        return node.ndim > 0 and node.id not in self.plan.written_inputs
 
     # -- casts and dynamic indices ----------------------------------------------------------
     def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
@@ -381,4 +388,7 @@ def generate_structured(graph: Graph) -> Emitter:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)
     em.level(graph)
+    wrong = [n for n in graph.inputs if n.id in em.written and em.unit_last(n)]
+    if wrong:  # never store into a copy: the plan missed a store target
+        raise StructuredUnsupported(f"a store into {value_name(wrong[0])} the plan did not see")
     return em
