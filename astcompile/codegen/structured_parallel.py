@@ -20,6 +20,7 @@ clause compares an estimate (trip count times the body's element operations) wit
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ from astcompile.codegen.structured_plan import VIEW_OPS
 from astcompile.codegen.views import dim_c, indexed_shape
 from astcompile.graph.ir import ConstAttr, Graph, LoopAttr, Node
 from astcompile.graph.ops import Kind, Op
-from astcompile.graph.shapes import Dim, dim_mul, dim_sub, is_runtime, prod, upper_bound
+from astcompile.graph.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 
 Emitter = Any  # structured.Emitter (it imports this module)
 
@@ -76,21 +77,22 @@ def end(em: Emitter, p: Pending) -> None:
         return  # an error return or a shared scratch buffer: serial
     simd = em.loops == p.loops + 1  # no loop inside the body
     indent = "    " * p.depth
-    if not p.team:
+    work = _times(_trip(p.node), body_work(p.node.attr.body, em))
+    if not p.team or not worth_a_team(work):
         if simd:
             em.lines.insert(p.mark, f"{indent}#pragma omp simd")
         return
-    work = poly_c(body_work(p.node.attr.body, em))
     flag = f"work{p.node.id}"
     pragma = f"#pragma omp parallel for{' simd' if simd else ''}{team(flag)}"
+    per_iteration = poly_c(body_work(p.node.attr.body, em))
     em.lines[p.mark:p.mark] = [
         f"{indent}/* iterations are independent (docs/numpy-support.md, parallel loops) */",
-        f"{indent}const int64_t {flag} = ({p.trip}) * ({work});  /* work: element operations */",
+        f"{indent}const int64_t {flag} = ({p.trip}) * ({per_iteration});  /* element ops */",
         indent + pragma,
     ]
 
 
-Poly = dict[tuple[str, ...], int]  # product of C size factors -> integer coefficient
+Poly = dict[tuple[Dim, ...], int]  # product of size factors -> integer coefficient
 
 
 def body_work(graph: Graph, em: Emitter) -> Poly:
@@ -124,7 +126,7 @@ def _times(a: Poly, b: Poly) -> Poly:
     out: Poly = {}
     for ta, ca in a.items():
         for tb, cb in b.items():
-            out = _plus(out, {tuple(sorted(ta + tb)): ca * cb})
+            out = _plus(out, {tuple(sorted(ta + tb, key=str)): ca * cb})
     return out
 
 
@@ -138,8 +140,8 @@ def _numel(shape: tuple[Dim, ...]) -> Poly:
         if isinstance(d, int):
             coef *= d
         else:
-            term.append(dim_c(d))
-    return {tuple(sorted(term)): coef}
+            term.append(d)
+    return {tuple(sorted(term, key=str)): coef}
 
 
 def _trip(loop: Node) -> Poly:
@@ -159,9 +161,17 @@ def _size(node: Node) -> Dim | None:
     return None
 
 
+def worth_a_team(poly: Poly) -> bool:
+    """Whether the work, at the sizes seen when tracing, comes near :data:`PARALLEL_WORK`: a
+    team construct costs a call into libgomp even when its ``if`` is false, so loops that were
+    small when traced get none (a later call with larger sizes runs on one thread)."""
+    traced = sum(c * math.prod(hint(d) for d in t) for t, c in poly.items())
+    return traced * 4 >= PARALLEL_WORK
+
+
 def poly_c(poly: Poly) -> str:
     """C for a work polynomial: ``3 * n0_0 * n0_1 + 2``."""
-    terms = [" * ".join(([str(c)] if c != 1 or not t else []) + list(t))
+    terms = [" * ".join(([str(c)] if c != 1 or not t else []) + [dim_c(d) for d in t])
              for t, c in sorted(poly.items(), key=lambda tc: -len(tc[0])) if c]
     return " + ".join(terms) or "0"
 
@@ -176,8 +186,9 @@ def nest_pragmas(em: Emitter, shape: tuple[Dim, ...], marks: list[tuple[int, int
     for axis in reversed(range(len(shape))):
         mark, depth = marks[axis]
         inner = axis == len(shape) - 1
-        if axis == 0 and em.inside == 0:
-            work = dim_c(dim_mul(ops, prod(shape)))
+        work = _times({(): ops}, _numel(shape))
+        if axis == 0 and em.inside == 0 and worth_a_team(work):
+            work = poly_c(work)
             pragma = f"#pragma omp parallel for{' simd' if inner else ''}{team(work)}"
         elif inner:
             pragma = "#pragma omp simd"
