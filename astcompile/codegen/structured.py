@@ -29,8 +29,8 @@ from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.lower import Operand, can_lower, lower
+from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
-from astcompile.codegen.names import value_name
 from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.views import (
@@ -43,6 +43,7 @@ from astcompile.codegen.views import (
     index_view,
     indexed_shape,
     part_view,
+    shape_c,
     transpose_view,
 )
 from astcompile.graph.build import store_checks
@@ -255,7 +256,7 @@ class Emitter:
         if node.op is Op.RESULT:
             return  # a branch result: each branch fills it
         dst = self.view(node)
-        self.emit(f"/* {value_name(node)} = {node.op.name.lower()} {_shape(node)} */{loc(node)}")
+        self.emit(f"/* {value_name(node)}{shape_c(node.shape)} = {describe(node)} */{loc(node)}")
 
         def body(idx: list[str]) -> None:
             self.emit(f"{dst.at(idx)} = {self.compute(node, idx)};")
@@ -272,7 +273,7 @@ class Emitter:
         self.written |= dst.alias
         for have, want in store_checks(value.shape, shape):
             self.size_check(node, SizeCheckAttr("store", (have, want)))
-        self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
+        self.emit(f"/* store into {value_name(target)}{shape_c(shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
         tmp = f"t{node.id}"
@@ -330,11 +331,6 @@ class Emitter:
             self.emit(f"{dst.at(out)} = {result};")
         for _ in kept:
             self.close()
-
-
-def _shape(node: Node, shape: tuple | None = None) -> str:
-    dims = node.shape if shape is None else shape
-    return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
