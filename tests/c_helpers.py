@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,6 +18,21 @@ from astcompile.graph.trace import trace_callable
 #: sums are blocked, not pairwise; see docs/benchmarks.md).
 RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
 ATOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-11}
+
+
+def forked_results(target: Callable, count: int = 2) -> list:
+    """What ``target(queue)`` puts on the queue in each of ``count`` forked children, once all
+    exited cleanly (a child that hangs in a dead OpenMP pool fails the test by timeout)."""
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(queue,)) for _ in range(count)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    return results
 
 
 def compile_c(fn: Callable, args: Sequence[Any], cache_dir: str):

@@ -3,7 +3,6 @@ compiler, and fork safety of the OpenMP kernels."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -18,6 +17,8 @@ from astcompile.runtime import (
     load_library,
     loader,
 )
+
+from tests.c_helpers import forked_results
 
 SOURCE = textwrap.dedent("""
     #include <stdint.h>
@@ -133,13 +134,5 @@ def test_forked_children_run_kernels_single_threaded(tmp_path):
     graph = trace_callable(lambda x: np.sum(np.exp(x)), [x])
     _COMPILED = CBackend(cache_dir=str(tmp_path)).compile(graph)
     expected = float(_COMPILED([x])[0])  # the parent's OpenMP pool is now alive
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_child_runs_kernel, args=(queue,)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    results = [queue.get(timeout=60) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    results = forked_results(_child_runs_kernel)
     assert all(n == 1 and np.isclose(v, expected) for n, v in results)

@@ -6,6 +6,7 @@ import keyword
 import re
 
 from astcompile.graph.ir import InputAttr, Node
+from astcompile.graph.ops import Op
 
 _C_RESERVED = {
     "int",
@@ -58,3 +59,16 @@ def value_name(node: Node) -> str:
 
 def location(node: Node) -> str:
     return f"  // {node.loc}" if node.loc else ""
+
+
+def describe(node: Node) -> str:
+    """What a buffer holds, for its comment in generated C: ``0.0 everywhere`` (``np.zeros``),
+    ``copy of x_0``, else the op that fills it."""
+    src = node.inputs[0] if node.op is Op.COPY else None
+    while src is not None and src.op is Op.BROADCAST_TO:
+        src = src.inputs[0]
+    if src is not None and src.op is Op.CONST:
+        return f"{src.attr.value} everywhere"
+    if src is not None:
+        return f"copy of {value_name(src)}"
+    return node.op.name.lower()

@@ -8,9 +8,10 @@ reduction, a buffer, a loop-carried value). Every buffer is allocated by the Pyt
 out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; the wrapper
 raises NumPy's exception.
 
-Loops are never parallelised (v1): iterations of a user loop may depend on each other through
-memory, and proving they do not is future work. Innermost element loops use ``omp simd``: a
-store that might read what it writes goes through a temporary first, so they never overlap.
+A user loop runs on threads only when its iterations are provably independent
+(:mod:`~astcompile.codegen.independence`; pragmas: :mod:`.structured_parallel`).
+Element loops are independent by construction: a store that might read what it writes goes
+through a temporary first, so they use ``omp simd`` and, when large, a team of threads.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from astcompile.codegen import c as cgen
 from astcompile.codegen import reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
+from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.lower import Operand, can_lower, lower
+from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
-from astcompile.codegen.names import value_name
-from astcompile.codegen.structured_checks import PRELUDE, dyn_name  # noqa: F401 - PRELUDE: wrapper
+from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.views import (
     View,
@@ -41,6 +43,7 @@ from astcompile.codegen.views import (
     index_view,
     indexed_shape,
     part_view,
+    shape_c,
     transpose_view,
 )
 from astcompile.graph.build import store_checks
@@ -78,10 +81,13 @@ class Emitter:
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
     ranges: dict[int, Bounds] = field(default_factory=dict)  # loop variables' index bounds
+    direct: dict[tuple[int, int], str] = field(default_factory=dict)  # unchecked indices' C
+    exits: int = 0  # statements emitted that may return an error status
+    loops: int = 0  # C loops opened
+    inside: int = 0  # user loops around the statement being emitted
 
     # -- text: indented lines, as the fused-kernel emitter writes them --------------------
     emit = cgen._Emitter.emit
-    open = cgen._Emitter.open
     close = cgen._Emitter.close
 
     def level(self, graph: Graph) -> None:
@@ -160,12 +166,14 @@ class Emitter:
                 if node.op is Op.INPUT
                 else contiguous_strides(node.shape)
             )
+            if node.op is Op.INPUT and self.unit_last(node):
+                strides = (*strides[:-1], "1")  # the wrapper passes a unit-stride copy if need be
             return View(name, "0", strides, frozenset({node.id}))
         base = self.view(node.inputs[0])
         if node.op is Op.STORE:
             return base
         if node.op is Op.INDEX:
-            return index_view(base, node.attr, lambda k: dyn_name(node, k))
+            return index_view(base, node.attr, lambda k: self.dyn(node, k))
         if node.op is Op.TRANSPOSE:
             return transpose_view(base, node.attr)
         if node.op is Op.BROADCAST_TO:
@@ -185,6 +193,11 @@ class Emitter:
             return base
         raise StructuredUnsupported(f"the read-only zeros of a real array's .imag ({node.loc})")
 
+    def unit_last(self, node: Node) -> bool:
+        """Whether argument ``node`` is read-only, so its last axis is indexed with stride 1
+        (a constant stride lets gcc vectorise with plain loads instead of gathers)."""
+        return node.ndim > 0 and node.id not in self.plan.written_inputs
+
     # -- casts and dynamic indices ----------------------------------------------------------
     def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
         if src == dst:
@@ -195,22 +208,31 @@ class Emitter:
         return lower(probe, [Operand(expr, src)])
 
     dyn_checks = index_checks.dyn_checks
+    dyn = index_checks.dyn_index
     size_check = index_checks.size_check
 
     # -- loop nests -------------------------------------------------------------------------
-    def nest(
-        self, shape: tuple[Dim, ...], body: Callable[[list[str]], None], clauses: str = ""
-    ) -> None:
-        idx = [f"i{a}" for a in range(len(shape))]
+    def open(self, text: str) -> None:
+        self.loops += text.startswith(("for ", "while "))
+        cgen._Emitter.open(self, text)
+
+    def bail(self, text: str) -> None:
+        """A statement that may return an error status (never inside a parallel loop)."""
+        self.exits += 1
+        self.emit(text)
+
+    def nest(self, shape: tuple[Dim, ...], body: Callable[[list[str]], None]) -> None:
+        """An element loop nest; its pragmas come once the body is known (parallel.py)."""
+        idx, marks = [f"i{a}" for a in range(len(shape))], []
         for a, d in enumerate(shape):
-            if a == len(shape) - 1:
-                self.emit(f"#pragma omp simd{clauses}")
+            marks.append((len(self.lines), self.depth))
             self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(d)}; i{a}++)")
         self.memo = {}
         body(idx)
         self.memo = {}
         for _ in shape:
             self.close()
+        parallel.nest_pragmas(self, shape, marks)
 
     def alloc(
         self, name: str, shape: tuple[Dim, ...], dtype: np.dtype, node: Node | None = None
@@ -234,7 +256,7 @@ class Emitter:
         if node.op is Op.RESULT:
             return  # a branch result: each branch fills it
         dst = self.view(node)
-        self.emit(f"/* {value_name(node)} = {node.op.name.lower()} {_shape(node)} */{loc(node)}")
+        self.emit(f"/* {value_name(node)}{shape_c(node.shape)} = {describe(node)} */{loc(node)}")
 
         def body(idx: list[str]) -> None:
             self.emit(f"{dst.at(idx)} = {self.compute(node, idx)};")
@@ -246,12 +268,12 @@ class Emitter:
         target, value = node.inputs[0], node.inputs[1]
         items = node.attr.index
         self.dyn_checks(node, items, target.shape)
-        dst = index_view(self.view(target), items, lambda k: dyn_name(node, k))
+        dst = index_view(self.view(target), items, lambda k: self.dyn(node, k))
         shape = indexed_shape(target.shape, items)
         self.written |= dst.alias
         for have, want in store_checks(value.shape, shape):
             self.size_check(node, SizeCheckAttr("store", (have, want)))
-        self.emit(f"/* store into {value_name(target)}{_shape(node, shape)} */{loc(node)}")
+        self.emit(f"/* store into {value_name(target)}{shape_c(shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
         tmp = f"t{node.id}"
@@ -311,13 +333,8 @@ class Emitter:
             self.close()
 
 
-def _shape(node: Node, shape: tuple | None = None) -> str:
-    dims = node.shape if shape is None else shape
-    return "[" + ", ".join(str(d) for d in dims) + "]"
-
-
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
-    return index_index(node.attr, node.inputs[0].ndim, idx, lambda k: dyn_name(node, k))
+    return index_index(node.attr, node.inputs[0].ndim, idx, lambda k: em.dyn(node, k))
 
 
 def _transpose_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
@@ -367,4 +384,7 @@ def generate_structured(graph: Graph) -> Emitter:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)
     em.level(graph)
+    wrong = [n for n in graph.inputs if n.id in em.written and em.unit_last(n)]
+    if wrong:  # never store into a copy: the plan missed a store target
+        raise StructuredUnsupported(f"a store into {value_name(wrong[0])} the plan did not see")
     return em

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_plan import StructuredUnsupported
@@ -51,6 +53,13 @@ def dyn_name(node: Node, k: int) -> str:
     return f"l{node.id}_{k}"
 
 
+def dyn_index(em: Emitter, node: Node, k: int) -> str:
+    """C for runtime index ``k`` of ``node``: the index itself when it needs no check (so two
+    accesses at ``x[i]`` read alike, and stores see they touch the same element), else the
+    checked local."""
+    return em.direct.get((node.id, k), dyn_name(node, k))
+
+
 def dyn_checks(em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]) -> None:
     """Locals for the runtime indices and slices of ``items`` (applied to ``shape``), checked
     or clipped as NumPy does, before anything reads through them."""
@@ -69,12 +78,15 @@ def dyn_checks(em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tup
                 em.scalar(src),
                 dim_c(shape[axis]),
             )
-            em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
             if in_range(bounds(src, em.ranges), shape[axis]):
-                axis += 1  # provably within [0, size): no check (see codegen/index_ranges.py)
+                # provably within [0, size): no check (see codegen/index_ranges.py)
+                em.direct[node.id, item.start.input] = (
+                    raw if src.dtype == np.int64 else f"((int64_t){raw})")
+                axis += 1
                 continue
+            em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
             em.emit(f"if ({name} < 0) {name} += {size};")
-            em.emit(
+            em.bail(
                 f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
             )
         axis += 1
@@ -103,5 +115,5 @@ def size_check(em: Emitter, node: Node, check: SizeCheckAttr | None = None) -> N
     _, condition, status = SIZE_CHECKS[check.kind]
     sizes = [dim_c(d) for d in check.dims]
     report = " ".join(f"err[{k}] = {v};" for k, v in enumerate(sizes))
-    em.emit(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")
+    em.bail(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.index_ranges import loop_bounds
 from astcompile.codegen.names import location as loc
@@ -40,13 +41,16 @@ def loop(em: Emitter, node: Node) -> None:
     carried = attr.holders
     for k, (cin, init) in enumerate(zip(carried, inits)):
         _carry_in(em, node, k, cin, init)
-    go = f"go{node.id}"
+    go, pending = f"go{node.id}", None
     if attr.is_while:
         em.emit(f"/* while loop */{loc(node)}")
         em.emit(f"int {go} = {em.scalar(node.inputs[0])};")
         em.open(f"while ({go})")
-    elif not _for_header(em, node):
-        return
+        em.inside += 1
+    else:
+        pending = _for_header(em, node)
+        if pending is None:
+            return
     em.level(body)
     if attr.exits:
         em.emit(f"const int {go}_next = {em.scalar(body.outputs[-1])};")
@@ -59,11 +63,15 @@ def loop(em: Emitter, node: Node) -> None:
         em.emit(f"{go} = {go}_next;")
     elif attr.exits:
         em.emit(f"if (!{go}_next) break;  /* break */")
+    if pending is not None:
+        parallel.end(em, pending)
+    else:
+        em.inside -= 1
     em.close()
 
 
-def _for_header(em: Emitter, node: Node) -> bool:
-    """Open ``for (i = start; ...; i += step)``; False when the step is the constant 0."""
+def _for_header(em: Emitter, node: Node) -> parallel.Pending | None:
+    """Open ``for (i = start; ...; i += step)``; None when the step is the constant 0."""
     start, stop, step = node.inputs[:3]
     ivar = node.attr.body.inputs[0]
     iv = value_name(ivar)
@@ -71,19 +79,20 @@ def _for_header(em: Emitter, node: Node) -> bool:
     lo, hi, by = (em.cast(em.scalar(n), n.dtype, ivar.dtype) for n in (start, stop, step))
     if step.op is Op.CONST:
         if step.attr.value == 0:
-            em.emit("return 2;  /* ValueError: range() arg 3 must not be zero */")
-            return False
+            em.bail("return 2;  /* ValueError: range() arg 3 must not be zero */")
+            return None
         cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
         by = str(int(step.attr.value))
         found = loop_bounds(start, stop, int(step.attr.value), em.ranges)
         if found is not None:
             em.ranges[ivar.id] = found
     else:
-        em.emit(f"if ({by} == 0) return 2;  /* ValueError: range() arg 3 must not be zero */")
+        em.bail(f"if ({by} == 0) return 2;  /* ValueError: range() arg 3 must not be zero */")
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
     bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
+    pending = parallel.begin(em, node, f"{hi} - {lo}")
     em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
-    return True
+    return pending
 
 
 def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
@@ -173,5 +182,5 @@ def check(em: Emitter, node: Node) -> None:
     """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check."""
     em.checks.append((node.attr.exception, node.attr.message))
     what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
-    em.emit(f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
+    em.bail(f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
             f"  /* {what} */{loc(node)}")

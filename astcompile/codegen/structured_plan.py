@@ -44,6 +44,7 @@ class StructPlan:
     buffers: set[int] = field(default_factory=set)
     stores: list[int] = field(default_factory=list)  # ids of every STORE, any level
     results: dict[int, dict[int, Node]] = field(default_factory=dict)  # LOOP/IF id -> k -> RESULT
+    written_inputs: set[int] = field(default_factory=set)  # array arguments a store may reach
 
     def is_scalar(self, node: Node) -> bool:
         return node.shape == () and node.op not in (Op.STORE, Op.LOOP, Op.IF, Op.CHECK, Op.SIZE_CHECK)
@@ -72,6 +73,7 @@ def plan_structured(graph: Graph) -> StructPlan:
             if node.op is Op.RESULT:
                 plan.results.setdefault(node.inputs[0].id, {})[node.attr] = node
     plan.stores.sort()
+    plan.written_inputs = _written_inputs(plan)
     _force_buffers(plan)
     _materialise_before_stores(plan)
     return plan
@@ -111,6 +113,27 @@ def _check(node: Node) -> None:
         raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})")
     if node.kind is Kind.EXTERN:
         raise StructuredUnsupported(f"{node.op.name} inside a structured region ({node.loc})")
+
+
+def _base(node: Node) -> Node:
+    while node.op in VIEW_OPS or node.op is Op.STORE:
+        node = node.inputs[0]
+    return node
+
+
+def _written_inputs(plan: StructPlan) -> set[int]:
+    """Ids of the array arguments stores may write: store targets, and the initial values of
+    loop-carried arrays (stores through the carried array reach them on the first iteration).
+    The others are read-only: the wrapper may pass a copy whose last axis has stride 1."""
+    found = set()
+    for nodes in plan.levels.values():
+        for node in nodes:
+            if node.op is Op.STORE:
+                found.add(_base(node.inputs[0]).id)
+            elif node.op is Op.LOOP:
+                inits = node.inputs[node.attr.heads : node.attr.heads + node.attr.carried]
+                found |= {_base(init).id for init in inits}
+    return found
 
 
 def _computed(plan: StructPlan, node: Node) -> bool:

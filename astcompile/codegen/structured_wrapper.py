@@ -42,7 +42,7 @@ class RegionSource:
 
 def region_source(graph: Graph, em: Emitter) -> RegionSource:
     name = f"region_{sanitize(graph.name)}"
-    params, prologue = _input_params(graph)
+    params, prologue = _input_params(graph, em)
     for a in em.allocs:
         params.append(Param("void*", f"{a.name}_p", f"_fb({a.name})"))
         prologue.append(f"{ctype(a.dtype)}* {a.name} = ({ctype(a.dtype)}*){a.name}_p;")
@@ -69,8 +69,13 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
     return RegionSource(c, decl, py.build(), py.consts)
 
 
-def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
-    params, prologue = [], []
+def unit_name(node: Node) -> str:
+    """The wrapper's name for a read-only argument with its last axis made unit-stride."""
+    return f"u_{value_name(node)}"
+
+
+def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
+    params, prologue = [Param("int64_t", "nthreads", "_nthreads()")], []
     for k, node in enumerate(graph.inputs):
         name, t = value_name(node), ctype(node.dtype)
         if node.attr.input_kind is InputKind.SCALAR:
@@ -80,11 +85,12 @@ def _input_params(graph: Graph) -> tuple[list[Param], list[str]]:
             if len(parts) > 1:  # a complex scalar arrives as its two parts
                 prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
+        py = unit_name(node) if em.unit_last(node) else name
         params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
-        params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
+        params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
         prologue.append(f"{t}* {name} = ({t}*){name}_p;")
         for a in range(node.ndim):
-            params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
+            params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
             prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
     return params, prologue
 
@@ -111,6 +117,11 @@ class _Wrapper:
         lines += self.checks.lines
         self.consts.update(self.checks.consts)
         lines += self._aliasing()
+        for n in self.graph.inputs:
+            if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):
+                name, item = value_name(n), n.dtype.itemsize
+                lines.append(f"    {unit_name(n)} = {name} if {name}.strides[-1] == {item}"
+                             f" else _contiguous({name})")
         for a in self.em.allocs:
             self.consts[f"_dt_{a.name}"] = a.dtype
             lines.append(f"    {a.name} = _empty({shape_expr(a.shape)}, _dt_{a.name})")

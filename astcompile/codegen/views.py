@@ -39,6 +39,11 @@ def dim_c(d: Dim) -> str:
     return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
 
 
+def shape_c(shape: Sequence[Dim]) -> str:
+    """``[n0_0, 3]``: sizes as the C code names them, for comments."""
+    return "[" + ", ".join(dim_c(d) for d in shape) + "]"
+
+
 def add(a: str, b: str) -> str:
     if a == "0":
         return b

@@ -1,0 +1,196 @@
+"""Parallel user loops (codegen/independence.py): only provably independent iterations run on a
+team, with the same results for any thread count; dependent loops stay serial."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+
+import numpy as np
+import pytest
+from astcompile.runtime import nthreads, set_num_threads
+
+import astcompile
+from tests.c_helpers import forked_results
+from tests.test_loops import pairwise_distance
+
+
+def rows(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i, :] = np.sin(x[i, :]) * 2.0 + x[i, ::-1]
+    return out
+
+
+def in_place(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0 + 1.0
+    return x
+
+
+def prefix(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] + 1.0
+    return x
+
+
+def carried_sum(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i]
+    return total
+
+
+def shifted_write(x):
+    for i in range(x.shape[0] - 1):
+        x[i + 1] = x[i] * 0.5
+    return x
+
+
+def same_element(x):
+    out = np.zeros(3)
+    for i in range(x.shape[0]):
+        out[0] = x[i]
+    return out
+
+
+def reads_whole_written(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = out.max() + x[i]
+    return out
+
+
+def past_the_end(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i + 1]
+    return out
+
+
+def with_break(x):
+    for i in range(x.shape[0]):
+        if i > 5:
+            break
+        x[i] = 0.0
+    return x
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path, monkeypatch):
+    """A cache of this test's own: a warm entry from another test carries no C source."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))
+
+
+@pytest.fixture
+def threads():
+    before = nthreads()
+    yield set_num_threads
+    set_num_threads(before)
+
+
+def _c_source(fn) -> str:
+    return "\n".join(getattr(e.run, "c_source", "") for r in fn.regions
+                     for entries in r.entries.values() for e in entries)
+
+
+def _parallel_user_loops(fn) -> list[bool]:
+    """For each user ``for`` loop of the compiled C: whether a team may run it."""
+    lines = [line.strip() for line in _c_source(fn).splitlines()]
+    assert lines != [""], "fell back to the eager interpreter"
+    return [prev.startswith("#pragma omp parallel for")
+            for prev, line in itertools.pairwise(lines) if line.startswith("for (int64_t i_")]
+
+
+def _same_for_any_thread_count(fn, make, threads):
+    compiled = astcompile.compile(fn, backend="c")
+    results = []
+    for n in (1, 2, 4):
+        threads(n)
+        results.append(compiled(*make()))
+    expected = fn(*make())
+    for got in results:
+        np.testing.assert_array_equal(got, results[0])  # bit for bit
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(results[0], expected, rtol=1e-14)  # sums: NumPy's own order
+    return compiled
+
+
+def test_pairwise_distance_runs_its_outer_loop_on_a_team(threads):
+    rng = np.random.default_rng(0)
+    A, B = rng.random((3, 300)), rng.random((3, 280))
+    compiled = _same_for_any_thread_count(pairwise_distance, lambda: (A, B), threads)
+    assert _parallel_user_loops(compiled) == [True, False]  # the outermost loop only
+
+
+@pytest.mark.parametrize("fn", [rows, in_place], ids=["rows", "in place"])
+def test_loops_writing_their_own_slab_are_parallel(fn, threads):
+    x = np.random.default_rng(1).random((600, 500))
+    compiled = _same_for_any_thread_count(fn, lambda: (x.copy(),), threads)
+    assert _parallel_user_loops(compiled) == [True]
+
+
+DEPENDENT = [prefix, carried_sum, shifted_write, same_element, reads_whole_written, with_break]
+
+
+@pytest.mark.parametrize("fn", DEPENDENT, ids=[f.__name__ for f in DEPENDENT])
+def test_dependent_iterations_stay_serial(fn, threads):
+    x = np.random.default_rng(2).random(1 << 16)
+    compiled = astcompile.compile(fn, backend="c")
+    threads(4)
+    got = compiled(x.copy())
+    np.testing.assert_array_equal(got, fn(x.copy()))
+    assert _parallel_user_loops(compiled) and not any(_parallel_user_loops(compiled))
+
+
+def test_a_loop_that_may_fail_stays_serial_and_raises_numpys_error(threads):
+    compiled = astcompile.compile(past_the_end, backend="c")
+    threads(4)
+    with pytest.raises(IndexError, match="index 65536 is out of bounds for axis 0"):
+        compiled(np.ones(1 << 16))
+    assert _parallel_user_loops(compiled) == [False]
+
+
+_COMPILED = None
+
+
+def _child(queue) -> None:
+    A = np.random.default_rng(0).random((3, 300))
+    queue.put((nthreads(), _COMPILED(A, A)))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_children_run_parallel_loops_single_threaded():
+    global _COMPILED
+    _COMPILED = astcompile.compile(pairwise_distance, backend="c")
+    A = np.random.default_rng(0).random((3, 300))
+    expected = _COMPILED(A, A)  # the parent's OpenMP pool is now alive
+    assert _parallel_user_loops(_COMPILED)[0]
+    for n, got in forked_results(_child):
+        assert n == 1
+        np.testing.assert_array_equal(got, expected)
+
+
+def row_sums(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i, :].sum() + x[i, -1]
+    return out, x[1:]
+
+
+def test_strided_arguments_read_through_a_unit_stride_copy_write_in_place():
+    """A read-only argument with a strided last axis is passed as a contiguous copy; a written
+    one keeps its strides (stores reach the caller), and an escaping view stays a view."""
+    base = np.random.default_rng(3).random((40, 60))
+    x = base[:, ::3]
+    out_base = np.zeros((40, 2))
+    out = out_base[:, 1]
+    compiled = astcompile.compile(row_sums, backend="c")
+    got, view = compiled(x, out)
+    want, want_view = row_sums(x, np.zeros(40))
+    np.testing.assert_allclose(out_base[:, 1], want, rtol=1e-14)
+    assert got.base is out_base or np.shares_memory(got, out_base)
+    assert np.shares_memory(view, base) and view.strides == want_view.strides
+    source = _c_source(compiled)
+    assert re.search(r"x_\d+\[", source) and not re.search(r"x_\d+_s1\]", source)
+    assert re.search(r"out_\d+_s0\]", source)  # the written argument keeps its stride
