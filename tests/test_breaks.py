@@ -174,9 +174,17 @@ def nested_jump(xs):
 
 def nested_def(x):
     def inner(v):
-        return v + 1
+        return v if v.ndim == 0 else inner(v[0])
 
     return inner(x)
+
+
+def local_call(x):
+    def noisy(v):
+        open("log").close()
+        return v
+
+    return noisy(x) + 1
 
 
 def nested_class(x):
@@ -187,8 +195,7 @@ def nested_class(x):
 
 
 def lambda_expr(x):
-    f = lambda v: v + 1
-    return f(x)
+    return np.apply_along_axis(lambda v: v + 1, 0, x)
 
 
 def local_import(x):
@@ -241,7 +248,8 @@ CASES = [
     (attribute_store, "GB013", "obj.value =", "obj.value", "store to attribute `obj.value`"),
     (delete, "GB015", "del x", None, "`del x` runs in Python"),
     (nested_jump, "GB017", "break", None, "`break` inside a nested block cannot be moved"),
-    (nested_def, "GB018", "def inner", None, "nested function `inner` is created at run time"),
+    (nested_def, "GB018", "def inner", None, "nested function `inner` cannot be inlined: it is"),
+    (local_call, "GB012", "open(", None, "open() has side effects"),
     (nested_class, "GB018", "class Inner", None, "nested class `Inner` is created at run time"),
     (lambda_expr, "GB018", "lambda v", None, "nested lambda `<lambda>` is created at run time"),
     (
@@ -309,7 +317,7 @@ def test_loops_and_static_branches_are_not_breaks():
 
 def test_catalogue_codes_are_unique_and_complete():
     codes = [r.code for r in BreakReason]
-    assert len(set(codes)) == len(codes) == 21
+    assert len(set(codes)) == len(codes) == 22
     assert BreakReason.SIDE_EFFECT.code == "GB012"
     assert BreakReason.TRACE_UNSUPPORTED.format(feature="np.unique") == (
         "np.unique is not supported by the tracer"
@@ -345,3 +353,8 @@ def test_conditional_expression_on_array_values_is_a_branch_not_a_break(backend)
         assert output.graph_break_count == 0, output
         np.testing.assert_array_equal(output.out, data_ternary(x))
 
+
+
+def test_calls_of_a_local_function_that_breaks_are_reported():
+    codes = [(b.code, b.line) for b in analyse(local_call).breaks]
+    assert codes == [("GB012", line_of(local_call, "open(")), ("GB022", line_of(local_call, "noisy(x)"))]

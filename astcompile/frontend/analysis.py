@@ -11,6 +11,7 @@ they stay in Python and their bodies get regions. The rules are tables: simple s
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Protocol
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from astcompile.frontend import loopcheck
+from astcompile.frontend import loopcheck, nested
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
 from astcompile.frontend.compound import COMPOUND_RULES, if_chain
@@ -50,6 +51,7 @@ class CallKind(Enum):
     SIDE_EFFECT = "side_effect"  # print, open, np.random.*, ...
     GRAPH_BREAK = "graph_break"  # astcompile.graph_break()
     UNKNOWN = "unknown"  # anything else
+    LOCAL_BREAK = "local_break"  # a local function that cannot be inlined (frontend/nested.py)
 
 
 #: Calls to user-defined Python functions: eager code routes them through ``__ac_call``.
@@ -62,6 +64,7 @@ _CALL_REASONS = {
     CallKind.SIDE_EFFECT: R.SIDE_EFFECT,
     CallKind.GRAPH_BREAK: R.EXPLICIT_BREAK,
     CallKind.UNKNOWN: R.UNKNOWN_CALL,
+    CallKind.LOCAL_BREAK: R.LOCAL_CALL,
 }
 
 
@@ -153,6 +156,8 @@ class _Checker:
         self.params = frozenset(parameter_names(fdef))
         self.declared = declared_names(fdef)
         self.dynamic = dynamic_locals(fdef)
+        self.local_fns = nested.local_functions(fdef)
+        self.inline_memo: dict[str, bool] = {}
         self.breaks: list[GraphBreak] = []
         self.graphable: list[cst.CSTNode] = []
         self.user_calls: list[cst.Call] = []
@@ -224,6 +229,10 @@ class _Checker:
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
         if isinstance(unit, (cst.For, cst.While)):
             return self._loop_verdict(unit)
+        if isinstance(unit, cst.FunctionDef):
+            local = self.local_fns.get(unit.name.value)
+            inline = local is not None and local.node is unit and nested.inlinable(self, local)
+            return Verdict.GRAPHABLE if inline else Verdict.EAGER
         if not isinstance(unit, cst.If) or not all(
             self.static_test(n) or in_loop and not loopcheck.test_problems(self, n.test)
             for n in if_chain(unit)
@@ -272,18 +281,42 @@ class _Checker:
                 reason = R.STAR_ARGS
             found.append(Problem(reason, call, {"callee": self.text(call.func)}))
         for lam in facts.lambdas:
-            found.append(Problem(R.NESTED_DEF, lam, {"kind": "lambda", "name": "<lambda>"}))
+            found += self._lambda_problems(lam)
         for keyword, where, test in facts.dynamic_tests:
             found.append(
                 Problem(R.DATA_DEPENDENT, where, {"keyword": keyword, "test": self.text(test)})
             )
         return found
 
+    def _lambda_problems(self, lam: cst.Lambda) -> list[Problem]:
+        """A bound local lambda is judged like a local def; any other lambda is a break."""
+        local = next((f for f in self.local_fns.values() if f.node is lam), None)
+        if local is None:
+            fields = {"kind": "lambda", "name": "<lambda>", "why": "is created at run time"}
+            return [Problem(R.NESTED_DEF, lam, fields)]
+        return [] if nested.inlinable(self, local) else nested.problems(self, local)
+
+    def scope(self, node: nested.Function) -> _Checker:
+        """A checker for a local function's body: its own locals over ours; the breaks, call
+        lists and positions are shared, so its breaks are reported at their lines."""
+        child = copy.copy(self)
+        own = nested.scope_locals(node)
+        child.locals = self.locals | own
+        child.local_fns = {n: f for n, f in self.local_fns.items() if n not in own}
+        if isinstance(node, cst.FunctionDef):
+            child.dynamic = self.dynamic | dynamic_locals(node)
+            child.declared = frozenset()
+        child.graphable = []
+        return child
+
     def classify(self, call: cst.Call) -> CallKind:
         """Locals are judged here (their values are unknown); everything else by the resolver."""
         if call not in self._kinds:
             dotted = dotted_name(call.func)
-            if dotted and dotted.split(".")[0] in self.locals:
+            if dotted in self.local_fns:
+                inline = nested.inlinable(self, self.local_fns[dotted])
+                kind = CallKind.GRAPHABLE if inline else CallKind.LOCAL_BREAK
+            elif dotted and dotted.split(".")[0] in self.locals:
                 kind = CallKind.GRAPHABLE if "." in dotted else CallKind.UNKNOWN
             elif dotted is None and isinstance(call.func, cst.Attribute):
                 kind = CallKind.GRAPHABLE  # a method of a computed value: the tracer decides

@@ -119,8 +119,8 @@ class BreakReason(Enum):
     NESTED_DEF = (
         "GB018",
         "nested function or class",
-        "nested {kind} `{name}` is created at run time",
-        "define it at module level",
+        "nested {kind} `{name}` {why}",
+        "define it at module level, or keep it to a graph-able body that is only called",
     )
     STAR_ARGS = (
         "GB019",
@@ -139,6 +139,12 @@ class BreakReason(Enum):
         "NumPy feature not supported by the tracer",
         "{feature} is not supported by the tracer",
         "rewrite it with supported NumPy operations, or accept the eager fallback",
+    )
+    LOCAL_CALL = (
+        "GB022",
+        "call to a nested function that cannot be inlined",
+        "{callee}() is a nested function that cannot be inlined; it runs in Python",
+        "fix what its GB018 or its own breaks report, or define it at module level",
     )
 
     def __init__(self, code: str, title: str, message: str, fix: str) -> None:

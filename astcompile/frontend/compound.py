@@ -13,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from astcompile.frontend import nested
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.exprs import is_static
 from astcompile.frontend.statements import Problem
@@ -94,8 +95,15 @@ def _report_match(checker: Any, node: cst.Match) -> None:
 
 
 def _report_def(checker: Any, node: cst.FunctionDef | cst.ClassDef) -> None:
+    """A local function reports why it cannot be inlined (frontend/nested.py); a class is
+    created at run time."""
+    local = checker.local_fns.get(node.name.value)
+    if local is not None and local.node is node:
+        nested.report(checker, local)
+        return
     kind = "class" if isinstance(node, cst.ClassDef) else "function"
-    checker.add(Problem(R.NESTED_DEF, node, {"kind": kind, "name": node.name.value}))
+    fields = {"kind": kind, "name": node.name.value, "why": "is created at run time"}
+    checker.add(Problem(R.NESTED_DEF, node, fields))
 
 
 COMPOUND_RULES: dict[type, Callable[[Any, cst.CSTNode], None]] = {

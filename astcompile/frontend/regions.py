@@ -19,6 +19,7 @@ import libcst as cst
 from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
 from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.loops import Spec, StructuredPlanner
+from astcompile.frontend.nested import local_functions
 from astcompile.frontend.names import (
     block_units,
     function_locals,
@@ -92,9 +93,11 @@ def has_top_return(unit: cst.CSTNode) -> bool:
 
 
 def _has_nested_return(unit: cst.CSTNode) -> bool:
-    if small_statements(unit):
+    """A return of the function inside a compound unit (a local function's own do not count)."""
+    if small_statements(unit) or isinstance(unit, cst.FunctionDef):
         return False
-    return bool(find(unit, cst.Return))
+    nested = {id(r) for d in find(unit, cst.FunctionDef) for r in find(d, cst.Return)}
+    return any(id(r) not in nested for r in find(unit, cst.Return))
 
 
 _ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
@@ -133,6 +136,7 @@ class _Planner:
         self.structured = StructuredPlanner(self.liveness, line_of)
         self.specs: dict[cst.CSTNode, list[Spec]] = {}
         self.locals = function_locals(fdef)
+        self.local_fns = local_functions(fdef)
         self.freevars = frozenset(fn.__code__.co_freevars) if fn is not None else frozenset()
         self.fn_globals = getattr(fn, "__globals__", None)
         self.plan = Plan()
@@ -218,9 +222,23 @@ class _Planner:
                     demote.update(writers)  # the region would not see the earlier binding
             bound = surely_bound(bound, [unit])
         live_out = self.liveness.after[run[-1]]
+        demote |= self._local_function_demotions(run, live_out)
         for name in name_sets(*run).writes:
             if name in live_out and name in self.locals and name not in bound:
                 demote.update(u for u in run if name in name_sets(u).writes)
+        return demote
+
+    def _local_function_demotions(self, run: list[cst.CSTNode], live_out: Live) -> set:
+        """A local function never crosses a region's edge (see frontend/nested.py): a
+        definition whose name is live after the run stays in Python, and so does a unit that
+        reads a local function defined outside the run."""
+        demote = set()
+        for name, local in self.local_fns.items():
+            inside = [u for u in run if u is local.unit or u in local.ancestors]
+            if inside and name in live_out:
+                demote.update(inside)
+            if not inside:
+                demote.update(u for u in run if name in name_sets(u).reads)
         return demote
 
     def _add_run(self, block: cst.BaseSuite, units: list[cst.CSTNode], defined: Live) -> None:

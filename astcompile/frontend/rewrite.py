@@ -164,6 +164,9 @@ def _top_return(small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
 class _NestedReturns(cst.CSTTransformer):
     """``return e`` inside a graph-able ``if`` returns the region's 1-tuple ``(e,)`` directly."""
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a local function's returns are its own
+
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
         value = updated.value if updated.value is not None else cst.Name("None")
         if isinstance(value, cst.Tuple) and not value.lpar:

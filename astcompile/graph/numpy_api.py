@@ -16,6 +16,7 @@ from astcompile.graph import build as B
 from astcompile.graph import complex as complex_parts
 from astcompile.graph import numpy_views_norms as views_norms
 from astcompile.graph.context import TraceBreak
+from astcompile.graph.literals import literal_handler
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.outargs import ufunc_into
@@ -253,6 +254,7 @@ def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
 
 CREATION: dict[Callable, Callable] = {
     np.zeros: _filled(0), np.ones: _filled(1), np.empty: _filled(0), np.full: _full,
+    np.array: literal_handler(np.array), np.asarray: literal_handler(np.asarray),
 }
 
 

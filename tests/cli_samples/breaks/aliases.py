@@ -33,7 +33,7 @@ def outer(x):
     z = off(y)
 
     def inner(v):
-        return v + 1
+        return v + 1 if v.ndim == 0 else inner(v[0])
 
     return inner(z)
 
