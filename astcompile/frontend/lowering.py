@@ -27,7 +27,8 @@ IF, WHILE = "__ac_if", "__ac_while"
 CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, so NumPy cannot hand them to the
 #: tracer: region bodies call them through ``__ac_create`` (see graph/numpy_api.py).
-CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full"})
+CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+                            "identity"})
 
 
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
