@@ -74,6 +74,15 @@ def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     return value.astype(node.dtype)
 
 
+def _iota(node: Node, ctx: EvalContext, args: list) -> Any:
+    """Each element's index along axis ``node.attr``: a fresh array, as np.arange gives."""
+    shape = ctx.dims(node.shape)
+    axis = node.attr
+    line = np.arange(shape[axis], dtype=np.int64)
+    line = line.reshape([-1 if a == axis else 1 for a in range(len(shape))])
+    return line if line.shape == shape else np.broadcast_to(line, shape).copy()
+
+
 def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     attr: ReduceAttr = node.attr
     fn = info(node.op).numpy
@@ -227,6 +236,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.CONST: _const,
     Op.DIM: _dim,
     Op.CAST: _cast,
+    Op.IOTA: _iota,
     Op.INDEX: _index,
     Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose,

@@ -86,6 +86,10 @@ class _Emitter:
 
     # -- expressions ------------------------------------------------------------------------
     def operands(self, node: Node) -> list[Operand]:
+        if node.op is Op.IOTA:  # the loop index of the domain axis its axis follows
+            axis = member_map(node, self.kernel)[node.attr]
+            index = "0" if axis is None else f"i{axis}"
+            return [Operand(index, node.dtype)]
         ops = []
         for k, src in enumerate(node.inputs):
             if is_scalar_const(src):
@@ -97,7 +101,8 @@ class _Emitter:
             elif src.id in self.kernel.member_ids():
                 ops.append(Operand(_v(src), src.dtype))
             else:  # scalar input parameter
-                ops.append(Operand(f"s_{value_name(src)}", src.dtype, src.attr.weak))
+                weak = src.op is Op.DIM or src.attr.weak
+                ops.append(Operand(f"s_{value_name(src)}", src.dtype, weak))
         return ops
 
     def value_stmt(self, node: Node) -> str:

@@ -117,6 +117,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.NEG: lambda n, a: f"(-{a[0]})",
     Op.POS: _IDENT,
     Op.COPY: _IDENT,
+    Op.IOTA: _IDENT,  # its operand is the loop index (c.py, structured.py)
     Op.BROADCAST_TO: _IDENT,
     Op.ABS: _int_or(
         _fn("fabs"),
@@ -248,8 +249,8 @@ def lower(node: Node, operands: list[Operand]) -> str:
         return "(" + " * ".join([x] * int(operands[1].value)) + ")"
     start = 1 if node.op is Op.WHERE else 0
     args = [o.expr if k < start else _convert(o, work) for k, o in enumerate(operands)]
-    if node.op is Op.WHERE:
-        args[0] = f"({operands[0].expr} != 0)"
+    if node.op is Op.WHERE:  # a constant condition (folded) is a literal, not an expression
+        args[0] = _convert(operands[0], np.dtype(bool))
     return f"(({ctype(node.dtype)}){rules[node.op](_typed(node, work), args)})"
 
 

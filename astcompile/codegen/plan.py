@@ -71,6 +71,9 @@ def is_scalar_const(node: Node) -> bool:
 
 
 def is_scalar_input(node: Node) -> bool:
+    """A scalar passed to the kernel by value: a scalar argument, or a size (``x.shape[0]``)."""
+    if node.op is Op.DIM:
+        return True
     return isinstance(node.attr, InputAttr) and node.attr.input_kind is InputKind.SCALAR
 
 
@@ -114,6 +117,8 @@ def _plan_level(plan: KernelPlan, node: Node, members: set[int]) -> None:
             avail = max(avail, plan.avail[src.id])
         elif (node.id, k) in plan.operand_access:
             elem |= plan.touches_inner(plan.operand_access[(node.id, k)].axis_map)
+    if node.op is Op.IOTA:  # an index: element-level when its axis is looped inside a row
+        elem = member_map(node, plan.kernel)[node.attr] in plan.inner
     if node.kind is Kind.REDUCTION:
         plan.phase_of[node.id] = avail
         plan.avail[node.id] = avail + 1

@@ -147,6 +147,8 @@ class Emitter:
             return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
         if node.op is Op.DIM:
             return dim_c(node.attr)
+        if node.op is Op.IOTA:
+            return lower(node, [Operand(idx[node.attr], node.dtype)])
         ops = [
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs

@@ -60,6 +60,8 @@ class WrapperSource:
                 node.shape == () and _used_only_in_kernels(node, self.sched)
             ):
                 self.consts[f"c{node.id}"] = const_value(node)
+            if node.op is Op.DIM:  # a size used as a value (``x + x.shape[0]``)
+                self.emit(f"t{node.id} = {dim_expr(node.attr)}")
         for step in self.sched.steps:
             self._kernel(step) if isinstance(step, Kernel) else self._numpy(step)
         outs = [self.ref(o) for o in graph.outputs]

@@ -30,13 +30,14 @@ class InstanceMethod:
 
 
 def lookup(fn: Callable, dotted: str) -> Any:
-    """``dotted`` in ``fn``'s closure cells, globals and builtins; getattr only on modules/classes."""
+    """``dotted`` in ``fn``'s closure cells, globals and builtins; getattr only on modules,
+    classes and ufuncs (their methods: ``np.add.outer``)."""
     root, *attrs = dotted.split(".")
     obj = _root(fn, root)
     for attr in attrs:
         if obj is MISSING:
             break
-        if not isinstance(obj, (types.ModuleType, type)):
+        if not isinstance(obj, (types.ModuleType, type, np.ufunc)):  # np.add.outer
             return InstanceMethod(isinstance(obj, (np.ndarray, np.generic)))
         try:
             obj = getattr(obj, attr)

@@ -27,8 +27,9 @@ IF, WHILE = "__ac_if", "__ac_while"
 CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, and ``np.array([a, b])`` gets a
 #: list, so NumPy cannot hand them to the tracer: region bodies call them through
-#: ``__ac_create`` (see graph/numpy_api.py, graph/literals.py).
-CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full", "array", "asarray"})
+#: ``__ac_create`` (see graph/numpy_api.py, graph/literals.py, graph/numpy_construct.py).
+CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full", "array", "asarray", "arange",
+                            "linspace", "eye", "identity"})
 
 
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:

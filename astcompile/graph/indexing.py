@@ -8,7 +8,7 @@ size 7. Boolean masks are modelled in :mod:`astcompile.graph.masks`; other advan
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -172,9 +172,6 @@ def setitem(array: Any, key: Any, value: Any) -> None:
 
     NumPy casts the value unsafely to the array's dtype and broadcasts it to the indexed shape.
     """
-    from astcompile.graph.ir import StoreAttr
-    from astcompile.graph.symbolic import operand
-
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_store(array, mask, value)
@@ -184,6 +181,16 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
+    store(array, items, value, dynamic)
+
+
+def store(array: Any, items: tuple[IndexItem, ...], value: Any,
+          dynamic: Sequence[Node] = ()) -> None:
+    """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
+    like np.concatenate, call it directly: no slice clamping, so no size guards)."""
+    from astcompile.graph.ir import StoreAttr
+    from astcompile.graph.symbolic import operand
+
     view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
     source = operand(value)

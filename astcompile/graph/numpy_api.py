@@ -15,6 +15,7 @@ from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph import complex as complex_parts
 from astcompile.graph import numpy_views_norms as views_norms
+from astcompile.graph import numpy_construct, numpy_join
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.literals import literal_handler
 from astcompile.graph.masks import MaskedValue, masked_ufunc
@@ -38,6 +39,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     _check_allowed(ufunc)
     if any(isinstance(v, MaskedValue) for v in inputs):
         return masked_ufunc(ufunc, method, inputs, kwargs)
+    if method == "outer":
+        return numpy_join.ufunc_outer(ufunc, inputs, kwargs)
     if method != "__call__":
         raise _unsupported(f"np.{ufunc.__name__}.{method}")
     out = kwargs.pop("out", None)
@@ -255,6 +258,7 @@ def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
 CREATION: dict[Callable, Callable] = {
     np.zeros: _filled(0), np.ones: _filled(1), np.empty: _filled(0), np.full: _full,
     np.array: literal_handler(np.array), np.asarray: literal_handler(np.asarray),
+    **numpy_construct.CREATION,
 }
 
 
@@ -278,6 +282,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.full_like: _full_like,
     np.empty_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
     **views_norms.FUNCTIONS,
+    **numpy_construct.FUNCTIONS, **numpy_join.FUNCTIONS,
 }
 
 

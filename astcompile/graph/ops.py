@@ -71,6 +71,7 @@ class Op(Enum):
     RAD2DEG = auto()
     CONJ = auto()
     CAST = auto()  # astype; target dtype is the node's dtype
+    IOTA = auto()  # no inputs: each element's index along axis ``attr`` (int64); np.arange
     # elementwise, binary
     ADD = auto()
     SUB = auto()
@@ -185,6 +186,7 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.CONST: _row(Op.CONST, Kind.LEAF, None, 0),
     Op.DIM: _row(Op.DIM, Kind.LEAF, None, 0),
     Op.CAST: _row(Op.CAST, E, None),
+    Op.IOTA: _row(Op.IOTA, E, None, 0),
     Op.WHERE: _row(Op.WHERE, E, np.where, 3),
     Op.CLIP: _row(Op.CLIP, E, np.clip, 3),
     Op.INDEX: _row(Op.INDEX, V, None),
