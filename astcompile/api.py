@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
 from astcompile import dispatch, regions, registry
+from astcompile.backends import check_backend_name
 from astcompile.function import CompiledFunction
 from astcompile.runtime import timing
 from astcompile.signatures import parse_signatures
@@ -34,7 +35,8 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str
             signatures: Sequence[str] | None = None) -> Any:
     """Compile a NumPy function; use as ``@compile`` or ``@compile(fullgraph=True, ...)``.
 
-    ``backend`` is "auto" (C on CPU when a compiler is available), "eager", "c" or "triton";
+    ``backend`` is "auto" (C on CPU when a compiler is available), "eager" or "c" (the
+    Triton GPU backend is not built yet: "triton" raises ``ValueError``);
     ``fullgraph=True`` raises :class:`~astcompile.GraphBreakError` instead of breaking;
     ``mode="frozen"`` never compiles and uses only what is already compiled;
     ``signatures=["float64[:, :], float64"]`` declares argument types that ``astcompile build``
@@ -42,6 +44,7 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    check_backend_name(backend)
     parsed = parse_signatures(signatures) if signatures is not None else ()
     if fn is None:
         return functools.partial(compile, fullgraph=fullgraph, backend=backend, dynamic=dynamic,

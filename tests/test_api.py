@@ -346,3 +346,10 @@ def test_value_and_shape_guards_still_checked():
     for x, n in [(np.arange(5.0), 2), (np.arange(2.0), 2), (np.arange(6.0), 0), (np.arange(9.0), 2)]:
         expected = x[:3] * 2 + (n if n > 1 else 0)
         np.testing.assert_array_equal(head(x, n), expected)
+
+
+def test_backend_names_are_checked_at_compile_time_with_a_clear_message():
+    with pytest.raises(ValueError, match="'triton'.*not available.*use backend='c'"):
+        astcompile.compile(lambda x: x, backend="triton")
+    with pytest.raises(ValueError, match="unknown backend 'gpu'"):
+        astcompile.compile(backend="gpu")
