@@ -142,3 +142,39 @@ def test_numpy_errors(fn, backend):
         fn(x)
     with pytest.raises(type(expected.value), match=str(expected.value).split("(")[0]):
         astcompile.compile(fn, backend=backend)(x)
+
+
+def ediffs(x):
+    return (np.ediff1d(x), np.ediff1d(x[0], to_begin=-1), np.ediff1d(x, to_end=x[2, :2]),
+            np.ediff1d(x[0, 0]), np.ediff1d(x[0], to_begin=x[1, :2], to_end=0),
+            np.ediff1d(x[:0]))
+
+
+def trapezoids(x):
+    v, t = x[0], np.abs(x[1]).cumsum()
+    return (np.trapezoid(v), np.trapezoid(v, dx=0.5), np.trapezoid(v, t), np.trapezoid(x),
+            np.trapezoid(x, axis=0), np.trapezoid(x, t), np.trapezoid(x, x * 2, axis=0),
+            np.trapezoid(x[:, :1]))
+
+
+EDGE_PROGRAMS = [(ediffs, FLOATS), (ediffs, INTS), (trapezoids, FLOATS), (trapezoids, INTS)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make_args", EDGE_PROGRAMS,
+                         ids=[f"{fn.__name__}-{make is INTS}" for fn, make in EDGE_PROGRAMS])
+def test_ediff1d_and_trapezoid(caplog, fn, make_args, backend):
+    assert_compiled_same(caplog, fn, *make_args(), backend=backend)
+
+
+def ediff_unsafe_begin(x):
+    return np.ediff1d(x.astype(np.int32), to_begin=0.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ediff1d_refuses_unsafe_edges(backend):
+    x = rng.integers(0, 9, (3, 4))
+    with pytest.raises(TypeError, match="to_begin"):
+        ediff_unsafe_begin(x)
+    with pytest.raises(TypeError, match="to_begin"):
+        astcompile.compile(ediff_unsafe_begin, backend=backend)(x)

@@ -1,5 +1,5 @@
 """Scans and neighbour differences: np.cumsum, np.cumprod (functions and methods), np.diff,
-np.roll.
+np.roll, np.ediff1d and np.trapezoid.
 
 A scan is sequential, so the tracer writes the loop a person would: a fresh array whose first
 slice along ``axis`` is the input's, then ``for k in range(1, n): out[..., k] = out[..., k - 1]
@@ -7,7 +7,7 @@ slice along ``axis`` is the input's, then ``for k in range(1, n): out[..., k] = 
 That is NumPy's own order (``np.add.accumulate`` adds one element at a time along the axis), so
 float results are NumPy's bits, not merely close to them.
 
-``np.diff`` and ``np.roll`` need no loop: a difference of two shifted slices, and a
+``np.diff``, ``np.roll`` and the others need no loop: a difference of two shifted slices, and a
 concatenation of the array's two halves, as in NumPy's own Python code
 (numpy/lib/_function_base_impl.py and numpy/_core/numeric.py).
 """
@@ -163,8 +163,46 @@ def roll(a: Any, shift: Any, axis: Any = None) -> SymArray:
     return _copy(result) if result is array else result
 
 
+def _ediff_edge(value: Any, dtype: np.dtype, name: str) -> list[SymArray]:
+    if value is None:
+        return []
+    part = numpy_join._array(value)
+    if not np.can_cast(part.dtype, dtype, casting="same_kind"):
+        raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
+                        "`same_kind` rule.")
+    return [_flat(part)]
+
+
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> SymArray:
+    """The flattened differences, between ``to_begin`` and ``to_end``, in ``ary``'s dtype."""
+    flat = _flat(numpy_join._array(ary))
+    inner = flat[1:] - flat[:-1]
+    before = _ediff_edge(to_begin, flat.dtype, "to_begin")
+    after = _ediff_edge(to_end, flat.dtype, "to_end")
+    if not before and not after:
+        return inner
+    return numpy_join.concatenate([*before, inner, *after], dtype=flat.dtype, casting="unsafe")
+
+
+def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
+    """NumPy's formula, ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)``, along ``axis``."""
+    y = numpy_join._array(y)
+    d = dx
+    if x is not None:
+        x = numpy_join._array(x)
+        if x.ndim == 1:  # spacing along ``axis``: NumPy's reshape, as new axes around it
+            (where,) = B.normalize_axes(axis, y.ndim)
+            d = diff(x)[(None,) * where + (slice(None),) + (None,) * (y.ndim - where - 1)]
+        else:
+            d = diff(x, axis=axis)
+    upper, lower = [slice(None)] * y.ndim, [slice(None)] * y.ndim
+    upper[axis], lower[axis] = slice(1, None), slice(None, -1)
+    return (d * (y[tuple(upper)] + y[tuple(lower)]) / 2.0).sum(axis)
+
+
 FUNCTIONS: dict[Callable, Callable] = {
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply), np.diff: diff, np.roll: roll,
+    np.ediff1d: ediff1d, np.trapezoid: trapezoid,
 }
 
 METHODS: dict[str, Callable] = {"cumsum": _scan(np.add), "cumprod": _scan(np.multiply)}
