@@ -15,7 +15,7 @@ from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph import complex as complex_parts
 from astcompile.graph import numpy_views_norms as views_norms
-from astcompile.graph import numpy_construct, numpy_join
+from astcompile.graph import numpy_construct, numpy_join, numpy_scan
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.literals import literal_handler
 from astcompile.graph.masks import MaskedValue, masked_ufunc
@@ -282,7 +282,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.full_like: _full_like,
     np.empty_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
     **views_norms.FUNCTIONS,
-    **numpy_construct.FUNCTIONS, **numpy_join.FUNCTIONS,
+    **numpy_construct.FUNCTIONS, **numpy_join.FUNCTIONS, **numpy_scan.FUNCTIONS,
 }
 
 
@@ -301,7 +301,7 @@ METHODS: dict[str, Callable] = {
        ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
     "reshape": _reshape, "transpose": _transpose, "ravel": _ravel, "flatten": _flatten,
     "copy": _copy_method, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
-    "conj": np.conjugate, "conjugate": np.conjugate,
+    "conj": np.conjugate, "conjugate": np.conjugate, **numpy_scan.METHODS,
 }
 
 

@@ -312,12 +312,13 @@ def broadcast_shapes(env: ShapeEnv, *shapes: tuple[Dim, ...]) -> tuple[Dim, ...]
     return tuple(result)
 
 
-def _clamp_index(env: ShapeEnv, value: int | None, n: Dim, default: Dim, step: int) -> Dim:
+def _clamp_index(env: ShapeEnv, value: Dim | None, n: Dim, default: Dim, step: int) -> Dim:
     """Normalise a slice bound like ``slice.indices`` does, recording the branch taken."""
     if value is None:
         return default
     lower: Dim = 0 if step > 0 else -1
-    if value < 0:
+    negative = value < 0 if isinstance(value, int) else not env.is_ge(value, 0)  # a size: guarded
+    if negative:
         shifted = dim_add(n, value)
         return shifted if env.is_ge(shifted, 0) else lower
     upper: Dim = n if step > 0 else dim_sub(n, 1)
