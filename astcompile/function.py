@@ -7,6 +7,7 @@ source raise immediately.
 
 from __future__ import annotations
 
+import ast
 import functools
 import linecache
 import os
@@ -26,7 +27,7 @@ from astcompile.graph.ir import Graph
 from astcompile.graph import control
 from astcompile.graph.loops import ac_create, ac_for, ac_if, ac_len, ac_ndindex, ac_while
 from astcompile.graph.scalars import ac_scalar
-from astcompile.regions import Region
+from astcompile.regions import MISS, Region
 from astcompile.runtime.timing import phase
 
 #: Names region bodies with lowered loops call (see astcompile/frontend/loops.py).
@@ -44,6 +45,19 @@ _TRACE_REASONS = {
     "in-place update of an argument or view": BreakReason.INPLACE_STORE,
     "disallowed op": BreakReason.DISALLOWED_CALL,
 }
+
+
+def is_sole_region(source: str) -> bool:
+    """Whether the rewritten function is exactly ``(__ac_ret,) = __ac_region_0(p0, p1, ...)``
+    and ``return __ac_ret`` over its own plain positional parameters, in order: a call with
+    just those arguments may then call the region directly (0.5 us less on a small call)."""
+    (fn,) = ast.parse(source).body
+    params = fn.args
+    if params.posonlyargs or params.vararg or params.kwonlyargs or params.kwarg:
+        return False
+    names = [a.arg for a in params.args]
+    expected = f"__ac_ret, = __ac_region_0({', '.join(names)})\nreturn __ac_ret"
+    return not params.defaults and "\n".join(ast.unparse(s) for s in fn.body) == expected
 
 
 def resolve_backend(name: str) -> str:
@@ -84,6 +98,7 @@ class CompiledFunction:
         self.rewritten_source: str | None = None
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self._impl: Callable | None = None
+        self._sole_region: Region | None = None  # set when the function is just one region
         self._backend = None
         self._lock = threading.RLock()
         if fullgraph:
@@ -91,6 +106,12 @@ class CompiledFunction:
 
     # --- calling ---
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        sole = self._sole_region  # the function is one region: its guards straight away
+        # (explain notes the function on the full path below)
+        if sole is not None and not kwargs and len(args) == len(sole.names) \
+                and not telemetry.recording:
+            result = sole.guards(*args)
+            return (sole.call(args) if result is MISS else result)[0]
         impl = self._impl or self._build()
         recorder = telemetry.active()
         if recorder is not None:
@@ -112,6 +133,7 @@ class CompiledFunction:
         """Drop the rewrite and every compiled region; the next call builds again."""
         with self._lock:
             self._impl = None
+            self._sole_region = None
             self.regions = []
             self._backend = None
             self.cache_digest = None
@@ -181,6 +203,8 @@ class CompiledFunction:
             free[spec.name] = region
         impl = build_function(rewrite.source, self.fn.__name__, self.fn, free, rewrite.filename)
         self._dump_source(rewrite)
+        if self.mode != "frozen" and len(self.regions) == 1 and is_sole_region(rewrite.source):
+            self._sole_region = self.regions[0]
         return impl
 
     def _check_fullgraph_statically(self) -> None:
@@ -241,6 +265,7 @@ class CompiledFunction:
             if lines - self.python_loops:
                 self.python_loops |= lines
                 self._impl = None
+                self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
         reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)

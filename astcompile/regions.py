@@ -21,6 +21,8 @@ from typing import Any
 
 from astcompile import config, logs, telemetry, warm
 from astcompile.entries import _MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
+
+MISS = _MISS  # what ``Region.guards`` returns when no compiled entry's guards hold
 from astcompile.graph.build import index_shape
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.ops import Kind, Op
@@ -83,7 +85,7 @@ class Region:
         self._limit_warned = False
         self._globals = owner.globals
         self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
-        self._guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
+        self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
     def key(self, args: tuple) -> tuple:
         key = G.call_key(args)
@@ -97,12 +99,12 @@ class Region:
             recorder = telemetry.active()
             if recorder is not None:
                 return self._recorded_call(recorder, args)
-        result = self._guards(*args)
+        result = self.guards(*args)
         if result is _MISS:
-            return self._call(args)
+            return self.call(args)
         return result
 
-    def _call(self, args: tuple) -> tuple:
+    def call(self, args: tuple) -> tuple:
         """The generic path: guard key, entries for it, else eager or a new compile."""
         key = self.key(args)
         entries = self.entries.get(key)
@@ -122,7 +124,7 @@ class Region:
         compiled_before = self.stats.compiled_calls
         start = time.perf_counter()
         try:
-            return self._call(args)
+            return self.call(args)
         finally:
             elapsed = time.perf_counter() - start
             run.seconds += elapsed
@@ -234,7 +236,7 @@ class Region:
     def _specialise(self) -> None:
         entries = [e for found in self.entries.values() for e in found]
         eager_keys = () if self.spec.globals_read else tuple(self.eager_keys)
-        self._guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
+        self.guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
                                           self.stats, eager_keys, self._eager)
 
     def _record_graph(self, result: TraceResult) -> None:

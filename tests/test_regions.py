@@ -72,3 +72,36 @@ def test_array_region_still_compiles():
     np.testing.assert_allclose(compiled(x), f(x))
     (region,) = compiled.regions
     assert region.stats.compiled_calls == 1
+
+
+def test_a_function_that_is_one_region_calls_it_directly():
+    """``f(x, y)`` of a function whose body is one region runs the region's guards with no
+    rewritten frame between; keywords, defaults and statements around the region take the
+    rewritten function, with the same results."""
+
+    def whole(x, y):
+        return x * 2.0 + y
+
+    def keyword_default(x, y=1.0):
+        return x * 2.0 + y
+
+    def with_break(x, y):
+        z = x * 2.0 + y
+        print(end="")
+        return z
+
+    x, y = np.arange(5.0), np.ones(5)
+    direct = astcompile.compile(whole, backend="c")
+    np.testing.assert_array_equal(direct(x, y), whole(x, y))  # the first call builds
+    np.testing.assert_array_equal(direct(x, y), whole(x, y))
+    np.testing.assert_array_equal(direct(x, y=y), whole(x, y))
+    np.testing.assert_array_equal(direct(x.astype(np.float32), y), whole(x.astype(np.float32), y))
+    assert direct._sole_region is direct.regions[0]
+    stats = direct.regions[0].stats
+    assert (stats.traces, stats.compiled_calls, stats.eager_calls) == (2, 4, 0)  # f64, f32
+    for fn in (keyword_default, with_break):
+        compiled = astcompile.compile(fn, backend="c")
+        np.testing.assert_array_equal(compiled(x, y), fn(x, y))
+        assert compiled._sole_region is None
+    with pytest.raises(TypeError):
+        direct(x)  # a wrong call still fails as Python's does
