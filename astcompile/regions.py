@@ -59,6 +59,8 @@ def _scalar_only(graph: Any) -> bool:
                 return False
         elif node.shape != ():
             return False
+        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
+            return False  # a scalar from a whole array (``x.mean()``): O(n) work
     return True
 
 

@@ -105,3 +105,20 @@ def test_a_function_that_is_one_region_calls_it_directly():
         assert compiled._sole_region is None
     with pytest.raises(TypeError):
         direct(x)  # a wrong call still fails as Python's does
+
+
+def test_a_scalar_reduced_from_a_whole_array_is_compiled():
+    """``x.mean(), x.var()`` returns scalars but reads every element: not the O(1) scalar
+    arithmetic that runs faster as Python."""
+
+    def mean_var(x):
+        return x.mean(), x.var()
+
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    compiled = astcompile.compile(mean_var, backend="c")
+    for _ in range(2):
+        got, want = compiled(x), mean_var(x)
+        assert [type(v) for v in got] == [type(v) for v in want]
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    (region,) = compiled.regions
+    assert (region.stats.compiled_calls, region.stats.eager_calls) == (2, 0)
