@@ -27,6 +27,15 @@ def test_c_names_user_variables_and_points_at_source_lines():
     assert "def region_scaled_tanh(leaves):" in wrapper
 
 
+def test_kernels_calling_math_functions_prefer_wide_vectors():
+    """512-bit vectors (where the CPU has them) for loops that call libm, GCC's default for
+    the others."""
+    _, wide, *_ = generate(trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0]))
+    _, plain, *_ = generate(trace_callable(lambda x: x.sum(axis=-1), [np.ones((3, 5))]))
+    assert '#pragma GCC target("prefer-vector-width=512")' in wide
+    assert "prefer-vector-width" not in plain
+
+
 def test_sizes_and_strides_are_parameters():
     graph = trace_callable(lambda x: x + 1, [np.ones((3, 5))])
     _, source, *_ = generate(graph)

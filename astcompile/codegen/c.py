@@ -35,6 +35,19 @@ from astcompile.passes.schedule import Kernel, member_map
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 
 
+#: Around a kernel that calls math functions (its functions and the parallel regions GCC
+#: outlines from them). Where the CPU has AVX-512 (and only there), its loops use 512-bit
+#: vectors and libmvec's 16-float/8-double variants (``_ZGVeN16v_tanhf``, as accurate as the
+#: AVX2 ones): gelu ran 2.7x faster, black-scholes, softmax and layernorm 1.5-2x, on a Sapphire
+#: Rapids. GCC's default there is 256 bits, which other kernels keep: a sum over rows of 20
+#: floats ran 2x slower with 512-bit vectors.
+WIDE_VECTORS = [
+    "#pragma GCC push_options",
+    "/* 512-bit vectors where the CPU has them: the math functions' widest variants */",
+    '#pragma GCC target("prefer-vector-width=512")',
+]
+
+
 def _v(node: Node) -> str:
     return f"v{node.id}"
 
@@ -49,6 +62,7 @@ class _Emitter(BlockedSums):
         self.access_ids = {key: k for k, key in enumerate(plan.accesses)}
         self.out_maps = {o.id: member_map(o, self.kernel) for o in self.kernel.outputs}
         self.current = -1  # the phase being emitted
+        self.calls_math = False  # whether a statement calls a math function (see WIDE_VECTORS)
         self.stashes = {}
         self.stashes = plan_stashes(plan, self._phase_body, self._calls, aliased)
 
@@ -107,6 +121,7 @@ class _Emitter(BlockedSums):
             kept = f"{self.element(stash.out)};  /* kept by phase {stash.phase} */"
             return f"const {ctype(node.dtype)} {_v(node)} = {kept}"
         expr = lower(node, self.operands(node))
+        self.calls_math = self.calls_math or bool(CALL.search(expr))
         return f"const {ctype(node.dtype)} {_v(node)} = {expr};{location(node)}"
 
     def reduction_input(self, node: Node) -> str:
@@ -355,11 +370,10 @@ def kernel_source(
         ),
         f" * from {', '.join(srcs) or 'unknown lines'} */",
     ]
-    body = _Emitter(plan, aliased).row_function()
+    emitter = _Emitter(plan, aliased)
+    lines = [*struct(kernel, plan), *emitter.row_function(), *entry(kernel, plan)]
+    if emitter.calls_math:
+        lines = [*WIDE_VECTORS, *lines, "#pragma GCC pop_options"]
     params = parameters(kernel, plan)
     decl = f"void {kernel.name}({', '.join(t for t, _ in params)});"
-    return (
-        "\n".join([*head, *struct(kernel, plan), *body, *entry(kernel, plan)]) + "\n",
-        decl,
-        plan,
-    )
+    return "\n".join([*head, *lines]) + "\n", decl, plan
