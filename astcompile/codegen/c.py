@@ -63,7 +63,7 @@ class _Emitter(BlockedSums):
         self.out_maps = {o.id: member_map(o, self.kernel) for o in self.kernel.outputs}
         self.current = -1  # the phase being emitted
         self.calls_math = False  # whether a statement calls a math function (see WIDE_VECTORS)
-        self.stashes = {}
+        self.stashes = {}  # none while they are planned: the plan reads the full phase bodies
         self.stashes = plan_stashes(plan, self._phase_body, self._calls, aliased)
 
     def emit(self, text: str) -> None:
