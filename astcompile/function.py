@@ -7,6 +7,7 @@ source raise immediately.
 
 from __future__ import annotations
 
+import ast
 import functools
 import linecache
 import os
@@ -21,7 +22,7 @@ from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
-from astcompile.regions import Region
+from astcompile.regions import MISS, Region
 from astcompile.runtime.timing import phase
 from astcompile.structured_calls import STRUCTURED_CALLS
 
@@ -38,6 +39,20 @@ _TRACE_REASONS = {
     "in-place update of an argument or view": BreakReason.INPLACE_STORE,
     "disallowed op": BreakReason.DISALLOWED_CALL,
 }
+
+
+def is_sole_region(source: str, region: str) -> bool:
+    """Whether the rewritten function is exactly ``(__ac_ret,) = region(p0, p1, ...)`` and
+    ``return __ac_ret`` over its own plain positional parameters, in order: a call with just
+    those arguments may then call the region directly (0.5 us less on a small call)."""
+    body = ast.parse(source).body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].decorator_list:
+        return False
+    params = body[0].args
+    if params.posonlyargs or params.vararg or params.kwonlyargs or params.kwarg or params.defaults:
+        return False
+    expected = f"__ac_ret, = {region}({', '.join(a.arg for a in params.args)})\nreturn __ac_ret"
+    return "\n".join(ast.unparse(s) for s in body[0].body) == expected
 
 
 def resolve_backend(name: str) -> str:
@@ -78,6 +93,7 @@ class CompiledFunction:
         self.rewritten_source: str | None = None
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self._impl: Callable | None = None
+        self._sole_region: Region | None = None  # set when the function is just one region
         self._backend = None
         self._lock = threading.RLock()
         if fullgraph:
@@ -85,6 +101,12 @@ class CompiledFunction:
 
     # --- calling ---
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        sole = self._sole_region  # the function is one region: its guards straight away
+        # (explain notes the function on the full path below)
+        if sole is not None and not kwargs and len(args) == len(sole.names) \
+                and not telemetry.recording:
+            result = sole.guards(*args)
+            return (sole.call(args) if result is MISS else result)[0]
         impl = self._impl or self._build()
         recorder = telemetry.active()
         if recorder is not None:
@@ -106,6 +128,7 @@ class CompiledFunction:
         """Drop the rewrite and every compiled region; the next call builds again."""
         with self._lock:
             self._impl = None
+            self._sole_region = None
             self.regions = []
             self._backend = None
             self.cache_digest = None
@@ -175,6 +198,9 @@ class CompiledFunction:
             free[spec.name] = region
         impl = build_function(rewrite.source, self.fn.__name__, self.fn, free, rewrite.filename)
         self._dump_source(rewrite)
+        sole = self.regions[0] if len(self.regions) == 1 else None
+        if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
+            self._sole_region = sole
         return impl
 
     def _check_fullgraph_statically(self) -> None:
@@ -235,6 +261,7 @@ class CompiledFunction:
             if lines - self.python_loops:
                 self.python_loops |= lines
                 self._impl = None
+                self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
         reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)

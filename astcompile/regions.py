@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
 
+MISS = _MISS  # what ``Region.guards`` returns when no compiled entry's guards hold
+
 __all__ = ["Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
 
 _local = threading.local()
@@ -61,6 +63,8 @@ def _scalar_only(graph: Any) -> bool:
                 return False
         elif node.shape != ():
             return False
+        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
+            return False  # a scalar from a whole array (``x.mean()``): O(n) work
     return True
 
 
@@ -87,7 +91,7 @@ class Region:
         self._limit_warned = False
         self._globals = owner.globals
         self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
-        self._guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
+        self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
     def key(self, args: tuple) -> tuple:
         key = G.call_key(args)
@@ -101,12 +105,12 @@ class Region:
             recorder = telemetry.active()
             if recorder is not None:
                 return self._recorded_call(recorder, args)
-        result = self._guards(*args)
+        result = self.guards(*args)
         if result is _MISS:
-            return self._call(args)
+            return self.call(args)
         return result
 
-    def _call(self, args: tuple) -> tuple:
+    def call(self, args: tuple) -> tuple:
         """The generic path: guard key, entries for it, else eager or a new compile."""
         key = self.key(args)
         entries = self.entries.get(key)
@@ -126,7 +130,7 @@ class Region:
         compiled_before = self.stats.compiled_calls
         start = time.perf_counter()
         try:
-            return self._call(args)
+            return self.call(args)
         finally:
             elapsed = time.perf_counter() - start
             run.seconds += elapsed
@@ -240,7 +244,7 @@ class Region:
     def _specialise(self) -> None:
         entries = [e for found in self.entries.values() for e in found]
         eager_keys = () if self.spec.globals_read else tuple(self.eager_keys)
-        self._guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
+        self.guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
                                           self.stats, eager_keys, self._eager)
 
     def _record_graph(self, result: TraceResult) -> None:

@@ -27,6 +27,15 @@ def test_c_names_user_variables_and_points_at_source_lines():
     assert "def region_scaled_tanh(leaves):" in wrapper
 
 
+def test_kernels_calling_math_functions_prefer_wide_vectors():
+    """512-bit vectors (where the CPU has them) for loops that call libm, GCC's default for
+    the others."""
+    _, wide, *_ = generate(trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0]))
+    _, plain, *_ = generate(trace_callable(lambda x: x.sum(axis=-1), [np.ones((3, 5))]))
+    assert '#pragma GCC target("prefer-vector-width=512")' in wide
+    assert "prefer-vector-width" not in plain
+
+
 def test_sizes_and_strides_are_parameters():
     graph = trace_callable(lambda x: x + 1, [np.ones((3, 5))])
     _, source, *_ = generate(graph)
@@ -35,7 +44,8 @@ def test_sizes_and_strides_are_parameters():
 
 
 def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
-    """Blocks of 16 lanes, then the rest one by one; strided data takes the plain loop."""
+    """Long innermost rows: blocks of 32 lanes, of one vector, then the rest one by one;
+    short rows and strided data take the plain loop."""
     from tests.c_helpers import assert_matches, compile_c
 
     def outer_sum(X, Y):
@@ -43,9 +53,10 @@ def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
 
     rng = np.random.default_rng(0)
     X, Y = rng.random((3, 37)), rng.random((3, 37))
-    graph, compiled = compile_c(outer_sum, [X, Y], str(tmp_path))
-    assert "[16] = {0};" in compiled.c_source and "#pragma GCC unroll 16" in compiled.c_source
-    for n in (0, 1, 15, 16, 17, 33):
+    _, compiled = compile_c(outer_sum, [X, Y], str(tmp_path))
+    assert "[32] = {0};" in compiled.c_source and "#pragma GCC unroll 32" in compiled.c_source
+    assert "#pragma GCC unroll 4" in compiled.c_source
+    for n in (0, 1, 15, 16, 17, 33, 63, 64, 65, 67, 100, 131):
         X, Y = rng.random((2, n)), rng.random((2, n))
         assert_matches(compiled([X, Y])[0], outer_sum(X, Y))
     X, Y = rng.random((2, 40))[:, ::2], rng.random((2, 40))[:, ::2]  # inner stride 2

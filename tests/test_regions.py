@@ -91,3 +91,53 @@ def test_a_tracer_failure_is_reported_by_explain():
     (reason,) = output.break_reasons
     assert reason.code == "GB021" and "divmod" in reason.detail
     assert reason.source_line == "q, r = divmod(i, 3)"
+
+
+def test_a_function_that_is_one_region_calls_it_directly():
+    """``f(x, y)`` of a function whose body is one region runs the region's guards with no
+    rewritten frame between; keywords, defaults and statements around the region take the
+    rewritten function, with the same results."""
+
+    def whole(x, y):
+        return x * 2.0 + y
+
+    def keyword_default(x, y=1.0):
+        return x * 2.0 + y
+
+    def with_break(x, y):
+        z = x * 2.0 + y
+        print(end="")
+        return z
+
+    x, y = np.arange(5.0), np.ones(5)
+    direct = astcompile.compile(whole, backend="c")
+    np.testing.assert_array_equal(direct(x, y), whole(x, y))  # the first call builds
+    np.testing.assert_array_equal(direct(x, y), whole(x, y))
+    np.testing.assert_array_equal(direct(x, y=y), whole(x, y))
+    np.testing.assert_array_equal(direct(x.astype(np.float32), y), whole(x.astype(np.float32), y))
+    assert direct._sole_region is direct.regions[0]
+    stats = direct.regions[0].stats
+    assert (stats.traces, stats.compiled_calls, stats.eager_calls) == (2, 4, 0)  # f64, f32
+    for fn in (keyword_default, with_break):
+        compiled = astcompile.compile(fn, backend="c")
+        np.testing.assert_array_equal(compiled(x, y), fn(x, y))
+        assert compiled._sole_region is None
+    with pytest.raises(TypeError):
+        direct(x)  # a wrong call still fails as Python's does
+
+
+def test_a_scalar_reduced_from_a_whole_array_is_compiled():
+    """``x.mean(), x.var()`` returns scalars but reads every element: not the O(1) scalar
+    arithmetic that runs faster as Python."""
+
+    def mean_var(x):
+        return x.mean(), x.var()
+
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    compiled = astcompile.compile(mean_var, backend="c")
+    for _ in range(2):
+        got, want = compiled(x), mean_var(x)
+        assert [type(v) for v in got] == [type(v) for v in want]
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    (region,) = compiled.regions
+    assert (region.stats.compiled_calls, region.stats.eager_calls) == (2, 0)

@@ -3,7 +3,8 @@
 The entry picks one of three ways to run the rows, so that a parallel team is opened at most
 once per call (opening one per row or per phase cost more than the work of a 1024-float row):
 
-* many rows: ``omp parallel for`` over rows, each row computed by one thread (``tid 0 of 1``);
+* many rows: one ``omp parallel`` region, each thread a contiguous share of the rows, each row
+  computed by one thread (``tid 0 of 1``);
 * few long rows: one ``omp parallel`` region in which every thread walks all rows and takes its
   share of each row's chunks (``tid t of n``); reductions meet at barriers through per-chunk
   partial buffers the entry allocates;
@@ -82,8 +83,10 @@ def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
         lines += [
             f"A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});" for k in range(len(node.shape))
         ]
-    lines += [f"A.s_{value_name(s)} = {scalar_value(f's_{value_name(s)}', s.dtype)};"
-              for s in plan.scalars]
+    lines += [
+        f"A.s_{value_name(s)} = {scalar_value(f's_{value_name(s)}', s.dtype)};"
+        for s in plan.scalars
+    ]
     if plan.inner:
         first, rest = plan.inner[0], " * ".join(f"n{a}" for a in plan.inner[1:]) or "1"
         # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)
@@ -105,10 +108,9 @@ def _shared_rows(name: str, plan: KernelPlan) -> list[str]:
         *("    " + line for line in alloc),
         f"    if ({ok}) {{",
         "        #pragma omp parallel num_threads(nthreads)",
-        f"        for (int64_t row = 0; row < nrows; row++) "
-        f"{name}_row(&A, row, omp_get_thread_num(), omp_get_num_threads());",
+        f"        {name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());",
         "    } else {  /* out of memory for the partial results: one thread */",
-        f"        for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+        f"        {name}_rows(&A, 0, nrows, 0, 1);",
         "    }",
         *(f"    free(A.{n});" for _, n in bufs),
     ]
@@ -124,15 +126,18 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
         f"const int64_t nrows = {rows}, work = nrows * ({inner});",
         f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
         "if (big && nrows >= 2 * nthreads) {",
-        "    /* many rows: one row per task */",
-        "    #pragma omp parallel for num_threads(nthreads) schedule(static)",
-        f"    for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+        "    /* many rows: each thread a contiguous share of them, each row computed whole */",
+        "    #pragma omp parallel num_threads(nthreads)",
+        "    {",
+        "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
+        f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
+        "    }",
     ]
     if plan.inner:
         body += _shared_rows(name, plan)
     body += [
         "} else {",
-        f"    for (int64_t row = 0; row < nrows; row++) {name}_row(&A, row, 0, 1);",
+        f"    {name}_rows(&A, 0, nrows, 0, 1);",
         "}",
     ]
     signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
