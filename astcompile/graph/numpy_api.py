@@ -156,7 +156,7 @@ def _asarray(a: Any, dtype: Any = None, order: Any = None, **kwargs: Any) -> Any
     if dtype is not None and np.dtype(dtype) != array.dtype:
         array = _astype(array, dtype)
     if array.is_scalar:
-        return wrap(array.node, base=array)
+        return _copy(array)  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
     return array
 
 
