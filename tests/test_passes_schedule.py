@@ -72,5 +72,14 @@ def test_cse_merges_repeated_work():
     assert [n.op for n in graph.nodes()].count(Op.EXP) == 1
 
 
+def test_a_mean_with_and_without_keepdims_is_one_reduction():
+    """``x.mean(), x.var()``: the mean inside var (kept dims) is the user's mean, reshaped."""
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    graph = run_passes(trace_callable(lambda x: (x.mean(axis=1), x.var(axis=1)), [x]))
+    verify(graph)
+    ops = [n.op for n in graph.nodes()]
+    assert ops.count(Op.MEAN) == 2 and Op.RESHAPE in ops  # the user's mean + var's outer mean
+
+
 def test_pipeline_is_a_named_list():
     assert [name for name, _, _ in PIPELINE] == ["decompose", "constfold", "cse", "dce"]

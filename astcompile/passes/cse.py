@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from astcompile.graph.ir import ConstAttr, Graph, Node
+from astcompile.graph.ir import ConstAttr, Graph, Node, ReduceAttr
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.rebuild import rebuild, with_inputs
 
@@ -42,15 +42,39 @@ def _key(node: Node, inputs: tuple[Node, ...]) -> Hashable | None:
     return (node.op, tuple(i.id for i in inputs), node.dtype, node.shape, attr)
 
 
+def _reduction_key(node: Node, inputs: tuple[Node, ...]) -> Hashable | None:
+    """The same reduction whatever its ``keepdims``: ``x.mean()`` and the mean inside
+    ``x.var()`` (which keeps dims) are one pass over ``x``, not two."""
+    attr = node.attr
+    if node.kind is not Kind.REDUCTION or not isinstance(attr, ReduceAttr):
+        return None
+    return (node.op, tuple(i.id for i in inputs), node.dtype, attr.axes, attr.ddof)
+
+
+def _as_shape(node: Node, shape: tuple) -> Node:
+    """``node`` viewed with the other keepdims shape (the same elements, in the same order)."""
+    if node.shape == shape:
+        return node
+    return Node(Op.RESHAPE, (node,), node.dtype, shape, shape, node.loc)
+
+
 def cse(graph: Graph) -> tuple[Graph, bool]:
     seen: dict[Hashable, Node] = {}
+    reductions: dict[Hashable, Node] = {}
 
     def rule(node: Node, inputs: tuple[Node, ...]) -> Node | None:
         key = _key(node, inputs)
         if key is None:
             return None
         if key not in seen:
-            seen[key] = with_inputs(node, inputs)
+            same = _reduction_key(node, inputs)
+            earlier = reductions.get(same) if same is not None else None
+            if earlier is not None:
+                seen[key] = _as_shape(earlier, node.shape)
+            else:
+                seen[key] = with_inputs(node, inputs)
+                if same is not None:
+                    reductions[same] = seen[key]
         return seen[key]
 
     return rebuild(graph, rule)
