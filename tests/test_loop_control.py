@@ -209,8 +209,21 @@ def shift_left(n):
     return h
 
 
+def running_peak(prices):
+    """``max`` of two NumPy scalars returns a NumPy scalar: the carried value keeps its type."""
+    peak = prices[0]
+    worst = 0.0
+    for p in prices:
+        peak = max(peak, p)
+        drawdown = (peak - p) / peak
+        if drawdown > worst:
+            worst = drawdown
+    return peak, worst
+
+
 PROGRAMS = [
     (newton_sqrt, lambda: (2.0, 1e-12)),
+    (running_peak, lambda: (np.random.default_rng(2).random(40) + 1.0,)),
     (crc16, lambda: (np.random.default_rng(0).integers(0, 256, 300, dtype=np.uint8),)),
     (shift_left, lambda: (20,)),
     (conditional_expressions, lambda: (np.array([0.5, 2.0, 3.5, -1.0]),)),

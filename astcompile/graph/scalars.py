@@ -27,7 +27,7 @@ from astcompile.graph import build as B
 from astcompile.graph import control as C
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.ops import Op
-from astcompile.graph.symbolic import SymArray, SymScalar, apply_elementwise, operand
+from astcompile.graph.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 _INT_LIMIT = 2.0**63
@@ -181,7 +181,11 @@ def _extreme(pick: str) -> Callable:
             better = other < best if pick == "min" else other > best
             best = apply_elementwise(Op.WHERE, better, other, best)
         kind, numpy = kinds.pop()
-        return best if numpy else _py(best.node, kind)
+        if not numpy:
+            return _py(best.node, kind)
+        # Python returns one of the arguments: a NumPy scalar when they all are
+        scalars = all(getattr(a, "is_scalar", False) for a in args if isinstance(a, SymArray))
+        return wrap(best.node, is_scalar=scalars) if isinstance(best, SymArray) else best
 
     return handler
 
