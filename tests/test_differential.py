@@ -125,3 +125,17 @@ def test_scalar_or_zero_d_result_matches_numpy(backend, fn, x):
     if fn is _zero_d_array_shape_ops and x.size != 1:
         pytest.skip("needs one element")
     assert_same(fn, x, backend=backend)
+
+
+def _weak_bools(b, i8, u, f):
+    return (b | True, b + True, i8 + True, u <= True, b <= True, i8 * False, f >= False,
+            b & False, i8 < True, (2.5 >= 2.5) >= f)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_python_bool_scalars_promote_like_numpy(backend):
+    """A Python bool next to a number array acts as 1 or 0 (``x <= True`` compares with 1.0);
+    next to a bool array it stays a bool. Found by the random differential run."""
+    args = (np.array([True, False]), np.array([2, 0], np.int8), np.array([2, 0], np.uint8),
+            np.array([0.5, 2.0], np.float32))
+    assert_same(_weak_bools, *args, backend=backend)

@@ -79,13 +79,23 @@ def _loop_dtypes(fn: Callable, operands: Sequence[Operand]) -> tuple[np.dtype, .
     if not isinstance(fn, np.ufunc):
         return None
     every_weak = all(o.weak for o in operands)  # NumPy resolves (int, int) to object loops
-    signature = tuple(type(o.example) if o.weak and not every_weak else o.node.dtype
-                      for o in operands)
+    all_bool = all(o.node.dtype == np.bool_ for o in operands if not o.weak)
+    signature = tuple(_weak_type(o.example, all_bool) if o.weak and not every_weak
+                      else o.node.dtype for o in operands)
     try:
         resolved = fn.resolve_dtypes(signature + (None,))
     except (TypeError, np.exceptions.DTypePromotionError):
         return None
     return tuple(np.dtype(d) for d in resolved[: len(operands)])
+
+
+def _weak_type(example: Any, all_bool: bool) -> Any:
+    """What ``resolve_dtypes`` takes for a weak Python scalar. It has no entry for Python's
+    ``bool``: with bool arrays it is the bool dtype (``b | True`` stays logical), with any
+    other it acts as the int 1 or 0 (``x <= True`` compares with 1.0, as NumPy does)."""
+    if type(example) is bool:
+        return np.dtype(bool) if all_bool else int
+    return type(example)
 
 
 def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None = None) -> Node:
@@ -97,6 +107,9 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
     loop = _loop_dtypes(fn, operands)
     if loop is None and op is Op.WHERE:
         loop = (np.dtype(bool), dtype, dtype)
+    if loop is None and op in COMPARISONS:  # compare in the operands' common type, not bool
+        common = np.result_type(*(o.example for o in operands))
+        loop = tuple(common for _ in operands)
     if loop is None:
         loop = tuple(dtype for _ in operands)
     if op in COMPARISONS and len({d for d in loop}) > 1:
