@@ -110,11 +110,11 @@ class Entry:
         return _rebuild(self.result.template, self.run(leaves), leaves)
 
 
-_MISS = object()  # what a specialised guard function returns when no entry's guards hold
+MISS = object()  # what a specialised guard function returns when no entry's guards hold
 
 
 def _miss_all(*args: Any) -> object:
-    return _MISS
+    return MISS
 
 
 def _is_leaf_key(k: Any) -> bool:
@@ -143,7 +143,7 @@ def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
                        module_globals: dict[str, Any], stats: Any,
                        eager_keys: tuple = (), eager: Callable | None = None) -> Callable:
     """A function of the region's arguments that runs the first entry whose guards hold, or
-    returns ``_MISS``: the whole per-call check, specialised to exactly the guards these
+    returns ``MISS``: the whole per-call check, specialised to exactly the guards these
     entries need (types, dtypes, ranks, size classes, layouts, globals, value and shape
     guards), with no generic walk over the arguments. Entries it cannot check are left to the
     generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the user's statements)
@@ -151,7 +151,7 @@ def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
     loop must not pay for a generic key on every iteration."""
     args = [f"_a{i}" for i in range(len(params))]
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
-    namespace: dict[str, Any] = {"_MISS": _MISS, "_ndarray": np.ndarray, "_tuple": tuple,
+    namespace: dict[str, Any] = {"_MISS": MISS, "_ndarray": np.ndarray, "_tuple": tuple,
                                  "_int_class": G.int_class, "_globals": module_globals,
                                  "_stats": stats, "_eager": eager}
     for n, entry in enumerate(entries):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, telemetry, warm
-from astcompile.entries import _MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
+from astcompile.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
 from astcompile.graph.results import TraceResult
 
 if TYPE_CHECKING:
@@ -29,9 +29,7 @@ if TYPE_CHECKING:
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
 
-MISS = _MISS  # what ``Region.guards`` returns when no compiled entry's guards hold
-
-__all__ = ["Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
+__all__ = ["MISS", "Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
 
 _local = threading.local()
 
@@ -106,7 +104,7 @@ class Region:
             if recorder is not None:
                 return self._recorded_call(recorder, args)
         result = self.guards(*args)
-        if result is _MISS:
+        if result is MISS:
             return self.call(args)
         return result
 
