@@ -68,22 +68,23 @@ class _Lowering(ast.NodeTransformer):
         self.generic_visit(node)
         return P.assert_call(node)
 
-    def visit_For(self, node: ast.For) -> list[ast.stmt] | ast.For:
+    def _visit_loop(self, node: ast.For | ast.While) -> LoopSpec | None:
+        """The loop's plan (its jumps lowered first), after lowering what is inside it; None
+        for a loop that stays in Python."""
         spec = self.by_line.get((LoopSpec, node.lineno))
-        if spec is None:
-            self.generic_visit(node)
-            return node
-        node.body = self._jumps(node.body, spec)
+        if spec is not None:
+            node.body = self._jumps(node.body, spec)
         self.generic_visit(node)
-        return P.lower_for(node, spec)
+        return spec
+
+    def visit_For(self, node: ast.For) -> list[ast.stmt] | ast.For:
+        spec = self._visit_loop(node)
+        return node if spec is None else P.lower_for(node, spec)
 
     def visit_While(self, node: ast.While) -> list[ast.stmt] | ast.While:
-        spec = self.by_line.get((LoopSpec, node.lineno))
+        spec = self._visit_loop(node)
         if spec is None:
-            self.generic_visit(node)
             return node
-        node.body = self._jumps(node.body, spec)
-        self.generic_visit(node)
         name = f"__ac_loop_{node.lineno}"
         head = P.flag_start(spec, node)
         body = P.function(name, spec.carried, [*head, *node.body], spec.carried, node)
