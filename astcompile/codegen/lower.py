@@ -52,6 +52,12 @@ def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
     return rule
 
 
+def _pick(macro: str, compare: str) -> Callable:
+    """maximum/minimum/fmax/fmin: the NaN-aware macro for floats, a plain select otherwise."""
+    return _int_or(lambda n, a: f"{macro}({a[0]}, {a[1]})",
+                   lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+
+
 def _helper(name: str) -> Callable:
     """A helper from astc_math.h specialised by C type: ``astc_floordiv_int32_t(a, b)``."""
     return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({a[0]}, {a[1]})"
@@ -168,22 +174,10 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.FLOORDIV: _helper("floordiv"),
     Op.MOD: _helper("mod"),
     Op.POW: _pow,
-    Op.MAXIMUM: _int_or(
-        lambda n, a: f"ASTC_MAXIMUM({a[0]}, {a[1]})",
-        lambda n, a: f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})",
-    ),
-    Op.MINIMUM: _int_or(
-        lambda n, a: f"ASTC_MINIMUM({a[0]}, {a[1]})",
-        lambda n, a: f"({a[0]} < {a[1]} ? {a[0]} : {a[1]})",
-    ),
-    Op.FMAX: _int_or(
-        lambda n, a: f"ASTC_FMAX({a[0]}, {a[1]})",
-        lambda n, a: f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})",
-    ),
-    Op.FMIN: _int_or(
-        lambda n, a: f"ASTC_FMIN({a[0]}, {a[1]})",
-        lambda n, a: f"({a[0]} < {a[1]} ? {a[0]} : {a[1]})",
-    ),
+    Op.MAXIMUM: _pick("ASTC_MAXIMUM", ">"),
+    Op.MINIMUM: _pick("ASTC_MINIMUM", "<"),
+    Op.FMAX: _pick("ASTC_FMAX", ">"),
+    Op.FMIN: _pick("ASTC_FMIN", "<"),
     Op.ARCTAN2: _fn("atan2"),
     Op.HYPOT: _fn("hypot"),
     Op.COPYSIGN: _fn("copysign"),
