@@ -25,7 +25,7 @@ from astcompile.graph.ops import Op
 from astcompile.graph.symbolic import SymArray, operand, wrap
 
 
-def _array(value: Any) -> SymArray:
+def as_array(value: Any) -> SymArray:
     """A part as ``np.asarray`` sees it: a Python scalar becomes a strong 0-d array."""
     if isinstance(value, SymArray):
         return value
@@ -40,7 +40,7 @@ def _parts(arrays: Any, what: str) -> list[SymArray]:
         raise unsupported(f"np.{what} of something other than a list or tuple of arrays")
     if not arrays:
         raise ValueError(f"need at least one array to {what}")
-    return [_array(a) for a in arrays]
+    return [as_array(a) for a in arrays]
 
 
 def _result_dtype(parts: Sequence[SymArray], dtype: Any, casting: str) -> np.dtype:
@@ -68,11 +68,11 @@ def _check_shapes(parts: Sequence[SymArray], axis: int | None) -> None:
                                  f"has size {S.hint(have)}")
 
 
-def _fresh(shape: tuple, dtype: np.dtype) -> SymArray:
+def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
     """A new array the parts are stored into (zero-filled: every element is then written)."""
-    zero = B.const_operand(dtype.type(0)).node
-    spread = B.broadcast_to(zero, shape)
-    return wrap(current().node(Op.COPY, (spread,), dtype, shape))
+    from astcompile.graph.numpy_api import _new_array
+
+    return _new_array(shape, dtype, 0)
 
 
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
@@ -89,7 +89,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = Non
     target = _result_dtype(parts, dtype, casting)
     shape = list(parts[0].node.shape)
     shape[axis] = reduce(S.dim_add, (p.node.shape[axis] for p in parts))
-    result = _fresh(tuple(shape), target)
+    result = fresh(tuple(shape), target)
     whole = tuple(IndexItem("slice", 0, d, 1) for d in shape[:axis])
     offset: S.Dim = 0
     for part in parts:
@@ -148,14 +148,14 @@ def outer(a: Any, b: Any, out: Any = None) -> Any:
     """``np.outer``: both inputs flattened, ``a[:, None] * b[None, :]``."""
     if out is not None:
         raise unsupported("np.outer with out=")
-    return _flat(_array(a))[:, None] * _flat(_array(b))[None, :]
+    return _flat(as_array(a))[:, None] * _flat(as_array(b))[None, :]
 
 
 def ufunc_outer(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
     """``np.add.outer(a, b)``: ``a[..., None * b.ndim] + b`` (inputs as arrays, as NumPy)."""
     if len(inputs) != 2 or ufunc.nin != 2 or any(v is not None for v in kwargs.values()):
         raise unsupported(f"np.{ufunc.__name__}.outer with these arguments")
-    left, right = (_array(v) for v in inputs)
+    left, right = (as_array(v) for v in inputs)
     return ufunc(left[(Ellipsis,) + (None,) * right.ndim], right)
 
 

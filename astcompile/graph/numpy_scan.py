@@ -58,7 +58,7 @@ def _accumulate(ufunc: np.ufunc, array: SymArray, axis: int, target: np.dtype) -
 
     source = array if array.dtype == target else wrap(B.astype(operand(array), target))
     shape = source.node.shape
-    out = numpy_join._fresh(shape, target)
+    out = numpy_join.fresh(shape, target)
     out[_along(axis, slice(0, 1))] = source[_along(axis, slice(0, 1))]
 
     def step(k: Any) -> tuple:
@@ -76,7 +76,7 @@ def _scan(ufunc: np.ufunc) -> Callable:
         name = f"np.cum{'sum' if ufunc is np.add else 'prod'}"
         if out is not None:
             raise unsupported(f"{name} with out=")
-        array = numpy_join._array(a)
+        array = numpy_join.as_array(a)
         target = _scan_dtype(ufunc, array, dtype)
         if axis is None or array.ndim == 0:  # NumPy scans a 0-d array as a 1-D one
             array, axis = _flat(array), 0 if axis is None else axis
@@ -96,7 +96,7 @@ def _check_order(n: Any) -> int:
 
 def _edge(value: Any, array: SymArray, axis: int) -> SymArray:
     """A ``prepend=``/``append=`` value; a scalar becomes one slice along ``axis``."""
-    part = numpy_join._array(value)
+    part = numpy_join.as_array(value)
     if part.ndim:
         return part
     shape = list(array.node.shape)
@@ -110,7 +110,7 @@ def diff(a: Any, n: Any = 1, axis: int = -1, prepend: Any = np._NoValue,
     order = _check_order(n)
     if order == 0:
         return a
-    array = numpy_join._array(a)
+    array = numpy_join.as_array(a)
     if array.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     (axis,) = B.normalize_axes(axis, array.ndim)
@@ -153,7 +153,7 @@ def _roll_axis(array: SymArray, shift: int, axis: int) -> SymArray:
 
 def roll(a: Any, shift: Any, axis: Any = None) -> SymArray:
     """``np.roll``: a fresh array, the flattened one for ``axis=None``."""
-    array = numpy_join._array(a)
+    array = numpy_join.as_array(a)
     if axis is None:
         shape = tuple(SymInt.of(d) for d in array.node.shape)
         return roll(_flat(array), shift, 0).reshape(shape)
@@ -166,7 +166,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> SymArray:
 def _ediff_edge(value: Any, dtype: np.dtype, name: str) -> list[SymArray]:
     if value is None:
         return []
-    part = numpy_join._array(value)
+    part = numpy_join.as_array(value)
     if not np.can_cast(part.dtype, dtype, casting="same_kind"):
         raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
                         "`same_kind` rule.")
@@ -175,7 +175,7 @@ def _ediff_edge(value: Any, dtype: np.dtype, name: str) -> list[SymArray]:
 
 def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> SymArray:
     """The flattened differences, between ``to_begin`` and ``to_end``, in ``ary``'s dtype."""
-    flat = _flat(numpy_join._array(ary))
+    flat = _flat(numpy_join.as_array(ary))
     inner = flat[1:] - flat[:-1]
     before = _ediff_edge(to_begin, flat.dtype, "to_begin")
     after = _ediff_edge(to_end, flat.dtype, "to_end")
@@ -186,10 +186,10 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> SymArray:
 
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
     """NumPy's formula, ``(d * (y[1:] + y[:-1]) / 2.0).sum(axis)``, along ``axis``."""
-    y = numpy_join._array(y)
+    y = numpy_join.as_array(y)
     d = dx
     if x is not None:
-        x = numpy_join._array(x)
+        x = numpy_join.as_array(x)
         if x.ndim == 1:  # spacing along ``axis``: NumPy's reshape, as new axes around it
             (where,) = B.normalize_axes(axis, y.ndim)
             d = diff(x)[(None,) * where + (slice(None),) + (None,) * (y.ndim - where - 1)]
