@@ -16,6 +16,7 @@ import numpy as np
 from astcompile.graph.results import OutSpec, TraceResult, is_leaf
 from astcompile.graph.shapes import DimOp, ShapeGuard
 from astcompile.runtime import guards as G
+from astcompile.runtime import reads as R
 
 
 def leaves_of(args: tuple) -> list[Any]:
@@ -69,28 +70,51 @@ class Entry:
     result: TraceResult
     run: Callable[[list], list]
 
-    globals_seen: tuple = ()  # (name, object) of each global the region reads, at trace time
-
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards
         self.plain = _is_plain_arrays(self.result.template)
+        self.reads = self.result.reads
 
-    def checks(self, nargs: int, prefix: str = "") -> tuple[G.KeyChecks, list[int]] | None:
-        """Every check this entry needs, as Python source over ``_a0..``: the key's, then the
-        value and shape guards of the trace. None when the generic path must decide."""
-        if len(self.key) != nargs + len(self.globals_seen):  # aliased arrays: generic path
+    def checks(self, nargs: int, root: Any, prefix: str = "") -> _Checks | None:
+        """Every check this entry needs, as Python source over ``_a0..``: the key's, the
+        reads', then the value and shape guards of the trace. None when the generic path must
+        decide. ``root`` is the user's function (where global and cell reads start)."""
+        if len(self.key) != nargs:  # aliased arrays: generic path
             return None
-        checks = G.key_checks(self.key[:nargs], nargs, prefix)
+        checks = G.key_checks(self.key, nargs, prefix)
         if checks is None:
             return None
-        for (name, value), key in zip(self.globals_seen, self.key[nargs:]):
-            if not G.global_checks(checks, name, key, value):
-                return None
-        leaf_args = [i for i, k in enumerate(self.key[:nargs]) if _is_leaf_key(k)]
+        leaf_names = [f"_a{i}" for i, k in enumerate(self.key) if _is_leaf_key(k)]
+        bindings = _read_checks(self.reads, checks, root, leaf_names)
+        if bindings is None:
+            return None
         for index, value in self.result.value_guards:
-            checks.conds.append(f"_a{leaf_args[index]} == {checks.const(value)}")
-        checks.conds += [_guard_source(g, leaf_args) for g in self.result.graph.guards]
-        return checks, leaf_args
+            checks.conds.append(f"{leaf_names[index]} == {checks.const(value)}")
+        checks.conds += [_guard_source(g, leaf_names) for g in self.result.graph.guards]
+        return _Checks(checks, leaf_names, bindings)
+
+    def bind(self, args: tuple, root: Any) -> list | None:
+        """The leaves to run this entry on for ``args`` (the arguments' and the reads'), or
+        None when a guard fails: the generic path's version of :meth:`checks`."""
+        leaves = leaves_of(args)
+        if self.reads:
+            extra = _read_leaves(self.reads, args, root, leaves)
+            if extra is None:
+                return None
+            leaves += extra
+        return leaves if self.matches(leaves) else None
+
+    def current_leaves(self, args: tuple, root: Any) -> list:
+        """The leaves this entry would see now, guards unchecked (reads that fail are left
+        out): for comparing specialised values with the ones traced."""
+        leaves = leaves_of(args)
+        for read in self.reads:
+            if read.kind is R.ReadKind.INPUT:
+                try:
+                    leaves.append(R.evaluate(read.path, args, root))
+                except Exception:
+                    break
+        return leaves
 
     def matches(self, leaves: list) -> bool:
         if self.unguarded:
@@ -110,6 +134,70 @@ class Entry:
         return _rebuild(self.result.template, self.run(leaves), leaves)
 
 
+@dataclass
+class _Checks:
+    keys: G.KeyChecks
+    leaf_names: list[str]  # the leaves in graph-input order: arguments', then reads'
+    bindings: list[tuple[str, str]]  # (local, source) of each read, evaluated before the checks
+
+
+def _read_checks(reads: tuple, checks: G.KeyChecks, root: Any,
+                 leaf_names: list[str]) -> list[tuple[str, str]] | None:
+    """Bind each read to a local and add its check; INPUT reads join ``leaf_names``."""
+    const = R.bind_root(checks.const, root)
+    bound: dict[tuple, str] = {}
+    bindings = []
+
+    def source_of(path: tuple) -> str:  # a read bound before, or an argument
+        return bound.get(path) or R.expression(path, lambda i: f"_a{i}", const)
+
+    for j, read in enumerate(reads):
+        var = bound.get(read.path) or f"_{checks.prefix}r{j}"
+        if read.path not in bound:
+            bound[read.path] = var
+            bindings.append((var, R.expression(read.path, lambda i: f"_a{i}", const)))
+        if read.kind is R.ReadKind.INPUT:
+            before = len(checks.arrays)
+            if not G.value_checks(checks, var, read.expected):
+                return None
+            if len(checks.arrays) > before:  # a distinct buffer, as when traced
+                checks.conds += [f"{var} is not {other}" for other in checks.arrays[:before]]
+            leaf_names.append(var)
+        else:
+            checks.conds.append(R.check_source(read, var, const, source_of))
+    return bindings
+
+
+def _read_leaves(reads: tuple, args: tuple, root: Any, leaves: list) -> list | None:
+    """The INPUT reads' values now, if every read still holds."""
+    try:
+        values = {read.path: R.evaluate(read.path, args, root) for read in reads}
+    except Exception:  # an attribute or key that is gone: this entry does not apply
+        return None
+    sizes: dict[int, int] = {}
+    G.call_key(args, sizes)
+    arrays = {id(v) for v in leaves if type(v) is np.ndarray}
+    extra = []
+
+    def value_at(path: tuple) -> Any:
+        return values[path] if path in values else R.evaluate(path, args, root)
+
+    for read in reads:
+        value = values[read.path]
+        if read.kind is not R.ReadKind.INPUT:
+            if not R.holds(read, value, value_at):
+                return None
+            continue
+        if G.value_key(value, sizes) != read.expected:
+            return None
+        if type(value) is np.ndarray:
+            if id(value) in arrays:
+                return None
+            arrays.add(id(value))
+        extra.append(value)
+    return extra
+
+
 MISS = object()  # what a specialised guard function returns when no entry's guards hold
 
 
@@ -125,58 +213,65 @@ def _is_leaf_key(k: Any) -> bool:
         len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic)))
 
 
-def _dim_source(d: Any, leaf_args: list[int]) -> str:
+def _dim_source(d: Any, leaf_names: list[str]) -> str:
     if isinstance(d, int):
         return str(d)
     if d.op is DimOp.SYM:
         leaf, axis = d.source
-        return f"{G.KeyChecks.shape(leaf_args[leaf])}[{axis}]"
-    a, b = (_dim_source(x, leaf_args) for x in d.args)
+        return f"{G.KeyChecks.shape(leaf_names[leaf])}[{axis}]"
+    a, b = (_dim_source(x, leaf_names) for x in d.args)
     return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
 
 
-def _guard_source(guard: ShapeGuard, leaf_args: list[int]) -> str:
-    return f"{_dim_source(guard.lhs, leaf_args)} {guard.rel.value} {_dim_source(guard.rhs, leaf_args)}"
+def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
+    return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
 
 
-def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
-                       module_globals: dict[str, Any], stats: Any,
-                       eager_keys: tuple = (), eager: Callable | None = None) -> Callable:
+def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry], root: Any,
+                       stats: Any, eager_keys: tuple = (), eager: Callable | None = None) -> Callable:
     """A function of the region's arguments that runs the first entry whose guards hold, or
     returns ``MISS``: the whole per-call check, specialised to exactly the guards these
-    entries need (types, dtypes, ranks, size classes, layouts, globals, value and shape
-    guards), with no generic walk over the arguments. Entries it cannot check are left to the
-    generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the user's statements)
-    after the entries, as on the generic path: a region that runs in Python inside a Python
-    loop must not pay for a generic key on every iteration."""
+    entries need (types, dtypes, ranks, size classes, layouts, the values the region reads,
+    value and shape guards), with no generic walk over the arguments. Entries it cannot check
+    are left to the generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the
+    user's statements) after the entries, as on the generic path: a region that runs in Python
+    inside a Python loop must not pay for a generic key on every iteration. ``root`` is the
+    user's function, where reads of its globals and closure cells start."""
     args = [f"_a{i}" for i in range(len(params))]
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
     namespace: dict[str, Any] = {"_MISS": MISS, "_ndarray": np.ndarray, "_tuple": tuple,
-                                 "_int_class": G.int_class, "_globals": module_globals,
-                                 "_stats": stats, "_eager": eager}
+                                 "_int_class": G.int_class, "_stats": stats, "_eager": eager}
     for n, entry in enumerate(entries):
-        found = entry.checks(len(params), prefix=f"e{n}")
+        found = entry.checks(len(params), root, prefix=f"e{n}")
         if found is None:
             continue
-        checks, leaf_args = found
-        namespace.update(checks.consts)
-        conds = checks.conds or ["True"]
-        leaves = "[" + ", ".join(f"_a{i}" for i in leaf_args) + "]"
+        namespace.update(found.keys.consts)
+        leaves = "[" + ", ".join(found.leaf_names) + "]"
         call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
         namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
-        lines += [f"    if ({(chr(10) + '            and ').join(conds)}):",
-                  "        _stats.compiled_calls += 1", f"        return {call}"]
+        lines += _guarded_block(found, ["_stats.compiled_calls += 1", f"return {call}"])
     for n, key in enumerate(eager_keys):
         checks = G.key_checks(key, len(params), prefix=f"x{n}")
         if checks is None:
             continue
         namespace.update(checks.consts)
-        conds = checks.conds or ["True"]
-        lines += [f"    if ({(chr(10) + '            and ').join(conds)}):",
-                  f"        return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"]
+        call = f"return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"
+        lines += _guarded_block(_Checks(checks, [], []), [call])
     lines.append("    return _MISS")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)
     fn = namespace[f"guards_{name}"]
     fn.py_source = source
     return fn
+
+
+def _guarded_block(found: _Checks, then: list[str]) -> list[str]:
+    """``if <checks>: <then>``, after binding the reads; a read that raises (an attribute or
+    key that is gone) skips the block, as a failed check does."""
+    conds = found.keys.conds or ["True"]
+    block = [f"if ({(chr(10) + '        and ').join(conds)}):"] + [f"    {t}" for t in then]
+    if not found.bindings:
+        return [f"    {line}" for line in block]
+    reads = [f"        {var} = {source}" for var, source in found.bindings]
+    return ["    try:", *reads, "    except Exception:", "        pass", "    else:",
+            *(f"        {line}" for line in block)]

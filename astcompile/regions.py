@@ -87,16 +87,13 @@ class Region:
         self.stats = RegionStats()
         self._lock = threading.Lock()
         self._limit_warned = False
-        self._globals = owner.globals
         self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
         self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
     def key(self, args: tuple) -> tuple:
-        key = G.call_key(args)
-        if self.spec.globals_read:
-            g = self._globals
-            key += tuple(G.global_key(g.get(name)) for name in self.spec.globals_read)
-        return key
+        """The arguments' guard key; what the region reads besides them (globals, attributes,
+        cells) is checked per entry (see Entry.bind)."""
+        return G.call_key(args)
 
     def __call__(self, *args: Any) -> tuple:
         if telemetry.recording:  # 0 unless some thread runs explain: one read on the hot path
@@ -113,9 +110,10 @@ class Region:
         key = self.key(args)
         entries = self.entries.get(key)
         if entries:
-            leaves = leaves_of(args)
+            root = self.owner.fn
             for entry in entries:
-                if entry.matches(leaves):
+                leaves = entry.bind(args, root)
+                if leaves is not None:
                     self.stats.compiled_calls += 1
                     return entry(leaves)
         if key in self.eager_keys:
@@ -144,10 +142,11 @@ class Region:
 
     def _miss(self, key: tuple, args: tuple) -> tuple:
         # [warm start / ahead-of-time hook] an entry persisted by another process, if any
-        entry = warm.load_entry(self, key, args)
-        if entry is not None:
+        found = warm.load_entry(self, key, args)
+        if found is not None:
+            entry, leaves = found
             self.stats.compiled_calls += 1
-            return entry(leaves_of(args))
+            return entry(leaves)
         mode = frozen_mode()
         if mode is not None:
             if mode == "strict":
@@ -160,10 +159,11 @@ class Region:
                 self._warn_limit(key, args)
                 return self._eager(args)
             entry = self._compile(key, args)
-        if entry is None:
+        leaves = None if entry is None else entry.bind(args, self.owner.fn)
+        if leaves is None:  # not compiled, or a read changed while it was traced
             return self._eager(args)
         self.stats.compiled_calls += 1
-        return entry(leaves_of(args))
+        return entry(leaves)
 
     def _count(self) -> int:
         return sum(len(v) for v in self.entries.values())
@@ -193,8 +193,7 @@ class Region:
         if run is None:
             self._add_eager_key(key)
             return None
-        seen = tuple((name, self._globals.get(name)) for name in self.spec.globals_read)
-        entry = Entry(key, result, run, seen)
+        entry = Entry(key, result, run)
         self._add_entry(entry)
         warm.save_entry(self, key, args, entry)  # [warm start hook] persist it for new processes
         self._record_graph(result)
@@ -210,25 +209,26 @@ class Region:
 
         name = f"{self.owner.name}_{self.spec.name[5:]}"
         dynamic = self.dynamic_leaves | self._changed_scalars(key, args)
+        root = self.owner.fn
         with phase("trace"):
             if dynamic:
                 try:
-                    result = trace(self.body, args, self.names, name, dynamic)
+                    result = trace(self.body, args, self.names, name, dynamic, root)
                     self.dynamic_leaves = dynamic
                     return result
                 except TraceBreak:
                     pass
-            return trace(self.body, args, self.names, name)
+            return trace(self.body, args, self.names, name, root=root)
 
     def _changed_scalars(self, key: tuple, args: tuple) -> frozenset[int]:
         """Leaves whose specialised value differs from an entry traced for the same key."""
-        leaves = leaves_of(args)
-        return frozenset(
-            index
-            for entry in self.entries.get(key, ())
-            for index, value in entry.result.value_guards
-            if type(leaves[index]) in (int, float, complex) and leaves[index] != value
-        )
+        changed = set()
+        for entry in self.entries.get(key, ()):
+            leaves = entry.current_leaves(args, self.owner.fn)
+            changed.update(index for index, value in entry.result.value_guards
+                           if index < len(leaves) and type(leaves[index]) in (int, float, complex)
+                           and leaves[index] != value)
+        return frozenset(changed)
 
     def _add_entry(self, entry: Entry) -> None:
         """Make ``entry`` reachable: from the generic path and the specialised guards."""
@@ -241,9 +241,8 @@ class Region:
 
     def _specialise(self) -> None:
         entries = [e for found in self.entries.values() for e in found]
-        eager_keys = () if self.spec.globals_read else tuple(self.eager_keys)
-        self.guards = specialised_guards(self.spec.name, self.names, entries, self._globals,
-                                          self.stats, eager_keys, self._eager)
+        self.guards = specialised_guards(self.spec.name, self.names, entries, self.owner.fn,
+                                          self.stats, tuple(self.eager_keys), self._eager)
 
     def _record_graph(self, result: TraceResult) -> None:
         recorder = telemetry.active()
@@ -254,7 +253,7 @@ class Region:
                          [str(g) for g in result.graph.guards] + result.value_guards)
         self.owner.dump_graph(self.spec.name, result.graph)
 
-    def _on_trace_break(self, key: tuple, exc: "TraceBreak") -> None:
+    def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)

@@ -18,6 +18,7 @@ by identity (a global array read by the region, say) is not persisted.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -37,8 +38,9 @@ from astcompile.frontend.lookup import code_hash, fingerprint
 from astcompile.runtime import artifacts, build
 from astcompile.runtime.cache import ensure_cache_dir
 from astcompile.runtime.errors import RuntimeBuildError
+from astcompile.runtime.reads import ReadKind, evaluate
 
-FORMAT = "region-v1"
+FORMAT = "region-v2"  # v2: entries carry the reads of the region (runtime/reads.py)
 _lock = threading.Lock()
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
@@ -163,7 +165,7 @@ def _identity(obj: Any) -> str:
 
 def _objects(region: Any, args: tuple) -> dict[int, Any]:
     found: dict[int, Any] = {}
-    stack = list(args) + [region.owner.globals.get(n) for n in region.spec.globals_read]
+    stack = list(args)
     while stack:
         value = stack.pop()
         found[id(value)] = value
@@ -212,16 +214,14 @@ def load_entry(region: Any, key: tuple, args: tuple) -> Any:
     name = _entry_name(region, pkey) if pkey else None
     if name is None:
         return None
-    from astcompile.regions import leaves_of
-
     loaded = []
     for store in stores_for(region.owner.fn.__code__.co_filename):
-        loaded += [e for r in _read(store, name) if (e := _entry(region, key, r, store))]
+        loaded += [e for r in _read(store, name) if (e := _entry(region, key, args, r, store))]
     with region._lock:
         for entry in loaded:
             region._add_entry(entry)
-    leaves = leaves_of(args)
-    return next((e for e in loaded if e.matches(leaves)), None)
+    root = region.owner.fn
+    return next(((e, leaves) for e in loaded if (leaves := e.bind(args, root)) is not None), None)
 
 
 def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
@@ -236,7 +236,8 @@ def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
     return [r for r in records if isinstance(r, dict) and r.get("format") == FORMAT]
 
 
-def _entry(region: Any, key: tuple, record: dict[str, Any], store: artifacts.Store) -> Any:
+def _entry(region: Any, key: tuple, args: tuple, record: dict[str, Any],
+           store: artifacts.Store) -> Any:
     from astcompile.backends.cwrap import WrapperParts, make_wrapper
     from astcompile.regions import Entry
 
@@ -248,12 +249,38 @@ def _entry(region: Any, key: tuple, record: dict[str, Any], store: artifacts.Sto
         library = artifacts.open_library(so_path, record["ffi"])
         if library is None:
             return None
+    reads = _live_reads(record["result"].reads, args, region.owner.fn)
+    if reads is None:  # a callee or module it called into is not the one it was built with
+        return None
     consts = {k: _canonical(v) for k, v in record["consts"].items()}
     parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"])
-    result = record["result"]
+    result = dataclasses.replace(record["result"], reads=reads)
     run = make_wrapper(result.graph, parts, library)
-    seen = tuple((n, region.owner.globals.get(n)) for n in region.spec.globals_read)
-    return Entry(key, result, run, seen)
+    return Entry(key, result, run)
+
+
+def _stable_reads(reads: tuple) -> tuple:
+    """Reads with each object held by identity replaced by its fingerprint (module and name,
+    code hash): what means the same in another process, else :class:`_NotPersistable`."""
+    return tuple(dataclasses.replace(r, expected=("fingerprint", _identity(r.expected)))
+                 if r.kind is ReadKind.IDENTITY else r for r in reads)
+
+
+def _live_reads(reads: tuple, args: tuple, root: Any) -> tuple | None:
+    """:func:`_stable_reads` undone for this process: each fingerprint must match the object
+    now at its path (an edited callee does not), which the entry then holds by identity."""
+    live = []
+    for read in reads:
+        if read.kind is ReadKind.IDENTITY:
+            try:
+                obj = evaluate(read.path, args, root)
+                if ("fingerprint", _identity(obj)) != read.expected:
+                    return None
+            except Exception:
+                return None
+            read = dataclasses.replace(read, expected=obj)
+        live.append(read)
+    return tuple(live)
 
 
 def _compiler_changed(record: dict[str, Any]) -> bool:
@@ -308,8 +335,9 @@ def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
         compiler = build.compiler_id(build.find_compiler())
     except (OSError, RuntimeBuildError):
         compiler = None
+    result = dataclasses.replace(entry.result, reads=_stable_reads(entry.result.reads))
     return {
-        "format": FORMAT, "result": entry.result, "py": parts.py, "consts": parts.consts,
+        "format": FORMAT, "result": result, "py": parts.py, "consts": parts.consts,
         "steps": parts.steps, "cdecls": parts.cdecls, "library": library, "compiler": compiler,
         "ffi": artifacts.ffi_module_source(parts.cdecls) if library else None,
     }

@@ -68,20 +68,14 @@ def value_key(value: Any, sizes: dict[int, int]) -> Any:
     return (UNSUPPORTED, kind)
 
 
-def call_key(args: tuple) -> tuple:
-    """The guard key of a whole region call; identical arrays passed twice are noted."""
-    sizes: dict[int, int] = {}
+def call_key(args: tuple, sizes: dict[int, int] | None = None) -> tuple:
+    """The guard key of a whole region call; identical arrays passed twice are noted.
+    ``sizes`` (filled here) lets later keys, of the values a region reads, share its classes."""
+    sizes = {} if sizes is None else sizes
     keys = tuple(value_key(a, sizes) for a in args)
     arrays = [id(a) for a in args if type(a) is np.ndarray]
     aliased = len(set(arrays)) != len(arrays)
     return keys + ((aliased, tuple(arrays.index(i) for i in arrays)),) if aliased else keys
-
-
-def global_key(value: Any) -> Any:
-    """Key of a module global a region reads: its value for plain constants, else identity."""
-    if type(value) in (int, float, complex, bool, str) or value is None:
-        return (type(value), value)
-    return ("id", id(value))
 
 
 class KeyChecks:
@@ -98,15 +92,21 @@ class KeyChecks:
         self.conds: list[str] = []
         self.consts: dict[str, Any] = {}
         self.sizes: list[str] = []  # size class -1, -2, ... -> the local bound to it
+        self.arrays: list[str] = []  # the values checked as arrays, in order
 
     def const(self, value: Any) -> str:
+        """The name the checks use for ``value`` (one name per object)."""
+        for name, known in self.consts.items():
+            if known is value:
+                return name
         name = f"_{self.prefix}c{len(self.consts)}"
         self.consts[name] = value
         return name
 
     @staticmethod
-    def shape(i: int) -> str:
-        return f"_sh{i}"
+    def shape(var: str) -> str:
+        """The local bound to the shape of the value named ``var`` (``_a0``, a read)."""
+        return f"_sh{var}"
 
 
 def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
@@ -115,39 +115,23 @@ def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
     if len(key) != nargs:  # aliasing noted at the end of the key
         return None
     checks = KeyChecks(prefix)
-    arrays = []
     for i, k in enumerate(key):
-        if not _arg_checks(checks, i, k):
+        if not value_checks(checks, f"_a{i}", k):
             return None
-        if _is_array_key(k):
-            arrays.append(i)
-    checks.conds += [f"_a{i} is not _a{j}" for i, j in itertools.combinations(arrays, 2)]
+    checks.conds += [f"{a} is not {b}" for a, b in itertools.combinations(checks.arrays, 2)]
     return checks
-
-
-def global_checks(checks: KeyChecks, name: str, key: Any, value: Any) -> bool:
-    """Add the check that module global ``name`` (read from ``_globals``) still has ``key``;
-    ``value`` is the object it had when the key was taken. False when it cannot be checked."""
-    current = f"_globals.get({name!r})"
-    if key == ("id", id(value)):
-        checks.conds.append(f"{current} is {checks.const(value)}")
-    elif key == global_key(value) and type(key) is tuple:
-        typ, constant = key
-        checks.conds.append(f"type(_v := {current}) is {checks.const(typ)} "
-                            f"and _v == {checks.const(constant)}")
-    else:
-        return False
-    return True
 
 
 def _is_array_key(k: Any) -> bool:
     return type(k) is tuple and len(k) == 4 and k[0] is np.ndarray
 
 
-def _arg_checks(checks: KeyChecks, i: int, k: Any) -> bool:
-    a = f"_a{i}"
+def value_checks(checks: KeyChecks, a: str, k: Any) -> bool:
+    """Add the checks that the value named ``a`` has key ``k`` (see :func:`value_key`); False
+    when ``k`` has no cheap check (tuples, objects keyed by identity)."""
     if _is_array_key(k):
-        _array_checks(checks, i, k)
+        _array_checks(checks, a, k)
+        checks.arrays.append(a)
     elif k is float or k is complex:
         checks.conds.append(f"type({a}) is {k.__name__}")
     elif type(k) is not tuple or not k:
@@ -160,14 +144,17 @@ def _arg_checks(checks: KeyChecks, i: int, k: Any) -> bool:
         checks.conds.append(f"type({a}) is str and {a} == {k[1]!r}")
     elif len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic):
         checks.conds.append(f"type({a}) is {checks.const(k[0])}")
+    elif len(k) == 2 and k[0] == UNSUPPORTED and isinstance(k[1], type):
+        # an object the region reads through: what it reads is checked by its reads
+        checks.conds.append(f"type({a}) is {checks.const(k[1])}")
     else:
         return False
     return True
 
 
-def _array_checks(checks: KeyChecks, i: int, k: tuple) -> None:
+def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     _, dtype, dims, layout = k
-    a, sh, conds = f"_a{i}", checks.shape(i), checks.conds
+    sh, conds = checks.shape(a), checks.conds
     conds.append(f"type({a}) is _ndarray and {a}.dtype is {checks.const(dtype)} "
                  f"and {a}.ndim == {len(dims)}")
     for axis, d in enumerate(dims):
@@ -177,11 +164,11 @@ def _array_checks(checks: KeyChecks, i: int, k: tuple) -> None:
         elif -d <= len(checks.sizes):
             conds.append(f"{size} == {checks.sizes[-d - 1]}")
         else:  # a new size class: >= 2 and unlike every earlier class
-            var = f"_s{-d}"
+            var = f"_{checks.prefix}s{-d}"
             conds.append(f"({var} := {size}) > 1")
             conds += [f"{var} != {other}" for other in checks.sizes]
             checks.sizes.append(var)
-    flags = f"_fl{i}"
+    flags = f"_fl{a}"
     conds.append({
         "C": f"{a}.flags.c_contiguous",
         "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",

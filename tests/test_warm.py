@@ -75,7 +75,7 @@ def test_an_edited_callee_makes_the_rewrite_stale(tmp_path):
     assert changed.static_breaks  # analysed again: the call now breaks
 
 
-def test_closures_and_identity_keys_are_not_persisted(tmp_path):
+def test_closures_are_not_persisted_global_arrays_are_read_each_call(tmp_path):
     scale = 2.0
 
     def closure(x):
@@ -87,7 +87,50 @@ def test_closures_and_identity_keys_are_not_persisted(tmp_path):
     x = np.ones(3)
     assert np.allclose(compiled(x), x + mod.W)
     region = compiled.regions[0]
-    assert warm.persistent_key(region, region.key((x,)), (x,)) is None
+    assert warm.persistent_key(region, region.key((x,)), (x,)) is not None  # W is an input
+    mod.W = np.full(3, 7.0)
+    again = astcompile.compile(mod.uses_global_array)
+    assert np.allclose(again(x), x + 7.0)
+    assert again.regions[0].stats.traces == 0  # the persisted entry reads W at the call
+
+
+CALLEE = textwrap.dedent("""
+    K = {k}
+
+    def helper(x):
+        return x * K{extra}
+""")
+
+CALLER = textwrap.dedent("""
+    import consts_callee
+
+    def f(x):
+        return consts_callee.helper(x) + 1.0
+""")
+
+
+def test_edits_on_disk_are_seen_by_a_new_process(tmp_path):
+    """A constant edited in a callee's module, then the callee's code: each new process
+    computes with what is on disk now, never with what a warm entry was built from."""
+    (tmp_path / "consts_caller.py").write_text(CALLER)
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, consts_caller
+        f = astcompile.compile(consts_caller.f)
+        print(f(np.arange(3.0)).tolist(), f.regions[0].stats.traces)
+    """)
+    env = {**_env(), "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    outputs = []
+    for k, extra in (("2.0", ""), ("2.0", ""), ("5.0", ""), ("5.0", " - 1.0")):
+        (tmp_path / "consts_callee.py").write_text(CALLEE.format(k=k, extra=extra))
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, check=True)
+        outputs.append(run.stdout.split("]"))
+    values = [o[0] + "]" for o in outputs]
+    assert values == ["[1.0, 3.0, 5.0]", "[1.0, 3.0, 5.0]", "[1.0, 6.0, 11.0]", "[0.0, 5.0, 10.0]"]
+    traces = [int(o[1]) for o in outputs]
+    assert traces[1] == 0 and traces[2] == 0  # warm: the new K is an input, not a new trace
 
 
 def test_warm_process_does_not_import_libcst(tmp_path):

@@ -42,3 +42,4 @@ class TraceResult:
     template: Any  # the output structure with OutSpec leaves
     value_guards: list[tuple[int, Any]] = field(default_factory=list)
     leaf_names: list[str] = field(default_factory=list)
+    reads: tuple = ()  # runtime.reads.Read: what the region read besides its arguments

@@ -8,7 +8,8 @@ plus a template that rebuilds the Python structure (tuples, scalars, pass-throug
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from astcompile.graph.context import TraceBreak, TraceContext
 from astcompile.graph.ir import Graph, InputAttr, InputKind, Node
 from astcompile.graph.masks import MaskedValue
 from astcompile.graph.ops import Op
+from astcompile.graph.reads import ReadRecorder, is_read_stand_in
 from astcompile.graph.results import LEAF_TYPES, OutSpec, TraceResult, is_leaf
 from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 
@@ -83,15 +85,24 @@ class _Inputs:
         return node
 
 
-def _symbolize(value: Any, name: str, inputs: _Inputs) -> Any:
+def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path: tuple) -> Any:
+    """What the trace sees for argument ``value``: leaves become inputs; objects, dicts and
+    user functions are seen through ``reads`` so what the region reads from them is recorded;
+    strings, bools and None stay themselves (the guard key holds their values)."""
     if type(value) in (tuple, list):
-        items = [_symbolize(v, f"{name}_{i}", inputs) for i, v in enumerate(value)]
+        items = [_symbolize(v, f"{name}_{i}", inputs, reads, path + (("item", i),))
+                 for i, v in enumerate(value)]
         return type(value)(items)
     if is_leaf(value):
-        return inputs.leaf(value, name)
+        symbolic = inputs.leaf(value, name)
+        if type(value) is np.ndarray:
+            reads.note_argument(path, value, symbolic)
+        return symbolic
     if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
         raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
-    return value
+    if value is None or type(value) in (bool, str):
+        return value
+    return reads.see(path, value)
 
 
 class _Outputs:
@@ -118,6 +129,9 @@ class _Outputs:
             return self._graph(value.as_node(), int)
         if isinstance(value, dict):
             raise TraceBreak("unsupported output", "a dict leaving a region runs in NumPy")
+        if is_read_stand_in(value):
+            raise TraceBreak("unsupported output", "a Python object the region read leaves it; "
+                             "the region runs in NumPy")
         if isinstance(value, MaskedValue):
             raise TraceBreak("boolean mask", "a boolean-mask selection has a data-dependent "
                              "length; it leaves the region only as a NumPy array")
@@ -125,20 +139,34 @@ class _Outputs:
 
 
 def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str,
-          dynamic: frozenset[int] = frozenset()) -> TraceResult:
+          dynamic: frozenset[int] = frozenset(), root: Callable | None = None) -> TraceResult:
     """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
-    The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised."""
+    The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised.
+
+    ``root`` is the user's function ``fn`` was built from (a region body shares its globals and
+    closure cells): what ``fn`` reads from them, and from objects among ``args``, is recorded
+    as the result's ``reads`` (see graph/reads.py)."""
     ctx = TraceContext(graph_name)
     with ctx:
         inputs = _Inputs(ctx, dynamic)
-        symbolic_args = [_symbolize(a, n, inputs) for a, n in zip(args, names)]
+        reads = ReadRecorder(inputs.leaf, tuple(names), tuple(args))
+        symbolic_args = [_symbolize(a, n, inputs, reads, (("arg", i),))
+                         for i, (a, n) in enumerate(zip(args, names))]
+        if root is not None:
+            fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
         with np.errstate(all="ignore"):
             result = fn(*symbolic_args)
         outputs = _Outputs(ctx)
         template = outputs.spec(result)
     graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0],
                   list(ctx.env.guards))
-    return TraceResult(graph, template, list(ctx.value_guards), inputs.names)
+    return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
+
+
+def _cell_index(body: Callable, root: Callable) -> dict[str, int]:
+    """Where each closure cell of a region body sits in the user's function (-1: ours)."""
+    own = root.__code__.co_freevars
+    return {name: own.index(name) if name in own else -1 for name in body.__code__.co_freevars}
 
 
 def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:

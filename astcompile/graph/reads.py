@@ -1,0 +1,396 @@
+"""Recording what a region reads while it is traced (the why is in runtime/reads.py).
+
+The tracer runs the region's statements as real Python. Arrays and numbers arrive as symbolic
+leaves; everything else used to arrive as itself, so ``self.s`` or ``cfg["k"]`` or a callee's
+global was read once and baked into the compiled code. Now every such value is *seen* through
+:meth:`ReadRecorder.see`, which records where it came from (a path) and hands the trace a
+stand-in that keeps recording:
+
+- arrays and numbers become new graph inputs, read again at every call;
+- objects, dicts and user modules become read proxies whose attribute and item reads are seen
+  the same way; lists and tuples become read-only copies of their seen items;
+- user functions become clones whose globals and closure cells are seen (a callee's ``K``);
+- strings, bools and ``None`` are kept and compared at every call; callables, classes and
+  library modules are kept and checked by identity.
+
+Writing into a Python object from a region is a trace break: the region then runs as plain
+Python, so nothing a region does can make a value read at its entry stale.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile import registry
+from astcompile.graph.context import TraceBreak
+from astcompile.graph.results import is_leaf
+from astcompile.runtime import guards as G
+from astcompile.runtime.reads import Path, Read, ReadKind, describe
+
+_MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
+_VALUE_TYPES = (str, bytes, bool, type(None), slice, type(Ellipsis), range, frozenset, np.dtype)
+
+
+class ReadRecorder:
+    """The reads of one trace, in the order their inputs were made."""
+
+    def __init__(self, make_leaf: Callable[[Any, str], Any], names: tuple[str, ...],
+                 args: tuple) -> None:
+        self.make_leaf = make_leaf
+        self.names = tuple(names)
+        self.reads: list[Read] = []
+        self.sizes: dict[int, int] = {}
+        for arg in args:  # size classes continue from the arguments' (see guards.call_key)
+            G.value_key(arg, self.sizes)
+        self._seen: dict[Path, Any] = {}
+        self._objects: dict[int, tuple[Path, Any]] = {}  # id -> (first path, stand-in)
+
+    def note_argument(self, path: Path, value: Any, symbolic: Any) -> None:
+        """An argument leaf or object the trace already has: later reads of it are SAME."""
+        self._objects.setdefault(id(value), (path, symbolic))
+
+    def record(self, read: Read) -> None:
+        self.reads.append(read)
+
+    def see(self, path: Path, value: Any) -> Any:
+        """What the trace sees for ``value`` found at ``path``, with the read recorded."""
+        if path in self._seen:
+            return self._seen[path]
+        known = self._objects.get(id(value))
+        if known is not None and not isinstance(value, _VALUE_TYPES) and type(value) not in (
+                int, float, complex):
+            self.record(Read(path, ReadKind.SAME, known[0]))
+            self._seen[path] = known[1]
+            return known[1]
+        for applies, handler in _RULES:
+            if applies(value):
+                seen = handler(self, path, value)
+                break
+        self._seen[path] = seen
+        return seen
+
+    def leaf_name(self, path: Path) -> str:
+        return re.sub(r"\W+", "_", describe(path, self.names)).strip("_") or "read"
+
+    def function(self, fn: types.FunctionType, path: Path,
+                 cell_index: dict[str, int] | None = None) -> types.FunctionType:
+        """A clone of ``fn`` whose global and closure reads are seen under ``path``.
+
+        ``cell_index`` maps a free variable to its cell's index in the function at ``path``
+        where the clone's code is not that function's own (a region body built from the user's
+        function); -1 marks a cell of the compiler's own, passed as it is."""
+        free = fn.__code__.co_freevars
+        new_cells = tuple(types.CellType() for _ in free)
+        clone = types.FunctionType(fn.__code__, _RecordingGlobals(fn.__globals__, self, path),
+                                   fn.__name__, None, new_cells or None)
+        self._objects[id(fn)] = (path, clone)  # before the cells: it may refer to itself
+        clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
+        clone.__dict__.update(fn.__dict__)
+        if fn.__defaults__:
+            clone.__defaults__ = tuple(self.see(path + (("defaults",),), fn.__defaults__))
+        if fn.__kwdefaults__:
+            kw = path + (("kwdefaults",),)
+            clone.__kwdefaults__ = {k: self.see(kw + (("item", k),), v)
+                                    for k, v in fn.__kwdefaults__.items()}
+        for i, (name, cell) in enumerate(zip(free, fn.__closure__ or ())):
+            index = free.index(name) if cell_index is None else cell_index[name]
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # not bound yet: reading it raises NameError, as in Python
+                continue
+            new_cells[i].cell_contents = contents if index < 0 else \
+                self.see(path + (("cell", index, name),), contents)
+        return clone
+
+
+def _value(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    recorder.record(Read(path, ReadKind.VALUE, value))
+    return value
+
+
+def _input(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    key = G.value_key(value, recorder.sizes)
+    recorder.record(Read(path, ReadKind.INPUT, key))
+    leaf = recorder.make_leaf(value, recorder.leaf_name(path))
+    if type(value) is np.ndarray:
+        recorder.note_argument(path, value, leaf)
+    return leaf
+
+
+def _identity(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return value
+
+
+def _sequence(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    if len(value) > _MAX_ITEMS:
+        raise TraceBreak("large Python container", f"{describe(path, recorder.names)} holds "
+                         f"{len(value)} items; the region runs as Python")
+    recorder.record(Read(path + (("len",),), ReadKind.VALUE, len(value)))
+    items = [recorder.see(path + (("item", i),), v) for i, v in enumerate(value)]
+    return tuple(items) if type(value) is tuple else ReadOnlyList(items)
+
+
+def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return recorder.function(value, path)
+
+
+def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
+    func = recorder.see(path + (("func",),), value.__func__)
+    owner = recorder.see(path + (("self",),), value.__self__)
+    return types.MethodType(func, owner)
+
+
+def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    owner = value.__self__
+    if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
+        return _identity(recorder, path, value)
+    raise TraceBreak("method of a Python object", f"{describe(path, recorder.names)} reads "
+                     "state the region cannot follow; it runs as Python")
+
+
+def _mutable(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    raise TraceBreak("mutable Python container", f"{describe(path, recorder.names)} is a "
+                     f"{type(value).__name__}; the region runs as Python")
+
+
+def _proxy(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    proxy = ObjectRead(value, path, recorder)
+    recorder.note_argument(path, value, proxy)
+    return proxy
+
+
+def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    raise TraceBreak("unsupported argument", f"{describe(path, recorder.names)} is a "
+                     f"{type(value).__name__}")
+
+
+def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
+    """A library module is taken as it is (by identity); a user's module is read like an
+    object, so ``cfg.SCALE`` is seen at every call."""
+    if _is_library_module(value):
+        return _identity(recorder, path, value)
+    return _proxy(recorder, path, value)
+
+
+_KNOWN_LIBRARIES = frozenset(("numpy", "math", "cmath", "operator", "functools", "itertools",
+                              "builtins", "astcompile"))
+
+
+def _is_library_module(module: Any) -> bool:
+    if not isinstance(module, types.ModuleType):
+        return False
+    if module.__name__.split(".")[0] in _KNOWN_LIBRARIES or not getattr(module, "__file__", None):
+        return True
+    from astcompile.frontend.resolve import _LIBRARY_DIRS
+
+    return os.path.realpath(module.__file__).startswith(_LIBRARY_DIRS)
+
+
+def _is_user_function(value: Any) -> bool:
+    """A function of the user's whose body the trace runs: its reads are seen. Black boxes
+    (``allow_in_graph``: the user promised it is pure; ``disable``) are kept by identity."""
+    if type(value) is not types.FunctionType or registry.is_compiled(value):
+        return False
+    if registry.is_allowed_in_graph(value) or registry.disable_mode(value) is not None:
+        return False
+    if (value.__module__ or "").split(".")[0] == "astcompile":
+        return False
+    from astcompile.frontend.resolve import _is_library
+
+    return not _is_library(value)
+
+
+def _is_library_callable(value: Any) -> bool:
+    """Functions and callable objects of libraries (ufuncs, builtins, NumPy's Python
+    functions, compiled functions): the trace calls them as they are, guarded by identity."""
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return True  # a library function or a compiled function (user functions came first)
+    module = getattr(type(value), "__module__", "") or ""
+    return callable(value) and module.split(".")[0] in _KNOWN_LIBRARIES
+
+
+#: What the trace sees for a value read by a region: the first rule that applies decides.
+_RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], Any]], ...] = (
+    (lambda v: isinstance(v, _VALUE_TYPES) or v is NotImplemented, _value),
+    (lambda v: type(v) is np.ndarray or (is_leaf(v) and not isinstance(v, np.ndarray)), _input),
+    (lambda v: isinstance(v, np.ndarray), _subclass),
+    (lambda v: type(v) in (tuple, list), _sequence),
+    (_is_user_function, _user_function),
+    (lambda v: type(v) is types.MethodType, _method),
+    (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
+    (lambda v: isinstance(v, (set, bytearray)), _mutable),
+    (lambda v: isinstance(v, types.ModuleType), _module),
+    (lambda v: isinstance(v, type) or _is_library_callable(v), _identity),
+    (lambda v: True, _proxy),
+)
+
+
+class _RecordingGlobals(dict):
+    """The globals of a clone: every name the code looks up is seen under ``path``.
+
+    CPython's LOAD_GLOBAL looks up a ``dict`` subclass through ``__getitem__``; a missing name
+    falls back to builtins, and its absence from the module is recorded (a later global of
+    that name must be seen)."""
+
+    def __init__(self, real: dict, recorder: ReadRecorder, path: Path) -> None:
+        super().__init__(__builtins__=real.get("__builtins__", builtins),
+                         __name__=real.get("__name__"))
+        self._real = real
+        self._recorder = recorder
+        self._path = path + (("gdict",),)
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            value = self._real[name]
+        except KeyError:
+            self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
+            raise
+        return self._recorder.see(self._path + (("item", name),), value)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+class ReadOnlyList(list):
+    """A list the region read: its items are seen; writing it is a trace break."""
+
+    def _write(self, *args: Any, **kwargs: Any) -> Any:
+        raise TraceBreak("write into a Python list", "a region writes a list it read; it runs "
+                         "as Python")
+
+    append = extend = insert = pop = remove = sort = reverse = clear = _write
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _write
+
+
+def _parts(proxy: ObjectRead) -> tuple[Any, Path, ReadRecorder]:
+    get = object.__getattribute__
+    return get(proxy, "_ac_target"), get(proxy, "_ac_path"), get(proxy, "_ac_recorder")
+
+
+class ObjectRead:
+    """An object, dict or user module a region reads: each attribute or item read is seen."""
+
+    __slots__ = ("_ac_path", "_ac_recorder", "_ac_target")
+
+    def __init__(self, target: Any, path: Path, recorder: ReadRecorder) -> None:
+        object.__setattr__(self, "_ac_target", target)
+        object.__setattr__(self, "_ac_path", path)
+        object.__setattr__(self, "_ac_recorder", recorder)
+
+    def __getattribute__(self, name: str) -> Any:
+        target, path, recorder = _parts(self)
+        if name == "__class__":
+            recorder.record(Read(path + (("type",),), ReadKind.IDENTITY, type(target)))
+            return type(target)
+        if type(target) is dict and name in _DICT_VIEWS:
+            return _DICT_VIEWS[name].__get__(self)
+        return _look_up(recorder, path, ("attr", name), ("has", name),
+                        lambda: getattr(target, name), AttributeError)
+
+    def __getitem__(self, key: Any) -> Any:
+        target, path, recorder = _parts(self)
+        _constant_key(key, path, recorder)
+        return _look_up(recorder, path, ("item", key), ("contains", key),
+                        lambda: target[key], (KeyError, IndexError))
+
+    def __contains__(self, key: Any) -> bool:
+        target, path, recorder = _parts(self)
+        _constant_key(key, path, recorder)
+        return _value(recorder, path + (("contains", key),), key in target)
+
+    def __len__(self) -> int:
+        target, path, recorder = _parts(self)
+        return _value(recorder, path + (("len",),), len(target))
+
+    def __bool__(self) -> bool:
+        target, path, recorder = _parts(self)
+        return _value(recorder, path + (("bool",),), bool(target))
+
+    def __iter__(self) -> Any:
+        target, path, recorder = _parts(self)
+        if type(target) is not dict:
+            raise TraceBreak("iteration over a Python object", f"{describe(path, recorder.names)}"
+                             " is iterated; the region runs as Python")
+        return iter(_value(recorder, path + (("keys",),), tuple(target)))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target, path, recorder = _parts(self)
+        call = recorder.see(path + (("attr", "__call__"),), target.__call__)
+        return call(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(_parts(self)[0])
+
+    def _refuse(self, *args: Any) -> Any:
+        _, path, recorder = _parts(self)
+        raise TraceBreak("write into a Python object", f"a region writes "
+                         f"{describe(path, recorder.names)}; it runs as Python")
+
+    __setattr__ = __delattr__ = __setitem__ = __delitem__ = _refuse
+
+    def __eq__(self, other: object) -> bool:
+        return self._refuse()
+
+    __hash__ = _refuse  # type: ignore[assignment]
+
+
+def _look_up(recorder: ReadRecorder, path: Path, step: tuple, absent: tuple,
+             look: Callable[[], Any], errors: Any) -> Any:
+    """``look()`` seen at ``path + step``; where it raises ``errors`` the read is the absence
+    (``absent`` is False at every call), and the error goes on as in Python."""
+    try:
+        value = look()
+    except errors:
+        recorder.record(Read(path + (absent,), ReadKind.VALUE, False))
+        raise
+    return recorder.see(path + (step,), value)
+
+
+def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
+    """Only keys written in the source (constants, or tuples of them) name a fixed read."""
+    if not _is_constant(key):
+        raise TraceBreak("computed key", f"{describe(path, recorder.names)}[...] with a key "
+                         "computed in the region runs as Python")
+
+
+def _is_constant(key: Any) -> bool:
+    if type(key) is tuple:
+        return all(_is_constant(k) for k in key)
+    return type(key) in (str, int, bytes, bool, type(None))
+
+
+def _dict_get(self: ObjectRead, key: Any, default: Any = None) -> Any:
+    return self[key] if key in self else default  # noqa: SIM401 - this is get()
+
+
+def _dict_keys(self: ObjectRead) -> tuple:
+    return tuple(iter(self))
+
+
+def _dict_values(self: ObjectRead) -> list:
+    return [self[k] for k in iter(self)]
+
+
+def _dict_items(self: ObjectRead) -> list:
+    return [(k, self[k]) for k in iter(self)]
+
+
+_DICT_VIEWS = {"get": _dict_get, "keys": _dict_keys, "values": _dict_values, "items": _dict_items}
+
+
+def is_read_stand_in(value: Any) -> bool:
+    """Whether ``value`` is a stand-in that must not leave the trace (it records into it)."""
+    return isinstance(value, (ObjectRead, ReadOnlyList)) or (
+        type(value) is types.FunctionType and isinstance(value.__globals__, _RecordingGlobals))

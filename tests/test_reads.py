@@ -1,0 +1,432 @@
+"""What a region reads besides its arguments is seen at every call (graph/reads.py,
+runtime/reads.py): each test changes the value between calls and compares the compiled result
+with the plain function's, on both backends."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+from differential import assert_same_value
+
+import astcompile
+
+BACKENDS = ["eager", "c"]
+A = np.arange(6.0)
+
+
+def follows(fn, args, *changes, backend, call=None):
+    """Compile ``fn``; after each change (and before the first), the compiled result must
+    equal the plain one. ``call(f)`` makes the call (default ``f(*args)``)."""
+    compiled = astcompile.compile(fn, backend=backend)
+    call = call or (lambda f: f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+    for change in (None, *changes):
+        if change is not None:
+            change()
+        assert_same_value(call(compiled), call(fn))
+    return compiled
+
+
+# -- attributes --------------------------------------------------------------------------------
+
+
+class Scale:
+    bias = 1.0  # a class attribute
+
+    def __init__(self, s):
+        self.s = s
+
+    def forward(self, x):
+        return x * self.s + self.bias
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_instance_attribute_of_new_and_same_object(backend):
+    obj = Scale(2.0)
+    compiled = astcompile.compile(Scale.forward, backend=backend)
+    assert_same_value(compiled(obj, A), obj.forward(A))
+    other = Scale(5.0)
+    assert_same_value(compiled(other, A), other.forward(A))
+    obj.s = 7.0
+    assert_same_value(compiled(obj, A), obj.forward(A))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_class_attribute(backend):
+    obj = Scale(2.0)
+
+    def change():
+        Scale.bias = 4.0
+
+    try:
+        follows(Scale.forward, (obj, A), change, backend=backend)
+    finally:
+        Scale.bias = 1.0
+
+
+class Config:
+    def __init__(self):
+        self.k = 2.0
+        self.mode = "relu"
+        self.scale = np.float32(2)
+
+
+class Model:
+    def __init__(self):
+        self.cfg = Config()
+        self._v = 3.0
+        self.w = np.ones(6)
+
+    @property
+    def v(self):
+        return self._v
+
+    def nested(self, x):
+        return x * self.cfg.k
+
+    def prop(self, x):
+        return x + self.v
+
+    def steer(self, x):
+        if self.cfg.mode == "relu":
+            return np.maximum(x, 0.0)
+        return x * 2.0
+
+    def typed(self, x):
+        return x * self.cfg.scale
+
+    def weights(self, x):
+        return x @ self.w
+
+    def helper(self, x):
+        return x * self.cfg.k
+
+    def calls_method(self, x):
+        return self.helper(x) + 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method, change", [
+    ("nested", lambda m: setattr(m.cfg, "k", 4.0)),
+    ("nested", lambda m: setattr(m, "cfg", Config())),
+    ("prop", lambda m: setattr(m, "_v", 9.0)),
+    ("steer", lambda m: setattr(m.cfg, "mode", "linear")),
+    ("typed", lambda m: setattr(m.cfg, "scale", np.float64(3.0))),
+    ("weights", lambda m: m.w.__setitem__(slice(None), 5.0)),
+    ("weights", lambda m: setattr(m, "w", np.full(6, 7.0))),
+    ("weights", lambda m: setattr(m, "w", np.full(6, 7, dtype=np.int32))),
+    ("calls_method", lambda m: setattr(m.cfg, "k", -1.0)),
+])
+def test_attribute_kinds(backend, method, change):
+    model = Model()
+    follows(getattr(Model, method), (model, A - 2.0), lambda: change(model), backend=backend)
+
+
+# -- containers ----------------------------------------------------------------------------------
+
+
+def scaled_by_dict(x, d):
+    return x * d["s"] + d.get("b", 0.0)
+
+
+def scaled_by_list(x, w):
+    return x * w[0] + w[1]
+
+
+def scaled_by_kwargs(x, **kw):
+    return x * kw["scale"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dict_contents(backend):
+    d = {"s": 2.0}
+    follows(scaled_by_dict, (A, d), lambda: d.update(s=3.0), lambda: d.update(b=1.5),
+            backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_list_contents(backend):
+    w = [2.0, 3.0]
+    follows(scaled_by_list, (A, w), lambda: w.__setitem__(0, 9.0), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kwargs_contents(backend):
+    compiled = astcompile.compile(scaled_by_kwargs, backend=backend)
+    for scale in (2.0, 3.0, 4.5):
+        assert_same_value(compiled(A, scale=scale), scaled_by_kwargs(A, scale=scale))
+
+
+# -- closures and globals ------------------------------------------------------------------------
+
+
+def _closure():
+    c = 2.0
+
+    def inner(x):
+        return x * c
+
+    def set_c(value):
+        nonlocal c
+        c = value
+
+    return inner, set_c
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closure_cell_rebound_through_nonlocal(backend):
+    inner, set_c = _closure()
+    follows(inner, (A,), lambda: set_c(8.0), lambda: set_c(-1.0), backend=backend)
+
+
+K = 3.0
+CONF = {"s": 2.0}
+NS = types.SimpleNamespace(s=2.0)
+W = np.ones(6)
+N = 3
+FLAG = True
+
+
+def global_float(x):
+    return x * K
+
+
+def global_dict(x):
+    return x * CONF["s"]
+
+
+def global_namespace(x):
+    return x * NS.s
+
+
+def global_array(x):
+    return x + W
+
+
+def global_range(x):
+    t = x * 0.0
+    for _ in range(N):
+        t = t + x
+    return t
+
+
+def global_bool(x):
+    if FLAG:
+        return x + 1.0
+    return x - 1.0
+
+
+def helper_reads_k(x):
+    return x * K
+
+
+def calls_helper(x):
+    return helper_reads_k(x) + 1.0
+
+
+def _set(name, value):
+    return lambda: globals().__setitem__(name, value)
+
+
+@pytest.fixture
+def restore_globals():
+    saved = {n: globals()[n] for n in ("K", "CONF", "NS", "W", "N", "FLAG", "helper_reads_k")}
+    yield
+    globals().update(saved)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, changes", [
+    (global_float, [_set("K", 5.0), _set("K", 7)]),
+    (global_dict, [lambda: CONF.update(s=6.0)]),
+    (global_namespace, [lambda: setattr(NS, "s", 6.0)]),
+    (global_array, [lambda: W.__setitem__(slice(None), 5.0), _set("W", np.full(6, 7.0))]),
+    (global_range, [_set("N", 5), _set("N", 0)]),
+    (global_bool, [_set("FLAG", False)]),
+    (calls_helper, [_set("K", 5.0), _set("helper_reads_k", lambda x: x - 1.0)]),
+])
+def test_globals(backend, fn, changes, restore_globals):
+    follows(fn, (A,), *changes, backend=backend)
+
+
+@pytest.fixture
+def user_modules(tmp_path, monkeypatch):
+    """Two modules of the user's: ``cfg`` (a constant) and ``ops`` (a callee reading one)."""
+    (tmp_path / "cfg_mod.py").write_text("SCALE = 2.0\n")
+    (tmp_path / "ops_mod.py").write_text(textwrap.dedent("""
+        OFFSET = 1.0
+
+        def shift(x):
+            return x + OFFSET
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield importlib.import_module("cfg_mod"), importlib.import_module("ops_mod")
+    for name in ("cfg_mod", "ops_mod"):
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_other_modules_attribute_and_callee_globals(backend, user_modules):
+    cfg, ops = user_modules
+
+    def uses_modules(x):
+        return ops.shift(x) * cfg.SCALE
+
+    follows(uses_modules, (A,), lambda: setattr(cfg, "SCALE", 3.0),
+            lambda: setattr(ops, "OFFSET", -2.0), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_callee_default_argument(backend):
+    def helper(x, s=2.0):
+        return x * s
+
+    def outer(x):
+        return helper(x) + 1.0
+
+    def change():
+        helper.__defaults__ = (4.0,)
+
+    follows(outer, (A,), change, backend=backend)
+
+
+# -- what a region must not change, and what it does not compile ---------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_into_a_read_object_runs_plain(backend):
+    def fills(x, d):
+        d["seen"] = 1.0
+        return x * d["s"]
+
+    d1, d2 = {"s": 2.0}, {"s": 2.0}
+    compiled = astcompile.compile(fills, backend=backend)
+    assert_same_value(compiled(A, d1), fills(A, d2))
+    assert d1 == d2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_attribute_that_disappears_runs_plain(backend):
+    class Holder:
+        pass
+
+    def reads(x, h):
+        return x * h.s
+
+    h = Holder()
+    h.s = 2.0
+    compiled = astcompile.compile(reads, backend=backend)
+    assert_same_value(compiled(A, h), reads(A, h))
+    del h.s
+    with pytest.raises(AttributeError):
+        compiled(A, h)
+
+
+def test_hoisted_reads_are_inputs_not_recompiles():
+    """A float attribute that changes every call is passed in: one trace for many values."""
+    obj = Scale(2.0)
+    compiled = astcompile.compile(Scale.forward, backend="c")
+    for s in np.linspace(0.5, 3.0, 12):
+        obj.s = float(s)
+        assert_same_value(compiled(obj, A), obj.forward(A))
+    region = compiled.regions[0]
+    assert sum(len(found) for found in region.entries.values()) == 1  # traced (or loaded) once
+    assert region.stats.compiled_calls == 12
+    assert "_a1.s" in region.guards.py_source  # read in the generated guard function
+
+
+def test_reads_are_described_in_the_users_words():
+    from astcompile.runtime.reads import describe
+
+    assert describe((("arg", 0), ("attr", "cfg"), ("item", "k")), ("self",)) == "self.cfg['k']"
+    assert describe((("fn",), ("gdict",), ("item", "K"))) == "K"
+    assert describe((("fn",), ("gdict",), ("item", "helper"), ("gdict",), ("item", "K"))) \
+        == "K (global of helper)"
+    assert describe((("fn",), ("cell", 0, "c"))) == "c"
+
+
+# -- generated programs ----------------------------------------------------------------------------
+# A holder of one value (an attribute, a dict item, a closure cell, a global, ...) read by a
+# compiled function; the value is replaced between calls, sometimes by another kind of value.
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_HOLDERS = {  # name: (module set-up, parameters, how the function reads it, how a change sets it)
+    "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h.v", "h.v = new"),
+    "nested": ("class H: pass\nh = H()\nh.cfg = H()\nh.cfg.v = {init}", "x, h", "h.cfg.v",
+               "h.cfg.v = new"),
+    "class attribute": ("class H:\n    v = {init}\nh = H()", "x, h", "h.v", "H.v = new"),
+    "dict": ("d = {{'v': {init}}}", "x, d", "d['v']", "d['v'] = new"),
+    "list": ("lst = [{init}, 0]", "x, lst", "lst[0]", "lst[0] = new"),
+    "global": ("V = {init}", "x", "V", "global V\n    V = new"),
+    "callee global": ("V = {init}\ndef helper():\n    return V", "x", "helper()",
+                      "global V\n    V = new"),
+    "namespace": ("import types\nns = types.SimpleNamespace(v={init})", "x", "ns.v",
+                  "ns.v = new"),
+    "closure": (("def make():\n    v = {init}\n    def f(x):\n{body}\n    def setter(new):\n"
+                 "        nonlocal v\n        v = new\n    return f, setter\nf, setter = make()"),
+                None, "v", None),
+}
+_BODIES = {  # what the function does with the value, by the kind of value
+    "number": "return x * {read} + 1.0",
+    "bool": "if {read}:\n    return x + 1.0\nreturn x - 1.0",
+    "str": "if {read} == 'a':\n    return x * 2.0\nreturn x",
+}
+_NUMBERS = st.one_of(
+    st.floats(-4, 4, allow_nan=False).map(repr),
+    st.integers(-5, 5).map(repr),
+    st.floats(-4, 4, allow_nan=False, width=32).map(lambda v: f"np.float32({v!r})"),
+    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}.5)"),
+    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}, dtype=np.int32)"),
+)
+_VALUES = {"number": _NUMBERS, "bool": st.sampled_from(["True", "False"]),
+           "str": st.sampled_from(["'a'", "'b'"])}
+
+
+@st.composite
+def _programs(draw):
+    holder = draw(st.sampled_from(sorted(_HOLDERS)))
+    kind = draw(st.sampled_from(sorted(_BODIES)))
+    values = draw(st.lists(_VALUES[kind], min_size=2, max_size=4))
+    return holder, kind, values, draw(st.sampled_from(BACKENDS))
+
+
+def _indent(text: str, spaces: int) -> str:
+    return textwrap.indent(text, " " * spaces)
+
+
+def _program_source(holder: str, kind: str, init: str) -> str:
+    setup, params, read, setter = _HOLDERS[holder]
+    body = _BODIES[kind].format(read=read)
+    if params is None:  # the closure: the function and its setter live in the factory
+        return "import numpy as np\n" + setup.format(init=init, body=_indent(body, 8)) + "\n"
+    return (f"import numpy as np\n{setup.format(init=init)}\n\ndef f({params}):\n"
+            f"{_indent(body, 4)}\n\ndef setter(new):\n    {setter}\n")
+
+
+@settings(max_examples=40)
+@given(_programs())
+def test_generated_holders_follow_changes(tmp_path_factory, program):
+    holder, kind, values, backend = program
+    folder = tmp_path_factory.mktemp("holders")
+    name = f"holders_{abs(hash((holder, kind, tuple(values), backend)))}"
+    (folder / f"{name}.py").write_text(_program_source(holder, kind, values[0]))
+    sys.path.insert(0, str(folder))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(folder))
+    params = _HOLDERS[holder][1] or "x"
+    extra = [getattr(module, p.strip()) for p in params.split(",")[1:]]
+    compiled = astcompile.compile(module.f, backend=backend)
+    x = np.arange(4.0) - 1.5
+    for new in values[1:] + [values[0]]:
+        expected = module.f(x.copy(), *extra)
+        assert_same_value(compiled(x.copy(), *extra), expected)
+        module.setter(eval(new, {"np": np}))
+    sys.modules.pop(name, None)
