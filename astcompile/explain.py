@@ -49,6 +49,9 @@ class ExplainOutput:
             lines.append(f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
                          f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
                          f"{run.seconds * 1e3:.3f} ms")
+        if self.guards:
+            lines.append(" Guards (checked at every call; a read value is passed in):")
+            lines += [f"  {guard}" for guard in dict.fromkeys(self.guards)]
         lines.extend(self._eager_warning())
         return "\n".join(lines)
 

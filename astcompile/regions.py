@@ -245,12 +245,14 @@ class Region:
                                           self.stats, tuple(self.eager_keys), self._eager)
 
     def _record_graph(self, result: TraceResult) -> None:
+        reads = [read.describe(self.names) for read in result.reads]
         recorder = telemetry.active()
         if recorder is not None:
             recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
             recorder.guards.extend(str(g) for g in result.graph.guards)
+            recorder.guards.extend(reads)
         logs.guards.info("%s %s guards: %s", self.owner.name, self.spec.name,
-                         [str(g) for g in result.graph.guards] + result.value_guards)
+                         [str(g) for g in result.graph.guards] + result.value_guards + reads)
         self.owner.dump_graph(self.spec.name, result.graph)
 
     def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:

@@ -54,13 +54,19 @@ class Read:
     expected: Any = None
 
     def __str__(self) -> str:
-        shown = describe(self.path)
+        return self.describe()
+
+    def describe(self, names: tuple[str, ...] = ()) -> str:
+        """The guard in words, naming arguments by ``names``: ``self.s: read at every call``."""
+        shown = describe(self.path, names)
         if self.kind is ReadKind.INPUT:
-            return f"{shown} (passed in at each call)"
+            return f"{shown}: read at every call"
         if self.kind is ReadKind.SAME:
-            return f"{shown} is {describe(self.expected)}"
+            return f"{shown} is {describe(self.expected, names)}"
         if self.kind is ReadKind.IDENTITY:
-            return f"{shown} is {getattr(self.expected, '__qualname__', type(self.expected).__name__)}"
+            expected = self.expected
+            name = getattr(expected, "__qualname__", None) or getattr(expected, "__name__", "")
+            return f"{shown} is the {type(expected).__name__} {name}".rstrip()
         return f"{shown} == {self.expected!r}"
 
 
