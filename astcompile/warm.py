@@ -279,6 +279,8 @@ def _live_reads(reads: tuple, args: tuple, root: Any) -> tuple | None:
             except Exception:
                 return None
             read = dataclasses.replace(read, expected=obj)
+        elif read.kind is ReadKind.INPUT:  # its key's dtype is checked with ``is``
+            read = dataclasses.replace(read, expected=_canonical_key(read.expected))
         live.append(read)
     return tuple(live)
 
@@ -289,6 +291,10 @@ def _compiler_changed(record: dict[str, Any]) -> bool:
         return build.compiler_id(build.find_compiler()) != record["compiler"]
     except (OSError, RuntimeBuildError):
         return False  # no compiler here: the built kernel is all we have
+
+
+def _canonical_key(key: Any) -> Any:
+    return tuple(_canonical_key(k) for k in key) if type(key) is tuple else _canonical(key)
 
 
 def _canonical(value: Any) -> Any:
