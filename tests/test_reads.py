@@ -4,6 +4,8 @@ with the plain function's, on both backends."""
 
 from __future__ import annotations
 
+import collections
+import enum
 import importlib
 import sys
 import textwrap
@@ -292,6 +294,74 @@ def test_callee_default_argument(backend):
         helper.__defaults__ = (4.0,)
 
     follows(outer, (A,), change, backend=backend)
+
+
+# -- identity, types and enums: what a stand-in must not change ----------------------------------
+
+
+class Mode(enum.Enum):
+    A = 1
+    B = 2
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def shifted(x):
+    return x - 1.0
+
+
+class Layer:
+    def __init__(self):
+        self.act, self.mode = relu, Mode.A
+
+    def by_identity(self, x):
+        if self.act is relu:
+            return x + 1.0
+        return x - 1.0
+
+    def by_enum(self, x):
+        if self.mode == Mode.A:
+            return x * 2.0
+        return x * 3.0
+
+    def by_type(self, x):
+        if type(self) == Layer:
+            return x + 10.0
+        return x
+
+
+class SubLayer(Layer):
+    pass
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def unpacks_namedtuple(x, p):
+    a, b = p
+    return x * a + b + p.a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("method", ["by_identity", "by_enum", "by_type"])
+def test_identity_enum_and_type_follow_the_object(backend, method):
+    layer = Layer()
+
+    def change():
+        layer.act, layer.mode = shifted, Mode.B
+
+    compiled = follows(getattr(Layer, method), (layer, A), change, backend=backend)
+    sub = SubLayer()
+    assert_same_value(compiled(sub, A), getattr(Layer, method)(sub, A))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_namedtuple_items(backend):
+    compiled = astcompile.compile(unpacks_namedtuple, backend=backend)
+    for p in (Pair(2.0, 1.0), Pair(3.0, -1.0)):
+        assert_same_value(compiled(A, p), unpacks_namedtuple(A, p))
 
 
 # -- what a region must not change, and what it does not compile ---------------------------------

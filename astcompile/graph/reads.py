@@ -20,6 +20,9 @@ Python, so nothing a region does can make a value read at its entry stale.
 from __future__ import annotations
 
 import builtins
+import dis
+import enum
+import functools
 import os
 import re
 import types
@@ -35,7 +38,8 @@ from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 
 _MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
-_VALUE_TYPES = (str, bytes, bool, type(None), slice, type(Ellipsis), range, frozenset, np.dtype)
+_VALUE_TYPES = (str, bytes, bool, type(None), slice, type(Ellipsis), range, frozenset, np.dtype,
+                enum.Enum)
 
 
 class ReadRecorder:
@@ -86,6 +90,9 @@ class ReadRecorder:
         ``cell_index`` maps a free variable to its cell's index in the function at ``path``
         where the clone's code is not that function's own (a region body built from the user's
         function); -1 marks a cell of the compiler's own, passed as it is."""
+        if _compares_identity(fn.__code__):
+            raise TraceBreak("identity comparison", f"{fn.__qualname__} compares objects with "
+                             "'is'; a region that does runs as Python")
         free = fn.__code__.co_freevars
         new_cells = tuple(types.CellType() for _ in free)
         clone = types.FunctionType(fn.__code__, _RecordingGlobals(fn.__globals__, self, path),
@@ -229,7 +236,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
     (lambda v: isinstance(v, types.ModuleType), _module),
-    (lambda v: isinstance(v, type) or _is_library_callable(v), _identity),
+    (lambda v: isinstance(v, type) or type(v) is object or _is_library_callable(v), _identity),
     (lambda v: True, _proxy),
 )
 
@@ -253,6 +260,8 @@ class _RecordingGlobals(dict):
             value = self._real[name]
         except KeyError:
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
+            if name in _SEE_THROUGH:
+                return functools.partial(_SEE_THROUGH[name], self._recorder)
             raise
         return self._recorder.see(self._path + (("item", name),), value)
 
@@ -261,6 +270,46 @@ class _RecordingGlobals(dict):
             return self[name]
         except KeyError:
             return default
+
+
+@functools.cache
+def _compares_identity(code: types.CodeType) -> bool:
+    """Whether ``code`` (or a comprehension or lambda in it) compares two values with ``is``.
+    Stand-ins are not the objects they stand for, so such a comparison could take another
+    branch than Python would; ``x is None`` (a constant operand) is safe and common."""
+    previous = None
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "IS_OP" and previous not in ("LOAD_CONST",):
+            return True
+        previous = instruction.opname
+    return any(_compares_identity(c) for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
+    """``type(x)`` of a stand-in is the type of what it stands for (checked at every call)."""
+    if len(args) == 1 and isinstance(args[0], ObjectRead):
+        return args[0].__class__
+    if len(args) == 1 and type(args[0]) is ReadOnlyList:
+        return list
+    return type(*args)
+
+
+def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
+    if any(isinstance(a, (ObjectRead, ReadOnlyList)) or is_read_stand_in(a) for a in args):
+        raise TraceBreak("identity of a Python object", "id() of an object the region reads; "
+                         "the region runs as Python")
+    return id(*args)
+
+
+def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
+    if isinstance(value, ObjectRead):  # callable() answers for the type: guard the type
+        return callable(value.__class__) and callable(_parts(value)[0])
+    return callable(value)
+
+
+#: Builtins whose answer for a stand-in must be the answer for what it stands for.
+_SEE_THROUGH: dict[str, Callable[..., Any]] = {"type": _type_of, "id": _refuse_identity,
+                                               "callable": _callable_of}
 
 
 class ReadOnlyList(list):
@@ -320,10 +369,12 @@ class ObjectRead:
 
     def __iter__(self) -> Any:
         target, path, recorder = _parts(self)
-        if type(target) is not dict:
-            raise TraceBreak("iteration over a Python object", f"{describe(path, recorder.names)}"
-                             " is iterated; the region runs as Python")
-        return iter(_value(recorder, path + (("keys",),), tuple(target)))
+        if type(target) is dict:
+            return iter(_value(recorder, path + (("keys",),), tuple(target)))
+        if isinstance(target, (tuple, list)):  # a namedtuple, a list subclass: its items
+            return iter(_sequence(recorder, path, target))
+        raise TraceBreak("iteration over a Python object", f"{describe(path, recorder.names)}"
+                         " is iterated; the region runs as Python")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         target, path, recorder = _parts(self)
