@@ -364,6 +364,38 @@ def test_namedtuple_items(backend):
         assert_same_value(compiled(A, p), unpacks_namedtuple(A, p))
 
 
+class Constants:
+    EPS = 1e-3
+    k = 2.0
+
+    @classmethod
+    def scaled(cls, x):
+        return x * cls.k
+
+    def through_type(self, x):
+        return x + type(self).EPS
+
+
+def through_class(x):
+    return x / (x.std() + Constants.EPS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", [
+    (Constants.scaled.__func__, (Constants, A)),
+    (Constants.through_type, (Constants(), A)),
+    (through_class, (A,)),
+])
+def test_class_attributes_read_through_the_class(backend, fn, args):
+    def change():
+        Constants.EPS, Constants.k = 0.5, 3.0
+
+    try:
+        follows(fn, args, change, backend=backend)
+    finally:
+        Constants.EPS, Constants.k = 1e-3, 2.0
+
+
 # -- what a region must not change, and what it does not compile ---------------------------------
 
 

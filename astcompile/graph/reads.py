@@ -25,6 +25,7 @@ import enum
 import functools
 import os
 import re
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -180,6 +181,20 @@ def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
                      f"{type(value).__name__}")
 
 
+def _user_class(recorder: ReadRecorder, path: Path, value: type) -> Any:
+    """A class of the user's: the same class at every call, and its attributes (``cls.k``,
+    ``Model.EPS``) read at every call like an object's."""
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    proxy = ClassRead(value, path, recorder)
+    recorder.note_argument(path, value, proxy)
+    return proxy
+
+
+def _is_library_class(cls: type) -> bool:
+    module = sys.modules.get(cls.__module__ or "")
+    return module is None or _is_library_module(module)
+
+
 def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
     """A library module is taken as it is (by identity); a user's module is read like an
     object, so ``cfg.SCALE`` is seen at every call."""
@@ -236,6 +251,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
     (lambda v: isinstance(v, types.ModuleType), _module),
+    (lambda v: isinstance(v, type) and not _is_library_class(v), _user_class),
     (lambda v: isinstance(v, type) or type(v) is object or _is_library_callable(v), _identity),
     (lambda v: True, _proxy),
 )
@@ -288,7 +304,8 @@ def _compares_identity(code: types.CodeType) -> bool:
 def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
     """``type(x)`` of a stand-in is the type of what it stands for (checked at every call)."""
     if len(args) == 1 and isinstance(args[0], ObjectRead):
-        return args[0].__class__
+        target, path, _ = _parts(args[0])
+        return recorder.see(path + (("type",),), type(target))
     if len(args) == 1 and type(args[0]) is ReadOnlyList:
         return list
     return type(*args)
@@ -407,6 +424,29 @@ def _look_up(recorder: ReadRecorder, path: Path, step: tuple, absent: tuple,
         recorder.record(Read(path + (absent,), ReadKind.VALUE, False))
         raise
     return recorder.see(path + (step,), value)
+
+
+class ClassRead(ObjectRead):
+    """A user's class a region reads: attributes are seen; being the same class at every call
+    (an IDENTITY read), it answers ``isinstance``, ``==``, ``hash`` and calls as itself."""
+
+    __slots__ = ()
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, _parts(self)[0])
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return issubclass(cls, _parts(self)[0])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _parts(self)[0](*args, **kwargs)
+
+    def __eq__(self, other: Any) -> bool:
+        target = _parts(self)[0]
+        return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
+
+    def __hash__(self) -> int:
+        return hash(_parts(self)[0])
 
 
 def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
