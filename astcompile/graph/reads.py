@@ -441,7 +441,7 @@ class ClassRead(ObjectRead):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _parts(self)[0](*args, **kwargs)
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         target = _parts(self)[0]
         return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
 
