@@ -19,7 +19,6 @@ Python, so nothing a region does can make a value read at its entry stale.
 
 from __future__ import annotations
 
-import builtins
 import dis
 import enum
 import functools
@@ -35,6 +34,13 @@ import numpy as np
 from astcompile import registry
 from astcompile.graph.context import TraceBreak
 from astcompile.graph.results import is_leaf
+from astcompile.graph.stand_ins import (
+    ClassRead,
+    ObjectRead,
+    ReadOnlyList,
+    RecordingGlobals,
+    is_read_stand_in,
+)
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 
@@ -63,6 +69,19 @@ class ReadRecorder:
 
     def record(self, read: Read) -> None:
         self.reads.append(read)
+
+    def value(self, path: Path, value: Any) -> Any:
+        """``value``, which the trace specialises on: compared at every call."""
+        self.record(Read(path, ReadKind.VALUE, value))
+        return value
+
+    def items(self, path: Path, sequence: Any) -> list:
+        """The seen items of a list or tuple, its length compared at every call."""
+        if len(sequence) > _MAX_ITEMS:
+            raise TraceBreak("large Python container", f"{describe(path, self.names)} holds "
+                             f"{len(sequence)} items; the region runs as Python")
+        self.value(path + (("len",),), len(sequence))
+        return [self.see(path + (("item", i),), v) for i, v in enumerate(sequence)]
 
     def see(self, path: Path, value: Any) -> Any:
         """What the trace sees for ``value`` found at ``path``, with the read recorded."""
@@ -96,7 +115,7 @@ class ReadRecorder:
                              "'is'; a region that does runs as Python")
         free = fn.__code__.co_freevars
         new_cells = tuple(types.CellType() for _ in free)
-        clone = types.FunctionType(fn.__code__, _RecordingGlobals(fn.__globals__, self, path),
+        clone = types.FunctionType(fn.__code__, RecordingGlobals(fn.__globals__, self, path),
                                    fn.__name__, None, new_cells or None)
         self._objects[id(fn)] = (path, clone)  # before the cells: it may refer to itself
         clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
@@ -119,8 +138,7 @@ class ReadRecorder:
 
 
 def _value(recorder: ReadRecorder, path: Path, value: Any) -> Any:
-    recorder.record(Read(path, ReadKind.VALUE, value))
-    return value
+    return recorder.value(path, value)
 
 
 def _input(recorder: ReadRecorder, path: Path, value: Any) -> Any:
@@ -138,11 +156,7 @@ def _identity(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _sequence(recorder: ReadRecorder, path: Path, value: Any) -> Any:
-    if len(value) > _MAX_ITEMS:
-        raise TraceBreak("large Python container", f"{describe(path, recorder.names)} holds "
-                         f"{len(value)} items; the region runs as Python")
-    recorder.record(Read(path + (("len",),), ReadKind.VALUE, len(value)))
-    items = [recorder.see(path + (("item", i),), v) for i, v in enumerate(value)]
+    items = recorder.items(path, value)
     return tuple(items) if type(value) is tuple else ReadOnlyList(items)
 
 
@@ -257,37 +271,6 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
 )
 
 
-class _RecordingGlobals(dict):
-    """The globals of a clone: every name the code looks up is seen under ``path``.
-
-    CPython's LOAD_GLOBAL looks up a ``dict`` subclass through ``__getitem__``; a missing name
-    falls back to builtins, and its absence from the module is recorded (a later global of
-    that name must be seen)."""
-
-    def __init__(self, real: dict, recorder: ReadRecorder, path: Path) -> None:
-        super().__init__(__builtins__=real.get("__builtins__", builtins),
-                         __name__=real.get("__name__"))
-        self._real = real
-        self._recorder = recorder
-        self._path = path + (("gdict",),)
-
-    def __getitem__(self, name: str) -> Any:
-        try:
-            value = self._real[name]
-        except KeyError:
-            self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
-            if name in _SEE_THROUGH:
-                return functools.partial(_SEE_THROUGH[name], self._recorder)
-            raise
-        return self._recorder.see(self._path + (("item", name),), value)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            return default
-
-
 @functools.cache
 def _compares_identity(code: types.CodeType) -> bool:
     """Whether ``code`` (or a comprehension or lambda in it) compares two values with ``is``.
@@ -301,187 +284,4 @@ def _compares_identity(code: types.CodeType) -> bool:
     return any(_compares_identity(c) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
-def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
-    """``type(x)`` of a stand-in is the type of what it stands for (checked at every call)."""
-    if len(args) == 1 and isinstance(args[0], ObjectRead):
-        target, path, _ = _parts(args[0])
-        return recorder.see(path + (("type",),), type(target))
-    if len(args) == 1 and type(args[0]) is ReadOnlyList:
-        return list
-    return type(*args)
-
-
-def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
-    if any(isinstance(a, (ObjectRead, ReadOnlyList)) or is_read_stand_in(a) for a in args):
-        raise TraceBreak("identity of a Python object", "id() of an object the region reads; "
-                         "the region runs as Python")
-    return id(*args)
-
-
-def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
-    if isinstance(value, ObjectRead):  # callable() answers for the type: guard the type
-        return callable(value.__class__) and callable(_parts(value)[0])
-    return callable(value)
-
-
-#: Builtins whose answer for a stand-in must be the answer for what it stands for.
-_SEE_THROUGH: dict[str, Callable[..., Any]] = {"type": _type_of, "id": _refuse_identity,
-                                               "callable": _callable_of}
-
-
-class ReadOnlyList(list):
-    """A list the region read: its items are seen; writing it is a trace break."""
-
-    def _write(self, *args: Any, **kwargs: Any) -> Any:
-        raise TraceBreak("write into a Python list", "a region writes a list it read; it runs "
-                         "as Python")
-
-    append = extend = insert = pop = remove = sort = reverse = clear = _write
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _write
-
-
-def _parts(proxy: ObjectRead) -> tuple[Any, Path, ReadRecorder]:
-    get = object.__getattribute__
-    return get(proxy, "_ac_target"), get(proxy, "_ac_path"), get(proxy, "_ac_recorder")
-
-
-class ObjectRead:
-    """An object, dict or user module a region reads: each attribute or item read is seen."""
-
-    __slots__ = ("_ac_path", "_ac_recorder", "_ac_target")
-
-    def __init__(self, target: Any, path: Path, recorder: ReadRecorder) -> None:
-        object.__setattr__(self, "_ac_target", target)
-        object.__setattr__(self, "_ac_path", path)
-        object.__setattr__(self, "_ac_recorder", recorder)
-
-    def __getattribute__(self, name: str) -> Any:
-        target, path, recorder = _parts(self)
-        if name == "__class__":
-            recorder.record(Read(path + (("type",),), ReadKind.IDENTITY, type(target)))
-            return type(target)
-        if type(target) is dict and name in _DICT_VIEWS:
-            return _DICT_VIEWS[name].__get__(self)
-        return _look_up(recorder, path, ("attr", name), ("has", name),
-                        lambda: getattr(target, name), AttributeError)
-
-    def __getitem__(self, key: Any) -> Any:
-        target, path, recorder = _parts(self)
-        _constant_key(key, path, recorder)
-        return _look_up(recorder, path, ("item", key), ("contains", key),
-                        lambda: target[key], (KeyError, IndexError))
-
-    def __contains__(self, key: Any) -> bool:
-        target, path, recorder = _parts(self)
-        _constant_key(key, path, recorder)
-        return _value(recorder, path + (("contains", key),), key in target)
-
-    def __len__(self) -> int:
-        target, path, recorder = _parts(self)
-        return _value(recorder, path + (("len",),), len(target))
-
-    def __bool__(self) -> bool:
-        target, path, recorder = _parts(self)
-        return _value(recorder, path + (("bool",),), bool(target))
-
-    def __iter__(self) -> Any:
-        target, path, recorder = _parts(self)
-        if type(target) is dict:
-            return iter(_value(recorder, path + (("keys",),), tuple(target)))
-        if isinstance(target, (tuple, list)):  # a namedtuple, a list subclass: its items
-            return iter(_sequence(recorder, path, target))
-        raise TraceBreak("iteration over a Python object", f"{describe(path, recorder.names)}"
-                         " is iterated; the region runs as Python")
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        target, path, recorder = _parts(self)
-        call = recorder.see(path + (("attr", "__call__"),), target.__call__)
-        return call(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return repr(_parts(self)[0])
-
-    def _refuse(self, *args: Any) -> Any:
-        _, path, recorder = _parts(self)
-        raise TraceBreak("write into a Python object", f"a region writes "
-                         f"{describe(path, recorder.names)}; it runs as Python")
-
-    __setattr__ = __delattr__ = __setitem__ = __delitem__ = _refuse
-
-    def __eq__(self, other: object) -> bool:
-        return self._refuse()
-
-    __hash__ = _refuse  # type: ignore[assignment]
-
-
-def _look_up(recorder: ReadRecorder, path: Path, step: tuple, absent: tuple,
-             look: Callable[[], Any], errors: Any) -> Any:
-    """``look()`` seen at ``path + step``; where it raises ``errors`` the read is the absence
-    (``absent`` is False at every call), and the error goes on as in Python."""
-    try:
-        value = look()
-    except errors:
-        recorder.record(Read(path + (absent,), ReadKind.VALUE, False))
-        raise
-    return recorder.see(path + (step,), value)
-
-
-class ClassRead(ObjectRead):
-    """A user's class a region reads: attributes are seen; being the same class at every call
-    (an IDENTITY read), it answers ``isinstance``, ``==``, ``hash`` and calls as itself."""
-
-    __slots__ = ()
-
-    def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, _parts(self)[0])
-
-    def __subclasscheck__(self, cls: Any) -> bool:
-        return issubclass(cls, _parts(self)[0])
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _parts(self)[0](*args, **kwargs)
-
-    def __eq__(self, other: object) -> bool:
-        target = _parts(self)[0]
-        return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
-
-    def __hash__(self) -> int:
-        return hash(_parts(self)[0])
-
-
-def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
-    """Only keys written in the source (constants, or tuples of them) name a fixed read."""
-    if not _is_constant(key):
-        raise TraceBreak("computed key", f"{describe(path, recorder.names)}[...] with a key "
-                         "computed in the region runs as Python")
-
-
-def _is_constant(key: Any) -> bool:
-    if type(key) is tuple:
-        return all(_is_constant(k) for k in key)
-    return type(key) in (str, int, bytes, bool, type(None))
-
-
-def _dict_get(self: ObjectRead, key: Any, default: Any = None) -> Any:
-    return self[key] if key in self else default  # noqa: SIM401 - this is get()
-
-
-def _dict_keys(self: ObjectRead) -> tuple:
-    return tuple(iter(self))
-
-
-def _dict_values(self: ObjectRead) -> list:
-    return [self[k] for k in iter(self)]
-
-
-def _dict_items(self: ObjectRead) -> list:
-    return [(k, self[k]) for k in iter(self)]
-
-
-_DICT_VIEWS = {"get": _dict_get, "keys": _dict_keys, "values": _dict_values, "items": _dict_items}
-
-
-def is_read_stand_in(value: Any) -> bool:
-    """Whether ``value`` is a stand-in that must not leave the trace (it records into it)."""
-    return isinstance(value, (ObjectRead, ReadOnlyList)) or (
-        type(value) is types.FunctionType and isinstance(value.__globals__, _RecordingGlobals))
+__all__ = ["ReadRecorder", "is_read_stand_in"]
