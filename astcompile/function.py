@@ -196,7 +196,8 @@ class CompiledFunction:
             region = Region(spec, body, self)
             self.regions.append(region)
             free[spec.name] = region
-        impl = build_function(rewrite.source, self.fn.__name__, self.fn, free, rewrite.filename)
+        impl = build_function(rewrite.source, self.fn.__code__.co_name, self.fn, free,
+                              rewrite.filename)
         self._dump_source(rewrite)
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
