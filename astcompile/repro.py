@@ -35,8 +35,9 @@ def write(region: Any, args: tuple, problems: list[str], root: str | None = None
     folder = _new_folder(root or _default_root(), _label(region))
     body = region.body
     free = dict(zip(body.__code__.co_freevars, body.__closure__ or ()))
-    names = [n for n in (*region.spec.globals_read, *free) if not n.startswith("__ac_")]
-    context = {n: free[n].cell_contents if n in free else body.__globals__.get(n) for n in names}
+    names = [n for n in (*region.spec.globals_read, *free)
+             if not n.startswith("__ac_") and (n in free or n in body.__globals__)]
+    context = {n: free[n].cell_contents if n in free else body.__globals__[n] for n in names}
     save_values(folder, args, context)
     with open(os.path.join(folder, "repro.py"), "w") as out:
         out.write(_script(region, problems))
@@ -185,7 +186,8 @@ def _script(region: Any, problems: list[str]) -> str:
     spec = region.spec
     filename = region.owner.fn.__code__.co_filename
     body = spec.body_source.lstrip("\n").replace(f"def {spec.name}(", "def region(", 1)
-    listed = "\n".join(f"  - {p}" for p in problems).replace('"""', "'''")
+    listed = "\n".join(f"  - {p}" for p in problems)
+    listed = listed.replace("\\", "\\\\").replace('"""', "'''")  # inside a docstring
     return _SCRIPT.format(region=spec.name, function=region.owner.name, filename=filename,
                           first=spec.first_line, last=spec.last_line, problems=listed,
                           backend=resolve_backend(region.owner.backend_name),

@@ -85,3 +85,30 @@ def test_script_holds_the_region_statements_and_runs_them(tmp_path):
     assert repro.main(namespace["region"], namespace["_ARGS"], backend="eager") == 0
     second = repro.write(region, (np.ones(3), 2.0), [], root=str(tmp_path))
     assert second.endswith("__ac_region_0-2")
+
+
+OFFSETS = np.array([0.5, 1.5, 2.5])
+
+
+def make_closure(weights):
+    def weighted(x):
+        return x * weights + OFFSETS
+
+    return weighted
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_closure_cells_and_global_arrays_become_globals_of_the_repro(tmp_path, backend):
+    fn = make_closure(np.array([1.0, 2.0, 3.0]))
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(np.ones(3))
+    (region,) = compiled.regions
+    folder = repro.write(region, (np.ones(3),), [], root=str(tmp_path))
+    _, context = repro.load_values(folder)
+    assert sorted(context) == ["OFFSETS", "weights"]
+    np.testing.assert_array_equal(context["weights"], [1.0, 2.0, 3.0])
+    assert folder.endswith("test_repro.make_closure._locals_.weighted.__ac_region_0")
+    script = tmp_path / folder / "repro.py"
+    namespace = {"__file__": str(script), "__name__": "not_main"}
+    exec(compile(script.read_text(), str(script), "exec"), namespace)  # noqa: S102
+    assert repro.main(namespace["region"], namespace["_ARGS"], backend=backend) == 0
