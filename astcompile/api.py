@@ -49,8 +49,14 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str
     if fn is None:
         return functools.partial(compile, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
                                  mode=mode, signatures=signatures)
+    if isinstance(fn, (staticmethod, classmethod)):  # ``@compile`` above ``@staticmethod``
+        inner = compile(fn.__func__, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
+                        mode=mode, signatures=signatures)
+        return type(fn)(inner)
     if not callable(fn):
         raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
+    if registry.disable_mode(fn) is not None:
+        return fn  # disable wins, as in torch.compile: compiling its wrapper would compile fn
     if registry.is_compiled(fn):
         fn = fn.__wrapped__
     compiled = CompiledFunction(fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode,

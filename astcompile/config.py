@@ -1,7 +1,8 @@
 """User settings. Environment variables override the defaults at import time.
 
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
-``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``.
+``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``; the test hook
+``ASTCOMPILE_PLANT_MISCOMPILE=1``.
 """
 
 from __future__ import annotations
@@ -36,5 +37,9 @@ cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
 #: When set, the rewritten source and every graph are written below this folder.
 debug_dir: str | None = _default_debug_dir()
-#: Check every compiled region's result against NumPy (slow; for debugging the compiler).
+#: Check every compiled region call against its plain code run on copies of the inputs; a
+#: mismatch warns and writes a stand-alone repro (slow; for when a result looks wrong).
 verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
+#: Test hook, never for real use: regions compiled while set return a value off by one, so
+#: tests can check that ``verify`` catches a miscompile and that its repro reproduces it.
+plant_miscompile: bool = _env_flag("ASTCOMPILE_PLANT_MISCOMPILE", False)

@@ -17,12 +17,13 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, registry, telemetry, warm
+from astcompile import config, logs, registry, telemetry, verify, warm
 from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
 from astcompile.regions import MISS, Region
+from astcompile.runtime import errstate
 from astcompile.runtime.timing import phase
 from astcompile.structured_calls import STRUCTURED_CALLS
 
@@ -104,7 +105,7 @@ class CompiledFunction:
         sole = self._sole_region  # the function is one region: its guards straight away
         # (explain notes the function on the full path below)
         if sole is not None and not kwargs and len(args) == len(sole.names) \
-                and not telemetry.recording:
+                and not telemetry.recording and not config.verify and errstate.quiet():
             result = sole.guards(*args)
             return (sole.call(args) if result is MISS else result)[0]
         impl = self._impl or self._build()
@@ -196,7 +197,8 @@ class CompiledFunction:
             region = Region(spec, body, self)
             self.regions.append(region)
             free[spec.name] = region
-        impl = build_function(rewrite.source, self.fn.__name__, self.fn, free, rewrite.filename)
+        impl = build_function(rewrite.source, self.fn.__code__.co_name, self.fn, free,
+                              rewrite.filename)
         self._dump_source(rewrite)
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
@@ -233,7 +235,7 @@ class CompiledFunction:
         backend = self._get_backend()
         try:
             with phase("backend"):
-                return backend.compile(graph)
+                return verify.plant(backend.compile(graph))  # plant: a test hook, else as is
         except Exception as exc:  # CompileError or a backend bug: never lose the user's call
             if not config.suppress_errors:
                 if isinstance(exc, CompileError):

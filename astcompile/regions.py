@@ -20,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, telemetry, warm
+from astcompile import config, logs, telemetry, verify, warm
 from astcompile.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
 from astcompile.graph.results import TraceResult
 
 if TYPE_CHECKING:
     from astcompile.graph.context import TraceBreak
+from astcompile.runtime import errstate
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
 
@@ -96,6 +97,8 @@ class Region:
         return G.call_key(args)
 
     def __call__(self, *args: Any) -> tuple:
+        if config.verify or not errstate.quiet():  # compiled code must not run alone
+            return verify.region_call(self, args)
         if telemetry.recording:  # 0 unless some thread runs explain: one read on the hot path
             recorder = telemetry.active()
             if recorder is not None:

@@ -126,10 +126,13 @@ def test_static_and_class_methods_unwrap(fn):
     assert "@" not in src.text
 
 
-def test_functools_wraps_chain_is_followed():
+def test_functools_wraps_wrapper_is_its_own_source():
+    """The wrapper runs code of its own: reading the ``__wrapped__`` function's source instead
+    would compile the decorated function without its decorator."""
     src = function_source(wrapped)
-    assert src.name == "wrapped"
-    assert src.text.startswith("def wrapped(x):")
+    assert src.name == "wrapper"
+    assert src.text.startswith("def wrapper(*args):")
+    assert src.fn is wrapped
 
 
 def test_generators_and_coroutines_are_returned():

@@ -29,7 +29,8 @@ def build_function(
     """Compile the padded ``def name`` in ``source`` as a sibling of ``template``.
 
     Defaults, ``__kwdefaults__``, ``__doc__`` and ``__qualname__`` are copied when ``name`` is
-    the template's own name (the rewritten function); a region body gets none of them.
+    the template's own ``def`` name (the rewritten function); a region body gets none of them.
+    The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper.
     """
     template_free = template.__code__.co_freevars
     code = _inner_code(source, name, (*template_free, *extra_free), filename, structured)
@@ -39,9 +40,9 @@ def build_function(
         else template.__closure__[template_free.index(var)]
         for var in code.co_freevars
     )
-    same = name == template.__name__
+    same = name == template.__code__.co_name
     if same:
-        code = code.replace(co_qualname=template.__qualname__)
+        code = code.replace(co_qualname=template.__code__.co_qualname)
     function = types.FunctionType(
         code, template.__globals__, name, template.__defaults__ if same else None, closure or None
     )

@@ -36,19 +36,23 @@ class FunctionSource:
 
 
 def function_source(fn: Callable) -> FunctionSource:
-    """The source of ``fn`` (through methods and ``functools.wraps`` chains), or NoSourceError."""
+    """The source of ``fn`` (through bound, static and class methods), or NoSourceError.
+
+    A ``functools.wraps`` wrapper is a function of its own: its source is the wrapper's, never
+    the ``__wrapped__`` function's, or compiling it would skip the wrapper's code.
+    """
     raw = _unwrap(fn)
     label = getattr(raw, "__qualname__", repr(raw))
     if not isinstance(raw, types.FunctionType):
         raise NoSourceError(f"{label} is not a Python function (got {type(raw).__name__})")
     try:
-        lines, first_line = inspect.getsourcelines(raw)
+        lines, first_line = inspect.getsourcelines(raw.__code__)  # the function would be unwrapped
     except (OSError, TypeError) as exc:
         raise NoSourceError(f"cannot read the source of {label}: {exc}") from None
     filename = inspect.getsourcefile(raw) or raw.__code__.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
-    return _from_block(lines, max(first_line, 1), filename, raw, raw.__name__)
+    return _from_block(lines, max(first_line, 1), filename, raw, raw.__code__.co_name)
 
 
 def sources_in_module(text: str, filename: str, methods: bool = True) -> list[FunctionSource]:
@@ -70,16 +74,10 @@ def sources_in_module(text: str, filename: str, methods: bool = True) -> list[Fu
 
 
 def _unwrap(fn: object) -> object:
-    """Follow bound methods, static/class methods and ``__wrapped__`` chains to the function."""
-    seen: set[int] = set()
-    while id(fn) not in seen:
-        seen.add(id(fn))
-        if isinstance(fn, (types.MethodType, staticmethod, classmethod)):
-            fn = fn.__func__
-        elif hasattr(fn, "__wrapped__"):
-            fn = fn.__wrapped__
-        else:
-            break
+    """Follow bound methods and static/class methods to the function (``__wrapped__`` is not
+    followed: a decorator's wrapper runs code of its own)."""
+    while isinstance(fn, (types.MethodType, staticmethod, classmethod)):
+        fn = fn.__func__
     return fn
 
 

@@ -1,0 +1,60 @@
+"""Whether NumPy's floating-point error state lets compiled code run (checked on every call).
+
+Compiled kernels never report floating-point errors: they produce NumPy's values (inf, nan, 0
+for an integer division by zero) silently. That matches NumPy exactly while every error mode is
+"ignore" or "warn" (a missing warning is a documented deviation). Under ``np.errstate`` or
+``np.seterr`` asking to "raise", "call" or "log" it would not: NumPy raises
+``FloatingPointError`` (or calls the handler), so the caller runs the plain Python code instead.
+
+``np.geterr()`` builds a dict (about 0.9 us): far too slow for every region call. NumPy 2 keeps
+the whole state in one immutable object held by a context variable (``np.errstate`` and
+``np.seterr`` install a new one), so :func:`quiet` compares that object's identity with the last
+one found quiet: one ``ContextVar.get`` and one ``is``. A new state object is inspected once with
+``np.geterr()`` and remembered. Holding a reference keeps its identity from being reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+#: Error modes compiled code honours (by computing NumPy's values without a warning).
+QUIET_MODES = frozenset({"ignore", "warn"})
+
+
+def _state_getter() -> Callable[[], Any]:
+    """The current error state as one object; a fresh tuple (never identical) if NumPy does
+    not expose its context variable, which keeps :func:`quiet` right, only slower."""
+    try:
+        from numpy._core._ufunc_config import _extobj_contextvar
+    except ImportError:  # pragma: no cover - NumPy without the context variable
+        return lambda: tuple(np.geterr().values())
+    return _extobj_contextvar.get
+
+
+_get_state = _state_getter()
+_quiet_state: Any = None  # the last state object found quiet
+_loud_state: Any = None  # the last state object found not quiet
+
+
+def quiet() -> bool:
+    """True when every floating-point error mode is "ignore" or "warn" (compiled code may run)."""
+    state = _get_state()
+    if state is _quiet_state:
+        return True
+    return _inspect(state)
+
+
+def _inspect(state: Any) -> bool:
+    """Read the modes of a state object not seen last time, and remember the verdict."""
+    global _quiet_state, _loud_state
+    if state is _loud_state:
+        return False
+    verdict = set(np.geterr().values()) <= QUIET_MODES
+    if verdict:
+        _quiet_state = state
+    else:
+        _loud_state = state
+    return verdict

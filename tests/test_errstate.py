@@ -1,0 +1,168 @@
+"""``np.errstate``/``np.seterr``: compiled code runs only while NumPy would not raise, call or
+log on a floating-point error; otherwise the plain code runs and NumPy reports the error."""
+
+from __future__ import annotations
+
+import threading
+import timeit
+import warnings
+
+import numpy as np
+import pytest
+from astcompile.runtime import errstate
+from differential import assert_same, assert_same_value
+
+import astcompile
+
+BACKENDS = ["eager", "c"]
+
+
+def divide(x, y):
+    return x / y + 1.0
+
+
+def floor_divide(a, b):
+    return a // b
+
+
+def overflow(x):
+    return np.exp(x) * 2.0
+
+
+def invalid(x):
+    return np.sqrt(x - 2.0)
+
+
+def errstate_inside(x, y):
+    a = x * 2.0
+    with np.errstate(divide="raise"):
+        b = a / y
+    return b + 1.0
+
+
+CASES = [
+    (divide, (np.ones(3), np.array([1.0, 0.0, 2.0])), {"divide": "raise"}),
+    (floor_divide, (np.arange(4), np.array([1, 0, 2, 3])), {"divide": "raise"}),
+    (overflow, (np.array([1.0, 1000.0]),), {"over": "raise"}),
+    (invalid, (np.array([3.0, 1.0]),), {"invalid": "raise"}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args, modes", CASES, ids=[c[0].__name__ for c in CASES])
+def test_errstate_raise_raises_like_numpy(backend, fn, args, modes):
+    compiled = astcompile.compile(fn, backend=backend)
+    assert_same(fn, *args, backend=backend)  # compiled first, outside errstate
+    with np.errstate(**modes):
+        with pytest.raises(FloatingPointError) as numpy_error:
+            fn(*args)
+        with pytest.raises(FloatingPointError) as compiled_error:
+            compiled(*args)
+    assert str(compiled_error.value) == str(numpy_error.value)
+    with np.errstate(all="ignore"):  # compiled again once the state is quiet
+        before = sum(r.stats.compiled_calls for r in compiled.regions)
+        assert_same_value(compiled(*args), fn(*args))
+        assert sum(r.stats.compiled_calls for r in compiled.regions) == before + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_seterr_all_raise_globally(backend):
+    compiled = astcompile.compile(divide, backend=backend)
+    args = (np.ones(2), np.zeros(2))
+    with np.errstate(all="ignore"):
+        compiled(*args)
+    old = np.seterr(all="raise")
+    try:
+        with pytest.raises(FloatingPointError, match="divide by zero"):
+            compiled(*args)
+        np.testing.assert_array_equal(compiled(np.ones(2), np.ones(2)), np.full(2, 2.0))
+    finally:
+        np.seterr(**old)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errstate_call_reaches_the_handler(backend):
+    compiled = astcompile.compile(divide, backend=backend)
+    seen = []
+    with np.errstate(all="ignore"):
+        compiled(np.ones(2), np.zeros(2))
+    old = np.seterrcall(lambda kind, flag: seen.append(kind))
+    try:
+        with np.errstate(divide="call"):
+            got = compiled(np.ones(2), np.zeros(2))
+    finally:
+        np.seterrcall(old)
+    assert seen == ["divide by zero"]
+    np.testing.assert_array_equal(got, np.full(2, np.inf))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errstate_inside_the_compiled_function(backend):
+    compiled = astcompile.compile(errstate_inside, backend=backend)
+    np.testing.assert_array_equal(compiled(np.ones(2), np.ones(2)), np.full(2, 3.0))
+    with pytest.raises(FloatingPointError):
+        compiled(np.ones(2), np.zeros(2))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errstate_warn_gives_numpys_values(backend):
+    """"warn" runs compiled: the values are NumPy's; the C backend does not warn (a
+    documented deviation), the eager backend runs NumPy's ops and warns."""
+    compiled = astcompile.compile(divide, backend=backend)
+    args = (np.ones(3), np.array([1.0, 0.0, 2.0]))
+    with np.errstate(all="warn"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(*args)
+        expected = divide(*args)
+    np.testing.assert_array_equal(got, expected)
+    messages = [str(w.message) for w in caught if "divide by zero" in str(w.message)]
+    assert len(messages) == (2 if backend == "eager" else 1)  # NumPy's own call warns once
+
+
+def test_quiet_follows_errstate_and_seterr():
+    assert errstate.quiet()
+    with np.errstate(all="warn"):
+        assert errstate.quiet()
+    with np.errstate(under="raise"):
+        assert not errstate.quiet()
+        with np.errstate(under="ignore"):
+            assert errstate.quiet()
+        assert not errstate.quiet()
+    with np.errstate(invalid="log"):
+        assert not errstate.quiet()
+    assert errstate.quiet()
+
+
+def test_quiet_is_per_thread():
+    seen = []
+    inside = threading.Event()
+    done = threading.Event()
+
+    def other():
+        with np.errstate(divide="raise"):
+            seen.append(errstate.quiet())
+            inside.set()
+            done.wait(5)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    inside.wait(5)
+    seen.append(errstate.quiet())
+    done.set()
+    thread.join()
+    assert seen == [False, True]
+
+
+def test_quiet_reads_numpys_state_once_per_state_object(monkeypatch):
+    errstate.quiet()  # the current state is known
+    calls = []
+    monkeypatch.setattr(np, "geterr", lambda: calls.append(1) or {"divide": "warn"})
+    for _ in range(100):
+        assert errstate.quiet()
+    assert calls == []
+
+
+def test_quiet_costs_well_under_a_microsecond():
+    errstate.quiet()
+    seconds = min(timeit.repeat(errstate.quiet, number=10_000, repeat=5)) / 10_000
+    assert seconds < 0.5e-6

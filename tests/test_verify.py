@@ -1,0 +1,159 @@
+"""``config.verify``: compiled region calls checked against the plain code, a warning and a
+stand-alone repro on a mismatch. The mismatch is planted with the documented test hook
+``config.plant_miscompile`` (``ASTCOMPILE_PLANT_MISCOMPILE=1`` in a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from differential import assert_same
+
+import astcompile
+from astcompile import config
+
+BACKENDS = ["eager", "c"]
+SCALE = 3.0
+
+
+def helper(a):
+    return a * 2.0
+
+
+def affine(x, y):
+    z = x * SCALE + np.sin(y) + helper(x)
+    y[0] = 7.0
+    return z
+
+
+def shift_tail(x):
+    x[1:] += 1
+
+
+def through_a_view(x, tail):
+    tail[0] = 5.0
+    return x * 2.0
+
+
+def with_a_break(x):
+    y = x + 1.0
+    print(end="")
+    return y * 2.0
+
+
+@pytest.fixture
+def verify(monkeypatch, tmp_path):
+    """Verify on, repros below ``tmp_path``, and a kernel cache of this test's own: the plant
+    only reaches entries compiled in the process, not those loaded from disk."""
+    monkeypatch.setattr(config, "verify", True)
+    monkeypatch.setattr(config, "debug_dir", str(tmp_path))
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def verify_warnings(fn, *args, backend):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = astcompile.compile(fn, backend=backend)(*args)
+    return result, [str(w.message) for w in caught if "astcompile verify" in str(w.message)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make_args", [
+    (affine, lambda: (np.arange(5.0), np.ones(5))),
+    (shift_tail, lambda: (np.arange(4.0),)),
+    (with_a_break, lambda: (np.linspace(0, 1, 6, dtype=np.float32),)),
+], ids=["affine", "shift_tail", "with_a_break"])
+def test_a_right_compile_passes_quietly(verify, backend, fn, make_args):
+    assert_same(fn, *make_args(), backend=backend)
+    _, messages = verify_warnings(fn, *make_args(), backend=backend)
+    assert messages == []
+    assert not (verify / "verify").exists()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_through_views_are_not_mismatches(verify, backend):
+    x = np.arange(4.0)
+    result, messages = verify_warnings(through_a_view, x, x[1:], backend=backend)
+    assert messages == [] and x[1] == 5.0
+    np.testing.assert_array_equal(result, x * 2.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_planted_result_is_caught_with_a_repro(verify, monkeypatch, backend):
+    monkeypatch.setattr(config, "plant_miscompile", True)
+    result, (message,) = verify_warnings(affine, np.arange(5.0), np.ones(5), backend=backend)
+    assert result[0] == np.sin(1.0) + 1.0  # the planted answer came back
+    line = affine.__code__.co_firstlineno + 1
+    assert message.startswith(f"astcompile verify: affine, region __ac_region_0 ({__file__}, "
+                              f"lines {line}-{line + 2}: `z = x * SCALE + np.sin(y) + helper(x)`)")
+    assert "result[0]: 1 of 5 element(s) differ (rtol 1e-12); first at index (0,)" in message
+    (folder,) = (verify / "verify").iterdir()
+    assert f"python {folder}/repro.py" in message
+    assert sorted(p.name for p in folder.iterdir()) == ["repro.py", "values.json", "values.npz"]
+    planted = run_repro(folder, plant=True)
+    assert planted.returncode == 1, planted.stdout + planted.stderr
+    assert "result[0]: 1 of 5 element(s) differ" in planted.stdout
+    assert f"compiled ({backend}) and plain results differ" in planted.stdout
+    fixed = run_repro(folder, plant=False)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "results agree" in fixed.stdout
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_planted_write_into_an_argument_is_caught(verify, monkeypatch, backend):
+    monkeypatch.setattr(config, "plant_miscompile", True)
+    x = np.arange(4.0)
+    _, (message,) = verify_warnings(shift_tail, x, backend=backend)
+    assert "argument 'x' after the call: 1 of 4 element(s) differ" in message
+    (folder,) = (verify / "verify").iterdir()
+    assert run_repro(folder, plant=True).returncode == 1
+
+
+def test_one_warning_per_region_and_guard_key(verify, monkeypatch):
+    monkeypatch.setattr(config, "plant_miscompile", True)
+    compiled = astcompile.compile(shift_tail, backend="eager")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            compiled(np.arange(4.0))
+        compiled(np.arange(4, dtype=np.int64))  # a new guard key: a new entry, a new report
+    assert len([w for w in caught if "astcompile verify" in str(w.message)]) == 2
+    assert len(list((verify / "verify").iterdir())) == 2
+
+
+def test_without_a_debug_dir_the_repro_goes_to_a_temporary_folder(monkeypatch):
+    monkeypatch.setattr(config, "verify", True)
+    monkeypatch.setattr(config, "debug_dir", None)
+    monkeypatch.setattr(config, "plant_miscompile", True)
+    _, (message,) = verify_warnings(shift_tail, np.arange(3.0), backend="eager")
+    path = message.split("python ")[-1]
+    assert os.path.isfile(path) and "astcompile-verify-" in path
+    shutil.rmtree(os.path.dirname(os.path.dirname(path)))
+
+
+def test_regions_running_plain_code_are_not_compared(verify, monkeypatch):
+    monkeypatch.setattr(config, "plant_miscompile", True)
+    compiled = astcompile.compile(affine, backend="eager")
+    with np.errstate(divide="raise"):  # the plain code runs: nothing compiled to check
+        _, messages = verify_warnings(compiled, np.arange(5.0), np.ones(5), backend="eager")
+    assert messages == []
+
+
+def test_verify_is_read_from_the_environment():
+    code = "import astcompile; print(astcompile.config.verify, astcompile.config.plant_miscompile)"
+    env = {**os.environ, "ASTCOMPILE_VERIFY": "1", "ASTCOMPILE_PLANT_MISCOMPILE": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=False)
+    assert out.stdout.split() == ["True", "False"]
+
+
+def run_repro(folder, plant):
+    env = {**os.environ, "ASTCOMPILE_PLANT_MISCOMPILE": "1" if plant else "0"}
+    return subprocess.run([sys.executable, str(folder / "repro.py")], env=env, cwd="/",
+                          capture_output=True, text=True, timeout=120, check=False)
