@@ -8,10 +8,12 @@ plus a template that rebuilds the Python structure (tuples, scalars, pass-throug
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from astcompile.graph import escapes
 from astcompile.graph import shapes as S
 from astcompile.graph.build import check_dtype
 from astcompile.graph.context import TraceBreak, TraceContext
@@ -95,8 +97,9 @@ def _symbolize(value: Any, name: str, inputs: _Inputs) -> Any:
 
 
 class _Outputs:
-    def __init__(self, ctx: TraceContext) -> None:
+    def __init__(self, ctx: TraceContext, watch: escapes.Watch) -> None:
         self.ctx = ctx
+        self.watch = watch
         self.nodes: list[Node] = []
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
@@ -116,12 +119,10 @@ class _Outputs:
             return self._graph(value.node, type(value.hint))
         if isinstance(value, SymInt):
             return self._graph(value.as_node(), int)
-        if isinstance(value, dict):
-            raise TraceBreak("unsupported output", "a dict leaving a region runs in NumPy")
         if isinstance(value, MaskedValue):
             raise TraceBreak("boolean mask", "a boolean-mask selection has a data-dependent "
                              "length; it leaves the region only as a NumPy array")
-        return OutSpec("const", value=value)
+        return escapes.constant(value, self.watch.is_given)
 
 
 def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str,
@@ -132,9 +133,13 @@ def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: s
     with ctx:
         inputs = _Inputs(ctx, dynamic)
         symbolic_args = [_symbolize(a, n, inputs) for a, n in zip(args, names)]
-        with np.errstate(all="ignore"):
-            result = fn(*symbolic_args)
-        outputs = _Outputs(ctx)
+        watch = escapes.Watch([*symbolic_args, *escapes.read_by(fn)])
+        try:
+            with np.errstate(all="ignore"):
+                result = fn(*symbolic_args)
+        finally:
+            watch.check()
+        outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
     graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0],
                   list(ctx.env.guards))
