@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import assert_same_value
 
 from astcompile.backends.eager import run_graph
 from astcompile.graph.context import TraceBreak
@@ -11,7 +12,6 @@ from astcompile.graph.ir import verify
 from astcompile.graph.ops import Op
 from astcompile.graph.trace import trace
 from astcompile.regions import _rebuild, leaves_of
-from differential import assert_same_value
 
 
 def trace_and_run(fn, *args):
@@ -179,3 +179,34 @@ def test_argument_returned_unchanged_is_the_same_object():
     x = np.ones(3)
     _, got = trace_and_run(lambda x: (x, x + 1), x)
     assert got[0] is x
+
+
+class _Model:
+    def __init__(self, bias):
+        self.bias = bias
+
+    def forward(self, x):
+        return x + self.bias
+
+
+@pytest.mark.parametrize("argument", [
+    _Model(1.0), {"bias": 1.0}, {1.0}, np.random.default_rng(0), slice(1, 3),
+], ids=lambda v: type(v).__name__)
+def test_an_argument_no_guard_describes_is_not_compiled_in(argument):
+    """What the region read from it would be a constant that no later call re-checks."""
+    with pytest.raises(TraceBreak, match=f"is a {type(argument).__name__}: what the region reads"):
+        trace(lambda x, a: x, (np.ones(2), argument), ["x", "a"], "f")
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_state_read_from_an_object_is_read_on_every_call(backend):
+    import astcompile
+
+    forward = astcompile.compile(_Model.forward, backend=backend)
+    model = _Model(1.0)
+    np.testing.assert_array_equal(forward(model, np.zeros(2)), np.ones(2))
+    model.bias = 5.0
+    np.testing.assert_array_equal(forward(model, np.zeros(2)), np.full(2, 5.0))
+    rng = np.random.default_rng(0)
+    draw = astcompile.compile(lambda x, g: x + g.normal(size=2), backend=backend)
+    assert not np.array_equal(draw(np.zeros(2), rng), draw(np.zeros(2), rng))

@@ -22,6 +22,7 @@ from astcompile.graph.masks import MaskedValue
 from astcompile.graph.ops import Op
 from astcompile.graph.results import LEAF_TYPES, OutSpec, TraceResult, is_leaf
 from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
+from astcompile.runtime import guards as G
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
@@ -93,6 +94,9 @@ def _symbolize(value: Any, name: str, inputs: _Inputs) -> Any:
         return inputs.leaf(value, name)
     if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
         raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+    if G.value_key(value, {})[0] == G.UNSUPPORTED:
+        raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}: what the "
+                         "region reads from it would be compiled in as a constant no guard checks")
     return value
 
 
