@@ -39,6 +39,7 @@ _TRACE_REASONS = {
     "in-place write": BreakReason.INPLACE_STORE,
     "in-place update of an argument or view": BreakReason.INPLACE_STORE,
     "disallowed op": BreakReason.DISALLOWED_CALL,
+    "side effect on a Python object": BreakReason.SIDE_EFFECT,
 }
 
 

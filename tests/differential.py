@@ -2,13 +2,17 @@
 
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
 (exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
-before each run so a function that writes into its arguments is compared fairly.
+before each run so a function that writes into its arguments is compared fairly. Identity is
+compared too: which returned arrays are the same object as, or share memory with, another
+result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two buffers, ``b = a`` one).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+import itertools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +52,20 @@ def assert_same_value(got: Any, expected: Any, path: str = "result", floor: floa
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=path)
 
 
+def _arrays(value: Any) -> list[np.ndarray]:
+    if isinstance(value, (tuple, list)):
+        return [a for item in value for a in _arrays(item)]
+    return [value] if isinstance(value, np.ndarray) else []
+
+
+def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
+    """For each pair of arrays among the arguments and results: (i, j, same object, sharing
+    memory)."""
+    arrays = _arrays(list(args)) + _arrays(result)
+    return [(i, j, a is b, bool(np.shares_memory(a, b)))
+            for (i, a), (j, b) in itertools.combinations(enumerate(arrays), 2)]
+
+
 def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
     """``(numpy_result, astcompile_result)`` of ``fn(*args)``, each on its own copy of args."""
     expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
@@ -58,6 +76,8 @@ def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -
     for i, (a, b) in enumerate(zip(compiled_args, expected_args)):
         if isinstance(b, np.ndarray):  # writes into arguments, within the same tolerances
             assert_same_value(a, b, f"argument {i} after the call", input_tolerance(args))
+    want, have = aliasing(expected_args, expected), aliasing(compiled_args, got)
+    assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
     return expected, got
 
 

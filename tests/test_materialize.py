@@ -6,9 +6,11 @@ import traceback
 
 import numpy as np
 import pytest
+from differential import assert_same
 from frontend_samples import programs as P
 from frontend_samples.harness import materialize
 
+import astcompile
 from astcompile.frontend.materialize import build_function
 
 FILENAME = "/virtual/user_module.py"
@@ -113,3 +115,82 @@ def test_materialized_closure_sees_later_rebinding():
     np.testing.assert_array_equal(compiled(np.ones(2)), np.ones(2))
     np.testing.assert_array_equal(bump(np.ones(2)), np.full(2, 2.0))
     np.testing.assert_array_equal(compiled(np.ones(2)), np.full(2, 3.0))
+
+
+# --- recursion: the def inside the factory binds no name the body reads ----------------------
+
+
+def factorial(n):
+    if n <= 1:
+        return 1
+    return n * factorial(n - 1)
+
+
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+def sum_of_halves(x):
+    if x.shape[0] <= 2:
+        return x.sum()
+    half = x.shape[0] // 2
+    return sum_of_halves(x[:half]) + sum_of_halves(x[half:])
+
+
+def doubled(x, k):
+    if k == 0:
+        return x
+    return doubled(x * 2.0, k - 1)
+
+
+def fill_from(out, i):
+    if i < out.shape[0]:
+        out[i] = i * 2.0
+        fill_from(out, i + 1)
+    return out
+
+
+def both_parities(n):
+    return is_even(n), is_odd(n)
+
+
+@astcompile.compile
+def countdown(n):
+    if n == 0:
+        return np.zeros(2)
+    return countdown(n - 1) + n
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("fn, args", [
+    (factorial, (5,)), (both_parities, (7,)), (sum_of_halves, (np.arange(11.0),)),
+    (doubled, (np.ones(3), 4)), (fill_from, (np.zeros(5), 0)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_recursive_functions_run(fn, args, backend):
+    assert_same(fn, *args, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_a_recursive_closure_calls_its_compiled_self(backend):
+    def make():
+        @astcompile.compile(backend=backend)
+        def fib(n):
+            return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+        return fib
+
+    assert make()(15) == 610
+
+
+def test_a_decorated_recursive_global_calls_its_compiled_self():
+    np.testing.assert_array_equal(countdown(4), np.full(2, 10.0))
+    built = countdown._impl
+    assert (built.__name__, built.__qualname__, built.__code__.co_name) == ("countdown",) * 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import assert_same_value
 
 from astcompile.backends.eager import run_graph
 from astcompile.graph.context import TraceBreak
@@ -11,7 +12,6 @@ from astcompile.graph.ir import verify
 from astcompile.graph.ops import Op
 from astcompile.graph.trace import trace
 from astcompile.regions import _rebuild, leaves_of
-from differential import assert_same_value
 
 
 def trace_and_run(fn, *args):
@@ -179,3 +179,42 @@ def test_argument_returned_unchanged_is_the_same_object():
     x = np.ones(3)
     _, got = trace_and_run(lambda x: (x, x + 1), x)
     assert got[0] is x
+
+
+class _Model:
+    def __init__(self, bias):
+        self.bias = bias
+
+    def forward(self, x):
+        return x + self.bias
+
+
+@pytest.mark.parametrize("argument", [_Model(1.0), {"bias": 1.0}], ids=["object", "dict"])
+def test_what_a_region_reads_from_an_argument_is_an_input(argument):
+    """Not a constant compiled in: a read (runtime/reads.py) passed in at every call."""
+    from astcompile.runtime.reads import ReadKind
+
+    read = (lambda x, a: x + a.bias) if isinstance(argument, _Model) else (lambda x, a: x + a["bias"])
+    result = trace(read, (np.ones(2), argument), ["x", "a"], "f")
+    assert [r.kind for r in result.reads] == [ReadKind.INPUT]
+    assert result.leaf_names[-1] in ("a_bias", "a_bias_")
+
+
+def test_a_random_generator_is_not_traced():
+    with pytest.raises(TraceBreak, match="method of a Python object"):
+        trace(lambda x, g: x + g.normal(size=2), (np.ones(2), np.random.default_rng(0)),
+              ["x", "g"], "f")
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_state_read_from_an_object_is_read_on_every_call(backend):
+    import astcompile
+
+    forward = astcompile.compile(_Model.forward, backend=backend)
+    model = _Model(1.0)
+    np.testing.assert_array_equal(forward(model, np.zeros(2)), np.ones(2))
+    model.bias = 5.0
+    np.testing.assert_array_equal(forward(model, np.zeros(2)), np.full(2, 5.0))
+    rng = np.random.default_rng(0)
+    draw = astcompile.compile(lambda x, g: x + g.normal(size=2), backend=backend)
+    assert not np.array_equal(draw(np.zeros(2), rng), draw(np.zeros(2), rng))

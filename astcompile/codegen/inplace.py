@@ -5,7 +5,8 @@ array nobody else sees. The epilogue kernel reads it once per element and writes
 the same shape and dtype at the same element, so it may write there: no second allocation
 (whose first-touch page faults cost as much as the epilogue itself) and half the memory traffic.
 
-Legal when the temporary is produced by an extern step that returns a new array, is read by
+Legal when the temporary is produced by an extern step that returns a new array (a ``fresh``
+op of the op table: matmul, dot), is read by
 this kernel only (not a region output, not read by any other step), the kernel is one
 elementwise phase, and it reads the temporary exactly at the output's element (the same axis
 map, one access). In the C the two pointers then lose ``restrict``: they alias.
@@ -15,11 +16,8 @@ from __future__ import annotations
 
 from astcompile.codegen.plan import plan_kernel
 from astcompile.graph.ir import Node
-from astcompile.graph.ops import Op
+from astcompile.graph.ops import Kind, is_fresh
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, Step, member_map
-
-#: Extern steps whose result is always a new array the wrapper owns.
-FRESH_RESULTS = frozenset({Op.MATMUL})
 
 
 def reused_buffers(sched: Schedule) -> dict[int, Node]:
@@ -27,7 +25,7 @@ def reused_buffers(sched: Schedule) -> dict[int, Node]:
     fresh = {
         s.node.id: s.node
         for s in sched.steps
-        if isinstance(s, NumpyStep) and s.node.op in FRESH_RESULTS
+        if isinstance(s, NumpyStep) and s.node.kind is Kind.EXTERN and is_fresh(s.node.op)
     }
     outputs = {o.id for o in sched.graph.outputs}
     reuse: dict[int, Node] = {}

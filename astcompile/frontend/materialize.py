@@ -8,7 +8,9 @@ into the user's module would leak into their namespace.
 The trick: compile ``def __ac_factory(<free names>): <def>; return <name>`` and take the inner
 code object, whose free variables are then bound to cells we choose. The factory is built as an
 AST around the parsed ``def``, so no line is re-indented or shifted: tracebacks show the user's
-file and line numbers exactly.
+file and line numbers exactly. Inside the factory the ``def`` is renamed (``__ac_self``): under
+its own name it would bind that name in the factory, and a recursive call ``fact(n - 1)`` would
+read the factory's local instead of the global (or closure cell) the original reads.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import ast
 import types
 from collections.abc import Callable
+
+_SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 
 
 def build_function(
@@ -41,13 +45,13 @@ def build_function(
         for var in code.co_freevars
     )
     same = name == template.__code__.co_name
-    if same:
-        code = code.replace(co_qualname=template.__code__.co_qualname)
+    qualname = template.__code__.co_qualname if same else f"{template.__qualname__}.{name}"
+    code = code.replace(co_qualname=qualname)
     function = types.FunctionType(
         code, template.__globals__, name, template.__defaults__ if same else None, closure or None
     )
     function.__module__ = template.__module__
-    function.__qualname__ = template.__qualname__ if same else f"{template.__qualname__}.{name}"
+    function.__qualname__ = qualname
     if same:
         function.__kwdefaults__ = template.__kwdefaults__
         function.__doc__ = template.__doc__
@@ -66,6 +70,7 @@ def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str,
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")
+    definitions[0].name = _SELF
     factory = ast.FunctionDef(
         name="__ac_factory",
         args=ast.arguments(
@@ -77,7 +82,7 @@ def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str,
             kwarg=None,
             defaults=[],
         ),
-        body=[definitions[0], ast.Return(ast.Name(name, ast.Load()))],
+        body=[definitions[0], ast.Return(ast.Name(_SELF, ast.Load()))],
         decorator_list=[],
         returns=None,
         type_comment=None,
@@ -87,7 +92,7 @@ def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str,
     ast.fix_missing_locations(factory)
     compiled = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
     factory_code = _const_code(compiled, "__ac_factory")
-    return _const_code(factory_code, name)
+    return _const_code(factory_code, _SELF).replace(co_name=name)
 
 
 def _const_code(code: types.CodeType, name: str) -> types.CodeType:

@@ -30,12 +30,12 @@ def part(array: Any, op: Op) -> Any:
     return wrap(node, is_scalar=array.is_scalar, base=array)
 
 
-def real(value: Any) -> Any:
-    return part(value, Op.REAL)
+def real(val: Any) -> Any:
+    return part(val, Op.REAL)
 
 
-def imag(value: Any) -> Any:
-    return part(value, Op.IMAG)
+def imag(val: Any) -> Any:
+    return part(val, Op.IMAG)
 
 
 def angle(z: Any, deg: bool = False) -> Any:

@@ -14,7 +14,6 @@ of plain numbers is left to NumPy and becomes a constant.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,20 +24,27 @@ from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 _SYMBOLIC = (SymArray, SymScalar, SymInt)
 
 
-def literal_handler(func: Callable) -> Callable:
-    """The tracer's ``np.array``/``np.asarray``: ``func`` itself unless a traced value is in
-    the object (then a traced copy, or a literal built by stores)."""
-    copies = func is np.array
+def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
+          ndmin: int = 0) -> Any:
+    """The tracer's ``np.array``: NumPy's own unless a traced value is in ``object`` (then a
+    traced copy, or a literal built by stores)."""
+    if not _holds_symbolic(object):
+        return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
+    _check_options(copy, order, ndmin)
+    if isinstance(object, _SYMBOLIC):
+        return _of_value(object, dtype, copy=True)
+    return _build(object, dtype)
 
-    def handler(obj: Any, dtype: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if not _holds_symbolic(obj):
-            return func(obj, dtype, *args, **kwargs)
-        _check_options(args, kwargs)
-        if isinstance(obj, _SYMBOLIC):
-            return _of_value(obj, dtype, copies)
-        return _build(obj, dtype)
 
-    return handler
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:
+    """The tracer's ``np.asarray``: like :func:`array`, but a traced array comes back itself
+    unless a cast or ``copy=True`` asks for a new one."""
+    if not _holds_symbolic(a):
+        return np.asarray(a, dtype, order, copy=copy)
+    _check_options(copy, order, 0)
+    if isinstance(a, _SYMBOLIC):
+        return _of_value(a, dtype, copy=bool(copy))
+    return _build(a, dtype)
 
 
 def _holds_symbolic(obj: Any) -> bool:
@@ -51,28 +57,18 @@ def _unsupported(what: str) -> TraceBreak:
     return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
 
 
-def _check_options(args: tuple, kwargs: dict) -> None:
+def _check_options(copy: Any, order: Any, ndmin: int) -> None:
     """``copy``/``order`` change nothing for a new C-ordered array; the rest is NumPy's."""
-    order = kwargs.get("order")
-    plain = (
-        not args
-        and set(kwargs) <= {"copy", "order", "subok", "ndmin"}
-        and order in (None, "K", "A", "C")
-        and kwargs.get("ndmin", 0) == 0
-        and kwargs.get("copy", True) is not False
-    )
-    if not plain:
-        raise _unsupported("np.array with ndmin=, order='F', copy=False or like=")
+    if copy is False or order not in (None, "K", "A", "C") or ndmin != 0:
+        raise _unsupported("np.array with ndmin=, order='F' or copy=False")
 
 
-def _of_value(value: Any, dtype: Any, copies: bool) -> Any:
-    """``np.array(v)`` copies a traced array (a 0-d array for a scalar); ``np.asarray`` not."""
-    from astcompile.graph.numpy_api import _asarray, _copy
+def _of_value(value: Any, dtype: Any, copy: bool) -> Any:
+    """``np.array(v)`` copies a traced array (a 0-d array for a scalar); ``np.asarray`` only
+    where asked to (or where a scalar or a cast makes a new array anyway)."""
+    from astcompile.graph.numpy_api import _asarray
 
-    array = _asarray(value, dtype)
-    if copies and array is value:
-        return _copy(array)
-    return array
+    return _asarray(value, dtype, copy=copy)
 
 
 def _build(obj: list | tuple, dtype: Any) -> SymArray:

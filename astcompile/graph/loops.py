@@ -95,10 +95,11 @@ def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
     """``np.zeros(shape)``-style calls from a region body: symbolic while tracing."""
     if is_tracing():
         from astcompile.graph.numpy_api import CREATION
+        from astcompile.graph.numpy_bind import call_function
 
         handler = CREATION.get(func)
         if handler is not None:
-            return handler(*args, **kwargs)
+            return call_function(func, handler, args, kwargs)
     return func(*args, **kwargs)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph import numpy_bind
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ops import Op
@@ -105,7 +106,7 @@ class MaskedValue:
         method = METHODS.get(name)
         if method is None:
             return self._needs_length()
-        return lambda *args, **kwargs: method(self, *args, **kwargs)
+        return lambda *args, **kwargs: numpy_bind.call_method(name, method, self, args, kwargs)
 
     # -- NumPy protocols ----------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -115,7 +116,7 @@ class MaskedValue:
         handler = FUNCTIONS.get(func)
         if handler is None:
             return self._needs_length()
-        return handler(*args, **kwargs)
+        return numpy_bind.call_function(func, handler, args, kwargs)
 
 
 def _operand_full(value: Any, mask: Any, rest: tuple) -> Any:
@@ -234,10 +235,9 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
     setitem(array, Ellipsis, wrap(picked))
 
 
-def _plain_reduction(what: str, axis: Any, dtype: Any, out: Any, keepdims: Any,
-                     rest: dict) -> None:
+def _plain_reduction(what: str, axis: Any, dtype: Any, out: Any, keepdims: Any) -> None:
     if axis is not None or dtype is not None or out is not None or keepdims not in (
-            False, np._NoValue) or any(v is not np._NoValue for v in rest.values()):
+            False, np._NoValue):
         raise _break(f"{what} of a selection with axis=/dtype=/out=/keepdims=")
 
 
@@ -246,23 +246,23 @@ def _picked(selection: MaskedValue, dtype: np.dtype) -> Any:
     return np.where(_expanded(selection.mask, full.ndim), full.astype(dtype), dtype.type(0))
 
 
-def _sum(selection: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
-         keepdims: Any = False, **rest: Any) -> Any:
+def _sum(a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: Any = False) -> Any:
     """``x[I].sum()``: ``sum(where(I, x, 0))`` (other axes or options break)."""
-    _plain_reduction("sum", axis, dtype, out, keepdims, rest)
-    return _picked(selection, selection.full.dtype).sum()
+    _plain_reduction("sum", axis, dtype, out, keepdims)
+    return _picked(a, a.full.dtype).sum()
 
 
-def _mean(selection: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
-          keepdims: Any = False, **rest: Any) -> Any:
+def _mean(a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: Any = False) -> Any:
     """``x[I].mean()``: ``sum(where(I, x, 0)) / count(I)``, in NumPy's dtypes: integers and
     bools average in float64, floats and complex keep their type. An empty selection gives
     NaN, as NumPy does (without its RuntimeWarning)."""
-    _plain_reduction("mean", axis, dtype, out, keepdims, rest)
-    full = selection.full
+    _plain_reduction("mean", axis, dtype, out, keepdims)
+    full = a.full
     work = full.dtype if full.dtype.kind in "fc" else np.dtype(np.float64)
-    count = selection.mask.sum() * int(np.prod(full.shape[selection.mask.ndim :]))
-    return (_picked(selection, work).sum() / count).astype(work)
+    count = a.mask.sum() * int(np.prod(full.shape[a.mask.ndim :]))
+    return (_picked(a, work).sum() / count).astype(work)
 
 
 METHODS: dict[str, Callable] = {"sum": _sum, "mean": _mean}

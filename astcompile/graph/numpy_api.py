@@ -7,21 +7,21 @@ the subset can only ever make code faster, never wrong.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from astcompile import registry
 from astcompile.graph import build as B
 from astcompile.graph import complex as complex_parts
+from astcompile.graph import literals, numpy_bind, numpy_construct, numpy_join, numpy_scan
 from astcompile.graph import numpy_views_norms as views_norms
-from astcompile.graph import numpy_construct, numpy_join, numpy_scan
 from astcompile.graph.context import TraceBreak
-from astcompile.graph.literals import literal_handler
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.outargs import ufunc_into
-from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
+from astcompile.graph.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap
 from astcompile.graph.vectors import inner_product
 
 
@@ -59,10 +59,13 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
 
 
 def _reduce(op: Op) -> Callable:
+    """One handler for a reduction's function and method; NumPy's ``initial=``, ``where=``,
+    ``mean=`` and ``correction=`` break the trace (numpy_bind)."""
+
     def handler(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-                keepdims: bool = False, ddof: int = 0, **rest: Any) -> Any:
-        if dtype is not None or out is not None or any(v is not np._NoValue for v in rest.values()):
-            raise _unsupported(f"np.{op.name.lower()} with dtype=/out=/where=/initial=")
+                keepdims: bool = False, ddof: int = 0) -> Any:
+        if dtype is not None or out is not None:
+            raise _unsupported(f"np.{op.name.lower()} with dtype= or out=")
         if isinstance(a, (list, tuple)):
             raise _unsupported(f"np.{op.name.lower()} of a Python sequence")
         keep = bool(keepdims) if keepdims is not np._NoValue else False
@@ -72,18 +75,27 @@ def _reduce(op: Op) -> Callable:
     return handler
 
 
-def _where(condition: Any, *values: Any) -> Any:
-    if len(values) != 2:
+def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    if x is None or y is None:
         raise _unsupported("np.where with one argument (it returns indices)")
-    return apply_elementwise(Op.WHERE, condition, *values)
+    return apply_elementwise(Op.WHERE, condition, x, y)
 
 
-def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Any:
-    if out is not None or kwargs:
-        raise _unsupported("np.clip with out= or keyword bounds")
-    if a_min is None or a_max is None:
+def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *,
+          min: Any = np._NoValue, max: Any = np._NoValue) -> Any:
+    """``np.clip``; the bounds by position (``a_min``, ``a_max``) or by keyword (``min=``,
+    ``max=``, NumPy 2's names)."""
+    low = min if a_min is np._NoValue else a_min
+    high = max if a_max is np._NoValue else a_max
+    if out is not None:
+        raise _unsupported("np.clip with out=")
+    if any(bound is None or bound is np._NoValue for bound in (low, high)):
         raise _unsupported("np.clip with a missing bound")
-    return apply_elementwise(Op.CLIP, a, a_min, a_max, numpy_fn=np._core.umath.clip)
+    return apply_elementwise(Op.CLIP, a, low, high, numpy_fn=np._core.umath.clip)
+
+
+def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
+    return _clip(a, min, max, out)
 
 
 def _dims(shape: Any) -> tuple:
@@ -102,21 +114,33 @@ def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
     return result
 
 
-def _reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None, copy: Any = None) -> Any:
+def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
+             copy: Any = None) -> Any:
+    """``np.reshape`` (``newshape=`` is NumPy < 2.4's name of ``shape``)."""
     if order != "C" or copy is not None:
         raise _unsupported("reshape with order= or copy=")
-    target = newshape if newshape is not None else (shape[0] if len(shape) == 1 else shape)
+    target = newshape if shape is None else shape
     array = _sym(a)
     return _keeps_scalar(array, wrap(B.reshape(array.node, _dims(target)), base=array))
 
 
-def _transpose(a: Any, *axes: Any) -> Any:
+def _varargs(values: tuple) -> Any:
+    """A method's ``*shape``/``*axes``: ``a.reshape(2, 3)`` or ``a.reshape((2, 3))``."""
+    return values[0] if len(values) == 1 else values
+
+
+def _reshape_method(a: Any, *shape: Any, order: str = "C", copy: Any = None) -> Any:
+    return _reshape(a, _varargs(shape), order, copy=copy)
+
+
+def _transpose(a: Any, axes: Any = None) -> Any:
     array = _sym(a)
-    perm = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-    perm = perm or (None,)
-    if perm == (None,):
-        perm = tuple(reversed(range(array.ndim)))
+    perm = tuple(reversed(range(array.ndim))) if axes is None else tuple(axes)
     return _keeps_scalar(array, wrap(B.transpose(array.node, perm), base=array))
+
+
+def _transpose_method(a: Any, *axes: Any) -> Any:
+    return _transpose(a, _varargs(axes) if axes else None)
 
 
 def _ravel(a: Any, order: str = "C") -> Any:
@@ -127,7 +151,7 @@ def _flatten(a: Any, order: str = "C") -> Any:
     return _copy(_reshape(a, -1, order=order))
 
 
-def _copy(a: Any, order: str = "K", **kwargs: Any) -> Any:
+def _copy(a: Any, order: str = "K") -> Any:
     """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
     array = _sym(a)
     from astcompile.graph.context import current
@@ -135,7 +159,7 @@ def _copy(a: Any, order: str = "K", **kwargs: Any) -> Any:
     return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
 
 
-def _copy_method(array: SymArray, order: str = "K") -> Any:
+def _copy_method(array: SymArray, order: str = "C") -> Any:
     return _keeps_scalar(array, _copy(array, order))
 
 
@@ -150,24 +174,27 @@ def _astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy:
     return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
 
 
-def _asarray(a: Any, dtype: Any = None, order: Any = None, **kwargs: Any) -> Any:
-    """``np.asarray``: the array itself, or a 0-d array where ``a`` is a NumPy scalar."""
+def _asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:
+    """``np.asarray``: the array itself, or a 0-d array where ``a`` is a NumPy scalar, or a
+    new array where a cast or ``copy=True`` asks for one."""
     array = _sym(a)
+    if copy is False and dtype is not None and np.dtype(dtype) != array.dtype:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
     if dtype is not None and np.dtype(dtype) != array.dtype:
-        array = _astype(array, dtype)
-    if array.is_scalar:
+        return _astype(array, dtype)
+    if array.is_scalar or copy:
         return _copy(array)  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
     return array
 
 
-def _ascontiguousarray(a: Any, dtype: Any = None, **kwargs: Any) -> Any:
+def _ascontiguousarray(a: Any, dtype: Any = None) -> Any:
     """Like ``np.asarray``, but NumPy makes a 0-d input one-dimensional."""
     array = _asarray(a, dtype)
     return _reshape(array, (1,)) if array.ndim == 0 else array
 
 
-def _broadcast_to(a: Any, shape: Any, subok: bool = False) -> Any:
-    array = _sym(a)
+def _broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    array = _sym(array)
     return wrap(B.broadcast_to(array.node, _dims(shape)), base=array)
 
 
@@ -208,31 +235,41 @@ def _vdot(a: Any, b: Any) -> Any:
     return product
 
 
-def _full_like(a: Any, fill: Any, dtype: Any = None, **kwargs: Any) -> Any:
+def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """``np.full_like`` and ``np.zeros_like`` & co: a fresh array of ``a``'s shape (or
+    ``shape``) and dtype (or ``dtype``)."""
     array = _sym(a)
     target = np.dtype(dtype) if dtype is not None else array.dtype
-    value = operand(np.asarray(fill).astype(target)[()])
-    from astcompile.graph.context import current
+    traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
+    value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
+    return _new_array(array.node.shape if shape is None else _dims(shape), target, value)
 
-    spread = B.broadcast_to(value.node, array.node.shape)
-    node = current().node(Op.COPY, (spread,), target, array.node.shape)
-    return wrap(node)
+
+def _like(fill: Any) -> Callable:
+    """``np.zeros_like(a, dtype=None, ..., shape=None)`` & co (``empty_like`` zero-fills)."""
+
+    def handler(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+        return _full_like(a, fill, dtype, shape)
+
+    return handler
 
 
 def _filled(fill: Any) -> Callable:
     """``np.zeros(shape, dtype)`` & co: a fresh array the region may write into."""
 
-    def handler(shape: Any, dtype: Any = float, order: str = "C", **kwargs: Any) -> Any:
-        if order not in ("C", "K", "A") or kwargs.get("like") is not None:
-            raise _unsupported("array creation with order='F' or like=")
-        return _new_array(_dims(shape), np.dtype(dtype), fill)
+    def handler(shape: Any, dtype: Any = None, order: str = "C") -> Any:
+        if order not in ("C", "K", "A"):
+            raise _unsupported("array creation with order='F'")
+        return _new_array(_dims(shape), np.dtype(float if dtype is None else dtype), fill)
 
     return handler
 
 
-def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kwargs: Any) -> Any:
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> Any:
     if isinstance(fill_value, SymArray) and fill_value.ndim:
         raise _unsupported("np.full with an array fill value")
+    if order not in ("C", "K", "A"):
+        raise _unsupported("array creation with order='F'")
     target = np.dtype(dtype) if dtype is not None else np.asarray(_hint(fill_value)).dtype
     return _new_array(_dims(shape), target, fill_value)
 
@@ -257,7 +294,7 @@ def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
 
 CREATION: dict[Callable, Callable] = {
     np.zeros: _filled(0), np.ones: _filled(1), np.empty: _filled(0), np.full: _full,
-    np.array: literal_handler(np.array), np.asarray: literal_handler(np.asarray),
+    np.array: literals.array, np.asarray: literals.asarray,
     **numpy_construct.CREATION,
 }
 
@@ -277,10 +314,8 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
     np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.real: complex_parts.real,
     np.imag: complex_parts.imag, np.angle: complex_parts.angle, np.shape: _shape,
-    np.zeros_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
-    np.ones_like: lambda a, dtype=None, **k: _full_like(a, 1, dtype),
-    np.full_like: _full_like,
-    np.empty_like: lambda a, dtype=None, **k: _full_like(a, 0, dtype),
+    np.zeros_like: _like(0), np.ones_like: _like(1), np.full_like: _full_like,
+    np.empty_like: _like(0),
     **views_norms.FUNCTIONS,
     **numpy_construct.FUNCTIONS, **numpy_join.FUNCTIONS, **numpy_scan.FUNCTIONS,
 }
@@ -293,14 +328,15 @@ def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     handler = FUNCTIONS.get(func)
     if handler is None:
         raise _unsupported(f"np.{getattr(func, '__name__', func)}")
-    return handler(*args, **kwargs)
+    return numpy_bind.call_function(func, handler, args, kwargs)
 
 
 METHODS: dict[str, Callable] = {
     **{fn.__name__: _reduce(op) for fn, op in REDUCTION_TO_OP.items() if fn.__name__ in
        ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
-    "reshape": _reshape, "transpose": _transpose, "ravel": _ravel, "flatten": _flatten,
-    "copy": _copy_method, "astype": _astype, "clip": _clip, "dot": _dot, "squeeze": _squeeze,
+    "reshape": _reshape_method, "transpose": _transpose_method, "ravel": _ravel,
+    "flatten": _flatten, "copy": _copy_method, "astype": _astype, "clip": _clip_method,
+    "dot": _dot, "squeeze": _squeeze,
     "conj": np.conjugate, "conjugate": np.conjugate, **numpy_scan.METHODS,
 }
 
@@ -311,5 +347,5 @@ def array_method(array: SymArray, name: str) -> Callable:
         if hasattr(np.ndarray, name):
             raise _unsupported(f"ndarray.{name}")
         raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
-    return lambda *args, **kwargs: handler(array, *args, **kwargs)
+    return lambda *args, **kwargs: numpy_bind.call_method(name, handler, array, args, kwargs)
 

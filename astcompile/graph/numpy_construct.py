@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -77,29 +78,18 @@ def _concrete(value: Any) -> Any:
 # --- np.arange ------------------------------------------------------------------------------
 
 
-def arange(*args: Any, dtype: Any = None, device: Any = None, like: Any = None,
-           **kwargs: Any) -> SymArray:
-    if like is not None or device not in (None, "cpu"):
-        raise unsupported("np.arange with like= or device=")
-    start, stop, step = _arange_args(args, kwargs)
+def arange(start_or_stop: Any, stop: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None) -> SymArray:
+    """``np.arange(stop)`` or ``np.arange(start, stop[, step])``."""
+    if device not in (None, "cpu"):
+        raise unsupported("np.arange with device=")
+    start, stop = (0, start_or_stop) if stop is None else (start_or_stop, stop)
+    step = 1 if step is None else step
     target = None if dtype is None else np.dtype(dtype)
     symbolic = _symbolic_arange(start, stop, step, target)
     if symbolic is not None:
         return symbolic
     return _concrete_arange(*(_concrete(v) for v in (start, stop, step)), target)
-
-
-def _arange_args(args: tuple, kwargs: dict) -> tuple[Any, Any, Any]:
-    names = ("start", "stop", "step")
-    if len(args) > 3 or set(kwargs) - set(names) or set(kwargs) & set(names[: len(args)]):
-        raise TypeError("arange() takes (start, stop, step) and dtype=")
-    values = {**dict(zip(names, args)), **kwargs}
-    if values.get("stop") is None:
-        if values.get("start") is None:
-            raise TypeError("arange() requires stop to be specified.")
-        values["start"], values["stop"] = 0, values["start"]
-    start, step = values.get("start"), values.get("step")
-    return 0 if start is None else start, values["stop"], 1 if step is None else step
 
 
 def _symbolic_arange(start: Any, stop: Any, step: Any, target: np.dtype | None) -> Any:

@@ -7,9 +7,9 @@ by the same :class:`Op` members, so adding an op is one row here plus one row pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
-from typing import Callable
 
 import numpy as np
 
@@ -138,14 +138,23 @@ class Op(Enum):
 
 @dataclass(frozen=True)
 class OpInfo:
+    """One op's row. ``fresh``: NumPy returns a new array (buffer) for it, never a view or a
+    leaf, so the result has an *identity*: two equal computations are two arrays, and a write
+    into one (a later STORE, or the caller after the region) must not show in the other."""
+
     op: Op
     kind: Kind
     numpy: Callable | None  # reference implementation used by the eager backend
     nin: int = 1
+    fresh: bool = False
+
+
+#: Kinds whose results are new arrays; views alias their input, leaves are the caller's.
+_FRESH_KINDS = frozenset({Kind.ELEMENTWISE, Kind.REDUCTION, Kind.EXTERN})
 
 
 def _row(op: Op, kind: Kind, fn: Callable | None, nin: int = 1) -> OpInfo:
-    return OpInfo(op, kind, fn, nin)
+    return OpInfo(op, kind, fn, nin, kind in _FRESH_KINDS)
 
 
 E, R, V = Kind.ELEMENTWISE, Kind.REDUCTION, Kind.VIEW
@@ -240,3 +249,8 @@ def is_reduction(op: Op) -> bool:
 
 def is_view(op: Op) -> bool:
     return REGISTRY[op].kind is Kind.VIEW
+
+
+def is_fresh(op: Op) -> bool:
+    """Whether ``op`` makes a new array (see :class:`OpInfo`): np.zeros, np.copy, x + 1, ..."""
+    return REGISTRY[op].fresh

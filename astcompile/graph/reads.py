@@ -166,6 +166,8 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
+    if not _is_user_function(value.__func__):  # a library's method: its state is hidden
+        return _builtin_method(recorder, path, value)
     func = recorder.see(path + (("func",),), value.__func__)
     owner = recorder.see(path + (("self",),), value.__self__)
     return types.MethodType(func, owner)

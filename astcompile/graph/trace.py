@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.graph import escapes
 from astcompile.graph import shapes as S
 from astcompile.graph.build import check_dtype
 from astcompile.graph.context import TraceBreak, TraceContext
@@ -106,8 +107,9 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
 
 
 class _Outputs:
-    def __init__(self, ctx: TraceContext) -> None:
+    def __init__(self, ctx: TraceContext, watch: escapes.Watch) -> None:
         self.ctx = ctx
+        self.watch = watch
         self.nodes: list[Node] = []
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
@@ -127,15 +129,13 @@ class _Outputs:
             return self._graph(value.node, type(value.hint))
         if isinstance(value, SymInt):
             return self._graph(value.as_node(), int)
-        if isinstance(value, dict):
-            raise TraceBreak("unsupported output", "a dict leaving a region runs in NumPy")
         if is_read_stand_in(value):
             raise TraceBreak("unsupported output", "a Python object the region read leaves it; "
                              "the region runs in NumPy")
         if isinstance(value, MaskedValue):
             raise TraceBreak("boolean mask", "a boolean-mask selection has a data-dependent "
                              "length; it leaves the region only as a NumPy array")
-        return OutSpec("const", value=value)
+        return escapes.constant(value, self.watch.is_given)
 
 
 def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str,
@@ -152,11 +152,16 @@ def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: s
         reads = ReadRecorder(inputs.leaf, tuple(names), tuple(args))
         symbolic_args = [_symbolize(a, n, inputs, reads, (("arg", i),))
                          for i, (a, n) in enumerate(zip(args, names))]
+        # the safety net for changes made behind the stand-ins' backs: the real objects
+        watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
         if root is not None:
             fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
-        with np.errstate(all="ignore"):
-            result = fn(*symbolic_args)
-        outputs = _Outputs(ctx)
+        try:
+            with np.errstate(all="ignore"):
+                result = fn(*symbolic_args)
+        finally:
+            watch.check()
+        outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
     graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0],
                   list(ctx.env.guards))

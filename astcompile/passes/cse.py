@@ -13,7 +13,11 @@ After::
 
 Two nodes are the same computation when op, inputs, dtype, shape and attribute are equal.
 Inputs, effects and control nodes are never merged; constants only when their value is a
-hashable scalar.
+hashable scalar. Buffers with an identity (:mod:`astcompile.passes.identity`) are never
+merged into one array: a written buffer (or a read of one) is never merged at all, and of
+several equal escaping nodes each stays its own array, as NumPy returns them::
+
+    w = np.zeros(2); g = np.zeros(2)   # two outputs: two copy nodes, two arrays
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Hashable
 
 from astcompile.graph.ir import ConstAttr, Graph, Node, ReduceAttr
 from astcompile.graph.ops import Kind, Op
+from astcompile.passes.identity import Identity, buffer_of, identity
 from astcompile.passes.rebuild import rebuild, with_inputs
 
 _NEVER = {Kind.EFFECT, Kind.CONTROL}
@@ -58,23 +63,40 @@ def _as_shape(node: Node, shape: tuple) -> Node:
     return Node(Op.RESHAPE, (node,), node.dtype, shape, shape, node.loc)
 
 
-def cse(graph: Graph) -> tuple[Graph, bool]:
-    seen: dict[Hashable, Node] = {}
-    reductions: dict[Hashable, Node] = {}
+class _Merger:
+    """The rebuild rule: each node becomes the first equal node kept before it, unless both
+    would then be one escaping array."""
 
-    def rule(node: Node, inputs: tuple[Node, ...]) -> Node | None:
+    def __init__(self, found: Identity) -> None:
+        self.identity = found
+        self.seen: dict[Hashable, Node] = {}
+        self.reductions: dict[Hashable, Node] = {}
+        self.claimed: set[int] = set()  # kept buffers that an escaping node already is
+
+    def __call__(self, node: Node, inputs: tuple[Node, ...]) -> Node | None:
         key = _key(node, inputs)
-        if key is None:
+        if key is None or not self.identity.interchangeable(node):
             return None
-        if key not in seen:
+        earlier = self._earlier(node, inputs, key)
+        escaping = self.identity.escapes(node)
+        if earlier is None or (escaping and buffer_of(earlier).id in self.claimed):
+            kept = with_inputs(node, inputs)
             same = _reduction_key(node, inputs)
-            earlier = reductions.get(same) if same is not None else None
-            if earlier is not None:
-                seen[key] = _as_shape(earlier, node.shape)
-            else:
-                seen[key] = with_inputs(node, inputs)
-                if same is not None:
-                    reductions[same] = seen[key]
-        return seen[key]
+            if same is not None:
+                self.reductions.setdefault(same, kept)
+            earlier = kept
+        self.seen.setdefault(key, earlier)
+        if escaping:
+            self.claimed.add(buffer_of(earlier).id)
+        return earlier
 
-    return rebuild(graph, rule)
+    def _earlier(self, node: Node, inputs: tuple[Node, ...], key: Hashable) -> Node | None:
+        if key in self.seen:
+            return self.seen[key]
+        same = _reduction_key(node, inputs)
+        earlier = self.reductions.get(same) if same is not None else None
+        return None if earlier is None else _as_shape(earlier, node.shape)
+
+
+def cse(graph: Graph) -> tuple[Graph, bool]:
+    return rebuild(graph, _Merger(identity(graph)))

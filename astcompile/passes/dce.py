@@ -14,7 +14,9 @@ After::
     return %0
 
 Views are kept even when they change nothing visible: an output that is a view must stay a
-distinct array object aliasing the input, as NumPy returns it.
+distinct array object aliasing the input, as NumPy returns it. A no-op whose buffer has an
+identity (:mod:`astcompile.passes.identity`) is kept too: ``y = +x`` is a new array, so the
+caller (or a store) writing ``y`` or ``y[1:]`` must not write ``x``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable
 
 from astcompile.graph.ir import Graph, Node
 from astcompile.graph.ops import Op
+from astcompile.passes.identity import identity
 from astcompile.passes.rebuild import rebuild
 
 
@@ -39,11 +42,12 @@ _IDENTITY: dict[Op, Callable[[Node, tuple[Node, ...]], bool]] = {
 
 
 def dce(graph: Graph) -> tuple[Graph, bool]:
-    outputs = {n.id for n in graph.outputs}
+    found = identity(graph)
 
     def rule(node: Node, inputs: tuple[Node, ...]) -> Node | None:
         check = _IDENTITY.get(node.op)
-        if check and node.id not in outputs and check(node, inputs):
+        keep = found.escapes(node) or not found.interchangeable(node)
+        if check and not keep and check(node, inputs):
             return inputs[0]
         return None
 

@@ -1,0 +1,179 @@
+"""Nothing traced leaves a trace as a Python value, and a trace's changes to what it was given
+are undone and break it: sets, dicts, hashes of computed scalars, list and dict arguments."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from differential import assert_same, assert_same_value
+
+import astcompile
+from astcompile.graph import escapes
+from astcompile.graph.context import TraceBreak, TraceContext
+from astcompile.graph.ops import Op
+from astcompile.graph.results import OutSpec
+from astcompile.graph.symbolic import SymArray
+
+BACKENDS = ["eager", "c"]
+HISTORY: list = []
+TABLE = np.ones(3)
+
+
+def set_of_a_sum(x):
+    s = x.sum()
+    seen = {s}
+    return len(seen), s in seen
+
+
+def set_of_a_sum_then_break(x):
+    y = x * 2
+    s = x.sum()
+    seen = {s}
+    print("graph break")
+    return y, len(seen), s in seen
+
+
+def set_of_a_scalar(x, n):
+    y = x * 2
+    s = n * 2
+    seen = {s}
+    print("graph break")
+    return y, len(seen), s in seen
+
+
+def dict_keyed_and_valued(x, n):
+    y = x + 1
+    s = n + 0.5
+    by_key = {s: 1}
+    by_value = {"total": x.sum()}
+    print("graph break")
+    return y, by_key[s], by_value["total"]
+
+
+def hashes_and_frozensets(x, n):
+    y = x * 2
+    s = n + 1
+    h = hash(s)
+    frozen = frozenset([s, n])
+    print("graph break")
+    return y, h, len(frozen), s in frozen
+
+
+def fresh_set_each_call(x):
+    seen = set()
+    y = x + 1
+    print("graph break")
+    seen.add(len(seen))
+    return y, len(seen)
+
+
+def fresh_array_from_a_global(x):
+    table = TABLE * 2
+    y = x + 1
+    print("graph break")
+    table[0] += 1
+    return table, y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", [
+    (set_of_a_sum, (np.arange(4.0),)), (set_of_a_sum_then_break, (np.arange(4.0),)),
+    (set_of_a_scalar, (np.arange(4.0), 3)), (dict_keyed_and_valued, (np.arange(4.0), 3)),
+    (hashes_and_frozensets, (np.arange(4.0), 3)), (fresh_set_each_call, (np.arange(3.0),)),
+    (fresh_array_from_a_global, (np.arange(3.0),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_python_values_of_computed_scalars(fn, args, backend):
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(3):  # later calls must not see state left by earlier ones
+        expected = fn(*copy.deepcopy(args))
+        assert_same_value(compiled(*copy.deepcopy(args)), expected)
+    assert_same(fn, *args, backend=backend)
+
+
+def append_to_argument(x, items):
+    y = x * 2
+    items.append(x.sum())
+    return y
+
+
+def store_into_list_argument(x, items):
+    y = x * 2
+    items[0] = y
+    return y
+
+
+def store_into_dict_argument(x, table):
+    y = x * 2
+    table["total"] = x.sum()
+    table["count"] = table.get("count", 0) + 1
+    return y
+
+
+def append_to_global(x):
+    y = x * 2
+    HISTORY.append(len(HISTORY))
+    return y
+
+
+def _plain(value):
+    """A dict or list argument as comparable values."""
+    if isinstance(value, dict):
+        return sorted((k, _plain(v)) for k, v in value.items())
+    return [_plain(v) for v in value] if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, container", [
+    (append_to_argument, []), (store_into_list_argument, [0]),
+    (store_into_dict_argument, {"count": 5}),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_changes_to_arguments_happen_on_every_call(fn, container, backend):
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(3):
+        expected_arg, got_arg = copy.deepcopy(container), copy.deepcopy(container)
+        expected = fn(np.arange(4.0), expected_arg)
+        assert_same_value(compiled(np.arange(4.0), got_arg), expected)
+        assert repr(_plain(got_arg)) == repr(_plain(expected_arg))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_changes_to_globals_happen_on_every_call(backend):
+    compiled = astcompile.compile(append_to_global, backend=backend)
+    HISTORY.clear()
+    for _ in range(3):
+        compiled(np.arange(3.0))
+    assert HISTORY == [0, 1, 2]
+
+
+def test_holds_traced_looks_inside_containers_functions_and_objects():
+    class Box:
+        pass
+
+    with TraceContext("t") as ctx:
+        traced = SymArray(ctx.node(Op.CONST, (), np.dtype(float), ()))
+        box = Box()
+        box.value = [traced]
+        assert escapes.holds_traced({"k": (1, frozenset({2}), box)})
+        assert escapes.holds_traced(lambda: traced)
+        assert not escapes.holds_traced({"k": [1, 2.0, "s", np.ones(2)]})
+
+
+def test_constant_outputs_are_immutable_or_given():
+    given = [1, 2]
+    assert escapes.constant((1, "a", None), lambda v: False) == OutSpec("const", value=(1, "a", None))
+    assert escapes.constant(given, lambda v: v is given).value is given
+    with pytest.raises(TraceBreak, match="a set made in the region"):
+        escapes.constant({1}, lambda v: False)
+
+
+def test_a_watch_undoes_changes_to_what_it_was_given():
+    items, table = [1], {"a": 1}
+    watch = escapes.Watch([items, table])
+    items.append(2)
+    table["b"] = 2
+    with pytest.raises(TraceBreak, match="side effect on a Python object"):
+        watch.check()
+    assert items == [1] and table == {"a": 1}
+    escapes.Watch([items, table]).check()  # unchanged: nothing to say
