@@ -107,7 +107,7 @@ def test_toy_example_rewrite_reads_like_code():
         '    print("woo")\n'
         "    if b.sum() < 0:\n"
         "        (b,) = __ac_region_1(b)\n"
-        "    (__ac_ret,) = __ac_region_2(x, b); return __ac_ret\n"
+        "    (__ac_ret,) = __ac_region_2(b, x); return __ac_ret\n"
     )
     region = result.regions[0]
     assert region.body_source == "\n" * (first - 1) + (
@@ -161,7 +161,7 @@ def test_output_unassigned_on_some_path_is_also_a_parameter():
         print(y)
 
     (region,) = rewrite(fn).regions  # ``y = x`` alone computes nothing: no region
-    assert (region.params, region.outputs) == (("flag", "x", "y"), ("y",))
+    assert (region.params, region.outputs) == (("x", "flag", "y"), ("y",))  # signature order first
 
 
 def test_output_never_bound_before_demotes_the_branch():
@@ -198,7 +198,7 @@ def test_eager_user_calls_are_routed_with_their_arguments():
 
 def test_one_line_loops_are_lowered_with_their_region():
     result = rewrite(P.one_liners)
-    assert "    (__ac_ret,) = __ac_region_0(n, x)\n" in result.source
+    assert "    (__ac_ret,) = __ac_region_0(x, n)\n" in result.source
     assert [type(s).__name__ for s in result.regions[0].structured] == ["LoopSpec"]
 
 

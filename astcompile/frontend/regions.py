@@ -136,6 +136,7 @@ class _Planner:
         self.structured = StructuredPlanner(self.liveness, line_of)
         self.specs: dict[cst.CSTNode, list[Spec]] = {}
         self.locals = function_locals(fdef)
+        self.signature = {name: i for i, name in enumerate(parameter_names(fdef))}
         self.local_fns = local_functions(fdef)
         self.freevars = frozenset(fn.__code__.co_freevars) if fn is not None else frozenset()
         self.fn_globals = getattr(fn, "__globals__", None)
@@ -249,6 +250,9 @@ class _Planner:
         outputs = [n for n in sets.writes if n in live_out and n in self.locals]
         params = [n for n in sets.reads if n in live_in and n in defined]  # the rest: never bound
         params += [n for n in outputs if n not in surely and n in defined and n not in params]
+        # the function's parameters first, in its order: a region that is the whole function is
+        # then called with the caller's arguments as they are (CompiledFunction's shortcut)
+        params.sort(key=lambda n: self.signature.get(n, len(self.signature)))
         returns = has_top_return(units[-1])
         run = Run(
             name=f"__ac_region_{len(self.plan.order)}",
