@@ -42,6 +42,8 @@ def _box(value: Any, box: Any) -> Any:
         return value
     if box == "scalar":
         return value[()] if isinstance(value, np.ndarray) else value
+    if box == "0d":
+        return value if isinstance(value, np.ndarray) else np.asarray(value)
     return box(value)
 
 

@@ -23,6 +23,16 @@ def test_a_negative_nan_constant_keeps_its_sign(backend):
     np.testing.assert_array_equal(got[0], [-1.0, -2.0])
 
 
+def _squeeze_to_zero_d(x):
+    return np.squeeze(x + 1), np.squeeze(x), (x * 2)[0, ...], x.sum()[...], np.squeeze(x.sum())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_zero_d_array_results_stay_arrays(backend):
+    """``np.squeeze`` of an array and ``x[0, ...]`` give 0-d arrays, never NumPy scalars."""
+    assert_same(_squeeze_to_zero_d, np.array([1.5]), backend=backend)
+
+
 def _add_zero_d(x):
     x += np.array(300)
     return x

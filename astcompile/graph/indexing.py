@@ -164,7 +164,12 @@ def getitem(array: Any, key: Any) -> Any:
     node = B.index(array.node, items, dynamic)
     all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
+    is_scalar = is_scalar and not _has_ellipsis(key)  # x[0, ...] is a 0-d array
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
+
+
+def _has_ellipsis(key: Any) -> bool:
+    return any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
 
 
 def setitem(array: Any, key: Any, value: Any) -> None:

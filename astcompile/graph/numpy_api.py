@@ -21,7 +21,7 @@ from astcompile.graph.literals import literal_handler
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.outargs import ufunc_into
-from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, operand, wrap
+from astcompile.graph.symbolic import SymArray, SymInt, apply_elementwise, matmul, operand, wrap
 from astcompile.graph.vectors import inner_product
 
 
@@ -49,7 +49,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     if out is not None:
         return ufunc_into(ufunc, lambda: array_ufunc(ufunc, method, inputs, {}), inputs, out)
     if ufunc is np.matmul:
-        return wrap(B.matmul(Op.MATMUL, operand(inputs[0]), operand(inputs[1])))
+        return matmul(Op.MATMUL, inputs[0], inputs[1])
     if ufunc is np._core.umath.clip:
         return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc)
     op = UFUNC_TO_OP.get(ufunc)
@@ -197,7 +197,7 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
     product = inner_product(a, b, in_loop_only=True)
     if product is not None:
         return product
-    return wrap(B.matmul(Op.DOT, operand(a), operand(b)))
+    return matmul(Op.DOT, a, b)
 
 
 def _vdot(a: Any, b: Any) -> Any:

@@ -26,7 +26,7 @@ class OutSpec:
     """How one output of the region is produced at run time.
 
     ``kind`` is "graph" (graph output ``index``, boxed by ``box``: "array", "scalar" for a NumPy
-    scalar, or a Python type), "leaf" (argument leaf ``index`` returned as the same object) or
+    scalar, "0d" for a 0-d array, or a Python type), "leaf" (argument leaf ``index`` returned as the same object) or
     "const" (``value`` itself).
     """
 

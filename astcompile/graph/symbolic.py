@@ -59,6 +59,12 @@ def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None) ->
     return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
 
 
+def matmul(op: Op, a: Any, b: Any) -> "SymArray":
+    """``a @ b`` / ``np.dot``: two vectors give a NumPy scalar, as in NumPy."""
+    node = B.matmul(op, operand(a), operand(b))
+    return wrap(node, is_scalar=node.ndim == 0)
+
+
 def _sym_or_const(value: Any) -> "SymArray":
     """A SymArray for any operand (a constant becomes a CONST node)."""
     return value if isinstance(value, SymArray) else wrap(operand(value).node,
@@ -173,10 +179,10 @@ class SymArray:
         return getitem(self, key)
 
     def __matmul__(self, other: Any) -> "SymArray":
-        return wrap(B.matmul(Op.MATMUL, operand(self), operand(other)))
+        return matmul(Op.MATMUL, self, other)
 
     def __rmatmul__(self, other: Any) -> "SymArray":
-        return wrap(B.matmul(Op.MATMUL, operand(other), operand(self)))
+        return matmul(Op.MATMUL, other, self)
 
     def __neg__(self) -> "SymArray":
         return apply_elementwise(Op.NEG, self)

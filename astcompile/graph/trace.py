@@ -94,6 +94,14 @@ def _symbolize(value: Any, name: str, inputs: _Inputs) -> Any:
     return value
 
 
+def _array_box(value: SymArray) -> str:
+    """A NumPy scalar, a 0-d array (backends may compute it as a scalar: boxed back into an
+    array, as ``np.squeeze`` or ``x[0, ...]`` return one), or any other array."""
+    if value.is_scalar:
+        return "scalar"
+    return "0d" if value.node.ndim == 0 else "array"
+
+
 class _Outputs:
     def __init__(self, ctx: TraceContext) -> None:
         self.ctx = ctx
@@ -109,7 +117,7 @@ class _Outputs:
         if isinstance(value, SymArray):
             if value.is_input and value.node.op is Op.INPUT:
                 return OutSpec("leaf", value.node.attr.index)
-            return self._graph(value.node, "scalar" if value.is_scalar else "array")
+            return self._graph(value.node, _array_box(value))
         if isinstance(value, SymScalar):
             if value.node.op is Op.INPUT:
                 return OutSpec("leaf", value.node.attr.index)
