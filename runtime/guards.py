@@ -36,6 +36,18 @@ def int_class(value: int) -> tuple[bool, int]:
     return value < 0, len(_INT_CLASSES)
 
 
+def int_class_bounds(value: int) -> tuple[int, int]:
+    """The smallest and largest int of ``value``'s class: every int the guard of an argument
+    traced with ``value`` lets through (the compiler checks them against a dtype's range)."""
+    negative, k = int_class(value)
+    low_bits = _INT_CLASSES[k - 1] if k else -1
+    if k == len(_INT_CLASSES):
+        return (-(2**200), -(2**64)) if negative else (2**64, 2**200)
+    high = 2 ** _INT_CLASSES[k] - 1
+    low = 2**low_bits if low_bits >= 0 else 0
+    return (-high, -max(low, 1)) if negative else (low, high)
+
+
 def _dim_class(size: int, sizes: dict[int, int]) -> int:
     if size < 2:
         return size

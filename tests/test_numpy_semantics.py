@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import assert_same
+from differential import assert_same, assert_same_calls
 
 BACKENDS = ["eager", "c"]
 
@@ -68,3 +68,58 @@ def test_zero_d_array_constants_in_stores_compile(backend, fn):
 def test_zero_d_array_constants_in_scans_and_reductions_compile(backend, fn):
     assert_same(fn, np.array([1.0, 300.0]), backend=backend)
 
+
+def _compare_with(y, k):
+    return y >= k, y < k, y == k, k != y, y > k + 1
+
+
+def _add(y, k):
+    return y + k
+
+
+U8, I8 = np.array([3, 200], np.uint8), np.array([3, -100], np.int8)
+I64, U64 = np.array([3, -5]), np.array([3, 2**63 + 5], np.uint64)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("y, k", [(U8, -1), (U8, 300), (I8, 300), (I8, -129), (U64, -3),
+                                  (I64, 2**63), (I64, 2**64 - 1), (U64, 2**63 + 5)])
+def test_comparisons_with_python_ints_outside_the_dtype_are_exact(backend, y, k):
+    """NumPy 2 compares a Python int with an integer array exactly even where it does not
+    fit the array's dtype (a cast would wrap: ``uint8 >= -1`` was all False)."""
+    assert_same_calls(_compare_with, [(y, k)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arithmetic_with_a_python_int_outside_the_dtype_raises(backend):
+    """The first call compiles with -128 (it fits int8); -200 has the same guard class and
+    must raise NumPy's OverflowError, not wrap."""
+    calls = [(I8, -128), (I8, -200), (I8, -3), (U8, 255), (U8, 256), (U64, -3)]
+    assert_same_calls(_add, calls, backend=backend)
+
+
+def _loop_compares_and_adds(y, n):
+    out = np.zeros(n, bool)
+    total = np.zeros(n, np.int64)
+    for i in range(n):
+        out[i] = y[0] >= i - 3
+        total[i] = y[1] + i
+    return out, total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loop_values_compare_exactly_and_overflow_like_numpy(backend):
+    """A loop variable next to an element of a uint8 array: compared exactly, and added
+    with NumPy's OverflowError once it passes 255."""
+    calls = [(np.array([1, 250], np.uint8), 5), (np.array([1, 250], np.uint8), 300)]
+    assert_same_calls(_loop_compares_and_adds, calls, backend=backend)
+
+
+def _mixed_signs(a, b):
+    return a < b, a >= b, b == a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int64_against_uint64_arrays_compares_exactly(backend):
+    a, b = np.array([-1, 5, 2**62]), np.array([2**63, 5, 3], np.uint64)
+    assert_same_calls(_mixed_signs, [(a, b)], backend=backend)
