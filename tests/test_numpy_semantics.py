@@ -123,3 +123,33 @@ def _mixed_signs(a, b):
 def test_int64_against_uint64_arrays_compares_exactly(backend):
     a, b = np.array([-1, 5, 2**62]), np.array([2**63, 5, 3], np.uint64)
     assert_same_calls(_mixed_signs, [(a, b)], backend=backend)
+
+
+def _ufuncs_of_python_scalars(x, s):
+    return x * np.ceil(s), x * np.abs(s / 3), np.floor(s) + x, np.sqrt(x.shape[0]) * x
+
+
+def _ufunc_of_a_loop_value(x):
+    out = np.zeros(x.shape[0], x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * np.ceil(i + 0.5)
+    return out
+
+
+def _inplace_ufunc_of_a_scalar(x, s):
+    x += np.ceil(s)
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [np.array([3, 2], np.uint8), np.array([1, 2], np.float32)])
+def test_a_ufunc_of_a_python_scalar_is_a_strong_numpy_scalar(backend, x):
+    """NEP 50: ``np.ceil(100.5)`` is ``np.float64(101.0)``, which promotes a uint8 or float32
+    array to float64 (it was traced as the weak Python int 101)."""
+    assert_same_calls(_ufuncs_of_python_scalars, [(x, 100.5), (x, 0.25)], backend=backend)
+    assert_same_calls(_ufunc_of_a_loop_value, [(x,)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_inplace_ufunc_that_cannot_cast_raises_numpys_error(backend):
+    assert_same_calls(_inplace_ufunc_of_a_scalar, [(np.array([1, 2]), 2.5)], backend=backend)

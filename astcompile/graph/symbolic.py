@@ -259,6 +259,15 @@ SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
 SymArray.__hash__ = None  # type: ignore[assignment]
 
 
+def _python_scalar_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """A ufunc of a traced Python number is traced, not computed from a specialised value:
+    ``np.ceil(2.5)`` is the *strong* NumPy scalar ``np.float64(3.0)`` (NEP 50), where
+    NumPy's object loop would have returned the weak Python int 3."""
+    from astcompile.graph.numpy_api import array_ufunc
+
+    return array_ufunc(ufunc, method, inputs, kwargs)
+
+
 class SymScalar:
     """A Python ``int``/``float``/``bool`` passed into a region: a weak scalar by value.
 
@@ -304,6 +313,8 @@ class SymScalar:
 
     def __repr__(self) -> str:
         return f"SymScalar({self.description}={self.hint!r})"
+
+    __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if isinstance(other, (SymArray, np.ndarray, np.generic)):
@@ -453,6 +464,8 @@ class SymInt:
 
     def __repr__(self) -> str:
         return f"SymInt({self.dim}={self.hint})"
+
+    __array_ufunc__ = _python_scalar_ufunc
 
     def _dim_op(self, fn: Callable, other: Any, reflected: bool) -> Any:
         if isinstance(other, (SymArray, SymScalar, np.ndarray, np.generic, float)):
