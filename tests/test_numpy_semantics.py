@@ -153,3 +153,28 @@ def test_a_ufunc_of_a_python_scalar_is_a_strong_numpy_scalar(backend, x):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_inplace_ufunc_that_cannot_cast_raises_numpys_error(backend):
     assert_same_calls(_inplace_ufunc_of_a_scalar, [(np.array([1, 2]), 2.5)], backend=backend)
+
+
+def _read_at(x, idx):
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += x[idx[k]]
+    return s
+
+
+def _slice_from(x, idx):
+    t = 0.0
+    for k in range(idx.shape[0]):
+        t += x[idx[k]:].sum() + x[:idx[k]].sum()
+    return t
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uint64_indices_above_int64_raise_or_clip_like_numpy(backend):
+    """``x[np.uint64(2**64 - 1)]`` raises OverflowError (it was read as ``x[-1]``); as a
+    slice bound the value is clipped to the axis."""
+    x = np.arange(5.0)
+    calls = [(x, np.array([1, 2], np.uint64)), (x, np.array([2, 2**64 - 1], np.uint64)),
+             (x, np.array([2**63], np.uint64))]
+    assert_same_calls(_read_at, calls, backend=backend)
+    assert_same_calls(_slice_from, calls, backend=backend)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from astcompile.graph import build as B
-from astcompile.graph import gather, masks
+from astcompile.graph import gather, limits, masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ir import DynIndex, IndexItem, Node
@@ -74,7 +74,7 @@ def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
 def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem | None:
     """``x[i:i + k]`` with a bound known only at run time: a "dslice" whose length is a RUN
     size (NumPy clips the bounds when the code runs, so the length may differ per iteration)."""
-    nodes = [_dynamic_node(b) for b in (entry.start, entry.stop)]
+    nodes = [_dynamic_node(b, clamp=True) for b in (entry.start, entry.stop)]
     if all(n is None for n in nodes):
         return None
     step = 1 if entry.step is None else _as_index(entry.step)
@@ -92,8 +92,9 @@ def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem 
     return IndexItem("dslice", bounds[0], S.runtime_dim(size), step, bounds[1])
 
 
-def _dynamic_node(entry: Any) -> Node | None:
-    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``)."""
+def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
+    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``); a
+    uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
     from astcompile.graph.symbolic import SymArray, SymScalar
 
     if isinstance(entry, SymScalar) and entry.dynamic:
@@ -105,6 +106,7 @@ def _dynamic_node(entry: Any) -> Node | None:
     if node.dtype.kind not in "iu":
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
                          "and integer or boolean arrays are valid indices")
+    node = limits.index_value(node, clamp)
     if node.dtype != np.int64:
         node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
     return node

@@ -119,3 +119,17 @@ def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:
     """NumPy's OverflowError for a Python int that does not fit the array's dtype."""
     if not known_to_fit(node, example, dtype):
         require(fits(node, dtype), "OverflowError", f"Python integer out of bounds for {dtype}")
+
+
+def index_value(node: Node, clamp: bool) -> Node:
+    """An unsigned 64-bit index as int64: an element index above int64 raises NumPy's
+    OverflowError; a slice bound is clamped (NumPy clips it to the axis anyway)."""
+    if node.dtype != _U64:
+        return node
+    small = fits(node, _I64)
+    if clamp:
+        largest = _const(np.iinfo(_I64).max, _U64)
+        node = _node(Op.WHERE, (small, node, largest), _U64)
+    else:
+        require(small, "OverflowError", "Python int too large to convert to C long")
+    return _cast(node, _I64)
