@@ -178,3 +178,43 @@ def test_uint64_indices_above_int64_raise_or_clip_like_numpy(backend):
              (x, np.array([2**63], np.uint64))]
     assert_same_calls(_read_at, calls, backend=backend)
     assert_same_calls(_slice_from, calls, backend=backend)
+
+
+def _store_reduced(x, y):
+    x[0] = y.max()
+    x[1:] = y[0]
+    return x * 2
+
+
+def _store_python_numbers(x, y, n):
+    for i in range(n):
+        x[i % 2] = i * 1.5 + y[0] * 0
+        x[1] = i
+    return x
+
+
+def _masked_and_fancy_stores(x, y, idx):
+    x[x > 1] = y.max()
+    x[idx] = y[0]
+    return x + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
+@pytest.mark.parametrize("y", [[np.inf, 1.0], [np.nan, 1.0], [-np.inf, 2.0], [1e30, 1.0],
+                               [300.5, -1.5], [-0.5, 2.0]])
+def test_float_scalars_stored_into_integer_arrays_convert_like_numpy(backend, dtype, y):
+    """NumPy converts a float scalar stored by element or slice through Python's int (NaN:
+    ValueError, infinity or out of range: OverflowError) for signed dtypes, and casts it
+    unsafely into unsigned ones and in mask or index-array stores."""
+    x, y = np.array([1, 2], dtype), np.array(y)
+    assert_same_calls(_store_reduced, [(x, y)], backend=backend)
+    assert_same_calls(_masked_and_fancy_stores, [(x, y, np.array([0, 1]))], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_numbers_stored_from_a_loop_must_fit(backend):
+    """A loop's Python int (or float) stored into a uint8 array raises OverflowError once it
+    leaves 0..255, as NumPy's store does."""
+    calls = [(np.zeros(2, np.uint8), np.ones(1), 100), (np.zeros(2, np.uint8), np.ones(1), 300)]
+    assert_same_calls(_store_python_numbers, calls, backend=backend)

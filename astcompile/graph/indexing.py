@@ -205,12 +205,37 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
         raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
     stored = source.node
     if stored.dtype != array.dtype:
+        check_scalar_store(value, array.dtype, basic=True)
         stored = B.cast(source, array.dtype)
     B.check_broadcast(stored.shape, view_shape)
     ctx = current()
     node = ctx.node(Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape,
                     StoreAttr(items))
     ctx.add_effect(node)
+
+
+def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
+    """NumPy's checks on a scalar stored into an integer array (see graph/limits.py): a
+    Python number must convert, and so must a NumPy float scalar in an element or slice store
+    (``basic``) into a signed dtype; arrays, 0-d ones too, are cast unsafely."""
+    from astcompile.graph.symbolic import SymArray, SymInt, SymScalar, operand
+
+    if isinstance(value, SymArray):
+        scalar = value.is_scalar
+    else:
+        scalar = isinstance(value, (SymScalar, SymInt, int, float, np.generic))
+    if dtype.kind not in "iu" or not scalar:
+        return
+    source = operand(value)
+    node = source.node
+    if node.op is Op.CONST:
+        probe = np.zeros(1, dtype)  # NumPy's own store raises its own error while tracing
+        with np.errstate(all="ignore"):
+            probe[0 if basic else np.ones(1, bool)] = node.attr.value
+    elif node.dtype.kind == "f" and (source.weak or basic and dtype.kind == "i"):
+        limits.require_float_converts(node, dtype)
+    elif source.weak and node.dtype.kind in "iu":
+        limits.require_int_fits(node, source.example, dtype)
 
 
 def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:

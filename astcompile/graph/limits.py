@@ -121,6 +121,21 @@ def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:
         require(fits(node, dtype), "OverflowError", f"Python integer out of bounds for {dtype}")
 
 
+def require_float_converts(node: Node, dtype: np.dtype) -> None:
+    """A float scalar stored into an integer array: Python's ``int()`` errors, then the
+    truncated value must lie in ``dtype`` (powers of two bound it, exact in any float)."""
+    info = np.iinfo(dtype)
+    not_nan = _node(Op.LOGICAL_NOT, (_node(Op.ISNAN, (node,), _BOOL),), _BOOL)
+    require(not_nan, "ValueError", "cannot convert float NaN to integer")
+    not_inf = _node(Op.LOGICAL_NOT, (_node(Op.ISINF, (node,), _BOOL),), _BOOL)
+    require(not_inf, "OverflowError", "cannot convert float infinity to integer")
+    whole = _node(Op.TRUNC, (node,), node.dtype)
+    low = _node(Op.GE, (whole, _const(info.min, node.dtype)), _BOOL)
+    high = _node(Op.LT, (whole, _const(info.max + 1, node.dtype)), _BOOL)
+    ok = _node(Op.LOGICAL_AND, (low, high), _BOOL)
+    require(ok, "OverflowError", f"Python integer out of bounds for {dtype}")
+
+
 def index_value(node: Node, clamp: bool) -> Node:
     """An unsigned 64-bit index as int64: an element index above int64 raises NumPy's
     OverflowError; a slice bound is clamped (NumPy clips it to the axis anyway)."""

@@ -218,10 +218,11 @@ def _expanded(mask: Any, ndim: int) -> Any:
 
 def masked_store(array: Any, mask: Any, value: Any) -> None:
     """``array[mask] = value`` as ``array[...] = where(mask, value, array)``."""
-    from astcompile.graph.indexing import setitem
+    from astcompile.graph.indexing import check_scalar_store, setitem
     from astcompile.graph.symbolic import operand, wrap
 
     _check_shape(array, mask)
+    check_scalar_store(value, array.dtype, basic=False)
     rest = array.node.shape[mask.ndim :]
     new = _operand_full(value, mask, rest)
     source = operand(new)
