@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from differential import assert_same, assert_same_calls
 
 BACKENDS = ["eager", "c"]
@@ -218,3 +217,72 @@ def test_python_numbers_stored_from_a_loop_must_fit(backend):
     leaves 0..255, as NumPy's store does."""
     calls = [(np.zeros(2, np.uint8), np.ones(1), 100), (np.zeros(2, np.uint8), np.ones(1), 300)]
     assert_same_calls(_store_python_numbers, calls, backend=backend)
+
+
+def _carried_until_assigned(x):
+    acc = -3
+    for i in range(x.shape[0]):
+        if x[i] > 100:
+            acc = x[i]
+        if acc < 0:
+            break
+    return acc
+
+
+def _carried_through_arithmetic(x):
+    acc = 3
+    for i in range(x.shape[0]):
+        if x[i] > 100:
+            acc = x[i]
+        acc = acc - 5
+    return acc
+
+
+def _maybe_assigned(x, y):
+    worst = 0.0
+    found = False
+    for i in range(x.shape[0]):
+        if x[i] > 2:
+            worst = x[i] * 2
+            found = x[i] > 3
+    return worst, found, worst > 1.0, -worst
+
+
+def _maybe_assigned_then_mixed(x, y):
+    best = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 2:
+            best = x[i]
+    return best * y
+
+
+def _inner_loop_with_runtime_bounds(x):
+    out = np.zeros(x.shape[0] + 1)
+    for i in range(x.shape[0] + 1):
+        s = 0.0
+        for j in range(i):
+            s = s + x[j]
+        out[i] = s
+    return out, s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [np.array([1, 2, 3], np.uint8), np.array([1, 200, 3], np.uint8),
+                               np.array([1, 2, 3]), np.array([1, 200, 3]),
+                               np.array([1.5, 2.5], np.float32), np.array([1.5, 250.0])])
+def test_a_carried_python_int_keeps_its_type_until_a_numpy_value_is_assigned(backend, x):
+    """``acc = -3`` was carried as np.uint8(253) from the start, so ``acc < 0`` broke out of
+    the loop wrongly. A Python number and a NumPy value of another dtype in one variable
+    depend on which branch ran: NumPy runs it; with its NumPy twin (int64, float64) it is
+    exact, the returned type included."""
+    assert_same_calls(_carried_until_assigned, [(x,)], backend=backend)
+    assert_same_calls(_carried_through_arithmetic, [(x,)], backend=backend)
+    assert_same_calls(_maybe_assigned, [(x, np.ones(3, np.float32))], backend=backend)
+    assert_same_calls(_inner_loop_with_runtime_bounds, [(x,)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([1.0, 3.0])])
+def test_a_maybe_python_float_mixed_with_float32_runs_in_numpy(backend, x):
+    """``0.0 * float32_array`` is float32, ``np.float64(2.5) * float32_array`` float64."""
+    assert_same_calls(_maybe_assigned_then_mixed, [(x, np.ones(2, np.float32))], backend=backend)

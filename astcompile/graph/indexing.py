@@ -198,8 +198,12 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
     from astcompile.graph.ir import StoreAttr
     from astcompile.graph.symbolic import operand
 
+    from astcompile.graph import unions
+
     view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
+    if unions.is_union(value):
+        value = unions.storable(value, array.dtype)
     source = operand(value)
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":
         raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")

@@ -51,11 +51,11 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     if ufunc is np.matmul:
         return matmul(Op.MATMUL, inputs[0], inputs[1])
     if ufunc is np._core.umath.clip:
-        return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc)
+        return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc, ufunc=True)
     op = UFUNC_TO_OP.get(ufunc)
     if op is None:
         raise _unsupported(f"np.{ufunc.__name__}")
-    return apply_elementwise(op, *inputs)
+    return apply_elementwise(op, *inputs, ufunc=True)
 
 
 def _reduce(op: Op) -> Callable:
@@ -75,7 +75,7 @@ def _reduce(op: Op) -> Callable:
 def _where(condition: Any, *values: Any) -> Any:
     if len(values) != 2:
         raise _unsupported("np.where with one argument (it returns indices)")
-    return apply_elementwise(Op.WHERE, condition, *values)
+    return apply_elementwise(Op.WHERE, condition, *values, ufunc=True)
 
 
 def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Any:
@@ -83,7 +83,7 @@ def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwarg
         raise _unsupported("np.clip with out= or keyword bounds")
     if a_min is None or a_max is None:
         raise _unsupported("np.clip with a missing bound")
-    return apply_elementwise(Op.CLIP, a, a_min, a_max, numpy_fn=np._core.umath.clip)
+    return apply_elementwise(Op.CLIP, a, a_min, a_max, numpy_fn=np._core.umath.clip, ufunc=True)
 
 
 def _dims(shape: Any) -> tuple:

@@ -35,6 +35,10 @@ _COMPARE_OPS: dict[str, Op] = {
 def operand(value: Any) -> B.Operand:
     """Any value an op may meet, as an :class:`~astcompile.graph.build.Operand`."""
     if isinstance(value, SymArray):
+        if value.python is not None:
+            from astcompile.graph.unions import broken
+
+            raise broken("this use")
         example = value.node.dtype.type(1) if value.is_scalar else np.ones((), value.node.dtype)
         return B.Operand(value.node, False, example)
     if isinstance(value, SymScalar):
@@ -52,7 +56,14 @@ def wrap(node: Node, is_scalar: bool = False, base: "SymArray | None" = None) ->
     return result
 
 
-def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None) -> "SymArray":
+def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None,
+                      ufunc: bool = False) -> "SymArray":
+    """``op`` on any operands; ``ufunc``: called as a NumPy ufunc (whose result is a NumPy
+    value even of Python numbers), not as a Python operator."""
+    if any(isinstance(v, SymArray) and v.python is not None for v in values):
+        from astcompile.graph import unions
+
+        return unions.elementwise(op, values, numpy_fn, ufunc)
     operands = [operand(v) for v in values]
     node = B.elementwise(op, operands, numpy_fn)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
@@ -98,6 +109,7 @@ class SymArray:
         self.is_input = False
         self.base: SymArray | None = None
         self.has_views = False
+        self.python: tuple | None = None  # (type, flag) of a union (graph/unions.py)
 
     # --- metadata: static facts become Python values, sizes become SymInt ---
     @property

@@ -114,6 +114,9 @@ class _Outputs:
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
+        if isinstance(value, SymArray) and value.python is not None:  # graph/unions.py
+            python, flag = value.python
+            return self._graph(value.node, ("python", python, self._graph(flag.node, "0d").index))
         if isinstance(value, SymArray):
             if value.is_input and value.node.op is Op.INPUT:
                 return OutSpec("leaf", value.node.attr.index)
