@@ -193,6 +193,23 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__{_name}__", _operator(_fn))
     setattr(MaskedValue, f"__r{_name}__", _operator(_fn, reflected=True))
+def _inplace(fn: Callable) -> Callable:
+    """``x[mask] += v`` adds into the selection (a copy) in place, so NumPy's ``same_kind``
+    rule applies before the store (``uint8 += int8`` raises): NumPy raises it, we fall back."""
+
+    def method(self: MaskedValue, other: Any) -> Any:
+        result = combine(fn, self, other)
+        if result is not NotImplemented and not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
+        return result
+
+    return method
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+              "lshift", "rshift"):
+    _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
+    setattr(MaskedValue, f"__i{_name}__", _inplace(_fn))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(MaskedValue, f"__{_name}__", _operator(getattr(_op, _name)))
 def _unary(fn: Callable) -> Callable:
