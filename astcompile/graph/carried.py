@@ -46,10 +46,10 @@ def kind_of(value: Any) -> tuple:
         return ("scalar", value.node.dtype, type(value.hint))
     if isinstance(value, SymInt):
         return ("scalar", np.dtype(np.int64), int)
+    if isinstance(value, np.generic):  # before Python's types: np.float64 is a float
+        return ("array", B.check_dtype(value.dtype), (), True)
     if isinstance(value, (bool, int, float, complex)):
         return ("scalar", np.result_type(value), type(value))
-    if isinstance(value, np.generic) and B.check_dtype(value.dtype) is not None:
-        return ("array", value.dtype, (), True)
     raise TraceBreak("unsupported loop-carried value",
                      f"a {type(value).__name__} carried through a loop runs in Python")
 
