@@ -220,7 +220,7 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
 
 def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
     """NumPy's checks on a scalar stored into an integer array (see graph/limits.py): a
-    Python number must convert, and so must a NumPy float scalar in an element or slice store
+    Python number must convert, and so must a NumPy scalar in an element or slice store
     (``basic``) into a signed dtype; arrays, 0-d ones too, are cast unsafely."""
     from astcompile.graph.symbolic import SymArray, SymInt, SymScalar, operand
 
@@ -236,9 +236,11 @@ def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
         probe = np.zeros(1, dtype)  # NumPy's own store raises its own error while tracing
         with np.errstate(all="ignore"):
             probe[0 if basic else np.ones(1, bool)] = node.attr.value
-    elif node.dtype.kind == "f" and (source.weak or basic and dtype.kind == "i"):
+    elif not (source.weak or basic and dtype.kind == "i"):
+        return
+    elif node.dtype.kind == "f":
         limits.require_float_converts(node, dtype)
-    elif source.weak and node.dtype.kind in "iu":
+    elif node.dtype.kind in "iu":
         limits.require_int_fits(node, source.example, dtype)
 
 

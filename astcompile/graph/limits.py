@@ -6,10 +6,11 @@ it fits; otherwise it
 * compares exactly: ``uint8_array >= -1`` is all True, ``int64_array < 2**63`` too;
 * raises OverflowError in arithmetic and in stores: ``int8_array + 300``, ``u8[0] = 256``.
 
-A float *scalar* stored into an integer array goes through Python's int: NaN raises ValueError,
-infinity and a truncated value outside the dtype raise OverflowError (a NumPy float scalar
-stored into an unsigned array is cast unsafely instead, as NumPy does). An index above int64
-(``x[np.uint64(2**63)]``) raises OverflowError.
+A *scalar* stored into an integer array goes through Python's int: a float's NaN raises
+ValueError, infinity and a (truncated) value outside the dtype raise OverflowError. NumPy does
+so for Python numbers always, for NumPy scalars only in element and slice stores into signed
+dtypes (into unsigned ones, and by mask or index array, it casts them unsafely). An index
+above int64 (``x[np.uint64(2**63)]``) raises OverflowError.
 
 Before::                                  After (``k`` a Python int known at run time)::
 
@@ -101,7 +102,7 @@ def known_to_fit(node: Node, example: Any, dtype: np.dtype) -> bool:
     argument's whole guard class; values computed at run time are never known."""
     if node.op is Op.CONST:
         return in_range(int(node.attr.value), dtype)
-    if node.op is Op.INPUT and node.attr.input_kind is InputKind.SCALAR:
+    if node.op is Op.INPUT and node.attr.input_kind is InputKind.SCALAR and node.attr.weak:
         low, high = int_class_bounds(int(example))
         return in_range(low, dtype) and in_range(high, dtype)
     return False
