@@ -89,12 +89,17 @@ def test_comparisons_with_python_ints_outside_the_dtype_are_exact(backend, y, k)
     assert_same_calls(_compare_with, [(y, k)], backend=backend)
 
 
+def _add_shifted(y, k):
+    return y + (k - 100)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_arithmetic_with_a_python_int_outside_the_dtype_raises(backend):
-    """The first call compiles with -128 (it fits int8); -200 has the same guard class and
-    must raise NumPy's OverflowError, not wrap."""
+    """``k - 100`` is -128 at the first call (it fits int8) and -200 at the second, with the
+    same guard class of ``k``: NumPy's OverflowError, checked when the code runs, not a wrap."""
     calls = [(I8, -128), (I8, -200), (I8, -3), (U8, 255), (U8, 256), (U64, -3)]
     assert_same_calls(_add, calls, backend=backend)
+    assert_same_calls(_add_shifted, [(I8, -28), (I8, -100), (I8, 0)], backend=backend)
 
 
 def _loop_compares_and_adds(y, n):
@@ -201,9 +206,10 @@ def _masked_and_fancy_stores(x, y, idx):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
 @pytest.mark.parametrize("y", [[np.inf, 1.0], [np.nan, 1.0], [-np.inf, 2.0], [1e30, 1.0],
-                               [300.5, -1.5], [-0.5, 2.0]])
-def test_float_scalars_stored_into_integer_arrays_convert_like_numpy(backend, dtype, y):
-    """NumPy converts a float scalar stored by element or slice through Python's int (NaN:
+                               [300.5, -1.5], [-0.5, 2.0], [300, 2], [-(2**63), 1],
+                               [2**64 - 1, 1]])
+def test_scalars_stored_into_integer_arrays_convert_like_numpy(backend, dtype, y):
+    """NumPy converts a NumPy scalar stored by element or slice through Python's int (NaN:
     ValueError, infinity or out of range: OverflowError) for signed dtypes, and casts it
     unsafely into unsigned ones and in mask or index-array stores."""
     x, y = np.array([1, 2], dtype), np.array(y)
