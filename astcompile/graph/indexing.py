@@ -195,10 +195,9 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
           dynamic: Sequence[Node] = ()) -> None:
     """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
     like np.concatenate, call it directly: no slice clamping, so no size guards)."""
+    from astcompile.graph import unions
     from astcompile.graph.ir import StoreAttr
     from astcompile.graph.symbolic import operand
-
-    from astcompile.graph import unions
 
     view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn

@@ -70,7 +70,7 @@ def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None,
     return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
 
 
-def matmul(op: Op, a: Any, b: Any) -> "SymArray":
+def matmul(op: Op, a: Any, b: Any) -> SymArray:
     """``a @ b`` / ``np.dot``: two vectors give a NumPy scalar, as in NumPy."""
     node = B.matmul(op, operand(a), operand(b))
     return wrap(node, is_scalar=node.ndim == 0)
