@@ -221,8 +221,8 @@ def _peel_for(body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk
     start, stop, step = bounds
     first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
     rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
-    runs = _runs(bounds, bound_nodes)
-    return _first_iteration(runs, lambda *v: _then(body(first_i, *v), brk, rest), init, peeled)
+    return _first_iteration(_runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init,
+                            peeled)
 
 
 def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
@@ -234,36 +234,27 @@ def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
 
 
 def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> tuple:
+    """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
+    and then the variable's type after the loop depends on it (graph/carried.py)."""
     if peeled:
         raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
-    if not _is_runtime_value(runs):
-        return first(*init) if runs else init
-    return _trace_if(runs, first, lambda *values: values, init)
+    if runs is None or _is_runtime_value(runs):
+        raise TraceBreak("loop-carried type", "a loop that may run zero times (its bounds are "
+                         "only known at run time) changes the type of a variable")
+    return first(*init) if runs else init
 
 
-def _runs(bounds: tuple, nodes: list) -> Any:
-    """Whether ``range(*bounds)`` is not empty: a Python bool for constants and sizes (a size
-    guard records which), else a test computed when the code runs."""
+def _runs(bounds: tuple) -> bool | None:
+    """Whether ``range(*bounds)`` is not empty, for constants and sizes (a size guard records
+    which); None for bounds known only at run time."""
     start, stop, step = bounds
     if _all_concrete(bounds):
         return len(range(start, stop, step)) > 0
     dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
-    if isinstance(step, int) and all(isinstance(d, (int, S.SymDim)) for d in dims):
-        low, high = dims if step > 0 else dims[::-1]
-        return current().env.is_ge(S.dim_sub(high, low), 1)
-    s, e, d = (C.node_operand(n) for n in nodes)
-    zero = B.const_operand(0)
-    if isinstance(step, int):
-        return _runtime_test(B.elementwise(Op.LT if step > 0 else Op.GT, [s, e]))
-    C.check(_runtime_test(B.elementwise(Op.NE, [d, zero])), "ValueError",
-            "range() arg 3 must not be zero")
-    up = C.ac_and(_runtime_test(B.elementwise(Op.GT, [d, zero])),
-                  lambda: _runtime_test(B.elementwise(Op.LT, [s, e])))
-    return C.ac_or(up, lambda: _runtime_test(B.elementwise(Op.GT, [s, e])))
-
-
-def _runtime_test(node: Node) -> SymScalar:
-    return SymScalar(node, True, "whether a loop runs", dynamic=True)
+    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
+        return None
+    low, high = dims if step > 0 else dims[::-1]
+    return current().env.is_ge(S.dim_sub(high, low), 1)
 
 
 def _runtime_int(node: Node) -> SymScalar:
