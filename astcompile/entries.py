@@ -38,18 +38,23 @@ def leaves_of(args: tuple) -> list[Any]:
     return leaves
 
 
-def _box(value: Any, box: Any) -> Any:
+def _box(value: Any, box: Any, outputs: list) -> Any:
+    if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
+        value = value[()] if isinstance(value, np.ndarray) else value
+        return box[1](value) if outputs[box[2]] else value
     if box == "array":
         return value
     if box == "scalar":
         return value[()] if isinstance(value, np.ndarray) else value
+    if box == "0d":
+        return value if isinstance(value, np.ndarray) else np.asarray(value)
     return box(value)
 
 
 def _rebuild(spec: Any, outputs: list, leaves: list) -> Any:
     if isinstance(spec, OutSpec):
         if spec.kind == "graph":
-            return _box(outputs[spec.index], spec.box)
+            return _box(outputs[spec.index], spec.box, outputs)
         return leaves[spec.index] if spec.kind == "leaf" else spec.value
     return type(spec)(_rebuild(s, outputs, leaves) for s in spec)
 

@@ -28,12 +28,24 @@ _IDENTITY_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionTy
 
 
 def int_class(value: int) -> tuple[bool, int]:
-    """Which NumPy integer types ``value`` fits: sign and a bit-length class."""
-    bits = value.bit_length()
+    """Which NumPy integer types ``value`` fits: sign and a bit-length class (of ``~value``
+    for a negative one, so that -128 is with -1 and -2**63 with the other int64 values)."""
+    bits = value.bit_length() if value >= 0 else (~value).bit_length()
     for k, limit in enumerate(_INT_CLASSES):
         if bits <= limit:
             return value < 0, k
     return value < 0, len(_INT_CLASSES)
+
+
+def int_class_bounds(value: int) -> tuple[int, int]:
+    """The smallest and largest int of ``value``'s class: every int the guard of an argument
+    traced with ``value`` lets through (the compiler checks them against a dtype's range)."""
+    negative, k = int_class(value)
+    if k == len(_INT_CLASSES):
+        low, high = 2**64, 2**200
+    else:
+        low, high = (2 ** _INT_CLASSES[k - 1] if k else 0), 2 ** _INT_CLASSES[k] - 1
+    return (~high, ~low) if negative else (low, high)
 
 
 def _dim_class(size: int, sizes: dict[int, int]) -> int:

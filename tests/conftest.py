@@ -14,7 +14,7 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
-    "slow", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "slow", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 import astcompile
 
@@ -86,3 +87,21 @@ def assert_same(fn: Callable, *args: Any, backend: str = "eager", **options: Any
     expected, got = run_both(fn, *args, backend=backend, **options)
     assert_same_value(got, expected, floor=input_tolerance(args))
     return got
+
+
+def assert_same_calls(fn: Callable, calls: list[tuple], backend: str = "eager", **options: Any) -> None:
+    """One compiled ``fn`` called with each argument tuple in turn (later calls reuse what the
+    earlier ones compiled): each result equals NumPy's, and where NumPy raises, the compiled
+    call raises the same exception type."""
+    compiled = astcompile.compile(fn, backend=backend, **options)
+    for args in calls:
+        expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+        with np.errstate(all="ignore"):
+            try:
+                expected = fn(*expected_args)
+            except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
+                with pytest.raises(type(exc)):
+                    compiled(*compiled_args)
+                continue
+            got = compiled(*compiled_args)
+        assert_same_value(got, expected, floor=input_tolerance(args))

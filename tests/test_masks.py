@@ -10,7 +10,7 @@ import logging
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import assert_same, assert_same_calls
 
 import astcompile
 
@@ -164,3 +164,16 @@ def test_value_whose_length_must_equal_the_count_breaks(backend):
     assert_same(store, x, v, backend=backend)
     with pytest.raises(ValueError):
         astcompile.compile(store, backend=backend)(x.copy(), np.ones(3))
+
+
+def _masked_inplace(w, v):
+    w[w > 0] += v
+    return w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("v", [np.array(-1, np.int8), np.float64(1.5), np.uint8(3)])
+def test_inplace_update_through_a_mask_casts_like_numpy(backend, v):
+    """``w[m] += v`` adds into the selection in place: NumPy's ``same_kind`` rule raises for
+    ``uint8 += int8`` or ``+= float`` (it was cast unsafely by the store)."""
+    assert_same_calls(_masked_inplace, [(np.array([0, 2, 5], np.uint8), v)], backend=backend)

@@ -69,8 +69,8 @@ def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
-    if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar input
-        return node.dtype.type(value)
+    if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar: unsafe, as
+        return np.asarray(value).astype(node.dtype)[()]  # in C (range checks are CHECK nodes)
     return value.astype(node.dtype)
 
 

@@ -24,7 +24,7 @@ from astcompile.codegen.c_entry import arr as _arr
 from astcompile.codegen.c_entry import entry, parameters, struct
 from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.ctypes import ctype
-from astcompile.codegen.lower import Operand, lower
+from astcompile.codegen.lower import Operand, lower, operand_expr
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
 from astcompile.codegen.stash import plan_stashes
@@ -131,7 +131,7 @@ class _Emitter(BlockedSums):
 
     def reduction_input(self, node: Node) -> str:
         (operand,) = self.operands(node)
-        expr = operand.expr if operand.value is None else repr(operand.value)
+        expr = operand_expr(operand)
         if node.op in (Op.ANY, Op.ALL):  # truthiness, not a cast: (int)0.5 would be 0
             return f"(({expr}) != 0)"
         return f"(({red.acc_type(node)}){expr})"

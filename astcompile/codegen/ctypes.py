@@ -37,7 +37,8 @@ def _complex_of(dtype: np.dtype, re: str, im: str) -> str:
 
 
 def literal(value, dtype: np.dtype) -> str:
-    """A C literal for ``value`` converted to ``dtype`` (NaN and inf spelled as macros)."""
+    """A C literal for ``value`` converted to ``dtype`` (NaN and inf spelled as macros; a NaN
+    keeps its sign, which ``np.copysign(x, -np.nan)`` reads)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
         part = real_dtype(dtype)
@@ -48,7 +49,7 @@ def literal(value, dtype: np.dtype) -> str:
     if dtype.kind == "f":
         v = float(dtype.type(value))
         if math.isnan(v):
-            text = "NAN"
+            text = "(-NAN)" if math.copysign(1.0, v) < 0 else "NAN"
         elif math.isinf(v):
             text = "INFINITY" if v > 0 else "(-INFINITY)"
         else:

@@ -235,7 +235,7 @@ def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
 def lower(node: Node, operands: list[Operand]) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type)."""
     if node.op is Op.CAST:
-        return _cast(node, [operands[0].expr], operands[0].dtype)
+        return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
     work = compute_dtype(node, operands)
     rules = COMPLEX_RULES if work.kind == "c" else RULES
     if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
@@ -251,6 +251,11 @@ def lower(node: Node, operands: list[Operand]) -> str:
 def _typed(node: Node, work: np.dtype) -> Node:
     """``node`` seen with its computation dtype (what the rule needs to pick expf vs exp)."""
     return node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
+
+
+def operand_expr(operand: Operand) -> str:
+    """C for an operand in its own dtype: a constant (also a 0-d array one) as a literal."""
+    return _convert(operand, operand.dtype)
 
 
 def _convert(operand: Operand, dtype: np.dtype) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.graph import limits
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ir import ConstAttr, IndexItem, Node, ReduceAttr
@@ -117,10 +118,45 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
         loop = tuple(common for _ in operands)
     if loop is None:
         loop = tuple(dtype for _ in operands)
+    if op in COMPARISONS and _needs_exact_compare(operands, loop):
+        return limits.exact_compare(op, operands[0].node, operands[1].node, shape)
     if op in COMPARISONS and len({d for d in loop}) > 1:
         raise TraceBreak("mixed signed/unsigned comparison", "runs in NumPy")
-    inputs = tuple(cast(o, d) for o, d in zip(operands, loop))
+    inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
     return current().node(op, inputs, dtype, shape)
+
+
+def _is_python_int(operand: Operand) -> bool:
+    return operand.weak and isinstance(operand.example, int) and not isinstance(operand.example, bool)
+
+
+def _may_not_fit(operand: Operand, dtype: np.dtype) -> bool:
+    """A Python int that may lie outside the integer dtype it is about to be converted to."""
+    if not _is_python_int(operand) or dtype.kind not in "iu" or operand.node.dtype == dtype:
+        return False
+    return not limits.known_to_fit(operand.node, operand.example, dtype)
+
+
+def _needs_exact_compare(operands: Sequence[Operand], loop: Sequence[np.dtype]) -> bool:
+    """Integers compared across signedness, or with a Python int the loop's dtype may not
+    hold (``uint8_array >= -1``): NumPy compares the values exactly, not their casts."""
+    if len(operands) != 2 or any(o.node.dtype.kind not in "biu" for o in operands):
+        return False
+    if all(o.node.dtype.kind == "b" for o in operands):
+        return False
+    mixed = len({d.kind for d in loop}) > 1 and all(d.kind in "iu" for d in loop)
+    return mixed or any(_may_not_fit(o, d) for o, d in zip(operands, loop))
+
+
+def _loop_operand(op: Op, operand: Operand, dtype: np.dtype) -> Node:
+    """``operand`` cast to its loop dtype; a Python int must fit it (NumPy raises
+    OverflowError), except in ``np.where``, which casts unsafely."""
+    if op is not Op.WHERE and _may_not_fit(operand, dtype):
+        if op is Op.CLIP:
+            raise TraceBreak("np.clip with a Python int bound",
+                             "NumPy drops a bound outside the array's dtype: runs in NumPy")
+        limits.require_int_fits(operand.node, operand.example, dtype)
+    return cast(operand, dtype)
 
 
 def astype(operand: Operand, dtype: np.dtype) -> Node:

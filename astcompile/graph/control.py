@@ -26,6 +26,7 @@ from astcompile.graph.context import TraceBreak, current, is_tracing
 from astcompile.graph.ir import CheckAttr, Node
 from astcompile.graph.ops import Op
 from astcompile.graph.symbolic import SymArray, SymScalar, operand
+from astcompile.graph.unions import plain
 
 
 def is_runtime(value: Any) -> bool:
@@ -37,7 +38,7 @@ def truth_node(value: Any) -> Node:
     """``bool(value)`` as a bool node (a constant for a concrete value)."""
     if not is_runtime(value):
         return B.const_operand(bool(value)).node
-    node = operand(value).node
+    node = operand(plain(value)).node  # a Python number and its NumPy twin: the same truth
     if node.ndim:
         raise ValueError("The truth value of an array with more than one element is ambiguous. "
                          "Use a.any() or a.all()")

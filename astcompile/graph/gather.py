@@ -72,8 +72,10 @@ def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     _check_rank(array, rest)
     count = idx.shape[0]
     row_shape = array[(0, *rest)].shape
+    from astcompile.graph.indexing import check_scalar_store
     from astcompile.graph.symbolic import SymArray, operand, wrap
 
+    check_scalar_store(value, array.dtype, basic=False)
     value = value if isinstance(value, SymArray) else wrap(operand(value).node)
     rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
     rows = np.copy(rows)

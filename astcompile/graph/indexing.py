@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from astcompile.graph import build as B
-from astcompile.graph import gather, masks
+from astcompile.graph import gather, limits, masks
 from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current
 from astcompile.graph.ir import DynIndex, IndexItem, Node
@@ -74,7 +74,7 @@ def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
 def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem | None:
     """``x[i:i + k]`` with a bound known only at run time: a "dslice" whose length is a RUN
     size (NumPy clips the bounds when the code runs, so the length may differ per iteration)."""
-    nodes = [_dynamic_node(b) for b in (entry.start, entry.stop)]
+    nodes = [_dynamic_node(b, clamp=True) for b in (entry.start, entry.stop)]
     if all(n is None for n in nodes):
         return None
     step = 1 if entry.step is None else _as_index(entry.step)
@@ -92,8 +92,9 @@ def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem 
     return IndexItem("dslice", bounds[0], S.runtime_dim(size), step, bounds[1])
 
 
-def _dynamic_node(entry: Any) -> Node | None:
-    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``)."""
+def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
+    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``); a
+    uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
     from astcompile.graph.symbolic import SymArray, SymScalar
 
     if isinstance(entry, SymScalar) and entry.dynamic:
@@ -105,6 +106,7 @@ def _dynamic_node(entry: Any) -> Node | None:
     if node.dtype.kind not in "iu":
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
                          "and integer or boolean arrays are valid indices")
+    node = limits.index_value(node, clamp)
     if node.dtype != np.int64:
         node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
     return node
@@ -164,7 +166,12 @@ def getitem(array: Any, key: Any) -> Any:
     node = B.index(array.node, items, dynamic)
     all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
+    is_scalar = is_scalar and not _has_ellipsis(key)  # x[0, ...] is a 0-d array
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
+
+
+def _has_ellipsis(key: Any) -> bool:
+    return any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
 
 
 def setitem(array: Any, key: Any, value: Any) -> None:
@@ -188,22 +195,52 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
           dynamic: Sequence[Node] = ()) -> None:
     """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
     like np.concatenate, call it directly: no slice clamping, so no size guards)."""
+    from astcompile.graph import unions
     from astcompile.graph.ir import StoreAttr
     from astcompile.graph.symbolic import operand
 
     view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
+    if unions.is_union(value):
+        value = unions.storable(value, array.dtype)
     source = operand(value)
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":
         raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
     stored = source.node
     if stored.dtype != array.dtype:
+        check_scalar_store(value, array.dtype, basic=True)
         stored = B.cast(source, array.dtype)
     B.check_broadcast(stored.shape, view_shape)
     ctx = current()
     node = ctx.node(Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape,
                     StoreAttr(items))
     ctx.add_effect(node)
+
+
+def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
+    """NumPy's checks on a scalar stored into an integer array (see graph/limits.py): a
+    Python number must convert, and so must a NumPy scalar in an element or slice store
+    (``basic``) into a signed dtype; arrays, 0-d ones too, are cast unsafely."""
+    from astcompile.graph.symbolic import SymArray, SymInt, SymScalar, operand
+
+    if isinstance(value, SymArray):
+        scalar = value.is_scalar
+    else:
+        scalar = isinstance(value, (SymScalar, SymInt, int, float, np.generic))
+    if dtype.kind not in "iu" or not scalar:
+        return
+    source = operand(value)
+    node = source.node
+    if node.op is Op.CONST:
+        probe = np.zeros(1, dtype)  # NumPy's own store raises its own error while tracing
+        with np.errstate(all="ignore"):
+            probe[0 if basic else np.ones(1, bool)] = node.attr.value
+    elif not (source.weak or basic and dtype.kind == "i"):
+        return
+    elif node.dtype.kind == "f":
+        limits.require_float_converts(node, dtype)
+    elif node.dtype.kind in "iu":
+        limits.require_int_fits(node, source.example, dtype)
 
 
 def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:

@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 
 from astcompile.graph import build as B
+from astcompile.graph import carried as CK
 from astcompile.graph import control as C
+from astcompile.graph import shapes as S
 from astcompile.graph.context import TraceBreak, current, is_tracing
 from astcompile.graph.ir import Graph, IfAttr, InputAttr, InputKind, LoopAttr, Node
 from astcompile.graph.ops import Op
@@ -38,14 +40,19 @@ def ac_for(body: Callable, bounds: Sequence[Any], carried: Sequence[Any],
 
     ``brk`` is the position of the ``break`` flag among the carried values, if the body has a
     ``break``: the loop stops after an iteration that sets it."""
+    return _for(body, bounds, tuple(carried), brk, peeled=False)
+
+
+def _for(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None,
+         peeled: bool) -> tuple:
     if not is_tracing() or brk is None and _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT:
-        values = tuple(carried)
+        values = init
         for i in range(*bounds):
             values = body(i, *values)
             if brk is not None and values[brk]:
                 break
         return values
-    return _trace_loop(body, bounds, tuple(carried), brk)
+    return _trace_loop(body, bounds, init, brk, peeled)
 
 
 def ac_while(test: Callable, body: Callable, carried: Sequence[Any], brk: int | None = None) -> tuple:
@@ -159,7 +166,8 @@ def _bound(value: Any) -> Node:
     return node
 
 
-def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None) -> tuple:
+def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None,
+                peeled: bool) -> tuple:
     ctx = current()
     bounds = tuple(bounds)
     if len(bounds) == 1:
@@ -175,12 +183,15 @@ def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | N
         return outs, None if brk is None else C.negate(outs[brk])
 
     traced, kinds = _trace_widening(ctx, step, init, with_ivar=True)
-    init_nodes = [_as_kind(v, k) for v, k in zip(init, kinds)]
-    attr = LoopAttr(traced.graph, len(init), exits=brk is not None)
+    if not CK.start_holds(init, kinds):
+        return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
+    init_nodes = _flat(init, kinds)
+    attr = LoopAttr(traced.graph, len(init_nodes), exits=brk is not None)
     return _loop_node(ctx, (*bound_nodes, *init_nodes), traced, attr, kinds)
 
 
-def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None) -> tuple:
+def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None,
+                 peeled: bool = False) -> tuple:
     ctx = current()
 
     def step(_: Any, values: tuple) -> tuple:
@@ -190,21 +201,74 @@ def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None) -
         return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
 
     traced, kinds = _trace_widening(ctx, step, init, with_ivar=False)
-    init_nodes = [_as_kind(v, k) for v, k in zip(init, kinds)]
-    go = test(*(_runtime(node, k) for node, k in zip(init_nodes, kinds)))
+    if not CK.start_holds(init, kinds):
+        rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
+        return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
+    init_nodes = _flat(init, kinds)
+    go = test(*CK.from_nodes(init_nodes, kinds))
     if not _is_runtime_value(go) and not go:
         return init
-    attr = LoopAttr(traced.graph, len(init), exits=True, is_while=True)
+    attr = LoopAttr(traced.graph, len(init_nodes), exits=True, is_while=True)
     return _loop_node(ctx, (C.truth_node(go), *init_nodes), traced, attr, kinds)
+
+
+# -- the first iteration on its own, where it changes a carried value's kind (graph/carried.py)
+
+
+def _peel_for(body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk: int | None,
+              peeled: bool) -> tuple:
+    """``for i in range(a, b, c)`` as its first iteration (with ``i = a`` and the start
+    values' own types, as Python runs it), then the loop from ``a + c`` on."""
+    start, stop, step = bounds
+    first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
+    rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
+    return _first_iteration(_runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init,
+                            peeled)
+
+
+def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
+    """After the first iteration: the rest of the loop, unless that iteration broke out."""
+    outs = tuple(outs)
+    if brk is None:
+        return rest(*outs)
+    return ac_if(C.negate(outs[brk]), rest, lambda *values: values, outs)
+
+
+def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> tuple:
+    """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
+    and then the variable's type after the loop depends on it (graph/carried.py)."""
+    if peeled:
+        raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+    if runs is None or _is_runtime_value(runs):
+        raise TraceBreak("loop-carried type", "a loop that may run zero times (its bounds are "
+                         "only known at run time) changes the type of a variable")
+    return first(*init) if runs else init
+
+
+def _runs(bounds: tuple) -> bool | None:
+    """Whether ``range(*bounds)`` is not empty, for constants and sizes (a size guard records
+    which); None for bounds known only at run time."""
+    start, stop, step = bounds
+    if _all_concrete(bounds):
+        return len(range(start, stop, step)) > 0
+    dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
+    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
+        return None
+    low, high = dims if step > 0 else dims[::-1]
+    return current().env.is_ge(S.dim_sub(high, low), 1)
+
+
+def _runtime_int(node: Node) -> SymScalar:
+    return SymScalar(node, 1, "the loop variable", dynamic=True)
 
 
 def _trace_widening(ctx: Any, step: Callable, init: tuple, with_ivar: bool) -> tuple:
     """Trace the body until the carried values keep their kinds (a Python int that becomes a
     float in the body is a float from the start)."""
-    kinds = [_carried_kind(v) for v in init]
+    kinds = [CK.kind_of(v) for v in init]
     for _ in range(_RETRACES):
         traced = _trace_body(ctx, step, kinds, with_ivar)
-        widened = [_unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
+        widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
         if widened == kinds:
             return traced, kinds
         kinds = widened
@@ -215,14 +279,7 @@ def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: l
     captured = _captured(traced.graph, traced.owned)
     loop = ctx.node(Op.LOOP, (*heads, *captured), np.dtype(bool), (), attr)
     ctx.add_effect(loop)
-    return tuple(_result(ctx, loop, k, kind) for k, kind in enumerate(kinds))
-
-
-def _runtime(node: Node, kind: tuple) -> Any:
-    """A value of ``kind`` computed by ``node``, unknown until run time (for a while test)."""
-    if kind[0] == "array":
-        return SymArray(node, kind[3])
-    return SymScalar(node, kind[2](1), "a loop-carried value", dynamic=True)
+    return _results(ctx, loop, kinds)
 
 
 class _Traced:
@@ -239,18 +296,18 @@ def _trace_body(ctx: Any, step: Callable, kinds: list, with_ivar: bool) -> _Trac
                              InputAttr(0, "i", InputKind.LOOP_VAR, weak=True))
         ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
         inputs.append(ivar_node)
-    holders = [_placeholder(ctx, k, index + 1) for index, k in enumerate(kinds)]
+    holders, holder_nodes = CK.placeholders(ctx, kinds, 1)
     ctx.effect_frames.append([])
     try:
         outs, go = step(ivar, tuple(holders))
         go_node = None if go is None else C.truth_node(go)
     finally:
         effects = ctx.effect_frames.pop()
-    out_kinds = [_carried_kind(v) for v in outs]
-    out_nodes = [_as_kind(v, _unify(k, ok)) for v, k, ok in zip(outs, kinds, out_kinds)]
+    out_kinds = [CK.kind_of(v) for v in outs]
+    out_nodes = _flat(outs, [CK.unify(k, ok) for k, ok in zip(kinds, out_kinds)])
     if go_node is not None:
         out_nodes.append(go_node)
-    graph = Graph("loop_body", [*inputs, *(h.node for h in holders)], out_nodes, effects)
+    graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
     return _Traced(graph, owned, out_kinds)
 
@@ -262,68 +319,16 @@ def _next_id() -> int:
     return probe + 1
 
 
-# A carried value's kind: ("array", dtype, shape, is_scalar) or ("scalar", dtype, weak-type).
-def _carried_kind(value: Any) -> tuple:
-    if isinstance(value, SymArray):
-        return ("array", value.dtype, value.node.shape, value.is_scalar)
-    if isinstance(value, SymScalar):
-        return ("scalar", value.node.dtype, type(value.hint))
-    if isinstance(value, SymInt):
-        return ("scalar", np.dtype(np.int64), int)
-    if isinstance(value, (bool, int, float, complex)):
-        return ("scalar", np.result_type(value), type(value))
-    if isinstance(value, np.generic) and B.check_dtype(value.dtype) is not None:
-        return ("array", value.dtype, (), True)
-    raise TraceBreak("unsupported loop-carried value",
-                     f"a {type(value).__name__} carried through a loop runs in Python")
+def _flat(values: Sequence[Any], kinds: list) -> list[Node]:
+    """The nodes carrying ``values`` (a union travels as two, see graph/carried.py)."""
+    return [n for v, k in zip(values, kinds) for n in CK.as_nodes(v, k)]
 
 
-def _unify(before: tuple, after: tuple) -> tuple:
-    """The kind a carried value keeps over all iterations (NumPy's promotion of the two)."""
-    if before == after:
-        return before
-    if before[0] == "array" and after[0] == "array":
-        if before[2] != after[2] or before[3] != after[3]:
-            raise TraceBreak("loop-carried shape", "an array changes shape from one iteration "
-                             "to the next")
-        return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
-    if before[0] == "array" and after[0] == "scalar":
-        return _unify(after, before)  # branches meet in either order
-    if before[0] == "scalar" and after[0] == "array" and after[2] == () and after[3]:
-        return ("array", np.result_type(before[2](0), after[1].type(0)), (), True)
-    if before[0] == "scalar" and after[0] == "scalar":
-        python = after[2] if after[2] in (float, complex) else before[2]
-        return ("scalar", np.promote_types(before[1], after[1]), python)
-    raise TraceBreak("loop-carried type", "a loop-carried value changes from array to scalar")
-
-
-def _placeholder(ctx: Any, kind: tuple, index: int) -> Any:
-    if kind[0] == "array":
-        node = ctx.node(Op.INPUT, (), kind[1], kind[2], InputAttr(index, f"c{index}",
-                                                                 InputKind.CARRIED))
-        holder = SymArray(node, kind[3])
-        holder.is_input = True  # in-place updates write through to the buffer it stands for
-        return holder
-    node = ctx.node(Op.INPUT, (), kind[1], (), InputAttr(index, f"c{index}", InputKind.CARRIED,
-                                                        weak=kind[2] in (int, float, bool, complex)))
-    return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
-
-
-def _as_kind(value: Any, kind: tuple) -> Node:
-    node = operand(value).node
-    if node.dtype != kind[1]:
-        node = B.cast(B.Operand(node, False, None), kind[1])
-    if kind[0] == "array" and node.shape != tuple(kind[2]):
-        node = B.broadcast_to(node, kind[2])
-    return node
-
-
-def _result(ctx: Any, owner: Node, k: int, kind: tuple) -> Any:
-    shape = kind[2] if kind[0] == "array" else ()
-    node = ctx.node(Op.RESULT, (owner,), kind[1], shape, k)
-    if kind[0] == "array":
-        return SymArray(node, kind[3])
-    return SymScalar(node, kind[2](1), "a value computed in a loop", dynamic=True)
+def _results(ctx: Any, owner: Node, kinds: list) -> tuple:
+    """The values a LOOP or IF node gives back, one RESULT node per carried node."""
+    nodes = [ctx.node(Op.RESULT, (owner,), dtype, shape, k)
+             for k, (dtype, shape) in enumerate(CK.layout(kinds))]
+    return tuple(CK.from_nodes(nodes, kinds))
 
 
 def _captured(graph: Graph, owned: set[int]) -> list[Node]:
@@ -342,17 +347,12 @@ def _captured(graph: Graph, owned: set[int]) -> list[Node]:
 
 def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> tuple:
     ctx = current()
-    cond = operand(test).node
-    if cond.ndim:
-        raise ValueError("The truth value of an array with more than one element is ambiguous. "
-                         "Use a.any() or a.all()")
-    if cond.dtype != np.bool_:
-        cond = B.elementwise(Op.NE, [C.node_operand(cond), B.const_operand(0)])
+    cond = C.truth_node(test)
     branches = [_trace_branch(ctx, fn, values) for fn in (then_fn, else_fn)]
-    kinds = [_unify(a, b) for a, b in zip(branches[0][2], branches[1][2])]
+    kinds = CK.same_kinds(branches[0][2], branches[1][2])
     graphs, owned = [], set()
     for outs, effects, _, first in branches:
-        nodes = [_as_kind(v, k) for v, k in zip(outs, kinds)]
+        nodes = _flat(outs, kinds)
         graph = Graph("branch", [], nodes, effects)
         owned |= {n.id for n in graph.nodes() if n.id >= first}
         graphs.append(graph)
@@ -360,7 +360,7 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
     captured_nodes = [captured[k] for k in sorted(captured)]
     node = ctx.node(Op.IF, (cond, *captured_nodes), np.dtype(bool), (), IfAttr(*graphs))
     ctx.add_effect(node)
-    return tuple(_result(ctx, node, k, kind) for k, kind in enumerate(kinds))
+    return _results(ctx, node, kinds)
 
 
 def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:
@@ -370,4 +370,4 @@ def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:
         outs = fn(*values)
     finally:
         effects = ctx.effect_frames.pop()
-    return outs, effects, [_carried_kind(v) for v in outs], first
+    return outs, effects, [CK.kind_of(v) for v in outs], first

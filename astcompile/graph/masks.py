@@ -194,6 +194,23 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__{_name}__", _operator(_fn))
     setattr(MaskedValue, f"__r{_name}__", _operator(_fn, reflected=True))
+def _inplace(fn: Callable) -> Callable:
+    """``x[mask] += v`` adds into the selection (a copy) in place, so NumPy's ``same_kind``
+    rule applies before the store (``uint8 += int8`` raises): NumPy raises it, we fall back."""
+
+    def method(self: MaskedValue, other: Any) -> Any:
+        result = combine(fn, self, other)
+        if result is not NotImplemented and not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
+        return result
+
+    return method
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+              "lshift", "rshift"):
+    _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
+    setattr(MaskedValue, f"__i{_name}__", _inplace(_fn))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(MaskedValue, f"__{_name}__", _operator(getattr(_op, _name)))
 def _unary(fn: Callable) -> Callable:
@@ -219,10 +236,11 @@ def _expanded(mask: Any, ndim: int) -> Any:
 
 def masked_store(array: Any, mask: Any, value: Any) -> None:
     """``array[mask] = value`` as ``array[...] = where(mask, value, array)``."""
-    from astcompile.graph.indexing import setitem
+    from astcompile.graph.indexing import check_scalar_store, setitem
     from astcompile.graph.symbolic import operand, wrap
 
     _check_shape(array, mask)
+    check_scalar_store(value, array.dtype, basic=False)
     rest = array.node.shape[mask.ndim :]
     new = _operand_full(value, mask, rest)
     source = operand(new)

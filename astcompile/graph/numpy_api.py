@@ -21,7 +21,15 @@ from astcompile.graph.context import TraceBreak
 from astcompile.graph.masks import MaskedValue, masked_ufunc
 from astcompile.graph.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.graph.outargs import ufunc_into
-from astcompile.graph.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap
+from astcompile.graph.symbolic import (
+    SymArray,
+    SymInt,
+    SymScalar,
+    apply_elementwise,
+    matmul,
+    operand,
+    wrap,
+)
 from astcompile.graph.vectors import inner_product
 
 
@@ -49,13 +57,13 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     if out is not None:
         return ufunc_into(ufunc, lambda: array_ufunc(ufunc, method, inputs, {}), inputs, out)
     if ufunc is np.matmul:
-        return wrap(B.matmul(Op.MATMUL, operand(inputs[0]), operand(inputs[1])))
+        return matmul(Op.MATMUL, inputs[0], inputs[1])
     if ufunc is np._core.umath.clip:
-        return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc)
+        return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc, ufunc=True)
     op = UFUNC_TO_OP.get(ufunc)
     if op is None:
         raise _unsupported(f"np.{ufunc.__name__}")
-    return apply_elementwise(op, *inputs)
+    return apply_elementwise(op, *inputs, ufunc=True)
 
 
 def _reduce(op: Op) -> Callable:
@@ -78,7 +86,7 @@ def _reduce(op: Op) -> Callable:
 def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None or y is None:
         raise _unsupported("np.where with one argument (it returns indices)")
-    return apply_elementwise(Op.WHERE, condition, x, y)
+    return apply_elementwise(Op.WHERE, condition, x, y, ufunc=True)
 
 
 def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *,
@@ -91,7 +99,7 @@ def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any =
         raise _unsupported("np.clip with out=")
     if any(bound is None or bound is np._NoValue for bound in (low, high)):
         raise _unsupported("np.clip with a missing bound")
-    return apply_elementwise(Op.CLIP, a, low, high, numpy_fn=np._core.umath.clip)
+    return apply_elementwise(Op.CLIP, a, low, high, numpy_fn=np._core.umath.clip, ufunc=True)
 
 
 def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
@@ -224,7 +232,7 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
     product = inner_product(a, b, in_loop_only=True)
     if product is not None:
         return product
-    return wrap(B.matmul(Op.DOT, operand(a), operand(b)))
+    return matmul(Op.DOT, a, b)
 
 
 def _vdot(a: Any, b: Any) -> Any:

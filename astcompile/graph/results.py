@@ -26,7 +26,8 @@ class OutSpec:
     """How one output of the region is produced at run time.
 
     ``kind`` is "graph" (graph output ``index``, boxed by ``box``: "array", "scalar" for a NumPy
-    scalar, or a Python type), "leaf" (argument leaf ``index`` returned as the same object) or
+    scalar, "0d" for a 0-d array, a Python type, or ``("python", type, flag)``: a NumPy scalar
+    that is the Python number where graph output ``flag`` holds, see graph/unions.py), "leaf" (argument leaf ``index`` returned as the same object) or
     "const" (``value`` itself).
     """
 

@@ -35,6 +35,10 @@ _COMPARE_OPS: dict[str, Op] = {
 def operand(value: Any) -> B.Operand:
     """Any value an op may meet, as an :class:`~astcompile.graph.build.Operand`."""
     if isinstance(value, SymArray):
+        if value.python is not None:
+            from astcompile.graph.unions import broken
+
+            raise broken("this use")
         example = value.node.dtype.type(1) if value.is_scalar else np.ones((), value.node.dtype)
         return B.Operand(value.node, False, example)
     if isinstance(value, SymScalar):
@@ -52,11 +56,24 @@ def wrap(node: Node, is_scalar: bool = False, base: "SymArray | None" = None) ->
     return result
 
 
-def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None) -> "SymArray":
+def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None,
+                      ufunc: bool = False) -> "SymArray":
+    """``op`` on any operands; ``ufunc``: called as a NumPy ufunc (whose result is a NumPy
+    value even of Python numbers), not as a Python operator."""
+    if any(isinstance(v, SymArray) and v.python is not None for v in values):
+        from astcompile.graph import unions
+
+        return unions.elementwise(op, values, numpy_fn, ufunc)
     operands = [operand(v) for v in values]
     node = B.elementwise(op, operands, numpy_fn)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
     return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
+
+
+def matmul(op: Op, a: Any, b: Any) -> SymArray:
+    """``a @ b`` / ``np.dot``: two vectors give a NumPy scalar, as in NumPy."""
+    node = B.matmul(op, operand(a), operand(b))
+    return wrap(node, is_scalar=node.ndim == 0)
 
 
 def _sym_or_const(value: Any) -> "SymArray":
@@ -92,6 +109,7 @@ class SymArray:
         self.is_input = False
         self.base: SymArray | None = None
         self.has_views = False
+        self.python: tuple | None = None  # (type, flag) of a union (graph/unions.py)
 
     # --- metadata: static facts become Python values, sizes become SymInt ---
     @property
@@ -173,10 +191,10 @@ class SymArray:
         return getitem(self, key)
 
     def __matmul__(self, other: Any) -> "SymArray":
-        return wrap(B.matmul(Op.MATMUL, operand(self), operand(other)))
+        return matmul(Op.MATMUL, self, other)
 
     def __rmatmul__(self, other: Any) -> "SymArray":
-        return wrap(B.matmul(Op.MATMUL, operand(other), operand(self)))
+        return matmul(Op.MATMUL, other, self)
 
     def __neg__(self) -> "SymArray":
         return apply_elementwise(Op.NEG, self)
@@ -253,6 +271,15 @@ SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
 SymArray.__hash__ = None  # type: ignore[assignment]
 
 
+def _python_scalar_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """A ufunc of a traced Python number is traced, not computed from a specialised value:
+    ``np.ceil(2.5)`` is the *strong* NumPy scalar ``np.float64(3.0)`` (NEP 50), where
+    NumPy's object loop would have returned the weak Python int 3."""
+    from astcompile.graph.numpy_api import array_ufunc
+
+    return array_ufunc(ufunc, method, inputs, kwargs)
+
+
 class SymScalar:
     """A Python ``int``/``float``/``bool`` passed into a region: a weak scalar by value.
 
@@ -298,6 +325,8 @@ class SymScalar:
 
     def __repr__(self) -> str:
         return f"SymScalar({self.description}={self.hint!r})"
+
+    __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if isinstance(other, (SymArray, np.ndarray, np.generic)):
@@ -447,6 +476,8 @@ class SymInt:
 
     def __repr__(self) -> str:
         return f"SymInt({self.dim}={self.hint})"
+
+    __array_ufunc__ = _python_scalar_ufunc
 
     def _dim_op(self, fn: Callable, other: Any, reflected: bool) -> Any:
         if isinstance(other, (SymArray, SymScalar, np.ndarray, np.generic, float)):

@@ -106,6 +106,14 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
     return reads.see(path, value)
 
 
+def _array_box(value: SymArray) -> str:
+    """A NumPy scalar, a 0-d array (backends may compute it as a scalar: boxed back into an
+    array, as ``np.squeeze`` or ``x[0, ...]`` return one), or any other array."""
+    if value.is_scalar:
+        return "scalar"
+    return "0d" if value.node.ndim == 0 else "array"
+
+
 class _Outputs:
     def __init__(self, ctx: TraceContext, watch: escapes.Watch) -> None:
         self.ctx = ctx
@@ -119,10 +127,13 @@ class _Outputs:
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
+        if isinstance(value, SymArray) and value.python is not None:  # graph/unions.py
+            python, flag = value.python
+            return self._graph(value.node, ("python", python, self._graph(flag.node, "0d").index))
         if isinstance(value, SymArray):
             if value.is_input and value.node.op is Op.INPUT:
                 return OutSpec("leaf", value.node.attr.index)
-            return self._graph(value.node, "scalar" if value.is_scalar else "array")
+            return self._graph(value.node, _array_box(value))
         if isinstance(value, SymScalar):
             if value.node.op is Op.INPUT:
                 return OutSpec("leaf", value.node.attr.index)
