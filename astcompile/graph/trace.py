@@ -111,7 +111,17 @@ def _array_box(value: SymArray) -> str:
     array, as ``np.squeeze`` or ``x[0, ...]`` return one), or any other array."""
     if value.is_scalar:
         return "scalar"
+    if value.node.ndim == 0 and _views_an_argument(value):
+        # NumPy returns a view that writes reach; a boxed scalar would be a copy
+        raise TraceBreak("0-d view of an argument", "a 0-d view of an argument (np.squeeze(x), "
+                         "x[0, ...]) leaves the region; it runs in NumPy, so it stays a view")
     return "0d" if value.node.ndim == 0 else "array"
+
+
+def _views_an_argument(value: SymArray) -> bool:
+    while value.base is not None:
+        value = value.base
+    return value.is_input
 
 
 class _Outputs:
