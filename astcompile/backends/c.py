@@ -17,6 +17,7 @@ from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
 from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
@@ -50,7 +51,7 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
     """(schedule, C source, cffi declarations, Python wrapper source) for a graph."""
     with phase("passes"):
         sched = schedule(run_passes(graph), supported)
-    with phase("codegen"):
+    with phase("codegen"), numbering():
         parts, decls, plans = [cgen.HEADER], [], {}
         reuse = reused_buffers(sched)
         aliased = frozenset(reuse) | {t.id for t in reuse.values()}
@@ -106,7 +107,7 @@ class CBackend:
 
     def _compile_structured(self, graph: Graph) -> Callable:
         """One C function for a region with loops, branches or stores."""
-        with phase("codegen"):
+        with phase("codegen"), numbering():
             src = region_source(graph, generate_structured(graph))
         parts = WrapperParts(src.py, {**src.consts, "_raise": raise_error}, {}, src.decl)
         library = self._load(src.c, src.decl)
