@@ -15,4 +15,4 @@ class CompilerNotFound(RuntimeBuildError):
 
 
 class UnsafeCacheDir(RuntimeBuildError):
-    """The cache directory is writable by others or owned by someone else."""
+    """A cache folder or file is writable by others or owned by someone else (runtime/trust.py)."""

@@ -2,7 +2,13 @@
 
 ``load_library(source, cdecls, cache_dir)`` is the runtime's one entry point: it hashes the
 source, returns an already-loaded library from memory, else a valid disk-cache entry, else builds
-it (one compiler call for all kernels of a region) and caches it. Thread-safe.
+it (one compiler call for all kernels of a region) and caches it. Thread-safe, one build per
+library at a time.
+
+Whatever goes wrong between the compiler and the first call (the library does not load, a
+declared function is missing from it) raises :class:`RuntimeBuildError`, which the compiler
+turns into ``CompileError`` (so ``suppress_errors`` runs the region in NumPy), and nothing is
+published to the cache.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any
 
 import cffi
 
-from . import build, cache
+from . import artifacts, build, cache
 from .errors import RuntimeBuildError
 from .timing import phase
 
@@ -51,11 +57,8 @@ def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
                 build.find_compiler()  # raises CompilerNotFound with the explanation
             cache.evict(entries, key)
             with phase("build"):
-                path = cache.store(entries, key, _builder(source, compiler))
-            with phase("load"):
-                loaded = _try_open(path, cdecls)
-            if loaded is None:
-                raise RuntimeBuildError(f"built {path} but could not load it")
+                path, loaded = cache.store(entries, key, _builder(source, compiler),
+                                           lambda p: _open(p, cdecls))
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded
@@ -73,10 +76,19 @@ def _builder(source: str, compiler: str):
     return run
 
 
-def _try_open(path: str, cdecls: str) -> tuple[Any, Any] | None:
+def _open(path: str, cdecls: str) -> tuple[Any, Any]:
+    """Open a library and resolve every function it declares, or raise RuntimeBuildError."""
     ffi = cffi.FFI()
     ffi.cdef(cdecls)
     try:
-        return ffi, ffi.dlopen(os.path.abspath(path))
-    except OSError:
+        lib = ffi.dlopen(os.path.abspath(path))
+    except OSError as exc:
+        raise RuntimeBuildError(f"built {path} but could not load it: {exc}") from exc
+    return ffi, artifacts.resolved(lib, path)
+
+
+def _try_open(path: str, cdecls: str) -> tuple[Any, Any] | None:
+    try:
+        return _open(path, cdecls)
+    except RuntimeBuildError:
         return None
