@@ -1,7 +1,8 @@
 """User settings. Environment variables override the defaults at import time.
 
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
-``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``.
+``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``),
+``ASTCOMPILE_VERIFY=1``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ suppress_errors: bool = _env_flag("ASTCOMPILE_SUPPRESS_ERRORS", False)
 cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
 #: On-disk cache of built kernels.
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
+#: Seconds the C compiler may take on one region before the build fails with CompileError
+#: (0: no limit).
+build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))
 #: When set, the rewritten source and every graph are written below this folder.
 debug_dir: str | None = _default_debug_dir()
 #: Check every compiled region's result against NumPy (slow; for debugging the compiler).

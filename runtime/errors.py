@@ -16,3 +16,7 @@ class CompilerNotFound(RuntimeBuildError):
 
 class UnsafeCacheDir(RuntimeBuildError):
     """A cache folder or file is writable by others or owned by someone else (runtime/trust.py)."""
+
+
+class BuildTimeout(RuntimeBuildError):
+    """The C compiler ran longer than ``config.build_timeout``."""

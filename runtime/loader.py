@@ -36,8 +36,11 @@ def library_key(source: str, compiler: str | None) -> str:
                            build.headers_digest())
 
 
-def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
-    """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``."""
+def load_library(source: str, cdecls: str, cache_dir: str, *,
+                 timeout: float | None = None) -> tuple[Any, Any]:
+    """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``.
+
+    ``timeout``: seconds the compiler may take (None: no limit)."""
     try:
         compiler: str | None = build.find_compiler()
     except build.CompilerNotFound:
@@ -57,7 +60,7 @@ def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
                 build.find_compiler()  # raises CompilerNotFound with the explanation
             cache.evict(entries, key)
             with phase("build"):
-                path, loaded = cache.store(entries, key, _builder(source, compiler),
+                path, loaded = cache.store(entries, key, _builder(source, compiler, timeout),
                                            lambda p: _open(p, cdecls))
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
@@ -69,9 +72,9 @@ def library_path(lib: Any) -> str | None:
     return _paths.get(id(lib))
 
 
-def _builder(source: str, compiler: str):
+def _builder(source: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
-        build.compile_shared(source, out_path, workdir, compiler)
+        build.compile_shared(source, out_path, workdir, compiler, timeout)
 
     return run
 

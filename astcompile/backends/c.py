@@ -9,6 +9,7 @@ emitter does not support raises ``StructuredUnsupported`` and the region runs ea
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -118,16 +119,22 @@ class CBackend:
 
     def _load(self, source: str, decls: str) -> tuple[Any, Any]:
         try:
-            return load_library(source, decls, self.cache_dir or config.cache_dir)
+            return load_library(source, decls, self.cache_dir or config.cache_dir,
+                                timeout=config.build_timeout or None)
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
 
 
 def c_backend_available() -> bool:
-    """True when a C compiler is on PATH: backend "auto" then picks "c"."""
+    """True when a C compiler is on PATH, or ``$CC`` names one: backend "auto" then picks "c".
+
+    An explicit ``$CC`` counts even when it cannot be run: the user chose a compiler, so the
+    failure is reported (``CompileError`` naming CC), not hidden by a silent switch to NumPy."""
     from astcompile.runtime.build import find_compiler
     from astcompile.runtime.errors import CompilerNotFound
 
+    if os.environ.get("CC"):
+        return True
     try:
         find_compiler()
     except CompilerNotFound:
