@@ -34,12 +34,12 @@ from astcompile import config, logs, telemetry
 from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.frontend.lookup import code_hash, fingerprint
-from astcompile.runtime import artifacts, build, cache, trust
+from astcompile.runtime import artifacts, build, cache, forksafe, trust
 from astcompile.runtime.errors import RuntimeBuildError
 from astcompile.runtime.reads import ReadKind, evaluate
 
 FORMAT = "region-v2"  # v2: entries carry the reads of the region (runtime/reads.py)
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
 _aot = threading.Event()  # set while ``astcompile build`` runs

@@ -23,13 +23,12 @@ import os
 import platform
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import build, cache, trust
+from . import build, cache, forksafe, trust
 from .errors import RuntimeBuildError, UnsafeCacheDir
 
 ARTIFACT_DIR = "__astcache__"
@@ -39,7 +38,7 @@ MANIFEST_FORMAT = "astcache-v1"
 _ISA_PREFIXES = ("sse", "ssse3", "pni", "avx", "fma", "f16c", "bmi", "abm", "lzcnt", "popcnt",
                  "movbe", "aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "adx", "gfni",
                  "amx", "xsave", "rdrand", "rdseed", "cx16", "prfchw", "clflushopt", "clwb")
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _libraries: dict[str, tuple[Any, Any]] = {}  # .so path -> (ffi, lib); keeps them alive
 _manifests: dict[str, tuple[dict | None, str]] = {}  # folder -> (manifest or None, why not)
 

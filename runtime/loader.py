@@ -3,7 +3,7 @@
 ``load_library(source, cdecls, cache_dir)`` is the runtime's one entry point: it hashes the
 source, returns an already-loaded library from memory, else a valid disk-cache entry, else builds
 it (one compiler call for all kernels of a region) and caches it. Thread-safe, one build per
-library at a time.
+library at a time, and fork-safe (a child gets its locks back unlocked: :mod:`forksafe`).
 
 Whatever goes wrong between the compiler and the first call (the library does not load, a
 declared function is missing from it) raises :class:`RuntimeBuildError`, which the compiler
@@ -19,14 +19,15 @@ from typing import Any
 
 import cffi
 
-from . import artifacts, build, cache
+from . import artifacts, build, cache, forksafe
 from .errors import RuntimeBuildError
 from .timing import phase
 
 _loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
 _paths: dict[int, str] = {}  # id(lib) -> the shared object it was opened from
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _key_locks: dict[str, threading.Lock] = {}  # one per library: different kernels build in parallel
+os.register_at_fork(after_in_child=_key_locks.clear)
 
 
 def library_key(source: str, compiler: str | None) -> str:
