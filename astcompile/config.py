@@ -1,8 +1,8 @@
 """User settings. Environment variables override the defaults at import time.
 
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
-``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``),
-``ASTCOMPILE_VERIFY=1``.
+``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
+``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ suppress_errors: bool = _env_flag("ASTCOMPILE_SUPPRESS_ERRORS", False)
 cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
 #: On-disk cache of built kernels.
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
+#: The on-disk cache is kept under this many bytes, least recently used entries evicted first
+#: (0: no limit). Entries used in the last 10 minutes are never evicted.
+cache_max_bytes: int = int(os.environ.get("ASTCOMPILE_CACHE_MAX_BYTES", str(512 << 20)))
 #: Seconds the C compiler may take on one region before the build fails with CompileError
 #: (0: no limit).
 build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))

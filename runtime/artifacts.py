@@ -68,7 +68,10 @@ class Store:
         path = self.path(kind, name)
         if not trust.trusted_folder(os.path.dirname(path), self.base, self.shared):
             return None
-        return trust.read_file(path)
+        data = trust.read_file(path)
+        if data is not None and not self.shared:
+            cache.touch(path)
+        return data
 
     def write(self, kind: str, name: str, data: bytes) -> None:
         """Write an entry atomically, creating its folders with this store's modes."""
@@ -93,6 +96,8 @@ class Store:
         record describes (size and SHA-256: a truncated or bit-flipped file is never opened),
         else ``(None, why)``."""
         path = os.path.join(self.kernels, name)
+        if not self.shared:
+            cache.touch(path)  # before the checks: a sweep running now keeps it (evict.py)
         if not os.path.exists(path):
             return None, f"{path} is missing"
         if not trust.trusted_folder(self.kernels, self.base, self.shared):

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -60,9 +61,19 @@ def intact(path: str, size: Any, sha256: Any) -> bool:
         return False
 
 
+def touch(path: str) -> None:
+    """Mark ``path`` used now (its access time) for the least-recently-used eviction: set
+    explicitly, because mounts with ``relatime`` or ``noatime`` do not on a read."""
+    try:
+        os.utime(path, ns=(time.time_ns(), os.stat(path).st_mtime_ns))
+    except OSError:
+        pass
+
+
 def lookup(entries: str, key: str) -> str | None:
     """The path of a valid entry, or None when absent, refused or corrupt."""
     so_path = os.path.join(entries, key + ".so")
+    touch(so_path)  # first: an eviction running now sees it as used (see evict.py)
     data = trust.read_file(os.path.join(entries, key + ".json"))
     try:
         meta = json.loads(data) if data is not None else {}

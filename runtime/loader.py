@@ -19,7 +19,7 @@ from typing import Any
 
 import cffi
 
-from . import artifacts, build, cache, forksafe
+from . import artifacts, build, cache, evict, forksafe
 from .errors import RuntimeBuildError
 from .timing import phase
 
@@ -37,11 +37,12 @@ def library_key(source: str, compiler: str | None) -> str:
                            build.headers_digest())
 
 
-def load_library(source: str, cdecls: str, cache_dir: str, *,
-                 timeout: float | None = None) -> tuple[Any, Any]:
+def load_library(source: str, cdecls: str, cache_dir: str, *, timeout: float | None = None,
+                 max_bytes: int = 0) -> tuple[Any, Any]:
     """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``.
 
-    ``timeout``: seconds the compiler may take (None: no limit)."""
+    ``timeout``: seconds the compiler may take (None: no limit); ``max_bytes``: the size the
+    cache is kept under after builds (0: no limit, see :mod:`evict`)."""
     try:
         compiler: str | None = build.find_compiler()
     except build.CompilerNotFound:
@@ -63,6 +64,7 @@ def load_library(source: str, cdecls: str, cache_dir: str, *,
             with phase("build"):
                 path, loaded = cache.store(entries, key, _builder(source, compiler, timeout),
                                            lambda p: _open(p, cdecls))
+            evict.after_build(os.path.dirname(entries), max_bytes)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded

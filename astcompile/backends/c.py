@@ -120,7 +120,7 @@ class CBackend:
     def _load(self, source: str, decls: str) -> tuple[Any, Any]:
         try:
             return load_library(source, decls, self.cache_dir or config.cache_dir,
-                                timeout=config.build_timeout or None)
+                                timeout=config.build_timeout or None, max_bytes=config.cache_max_bytes)
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
 
