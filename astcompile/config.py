@@ -17,6 +17,18 @@ def _env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() not in ("", "0", "false", "no", "off")
 
 
+def _env_bytes(name: str, default: int) -> int:
+    """A size in bytes: ``536870912``, or with a binary suffix ``512M``, ``2G``, ``64K``."""
+    text = os.environ.get(name, "").strip().upper().removesuffix("B").removesuffix("I")
+    if not text:
+        return default
+    scale = 1 << (10 * "KMG".index(text[-1]) + 10) if text[-1] in "KMG" else 1
+    try:
+        return int(float(text.rstrip("KMG")) * scale)
+    except ValueError:
+        raise ValueError(f"{name}={os.environ[name]!r}: expected bytes, like 536870912 or 512M") from None
+
+
 def _default_cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "astcompile")
@@ -37,7 +49,7 @@ cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
 #: The on-disk cache is kept under this many bytes, least recently used entries evicted first
 #: (0: no limit). Entries used in the last 10 minutes are never evicted.
-cache_max_bytes: int = int(os.environ.get("ASTCOMPILE_CACHE_MAX_BYTES", str(512 << 20)))
+cache_max_bytes: int = _env_bytes("ASTCOMPILE_CACHE_MAX_BYTES", 512 << 20)
 #: Seconds the C compiler may take on one region before the build fails with CompileError
 #: (0: no limit).
 build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))

@@ -13,6 +13,10 @@ Loading needs no C compiler and no libcst: a kernel library is opened with cffi'
 ABI module (generated once, at build time), so not even cffi's C parser is imported. A manifest
 written on another machine or by other versions is refused with a reason (:func:`check_manifest`).
 
+Every file is read through a :class:`Store`, under the trust rules of :mod:`trust` (a pickle or
+a source someone else could have written is never loaded), and a kernel is opened only when it
+has the size and SHA-256 its entry recorded when it was built (:meth:`Store.library`).
+
 Part of the runtime: must not import the compiler or libcst.
 """
 

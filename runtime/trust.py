@@ -63,7 +63,7 @@ SHARED = Modes(0o755, 0o644, 0o755)
 
 def check(path: str, st: os.stat_result) -> None:
     """Raise :class:`UnsafeCacheDir` (why, and the fix) unless ``st`` (of ``path``) is trusted."""
-    uid = os.getuid()
+    uid = os.getuid() if hasattr(os, "getuid") else st.st_uid  # no owners to compare: Windows
     if st.st_uid not in (uid, 0):
         raise UnsafeCacheDir(
             f"{path} is owned by uid {st.st_uid}, neither you (uid {uid}) nor root, so someone "
