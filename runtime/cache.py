@@ -27,7 +27,7 @@ from . import trust
 FORMAT = "c-v1"
 WARM = "warm-v1"
 #: The folders of the user's cache, created (private) and checked before use.
-FOLDERS = (FORMAT, os.path.join(WARM, "frontend"), os.path.join(WARM, "regions"))
+FOLDERS = (FORMAT, f"{WARM}/frontend", f"{WARM}/regions")
 
 
 def ensure_cache_dir(cache_dir: str) -> str:

@@ -197,14 +197,32 @@ def cache_root(cache_dir: str, folders: tuple[str, ...] = ()) -> str:
     """``cache_dir``, created with ``folders`` inside, when code may be loaded from it; else a
     private temporary folder for this process (warned about once)."""
     try:
-        for name in (os.curdir, *folders):  # the folder itself first: nothing made in a bad one
-            folder = os.path.normpath(os.path.join(cache_dir, name))
-            make_folders(folder, cache_dir, PRIVATE.folder)
-            check_folder(folder, cache_dir)
+        for level in _levels_below(cache_dir, folders):  # parents first: nothing made in a bad one
+            _ensure(level)
     except (OSError, UnsafeCacheDir) as exc:
         why = str(exc) if isinstance(exc, UnsafeCacheDir) else f"it cannot be created: {exc}"
         return _fallback(cache_dir, why, folders)
     return cache_dir
+
+
+def _levels_below(base: str, folders: tuple[str, ...]) -> list[str]:
+    """``base`` and every folder from it down to each of ``folders``, parents first."""
+    levels = {base}
+    for name in folders:
+        parts = name.split("/")
+        levels.update(os.path.join(base, *parts[:i]) for i in range(1, len(parts) + 1))
+    return sorted(levels, key=len)
+
+
+def _ensure(level: str) -> None:
+    """Check a folder, creating it first when missing (this runs at every look-up in the cache:
+    on the common path it is one stat)."""
+    try:
+        st = os.stat(level)
+    except FileNotFoundError:
+        make_folders(level, level, PRIVATE.folder)
+        st = os.stat(level)
+    check(level, st)
 
 
 def _fallback(cache_dir: str, why: str, folders: tuple[str, ...]) -> str:
