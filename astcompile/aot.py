@@ -196,9 +196,9 @@ def write_manifests(functions: list[FunctionBuild], version: str) -> list[str]:
             "compiler": compiler_info(),
             "functions": records,
         }
-        path = os.path.join(folder, artifacts.ARTIFACT_DIR, artifacts.MANIFEST)
-        artifacts.write_atomic(path, json.dumps(manifest, indent=2, sort_keys=True).encode())
-        written.append(path)
+        store = artifacts.package_store(folder)
+        store.write("", artifacts.MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
+        written.append(store.path("", artifacts.MANIFEST))
     return written
 
 
@@ -209,7 +209,7 @@ def _function_record(job: FunctionBuild) -> dict[str, Any]:
     store = warm.target_store(fn.__code__.co_filename)
     lookups: list = []
     frontend = f"frontend/{key}.json" if key else None
-    data = artifacts.read_bytes(store.path("frontend", f"{key}.json")) if key and store else None
+    data = store.read("frontend", f"{key}.json") if key and store else None
     if data:
         lookups = json.loads(data)["lookups"]
     regions: dict[str, list] = {}

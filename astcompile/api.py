@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
@@ -12,12 +11,12 @@ from typing import Any, TypeVar, overload
 from astcompile import dispatch, regions, registry
 from astcompile.backends import check_backend_name
 from astcompile.function import CompiledFunction
-from astcompile.runtime import timing
+from astcompile.runtime import forksafe, timing
 from astcompile.signatures import parse_signatures
 
 F = TypeVar("F", bound=Callable)
 _compiled: weakref.WeakSet[CompiledFunction] = weakref.WeakSet()
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 MODES = ("default", "frozen")
 
 

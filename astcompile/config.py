@@ -1,8 +1,8 @@
 """User settings. Environment variables override the defaults at import time.
 
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
-``ASTCOMPILE_DEBUG=1`` (or ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``; the test hook
-``ASTCOMPILE_PLANT_MISCOMPILE=1``.
+``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
+``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,18 @@ def _env_flag(name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _env_bytes(name: str, default: int) -> int:
+    """A size in bytes: ``536870912``, or with a binary suffix ``512M``, ``2G``, ``64K``."""
+    text = os.environ.get(name, "").strip().upper().removesuffix("B").removesuffix("I")
+    if not text:
+        return default
+    scale = 1 << (10 * "KMG".index(text[-1]) + 10) if text[-1] in "KMG" else 1
+    try:
+        return int(float(text.rstrip("KMG")) * scale)
+    except ValueError:
+        raise ValueError(f"{name}={os.environ[name]!r}: expected bytes, like 536870912 or 512M") from None
 
 
 def _default_cache_dir() -> str:
@@ -35,6 +47,12 @@ suppress_errors: bool = _env_flag("ASTCOMPILE_SUPPRESS_ERRORS", False)
 cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
 #: On-disk cache of built kernels.
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
+#: The on-disk cache is kept under this many bytes, least recently used entries evicted first
+#: (0: no limit). Entries used in the last 10 minutes are never evicted.
+cache_max_bytes: int = _env_bytes("ASTCOMPILE_CACHE_MAX_BYTES", 512 << 20)
+#: Seconds the C compiler may take on one region before the build fails with CompileError
+#: (0: no limit).
+build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))
 #: When set, the rewritten source and every graph are written below this folder.
 debug_dir: str | None = _default_debug_dir()
 #: Check every compiled region call against its plain code run on copies of the inputs; a

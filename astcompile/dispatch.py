@@ -12,8 +12,9 @@ import types
 from typing import Any
 
 from astcompile import registry
+from astcompile.runtime import forksafe
 
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _local = threading.local()
 _implicit: dict[tuple[int, str], Any] = {}  # (id(fn), backend) -> CompiledFunction
 

@@ -23,7 +23,7 @@ from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
 from astcompile.regions import MISS, Region
-from astcompile.runtime import errstate
+from astcompile.runtime import errstate, forksafe
 from astcompile.runtime.timing import phase
 from astcompile.structured_calls import STRUCTURED_CALLS
 
@@ -97,7 +97,7 @@ class CompiledFunction:
         self._impl: Callable | None = None
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend = None
-        self._lock = threading.RLock()
+        self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
         if fullgraph:
             self._check_fullgraph_statically()
 

@@ -26,7 +26,7 @@ from astcompile.graph.results import TraceResult
 
 if TYPE_CHECKING:
     from astcompile.graph.context import TraceBreak
-from astcompile.runtime import errstate
+from astcompile.runtime import errstate, forksafe
 from astcompile.runtime import guards as G
 from astcompile.runtime.timing import phase
 
@@ -86,7 +86,7 @@ class Region:
         self.entries: dict[tuple, list[Entry]] = {}
         self.eager_keys: set[tuple] = set()
         self.stats = RegionStats()
-        self._lock = threading.Lock()
+        self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
         self._limit_warned = False
         self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
         self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
@@ -158,15 +158,26 @@ class Region:
                                  f"{self.spec.last_line}) in frozen mode")
             return self._eager(args)
         with self._lock:
-            if self._count() >= config.cache_size_limit:
+            settled = self._settled(key, args)  # by another thread while this one waited
+            if not settled and self._count() >= config.cache_size_limit:
                 self._warn_limit(key, args)
                 return self._eager(args)
-            entry = self._compile(key, args)
+            entry = None if settled else self._compile(key, args)
+        if settled:
+            return self.call(args)
         leaves = None if entry is None else entry.bind(args, self.owner.fn)
         if leaves is None:  # not compiled, or a read changed while it was traced
             return self._eager(args)
         self.stats.compiled_calls += 1
         return entry(leaves)
+
+    def _settled(self, key: tuple, args: tuple) -> bool:
+        """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
+        for the region's lock, and all but the first find the first one's work (one trace and
+        one build for any number of concurrent first calls)."""
+        root = self.owner.fn
+        return key in self.eager_keys or any(
+            entry.bind(args, root) is not None for entry in self.entries.get(key, ()))
 
     def _count(self) -> int:
         return sum(len(v) for v in self.entries.values())

@@ -6,10 +6,11 @@ while classifying calls and must not import the API (that would be a cycle).
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable
 
-_lock = threading.Lock()
+from astcompile.runtime import forksafe
+
+_lock = forksafe.module_lock(__name__)
 _allowed: dict[int, Any] = {}  # id -> object (kept alive so the id stays valid)
 _disallowed: dict[int, Any] = {}
 

@@ -12,8 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from astcompile.runtime import forksafe
+
 _local = threading.local()
-_count_lock = threading.Lock()
+_count_lock = forksafe.module_lock(__name__, "_count_lock")
 
 #: How many recorders are active, on any thread: the hot path's one check.
 recording = 0

@@ -22,7 +22,6 @@ import dataclasses
 import hashlib
 import os
 import pickle
-import shutil
 import threading
 import types
 import warnings
@@ -35,13 +34,12 @@ from astcompile import config, logs, telemetry
 from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.frontend.lookup import code_hash, fingerprint
-from astcompile.runtime import artifacts, build
-from astcompile.runtime.cache import ensure_cache_dir
+from astcompile.runtime import artifacts, build, cache, forksafe, trust
 from astcompile.runtime.errors import RuntimeBuildError
 from astcompile.runtime.reads import ReadKind, evaluate
 
 FORMAT = "region-v2"  # v2: entries carry the reads of the region (runtime/reads.py)
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
 _aot = threading.Event()  # set while ``astcompile build`` runs
@@ -60,12 +58,8 @@ def _folder(filename: str) -> str | None:
 
 
 def _user_store() -> artifacts.Store | None:
-    try:
-        ensure_cache_dir(config.cache_dir)
-    except (OSError, RuntimeBuildError) as exc:
-        logs.root.info("warm cache disabled: %s", exc)
-        return None
-    return artifacts.user_store(config.cache_dir)
+    """The user's cache; a private temporary folder when it is unusable (runtime/trust.py)."""
+    return artifacts.user_store(trust.cache_root(config.cache_dir, cache.FOLDERS))
 
 
 def stores_for(filename: str) -> list[artifacts.Store]:
@@ -225,7 +219,7 @@ def load_entry(region: Any, key: tuple, args: tuple) -> Any:
 
 
 def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
-    data = artifacts.read_bytes(store.path("regions", name))
+    data = store.read("regions", name)  # unpickled only from a trusted folder and file
     if data is None:
         return []
     try:
@@ -245,8 +239,8 @@ def _entry(region: Any, key: tuple, args: tuple, record: dict[str, Any],
     if record["library"]:
         if not store.root.endswith(artifacts.ARTIFACT_DIR) and _compiler_changed(record):
             return None
-        so_path = os.path.join(store.kernels, record["library"])
-        library = artifacts.open_library(so_path, record["ffi"])
+        so_path = _library(store, record)
+        library = artifacts.open_library(so_path, record["ffi"]) if so_path else None
         if library is None:
             return None
     reads = _live_reads(record["result"].reads, args, region.owner.fn)
@@ -257,6 +251,19 @@ def _entry(region: Any, key: tuple, args: tuple, record: dict[str, Any],
     result = dataclasses.replace(record["result"], reads=reads)
     run = make_wrapper(result.graph, parts, library)
     return Entry(key, result, run)
+
+
+def _library(store: artifacts.Store, record: dict[str, Any]) -> str | None:
+    """The verified path of an entry's kernel library; a package's that does not match its
+    record is reported (the region compiles instead), a user cache's is rebuilt quietly."""
+    path, why = store.library(record["library"], record.get("library_size"),
+                              record.get("library_sha256"))
+    if path is None and store.shared and "SHA-256" in why:
+        warn_once(f"corrupt:{why}", f"astcompile: not using ahead-of-time artifacts: {why}; "
+                                    "compiling instead (run `astcompile build` again)")
+    elif path is None:
+        logs.root.info("region entry not used: %s", why)
+    return path
 
 
 def _stable_reads(reads: tuple) -> tuple:
@@ -314,10 +321,9 @@ def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
         return
     try:
         record = _record(entry, parts, store)
-        path = store.path("regions", name)
         with _lock:
             records = [r for r in _read(store, name) if _identity_of(r) != _identity_of(record)]
-            artifacts.write_atomic(path, pickle.dumps([*records, record]))
+            store.write("regions", name, pickle.dumps([*records, record]))
     except Exception as exc:
         logs.root.info("region entry of %s not persisted: %s", region.owner.name, exc)
         return
@@ -325,18 +331,13 @@ def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
         with _lock:
             built.append({"function": region.owner, "region": region.spec.name,
                           "guard_key": pkey, "entry": f"regions/{name}",
-                          "library": record["library"] and f"kernels/{record['library']}"})
+                          "library": record["library"] and f"kernels/{record['library']}",
+                          "library_size": record["library_size"],
+                          "library_sha256": record["library_sha256"]})
 
 
 def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
-    library = None
-    if parts.library:
-        library = os.path.basename(parts.library)
-        if os.path.dirname(parts.library) != os.path.abspath(store.kernels):
-            os.makedirs(store.kernels, mode=0o700, exist_ok=True)
-            tmp = os.path.join(store.kernels, f".tmp-{os.getpid()}-{library}")
-            shutil.copyfile(parts.library, tmp)
-            os.replace(tmp, os.path.join(store.kernels, library))
+    library, size, sha = store.add_library(parts.library) if parts.library else (None, 0, "")
     try:
         compiler = build.compiler_id(build.find_compiler())
     except (OSError, RuntimeBuildError):
@@ -345,6 +346,7 @@ def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
     return {
         "format": FORMAT, "result": result, "py": parts.py, "consts": parts.consts,
         "steps": parts.steps, "cdecls": parts.cdecls, "library": library, "compiler": compiler,
+        "library_size": size, "library_sha256": sha,  # checked before every load
         "ffi": artifacts.ffi_module_source(parts.cdecls) if library else None,
     }
 

@@ -3,12 +3,13 @@
 Installed as ``astcompile.runtime`` so ahead-of-time artifacts load with only this package.
 """
 
-from .errors import CompilerNotFound, RuntimeBuildError, UnsafeCacheDir
+from .errors import BuildTimeout, CompilerNotFound, RuntimeBuildError, UnsafeCacheDir
 from .loader import load_library
 from .parallel import nthreads, set_num_threads
 from .timing import compile_times
 
 __all__ = [
+    "BuildTimeout",
     "CompilerNotFound",
     "RuntimeBuildError",
     "UnsafeCacheDir",

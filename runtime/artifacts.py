@@ -13,6 +13,10 @@ Loading needs no C compiler and no libcst: a kernel library is opened with cffi'
 ABI module (generated once, at build time), so not even cffi's C parser is imported. A manifest
 written on another machine or by other versions is refused with a reason (:func:`check_manifest`).
 
+Every file is read through a :class:`Store`, under the trust rules of :mod:`trust` (a pickle or
+a source someone else could have written is never loaded), and a kernel is opened only when it
+has the size and SHA-256 its entry recorded when it was built (:meth:`Store.library`).
+
 Part of the runtime: must not import the compiler or libcst.
 """
 
@@ -21,16 +25,15 @@ from __future__ import annotations
 import json
 import os
 import platform
-import stat
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import build
+from . import build, cache, forksafe, trust
+from .errors import RuntimeBuildError, UnsafeCacheDir
 
 ARTIFACT_DIR = "__astcache__"
 MANIFEST = "manifest.json"
@@ -39,29 +42,85 @@ MANIFEST_FORMAT = "astcache-v1"
 _ISA_PREFIXES = ("sse", "ssse3", "pni", "avx", "fma", "f16c", "bmi", "abm", "lzcnt", "popcnt",
                  "movbe", "aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "adx", "gfni",
                  "amx", "xsave", "rdrand", "rdseed", "cx16", "prfchw", "clflushopt", "clwb")
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _libraries: dict[str, tuple[Any, Any]] = {}  # .so path -> (ffi, lib); keeps them alive
 _manifests: dict[str, tuple[dict | None, str]] = {}  # folder -> (manifest or None, why not)
 
 
 @dataclass(frozen=True)
 class Store:
-    """A folder of persisted entries (``root``) and the folder of their kernels."""
+    """A folder of persisted entries (``root``) and the folder of their kernels.
+
+    ``base`` is where the trust rules start (:mod:`trust`): the user's cache folder, or
+    ``__astcache__`` (``shared``: shipped with a package, so readable by all, and the package
+    folder that holds it is checked too). Entries are read and kernels opened only through it."""
 
     root: str
     kernels: str
+    base: str
+    shared: bool = False
+
+    @property
+    def modes(self) -> trust.Modes:
+        return trust.SHARED if self.shared else trust.PRIVATE
 
     def path(self, kind: str, name: str) -> str:
         return os.path.join(self.root, kind, name)
 
+    def read(self, kind: str, name: str) -> bytes | None:
+        """An entry's bytes when it and the folders down to it pass the trust rules."""
+        path = self.path(kind, name)
+        if not trust.trusted_folder(os.path.dirname(path), self.base, self.shared):
+            return None
+        data = trust.read_file(path)
+        if data is not None and not self.shared:
+            cache.touch(path)
+        return data
+
+    def write(self, kind: str, name: str, data: bytes) -> None:
+        """Write an entry atomically, creating its folders with this store's modes."""
+        path = self.path(kind, name)
+        trust.make_folders(os.path.dirname(path), self.base, self.modes.folder)
+        trust.write_file(path, data, self.modes.file)
+
+    def add_library(self, path: str) -> tuple[str, int, str]:
+        """Put the kernel library ``path`` among this store's kernels (copied, unless it is
+        there already); its name, size and SHA-256, for the record of the entry using it."""
+        name = os.path.basename(path)
+        target = os.path.join(self.kernels, name)
+        if os.path.abspath(path) != os.path.abspath(target):
+            with open(path, "rb") as f:
+                data = f.read()
+            trust.make_folders(self.kernels, self.base, self.modes.folder)
+            trust.write_file(target, data, self.modes.library)
+        return (name, *cache.file_digest(target))
+
+    def library(self, name: str, size: Any, sha256: Any) -> tuple[str | None, str]:
+        """``(path, "")`` for a kernel library that passes the trust rules and is the one its
+        record describes (size and SHA-256: a truncated or bit-flipped file is never opened),
+        else ``(None, why)``."""
+        path = os.path.join(self.kernels, name)
+        if not self.shared:
+            cache.touch(path)  # before the checks: a sweep running now keeps it (evict.py)
+        if not os.path.exists(path):
+            return None, f"{path} is missing"
+        if not trust.trusted_folder(self.kernels, self.base, self.shared):
+            return None, f"{path} is not trusted"
+        if not cache.intact(path, size, sha256):
+            return None, (f"{path} is not the library its entry was built with (size or "
+                          "SHA-256 differ: truncated or modified since)")
+        return path, ""
+
 
 def user_store(cache_dir: str) -> Store:
-    return Store(os.path.join(cache_dir, "warm-v1"), os.path.join(cache_dir, "c-v1"))
+    """The user's cache (``cache_dir`` as :func:`trust.cache_root` returned it)."""
+    return Store(os.path.join(cache_dir, cache.WARM), os.path.join(cache_dir, cache.FORMAT),
+                 cache_dir)
 
 
 def package_store(folder: str) -> Store:
     root = os.path.join(folder, ARTIFACT_DIR)
-    return Store(root, os.path.join(root, "kernels"))
+    return Store(root, os.path.join(root, "kernels"), root, shared=True)
 
 
 # -- environment ------------------------------------------------------------------------------
@@ -124,14 +183,14 @@ def check_manifest(folder: str, version: str) -> tuple[dict | None, str]:
 
 
 def _read_manifest(path: str, version: str) -> tuple[dict | None, str]:
+    folder = os.path.dirname(path)
     try:
-        with open(path) as f:
-            manifest = json.load(f)
+        trust.check_folder(folder, folder, parent=True)
+        manifest = json.loads(trust.read_checked(path))
         if manifest.get("format") != MANIFEST_FORMAT:
             return None, f"{path} has format {manifest.get('format')!r}, not {MANIFEST_FORMAT}"
-        unsafe = unsafe_folder(os.path.dirname(path))
-        if unsafe:
-            return None, unsafe
+    except UnsafeCacheDir as exc:
+        return None, str(exc)
     except (OSError, ValueError) as exc:
         return None, f"cannot read {path}: {exc}"
     why = mismatch(manifest.get("environment", {}), version)
@@ -141,39 +200,6 @@ def _read_manifest(path: str, version: str) -> tuple[dict | None, str]:
 def forget_manifests() -> None:
     with _lock:
         _manifests.clear()
-
-
-def unsafe_folder(folder: str) -> str:
-    """Why we refuse to load code from ``folder`` (writable by group/others), or ""."""
-    st = os.stat(folder)
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"{folder} is writable by group or others; not loading compiled code from it"
-    return ""
-
-
-# -- files -------------------------------------------------------------------------------------
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def read_bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 # -- kernels -----------------------------------------------------------------------------------
@@ -194,7 +220,8 @@ def ffi_module_source(cdecls: str) -> str:
 
 
 def open_library(so_path: str, ffi_source: str) -> tuple[Any, Any] | None:
-    """``(ffi, lib)`` for a built kernel library, or None when it cannot be opened."""
+    """``(ffi, lib)`` for a built kernel library (verified by :meth:`Store.library`), or None
+    when it cannot be opened or lacks a function it declares."""
     so_path = os.path.abspath(so_path)
     with _lock:
         if so_path in _libraries:
@@ -203,8 +230,19 @@ def open_library(so_path: str, ffi_source: str) -> tuple[Any, Any] | None:
     try:
         exec(compile(ffi_source, "<astcompile ffi>", "exec"), namespace)  # noqa: S102 - our file
         ffi = namespace["ffi"]
-        loaded = ffi, ffi.dlopen(so_path)
-    except (OSError, KeyError, SyntaxError):
+        loaded = ffi, resolved(ffi.dlopen(so_path), so_path)
+    except (OSError, KeyError, SyntaxError, RuntimeBuildError):
         return None
     with _lock:
         return _libraries.setdefault(so_path, loaded)
+
+
+def resolved(lib: Any, path: str) -> Any:
+    """``lib`` once each function it declares is found in it (a missing one would otherwise
+    fail at its first call, in the middle of the user's code)."""
+    for name in dir(lib):
+        try:
+            getattr(lib, name)
+        except AttributeError as exc:
+            raise RuntimeBuildError(f"{path} lacks the function {name}: {exc}") from exc
+    return lib

@@ -24,9 +24,10 @@ import functools
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 
-from .errors import CompilerNotFound, RuntimeBuildError
+from .errors import BuildTimeout, CompilerNotFound, RuntimeBuildError
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 CFLAGS = ("-O2", "-march=native", "-fopenmp", "-fwrapv", "-fno-math-errno", "-fPIC", "-shared")
@@ -34,9 +35,22 @@ LIBS = ("-lmvec", "-lm")
 
 
 def find_compiler() -> str:
-    """The C compiler: ``$CC`` if set, else ``gcc`` then ``cc`` on PATH."""
-    for name in (os.environ.get("CC"), "gcc", "cc"):
-        if name and (path := shutil.which(name)):
+    """The C compiler: ``$CC`` if set, else ``gcc`` then ``cc`` on PATH.
+
+    A ``$CC`` that cannot be run is an error, not a reason to pick gcc behind the user's back
+    (they chose that compiler; kernels built by another would be a surprise)."""
+    explicit = os.environ.get("CC")
+    if explicit:
+        path = shutil.which(explicit)
+        if path is None:
+            raise CompilerNotFound(
+                f"$CC is set to {explicit!r}, which cannot be run (not found on PATH, or not "
+                "executable; it must name one program, without arguments). Set CC to the name "
+                "or path of a C compiler, or unset it to use gcc."
+            )
+        return path
+    for name in ("gcc", "cc"):
+        if path := shutil.which(name):
             return path
     raise CompilerNotFound(
         "no C compiler found: the C backend needs gcc on PATH (or $CC). Install gcc "
@@ -82,14 +96,41 @@ def cpu_features() -> str:
     return f"{model}|{flags}"
 
 
-def compile_shared(source: str, out_path: str, workdir: str, compiler: str) -> None:
-    """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``."""
+def compile_shared(source: str, out_path: str, workdir: str, compiler: str,
+                   timeout: float | None = None) -> None:
+    """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``.
+
+    The compiler runs in its own process group, so that on ``timeout`` (or an interrupt) the
+    whole group goes (gcc's cc1, as and ld with it) and nothing is left running."""
     src_path = os.path.join(workdir, "kernels.c")
     with open(src_path, "w") as f:
         f.write(source)
     cmd = [compiler, *CFLAGS, f"-I{INCLUDE_DIR}", "-o", out_path, src_path, *LIBS]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise BuildTimeout(
+            f"the C compiler did not finish within {timeout:g} s: {' '.join(cmd)}. Raise "
+            "astcompile.config.build_timeout (ASTCOMPILE_BUILD_TIMEOUT), or check the compiler "
+            "($CC)."
+        ) from None
+    except BaseException:
+        _kill_group(proc)
+        raise
     if proc.returncode != 0:
         raise RuntimeBuildError(
-            f"C compiler failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-4000:]}"
+            f"C compiler failed (exit {proc.returncode}): {' '.join(cmd)}\n{stderr[-4000:]}"
         )
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):  # not communicate(): a process that left the
+        stream.close()  # group may hold the pipes open

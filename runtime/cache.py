@@ -2,12 +2,13 @@
 
 Layout: ``<cache_dir>/c-v1/<key>.so`` with ``<key>.json`` beside it (size and SHA-256 of the
 ``.so``). The key hashes everything that changes the binary: the C source, the flags, the
-compiler binary, the CPU features and this format's version. An entry is written into a private
-temporary directory inside the cache and moved into place with ``os.replace``, so a reader never
-sees half a file and two processes building the same key at once both succeed (the last rename
-wins; both files are equivalent). An entry whose ``.so`` does not match its ``.json`` is corrupt
-and is rebuilt. The cache directory is created with mode 0700 and refused if someone else owns it
-or others can write it: we never ``dlopen`` a file another user could have planted.
+compiler binary, the CPU features and this format's version. An entry is built in a private
+temporary folder inside the cache, opened there (a library that does not load is never
+published), and moved into place with ``os.replace``, so a reader never sees half a file and two
+processes building the same key at once both succeed (the last rename wins; both files are
+equivalent). An entry whose ``.so`` does not match its ``.json`` (truncated, bit-flipped) is
+rebuilt, never opened. Folders and files follow :mod:`trust`: created private (0700; files
+0600, libraries 0700), and nothing is loaded from a folder or file someone else could write.
 """
 
 from __future__ import annotations
@@ -16,37 +17,23 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import tempfile
+import time
 from collections.abc import Callable
+from typing import Any
 
-from .errors import UnsafeCacheDir
+from . import trust
 
 FORMAT = "c-v1"
+WARM = "warm-v1"
+#: The folders of the user's cache, created (private) and checked before use.
+FOLDERS = (FORMAT, f"{WARM}/frontend", f"{WARM}/regions")
 
 
 def ensure_cache_dir(cache_dir: str) -> str:
-    """Create (0700) and vet the cache folder; returns the versioned sub-folder for entries."""
-    entries = os.path.join(cache_dir, FORMAT)
-    for path in (cache_dir, entries):
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        _check_private(path)
-    return entries
-
-
-def _check_private(path: str) -> None:
-    st = os.stat(path)
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise UnsafeCacheDir(
-            f"cache directory {path} is owned by uid {st.st_uid}, not by you; refusing to load "
-            "compiled code from it. Set ASTCOMPILE_CACHE_DIR to a folder you own."
-        )
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise UnsafeCacheDir(
-            f"cache directory {path} is writable by group or others (mode "
-            f"{stat.S_IMODE(st.st_mode):o}); refusing to load compiled code from it. "
-            f"Run `chmod 700 {path}` or set ASTCOMPILE_CACHE_DIR."
-        )
+    """The folder for kernel entries: ``c-v1`` of ``cache_dir``, or of the private temporary
+    folder that replaces it when it cannot be created or is not trusted."""
+    return os.path.join(trust.cache_root(cache_dir, FOLDERS), FORMAT)
 
 
 def cache_key(*parts: str) -> str:
@@ -57,40 +44,67 @@ def cache_key(*parts: str) -> str:
     return digest.hexdigest()[:40]
 
 
-def _file_digest(path: str) -> tuple[int, str]:
+def file_digest(path: str) -> tuple[int, str]:
+    """(size, SHA-256) of a file: what a kernel library's record holds."""
     with open(path, "rb") as f:
         data = f.read()
     return len(data), hashlib.sha256(data).hexdigest()
 
 
-def lookup(entries: str, key: str) -> str | None:
-    """The path of a valid entry, or None when absent or corrupt."""
-    so_path = os.path.join(entries, key + ".so")
+def intact(path: str, size: Any, sha256: Any) -> bool:
+    """Whether the library at ``path`` is trusted and is the one its record describes."""
+    if not trust.trusted_file(path):
+        return False
     try:
-        with open(os.path.join(entries, key + ".json")) as f:
-            meta = json.load(f)
-        size, sha = _file_digest(so_path)
-    except (OSError, ValueError):
+        return file_digest(path) == (size, sha256)
+    except OSError:
+        return False
+
+
+def touch(path: str) -> None:
+    """Mark ``path`` used now (its access time) for the least-recently-used eviction: set
+    explicitly, because mounts with ``relatime`` or ``noatime`` do not on a read."""
+    try:
+        os.utime(path, ns=(time.time_ns(), os.stat(path).st_mtime_ns))
+    except OSError:
+        pass
+
+
+def lookup(entries: str, key: str) -> str | None:
+    """The path of a valid entry, or None when absent, refused or corrupt."""
+    so_path = os.path.join(entries, key + ".so")
+    touch(so_path)  # first: an eviction running now sees it as used (see evict.py)
+    data = trust.read_file(os.path.join(entries, key + ".json"))
+    try:
+        meta = json.loads(data) if data is not None else {}
+    except ValueError:
         return None
-    if meta.get("size") != size or meta.get("sha256") != sha:
+    if not meta or not intact(so_path, meta.get("size"), meta.get("sha256")):
         return None
     return so_path
 
 
-def store(entries: str, key: str, build: Callable[[str, str], None]) -> str:
-    """Run ``build(out_path, workdir)`` in a private temp dir, then publish the result atomically."""
+def store(entries: str, key: str, build: Callable[[str, str], None],
+          opened: Callable[[str], Any]) -> tuple[str, Any]:
+    """Run ``build(out_path, workdir)`` in a private temporary folder, check that
+    ``opened(out_path)`` loads it (raising otherwise), then publish it atomically.
+
+    Returns the published path and what ``opened`` returned."""
+    os.makedirs(entries, mode=trust.PRIVATE.folder, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix=".build-", dir=entries)
     try:
         tmp_so = os.path.join(workdir, key + ".so")
         build(tmp_so, workdir)
-        size, sha = _file_digest(tmp_so)
+        os.chmod(tmp_so, trust.PRIVATE.library)
+        loaded = opened(tmp_so)
+        size, sha = file_digest(tmp_so)
         tmp_meta = os.path.join(workdir, key + ".json")
-        with open(tmp_meta, "w") as f:
+        with open(os.open(tmp_meta, os.O_WRONLY | os.O_CREAT, trust.PRIVATE.file), "w") as f:
             json.dump({"size": size, "sha256": sha}, f)
         final_so = os.path.join(entries, key + ".so")
         os.replace(tmp_so, final_so)
         os.replace(tmp_meta, os.path.join(entries, key + ".json"))
-        return final_so
+        return final_so, loaded
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

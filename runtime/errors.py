@@ -15,4 +15,8 @@ class CompilerNotFound(RuntimeBuildError):
 
 
 class UnsafeCacheDir(RuntimeBuildError):
-    """The cache directory is writable by others or owned by someone else."""
+    """A cache folder or file is writable by others or owned by someone else (runtime/trust.py)."""
+
+
+class BuildTimeout(RuntimeBuildError):
+    """The C compiler ran longer than ``config.build_timeout``."""

@@ -2,7 +2,13 @@
 
 ``load_library(source, cdecls, cache_dir)`` is the runtime's one entry point: it hashes the
 source, returns an already-loaded library from memory, else a valid disk-cache entry, else builds
-it (one compiler call for all kernels of a region) and caches it. Thread-safe.
+it (one compiler call for all kernels of a region) and caches it. Thread-safe, one build per
+library at a time, and fork-safe (a child gets its locks back unlocked: :mod:`forksafe`).
+
+Whatever goes wrong between the compiler and the first call (the library does not load, a
+declared function is missing from it) raises :class:`RuntimeBuildError`, which the compiler
+turns into ``CompileError`` (so ``suppress_errors`` runs the region in NumPy), and nothing is
+published to the cache.
 """
 
 from __future__ import annotations
@@ -13,14 +19,15 @@ from typing import Any
 
 import cffi
 
-from . import build, cache
+from . import artifacts, build, cache, evict, forksafe
 from .errors import RuntimeBuildError
 from .timing import phase
 
 _loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
 _paths: dict[int, str] = {}  # id(lib) -> the shared object it was opened from
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _key_locks: dict[str, threading.Lock] = {}  # one per library: different kernels build in parallel
+os.register_at_fork(after_in_child=_key_locks.clear)
 
 
 def library_key(source: str, compiler: str | None) -> str:
@@ -30,8 +37,12 @@ def library_key(source: str, compiler: str | None) -> str:
                            build.headers_digest())
 
 
-def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
-    """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``."""
+def load_library(source: str, cdecls: str, cache_dir: str, *, timeout: float | None = None,
+                 max_bytes: int = 0) -> tuple[Any, Any]:
+    """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``.
+
+    ``timeout``: seconds the compiler may take (None: no limit); ``max_bytes``: the size the
+    cache is kept under after builds (0: no limit, see :mod:`evict`)."""
     try:
         compiler: str | None = build.find_compiler()
     except build.CompilerNotFound:
@@ -51,11 +62,9 @@ def load_library(source: str, cdecls: str, cache_dir: str) -> tuple[Any, Any]:
                 build.find_compiler()  # raises CompilerNotFound with the explanation
             cache.evict(entries, key)
             with phase("build"):
-                path = cache.store(entries, key, _builder(source, compiler))
-            with phase("load"):
-                loaded = _try_open(path, cdecls)
-            if loaded is None:
-                raise RuntimeBuildError(f"built {path} but could not load it")
+                path, loaded = cache.store(entries, key, _builder(source, compiler, timeout),
+                                           lambda p: _open(p, cdecls))
+            evict.after_build(os.path.dirname(entries), max_bytes)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded
@@ -66,17 +75,26 @@ def library_path(lib: Any) -> str | None:
     return _paths.get(id(lib))
 
 
-def _builder(source: str, compiler: str):
+def _builder(source: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
-        build.compile_shared(source, out_path, workdir, compiler)
+        build.compile_shared(source, out_path, workdir, compiler, timeout)
 
     return run
 
 
-def _try_open(path: str, cdecls: str) -> tuple[Any, Any] | None:
+def _open(path: str, cdecls: str) -> tuple[Any, Any]:
+    """Open a library and resolve every function it declares, or raise RuntimeBuildError."""
     ffi = cffi.FFI()
     ffi.cdef(cdecls)
     try:
-        return ffi, ffi.dlopen(os.path.abspath(path))
-    except OSError:
+        lib = ffi.dlopen(os.path.abspath(path))
+    except OSError as exc:
+        raise RuntimeBuildError(f"built {path} but could not load it: {exc}") from exc
+    return ffi, artifacts.resolved(lib, path)
+
+
+def _try_open(path: str, cdecls: str) -> tuple[Any, Any] | None:
+    try:
+        return _open(path, cdecls)
+    except RuntimeBuildError:
         return None

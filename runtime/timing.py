@@ -5,14 +5,15 @@ Phases: ``passes``, ``codegen``, ``build`` (the C compiler), ``load`` (cache loo
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from . import forksafe
+
 #: phase name -> cumulative seconds spent in it by this process.
 compile_times: dict[str, float] = {}
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 
 
 @contextmanager

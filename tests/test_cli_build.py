@@ -2,7 +2,7 @@
 
 The sample package is ``tests/build_samples/aotpkg`` (signatures in the decorator and in the
 sample's pyproject.toml). Each test builds a copy in a temporary folder, then runs Python
-subprocesses whose PATH has no compiler and whose ``$CC`` names none.
+subprocesses whose PATH has no compiler (and no ``$CC``).
 """
 
 from __future__ import annotations
@@ -72,11 +72,11 @@ def _env(tmp_path, **extra: str) -> dict[str, str]:
 
 
 def _no_compiler_env(tmp_path) -> dict[str, str]:
-    """No compiler on PATH, ``$CC`` naming a missing one, an empty user cache."""
+    """No compiler on PATH, no ``$CC`` (one that names a missing compiler is an error, not
+    the absence of a compiler), an empty user cache."""
     empty = tmp_path / "empty-bin"
     empty.mkdir(exist_ok=True)
-    return _env(tmp_path, PATH=str(empty), CC=str(tmp_path / "no-such-cc"),
-                ASTCOMPILE_CACHE_DIR=str(tmp_path / "fresh-cache"))
+    return _env(tmp_path, PATH=str(empty), ASTCOMPILE_CACHE_DIR=str(tmp_path / "fresh-cache"))
 
 
 def _build(tmp_path) -> subprocess.CompletedProcess:

@@ -141,3 +141,44 @@ def test_a_scalar_reduced_from_a_whole_array_is_compiled():
         np.testing.assert_allclose(got, want, rtol=1e-5)
     (region,) = compiled.regions
     assert (region.stats.compiled_calls, region.stats.eager_calls) == (2, 0)
+
+
+def softsign_sum(x):
+    return (x / (1.0 + np.abs(x))).sum() + np.tanh(x).max()
+
+
+def test_concurrent_first_calls_trace_once_and_build_once(tmp_path, monkeypatch):
+    """Eight threads call a new function at once: they wait for the region's lock, and all
+    but the first find the entry the first one compiled."""
+    import threading
+    import time
+
+    from astcompile.runtime import loader
+
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # nothing on disk yet
+    builds = []
+    real = loader.build.compile_shared
+
+    def slow_build(*args, **kwargs):
+        builds.append(threading.get_ident())
+        time.sleep(0.3)  # the others are waiting meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader.build, "compile_shared", slow_build)
+    compiled = astcompile.compile(softsign_sum)
+    x = np.linspace(-3, 3, 101)
+    barrier = threading.Barrier(8)
+    results = [None] * 8
+
+    def call(i):
+        barrier.wait()
+        results[i] = compiled(x)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert all(np.isclose(r, softsign_sum(x)) for r in results)
+    assert sum(r.stats.traces for r in compiled.regions) == 1
+    assert len(builds) == 1

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from astcompile.runtime import (
     CompilerNotFound,
-    UnsafeCacheDir,
+    RuntimeBuildError,
     cache,
     load_library,
     loader,
 )
 
 from tests.c_helpers import forked_results
+from tests.trust_helpers import flip_byte, truncate
 
 SOURCE = textwrap.dedent("""
     #include <stdint.h>
@@ -53,11 +54,15 @@ def test_cache_dir_is_private(tmp_path):
 
 
 def test_group_writable_cache_dir_is_refused(tmp_path):
+    """Not an error: the kernel is built in a private temporary folder, with one warning that
+    says why and names ASTCOMPILE_CACHE_DIR; nothing is read from or written to the folder."""
     target = tmp_path / "open"
     target.mkdir()
     os.chmod(target, 0o777)
-    with pytest.raises(UnsafeCacheDir, match="writable by group or others"):
-        load_library(*_src("c"), str(target))
+    with pytest.warns(RuntimeWarning, match="writable by group and others.*ASTCOMPILE_CACHE_DIR"):
+        _, lib = load_library(*_src("c"), str(target))
+    assert lib.triple_c(2) == 6
+    assert os.listdir(target) == []
 
 
 def test_corrupt_entry_is_rebuilt(tmp_path):
@@ -79,6 +84,51 @@ def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("CC", raising=False)
     with pytest.raises(CompilerNotFound, match="needs gcc"):
         load_library(*_src("e"), str(tmp_path / "cache"))
+
+
+def test_a_library_that_does_not_load_is_never_published(tmp_path, monkeypatch):
+    fake = tmp_path / "fakecc"
+    fake.write_text('#!/bin/sh\nwhile [ "$1" != "-o" ]; do shift; done\necho garbage > "$2"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    with pytest.raises(RuntimeBuildError, match="could not load"):
+        load_library(*_src("g"), str(tmp_path / "cache"))
+    assert _entries(str(tmp_path / "cache")) == []  # no entry, no leftover build folder
+
+
+def test_a_missing_function_is_a_build_error_and_never_published(tmp_path):
+    src, decl = _src("h")
+    with pytest.raises(RuntimeBuildError, match="lacks the function nowhere"):
+        load_library(src, decl + " int64_t nowhere(int64_t);", str(tmp_path))
+    assert _entries(str(tmp_path)) == []
+
+
+_LOAD = """
+import sys
+sys.path.insert(0, {root!r})
+from astcompile.runtime import load_library
+for tag, src, decl in {kernels!r}:
+    print(getattr(load_library(src, decl, {cache!r})[1], "triple_" + tag)(7))
+"""
+
+
+def test_truncated_and_bit_flipped_libraries_are_rebuilt_in_a_new_process(tmp_path):
+    kernels = [("t", *_src("t")), ("f", *_src("f"))]
+    for _, src, decl in kernels:
+        load_library(src, decl, str(tmp_path))
+    entries = str(tmp_path / cache.FORMAT)
+    compiler = loader.build.find_compiler()
+    keys = [loader.library_key(src, compiler) for _, src, _ in kernels]
+    truncate(os.path.join(entries, keys[0] + ".so"))
+    flip_byte(os.path.join(entries, keys[1] + ".so"))
+    assert [cache.lookup(entries, key) for key in keys] == [None, None]  # never opened
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = _LOAD.format(root=root, kernels=kernels, cache=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["21", "21"]
+    assert all(cache.lookup(entries, key) for key in keys)  # rebuilt in place
 
 
 def test_missing_compiler_maps_to_compile_error(tmp_path, monkeypatch):

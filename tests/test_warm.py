@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+import pytest
+from astcompile.runtime import cache, trust
 
 import astcompile
 from astcompile import warm
 from astcompile.frontend import cache as rewrite_cache
+from tests.trust_helpers import flip_byte, other_uid, planted_pickle, truncate
 
 MODULE = textwrap.dedent("""
     import numpy as np
@@ -159,3 +163,62 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+
+
+@pytest.mark.parametrize("planted_by", ["another user", "anyone (group-writable)"])
+def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, planted_by):
+    """A region entry is a pickle: one that someone else could have written is refused before
+    it is unpickled, with a warning, and the region compiles afresh (then replaces it)."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    mod = _module(tmp_path, "warm_planted")
+    x = np.linspace(0, 1, 10)
+    astcompile.compile(mod.f)(x)
+    regions = tmp_path / "cache" / "warm-v1" / "regions"
+    marker = tmp_path / "pwned"
+    for path in regions.iterdir():
+        path.write_bytes(planted_pickle(str(marker)))
+        if planted_by == "another user":
+            os.chown(path, other_uid(), -1)
+        else:
+            os.chmod(path, 0o666)
+    trust.forget()
+    again = astcompile.compile(mod.f)
+    with pytest.warns(RuntimeWarning, match="not loading compiled code from .*warm-v1/regions"):
+        got = again(x)
+    np.testing.assert_allclose(got, np.exp(x * 2.0) + 1.0)
+    assert not marker.exists()
+    assert again.regions[0].stats.traces == 1
+    assert all(p.stat().st_uid == os.getuid() and p.stat().st_mode & 0o077 == 0
+               for p in regions.iterdir())  # replaced by our own entry
+
+
+def test_corrupt_kernels_of_warm_entries_are_rebuilt_in_a_new_process(tmp_path, monkeypatch):
+    """A bit-flipped and a truncated kernel library behind persisted region entries: a new
+    process finds both by their SHA-256, never opens them, compiles again and rebuilds them."""
+    cache_dir = tmp_path / "cache"
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(cache_dir))
+    mod = _module(tmp_path, "warm_corrupt")
+    x = np.ones(3)
+    kernels = cache_dir / "c-v1"
+    astcompile.compile(mod.f)(x)
+    flipped = set(kernels.glob("*.so"))
+    astcompile.compile(mod.uses_global_array)(x)
+    truncated = set(kernels.glob("*.so")) - flipped
+    assert len(flipped) == len(truncated) == 1
+    flip_byte(str(flipped.pop()))
+    truncate(str(truncated.pop()))
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, warm_corrupt as m
+        f, g = astcompile.compile(m.f), astcompile.compile(m.uses_global_array)
+        x = np.ones(3)
+        print(f(x).tolist(), g(x).tolist(), f.regions[0].stats.traces, g.regions[0].stats.traces)
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**_env(), "ASTCOMPILE_CACHE_DIR": str(cache_dir)}, check=False)
+    assert run.returncode == 0, run.stderr
+    expected = f"{(np.exp(x * 2.0) + 1.0).tolist()} {(x + mod.W).tolist()} 1 1"
+    assert run.stdout.strip() == expected
+    entries = str(kernels)
+    assert all(cache.lookup(entries, p.stem) for p in kernels.glob("*.so"))  # rebuilt

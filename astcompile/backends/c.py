@@ -9,6 +9,7 @@ emitter does not support raises ``StructuredUnsupported`` and the region runs ea
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
 from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
@@ -50,7 +52,7 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
     """(schedule, C source, cffi declarations, Python wrapper source) for a graph."""
     with phase("passes"):
         sched = schedule(run_passes(graph), supported)
-    with phase("codegen"):
+    with phase("codegen"), numbering():
         parts, decls, plans = [cgen.HEADER], [], {}
         reuse = reused_buffers(sched)
         aliased = frozenset(reuse) | {t.id for t in reuse.values()}
@@ -106,7 +108,7 @@ class CBackend:
 
     def _compile_structured(self, graph: Graph) -> Callable:
         """One C function for a region with loops, branches or stores."""
-        with phase("codegen"):
+        with phase("codegen"), numbering():
             src = region_source(graph, generate_structured(graph))
         parts = WrapperParts(src.py, {**src.consts, "_raise": raise_error}, {}, src.decl)
         library = self._load(src.c, src.decl)
@@ -117,16 +119,22 @@ class CBackend:
 
     def _load(self, source: str, decls: str) -> tuple[Any, Any]:
         try:
-            return load_library(source, decls, self.cache_dir or config.cache_dir)
+            return load_library(source, decls, self.cache_dir or config.cache_dir,
+                                timeout=config.build_timeout or None, max_bytes=config.cache_max_bytes)
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
 
 
 def c_backend_available() -> bool:
-    """True when a C compiler is on PATH: backend "auto" then picks "c"."""
+    """True when a C compiler is on PATH, or ``$CC`` names one: backend "auto" then picks "c".
+
+    An explicit ``$CC`` counts even when it cannot be run: the user chose a compiler, so the
+    failure is reported (``CompileError`` naming CC), not hidden by a silent switch to NumPy."""
     from astcompile.runtime.build import find_compiler
     from astcompile.runtime.errors import CompilerNotFound
 
+    if os.environ.get("CC"):
+        return True
     try:
         find_compiler()
     except CompilerNotFound:

@@ -19,6 +19,7 @@ DESCRIPTION = "astcompile: static graph-break checks and ahead-of-time builds fo
 COMMANDS = {
     "check": ("astcompile.cli.check", "report graph breaks statically, without running any code"),
     "build": ("astcompile.cli.build", "compile a package's kernels ahead of time"),
+    "cache": ("astcompile.cli.cache", "show (info) or empty (clear) the on-disk kernel cache"),
 }
 
 

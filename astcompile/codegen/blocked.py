@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from astcompile.codegen import reduce as red
+from astcompile.codegen.ids import nid
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import Op
 
@@ -53,18 +54,18 @@ class BlockedSums:
         self.emit(f"/* long innermost rows: {LANES} lanes; short ones: one vector loop */")
         self.open(f"if ({length} >= {2 * LANES})")
         for r in reds:
-            self.emit(f"{red.acc_type(r)} b{r.id}[{LANES}] = {{0}};")
+            self.emit(f"{red.acc_type(r)} b{nid(r)}[{LANES}] = {{0}};")
         self._nest(first, lambda axis, lo, hi: self._blocks(body, reds, axis, lo, hi))
         width = LANES // 2
         while width > 1:
             for r in reds:
                 self.emit(
                     f"for (int64_t lane = 0; lane < {width}; lane++) "
-                    f"b{r.id}[lane] += b{r.id}[lane + {width}];"
+                    f"b{nid(r)}[lane] += b{nid(r)}[lane + {width}];"
                 )
             width //= 2
         for r in reds:
-            self.emit(f"a{r.id} += b{r.id}[0] + b{r.id}[1];")
+            self.emit(f"a{nid(r)} += b{nid(r)}[0] + b{nid(r)}[1];")
         self.close(" else {")
         self.depth += 1
         self._nest(first, lambda axis, lo, hi: self._loop(body, reds, [], axis, (lo, hi)))

@@ -24,10 +24,12 @@ from astcompile.codegen.c_entry import arr as _arr
 from astcompile.codegen.c_entry import entry, parameters, struct
 from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
 from astcompile.codegen.stash import plan_stashes
+from astcompile.codegen.views import dim_c
 from astcompile.graph.ir import Node
 from astcompile.graph.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, member_map
@@ -49,7 +51,7 @@ WIDE_VECTORS = [
 
 
 def _v(node: Node) -> str:
-    return f"v{node.id}"
+    return f"v{nid(node)}"
 
 
 class _Emitter(BlockedSums):
@@ -166,7 +168,7 @@ class _Emitter(BlockedSums):
         self.emit(f"/* phase {k}: {self._describe(reds, outs)} */")
         for r in reds:
             for acc in red.accumulators(r):
-                self.emit(f"{acc.ctype} t{r.id}{acc.suffix} = {acc.init};")
+                self.emit(f"{acc.ctype} t{nid(r)}{acc.suffix} = {acc.init};")
         if not plan.inner:
             self._body(body, reds, outs, "t")
         else:
@@ -174,7 +176,7 @@ class _Emitter(BlockedSums):
         for r in reds:
             count = " * ".join(f"n{a}" for a in plan.inner) or "1"
             self.emit(
-                f"const {ctype(r.dtype)} {_v(r)} = {red.finalize(r, f't{r.id}', count)};{location(r)}"
+                f"const {ctype(r.dtype)} {_v(r)} = {red.finalize(r, f't{nid(r)}', count)};{location(r)}"
             )
 
     def _describe(self, reds: list[Node], outs: list[Node]) -> str:
@@ -206,7 +208,7 @@ class _Emitter(BlockedSums):
             self.close(" else {")
             self.depth += 1
             for r, a in accs:
-                self.emit(f"A->p{r.id}{a.suffix}[c] = a{r.id}{a.suffix};")
+                self.emit(f"A->p{nid(r)}{a.suffix}[c] = a{nid(r)}{a.suffix};")
             self.close()
         self.close()
         if accs:
@@ -215,7 +217,7 @@ class _Emitter(BlockedSums):
             self.emit("#pragma omp barrier")
             self.open("for (int64_t c = 0; c < nch; c++)")
             for r, a in accs:
-                self.emit(f"const {a.ctype} a{r.id}{a.suffix} = A->p{r.id}{a.suffix}[c];")
+                self.emit(f"const {a.ctype} a{nid(r)}{a.suffix} = A->p{nid(r)}{a.suffix}[c];")
             self._combine(reds)
             self.close()
             self.emit("#pragma omp barrier  /* all have read the partials: they may be reused */")
@@ -223,14 +225,14 @@ class _Emitter(BlockedSums):
 
     def _combine(self, reds: list[Node]) -> None:
         for r in reds:
-            for line in red.combine(r, f"t{r.id}", f"a{r.id}"):
+            for line in red.combine(r, f"t{nid(r)}", f"a{nid(r)}"):
                 self.emit(line)
 
     def _chunk(self, body: list[Node], reds: list[Node], outs: list[Node], first: int) -> None:
         """One chunk: the loop nest over the inner axes, ``first`` split into chunks."""
         for r in reds:
             for acc in red.accumulators(r):
-                self.emit(f"{acc.ctype} a{r.id}{acc.suffix} = {acc.init};")
+                self.emit(f"{acc.ctype} a{nid(r)}{acc.suffix} = {acc.init};")
         self.emit(f"const int64_t lo = c * ch, hi = lo + ch < n{first} ? lo + ch : n{first};")
         if self.blockable(body, reds, outs) and not self._stashing():
             self.blocked_chunk(body, reds, first)
@@ -253,7 +255,7 @@ class _Emitter(BlockedSums):
 
     def _loop(self, body, reds, outs, axis: int, bounds: tuple, simd: bool = True) -> None:
         clauses = "".join(
-            f" reduction({acc.omp}:a{r.id}{acc.suffix})"
+            f" reduction({acc.omp}:a{nid(r)}{acc.suffix})"
             for r in reds
             for acc in red.accumulators(r)
         )
@@ -267,8 +269,8 @@ class _Emitter(BlockedSums):
         for n in body:
             self.emit(self.value_stmt(n))
         for r in reds:
-            self.emit(f"const {red.acc_type(r)} in{r.id} = {self.reduction_input(r)};")
-            for line in red.update(r, f"{acc}{r.id}{lane}", f"in{r.id}"):
+            self.emit(f"const {red.acc_type(r)} in{nid(r)} = {self.reduction_input(r)};")
+            for line in red.update(r, f"{acc}{nid(r)}{lane}", f"in{nid(r)}"):
                 self.emit(line)
         for o in outs:
             self.emit(self.store(o, _v(o)))
@@ -370,7 +372,7 @@ def kernel_source(
     srcs = sorted({str(n.loc) for n in kernel.nodes if n.loc})
     head = [
         (
-            f"/* kernel {kernel.name}: domain {tuple(str(d) for d in kernel.domain)}, "
+            f"/* kernel {kernel.name}: domain {tuple(dim_c(d) for d in kernel.domain)}, "
             f"reduced axes {kernel.reduce_axes}"
         ),
         f" * from {', '.join(srcs) or 'unknown lines'} */",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from astcompile.codegen import reduce as red
 from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
+from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan
 from astcompile.graph.ir import Node
@@ -31,13 +32,13 @@ def arr(node: Node) -> str:
 
 
 def out(node: Node) -> str:
-    return f"out_{node.id}"
+    return f"out_{nid(node)}"
 
 
 def partials(plan: KernelPlan) -> list[tuple[str, str]]:
     """(C type, field name) of the per-chunk partial buffer of every reduction accumulator."""
     return [
-        (acc.ctype, f"p{r.id}{acc.suffix}")
+        (acc.ctype, f"p{nid(r)}{acc.suffix}")
         for r in plan.kernel.nodes
         if r.id in plan.phase_of and plan.inner
         for acc in red.accumulators(r)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 import re
 
+from astcompile.codegen.ids import nid
 from astcompile.graph.ir import InputAttr, Node
 from astcompile.graph.ops import Op
 
@@ -53,8 +54,8 @@ def value_name(node: Node) -> str:
         base = sanitize(node.attr.name)
         if base in _C_RESERVED or keyword.iskeyword(base) or re.fullmatch(r"[ivtnlp]\d+", base):
             base = base + "_"
-        return f"{base}_{node.id}"
-    return f"t{node.id}"
+        return f"{base}_{nid(node)}"
+    return f"t{nid(node)}"
 
 
 def location(node: Node) -> str:

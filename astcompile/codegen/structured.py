@@ -27,6 +27,7 @@ from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype, literal
+from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import describe, value_name
@@ -136,7 +137,7 @@ class Emitter:
             return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
         key = (node.id, tuple(idx))
         if key not in self.memo:
-            name = f"v{node.id}_{len(self.memo)}"
+            name = f"v{nid(node)}_{len(self.memo)}"
             self.emit(f"const {ctype(node.dtype)} {name} = {self.compute(node, idx)};{loc(node)}")
             self.memo[key] = name
         return self.memo[key]
@@ -278,7 +279,7 @@ class Emitter:
         self.emit(f"/* store into {value_name(target)}{shape_c(shape)} */{loc(node)}")
         if self.plan.is_scalar(value) or not self._overlaps(dst, shape, value):
             return self.fill(dst, shape, target.dtype, value)
-        tmp = f"t{node.id}"
+        tmp = f"t{nid(node)}"
         self.alloc(tmp, shape, target.dtype)
         self.emit("/* the value reads the target through another view: compute it first */")
         scratch = View(tmp, "0", contiguous_strides(shape), frozenset({-node.id}))
@@ -303,8 +304,8 @@ class Emitter:
         for a in kept:
             self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
         for acc in accs:
-            self.emit(f"{acc.ctype} a{node.id}{acc.suffix} = {acc.init};")
-        clauses = "".join(f" reduction({a.omp}:a{node.id}{a.suffix})" for a in accs)
+            self.emit(f"{acc.ctype} a{nid(node)}{acc.suffix} = {acc.init};")
+        clauses = "".join(f" reduction({a.omp}:a{nid(node)}{a.suffix})" for a in accs)
         for k, a in enumerate(axes):
             if k == len(axes) - 1:
                 self.emit(f"#pragma omp simd{clauses}")
@@ -316,12 +317,12 @@ class Emitter:
             value = f"(({expr}) != 0)"
         else:
             value = f"(({red.acc_type(node)}){expr})"
-        for line in red.update(node, f"a{node.id}", value):
+        for line in red.update(node, f"a{nid(node)}", value):
             self.emit(line)
         for _ in axes:
             self.close()
         count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        result = red.finalize(node, f"a{node.id}", count)
+        result = red.finalize(node, f"a{nid(node)}", count)
         if dst is None:
             self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {result};")
         else:

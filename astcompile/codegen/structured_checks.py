@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_plan import StructuredUnsupported
@@ -50,7 +51,7 @@ static int64_t astc_slice(int64_t start, int has_start, int64_t stop, int has_st
 
 def dyn_name(node: Node, k: int) -> str:
     """The C local holding the checked value of runtime index ``k`` of ``node``."""
-    return f"l{node.id}_{k}"
+    return f"l{nid(node)}_{k}"
 
 
 def dyn_index(em: Emitter, node: Node, k: int) -> str:

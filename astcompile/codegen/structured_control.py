@@ -23,6 +23,7 @@ from typing import Any
 
 from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import loop_bounds
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
@@ -41,7 +42,7 @@ def loop(em: Emitter, node: Node) -> None:
     carried = attr.holders
     for k, (cin, init) in enumerate(zip(carried, inits)):
         _carry_in(em, node, k, cin, init)
-    go, pending = f"go{node.id}", None
+    go, pending = f"go{nid(node)}", None
     if attr.is_while:
         em.emit(f"/* while loop */{loc(node)}")
         em.emit(f"int {go} = {em.scalar(node.inputs[0])};")

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from astcompile.codegen.ids import nid
 from astcompile.codegen.independence import independent
 from astcompile.codegen.structured_plan import VIEW_OPS
 from astcompile.codegen.views import dim_c, indexed_shape
@@ -82,7 +83,7 @@ def end(em: Emitter, p: Pending) -> None:
         if simd:
             em.lines.insert(p.mark, f"{indent}#pragma omp simd")
         return
-    flag = f"work{p.node.id}"
+    flag = f"work{nid(p.node)}"
     pragma = f"#pragma omp parallel for{' simd' if simd else ''}{team(flag)}"
     per_iteration = poly_c(body_work(p.node.attr.body, em))
     em.lines[p.mark:p.mark] = [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from astcompile.codegen.ids import run_key
 from astcompile.graph.ir import DynIndex, IndexItem
 from astcompile.graph.shapes import Dim, DimOp, SymDim, is_runtime
 
@@ -34,8 +35,8 @@ def dim_c(d: Dim) -> str:
     assert isinstance(d, SymDim)
     if d.op is DimOp.SYM:
         return "n{}_{}".format(*d.source)
-    if d.op is DimOp.RUN:
-        return d.name  # a local of the loop body, set where the slice is taken
+    if d.op is DimOp.RUN:  # a local of the loop body, set where the slice is taken
+        return f"len{run_key(d.args[0])}"
     return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
 
 
@@ -109,7 +110,7 @@ def int_start(item: IndexItem, dyn: Callable[[int], str]) -> str:
 
 def slice_start(item: IndexItem) -> str:
     """The C local holding a "dslice"'s clipped start (its length is ``dim_c(item.length)``)."""
-    return f"lo{item.length.args[0]}"
+    return f"lo{run_key(item.length.args[0])}"
 
 
 def _stretch(d: Dim, out: Dim) -> str | None:

@@ -19,6 +19,7 @@ loop in the C).
 from __future__ import annotations
 
 from astcompile.codegen.ctypes import scalar_args
+from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr
@@ -59,9 +60,9 @@ class WrapperSource:
             if node.op is Op.CONST and not (
                 node.shape == () and _used_only_in_kernels(node, self.sched)
             ):
-                self.consts[f"c{node.id}"] = const_value(node)
+                self.consts[f"c{nid(node)}"] = const_value(node)
             if node.op is Op.DIM:  # a size used as a value (``x + x.shape[0]``)
-                self.emit(f"t{node.id} = {dim_expr(node.attr)}")
+                self.emit(f"t{nid(node)} = {dim_expr(node.attr)}")
         for step in self.sched.steps:
             self._kernel(step) if isinstance(step, Kernel) else self._numpy(step)
         outs = [self.ref(o) for o in graph.outputs]
@@ -72,8 +73,8 @@ class WrapperSource:
         if node.op is Op.INPUT:
             return value_name(node)
         if node.op is Op.CONST:
-            return f"c{node.id}"
-        return f"t{node.id}"
+            return f"c{nid(node)}"
+        return f"t{nid(node)}"
 
     def _checks(self) -> None:
         """Check each input's type, dtype and rank, bind its sizes, check the size facts."""
@@ -111,10 +112,10 @@ class WrapperSource:
         args = [self.ref(i) for i in node.inputs]
         rule = STEPS.get(node.op)
         if rule is not None:
-            self.emit(f"t{node.id} = {rule(node, args)}")
+            self.emit(f"t{nid(node)} = {rule(node, args)}")
         else:
-            self.steps[f"n{node.id}"] = node
-            self.emit(f"t{node.id} = _step(n{node.id}, [{', '.join(args)}], leaves)")
+            self.steps[f"n{nid(node)}"] = node
+            self.emit(f"t{nid(node)} = _step(n{nid(node)}, [{', '.join(args)}], leaves)")
 
     def _kernel(self, kernel: Kernel) -> None:
         plan = self.plans[kernel.name]
@@ -123,11 +124,11 @@ class WrapperSource:
         for o in kernel.outputs:
             temp = self.reuse.get(o.id)
             if temp is not None:  # in place, over a temporary only this kernel reads
-                self.emit(f"t{o.id} = {self.arrays.get(temp.id, self.ref(temp))}")
+                self.emit(f"t{nid(o)} = {self.arrays.get(temp.id, self.ref(temp))}")
                 self.pointers[o.id] = self.pointers[temp.id]
                 continue
-            self.consts[f"_odt{o.id}"] = o.dtype
-            self.emit(f"t{o.id} = _empty({shape_expr(o.shape)}, _odt{o.id})")
+            self.consts[f"_odt{nid(o)}"] = o.dtype
+            self.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
             self.fresh.add(o.id)
         args += [a for s in plan.scalars for a in scalar_args(self.ref(s), s.dtype)]
         args += self._arrays(kernel.outputs)

@@ -1,0 +1,71 @@
+"""Running the C compiler: a time limit that ends the whole compiler, and ``$CC`` honoured
+exactly (runtime/build.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+from astcompile.runtime import BuildTimeout, CompilerNotFound, build
+
+import astcompile
+from astcompile.errors import CompileError
+
+HANG = "#!/bin/sh\necho $$ > {pidfile}\nsleep 60\n"
+
+
+def _hanging_compiler(tmp_path) -> tuple[str, str]:
+    pidfile = tmp_path / "pid"
+    cc = tmp_path / "hangcc"
+    cc.write_text(HANG.format(pidfile=pidfile))
+    cc.chmod(0o755)
+    return str(cc), str(pidfile)
+
+
+def _gone(pidfile: str) -> bool:
+    with open(pidfile) as f:
+        pid = int(f.read())
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def scale_exp(x):
+    return np.exp(x) * 2.0 + 1.0
+
+
+def test_a_hanging_compiler_ends_at_the_timeout_and_the_region_runs_in_numpy(tmp_path,
+                                                                              monkeypatch):
+    cc, pidfile = _hanging_compiler(tmp_path)
+    monkeypatch.setenv("CC", cc)
+    monkeypatch.setattr(astcompile.config, "build_timeout", 2.0)
+    monkeypatch.setattr(astcompile.config, "suppress_errors", True)
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    x = np.linspace(0, 1, 7)
+    start = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="did not finish within 2 s.*ASTCOMPILE_BUILD_TIMEOUT"):
+        got = astcompile.compile(scale_exp)(x)
+    assert time.perf_counter() - start < 8
+    np.testing.assert_allclose(got, np.exp(x) * 2.0 + 1.0)
+    assert _gone(pidfile)  # the compiler's process group was killed, not left sleeping
+    assert os.listdir(tmp_path / "cache" / "c-v1") == []  # nothing half-built kept
+
+
+def test_timeout_is_a_build_error_naming_the_setting(tmp_path):
+    cc, pidfile = _hanging_compiler(tmp_path)
+    with pytest.raises(BuildTimeout, match=r"within 0\.5 s.*build_timeout"):
+        build.compile_shared("int x;", str(tmp_path / "k.so"), str(tmp_path), cc, timeout=0.5)
+    assert _gone(pidfile)
+
+
+def test_an_explicit_cc_that_cannot_run_is_an_error_naming_cc(tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", "no-such-compiler-xyz")
+    with pytest.raises(CompilerNotFound, match=r"\$CC is set to 'no-such-compiler-xyz'"):
+        build.find_compiler()
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    with pytest.raises(CompileError, match=r"\$CC is set to"):  # not gcc, not silently NumPy
+        astcompile.compile(scale_exp)(np.ones(3))

@@ -1,0 +1,134 @@
+"""The user's cache kept under a size (runtime/evict.py): least recently used first, never what
+was used in the grace period, one sweeping process at a time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import filelock
+import pytest
+from astcompile.runtime import cache, evict, load_library, loader
+
+SOURCE = "#include <stdint.h>\nint64_t triple_{tag}(int64_t x) {{ return 3 * x + {tag}; }}\n"
+
+
+def _src(tag: int) -> tuple[str, str]:
+    return SOURCE.format(tag=tag), f"int64_t triple_{tag}(int64_t);"
+
+
+@pytest.fixture(autouse=True)
+def _new_process(monkeypatch):
+    """Libraries are looked up on disk, as in a new process (not served from memory)."""
+    monkeypatch.setattr(loader, "_loaded", {})
+    evict.reset_counter()
+
+
+def _key(tag: int) -> str:
+    return loader.library_key(_src(tag)[0], loader.build.find_compiler())
+
+
+def _total(cache_dir) -> int:
+    return sum(e.size for e in evict.scan(str(cache_dir))[0])
+
+
+def _age(path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def _file(path, size: int, age: float) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"x" * size)
+    _age(path, age)
+
+
+def test_size_limit_is_kept_over_many_distinct_kernels(tmp_path, monkeypatch):
+    monkeypatch.setattr(evict, "GRACE_SECONDS", 0.0)
+    monkeypatch.setattr(evict, "EVERY", 1)
+    libs = [load_library(*_src(0), str(tmp_path))[1]]
+    limit = 3 * _total(tmp_path) + 100  # room for three kernels (their sizes differ by bytes)
+    for tag in range(1, 9):
+        libs.append(load_library(*_src(tag), str(tmp_path), max_bytes=limit)[1])
+        assert _total(tmp_path) <= limit
+    kept = {p[:-3] for p in os.listdir(tmp_path / cache.FORMAT) if p.endswith(".so")}
+    assert kept == {_key(tag) for tag in (6, 7, 8)}  # the most recently used
+    assert [lib.__getattr__(f"triple_{i}")(1) for i, lib in enumerate(libs)] == [
+        3 + i for i in range(9)]  # what is loaded keeps working
+
+
+def test_least_recently_used_first_across_sections_and_grace(tmp_path):
+    c = tmp_path / cache.FORMAT
+    _file(c / "old.so", 1000, 4000)
+    _file(c / "old.json", 50, 10)  # a kernel's last use is its files' latest: 10 s ago
+    _file(c / "older.so", 1000, 3000)
+    _file(c / "older.json", 50, 3000)
+    _file(tmp_path / cache.WARM / "regions" / "r.pkl", 500, 2000)
+    _file(tmp_path / cache.WARM / "frontend" / "f.json", 200, 1000)
+    _file(c / ".build-abc" / "kernels.c", 10, 3600)  # a killed build's leftovers
+    _file(tmp_path / cache.WARM / "regions" / ".tmp-new", 10, 5)
+    _age(c / ".build-abc", 3600)
+    freed = evict.sweep(str(tmp_path), max_bytes=1100)
+    assert sorted(os.listdir(c)) == ["old.json", "old.so"]  # in its grace period
+    assert os.listdir(tmp_path / cache.WARM / "regions") == [".tmp-new"]  # young leftover
+    assert not (tmp_path / cache.WARM / "frontend" / "f.json").exists()
+    assert freed == 1050 + 500 + 200 + 10
+
+
+def test_a_sweep_skips_while_another_process_sweeps(tmp_path):
+    _file(tmp_path / cache.FORMAT / "k.so", 1000, 4000)
+    with filelock.FileLock(str(tmp_path / evict.LOCK_FILE)):
+        assert evict.sweep(str(tmp_path), max_bytes=1) == 0
+    assert evict.sweep(str(tmp_path), max_bytes=1) == 1000
+
+
+def test_sweeps_after_the_first_build_then_every_nth(monkeypatch):
+    swept = []
+    monkeypatch.setattr(evict, "EVERY", 3)
+    monkeypatch.setattr(evict, "sweep", lambda d, m: swept.append(d))
+    for _ in range(7):
+        evict.after_build("cache", max_bytes=100)
+    evict.after_build("cache", max_bytes=0)  # no limit: counted, never swept
+    assert len(swept) == 3  # builds 1, 4 and 7
+
+
+_LOADER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from astcompile.runtime import load_library
+    lib = load_library({src!r}, {decl!r}, {cache!r})[1]
+    print("loaded", flush=True)
+    sys.stdin.readline()
+    print(lib.triple_0(7), flush=True)
+""")
+
+
+def test_an_entry_another_process_is_loading_is_never_evicted(tmp_path):
+    """Every entry is an hour old; another process loads one, then this one sweeps with a
+    limit of one byte: everything goes but the entry being loaded (it was touched at its
+    look-up, so it is in its grace period), and the other process runs it."""
+    for tag in range(3):
+        load_library(*_src(tag), str(tmp_path))
+    for name in os.listdir(tmp_path / cache.FORMAT):
+        _age(tmp_path / cache.FORMAT / name, 3600)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = _LOADER.format(root=root, src=_src(0)[0], decl=_src(0)[1], cache=str(tmp_path))
+    other = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "loaded"
+        evict.sweep(str(tmp_path), max_bytes=1)
+        kept = sorted(os.listdir(tmp_path / cache.FORMAT))
+        assert kept == [_key(0) + ".json", _key(0) + ".so"]
+        out, _ = other.communicate("\n", timeout=60)
+    finally:
+        other.kill()
+    assert out.strip() == "21" and other.returncode == 0
+
+
+def test_no_limit_never_sweeps(tmp_path, monkeypatch):
+    monkeypatch.setattr(evict, "sweep", lambda *a: pytest.fail("swept"))
+    load_library(*_src(42), str(tmp_path), max_bytes=0)
