@@ -58,16 +58,7 @@ class Read:
 
     def describe(self, names: tuple[str, ...] = ()) -> str:
         """The guard in words, naming arguments by ``names``: ``self.s: read at every call``."""
-        shown = describe(self.path, names)
-        if self.kind is ReadKind.INPUT:
-            return f"{shown}: read at every call"
-        if self.kind is ReadKind.SAME:
-            return f"{shown} is {describe(self.expected, names)}"
-        if self.kind is ReadKind.IDENTITY:
-            expected = self.expected
-            name = getattr(expected, "__qualname__", None) or getattr(expected, "__name__", "")
-            return f"{shown} is the {type(expected).__name__} {name}".rstrip()
-        return f"{shown} == {self.expected!r}"
+        return _KIND_RULES[self.kind].words(describe(self.path, names), self, names)
 
 
 def _attr(obj: Any, name: str) -> Any:
@@ -177,32 +168,61 @@ def describe(path: Path, names: tuple[str, ...] = ()) -> str:
     return text or "<function>"
 
 
+@dataclass(frozen=True)
+class _KindRule:
+    """How one kind of read is checked: as Python source over the local bound to its path
+    (the generated guard function), in Python (the generic path), and in words."""
+
+    source: Callable[[str, Read, Callable[[Any], str], Callable[[Path], str]], str | None]
+    holds: Callable[[Any, Read, Callable[[Path], Any]], bool]
+    words: Callable[[str, Read, tuple[str, ...]], str]
+
+
+def _is_singleton(expected: Any) -> bool:
+    return expected is None or type(expected) is bool
+
+
+def _value_source(value: str, read: Read, const: Callable[[Any], str], _: Any) -> str:
+    if _is_singleton(read.expected):
+        return f"{value} is {read.expected!r}"
+    return f"type({value}) is {const(type(read.expected))} and {value} == {const(read.expected)}"
+
+
+def _value_holds(value: Any, read: Read, _: Any) -> bool:
+    if _is_singleton(read.expected):
+        return value is read.expected
+    return type(value) is type(read.expected) and bool(value == read.expected)
+
+
+def _identity_words(shown: str, read: Read, _: Any) -> str:
+    expected = read.expected
+    name = getattr(expected, "__qualname__", None) or getattr(expected, "__name__", "")
+    return f"{shown} is the {type(expected).__name__} {name}".rstrip()
+
+
+_KIND_RULES: dict[ReadKind, _KindRule] = {
+    # an INPUT is checked through its key, like an argument (entries.py)
+    ReadKind.INPUT: _KindRule(lambda *_: None, lambda *_: True,
+                              lambda shown, read, names: f"{shown}: read at every call"),
+    ReadKind.VALUE: _KindRule(_value_source, _value_holds,
+                              lambda shown, read, names: f"{shown} == {read.expected!r}"),
+    ReadKind.IDENTITY: _KindRule(
+        lambda value, read, const, path: f"{value} is {const(read.expected)}",
+        lambda value, read, value_at: value is read.expected, _identity_words),
+    ReadKind.SAME: _KindRule(
+        lambda value, read, const, path: f"{value} is {path(read.expected)}",
+        lambda value, read, value_at: value is value_at(read.expected),
+        lambda shown, read, names: f"{shown} is {describe(read.expected, names)}"),
+}
+
+
 def check_source(read: Read, value: str, const: Callable[[Any], str],
                  path_source: Callable[[Path], str]) -> str | None:
     """The condition that ``read`` still holds, over the variable ``value`` bound to its path;
     None for INPUT (checked through its argument key by the caller)."""
-    if read.kind is ReadKind.IDENTITY:
-        return f"{value} is {const(read.expected)}"
-    if read.kind is ReadKind.SAME:
-        return f"{value} is {path_source(read.expected)}"
-    if read.kind is ReadKind.VALUE:
-        expected = read.expected
-        if expected is None or type(expected) is bool:
-            return f"{value} is {expected!r}"
-        return f"type({value}) is {const(type(expected))} and {value} == {const(expected)}"
-    return None
+    return _KIND_RULES[read.kind].source(value, read, const, path_source)
 
 
 def holds(read: Read, value: Any, value_at: Callable[[Path], Any]) -> bool:
     """:func:`check_source`'s condition, evaluated in Python (the generic path)."""
-    if read.kind is ReadKind.IDENTITY:
-        return value is read.expected
-    if read.kind is ReadKind.SAME:
-        return value is value_at(read.expected)
-    if read.kind is ReadKind.VALUE:
-        expected = read.expected
-        if expected is None or type(expected) is bool:
-            return value is expected
-        return type(value) is type(expected) and bool(value == expected)
-    return True
-
+    return _KIND_RULES[read.kind].holds(value, read, value_at)
