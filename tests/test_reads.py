@@ -450,3 +450,27 @@ def test_reads_are_described_in_the_users_words():
         == "K (global of helper)"
     assert describe((("fn",), ("cell", 0, "c"))) == "c"
 
+
+
+class Fresh:
+    """Properties that make a new array at every read: two of them are never one object."""
+
+    @property
+    def a(self):
+        return np.ones(6)
+
+    @property
+    def b(self):
+        return np.full(6, 2.0)
+
+    def uses_both(self, x):
+        first = x * self.a
+        return first + self.b
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_temporary_values_from_properties_are_not_taken_for_one_another(backend):
+    obj = Fresh()
+    follows(Fresh.uses_both, (obj, A), backend=backend)
+    reads = astcompile.explain(Fresh.uses_both, obj, A).guards
+    assert not [r for r in reads if " is self." in r]  # no SAME read between a and b

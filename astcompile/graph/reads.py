@@ -61,11 +61,12 @@ class ReadRecorder:
         for arg in args:  # size classes continue from the arguments' (see guards.call_key)
             G.value_key(arg, self.sizes)
         self._seen: dict[Path, Any] = {}
-        self._objects: dict[int, tuple[Path, Any]] = {}  # id -> (first path, stand-in)
+        # id -> (first path, stand-in, the value itself: kept alive, so its id is not reused)
+        self._objects: dict[int, tuple[Path, Any, Any]] = {}
 
     def note_argument(self, path: Path, value: Any, symbolic: Any) -> None:
         """An argument leaf or object the trace already has: later reads of it are SAME."""
-        self._objects.setdefault(id(value), (path, symbolic))
+        self._objects.setdefault(id(value), (path, symbolic, value))
 
     def record(self, read: Read) -> None:
         self.reads.append(read)
@@ -117,7 +118,7 @@ class ReadRecorder:
         new_cells = tuple(types.CellType() for _ in free)
         clone = types.FunctionType(fn.__code__, RecordingGlobals(fn.__globals__, self, path),
                                    fn.__name__, None, new_cells or None)
-        self._objects[id(fn)] = (path, clone)  # before the cells: it may refer to itself
+        self._objects[id(fn)] = (path, clone, fn)  # before the cells: it may refer to itself
         clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
         clone.__dict__.update(fn.__dict__)
         if fn.__defaults__:
