@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import functools
 import importlib
 import sys
 import textwrap
@@ -236,7 +237,8 @@ def _set(name, value):
 
 @pytest.fixture
 def restore_globals():
-    saved = {n: globals()[n] for n in ("K", "CONF", "NS", "W", "N", "FLAG", "helper_reads_k")}
+    saved = {n: globals()[n] for n in ("K", "CONF", "NS", "W", "N", "FLAG", "helper_reads_k",
+                                        "SCALE_BY_TWO")}
     yield
     globals().update(saved)
 
@@ -474,3 +476,22 @@ def test_temporary_values_from_properties_are_not_taken_for_one_another(backend)
     follows(Fresh.uses_both, (obj, A), backend=backend)
     reads = astcompile.explain(Fresh.uses_both, obj, A).guards
     assert not [r for r in reads if " is self." in r]  # no SAME read between a and b
+
+
+def _scaled(x, s):
+    return x * s * K
+
+
+SCALE_BY_TWO = functools.partial(_scaled, s=2.0)
+
+
+def calls_partial(x):
+    return SCALE_BY_TWO(x) + 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_partial_of_a_user_function(backend, restore_globals):
+    def change_keyword():
+        globals()["SCALE_BY_TWO"] = functools.partial(_scaled, s=3.0)
+
+    follows(calls_partial, (A,), _set("K", 5.0), change_keyword, backend=backend)

@@ -174,6 +174,16 @@ def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
     return types.MethodType(func, owner)
 
 
+def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> Any:
+    """A partial of the user's function: rebuilt from the seen function and arguments, so what
+    the function reads is seen too."""
+    func = recorder.see(path + (("attr", "func"),), value.func)
+    args = recorder.items(path + (("attr", "args"),), value.args)
+    keywords = {k: recorder.see(path + (("attr", "keywords"), ("item", k)), v)
+                for k, v in value.keywords.items()}
+    return functools.partial(func, *args, **keywords)
+
+
 def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     owner = value.__self__
     if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
@@ -265,6 +275,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: type(v) in (tuple, list), _sequence),
     (_is_user_function, _user_function),
     (lambda v: type(v) is types.MethodType, _method),
+    (lambda v: type(v) is functools.partial, _partial),
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
     (lambda v: isinstance(v, types.ModuleType), _module),
