@@ -64,7 +64,7 @@ def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
 
 
 def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
-    if any(isinstance(a, (ObjectRead, ReadOnlyList)) or is_read_stand_in(a) for a in args):
+    if any(is_read_stand_in(a) for a in args):
         raise TraceBreak("identity of a Python object", "id() of an object the region reads; "
                          "the region runs as Python")
     return id(*args)
