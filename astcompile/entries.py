@@ -157,10 +157,10 @@ def _read_checks(reads: tuple, checks: G.KeyChecks, root: Any,
         return bound.get(path) or R.expression(path, lambda i: f"_a{i}", const)
 
     for j, read in enumerate(reads):
-        var = bound.get(read.path) or f"_{checks.prefix}r{j}"
         if read.path not in bound:
-            bound[read.path] = var
-            bindings.append((var, R.expression(read.path, lambda i: f"_a{i}", const)))
+            bindings.append((f"_{checks.prefix}r{j}", source_of(read.path)))
+            bound[read.path] = bindings[-1][0]
+        var = bound[read.path]
         if read.kind is R.ReadKind.INPUT:
             before = len(checks.arrays)
             if not G.value_checks(checks, var, read.expected):
