@@ -22,9 +22,22 @@ from astcompile.logs import set_logs
 
 __version__ = "0.1.0"
 __all__ = [
-    "CompileError", "ExplainOutput", "GraphBreakError", "NoSourceError", "Unsupported",
-    "allow_in_graph", "compile", "compile_times", "config", "disable", "disallow_in_graph",
-    "explain", "graph_break", "reset", "run", "set_logs",
+    "CompileError",
+    "ExplainOutput",
+    "GraphBreakError",
+    "NoSourceError",
+    "Unsupported",
+    "allow_in_graph",
+    "compile",
+    "compile_times",
+    "config",
+    "disable",
+    "disallow_in_graph",
+    "explain",
+    "graph_break",
+    "reset",
+    "run",
+    "set_logs",
 ]
 
 _configure_logs()

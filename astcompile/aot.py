@@ -60,8 +60,12 @@ def package_modules(pkg_dir: str) -> tuple[str, list[str]]:
     root = os.path.dirname(pkg_dir) if is_package else pkg_dir
     names = []
     for folder, dirs, files in os.walk(pkg_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")) and
-                         os.path.exists(os.path.join(folder, d, "__init__.py")))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith((".", "__"))
+            and os.path.exists(os.path.join(folder, d, "__init__.py"))
+        )
         for file in sorted(files):
             if file.endswith(".py"):
                 rel = os.path.relpath(os.path.join(folder, file), root)[:-3].split(os.sep)
@@ -185,8 +189,9 @@ def write_manifests(functions: list[FunctionBuild], version: str) -> list[str]:
         folder = os.path.dirname(os.path.abspath(fn.__code__.co_filename))
         record = _function_record(job)
         job.graphs = sum(len(v) for v in record["regions"].values())
-        job.kernels = len({e["library"] for v in record["regions"].values() for e in v
-                           if e["library"]})
+        job.kernels = len(
+            {e["library"] for v in record["regions"].values() for e in v if e["library"]}
+        )
         by_folder.setdefault(folder, {})[job.name] = record
     written = []
     for folder, records in by_folder.items():
@@ -238,10 +243,15 @@ def compiler_info() -> dict[str, Any]:
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
         info["version"] = version.stdout.splitlines()[0] if version.stdout else ""
-        target = subprocess.run([path, "-march=native", "-Q", "--help=target"],
-                                capture_output=True, text=True, check=False)
-        march = [ln.split()[-1] for ln in target.stdout.splitlines()
-                 if ln.strip().startswith("-march=")]
+        target = subprocess.run(
+            [path, "-march=native", "-Q", "--help=target"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        march = [
+            ln.split()[-1] for ln in target.stdout.splitlines() if ln.strip().startswith("-march=")
+        ]
         info["march_native"] = march[0] if march else ""
     except OSError:
         pass

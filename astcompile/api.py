@@ -21,17 +21,36 @@ MODES = ("default", "frozen")
 
 
 @overload
-def compile(fn: F, *, fullgraph: bool = ..., backend: str = ..., dynamic: bool | None = ...,
-            mode: str = ..., signatures: Sequence[str] | None = ...) -> F: ...
+def compile(
+    fn: F,
+    *,
+    fullgraph: bool = ...,
+    backend: str = ...,
+    dynamic: bool | None = ...,
+    mode: str = ...,
+    signatures: Sequence[str] | None = ...,
+) -> F: ...
 @overload
-def compile(fn: None = None, *, fullgraph: bool = ..., backend: str = ...,
-            dynamic: bool | None = ..., mode: str = ...,
-            signatures: Sequence[str] | None = ...) -> Callable[[F], F]: ...
+def compile(
+    fn: None = None,
+    *,
+    fullgraph: bool = ...,
+    backend: str = ...,
+    dynamic: bool | None = ...,
+    mode: str = ...,
+    signatures: Sequence[str] | None = ...,
+) -> Callable[[F], F]: ...
 
 
-def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str = "auto",
-            dynamic: bool | None = None, mode: str = "default",
-            signatures: Sequence[str] | None = None) -> Any:
+def compile(
+    fn: Callable | None = None,
+    *,
+    fullgraph: bool = False,
+    backend: str = "auto",
+    dynamic: bool | None = None,
+    mode: str = "default",
+    signatures: Sequence[str] | None = None,
+) -> Any:
     """Compile a NumPy function; use as ``@compile`` or ``@compile(fullgraph=True, ...)``.
 
     ``backend`` is "auto" (C on CPU when a compiler is available), "eager" or "c" (the
@@ -46,11 +65,23 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str
     check_backend_name(backend)
     parsed = parse_signatures(signatures) if signatures is not None else ()
     if fn is None:
-        return functools.partial(compile, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
-                                 mode=mode, signatures=signatures)
+        return functools.partial(
+            compile,
+            fullgraph=fullgraph,
+            backend=backend,
+            dynamic=dynamic,
+            mode=mode,
+            signatures=signatures,
+        )
     if isinstance(fn, (staticmethod, classmethod)):  # ``@compile`` above ``@staticmethod``
-        inner = compile(fn.__func__, fullgraph=fullgraph, backend=backend, dynamic=dynamic,
-                        mode=mode, signatures=signatures)
+        inner = compile(
+            fn.__func__,
+            fullgraph=fullgraph,
+            backend=backend,
+            dynamic=dynamic,
+            mode=mode,
+            signatures=signatures,
+        )
         return type(fn)(inner)
     if not callable(fn):
         raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
@@ -58,8 +89,9 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, backend: str
         return fn  # disable wins, as in torch.compile: compiling its wrapper would compile fn
     if registry.is_compiled(fn):
         fn = fn.__wrapped__
-    compiled = CompiledFunction(fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode,
-                                signatures=parsed)
+    compiled = CompiledFunction(
+        fn, fullgraph=fullgraph, backend=backend, dynamic=dynamic, mode=mode, signatures=parsed
+    )
     with _lock:
         _compiled.add(compiled)
     return compiled

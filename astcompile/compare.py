@@ -92,8 +92,11 @@ def differences(got: Any, expected: Any, path: str = "result", floor: float = 0.
     if isinstance(expected, (tuple, list)):
         if len(got) != len(expected):
             return [f"{path}: length {len(got)} != {len(expected)}"]
-        return [d for i, (g, e) in enumerate(zip(got, expected))
-                for d in differences(g, e, f"{path}[{i}]", floor)]
+        return [
+            d
+            for i, (g, e) in enumerate(zip(got, expected))
+            for d in differences(g, e, f"{path}[{i}]", floor)
+        ]
     if isinstance(expected, (np.ndarray, np.generic)):
         return _array_differences(np.asarray(got), np.asarray(expected), path, floor)
     if isinstance(expected, (float, complex)):
@@ -103,8 +106,7 @@ def differences(got: Any, expected: Any, path: str = "result", floor: float = 0.
     return []  # other objects: the type is all two runs can be held to
 
 
-def _array_differences(got: np.ndarray, expected: np.ndarray, path: str,
-                       floor: float) -> list[str]:
+def _array_differences(got: np.ndarray, expected: np.ndarray, path: str, floor: float) -> list[str]:
     if got.dtype != expected.dtype:
         return [f"{path}: dtype {got.dtype} != {expected.dtype}"]
     if got.shape != expected.shape:
@@ -123,12 +125,17 @@ def _array_differences(got: np.ndarray, expected: np.ndarray, path: str,
     g, e = got[where], expected[where]
     tolerance = "exact" if rtol == 0.0 else f"rtol {rtol:g}"
     count = int(np.count_nonzero(bad))
-    return [(f"{path}: {count} of {expected.size} element(s) differ ({tolerance}); "
-             f"first at index {where}: compiled {g}, plain {e}")]
+    return [
+        (
+            f"{path}: {count} of {expected.size} element(s) differ ({tolerance}); "
+            f"first at index {where}: compiled {g}, plain {e}"
+        )
+    ]
 
 
-def call_differences(got: Any, expected: Any, args: tuple, plain_args: tuple,
-                     params: tuple[str, ...], floor: float) -> list[str]:
+def call_differences(
+    got: Any, expected: Any, args: tuple, plain_args: tuple, params: tuple[str, ...], floor: float
+) -> list[str]:
     """What differs between a compiled and a plain call: the results, then each argument as
     the call left it (a write into an argument must be the same write)."""
     problems = differences(got, expected, "result", floor)

@@ -26,7 +26,9 @@ def _env_bytes(name: str, default: int) -> int:
     try:
         return int(float(text.rstrip("KMG")) * scale)
     except ValueError:
-        raise ValueError(f"{name}={os.environ[name]!r}: expected bytes, like 536870912 or 512M") from None
+        raise ValueError(
+            f"{name}={os.environ[name]!r}: expected bytes, like 536870912 or 512M"
+        ) from None
 
 
 def _default_cache_dir() -> str:

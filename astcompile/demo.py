@@ -47,8 +47,10 @@ def main() -> None:
     backend = gelu._get_backend().name
     print(f"gelu on {x.size:,} float32 values, backend {backend!r}:")
     print(f"  NumPy      {numpy_s * 1e3:8.2f} ms")
-    print(f"  astcompile {compiled_s * 1e3:8.2f} ms   ({numpy_s / compiled_s:.1f}x NumPy; "
-          f"first call with compilation {first * 1e3:.0f} ms)")
+    print(
+        f"  astcompile {compiled_s * 1e3:8.2f} ms   ({numpy_s / compiled_s:.1f}x NumPy; "
+        f"first call with compilation {first * 1e3:.0f} ms)"
+    )
     print()
     print("explain(toy_example, a, b):")
     a, b = np.random.default_rng(1).standard_normal((2, 10))

@@ -146,8 +146,9 @@ class _Checks:
     bindings: list[tuple[str, str]]  # (local, source) of each read, evaluated before the checks
 
 
-def _read_checks(reads: tuple, checks: G.KeyChecks, root: Any,
-                 leaf_names: list[str]) -> list[tuple[str, str]] | None:
+def _read_checks(
+    reads: tuple, checks: G.KeyChecks, root: Any, leaf_names: list[str]
+) -> list[tuple[str, str]] | None:
     """Bind each read to a local and add its check; INPUT reads join ``leaf_names``."""
     const = R.bind_root(checks.const, root)
     bound: dict[tuple, str] = {}
@@ -214,8 +215,11 @@ def _is_leaf_key(k: Any) -> bool:
     """Whether an argument with guard key ``k`` is a graph leaf (see ``trace.is_leaf``)."""
     if k is float or k is complex:
         return True
-    return type(k) is tuple and (k[0] is np.ndarray or k[0] is int or (
-        len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic)))
+    return type(k) is tuple and (
+        k[0] is np.ndarray
+        or k[0] is int
+        or (len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic))
+    )
 
 
 def _dim_source(d: Any, leaf_names: list[str]) -> str:
@@ -232,8 +236,15 @@ def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
     return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
 
 
-def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry], root: Any,
-                       stats: Any, eager_keys: tuple = (), eager: Callable | None = None) -> Callable:
+def specialised_guards(
+    name: str,
+    params: tuple[str, ...],
+    entries: list[Entry],
+    root: Any,
+    stats: Any,
+    eager_keys: tuple = (),
+    eager: Callable | None = None,
+) -> Callable:
     """A function of the region's arguments that runs the first entry whose guards hold, or
     returns ``MISS``: the whole per-call check, specialised to exactly the guards these
     entries need (types, dtypes, ranks, size classes, layouts, the values the region reads,
@@ -244,8 +255,14 @@ def specialised_guards(name: str, params: tuple[str, ...], entries: list[Entry],
     user's function, where reads of its globals and closure cells start."""
     args = [f"_a{i}" for i in range(len(params))]
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
-    namespace: dict[str, Any] = {"_MISS": MISS, "_ndarray": np.ndarray, "_tuple": tuple,
-                                 "_int_class": G.int_class, "_stats": stats, "_eager": eager}
+    namespace: dict[str, Any] = {
+        "_MISS": MISS,
+        "_ndarray": np.ndarray,
+        "_tuple": tuple,
+        "_int_class": G.int_class,
+        "_stats": stats,
+        "_eager": eager,
+    }
     for n, entry in enumerate(entries):
         found = entry.checks(len(params), root, prefix=f"e{n}")
         if found is None:
@@ -278,5 +295,11 @@ def _guarded_block(found: _Checks, then: list[str]) -> list[str]:
     if not found.bindings:
         return [f"    {line}" for line in block]
     reads = [f"        {var} = {source}" for var, source in found.bindings]
-    return ["    try:", *reads, "    except Exception:", "        pass", "    else:",
-            *(f"        {line}" for line in block)]
+    return [
+        "    try:",
+        *reads,
+        "    except Exception:",
+        "        pass",
+        "    else:",
+        *(f"        {line}" for line in block),
+    ]

@@ -30,8 +30,10 @@ class ExplainOutput:
 
     def __str__(self) -> str:
         ops = sum(self.ops_per_graph)
-        lines = [f"astcompile produced {self.graph_count} graph(s), with "
-                 f"{self.graph_break_count} graph break(s) and {ops} op(s)."]
+        lines = [
+            f"astcompile produced {self.graph_count} graph(s), with "
+            f"{self.graph_break_count} graph break(s) and {ops} op(s)."
+        ]
         if self.break_reasons:
             lines.append(" Break reasons:")
         for number, b in enumerate(self.break_reasons, 1):
@@ -44,11 +46,16 @@ class ExplainOutput:
             lines += [f"  {text}" for text in self.python_loops]
         lines.append(" Regions:")
         for run in self.regions:
-            state = "compiled" if run.eager_calls == 0 else (
-                "eager" if run.compiled_calls == 0 else "mixed")
-            lines.append(f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
-                         f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
-                         f"{run.seconds * 1e3:.3f} ms")
+            state = (
+                "compiled"
+                if run.eager_calls == 0
+                else ("eager" if run.compiled_calls == 0 else "mixed")
+            )
+            lines.append(
+                f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
+                f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
+                f"{run.seconds * 1e3:.3f} ms"
+            )
         if self.guards:
             lines.append(" Guards (checked at every call; a read value is passed in):")
             lines += [f"  {guard}" for guard in dict.fromkeys(self.guards)]
@@ -59,8 +66,10 @@ class ExplainOutput:
         if self.total_seconds <= 0 or self.eager_seconds / self.total_seconds < EAGER_SHARE_WARNING:
             return []
         share = 100 * self.eager_seconds / self.total_seconds
-        return [f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
-                "see the break reasons above."]
+        return [
+            f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
+            "see the break reasons above."
+        ]
 
 
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
@@ -102,6 +111,8 @@ def python_loop_notes(loops: dict, breaks: list) -> list[str]:
         if not inside:
             continue
         cause = min(inside, key=lambda b: b.line)
-        notes.append(f"{function}: loop over {count} iterations runs in Python because of "
-                     f"line {cause.line} ({cause.code} {cause.detail})")
+        notes.append(
+            f"{function}: loop over {count} iterations runs in Python because of "
+            f"line {cause.line} ({cause.code} {cause.detail})"
+        )
     return notes

@@ -58,7 +58,7 @@ def is_sole_region(source: str, region: str) -> bool:
 
 
 def resolve_backend(name: str) -> str:
-    """"auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
     if name != "auto":
         get_backend(name)  # validates the name early
         return name
@@ -75,9 +75,17 @@ def resolve_backend(name: str) -> str:
 class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
-    def __init__(self, fn: Callable, *, fullgraph: bool = False, backend: str = "auto",
-                 dynamic: bool | None = None, mode: str = "default", all_eager: bool = False,
-                 signatures: tuple = ()) -> None:
+    def __init__(
+        self,
+        fn: Callable,
+        *,
+        fullgraph: bool = False,
+        backend: str = "auto",
+        dynamic: bool | None = None,
+        mode: str = "default",
+        all_eager: bool = False,
+        signatures: tuple = (),
+    ) -> None:
         functools.update_wrapper(self, fn)
         setattr(self, registry.COMPILED_ATTR, True)
         self.fn = fn
@@ -105,8 +113,14 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         sole = self._sole_region  # the function is one region: its guards straight away
         # (explain notes the function on the full path below)
-        if sole is not None and not kwargs and len(args) == len(sole.names) \
-                and not telemetry.recording and not config.verify and errstate.quiet():
+        if (
+            sole is not None
+            and not kwargs
+            and len(args) == len(sole.names)
+            and not telemetry.recording
+            and not config.verify
+            and errstate.quiet()
+        ):
             result = sole.guards(*args)
             return (sole.call(args) if result is MISS else result)[0]
         impl = self._impl or self._build()
@@ -166,15 +180,26 @@ class CompiledFunction:
         try:
             analysis, lookups = self._analyse()
         except NoSourceError as exc:
-            warnings.warn(f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=4)
+            warnings.warn(
+                f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=4
+            )
             return None
         with phase("rewrite"):
-            rewritten = rewrite_function(analysis.source, analysis, all_eager=self.all_eager,
-                                         python_loops=frozenset(self.python_loops))
+            rewritten = rewrite_function(
+                analysis.source,
+                analysis,
+                all_eager=self.all_eager,
+                python_loops=frozenset(self.python_loops),
+            )
         args = (rewritten.source, rewritten.regions, analysis.breaks, lookups)
         digest = None if self.python_loops else warm.save_rewrite(self.fn, self.all_eager, *args)
-        return CachedRewrite(rewritten.source, tuple(rewritten.regions), tuple(analysis.breaks),
-                             digest, analysis.source.filename)
+        return CachedRewrite(
+            rewritten.source,
+            tuple(rewritten.regions),
+            tuple(analysis.breaks),
+            digest,
+            analysis.source.filename,
+        )
 
     def _build_impl(self) -> Callable:
         from astcompile.frontend.materialize import build_function
@@ -193,13 +218,20 @@ class CompiledFunction:
         self.cache_digest = rewrite.digest
         free: dict[str, Any] = {"__ac_call": self.dispatch, "__ac_loop": self.python_loop}
         for spec in rewrite.regions:
-            body = build_function(spec.body_source, spec.name, self.fn, STRUCTURED_CALLS,
-                                  rewrite.filename, spec.structured)
+            body = build_function(
+                spec.body_source,
+                spec.name,
+                self.fn,
+                STRUCTURED_CALLS,
+                rewrite.filename,
+                spec.structured,
+            )
             region = Region(spec, body, self)
             self.regions.append(region)
             free[spec.name] = region
-        impl = build_function(rewrite.source, self.fn.__code__.co_name, self.fn, free,
-                              rewrite.filename)
+        impl = build_function(
+            rewrite.source, self.fn.__code__.co_name, self.fn, free, rewrite.filename
+        )
         self._dump_source(rewrite)
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
@@ -226,7 +258,11 @@ class CompiledFunction:
             return False
         import builtins
 
-        names = set(self.globals) | set(getattr(self.fn.__code__, "co_freevars", ())) | set(dir(builtins))
+        names = (
+            set(self.globals)
+            | set(getattr(self.fn.__code__, "co_freevars", ()))
+            | set(dir(builtins))
+        )
         root = graph_break.detail.split("(")[0].split(".")[0].strip("`' ")
         return root not in names
 
@@ -241,12 +277,17 @@ class CompiledFunction:
             if not config.suppress_errors:
                 if isinstance(exc, CompileError):
                     raise
-                raise CompileError(f"{self.name}: backend {backend.name!r} failed on "
-                                   f"{region.spec.name}: {type(exc).__name__}: {exc}") from exc
-            warnings.warn(f"astcompile: backend {backend.name!r} failed on {self.name} "
-                          f"(lines {region.spec.first_line}-{region.spec.last_line}): {exc}; "
-                          "running that region in NumPy (suppress_errors=True)", RuntimeWarning,
-                          stacklevel=5)
+                raise CompileError(
+                    f"{self.name}: backend {backend.name!r} failed on "
+                    f"{region.spec.name}: {type(exc).__name__}: {exc}"
+                ) from exc
+            warnings.warn(
+                f"astcompile: backend {backend.name!r} failed on {self.name} "
+                f"(lines {region.spec.first_line}-{region.spec.last_line}): {exc}; "
+                "running that region in NumPy (suppress_errors=True)",
+                RuntimeWarning,
+                stacklevel=5,
+            )
             return None
 
     def _get_backend(self) -> Any:
@@ -271,8 +312,9 @@ class CompiledFunction:
         filename = exc.loc.filename if exc.loc else "<unknown>"
         line = exc.loc.line if exc.loc else 0
         source_line = linecache.getline(filename, line).strip()
-        graph_break = GraphBreak(reason, f"{exc.reason}: {exc.detail}", filename, line, 1,
-                                 source_line, self.name)
+        graph_break = GraphBreak(
+            reason, f"{exc.reason}: {exc.detail}", filename, line, 1, source_line, self.name
+        )
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])
         return graph_break
@@ -293,7 +335,9 @@ class CompiledFunction:
         if not config.debug_dir:
             return None
         module = getattr(self.fn, "__module__", "module") or "module"
-        folder = os.path.join(config.debug_dir, f"{module}.{self.name}".replace("<", "").replace(">", ""))
+        folder = os.path.join(
+            config.debug_dir, f"{module}.{self.name}".replace("<", "").replace(">", "")
+        )
         os.makedirs(folder, exist_ok=True)
         return folder
 

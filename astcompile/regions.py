@@ -153,9 +153,11 @@ class Region:
         mode = frozen_mode()
         if mode is not None:
             if mode == "strict":
-                raise FrozenMiss(f"{self.owner.name}: no compiled entry for region "
-                                 f"{self.spec.name} (lines {self.spec.first_line}-"
-                                 f"{self.spec.last_line}) in frozen mode")
+                raise FrozenMiss(
+                    f"{self.owner.name}: no compiled entry for region "
+                    f"{self.spec.name} (lines {self.spec.first_line}-"
+                    f"{self.spec.last_line}) in frozen mode"
+                )
             return self._eager(args)
         with self._lock:
             settled = self._settled(key, args)  # by another thread while this one waited
@@ -177,15 +179,20 @@ class Region:
         one build for any number of concurrent first calls)."""
         root = self.owner.fn
         return key in self.eager_keys or any(
-            entry.bind(args, root) is not None for entry in self.entries.get(key, ()))
+            entry.bind(args, root) is not None for entry in self.entries.get(key, ())
+        )
 
     def _count(self) -> int:
         return sum(len(v) for v in self.entries.values())
 
     def _compile(self, key: tuple, args: tuple) -> Entry | None:
         if self.entries:
-            logs.recompiles.info("%s: recompiling %s: %s", self.owner.name, self.spec.name,
-                                 self._miss_reason(key, args))
+            logs.recompiles.info(
+                "%s: recompiling %s: %s",
+                self.owner.name,
+                self.spec.name,
+                self._miss_reason(key, args),
+            )
         from astcompile.graph.context import TraceBreak  # the tracer, imported on first use
 
         try:
@@ -198,9 +205,12 @@ class Region:
             return None
         self.stats.traces += 1
         if _scalar_only(result.graph):
-            logs.recompiles.info("%s: %s computes only scalars: it runs as Python (a compiled "
-                                 "call would cost more than the arithmetic)", self.owner.name,
-                                 self.spec.name)
+            logs.recompiles.info(
+                "%s: %s computes only scalars: it runs as Python (a compiled "
+                "call would cost more than the arithmetic)",
+                self.owner.name,
+                self.spec.name,
+            )
             self._add_eager_key(key)
             return None
         run = self.owner.compile_graph(result.graph, self)
@@ -239,9 +249,13 @@ class Region:
         changed = set()
         for entry in self.entries.get(key, ()):
             leaves = entry.current_leaves(args, self.owner.fn)
-            changed.update(index for index, value in entry.result.value_guards
-                           if index < len(leaves) and type(leaves[index]) in (int, float, complex)
-                           and leaves[index] != value)
+            changed.update(
+                index
+                for index, value in entry.result.value_guards
+                if index < len(leaves)
+                and type(leaves[index]) in (int, float, complex)
+                and leaves[index] != value
+            )
         return frozenset(changed)
 
     def _add_entry(self, entry: Entry) -> None:
@@ -255,8 +269,15 @@ class Region:
 
     def _specialise(self) -> None:
         entries = [e for found in self.entries.values() for e in found]
-        self.guards = specialised_guards(self.spec.name, self.names, entries, self.owner.fn,
-                                          self.stats, tuple(self.eager_keys), self._eager)
+        self.guards = specialised_guards(
+            self.spec.name,
+            self.names,
+            entries,
+            self.owner.fn,
+            self.stats,
+            tuple(self.eager_keys),
+            self._eager,
+        )
 
     def _record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
@@ -265,8 +286,12 @@ class Region:
             recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
             recorder.guards.extend(str(g) for g in result.graph.guards)
             recorder.guards.extend(reads)
-        logs.guards.info("%s %s guards: %s", self.owner.name, self.spec.name,
-                         [str(g) for g in result.graph.guards] + result.value_guards + reads)
+        logs.guards.info(
+            "%s %s guards: %s",
+            self.owner.name,
+            self.spec.name,
+            [str(g) for g in result.graph.guards] + result.value_guards + reads,
+        )
         self.owner.dump_graph(self.spec.name, result.graph)
 
     def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
@@ -287,15 +312,26 @@ class Region:
         from astcompile.frontend.breaks import BreakReason, GraphBreak
         from astcompile.graph.context import location_in_traceback
 
-        logs.graph_breaks.info("%s: tracing %s failed (%s: %s); running it in NumPy",
-                               self.owner.name, self.spec.name, type(exc).__name__, exc)
+        logs.graph_breaks.info(
+            "%s: tracing %s failed (%s: %s); running it in NumPy",
+            self.owner.name,
+            self.spec.name,
+            type(exc).__name__,
+            exc,
+        )
         self.owner.keep_loops_in_python(self.spec)
         self._add_eager_key(key)
         loc = location_in_traceback(exc.__traceback__)
         filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
         graph_break = GraphBreak(
-            BreakReason.TRACE_UNSUPPORTED, f"tracing failed: {type(exc).__name__}: {exc}",
-            filename, line, 1, linecache.getline(filename, line).strip(), self.owner.name)
+            BreakReason.TRACE_UNSUPPORTED,
+            f"tracing failed: {type(exc).__name__}: {exc}",
+            filename,
+            line,
+            1,
+            linecache.getline(filename, line).strip(),
+            self.owner.name,
+        )
         self.stats.breaks.append(graph_break)
         recorder = telemetry.active()
         if recorder is not None:

@@ -35,8 +35,11 @@ def write(region: Any, args: tuple, problems: list[str], root: str | None = None
     folder = _new_folder(root or _default_root(), _label(region))
     body = region.body
     free = dict(zip(body.__code__.co_freevars, body.__closure__ or ()))
-    names = [n for n in (*region.spec.globals_read, *free)
-             if not n.startswith("__ac_") and (n in free or n in body.__globals__)]
+    names = [
+        n
+        for n in (*region.spec.globals_read, *free)
+        if not n.startswith("__ac_") and (n in free or n in body.__globals__)
+    ]
     context = {n: free[n].cell_contents if n in free else body.__globals__[n] for n in names}
     save_values(folder, args, context)
     with open(os.path.join(folder, "repro.py"), "w") as out:
@@ -47,8 +50,10 @@ def write(region: Any, args: tuple, problems: list[str], root: str | None = None
 def save_values(folder: str, args: tuple, context: dict[str, Any]) -> None:
     """Write ``values.npz`` and ``values.json`` (see the module docstring)."""
     arrays: dict[str, np.ndarray] = {}
-    described = {"args": [_describe(a, arrays) for a in args],
-                 "context": {n: _describe(v, arrays) for n, v in context.items()}}
+    described = {
+        "args": [_describe(a, arrays) for a in args],
+        "context": {n: _describe(v, arrays) for n, v in context.items()},
+    }
     np.savez(os.path.join(folder, "values.npz"), **arrays)
     with open(os.path.join(folder, "values.json"), "w") as out:
         json.dump(described, out, indent=1)
@@ -126,7 +131,7 @@ def load_values(folder: str) -> tuple[tuple, dict[str, Any]]:
 
 
 def _rebuild(d: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
-    (kind, data), = d.items()
+    ((kind, data),) = d.items()
     if kind == "array":
         return arrays[data]
     if kind == "numpy_scalar":
@@ -188,10 +193,17 @@ def _script(region: Any, problems: list[str]) -> str:
     body = spec.body_source.lstrip("\n").replace(f"def {spec.name}(", "def region(", 1)
     listed = "\n".join(f"  - {p}" for p in problems)
     listed = listed.replace("\\", "\\\\").replace('"""', "'''")  # inside a docstring
-    return _SCRIPT.format(region=spec.name, function=region.owner.name, filename=filename,
-                          first=spec.first_line, last=spec.last_line, problems=listed,
-                          backend=resolve_backend(region.owner.backend_name),
-                          module_dir=os.path.dirname(filename), body=body)
+    return _SCRIPT.format(
+        region=spec.name,
+        function=region.owner.name,
+        filename=filename,
+        first=spec.first_line,
+        last=spec.last_line,
+        problems=listed,
+        backend=resolve_backend(region.owner.backend_name),
+        module_dir=os.path.dirname(filename),
+        body=body,
+    )
 
 
 def main(fn: Any, args: tuple, backend: str) -> int:
@@ -217,6 +229,7 @@ def main(fn: Any, args: tuple, backend: str) -> int:
         print(problem)
     if not any(run.compiled_calls for run in output.regions):
         print("note: nothing ran compiled here:", *output.break_reasons, sep="\n  ")
-    print(f"{fn.__name__}: compiled ({backend}) and plain results "
-          f"{'differ' if problems else 'agree'}")
+    print(
+        f"{fn.__name__}: compiled ({backend}) and plain results {'differ' if problems else 'agree'}"
+    )
     return 1 if problems else 0

@@ -25,16 +25,28 @@ import numpy as np
 EXAMPLE_SIZES = (5, 7, 11, 13, 17, 19, 23, 29)
 PYTHON_SCALARS = {"int": int, "float": float, "bool": bool}
 DTYPES = {
-    "bool": np.bool_, "bool_": np.bool_,
-    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
-    "float16": np.float16, "float32": np.float32, "float64": np.float64,
-    "complex64": np.complex64, "complex128": np.complex128,
+    "bool": np.bool_,
+    "bool_": np.bool_,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float16": np.float16,
+    "float32": np.float32,
+    "float64": np.float64,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
 }
 _EXAMPLES = {int: (3,), float: (1.5,), bool: (True, False)}
-FORMAT_HELP = ('expected comma-separated argument types such as "float64[:, :], float32[::1], '
-               'float64, int": a NumPy dtype with one `:` per array dimension, a bare dtype for a '
-               "NumPy scalar, or int/float/bool for a Python scalar (see docs/api.md)")
+FORMAT_HELP = (
+    'expected comma-separated argument types such as "float64[:, :], float32[::1], '
+    'float64, int": a NumPy dtype with one `:` per array dimension, a bare dtype for a '
+    "NumPy scalar, or int/float/bool for a Python scalar (see docs/api.md)"
+)
 
 
 class SignatureError(ValueError):

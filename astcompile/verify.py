@@ -66,8 +66,7 @@ def _plain_differences(region: Any, result: tuple, args: tuple, pristine: tuple)
             expected = region.body(*plain_args)
     except Exception as exc:  # noqa: BLE001 - any exception of the user's code is the finding
         return [f"the plain code raised {type(exc).__name__}: {exc}; the compiled code did not"]
-    return call_differences(result, expected, args, plain_args, region.names,
-                            input_floor(pristine))
+    return call_differences(result, expected, args, plain_args, region.names, input_floor(pristine))
 
 
 def _report(region: Any, args: tuple, problems: list[str]) -> None:
@@ -91,7 +90,9 @@ def _report(region: Any, args: tuple, problems: list[str]) -> None:
         f"astcompile verify: {region.owner.name}, region {spec.name} ({filename}, lines "
         f"{spec.first_line}-{spec.last_line}: `{line}`): the compiled result differs from the "
         f"plain code: {'; '.join(problems[:3])}{more}. {where}",
-        RuntimeWarning, stacklevel=5)
+        RuntimeWarning,
+        stacklevel=5,
+    )
 
 
 def plant(run: Callable[[list], list]) -> Callable[[list], list]:

@@ -75,8 +75,9 @@ def stores_for(filename: str) -> list[artifacts.Store]:
         if manifest is not None:
             stores.append(artifacts.package_store(folder))
         elif why:
-            warn_once(folder, f"astcompile: not using ahead-of-time artifacts: {why}; "
-                              "compiling instead")
+            warn_once(
+                folder, f"astcompile: not using ahead-of-time artifacts: {why}; compiling instead"
+            )
     user = _user_store()
     return stores + ([user] if user else [])
 
@@ -101,8 +102,9 @@ def warn_once(tag: str, message: str) -> None:
 # -- rewrites ----------------------------------------------------------------------------------
 
 
-def load_rewrite(fn: Any, all_eager: bool, validate: bool = True
-                 ) -> rewrite_cache.CachedRewrite | None:
+def load_rewrite(
+    fn: Any, all_eager: bool, validate: bool = True
+) -> rewrite_cache.CachedRewrite | None:
     """The cached rewrite of ``fn``, warning when a package build has a stale one."""
     if not isinstance(fn, types.FunctionType):
         return None
@@ -124,8 +126,11 @@ def _warn_stale(fn: Any, store: artifacts.Store) -> None:
     why = "its source changed after the build"
     if record.get("code_hash") == code_hash(fn):
         why = rewrite_cache.stale_reason(fn, record.get("lookups", [])) or "its entry is missing"
-    warn_once(f"stale:{name}", f"astcompile: ahead-of-time artifacts for {name} in {store.root} "
-                               f"are stale ({why}); compiling it instead")
+    warn_once(
+        f"stale:{name}",
+        f"astcompile: ahead-of-time artifacts for {name} in {store.root} "
+        f"are stale ({why}); compiling it instead",
+    )
 
 
 def save_rewrite(fn: Any, all_eager: bool, *args: Any) -> str | None:
@@ -149,8 +154,9 @@ def _identity(obj: Any) -> str:
     """A name for an object a guard key holds by identity, the same in every process."""
     if isinstance(obj, np.dtype):
         return repr(obj)
-    if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
-                        np.ufunc)):
+    if isinstance(
+        obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
+    ):
         found = fingerprint(obj)
         if found is not None:
             return found
@@ -230,8 +236,9 @@ def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
     return [r for r in records if isinstance(r, dict) and r.get("format") == FORMAT]
 
 
-def _entry(region: Any, key: tuple, args: tuple, record: dict[str, Any],
-           store: artifacts.Store) -> Any:
+def _entry(
+    region: Any, key: tuple, args: tuple, record: dict[str, Any], store: artifacts.Store
+) -> Any:
     from astcompile.backends.cwrap import WrapperParts, make_wrapper
     from astcompile.regions import Entry
 
@@ -256,11 +263,15 @@ def _entry(region: Any, key: tuple, args: tuple, record: dict[str, Any],
 def _library(store: artifacts.Store, record: dict[str, Any]) -> str | None:
     """The verified path of an entry's kernel library; a package's that does not match its
     record is reported (the region compiles instead), a user cache's is rebuilt quietly."""
-    path, why = store.library(record["library"], record.get("library_size"),
-                              record.get("library_sha256"))
+    path, why = store.library(
+        record["library"], record.get("library_size"), record.get("library_sha256")
+    )
     if path is None and store.shared and "SHA-256" in why:
-        warn_once(f"corrupt:{why}", f"astcompile: not using ahead-of-time artifacts: {why}; "
-                                    "compiling instead (run `astcompile build` again)")
+        warn_once(
+            f"corrupt:{why}",
+            f"astcompile: not using ahead-of-time artifacts: {why}; "
+            "compiling instead (run `astcompile build` again)",
+        )
     elif path is None:
         logs.root.info("region entry not used: %s", why)
     return path
@@ -269,8 +280,12 @@ def _library(store: artifacts.Store, record: dict[str, Any]) -> str | None:
 def _stable_reads(reads: tuple) -> tuple:
     """Reads with each object held by identity replaced by its fingerprint (module and name,
     code hash): what means the same in another process, else :class:`_NotPersistable`."""
-    return tuple(dataclasses.replace(r, expected=("fingerprint", _identity(r.expected)))
-                 if r.kind is ReadKind.IDENTITY else r for r in reads)
+    return tuple(
+        dataclasses.replace(r, expected=("fingerprint", _identity(r.expected)))
+        if r.kind is ReadKind.IDENTITY
+        else r
+        for r in reads
+    )
 
 
 def _live_reads(reads: tuple, args: tuple, root: Any) -> tuple | None:
@@ -329,11 +344,17 @@ def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
         return
     if _aot.is_set():
         with _lock:
-            built.append({"function": region.owner, "region": region.spec.name,
-                          "guard_key": pkey, "entry": f"regions/{name}",
-                          "library": record["library"] and f"kernels/{record['library']}",
-                          "library_size": record["library_size"],
-                          "library_sha256": record["library_sha256"]})
+            built.append(
+                {
+                    "function": region.owner,
+                    "region": region.spec.name,
+                    "guard_key": pkey,
+                    "entry": f"regions/{name}",
+                    "library": record["library"] and f"kernels/{record['library']}",
+                    "library_size": record["library_size"],
+                    "library_sha256": record["library_sha256"],
+                }
+            )
 
 
 def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
@@ -344,14 +365,25 @@ def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
         compiler = None
     result = dataclasses.replace(entry.result, reads=_stable_reads(entry.result.reads))
     return {
-        "format": FORMAT, "result": result, "py": parts.py, "consts": parts.consts,
-        "steps": parts.steps, "cdecls": parts.cdecls, "library": library, "compiler": compiler,
-        "library_size": size, "library_sha256": sha,  # checked before every load
+        "format": FORMAT,
+        "result": result,
+        "py": parts.py,
+        "consts": parts.consts,
+        "steps": parts.steps,
+        "cdecls": parts.cdecls,
+        "library": library,
+        "compiler": compiler,
+        "library_size": size,
+        "library_sha256": sha,  # checked before every load
         "ffi": artifacts.ffi_module_source(parts.cdecls) if library else None,
     }
 
 
 def _identity_of(record: dict[str, Any]) -> tuple:
     result = record["result"]
-    return (record["py"], record["library"], repr(result.value_guards),
-            tuple(str(g) for g in result.graph.guards))
+    return (
+        record["py"],
+        record["library"],
+        repr(result.value_guards),
+        tuple(str(g) for g in result.graph.guards),
+    )

@@ -65,8 +65,14 @@ def run_peer(name: str, prepare: peers.Prepare, case, args: list, expected, time
 
 
 def format_table(rows: list[dict], peer_names: list[str]) -> str:
-    head = ["kernel", "NumPy", "astcompile", *peer_names, "first call",
-            "warm cache, new process (import astcompile → result)"]
+    head = [
+        "kernel",
+        "NumPy",
+        "astcompile",
+        *peer_names,
+        "first call",
+        "warm cache, new process (import astcompile → result)",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         unit, scale = ("µs", 1e6) if "overhead" in r["name"] else ("ms", 1e3)
@@ -112,7 +118,9 @@ def main() -> None:
     # An empty kernel cache, so that the in-process first calls include compilation.
     cache = tempfile.TemporaryDirectory(prefix="astcompile-bench-")  # removed at exit
     astcompile.config.cache_dir = cache.name
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache.name, "inductor")  # the same for torch
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(
+        cache.name, "inductor"
+    )  # the same for torch
     start = time.perf_counter()
     rows = []
     for index, case in enumerate(CASES):

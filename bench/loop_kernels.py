@@ -38,8 +38,12 @@ def heat_stencil(u0, mu, steps):
     tmp = u0.copy()
     for t in range(steps):
         tmp[1:-1, 1:-1] = u[1:-1, 1:-1] + mu * (
-            u[2:, 1:-1] - 2.0 * u[1:-1, 1:-1] + u[:-2, 1:-1]
-            + u[1:-1, 2:] - 2.0 * u[1:-1, 1:-1] + u[1:-1, :-2]
+            u[2:, 1:-1]
+            - 2.0 * u[1:-1, 1:-1]
+            + u[:-2, 1:-1]
+            + u[1:-1, 2:]
+            - 2.0 * u[1:-1, 1:-1]
+            + u[1:-1, :-2]
         )
         u[:, :] = tmp
     return u
@@ -85,7 +89,7 @@ def lms_filter(x, d, mu, taps):
     w = np.zeros(taps, dtype=x.dtype)
     err = np.zeros(d.shape[0] - taps, dtype=x.dtype)
     for i in range(d.shape[0] - taps):
-        window = x[i:i + taps]
+        window = x[i : i + taps]
         y = np.vdot(w, window)
         e = d[i] - y
         err[i] = e
@@ -120,8 +124,13 @@ class LoopCase:
 
 def _chain(quick: bool, rng: np.random.Generator) -> list:
     n = 1000 if quick else 4000
-    return [np.arange(n, dtype=np.float64) + 0.01 * rng.standard_normal(n), np.zeros(n), 0.5, 0.01,
-            5 if quick else 10]
+    return [
+        np.arange(n, dtype=np.float64) + 0.01 * rng.standard_normal(n),
+        np.zeros(n),
+        0.5,
+        0.01,
+        5 if quick else 10,
+    ]
 
 
 def _plane(quick: bool, rng: np.random.Generator) -> list:

@@ -73,16 +73,26 @@ def _run_numba(case: LoopCase, args: list, expected: Any) -> tuple[float | None,
         result, first = _timed_first(lambda: kernel(*args))
         peers.check_result(expected, result)
     except Exception as exc:  # noqa: BLE001 - a peer failing on a kernel is reported as n/a
-        print(f"  numba n/a on {case.name}: {type(exc).__name__}: "
-              f"{str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ''}", flush=True)
+        print(
+            f"  numba n/a on {case.name}: {type(exc).__name__}: "
+            f"{str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ''}",
+            flush=True,
+        )
         return None, None
     return measure.best_time(lambda: kernel(*args)), first
 
 
 def format_table(rows: list[dict]) -> str:
     has_numba = any("numba" in r for r in rows)
-    head = ["kernel", "Python + NumPy", "astcompile", *(["numba"] if has_numba else []),
-            "first call astcompile", *(["first call numba"] if has_numba else []), "how it ran"]
+    head = [
+        "kernel",
+        "Python + NumPy",
+        "astcompile",
+        *(["numba"] if has_numba else []),
+        "first call astcompile",
+        *(["first call numba"] if has_numba else []),
+        "how it ran",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["name"], f"{r['numpy'] * 1e3:.2f} ms", _ratio(r, "astcompile")]
@@ -116,7 +126,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.loops", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller inputs")
     parser.add_argument("--only", help="run only kernels whose name contains this text")
-    parser.add_argument("--write-docs", action="store_true", help=f"write the loop section of {DOCS}")
+    parser.add_argument(
+        "--write-docs", action="store_true", help=f"write the loop section of {DOCS}"
+    )
     opts = parser.parse_args()
     cache = tempfile.TemporaryDirectory(prefix="astcompile-bench-")  # removed at exit
     astcompile.config.cache_dir = cache.name

@@ -58,5 +58,9 @@ def check_result(expected: Any, got: Any) -> None:
             check_result(e, g)
         return
     got = got.numpy() if hasattr(got, "numpy") else got
-    np.testing.assert_allclose(np.asarray(got, dtype=np.float64),
-                               np.asarray(expected, dtype=np.float64), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(
+        np.asarray(got, dtype=np.float64),
+        np.asarray(expected, dtype=np.float64),
+        rtol=1e-3,
+        atol=1e-4,
+    )

@@ -83,15 +83,21 @@ def guard_cost() -> tuple[float, float]:
 
     x, obj = np.linspace(0.0, 1.0, 8), Affine()
     timings = []
-    for fn, args in ((Affine.forward, {"self": obj, "x": x}),
-                     (by_arguments, {"x": x, "s": 2.0, "b": 1.0})):
+    for fn, args in (
+        (Affine.forward, {"self": obj, "x": x}),
+        (by_arguments, {"x": x, "s": 2.0, "b": 1.0}),
+    ):
         compiled = astcompile.compile(fn, backend="c")
         compiled(*args.values())
         region = compiled.regions[0]
         entry = next(iter(region.entries.values()))[0]
-        guards = specialised_guards("bench", region.names,
-                                    [dataclasses.replace(entry, run=lambda leaves: ())],
-                                    compiled.fn, RegionStats())
+        guards = specialised_guards(
+            "bench",
+            region.names,
+            [dataclasses.replace(entry, run=lambda leaves: ())],
+            compiled.fn,
+            RegionStats(),
+        )
         ordered = [args[name] for name in region.names]
         timings.append(per_call_time(lambda g=guards, a=ordered: g(*a), calls=100000))
     return timings[0], timings[1]
@@ -108,12 +114,15 @@ def main() -> None:
         for name, plain, ours in rows:
             print(f"{name:<30} {plain * 1e6:>8.2f}us {ours * 1e6:>9.2f}us {plain / ours:>7.2f}x")
         base = rows[1][2]
-        extra = ", ".join(f"{name.split(' (')[0]} {(ours - base) * 1e6:+.2f}us"
-                          for name, _, ours in rows[2:])
+        extra = ", ".join(
+            f"{name.split(' (')[0]} {(ours - base) * 1e6:+.2f}us" for name, _, ours in rows[2:]
+        )
         print(f"cost of the reads against passing arguments: {extra}")
     reads, arguments = guard_cost()
-    print(f"\nguard checks alone: self.s, self.b read {reads * 1e9:.0f} ns, s, b passed "
-          f"{arguments * 1e9:.0f} ns: the two reads cost {(reads - arguments) * 1e9:.0f} ns a call")
+    print(
+        f"\nguard checks alone: self.s, self.b read {reads * 1e9:.0f} ns, s, b passed "
+        f"{arguments * 1e9:.0f} ns: the two reads cost {(reads - arguments) * 1e9:.0f} ns a call"
+    )
 
 
 if __name__ == "__main__":

@@ -39,9 +39,34 @@ ARTIFACT_DIR = "__astcache__"
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "astcache-v1"
 #: /proc/cpuinfo flags that name instruction-set extensions ``-march=native`` may use.
-_ISA_PREFIXES = ("sse", "ssse3", "pni", "avx", "fma", "f16c", "bmi", "abm", "lzcnt", "popcnt",
-                 "movbe", "aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "adx", "gfni",
-                 "amx", "xsave", "rdrand", "rdseed", "cx16", "prfchw", "clflushopt", "clwb")
+_ISA_PREFIXES = (
+    "sse",
+    "ssse3",
+    "pni",
+    "avx",
+    "fma",
+    "f16c",
+    "bmi",
+    "abm",
+    "lzcnt",
+    "popcnt",
+    "movbe",
+    "aes",
+    "vaes",
+    "pclmulqdq",
+    "vpclmulqdq",
+    "sha_ni",
+    "adx",
+    "gfni",
+    "amx",
+    "xsave",
+    "rdrand",
+    "rdseed",
+    "cx16",
+    "prfchw",
+    "clflushopt",
+    "clwb",
+)
 _lock = forksafe.module_lock(__name__)
 _libraries: dict[str, tuple[Any, Any]] = {}  # .so path -> (ffi, lib); keeps them alive
 _manifests: dict[str, tuple[dict | None, str]] = {}  # folder -> (manifest or None, why not)
@@ -107,15 +132,18 @@ class Store:
         if not trust.trusted_folder(self.kernels, self.base, self.shared):
             return None, f"{path} is not trusted"
         if not cache.intact(path, size, sha256):
-            return None, (f"{path} is not the library its entry was built with (size or "
-                          "SHA-256 differ: truncated or modified since)")
+            return None, (
+                f"{path} is not the library its entry was built with (size or "
+                "SHA-256 differ: truncated or modified since)"
+            )
         return path, ""
 
 
 def user_store(cache_dir: str) -> Store:
     """The user's cache (``cache_dir`` as :func:`trust.cache_root` returned it)."""
-    return Store(os.path.join(cache_dir, cache.WARM), os.path.join(cache_dir, cache.FORMAT),
-                 cache_dir)
+    return Store(
+        os.path.join(cache_dir, cache.WARM), os.path.join(cache_dir, cache.FORMAT), cache_dir
+    )
 
 
 def package_store(folder: str) -> Store:

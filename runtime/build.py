@@ -96,8 +96,9 @@ def cpu_features() -> str:
     return f"{model}|{flags}"
 
 
-def compile_shared(source: str, out_path: str, workdir: str, compiler: str,
-                   timeout: float | None = None) -> None:
+def compile_shared(
+    source: str, out_path: str, workdir: str, compiler: str, timeout: float | None = None
+) -> None:
     """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``.
 
     The compiler runs in its own process group, so that on ``timeout`` (or an interrupt) the
@@ -106,8 +107,9 @@ def compile_shared(source: str, out_path: str, workdir: str, compiler: str,
     with open(src_path, "w") as f:
         f.write(source)
     cmd = [compiler, *CFLAGS, f"-I{INCLUDE_DIR}", "-o", out_path, src_path, *LIBS]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

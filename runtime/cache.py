@@ -84,8 +84,9 @@ def lookup(entries: str, key: str) -> str | None:
     return so_path
 
 
-def store(entries: str, key: str, build: Callable[[str, str], None],
-          opened: Callable[[str], Any]) -> tuple[str, Any]:
+def store(
+    entries: str, key: str, build: Callable[[str, str], None], opened: Callable[[str], Any]
+) -> tuple[str, Any]:
     """Run ``build(out_path, workdir)`` in a private temporary folder, check that
     ``opened(out_path)`` loads it (raising otherwise), then publish it atomically.
 

@@ -32,8 +32,11 @@ GRACE_SECONDS = 600.0
 EVERY = 16
 LOCK_FILE = ".lock"
 #: (folder inside the cache, what its files are called in reports)
-SECTIONS = ((cache.FORMAT, "kernels"), (os.path.join(cache.WARM, "regions"), "region entries"),
-            (os.path.join(cache.WARM, "frontend"), "rewrites"))
+SECTIONS = (
+    (cache.FORMAT, "kernels"),
+    (os.path.join(cache.WARM, "regions"), "region entries"),
+    (os.path.join(cache.WARM, "frontend"), "rewrites"),
+)
 _lock = forksafe.module_lock(__name__)
 _builds = 0
 
@@ -96,8 +99,9 @@ def _sweep(cache_dir: str, max_bytes: int, now: float) -> int:
 def _still_idle(entry: Entry, before: float) -> bool:
     """Stat again right before removing: a process may have started loading it since the scan."""
     try:
-        return all(max(st.st_atime, st.st_mtime) < before
-                   for st in (os.stat(path) for path in entry.paths))
+        return all(
+            max(st.st_atime, st.st_mtime) < before for st in (os.stat(path) for path in entry.paths)
+        )
     except OSError:
         return False
 
@@ -133,8 +137,9 @@ def _remove(path: str) -> int:
     """Remove a file or a leftover folder; the bytes it held."""
     try:
         if os.path.isdir(path) and not os.path.islink(path):
-            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path)
-                       for f in fs)
+            size = sum(
+                os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs
+            )
             shutil.rmtree(path)
             return size
         size = os.lstat(path).st_size
@@ -161,4 +166,3 @@ def reset_counter() -> None:
     global _builds
     with _lock:
         _builds = 0
-

@@ -23,8 +23,14 @@ import numpy as np
 UNSUPPORTED = "unsupported"
 
 _INT_CLASSES = (7, 8, 15, 16, 31, 32, 63, 64)
-_IDENTITY_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
-                   np.ufunc, np.dtype)
+_IDENTITY_TYPES = (
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    type,
+    np.ufunc,
+    np.dtype,
+)
 
 
 def int_class(value: int) -> tuple[bool, int]:
@@ -167,8 +173,9 @@ def value_checks(checks: KeyChecks, a: str, k: Any) -> bool:
 def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     _, dtype, dims, layout = k
     sh, conds = checks.shape(a), checks.conds
-    conds.append(f"type({a}) is _ndarray and {a}.dtype is {checks.const(dtype)} "
-                 f"and {a}.ndim == {len(dims)}")
+    conds.append(
+        f"type({a}) is _ndarray and {a}.dtype is {checks.const(dtype)} and {a}.ndim == {len(dims)}"
+    )
     for axis, d in enumerate(dims):
         size = f"(({sh} := {a}.shape)[0])" if axis == 0 else f"{sh}[{axis}]"
         if d in (0, 1):
@@ -181,11 +188,13 @@ def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
             conds += [f"{var} != {other}" for other in checks.sizes]
             checks.sizes.append(var)
     flags = f"_fl{a}"
-    conds.append({
-        "C": f"{a}.flags.c_contiguous",
-        "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
-        "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
-    }[layout])
+    conds.append(
+        {
+            "C": f"{a}.flags.c_contiguous",
+            "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
+            "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
+        }[layout]
+    )
 
 
 def _describe(value_k: Any) -> str:

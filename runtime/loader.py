@@ -33,12 +33,14 @@ os.register_at_fork(after_in_child=_key_locks.clear)
 def library_key(source: str, compiler: str | None) -> str:
     compiler_part = build.compiler_id(compiler) if compiler else "no-compiler"
     flags = " ".join(build.CFLAGS + build.LIBS)
-    return cache.cache_key(source, flags, compiler_part, build.cpu_features(),
-                           build.headers_digest())
+    return cache.cache_key(
+        source, flags, compiler_part, build.cpu_features(), build.headers_digest()
+    )
 
 
-def load_library(source: str, cdecls: str, cache_dir: str, *, timeout: float | None = None,
-                 max_bytes: int = 0) -> tuple[Any, Any]:
+def load_library(
+    source: str, cdecls: str, cache_dir: str, *, timeout: float | None = None, max_bytes: int = 0
+) -> tuple[Any, Any]:
     """``(ffi, lib)`` for ``source``, whose functions are declared by ``cdecls``.
 
     ``timeout``: seconds the compiler may take (None: no limit); ``max_bytes``: the size the
@@ -62,8 +64,9 @@ def load_library(source: str, cdecls: str, cache_dir: str, *, timeout: float | N
                 build.find_compiler()  # raises CompilerNotFound with the explanation
             cache.evict(entries, key)
             with phase("build"):
-                path, loaded = cache.store(entries, key, _builder(source, compiler, timeout),
-                                           lambda p: _open(p, cdecls))
+                path, loaded = cache.store(
+                    entries, key, _builder(source, compiler, timeout), lambda p: _open(p, cdecls)
+                )
             evict.after_build(os.path.dirname(entries), max_bytes)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)

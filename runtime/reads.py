@@ -71,7 +71,10 @@ def _cell(fn: Any, index: int, name: str = "") -> Any:
 
 # step name -> (how to take it in Python, how to write it as source over ``x``)
 _STEPS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
-    "attr": (_attr, lambda x, name: f"{x}.{name}" if _identifier(name) else f"getattr({x}, {name!r})"),
+    "attr": (
+        _attr,
+        lambda x, name: f"{x}.{name}" if _identifier(name) else f"getattr({x}, {name!r})",
+    ),
     "item": (lambda obj, key: obj[key], lambda x, key: f"{x}[{key}]"),
     "cell": (_cell, lambda x, i, name="": f"{x}.__closure__[{i}].cell_contents"),
     "gdict": (lambda fn: fn.__globals__, lambda x: f"{x}.__globals__"),
@@ -130,10 +133,12 @@ _ROOT_FN, _ROOT_GLOBALS = _Root(), _Root()
 
 def bind_root(const: Callable[[Any], str], fn: Any) -> Callable[[Any], str]:
     """A ``const`` for :func:`expression` that names ``fn`` (or its globals) at a path's root."""
+
     def named(obj: Any) -> str:
         if obj is _ROOT_FN:
             return const(fn)
         return const(fn.__globals__ if obj is _ROOT_GLOBALS else obj)
+
     return named
 
 
@@ -202,22 +207,28 @@ def _identity_words(shown: str, read: Read, _: Any) -> str:
 
 _KIND_RULES: dict[ReadKind, _KindRule] = {
     # an INPUT is checked through its key, like an argument (entries.py)
-    ReadKind.INPUT: _KindRule(lambda *_: None, lambda *_: True,
-                              lambda shown, read, names: f"{shown}: read at every call"),
-    ReadKind.VALUE: _KindRule(_value_source, _value_holds,
-                              lambda shown, read, names: f"{shown} == {read.expected!r}"),
+    ReadKind.INPUT: _KindRule(
+        lambda *_: None, lambda *_: True, lambda shown, read, names: f"{shown}: read at every call"
+    ),
+    ReadKind.VALUE: _KindRule(
+        _value_source, _value_holds, lambda shown, read, names: f"{shown} == {read.expected!r}"
+    ),
     ReadKind.IDENTITY: _KindRule(
         lambda value, read, const, path: f"{value} is {const(read.expected)}",
-        lambda value, read, value_at: value is read.expected, _identity_words),
+        lambda value, read, value_at: value is read.expected,
+        _identity_words,
+    ),
     ReadKind.SAME: _KindRule(
         lambda value, read, const, path: f"{value} is {path(read.expected)}",
         lambda value, read, value_at: value is value_at(read.expected),
-        lambda shown, read, names: f"{shown} is {describe(read.expected, names)}"),
+        lambda shown, read, names: f"{shown} is {describe(read.expected, names)}",
+    ),
 }
 
 
-def check_source(read: Read, value: str, const: Callable[[Any], str],
-                 path_source: Callable[[Path], str]) -> str | None:
+def check_source(
+    read: Read, value: str, const: Callable[[Any], str], path_source: Callable[[Path], str]
+) -> str | None:
     """The condition that ``read`` still holds, over the variable ``value`` bound to its path;
     None for INPUT (checked through its argument key by the caller)."""
     return _KIND_RULES[read.kind].source(value, read, const, path_source)

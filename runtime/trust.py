@@ -67,7 +67,8 @@ def check(path: str, st: os.stat_result) -> None:
     if st.st_uid not in (uid, 0):
         raise UnsafeCacheDir(
             f"{path} is owned by uid {st.st_uid}, neither you (uid {uid}) nor root, so someone "
-            "else may have put code there; remove it if you did not make it")
+            "else may have put code there; remove it if you did not make it"
+        )
     check_writers(path, st)
 
 
@@ -77,7 +78,8 @@ def check_writers(path: str, st: os.stat_result) -> None:
         who = "group and others" if st.st_mode & stat.S_IWOTH else "its group"
         raise UnsafeCacheDir(
             f"{path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):o}), so someone else "
-            f"may have put code there; run `chmod go-w {path}`")
+            f"may have put code there; run `chmod go-w {path}`"
+        )
 
 
 def check_folder(folder: str, base: str, parent: bool = False) -> None:
@@ -99,7 +101,7 @@ def _levels(folder: str, base: str) -> list[str]:
     if rel.startswith(os.pardir):
         raise ValueError(f"{folder} is not inside {base}")
     levels = [base]
-    for part in ([] if rel == os.curdir else rel.split(os.sep)):
+    for part in [] if rel == os.curdir else rel.split(os.sep):
         levels.append(os.path.join(levels[-1], part))
     return levels
 
@@ -233,9 +235,11 @@ def _fallback(cache_dir: str, why: str, folders: tuple[str, ...]) -> str:
         for name in folders:
             make_folders(os.path.join(folder, name), folder, PRIVATE.folder)
     atexit.register(_remove, folder, os.getpid())
-    message = (f"astcompile: not using the cache folder {cache_dir}: {why}. Compiled kernels go "
-               f"to {folder} for this process only. Set ASTCOMPILE_CACHE_DIR to a folder you own "
-               "that others cannot write.")
+    message = (
+        f"astcompile: not using the cache folder {cache_dir}: {why}. Compiled kernels go "
+        f"to {folder} for this process only. Set ASTCOMPILE_CACHE_DIR to a folder you own "
+        "that others cannot write."
+    )
     _log.warning("%s", message)
     warnings.warn(message, RuntimeWarning, stacklevel=4)
     return folder

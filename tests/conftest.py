@@ -10,7 +10,10 @@ from hypothesis import HealthCheck, settings
 # CI draws the same examples every run (a red main must mean a code change broke it);
 # --slow explores fresh random examples and keeps the failures it finds in the database.
 settings.register_profile(
-    "ci", max_examples=150, deadline=None, derandomize=True,
+    "ci",
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
@@ -36,7 +39,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each test session gets its own kernel cache; in-memory caches are reset per test."""
     import astcompile
 

@@ -19,8 +19,12 @@ import pytest
 
 import astcompile
 
-FLOAT_TOLERANCE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12,
-                   np.dtype(np.complex64): 2e-5, np.dtype(np.complex128): 1e-12}
+FLOAT_TOLERANCE = {
+    np.dtype(np.float32): 2e-5,
+    np.dtype(np.float64): 1e-12,
+    np.dtype(np.complex64): 2e-5,
+    np.dtype(np.complex128): 1e-12,
+}
 
 
 def input_tolerance(args: Any) -> float:
@@ -45,12 +49,16 @@ def assert_same_value(got: Any, expected: Any, path: str = "result", floor: floa
             assert got == expected or np.isclose(got, expected), f"{path}: {got!r} != {expected!r}"
         return
     assert got.dtype == expected.dtype, f"{path}: dtype {got.dtype} != {expected.dtype}"
-    assert np.shape(got) == np.shape(expected), f"{path}: shape {np.shape(got)} != {np.shape(expected)}"
+    assert np.shape(got) == np.shape(expected), (
+        f"{path}: shape {np.shape(got)} != {np.shape(expected)}"
+    )
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(got, expected, err_msg=path)
     else:
         rtol = max(FLOAT_TOLERANCE.get(expected.dtype, 1e-12), floor)
-        np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=path)
+        np.testing.assert_allclose(
+            got, expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=path
+        )
 
 
 def _arrays(value: Any) -> list[np.ndarray]:
@@ -63,8 +71,10 @@ def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
     """For each pair of arrays among the arguments and results: (i, j, same object, sharing
     memory)."""
     arrays = _arrays(list(args)) + _arrays(result)
-    return [(i, j, a is b, bool(np.shares_memory(a, b)))
-            for (i, a), (j, b) in itertools.combinations(enumerate(arrays), 2)]
+    return [
+        (i, j, a is b, bool(np.shares_memory(a, b)))
+        for (i, a), (j, b) in itertools.combinations(enumerate(arrays), 2)
+    ]
 
 
 def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
@@ -89,7 +99,9 @@ def assert_same(fn: Callable, *args: Any, backend: str = "eager", **options: Any
     return got
 
 
-def assert_same_calls(fn: Callable, calls: list[tuple], backend: str = "eager", **options: Any) -> None:
+def assert_same_calls(
+    fn: Callable, calls: list[tuple], backend: str = "eager", **options: Any
+) -> None:
     """One compiled ``fn`` called with each argument tuple in turn (later calls reuse what the
     earlier ones compiled): each result equals NumPy's, and where NumPy raises, the compiled
     call raises the same exception type."""

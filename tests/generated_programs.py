@@ -20,26 +20,105 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"]
-UNARY = ["np.exp({})", "np.log1p(np.abs({}))", "np.tanh({})", "np.sin({})", "np.cos({})",
-         "np.sqrt(np.abs({}))", "(-{})", "np.abs({})", "({}) ** 2", "np.floor({})", "({}).T",
-         "({}).astype(np.float32)", "np.clip({}, -1, 2)", "np.square({})", "np.sign({})",
-         "np.squeeze({})", "np.cumsum({})"]
-BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / {})", "np.maximum({}, {})",
-          "np.minimum({}, {})", "np.where({} > {}, 1.5, -0.5)", "np.arctan2({}, {})",
-          "({} >= {})", "np.hypot({}, {})", "({} < {})", "({} == {})", "np.copysign({}, {})"]
+UNARY = [
+    "np.exp({})",
+    "np.log1p(np.abs({}))",
+    "np.tanh({})",
+    "np.sin({})",
+    "np.cos({})",
+    "np.sqrt(np.abs({}))",
+    "(-{})",
+    "np.abs({})",
+    "({}) ** 2",
+    "np.floor({})",
+    "({}).T",
+    "({}).astype(np.float32)",
+    "np.clip({}, -1, 2)",
+    "np.square({})",
+    "np.sign({})",
+    "np.squeeze({})",
+    "np.cumsum({})",
+]
+BINARY = [
+    "({} + {})",
+    "({} - {})",
+    "({} * {})",
+    "({} / {})",
+    "np.maximum({}, {})",
+    "np.minimum({}, {})",
+    "np.where({} > {}, 1.5, -0.5)",
+    "np.arctan2({}, {})",
+    "({} >= {})",
+    "np.hypot({}, {})",
+    "({} < {})",
+    "({} == {})",
+    "np.copysign({}, {})",
+]
 #: Python ints at and beyond integer limits (``k`` is one too, passed in)
-INT_EDGES = ["-1", "-3", "127", "-128", "-129", "255", "256", "300", "65535", "2**31",
-             "2**63 - 1", "2**63", "2**64 - 1", "-(2**63)", "k"]
+INT_EDGES = [
+    "-1",
+    "-3",
+    "127",
+    "-128",
+    "-129",
+    "255",
+    "256",
+    "300",
+    "65535",
+    "2**31",
+    "2**63 - 1",
+    "2**63",
+    "2**64 - 1",
+    "-(2**63)",
+    "k",
+]
 FLOAT_EDGES = ["2.5", "-0.0", "np.inf", "-np.inf", "np.nan", "-np.nan", "1e300", "1 / 3"]
 #: ufuncs of Python numbers (strong NumPy scalars), NumPy scalars and 0-d array constants
-STRONG = ["np.ceil(2.5)", "np.abs(-1 / 3)", "np.floor(-0.5)", "np.sqrt(2.0)", "np.negative(3)",
-          "np.float32(0.5)", "np.uint8(200)", "np.int8(-100)", "np.uint64(2**63)",
-          "np.array(300)", "np.array(2.5)", "np.array(-1, np.int8)"]
+STRONG = [
+    "np.ceil(2.5)",
+    "np.abs(-1 / 3)",
+    "np.floor(-0.5)",
+    "np.sqrt(2.0)",
+    "np.negative(3)",
+    "np.float32(0.5)",
+    "np.uint8(200)",
+    "np.int8(-100)",
+    "np.uint64(2**63)",
+    "np.array(300)",
+    "np.array(2.5)",
+    "np.array(-1, np.int8)",
+]
 SCALARS = ["3", "True"] + INT_EDGES + FLOAT_EDGES + STRONG
-REDUCTIONS = ["np.sum({}{})", "np.mean({}{})", "np.max({}{})", "np.min({}{})", "({}).any({})",
-              "np.prod({}{})", "np.std({}{})", "({}).var({})"]
-K_VALUES = [0, 3, -1, 127, -128, 200, 255, 256, 300, -200, 40000, 2**31, 2**40, -(2**40),
-            2**63 - 1, -(2**63), 2**63, 2**64 - 1]
+REDUCTIONS = [
+    "np.sum({}{})",
+    "np.mean({}{})",
+    "np.max({}{})",
+    "np.min({}{})",
+    "({}).any({})",
+    "np.prod({}{})",
+    "np.std({}{})",
+    "({}).var({})",
+]
+K_VALUES = [
+    0,
+    3,
+    -1,
+    127,
+    -128,
+    200,
+    255,
+    256,
+    300,
+    -200,
+    40000,
+    2**31,
+    2**40,
+    -(2**40),
+    2**63 - 1,
+    -(2**63),
+    2**63,
+    2**64 - 1,
+]
 
 
 @st.composite
@@ -51,7 +130,9 @@ def expressions(draw, depth: int = 3) -> str:
     kind = draw(st.sampled_from(["unary", "binary", "binary"]))
     if kind == "unary":
         return draw(st.sampled_from(UNARY)).format(draw(expressions(depth - 1)))
-    return draw(st.sampled_from(BINARY)).format(draw(expressions(depth - 1)), draw(expressions(depth - 1)))
+    return draw(st.sampled_from(BINARY)).format(
+        draw(expressions(depth - 1)), draw(expressions(depth - 1))
+    )
 
 
 @st.composite
@@ -69,23 +150,55 @@ def expression_programs(draw) -> list[str]:
 # -- statement templates: each draws the lines of a program that assigns ``z`` ---------------
 
 _TESTS = ["xr[i] > {}", "xr[i] < {}", "xr[i] == {}", "i > {}"]
-_ASSIGNED = ["xr[i]", "xr[i] * 2", "xr[i] + 0.5", "np.ceil(i * 0.5)", "np.abs(xr[i])", "i",
-             "i * 0.5", "xr[i] > 0", "np.float64(i)", "np.int64(i)"]
-_UPDATES = ["acc = acc - 5", "acc = (acc * 3) % 1001", "acc = acc + xr[i]", "acc = -acc",
-            "acc = acc + 1", "acc = abs(acc)", "acc = acc * yr[0]"]
+_ASSIGNED = [
+    "xr[i]",
+    "xr[i] * 2",
+    "xr[i] + 0.5",
+    "np.ceil(i * 0.5)",
+    "np.abs(xr[i])",
+    "i",
+    "i * 0.5",
+    "xr[i] > 0",
+    "np.float64(i)",
+    "np.int64(i)",
+]
+_UPDATES = [
+    "acc = acc - 5",
+    "acc = (acc * 3) % 1001",
+    "acc = acc + xr[i]",
+    "acc = -acc",
+    "acc = acc + 1",
+    "acc = abs(acc)",
+    "acc = acc * yr[0]",
+]
 #: start values; ``k`` stays out of them: Python int arithmetic in a compiled loop wraps at int64
 #: where Python's int grows (a documented deviation), so carried Python ints start small
-_INITS = ["-3", "0", "0.0", "3", "True", "False", "-1.5", "np.float64(0)", "np.int64(-3)",
-          "np.uint8(3)", "np.float32(0.5)"]
+_INITS = [
+    "-3",
+    "0",
+    "0.0",
+    "3",
+    "True",
+    "False",
+    "-1.5",
+    "np.float64(0)",
+    "np.int64(-3)",
+    "np.uint8(3)",
+    "np.float32(0.5)",
+]
 
 
 @st.composite
 def branch_loops(draw) -> list[str]:
     """A Python number that a branch may turn into a NumPy value, then used and returned."""
-    lines = ["xr = x.ravel()", "yr = y.ravel()", f"acc = {draw(st.sampled_from(_INITS))}",
-             "for i in range(xr.shape[0]):",
-             f"    if {draw(st.sampled_from(_TESTS)).format(draw(st.sampled_from(['0', '2', 'k', '100'])))}:",
-             f"        acc = {draw(st.sampled_from(_ASSIGNED))}"]
+    lines = [
+        "xr = x.ravel()",
+        "yr = y.ravel()",
+        f"acc = {draw(st.sampled_from(_INITS))}",
+        "for i in range(xr.shape[0]):",
+        f"    if {draw(st.sampled_from(_TESTS)).format(draw(st.sampled_from(['0', '2', 'k', '100'])))}:",
+        f"        acc = {draw(st.sampled_from(_ASSIGNED))}",
+    ]
     if draw(st.booleans()):
         lines.append(f"    {draw(st.sampled_from(_UPDATES))}")
     if draw(st.booleans()):
@@ -98,18 +211,37 @@ def branch_loops(draw) -> list[str]:
 def runtime_bound_loops(draw) -> list[str]:
     """An inner loop that runs ``i`` times: zero times first."""
     init = draw(st.sampled_from(["0.0", "0", "np.float64(0)", "np.float32(0)", "-1"]))
-    step = draw(st.sampled_from(["s + xr[j]", "s + xr[j] * 0.5", "(s * 3 + 1) % 1001",
-                                 "max(s, xr[j])"]))
-    return ["xr = x.ravel()", "out = np.zeros(xr.shape[0] + 1)", f"s = {init}",
-            "for i in range(xr.shape[0] + 1):", f"    s = {init}", "    for j in range(i):",
-            f"        s = {step}", "    out[i] = s", "z = (out, s)"]
+    step = draw(
+        st.sampled_from(["s + xr[j]", "s + xr[j] * 0.5", "(s * 3 + 1) % 1001", "max(s, xr[j])"])
+    )
+    return [
+        "xr = x.ravel()",
+        "out = np.zeros(xr.shape[0] + 1)",
+        f"s = {init}",
+        "for i in range(xr.shape[0] + 1):",
+        f"    s = {init}",
+        "    for j in range(i):",
+        f"        s = {step}",
+        "    out[i] = s",
+        "z = (out, s)",
+    ]
 
 
-_TARGETS = ["x.copy()", "np.zeros_like(x)", "x.astype(np.uint8)", "x.astype(np.int8)",
-            "x.astype(np.int64)", "x.astype(np.uint64)"]
+_TARGETS = [
+    "x.copy()",
+    "np.zeros_like(x)",
+    "x.astype(np.uint8)",
+    "x.astype(np.int8)",
+    "x.astype(np.int64)",
+    "x.astype(np.uint64)",
+]
 _KEYS = ["0", "...", "1:", "w > 0", "-1"]
-_VALUES = INT_EDGES + FLOAT_EDGES + STRONG + ["y.max()", "y.min()", "y.ravel()[0]", "y.sum()",
-                                             "y.ravel()[0] * 1e300"]
+_VALUES = (
+    INT_EDGES
+    + FLOAT_EDGES
+    + STRONG
+    + ["y.max()", "y.min()", "y.ravel()[0]", "y.sum()", "y.ravel()[0] * 1e300"]
+)
 
 
 @st.composite
@@ -127,14 +259,30 @@ def stores(draw) -> list[str]:
 def index_reads(draw) -> list[str]:
     """Indices read from an array (a uint64 one above int64 must raise, not wrap)."""
     read = draw(st.sampled_from(["xr[yr[k2]]", "xr[yr[k2]:].sum()", "xr[:yr[k2]].sum()"]))
-    return ["xr = x.ravel()", "yr = y.ravel()", "s = 0.0", "for k2 in range(yr.shape[0]):",
-            f"    s = s + {read}", "z = s"]
+    return [
+        "xr = x.ravel()",
+        "yr = y.ravel()",
+        "s = 0.0",
+        "for k2 in range(yr.shape[0]):",
+        f"    s = s + {read}",
+        "z = s",
+    ]
 
 
 @st.composite
 def programs(draw) -> list[str]:
-    kind = draw(st.sampled_from([expression_programs, expression_programs, branch_loops,
-                                 runtime_bound_loops, stores, index_reads]))
+    kind = draw(
+        st.sampled_from(
+            [
+                expression_programs,
+                expression_programs,
+                branch_loops,
+                runtime_bound_loops,
+                stores,
+                index_reads,
+            ]
+        )
+    )
     return draw(kind())
 
 
@@ -144,8 +292,9 @@ _SPECIAL = st.sampled_from([np.nan, np.inf, -np.inf, -0.0])
 def _elements(dtype: np.dtype) -> st.SearchStrategy:
     """Small values mostly, a dtype's own limits and NaN/inf sometimes."""
     if dtype.kind == "f":
-        return st.one_of(st.floats(-10, 10, width=32), _SPECIAL,
-                         st.sampled_from([1e30, -1e30, 300.5, -1.5]))
+        return st.one_of(
+            st.floats(-10, 10, width=32), _SPECIAL, st.sampled_from([1e30, -1e30, 300.5, -1.5])
+        )
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         small = st.integers(max(info.min, -5), min(info.max, 5))
@@ -159,7 +308,9 @@ def operands(draw) -> tuple[np.ndarray, np.ndarray, int, int]:
     reuses what the first compiled)."""
     dtype = np.dtype(draw(st.sampled_from(DTYPES)))
     x_shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
-    y_shape = tuple(draw(st.sampled_from([d, 1])) for d in x_shape)[draw(st.integers(0, len(x_shape))):]
+    y_shape = tuple(draw(st.sampled_from([d, 1])) for d in x_shape)[
+        draw(st.integers(0, len(x_shape))) :
+    ]
     y_dtype = np.dtype(draw(st.sampled_from([dtype.name, "float64", "int64", "uint64"])))
     x = draw(hnp.arrays(dtype, x_shape, elements=_elements(dtype)))
     y = draw(hnp.arrays(y_dtype, y_shape, elements=_elements(y_dtype)))

@@ -71,8 +71,14 @@ def _run(package) -> tuple[dict, str]:
     marker = package.parent / "pwned"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ASTCOMPILE_", "CC"))}
     env.update(PYTHONPATH=str(package.parent), ASTCOMPILE_CACHE_DIR=str(package.parent / "fresh"))
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(marker)], capture_output=True,
-                          text=True, env=env, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(marker)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
@@ -80,8 +86,11 @@ def _run(package) -> tuple[dict, str]:
 def _kernel_of(package, function: str) -> tuple[str, dict]:
     with open(package / "__astcache__" / "manifest.json") as f:
         manifest = json.load(f)
-    (entry,) = [e for es in manifest["functions"][f"{PACKAGE}.kern:{function}"]["regions"].values()
-                for e in es]
+    (entry,) = [
+        e
+        for es in manifest["functions"][f"{PACKAGE}.kern:{function}"]["regions"].values()
+        for e in es
+    ]
     return str(package / "__astcache__" / entry["library"]), entry
 
 

@@ -72,7 +72,7 @@ def test_toy_example_explain_reports_both_breaks_with_lines(capsys):
     assert output.graph_break_count == 2
     assert output.graph_count >= 2 and sum(output.ops_per_graph) >= 4
     text = str(output)
-    assert "print(\"woo\")" in text and "if b.sum() < 0:" in text and "GB007" in text
+    assert 'print("woo")' in text and "if b.sum() < 0:" in text and "GB007" in text
 
 
 def test_fullgraph_raises_at_decoration_time_with_location():
@@ -343,7 +343,12 @@ def test_value_and_shape_guards_still_checked():
             y = y + n
         return y
 
-    for x, n in [(np.arange(5.0), 2), (np.arange(2.0), 2), (np.arange(6.0), 0), (np.arange(9.0), 2)]:
+    for x, n in [
+        (np.arange(5.0), 2),
+        (np.arange(2.0), 2),
+        (np.arange(6.0), 0),
+        (np.arange(9.0), 2),
+    ]:
         expected = x[:3] * 2 + (n if n > 1 else 0)
         np.testing.assert_array_equal(head(x, n), expected)
 

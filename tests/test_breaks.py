@@ -354,7 +354,9 @@ def test_conditional_expression_on_array_values_is_a_branch_not_a_break(backend)
         np.testing.assert_array_equal(output.out, data_ternary(x))
 
 
-
 def test_calls_of_a_local_function_that_breaks_are_reported():
     codes = [(b.code, b.line) for b in analyse(local_call).breaks]
-    assert codes == [("GB012", line_of(local_call, "open(")), ("GB022", line_of(local_call, "noisy(x)"))]
+    assert codes == [
+        ("GB012", line_of(local_call, "open(")),
+        ("GB022", line_of(local_call, "noisy(x)")),
+    ]

@@ -84,13 +84,25 @@ def _build(tmp_path) -> subprocess.CompletedProcess:
     code = "from astcompile.cli import main; raise SystemExit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, "build", str(tmp_path / "samples" / "aotpkg"), "-j", "2"],
-        capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
     )
 
 
 def _run_child(tmp_path) -> tuple[dict, str]:
-    proc = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True,
-                          env=_no_compiler_env(tmp_path), cwd=tmp_path, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        capture_output=True,
+        text=True,
+        env=_no_compiler_env(tmp_path),
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
@@ -165,8 +177,9 @@ def test_manifest_for_another_cpu_is_rejected(built):
 def test_compiler_is_really_missing_in_the_child(tmp_path):
     env = _no_compiler_env(tmp_path)
     code = "from astcompile.runtime import build; build.find_compiler()"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
     assert proc.returncode != 0 and "CompilerNotFound" in proc.stderr
     assert runtime_build.find_compiler()  # while this process has one
 

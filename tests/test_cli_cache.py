@@ -19,8 +19,7 @@ def _fill(cache_dir, names: str) -> None:
         load_library(SOURCE.format(name), f"int64_t {name}(int64_t);", str(cache_dir))
 
 
-def test_info_counts_entries_and_says_whether_code_is_loaded_from_it(tmp_path, monkeypatch,
-                                                                     capsys):
+def test_info_counts_entries_and_says_whether_code_is_loaded_from_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))
     _fill(tmp_path, "info_a info_b")
     (tmp_path / "c-v1" / ".build-crashed").mkdir()

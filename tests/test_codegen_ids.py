@@ -12,7 +12,7 @@ import astcompile
 def moving_sum(x, k):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
-        out[i] = x[i:i + k].sum()  # a run-time length: its name came from a process-wide counter
+        out[i] = x[i : i + k].sum()  # a run-time length: its name came from a process-wide counter
     return out
 
 
@@ -33,12 +33,16 @@ def _sources(fn, args, cache_dir, monkeypatch) -> list[str]:
 def test_same_function_same_source_and_key_whatever_was_compiled_before(tmp_path, monkeypatch):
     x, y = np.linspace(0, 1, 12).reshape(3, 4), np.full((3, 4), 0.5)
     cases = [(softplus, (x, y)), (moving_sum, (np.arange(9.0), 3))]
-    alone = [_sources(fn, args, tmp_path / f"alone{i}", monkeypatch)
-             for i, (fn, args) in enumerate(cases)]
+    alone = [
+        _sources(fn, args, tmp_path / f"alone{i}", monkeypatch)
+        for i, (fn, args) in enumerate(cases)
+    ]
     for i, (fn, args) in enumerate(cases[::-1]):  # other graphs traced first: ids moved on
         _sources(fn, args, tmp_path / f"warmup{i}", monkeypatch)
-    after = [_sources(fn, args, tmp_path / f"after{i}", monkeypatch)
-             for i, (fn, args) in enumerate(cases)]
+    after = [
+        _sources(fn, args, tmp_path / f"after{i}", monkeypatch)
+        for i, (fn, args) in enumerate(cases)
+    ]
     assert after == alone
     compiler = loader.build.find_compiler()
     keys = {loader.library_key(src, compiler) for src in alone[0][::2] + after[0][::2]}

@@ -13,8 +13,11 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 def _args(seed=3, dtype=np.float32):
     rng = np.random.default_rng(seed)
-    return [rng.random((8, 5)).astype(dtype), rng.random((5, 4)).astype(dtype),
-            rng.random(4).astype(dtype)]
+    return [
+        rng.random((8, 5)).astype(dtype),
+        rng.random((5, 4)).astype(dtype),
+        rng.random(4).astype(dtype),
+    ]
 
 
 def test_epilogue_writes_into_the_matmul_result(tmp_path):

@@ -15,29 +15,35 @@ def test_exact_kinds_and_float_tolerances():
     assert rtol_of(np.dtype(np.float16)) == 1e-3
 
 
-@pytest.mark.parametrize("got, expected", [
-    (np.array([1.0, np.nan, np.inf, -0.0]), np.array([1.0, np.nan, np.inf, 0.0])),
-    (np.float32(1.0) + np.float32(5e-6), np.float32(1.0)),
-    (np.array([1e6, 1e-9]), np.array([1e6, 1e-9 + 1e-8])),  # tolerance scales with the array
-    ((np.arange(3), 2.5, None, "s"), (np.arange(3), 2.5, None, "s")),
-    (np.array([1 + 2j]), np.array([1 + 2j])),
-])
+@pytest.mark.parametrize(
+    "got, expected",
+    [
+        (np.array([1.0, np.nan, np.inf, -0.0]), np.array([1.0, np.nan, np.inf, 0.0])),
+        (np.float32(1.0) + np.float32(5e-6), np.float32(1.0)),
+        (np.array([1e6, 1e-9]), np.array([1e6, 1e-9 + 1e-8])),  # tolerance scales with the array
+        ((np.arange(3), 2.5, None, "s"), (np.arange(3), 2.5, None, "s")),
+        (np.array([1 + 2j]), np.array([1 + 2j])),
+    ],
+)
 def test_equal_within_tolerance(got, expected):
     assert differences(got, expected) == []
 
 
-@pytest.mark.parametrize("got, expected, text", [
-    (np.arange(3), np.arange(3.0), "dtype int64 != float64"),
-    (np.zeros((2, 3)), np.zeros((3, 2)), "shape (2, 3) != (3, 2)"),
-    (np.float64(1.0), 1.0, "type float64 != float"),
-    (np.array([1, 2, 3]), np.array([1, 2, 4]), "1 of 3 element(s) differ (exact)"),
-    (np.array([np.inf]), np.array([-np.inf]), "first at index (0,): compiled inf, plain -inf"),
-    (np.array([np.nan]), np.array([0.0]), "compiled nan, plain 0.0"),
-    (np.float32(1.001), np.float32(1.0), "rtol 1e-05"),
-    ((1, 2), (1, 2, 3), "length 2 != 3"),
-    ([np.zeros(2)], [np.ones(2)], "result[0]: 2 of 2"),
-    (True, False, "True != False"),
-])
+@pytest.mark.parametrize(
+    "got, expected, text",
+    [
+        (np.arange(3), np.arange(3.0), "dtype int64 != float64"),
+        (np.zeros((2, 3)), np.zeros((3, 2)), "shape (2, 3) != (3, 2)"),
+        (np.float64(1.0), 1.0, "type float64 != float"),
+        (np.array([1, 2, 3]), np.array([1, 2, 4]), "1 of 3 element(s) differ (exact)"),
+        (np.array([np.inf]), np.array([-np.inf]), "first at index (0,): compiled inf, plain -inf"),
+        (np.array([np.nan]), np.array([0.0]), "compiled nan, plain 0.0"),
+        (np.float32(1.001), np.float32(1.0), "rtol 1e-05"),
+        ((1, 2), (1, 2, 3), "length 2 != 3"),
+        ([np.zeros(2)], [np.ones(2)], "result[0]: 2 of 2"),
+        (True, False, "True != False"),
+    ],
+)
 def test_differences_name_what_differs(got, expected, text):
     (problem,) = differences(got, expected)
     assert text in problem
@@ -51,10 +57,13 @@ def test_float32_inputs_allow_float32_tolerance_in_float64_results():
 
 
 def test_call_differences_compare_arguments_after_the_call():
-    problems = call_differences((1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3),
-                                ("x", "n"), 0.0)
-    expected = ("argument 'x' after the call: 1 of 2 element(s) differ (exact); "
-                "first at index (1,): compiled 2, plain 0")
+    problems = call_differences(
+        (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), 0.0
+    )
+    expected = (
+        "argument 'x' after the call: 1 of 2 element(s) differ (exact); "
+        "first at index (1,): compiled 2, plain 0"
+    )
     assert problems == [expected]
 
 
@@ -65,7 +74,8 @@ def test_copies_keep_views_aliasing_and_read_only_flags():
     frozen.flags.writeable = False
     f_order = np.asfortranarray(np.arange(12.0).reshape(3, 4))
     cx, ctail, codd, cfrozen, cf, cfv, nested = copy_args(
-        (x, tail, reversed_odd, frozen, f_order, f_order[:, 1:3], [x, {"k": tail}]))
+        (x, tail, reversed_odd, frozen, f_order, f_order[:, 1:3], [x, {"k": tail}])
+    )
     assert not np.shares_memory(cx, x) and np.shares_memory(cx, ctail)
     ctail[0] = -1.0
     codd[0] = -9.0

@@ -40,7 +40,7 @@ def check(caplog, fn, *args, backend):
 
 
 def promotion(z64, x32, x64, n):
-    return z64 + x32, x64 * z64, n - z64, z64 / 3, x32 * 1j, 2j * n, z64 ** 2, z64 / x64
+    return z64 + x32, x64 * z64, n - z64, z64 / 3, x32 * 1j, 2j * n, z64**2, z64 / x64
 
 
 def parts(z):
@@ -49,8 +49,18 @@ def parts(z):
 
 
 def ufuncs_and_reductions(z):
-    return (np.exp(z), np.sqrt(z), z == z.conj(), z != 1j, z < z.conj(), z.sum(), z.mean(),
-            z.prod(), np.vdot(z, z + 1), np.real(z) + np.imag(z))
+    return (
+        np.exp(z),
+        np.sqrt(z),
+        z == z.conj(),
+        z != 1j,
+        z < z.conj(),
+        z.sum(),
+        z.mean(),
+        z.prod(),
+        np.vdot(z, z + 1),
+        np.real(z) + np.imag(z),
+    )
 
 
 def adaptive_filter(x, d, k, mu):
@@ -58,9 +68,9 @@ def adaptive_filter(x, d, k, mu):
     w = np.zeros(k, dtype=np.complex128)
     err = np.zeros(d.shape[0], dtype=np.complex128)
     for i in range(d.shape[0]):
-        y = np.vdot(w, x[i:i + k])
+        y = np.vdot(w, x[i : i + k])
         e = d[i] - y
-        w += mu * e.conj() * x[i:i + k]
+        w += mu * e.conj() * x[i : i + k]
         err[i] = e
     return w, err
 
@@ -81,8 +91,10 @@ PROGRAMS = [
     (parts, lambda: (Z64,)),
     (ufuncs_and_reductions, lambda: (Z64.astype(np.complex128),)),
     (ufuncs_and_reductions, lambda: (Z64,)),
-    (adaptive_filter, lambda: (np.exp(0.3j * np.arange(30.0)), np.exp(0.3j * np.arange(25.0)),
-                               4, 0.1)),
+    (
+        adaptive_filter,
+        lambda: (np.exp(0.3j * np.arange(30.0)), np.exp(0.3j * np.arange(25.0)), 4, 0.1),
+    ),
     (escape_time, lambda: (np.zeros((9, 9), complex), _g[:, None] * 1j + _g, 12)),
     (carried_sum, lambda: (Z64.astype(np.complex128),)),
     (carried_sum, lambda: (Z64,)),
@@ -94,14 +106,16 @@ PROGRAMS = [
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, make_args", PROGRAMS,
-                         ids=[f"{p[0].__name__}{k}" for k, p in enumerate(PROGRAMS)])
+@pytest.mark.parametrize(
+    "fn, make_args", PROGRAMS, ids=[f"{p[0].__name__}{k}" for k, p in enumerate(PROGRAMS)]
+)
 def test_complex_programs_match_numpy(caplog, fn, make_args, backend):
     check(caplog, fn, *make_args(), backend=backend)
 
 
-@pytest.mark.parametrize("fn, make_args", PROGRAMS,
-                         ids=[f"{p[0].__name__}{k}" for k, p in enumerate(PROGRAMS)])
+@pytest.mark.parametrize(
+    "fn, make_args", PROGRAMS, ids=[f"{p[0].__name__}{k}" for k, p in enumerate(PROGRAMS)]
+)
 def test_complex_programs_trace_without_graph_breaks(fn, make_args):
     assert astcompile.explain(fn, *make_args()).graph_break_count == 0
 

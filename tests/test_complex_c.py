@@ -43,7 +43,7 @@ def test_exp_and_sqrt_of_special_values(caplog, dtype):
 
 
 def powers(z, w):
-    return z ** 2, z ** 3, z ** -2, z ** 0.5, z ** 2.5, z ** (1 + 1j), z ** w, z ** 0
+    return z**2, z**3, z**-2, z**0.5, z**2.5, z ** (1 + 1j), z**w, z**0
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -85,7 +85,13 @@ def test_reductions_match_numpy(caplog, dtype):
     z = (rng.standard_normal((300, 70)) + 1j * rng.standard_normal((300, 70))).astype(dtype)
 
     def reduce_(z):
-        return z.sum(), z.sum(axis=0), z.mean(axis=1), (z[:4, :5] * 0.9).prod(axis=1), np.vdot(z[3], z[5])
+        return (
+            z.sum(),
+            z.sum(axis=0),
+            z.mean(axis=1),
+            (z[:4, :5] * 0.9).prod(axis=1),
+            np.vdot(z[3], z[5]),
+        )
 
     assert_runs_in_c(caplog, reduce_, z)
 

@@ -60,8 +60,9 @@ def _zero_d_array_shape_ops(x):
 
 
 @pytest.mark.parametrize("backend", ["eager", "c"])
-@pytest.mark.parametrize("fn", [_scalar_transpose, _scalar_reshape, _scalar_squeeze_and_copy,
-                                _zero_d_array_shape_ops])
+@pytest.mark.parametrize(
+    "fn", [_scalar_transpose, _scalar_reshape, _scalar_squeeze_and_copy, _zero_d_array_shape_ops]
+)
 @pytest.mark.parametrize("x", [np.array(0.5), np.ones((1, 1), np.float32)])
 def test_scalar_or_zero_d_result_matches_numpy(backend, fn, x):
     """NumPy scalars and 0-d arrays differ in type: a shape method keeps whichever it got."""
@@ -71,14 +72,28 @@ def test_scalar_or_zero_d_result_matches_numpy(backend, fn, x):
 
 
 def _weak_bools(b, i8, u, f):
-    return (b | True, b + True, i8 + True, u <= True, b <= True, i8 * False, f >= False,
-            b & False, i8 < True, (2.5 >= 2.5) >= f)
+    return (
+        b | True,
+        b + True,
+        i8 + True,
+        u <= True,
+        b <= True,
+        i8 * False,
+        f >= False,
+        b & False,
+        i8 < True,
+        (2.5 >= 2.5) >= f,
+    )
 
 
 @pytest.mark.parametrize("backend", ["eager", "c"])
 def test_python_bool_scalars_promote_like_numpy(backend):
     """A Python bool next to a number array acts as 1 or 0 (``x <= True`` compares with 1.0);
     next to a bool array it stays a bool. Found by the random differential run."""
-    args = (np.array([True, False]), np.array([2, 0], np.int8), np.array([2, 0], np.uint8),
-            np.array([0.5, 2.0], np.float32))
+    args = (
+        np.array([True, False]),
+        np.array([2, 0], np.int8),
+        np.array([2, 0], np.uint8),
+        np.array([0.5, 2.0], np.float32),
+    )
     assert_same(_weak_bools, *args, backend=backend)

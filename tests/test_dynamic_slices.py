@@ -21,7 +21,7 @@ BACKENDS = ["eager", "c"]
 def moving_sum(x, k):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
-        out[i] = x[i:i + k].sum()
+        out[i] = x[i : i + k].sum()
     return out
 
 
@@ -30,7 +30,7 @@ def suffix_max_prefix_mean(x):
     mean = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
         hi[i] = x[i:].max()
-        mean[i] = x[:i + 1].mean()
+        mean[i] = x[: i + 1].mean()
     return hi, mean
 
 
@@ -38,27 +38,27 @@ def row_windows(a, k):
     out = np.zeros(a.shape)
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
-            out[i, j] = a[i, j:j + k].sum() + a[:, i].sum()
+            out[i, j] = a[i, j : j + k].sum() + a[:, i].sum()
     return out
 
 
 def window_store(x, w):
     for i in range(x.shape[0]):
-        x[i:i + 3] += w
+        x[i : i + 3] += w
     return x
 
 
 def tail_broadcasts(x, w):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
-        out[i] = (x[i:i + 2] * w).sum()  # the last slice has length 1 and broadcasts
+        out[i] = (x[i : i + 2] * w).sum()  # the last slice has length 1 and broadcasts
     return out
 
 
 def reversed_windows(x):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
-        out[i] = x[i + 2:i - 3:-1].sum() + x[-i - 1::-2].sum()
+        out[i] = x[i + 2 : i - 3 : -1].sum() + x[-i - 1 :: -2].sum()
     return out
 
 
@@ -74,9 +74,9 @@ def lms_filter(x, d, w, mu):
     k = w.shape[0]
     err = np.zeros(d.shape[0])
     for i in range(d.shape[0]):
-        y = np.dot(w, x[i:i + k])
+        y = np.dot(w, x[i : i + k])
         e = d[i] - y
-        w += mu * e * x[i:i + k]
+        w += mu * e * x[i : i + k]
         err[i] = e
     return w, err
 
@@ -138,7 +138,7 @@ def test_using_a_window_length_as_a_number_is_a_graph_break(backend):
     def lengths(x):
         out = np.zeros(x.shape[0])
         for i in range(x.shape[0]):
-            out[i] = np.zeros(len(x[i:i + 3])).size
+            out[i] = np.zeros(len(x[i : i + 3])).size
         return out
 
     x = np.arange(5.0)
@@ -149,14 +149,18 @@ def test_using_a_window_length_as_a_number_is_a_graph_break(backend):
 def strided_windows(x, a, b, step):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
-        out[i] = x[i + a:i + b:step].sum() + x[i + a::step].sum()
+        out[i] = x[i + a : i + b : step].sum() + x[i + a :: step].sum()
     return out
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @settings(max_examples=20, deadline=None)
-@given(a=st.integers(-12, 12), b=st.integers(-12, 12), step=st.sampled_from([1, 2, -1, -3]),
-       n=st.integers(1, 9))
+@given(
+    a=st.integers(-12, 12),
+    b=st.integers(-12, 12),
+    step=st.sampled_from([1, 2, -1, -3]),
+    n=st.integers(1, 9),
+)
 def test_runtime_bounds_clip_like_python_slices(backend, a, b, step, n):
     x = np.arange(1.0, n + 1.0) ** 2
     assert_same(strided_windows, x, a, b, step, backend=backend)

@@ -106,7 +106,7 @@ def test_errstate_inside_the_compiled_function(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_errstate_warn_gives_numpys_values(backend):
-    """"warn" runs compiled: the values are NumPy's; the C backend does not warn (a
+    """ "warn" runs compiled: the values are NumPy's; the C backend does not warn (a
     documented deviation), the eager backend runs NumPy's ops and warns."""
     compiled = astcompile.compile(divide, backend=backend)
     args = (np.ones(3), np.array([1.0, 0.0, 2.0]))

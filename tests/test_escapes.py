@@ -78,12 +78,19 @@ def fresh_array_from_a_global(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, args", [
-    (set_of_a_sum, (np.arange(4.0),)), (set_of_a_sum_then_break, (np.arange(4.0),)),
-    (set_of_a_scalar, (np.arange(4.0), 3)), (dict_keyed_and_valued, (np.arange(4.0), 3)),
-    (hashes_and_frozensets, (np.arange(4.0), 3)), (fresh_set_each_call, (np.arange(3.0),)),
-    (fresh_array_from_a_global, (np.arange(3.0),)),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (set_of_a_sum, (np.arange(4.0),)),
+        (set_of_a_sum_then_break, (np.arange(4.0),)),
+        (set_of_a_scalar, (np.arange(4.0), 3)),
+        (dict_keyed_and_valued, (np.arange(4.0), 3)),
+        (hashes_and_frozensets, (np.arange(4.0), 3)),
+        (fresh_set_each_call, (np.arange(3.0),)),
+        (fresh_array_from_a_global, (np.arange(3.0),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_python_values_of_computed_scalars(fn, args, backend):
     compiled = astcompile.compile(fn, backend=backend)
     for _ in range(3):  # later calls must not see state left by earlier ones
@@ -125,10 +132,15 @@ def _plain(value):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, container", [
-    (append_to_argument, []), (store_into_list_argument, [0]),
-    (store_into_dict_argument, {"count": 5}),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, container",
+    [
+        (append_to_argument, []),
+        (store_into_list_argument, [0]),
+        (store_into_dict_argument, {"count": 5}),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_changes_to_arguments_happen_on_every_call(fn, container, backend):
     compiled = astcompile.compile(fn, backend=backend)
     for _ in range(3):
@@ -162,7 +174,9 @@ def test_holds_traced_looks_inside_containers_functions_and_objects():
 
 def test_constant_outputs_are_immutable_or_given():
     given = [1, 2]
-    assert escapes.constant((1, "a", None), lambda v: False) == OutSpec("const", value=(1, "a", None))
+    assert escapes.constant((1, "a", None), lambda v: False) == OutSpec(
+        "const", value=(1, "a", None)
+    )
     assert escapes.constant(given, lambda v: v is given).value is given
     with pytest.raises(TraceBreak, match="a set made in the region"):
         escapes.constant({1}, lambda v: False)

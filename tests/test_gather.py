@@ -38,7 +38,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, make", CASES, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "fn, make", CASES, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(CASES)]
+)
 def test_integer_array_indexing_matches_numpy(fn, make, backend):
     assert_same(fn, *make(), backend=backend)
     output = astcompile.explain(astcompile.compile(fn, backend=backend), *make())

@@ -46,8 +46,12 @@ def scalar_stop(x, n):
 
 
 def _c_source(fn) -> str:
-    return "\n".join(getattr(e.run, "c_source", "") for r in fn.regions
-                     for entries in r.entries.values() for e in entries)
+    return "\n".join(
+        getattr(e.run, "c_source", "")
+        for r in fn.regions
+        for entries in r.entries.values()
+        for e in entries
+    )
 
 
 def test_loop_over_the_size_has_no_bounds_check():

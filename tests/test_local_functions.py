@@ -210,13 +210,23 @@ BROKEN = [
     (noisy_helper, (np.arange(3.0),), [("GB012", 'print("value"'), ("GB022", "show(x)")]),
     (recursive_helper, (4, np.arange(3.0)), [("GB018", "def fact"), ("GB022", "fact(n)")]),
     (stale_closure, (np.arange(4.0),), [("GB018", "g = lambda"), ("GB022", "g(x[i])")]),
-    (decorated_helper, (np.arange(3.0),), [("GB018", "def twice"), ("GB018", "def inc"),
-                                          ("GB022", "inc(x)")]),
+    (
+        decorated_helper,
+        (np.arange(3.0),),
+        [("GB018", "def twice"), ("GB018", "def inc"), ("GB022", "inc(x)")],
+    ),
     (counting_helper, (np.arange(3.0),), [("GB011", "nonlocal"), ("GB022", "bump(x) + bump")]),
     (used_across_a_break, (np.arange(3.0),), [("GB012", 'print("between")')]),
-    (rebound_helper, (np.arange(3.0),), [("GB018", "g = lambda v: v + 1"), ("GB022", "y = g(x)"),
-                                         ("GB018", "g = lambda v: v * 10"),
-                                         ("GB022", "y + g(x)")]),
+    (
+        rebound_helper,
+        (np.arange(3.0),),
+        [
+            ("GB018", "g = lambda v: v + 1"),
+            ("GB022", "y = g(x)"),
+            ("GB018", "g = lambda v: v * 10"),
+            ("GB022", "y + g(x)"),
+        ],
+    ),
 ]
 
 
@@ -236,8 +246,10 @@ def test_local_functions_that_break_say_where(fn, args, expected, capsys):
 def test_break_messages_say_why():
     output = astcompile.explain(recursive_helper, 3, np.arange(2.0))
     details = [b.detail for b in output.break_reasons]
-    assert details == ["nested function `fact` cannot be inlined: it is recursive",
-                       "fact() is a nested function that cannot be inlined; it runs in Python"]
+    assert details == [
+        "nested function `fact` cannot be inlined: it is recursive",
+        "fact() is a nested function that cannot be inlined; it runs in Python",
+    ]
     output = astcompile.explain(stale_closure, np.arange(2.0))
     assert "`acc`, which it reads, is assigned inside a compound statement" in str(output)
 

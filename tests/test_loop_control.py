@@ -233,7 +233,10 @@ PROGRAMS = [
     (skip_negatives, lambda: (np.array([1.0, -2.0, 3.0, 4.0, -0.5]),)),
     (while_true_break, lambda: (np.arange(10.0), 12.0)),
     (while_true_break, lambda: (np.arange(3.0), 100.0)),
-    (nested_break_continue, lambda: (np.array([[1.0, 0.0, 2.0, -1.0, 5.0], [0.0, 3.0, 4.0, 1.0, 1.0]]),)),
+    (
+        nested_break_continue,
+        lambda: (np.array([[1.0, 0.0, 2.0, -1.0, 5.0], [0.0, 3.0, 4.0, 1.0, 1.0]]),),
+    ),
     (zip_dot, lambda: (np.arange(4.0), np.arange(6.0))),
     (enumerate_start_range, lambda: (20,)),
     (ndindex_scale, lambda: (np.arange(6.0).reshape(2, 3),)),
@@ -354,8 +357,10 @@ def test_check_says_why_a_loop_runs_in_python(tmp_path):
     )
     report = check_file(str(path))
     notes = [n for fn in report.functions for n in fn.loop_notes]
-    assert notes == [f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
-                     "GB012 print() has side effects"]
+    assert notes == [
+        f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
+        "GB012 print() has side effects"
+    ]
 
 
 def test_explain_counts_the_ops_inside_loop_bodies():

@@ -91,16 +91,23 @@ def threads():
 
 
 def _c_source(fn) -> str:
-    return "\n".join(getattr(e.run, "c_source", "") for r in fn.regions
-                     for entries in r.entries.values() for e in entries)
+    return "\n".join(
+        getattr(e.run, "c_source", "")
+        for r in fn.regions
+        for entries in r.entries.values()
+        for e in entries
+    )
 
 
 def _parallel_user_loops(fn) -> list[bool]:
     """For each user ``for`` loop of the compiled C: whether a team may run it."""
     lines = [line.strip() for line in _c_source(fn).splitlines()]
     assert lines != [""], "fell back to the eager interpreter"
-    return [prev.startswith("#pragma omp parallel for")
-            for prev, line in itertools.pairwise(lines) if line.startswith("for (int64_t i_")]
+    return [
+        prev.startswith("#pragma omp parallel for")
+        for prev, line in itertools.pairwise(lines)
+        if line.startswith("for (int64_t i_")
+    ]
 
 
 def _same_for_any_thread_count(fn, make, threads):

@@ -92,7 +92,10 @@ def step_loop(x):
 PROGRAMS = [
     (spring_chain, lambda: (np.linspace(0, 3, 9), 2.0, 0.1)),
     (wrapped_running_sum, lambda: (np.linspace(-4, 4, 11) ** 2 - 6,)),
-    (pairwise_distance, lambda: (np.arange(12.0).reshape(3, 4) % 5, np.arange(15.0).reshape(3, 5) % 4)),
+    (
+        pairwise_distance,
+        lambda: (np.arange(12.0).reshape(3, 4) % 5, np.arange(15.0).reshape(3, 5) % 4),
+    ),
     (time_stepped_stencil, lambda: (np.sin(np.linspace(0, 3, 12)), 5, 0.2)),
     (carried_array, lambda: (np.arange(6.0), 4)),
     (count_positive, lambda: (np.array([1.0, -2.0, 3.0, 0.0, 5.0]),)),

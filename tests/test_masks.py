@@ -96,10 +96,19 @@ PROGRAMS = [
     (square_where_small, lambda: (np.linspace(-3, 3, 13), np.linspace(-0.5, 0.5, 13))),
     (escape_time, lambda: (_grid() * 0.0, _grid(), 12)),
     (masked_sum, lambda: (np.linspace(0, 1, 10).astype(np.float32),)),
-    (row_mask_store, lambda: (np.arange(12.0).reshape(4, 3), np.array([1, 0, 0, 1], bool),
-                              np.array([7.0, 8.0, 9.0]))),
+    (
+        row_mask_store,
+        lambda: (
+            np.arange(12.0).reshape(4, 3),
+            np.array([1, 0, 0, 1], bool),
+            np.array([7.0, 8.0, 9.0]),
+        ),
+    ),
     (masked_int_division, lambda: (np.arange(-4, 8), np.arange(12) % 3)),
-    (masked_means, lambda: (np.arange(12, dtype=np.int32).reshape(3, 4), np.array([1, 0, 1], bool))),
+    (
+        masked_means,
+        lambda: (np.arange(12, dtype=np.int32).reshape(3, 4), np.array([1, 0, 1], bool)),
+    ),
     (radial_means, lambda: (np.linspace(0, 1, 50), np.linspace(0, 1, 50) ** 2, 7)),
 ]
 

@@ -170,10 +170,17 @@ def countdown(n):
 
 
 @pytest.mark.parametrize("backend", ["eager", "c"])
-@pytest.mark.parametrize("fn, args", [
-    (factorial, (5,)), (both_parities, (7,)), (sum_of_halves, (np.arange(11.0),)),
-    (doubled, (np.ones(3), 4)), (fill_from, (np.zeros(5), 0)),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (factorial, (5,)),
+        (both_parities, (7,)),
+        (sum_of_halves, (np.arange(11.0),)),
+        (doubled, (np.ones(3), 4)),
+        (fill_from, (np.zeros(5), 0)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_recursive_functions_run(fn, args, backend):
     assert_same(fn, *args, backend=backend)
 

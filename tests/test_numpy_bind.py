@@ -47,8 +47,10 @@ def test_handler_takes_arguments_as_numpy_binds_them(label, signature, handler):
     has_varargs = [any(p.kind is P.VAR_POSITIONAL for p in ps) for ps in (numpy_params, mine)]
     assert has_varargs[0] == has_varargs[1], f"{label}: *args differ"
     assert not any(p.kind is P.VAR_KEYWORD for p in mine), f"{label}: handler takes **kwargs"
-    by_name = {p.name: p for p in numpy_params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)}
-    for p in mine[len(leading):]:
+    by_name = {
+        p.name: p for p in numpy_params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)
+    }
+    for p in mine[len(leading) :]:
         if p.kind is P.VAR_POSITIONAL:
             continue
         if p.default is P.empty:
@@ -131,17 +133,30 @@ def asarray_copy(a):
 
 
 def keyword_bounds_and_names(a):
-    return (np.clip(a, min=1, max=3), a.clip(1, 3), np.broadcast_to(array=a, shape=(2, 2, 3)),
-            np.real(val=a), np.where(a > 2, a, 0.0))
+    return (
+        np.clip(a, min=1, max=3),
+        a.clip(1, 3),
+        np.broadcast_to(array=a, shape=(2, 2, 3)),
+        np.real(val=a),
+        np.where(a > 2, a, 0.0),
+    )
 
 
 def shapes_by_position(a):
     return a.reshape(3, 2), a.reshape((3, 2)), a.transpose(1, 0), np.transpose(a, (1, 0)), a.T
 
 
-CALLS = [var_positional_ddof, std_positional_ddof, std_positional_keepdims,
-         max_positional_keepdims, sum_positional_keepdims, like_with_shape, asarray_copy,
-         keyword_bounds_and_names, shapes_by_position]
+CALLS = [
+    var_positional_ddof,
+    std_positional_ddof,
+    std_positional_keepdims,
+    max_positional_keepdims,
+    sum_positional_keepdims,
+    like_with_shape,
+    asarray_copy,
+    keyword_bounds_and_names,
+    shapes_by_position,
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -36,8 +36,12 @@ def arange_floats(x):
 
 
 def arange_dtypes(x):
-    return (np.arange(5, dtype=np.float32), np.arange(0.5, 5, 1.0, dtype=int),
-            np.arange(10, 0, -1, dtype=np.uint8), np.arange(3, 300, 7, dtype=np.int8))
+    return (
+        np.arange(5, dtype=np.float32),
+        np.arange(0.5, 5, 1.0, dtype=int),
+        np.arange(10, 0, -1, dtype=np.uint8),
+        np.arange(3, 300, 7, dtype=np.int8),
+    )
 
 
 def arange_empty(x):
@@ -53,9 +57,15 @@ def linspace_size(x):
 
 
 def linspace_variants(x):
-    return (np.linspace(-2.5, 7, 11, endpoint=False), np.linspace(0, 10, 5, dtype=int),
-            np.linspace(3, 3, 4), np.linspace(1, 2, 1), np.linspace(1, 2, 0),
-            np.linspace(0, 1, 6, dtype=np.float32), np.linspace(5, -1e300, 7))
+    return (
+        np.linspace(-2.5, 7, 11, endpoint=False),
+        np.linspace(0, 10, 5, dtype=int),
+        np.linspace(3, 3, 4),
+        np.linspace(1, 2, 1),
+        np.linspace(1, 2, 0),
+        np.linspace(0, 1, 6, dtype=np.float32),
+        np.linspace(5, -1e300, 7),
+    )
 
 
 def linspace_arguments(x, lo, hi):
@@ -63,8 +73,13 @@ def linspace_arguments(x, lo, hi):
 
 
 def eye_variants(x):
-    return (np.eye(x.shape[0]), np.eye(3, 5, k=1, dtype=int), np.eye(4, k=-2, dtype=bool),
-            np.identity(x.shape[0]) * x, np.eye(2, 3, k=7))
+    return (
+        np.eye(x.shape[0]),
+        np.eye(3, 5, k=1, dtype=int),
+        np.eye(4, k=-2, dtype=bool),
+        np.identity(x.shape[0]) * x,
+        np.eye(2, 3, k=7),
+    )
 
 
 def triangles(m):
@@ -156,8 +171,10 @@ def test_float_arange_is_numpys_bit_for_bit(start, stop, step):
 @given(finite, finite, st.integers(0, 40), st.booleans())
 def test_linspace_is_numpys_bit_for_bit(start, stop, num, endpoint):
     def spaced(x):
-        return (np.linspace(start, stop, num, endpoint=endpoint),
-                np.linspace(start, stop, num, endpoint=endpoint, dtype=np.int64))
+        return (
+            np.linspace(start, stop, num, endpoint=endpoint),
+            np.linspace(start, stop, num, endpoint=endpoint, dtype=np.int64),
+        )
 
     _exact(spaced, np.zeros(2))
 
@@ -179,10 +196,15 @@ def negative_eye(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, error", [
-    (zero_step, ZeroDivisionError), (nan_stop, ValueError), (negative_num, ValueError),
-    (negative_eye, ValueError),
-])
+@pytest.mark.parametrize(
+    "fn, error",
+    [
+        (zero_step, ZeroDivisionError),
+        (nan_stop, ValueError),
+        (negative_num, ValueError),
+        (negative_eye, ValueError),
+    ],
+)
 def test_numpy_errors(fn, error, backend):
     with pytest.raises(error) as expected:
         fn(np.zeros(3))

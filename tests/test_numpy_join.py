@@ -43,15 +43,29 @@ def stacks(a, b):
 
 def horizontal_vertical(a, b):
     v = a[0]
-    return (np.hstack((v, v[:2], 7.0)), np.hstack((a, a)), np.vstack((v, v)), np.vstack((a, b)),
-            np.column_stack((v, v * 2)), np.column_stack((a, a[:, :1])))
+    return (
+        np.hstack((v, v[:2], 7.0)),
+        np.hstack((a, a)),
+        np.vstack((v, v)),
+        np.vstack((a, b)),
+        np.column_stack((v, v * 2)),
+        np.column_stack((a, a[:, :1])),
+    )
 
 
 def outer_products(a, b):
     v, w = a[0], b[:, 1]
-    return (np.outer(v, w), np.outer(a, w), np.add.outer(v, w), np.subtract.outer(a, w),
-            np.multiply.outer(v, 2.0), np.minimum.outer(w, v), np.maximum.outer(a, w),
-            np.greater.outer(v, w), np.add.outer(v[0], w[0]))
+    return (
+        np.outer(v, w),
+        np.outer(a, w),
+        np.add.outer(v, w),
+        np.subtract.outer(a, w),
+        np.multiply.outer(v, 2.0),
+        np.minimum.outer(w, v),
+        np.maximum.outer(a, w),
+        np.greater.outer(v, w),
+        np.add.outer(v[0], w[0]),
+    )
 
 
 def floyd_warshall(path):

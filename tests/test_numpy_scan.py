@@ -23,15 +23,27 @@ def cumprods(x):
 
 def scan_dtypes(x):
     small = x.astype(np.int8)
-    return (np.cumsum(small), np.cumsum(small.astype(np.uint16), axis=0), np.cumsum(x > 0),
-            np.cumprod(x > -9, axis=1), np.cumsum(x.astype(np.float32), axis=1),
-            np.cumsum(x, dtype=np.float32), small.cumsum(axis=0, dtype=np.int16),
-            np.cumsum(x, axis=1, dtype=np.int32))
+    return (
+        np.cumsum(small),
+        np.cumsum(small.astype(np.uint16), axis=0),
+        np.cumsum(x > 0),
+        np.cumprod(x > -9, axis=1),
+        np.cumsum(x.astype(np.float32), axis=1),
+        np.cumsum(x, dtype=np.float32),
+        small.cumsum(axis=0, dtype=np.int16),
+        np.cumsum(x, axis=1, dtype=np.int32),
+    )
 
 
 def scan_empty_and_zero_d(x):
-    return (np.cumsum(x[:0]), np.cumsum(x[:, :0], axis=1), np.cumprod(x[:0], axis=0),
-            np.cumsum(x[0, 0]), np.cumprod(x[1, 1], axis=0), x[0, 0].cumsum(axis=-1))
+    return (
+        np.cumsum(x[:0]),
+        np.cumsum(x[:, :0], axis=1),
+        np.cumprod(x[:0], axis=0),
+        np.cumsum(x[0, 0]),
+        np.cumprod(x[1, 1], axis=0),
+        x[0, 0].cumsum(axis=-1),
+    )
 
 
 def scan_3d(cube):
@@ -46,29 +58,58 @@ def scan_in_loop(x):
 
 
 def diffs(x):
-    return (np.diff(x), np.diff(x, axis=0), np.diff(x, n=2, axis=-2), np.diff(x, 0),
-            np.diff(x, n=5), np.diff(x[0]), np.diff(x > 0), np.diff(x.astype(np.uint8)))
+    return (
+        np.diff(x),
+        np.diff(x, axis=0),
+        np.diff(x, n=2, axis=-2),
+        np.diff(x, 0),
+        np.diff(x, n=5),
+        np.diff(x[0]),
+        np.diff(x > 0),
+        np.diff(x.astype(np.uint8)),
+    )
 
 
 def diff_edges(x):
-    return (np.diff(x, prepend=0.0), np.diff(x, axis=0, append=x[:1]),
-            np.diff(x[0], prepend=x[0, :2], append=7))
+    return (
+        np.diff(x, prepend=0.0),
+        np.diff(x, axis=0, append=x[:1]),
+        np.diff(x[0], prepend=x[0, :2], append=7),
+    )
 
 
 def rolls(x):
-    return (np.roll(x, 2), np.roll(x, -3), np.roll(x, 1, axis=0), np.roll(x, -1, axis=-1),
-            np.roll(x, 13, axis=1), np.roll(x, (1, 2), axis=(0, 1)), np.roll(x, 0),
-            np.roll(x, 4, axis=1), np.roll(x[0, 0], 3), np.roll(x[:0], 2, axis=0))
+    return (
+        np.roll(x, 2),
+        np.roll(x, -3),
+        np.roll(x, 1, axis=0),
+        np.roll(x, -1, axis=-1),
+        np.roll(x, 13, axis=1),
+        np.roll(x, (1, 2), axis=(0, 1)),
+        np.roll(x, 0),
+        np.roll(x, 4, axis=1),
+        np.roll(x[0, 0], 3),
+        np.roll(x[:0], 2, axis=0),
+    )
 
 
 rng = np.random.default_rng(0)
 FLOATS = lambda: (rng.standard_normal((4, 6)),)
 INTS = lambda: (rng.integers(-4, 5, (4, 6)),)
 PROGRAMS = [
-    (cumsums, FLOATS), (cumsums, INTS), (cumprods, FLOATS), (cumprods, INTS),
-    (scan_dtypes, INTS), (scan_empty_and_zero_d, FLOATS), (scan_3d, lambda: (rng.standard_normal((2, 3, 4)),)),
-    (scan_in_loop, FLOATS), (diffs, FLOATS), (diffs, INTS), (diff_edges, FLOATS),
-    (rolls, FLOATS), (rolls, INTS),
+    (cumsums, FLOATS),
+    (cumsums, INTS),
+    (cumprods, FLOATS),
+    (cumprods, INTS),
+    (scan_dtypes, INTS),
+    (scan_empty_and_zero_d, FLOATS),
+    (scan_3d, lambda: (rng.standard_normal((2, 3, 4)),)),
+    (scan_in_loop, FLOATS),
+    (diffs, FLOATS),
+    (diffs, INTS),
+    (diff_edges, FLOATS),
+    (rolls, FLOATS),
+    (rolls, INTS),
 ]
 IDS = [f"{fn.__name__}-{'ints' if make is INTS else 'floats'}" for fn, make in PROGRAMS]
 
@@ -135,8 +176,17 @@ def roll_unpaired(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn", [diff_negative_order, diff_zero_d, scan_bad_axis,
-                                scan_zero_d_bad_axis, roll_bad_axis, roll_unpaired])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        diff_negative_order,
+        diff_zero_d,
+        scan_bad_axis,
+        scan_zero_d_bad_axis,
+        roll_bad_axis,
+        roll_unpaired,
+    ],
+)
 def test_numpy_errors(fn, backend):
     x = rng.standard_normal((3, 4))
     with pytest.raises(ValueError) as expected:
@@ -146,24 +196,39 @@ def test_numpy_errors(fn, backend):
 
 
 def ediffs(x):
-    return (np.ediff1d(x), np.ediff1d(x[0], to_begin=-1), np.ediff1d(x, to_end=x[2, :2]),
-            np.ediff1d(x[0, 0]), np.ediff1d(x[0], to_begin=x[1, :2], to_end=0),
-            np.ediff1d(x[:0]))
+    return (
+        np.ediff1d(x),
+        np.ediff1d(x[0], to_begin=-1),
+        np.ediff1d(x, to_end=x[2, :2]),
+        np.ediff1d(x[0, 0]),
+        np.ediff1d(x[0], to_begin=x[1, :2], to_end=0),
+        np.ediff1d(x[:0]),
+    )
 
 
 def trapezoids(x):
     v, t = x[0], np.abs(x[1]).cumsum()
-    return (np.trapezoid(v), np.trapezoid(v, dx=0.5), np.trapezoid(v, t), np.trapezoid(x),
-            np.trapezoid(x, axis=0), np.trapezoid(x, t), np.trapezoid(x, x * 2, axis=0),
-            np.trapezoid(x[:, :1]))
+    return (
+        np.trapezoid(v),
+        np.trapezoid(v, dx=0.5),
+        np.trapezoid(v, t),
+        np.trapezoid(x),
+        np.trapezoid(x, axis=0),
+        np.trapezoid(x, t),
+        np.trapezoid(x, x * 2, axis=0),
+        np.trapezoid(x[:, :1]),
+    )
 
 
 EDGE_PROGRAMS = [(ediffs, FLOATS), (ediffs, INTS), (trapezoids, FLOATS), (trapezoids, INTS)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, make_args", EDGE_PROGRAMS,
-                         ids=[f"{fn.__name__}-{make is INTS}" for fn, make in EDGE_PROGRAMS])
+@pytest.mark.parametrize(
+    "fn, make_args",
+    EDGE_PROGRAMS,
+    ids=[f"{fn.__name__}-{make is INTS}" for fn, make in EDGE_PROGRAMS],
+)
 def test_ediff1d_and_trapezoid(caplog, fn, make_args, backend):
     assert_compiled_same(caplog, fn, *make_args(), backend=backend)
 

@@ -81,8 +81,19 @@ I64, U64 = np.array([3, -5]), np.array([3, 2**63 + 5], np.uint64)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("y, k", [(U8, -1), (U8, 300), (I8, 300), (I8, -129), (U64, -3),
-                                  (I64, 2**63), (I64, 2**64 - 1), (U64, 2**63 + 5)])
+@pytest.mark.parametrize(
+    "y, k",
+    [
+        (U8, -1),
+        (U8, 300),
+        (I8, 300),
+        (I8, -129),
+        (U64, -3),
+        (I64, 2**63),
+        (I64, 2**64 - 1),
+        (U64, 2**63 + 5),
+    ],
+)
 def test_comparisons_with_python_ints_outside_the_dtype_are_exact(backend, y, k):
     """NumPy 2 compares a Python int with an integer array exactly even where it does not
     fit the array's dtype (a cast would wrap: ``uint8 >= -1`` was all False)."""
@@ -169,7 +180,7 @@ def _read_at(x, idx):
 def _slice_from(x, idx):
     t = 0.0
     for k in range(idx.shape[0]):
-        t += x[idx[k]:].sum() + x[:idx[k]].sum()
+        t += x[idx[k] :].sum() + x[: idx[k]].sum()
     return t
 
 
@@ -178,8 +189,11 @@ def test_uint64_indices_above_int64_raise_or_clip_like_numpy(backend):
     """``x[np.uint64(2**64 - 1)]`` raises OverflowError (it was read as ``x[-1]``); as a
     slice bound the value is clipped to the axis."""
     x = np.arange(5.0)
-    calls = [(x, np.array([1, 2], np.uint64)), (x, np.array([2, 2**64 - 1], np.uint64)),
-             (x, np.array([2**63], np.uint64))]
+    calls = [
+        (x, np.array([1, 2], np.uint64)),
+        (x, np.array([2, 2**64 - 1], np.uint64)),
+        (x, np.array([2**63], np.uint64)),
+    ]
     assert_same_calls(_read_at, calls, backend=backend)
     assert_same_calls(_slice_from, calls, backend=backend)
 
@@ -205,9 +219,20 @@ def _masked_and_fancy_stores(x, y, idx):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
-@pytest.mark.parametrize("y", [[np.inf, 1.0], [np.nan, 1.0], [-np.inf, 2.0], [1e30, 1.0],
-                               [300.5, -1.5], [-0.5, 2.0], [300, 2], [-(2**63), 1],
-                               [2**64 - 1, 1]])
+@pytest.mark.parametrize(
+    "y",
+    [
+        [np.inf, 1.0],
+        [np.nan, 1.0],
+        [-np.inf, 2.0],
+        [1e30, 1.0],
+        [300.5, -1.5],
+        [-0.5, 2.0],
+        [300, 2],
+        [-(2**63), 1],
+        [2**64 - 1, 1],
+    ],
+)
 def test_scalars_stored_into_integer_arrays_convert_like_numpy(backend, dtype, y):
     """NumPy converts a NumPy scalar stored by element or slice through Python's int (NaN:
     ValueError, infinity or out of range: OverflowError) for signed dtypes, and casts it
@@ -273,9 +298,17 @@ def _inner_loop_with_runtime_bounds(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("x", [np.array([1, 2, 3], np.uint8), np.array([1, 200, 3], np.uint8),
-                               np.array([1, 2, 3]), np.array([1, 200, 3]),
-                               np.array([1.5, 2.5], np.float32), np.array([1.5, 250.0])])
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([1, 2, 3], np.uint8),
+        np.array([1, 200, 3], np.uint8),
+        np.array([1, 2, 3]),
+        np.array([1, 200, 3]),
+        np.array([1.5, 2.5], np.float32),
+        np.array([1.5, 250.0]),
+    ],
+)
 def test_a_carried_python_int_keeps_its_type_until_a_numpy_value_is_assigned(backend, x):
     """``acc = -3`` was carried as np.uint8(253) from the start, so ``acc < 0`` broke out of
     the loop wrongly. A Python number and a NumPy value of another dtype in one variable

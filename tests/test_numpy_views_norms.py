@@ -9,11 +9,24 @@ import astcompile
 
 
 def norms_and_flips(X, v, z):
-    return (X / np.linalg.norm(X, axis=1, keepdims=True), np.linalg.norm(v), np.linalg.norm(X),
-            np.linalg.norm(v, 1), np.linalg.norm(v, np.inf), np.linalg.norm(v, -np.inf),
-            np.linalg.norm(v, 0), np.linalg.norm(z), np.linalg.norm(X, axis=0),
-            np.linalg.norm(X, "fro"), np.linalg.norm(np.arange(5)), np.flip(v), np.flip(X, 0),
-            np.fliplr(X), np.flipud(X), np.flip(X))
+    return (
+        X / np.linalg.norm(X, axis=1, keepdims=True),
+        np.linalg.norm(v),
+        np.linalg.norm(X),
+        np.linalg.norm(v, 1),
+        np.linalg.norm(v, np.inf),
+        np.linalg.norm(v, -np.inf),
+        np.linalg.norm(v, 0),
+        np.linalg.norm(z),
+        np.linalg.norm(X, axis=0),
+        np.linalg.norm(X, "fro"),
+        np.linalg.norm(np.arange(5)),
+        np.flip(v),
+        np.flip(X, 0),
+        np.fliplr(X),
+        np.flipud(X),
+        np.flip(X),
+    )
 
 
 def write_through_flip(x):

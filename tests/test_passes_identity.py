@@ -41,14 +41,40 @@ def same_object(n):
 
 
 def equal_constructors(x):
-    return (np.zeros(3), np.zeros(3), np.ones(2), np.ones(2), np.full(2, 7.0),
-            np.full(2, 7.0), np.zeros_like(x), np.zeros_like(x), np.arange(3), np.arange(3),
-            np.linspace(0, 1, 3), np.linspace(0, 1, 3), np.eye(2), np.eye(2))
+    return (
+        np.zeros(3),
+        np.zeros(3),
+        np.ones(2),
+        np.ones(2),
+        np.full(2, 7.0),
+        np.full(2, 7.0),
+        np.zeros_like(x),
+        np.zeros_like(x),
+        np.arange(3),
+        np.arange(3),
+        np.linspace(0, 1, 3),
+        np.linspace(0, 1, 3),
+        np.eye(2),
+        np.eye(2),
+    )
 
 
 def equal_computations(x):
-    return (x + 1, x + 1, x.copy(), np.copy(x), np.array(x), x.astype(np.float32),
-            x.astype(np.float32), x.sum(axis=0), x.sum(axis=0), +x, +x, x.flatten(), x.flatten())
+    return (
+        x + 1,
+        x + 1,
+        x.copy(),
+        np.copy(x),
+        np.array(x),
+        x.astype(np.float32),
+        x.astype(np.float32),
+        x.sum(axis=0),
+        x.sum(axis=0),
+        +x,
+        +x,
+        x.flatten(),
+        x.flatten(),
+    )
 
 
 def zero_d_arrays(x):
@@ -79,13 +105,22 @@ def write_after_break(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, arg", [
-    (zeros_then_break, 2), (zeros_and_empty, 3), (same_object, 3),
-    (equal_constructors, np.arange(4.0)), (equal_computations, np.arange(6.0).reshape(2, 3)),
-    (zero_d_arrays, np.arange(3.0)), (views_of_equal_arrays, np.arange(4.0)),
-    (view_of_a_no_op, np.arange(4.0)), (mean_with_and_without_keepdims, np.ones((2, 3))),
-    (write_after_break, np.ones((2, 3))),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, arg",
+    [
+        (zeros_then_break, 2),
+        (zeros_and_empty, 3),
+        (same_object, 3),
+        (equal_constructors, np.arange(4.0)),
+        (equal_computations, np.arange(6.0).reshape(2, 3)),
+        (zero_d_arrays, np.arange(3.0)),
+        (views_of_equal_arrays, np.arange(4.0)),
+        (view_of_a_no_op, np.arange(4.0)),
+        (mean_with_and_without_keepdims, np.ones((2, 3))),
+        (write_after_break, np.ones((2, 3))),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_fresh_arrays_keep_their_identity(fn, arg, backend):
     """Values, dtypes, shapes, and which results are one object or share memory: NumPy's."""
     assert_same(fn, arg, backend=backend)

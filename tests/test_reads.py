@@ -113,17 +113,20 @@ class Model:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("method, change", [
-    ("nested", lambda m: setattr(m.cfg, "k", 4.0)),
-    ("nested", lambda m: setattr(m, "cfg", Config())),
-    ("prop", lambda m: setattr(m, "_v", 9.0)),
-    ("steer", lambda m: setattr(m.cfg, "mode", "linear")),
-    ("typed", lambda m: setattr(m.cfg, "scale", np.float64(3.0))),
-    ("weights", lambda m: m.w.__setitem__(slice(None), 5.0)),
-    ("weights", lambda m: setattr(m, "w", np.full(6, 7.0))),
-    ("weights", lambda m: setattr(m, "w", np.full(6, 7, dtype=np.int32))),
-    ("calls_method", lambda m: setattr(m.cfg, "k", -1.0)),
-])
+@pytest.mark.parametrize(
+    "method, change",
+    [
+        ("nested", lambda m: setattr(m.cfg, "k", 4.0)),
+        ("nested", lambda m: setattr(m, "cfg", Config())),
+        ("prop", lambda m: setattr(m, "_v", 9.0)),
+        ("steer", lambda m: setattr(m.cfg, "mode", "linear")),
+        ("typed", lambda m: setattr(m.cfg, "scale", np.float64(3.0))),
+        ("weights", lambda m: m.w.__setitem__(slice(None), 5.0)),
+        ("weights", lambda m: setattr(m, "w", np.full(6, 7.0))),
+        ("weights", lambda m: setattr(m, "w", np.full(6, 7, dtype=np.int32))),
+        ("calls_method", lambda m: setattr(m.cfg, "k", -1.0)),
+    ],
+)
 def test_attribute_kinds(backend, method, change):
     model = Model()
     follows(getattr(Model, method), (model, A - 2.0), lambda: change(model), backend=backend)
@@ -147,8 +150,9 @@ def scaled_by_kwargs(x, **kw):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_dict_contents(backend):
     d = {"s": 2.0}
-    follows(scaled_by_dict, (A, d), lambda: d.update(s=3.0), lambda: d.update(b=1.5),
-            backend=backend)
+    follows(
+        scaled_by_dict, (A, d), lambda: d.update(s=3.0), lambda: d.update(b=1.5), backend=backend
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -237,22 +241,27 @@ def _set(name, value):
 
 @pytest.fixture
 def restore_globals():
-    saved = {n: globals()[n] for n in ("K", "CONF", "NS", "W", "N", "FLAG", "helper_reads_k",
-                                        "SCALE_BY_TWO")}
+    saved = {
+        n: globals()[n]
+        for n in ("K", "CONF", "NS", "W", "N", "FLAG", "helper_reads_k", "SCALE_BY_TWO")
+    }
     yield
     globals().update(saved)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, changes", [
-    (global_float, [_set("K", 5.0), _set("K", 7)]),
-    (global_dict, [lambda: CONF.update(s=6.0)]),
-    (global_namespace, [lambda: setattr(NS, "s", 6.0)]),
-    (global_array, [lambda: W.__setitem__(slice(None), 5.0), _set("W", np.full(6, 7.0))]),
-    (global_range, [_set("N", 5), _set("N", 0)]),
-    (global_bool, [_set("FLAG", False)]),
-    (calls_helper, [_set("K", 5.0), _set("helper_reads_k", lambda x: x - 1.0)]),
-])
+@pytest.mark.parametrize(
+    "fn, changes",
+    [
+        (global_float, [_set("K", 5.0), _set("K", 7)]),
+        (global_dict, [lambda: CONF.update(s=6.0)]),
+        (global_namespace, [lambda: setattr(NS, "s", 6.0)]),
+        (global_array, [lambda: W.__setitem__(slice(None), 5.0), _set("W", np.full(6, 7.0))]),
+        (global_range, [_set("N", 5), _set("N", 0)]),
+        (global_bool, [_set("FLAG", False)]),
+        (calls_helper, [_set("K", 5.0), _set("helper_reads_k", lambda x: x - 1.0)]),
+    ],
+)
 def test_globals(backend, fn, changes, restore_globals):
     follows(fn, (A,), *changes, backend=backend)
 
@@ -261,12 +270,14 @@ def test_globals(backend, fn, changes, restore_globals):
 def user_modules(tmp_path, monkeypatch):
     """Two modules of the user's: ``cfg`` (a constant) and ``ops`` (a callee reading one)."""
     (tmp_path / "cfg_mod.py").write_text("SCALE = 2.0\n")
-    (tmp_path / "ops_mod.py").write_text(textwrap.dedent("""
+    (tmp_path / "ops_mod.py").write_text(
+        textwrap.dedent("""
         OFFSET = 1.0
 
         def shift(x):
             return x + OFFSET
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield importlib.import_module("cfg_mod"), importlib.import_module("ops_mod")
     for name in ("cfg_mod", "ops_mod"):
@@ -280,8 +291,13 @@ def test_other_modules_attribute_and_callee_globals(backend, user_modules):
     def uses_modules(x):
         return ops.shift(x) * cfg.SCALE
 
-    follows(uses_modules, (A,), lambda: setattr(cfg, "SCALE", 3.0),
-            lambda: setattr(ops, "OFFSET", -2.0), backend=backend)
+    follows(
+        uses_modules,
+        (A,),
+        lambda: setattr(cfg, "SCALE", 3.0),
+        lambda: setattr(ops, "OFFSET", -2.0),
+        backend=backend,
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -383,11 +399,14 @@ def through_class(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, args", [
-    (Constants.scaled.__func__, (Constants, A)),
-    (Constants.through_type, (Constants(), A)),
-    (through_class, (A,)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (Constants.scaled.__func__, (Constants, A)),
+        (Constants.through_type, (Constants(), A)),
+        (through_class, (A,)),
+    ],
+)
 def test_class_attributes_read_through_the_class(backend, fn, args):
     def change():
         Constants.EPS, Constants.k = 0.5, 3.0
@@ -448,10 +467,11 @@ def test_reads_are_described_in_the_users_words():
 
     assert describe((("arg", 0), ("attr", "cfg"), ("item", "k")), ("self",)) == "self.cfg['k']"
     assert describe((("fn",), ("gdict",), ("item", "K"))) == "K"
-    assert describe((("fn",), ("gdict",), ("item", "helper"), ("gdict",), ("item", "K"))) \
+    assert (
+        describe((("fn",), ("gdict",), ("item", "helper"), ("gdict",), ("item", "K")))
         == "K (global of helper)"
+    )
     assert describe((("fn",), ("cell", 0, "c"))) == "c"
-
 
 
 class Fresh:

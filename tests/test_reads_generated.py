@@ -20,19 +20,32 @@ BACKENDS = ["eager", "c"]
 
 _HOLDERS = {  # name: (module set-up, parameters, how the function reads it, how a change sets it)
     "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h.v", "h.v = new"),
-    "nested": ("class H: pass\nh = H()\nh.cfg = H()\nh.cfg.v = {init}", "x, h", "h.cfg.v",
-               "h.cfg.v = new"),
+    "nested": (
+        "class H: pass\nh = H()\nh.cfg = H()\nh.cfg.v = {init}",
+        "x, h",
+        "h.cfg.v",
+        "h.cfg.v = new",
+    ),
     "class attribute": ("class H:\n    v = {init}\nh = H()", "x, h", "h.v", "H.v = new"),
     "dict": ("d = {{'v': {init}}}", "x, d", "d['v']", "d['v'] = new"),
     "list": ("lst = [{init}, 0]", "x, lst", "lst[0]", "lst[0] = new"),
     "global": ("V = {init}", "x", "V", "global V\n    V = new"),
-    "callee global": ("V = {init}\ndef helper():\n    return V", "x", "helper()",
-                      "global V\n    V = new"),
-    "namespace": ("import types\nns = types.SimpleNamespace(v={init})", "x", "ns.v",
-                  "ns.v = new"),
-    "closure": (("def make():\n    v = {init}\n    def f(x):\n{body}\n    def setter(new):\n"
-                 "        nonlocal v\n        v = new\n    return f, setter\nf, setter = make()"),
-                None, "v", None),
+    "callee global": (
+        "V = {init}\ndef helper():\n    return V",
+        "x",
+        "helper()",
+        "global V\n    V = new",
+    ),
+    "namespace": ("import types\nns = types.SimpleNamespace(v={init})", "x", "ns.v", "ns.v = new"),
+    "closure": (
+        (
+            "def make():\n    v = {init}\n    def f(x):\n{body}\n    def setter(new):\n"
+            "        nonlocal v\n        v = new\n    return f, setter\nf, setter = make()"
+        ),
+        None,
+        "v",
+        None,
+    ),
 }
 _BODIES = {  # what the function does with the value, by the kind of value
     "number": "return x * {read} + 1.0",
@@ -46,8 +59,11 @@ _NUMBERS = st.one_of(
     st.integers(-3, 3).map(lambda v: f"np.full(4, {v}.5)"),
     st.integers(-3, 3).map(lambda v: f"np.full(4, {v}, dtype=np.int32)"),
 )
-_VALUES = {"number": _NUMBERS, "bool": st.sampled_from(["True", "False"]),
-           "str": st.sampled_from(["'a'", "'b'"])}
+_VALUES = {
+    "number": _NUMBERS,
+    "bool": st.sampled_from(["True", "False"]),
+    "str": st.sampled_from(["'a'", "'b'"]),
+}
 
 
 @st.composite
@@ -67,8 +83,10 @@ def _program_source(holder: str, kind: str, init: str) -> str:
     body = _BODIES[kind].format(read=read)
     if params is None:  # the closure: the function and its setter live in the factory
         return "import numpy as np\n" + setup.format(init=init, body=_indent(body, 8)) + "\n"
-    return (f"import numpy as np\n{setup.format(init=init)}\n\ndef f({params}):\n"
-            f"{_indent(body, 4)}\n\ndef setter(new):\n    {setter}\n")
+    return (
+        f"import numpy as np\n{setup.format(init=init)}\n\ndef f({params}):\n"
+        f"{_indent(body, 4)}\n\ndef setter(new):\n    {setter}\n"
+    )
 
 
 @settings(max_examples=40)

@@ -38,8 +38,7 @@ def scale_exp(x):
     return np.exp(x) * 2.0 + 1.0
 
 
-def test_a_hanging_compiler_ends_at_the_timeout_and_the_region_runs_in_numpy(tmp_path,
-                                                                              monkeypatch):
+def test_a_hanging_compiler_ends_at_the_timeout_and_the_region_runs_in_numpy(tmp_path, monkeypatch):
     cc, pidfile = _hanging_compiler(tmp_path)
     monkeypatch.setenv("CC", cc)
     monkeypatch.setattr(astcompile.config, "build_timeout", 2.0)

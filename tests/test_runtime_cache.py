@@ -124,8 +124,9 @@ def test_truncated_and_bit_flipped_libraries_are_rebuilt_in_a_new_process(tmp_pa
     assert [cache.lookup(entries, key) for key in keys] == [None, None]  # never opened
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = _LOAD.format(root=root, kernels=kernels, cache=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["21", "21"]
     assert all(cache.lookup(entries, key) for key in keys)  # rebuilt in place

@@ -57,7 +57,8 @@ def test_size_limit_is_kept_over_many_distinct_kernels(tmp_path, monkeypatch):
     kept = {p[:-3] for p in os.listdir(tmp_path / cache.FORMAT) if p.endswith(".so")}
     assert kept == {_key(tag) for tag in (6, 7, 8)}  # the most recently used
     assert [lib.__getattr__(f"triple_{i}")(1) for i, lib in enumerate(libs)] == [
-        3 + i for i in range(9)]  # what is loaded keeps working
+        3 + i for i in range(9)
+    ]  # what is loaded keeps working
 
 
 def test_least_recently_used_first_across_sections_and_grace(tmp_path):
@@ -116,8 +117,9 @@ def test_an_entry_another_process_is_loading_is_never_evicted(tmp_path):
         _age(tmp_path / cache.FORMAT / name, 3600)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = _LOADER.format(root=root, src=_src(0)[0], decl=_src(0)[1], cache=str(tmp_path))
-    other = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    other = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert other.stdout.readline().strip() == "loaded"
         evict.sweep(str(tmp_path), max_bytes=1)

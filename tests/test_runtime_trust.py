@@ -34,8 +34,9 @@ def test_astcache_parent_must_not_be_writable_by_others(tmp_path):
     trust.check_folder(str(package / "__astcache__"), str(package / "__astcache__"), parent=True)
     os.chmod(package, 0o777)
     with pytest.raises(UnsafeCacheDir, match="pkg is writable by group and others"):
-        trust.check_folder(str(package / "__astcache__"), str(package / "__astcache__"),
-                           parent=True)
+        trust.check_folder(
+            str(package / "__astcache__"), str(package / "__astcache__"), parent=True
+        )
 
 
 def test_files_of_another_user_are_refused_with_one_warning(tmp_path):
@@ -69,8 +70,9 @@ def test_created_private_whatever_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert root == str(tmp_path / "cache")
-    assert {_mode(tmp_path / "cache" / p) for p in ("", "c-v1", "warm-v1", "warm-v1/regions")} \
-        == {0o700}
+    assert {_mode(tmp_path / "cache" / p) for p in ("", "c-v1", "warm-v1", "warm-v1/regions")} == {
+        0o700
+    }
     assert _mode(store.path("regions", "x.pkl")) == 0o600
 
 

@@ -11,15 +11,22 @@ from astcompile.graph import shapes as S
 bounds = st.one_of(st.none(), st.integers(-12, 12))
 
 
-@given(start=bounds, stop=bounds, step=st.one_of(st.none(), st.integers(-4, 4).filter(bool)),
-       n=st.integers(2, 12), m=st.integers(2, 12))
+@given(
+    start=bounds,
+    stop=bounds,
+    step=st.one_of(st.none(), st.integers(-4, 4).filter(bool)),
+    n=st.integers(2, 12),
+    m=st.integers(2, 12),
+)
 def test_slice_extent_is_exact_wherever_guards_hold(start, stop, step, n, m):
     env = S.ShapeEnv()
     size = S.symbol("n", n, (0, 0))
     s = slice(start, stop, step)
     first, length = S.slice_extent(env, s, size)
     assert (S.hint(first) if S.hint(length) else None, S.hint(length)) == (
-        (range(n)[s].start if len(range(n)[s]) else None), len(range(n)[s]))
+        (range(n)[s].start if len(range(n)[s]) else None),
+        len(range(n)[s]),
+    )
     if all(g.holds([(m,)]) for g in env.guards):
         expected = range(m)[s]
         got_len = S.evaluate(length, [(m,)])

@@ -14,14 +14,18 @@ def test_arrays_scalars_and_python_types():
     sig = parse_signature("float64[:, :], float32[::1], int64, int, float, bool")
     kinds = [(a.dtype, a.ndim, a.python) for a in sig.args]
     assert kinds == [
-        (np.dtype("float64"), 2, None), (np.dtype("float32"), 1, None),
-        (np.dtype("int64"), 0, None), (None, 0, int), (None, 0, float), (None, 0, bool),
+        (np.dtype("float64"), 2, None),
+        (np.dtype("float32"), 1, None),
+        (np.dtype("int64"), 0, None),
+        (None, 0, int),
+        (None, 0, float),
+        (None, 0, bool),
     ]
     assert sig.args[1].contiguous and not sig.args[0].contiguous
 
 
 def test_examples_keep_sizes_generic_and_broadcastable():
-    (X, w, s, n), = parse_signature("float32[:, :], float32[:], float64, int").example_args()
+    ((X, w, s, n),) = parse_signature("float32[:, :], float32[:], float64, int").example_args()
     assert X.shape == (7, 5) and w.shape == (5,) and X.dtype == np.float32
     assert all(d >= 2 for d in X.shape)  # the tracer specialises only 0 and 1
     assert isinstance(s, np.float64) and type(n) is int
@@ -35,14 +39,17 @@ def test_python_bool_builds_both_values():
     assert [args[0] for args in parse_signature("bool").example_args()] == [True, False]
 
 
-@pytest.mark.parametrize("bad, words", [
-    ("float65[:]", "unknown or unsupported type 'float65'"),
-    ("object[:]", "unknown or unsupported type 'object'"),
-    ("float64[:", "unclosed '['"),
-    ("float64[1:]", "dimension '1:'"),
-    ("float64[::1, :]", "dimension '::1'"),
-    ("float64[:],", "empty argument type"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ("float65[:]", "unknown or unsupported type 'float65'"),
+        ("object[:]", "unknown or unsupported type 'object'"),
+        ("float64[:", "unclosed '['"),
+        ("float64[1:]", "dimension '1:'"),
+        ("float64[::1, :]", "dimension '::1'"),
+        ("float64[:],", "empty argument type"),
+    ],
+)
 def test_bad_signatures_name_themselves(bad, words):
     with pytest.raises(SignatureError) as info:
         parse_signature(bad)
@@ -51,6 +58,7 @@ def test_bad_signatures_name_themselves(bad, words):
 
 def test_compile_validates_signatures_eagerly():
     with pytest.raises(ValueError, match="bad signature 'floot32\\[:\\]'"):
+
         @astcompile.compile(signatures=["float32[:]", "floot32[:]"])
         def f(x):
             return x + 1

@@ -48,10 +48,22 @@ def test_sizes_are_symbolic_and_guards_hold_for_new_sizes():
     np.testing.assert_array_equal(got, np.arange(17.0)[1:] + 1)
 
 
-@pytest.mark.parametrize("key", [
-    np.s_[1:-1], np.s_[::2], np.s_[::-1], np.s_[-3:], np.s_[5:2], np.s_[100:], np.s_[2:8:3],
-    np.s_[None, ...], np.s_[..., None], np.s_[-1], np.s_[3, None],
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        np.s_[1:-1],
+        np.s_[::2],
+        np.s_[::-1],
+        np.s_[-3:],
+        np.s_[5:2],
+        np.s_[100:],
+        np.s_[2:8:3],
+        np.s_[None, ...],
+        np.s_[..., None],
+        np.s_[-1],
+        np.s_[3, None],
+    ],
+)
 def test_basic_indexing_matches_numpy(key):
     check(lambda x: x[key] * 2, np.arange(10.0))
 
@@ -141,7 +153,10 @@ def test_matmul_and_dot():
 
 def test_where_clip_maximum_nan():
     x = np.array([np.nan, -1.0, 0.5, 2.0, np.inf])
-    check(lambda x: (np.where(x > 0, x, 0.0), np.clip(x, 0, 1), np.maximum(x, 0.0), np.minimum(x, 1)), x)
+    check(
+        lambda x: (np.where(x > 0, x, 0.0), np.clip(x, 0, 1), np.maximum(x, 0.0), np.minimum(x, 1)),
+        x,
+    )
 
 
 def test_in_place_on_fresh_intermediate_is_modelled():
@@ -194,7 +209,9 @@ def test_what_a_region_reads_from_an_argument_is_an_input(argument):
     """Not a constant compiled in: a read (runtime/reads.py) passed in at every call."""
     from astcompile.runtime.reads import ReadKind
 
-    read = (lambda x, a: x + a.bias) if isinstance(argument, _Model) else (lambda x, a: x + a["bias"])
+    read = (
+        (lambda x, a: x + a.bias) if isinstance(argument, _Model) else (lambda x, a: x + a["bias"])
+    )
     result = trace(read, (np.ones(2), argument), ["x", "a"], "f")
     assert [r.kind for r in result.reads] == [ReadKind.INPUT]
     assert result.leaf_names[-1] in ("a_bias", "a_bias_")
@@ -202,8 +219,12 @@ def test_what_a_region_reads_from_an_argument_is_an_input(argument):
 
 def test_a_random_generator_is_not_traced():
     with pytest.raises(TraceBreak, match="method of a Python object"):
-        trace(lambda x, g: x + g.normal(size=2), (np.ones(2), np.random.default_rng(0)),
-              ["x", "g"], "f")
+        trace(
+            lambda x, g: x + g.normal(size=2),
+            (np.ones(2), np.random.default_rng(0)),
+            ["x", "g"],
+            "f",
+        )
 
 
 @pytest.mark.parametrize("backend", ["eager", "c"])

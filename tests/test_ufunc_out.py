@@ -43,8 +43,10 @@ PROGRAMS = [
     (add_into, lambda: (np.arange(5.0), np.ones(5), np.zeros(5))),
     (exp_in_place, lambda: (np.linspace(-1, 1, 7),)),
     (shifted_multiply, lambda: (np.arange(6.0),)),
-    (narrow_loop, lambda: (np.array([100, 50], np.int8), np.array([100, 1], np.int8),
-                           np.zeros(2, np.int64))),
+    (
+        narrow_loop,
+        lambda: (np.array([100, 50], np.int8), np.array([100, 1], np.int8), np.zeros(2, np.int64)),
+    ),
     (in_a_loop, lambda: (np.arange(6.0), 7)),
 ]
 

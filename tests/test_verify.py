@@ -64,11 +64,15 @@ def verify_warnings(fn, *args, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn, make_args", [
-    (affine, lambda: (np.arange(5.0), np.ones(5))),
-    (shift_tail, lambda: (np.arange(4.0),)),
-    (with_a_break, lambda: (np.linspace(0, 1, 6, dtype=np.float32),)),
-], ids=["affine", "shift_tail", "with_a_break"])
+@pytest.mark.parametrize(
+    "fn, make_args",
+    [
+        (affine, lambda: (np.arange(5.0), np.ones(5))),
+        (shift_tail, lambda: (np.arange(4.0),)),
+        (with_a_break, lambda: (np.linspace(0, 1, 6, dtype=np.float32),)),
+    ],
+    ids=["affine", "shift_tail", "with_a_break"],
+)
 def test_a_right_compile_passes_quietly(verify, backend, fn, make_args):
     assert_same(fn, *make_args(), backend=backend)
     _, messages = verify_warnings(fn, *make_args(), backend=backend)
@@ -90,8 +94,10 @@ def test_planted_result_is_caught_with_a_repro(verify, monkeypatch, backend):
     result, (message,) = verify_warnings(affine, np.arange(5.0), np.ones(5), backend=backend)
     assert result[0] == np.sin(1.0) + 1.0  # the planted answer came back
     line = affine.__code__.co_firstlineno + 1
-    assert message.startswith(f"astcompile verify: affine, region __ac_region_0 ({__file__}, "
-                              f"lines {line}-{line + 2}: `z = x * SCALE + np.sin(y) + helper(x)`)")
+    assert message.startswith(
+        f"astcompile verify: affine, region __ac_region_0 ({__file__}, "
+        f"lines {line}-{line + 2}: `z = x * SCALE + np.sin(y) + helper(x)`)"
+    )
     assert "result[0]: 1 of 5 element(s) differ (rtol 1e-12); first at index (0,)" in message
     (folder,) = (verify / "verify").iterdir()
     assert f"python {folder}/repro.py" in message
@@ -148,12 +154,20 @@ def test_regions_running_plain_code_are_not_compared(verify, monkeypatch):
 def test_verify_is_read_from_the_environment():
     code = "import astcompile; print(astcompile.config.verify, astcompile.config.plant_miscompile)"
     env = {**os.environ, "ASTCOMPILE_VERIFY": "1", "ASTCOMPILE_PLANT_MISCOMPILE": "0"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
     assert out.stdout.split() == ["True", "False"]
 
 
 def run_repro(folder, plant):
     env = {**os.environ, "ASTCOMPILE_PLANT_MISCOMPILE": "1" if plant else "0"}
-    return subprocess.run([sys.executable, str(folder / "repro.py")], env=env, cwd="/",
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, str(folder / "repro.py")],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -127,12 +127,17 @@ def test_edits_on_disk_are_seen_by_a_new_process(tmp_path):
         f = astcompile.compile(consts_caller.f)
         print(f(np.arange(3.0)).tolist(), f.regions[0].stats.traces)
     """)
-    env = {**_env(), "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        **_env(),
+        "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     outputs = []
     for k, extra in (("2.0", ""), ("2.0", ""), ("5.0", ""), ("5.0", " - 1.0")):
         (tmp_path / "consts_callee.py").write_text(CALLEE.format(k=k, extra=extra))
-        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
         outputs.append(run.stdout.split("]"))
     values = [o[0] + "]" for o in outputs]
     assert values == ["[1.0, 3.0, 5.0]", "[1.0, 3.0, 5.0]", "[1.0, 6.0, 11.0]", "[0.0, 5.0, 10.0]"]
@@ -151,9 +156,16 @@ def test_warm_process_does_not_import_libcst(tmp_path):
               sorted(astcompile.compile_times()))
     """)
     env_cache = str(tmp_path / "cache")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env={**_env(), "ASTCOMPILE_CACHE_DIR": env_cache}, check=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**_env(), "ASTCOMPILE_CACHE_DIR": env_cache},
+            check=True,
+        )
+        for _ in range(2)
+    ]
     cold, hot = (r.stdout.split(" ", 2) for r in runs)
     assert cold[0] == hot[0] and cold[1] == "True"
     assert hot[1] == "False" and "trace" not in hot[2] and "analysis" not in hot[2]
@@ -188,8 +200,9 @@ def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, plante
     np.testing.assert_allclose(got, np.exp(x * 2.0) + 1.0)
     assert not marker.exists()
     assert again.regions[0].stats.traces == 1
-    assert all(p.stat().st_uid == os.getuid() and p.stat().st_mode & 0o077 == 0
-               for p in regions.iterdir())  # replaced by our own entry
+    assert all(
+        p.stat().st_uid == os.getuid() and p.stat().st_mode & 0o077 == 0 for p in regions.iterdir()
+    )  # replaced by our own entry
 
 
 def test_corrupt_kernels_of_warm_entries_are_rebuilt_in_a_new_process(tmp_path, monkeypatch):
@@ -215,8 +228,13 @@ def test_corrupt_kernels_of_warm_entries_are_rebuilt_in_a_new_process(tmp_path, 
         x = np.ones(3)
         print(f(x).tolist(), g(x).tolist(), f.regions[0].stats.traces, g.regions[0].stats.traces)
     """)
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**_env(), "ASTCOMPILE_CACHE_DIR": str(cache_dir)}, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**_env(), "ASTCOMPILE_CACHE_DIR": str(cache_dir)},
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     expected = f"{(np.exp(x * 2.0) + 1.0).tolist()} {(x + mod.W).tolist()} 1 1"
     assert run.stdout.strip() == expected

@@ -20,8 +20,12 @@ def other_uid() -> int:
         return pwd.getpwnam(OTHER_USER).pw_uid
     except KeyError:
         pass
-    proc = subprocess.run(["useradd", "--system", "--no-create-home", OTHER_USER],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["useradd", "--system", "--no-create-home", OTHER_USER],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0 and "already exists" not in proc.stderr:
         pytest.skip(f"useradd failed: {proc.stderr.strip()}")
     return pwd.getpwnam(OTHER_USER).pw_uid

@@ -44,7 +44,9 @@ BACKENDS = ("auto", "eager", "c")
 def check_backend_name(name: str) -> None:
     """Raise a ValueError that says what to do for a backend name we cannot run."""
     if name == "triton":
-        raise ValueError("backend 'triton' (GPU kernels) is not available in this version of "
-                         "astcompile; use backend='c' (CPU kernels) or 'eager'")
+        raise ValueError(
+            "backend 'triton' (GPU kernels) is not available in this version of "
+            "astcompile; use backend='c' (CPU kernels) or 'eager'"
+        )
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose 'auto', 'eager' or 'c'")

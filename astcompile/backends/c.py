@@ -77,8 +77,13 @@ def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
     for step in sched.steps:
         node = getattr(step, "node", None)
         if node is not None and node.kind in (Kind.ELEMENTWISE, Kind.REDUCTION):
-            logs.graph_breaks.info("%s: %s on %s at %s runs as a NumPy step (no C rule)",
-                                   graph.name, node.op.name, node.dtype, node.loc)
+            logs.graph_breaks.info(
+                "%s: %s on %s at %s runs as a NumPy step (no C rule)",
+                graph.name,
+                node.op.name,
+                node.dtype,
+                node.loc,
+            )
 
 
 class CBackend:
@@ -92,8 +97,9 @@ class CBackend:
             try:
                 return self._compile_structured(graph)
             except StructuredUnsupported as exc:
-                logs.graph_breaks.info("%s runs eagerly: the C backend does not support %s",
-                                       graph.name, exc)
+                logs.graph_breaks.info(
+                    "%s runs eagerly: the C backend does not support %s", graph.name, exc
+                )
                 return EagerBackend().compile(graph)
         sched, source, decls, py, wrapper = generate(graph)
         _log_numpy_steps(graph, sched)
@@ -119,8 +125,13 @@ class CBackend:
 
     def _load(self, source: str, decls: str) -> tuple[Any, Any]:
         try:
-            return load_library(source, decls, self.cache_dir or config.cache_dir,
-                                timeout=config.build_timeout or None, max_bytes=config.cache_max_bytes)
+            return load_library(
+                source,
+                decls,
+                self.cache_dir or config.cache_dir,
+                timeout=config.build_timeout or None,
+                max_bytes=config.cache_max_bytes,
+            )
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
 

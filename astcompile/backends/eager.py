@@ -36,7 +36,9 @@ Env = dict[int, Any]
 class EvalContext:
     """Per-call state: computed values by node id, and input shapes for symbolic sizes."""
 
-    def __init__(self, shapes: Sequence[tuple[int, ...]] | None, leaves: Sequence[Any] = ()) -> None:
+    def __init__(
+        self, shapes: Sequence[tuple[int, ...]] | None, leaves: Sequence[Any] = ()
+    ) -> None:
         self.values: Env = {}
         self.runtime: dict[int, int] = {}  # RUN sizes met so far (slices with runtime bounds)
         self._shapes = shapes
@@ -96,8 +98,12 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     return fn(args[0], axis=axis, keepdims=attr.keepdims)
 
 
-def index_key(items: Sequence[IndexItem], dim: Callable[[Dim], int], args: Sequence[Any] = (),
-              runtime: dict[int, int] | None = None) -> tuple:
+def index_key(
+    items: Sequence[IndexItem],
+    dim: Callable[[Dim], int],
+    args: Sequence[Any] = (),
+    runtime: dict[int, int] | None = None,
+) -> tuple:
     """The Python index tuple that a normalised IndexItem list stands for; DynIndex entries
     take their value from the node's operands ``args`` (``args[0]`` is the indexed array). The
     lengths of "dslice" items are recorded in ``runtime``, for the sizes that refer to them."""
@@ -210,8 +216,10 @@ def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
     plans = _SUB_PLANS.setdefault(owner, {})
     steps = plans.get(id(graph))
     if steps is None:
-        steps = [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs))
-                 for n in own_nodes(graph, owner.inputs)]
+        steps = [
+            (n.id, rule_for(n), n, tuple(i.id for i in n.inputs))
+            for n in own_nodes(graph, owner.inputs)
+        ]
         plans[id(graph)] = steps
     return steps
 
@@ -277,15 +285,21 @@ def plan(graph: Graph) -> list[Step]:
     return steps
 
 
-def run_plan(graph: Graph, steps: list[Step], leaves: Sequence[Any],
-             shapes: Sequence[tuple[int, ...]] | None = None) -> list:
+def run_plan(
+    graph: Graph,
+    steps: list[Step],
+    leaves: Sequence[Any],
+    shapes: Sequence[tuple[int, ...]] | None = None,
+) -> list:
     ctx = EvalContext(shapes, leaves)
     for node, value in zip(graph.inputs, leaves):
         ctx.values[node.id] = value
     return _run_steps(steps, ctx, graph.outputs)
 
 
-def run_graph(graph: Graph, leaves: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None = None) -> list:
+def run_graph(
+    graph: Graph, leaves: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None = None
+) -> list:
     """Evaluate ``graph`` on concrete leaf values; returns the output values."""
     return run_plan(graph, plan(graph), leaves, shapes)
 

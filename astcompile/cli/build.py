@@ -69,10 +69,18 @@ class _Bar:
 def format_table(result: BuildResult) -> str:
     """functions, graphs, breaks, kernels built and time, one row per function and a total."""
     head = ("function", "signatures", "graphs", "breaks", "kernels", "time")
-    rows = [(f.name, len(f.signatures), f.graphs, f.breaks, f.kernels, f"{f.seconds:.2f} s")
-            for f in result.functions]
-    total = ("total", sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows),
-             sum(r[4] for r in rows), f"{result.seconds:.2f} s")
+    rows = [
+        (f.name, len(f.signatures), f.graphs, f.breaks, f.kernels, f"{f.seconds:.2f} s")
+        for f in result.functions
+    ]
+    total = (
+        "total",
+        sum(r[1] for r in rows),
+        sum(r[2] for r in rows),
+        sum(r[3] for r in rows),
+        sum(r[4] for r in rows),
+        f"{result.seconds:.2f} s",
+    )
     table = [head, *rows, total]
     widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]

@@ -18,8 +18,11 @@ from astcompile.runtime import UnsafeCacheDir, evict, trust
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("info", "clear"),
-                        help="info: what the cache holds; clear: remove every entry")
+    parser.add_argument(
+        "action",
+        choices=("info", "clear"),
+        help="info: what the cache holds; clear: remove every entry",
+    )
     parser.add_argument("--json", action="store_true", help="info: print one JSON object")
 
 
@@ -63,8 +66,10 @@ def _problem(cache_dir: str) -> str:
 
 def format_info(report: dict[str, Any]) -> str:
     limit = _size(report["max_bytes"]) if report["max_bytes"] else "no limit"
-    lines = [f"cache folder  {report['folder']}",
-             f"size          {_size(report['bytes'])} of {limit} (ASTCOMPILE_CACHE_MAX_BYTES)"]
+    lines = [
+        f"cache folder  {report['folder']}",
+        f"size          {_size(report['bytes'])} of {limit} (ASTCOMPILE_CACHE_MAX_BYTES)",
+    ]
     for label, found in report["sections"].items():
         lines.append(f"  {label:<15} {found['entries']:>6}  {_size(found['bytes'])}")
     if report["leftovers"]:

@@ -103,9 +103,7 @@ def _node_accesses(
             _node_accesses(src, ivar, plan, inner, seen, out)
 
 
-def _access(
-    view: Node, store: Node | None, ivar: Node, plan: StructPlan, write: bool
-) -> Access:
+def _access(view: Node, store: Node | None, ivar: Node, plan: StructPlan, write: bool) -> Access:
     """Which root ``view`` (indexed by ``store``'s index, if a store target) lives in and what
     each root axis is fixed to."""
     root, axes, fixed = _resolve(view, ivar, plan)
@@ -120,9 +118,7 @@ def _resolve(node: Node, ivar: Node, plan: StructPlan):
     """(root, view axes, fixed root positions) of an array in memory; root None if unknown."""
     if node.op is Op.STORE:
         return _resolve(node.inputs[0], ivar, plan)
-    if node.id in plan.buffers or (
-        node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY
-    ):
+    if node.id in plan.buffers or (node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY):
         return node, [_Axis(a, 0, 1) for a in range(node.ndim)], {}
     if node.op not in VIEW_OPS:
         return None, None, {}

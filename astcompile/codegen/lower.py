@@ -54,8 +54,10 @@ def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
 
 def _pick(macro: str, compare: str) -> Callable:
     """maximum/minimum/fmax/fmin: the NaN-aware macro for floats, a plain select otherwise."""
-    return _int_or(lambda n, a: f"{macro}({a[0]}, {a[1]})",
-                   lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+    return _int_or(
+        lambda n, a: f"{macro}({a[0]}, {a[1]})",
+        lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})",
+    )
 
 
 def _helper(name: str) -> Callable:

@@ -61,7 +61,9 @@ def dyn_index(em: Emitter, node: Node, k: int) -> str:
     return em.direct.get((node.id, k), dyn_name(node, k))
 
 
-def dyn_checks(em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]) -> None:
+def dyn_checks(
+    em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tuple[Dim, ...]
+) -> None:
     """Locals for the runtime indices and slices of ``items`` (applied to ``shape``), checked
     or clipped as NumPy does, before anything reads through them."""
     axis = 0
@@ -82,7 +84,8 @@ def dyn_checks(em: Emitter, node: Node, items: tuple[IndexItem, ...], shape: tup
             if in_range(bounds(src, em.ranges), shape[axis]):
                 # provably within [0, size): no check (see codegen/index_ranges.py)
                 em.direct[node.id, item.start.input] = (
-                    raw if src.dtype == np.int64 else f"((int64_t){raw})")
+                    raw if src.dtype == np.int64 else f"((int64_t){raw})"
+                )
                 axis += 1
                 continue
             em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
@@ -117,4 +120,3 @@ def size_check(em: Emitter, node: Node, check: SizeCheckAttr | None = None) -> N
     sizes = [dim_c(d) for d in check.dims]
     report = " ".join(f"err[{k}] = {v};" for k, v in enumerate(sizes))
     em.bail(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")
-

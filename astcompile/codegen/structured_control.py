@@ -183,5 +183,7 @@ def check(em: Emitter, node: Node) -> None:
     """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check."""
     em.checks.append((node.attr.exception, node.attr.message))
     what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
-    em.bail(f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
-            f"  /* {what} */{loc(node)}")
+    em.bail(
+        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
+        f"  /* {what} */{loc(node)}"
+    )

@@ -43,8 +43,10 @@ _UNKNOWN_TRIP = 16
 
 def team(work: str) -> str:
     """The clauses of a team opened only when ``work`` (a C expression) is worth it."""
-    return (f" if(parallel: nthreads > 1 && {work} >= {PARALLEL_WORK})"
-            " num_threads(nthreads) schedule(static)")
+    return (
+        f" if(parallel: nthreads > 1 && {work} >= {PARALLEL_WORK})"
+        " num_threads(nthreads) schedule(static)"
+    )
 
 
 @dataclass
@@ -65,8 +67,17 @@ class Pending:
 def begin(em: Emitter, node: Node, trip: str) -> Pending:
     """Called just before the ``for`` line: tentatively parallel if the proof holds."""
     proved = independent(node, em.plan)
-    p = Pending(node, len(em.lines), em.depth, em.exits, len(em.allocs), em.loops, proved,
-                em.inside == 0, trip)
+    p = Pending(
+        node,
+        len(em.lines),
+        em.depth,
+        em.exits,
+        len(em.allocs),
+        em.loops,
+        proved,
+        em.inside == 0,
+        trip,
+    )
     em.inside += 1
     return p
 
@@ -86,7 +97,7 @@ def end(em: Emitter, p: Pending) -> None:
     flag = f"work{nid(p.node)}"
     pragma = f"#pragma omp parallel for{' simd' if simd else ''}{team(flag)}"
     per_iteration = poly_c(body_work(p.node.attr.body, em))
-    em.lines[p.mark:p.mark] = [
+    em.lines[p.mark : p.mark] = [
         f"{indent}/* iterations are independent (docs/numpy-support.md, parallel loops) */",
         f"{indent}const int64_t {flag} = ({p.trip}) * ({per_iteration});  /* element ops */",
         indent + pragma,
@@ -172,8 +183,11 @@ def worth_a_team(poly: Poly) -> bool:
 
 def poly_c(poly: Poly) -> str:
     """C for a work polynomial: ``3 * n0_0 * n0_1 + 2``."""
-    terms = [" * ".join(([str(c)] if c != 1 or not t else []) + [dim_c(d) for d in t])
-             for t, c in sorted(poly.items(), key=lambda tc: -len(tc[0])) if c]
+    terms = [
+        " * ".join(([str(c)] if c != 1 or not t else []) + [dim_c(d) for d in t])
+        for t, c in sorted(poly.items(), key=lambda tc: -len(tc[0]))
+        if c
+    ]
     return " + ".join(terms) or "0"
 
 

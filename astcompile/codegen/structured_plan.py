@@ -47,7 +47,13 @@ class StructPlan:
     written_inputs: set[int] = field(default_factory=set)  # array arguments a store may reach
 
     def is_scalar(self, node: Node) -> bool:
-        return node.shape == () and node.op not in (Op.STORE, Op.LOOP, Op.IF, Op.CHECK, Op.SIZE_CHECK)
+        return node.shape == () and node.op not in (
+            Op.STORE,
+            Op.LOOP,
+            Op.IF,
+            Op.CHECK,
+            Op.SIZE_CHECK,
+        )
 
     def rooted(self, node: Node) -> bool:
         """Whether ``node`` is an array in memory (an argument, buffer, placeholder, or a view)."""

@@ -80,8 +80,9 @@ def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
         name, t = value_name(node), ctype(node.dtype)
         if node.attr.input_kind is InputKind.SCALAR:
             parts = scalar_params(name, node.dtype)
-            params += [Param(pt, pn, py) for (pt, pn), py in
-                       zip(parts, scalar_args(name, node.dtype))]
+            params += [
+                Param(pt, pn, py) for (pt, pn), py in zip(parts, scalar_args(name, node.dtype))
+            ]
             if len(parts) > 1:  # a complex scalar arrives as its two parts
                 prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
@@ -120,8 +121,10 @@ class _Wrapper:
         for n in self.graph.inputs:
             if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):
                 name, item = value_name(n), n.dtype.itemsize
-                lines.append(f"    {unit_name(n)} = {name} if {name}.strides[-1] == {item}"
-                             f" else _contiguous({name})")
+                lines.append(
+                    f"    {unit_name(n)} = {name} if {name}.strides[-1] == {item}"
+                    f" else _contiguous({name})"
+                )
         for a in self.em.allocs:
             self.consts[f"_dt_{a.name}"] = a.dtype
             lines.append(f"    {a.name} = _empty({shape_expr(a.shape)}, _dt_{a.name})")

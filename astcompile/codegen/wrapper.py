@@ -85,8 +85,10 @@ class WrapperSource:
             if node.attr.input_kind is InputKind.SCALAR:
                 continue
             self.consts[f"_dt{k}"] = node.dtype
-            self.emit(f"if not (type({name}) is _ndarray and {name}.dtype is _dt{k} "
-                      f"and {name}.ndim == {len(node.shape)}):")
+            self.emit(
+                f"if not (type({name}) is _ndarray and {name}.dtype is _dt{k} "
+                f"and {name}.ndim == {len(node.shape)}):"
+            )
             self.emit("    return _eager(leaves)")
             dims = [f"d{k}_{a}" for a in range(len(node.shape))]
             if dims:
@@ -150,8 +152,13 @@ class WrapperSource:
         if node.id in self.fresh:  # our own np.empty: C-contiguous, strides from the shape
             self.emit(f"{ptr} = _fb({name})")
             item = str(node.dtype.itemsize)
-            return [ptr, *(" * ".join([item, *map(dim_expr, node.shape[a + 1:])])
-                           for a in range(len(node.shape)))]
+            return [
+                ptr,
+                *(
+                    " * ".join([item, *map(dim_expr, node.shape[a + 1 :])])
+                    for a in range(len(node.shape))
+                ),
+            ]
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             item = node.dtype.itemsize
             self.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")

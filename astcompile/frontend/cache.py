@@ -41,7 +41,9 @@ class CachedRewrite:
     source: str
     regions: tuple[RegionSpec, ...]
     breaks: tuple[GraphBreak, ...]
-    digest: str | None  # names this entry's content (region entries are keyed by it); None: not cached
+    digest: (
+        str | None
+    )  # names this entry's content (region entries are keyed by it); None: not cached
     filename: str = ""
 
 
@@ -51,13 +53,22 @@ def function_key(fn: Callable, all_eager: bool) -> str | None:
         return None
     from astcompile.buildid import compiler_id
 
-    parts = (FORMAT, compiler_id(), artifacts.python_version(), np.__version__, fn.__module__,
-             fn.__qualname__, code_hash(fn), str(all_eager))
+    parts = (
+        FORMAT,
+        compiler_id(),
+        artifacts.python_version(),
+        np.__version__,
+        fn.__module__,
+        fn.__qualname__,
+        code_hash(fn),
+        str(all_eager),
+    )
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
 
 
-def load(fn: Callable, all_eager: bool, stores: Sequence[artifacts.Store],
-         validate: bool = True) -> CachedRewrite | None:
+def load(
+    fn: Callable, all_eager: bool, stores: Sequence[artifacts.Store], validate: bool = True
+) -> CachedRewrite | None:
     """The first valid entry for ``fn`` in ``stores``; stale entries are logged and skipped.
 
     ``validate=False`` skips re-resolving the recorded names (for a provisional early look).
@@ -76,13 +87,21 @@ def load(fn: Callable, all_eager: bool, stores: Sequence[artifacts.Store],
                 return _from_entry(entry, _filename(fn), _digest(data))
         except (ValueError, KeyError, TypeError) as exc:
             why = f"unreadable ({type(exc).__name__}: {exc})"
-        logs.root.info("rewrite cache entry for %s in %s not used: %s", fn.__qualname__,
-                       store.root, why)
+        logs.root.info(
+            "rewrite cache entry for %s in %s not used: %s", fn.__qualname__, store.root, why
+        )
     return None
 
 
-def save(fn: Callable, all_eager: bool, store: artifacts.Store, source: str,
-         regions: Sequence[RegionSpec], breaks: Sequence[GraphBreak], lookups: Lookups) -> str | None:
+def save(
+    fn: Callable,
+    all_eager: bool,
+    store: artifacts.Store,
+    source: str,
+    regions: Sequence[RegionSpec],
+    breaks: Sequence[GraphBreak],
+    lookups: Lookups,
+) -> str | None:
     """Store the rewrite of ``fn``; returns the entry's digest, None when it is not cacheable."""
     key = function_key(fn, all_eager)
     if key is None or any(fp is None for _, _, fp in lookups):
@@ -146,14 +165,25 @@ def _break_record(graph_break: GraphBreak, filename: str) -> dict[str, Any]:
 
 def _from_entry(entry: dict[str, Any], filename: str, digest: str) -> CachedRewrite:
     regions = tuple(
-        RegionSpec(**{**spec, "params": tuple(spec["params"]), "outputs": tuple(spec["outputs"]),
-                      "globals_read": tuple(spec["globals_read"]),
-                      "structured": structured_specs(spec.get("structured", ()))})
+        RegionSpec(
+            **{
+                **spec,
+                "params": tuple(spec["params"]),
+                "outputs": tuple(spec["outputs"]),
+                "globals_read": tuple(spec["globals_read"]),
+                "structured": structured_specs(spec.get("structured", ())),
+            }
+        )
         for spec in entry["regions"]
     )
     breaks = tuple(
-        GraphBreak(**{**record, "reason": BreakReason[record["reason"]],
-                      "filename": record["filename"] or filename})
+        GraphBreak(
+            **{
+                **record,
+                "reason": BreakReason[record["reason"]],
+                "filename": record["filename"] or filename,
+            }
+        )
         for record in entry["breaks"]
     )
     return CachedRewrite(entry["source"], regions, breaks, digest, filename)
@@ -166,4 +196,3 @@ def _filename(fn: Callable) -> str:
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:40]
-

@@ -71,15 +71,19 @@ def code_hash(fn: types.FunctionType) -> str:
 
 
 def _without_filename(code: types.CodeType) -> types.CodeType:
-    consts = tuple(_without_filename(c) if isinstance(c, types.CodeType) else c
-                   for c in code.co_consts)
+    consts = tuple(
+        _without_filename(c) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
     return code.replace(co_filename="", co_consts=consts)
 
 
 def _marks(obj: Any) -> str:
     """The process-wide marks the resolver's rules read (disable, allow/disallow, graph_break)."""
-    flags = (registry.is_disallowed(obj), registry.is_allowed_in_graph(obj),
-             getattr(obj, "__astcompile_graph_break__", False) is True)
+    flags = (
+        registry.is_disallowed(obj),
+        registry.is_allowed_in_graph(obj),
+        getattr(obj, "__astcompile_graph_break__", False) is True,
+    )
     return f"{registry.disable_mode(obj)}" + "".join(str(int(f)) for f in flags)
 
 

@@ -84,8 +84,15 @@ class StructuredPlanner:
             specs += found
         return specs
 
-    def _guard(self, unit: cst.If, units: list[cst.CSTNode], index: int, bound: Live,
-               jump: _Jump, found: list[Spec]) -> list[Spec] | None:
+    def _guard(
+        self,
+        unit: cst.If,
+        units: list[cst.CSTNode],
+        index: int,
+        bound: Live,
+        jump: _Jump,
+        found: list[Spec],
+    ) -> list[Spec] | None:
         """The rest of the block after an ``if`` holding a jump runs under ``if go:``."""
         rest = units[index + 1 :]
         names = self._state(rest, self.liveness.after.get(units[-1], frozenset())) | jump[1]
@@ -106,7 +113,9 @@ class StructuredPlanner:
         if not names <= bound:
             return None
         specs: list[Spec] = [BranchSpec(self.line_of[node], tuple(sorted(names)))]
-        for block in [node.body] + ([node.orelse.body] if isinstance(node.orelse, cst.Else) else []):
+        for block in [node.body] + (
+            [node.orelse.body] if isinstance(node.orelse, cst.Else) else []
+        ):
             inner = self._block(block_units(block), bound, jump)
             if inner is None:
                 return None

@@ -28,8 +28,9 @@ CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, and ``np.array([a, b])`` gets a
 #: list, so NumPy cannot hand them to the tracer: region bodies call them through
 #: ``__ac_create`` (see graph/numpy_api.py, graph/literals.py, graph/numpy_construct.py).
-CREATION_NAMES = frozenset({"zeros", "ones", "empty", "full", "array", "asarray", "arange",
-                            "linspace", "eye", "identity"})
+CREATION_NAMES = frozenset(
+    {"zeros", "ones", "empty", "full", "array", "asarray", "arange", "linspace", "eye", "identity"}
+)
 
 
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
@@ -102,8 +103,15 @@ class _Lowering(ast.NodeTransformer):
         then_name, else_name = P.branch_names(node)
         then_fn = P.function(then_name, spec.names, node.body, spec.names, node)
         else_fn = P.function(else_name, spec.names, node.orelse or [ast.Pass()], spec.names, node)
-        call = P.call(IF, [P.test(node.test), ast.Name(then_name, ast.Load()),
-                           ast.Name(else_name, ast.Load()), P.names(spec.names)])
+        call = P.call(
+            IF,
+            [
+                P.test(node.test),
+                ast.Name(then_name, ast.Load()),
+                ast.Name(else_name, ast.Load()),
+                P.names(spec.names),
+            ],
+        )
         return [then_fn, else_fn, P.assign(spec.names, call, node)]
 
     def _jumps(self, body: list[ast.stmt], spec: LoopSpec) -> list[ast.stmt]:

@@ -24,7 +24,35 @@ AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert",
 #: user's own ``floor`` is simply called).
 SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round"})
 MATH_FUNCTIONS = frozenset(
-    ["sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "atan2", "hypot", "floor", "ceil", "trunc", "fabs", "pow", "isnan", "isinf", "isfinite", "copysign"]
+    [
+        "sqrt",
+        "exp",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "expm1",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "sinh",
+        "cosh",
+        "tanh",
+        "atan2",
+        "hypot",
+        "floor",
+        "ceil",
+        "trunc",
+        "fabs",
+        "pow",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "copysign",
+    ]
 )
 
 
@@ -59,20 +87,34 @@ SCOPE_SENSITIVE = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
 
 
 def lambda_of(expr: ast.expr) -> ast.Lambda:
-    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                         kwarg=None, defaults=[])
+    args = ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+    )
     return ast.Lambda(args, expr)
 
 
-def function(name: str, params: list[str] | tuple[str, ...], body: list[ast.stmt],
-             returns: tuple[str, ...], where: ast.stmt, value: ast.expr | None = None
-             ) -> ast.FunctionDef:
+def function(
+    name: str,
+    params: list[str] | tuple[str, ...],
+    body: list[ast.stmt],
+    returns: tuple[str, ...],
+    where: ast.stmt,
+    value: ast.expr | None = None,
+) -> ast.FunctionDef:
     """``def name(*params): body; return returns`` (or ``return value``)."""
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None,
-                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(p) for p in params],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
     ret = ast.Return(names(returns) if value is None else value)
-    fdef = ast.FunctionDef(name=name, args=args, body=[*body, ret], decorator_list=[],
-                           returns=None, type_comment=None)
+    fdef = ast.FunctionDef(
+        name=name, args=args, body=[*body, ret], decorator_list=[], returns=None, type_comment=None
+    )
     last = body[-1] if body and hasattr(body[-1], "lineno") else where
     ast.copy_location(ret, last)
     ret.lineno = ret.end_lineno = getattr(last, "end_lineno", None) or last.lineno
@@ -189,7 +231,11 @@ def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt]
     target, (helper, bounds))."""
     it, target = node.iter, node.target
     kind = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else ""
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "ndindex":
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Attribute)
+        and it.func.attr == "ndindex"
+    ):
         idx = f"__ac_idx_{line}"
         bind = [located(ast.Assign([target], load(idx)), node)]
         return [], idx, bind, (NDINDEX, ast.Tuple(list(it.args), ast.Load()))
@@ -213,7 +259,9 @@ def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt]
 
 
 def _is_range(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range"
+    return (
+        isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range"
+    )
 
 
 def _start(it: ast.Call, line: int, where: ast.stmt) -> tuple[ast.expr | None, list[ast.stmt]]:

@@ -58,8 +58,9 @@ def build_function(
     return function
 
 
-def _inner_code(source: str, name: str, free: tuple[str, ...], filename: str,
-                structured: tuple = ()) -> types.CodeType:
+def _inner_code(
+    source: str, name: str, free: tuple[str, ...], filename: str, structured: tuple = ()
+) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
     loops are lowered to structured calls on the way (see frontend/loops.py)."""
     module = ast.parse(source, filename=filename)

@@ -78,8 +78,12 @@ class _Entry:
         return _Entry(defined, possible | bound, self.guarded | guarded)
 
 
-def plan_regions(fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None,
-                 line_of: dict[cst.CSTNode, int] | None = None) -> Plan:
+def plan_regions(
+    fdef: cst.FunctionDef,
+    eligible: set[cst.CSTNode],
+    fn: Callable | None,
+    line_of: dict[cst.CSTNode, int] | None = None,
+) -> Plan:
     """Plan the regions of ``fdef``; ``eligible`` holds the units analysis found graph-able;
     ``line_of`` gives statements' lines (needed to lower graph-able loops)."""
     planner = _Planner(fdef, eligible, fn, line_of or {})
@@ -128,8 +132,13 @@ def _trivial_small(small: cst.BaseSmallStatement) -> bool:
 class _Planner:
     """Walks the blocks of one function in source order, so regions are numbered as read."""
 
-    def __init__(self, fdef: cst.FunctionDef, eligible: set[cst.CSTNode], fn: Callable | None,
-                 line_of: dict[cst.CSTNode, int]):
+    def __init__(
+        self,
+        fdef: cst.FunctionDef,
+        eligible: set[cst.CSTNode],
+        fn: Callable | None,
+        line_of: dict[cst.CSTNode, int],
+    ):
         self.fdef = fdef
         self.eligible = eligible
         self.liveness = Liveness(fdef)

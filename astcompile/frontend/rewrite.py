@@ -50,7 +50,10 @@ class RewriteResult:
 
 
 def rewrite_function(
-    src: FunctionSource, analysis: FunctionAnalysis, *, all_eager: bool = False,
+    src: FunctionSource,
+    analysis: FunctionAnalysis,
+    *,
+    all_eager: bool = False,
     python_loops: frozenset[int] = frozenset(),
 ) -> RewriteResult:
     """Cut ``src`` into regions (none with ``all_eager``) and route eager user calls; loops on
@@ -69,15 +72,19 @@ def rewrite_function(
             calls.add(node)
     if all_eager or analysis.eager_only:
         units = set()
-    line_of = {n: p.start.line for n, p in positions.items()
-               if isinstance(n, (cst.For, cst.While, cst.If))}
+    line_of = {
+        n: p.start.line for n, p in positions.items() if isinstance(n, (cst.For, cst.While, cst.If))
+    }
     kept = {line - src.def_line + 1 for line in python_loops}
     line_of = {n: line for n, line in line_of.items() if line not in kept or isinstance(n, cst.If)}
     plan = plan_regions(fdef, units, src.fn, line_of)
     specs = tuple(_spec(run, _lines(run, positions), src) for run in plan.order)
     heights = {run.name: _height(run, module) for run in plan.order}
-    loops = {n: (src.def_line + p.start.line - 1, src.def_line + p.end.line - 1)
-             for n, p in positions.items() if isinstance(n, cst.For)}
+    loops = {
+        n: (src.def_line + p.start.line - 1, src.def_line + p.end.line - 1)
+        for n, p in positions.items()
+        if isinstance(n, cst.For)
+    }
     new_fdef = _keep_locals(fdef, fdef.visit(_Rewriter(plan, calls, heights, loops)))
     code = module.with_changes(body=[new_fdef]).code
     return RewriteResult("\n" * (src.def_line - 1) + code, specs, analysis)
@@ -213,16 +220,24 @@ def _route_call(call: cst.Call) -> cst.Call:
 class _Rewriter(cst.CSTTransformer):
     """Replaces planned runs by region calls and routes user calls in eager code."""
 
-    def __init__(self, plan: Plan, calls: set[cst.Call], heights: dict[str, int],
-                 loops: dict[cst.For, tuple[int, int]]):
+    def __init__(
+        self,
+        plan: Plan,
+        calls: set[cst.Call],
+        heights: dict[str, int],
+        loops: dict[cst.For, tuple[int, int]],
+    ):
         self.plan, self.calls, self.heights, self.loops = plan, calls, heights, loops
 
     def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
         """A loop left in Python reports its trip count to ``explain``: ``__ac_loop(first
         line, last line, iterable)`` returns the iterable itself unless explain records."""
         first, last = self.loops[original]
-        args = [cst.Arg(cst.Integer(str(first))), cst.Arg(cst.Integer(str(last))),
-                cst.Arg(updated.iter)]
+        args = [
+            cst.Arg(cst.Integer(str(first))),
+            cst.Arg(cst.Integer(str(last))),
+            cst.Arg(updated.iter),
+        ]
         return updated.with_changes(iter=cst.Call(cst.Name(LOOP), args))
 
     def on_visit(self, node: cst.CSTNode) -> bool:

@@ -24,8 +24,21 @@ from astcompile.graph.ops import COMPARISONS, Op, info
 
 SUPPORTED_DTYPES = frozenset(
     np.dtype(t)
-    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float32", "float64", "complex64", "complex128")
+    for t in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
 )
 
 
@@ -86,8 +99,10 @@ def _loop_dtypes(fn: Callable, operands: Sequence[Operand]) -> tuple[np.dtype, .
         return None
     every_weak = all(o.weak for o in operands)  # NumPy resolves (int, int) to object loops
     all_bool = all(o.node.dtype == np.bool_ for o in operands if not o.weak)
-    signature = tuple(_weak_type(o.example, all_bool) if o.weak and not every_weak
-                      else o.node.dtype for o in operands)
+    signature = tuple(
+        _weak_type(o.example, all_bool) if o.weak and not every_weak else o.node.dtype
+        for o in operands
+    )
     try:
         resolved = fn.resolve_dtypes(signature + (None,))
     except (TypeError, np.exceptions.DTypePromotionError):
@@ -127,7 +142,9 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
 
 
 def _is_python_int(operand: Operand) -> bool:
-    return operand.weak and isinstance(operand.example, int) and not isinstance(operand.example, bool)
+    return (
+        operand.weak and isinstance(operand.example, int) and not isinstance(operand.example, bool)
+    )
 
 
 def _may_not_fit(operand: Operand, dtype: np.dtype) -> bool:
@@ -153,8 +170,10 @@ def _loop_operand(op: Op, operand: Operand, dtype: np.dtype) -> Node:
     OverflowError), except in ``np.where``, which casts unsafely."""
     if op is not Op.WHERE and _may_not_fit(operand, dtype):
         if op is Op.CLIP:
-            raise TraceBreak("np.clip with a Python int bound",
-                             "NumPy drops a bound outside the array's dtype: runs in NumPy")
+            raise TraceBreak(
+                "np.clip with a Python int bound",
+                "NumPy drops a bound outside the array's dtype: runs in NumPy",
+            )
         limits.require_int_fits(operand.node, operand.example, dtype)
     return cast(operand, dtype)
 
@@ -180,13 +199,17 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
-def reduction(op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0) -> tuple[Node, bool]:
+def reduction(
+    op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0
+) -> tuple[Node, bool]:
     """A reduction node and whether NumPy would return a scalar (a full reduction)."""
     node = operand.node
     axes = normalize_axes(axis, node.ndim)
     if op in (Op.ARGMAX, Op.ARGMIN) and axis is not None and len(axes) != 1:
         raise TypeError("argmax/argmin take a single integer axis")
-    empty = any(node.shape[a] == 0 for a in axes) or (node.ndim and axis is None and 0 in node.shape)
+    empty = any(node.shape[a] == 0 for a in axes) or (
+        node.ndim and axis is None and 0 in node.shape
+    )
     if empty and op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN):
         raise ValueError("zero-size array to reduction operation which has no identity")
     reduced_dims = [node.shape[a] for a in axes]
@@ -240,10 +263,14 @@ def reshape(node: Node, new_shape: Sequence[S.Dim]) -> Node:
     if unknown:
         known = S.prod([d for i, d in enumerate(dims) if i != unknown[0]])
         if S.hint(known) == 0 or not env.is_eq(S.dim_mod(total, known), 0):
-            raise ValueError(f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}")
+            raise ValueError(
+                f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}"
+            )
         dims[unknown[0]] = S.dim_floordiv(total, known)
     elif not env.is_eq(S.prod(dims), total):
-        raise ValueError(f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}")
+        raise ValueError(
+            f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}"
+        )
     dims = [_specialize_small(env, d) for d in dims]
     return current().node(Op.RESHAPE, (node,), node.dtype, tuple(dims), tuple(dims))
 
@@ -279,14 +306,18 @@ def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
     """``target[...] = value`` needs ``value`` to broadcast to ``target``; NumPy's error if not."""
     env = current().env
     if len(value) > len(target) and any(d != 1 for d in value[: len(value) - len(target)]):
-        raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
-                         f"into shape {_hints(target)}")
+        raise ValueError(
+            f"could not broadcast input array from shape {_hints(value)} "
+            f"into shape {_hints(target)}"
+        )
     for have, want in zip(reversed(value), reversed(target)):
         if S.is_runtime(have) or S.is_runtime(want):
             continue  # checked by the store itself when it runs (store_checks)
         if have != 1 and not (have == want or env.is_eq(have, want)):
-            raise ValueError(f"could not broadcast input array from shape {_hints(value)} "
-                             f"into shape {_hints(target)}")
+            raise ValueError(
+                f"could not broadcast input array from shape {_hints(value)} "
+                f"into shape {_hints(target)}"
+            )
 
 
 def store_checks(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> list[tuple[S.Dim, S.Dim]]:
@@ -311,7 +342,9 @@ def matmul(op: Op, a: Operand, b: Operand) -> Node:
     k_left = x.shape[-1]
     k_right = y.shape[0] if y.ndim == 1 else y.shape[-2]
     if not env.is_eq(k_left, k_right):
-        raise ValueError(f"matmul: mismatch in its core dimension ({S.hint(k_left)} != {S.hint(k_right)})")
+        raise ValueError(
+            f"matmul: mismatch in its core dimension ({S.hint(k_left)} != {S.hint(k_right)})"
+        )
     rows = () if x.ndim == 1 else (x.shape[-2],)
     cols = () if y.ndim == 1 else (y.shape[-1],)
     batch = S.broadcast_shapes(env, x.shape[:-2], y.shape[:-2])

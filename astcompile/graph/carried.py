@@ -50,8 +50,10 @@ def kind_of(value: Any) -> tuple:
         return ("array", B.check_dtype(value.dtype), (), True)
     if isinstance(value, (bool, int, float, complex)):
         return ("scalar", np.result_type(value), type(value))
-    raise TraceBreak("unsupported loop-carried value",
-                     f"a {type(value).__name__} carried through a loop runs in Python")
+    raise TraceBreak(
+        "unsupported loop-carried value",
+        f"a {type(value).__name__} carried through a loop runs in Python",
+    )
 
 
 def unify(before: tuple, after: tuple) -> tuple:
@@ -62,12 +64,15 @@ def unify(before: tuple, after: tuple) -> tuple:
     if union is not None:
         return union
     if "union" in (before[0], after[0]):
-        raise TraceBreak("loop-carried type", f"a variable is {_describe(before)} or "
-                         f"{_describe(after)}: runs in NumPy")
+        raise TraceBreak(
+            "loop-carried type",
+            f"a variable is {_describe(before)} or {_describe(after)}: runs in NumPy",
+        )
     if before[0] == "array" and after[0] == "array":
         if before[2] != after[2] or before[3] != after[3]:
-            raise TraceBreak("loop-carried shape", "an array changes shape from one iteration "
-                             "to the next")
+            raise TraceBreak(
+                "loop-carried shape", "an array changes shape from one iteration to the next"
+            )
         return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
     if before[0] == "array" and after[0] == "scalar":
         return unify(after, before)  # branches meet in either order
@@ -100,9 +105,12 @@ def same_kinds(then_kinds: list, else_kinds: list) -> list:
     for a, b in zip(then_kinds, else_kinds):
         kind = unify(a, b)  # shape changes: their own message
         if a != b and kind[0] != "union":
-            raise TraceBreak("value-dependent type", f"a variable is {_describe(a)} after one "
-                             f"branch and {_describe(b)} after the other: runs in NumPy "
-                             "(give it one type before the if, e.g. np.float64(0.0))")
+            raise TraceBreak(
+                "value-dependent type",
+                f"a variable is {_describe(a)} after one "
+                f"branch and {_describe(b)} after the other: runs in NumPy "
+                "(give it one type before the if, e.g. np.float64(0.0))",
+            )
         kinds.append(kind)
     return kinds
 
@@ -132,21 +140,31 @@ def _parts(kind: tuple) -> list[tuple]:
 
 def _placeholder(ctx: Any, kind: tuple, index: int) -> Any:
     if kind[0] == "array":
-        node = ctx.node(Op.INPUT, (), kind[1], kind[2], InputAttr(index, f"c{index}",
-                                                                 InputKind.CARRIED))
+        node = ctx.node(
+            Op.INPUT, (), kind[1], kind[2], InputAttr(index, f"c{index}", InputKind.CARRIED)
+        )
         holder = SymArray(node, kind[3])
         holder.is_input = True  # in-place updates write through to the buffer it stands for
         return holder
-    node = ctx.node(Op.INPUT, (), kind[1], (), InputAttr(index, f"c{index}", InputKind.CARRIED,
-                                                        weak=kind[2] in (int, float, bool, complex)))
+    node = ctx.node(
+        Op.INPUT,
+        (),
+        kind[1],
+        (),
+        InputAttr(
+            index, f"c{index}", InputKind.CARRIED, weak=kind[2] in (int, float, bool, complex)
+        ),
+    )
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 
 def start_holds(values: tuple, kinds: list) -> bool:
     """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
     holding a start value (the Python number, flagged) exactly."""
-    return all(k == kind_of(v) or k[0] == "union" and _union_of(kind_of(v), k) == k
-               for v, k in zip(values, kinds))
+    return all(
+        k == kind_of(v) or k[0] == "union" and _union_of(kind_of(v), k) == k
+        for v, k in zip(values, kinds)
+    )
 
 
 def layout(kinds: list) -> list[tuple]:

@@ -14,7 +14,11 @@ from typing import Any
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
 SIZE_CHECKS: dict[str, tuple[Callable[..., bool], str, int]] = {
-    "broadcast": (lambda a, b: a == b or a == 1 or b == 1, "{0} == {1} || {0} == 1 || {1} == 1", 10),
+    "broadcast": (
+        lambda a, b: a == b or a == 1 or b == 1,
+        "{0} == {1} || {0} == 1 || {1} == 1",
+        10,
+    ),
     "store": (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 11),
     "equal": (lambda a, b: a == b, "{0} == {1}", 12),
     "nonempty": (lambda a: a > 0, "{0} > 0", 13),

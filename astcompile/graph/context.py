@@ -68,13 +68,17 @@ class TraceContext:
     def _check(self, kind: str, dims: tuple) -> None:
         from astcompile.graph.ir import SizeCheckAttr
 
-        self.add_effect(self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims))))
+        self.add_effect(
+            self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims)))
+        )
 
     def add_effect(self, node: Node) -> None:
         """Record an effect in the graph being traced (a loop body's, while one is open)."""
         self.effect_frames[-1].append(node)
 
-    def node(self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None) -> Node:
+    def node(
+        self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None
+    ) -> Node:
         return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, user_location())
 
     def __enter__(self) -> "TraceContext":

@@ -40,8 +40,10 @@ def truth_node(value: Any) -> Node:
         return B.const_operand(bool(value)).node
     node = operand(plain(value)).node  # a Python number and its NumPy twin: the same truth
     if node.ndim:
-        raise ValueError("The truth value of an array with more than one element is ambiguous. "
-                         "Use a.any() or a.all()")
+        raise ValueError(
+            "The truth value of an array with more than one element is ambiguous. "
+            "Use a.any() or a.all()"
+        )
     if node.dtype != np.bool_:
         node = B.elementwise(Op.NE, [node_operand(node), B.const_operand(0)])
     return node

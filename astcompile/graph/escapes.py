@@ -32,9 +32,25 @@ TRACED = (SymArray, SymScalar, SymInt, MaskedValue)
 _EMPTY = object()
 
 #: Values no caller can change: returned as themselves, the same object on every call.
-IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype, type,
-             types.ModuleType, types.BuiltinFunctionType, types.FunctionType, np.ufunc, slice,
-             range, type(Ellipsis))
+IMMUTABLE = (
+    type(None),
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    np.generic,
+    np.dtype,
+    type,
+    types.ModuleType,
+    types.BuiltinFunctionType,
+    types.FunctionType,
+    np.ufunc,
+    slice,
+    range,
+    type(Ellipsis),
+)
 
 
 def _parts(value: Any) -> Iterator[Any]:
@@ -83,11 +99,15 @@ def constant(value: Any, given: Callable[[Any], bool]) -> OutSpec:
     Python does."""
     kind = type(value).__name__
     if holds_traced(value):
-        raise TraceBreak("traced value in a Python object",
-                         f"a {kind} holding a value computed in the region leaves it")
+        raise TraceBreak(
+            "traced value in a Python object",
+            f"a {kind} holding a value computed in the region leaves it",
+        )
     if not _immutable(value) and not given(value):
-        raise TraceBreak("mutable value made in the region",
-                         f"a {kind} made in the region leaves it (every call needs its own)")
+        raise TraceBreak(
+            "mutable value made in the region",
+            f"a {kind} made in the region leaves it (every call needs its own)",
+        )
     return OutSpec("const", value=value)
 
 
@@ -103,8 +123,11 @@ def _plain_object(value: Any) -> bool:
     """An object whose state is its attributes (not an array, a traced value, or one of our
     compiled functions, whose caches fill in while it is traced)."""
     skip = IMMUTABLE + (np.ndarray,) + TRACED
-    return hasattr(value, "__dict__") and not isinstance(value, skip) and \
-        not registry.is_compiled(value)
+    return (
+        hasattr(value, "__dict__")
+        and not isinstance(value, skip)
+        and not registry.is_compiled(value)
+    )
 
 
 def _state_kind(value: Any) -> tuple[Callable, Callable] | None:
@@ -113,8 +136,7 @@ def _state_kind(value: Any) -> tuple[Callable, Callable] | None:
             return rules
     if not _plain_object(value):
         return None
-    return (lambda v: list(vars(v).items()),
-            lambda v, old: (vars(v).clear(), vars(v).update(old)))
+    return (lambda v: list(vars(v).items()), lambda v, old: (vars(v).clear(), vars(v).update(old)))
 
 
 def _identities(snapshot: Any) -> list[int] | set[int]:
@@ -162,13 +184,18 @@ class Watch:
 
     def check(self) -> None:
         """Undo the trace's changes and break, if it made any or left a traced value inside."""
-        changed = [(v, old, restore) for v, old, restore in self.watched
-                   if _identities(old) != _identities(_state_kind(v)[0](v))]
+        changed = [
+            (v, old, restore)
+            for v, old, restore in self.watched
+            if _identities(old) != _identities(_state_kind(v)[0](v))
+        ]
         leaked = [v for v, _, _ in self.watched if holds_traced(v)]
         for value, old, restore in changed:
             restore(value, old)
         if changed or leaked:
             kind = type(changed[0][0] if changed else leaked[0]).__name__
-            raise TraceBreak("side effect on a Python object",
-                             f"the region changes a {kind} it was given, or stores a computed "
-                             "value in it; compiled, that would happen once")
+            raise TraceBreak(
+                "side effect on a Python object",
+                f"the region changes a {kind} it was given, or stores a computed "
+                "value in it; compiled, that would happen once",
+            )

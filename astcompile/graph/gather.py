@@ -30,11 +30,14 @@ def index_array(key: Any) -> tuple[Any, tuple] | None:
         return None
     idx, rest = entries[0], tuple(entries[1:])
     if idx.ndim != 1 or any(_is_index_array(e) or isinstance(e, list) for e in rest):
-        raise TraceBreak("advanced indexing", "indexing with several or multi-dimensional "
-                                              "integer arrays runs in NumPy")
+        raise TraceBreak(
+            "advanced indexing",
+            "indexing with several or multi-dimensional integer arrays runs in NumPy",
+        )
     if any(e is Ellipsis or e is None for e in rest):
-        raise TraceBreak("advanced indexing", "an integer array index with ... or None runs in "
-                                              "NumPy")
+        raise TraceBreak(
+            "advanced indexing", "an integer array index with ... or None runs in NumPy"
+        )
     if idx.dtype == np.uint64:  # values past int64 would wrap into valid negative indices
         raise TraceBreak("advanced indexing", "a uint64 index array runs in NumPy")
     return idx.astype(np.int64), rest
@@ -42,8 +45,10 @@ def index_array(key: Any) -> tuple[Any, tuple] | None:
 
 def _check_rank(array: Any, rest: tuple) -> None:
     if array.ndim < 1 + len(rest):
-        raise IndexError(f"too many indices for array: array is {array.ndim}-dimensional, but "
-                         f"{1 + len(rest)} were indexed")
+        raise IndexError(
+            f"too many indices for array: array is {array.ndim}-dimensional, but "
+            f"{1 + len(rest)} were indexed"
+        )
 
 
 def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:

@@ -38,8 +38,9 @@ def _as_index(value: Any) -> Any:
 def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     if consumed > ndim:
-        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
-                         f"but {consumed} were indexed")
+        raise IndexError(
+            f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
+        )
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if not any(k is Ellipsis for k in key):  # `in` would compare symbolic entries with ==
@@ -56,8 +57,9 @@ def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexIte
         position = value
         in_range = env.is_ge(S.dim_sub(size, 1), value)
     if not in_range:
-        raise IndexError(f"index {S.hint(value)} is out of bounds for axis {axis} "
-                         f"with size {S.hint(size)}")
+        raise IndexError(
+            f"index {S.hint(value)} is out of bounds for axis {axis} with size {S.hint(size)}"
+        )
     return IndexItem("int", position)
 
 
@@ -104,16 +106,19 @@ def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
     else:
         return None
     if node.dtype.kind not in "iu":
-        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
-                         "and integer or boolean arrays are valid indices")
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+            "and integer or boolean arrays are valid indices"
+        )
     node = limits.index_value(node, clamp)
     if node.dtype != np.int64:
         node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
     return node
 
 
-def index_items(key: Any, shape: tuple[S.Dim, ...],
-                dynamic: list[Node] | None = None) -> list[IndexItem]:
+def index_items(
+    key: Any, shape: tuple[S.Dim, ...], dynamic: list[Node] | None = None
+) -> list[IndexItem]:
     """Normalise a basic-indexing key against ``shape``; run-time indices go to ``dynamic``."""
     env = current().env
     key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), len(shape))
@@ -127,8 +132,11 @@ def index_items(key: Any, shape: tuple[S.Dim, ...],
             axis += 1
         elif entry is None:
             items.append(IndexItem("newaxis"))
-        elif isinstance(entry, slice) and dynamic is not None and (
-                item := _dynamic_slice(entry, shape[axis], dynamic)) is not None:
+        elif (
+            isinstance(entry, slice)
+            and dynamic is not None
+            and (item := _dynamic_slice(entry, shape[axis], dynamic)) is not None
+        ):
             items.append(item)
             axis += 1
         elif isinstance(entry, slice):
@@ -191,8 +199,9 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     store(array, items, value, dynamic)
 
 
-def store(array: Any, items: tuple[IndexItem, ...], value: Any,
-          dynamic: Sequence[Node] = ()) -> None:
+def store(
+    array: Any, items: tuple[IndexItem, ...], value: Any, dynamic: Sequence[Node] = ()
+) -> None:
     """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
     like np.concatenate, call it directly: no slice clamping, so no size guards)."""
     from astcompile.graph import unions
@@ -212,8 +221,9 @@ def store(array: Any, items: tuple[IndexItem, ...], value: Any,
         stored = B.cast(source, array.dtype)
     B.check_broadcast(stored.shape, view_shape)
     ctx = current()
-    node = ctx.node(Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape,
-                    StoreAttr(items))
+    node = ctx.node(
+        Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape, StoreAttr(items)
+    )
     ctx.add_effect(node)
 
 

@@ -253,7 +253,9 @@ def format_shape(shape: Iterable[Dim]) -> str:
 
 def format_graph(graph: Graph) -> str:
     """A readable listing, one node a line, for ``explain`` and debug dumps."""
-    lines = [f"graph {graph.name}({', '.join(_format_attr(n.attr).strip() for n in graph.inputs)}):"]
+    lines = [
+        f"graph {graph.name}({', '.join(_format_attr(n.attr).strip() for n in graph.inputs)}):"
+    ]
     _format_nodes(graph.nodes(), lines, "    ")
     lines.append(f"    return {', '.join(repr(o) for o in graph.outputs)}")
     for guard in graph.guards:
@@ -324,7 +326,9 @@ def verify(graph: Graph) -> None:
             raise VerifyError(f"{node!r} has a negative size in {node.shape}")
         if node.op is Op.STORE and node not in graph.effects:
             raise VerifyError(f"{node!r} is a STORE missing from graph.effects")
-        if isinstance(node.attr, ReduceAttr) and any(a >= len(node.inputs[0].shape) for a in node.attr.axes):
+        if isinstance(node.attr, ReduceAttr) and any(
+            a >= len(node.inputs[0].shape) for a in node.attr.axes
+        ):
             raise VerifyError(f"{node!r} reduces an axis its input does not have")
 
 

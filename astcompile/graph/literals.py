@@ -24,8 +24,9 @@ from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 _SYMBOLIC = (SymArray, SymScalar, SymInt)
 
 
-def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
-          ndmin: int = 0) -> Any:
+def array(
+    object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K", ndmin: int = 0
+) -> Any:
     """The tracer's ``np.array``: NumPy's own unless a traced value is in ``object`` (then a
     traced copy, or a literal built by stores)."""
     if not _holds_symbolic(object):
@@ -119,8 +120,12 @@ def _dtype(leaves: list, dtype: Any) -> np.dtype:
     dtype could overflow, which NumPy raises on: left to NumPy."""
     examples = [_example(leaf) for _, leaf in leaves]
     target = np.array(examples, dtype=dtype).dtype
-    weak_ints = any(isinstance(v, (SymScalar, SymInt)) and isinstance(v.hint, int)
-                    and not isinstance(v.hint, bool) for _, v in leaves)
+    weak_ints = any(
+        isinstance(v, (SymScalar, SymInt))
+        and isinstance(v.hint, int)
+        and not isinstance(v.hint, bool)
+        for _, v in leaves
+    )
     if dtype is not None and weak_ints and target.kind in "iu" and target != np.int64:
         raise _unsupported("np.array of a traced Python int with a narrower integer dtype")
     return target

@@ -34,8 +34,9 @@ UNROLL_LIMIT = 4
 _RETRACES = 3
 
 
-def ac_for(body: Callable, bounds: Sequence[Any], carried: Sequence[Any],
-           brk: int | None = None) -> tuple:
+def ac_for(
+    body: Callable, bounds: Sequence[Any], carried: Sequence[Any], brk: int | None = None
+) -> tuple:
     """``for i in range(*bounds): carried = body(i, *carried)``, traced as one LOOP node.
 
     ``brk`` is the position of the ``break`` flag among the carried values, if the body has a
@@ -43,9 +44,15 @@ def ac_for(body: Callable, bounds: Sequence[Any], carried: Sequence[Any],
     return _for(body, bounds, tuple(carried), brk, peeled=False)
 
 
-def _for(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None,
-         peeled: bool) -> tuple:
-    if not is_tracing() or brk is None and _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT:
+def _for(
+    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+) -> tuple:
+    if (
+        not is_tracing()
+        or brk is None
+        and _all_concrete(bounds)
+        and len(range(*bounds)) <= UNROLL_LIMIT
+    ):
         values = init
         for i in range(*bounds):
             values = body(i, *values)
@@ -55,7 +62,9 @@ def _for(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None,
     return _trace_loop(body, bounds, init, brk, peeled)
 
 
-def ac_while(test: Callable, body: Callable, carried: Sequence[Any], brk: int | None = None) -> tuple:
+def ac_while(
+    test: Callable, body: Callable, carried: Sequence[Any], brk: int | None = None
+) -> tuple:
     """``while test(*carried): carried = body(*carried)``, traced as one LOOP node (never
     unrolled); ``brk`` as for :func:`ac_for`."""
     if not is_tracing():
@@ -68,8 +77,9 @@ def ac_while(test: Callable, body: Callable, carried: Sequence[Any], brk: int | 
     return _trace_while(test, body, tuple(carried), brk)
 
 
-def ac_ndindex(body: Callable, shape: Sequence[Any], carried: Sequence[Any],
-               brk: int | None = None) -> tuple:
+def ac_ndindex(
+    body: Callable, shape: Sequence[Any], carried: Sequence[Any], brk: int | None = None
+) -> tuple:
     """``for idx in np.ndindex(*shape): carried = body(idx, *carried)`` as nested loops."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -166,8 +176,9 @@ def _bound(value: Any) -> Node:
     return node
 
 
-def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None,
-                peeled: bool) -> tuple:
+def _trace_loop(
+    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+) -> tuple:
     ctx = current()
     bounds = tuple(bounds)
     if len(bounds) == 1:
@@ -190,8 +201,9 @@ def _trace_loop(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | N
     return _loop_node(ctx, (*bound_nodes, *init_nodes), traced, attr, kinds)
 
 
-def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None,
-                 peeled: bool = False) -> tuple:
+def _trace_while(
+    test: Callable, body: Callable, init: tuple, brk: int | None, peeled: bool = False
+) -> tuple:
     ctx = current()
 
     def step(_: Any, values: tuple) -> tuple:
@@ -215,15 +227,17 @@ def _trace_while(test: Callable, body: Callable, init: tuple, brk: int | None,
 # -- the first iteration on its own, where it changes a carried value's kind (graph/carried.py)
 
 
-def _peel_for(body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk: int | None,
-              peeled: bool) -> tuple:
+def _peel_for(
+    body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk: int | None, peeled: bool
+) -> tuple:
     """``for i in range(a, b, c)`` as its first iteration (with ``i = a`` and the start
     values' own types, as Python runs it), then the loop from ``a + c`` on."""
     start, stop, step = bounds
     first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
     rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
-    return _first_iteration(_runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init,
-                            peeled)
+    return _first_iteration(
+        _runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init, peeled
+    )
 
 
 def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
@@ -240,8 +254,11 @@ def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> t
     if peeled:
         raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
     if runs is None or _is_runtime_value(runs):
-        raise TraceBreak("loop-carried type", "a loop that may run zero times (its bounds are "
-                         "only known at run time) changes the type of a variable")
+        raise TraceBreak(
+            "loop-carried type",
+            "a loop that may run zero times (its bounds are "
+            "only known at run time) changes the type of a variable",
+        )
     return first(*init) if runs else init
 
 
@@ -292,8 +309,9 @@ def _trace_body(ctx: Any, step: Callable, kinds: list, with_ivar: bool) -> _Trac
     first = _next_id()
     inputs, ivar = [], None
     if with_ivar:
-        ivar_node = ctx.node(Op.INPUT, (), np.dtype(np.int64), (),
-                             InputAttr(0, "i", InputKind.LOOP_VAR, weak=True))
+        ivar_node = ctx.node(
+            Op.INPUT, (), np.dtype(np.int64), (), InputAttr(0, "i", InputKind.LOOP_VAR, weak=True)
+        )
         ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
         inputs.append(ivar_node)
     holders, holder_nodes = CK.placeholders(ctx, kinds, 1)
@@ -326,8 +344,10 @@ def _flat(values: Sequence[Any], kinds: list) -> list[Node]:
 
 def _results(ctx: Any, owner: Node, kinds: list) -> tuple:
     """The values a LOOP or IF node gives back, one RESULT node per carried node."""
-    nodes = [ctx.node(Op.RESULT, (owner,), dtype, shape, k)
-             for k, (dtype, shape) in enumerate(CK.layout(kinds))]
+    nodes = [
+        ctx.node(Op.RESULT, (owner,), dtype, shape, k)
+        for k, (dtype, shape) in enumerate(CK.layout(kinds))
+    ]
     return tuple(CK.from_nodes(nodes, kinds))
 
 

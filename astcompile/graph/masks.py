@@ -51,14 +51,18 @@ def mask_of(key: Any) -> Any:
 def _check_shape(array: Any, mask: Any) -> None:
     """NumPy's IndexError when the mask does not match the array's leading axes."""
     if mask.ndim > array.ndim:
-        raise IndexError(f"too many indices for array: array is {array.ndim}-dimensional, "
-                         f"but {mask.ndim} were indexed")
+        raise IndexError(
+            f"too many indices for array: array is {array.ndim}-dimensional, "
+            f"but {mask.ndim} were indexed"
+        )
     env = current().env
     for axis, (have, want) in enumerate(zip(array.node.shape, mask.node.shape)):
         if not (have == want or env.is_eq(have, want)):
-            raise IndexError(f"boolean index did not match indexed array along axis {axis}; "
-                             f"size of axis is {S.hint(have)} but size of corresponding "
-                             f"boolean axis is {S.hint(want)}")
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis}; "
+                f"size of axis is {S.hint(have)} but size of corresponding "
+                f"boolean axis is {S.hint(want)}"
+            )
 
 
 class MaskedValue:
@@ -88,8 +92,10 @@ class MaskedValue:
 
     # -- uses that need the selection's length break the trace ------------------------------
     def _needs_length(self, *_: Any, **__: Any) -> Any:
-        raise _break("a boolean-mask selection has a data-dependent length; only elementwise "
-                     "arithmetic, a store through the same mask and .sum() are compiled")
+        raise _break(
+            "a boolean-mask selection has a data-dependent length; only elementwise "
+            "arithmetic, a store through the same mask and .sum() are compiled"
+        )
 
     __bool__ = __len__ = __iter__ = __array__ = __getitem__ = __setitem__ = _needs_length
     __float__ = __int__ = __index__ = __complex__ = _needs_length
@@ -133,8 +139,10 @@ def _operand_full(value: Any, mask: Any, rest: tuple) -> Any:
         return value
     if len(shape) == len(rest) + 1 and shape[0] == 1:
         return value[0]
-    raise _break("an array combined with a boolean-mask selection must broadcast against its "
-                 "trailing axes (its length is only known at run time)")
+    raise _break(
+        "an array combined with a boolean-mask selection must broadcast against its "
+        "trailing axes (its length is only known at run time)"
+    )
 
 
 def same_mask(a: Any, b: Any) -> bool:
@@ -189,11 +197,25 @@ def _operator(fn: Callable, reflected: bool = False) -> Callable:
     return method
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
-              "lshift", "rshift"):
+for _name in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__{_name}__", _operator(_fn))
     setattr(MaskedValue, f"__r{_name}__", _operator(_fn, reflected=True))
+
+
 def _inplace(fn: Callable) -> Callable:
     """``x[mask] += v`` adds into the selection (a copy) in place, so NumPy's ``same_kind``
     rule applies before the store (``uint8 += int8`` raises): NumPy raises it, we fall back."""
@@ -207,12 +229,26 @@ def _inplace(fn: Callable) -> Callable:
     return method
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
-              "lshift", "rshift"):
+for _name in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__i{_name}__", _inplace(_fn))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(MaskedValue, f"__{_name}__", _operator(getattr(_op, _name)))
+
+
 def _unary(fn: Callable) -> Callable:
     return lambda self: combine(fn, self)
 
@@ -247,15 +283,24 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":
         raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
     cast = B.cast(source, array.dtype)  # unsafe, as NumPy's setitem; never round-trips `array`
-    picked = B.elementwise(Op.WHERE, [operand(_expanded(mask, array.ndim)),
-                                       B.Operand(cast, False, np.ones((), array.dtype)),
-                                       operand(array)])
+    picked = B.elementwise(
+        Op.WHERE,
+        [
+            operand(_expanded(mask, array.ndim)),
+            B.Operand(cast, False, np.ones((), array.dtype)),
+            operand(array),
+        ],
+    )
     setitem(array, Ellipsis, wrap(picked))
 
 
 def _plain_reduction(what: str, axis: Any, dtype: Any, out: Any, keepdims: Any) -> None:
-    if axis is not None or dtype is not None or out is not None or keepdims not in (
-            False, np._NoValue):
+    if (
+        axis is not None
+        or dtype is not None
+        or out is not None
+        or keepdims not in (False, np._NoValue)
+    ):
         raise _break(f"{what} of a selection with axis=/dtype=/out=/keepdims=")
 
 
@@ -264,15 +309,17 @@ def _picked(selection: MaskedValue, dtype: np.dtype) -> Any:
     return np.where(_expanded(selection.mask, full.ndim), full.astype(dtype), dtype.type(0))
 
 
-def _sum(a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
-         keepdims: Any = False) -> Any:
+def _sum(
+    a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False
+) -> Any:
     """``x[I].sum()``: ``sum(where(I, x, 0))`` (other axes or options break)."""
     _plain_reduction("sum", axis, dtype, out, keepdims)
     return _picked(a, a.full.dtype).sum()
 
 
-def _mean(a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None,
-           keepdims: Any = False) -> Any:
+def _mean(
+    a: MaskedValue, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False
+) -> Any:
     """``x[I].mean()``: ``sum(where(I, x, 0)) / count(I)``, in NumPy's dtypes: integers and
     bools average in float64, floats and complex keep their type. An empty selection gives
     NaN, as NumPy does (without its RuntimeWarning)."""

@@ -70,8 +70,14 @@ def _reduce(op: Op) -> Callable:
     """One handler for a reduction's function and method; NumPy's ``initial=``, ``where=``,
     ``mean=`` and ``correction=`` break the trace (numpy_bind)."""
 
-    def handler(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-                keepdims: bool = False, ddof: int = 0) -> Any:
+    def handler(
+        a: Any,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        ddof: int = 0,
+    ) -> Any:
         if dtype is not None or out is not None:
             raise _unsupported(f"np.{op.name.lower()} with dtype= or out=")
         if isinstance(a, (list, tuple)):
@@ -89,8 +95,15 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     return apply_elementwise(Op.WHERE, condition, x, y, ufunc=True)
 
 
-def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *,
-          min: Any = np._NoValue, max: Any = np._NoValue) -> Any:
+def _clip(
+    a: Any,
+    a_min: Any = np._NoValue,
+    a_max: Any = np._NoValue,
+    out: Any = None,
+    *,
+    min: Any = np._NoValue,
+    max: Any = np._NoValue,
+) -> Any:
     """``np.clip``; the bounds by position (``a_min``, ``a_max``) or by keyword (``min=``,
     ``max=``, NumPy 2's names)."""
     low = min if a_min is np._NoValue else a_min
@@ -122,8 +135,9 @@ def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
     return result
 
 
-def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
-             copy: Any = None) -> Any:
+def _reshape(
+    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
+) -> Any:
     """``np.reshape`` (``newshape=`` is NumPy < 2.4's name of ``shape``)."""
     if order != "C" or copy is not None:
         raise _unsupported("reshape with order= or copy=")
@@ -171,12 +185,16 @@ def _copy_method(array: SymArray, order: str = "C") -> Any:
     return _keeps_scalar(array, _copy(array, order))
 
 
-def _astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True) -> Any:
+def _astype(
+    a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True
+) -> Any:
     array = _sym(a)
     target = np.dtype(dtype)
     if not np.can_cast(array.dtype, target, casting=casting):
-        raise TypeError(f"Cannot cast array data from {array.dtype} to {target} "
-                        f"according to the rule '{casting}'")
+        raise TypeError(
+            f"Cannot cast array data from {array.dtype} to {target} "
+            f"according to the rule '{casting}'"
+        )
     if target == array.dtype:
         return _copy_method(array) if copy else array
     return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
@@ -218,10 +236,16 @@ def _expand_dims(a: Any, axis: Any) -> Any:
 def _squeeze(a: Any, axis: Any = None) -> Any:
     array = _sym(a)
     shape = array.node.shape
-    axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else B.normalize_axes(axis, array.ndim)
+    axes = (
+        [i for i, d in enumerate(shape) if d == 1]
+        if axis is None
+        else B.normalize_axes(axis, array.ndim)
+    )
     if any(shape[i] != 1 for i in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
-    return _keeps_scalar(array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))])
+    return _keeps_scalar(
+        array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
+    )
 
 
 def _dot(a: Any, b: Any, out: Any = None) -> Any:
@@ -301,8 +325,12 @@ def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
 
 
 CREATION: dict[Callable, Callable] = {
-    np.zeros: _filled(0), np.ones: _filled(1), np.empty: _filled(0), np.full: _full,
-    np.array: literals.array, np.asarray: literals.asarray,
+    np.zeros: _filled(0),
+    np.ones: _filled(1),
+    np.empty: _filled(0),
+    np.full: _full,
+    np.array: literals.array,
+    np.asarray: literals.asarray,
     **numpy_construct.CREATION,
 }
 
@@ -317,15 +345,32 @@ def _shape(a: Any) -> tuple:
 
 FUNCTIONS: dict[Callable, Callable] = {
     **{fn: _reduce(op) for fn, op in REDUCTION_TO_OP.items()},
-    np.where: _where, np.clip: _clip, np.reshape: _reshape, np.transpose: _transpose,
-    np.ravel: _ravel, np.copy: _copy, np.ascontiguousarray: _ascontiguousarray, np.asarray: _asarray,
-    np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims, np.squeeze: _squeeze,
-    np.dot: _dot, np.vdot: _vdot, np.ndim: _ndim, np.real: complex_parts.real,
-    np.imag: complex_parts.imag, np.angle: complex_parts.angle, np.shape: _shape,
-    np.zeros_like: _like(0), np.ones_like: _like(1), np.full_like: _full_like,
+    np.where: _where,
+    np.clip: _clip,
+    np.reshape: _reshape,
+    np.transpose: _transpose,
+    np.ravel: _ravel,
+    np.copy: _copy,
+    np.ascontiguousarray: _ascontiguousarray,
+    np.asarray: _asarray,
+    np.broadcast_to: _broadcast_to,
+    np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze,
+    np.dot: _dot,
+    np.vdot: _vdot,
+    np.ndim: _ndim,
+    np.real: complex_parts.real,
+    np.imag: complex_parts.imag,
+    np.angle: complex_parts.angle,
+    np.shape: _shape,
+    np.zeros_like: _like(0),
+    np.ones_like: _like(1),
+    np.full_like: _full_like,
     np.empty_like: _like(0),
     **views_norms.FUNCTIONS,
-    **numpy_construct.FUNCTIONS, **numpy_join.FUNCTIONS, **numpy_scan.FUNCTIONS,
+    **numpy_construct.FUNCTIONS,
+    **numpy_join.FUNCTIONS,
+    **numpy_scan.FUNCTIONS,
 }
 
 
@@ -340,12 +385,24 @@ def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 METHODS: dict[str, Callable] = {
-    **{fn.__name__: _reduce(op) for fn, op in REDUCTION_TO_OP.items() if fn.__name__ in
-       ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")},
-    "reshape": _reshape_method, "transpose": _transpose_method, "ravel": _ravel,
-    "flatten": _flatten, "copy": _copy_method, "astype": _astype, "clip": _clip_method,
-    "dot": _dot, "squeeze": _squeeze,
-    "conj": np.conjugate, "conjugate": np.conjugate, **numpy_scan.METHODS,
+    **{
+        fn.__name__: _reduce(op)
+        for fn, op in REDUCTION_TO_OP.items()
+        if fn.__name__
+        in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")
+    },
+    "reshape": _reshape_method,
+    "transpose": _transpose_method,
+    "ravel": _ravel,
+    "flatten": _flatten,
+    "copy": _copy_method,
+    "astype": _astype,
+    "clip": _clip_method,
+    "dot": _dot,
+    "squeeze": _squeeze,
+    "conj": np.conjugate,
+    "conjugate": np.conjugate,
+    **numpy_scan.METHODS,
 }
 
 
@@ -356,4 +413,3 @@ def array_method(array: SymArray, name: str) -> Callable:
             raise _unsupported(f"ndarray.{name}")
         raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
     return lambda *args, **kwargs: numpy_bind.call_method(name, handler, array, args, kwargs)
-

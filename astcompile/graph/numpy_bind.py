@@ -74,8 +74,9 @@ def _unsupported(what: str, names: Any) -> TraceBreak:
     return TraceBreak("not supported by the tracer", f"{what} with {given} runs in NumPy")
 
 
-def call(signature: inspect.Signature, handler: Callable, args: tuple, kwargs: dict,
-         what: str) -> Any:
+def call(
+    signature: inspect.Signature, handler: Callable, args: tuple, kwargs: dict, what: str
+) -> Any:
     """``handler`` applied to ``args``/``kwargs`` as bound by NumPy's ``signature``."""
     try:
         bound = signature.bind(*args, **kwargs)

@@ -78,8 +78,9 @@ def _concrete(value: Any) -> Any:
 # --- np.arange ------------------------------------------------------------------------------
 
 
-def arange(start_or_stop: Any, stop: Any = None, step: Any = 1, *, dtype: Any = None,
-           device: Any = None) -> SymArray:
+def arange(
+    start_or_stop: Any, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None
+) -> SymArray:
     """``np.arange(stop)`` or ``np.arange(start, stop[, step])``."""
     if device not in (None, "cpu"):
         raise unsupported("np.arange with device=")
@@ -97,7 +98,12 @@ def _symbolic_arange(start: Any, stop: Any, step: Any, target: np.dtype | None) 
     size: the length stays symbolic (no recompile for a new size). Integer values below 2**53
     are exact in float64, so NumPy's float fill gives the int64 values converted."""
     ends = (_size(start), _size(stop))
-    if type(step) is not int or step == 0 or None in ends or not any(isinstance(e, S.SymDim) for e in ends):
+    if (
+        type(step) is not int
+        or step == 0
+        or None in ends
+        or not any(isinstance(e, S.SymDim) for e in ends)
+    ):
         return None
     if target not in (None, INT64, FLOAT64):
         return None
@@ -143,20 +149,27 @@ def _filled(length: int, first: np.generic, second: np.generic, dtype: np.dtype)
     with np.errstate(all="ignore"):
         delta = second - first
     wide = INT64 if dtype.kind in "iu" else dtype
-    factor, offset = (wide.type(v) for v in (np.asarray(delta).astype(wide),
-                                             np.asarray(first).astype(wide)))
+    factor, offset = (
+        wide.type(v) for v in (np.asarray(delta).astype(wide), np.asarray(first).astype(wide))
+    )
 
     def formula(i: Any) -> Any:
         with np.errstate(all="ignore"):
-            index = i if dtype.kind in "iu" else (i.astype(dtype) if isinstance(i, SymArray)
-                                                  else dtype.type(i))
+            index = (
+                i
+                if dtype.kind in "iu"
+                else (i.astype(dtype) if isinstance(i, SymArray) else dtype.type(i))
+            )
             scaled = index if factor == 1 else index * factor
             return scaled if dtype.kind in "iu" and offset == 0 else scaled + offset  # -0.0 + 0.0
 
     index = iota((length,), 0)
     values = formula(index)
     for k, stored in enumerate((first, second)[: min(length, 2)]):
-        if np.asarray(formula(wide.type(k))).astype(dtype).tobytes() != np.asarray(stored).tobytes():
+        if (
+            np.asarray(formula(wide.type(k))).astype(dtype).tobytes()
+            != np.asarray(stored).tobytes()
+        ):
             values = apply_elementwise(Op.WHERE, index == k, stored, values)
     return values if values.dtype == dtype else values.astype(dtype)
 
@@ -164,8 +177,17 @@ def _filled(length: int, first: np.generic, second: np.generic, dtype: np.dtype)
 # --- np.linspace ----------------------------------------------------------------------------
 
 
-def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False,
-             dtype: Any = None, axis: int = 0, *, device: Any = None) -> SymArray:
+def linspace(
+    start: Any,
+    stop: Any,
+    num: Any = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+    *,
+    device: Any = None,
+) -> SymArray:
     if retstep or device not in (None, "cpu"):
         raise unsupported("np.linspace with retstep= or device=")
     if any(isinstance(v, SymArray) and v.ndim for v in (start, stop)):
@@ -227,8 +249,16 @@ def _as_float64(value: Any) -> SymArray:
 # --- np.eye, np.identity, np.triu, np.tril ------------------------------------------------
 
 
-def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C", *,
-        device: Any = None, like: Any = None) -> SymArray:
+def eye(
+    N: Any,
+    M: Any = None,
+    k: Any = 0,
+    dtype: Any = float,
+    order: str = "C",
+    *,
+    device: Any = None,
+    like: Any = None,
+) -> SymArray:
     if order not in ("C", "K", "A") or like is not None or device not in (None, "cpu"):
         raise unsupported("np.eye with order='F', like= or device=")
     rows = _size_arg(N)
@@ -260,10 +290,15 @@ def _triangle(upper: bool) -> Callable:
 
 #: np callables that take no array (NumPy cannot hand them to the tracer): ``__ac_create``.
 CREATION: dict[Callable, Callable] = {
-    np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
+    np.arange: arange,
+    np.linspace: linspace,
+    np.eye: eye,
+    np.identity: identity,
 }
 
 #: np functions that dispatch through ``__array_function__``.
 FUNCTIONS: dict[Callable, Callable] = {
-    np.triu: _triangle(True), np.tril: _triangle(False), np.linspace: linspace,
+    np.triu: _triangle(True),
+    np.tril: _triangle(False),
+    np.linspace: linspace,
 }

@@ -47,8 +47,10 @@ def _result_dtype(parts: Sequence[SymArray], dtype: Any, casting: str) -> np.dty
     target = np.result_type(*(p.dtype for p in parts)) if dtype is None else np.dtype(dtype)
     for part in parts:
         if not np.can_cast(part.dtype, target, casting=casting):
-            raise TypeError(f"Cannot cast array data from {part.dtype!r} to {target!r} "
-                            f"according to the rule '{casting}'")
+            raise TypeError(
+                f"Cannot cast array data from {part.dtype!r} to {target!r} "
+                f"according to the rule '{casting}'"
+            )
     return B.check_dtype(target)
 
 
@@ -57,15 +59,19 @@ def _check_shapes(parts: Sequence[SymArray], axis: int | None) -> None:
     env, first = current().env, parts[0].node.shape
     for k, part in enumerate(parts[1:], 1):
         if part.ndim != len(first):
-            raise ValueError(f"all the input arrays must have same number of dimensions, but the "
-                             f"array at index 0 has {len(first)} dimension(s) and the array at "
-                             f"index {k} has {part.ndim} dimension(s)")
+            raise ValueError(
+                f"all the input arrays must have same number of dimensions, but the "
+                f"array at index 0 has {len(first)} dimension(s) and the array at "
+                f"index {k} has {part.ndim} dimension(s)"
+            )
         for a, (want, have) in enumerate(zip(first, part.node.shape)):
             if a != axis and not env.is_eq(want, have):
-                raise ValueError(f"all the input array dimensions except for the concatenation "
-                                 f"axis must match exactly, but along dimension {a}, the array "
-                                 f"at index 0 has size {S.hint(want)} and the array at index {k} "
-                                 f"has size {S.hint(have)}")
+                raise ValueError(
+                    f"all the input array dimensions except for the concatenation "
+                    f"axis must match exactly, but along dimension {a}, the array "
+                    f"at index 0 has size {S.hint(want)} and the array at index {k} "
+                    f"has size {S.hint(have)}"
+                )
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
@@ -75,8 +81,9 @@ def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
     return _new_array(shape, dtype, 0)
 
 
-def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
-                casting: str = "same_kind") -> SymArray:
+def concatenate(
+    arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind"
+) -> SymArray:
     if out is not None:
         raise unsupported("np.concatenate with out=")
     parts = _parts(arrays, "concatenate")
@@ -99,8 +106,9 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = Non
     return result
 
 
-def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
-          casting: str = "same_kind") -> SymArray:
+def stack(
+    arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind"
+) -> SymArray:
     if out is not None:
         raise unsupported("np.stack with out=")
     parts = _parts(arrays, "stack")
@@ -160,6 +168,10 @@ def ufunc_outer(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
 
 
 FUNCTIONS: dict[Callable, Callable] = {
-    np.concatenate: concatenate, np.stack: stack, np.hstack: hstack, np.vstack: vstack,
-    np.column_stack: column_stack, np.outer: outer,
+    np.concatenate: concatenate,
+    np.stack: stack,
+    np.hstack: hstack,
+    np.vstack: vstack,
+    np.column_stack: column_stack,
+    np.outer: outer,
 }

@@ -104,8 +104,9 @@ def _edge(value: Any, array: SymArray, axis: int) -> SymArray:
     return wrap(B.broadcast_to(part.node, tuple(shape)))
 
 
-def diff(a: Any, n: Any = 1, axis: int = -1, prepend: Any = np._NoValue,
-         append: Any = np._NoValue) -> Any:
+def diff(
+    a: Any, n: Any = 1, axis: int = -1, prepend: Any = np._NoValue, append: Any = np._NoValue
+) -> Any:
     """``x[..., 1:] - x[..., :-1]``, ``n`` times (``!=`` for bool, as NumPy)."""
     order = _check_order(n)
     if order == 0:
@@ -168,8 +169,9 @@ def _ediff_edge(value: Any, dtype: np.dtype, name: str) -> list[SymArray]:
         return []
     part = numpy_join.as_array(value)
     if not np.can_cast(part.dtype, dtype, casting="same_kind"):
-        raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
-                        "`same_kind` rule.")
+        raise TypeError(
+            f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule."
+        )
     return [_flat(part)]
 
 
@@ -201,8 +203,12 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
 
 
 FUNCTIONS: dict[Callable, Callable] = {
-    np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply), np.diff: diff, np.roll: roll,
-    np.ediff1d: ediff1d, np.trapezoid: trapezoid,
+    np.cumsum: _scan(np.add),
+    np.cumprod: _scan(np.multiply),
+    np.diff: diff,
+    np.roll: roll,
+    np.ediff1d: ediff1d,
+    np.trapezoid: trapezoid,
 }
 
 METHODS: dict[str, Callable] = {"cumsum": _scan(np.add), "cumprod": _scan(np.multiply)}

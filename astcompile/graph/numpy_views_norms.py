@@ -24,8 +24,9 @@ def flip(m: Any, axis: Any = None) -> Any:
     if array.ndim == 0:
         return array
     flipped = set(axes)
-    return array[tuple(slice(None, None, -1) if a in flipped else slice(None)
-                       for a in range(array.ndim))]
+    return array[
+        tuple(slice(None, None, -1) if a in flipped else slice(None) for a in range(array.ndim))
+    ]
 
 
 def fliplr(m: Any) -> Any:
@@ -47,13 +48,17 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     if ord == "fro" and (ndim == 1 or isinstance(axis, int)):
         raise ValueError("Invalid norm order 'fro' for vectors")
     if axis is None and ord not in (None, "fro") and ndim > 1:
-        raise TraceBreak("not supported by the tracer",
-                         f"np.linalg.norm with ord={ord!r} of a {ndim}-d array runs in NumPy")
+        raise TraceBreak(
+            "not supported by the tracer",
+            f"np.linalg.norm with ord={ord!r} of a {ndim}-d array runs in NumPy",
+        )
     if axis is not None and not isinstance(axis, int):
         axes = tuple(axis)
         if len(axes) != 2 or ord not in (None, "fro"):
-            raise TraceBreak("not supported by the tracer",
-                             "np.linalg.norm over two axes other than ord='fro' runs in NumPy")
+            raise TraceBreak(
+                "not supported by the tracer",
+                "np.linalg.norm over two axes other than ord='fro' runs in NumPy",
+            )
         return _sum_of_squares(x, axes, keepdims) ** 0.5
     if ord in (None, 2, "fro"):
         return np.sqrt(_sum_of_squares(x, axis, keepdims))
@@ -68,7 +73,9 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         return magnitude.min(axis=axis, keepdims=keepdims)
     if ord == 0:
         return (x != 0).astype(magnitude.dtype).sum(axis=axis, keepdims=keepdims)
-    raise TraceBreak("not supported by the tracer", f"np.linalg.norm with ord={ord!r} runs in NumPy")
+    raise TraceBreak(
+        "not supported by the tracer", f"np.linalg.norm with ord={ord!r} runs in NumPy"
+    )
 
 
 def _sum_of_squares(x: Any, axis: Any, keepdims: bool) -> Any:

@@ -45,15 +45,26 @@ from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 
 _MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
-_VALUE_TYPES = (str, bytes, bool, type(None), slice, type(Ellipsis), range, frozenset, np.dtype,
-                enum.Enum)
+_VALUE_TYPES = (
+    str,
+    bytes,
+    bool,
+    type(None),
+    slice,
+    type(Ellipsis),
+    range,
+    frozenset,
+    np.dtype,
+    enum.Enum,
+)
 
 
 class ReadRecorder:
     """The reads of one trace, in the order their inputs were made."""
 
-    def __init__(self, make_leaf: Callable[[Any, str], Any], names: tuple[str, ...],
-                 args: tuple) -> None:
+    def __init__(
+        self, make_leaf: Callable[[Any, str], Any], names: tuple[str, ...], args: tuple
+    ) -> None:
         self.make_leaf = make_leaf
         self.names = tuple(names)
         self.reads: list[Read] = []
@@ -79,8 +90,11 @@ class ReadRecorder:
     def items(self, path: Path, sequence: Any) -> list:
         """The seen items of a list or tuple, its length compared at every call."""
         if len(sequence) > _MAX_ITEMS:
-            raise TraceBreak("large Python container", f"{describe(path, self.names)} holds "
-                             f"{len(sequence)} items; the region runs as Python")
+            raise TraceBreak(
+                "large Python container",
+                f"{describe(path, self.names)} holds "
+                f"{len(sequence)} items; the region runs as Python",
+            )
         self.value(path + (("len",),), len(sequence))
         return [self.see(path + (("item", i),), v) for i, v in enumerate(sequence)]
 
@@ -89,8 +103,11 @@ class ReadRecorder:
         if path in self._seen:
             return self._seen[path]
         known = self._objects.get(id(value))
-        if known is not None and not isinstance(value, _VALUE_TYPES) and type(value) not in (
-                int, float, complex):
+        if (
+            known is not None
+            and not isinstance(value, _VALUE_TYPES)
+            and type(value) not in (int, float, complex)
+        ):
             self.record(Read(path, ReadKind.SAME, known[0]))
             self._seen[path] = known[1]
             return known[1]
@@ -104,20 +121,28 @@ class ReadRecorder:
     def leaf_name(self, path: Path) -> str:
         return re.sub(r"\W+", "_", describe(path, self.names)).strip("_") or "read"
 
-    def function(self, fn: types.FunctionType, path: Path,
-                 cell_index: dict[str, int] | None = None) -> types.FunctionType:
+    def function(
+        self, fn: types.FunctionType, path: Path, cell_index: dict[str, int] | None = None
+    ) -> types.FunctionType:
         """A clone of ``fn`` whose global and closure reads are seen under ``path``.
 
         ``cell_index`` maps a free variable to its cell's index in the function at ``path``
         where the clone's code is not that function's own (a region body built from the user's
         function); -1 marks a cell of the compiler's own, passed as it is."""
         if _compares_identity(fn.__code__):
-            raise TraceBreak("identity comparison", f"{fn.__qualname__} compares objects with "
-                             "'is'; a region that does runs as Python")
+            raise TraceBreak(
+                "identity comparison",
+                f"{fn.__qualname__} compares objects with 'is'; a region that does runs as Python",
+            )
         free = fn.__code__.co_freevars
         new_cells = tuple(types.CellType() for _ in free)
-        clone = types.FunctionType(fn.__code__, RecordingGlobals(fn.__globals__, self, path),
-                                   fn.__name__, None, new_cells or None)
+        clone = types.FunctionType(
+            fn.__code__,
+            RecordingGlobals(fn.__globals__, self, path),
+            fn.__name__,
+            None,
+            new_cells or None,
+        )
         self._objects[id(fn)] = (path, clone, fn)  # before the cells: it may refer to itself
         clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
         clone.__dict__.update(fn.__dict__)
@@ -125,16 +150,18 @@ class ReadRecorder:
             clone.__defaults__ = tuple(self.see(path + (("defaults",),), fn.__defaults__))
         if fn.__kwdefaults__:
             kw = path + (("kwdefaults",),)
-            clone.__kwdefaults__ = {k: self.see(kw + (("item", k),), v)
-                                    for k, v in fn.__kwdefaults__.items()}
+            clone.__kwdefaults__ = {
+                k: self.see(kw + (("item", k),), v) for k, v in fn.__kwdefaults__.items()
+            }
         for i, (name, cell) in enumerate(zip(free, fn.__closure__ or ())):
             index = free.index(name) if cell_index is None else cell_index[name]
             try:
                 contents = cell.cell_contents
             except ValueError:  # not bound yet: reading it raises NameError, as in Python
                 continue
-            new_cells[i].cell_contents = contents if index < 0 else \
-                self.see(path + (("cell", index, name),), contents)
+            new_cells[i].cell_contents = (
+                contents if index < 0 else self.see(path + (("cell", index, name),), contents)
+            )
         return clone
 
 
@@ -179,8 +206,10 @@ def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> An
     the function reads is seen too."""
     func = recorder.see(path + (("attr", "func"),), value.func)
     args = recorder.items(path + (("attr", "args"),), value.args)
-    keywords = {k: recorder.see(path + (("attr", "keywords"), ("item", k)), v)
-                for k, v in value.keywords.items()}
+    keywords = {
+        k: recorder.see(path + (("attr", "keywords"), ("item", k)), v)
+        for k, v in value.keywords.items()
+    }
     return functools.partial(func, *args, **keywords)
 
 
@@ -188,13 +217,17 @@ def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     owner = value.__self__
     if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
         return _identity(recorder, path, value)
-    raise TraceBreak("method of a Python object", f"{describe(path, recorder.names)} reads "
-                     "state the region cannot follow; it runs as Python")
+    raise TraceBreak(
+        "method of a Python object",
+        f"{describe(path, recorder.names)} reads state the region cannot follow; it runs as Python",
+    )
 
 
 def _mutable(recorder: ReadRecorder, path: Path, value: Any) -> Any:
-    raise TraceBreak("mutable Python container", f"{describe(path, recorder.names)} is a "
-                     f"{type(value).__name__}; the region runs as Python")
+    raise TraceBreak(
+        "mutable Python container",
+        f"{describe(path, recorder.names)} is a {type(value).__name__}; the region runs as Python",
+    )
 
 
 def _proxy(recorder: ReadRecorder, path: Path, value: Any) -> Any:
@@ -204,8 +237,9 @@ def _proxy(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
-    raise TraceBreak("unsupported argument", f"{describe(path, recorder.names)} is a "
-                     f"{type(value).__name__}")
+    raise TraceBreak(
+        "unsupported argument", f"{describe(path, recorder.names)} is a {type(value).__name__}"
+    )
 
 
 def _user_class(recorder: ReadRecorder, path: Path, value: type) -> Any:
@@ -230,8 +264,9 @@ def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
     return _proxy(recorder, path, value)
 
 
-_KNOWN_LIBRARIES = frozenset(("numpy", "math", "cmath", "operator", "functools", "itertools",
-                              "builtins", "astcompile"))
+_KNOWN_LIBRARIES = frozenset(
+    ("numpy", "math", "cmath", "operator", "functools", "itertools", "builtins", "astcompile")
+)
 
 
 def _is_library_module(module: Any) -> bool:

@@ -125,8 +125,7 @@ def _binary(op: Op, overflow: bool = False) -> Callable:
 def _pow(a: Any, b: Any) -> Any:
     a, b = _float(a), _float(b)
     zero_neg = _and(a == 0.0, b < 0.0)
-    fraction = _and(_and(a < 0.0, abs(a) != math.inf),
-                    _and(abs(b) != math.inf, _floor(b) != b))
+    fraction = _and(_and(a < 0.0, abs(a) != math.inf), _and(abs(b) != math.inf, _floor(b) != b))
     _ok(C.negate(_or(zero_neg, fraction)), "ValueError", "math domain error")
     result = _py(apply_elementwise(Op.POW, a, b).node, float)
     _ok(C.negate(_overflowed(result, a, b)), "OverflowError", "math range error")
@@ -154,8 +153,11 @@ def _to_int(op: Op | None) -> Callable:
         _ok(abs(x) != math.inf, "OverflowError", "cannot convert float infinity to integer")
         rounded = apply_elementwise(op, x) if op is not None else x
         value = _py(operand(rounded).node, float)
-        _ok(abs(value) < _INT_LIMIT, "OverflowError",
-            "astcompile: the integer does not fit in int64")
+        _ok(
+            abs(value) < _INT_LIMIT,
+            "OverflowError",
+            "astcompile: the integer does not fit in int64",
+        )
         return _py(B.elementwise(Op.TRUNC, [operand(value)]), int)
 
     return handler
@@ -174,8 +176,10 @@ def _extreme(pick: str) -> Callable:
             raise TraceBreak("min/max of one argument", f"{pick}() over an iterable")
         kinds = {(_kind(a), isinstance(a, SymArray)) for a in args}
         if len(kinds) != 1 or len({operand(a).node.dtype for a in args if C.is_runtime(a)}) > 1:
-            raise TraceBreak("mixed types in min/max",
-                             f"{pick}() of values of different types returns a value-dependent type")
+            raise TraceBreak(
+                "mixed types in min/max",
+                f"{pick}() of values of different types returns a value-dependent type",
+            )
         best = args[0]
         for other in args[1:]:
             better = other < best if pick == "min" else other > best
@@ -207,8 +211,11 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     if op is Op.POW:
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
-            raise TraceBreak("power of a loop value", "a power whose type or value depends on "
-                             "run-time values (use an integer exponent >= 0)")
+            raise TraceBreak(
+                "power of a loop value",
+                "a power whose type or value depends on "
+                "run-time values (use an integer exponent >= 0)",
+            )
     if op in (Op.LSHIFT, Op.RSHIFT) and C.is_runtime(b):
         _ok(b >= 0, "ValueError", "negative shift count")
     if op is Op.LSHIFT:  # Python's int grows; int64 cannot: say so rather than wrap
@@ -220,6 +227,7 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
 def _shift_fits(a: Any, b: Any) -> SymScalar:
     """``b < 63 and (a << b) >> b == a``, built from nodes (``<<`` on these values would come
     back here)."""
+
     def node(op: Op, *args: B.Operand) -> B.Operand:
         return C.node_operand(B.elementwise(op, list(args)))
 

@@ -142,7 +142,9 @@ def dim_max(a: Dim, b: Dim) -> Dim:
     return _binary(DimOp.MAX, a, b)
 
 
-def evaluate(d: Dim, shapes: Sequence[tuple[int, ...]], runtime: dict[int, int] | None = None) -> int:
+def evaluate(
+    d: Dim, shapes: Sequence[tuple[int, ...]], runtime: dict[int, int] | None = None
+) -> int:
     """Value of ``d`` for a call whose array inputs have ``shapes`` (indexed like sources);
     ``runtime`` holds the RUN lengths seen so far in this call, by key."""
     if isinstance(d, int):
@@ -256,7 +258,9 @@ class ShapeEnv:
         if outcome:
             self._record(ShapeGuard(a, Rel.EQ, b))
         else:
-            self._record(ShapeGuard(a, Rel.LT, b) if hint(a) < hint(b) else ShapeGuard(b, Rel.LT, a))
+            self._record(
+                ShapeGuard(a, Rel.LT, b) if hint(a) < hint(b) else ShapeGuard(b, Rel.LT, a)
+            )
         return outcome
 
     def specialize(self, d: Dim) -> int:
@@ -276,9 +280,11 @@ def _no_runtime(*dims: Dim) -> None:
 def _runtime_break(d: Dim) -> None:
     from astcompile.graph.context import TraceBreak
 
-    raise TraceBreak("size known only at run time",
-                     f"the size {d} of a slice with loop-dependent bounds is used where the "
-                     "compiler needs its value (a shape, len(), reshape or a further slice)")
+    raise TraceBreak(
+        "size known only at run time",
+        f"the size {d} of a slice with loop-dependent bounds is used where the "
+        "compiler needs its value (a shape, len(), reshape or a further slice)",
+    )
 
 
 def _broadcast_runtime(env: ShapeEnv, a: Dim, b: Dim) -> Dim:

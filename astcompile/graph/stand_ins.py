@@ -30,8 +30,9 @@ class RecordingGlobals(dict):
     that name must be seen)."""
 
     def __init__(self, real: dict, recorder: ReadRecorder, path: Path) -> None:
-        super().__init__(__builtins__=real.get("__builtins__", builtins),
-                         __name__=real.get("__name__"))
+        super().__init__(
+            __builtins__=real.get("__builtins__", builtins), __name__=real.get("__name__")
+        )
         self._real = real
         self._recorder = recorder
         self._path = path + (("gdict",),)
@@ -65,8 +66,10 @@ def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
 
 def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
     if any(is_read_stand_in(a) for a in args):
-        raise TraceBreak("identity of a Python object", "id() of an object the region reads; "
-                         "the region runs as Python")
+        raise TraceBreak(
+            "identity of a Python object",
+            "id() of an object the region reads; the region runs as Python",
+        )
     return id(*args)
 
 
@@ -77,16 +80,20 @@ def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
 
 
 #: Builtins whose answer for a stand-in must be the answer for what it stands for.
-_SEE_THROUGH: dict[str, Callable[..., Any]] = {"type": _type_of, "id": _refuse_identity,
-                                               "callable": _callable_of}
+_SEE_THROUGH: dict[str, Callable[..., Any]] = {
+    "type": _type_of,
+    "id": _refuse_identity,
+    "callable": _callable_of,
+}
 
 
 class ReadOnlyList(list):
     """A list the region read: its items are seen; writing it is a trace break."""
 
     def _write(self, *args: Any, **kwargs: Any) -> Any:
-        raise TraceBreak("write into a Python list", "a region writes a list it read; it runs "
-                         "as Python")
+        raise TraceBreak(
+            "write into a Python list", "a region writes a list it read; it runs as Python"
+        )
 
     append = extend = insert = pop = remove = sort = reverse = clear = _write
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _write
@@ -114,14 +121,26 @@ class ObjectRead:
             return type(target)
         if type(target) is dict and name in _DICT_VIEWS:
             return _DICT_VIEWS[name].__get__(self)
-        return _look_up(recorder, path, ("attr", name), ("has", name),
-                        lambda: getattr(target, name), AttributeError)
+        return _look_up(
+            recorder,
+            path,
+            ("attr", name),
+            ("has", name),
+            lambda: getattr(target, name),
+            AttributeError,
+        )
 
     def __getitem__(self, key: Any) -> Any:
         target, path, recorder = _parts(self)
         _constant_key(key, path, recorder)
-        return _look_up(recorder, path, ("item", key), ("contains", key),
-                        lambda: target[key], (KeyError, IndexError))
+        return _look_up(
+            recorder,
+            path,
+            ("item", key),
+            ("contains", key),
+            lambda: target[key],
+            (KeyError, IndexError),
+        )
 
     def __contains__(self, key: Any) -> bool:
         target, path, recorder = _parts(self)
@@ -142,8 +161,10 @@ class ObjectRead:
             return iter(recorder.value(path + (("keys",),), tuple(target)))
         if isinstance(target, (tuple, list)):  # a namedtuple, a list subclass: its items
             return iter(recorder.items(path, target))
-        raise TraceBreak("iteration over a Python object", f"{describe(path, recorder.names)}"
-                         " is iterated; the region runs as Python")
+        raise TraceBreak(
+            "iteration over a Python object",
+            f"{describe(path, recorder.names)} is iterated; the region runs as Python",
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         target, path, recorder = _parts(self)
@@ -155,8 +176,10 @@ class ObjectRead:
 
     def _refuse(self, *args: Any) -> Any:
         _, path, recorder = _parts(self)
-        raise TraceBreak("write into a Python object", f"a region writes "
-                         f"{describe(path, recorder.names)}; it runs as Python")
+        raise TraceBreak(
+            "write into a Python object",
+            f"a region writes {describe(path, recorder.names)}; it runs as Python",
+        )
 
     __setattr__ = __delattr__ = __setitem__ = __delitem__ = _refuse
 
@@ -166,8 +189,14 @@ class ObjectRead:
     __hash__ = _refuse  # type: ignore[assignment]
 
 
-def _look_up(recorder: ReadRecorder, path: Path, step: tuple, absent: tuple,
-             look: Callable[[], Any], errors: Any) -> Any:
+def _look_up(
+    recorder: ReadRecorder,
+    path: Path,
+    step: tuple,
+    absent: tuple,
+    look: Callable[[], Any],
+    errors: Any,
+) -> Any:
     """``look()`` seen at ``path + step``; where it raises ``errors`` the read is the absence
     (``absent`` is False at every call), and the error goes on as in Python."""
     try:
@@ -204,8 +233,11 @@ class ClassRead(ObjectRead):
 def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
     """Only keys written in the source (constants, or tuples of them) name a fixed read."""
     if not _is_constant(key):
-        raise TraceBreak("computed key", f"{describe(path, recorder.names)}[...] with a key "
-                         "computed in the region runs as Python")
+        raise TraceBreak(
+            "computed key",
+            f"{describe(path, recorder.names)}[...] with a key "
+            "computed in the region runs as Python",
+        )
 
 
 def _is_constant(key: Any) -> bool:
@@ -236,4 +268,5 @@ _DICT_VIEWS = {"get": _dict_get, "keys": _dict_keys, "values": _dict_values, "it
 def is_read_stand_in(value: Any) -> bool:
     """Whether ``value`` is a stand-in that must not leave the trace (it records into it)."""
     return isinstance(value, (ObjectRead, ReadOnlyList)) or (
-        type(value) is types.FunctionType and isinstance(value.__globals__, RecordingGlobals))
+        type(value) is types.FunctionType and isinstance(value.__globals__, RecordingGlobals)
+    )

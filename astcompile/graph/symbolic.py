@@ -23,12 +23,26 @@ from astcompile.graph.ops import Op
 ITER_LIMIT = 8
 
 _BINARY_OPS: dict[str, Op] = {
-    "add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.TRUEDIV,
-    "floordiv": Op.FLOORDIV, "mod": Op.MOD, "pow": Op.POW, "and": Op.BITWISE_AND,
-    "or": Op.BITWISE_OR, "xor": Op.BITWISE_XOR, "lshift": Op.LSHIFT, "rshift": Op.RSHIFT,
+    "add": Op.ADD,
+    "sub": Op.SUB,
+    "mul": Op.MUL,
+    "truediv": Op.TRUEDIV,
+    "floordiv": Op.FLOORDIV,
+    "mod": Op.MOD,
+    "pow": Op.POW,
+    "and": Op.BITWISE_AND,
+    "or": Op.BITWISE_OR,
+    "xor": Op.BITWISE_XOR,
+    "lshift": Op.LSHIFT,
+    "rshift": Op.RSHIFT,
 }
 _COMPARE_OPS: dict[str, Op] = {
-    "eq": Op.EQ, "ne": Op.NE, "lt": Op.LT, "le": Op.LE, "gt": Op.GT, "ge": Op.GE,
+    "eq": Op.EQ,
+    "ne": Op.NE,
+    "lt": Op.LT,
+    "le": Op.LE,
+    "gt": Op.GT,
+    "ge": Op.GE,
 }
 
 
@@ -56,8 +70,9 @@ def wrap(node: Node, is_scalar: bool = False, base: "SymArray | None" = None) ->
     return result
 
 
-def apply_elementwise(op: Op, *values: Any, numpy_fn: Callable | None = None,
-                      ufunc: bool = False) -> "SymArray":
+def apply_elementwise(
+    op: Op, *values: Any, numpy_fn: Callable | None = None, ufunc: bool = False
+) -> "SymArray":
     """``op`` on any operands; ``ufunc``: called as a NumPy ufunc (whose result is a NumPy
     value even of Python numbers), not as a Python operator."""
     if any(isinstance(v, SymArray) and v.python is not None for v in values):
@@ -78,8 +93,11 @@ def matmul(op: Op, a: Any, b: Any) -> SymArray:
 
 def _sym_or_const(value: Any) -> "SymArray":
     """A SymArray for any operand (a constant becomes a CONST node)."""
-    return value if isinstance(value, SymArray) else wrap(operand(value).node,
-                                                          is_scalar=np.ndim(value) == 0)
+    return (
+        value
+        if isinstance(value, SymArray)
+        else wrap(operand(value).node, is_scalar=np.ndim(value) == 0)
+    )
 
 
 def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
@@ -94,8 +112,9 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
 
 
 def _is_operand(value: Any) -> bool:
-    return isinstance(value, (SymArray, SymScalar, SymInt, np.ndarray, np.generic, bool, int, float,
-                              complex))
+    return isinstance(
+        value, (SymArray, SymScalar, SymInt, np.ndarray, np.generic, bool, int, float, complex)
+    )
 
 
 class SymArray:
@@ -139,12 +158,15 @@ class SymArray:
 
     # --- things that need data break the trace ---
     def __bool__(self) -> bool:
-        raise TraceBreak("data-dependent control flow",
-                         "the truth value of an array is only known when the code runs")
+        raise TraceBreak(
+            "data-dependent control flow",
+            "the truth value of an array is only known when the code runs",
+        )
 
     def _concrete(self, *_: Any) -> Any:
-        raise TraceBreak("data-dependent value",
-                         "converting an array element to a Python number needs its value")
+        raise TraceBreak(
+            "data-dependent value", "converting an array element to a Python number needs its value"
+        )
 
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _concrete
 
@@ -156,8 +178,10 @@ class SymArray:
         return iter([self[k] for k in range(len(self))])
 
     def __array__(self, *_: Any, **__: Any) -> Any:
-        raise TraceBreak("conversion to a concrete array",
-                         "a function outside the supported NumPy subset needs real data")
+        raise TraceBreak(
+            "conversion to a concrete array",
+            "a function outside the supported NumPy subset needs real data",
+        )
 
     def __setitem__(self, key: Any, value: Any) -> None:
         from astcompile.graph.indexing import setitem
@@ -271,7 +295,9 @@ SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
 SymArray.__hash__ = None  # type: ignore[assignment]
 
 
-def _python_scalar_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+def _python_scalar_ufunc(
+    self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+) -> Any:
     """A ufunc of a traced Python number is traced, not computed from a specialised value:
     ``np.ceil(2.5)`` is the *strong* NumPy scalar ``np.float64(3.0)`` (NEP 50), where
     NumPy's object loop would have returned the weak Python int 3."""
@@ -287,8 +313,15 @@ class SymScalar:
     Python value (``if alpha > 0``, ``range(k)``, ``math.exp``) specialises it with a guard.
     """
 
-    def __init__(self, node: Node, hint: Any, description: str, dim: S.Dim | None = None,
-                 sources: dict[int, Any] | None = None, dynamic: bool = False) -> None:
+    def __init__(
+        self,
+        node: Node,
+        hint: Any,
+        description: str,
+        dim: S.Dim | None = None,
+        sources: dict[int, Any] | None = None,
+        dynamic: bool = False,
+    ) -> None:
         self.node = node
         self.hint = hint  # the traced value; for a dynamic scalar only an example of its type
         self.description = description
@@ -298,8 +331,10 @@ class SymScalar:
 
     def _specialize(self, *_: Any) -> Any:
         if self.dynamic:
-            raise TraceBreak("data-dependent value",
-                             f"{self.description} changes from one loop iteration to the next")
+            raise TraceBreak(
+                "data-dependent value",
+                f"{self.description} changes from one loop iteration to the next",
+            )
         for d in self.dims:
             current().env.specialize(d)
         guards = current().value_guards
@@ -349,12 +384,17 @@ class SymScalar:
             from astcompile.graph.scalars import python_arith
 
             python_arith(op, fn, a, b)  # Python's errors (x / 0), not C's or NumPy's
-        hint = _example_result(fn, _hint_of(a), _hint_of(b)) if dynamic else fn(_hint_of(a), _hint_of(b))
+        hint = (
+            _example_result(fn, _hint_of(a), _hint_of(b))
+            if dynamic
+            else fn(_hint_of(a), _hint_of(b))
+        )
         node = B.elementwise(op, [operand(a), operand(b)])
         node = B.cast(B.Operand(node, False, None), np.result_type(hint))
         sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
-        result = SymScalar(node, hint, f"({self.description} {op.name.lower()} ...)", None, sources,
-                           dynamic)
+        result = SymScalar(
+            node, hint, f"({self.description} {op.name.lower()} ...)", None, sources, dynamic
+        )
         result.dims = getattr(a, "dims", ()) + getattr(b, "dims", ())
         return result
 
@@ -408,9 +448,13 @@ def _hint_of(value: Any) -> Any:
 
 
 _SCALAR_ARITH = {
-    "add": (Op.ADD, operator.add), "sub": (Op.SUB, operator.sub), "mul": (Op.MUL, operator.mul),
-    "truediv": (Op.TRUEDIV, operator.truediv), "floordiv": (Op.FLOORDIV, operator.floordiv),
-    "mod": (Op.MOD, operator.mod), "pow": (Op.POW, operator.pow),
+    "add": (Op.ADD, operator.add),
+    "sub": (Op.SUB, operator.sub),
+    "mul": (Op.MUL, operator.mul),
+    "truediv": (Op.TRUEDIV, operator.truediv),
+    "floordiv": (Op.FLOORDIV, operator.floordiv),
+    "mod": (Op.MOD, operator.mod),
+    "pow": (Op.POW, operator.pow),
 }
 for _name, (_op, _fn) in _SCALAR_ARITH.items():
     setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
@@ -418,15 +462,19 @@ for _name, (_op, _fn) in _SCALAR_ARITH.items():
 #: Bit operations on Python ints (and bools for & | ^): Python raises TypeError on floats, as
 #: the trace does (the example result is computed with Python's own operator first).
 _SCALAR_BITWISE = {
-    "and": (Op.BITWISE_AND, operator.and_), "or": (Op.BITWISE_OR, operator.or_),
-    "xor": (Op.BITWISE_XOR, operator.xor), "lshift": (Op.LSHIFT, operator.lshift),
+    "and": (Op.BITWISE_AND, operator.and_),
+    "or": (Op.BITWISE_OR, operator.or_),
+    "xor": (Op.BITWISE_XOR, operator.xor),
+    "lshift": (Op.LSHIFT, operator.lshift),
     "rshift": (Op.RSHIFT, operator.rshift),
 }
 for _name, (_op, _fn) in _SCALAR_BITWISE.items():
     setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
     setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(SymScalar, f"__{_name}__", lambda s, o, _fn=getattr(operator, _name): s._compare(_fn, o))
+    setattr(
+        SymScalar, f"__{_name}__", lambda s, o, _fn=getattr(operator, _name): s._compare(_fn, o)
+    )
 
 
 def _scalar_invert(self: SymScalar) -> Any:
@@ -494,8 +542,13 @@ class SymInt:
         return fn(self._specialize(), int(other) if isinstance(other, SymInt) else other)
 
 
-_DIM_FNS = {"add": S.dim_add, "sub": S.dim_sub, "mul": S.dim_mul, "floordiv": S.dim_floordiv,
-            "mod": S.dim_mod}
+_DIM_FNS = {
+    "add": S.dim_add,
+    "sub": S.dim_sub,
+    "mul": S.dim_mul,
+    "floordiv": S.dim_floordiv,
+    "mod": S.dim_mod,
+}
 for _name, _fn in _DIM_FNS.items():
     setattr(SymInt, f"__{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, False))
     setattr(SymInt, f"__r{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, True))

@@ -26,6 +26,7 @@ from astcompile.graph.symbolic import SymArray, SymInt, SymScalar
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
+
 def flatten(values: Sequence[Any]) -> list[Any]:
     """Leaves of nested tuples/lists, depth first (the order INPUT nodes get)."""
     leaves: list[Any] = []
@@ -75,12 +76,21 @@ class _Inputs:
         dtype = check_dtype(value.dtype)
         shape = tuple(self._dim(int(d), index, a, name) for a, d in enumerate(np.shape(value)))
         kind = InputKind.SCALAR if isinstance(value, np.generic) else InputKind.ARRAY
-        symbolic = SymArray(self._input(index, name, kind, dtype, shape), isinstance(value, np.generic))
+        symbolic = SymArray(
+            self._input(index, name, kind, dtype, shape), isinstance(value, np.generic)
+        )
         symbolic.is_input = True
         return symbolic
 
-    def _input(self, index: int, name: str, kind: InputKind, dtype: np.dtype,
-               shape: tuple, weak: bool = False) -> Node:
+    def _input(
+        self,
+        index: int,
+        name: str,
+        kind: InputKind,
+        dtype: np.dtype,
+        shape: tuple,
+        weak: bool = False,
+    ) -> Node:
         node = self.ctx.node(Op.INPUT, (), dtype, shape, InputAttr(index, name, kind, weak))
         self.ctx.inputs.append(node)
         return node
@@ -91,8 +101,10 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
     user functions are seen through ``reads`` so what the region reads from them is recorded;
     strings, bools and None stay themselves (the guard key holds their values)."""
     if type(value) in (tuple, list):
-        items = [_symbolize(v, f"{name}_{i}", inputs, reads, path + (("item", i),))
-                 for i, v in enumerate(value)]
+        items = [
+            _symbolize(v, f"{name}_{i}", inputs, reads, path + (("item", i),))
+            for i, v in enumerate(value)
+        ]
         return type(value)(items)
     if is_leaf(value):
         symbolic = inputs.leaf(value, name)
@@ -113,8 +125,11 @@ def _array_box(value: SymArray) -> str:
         return "scalar"
     if value.node.ndim == 0 and _views_an_argument(value):
         # NumPy returns a view that writes reach; a boxed scalar would be a copy
-        raise TraceBreak("0-d view of an argument", "a 0-d view of an argument (np.squeeze(x), "
-                         "x[0, ...]) leaves the region; it runs in NumPy, so it stays a view")
+        raise TraceBreak(
+            "0-d view of an argument",
+            "a 0-d view of an argument (np.squeeze(x), "
+            "x[0, ...]) leaves the region; it runs in NumPy, so it stays a view",
+        )
     return "0d" if value.node.ndim == 0 else "array"
 
 
@@ -151,16 +166,27 @@ class _Outputs:
         if isinstance(value, SymInt):
             return self._graph(value.as_node(), int)
         if is_read_stand_in(value):
-            raise TraceBreak("unsupported output", "a Python object the region read leaves it; "
-                             "the region runs in NumPy")
+            raise TraceBreak(
+                "unsupported output",
+                "a Python object the region read leaves it; the region runs in NumPy",
+            )
         if isinstance(value, MaskedValue):
-            raise TraceBreak("boolean mask", "a boolean-mask selection has a data-dependent "
-                             "length; it leaves the region only as a NumPy array")
+            raise TraceBreak(
+                "boolean mask",
+                "a boolean-mask selection has a data-dependent "
+                "length; it leaves the region only as a NumPy array",
+            )
         return escapes.constant(value, self.watch.is_given)
 
 
-def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: str,
-          dynamic: frozenset[int] = frozenset(), root: Callable | None = None) -> TraceResult:
+def trace(
+    fn: Callable,
+    args: Sequence[Any],
+    names: Sequence[str],
+    graph_name: str,
+    dynamic: frozenset[int] = frozenset(),
+    root: Callable | None = None,
+) -> TraceResult:
     """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
     The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised.
 
@@ -171,8 +197,10 @@ def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: s
     with ctx:
         inputs = _Inputs(ctx, dynamic)
         reads = ReadRecorder(inputs.leaf, tuple(names), tuple(args))
-        symbolic_args = [_symbolize(a, n, inputs, reads, (("arg", i),))
-                         for i, (a, n) in enumerate(zip(args, names))]
+        symbolic_args = [
+            _symbolize(a, n, inputs, reads, (("arg", i),))
+            for i, (a, n) in enumerate(zip(args, names))
+        ]
         # the safety net for changes made behind the stand-ins' backs: the real objects
         watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
         if root is not None:
@@ -184,8 +212,9 @@ def trace(fn: Callable, args: Sequence[Any], names: Sequence[str], graph_name: s
             watch.check()
         outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
-    graph = Graph(graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0],
-                  list(ctx.env.guards))
+    graph = Graph(
+        graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
+    )
     return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
 
 

@@ -35,13 +35,18 @@ from astcompile.graph.context import TraceBreak
 from astcompile.graph.ops import COMPARISONS, Op, info
 
 #: the NumPy dtype holding a Python number's value, with the same arithmetic
-NATURAL = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
-           complex: np.dtype(np.complex128)}
+NATURAL = {
+    bool: np.dtype(bool),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
 _PYTHON_OF = {"b": bool, "i": int, "f": float, "c": complex}
 #: ops where Python numbers and NumPy scalars differ in value or error; WHERE is Python's
 #: min/max (graph/scalars.py), which returns one argument *with its type*
-_PYTHON_DIFFERS = frozenset({Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW, Op.LSHIFT, Op.RSHIFT,
-                             Op.INVERT, Op.WHERE})
+_PYTHON_DIFFERS = frozenset(
+    {Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW, Op.LSHIFT, Op.RSHIFT, Op.INVERT, Op.WHERE}
+)
 
 
 def is_union(value: Any) -> bool:
@@ -70,9 +75,12 @@ def make(value: Any, python: type, flag: Any) -> Any:
 
 
 def broken(what: str) -> TraceBreak:
-    return TraceBreak("value-dependent type", f"{what}: the variable is a Python number or a "
-                      "NumPy scalar depending on which branch ran (give it one type first, "
-                      "e.g. np.float64(0.0))")
+    return TraceBreak(
+        "value-dependent type",
+        f"{what}: the variable is a Python number or a "
+        "NumPy scalar depending on which branch ran (give it one type first, "
+        "e.g. np.float64(0.0))",
+    )
 
 
 def elementwise(op: Op, values: tuple, numpy_fn: Callable | None, ufunc: bool) -> Any:

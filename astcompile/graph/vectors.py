@@ -36,14 +36,18 @@ def inner_product(a: Any, b: Any, in_loop_only: bool = False) -> Any:
     runtime = S.is_runtime(n) or S.is_runtime(m)
     if in_loop_only and not runtime and len(current().effect_frames) == 1:
         return None
-    dtype = np.result_type(getattr(a, "dtype", None) or np.asarray(a).dtype,
-                           getattr(b, "dtype", None) or np.asarray(b).dtype)
+    dtype = np.result_type(
+        getattr(a, "dtype", None) or np.asarray(a).dtype,
+        getattr(b, "dtype", None) or np.asarray(b).dtype,
+    )
     if dtype.kind not in _KEEPS_DTYPE and dtype not in (np.int64, np.uint64):
         return None
     env = current().env
     if runtime and n != m:
         env.check("equal", n, m)
     elif not (n == m or env.is_eq(n, m)):
-        raise ValueError(f"shapes ({S.hint(n)},) and ({S.hint(m)},) not aligned: "
-                         f"{S.hint(n)} (dim 0) != {S.hint(m)} (dim 0)")
+        raise ValueError(
+            f"shapes ({S.hint(n)},) and ({S.hint(m)},) not aligned: "
+            f"{S.hint(n)} (dim 0) != {S.hint(m)} (dim 0)"
+        )
     return apply_elementwise(Op.MUL, a, b).sum()
