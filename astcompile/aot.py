@@ -4,7 +4,7 @@ Building imports every module of the package (so, like Numba's AOT, it executes 
 calls each compiled function that declares signatures (``compile(signatures=[...])`` or the
 ``[tool.astcompile.signatures]`` table of pyproject.toml) with example arguments made from each
 signature (:mod:`astcompile.signatures`). That runs the normal path: rewrite, trace every region
-reached, generate C, gcc. While it runs, :mod:`astcompile.warm` writes every rewrite, region
+reached, generate C, gcc. While it runs, :mod:`astcompile.jit.warm` writes every rewrite, region
 entry and kernel into ``__astcache__/`` beside the function's module; at the end each such
 folder gets a ``manifest.json`` naming what the artifacts require (versions, flags, CPU
 features) and what they hold (per function: code hashes, callees, region guard keys -> files).
@@ -24,9 +24,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from astcompile import warm
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.frontend.lookup import code_hash
+from astcompile.jit import warm
 from astcompile.runtime import artifacts, build
 from astcompile.signatures import Signature, parse_signatures
 
@@ -83,7 +83,7 @@ def pyproject_signatures(pkg_dir: str) -> dict[str, list[str]]:
 
 
 def _compiled_in(module: Any) -> Iterator[tuple[str, Any]]:
-    from astcompile.function import CompiledFunction
+    from astcompile.jit.function import CompiledFunction
 
     for value in list(vars(module).values()):
         if isinstance(value, CompiledFunction) and value.fn.__module__ == module.__name__:
@@ -92,7 +92,7 @@ def _compiled_in(module: Any) -> Iterator[tuple[str, Any]]:
 
 def _resolve(target: str) -> Any:
     import astcompile
-    from astcompile.function import CompiledFunction
+    from astcompile.jit.function import CompiledFunction
 
     module_name, _, qualname = target.partition(":")
     obj: Any = importlib.import_module(module_name)

@@ -8,9 +8,10 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
-from astcompile import dispatch, regions, registry
+from astcompile import registry
 from astcompile.backends import check_backend_name
-from astcompile.function import CompiledFunction
+from astcompile.jit import dispatch, regions
+from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import forksafe, timing
 from astcompile.signatures import parse_signatures
 

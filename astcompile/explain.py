@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from astcompile import dispatch, registry, telemetry
-from astcompile.function import CompiledFunction
+from astcompile import registry
+from astcompile.jit import dispatch, telemetry
+from astcompile.jit.function import CompiledFunction
 
 #: Warn in ``str(explain(...))`` when eager segments take more than this share of the call.
 EAGER_SHARE_WARNING = 0.5

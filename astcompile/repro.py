@@ -186,7 +186,7 @@ if __name__ == "__main__":
 
 def _script(region: Any, problems: list[str]) -> str:
     """The text of ``repro.py``: the region's own statements, renamed ``region``."""
-    from astcompile.function import resolve_backend
+    from astcompile.jit.function import resolve_backend
 
     spec = region.spec
     filename = region.owner.fn.__code__.co_filename

@@ -28,7 +28,7 @@ import numpy as np
 
 from astcompile import config, repro
 from astcompile.compare import call_differences, copy_args, input_floor
-from astcompile.entries import MISS
+from astcompile.jit.entries import MISS
 from astcompile.runtime import errstate
 
 _lock = threading.Lock()

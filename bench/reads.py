@@ -78,8 +78,8 @@ def guard_cost() -> tuple[float, float]:
     difference is what the reads cost, free of the kernel's noise."""
     import dataclasses
 
-    from astcompile.entries import specialised_guards
-    from astcompile.regions import RegionStats
+    from astcompile.jit.entries import specialised_guards
+    from astcompile.jit.regions import RegionStats
 
     x, obj = np.linspace(0.0, 1.0, 8), Affine()
     timings = []

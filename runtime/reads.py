@@ -206,7 +206,7 @@ def _identity_words(shown: str, read: Read, _: Any) -> str:
 
 
 _KIND_RULES: dict[ReadKind, _KindRule] = {
-    # an INPUT is checked through its key, like an argument (entries.py)
+    # an INPUT is checked through its key, like an argument (jit/entries.py)
     ReadKind.INPUT: _KindRule(
         lambda *_: None, lambda *_: True, lambda shown, read, names: f"{shown}: read at every call"
     ),

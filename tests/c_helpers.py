@@ -11,8 +11,8 @@ import pytest
 
 from astcompile.backends.c import CBackend
 from astcompile.backends.eager import run_graph
-from astcompile.graph.context import TraceBreak
-from astcompile.graph.trace import trace_callable
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.tracer import trace_callable
 
 #: Documented tolerances of the C backend against NumPy (libmvec is accurate to <= 4 ulp;
 #: sums are blocked, not pairwise; see docs/benchmarks.md).

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from programs import seeds
 
 import astcompile
-from programs import seeds
 
 SEED_FILE = inspect.getsourcefile(seeds)
 

@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from astcompile.backends.c import generate
-from astcompile.graph.trace import trace_callable
+from astcompile.trace.tracer import trace_callable
 
 
 def scaled_tanh(signal, gain):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from astcompile.runtime import nthreads, set_num_threads
+
 from tests.c_helpers import assert_matches, compile_c
 
 

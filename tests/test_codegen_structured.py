@@ -12,8 +12,7 @@ import pytest
 from astcompile.backends.c import CBackend
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_wrapper import region_source
-from astcompile.graph.context import TraceContext
-from astcompile.graph.ir import (
+from astcompile.ir.graph import (
     ConstAttr,
     DynIndex,
     Graph,
@@ -25,8 +24,9 @@ from astcompile.graph.ir import (
     ReduceAttr,
     StoreAttr,
 )
-from astcompile.graph.ops import Op
-from astcompile.graph.shapes import dim_sub, symbol
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import dim_sub, symbol
+from astcompile.trace.context import TraceContext
 
 F8, I8, B1 = np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)
 
@@ -365,7 +365,7 @@ def _shift(a):
 @pytest.mark.parametrize("fn", [_upd, _shift])
 def test_traced_stores_match_numpy(backend, fn):
     """Graphs from the tracer: in-place updates through views, a value computed before a store."""
-    from astcompile.graph.trace import trace_callable
+    from astcompile.trace.tracer import trace_callable
 
     args = [np.arange(6.0), np.ones(6)][: fn.__code__.co_argcount]
     graph = trace_callable(fn, [a.copy() for a in args])

@@ -10,11 +10,11 @@ import pytest
 from differential import assert_same, assert_same_value
 
 import astcompile
-from astcompile.graph import escapes
-from astcompile.graph.context import TraceBreak, TraceContext
-from astcompile.graph.ops import Op
-from astcompile.graph.results import OutSpec
-from astcompile.graph.symbolic import SymArray
+from astcompile.ir.ops import Op
+from astcompile.ir.results import OutSpec
+from astcompile.trace import escapes
+from astcompile.trace.context import TraceBreak, TraceContext
+from astcompile.trace.symbolic import SymArray
 
 BACKENDS = ["eager", "c"]
 HISTORY: list = []

@@ -7,7 +7,7 @@ import pytest
 
 import astcompile
 from astcompile.codegen.index_ranges import Affine, Bounds, affine_dim, in_range
-from astcompile.graph.shapes import dim_sub, symbol
+from astcompile.ir.shapes import dim_sub, symbol
 
 
 def test_affine_bounds_against_a_size():

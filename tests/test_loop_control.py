@@ -364,7 +364,7 @@ def test_check_says_why_a_loop_runs_in_python(tmp_path):
 
 
 def test_explain_counts_the_ops_inside_loop_bodies():
-    from astcompile.graph.ops import Kind
+    from astcompile.ir.ops import Kind
 
     output = astcompile.explain(collatz_steps, 27)
     (graph,) = output.graphs

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import assert_same
 
 import astcompile
-from differential import assert_same
 
 BACKENDS = ["eager", "c"]
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from test_masks import assert_compiled_same
 
-from astcompile.graph import masks, numpy_api, numpy_bind
-from astcompile.graph.context import TraceBreak
-from astcompile.graph.ops import REGISTRY, UFUNC_TO_OP
+from astcompile.ir.ops import REGISTRY, UFUNC_TO_OP
+from astcompile.trace import masks, numpy_api, numpy_bind
+from astcompile.trace.context import TraceBreak
 
 BACKENDS = ["eager", "c"]
 P = inspect.Parameter

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import assert_same_value, run_both
 from hypothesis import given
 from hypothesis import strategies as st
+from test_masks import assert_compiled_same
 
 import astcompile
-from differential import assert_same_value, run_both
-from test_masks import assert_compiled_same
 
 BACKENDS = ["eager", "c"]
 
@@ -217,7 +217,7 @@ def test_iota_fuses_into_its_consumer(tmp_path):
     indices, no index array or mask in memory."""
     from c_helpers import compile_c
 
-    from astcompile.graph.numpy_construct import arange  # what region bodies call for np.arange
+    from astcompile.trace.numpy_construct import arange  # what region bodies call for np.arange
 
     x, m = np.random.default_rng(3).random(9), np.random.default_rng(4).random((4, 6))
     _, compiled = compile_c(lambda x: arange(x.shape[0]) * 2.0 + x, [x], str(tmp_path))

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from differential import assert_same
 
-from astcompile.graph.ops import Op, is_fresh
-from astcompile.graph.trace import trace_callable
+from astcompile.ir.ops import Op, is_fresh
 from astcompile.passes.identity import buffer_of, identity
 from astcompile.passes.pipeline import run_passes
+from astcompile.trace.tracer import trace_callable
 
 BACKENDS = ["eager", "c"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from astcompile.backends.c import supported
-from astcompile.graph.ir import verify
-from astcompile.graph.ops import Op
-from astcompile.graph.trace import trace_callable
+from astcompile.ir.graph import verify
+from astcompile.ir.ops import Op
 from astcompile.passes.pipeline import PIPELINE, run_passes
 from astcompile.passes.schedule import Kernel, NumpyStep, schedule
+from astcompile.trace.tracer import trace_callable
 
 
 def _schedule(fn, *args):

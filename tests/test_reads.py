@@ -1,4 +1,4 @@
-"""What a region reads besides its arguments is seen at every call (graph/reads.py,
+"""What a region reads besides its arguments is seen at every call (trace/reads.py,
 runtime/reads.py): each test changes the value between calls and compares the compiled result
 with the plain function's, on both backends."""
 
@@ -512,7 +512,7 @@ def calls_partial(x):
 def test_partial_of_a_user_function_is_seen_through():
     """What the function inside a partial reads is recorded (the frontend breaks at calls of
     partials today; a region that reaches one in a trace must still see its globals)."""
-    from astcompile.graph.trace import trace
+    from astcompile.trace.tracer import trace
 
     result = trace(calls_partial, (A,), ["x"], "f", root=calls_partial)
     words = [read.describe(("x",)) for read in result.reads]

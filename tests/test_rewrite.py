@@ -1,4 +1,4 @@
-"""frontend/rewrite.py, regions.py and liveness.py: regions that compute what the original did."""
+"""frontend/rewrite.py, jit/regions.py and liveness.py: regions that compute what the original did."""
 
 from __future__ import annotations
 

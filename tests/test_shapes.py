@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from astcompile.graph import shapes as S
+from astcompile.ir import shapes as S
 
 bounds = st.one_of(st.none(), st.integers(-12, 12))
 

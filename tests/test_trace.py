@@ -7,11 +7,11 @@ import pytest
 from differential import assert_same_value
 
 from astcompile.backends.eager import run_graph
-from astcompile.graph.context import TraceBreak
-from astcompile.graph.ir import verify
-from astcompile.graph.ops import Op
-from astcompile.graph.trace import trace
-from astcompile.regions import _rebuild, leaves_of
+from astcompile.ir.graph import verify
+from astcompile.ir.ops import Op
+from astcompile.jit.regions import _rebuild, leaves_of
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.tracer import trace
 
 
 def trace_and_run(fn, *args):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import astcompile
 from differential import assert_same
 from test_masks import assert_compiled_same
+
+import astcompile
 
 BACKENDS = ["eager", "c"]
 

@@ -13,8 +13,8 @@ import pytest
 from astcompile.runtime import cache, trust
 
 import astcompile
-from astcompile import warm
 from astcompile.frontend import cache as rewrite_cache
+from astcompile.jit import warm
 from tests.trust_helpers import flip_byte, other_uid, planted_pickle, truncate
 
 MODULE = textwrap.dedent("""
@@ -96,7 +96,7 @@ def test_closures_are_not_persisted_global_arrays_are_read_each_call(tmp_path):
     again = astcompile.compile(mod.uses_global_array)
     assert np.allclose(again(x), x + 7.0)
     assert again.regions[0].stats.traces == 0  # the persisted entry reads W at the call
-    from astcompile.entries import MISS
+    from astcompile.jit.entries import MISS
 
     assert again.regions[0].guards(x) is not MISS  # its generated guards hold, not only bind()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 if TYPE_CHECKING:
-    from astcompile.graph.ir import Graph
+    from astcompile.ir.graph import Graph
 
 CompiledGraph = Callable[[Sequence[object]], list]
 

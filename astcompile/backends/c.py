@@ -27,9 +27,9 @@ from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
 from astcompile.codegen.wrapper import WrapperSource
 from astcompile.errors import CompileError
-from astcompile.graph.checks import raise_error
-from astcompile.graph.ir import Graph, Node, walk
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.checks import raise_error
+from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.ops import Kind, Op
 from astcompile.passes.pipeline import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library

@@ -14,7 +14,7 @@ import numpy as np
 
 from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
 from astcompile.codegen.names import sanitize
-from astcompile.graph.ir import Graph, Node
+from astcompile.ir.graph import Graph, Node
 from astcompile.runtime import nthreads
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.graph.checks import make_error, size_check_holds, size_check_message
-from astcompile.graph.ir import (
+from astcompile.ir.checks import make_error, size_check_holds, size_check_message
+from astcompile.ir.graph import (
     ConstAttr,
     DynIndex,
     Graph,
@@ -27,8 +27,8 @@ from astcompile.graph.ir import (
     SizeCheckAttr,
     own_nodes,
 )
-from astcompile.graph.ops import Kind, Op, info
-from astcompile.graph.shapes import Dim, evaluate
+from astcompile.ir.ops import Kind, Op, info
+from astcompile.ir.shapes import Dim, evaluate
 
 Env = dict[int, Any]
 
@@ -195,7 +195,7 @@ def _iterate(steps: list[Step], ctx: EvalContext, attr: LoopAttr, carried: list)
 
 
 def _check(node: Node, ctx: EvalContext, args: list) -> Any:
-    """``assert`` and Python's own errors on loop values (see graph/control.py)."""
+    """``assert`` and Python's own errors on loop values (see trace/control.py)."""
     if not bool(args[0]):
         raise make_error(node.attr.exception, node.attr.message)
     return None

@@ -19,8 +19,8 @@ import numpy as np
 
 from astcompile.codegen import reduce as red
 from astcompile.codegen.ids import nid
-from astcompile.graph.ir import Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
 
 #: Lanes of a blocked sum (32 doubles: eight AVX2 registers), then the width of one vector.
 LANES, VECTOR = 32, 4

@@ -30,8 +30,8 @@ from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
 from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.views import dim_c
-from astcompile.graph.ir import Node
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, member_map
 
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'

@@ -18,7 +18,7 @@ from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan
-from astcompile.graph.ir import Node
+from astcompile.ir.graph import Node
 from astcompile.passes.schedule import Kernel
 
 #: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from astcompile.graph.ir import Node
+from astcompile.ir.graph import Node
 
 _table: ContextVar[dict[str, dict[int, int]] | None] = ContextVar("astcompile_ids", default=None)
 

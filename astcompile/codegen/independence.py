@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astcompile.codegen.structured_plan import VIEW_OPS, StructPlan
-from astcompile.graph.ir import ConstAttr, DynIndex, Graph, IfAttr, InputKind, LoopAttr, Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import ConstAttr, DynIndex, Graph, IfAttr, InputKind, LoopAttr, Node
+from astcompile.ir.ops import Op
 
 Pos = tuple[int, int] | None  # (coef, offset): the index coef * i + offset; None: unknown/range
 

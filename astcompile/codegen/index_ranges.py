@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.graph.ir import ConstAttr, Node
-from astcompile.graph.ops import Op
-from astcompile.graph.shapes import Dim, DimOp, SymDim
+from astcompile.ir.graph import ConstAttr, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import Dim, DimOp, SymDim
 
 
 @dataclass(frozen=True)

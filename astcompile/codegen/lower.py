@@ -23,8 +23,8 @@ from astcompile.codegen.lower_complex import (
     can_lower_complex,
     is_complex,
 )
-from astcompile.graph.ir import Node
-from astcompile.graph.ops import COMPARISONS, Op
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import COMPARISONS, Op
 
 
 @dataclass(frozen=True)

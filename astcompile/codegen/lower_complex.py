@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from astcompile.graph.ir import Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
 
 Rule = Callable[[Node, list[str]], str]
 

@@ -6,8 +6,8 @@ import keyword
 import re
 
 from astcompile.codegen.ids import nid
-from astcompile.graph.ir import InputAttr, Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import InputAttr, Node
+from astcompile.ir.ops import Op
 
 _C_RESERVED = {
     "int",

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from astcompile.graph.ir import ConstAttr, InputAttr, InputKind, Node
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.graph import ConstAttr, InputAttr, InputKind, Node
+from astcompile.ir.ops import Kind, Op
 from astcompile.passes.axes import inner_axes, operand_map
 from astcompile.passes.schedule import Kernel, member_map, operand_context
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from astcompile.graph.ir import ConstAttr, IndexItem, Node
-from astcompile.graph.ops import Op
-from astcompile.graph.shapes import Dim, DimOp, SymDim
+from astcompile.ir.graph import ConstAttr, IndexItem, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import Dim, DimOp, SymDim
 
 _PY_OP = {DimOp.ADD: "+", DimOp.SUB: "-", DimOp.MUL: "*", DimOp.FLOORDIV: "//", DimOp.MOD: "%"}
 

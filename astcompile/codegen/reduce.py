@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from astcompile.codegen.ctypes import ctype, supported_dtype
-from astcompile.graph.ir import Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
 
 
 @dataclass(frozen=True)

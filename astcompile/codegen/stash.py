@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from astcompile.codegen.plan import KernelPlan
-from astcompile.graph.ir import Node
+from astcompile.ir.graph import Node
 from astcompile.passes.schedule import member_map
 
 

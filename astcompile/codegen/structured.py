@@ -47,16 +47,16 @@ from astcompile.codegen.views import (
     shape_c,
     transpose_view,
 )
-from astcompile.graph.build import store_checks
-from astcompile.graph.ir import (
+from astcompile.ir.graph import (
     Graph,
     InputAttr,
     InputKind,
     Node,
     SizeCheckAttr,
 )
-from astcompile.graph.ops import Kind, Op
-from astcompile.graph.shapes import Dim, upper_bound
+from astcompile.ir.ops import Kind, Op
+from astcompile.ir.shapes import Dim, upper_bound
+from astcompile.trace.build import store_checks
 
 
 @dataclass

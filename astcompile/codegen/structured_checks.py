@@ -17,9 +17,9 @@ from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import dim_c, slice_start
-from astcompile.graph.checks import SIZE_CHECKS
-from astcompile.graph.ir import DynIndex, IndexItem, Node, SizeCheckAttr
-from astcompile.graph.shapes import Dim
+from astcompile.ir.checks import SIZE_CHECKS
+from astcompile.ir.graph import DynIndex, IndexItem, Node, SizeCheckAttr
+from astcompile.ir.shapes import Dim
 
 Emitter = Any  # structured.Emitter (it imports this module)
 

@@ -29,8 +29,8 @@ from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import View, contiguous_strides
-from astcompile.graph.ir import Graph, Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import Op
 
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
 

@@ -28,9 +28,9 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.independence import independent
 from astcompile.codegen.structured_plan import VIEW_OPS
 from astcompile.codegen.views import dim_c, indexed_shape
-from astcompile.graph.ir import ConstAttr, Graph, LoopAttr, Node
-from astcompile.graph.ops import Kind, Op
-from astcompile.graph.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
+from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
+from astcompile.ir.ops import Kind, Op
+from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 
 Emitter = Any  # structured.Emitter (it imports this module)
 

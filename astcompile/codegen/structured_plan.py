@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
-from astcompile.graph.ir import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.graph import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
+from astcompile.ir.ops import Kind, Op
 
 
 class StructuredUnsupported(NotImplementedError):

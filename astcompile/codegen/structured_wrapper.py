@@ -21,8 +21,8 @@ from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
-from astcompile.graph.ir import DynIndex, Graph, InputKind, Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import DynIndex, Graph, InputKind, Node
+from astcompile.ir.ops import Op
 
 
 @dataclass

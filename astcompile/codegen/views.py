@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from astcompile.codegen.ids import run_key
-from astcompile.graph.ir import DynIndex, IndexItem
-from astcompile.graph.shapes import Dim, DimOp, SymDim, is_runtime
+from astcompile.ir.graph import DynIndex, IndexItem
+from astcompile.ir.shapes import Dim, DimOp, SymDim, is_runtime
 
 #: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
 _C_FORMAT = {

@@ -23,9 +23,9 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr
-from astcompile.graph.ir import InputKind, Node
-from astcompile.graph.ops import Op
-from astcompile.graph.shapes import DimOp, SymDim
+from astcompile.ir.graph import InputKind, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import DimOp, SymDim
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 

@@ -77,7 +77,7 @@ def plain_target(target: cst.BaseExpression) -> bool:
 
 def test_parts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The operands of a test's ``and``/``or``/``not``/chained comparison, which lower to calls
-    (graph/control.py), so only the operands themselves must be graph-able."""
+    (trace/control.py), so only the operands themselves must be graph-able."""
     if isinstance(test, cst.BooleanOperation):
         return test_parts(test.left) + test_parts(test.right)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):

@@ -1,6 +1,6 @@
 """Step 3c: plan graph-able ``for``/``while`` loops (and the ``if``s in them) as structured calls.
 
-A loop in a region is traced once as a LOOP node (see ``astcompile/graph/loops.py``), so its
+A loop in a region is traced once as a LOOP node (see ``trace/loops.py``), so its
 body becomes a function of the induction variable and the *loop-carried* variables: the names
 the body assigns that are read before being assigned in the body (the next iteration reads
 them) or that are live after the loop. Python semantics must survive the cut, so a loop whose

@@ -27,7 +27,7 @@ IF, WHILE = "__ac_if", "__ac_while"
 CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, and ``np.array([a, b])`` gets a
 #: list, so NumPy cannot hand them to the tracer: region bodies call them through
-#: ``__ac_create`` (see graph/numpy_api.py, graph/literals.py, graph/numpy_construct.py).
+#: ``__ac_create`` (see trace/numpy_api.py, trace/literals.py, trace/numpy_construct.py).
 CREATION_NAMES = frozenset(
     {"zeros", "ones", "empty", "full", "array", "asarray", "arange", "linspace", "eye", "identity"}
 )
@@ -36,7 +36,7 @@ CREATION_NAMES = frozenset(
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
     """Rewrite the planned ``for``/``while``/``if`` statements of ``module`` into structured
     calls, array-creation calls into ``__ac_create`` calls, and scalar functions, ``assert``
-    and boolean tests into their traceable forms (graph/scalars.py, graph/control.py)."""
+    and boolean tests into their traceable forms (trace/scalars.py, trace/control.py)."""
     by_line = {(type(s), s.line): s for s in specs}
     _Lowering(by_line).visit(module)
     ast.fix_missing_locations(module)

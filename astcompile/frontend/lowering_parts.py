@@ -20,7 +20,7 @@ from astcompile.frontend.spec import LoopSpec
 FOR, NDINDEX, LEN = "__ac_for", "__ac_ndindex", "__ac_len"
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
 
-#: Calls routed through ``__ac_scalar`` (graph/scalars.py decides by the function object, so a
+#: Calls routed through ``__ac_scalar`` (trace/scalars.py decides by the function object, so a
 #: user's own ``floor`` is simply called).
 SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round"})
 MATH_FUNCTIONS = frozenset(
@@ -180,7 +180,7 @@ def brk_index(spec: LoopSpec) -> list[ast.expr]:
 
 def test(expr: ast.expr) -> ast.expr:
     """``a and b`` -> ``__ac_and(a, lambda: b)``, ``not a`` -> ``__ac_not(a)``, ``a < b < c``
-    -> ``__ac_and(a < b, lambda: b < c)``: short-circuits survive tracing (graph/control.py)."""
+    -> ``__ac_and(a < b, lambda: b < c)``: short-circuits survive tracing (trace/control.py)."""
     if isinstance(expr, ast.BoolOp):
         helper = AND if isinstance(expr.op, ast.And) else OR
         result = test(expr.values[-1])

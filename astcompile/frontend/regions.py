@@ -19,7 +19,6 @@ import libcst as cst
 from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
 from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.loops import Spec, StructuredPlanner
-from astcompile.frontend.nested import local_functions
 from astcompile.frontend.names import (
     block_units,
     function_locals,
@@ -28,6 +27,7 @@ from astcompile.frontend.names import (
     small_statements,
     target_sets,
 )
+from astcompile.frontend.nested import local_functions
 from astcompile.frontend.walk import find
 
 RET = "__ac_ret"

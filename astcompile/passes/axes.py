@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from astcompile.graph.shapes import Dim
+from astcompile.ir.shapes import Dim
 
 AxisMap = tuple  # tuple[int | None, ...]
 

@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from astcompile.graph.ir import ConstAttr, Graph, Node
-from astcompile.graph.ops import Kind, Op, info
+from astcompile.ir.graph import ConstAttr, Graph, Node
+from astcompile.ir.ops import Kind, Op, info
 from astcompile.passes.rebuild import rebuild
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from astcompile.graph.ir import ConstAttr, Graph, Node, ReduceAttr
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.graph import ConstAttr, Graph, Node, ReduceAttr
+from astcompile.ir.ops import Kind, Op
 from astcompile.passes.identity import Identity, buffer_of, identity
 from astcompile.passes.rebuild import rebuild, with_inputs
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.graph.ir import Graph, Node
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import Op
 from astcompile.passes.identity import identity
 from astcompile.passes.rebuild import rebuild
 

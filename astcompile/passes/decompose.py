@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from astcompile.graph.ir import Graph, Node, ReduceAttr
-from astcompile.graph.ops import Op
+from astcompile.ir.graph import Graph, Node, ReduceAttr
+from astcompile.ir.ops import Op
 from astcompile.passes.rebuild import rebuild
 
 _REAL = frozenset("biuf")

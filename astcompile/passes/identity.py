@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from astcompile.graph.ir import Graph, Node, walk
-from astcompile.graph.ops import Kind, Op, is_view
+from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.ops import Kind, Op, is_view
 
 
 def buffer_of(node: Node) -> Node:

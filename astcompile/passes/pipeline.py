@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.graph.ir import Graph, verify
+from astcompile.ir.graph import Graph, verify
 from astcompile.passes.constfold import constfold
 from astcompile.passes.cse import cse
 from astcompile.passes.dce import dce

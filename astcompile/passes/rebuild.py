@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.graph.ir import Graph, Node
+from astcompile.ir.graph import Graph, Node
 
 Rule = Callable[[Node, tuple[Node, ...]], Node | None]
 

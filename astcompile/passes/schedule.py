@@ -27,8 +27,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from astcompile.graph.ir import Graph, Node
-from astcompile.graph.ops import Kind, Op
+from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import Kind, Op
 from astcompile.passes.axes import compatible, operand_map, value_map
 
 

@@ -1,0 +1,76 @@
+"""``__ac_call``: calls from a compiled function's eager code to user functions.
+
+A user function called from a graph break is compiled on its own (its graph-able parts still
+run compiled), as torch.compile does for the frames it reaches. Disabled functions and our own
+compiled wrappers are called as they are: they already know what to do.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+from typing import Any
+
+from astcompile import registry
+from astcompile.runtime import forksafe
+
+_lock = forksafe.module_lock(__name__)
+_local = threading.local()
+_implicit: dict[tuple[int, str], Any] = {}  # (id(fn), backend) -> CompiledFunction
+
+_LIBRARY_PREFIXES = ("numpy", "astcompile", "builtins")
+
+
+def _cache() -> dict:
+    return getattr(_local, "cache", None) or _implicit
+
+
+class fresh_cache:
+    """Within the block, implicitly compiled callees are compiled anew (``explain`` uses it)."""
+
+    def __enter__(self) -> "fresh_cache":
+        self._previous = getattr(_local, "cache", None)
+        _local.cache = {}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _local.cache = self._previous
+
+
+def is_user_function(fn: Any) -> bool:
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = getattr(fn, "__module__", "") or ""
+    if module.split(".")[0] in _LIBRARY_PREFIXES:
+        return False
+    return not fn.__code__.co_filename.startswith("<")
+
+
+def compiled_callee(fn: types.FunctionType, backend: str) -> Any:
+    from astcompile.jit.function import CompiledFunction
+
+    cache = _cache()
+    key = (id(fn), backend)
+    entry = cache.get(key)
+    if entry is None or entry.fn is not fn:
+        with _lock:
+            entry = cache.get(key)
+            if entry is None or entry.fn is not fn:
+                entry = cache[key] = CompiledFunction(fn, backend=backend)
+    return entry
+
+
+def call_from_compiled(owner: Any, callee: Any, args: tuple, kwargs: dict) -> Any:
+    if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
+        return callee(*args, **kwargs)
+    if isinstance(callee, types.MethodType) and is_user_function(callee.__func__):
+        compiled = compiled_callee(callee.__func__, owner.backend_name)
+        return compiled(callee.__self__, *args, **kwargs)
+    if is_user_function(callee) and not registry.is_allowed_in_graph(callee):
+        return compiled_callee(callee, owner.backend_name)(*args, **kwargs)
+    return callee(*args, **kwargs)
+
+
+def reset() -> None:
+    with _lock:
+        _implicit.clear()

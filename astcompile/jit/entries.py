@@ -1,0 +1,305 @@
+"""Compiled entries of a region and the guard function generated for them.
+
+An :class:`Entry` is one traced-and-compiled version of a region, valid while its guards hold.
+:func:`specialised_guards` turns a region's entries into one Python function that checks
+exactly their guards inline: the per-call cost of a compiled region on small arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.results import OutSpec, TraceResult, is_leaf
+from astcompile.ir.shapes import DimOp, ShapeGuard
+from astcompile.runtime import guards as G
+from astcompile.runtime import reads as R
+
+
+def leaves_of(args: tuple) -> list[Any]:
+    """Flattened array/scalar leaves, each distinct array once (as the tracer numbered them)."""
+    leaves: list[Any] = []
+    seen: set[int] = set()
+    stack = list(reversed(args))
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is tuple or kind is list:
+            stack.extend(reversed(value))
+        elif kind is np.ndarray:
+            if id(value) not in seen:
+                seen.add(id(value))
+                leaves.append(value)
+        elif is_leaf(value):
+            leaves.append(value)
+    return leaves
+
+
+def _box(value: Any, box: Any, outputs: list) -> Any:
+    if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
+        value = value[()] if isinstance(value, np.ndarray) else value
+        return box[1](value) if outputs[box[2]] else value
+    if box == "array":
+        return value
+    if box == "scalar":
+        return value[()] if isinstance(value, np.ndarray) else value
+    if box == "0d":
+        return value if isinstance(value, np.ndarray) else np.asarray(value)
+    return box(value)
+
+
+def _rebuild(spec: Any, outputs: list, leaves: list) -> Any:
+    if isinstance(spec, OutSpec):
+        if spec.kind == "graph":
+            return _box(outputs[spec.index], spec.box, outputs)
+        return leaves[spec.index] if spec.kind == "leaf" else spec.value
+    return type(spec)(_rebuild(s, outputs, leaves) for s in spec)
+
+
+def _is_plain_arrays(template: Any) -> bool:
+    """The common case: the region returns graph outputs 0..n-1 as arrays, in order."""
+    return type(template) is tuple and all(
+        isinstance(s, OutSpec) and s.kind == "graph" and s.box == "array" and s.index == i
+        for i, s in enumerate(template)
+    )
+
+
+@dataclass
+class Entry:
+    """One compiled version of a region, valid while its guards hold."""
+
+    key: tuple
+    result: TraceResult
+    run: Callable[[list], list]
+
+    def __post_init__(self) -> None:
+        self.unguarded = not self.result.value_guards and not self.result.graph.guards
+        self.plain = _is_plain_arrays(self.result.template)
+        self.reads = self.result.reads
+
+    def checks(self, nargs: int, root: Any, prefix: str = "") -> _Checks | None:
+        """Every check this entry needs, as Python source over ``_a0..``: the key's, the
+        reads', then the value and shape guards of the trace. None when the generic path must
+        decide. ``root`` is the user's function (where global and cell reads start)."""
+        if len(self.key) != nargs:  # aliased arrays: generic path
+            return None
+        checks = G.key_checks(self.key, nargs, prefix)
+        if checks is None:
+            return None
+        leaf_names = [f"_a{i}" for i, k in enumerate(self.key) if _is_leaf_key(k)]
+        bindings = _read_checks(self.reads, checks, root, leaf_names)
+        if bindings is None:
+            return None
+        for index, value in self.result.value_guards:
+            checks.conds.append(f"{leaf_names[index]} == {checks.const(value)}")
+        checks.conds += [_guard_source(g, leaf_names) for g in self.result.graph.guards]
+        return _Checks(checks, leaf_names, bindings)
+
+    def bind(self, args: tuple, root: Any) -> list | None:
+        """The leaves to run this entry on for ``args`` (the arguments' and the reads'), or
+        None when a guard fails: the generic path's version of :meth:`checks`."""
+        leaves = leaves_of(args)
+        if self.reads:
+            extra = _read_leaves(self.reads, args, root, leaves)
+            if extra is None:
+                return None
+            leaves += extra
+        return leaves if self.matches(leaves) else None
+
+    def current_leaves(self, args: tuple, root: Any) -> list:
+        """The leaves this entry would see now, guards unchecked (reads that fail are left
+        out): for comparing specialised values with the ones traced."""
+        leaves = leaves_of(args)
+        for read in self.reads:
+            if read.kind is R.ReadKind.INPUT:
+                try:
+                    leaves.append(R.evaluate(read.path, args, root))
+                except Exception:
+                    break
+        return leaves
+
+    def matches(self, leaves: list) -> bool:
+        if self.unguarded:
+            return True
+        for index, value in self.result.value_guards:
+            if leaves[index] != value:
+                return False
+        graph_guards = self.result.graph.guards
+        if graph_guards:
+            shapes = [np.shape(v) for v in leaves]
+            return all(g.holds(shapes) for g in graph_guards)
+        return True
+
+    def __call__(self, leaves: list) -> Any:
+        if self.plain:
+            return tuple(self.run(leaves))
+        return _rebuild(self.result.template, self.run(leaves), leaves)
+
+
+@dataclass
+class _Checks:
+    keys: G.KeyChecks
+    leaf_names: list[str]  # the leaves in graph-input order: arguments', then reads'
+    bindings: list[tuple[str, str]]  # (local, source) of each read, evaluated before the checks
+
+
+def _read_checks(
+    reads: tuple, checks: G.KeyChecks, root: Any, leaf_names: list[str]
+) -> list[tuple[str, str]] | None:
+    """Bind each read to a local and add its check; INPUT reads join ``leaf_names``."""
+    const = R.bind_root(checks.const, root)
+    bound: dict[tuple, str] = {}
+    bindings = []
+
+    def source_of(path: tuple) -> str:  # a read bound before, or an argument
+        return bound.get(path) or R.expression(path, lambda i: f"_a{i}", const)
+
+    for j, read in enumerate(reads):
+        if read.path not in bound:
+            bindings.append((f"_{checks.prefix}r{j}", source_of(read.path)))
+            bound[read.path] = bindings[-1][0]
+        var = bound[read.path]
+        if read.kind is R.ReadKind.INPUT:
+            before = len(checks.arrays)
+            if not G.value_checks(checks, var, read.expected):
+                return None
+            if len(checks.arrays) > before:  # a distinct buffer, as when traced
+                checks.conds += [f"{var} is not {other}" for other in checks.arrays[:before]]
+            leaf_names.append(var)
+        else:
+            checks.conds.append(R.check_source(read, var, const, source_of))
+    return bindings
+
+
+def _read_leaves(reads: tuple, args: tuple, root: Any, leaves: list) -> list | None:
+    """The INPUT reads' values now, if every read still holds."""
+    try:
+        values = {read.path: R.evaluate(read.path, args, root) for read in reads}
+    except Exception:  # an attribute or key that is gone: this entry does not apply
+        return None
+    sizes: dict[int, int] = {}
+    G.call_key(args, sizes)
+    arrays = {id(v) for v in leaves if type(v) is np.ndarray}
+    extra = []
+
+    def value_at(path: tuple) -> Any:
+        return values[path] if path in values else R.evaluate(path, args, root)
+
+    for read in reads:
+        value = values[read.path]
+        if read.kind is not R.ReadKind.INPUT:
+            if not R.holds(read, value, value_at):
+                return None
+            continue
+        if G.value_key(value, sizes) != read.expected:
+            return None
+        if type(value) is np.ndarray:
+            if id(value) in arrays:
+                return None
+            arrays.add(id(value))
+        extra.append(value)
+    return extra
+
+
+MISS = object()  # what a specialised guard function returns when no entry's guards hold
+
+
+def _miss_all(*args: Any) -> object:
+    return MISS
+
+
+def _is_leaf_key(k: Any) -> bool:
+    """Whether an argument with guard key ``k`` is a graph leaf (see ``trace.is_leaf``)."""
+    if k is float or k is complex:
+        return True
+    return type(k) is tuple and (
+        k[0] is np.ndarray
+        or k[0] is int
+        or (len(k) == 1 and isinstance(k[0], type) and issubclass(k[0], np.generic))
+    )
+
+
+def _dim_source(d: Any, leaf_names: list[str]) -> str:
+    if isinstance(d, int):
+        return str(d)
+    if d.op is DimOp.SYM:
+        leaf, axis = d.source
+        return f"{G.KeyChecks.shape(leaf_names[leaf])}[{axis}]"
+    a, b = (_dim_source(x, leaf_names) for x in d.args)
+    return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
+
+
+def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
+    return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
+
+
+def specialised_guards(
+    name: str,
+    params: tuple[str, ...],
+    entries: list[Entry],
+    root: Any,
+    stats: Any,
+    eager_keys: tuple = (),
+    eager: Callable | None = None,
+) -> Callable:
+    """A function of the region's arguments that runs the first entry whose guards hold, or
+    returns ``MISS``: the whole per-call check, specialised to exactly the guards these
+    entries need (types, dtypes, ranks, size classes, layouts, the values the region reads,
+    value and shape guards), with no generic walk over the arguments. Entries it cannot check
+    are left to the generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the
+    user's statements) after the entries, as on the generic path: a region that runs in Python
+    inside a Python loop must not pay for a generic key on every iteration. ``root`` is the
+    user's function, where reads of its globals and closure cells start."""
+    args = [f"_a{i}" for i in range(len(params))]
+    lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
+    namespace: dict[str, Any] = {
+        "_MISS": MISS,
+        "_ndarray": np.ndarray,
+        "_tuple": tuple,
+        "_int_class": G.int_class,
+        "_stats": stats,
+        "_eager": eager,
+    }
+    for n, entry in enumerate(entries):
+        found = entry.checks(len(params), root, prefix=f"e{n}")
+        if found is None:
+            continue
+        namespace.update(found.keys.consts)
+        leaves = "[" + ", ".join(found.leaf_names) + "]"
+        call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
+        namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
+        lines += _guarded_block(found, ["_stats.compiled_calls += 1", f"return {call}"])
+    for n, key in enumerate(eager_keys):
+        checks = G.key_checks(key, len(params), prefix=f"x{n}")
+        if checks is None:
+            continue
+        namespace.update(checks.consts)
+        call = f"return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"
+        lines += _guarded_block(_Checks(checks, [], []), [call])
+    lines.append("    return _MISS")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<astcompile guards {name}>", "exec"), namespace)
+    fn = namespace[f"guards_{name}"]
+    fn.py_source = source
+    return fn
+
+
+def _guarded_block(found: _Checks, then: list[str]) -> list[str]:
+    """``if <checks>: <then>``, after binding the reads; a read that raises (an attribute or
+    key that is gone) skips the block, as a failed check does."""
+    conds = found.keys.conds or ["True"]
+    block = [f"if ({(chr(10) + '        and ').join(conds)}):"] + [f"    {t}" for t in then]
+    if not found.bindings:
+        return [f"    {line}" for line in block]
+    reads = [f"        {var} = {source}" for var, source in found.bindings]
+    return [
+        "    try:",
+        *reads,
+        "    except Exception:",
+        "        pass",
+        "    else:",
+        *(f"        {line}" for line in block),
+    ]

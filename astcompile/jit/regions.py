@@ -1,0 +1,358 @@
+"""A region: one run of graph-able statements, traced per guard key and run compiled.
+
+The rewritten function calls ``__ac_region_k(live_in...)``; that is a :class:`Region`. On a call
+it computes the guard key of its arguments, finds an entry traced for that key whose shape and
+value guards hold, and runs it. Repeated calls take a shortcut: a Python function generated for
+the region's entries (:func:`specialised_guards`) checks exactly those guards, inline, and falls
+back to the generic key only when none holds. A miss traces the region's body (the user's
+statements as a plain function) with symbolic values and compiles the graph with the backend. When
+tracing breaks, the body itself runs: exactly the user's statements in NumPy, so the answer is
+right.
+"""
+
+from __future__ import annotations
+
+import linecache
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from astcompile import config, logs, verify
+from astcompile.ir.results import TraceResult
+from astcompile.jit import telemetry, warm
+from astcompile.jit.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
+
+if TYPE_CHECKING:
+    from astcompile.trace.context import TraceBreak
+from astcompile.runtime import errstate, forksafe
+from astcompile.runtime import guards as G
+from astcompile.runtime.timing import phase
+
+__all__ = ["MISS", "Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
+
+_local = threading.local()
+
+
+def frozen_mode() -> str | None:
+    """None normally; "frozen" or "strict" inside ``astcompile.run`` (no new compiles)."""
+    return getattr(_local, "frozen", None)
+
+
+class FrozenMiss(Exception):
+    """A strict frozen call met a region with no compiled entry for its arguments."""
+
+
+def _scalar_only(graph: Any) -> bool:
+    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
+    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
+    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
+    from astcompile.ir.ops import Kind, Op
+    from astcompile.trace.build import index_shape
+
+    for node in graph.nodes():
+        if node.kind is Kind.CONTROL:
+            return False
+        if node.op is Op.INPUT:
+            continue
+        if node.op is Op.STORE:
+            target, value = node.inputs[:2]
+            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
+                return False
+        elif node.shape != ():
+            return False
+        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
+            return False  # a scalar from a whole array (``x.mean()``): O(n) work
+    return True
+
+
+@dataclass
+class RegionStats:
+    traces: int = 0
+    compiled_calls: int = 0
+    eager_calls: int = 0
+    breaks: list = field(default_factory=list)
+
+
+class Region:
+    """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
+
+    def __init__(self, spec: Any, body: Callable, owner: Any) -> None:
+        self.spec = spec
+        self.body = body
+        self.owner = owner
+        self.names = tuple(spec.params)
+        self.entries: dict[tuple, list[Entry]] = {}
+        self.eager_keys: set[tuple] = set()
+        self.stats = RegionStats()
+        self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
+        self._limit_warned = False
+        self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
+        self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
+
+    def key(self, args: tuple) -> tuple:
+        """The arguments' guard key; what the region reads besides them (globals, attributes,
+        cells) is checked per entry (see Entry.bind)."""
+        return G.call_key(args)
+
+    def __call__(self, *args: Any) -> tuple:
+        if config.verify or not errstate.quiet():  # compiled code must not run alone
+            return verify.region_call(self, args)
+        if telemetry.recording:  # 0 unless some thread runs explain: one read on the hot path
+            recorder = telemetry.active()
+            if recorder is not None:
+                return self._recorded_call(recorder, args)
+        result = self.guards(*args)
+        if result is MISS:
+            return self.call(args)
+        return result
+
+    def call(self, args: tuple) -> tuple:
+        """The generic path: guard key, entries for it, else eager or a new compile."""
+        key = self.key(args)
+        entries = self.entries.get(key)
+        if entries:
+            root = self.owner.fn
+            for entry in entries:
+                leaves = entry.bind(args, root)
+                if leaves is not None:
+                    self.stats.compiled_calls += 1
+                    return entry(leaves)
+        if key in self.eager_keys:
+            return self._eager(args)
+        return self._miss(key, args)
+
+    def _recorded_call(self, recorder: telemetry.Recorder, args: tuple) -> tuple:
+        lines = (self.spec.first_line, self.spec.last_line)
+        run = recorder.region_run(self.owner.name, self.spec.name, lines)
+        compiled_before = self.stats.compiled_calls
+        start = time.perf_counter()
+        try:
+            return self.call(args)
+        finally:
+            elapsed = time.perf_counter() - start
+            run.seconds += elapsed
+            if self.stats.compiled_calls > compiled_before:
+                run.compiled_calls += 1
+            else:
+                run.eager_calls += 1
+                recorder.eager_seconds += elapsed
+
+    def _eager(self, args: tuple) -> tuple:
+        self.stats.eager_calls += 1
+        return self.body(*args)
+
+    def _miss(self, key: tuple, args: tuple) -> tuple:
+        # [warm start / ahead-of-time hook] an entry persisted by another process, if any
+        found = warm.load_entry(self, key, args)
+        if found is not None:
+            entry, leaves = found
+            self.stats.compiled_calls += 1
+            return entry(leaves)
+        mode = frozen_mode()
+        if mode is not None:
+            if mode == "strict":
+                raise FrozenMiss(
+                    f"{self.owner.name}: no compiled entry for region "
+                    f"{self.spec.name} (lines {self.spec.first_line}-"
+                    f"{self.spec.last_line}) in frozen mode"
+                )
+            return self._eager(args)
+        with self._lock:
+            settled = self._settled(key, args)  # by another thread while this one waited
+            if not settled and self._count() >= config.cache_size_limit:
+                self._warn_limit(key, args)
+                return self._eager(args)
+            entry = None if settled else self._compile(key, args)
+        if settled:
+            return self.call(args)
+        leaves = None if entry is None else entry.bind(args, self.owner.fn)
+        if leaves is None:  # not compiled, or a read changed while it was traced
+            return self._eager(args)
+        self.stats.compiled_calls += 1
+        return entry(leaves)
+
+    def _settled(self, key: tuple, args: tuple) -> bool:
+        """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
+        for the region's lock, and all but the first find the first one's work (one trace and
+        one build for any number of concurrent first calls)."""
+        root = self.owner.fn
+        return key in self.eager_keys or any(
+            entry.bind(args, root) is not None for entry in self.entries.get(key, ())
+        )
+
+    def _count(self) -> int:
+        return sum(len(v) for v in self.entries.values())
+
+    def _compile(self, key: tuple, args: tuple) -> Entry | None:
+        if self.entries:
+            logs.recompiles.info(
+                "%s: recompiling %s: %s",
+                self.owner.name,
+                self.spec.name,
+                self._miss_reason(key, args),
+            )
+        from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
+
+        try:
+            result = self._trace(key, args)
+        except TraceBreak as exc:
+            self._on_trace_break(key, exc)
+            return None
+        except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
+            self._on_trace_failure(key, exc)
+            return None
+        self.stats.traces += 1
+        if _scalar_only(result.graph):
+            logs.recompiles.info(
+                "%s: %s computes only scalars: it runs as Python (a compiled "
+                "call would cost more than the arithmetic)",
+                self.owner.name,
+                self.spec.name,
+            )
+            self._add_eager_key(key)
+            return None
+        run = self.owner.compile_graph(result.graph, self)
+        if run is None:
+            self._add_eager_key(key)
+            return None
+        entry = Entry(key, result, run)
+        self._add_entry(entry)
+        warm.save_entry(self, key, args, entry)  # [warm start hook] persist it for new processes
+        self._record_graph(result)
+        return entry
+
+    def _trace(self, key: tuple, args: tuple) -> TraceResult:
+        """Trace the body. A Python scalar whose value guard failed before is traced as a
+        run-time value (like torch.compile's automatic dynamic shapes), so a loop index passed
+        in on every iteration compiles once, not once per value; where the body needs that
+        value (``range(n)``, ``if n > 0``) the trace specialises it as before."""
+        from astcompile.trace.context import TraceBreak
+        from astcompile.trace.tracer import trace
+
+        name = f"{self.owner.name}_{self.spec.name[5:]}"
+        dynamic = self.dynamic_leaves | self._changed_scalars(key, args)
+        root = self.owner.fn
+        with phase("trace"):
+            if dynamic:
+                try:
+                    result = trace(self.body, args, self.names, name, dynamic, root)
+                    self.dynamic_leaves = dynamic
+                    return result
+                except TraceBreak:
+                    pass
+            return trace(self.body, args, self.names, name, root=root)
+
+    def _changed_scalars(self, key: tuple, args: tuple) -> frozenset[int]:
+        """Leaves whose specialised value differs from an entry traced for the same key."""
+        changed = set()
+        for entry in self.entries.get(key, ()):
+            leaves = entry.current_leaves(args, self.owner.fn)
+            changed.update(
+                index
+                for index, value in entry.result.value_guards
+                if index < len(leaves)
+                and type(leaves[index]) in (int, float, complex)
+                and leaves[index] != value
+            )
+        return frozenset(changed)
+
+    def _add_entry(self, entry: Entry) -> None:
+        """Make ``entry`` reachable: from the generic path and the specialised guards."""
+        self.entries.setdefault(entry.key, []).append(entry)
+        self._specialise()
+
+    def _add_eager_key(self, key: tuple) -> None:
+        self.eager_keys.add(key)
+        self._specialise()
+
+    def _specialise(self) -> None:
+        entries = [e for found in self.entries.values() for e in found]
+        self.guards = specialised_guards(
+            self.spec.name,
+            self.names,
+            entries,
+            self.owner.fn,
+            self.stats,
+            tuple(self.eager_keys),
+            self._eager,
+        )
+
+    def _record_graph(self, result: TraceResult) -> None:
+        reads = [read.describe(self.names) for read in result.reads]
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
+            recorder.guards.extend(str(g) for g in result.graph.guards)
+            recorder.guards.extend(reads)
+        logs.guards.info(
+            "%s %s guards: %s",
+            self.owner.name,
+            self.spec.name,
+            [str(g) for g in result.graph.guards] + result.value_guards + reads,
+        )
+        self.owner.dump_graph(self.spec.name, result.graph)
+
+    def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
+        self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
+        graph_break = self.owner.trace_break(exc)
+        self.stats.breaks.append(graph_break)
+        self._add_eager_key(key)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
+        logs.graph_breaks.info("%s", graph_break.describe())
+
+    def _on_trace_failure(self, key: tuple, exc: Exception) -> None:
+        """The tracer raised: a user error (the eager run raises it again, as NumPy does) or
+        a gap in the tracer. Either way the region runs in NumPy, and ``explain`` lists it as a
+        break so that nobody is slowed down silently; ``fullgraph`` is not enforced here,
+        because a user error must surface as NumPy's own exception."""
+        from astcompile.frontend.breaks import BreakReason, GraphBreak
+        from astcompile.trace.context import location_in_traceback
+
+        logs.graph_breaks.info(
+            "%s: tracing %s failed (%s: %s); running it in NumPy",
+            self.owner.name,
+            self.spec.name,
+            type(exc).__name__,
+            exc,
+        )
+        self.owner.keep_loops_in_python(self.spec)
+        self._add_eager_key(key)
+        loc = location_in_traceback(exc.__traceback__)
+        filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
+        graph_break = GraphBreak(
+            BreakReason.TRACE_UNSUPPORTED,
+            f"tracing failed: {type(exc).__name__}: {exc}",
+            filename,
+            line,
+            1,
+            linecache.getline(filename, line).strip(),
+            self.owner.name,
+        )
+        self.stats.breaks.append(graph_break)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
+
+    def _miss_reason(self, key: tuple, args: tuple) -> str:
+        previous = next(reversed(self.entries))  # the most recent entry: the likeliest match
+        if previous == key:
+            return "a shape relation or a specialised scalar changed"
+        return G.describe_difference(self.names, previous, key)
+
+    def _warn_limit(self, key: tuple, args: tuple) -> None:
+        if self._limit_warned:
+            return
+        self._limit_warned = True
+        warnings.warn(
+            f"astcompile: {self.owner.name} (lines {self.spec.first_line}-{self.spec.last_line}) "
+            f"hit cache_size_limit={config.cache_size_limit}; last guard failure: "
+            f"{self._miss_reason(key, args)}. New argument kinds now run in NumPy. Raise "
+            "astcompile.config.cache_size_limit or make the arguments more uniform.",
+            RuntimeWarning,
+            stacklevel=4,
+        )

@@ -1,0 +1,45 @@
+"""The helpers that lowered region bodies call (``__ac_for``, ``__ac_if``, ...), bound lazily.
+
+They live in the tracer (trace/loops.py, trace/control.py, trace/scalars.py), which a warm
+process that loads compiled entries never needs: binding them on first call keeps
+``import astcompile`` and a warm start from importing the tracer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+_TARGETS = {
+    "__ac_for": ("astcompile.trace.loops", "ac_for"),
+    "__ac_if": ("astcompile.trace.loops", "ac_if"),
+    "__ac_create": ("astcompile.trace.loops", "ac_create"),
+    "__ac_while": ("astcompile.trace.loops", "ac_while"),
+    "__ac_ndindex": ("astcompile.trace.loops", "ac_ndindex"),
+    "__ac_len": ("astcompile.trace.loops", "ac_len"),
+    "__ac_scalar": ("astcompile.trace.scalars", "ac_scalar"),
+    "__ac_and": ("astcompile.trace.control", "ac_and"),
+    "__ac_or": ("astcompile.trace.control", "ac_or"),
+    "__ac_not": ("astcompile.trace.control", "ac_not"),
+    "__ac_assert": ("astcompile.trace.control", "ac_assert"),
+}
+
+
+def _bound_on_first_call(module: str, attr: str) -> Callable[..., Any]:
+    target: Callable[..., Any] | None = None
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal target
+        if target is None:
+            target = getattr(importlib.import_module(module), attr)
+        return target(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = attr
+    return call
+
+
+#: Names region bodies with lowered loops call (see astcompile/frontend/lowering.py).
+STRUCTURED_CALLS: dict[str, Callable[..., Any]] = {
+    name: _bound_on_first_call(module, attr) for name, (module, attr) in _TARGETS.items()
+}

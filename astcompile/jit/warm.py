@@ -1,0 +1,390 @@
+"""Warm starts and ahead-of-time artifacts at call time.
+
+Two things are persisted (see ``runtime/artifacts.py`` for the layout): a function's rewrite
+(:mod:`astcompile.frontend.cache`) and its regions' compiled entries. A region entry is the
+trace result (graph, output template, value guards), the generated wrapper and its kernel
+library. On a region miss, :func:`load_entry` looks for one saved under the region's
+*persistent* guard key before tracing; :func:`save_entry` writes one after every compile. A
+warm process therefore imports neither libcst nor the code generator and never runs a compiler.
+
+Stores are searched in order: ``__astcache__/`` beside the function's module (written by
+``astcompile build``, used only while its manifest matches this machine and versions), then the
+user's cache. Both are bypassed while ``astcompile build`` runs, which writes into the first.
+
+An entry is saved only when its guard key means the same thing in another process: arrays,
+scalars and modules/functions/dtypes (by name and code hash) do; a key naming any other object
+by identity (a global array read by the region, say) is not persisted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+import threading
+import types
+import warnings
+import weakref
+from typing import Any
+
+import numpy as np
+
+from astcompile import config, logs
+from astcompile.buildid import compiler_id
+from astcompile.frontend import cache as rewrite_cache
+from astcompile.frontend.lookup import code_hash, fingerprint
+from astcompile.jit import telemetry
+from astcompile.runtime import artifacts, build, cache, forksafe, trust
+from astcompile.runtime.errors import RuntimeBuildError
+from astcompile.runtime.reads import ReadKind, evaluate
+
+FORMAT = "region-v3"  # v3: trace results pickled from astcompile.ir (was astcompile.graph)
+_lock = forksafe.module_lock(__name__)
+_warned: set[str] = set()
+_tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
+_aot = threading.Event()  # set while ``astcompile build`` runs
+built: list[dict[str, Any]] = []  # what the running build saved: the manifest lists it
+
+
+class _NotPersistable(Exception):
+    pass
+
+
+# -- stores ------------------------------------------------------------------------------------
+
+
+def _folder(filename: str) -> str | None:
+    return None if filename.startswith("<") else os.path.dirname(os.path.abspath(filename))
+
+
+def _user_store() -> artifacts.Store | None:
+    """The user's cache; a private temporary folder when it is unusable (runtime/trust.py)."""
+    return artifacts.user_store(trust.cache_root(config.cache_dir, cache.FOLDERS))
+
+
+def stores_for(filename: str) -> list[artifacts.Store]:
+    """Where to look for ``filename``'s functions' artifacts, in order (none while building)."""
+    if _aot.is_set():
+        return []
+    stores = []
+    folder = _folder(filename)
+    if folder:
+        from astcompile import __version__
+
+        manifest, why = artifacts.check_manifest(folder, __version__)
+        if manifest is not None:
+            stores.append(artifacts.package_store(folder))
+        elif why:
+            warn_once(
+                folder, f"astcompile: not using ahead-of-time artifacts: {why}; compiling instead"
+            )
+    user = _user_store()
+    return stores + ([user] if user else [])
+
+
+def target_store(filename: str) -> artifacts.Store | None:
+    """Where new artifacts go: beside the module during a build, else the user's cache."""
+    folder = _folder(filename)
+    if _aot.is_set():
+        return artifacts.package_store(folder) if folder else None
+    return _user_store()
+
+
+def warn_once(tag: str, message: str) -> None:
+    with _lock:
+        if tag in _warned:
+            return
+        _warned.add(tag)
+    logs.root.warning("%s", message)
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+# -- rewrites ----------------------------------------------------------------------------------
+
+
+def load_rewrite(
+    fn: Any, all_eager: bool, validate: bool = True
+) -> rewrite_cache.CachedRewrite | None:
+    """The cached rewrite of ``fn``, warning when a package build has a stale one."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    stores = stores_for(fn.__code__.co_filename)
+    found = rewrite_cache.load(fn, all_eager, stores, validate)
+    if found is None and validate and stores and stores[0].root.endswith(artifacts.ARTIFACT_DIR):
+        _warn_stale(fn, stores[0])
+    return found
+
+
+def _warn_stale(fn: Any, store: artifacts.Store) -> None:
+    from astcompile import __version__
+
+    manifest, _ = artifacts.check_manifest(os.path.dirname(store.root), __version__)
+    name = f"{fn.__module__}:{fn.__qualname__}"
+    record = (manifest or {}).get("functions", {}).get(name)
+    if record is None:
+        return
+    why = "its source changed after the build"
+    if record.get("code_hash") == code_hash(fn):
+        why = rewrite_cache.stale_reason(fn, record.get("lookups", [])) or "its entry is missing"
+    warn_once(
+        f"stale:{name}",
+        f"astcompile: ahead-of-time artifacts for {name} in {store.root} "
+        f"are stale ({why}); compiling it instead",
+    )
+
+
+def save_rewrite(fn: Any, all_eager: bool, *args: Any) -> str | None:
+    """Persist a fresh rewrite (see :func:`astcompile.frontend.cache.save`); its digest or None."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    store = target_store(fn.__code__.co_filename)
+    if store is None:
+        return None
+    try:
+        return rewrite_cache.save(fn, all_eager, store, *args)
+    except OSError as exc:
+        logs.root.info("could not cache the rewrite of %s: %s", fn.__qualname__, exc)
+        return None
+
+
+# -- region entries ----------------------------------------------------------------------------
+
+
+def _identity(obj: Any) -> str:
+    """A name for an object a guard key holds by identity, the same in every process."""
+    if isinstance(obj, np.dtype):
+        return repr(obj)
+    if isinstance(
+        obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
+    ):
+        found = fingerprint(obj)
+        if found is not None:
+            return found
+    raise _NotPersistable
+
+
+def _objects(region: Any, args: tuple) -> dict[int, Any]:
+    found: dict[int, Any] = {}
+    stack = list(args)
+    while stack:
+        value = stack.pop()
+        found[id(value)] = value
+        if type(value) in (tuple, list):
+            stack.extend(value)
+    return found
+
+
+def persistent_key(region: Any, key: tuple, args: tuple) -> str | None:
+    """``key`` with identities replaced by names (see :func:`_identity`), or None."""
+    objects = _objects(region, args)
+
+    def stable(part: Any) -> Any:
+        if type(part) is tuple:
+            if len(part) == 2 and part[0] == "id" and type(part[1]) is int:
+                return ("obj", _identity(objects.get(part[1])))
+            return tuple(stable(p) for p in part)
+        return part
+
+    try:
+        return repr(stable(key))
+    except _NotPersistable:
+        return None
+
+
+def _entry_name(region: Any, pkey: str) -> str | None:
+    digest = getattr(region.owner, "cache_digest", None)
+    if digest is None or region.owner.backend_name not in ("auto", "c"):
+        return None
+    parts = (FORMAT, compiler_id(), digest, region.spec.name, build.cpu_features(), pkey)
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + ".pkl"
+
+
+def load_entry(region: Any, key: tuple, args: tuple) -> Any:
+    """A persisted entry of ``region`` for these arguments (now added to it), or None.
+
+    None under ``explain``, which traces to show every graph."""
+    if telemetry.active() is not None:
+        return None
+    with _lock:
+        tried = _tried.setdefault(region, set())
+        if key in tried:
+            return None
+        tried.add(key)
+    pkey = persistent_key(region, key, args)
+    name = _entry_name(region, pkey) if pkey else None
+    if name is None:
+        return None
+    loaded = []
+    for store in stores_for(region.owner.fn.__code__.co_filename):
+        loaded += [e for r in _read(store, name) if (e := _entry(region, key, args, r, store))]
+    with region._lock:
+        for entry in loaded:
+            region._add_entry(entry)
+    root = region.owner.fn
+    return next(((e, leaves) for e in loaded if (leaves := e.bind(args, root)) is not None), None)
+
+
+def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
+    data = store.read("regions", name)  # unpickled only from a trusted folder and file
+    if data is None:
+        return []
+    try:
+        records = pickle.loads(data)
+    except Exception as exc:
+        logs.root.info("unreadable region entry %s: %s", name, exc)
+        return []
+    return [r for r in records if isinstance(r, dict) and r.get("format") == FORMAT]
+
+
+def _entry(
+    region: Any, key: tuple, args: tuple, record: dict[str, Any], store: artifacts.Store
+) -> Any:
+    from astcompile.backends.cwrap import WrapperParts, make_wrapper
+    from astcompile.jit.regions import Entry
+
+    library = None
+    if record["library"]:
+        if not store.root.endswith(artifacts.ARTIFACT_DIR) and _compiler_changed(record):
+            return None
+        so_path = _library(store, record)
+        library = artifacts.open_library(so_path, record["ffi"]) if so_path else None
+        if library is None:
+            return None
+    reads = _live_reads(record["result"].reads, args, region.owner.fn)
+    if reads is None:  # a callee or module it called into is not the one it was built with
+        return None
+    consts = {k: _canonical(v) for k, v in record["consts"].items()}
+    parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"])
+    result = dataclasses.replace(record["result"], reads=reads)
+    run = make_wrapper(result.graph, parts, library)
+    return Entry(key, result, run)
+
+
+def _library(store: artifacts.Store, record: dict[str, Any]) -> str | None:
+    """The verified path of an entry's kernel library; a package's that does not match its
+    record is reported (the region compiles instead), a user cache's is rebuilt quietly."""
+    path, why = store.library(
+        record["library"], record.get("library_size"), record.get("library_sha256")
+    )
+    if path is None and store.shared and "SHA-256" in why:
+        warn_once(
+            f"corrupt:{why}",
+            f"astcompile: not using ahead-of-time artifacts: {why}; "
+            "compiling instead (run `astcompile build` again)",
+        )
+    elif path is None:
+        logs.root.info("region entry not used: %s", why)
+    return path
+
+
+def _stable_reads(reads: tuple) -> tuple:
+    """Reads with each object held by identity replaced by its fingerprint (module and name,
+    code hash): what means the same in another process, else :class:`_NotPersistable`."""
+    return tuple(
+        dataclasses.replace(r, expected=("fingerprint", _identity(r.expected)))
+        if r.kind is ReadKind.IDENTITY
+        else r
+        for r in reads
+    )
+
+
+def _live_reads(reads: tuple, args: tuple, root: Any) -> tuple | None:
+    """:func:`_stable_reads` undone for this process: each fingerprint must match the object
+    now at its path (an edited callee does not), which the entry then holds by identity."""
+    live = []
+    for read in reads:
+        if read.kind is ReadKind.IDENTITY:
+            try:
+                obj = evaluate(read.path, args, root)
+                if ("fingerprint", _identity(obj)) != read.expected:
+                    return None
+            except Exception:
+                return None
+            read = dataclasses.replace(read, expected=obj)
+        elif read.kind is ReadKind.INPUT:  # its key's dtype is checked with ``is``
+            read = dataclasses.replace(read, expected=_canonical_key(read.expected))
+        live.append(read)
+    return tuple(live)
+
+
+def _compiler_changed(record: dict[str, Any]) -> bool:
+    """A kernel in the user's cache is rebuilt when the compiler it was built with changed."""
+    try:
+        return build.compiler_id(build.find_compiler()) != record["compiler"]
+    except (OSError, RuntimeBuildError):
+        return False  # no compiler here: the built kernel is all we have
+
+
+def _canonical_key(key: Any) -> Any:
+    return tuple(_canonical_key(k) for k in key) if type(key) is tuple else _canonical(key)
+
+
+def _canonical(value: Any) -> Any:
+    """Unpickled dtypes are equal to NumPy's but not the same object; wrappers test with ``is``."""
+    if isinstance(value, np.dtype) and np.dtype(value.type) == value:
+        return np.dtype(value.type)
+    return value
+
+
+def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
+    """Persist a fresh C entry of ``region``; anything not persistable is skipped quietly."""
+    parts = getattr(entry.run, "parts", None)
+    pkey = persistent_key(region, key, args) if parts is not None else None
+    name = _entry_name(region, pkey) if pkey else None
+    store = target_store(region.owner.fn.__code__.co_filename) if name else None
+    if store is None:
+        return
+    try:
+        record = _record(entry, parts, store)
+        with _lock:
+            records = [r for r in _read(store, name) if _identity_of(r) != _identity_of(record)]
+            store.write("regions", name, pickle.dumps([*records, record]))
+    except Exception as exc:
+        logs.root.info("region entry of %s not persisted: %s", region.owner.name, exc)
+        return
+    if _aot.is_set():
+        with _lock:
+            built.append(
+                {
+                    "function": region.owner,
+                    "region": region.spec.name,
+                    "guard_key": pkey,
+                    "entry": f"regions/{name}",
+                    "library": record["library"] and f"kernels/{record['library']}",
+                    "library_size": record["library_size"],
+                    "library_sha256": record["library_sha256"],
+                }
+            )
+
+
+def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
+    library, size, sha = store.add_library(parts.library) if parts.library else (None, 0, "")
+    try:
+        compiler = build.compiler_id(build.find_compiler())
+    except (OSError, RuntimeBuildError):
+        compiler = None
+    result = dataclasses.replace(entry.result, reads=_stable_reads(entry.result.reads))
+    return {
+        "format": FORMAT,
+        "result": result,
+        "py": parts.py,
+        "consts": parts.consts,
+        "steps": parts.steps,
+        "cdecls": parts.cdecls,
+        "library": library,
+        "compiler": compiler,
+        "library_size": size,
+        "library_sha256": sha,  # checked before every load
+        "ffi": artifacts.ffi_module_source(parts.cdecls) if library else None,
+    }
+
+
+def _identity_of(record: dict[str, Any]) -> tuple:
+    result = record["result"]
+    return (
+        record["py"],
+        record["library"],
+        repr(result.value_guards),
+        tuple(str(g) for g in result.graph.guards),
+    )

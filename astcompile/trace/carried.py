@@ -1,0 +1,209 @@
+"""The kinds of values that flow through loops and branches, and when two kinds may meet.
+
+A carried value's *kind* is ``("array", dtype, shape, is_scalar)``, ``("scalar", dtype,
+python_type)`` (a weak Python number) or ``("union", dtype, python_type)``: a Python number or
+its NumPy twin of the same value (trace/unions.py), carried as the value and a flag. A LOOP or
+IF node gives each result one kind, but Python gives a variable the type of whatever was last
+assigned to it::
+
+    acc = -3                        # a Python int
+    for i in range(n):
+        if x[i] > 100:
+            acc = x[i]              # a NumPy uint8, only if this branch runs
+        if acc < 0:                 # -3 < 0 for the Python int; 253 < 0 for np.uint8(-3)
+            break
+
+Where the two types hold the same values (a float and a float64, an int and an int64, bools)
+the variable becomes a union; otherwise an IF whose branches give it different kinds has a type
+known only at run time, and runs in NumPy (a trace break). A loop that turns a Python number
+into another NumPy type from its first iteration on (``s = 0.0; for ...: s = s + x32[i]``) is
+exact when that first iteration is traced on its own (trace/loops.py peels it); if the loop may
+also run zero times, the variable's type depends on that: it runs in NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.graph import InputAttr, InputKind, Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace import unions
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+
+_FLAG = ("array", np.dtype(bool), (), True)
+
+
+def kind_of(value: Any) -> tuple:
+    if unions.is_union(value):
+        return ("union", value.dtype, value.python[0])
+    if isinstance(value, SymArray):
+        return ("array", value.dtype, value.node.shape, value.is_scalar)
+    if isinstance(value, SymScalar):
+        return ("scalar", value.node.dtype, type(value.hint))
+    if isinstance(value, SymInt):
+        return ("scalar", np.dtype(np.int64), int)
+    if isinstance(value, np.generic):  # before Python's types: np.float64 is a float
+        return ("array", B.check_dtype(value.dtype), (), True)
+    if isinstance(value, (bool, int, float, complex)):
+        return ("scalar", np.result_type(value), type(value))
+    raise TraceBreak(
+        "unsupported loop-carried value",
+        f"a {type(value).__name__} carried through a loop runs in Python",
+    )
+
+
+def unify(before: tuple, after: tuple) -> tuple:
+    """The kind a carried value keeps over all iterations (NumPy's promotion of the two)."""
+    if before == after:
+        return before
+    union = _union_of(before, after)
+    if union is not None:
+        return union
+    if "union" in (before[0], after[0]):
+        raise TraceBreak(
+            "loop-carried type",
+            f"a variable is {_describe(before)} or {_describe(after)}: runs in NumPy",
+        )
+    if before[0] == "array" and after[0] == "array":
+        if before[2] != after[2] or before[3] != after[3]:
+            raise TraceBreak(
+                "loop-carried shape", "an array changes shape from one iteration to the next"
+            )
+        return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
+    if before[0] == "array" and after[0] == "scalar":
+        return unify(after, before)  # branches meet in either order
+    if before[0] == "scalar" and after[0] == "array" and after[2] == () and after[3]:
+        return ("array", np.result_type(before[2](0), after[1].type(0)), (), True)
+    if before[0] == "scalar" and after[0] == "scalar":
+        python = after[2] if after[2] in (float, complex) else before[2]
+        return ("scalar", np.promote_types(before[1], after[1]), python)
+    raise TraceBreak("loop-carried type", "a loop-carried value changes from array to scalar")
+
+
+def _union_of(a: tuple, b: tuple) -> tuple | None:
+    """The union kind of a Python number and its NumPy twin (or a union), if they are."""
+    python = {k[2] for k in (a, b) if k[0] in ("scalar", "union")}
+    dtypes = {k[1] for k in (a, b)}
+    if len(python) != 1 or len(dtypes) != 1 or unions.NATURAL[next(iter(python))] not in dtypes:
+        return None
+    if any(k[0] == "array" and not (k[3] and k[2] == ()) for k in (a, b)):
+        return None
+    if {a[0], b[0]} == {"scalar"}:
+        return None
+    return ("union", a[1], python.pop())
+
+
+def same_kinds(then_kinds: list, else_kinds: list) -> list:
+    """The kinds of an IF's results: each variable must have one kind in both branches (or be
+    a union), or its type (NumPy's next promotions, the Python type it returns) would depend
+    on which ran."""
+    kinds = []
+    for a, b in zip(then_kinds, else_kinds):
+        kind = unify(a, b)  # shape changes: their own message
+        if a != b and kind[0] != "union":
+            raise TraceBreak(
+                "value-dependent type",
+                f"a variable is {_describe(a)} after one "
+                f"branch and {_describe(b)} after the other: runs in NumPy "
+                "(give it one type before the if, e.g. np.float64(0.0))",
+            )
+        kinds.append(kind)
+    return kinds
+
+
+def _describe(kind: tuple) -> str:
+    if kind[0] == "scalar":
+        return f"a Python {kind[2].__name__}"
+    if kind[0] == "union":
+        return f"a Python {kind[2].__name__} or a NumPy {kind[1]}"
+    return f"a NumPy {kind[1]} {'scalar' if kind[3] else 'array'}"
+
+
+def placeholders(ctx: Any, kinds: list, first: int) -> tuple[list, list[Node]]:
+    """The values a loop body starts from, and their INPUT nodes (a union has two)."""
+    values, nodes = [], []
+    for kind in kinds:
+        parts = [_placeholder(ctx, k, first + len(nodes) + j) for j, k in enumerate(_parts(kind))]
+        nodes += [p.node for p in parts]
+        values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
+    return values, nodes
+
+
+def _parts(kind: tuple) -> list[tuple]:
+    """The node kinds a value of ``kind`` travels as: a union is its value and its flag."""
+    return [("array", kind[1], (), True), _FLAG] if kind[0] == "union" else [kind]
+
+
+def _placeholder(ctx: Any, kind: tuple, index: int) -> Any:
+    if kind[0] == "array":
+        node = ctx.node(
+            Op.INPUT, (), kind[1], kind[2], InputAttr(index, f"c{index}", InputKind.CARRIED)
+        )
+        holder = SymArray(node, kind[3])
+        holder.is_input = True  # in-place updates write through to the buffer it stands for
+        return holder
+    node = ctx.node(
+        Op.INPUT,
+        (),
+        kind[1],
+        (),
+        InputAttr(
+            index, f"c{index}", InputKind.CARRIED, weak=kind[2] in (int, float, bool, complex)
+        ),
+    )
+    return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
+
+
+def start_holds(values: tuple, kinds: list) -> bool:
+    """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
+    holding a start value (the Python number, flagged) exactly."""
+    return all(
+        k == kind_of(v) or k[0] == "union" and _union_of(kind_of(v), k) == k
+        for v, k in zip(values, kinds)
+    )
+
+
+def layout(kinds: list) -> list[tuple]:
+    """(dtype, shape) of each node values of ``kinds`` travel as."""
+    parts = [p for kind in kinds for p in _parts(kind)]
+    return [(p[1], p[2] if p[0] == "array" else ()) for p in parts]
+
+
+def as_nodes(value: Any, kind: tuple) -> list[Node]:
+    """``value`` as the nodes of ``kind`` (a union: its value, and the flag "a Python number")."""
+    if kind[0] != "union":
+        return [as_kind(value, kind)]
+    if unions.is_union(value):
+        return [value.node, value.python[1].node]
+    is_python = kind_of(value)[0] == "scalar"
+    return [as_kind(value, _parts(kind)[0]), B.const_operand(np.bool_(is_python)).node]
+
+
+def from_nodes(nodes: list[Node], kinds: list) -> list:
+    """The values of ``kinds`` that ``nodes`` (from :func:`as_nodes`) compute at run time."""
+    values, at = [], 0
+    for kind in kinds:
+        parts = [runtime_value(nodes[at + j], k) for j, k in enumerate(_parts(kind))]
+        at += len(parts)
+        values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
+    return values
+
+
+def as_kind(value: Any, kind: tuple) -> Node:
+    node = operand(value).node
+    if node.dtype != kind[1]:
+        node = B.cast(B.Operand(node, False, None), kind[1])
+    if kind[0] == "array" and node.shape != tuple(kind[2]):
+        node = B.broadcast_to(node, kind[2])
+    return node
+
+
+def runtime_value(node: Node, kind: tuple) -> Any:
+    """A value of ``kind`` computed by ``node``, unknown until run time."""
+    if kind[0] == "array":
+        return SymArray(node, kind[3])
+    return SymScalar(node, kind[2](1), "a value computed in a loop", dynamic=True)

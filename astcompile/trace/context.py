@@ -1,0 +1,103 @@
+"""The state of one trace: the shape environment, value guards and where each node came from."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.graph import Loc, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import Dim, ShapeEnv
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+_local = threading.local()
+
+
+class TraceBreak(Exception):
+    """The tracer met something it cannot model; the region runs in NumPy instead.
+
+    ``reason`` is a short phrase ("data-dependent control flow"); ``loc`` is the user's line.
+    """
+
+    def __init__(self, reason: str, detail: str, loc: Loc | None = None) -> None:
+        self.reason = reason
+        self.detail = detail
+        self.loc = loc if loc is not None else user_location()
+        where = f"{self.loc}: " if self.loc else ""
+        super().__init__(f"{where}{reason}: {detail}")
+
+
+def user_location() -> Loc | None:
+    """The innermost stack frame that belongs to user code (not astcompile, not NumPy)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen")):
+            return Loc(filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def location_in_traceback(tb: Any) -> Loc | None:
+    """The innermost user-code frame of a traceback (where the tracer failed in user terms)."""
+    found = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen")):
+            found = Loc(filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+class TraceContext:
+    """Created per trace; symbolic values reach it through :func:`current`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.env = ShapeEnv()
+        self.inputs: list[Node] = []
+        self.value_guards: list[tuple[str, Any]] = []  # (description, value) of specialised scalars
+        self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
+        self.env.on_check = self._check
+
+    def _check(self, kind: str, dims: tuple) -> None:
+        from astcompile.ir.graph import SizeCheckAttr
+
+        self.add_effect(
+            self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims)))
+        )
+
+    def add_effect(self, node: Node) -> None:
+        """Record an effect in the graph being traced (a loop body's, while one is open)."""
+        self.effect_frames[-1].append(node)
+
+    def node(
+        self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None
+    ) -> Node:
+        return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, user_location())
+
+    def __enter__(self) -> "TraceContext":
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _local.stack.pop()
+
+
+def current() -> TraceContext:
+    stack = getattr(_local, "stack", None)
+    if not stack:
+        raise RuntimeError("symbolic value used outside of a trace (an astcompile bug)")
+    return stack[-1]
+
+
+def is_tracing() -> bool:
+    return bool(getattr(_local, "stack", None))

@@ -1,0 +1,129 @@
+"""Truth values inside traced loops: ``and``/``or``/``not``, ``assert`` and run-time checks.
+
+Python asks ``bool(x)`` for ``a and b``, ``not a`` and ``assert a``, which a value known only
+at run time (a loop variable, an array element) cannot answer while tracing. The frontend lowers
+these, in the tests and statements of lowered loops, to calls of the functions below::
+
+    while err > tol and it < maxit:   ->   while __ac_and(err > tol, lambda: it < maxit):
+    assert s >= 0, "negative"         ->   __ac_assert(s >= 0, lambda: "negative")
+
+Run as plain Python they do what the original did (the right operand only when needed). While
+tracing, a run-time left operand makes ``and``/``or`` an IF node (so the right operand is only
+evaluated, in C too, when Python would evaluate it), and ``assert`` a CHECK node: the compiled
+code stops with ``AssertionError`` where Python would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.checks import make_error
+from astcompile.ir.graph import CheckAttr, Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.symbolic import SymArray, SymScalar, operand
+from astcompile.trace.unions import plain
+
+
+def is_runtime(value: Any) -> bool:
+    """A value whose truth is only known when the compiled code runs."""
+    return isinstance(value, SymArray) or isinstance(value, SymScalar) and value.dynamic
+
+
+def truth_node(value: Any) -> Node:
+    """``bool(value)`` as a bool node (a constant for a concrete value)."""
+    if not is_runtime(value):
+        return B.const_operand(bool(value)).node
+    node = operand(plain(value)).node  # a Python number and its NumPy twin: the same truth
+    if node.ndim:
+        raise ValueError(
+            "The truth value of an array with more than one element is ambiguous. "
+            "Use a.any() or a.all()"
+        )
+    if node.dtype != np.bool_:
+        node = B.elementwise(Op.NE, [node_operand(node), B.const_operand(0)])
+    return node
+
+
+def node_operand(node: Node) -> B.Operand:
+    """``node`` as an operand whose example has its dtype (NumPy's promotion sees the type)."""
+    return B.Operand(node, False, np.ones((), node.dtype))
+
+
+def _flag(node: Node, what: str) -> SymScalar:
+    return SymScalar(node, True, what, dynamic=True)
+
+
+def never() -> SymScalar:
+    """A run-time False: a CHECK on it fails only if the code holding it runs (a division by
+    a zero constant inside a loop body raises only when the body runs, as in Python)."""
+    return _flag(B.const_operand(False).node, "a failed check")
+
+
+def negate(value: Any) -> Any:
+    """``not value``."""
+    if not is_runtime(value):
+        return not value
+    node = B.elementwise(Op.LOGICAL_NOT, [node_operand(truth_node(value))])
+    return _flag(node, "a negated test")
+
+
+def ac_not(value: Any) -> Any:
+    return negate(value)
+
+
+def ac_and(left: Any, right: Callable[[], Any]) -> Any:
+    """``left and right()`` as a test: ``right`` runs only when ``left`` is true."""
+    if not is_runtime(left):
+        return left and right()
+    return _select(left, lambda: (_as_bool(right()),), lambda: (False,))
+
+
+def ac_or(left: Any, right: Callable[[], Any]) -> Any:
+    """``left or right()`` as a test: ``right`` runs only when ``left`` is false."""
+    if not is_runtime(left):
+        return left or right()
+    return _select(left, lambda: (True,), lambda: (_as_bool(right()),))
+
+
+def _as_bool(value: Any) -> Any:
+    return _flag(truth_node(value), "a test") if is_runtime(value) else bool(value)
+
+
+def _select(test: Any, then_fn: Callable, else_fn: Callable) -> Any:
+    from astcompile.trace.loops import ac_if
+
+    return ac_if(test, then_fn, else_fn, ())[0]
+
+
+def ac_assert(test: Any, message: Callable[[], Any] | None = None) -> None:
+    """``assert test, message()``; a run-time test becomes a CHECK (its message must then be
+    known while tracing: a constant or a value of the traced code's Python scalars)."""
+    if not __debug__:
+        return
+    if not is_runtime(test):
+        if not test:
+            raise AssertionError(*(() if message is None else (message(),)))
+        return
+    text = ""
+    if message is not None:
+        value = message()
+        if is_runtime(value) or isinstance(value, SymScalar):
+            raise TraceBreak("assert message", "an assert message computed from loop values")
+        text = str(value)
+    check(test, "AssertionError", text)
+
+
+def check(ok: Any, exception: str, message: str) -> None:
+    """Raise ``exception(message)`` at run time where ``ok`` is false (an effect in order)."""
+    if not is_tracing() or not is_runtime(ok):
+        if not ok:
+            raise make_error(exception, message)
+        return
+    ctx = current()
+    node = ctx.node(Op.CHECK, (truth_node(ok),), np.dtype(bool), (), CheckAttr(exception, message))
+    ctx.add_effect(node)

@@ -1,0 +1,92 @@
+"""Indexing with an integer array, ``x[idx]`` and ``x[idx] = v``, as native loops.
+
+NumPy's "fancy" indexing by a 1-D integer array picks rows ``x[idx[k]]`` (negative indices
+count from the end, out-of-range ones raise IndexError). The tracer writes it as the loop a
+person would: a fresh array filled by ``for k: out[k] = x[idx[k]]`` (a gather), and a store as
+``for k: x[idx[k]] = v[k]`` (a scatter; with repeated indices the last write wins, as in
+NumPy). Both reuse the loop machinery: one LOOP node, run-time bounds-checked indices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from astcompile.trace.context import TraceBreak
+
+
+def _is_index_array(value: Any) -> bool:
+    from astcompile.trace.symbolic import SymArray
+
+    return isinstance(value, SymArray) and value.ndim > 0 and value.dtype.kind in "iu"
+
+
+def index_array(key: Any) -> tuple[Any, tuple] | None:
+    """``(idx, rest)`` when ``x[key]`` indexes the first axis with a 1-D traced int array
+    ``idx`` and the other axes with basic indices ``rest``; None when it does not."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not entries or not _is_index_array(entries[0]):
+        return None
+    idx, rest = entries[0], tuple(entries[1:])
+    if idx.ndim != 1 or any(_is_index_array(e) or isinstance(e, list) for e in rest):
+        raise TraceBreak(
+            "advanced indexing",
+            "indexing with several or multi-dimensional integer arrays runs in NumPy",
+        )
+    if any(e is Ellipsis or e is None for e in rest):
+        raise TraceBreak(
+            "advanced indexing", "an integer array index with ... or None runs in NumPy"
+        )
+    if idx.dtype == np.uint64:  # values past int64 would wrap into valid negative indices
+        raise TraceBreak("advanced indexing", "a uint64 index array runs in NumPy")
+    return idx.astype(np.int64), rest
+
+
+def _check_rank(array: Any, rest: tuple) -> None:
+    if array.ndim < 1 + len(rest):
+        raise IndexError(
+            f"too many indices for array: array is {array.ndim}-dimensional, but "
+            f"{1 + len(rest)} were indexed"
+        )
+
+
+def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
+    """``array[idx, *rest]``: rows of ``array`` picked by ``idx``, into a fresh array."""
+    from astcompile.trace.loops import ac_for
+    from astcompile.trace.numpy_api import CREATION
+
+    _check_rank(array, rest)
+    count = idx.shape[0]
+    row_shape = array[(0, *rest)].shape  # the shape of one picked row, after ``rest``
+    out = CREATION[np.empty]((count, *row_shape), array.dtype)
+
+    def pick(k: Any) -> tuple:
+        out[k] = array[(idx[k], *rest)]
+        return ()
+
+    ac_for(pick, (0, count, 1), ())
+    return out
+
+
+def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
+    """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
+    copied first (it may read ``array``), then written row by row."""
+    from astcompile.trace.loops import ac_for
+
+    _check_rank(array, rest)
+    count = idx.shape[0]
+    row_shape = array[(0, *rest)].shape
+    from astcompile.trace.indexing import check_scalar_store
+    from astcompile.trace.symbolic import SymArray, operand, wrap
+
+    check_scalar_store(value, array.dtype, basic=False)
+    value = value if isinstance(value, SymArray) else wrap(operand(value).node)
+    rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
+    rows = np.copy(rows)
+
+    def put(k: Any) -> tuple:
+        array[(idx[k], *rest)] = rows[k]
+        return ()
+
+    ac_for(put, (0, count, 1), ())

@@ -1,0 +1,258 @@
+"""Basic indexing (``x[1:-1, None, ..., 0]``) as one INDEX view node.
+
+Each index entry is normalised against its axis with Python's slice rules on symbolic sizes
+(see :func:`astcompile.ir.shapes.slice_extent`), so ``x[1:]`` traced at size 10 is correct at
+size 7. Boolean masks are modelled in :mod:`astcompile.trace.masks`; other advanced indexing
+(integer arrays, lists) breaks the trace and runs in NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from astcompile.ir import shapes as S
+from astcompile.ir.graph import DynIndex, IndexItem, Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace import gather, limits, masks
+from astcompile.trace.context import TraceBreak, current
+
+
+def _as_index(value: Any) -> Any:
+    """An index entry as a Python int or a size expression; sizes stay symbolic."""
+    from astcompile.trace.symbolic import SymInt
+
+    if isinstance(value, SymInt):
+        return value.dim
+    if value is None or isinstance(value, (int, np.integer)):
+        return None if value is None else int(value)
+    if hasattr(value, "__index__") and not hasattr(value, "node"):
+        return value.__index__()
+    if hasattr(value, "_specialize"):
+        return value._specialize()
+    raise TraceBreak("advanced indexing", f"indexing with {type(value).__name__} runs in NumPy")
+
+
+def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if consumed > ndim:
+        raise IndexError(
+            f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
+        )
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if not any(k is Ellipsis for k in key):  # `in` would compare symbolic entries with ==
+        return key
+    at = next(i for i, k in enumerate(key) if k is Ellipsis)
+    return key[:at] + (slice(None),) * (ndim - consumed) + key[at + 1 :]
+
+
+def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexItem:
+    if S.hint(value) < 0:
+        position = S.dim_add(size, value)
+        in_range = env.is_ge(position, 0)
+    else:
+        position = value
+        in_range = env.is_ge(S.dim_sub(size, 1), value)
+    if not in_range:
+        raise IndexError(
+            f"index {S.hint(value)} is out of bounds for axis {axis} with size {S.hint(size)}"
+        )
+    return IndexItem("int", position)
+
+
+def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
+    if s.start is None and s.stop is None and s.step in (None, 1):
+        return IndexItem("slice", 0, size, 1)  # the whole axis: no decision about its size
+    bounds = slice(_as_index(s.start), _as_index(s.stop), _as_index(s.step))
+    if isinstance(bounds.step, S.SymDim):
+        bounds = slice(bounds.start, bounds.stop, env.specialize(bounds.step))
+    start, length = S.slice_extent(env, bounds, size)
+    return IndexItem("slice", start, length, 1 if bounds.step is None else bounds.step)
+
+
+def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem | None:
+    """``x[i:i + k]`` with a bound known only at run time: a "dslice" whose length is a RUN
+    size (NumPy clips the bounds when the code runs, so the length may differ per iteration)."""
+    nodes = [_dynamic_node(b, clamp=True) for b in (entry.start, entry.stop)]
+    if all(n is None for n in nodes):
+        return None
+    step = 1 if entry.step is None else _as_index(entry.step)
+    if not isinstance(step, int):
+        step = current().env.specialize(step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    bounds = []
+    for raw, node in zip((entry.start, entry.stop), nodes):
+        if node is not None:
+            dynamic.append(node)
+            bounds.append(DynIndex(len(dynamic)))
+        else:
+            bounds.append(None if raw is None else _as_index(raw))
+    return IndexItem("dslice", bounds[0], S.runtime_dim(size), step, bounds[1])
+
+
+def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
+    """The int64 node of an index only known at run time (a loop variable, ``idx[k]``); a
+    uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
+    from astcompile.trace.symbolic import SymArray, SymScalar
+
+    if isinstance(entry, SymScalar) and entry.dynamic:
+        node = entry.node
+    elif isinstance(entry, SymArray) and entry.ndim == 0:
+        node = entry.node
+    else:
+        return None
+    if node.dtype.kind not in "iu":
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+            "and integer or boolean arrays are valid indices"
+        )
+    node = limits.index_value(node, clamp)
+    if node.dtype != np.int64:
+        node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
+    return node
+
+
+def index_items(
+    key: Any, shape: tuple[S.Dim, ...], dynamic: list[Node] | None = None
+) -> list[IndexItem]:
+    """Normalise a basic-indexing key against ``shape``; run-time indices go to ``dynamic``."""
+    env = current().env
+    key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), len(shape))
+    items: list[IndexItem] = []
+    axis = 0
+    for entry in key:
+        node = _dynamic_node(entry) if dynamic is not None else None
+        if node is not None:
+            dynamic.append(node)
+            items.append(IndexItem("int", DynIndex(len(dynamic))))
+            axis += 1
+        elif entry is None:
+            items.append(IndexItem("newaxis"))
+        elif (
+            isinstance(entry, slice)
+            and dynamic is not None
+            and (item := _dynamic_slice(entry, shape[axis], dynamic)) is not None
+        ):
+            items.append(item)
+            axis += 1
+        elif isinstance(entry, slice):
+            items.append(_slice_item(env, entry, shape[axis]))
+            axis += 1
+        elif isinstance(entry, (bool, np.bool_)):
+            raise TraceBreak("advanced indexing", "boolean scalar indices run in NumPy")
+        else:
+            items.append(_int_item(env, _as_index(entry), shape[axis], axis))
+            axis += 1
+    return items
+
+
+def _check_key(key: Any) -> None:
+    entries = key if isinstance(key, tuple) else (key,)
+    for entry in entries:
+        if isinstance(entry, (list, np.ndarray)) or (
+            type(entry).__name__ == "SymArray" and entry.ndim != 0
+        ):
+            raise TraceBreak("advanced indexing", "indexing with arrays or lists runs in NumPy")
+
+
+def getitem(array: Any, key: Any) -> Any:
+    from astcompile.trace.symbolic import wrap
+
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_read(array, mask)
+    picked = gather.index_array(key)
+    if picked is not None:
+        return gather.gather(array, *picked)
+    _check_key(key)
+    dynamic: list[Node] = []
+    items = index_items(key, array.node.shape, dynamic)
+    node = B.index(array.node, items, dynamic)
+    all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
+    is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
+    is_scalar = is_scalar and not _has_ellipsis(key)  # x[0, ...] is a 0-d array
+    return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
+
+
+def _has_ellipsis(key: Any) -> bool:
+    return any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def setitem(array: Any, key: Any, value: Any) -> None:
+    """``array[key] = value`` as a STORE effect on the buffer ``array`` aliases.
+
+    NumPy casts the value unsafely to the array's dtype and broadcasts it to the indexed shape.
+    """
+    mask = masks.mask_of(key)
+    if mask is not None:
+        return masks.masked_store(array, mask, value)
+    picked = gather.index_array(key)
+    if picked is not None:
+        return gather.scatter(array, *picked, value)
+    _check_key(key)
+    dynamic: list[Node] = []
+    items = tuple(index_items(key, array.node.shape, dynamic))
+    store(array, items, value, dynamic)
+
+
+def store(
+    array: Any, items: tuple[IndexItem, ...], value: Any, dynamic: Sequence[Node] = ()
+) -> None:
+    """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
+    like np.concatenate, call it directly: no slice clamping, so no size guards)."""
+    from astcompile.ir.graph import StoreAttr
+    from astcompile.trace import unions
+    from astcompile.trace.symbolic import operand
+
+    view_shape = B.index_shape(array.node.shape, items)
+    items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
+    if unions.is_union(value):
+        value = unions.storable(value, array.dtype)
+    source = operand(value)
+    if source.node.dtype.kind == "c" and array.dtype.kind != "c":
+        raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
+    stored = source.node
+    if stored.dtype != array.dtype:
+        check_scalar_store(value, array.dtype, basic=True)
+        stored = B.cast(source, array.dtype)
+    B.check_broadcast(stored.shape, view_shape)
+    ctx = current()
+    node = ctx.node(
+        Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape, StoreAttr(items)
+    )
+    ctx.add_effect(node)
+
+
+def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
+    """NumPy's checks on a scalar stored into an integer array (see trace/limits.py): a
+    Python number must convert, and so must a NumPy scalar in an element or slice store
+    (``basic``) into a signed dtype; arrays, 0-d ones too, are cast unsafely."""
+    from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+
+    if isinstance(value, SymArray):
+        scalar = value.is_scalar
+    else:
+        scalar = isinstance(value, (SymScalar, SymInt, int, float, np.generic))
+    if dtype.kind not in "iu" or not scalar:
+        return
+    source = operand(value)
+    node = source.node
+    if node.op is Op.CONST:
+        probe = np.zeros(1, dtype)  # NumPy's own store raises its own error while tracing
+        with np.errstate(all="ignore"):
+            probe[0 if basic else np.ones(1, bool)] = node.attr.value
+    elif not (source.weak or basic and dtype.kind == "i"):
+        return
+    elif node.dtype.kind == "f":
+        limits.require_float_converts(node, dtype)
+    elif node.dtype.kind in "iu":
+        limits.require_int_fits(node, source.example, dtype)
+
+
+def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:
+    shift = lambda b: DynIndex(b.input + by) if isinstance(b, DynIndex) else b
+    return IndexItem(item.kind, shift(item.start), item.length, item.step, shift(item.stop))

@@ -1,0 +1,151 @@
+"""NumPy's rules for numbers at the limits of a dtype, as graph nodes.
+
+NumPy 2 (NEP 50) converts a Python int to the dtype of the integer array next to it only when
+it fits; otherwise it
+
+* compares exactly: ``uint8_array >= -1`` is all True, ``int64_array < 2**63`` too;
+* raises OverflowError in arithmetic and in stores: ``int8_array + 300``, ``u8[0] = 256``.
+
+A *scalar* stored into an integer array goes through Python's int: a float's NaN raises
+ValueError, infinity and a (truncated) value outside the dtype raise OverflowError. NumPy does
+so for Python numbers always, for NumPy scalars only in element and slice stores into signed
+dtypes (into unsigned ones, and by mask or index array, it casts them unsafely). An index
+above int64 (``x[np.uint64(2**63)]``) raises OverflowError.
+
+Before::                                  After (``k`` a Python int known at run time)::
+
+    %2 = cast(%k) : uint8                     %2 = ge(%k, 0) ... and(le(%k, 255))
+    %3 = add(%x, %2)                           check(%2) OverflowError
+                                               %4 = cast(%k) : uint8;  %5 = add(%x, %4)
+
+Constants are decided while tracing (NumPy itself raises there, and the region falls back);
+an argument's value class is fixed by its guard (``runtime.guards.int_class``), so a class that
+fits needs no check; anything else gets a CHECK node, which both backends raise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.graph import CheckAttr, ConstAttr, InputKind, Node
+from astcompile.ir.ops import Op
+from astcompile.runtime.guards import int_class_bounds
+from astcompile.trace.context import current
+
+_I64, _U64, _BOOL = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(bool)
+#: ``a OP b`` is ``b MIRROR[OP] a``
+_MIRROR = {Op.LT: Op.GT, Op.LE: Op.GE, Op.GT: Op.LT, Op.GE: Op.LE, Op.EQ: Op.EQ, Op.NE: Op.NE}
+#: comparisons that hold when the signed side is negative and the other unsigned
+_BELOW_HOLDS = frozenset({Op.LT, Op.LE, Op.NE})
+
+
+def _node(op: Op, inputs: tuple[Node, ...], dtype: np.dtype, attr: Any = None) -> Node:
+    shapes = [i.shape for i in inputs]
+    shape = max(shapes, key=len)  # callers pass operands of one shape or 0-d ones
+    return current().node(op, inputs, dtype, shape, attr)
+
+
+def _const(value: Any, dtype: np.dtype) -> Node:
+    return current().node(Op.CONST, (), dtype, (), ConstAttr(dtype.type(value)))
+
+
+def _cast(node: Node, dtype: np.dtype) -> Node:
+    return node if node.dtype == dtype else _node(Op.CAST, (node,), dtype)
+
+
+def _as_int(node: Node) -> Node:
+    return _cast(node, _I64) if node.dtype.kind == "b" else node
+
+
+def exact_compare(op: Op, a: Node, b: Node, shape: tuple) -> Node:
+    """``a OP b`` on integer (or bool) nodes of any dtypes, exact for every value, as NumPy
+    compares them: in a common integer type, or for signed against unsigned 64-bit values by
+    the sign first (a negative value is below every unsigned one)."""
+    a, b = _as_int(a), _as_int(b)
+    common = np.promote_types(a.dtype, b.dtype)
+    if common.kind in "iu":
+        return current().node(op, (_cast(a, common), _cast(b, common)), _BOOL, shape)
+    if a.dtype.kind == "u":
+        a, b, op = b, a, _MIRROR[op]
+    signed, unsigned = _cast(a, _I64), _cast(b, _U64)
+    within = current().node(op, (_cast(signed, _U64), unsigned), _BOOL, shape)
+    negative = _node(Op.LT, (signed, _const(0, _I64)), _BOOL)
+    if op in _BELOW_HOLDS:
+        return current().node(Op.LOGICAL_OR, (negative, within), _BOOL, shape)
+    not_negative = _node(Op.LOGICAL_NOT, (negative,), _BOOL)
+    return current().node(Op.LOGICAL_AND, (not_negative, within), _BOOL, shape)
+
+
+def fits(node: Node, dtype: np.dtype) -> Node:
+    """A bool node: the integer value of ``node`` lies in ``dtype``'s range."""
+    have, want = np.iinfo(node.dtype), np.iinfo(dtype)
+    tests = []
+    if have.min < want.min:
+        tests.append(exact_compare(Op.GE, node, _const(want.min, _I64), node.shape))
+    if have.max > want.max:
+        top = _I64 if want.max <= np.iinfo(_I64).max else _U64
+        tests.append(exact_compare(Op.LE, node, _const(want.max, top), node.shape))
+    if not tests:
+        return _const(True, _BOOL)
+    return tests[0] if len(tests) == 1 else _node(Op.LOGICAL_AND, tuple(tests), _BOOL)
+
+
+def in_range(value: int, dtype: np.dtype) -> bool:
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def known_to_fit(node: Node, example: Any, dtype: np.dtype) -> bool:
+    """Whether every value ``node`` can take fits ``dtype``: a constant's own value, or an
+    argument's whole guard class; values computed at run time are never known."""
+    if node.op is Op.CONST:
+        return in_range(int(node.attr.value), dtype)
+    if node.op is Op.INPUT and node.attr.input_kind is InputKind.SCALAR and node.attr.weak:
+        low, high = int_class_bounds(int(example))
+        return in_range(low, dtype) and in_range(high, dtype)
+    return False
+
+
+def require(ok: Node, exception: str, message: str) -> None:
+    """Raise ``exception(message)`` where the 0-d bool ``ok`` is false when the code runs."""
+    if ok.op is Op.CONST and ok.attr.value:
+        return
+    ctx = current()
+    ctx.add_effect(ctx.node(Op.CHECK, (ok,), _BOOL, (), CheckAttr(exception, message)))
+
+
+def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:
+    """NumPy's OverflowError for a Python int that does not fit the array's dtype."""
+    if not known_to_fit(node, example, dtype):
+        require(fits(node, dtype), "OverflowError", f"Python integer out of bounds for {dtype}")
+
+
+def require_float_converts(node: Node, dtype: np.dtype) -> None:
+    """A float scalar stored into an integer array: Python's ``int()`` errors, then the
+    truncated value must lie in ``dtype`` (powers of two bound it, exact in any float)."""
+    info = np.iinfo(dtype)
+    not_nan = _node(Op.LOGICAL_NOT, (_node(Op.ISNAN, (node,), _BOOL),), _BOOL)
+    require(not_nan, "ValueError", "cannot convert float NaN to integer")
+    not_inf = _node(Op.LOGICAL_NOT, (_node(Op.ISINF, (node,), _BOOL),), _BOOL)
+    require(not_inf, "OverflowError", "cannot convert float infinity to integer")
+    whole = _node(Op.TRUNC, (node,), node.dtype)
+    low = _node(Op.GE, (whole, _const(info.min, node.dtype)), _BOOL)
+    high = _node(Op.LT, (whole, _const(info.max + 1, node.dtype)), _BOOL)
+    ok = _node(Op.LOGICAL_AND, (low, high), _BOOL)
+    require(ok, "OverflowError", f"Python integer out of bounds for {dtype}")
+
+
+def index_value(node: Node, clamp: bool) -> Node:
+    """An unsigned 64-bit index as int64: an element index above int64 raises NumPy's
+    OverflowError; a slice bound is clamped (NumPy clips it to the axis anyway)."""
+    if node.dtype != _U64:
+        return node
+    small = fits(node, _I64)
+    if clamp:
+        largest = _const(np.iinfo(_I64).max, _U64)
+        node = _node(Op.WHERE, (small, node, largest), _U64)
+    else:
+        require(small, "OverflowError", "Python int too large to convert to C long")
+    return _cast(node, _I64)

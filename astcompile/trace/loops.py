@@ -1,0 +1,393 @@
+"""Structured control flow: ``for``/``while`` loops and ``if`` on values known only at run time.
+
+The frontend lowers a graph-able ``for i in range(a, b, c): body`` inside a region into::
+
+    def __ac_loop_12(i, s, acc):      # the body; reads outer variables through its closure
+        body
+        return (s, acc)                # the loop-carried variables
+    (s, acc) = __ac_for(__ac_loop_12, (a, b, c), (s, acc))
+
+and an ``if`` inside such a body into ``__ac_if(test, then_fn, else_fn, values)``. Run as plain
+Python (a region that fell back) they do exactly what the loop and the ``if`` did. While tracing,
+the body is traced **once** with a symbolic induction variable and symbolic carried values,
+giving one LOOP node whose sub-graph the backends compile as a native loop: the loop is never
+unrolled (except a constant trip count of at most ``UNROLL_LIMIT``) and never interpreted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir import shapes as S
+from astcompile.ir.graph import Graph, IfAttr, InputAttr, InputKind, LoopAttr, Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace import carried as CK
+from astcompile.trace import control as C
+from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+
+UNROLL_LIMIT = 4
+_RETRACES = 3
+
+
+def ac_for(
+    body: Callable, bounds: Sequence[Any], carried: Sequence[Any], brk: int | None = None
+) -> tuple:
+    """``for i in range(*bounds): carried = body(i, *carried)``, traced as one LOOP node.
+
+    ``brk`` is the position of the ``break`` flag among the carried values, if the body has a
+    ``break``: the loop stops after an iteration that sets it."""
+    return _for(body, bounds, tuple(carried), brk, peeled=False)
+
+
+def _for(
+    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+) -> tuple:
+    if (
+        not is_tracing()
+        or brk is None
+        and _all_concrete(bounds)
+        and len(range(*bounds)) <= UNROLL_LIMIT
+    ):
+        values = init
+        for i in range(*bounds):
+            values = body(i, *values)
+            if brk is not None and values[brk]:
+                break
+        return values
+    return _trace_loop(body, bounds, init, brk, peeled)
+
+
+def ac_while(
+    test: Callable, body: Callable, carried: Sequence[Any], brk: int | None = None
+) -> tuple:
+    """``while test(*carried): carried = body(*carried)``, traced as one LOOP node (never
+    unrolled); ``brk`` as for :func:`ac_for`."""
+    if not is_tracing():
+        values = tuple(carried)
+        while test(*values):
+            values = body(*values)
+            if brk is not None and values[brk]:
+                break
+        return values
+    return _trace_while(test, body, tuple(carried), brk)
+
+
+def ac_ndindex(
+    body: Callable, shape: Sequence[Any], carried: Sequence[Any], brk: int | None = None
+) -> tuple:
+    """``for idx in np.ndindex(*shape): carried = body(idx, *carried)`` as nested loops."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if not is_tracing():
+        values = tuple(carried)
+        for idx in np.ndindex(*shape):
+            values = body(idx, *values)
+            if brk is not None and values[brk]:
+                break
+        return values
+    return _nest(body, tuple(shape), (), tuple(carried), brk)
+
+
+def _nest(body: Callable, shape: tuple, outer: tuple, carried: tuple, brk: int | None) -> tuple:
+    if len(outer) == len(shape):
+        return body(outer, *carried)
+    inner = lambda i, *values: _nest(body, shape, (*outer, i), values, brk)
+    return ac_for(inner, (shape[len(outer)],), carried, brk)
+
+
+def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]) -> tuple:
+    """``values = then_fn(*values) if test else else_fn(*values)``; an IF node when ``test``
+    is only known at run time."""
+    if not _is_runtime_value(test):
+        return then_fn(*values) if test else else_fn(*values)
+    return _trace_if(test, then_fn, else_fn, tuple(values))
+
+
+def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``np.zeros(shape)``-style calls from a region body: symbolic while tracing."""
+    if is_tracing():
+        from astcompile.trace.numpy_api import CREATION
+        from astcompile.trace.numpy_bind import call_function
+
+        handler = CREATION.get(func)
+        if handler is not None:
+            return call_function(func, handler, args, kwargs)
+    return func(*args, **kwargs)
+
+
+def ac_len(*sequences: Any) -> Any:
+    """How many times ``zip(*sequences)`` iterates: an array's first dimension stays
+    symbolic (no guard on its size); several lengths give their minimum."""
+    lengths = [_length(s) for s in sequences]
+    result = lengths[0]
+    for other in lengths[1:]:
+        result = _min_length(result, other)
+    return result
+
+
+def _length(sequence: Any) -> Any:
+    if isinstance(sequence, (SymArray, np.ndarray)):
+        if sequence.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return sequence.shape[0]
+    return len(sequence)
+
+
+def _min_length(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    if isinstance(a, SymInt) and isinstance(b, SymInt) and a.dim == b.dim:
+        return a
+    node = B.elementwise(Op.MINIMUM, [operand(a), operand(b)])
+    return SymScalar(node, min(_hint(a), _hint(b)), "the length of a zip")
+
+
+def _hint(value: Any) -> int:
+    return value if isinstance(value, int) else value.hint
+
+
+# -- loops -------------------------------------------------------------------------------------
+
+
+def _all_concrete(values: Sequence[Any]) -> bool:
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)
+
+
+def _is_runtime_value(value: Any) -> bool:
+    return isinstance(value, SymArray) or isinstance(value, SymScalar) and value.dynamic
+
+
+def _bound(value: Any) -> Node:
+    """A range() argument as an int64 node; range() itself raises for floats."""
+    if isinstance(value, (bool, float)) or (
+        isinstance(value, (SymArray, SymScalar)) and value.node.dtype.kind not in "iub"
+    ):
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+    node = operand(value).node
+    if isinstance(value, SymArray) and value.ndim:
+        raise TypeError("only integer scalar arrays can be converted to a scalar index")
+    if node.dtype != np.int64:
+        node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
+    return node
+
+
+def _trace_loop(
+    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+) -> tuple:
+    ctx = current()
+    bounds = tuple(bounds)
+    if len(bounds) == 1:
+        bounds = (0, bounds[0], 1)
+    elif len(bounds) == 2:
+        bounds = (bounds[0], bounds[1], 1)
+    if isinstance(bounds[2], int) and bounds[2] == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    bound_nodes = [_bound(b) for b in bounds]
+
+    def step(ivar: Any, values: tuple) -> tuple:
+        outs = tuple(body(ivar, *values))
+        return outs, None if brk is None else C.negate(outs[brk])
+
+    traced, kinds = _trace_widening(ctx, step, init, with_ivar=True)
+    if not CK.start_holds(init, kinds):
+        return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
+    init_nodes = _flat(init, kinds)
+    attr = LoopAttr(traced.graph, len(init_nodes), exits=brk is not None)
+    return _loop_node(ctx, (*bound_nodes, *init_nodes), traced, attr, kinds)
+
+
+def _trace_while(
+    test: Callable, body: Callable, init: tuple, brk: int | None, peeled: bool = False
+) -> tuple:
+    ctx = current()
+
+    def step(_: Any, values: tuple) -> tuple:
+        outs = tuple(body(*values))
+        if brk is None:
+            return outs, test(*outs)
+        return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
+
+    traced, kinds = _trace_widening(ctx, step, init, with_ivar=False)
+    if not CK.start_holds(init, kinds):
+        rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
+        return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
+    init_nodes = _flat(init, kinds)
+    go = test(*CK.from_nodes(init_nodes, kinds))
+    if not _is_runtime_value(go) and not go:
+        return init
+    attr = LoopAttr(traced.graph, len(init_nodes), exits=True, is_while=True)
+    return _loop_node(ctx, (C.truth_node(go), *init_nodes), traced, attr, kinds)
+
+
+# -- the first iteration on its own, where it changes a carried value's kind (trace/carried.py)
+
+
+def _peel_for(
+    body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk: int | None, peeled: bool
+) -> tuple:
+    """``for i in range(a, b, c)`` as its first iteration (with ``i = a`` and the start
+    values' own types, as Python runs it), then the loop from ``a + c`` on."""
+    start, stop, step = bounds
+    first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
+    rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
+    return _first_iteration(
+        _runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init, peeled
+    )
+
+
+def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
+    """After the first iteration: the rest of the loop, unless that iteration broke out."""
+    outs = tuple(outs)
+    if brk is None:
+        return rest(*outs)
+    return ac_if(C.negate(outs[brk]), rest, lambda *values: values, outs)
+
+
+def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> tuple:
+    """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
+    and then the variable's type after the loop depends on it (trace/carried.py)."""
+    if peeled:
+        raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+    if runs is None or _is_runtime_value(runs):
+        raise TraceBreak(
+            "loop-carried type",
+            "a loop that may run zero times (its bounds are "
+            "only known at run time) changes the type of a variable",
+        )
+    return first(*init) if runs else init
+
+
+def _runs(bounds: tuple) -> bool | None:
+    """Whether ``range(*bounds)`` is not empty, for constants and sizes (a size guard records
+    which); None for bounds known only at run time."""
+    start, stop, step = bounds
+    if _all_concrete(bounds):
+        return len(range(start, stop, step)) > 0
+    dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
+    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
+        return None
+    low, high = dims if step > 0 else dims[::-1]
+    return current().env.is_ge(S.dim_sub(high, low), 1)
+
+
+def _runtime_int(node: Node) -> SymScalar:
+    return SymScalar(node, 1, "the loop variable", dynamic=True)
+
+
+def _trace_widening(ctx: Any, step: Callable, init: tuple, with_ivar: bool) -> tuple:
+    """Trace the body until the carried values keep their kinds (a Python int that becomes a
+    float in the body is a float from the start)."""
+    kinds = [CK.kind_of(v) for v in init]
+    for _ in range(_RETRACES):
+        traced = _trace_body(ctx, step, kinds, with_ivar)
+        widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
+        if widened == kinds:
+            return traced, kinds
+        kinds = widened
+    raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+
+
+def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: list) -> tuple:
+    captured = _captured(traced.graph, traced.owned)
+    loop = ctx.node(Op.LOOP, (*heads, *captured), np.dtype(bool), (), attr)
+    ctx.add_effect(loop)
+    return _results(ctx, loop, kinds)
+
+
+class _Traced:
+    def __init__(self, graph: Graph, owned: set[int], out_kinds: list) -> None:
+        self.graph, self.owned, self.out_kinds = graph, owned, out_kinds
+
+
+def _trace_body(ctx: Any, step: Callable, kinds: list, with_ivar: bool) -> _Traced:
+    """Run the body once on placeholders; the nodes it creates form the LOOP's sub-graph."""
+    first = _next_id()
+    inputs, ivar = [], None
+    if with_ivar:
+        ivar_node = ctx.node(
+            Op.INPUT, (), np.dtype(np.int64), (), InputAttr(0, "i", InputKind.LOOP_VAR, weak=True)
+        )
+        ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
+        inputs.append(ivar_node)
+    holders, holder_nodes = CK.placeholders(ctx, kinds, 1)
+    ctx.effect_frames.append([])
+    try:
+        outs, go = step(ivar, tuple(holders))
+        go_node = None if go is None else C.truth_node(go)
+    finally:
+        effects = ctx.effect_frames.pop()
+    out_kinds = [CK.kind_of(v) for v in outs]
+    out_nodes = _flat(outs, [CK.unify(k, ok) for k, ok in zip(kinds, out_kinds)])
+    if go_node is not None:
+        out_nodes.append(go_node)
+    graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
+    owned = {n.id for n in graph.nodes() if n.id >= first}
+    return _Traced(graph, owned, out_kinds)
+
+
+def _next_id() -> int:
+    from astcompile.ir.graph import _ids
+
+    probe = next(_ids)
+    return probe + 1
+
+
+def _flat(values: Sequence[Any], kinds: list) -> list[Node]:
+    """The nodes carrying ``values`` (a union travels as two, see trace/carried.py)."""
+    return [n for v, k in zip(values, kinds) for n in CK.as_nodes(v, k)]
+
+
+def _results(ctx: Any, owner: Node, kinds: list) -> tuple:
+    """The values a LOOP or IF node gives back, one RESULT node per carried node."""
+    nodes = [
+        ctx.node(Op.RESULT, (owner,), dtype, shape, k)
+        for k, (dtype, shape) in enumerate(CK.layout(kinds))
+    ]
+    return tuple(CK.from_nodes(nodes, kinds))
+
+
+def _captured(graph: Graph, owned: set[int]) -> list[Node]:
+    """Nodes of enclosing graphs the sub-graph reads directly (LOOP/IF list them as inputs)."""
+    inputs = {n.id for n in graph.inputs}
+    seen: dict[int, Node] = {}
+    readers = [n for n in graph.nodes() if n.id in owned]
+    for node in [*(i for r in readers for i in r.inputs), *graph.outputs]:
+        if node.id not in owned and node.id not in inputs:
+            seen[node.id] = node
+    return [seen[k] for k in sorted(seen)]
+
+
+# -- if ------------------------------------------------------------------------------------------
+
+
+def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> tuple:
+    ctx = current()
+    cond = C.truth_node(test)
+    branches = [_trace_branch(ctx, fn, values) for fn in (then_fn, else_fn)]
+    kinds = CK.same_kinds(branches[0][2], branches[1][2])
+    graphs, owned = [], set()
+    for outs, effects, _, first in branches:
+        nodes = _flat(outs, kinds)
+        graph = Graph("branch", [], nodes, effects)
+        owned |= {n.id for n in graph.nodes() if n.id >= first}
+        graphs.append(graph)
+    captured = {n.id: n for g in graphs for n in _captured(g, owned)}
+    captured_nodes = [captured[k] for k in sorted(captured)]
+    node = ctx.node(Op.IF, (cond, *captured_nodes), np.dtype(bool), (), IfAttr(*graphs))
+    ctx.add_effect(node)
+    return _results(ctx, node, kinds)
+
+
+def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:
+    first = _next_id()
+    ctx.effect_frames.append([])
+    try:
+        outs = fn(*values)
+    finally:
+        effects = ctx.effect_frames.pop()
+    return outs, effects, [CK.kind_of(v) for v in outs], first

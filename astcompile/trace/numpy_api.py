@@ -1,0 +1,415 @@
+"""The NumPy functions, ufuncs and array methods the tracer models.
+
+Each supported NumPy callable maps to a small handler in a table; a callable missing from the
+table is a trace-time break ("not supported by the tracer") and the region runs in NumPy, so
+the subset can only ever make code faster, never wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile import registry
+from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
+from astcompile.trace import build as B
+from astcompile.trace import complex as complex_parts
+from astcompile.trace import literals, numpy_bind, numpy_construct, numpy_join, numpy_scan
+from astcompile.trace import numpy_views_norms as views_norms
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.masks import MaskedValue, masked_ufunc
+from astcompile.trace.outargs import ufunc_into
+from astcompile.trace.symbolic import (
+    SymArray,
+    SymInt,
+    SymScalar,
+    apply_elementwise,
+    matmul,
+    operand,
+    wrap,
+)
+from astcompile.trace.vectors import inner_product
+
+
+def _unsupported(what: str) -> TraceBreak:
+    return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
+
+
+def _check_allowed(func: Any) -> None:
+    if registry.is_disallowed(func):
+        name = getattr(func, "__name__", repr(func))
+        raise TraceBreak("disallowed op", f"{name} is marked disallow_in_graph")
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    _check_allowed(ufunc)
+    if any(isinstance(v, MaskedValue) for v in inputs):
+        return masked_ufunc(ufunc, method, inputs, kwargs)
+    if method == "outer":
+        return numpy_join.ufunc_outer(ufunc, inputs, kwargs)
+    if method != "__call__":
+        raise _unsupported(f"np.{ufunc.__name__}.{method}")
+    out = kwargs.pop("out", None)
+    if any(v is not None for k, v in kwargs.items() if k != "casting" or v != "same_kind"):
+        raise _unsupported(f"np.{ufunc.__name__} with {', '.join(kwargs)}=")
+    if out is not None:
+        return ufunc_into(ufunc, lambda: array_ufunc(ufunc, method, inputs, {}), inputs, out)
+    if ufunc is np.matmul:
+        return matmul(Op.MATMUL, inputs[0], inputs[1])
+    if ufunc is np._core.umath.clip:
+        return apply_elementwise(Op.CLIP, *inputs, numpy_fn=ufunc, ufunc=True)
+    op = UFUNC_TO_OP.get(ufunc)
+    if op is None:
+        raise _unsupported(f"np.{ufunc.__name__}")
+    return apply_elementwise(op, *inputs, ufunc=True)
+
+
+def _reduce(op: Op) -> Callable:
+    """One handler for a reduction's function and method; NumPy's ``initial=``, ``where=``,
+    ``mean=`` and ``correction=`` break the trace (numpy_bind)."""
+
+    def handler(
+        a: Any,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        ddof: int = 0,
+    ) -> Any:
+        if dtype is not None or out is not None:
+            raise _unsupported(f"np.{op.name.lower()} with dtype= or out=")
+        if isinstance(a, (list, tuple)):
+            raise _unsupported(f"np.{op.name.lower()} of a Python sequence")
+        keep = bool(keepdims) if keepdims is not np._NoValue else False
+        node, is_scalar = B.reduction(op, operand(a), axis, keep, int(ddof))
+        return wrap(node, is_scalar=is_scalar)
+
+    return handler
+
+
+def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    if x is None or y is None:
+        raise _unsupported("np.where with one argument (it returns indices)")
+    return apply_elementwise(Op.WHERE, condition, x, y, ufunc=True)
+
+
+def _clip(
+    a: Any,
+    a_min: Any = np._NoValue,
+    a_max: Any = np._NoValue,
+    out: Any = None,
+    *,
+    min: Any = np._NoValue,
+    max: Any = np._NoValue,
+) -> Any:
+    """``np.clip``; the bounds by position (``a_min``, ``a_max``) or by keyword (``min=``,
+    ``max=``, NumPy 2's names)."""
+    low = min if a_min is np._NoValue else a_min
+    high = max if a_max is np._NoValue else a_max
+    if out is not None:
+        raise _unsupported("np.clip with out=")
+    if any(bound is None or bound is np._NoValue for bound in (low, high)):
+        raise _unsupported("np.clip with a missing bound")
+    return apply_elementwise(Op.CLIP, a, low, high, numpy_fn=np._core.umath.clip, ufunc=True)
+
+
+def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
+    return _clip(a, min, max, out)
+
+
+def _dims(shape: Any) -> tuple:
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(d.dim if isinstance(d, SymInt) else int(d) for d in items)
+
+
+def _sym(a: Any) -> SymArray:
+    return a if isinstance(a, SymArray) else wrap(operand(a).node)
+
+
+def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
+    """Shape methods of a NumPy scalar (``s.T``, ``s.reshape(())``, ``np.squeeze(s)``) give a
+    scalar back when the result is 0-d; the same methods of a 0-d array give a 0-d array."""
+    result.is_scalar = array.is_scalar and result.ndim == 0
+    return result
+
+
+def _reshape(
+    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
+) -> Any:
+    """``np.reshape`` (``newshape=`` is NumPy < 2.4's name of ``shape``)."""
+    if order != "C" or copy is not None:
+        raise _unsupported("reshape with order= or copy=")
+    target = newshape if shape is None else shape
+    array = _sym(a)
+    return _keeps_scalar(array, wrap(B.reshape(array.node, _dims(target)), base=array))
+
+
+def _varargs(values: tuple) -> Any:
+    """A method's ``*shape``/``*axes``: ``a.reshape(2, 3)`` or ``a.reshape((2, 3))``."""
+    return values[0] if len(values) == 1 else values
+
+
+def _reshape_method(a: Any, *shape: Any, order: str = "C", copy: Any = None) -> Any:
+    return _reshape(a, _varargs(shape), order, copy=copy)
+
+
+def _transpose(a: Any, axes: Any = None) -> Any:
+    array = _sym(a)
+    perm = tuple(reversed(range(array.ndim))) if axes is None else tuple(axes)
+    return _keeps_scalar(array, wrap(B.transpose(array.node, perm), base=array))
+
+
+def _transpose_method(a: Any, *axes: Any) -> Any:
+    return _transpose(a, _varargs(axes) if axes else None)
+
+
+def _ravel(a: Any, order: str = "C") -> Any:
+    return _reshape(a, -1, order=order)
+
+
+def _flatten(a: Any, order: str = "C") -> Any:
+    return _copy(_reshape(a, -1, order=order))
+
+
+def _copy(a: Any, order: str = "K") -> Any:
+    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
+    array = _sym(a)
+    from astcompile.trace.context import current
+
+    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
+
+
+def _copy_method(array: SymArray, order: str = "C") -> Any:
+    return _keeps_scalar(array, _copy(array, order))
+
+
+def _astype(
+    a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True
+) -> Any:
+    array = _sym(a)
+    target = np.dtype(dtype)
+    if not np.can_cast(array.dtype, target, casting=casting):
+        raise TypeError(
+            f"Cannot cast array data from {array.dtype} to {target} "
+            f"according to the rule '{casting}'"
+        )
+    if target == array.dtype:
+        return _copy_method(array) if copy else array
+    return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
+
+
+def _asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:
+    """``np.asarray``: the array itself, or a 0-d array where ``a`` is a NumPy scalar, or a
+    new array where a cast or ``copy=True`` asks for one."""
+    array = _sym(a)
+    if copy is False and dtype is not None and np.dtype(dtype) != array.dtype:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    if dtype is not None and np.dtype(dtype) != array.dtype:
+        return _astype(array, dtype)
+    if array.is_scalar or copy:
+        return _copy(array)  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
+    return array
+
+
+def _ascontiguousarray(a: Any, dtype: Any = None) -> Any:
+    """Like ``np.asarray``, but NumPy makes a 0-d input one-dimensional."""
+    array = _asarray(a, dtype)
+    return _reshape(array, (1,)) if array.ndim == 0 else array
+
+
+def _broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    array = _sym(array)
+    return wrap(B.broadcast_to(array.node, _dims(shape)), base=array)
+
+
+def _expand_dims(a: Any, axis: Any) -> Any:
+    array = _sym(a)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out_ndim = array.ndim + len(axes)
+    new_axes = B.normalize_axes(axes, out_ndim)
+    key = tuple(None if i in new_axes else slice(None) for i in range(out_ndim))
+    return array[key]
+
+
+def _squeeze(a: Any, axis: Any = None) -> Any:
+    array = _sym(a)
+    shape = array.node.shape
+    axes = (
+        [i for i, d in enumerate(shape) if d == 1]
+        if axis is None
+        else B.normalize_axes(axis, array.ndim)
+    )
+    if any(shape[i] != 1 for i in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return _keeps_scalar(
+        array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
+    )
+
+
+def _dot(a: Any, b: Any, out: Any = None) -> Any:
+    if out is not None:
+        raise _unsupported("np.dot with out=")
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return apply_elementwise(Op.MUL, a, b)
+    product = inner_product(a, b, in_loop_only=True)
+    if product is not None:
+        return product
+    return matmul(Op.DOT, a, b)
+
+
+def _vdot(a: Any, b: Any) -> Any:
+    complex_a = (a.dtype if isinstance(a, SymArray) else np.asarray(a).dtype).kind == "c"
+    product = inner_product(np.conjugate(a) if complex_a else a, b)
+    if product is None:
+        raise _unsupported("np.vdot of arrays other than 1-D float or complex vectors")
+    return product
+
+
+def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """``np.full_like`` and ``np.zeros_like`` & co: a fresh array of ``a``'s shape (or
+    ``shape``) and dtype (or ``dtype``)."""
+    array = _sym(a)
+    target = np.dtype(dtype) if dtype is not None else array.dtype
+    traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
+    value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
+    return _new_array(array.node.shape if shape is None else _dims(shape), target, value)
+
+
+def _like(fill: Any) -> Callable:
+    """``np.zeros_like(a, dtype=None, ..., shape=None)`` & co (``empty_like`` zero-fills)."""
+
+    def handler(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+        return _full_like(a, fill, dtype, shape)
+
+    return handler
+
+
+def _filled(fill: Any) -> Callable:
+    """``np.zeros(shape, dtype)`` & co: a fresh array the region may write into."""
+
+    def handler(shape: Any, dtype: Any = None, order: str = "C") -> Any:
+        if order not in ("C", "K", "A"):
+            raise _unsupported("array creation with order='F'")
+        return _new_array(_dims(shape), np.dtype(float if dtype is None else dtype), fill)
+
+    return handler
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> Any:
+    if isinstance(fill_value, SymArray) and fill_value.ndim:
+        raise _unsupported("np.full with an array fill value")
+    if order not in ("C", "K", "A"):
+        raise _unsupported("array creation with order='F'")
+    target = np.dtype(dtype) if dtype is not None else np.asarray(_hint(fill_value)).dtype
+    return _new_array(_dims(shape), target, fill_value)
+
+
+def _hint(value: Any) -> Any:
+    if isinstance(value, SymArray):
+        return value.dtype.type(0)
+    return getattr(value, "hint", value)
+
+
+def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
+    from astcompile.trace.context import current
+
+    B.check_dtype(dtype)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise ValueError("negative dimensions are not allowed")
+    value = operand(fill)
+    node = value.node if value.node.dtype == dtype else B.cast(value, dtype)
+    spread = B.broadcast_to(node, shape)
+    return wrap(current().node(Op.COPY, (spread,), dtype, shape))
+
+
+CREATION: dict[Callable, Callable] = {
+    np.zeros: _filled(0),
+    np.ones: _filled(1),
+    np.empty: _filled(0),
+    np.full: _full,
+    np.array: literals.array,
+    np.asarray: literals.asarray,
+    **numpy_construct.CREATION,
+}
+
+
+def _ndim(a: Any) -> int:
+    return a.ndim if isinstance(a, SymArray) else np.ndim(a)
+
+
+def _shape(a: Any) -> tuple:
+    return a.shape if isinstance(a, SymArray) else np.shape(a)
+
+
+FUNCTIONS: dict[Callable, Callable] = {
+    **{fn: _reduce(op) for fn, op in REDUCTION_TO_OP.items()},
+    np.where: _where,
+    np.clip: _clip,
+    np.reshape: _reshape,
+    np.transpose: _transpose,
+    np.ravel: _ravel,
+    np.copy: _copy,
+    np.ascontiguousarray: _ascontiguousarray,
+    np.asarray: _asarray,
+    np.broadcast_to: _broadcast_to,
+    np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze,
+    np.dot: _dot,
+    np.vdot: _vdot,
+    np.ndim: _ndim,
+    np.real: complex_parts.real,
+    np.imag: complex_parts.imag,
+    np.angle: complex_parts.angle,
+    np.shape: _shape,
+    np.zeros_like: _like(0),
+    np.ones_like: _like(1),
+    np.full_like: _full_like,
+    np.empty_like: _like(0),
+    **views_norms.FUNCTIONS,
+    **numpy_construct.FUNCTIONS,
+    **numpy_join.FUNCTIONS,
+    **numpy_scan.FUNCTIONS,
+}
+
+
+def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
+    _check_allowed(func)
+    if any(isinstance(v, MaskedValue) for v in (*args, *kwargs.values())):
+        return NotImplemented  # the selection's own __array_function__ handles it
+    handler = FUNCTIONS.get(func)
+    if handler is None:
+        raise _unsupported(f"np.{getattr(func, '__name__', func)}")
+    return numpy_bind.call_function(func, handler, args, kwargs)
+
+
+METHODS: dict[str, Callable] = {
+    **{
+        fn.__name__: _reduce(op)
+        for fn, op in REDUCTION_TO_OP.items()
+        if fn.__name__
+        in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")
+    },
+    "reshape": _reshape_method,
+    "transpose": _transpose_method,
+    "ravel": _ravel,
+    "flatten": _flatten,
+    "copy": _copy_method,
+    "astype": _astype,
+    "clip": _clip_method,
+    "dot": _dot,
+    "squeeze": _squeeze,
+    "conj": np.conjugate,
+    "conjugate": np.conjugate,
+    **numpy_scan.METHODS,
+}
+
+
+def array_method(array: SymArray, name: str) -> Callable:
+    handler = METHODS.get(name)
+    if handler is None:
+        if hasattr(np.ndarray, name):
+            raise _unsupported(f"ndarray.{name}")
+        raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
+    return lambda *args, **kwargs: numpy_bind.call_method(name, handler, array, args, kwargs)

@@ -1,0 +1,336 @@
+"""Recording what a region reads while it is traced (the why is in runtime/reads.py).
+
+The tracer runs the region's statements as real Python. Arrays and numbers arrive as symbolic
+leaves; everything else used to arrive as itself, so ``self.s`` or ``cfg["k"]`` or a callee's
+global was read once and baked into the compiled code. Now every such value is *seen* through
+:meth:`ReadRecorder.see`, which records where it came from (a path) and hands the trace a
+stand-in that keeps recording:
+
+- arrays and numbers become new graph inputs, read again at every call;
+- objects, dicts and user modules become read proxies whose attribute and item reads are seen
+  the same way; lists and tuples become read-only copies of their seen items;
+- user functions become clones whose globals and closure cells are seen (a callee's ``K``);
+- strings, bools and ``None`` are kept and compared at every call; callables, classes and
+  library modules are kept and checked by identity.
+
+Writing into a Python object from a region is a trace break: the region then runs as plain
+Python, so nothing a region does can make a value read at its entry stale.
+"""
+
+from __future__ import annotations
+
+import dis
+import enum
+import functools
+import os
+import re
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile import registry
+from astcompile.ir.results import is_leaf
+from astcompile.runtime import guards as G
+from astcompile.runtime.reads import Path, Read, ReadKind, describe
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.stand_ins import (
+    ClassRead,
+    ObjectRead,
+    ReadOnlyList,
+    RecordingGlobals,
+    is_read_stand_in,
+)
+
+_MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
+_VALUE_TYPES = (
+    str,
+    bytes,
+    bool,
+    type(None),
+    slice,
+    type(Ellipsis),
+    range,
+    frozenset,
+    np.dtype,
+    enum.Enum,
+)
+
+
+class ReadRecorder:
+    """The reads of one trace, in the order their inputs were made."""
+
+    def __init__(
+        self, make_leaf: Callable[[Any, str], Any], names: tuple[str, ...], args: tuple
+    ) -> None:
+        self.make_leaf = make_leaf
+        self.names = tuple(names)
+        self.reads: list[Read] = []
+        self.sizes: dict[int, int] = {}
+        for arg in args:  # size classes continue from the arguments' (see guards.call_key)
+            G.value_key(arg, self.sizes)
+        self._seen: dict[Path, Any] = {}
+        # id -> (first path, stand-in, the value itself: kept alive, so its id is not reused)
+        self._objects: dict[int, tuple[Path, Any, Any]] = {}
+
+    def note_argument(self, path: Path, value: Any, symbolic: Any) -> None:
+        """An argument leaf or object the trace already has: later reads of it are SAME."""
+        self._objects.setdefault(id(value), (path, symbolic, value))
+
+    def record(self, read: Read) -> None:
+        self.reads.append(read)
+
+    def value(self, path: Path, value: Any) -> Any:
+        """``value``, which the trace specialises on: compared at every call."""
+        self.record(Read(path, ReadKind.VALUE, value))
+        return value
+
+    def items(self, path: Path, sequence: Any) -> list:
+        """The seen items of a list or tuple, its length compared at every call."""
+        if len(sequence) > _MAX_ITEMS:
+            raise TraceBreak(
+                "large Python container",
+                f"{describe(path, self.names)} holds "
+                f"{len(sequence)} items; the region runs as Python",
+            )
+        self.value(path + (("len",),), len(sequence))
+        return [self.see(path + (("item", i),), v) for i, v in enumerate(sequence)]
+
+    def see(self, path: Path, value: Any) -> Any:
+        """What the trace sees for ``value`` found at ``path``, with the read recorded."""
+        if path in self._seen:
+            return self._seen[path]
+        known = self._objects.get(id(value))
+        if (
+            known is not None
+            and not isinstance(value, _VALUE_TYPES)
+            and type(value) not in (int, float, complex)
+        ):
+            self.record(Read(path, ReadKind.SAME, known[0]))
+            self._seen[path] = known[1]
+            return known[1]
+        for applies, handler in _RULES:
+            if applies(value):
+                seen = handler(self, path, value)
+                break
+        self._seen[path] = seen
+        return seen
+
+    def leaf_name(self, path: Path) -> str:
+        return re.sub(r"\W+", "_", describe(path, self.names)).strip("_") or "read"
+
+    def function(
+        self, fn: types.FunctionType, path: Path, cell_index: dict[str, int] | None = None
+    ) -> types.FunctionType:
+        """A clone of ``fn`` whose global and closure reads are seen under ``path``.
+
+        ``cell_index`` maps a free variable to its cell's index in the function at ``path``
+        where the clone's code is not that function's own (a region body built from the user's
+        function); -1 marks a cell of the compiler's own, passed as it is."""
+        if _compares_identity(fn.__code__):
+            raise TraceBreak(
+                "identity comparison",
+                f"{fn.__qualname__} compares objects with 'is'; a region that does runs as Python",
+            )
+        free = fn.__code__.co_freevars
+        new_cells = tuple(types.CellType() for _ in free)
+        clone = types.FunctionType(
+            fn.__code__,
+            RecordingGlobals(fn.__globals__, self, path),
+            fn.__name__,
+            None,
+            new_cells or None,
+        )
+        self._objects[id(fn)] = (path, clone, fn)  # before the cells: it may refer to itself
+        clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
+        clone.__dict__.update(fn.__dict__)
+        if fn.__defaults__:
+            clone.__defaults__ = tuple(self.see(path + (("defaults",),), fn.__defaults__))
+        if fn.__kwdefaults__:
+            kw = path + (("kwdefaults",),)
+            clone.__kwdefaults__ = {
+                k: self.see(kw + (("item", k),), v) for k, v in fn.__kwdefaults__.items()
+            }
+        for i, (name, cell) in enumerate(zip(free, fn.__closure__ or ())):
+            index = free.index(name) if cell_index is None else cell_index[name]
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # not bound yet: reading it raises NameError, as in Python
+                continue
+            new_cells[i].cell_contents = (
+                contents if index < 0 else self.see(path + (("cell", index, name),), contents)
+            )
+        return clone
+
+
+def _value(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    return recorder.value(path, value)
+
+
+def _input(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    key = G.value_key(value, recorder.sizes)
+    recorder.record(Read(path, ReadKind.INPUT, key))
+    leaf = recorder.make_leaf(value, recorder.leaf_name(path))
+    if type(value) is np.ndarray:
+        recorder.note_argument(path, value, leaf)
+    return leaf
+
+
+def _identity(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return value
+
+
+def _sequence(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    items = recorder.items(path, value)
+    return tuple(items) if type(value) is tuple else ReadOnlyList(items)
+
+
+def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return recorder.function(value, path)
+
+
+def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
+    if not _is_user_function(value.__func__):  # a library's method: its state is hidden
+        return _builtin_method(recorder, path, value)
+    func = recorder.see(path + (("func",),), value.__func__)
+    owner = recorder.see(path + (("self",),), value.__self__)
+    return types.MethodType(func, owner)
+
+
+def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> Any:
+    """A partial of the user's function: rebuilt from the seen function and arguments, so what
+    the function reads is seen too."""
+    func = recorder.see(path + (("attr", "func"),), value.func)
+    args = recorder.items(path + (("attr", "args"),), value.args)
+    keywords = {
+        k: recorder.see(path + (("attr", "keywords"), ("item", k)), v)
+        for k, v in value.keywords.items()
+    }
+    return functools.partial(func, *args, **keywords)
+
+
+def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    owner = value.__self__
+    if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
+        return _identity(recorder, path, value)
+    raise TraceBreak(
+        "method of a Python object",
+        f"{describe(path, recorder.names)} reads state the region cannot follow; it runs as Python",
+    )
+
+
+def _mutable(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    raise TraceBreak(
+        "mutable Python container",
+        f"{describe(path, recorder.names)} is a {type(value).__name__}; the region runs as Python",
+    )
+
+
+def _proxy(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    proxy = ObjectRead(value, path, recorder)
+    recorder.note_argument(path, value, proxy)
+    return proxy
+
+
+def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    raise TraceBreak(
+        "unsupported argument", f"{describe(path, recorder.names)} is a {type(value).__name__}"
+    )
+
+
+def _user_class(recorder: ReadRecorder, path: Path, value: type) -> Any:
+    """A class of the user's: the same class at every call, and its attributes (``cls.k``,
+    ``Model.EPS``) read at every call like an object's."""
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    proxy = ClassRead(value, path, recorder)
+    recorder.note_argument(path, value, proxy)
+    return proxy
+
+
+def _is_library_class(cls: type) -> bool:
+    module = sys.modules.get(cls.__module__ or "")
+    return module is None or _is_library_module(module)
+
+
+def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
+    """A library module is taken as it is (by identity); a user's module is read like an
+    object, so ``cfg.SCALE`` is seen at every call."""
+    if _is_library_module(value):
+        return _identity(recorder, path, value)
+    return _proxy(recorder, path, value)
+
+
+_KNOWN_LIBRARIES = frozenset(
+    ("numpy", "math", "cmath", "operator", "functools", "itertools", "builtins", "astcompile")
+)
+
+
+def _is_library_module(module: Any) -> bool:
+    if not isinstance(module, types.ModuleType):
+        return False
+    if module.__name__.split(".")[0] in _KNOWN_LIBRARIES or not getattr(module, "__file__", None):
+        return True
+    from astcompile.frontend.resolve import _LIBRARY_DIRS
+
+    return os.path.realpath(module.__file__).startswith(_LIBRARY_DIRS)
+
+
+def _is_user_function(value: Any) -> bool:
+    """A function of the user's whose body the trace runs: its reads are seen. Black boxes
+    (``allow_in_graph``: the user promised it is pure; ``disable``) are kept by identity."""
+    if type(value) is not types.FunctionType or registry.is_compiled(value):
+        return False
+    if registry.is_allowed_in_graph(value) or registry.disable_mode(value) is not None:
+        return False
+    if (value.__module__ or "").split(".")[0] == "astcompile":
+        return False
+    from astcompile.frontend.resolve import _is_library
+
+    return not _is_library(value)
+
+
+def _is_library_callable(value: Any) -> bool:
+    """Functions and callable objects of libraries (ufuncs, builtins, NumPy's Python
+    functions, compiled functions): the trace calls them as they are, guarded by identity."""
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return True  # a library function or a compiled function (user functions came first)
+    module = getattr(type(value), "__module__", "") or ""
+    return callable(value) and module.split(".")[0] in _KNOWN_LIBRARIES
+
+
+#: What the trace sees for a value read by a region: the first rule that applies decides.
+_RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], Any]], ...] = (
+    (lambda v: isinstance(v, _VALUE_TYPES) or v is NotImplemented, _value),
+    (lambda v: type(v) is np.ndarray or (is_leaf(v) and not isinstance(v, np.ndarray)), _input),
+    (lambda v: isinstance(v, np.ndarray), _subclass),
+    (lambda v: type(v) in (tuple, list), _sequence),
+    (_is_user_function, _user_function),
+    (lambda v: type(v) is types.MethodType, _method),
+    (lambda v: type(v) is functools.partial, _partial),
+    (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
+    (lambda v: isinstance(v, (set, bytearray)), _mutable),
+    (lambda v: isinstance(v, types.ModuleType), _module),
+    (lambda v: isinstance(v, type) and not _is_library_class(v), _user_class),
+    (lambda v: isinstance(v, type) or type(v) is object or _is_library_callable(v), _identity),
+    (lambda v: True, _proxy),
+)
+
+
+@functools.cache
+def _compares_identity(code: types.CodeType) -> bool:
+    """Whether ``code`` (or a comprehension or lambda in it) compares two values with ``is``.
+    Stand-ins are not the objects they stand for, so such a comparison could take another
+    branch than Python would; ``x is None`` (a constant operand) is safe and common."""
+    previous = None
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "IS_OP" and previous not in ("LOAD_CONST",):
+            return True
+        previous = instruction.opname
+    return any(_compares_identity(c) for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+__all__ = ["ReadRecorder", "is_read_stand_in"]

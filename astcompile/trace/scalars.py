@@ -1,0 +1,287 @@
+"""Python's scalar functions on values known only at run time (loop variables, elements).
+
+``math.sqrt(x)``, ``int(x)``, ``round(x)``, ``min(a, b)``... call ``float(x)`` or compare,
+which a traced loop value cannot answer. Region bodies call them as ``__ac_scalar(func, *args)``
+(frontend/lowering_parts.py); for a run-time argument the table below builds the graph with
+Python's exact semantics, and anything else calls ``func`` itself:
+
+* results have Python's types: ``math.*`` gives a float, ``int``/``round``/``math.floor`` an
+  int, ``min``/``max`` one of their arguments (so they must share a type);
+* ``round`` rounds half to even (C ``rint``), ``int`` truncates;
+* Python's errors become CHECKs (trace/control.py): ``math.sqrt(-1)`` raises ValueError("math
+  domain error"), ``math.exp(1000)`` OverflowError, ``int(nan)`` ValueError, ``a // 0``
+  ZeroDivisionError — in compiled code too.
+
+Deviation (documented): an int result beyond int64 raises OverflowError instead of growing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace import control as C
+from astcompile.trace.context import TraceBreak
+from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
+
+_F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
+_INT_LIMIT = 2.0**63
+
+
+def ac_scalar(func: Callable, *args: Any) -> Any:
+    """``func(*args)``, traced when an argument is a run-time value and ``func`` is known."""
+    try:
+        handler = HANDLERS.get(func)
+    except TypeError:  # an unhashable callable: not one of ours
+        handler = None
+    if handler is None or not any(C.is_runtime(a) for a in args):
+        return func(*args)
+    if any(isinstance(a, SymArray) and (a.ndim or a.dtype.kind == "c") for a in args):
+        return func(*args)  # arrays, complex values: NumPy's own behaviour (or a break)
+    return handler(*args)
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+def _py(node: Any, kind: type) -> SymScalar:
+    """A Python scalar of type ``kind`` computed at run time."""
+    dtype = {float: _F64, int: _I64, bool: np.dtype(bool)}[kind]
+    if node.dtype != dtype:
+        node = B.cast(B.Operand(node, False, None), dtype)
+    return SymScalar(node, kind(1), f"a {kind.__name__} computed in a loop", dynamic=True)
+
+
+def _kind(value: Any) -> type:
+    """The Python type a value acts as: bool, int or float (NumPy scalars by their kind)."""
+    if isinstance(value, SymScalar):
+        return type(value.hint)
+    dtype = value.dtype if isinstance(value, (SymArray, np.generic)) else np.result_type(value)
+    if dtype.kind not in "biuf":
+        raise TraceBreak("unsupported scalar", f"a {dtype} value in a scalar function")
+    return {"b": bool, "f": float}.get(dtype.kind, int)
+
+
+def _float(value: Any) -> SymScalar:
+    """``float(value)``."""
+    return _py(operand(value).node, float)
+
+
+def _ok(value: Any, exception: str, message: str) -> None:
+    C.check(value, exception, message)
+
+
+# -- math ------------------------------------------------------------------------------------
+
+
+def _unary(op: Op, domain: Callable | None = None, overflow: bool = False) -> Callable:
+    def handler(x: Any) -> Any:
+        x = _float(x)
+        if domain is not None:
+            _ok(C.negate(domain(x)), "ValueError", "math domain error")
+        result = _py(apply_elementwise(op, x).node, float)
+        if overflow:
+            _ok(C.negate(_overflowed(result, x)), "OverflowError", "math range error")
+        return result
+
+    return handler
+
+
+def _overflowed(result: Any, *args: Any) -> Any:
+    """An infinite result from finite arguments (Python raises OverflowError)."""
+    finite = [abs(a) != math.inf for a in args]
+    test = abs(result) == math.inf
+    for f in finite:
+        test = _and(test, f)
+    return test
+
+
+def _and(a: Any, b: Any) -> Any:
+    node = B.elementwise(Op.LOGICAL_AND, [operand(a), operand(b)])
+    return SymScalar(node, True, "a test", dynamic=True)
+
+
+def _or(a: Any, b: Any) -> Any:
+    node = B.elementwise(Op.LOGICAL_OR, [operand(a), operand(b)])
+    return SymScalar(node, True, "a test", dynamic=True)
+
+
+def _binary(op: Op, overflow: bool = False) -> Callable:
+    def handler(a: Any, b: Any) -> Any:
+        a, b = _float(a), _float(b)
+        result = _py(apply_elementwise(op, a, b).node, float)
+        if overflow:
+            _ok(C.negate(_overflowed(result, a, b)), "OverflowError", "math range error")
+        return result
+
+    return handler
+
+
+def _pow(a: Any, b: Any) -> Any:
+    a, b = _float(a), _float(b)
+    zero_neg = _and(a == 0.0, b < 0.0)
+    fraction = _and(_and(a < 0.0, abs(a) != math.inf), _and(abs(b) != math.inf, _floor(b) != b))
+    _ok(C.negate(_or(zero_neg, fraction)), "ValueError", "math domain error")
+    result = _py(apply_elementwise(Op.POW, a, b).node, float)
+    _ok(C.negate(_overflowed(result, a, b)), "OverflowError", "math range error")
+    return result
+
+
+def _floor(x: SymScalar) -> SymScalar:
+    return _py(apply_elementwise(Op.FLOOR, x).node, float)
+
+
+def _predicate(op: Op) -> Callable:
+    return lambda x: _py(apply_elementwise(op, _float(x)).node, bool)
+
+
+def _to_int(op: Op | None) -> Callable:
+    """``int``/``round``/``math.floor``/``math.ceil``/``math.trunc``: ints pass, floats are
+    rounded by ``op`` and must be finite and fit in int64."""
+
+    def handler(x: Any) -> Any:
+        kind = _kind(x)
+        if kind is not float:
+            return _py(operand(x).node, int)
+        x = _float(x)
+        _ok(x == x, "ValueError", "cannot convert float NaN to integer")
+        _ok(abs(x) != math.inf, "OverflowError", "cannot convert float infinity to integer")
+        rounded = apply_elementwise(op, x) if op is not None else x
+        value = _py(operand(rounded).node, float)
+        _ok(
+            abs(value) < _INT_LIMIT,
+            "OverflowError",
+            "astcompile: the integer does not fit in int64",
+        )
+        return _py(B.elementwise(Op.TRUNC, [operand(value)]), int)
+
+    return handler
+
+
+def _float_of(x: Any) -> Any:
+    return _float(x)
+
+
+def _extreme(pick: str) -> Callable:
+    """``min(a, b, ...)``/``max``: Python keeps the first argument unless a later one is
+    strictly smaller (larger), so NaN handling follows argument order, as in Python."""
+
+    def handler(*args: Any) -> Any:
+        if len(args) < 2:
+            raise TraceBreak("min/max of one argument", f"{pick}() over an iterable")
+        kinds = {(_kind(a), isinstance(a, SymArray)) for a in args}
+        if len(kinds) != 1 or len({operand(a).node.dtype for a in args if C.is_runtime(a)}) > 1:
+            raise TraceBreak(
+                "mixed types in min/max",
+                f"{pick}() of values of different types returns a value-dependent type",
+            )
+        best = args[0]
+        for other in args[1:]:
+            better = other < best if pick == "min" else other > best
+            best = apply_elementwise(Op.WHERE, better, other, best)
+        kind, numpy = kinds.pop()
+        if not numpy:
+            return _py(best.node, kind)
+        # Python returns one of the arguments: a NumPy scalar when they all are
+        scalars = all(getattr(a, "is_scalar", False) for a in args if isinstance(a, SymArray))
+        return wrap(best.node, is_scalar=scalars) if isinstance(best, SymArray) else best
+
+    return handler
+
+
+def _abs(x: Any) -> Any:
+    return _py(operand(x).node, int) if _kind(x) is bool else abs(x)
+
+
+def _round(x: Any, ndigits: Any = None) -> Any:
+    if ndigits is not None:
+        raise TraceBreak("round with digits", "round(x, ndigits) on a loop value")
+    return _to_int(Op.RINT)(x)
+
+
+def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
+    """Python's rules for ``a op b`` on Python scalars where one varies at run time: division
+    by zero raises ZeroDivisionError (with Python's message), and a power must not turn
+    complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python."""
+    if op is Op.POW:
+        exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
+        if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
+            raise TraceBreak(
+                "power of a loop value",
+                "a power whose type or value depends on "
+                "run-time values (use an integer exponent >= 0)",
+            )
+    if op in (Op.LSHIFT, Op.RSHIFT) and C.is_runtime(b):
+        _ok(b >= 0, "ValueError", "negative shift count")
+    if op is Op.LSHIFT:  # Python's int grows; int64 cannot: say so rather than wrap
+        _ok(_shift_fits(a, b), "OverflowError", "Python int too large for a compiled loop (int64)")
+    if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
+        _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
+
+
+def _shift_fits(a: Any, b: Any) -> SymScalar:
+    """``b < 63 and (a << b) >> b == a``, built from nodes (``<<`` on these values would come
+    back here)."""
+
+    def node(op: Op, *args: B.Operand) -> B.Operand:
+        return C.node_operand(B.elementwise(op, list(args)))
+
+    a64 = C.node_operand(B.cast(operand(a), np.dtype(np.int64)))
+    b64 = C.node_operand(B.cast(operand(b), np.dtype(np.int64)))
+    same = node(Op.EQ, node(Op.RSHIFT, node(Op.LSHIFT, a64, b64), b64), a64)
+    fits = node(Op.LOGICAL_AND, node(Op.LT, b64, B.const_operand(63)), same)
+    return SymScalar(fits.node, True, "a shift that fits in int64", dynamic=True)
+
+
+def _zero_message(fn: Callable, a: Any, b: Any) -> str:
+    def example(v: Any) -> Any:
+        return type(v.hint)(1) if isinstance(v, SymScalar) else type(v)(1)
+
+    try:
+        fn(example(a), type(example(b))(0))
+    except ZeroDivisionError as exc:
+        return str(exc)
+    return "division by zero"
+
+
+_positive = lambda x: x <= 0.0
+HANDLERS: dict[Callable, Callable] = {
+    math.sqrt: _unary(Op.SQRT, lambda x: x < 0.0),
+    math.exp: _unary(Op.EXP, overflow=True),
+    math.expm1: _unary(Op.EXPM1, overflow=True),
+    math.log: _unary(Op.LOG, _positive),
+    math.log2: _unary(Op.LOG2, _positive),
+    math.log10: _unary(Op.LOG10, _positive),
+    math.log1p: _unary(Op.LOG1P, lambda x: x <= -1.0),
+    math.sin: _unary(Op.SIN, lambda x: abs(x) == math.inf),
+    math.cos: _unary(Op.COS, lambda x: abs(x) == math.inf),
+    math.tan: _unary(Op.TAN, lambda x: abs(x) == math.inf),
+    math.asin: _unary(Op.ARCSIN, lambda x: abs(x) > 1.0),
+    math.acos: _unary(Op.ARCCOS, lambda x: abs(x) > 1.0),
+    math.atan: _unary(Op.ARCTAN),
+    math.sinh: _unary(Op.SINH, overflow=True),
+    math.cosh: _unary(Op.COSH, overflow=True),
+    math.tanh: _unary(Op.TANH),
+    math.fabs: _unary(Op.ABS),
+    math.atan2: _binary(Op.ARCTAN2),
+    math.hypot: _binary(Op.HYPOT, overflow=True),
+    math.copysign: _binary(Op.COPYSIGN),
+    math.pow: _pow,
+    math.isnan: _predicate(Op.ISNAN),
+    math.isinf: _predicate(Op.ISINF),
+    math.isfinite: _predicate(Op.ISFINITE),
+    math.floor: _to_int(Op.FLOOR),
+    math.ceil: _to_int(Op.CEIL),
+    math.trunc: _to_int(None),
+    int: _to_int(None),
+    round: _round,
+    float: _float_of,
+    abs: _abs,
+    min: _extreme("min"),
+    max: _extreme("max"),
+}

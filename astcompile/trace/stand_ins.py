@@ -1,0 +1,272 @@
+"""Stand-ins: what the trace sees in place of an object, a class, a list or a module's globals
+that a region reads (see trace/reads.py, which makes them, and runtime/reads.py).
+
+Each stand-in holds the real value, the path it was found at and the recorder; every read
+through it (an attribute, an item, its length, its keys, its type) is handed to the recorder,
+which records it and returns what the trace sees for the result. Writes through a stand-in are
+trace breaks: the region then runs as plain Python.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from astcompile.runtime.reads import Path, Read, ReadKind, describe
+from astcompile.trace.context import TraceBreak
+
+if TYPE_CHECKING:
+    from astcompile.trace.reads import ReadRecorder
+
+
+class RecordingGlobals(dict):
+    """The globals of a clone: every name the code looks up is seen under ``path``.
+
+    CPython's LOAD_GLOBAL looks up a ``dict`` subclass through ``__getitem__``; a missing name
+    falls back to builtins, and its absence from the module is recorded (a later global of
+    that name must be seen)."""
+
+    def __init__(self, real: dict, recorder: ReadRecorder, path: Path) -> None:
+        super().__init__(
+            __builtins__=real.get("__builtins__", builtins), __name__=real.get("__name__")
+        )
+        self._real = real
+        self._recorder = recorder
+        self._path = path + (("gdict",),)
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            value = self._real[name]
+        except KeyError:
+            self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
+            if name in _SEE_THROUGH:
+                return functools.partial(_SEE_THROUGH[name], self._recorder)
+            raise
+        return self._recorder.see(self._path + (("item", name),), value)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
+    """``type(x)`` of a stand-in is the type of what it stands for (checked at every call)."""
+    if len(args) == 1 and isinstance(args[0], ObjectRead):
+        target, path, _ = _parts(args[0])
+        return recorder.see(path + (("type",),), type(target))
+    if len(args) == 1 and type(args[0]) is ReadOnlyList:
+        return list
+    return type(*args)
+
+
+def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
+    if any(is_read_stand_in(a) for a in args):
+        raise TraceBreak(
+            "identity of a Python object",
+            "id() of an object the region reads; the region runs as Python",
+        )
+    return id(*args)
+
+
+def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
+    if isinstance(value, ObjectRead):  # callable() answers for the type: guard the type
+        return callable(value.__class__) and callable(_parts(value)[0])
+    return callable(value)
+
+
+#: Builtins whose answer for a stand-in must be the answer for what it stands for.
+_SEE_THROUGH: dict[str, Callable[..., Any]] = {
+    "type": _type_of,
+    "id": _refuse_identity,
+    "callable": _callable_of,
+}
+
+
+class ReadOnlyList(list):
+    """A list the region read: its items are seen; writing it is a trace break."""
+
+    def _write(self, *args: Any, **kwargs: Any) -> Any:
+        raise TraceBreak(
+            "write into a Python list", "a region writes a list it read; it runs as Python"
+        )
+
+    append = extend = insert = pop = remove = sort = reverse = clear = _write
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _write
+
+
+def _parts(proxy: ObjectRead) -> tuple[Any, Path, ReadRecorder]:
+    get = object.__getattribute__
+    return get(proxy, "_ac_target"), get(proxy, "_ac_path"), get(proxy, "_ac_recorder")
+
+
+class ObjectRead:
+    """An object, dict or user module a region reads: each attribute or item read is seen."""
+
+    __slots__ = ("_ac_path", "_ac_recorder", "_ac_target")
+
+    def __init__(self, target: Any, path: Path, recorder: ReadRecorder) -> None:
+        object.__setattr__(self, "_ac_target", target)
+        object.__setattr__(self, "_ac_path", path)
+        object.__setattr__(self, "_ac_recorder", recorder)
+
+    def __getattribute__(self, name: str) -> Any:
+        target, path, recorder = _parts(self)
+        if name == "__class__":
+            recorder.record(Read(path + (("type",),), ReadKind.IDENTITY, type(target)))
+            return type(target)
+        if type(target) is dict and name in _DICT_VIEWS:
+            return _DICT_VIEWS[name].__get__(self)
+        return _look_up(
+            recorder,
+            path,
+            ("attr", name),
+            ("has", name),
+            lambda: getattr(target, name),
+            AttributeError,
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        target, path, recorder = _parts(self)
+        _constant_key(key, path, recorder)
+        return _look_up(
+            recorder,
+            path,
+            ("item", key),
+            ("contains", key),
+            lambda: target[key],
+            (KeyError, IndexError),
+        )
+
+    def __contains__(self, key: Any) -> bool:
+        target, path, recorder = _parts(self)
+        _constant_key(key, path, recorder)
+        return recorder.value(path + (("contains", key),), key in target)
+
+    def __len__(self) -> int:
+        target, path, recorder = _parts(self)
+        return recorder.value(path + (("len",),), len(target))
+
+    def __bool__(self) -> bool:
+        target, path, recorder = _parts(self)
+        return recorder.value(path + (("bool",),), bool(target))
+
+    def __iter__(self) -> Any:
+        target, path, recorder = _parts(self)
+        if type(target) is dict:
+            return iter(recorder.value(path + (("keys",),), tuple(target)))
+        if isinstance(target, (tuple, list)):  # a namedtuple, a list subclass: its items
+            return iter(recorder.items(path, target))
+        raise TraceBreak(
+            "iteration over a Python object",
+            f"{describe(path, recorder.names)} is iterated; the region runs as Python",
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target, path, recorder = _parts(self)
+        call = recorder.see(path + (("attr", "__call__"),), target.__call__)
+        return call(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(_parts(self)[0])
+
+    def _refuse(self, *args: Any) -> Any:
+        _, path, recorder = _parts(self)
+        raise TraceBreak(
+            "write into a Python object",
+            f"a region writes {describe(path, recorder.names)}; it runs as Python",
+        )
+
+    __setattr__ = __delattr__ = __setitem__ = __delitem__ = _refuse
+
+    def __eq__(self, other: object) -> bool:
+        return self._refuse()
+
+    __hash__ = _refuse  # type: ignore[assignment]
+
+
+def _look_up(
+    recorder: ReadRecorder,
+    path: Path,
+    step: tuple,
+    absent: tuple,
+    look: Callable[[], Any],
+    errors: Any,
+) -> Any:
+    """``look()`` seen at ``path + step``; where it raises ``errors`` the read is the absence
+    (``absent`` is False at every call), and the error goes on as in Python."""
+    try:
+        value = look()
+    except errors:
+        recorder.record(Read(path + (absent,), ReadKind.VALUE, False))
+        raise
+    return recorder.see(path + (step,), value)
+
+
+class ClassRead(ObjectRead):
+    """A user's class a region reads: attributes are seen; being the same class at every call
+    (an IDENTITY read), it answers ``isinstance``, ``==``, ``hash`` and calls as itself."""
+
+    __slots__ = ()
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, _parts(self)[0])
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return issubclass(cls, _parts(self)[0])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _parts(self)[0](*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        target = _parts(self)[0]
+        return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
+
+    def __hash__(self) -> int:
+        return hash(_parts(self)[0])
+
+
+def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
+    """Only keys written in the source (constants, or tuples of them) name a fixed read."""
+    if not _is_constant(key):
+        raise TraceBreak(
+            "computed key",
+            f"{describe(path, recorder.names)}[...] with a key "
+            "computed in the region runs as Python",
+        )
+
+
+def _is_constant(key: Any) -> bool:
+    if type(key) is tuple:
+        return all(_is_constant(k) for k in key)
+    return type(key) in (str, int, bytes, bool, type(None))
+
+
+def _dict_get(self: ObjectRead, key: Any, default: Any = None) -> Any:
+    return self[key] if key in self else default  # noqa: SIM401 - this is get()
+
+
+def _dict_keys(self: ObjectRead) -> tuple:
+    return tuple(iter(self))
+
+
+def _dict_values(self: ObjectRead) -> list:
+    return [self[k] for k in iter(self)]
+
+
+def _dict_items(self: ObjectRead) -> list:
+    return [(k, self[k]) for k in iter(self)]
+
+
+_DICT_VIEWS = {"get": _dict_get, "keys": _dict_keys, "values": _dict_values, "items": _dict_items}
+
+
+def is_read_stand_in(value: Any) -> bool:
+    """Whether ``value`` is a stand-in that must not leave the trace (it records into it)."""
+    return isinstance(value, (ObjectRead, ReadOnlyList)) or (
+        type(value) is types.FunctionType and isinstance(value.__globals__, RecordingGlobals)
+    )

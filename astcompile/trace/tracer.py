@@ -1,0 +1,236 @@
+"""Tracing: run a region's body once with symbolic arguments and record the graph.
+
+The arguments are flattened into *leaves* (arrays and numeric scalars), each becoming an INPUT
+node; other values (bools, None, strings, tuples' structure) are passed through as constants and
+are part of the guard key. The body's results are flattened the same way, into graph outputs
+plus a template that rebuilds the Python structure (tuples, scalars, pass-through arguments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir import shapes as S
+from astcompile.ir.graph import Graph, InputAttr, InputKind, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.results import LEAF_TYPES, OutSpec, TraceResult, is_leaf
+from astcompile.trace import escapes
+from astcompile.trace.build import check_dtype
+from astcompile.trace.context import TraceBreak, TraceContext
+from astcompile.trace.masks import MaskedValue
+from astcompile.trace.reads import ReadRecorder, is_read_stand_in
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
+
+__all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
+
+
+def flatten(values: Sequence[Any]) -> list[Any]:
+    """Leaves of nested tuples/lists, depth first (the order INPUT nodes get)."""
+    leaves: list[Any] = []
+    for value in values:
+        if type(value) in (tuple, list):
+            leaves.extend(flatten(value))
+        elif is_leaf(value):
+            leaves.append(value)
+    return leaves
+
+
+class _Inputs:
+    """Turns concrete leaves into symbolic ones, sharing one symbol per size class."""
+
+    def __init__(self, ctx: TraceContext, dynamic: frozenset[int] = frozenset()) -> None:
+        self.ctx = ctx
+        self.dynamic = dynamic  # leaf indices traced as run-time scalars (see Region._compile)
+        self.symbols: dict[int, S.Dim] = {}
+        self.by_id: dict[int, Any] = {}
+        self.names: list[str] = []
+
+    def _dim(self, size: int, leaf: int, axis: int, name: str) -> S.Dim:
+        if size < 2:
+            return size
+        if size not in self.symbols:
+            self.symbols[size] = S.symbol(f"{name}_{axis}", size, (leaf, axis))
+        return self.symbols[size]
+
+    def leaf(self, value: Any, name: str) -> Any:
+        if id(value) in self.by_id and isinstance(value, np.ndarray):
+            return self.by_id[id(value)]
+        index = len(self.names)
+        self.names.append(name)
+        symbolic = self._make(value, index, name)
+        self.by_id[id(value)] = symbolic
+        return symbolic
+
+    def _make(self, value: Any, index: int, name: str) -> Any:
+        if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
+            dtype = np.result_type(value)
+            node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
+            if index in self.dynamic:
+                return SymScalar(node, value, name, dynamic=True)
+            return SymScalar(node, value, name, sources={index: value})
+        if type(value) is not np.ndarray and not isinstance(value, np.generic):
+            raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+        dtype = check_dtype(value.dtype)
+        shape = tuple(self._dim(int(d), index, a, name) for a, d in enumerate(np.shape(value)))
+        kind = InputKind.SCALAR if isinstance(value, np.generic) else InputKind.ARRAY
+        symbolic = SymArray(
+            self._input(index, name, kind, dtype, shape), isinstance(value, np.generic)
+        )
+        symbolic.is_input = True
+        return symbolic
+
+    def _input(
+        self,
+        index: int,
+        name: str,
+        kind: InputKind,
+        dtype: np.dtype,
+        shape: tuple,
+        weak: bool = False,
+    ) -> Node:
+        node = self.ctx.node(Op.INPUT, (), dtype, shape, InputAttr(index, name, kind, weak))
+        self.ctx.inputs.append(node)
+        return node
+
+
+def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path: tuple) -> Any:
+    """What the trace sees for argument ``value``: leaves become inputs; objects, dicts and
+    user functions are seen through ``reads`` so what the region reads from them is recorded;
+    strings, bools and None stay themselves (the guard key holds their values)."""
+    if type(value) in (tuple, list):
+        items = [
+            _symbolize(v, f"{name}_{i}", inputs, reads, path + (("item", i),))
+            for i, v in enumerate(value)
+        ]
+        return type(value)(items)
+    if is_leaf(value):
+        symbolic = inputs.leaf(value, name)
+        if type(value) is np.ndarray:
+            reads.note_argument(path, value, symbolic)
+        return symbolic
+    if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
+        raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+    if value is None or type(value) in (bool, str):
+        return value
+    return reads.see(path, value)
+
+
+def _array_box(value: SymArray) -> str:
+    """A NumPy scalar, a 0-d array (backends may compute it as a scalar: boxed back into an
+    array, as ``np.squeeze`` or ``x[0, ...]`` return one), or any other array."""
+    if value.is_scalar:
+        return "scalar"
+    if value.node.ndim == 0 and _views_an_argument(value):
+        # NumPy returns a view that writes reach; a boxed scalar would be a copy
+        raise TraceBreak(
+            "0-d view of an argument",
+            "a 0-d view of an argument (np.squeeze(x), "
+            "x[0, ...]) leaves the region; it runs in NumPy, so it stays a view",
+        )
+    return "0d" if value.node.ndim == 0 else "array"
+
+
+def _views_an_argument(value: SymArray) -> bool:
+    while value.base is not None:
+        value = value.base
+    return value.is_input
+
+
+class _Outputs:
+    def __init__(self, ctx: TraceContext, watch: escapes.Watch) -> None:
+        self.ctx = ctx
+        self.watch = watch
+        self.nodes: list[Node] = []
+
+    def _graph(self, node: Node, box: Any) -> OutSpec:
+        self.nodes.append(node)
+        return OutSpec("graph", len(self.nodes) - 1, box)
+
+    def spec(self, value: Any) -> Any:
+        if type(value) in (tuple, list):
+            return type(value)(self.spec(v) for v in value)
+        if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
+            python, flag = value.python
+            return self._graph(value.node, ("python", python, self._graph(flag.node, "0d").index))
+        if isinstance(value, SymArray):
+            if value.is_input and value.node.op is Op.INPUT:
+                return OutSpec("leaf", value.node.attr.index)
+            return self._graph(value.node, _array_box(value))
+        if isinstance(value, SymScalar):
+            if value.node.op is Op.INPUT:
+                return OutSpec("leaf", value.node.attr.index)
+            return self._graph(value.node, type(value.hint))
+        if isinstance(value, SymInt):
+            return self._graph(value.as_node(), int)
+        if is_read_stand_in(value):
+            raise TraceBreak(
+                "unsupported output",
+                "a Python object the region read leaves it; the region runs in NumPy",
+            )
+        if isinstance(value, MaskedValue):
+            raise TraceBreak(
+                "boolean mask",
+                "a boolean-mask selection has a data-dependent "
+                "length; it leaves the region only as a NumPy array",
+            )
+        return escapes.constant(value, self.watch.is_given)
+
+
+def trace(
+    fn: Callable,
+    args: Sequence[Any],
+    names: Sequence[str],
+    graph_name: str,
+    dynamic: frozenset[int] = frozenset(),
+    root: Callable | None = None,
+) -> TraceResult:
+    """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
+    The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised.
+
+    ``root`` is the user's function ``fn`` was built from (a region body shares its globals and
+    closure cells): what ``fn`` reads from them, and from objects among ``args``, is recorded
+    as the result's ``reads`` (see trace/reads.py)."""
+    ctx = TraceContext(graph_name)
+    with ctx:
+        inputs = _Inputs(ctx, dynamic)
+        reads = ReadRecorder(inputs.leaf, tuple(names), tuple(args))
+        symbolic_args = [
+            _symbolize(a, n, inputs, reads, (("arg", i),))
+            for i, (a, n) in enumerate(zip(args, names))
+        ]
+        # the safety net for changes made behind the stand-ins' backs: the real objects
+        watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
+        if root is not None:
+            fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
+        try:
+            with np.errstate(all="ignore"):
+                result = fn(*symbolic_args)
+        finally:
+            watch.check()
+        outputs = _Outputs(ctx, watch)
+        template = outputs.spec(result)
+    graph = Graph(
+        graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
+    )
+    return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
+
+
+def _cell_index(body: Callable, root: Callable) -> dict[str, int]:
+    """Where each closure cell of a region body sits in the user's function (-1: ours)."""
+    own = root.__code__.co_freevars
+    return {name: own.index(name) if name in own else -1 for name in body.__code__.co_freevars}
+
+
+def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
+    """The graph of ``fn(*args)`` for tests and benchmarks of backends."""
+    names = [f"arg{i}" for i in range(len(args))]
+    try:
+        import inspect
+
+        names = list(inspect.signature(fn).parameters)[: len(args)]
+    except (TypeError, ValueError):
+        pass
+    return trace(fn, args, names, getattr(fn, "__name__", "graph")).graph
