@@ -22,7 +22,7 @@ from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
-from astcompile.jit import telemetry, warm
+from astcompile.jit import telemetry, tiering, warm
 from astcompile.jit.regions import MISS, Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, forksafe
@@ -107,11 +107,31 @@ class CompiledFunction:
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
+        self._tier = tiering.for_function(self)
         if fullgraph:
             self._check_fullgraph_statically()
 
     # --- calling ---
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tier = self._tier  # measure, then choose: see jit/tiering.py
+        n = tier.countdown - 1
+        tier.countdown = n
+        if n <= 0:
+            return self._sampled_call(args, kwargs)
+        if tier.plain:
+            return self.fn(*args, **kwargs)
+        return self._compiled_call(*args, **kwargs)
+
+    def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
+        if telemetry.recording or config.verify:  # explain and verify see the compiled path
+            self._tier.countdown = 1
+            return self._compiled_call(*args, **kwargs)
+        if self._tier.choice is None and not self._tier.pending and not tiering.applies(self):
+            self._tier.countdown = tiering.NEVER
+            return self._compiled_call(*args, **kwargs)
+        return self._tier.sampled_call(self._compiled_call, self.fn, args, kwargs)
+
+    def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
         sole = self._sole_region  # the function is one region: its guards straight away
         # (explain notes the function on the full path below)
         if (
@@ -149,6 +169,7 @@ class CompiledFunction:
             self.regions = []
             self._backend = None
             self.cache_digest = None
+            self._tier.reset()
 
     # --- building ---
     def _build(self) -> Callable:
@@ -290,6 +311,10 @@ class CompiledFunction:
                 stacklevel=5,
             )
             return None
+
+    def backend(self) -> str:
+        """The backend this function compiles with ("auto" resolved)."""
+        return self._get_backend().name
 
     def _get_backend(self) -> Any:
         if self._backend is None:
