@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry, verify
 from astcompile.backends import get_backend
-from astcompile.errors import CompileError, GraphBreakError, NoSourceError
+from astcompile.errors import CompileError, GraphBreakError, NoSourceError, Unlowerable
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
 from astcompile.jit import telemetry, tiering, warm
@@ -290,11 +290,14 @@ class CompiledFunction:
 
     # --- services for regions ---
     def compile_graph(self, graph: Graph, region: Region) -> Callable | None:
-        """The backend's callable for ``graph``; None means run the region in NumPy."""
+        """The backend's callable for ``graph``; None means the region runs as written."""
         backend = self._get_backend()
         try:
             with phase("backend"):
-                return verify.plant(backend.compile(graph))  # plant: a test hook, else as is
+                run = backend.compile(graph)
+        except Unlowerable as exc:
+            region.note_unlowerable(backend.name, exc)
+            return None
         except Exception as exc:  # CompileError or a backend bug: never lose the user's call
             if not config.suppress_errors:
                 if isinstance(exc, CompileError):
@@ -311,6 +314,7 @@ class CompiledFunction:
                 stacklevel=5,
             )
             return None
+        return verify.plant(run)  # plant: a test hook, else ``run`` as is
 
     def backend(self) -> str:
         """The backend this function compiles with ("auto" resolved)."""

@@ -305,6 +305,29 @@ class Region:
             recorder.add_break(graph_break)
         logs.graph_breaks.info("%s", graph_break.describe())
 
+    def note_unlowerable(self, backend: str, exc: Exception) -> None:
+        """The backend cannot lower this region's graph: it runs as written (the caller adds
+        the eager key), and ``explain`` and the graph_breaks log say why, at the region."""
+        from astcompile.frontend.breaks import BreakReason
+
+        detail = BreakReason.TARGET_UNSUPPORTED.format(backend=backend, feature=exc)
+        self._record_break(self._region_break(BreakReason.TARGET_UNSUPPORTED, detail))
+
+    def _region_break(self, reason: Any, detail: str) -> Any:
+        from astcompile.frontend.breaks import GraphBreak
+
+        filename = self.owner.fn.__code__.co_filename
+        line = self.spec.first_line
+        source = linecache.getline(filename, line).strip()
+        return GraphBreak(reason, detail, filename, line, 1, source, self.owner.name)
+
+    def _record_break(self, graph_break: Any) -> None:
+        self.stats.breaks.append(graph_break)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
+        logs.graph_breaks.info("%s", graph_break.describe())
+
     def _on_trace_failure(self, key: tuple, exc: Exception) -> None:
         """The tracer raised: a user error (the eager run raises it again, as NumPy does) or
         a gap in the tracer. Either way the region runs in NumPy, and ``explain`` lists it as a
