@@ -60,6 +60,9 @@ debug_dir: str | None = _default_debug_dir()
 #: Check every compiled region call against its plain code run on copies of the inputs; a
 #: mismatch warns and writes a stand-alone repro (slow; for when a result looks wrong).
 verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
+#: Check the IR's invariants (astcompile.ir.graph.verify) after tracing and after every graph
+#: pass; the tests set it. A failure is a compiler bug.
+verify_ir: bool = _env_flag("ASTCOMPILE_VERIFY_IR", False)
 #: Test hook, never for real use: regions compiled while set return a value off by one, so
 #: tests can check that ``verify`` catches a miscompile and that its repro reproduces it.
 plant_miscompile: bool = _env_flag("ASTCOMPILE_PLANT_MISCOMPILE", False)
