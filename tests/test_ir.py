@@ -105,6 +105,16 @@ def test_verify_looks_inside_loop_bodies():
         verify(_graph(final, inputs=[init], effects=[loop]))
 
 
+def test_a_loop_needs_its_heads_and_carried_values():
+    start, stop = (Node(Op.CONST, (), np.dtype(np.int64), (), ConstAttr(v)) for v in (0, 3))
+    i = _input(0, (), InputKind.LOOP_VAR)
+    carried = _input(1, (3,), InputKind.CARRIED)
+    body = Graph("body", [i, carried], [carried])
+    loop = Node(Op.LOOP, (start, stop), F64, (), LoopAttr(body, carried=1))
+    with pytest.raises(VerifyError, match="fewer inputs than its loop heads and carried"):
+        verify(_graph(inputs=[], effects=[loop]))
+
+
 def _break_an_add(graph: Graph) -> tuple[Graph, bool]:
     """A pass with a bug: every ADD loses its second input."""
     (out,) = graph.outputs

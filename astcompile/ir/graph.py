@@ -279,6 +279,8 @@ def _verify_node(node: Node, inputs: set[int] | frozenset[int], effects: set[int
     if node.op is Op.STORE and node.id not in effects:
         raise VerifyError(f"{node!r} is a STORE missing from graph.effects")
     _verify_signature(node)
+    if isinstance(node.attr, LoopAttr) and len(node.inputs) < node.attr.heads + node.attr.carried:
+        raise VerifyError(f"{node!r} has fewer inputs than its loop heads and carried values")
     if isinstance(node.attr, ReduceAttr) and any(
         a >= len(node.inputs[0].shape) for a in node.attr.axes
     ):

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Union
+from typing import Callable, Sequence, Union
 
 from astcompile.ir.attrs import SizeCheckKind
 
@@ -69,7 +68,7 @@ class SymDim:
     def __repr__(self) -> str:
         return f"SymDim({self}={self.hint})"
 
-    def symbols(self) -> set[SymDim]:
+    def symbols(self) -> set["SymDim"]:
         if self.op is DimOp.SYM:
             return {self}
         found: set[SymDim] = set()

@@ -8,8 +8,7 @@ size 7. Boolean masks are modelled in :mod:`astcompile.trace.masks`; other advan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -103,7 +102,9 @@ def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
     uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
     from astcompile.trace.symbolic import SymArray, SymScalar
 
-    if isinstance(entry, SymScalar) and entry.dynamic or isinstance(entry, SymArray) and entry.ndim == 0:
+    if isinstance(entry, SymScalar) and entry.dynamic:
+        node = entry.node
+    elif isinstance(entry, SymArray) and entry.ndim == 0:
         node = entry.node
     else:
         return None

@@ -10,9 +10,8 @@ interpreter run it as they run any slice assignment; sizes add up symbolically
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from functools import reduce
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 

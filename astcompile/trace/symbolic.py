@@ -9,8 +9,7 @@ data-dependent control flow; ``int(n)`` on a size or Python scalar specialises i
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -64,7 +63,7 @@ def operand(value: Any) -> B.Operand:
     return B.const_operand(value)
 
 
-def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> SymArray:
+def wrap(node: Node, is_scalar: bool = False, base: "SymArray | None" = None) -> "SymArray":
     result = SymArray(node, is_scalar)
     if base is not None:
         result.base = base
@@ -74,7 +73,7 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
 
 def apply_elementwise(
     op: Op, *values: Any, numpy_fn: Callable | None = None, ufunc: bool = False
-) -> SymArray:
+) -> "SymArray":
     """``op`` on any operands; ``ufunc``: called as a NumPy ufunc (whose result is a NumPy
     value even of Python numbers), not as a Python operator."""
     if any(isinstance(v, SymArray) and v.python is not None for v in values):
@@ -93,7 +92,7 @@ def matmul(op: Op, a: Any, b: Any) -> SymArray:
     return wrap(node, is_scalar=node.ndim == 0)
 
 
-def _sym_or_const(value: Any) -> SymArray:
+def _sym_or_const(value: Any) -> "SymArray":
     """A SymArray for any operand (a constant becomes a CONST node)."""
     return (
         value
@@ -212,48 +211,48 @@ class SymArray:
             raise AttributeError(name)
         return array_method(self, name)
 
-    def __getitem__(self, key: Any) -> SymArray:
+    def __getitem__(self, key: Any) -> "SymArray":
         from astcompile.trace.indexing import getitem
 
         return getitem(self, key)
 
-    def __matmul__(self, other: Any) -> SymArray:
+    def __matmul__(self, other: Any) -> "SymArray":
         return matmul(Op.MATMUL, self, other)
 
-    def __rmatmul__(self, other: Any) -> SymArray:
+    def __rmatmul__(self, other: Any) -> "SymArray":
         return matmul(Op.MATMUL, other, self)
 
-    def __neg__(self) -> SymArray:
+    def __neg__(self) -> "SymArray":
         return apply_elementwise(Op.NEG, self)
 
-    def __pos__(self) -> SymArray:
+    def __pos__(self) -> "SymArray":
         return apply_elementwise(Op.POS, self)
 
-    def __abs__(self) -> SymArray:
+    def __abs__(self) -> "SymArray":
         return apply_elementwise(Op.ABS, self)
 
-    def __invert__(self) -> SymArray:
+    def __invert__(self) -> "SymArray":
         return apply_elementwise(Op.INVERT, self)
 
     @property
-    def real(self) -> SymArray:
+    def real(self) -> "SymArray":
         from astcompile.trace.complex import real
 
         return real(self)
 
     @property
-    def imag(self) -> SymArray:
+    def imag(self) -> "SymArray":
         from astcompile.trace.complex import imag
 
         return imag(self)
 
     @property
-    def T(self) -> SymArray:
+    def T(self) -> "SymArray":
         result = wrap(B.transpose(self.node, tuple(reversed(range(self.ndim)))), base=self)
         result.is_scalar = self.is_scalar and self.ndim == 0
         return result
 
-    def _inplace(self, op: Op, other: Any) -> SymArray:
+    def _inplace(self, op: Op, other: Any) -> "SymArray":
         """``x += y``: a NumPy scalar is immutable, so ``+=`` makes a new one; an array is
         written in place, rebinding the node when no argument or view can observe the write and
         as a STORE into the buffer otherwise."""
@@ -408,7 +407,7 @@ class SymScalar:
             return self._dynamic_compare(fn, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))
 
-    def _dynamic_compare(self, fn: Callable, other: Any) -> SymScalar:
+    def _dynamic_compare(self, fn: Callable, other: Any) -> "SymScalar":
         """``i > 0`` on a loop variable: a bool computed each iteration (for ``__ac_if``)."""
         other = other.as_scalar() if isinstance(other, SymInt) else other
         op = _COMPARE_OPS[fn.__name__]
@@ -418,7 +417,7 @@ class SymScalar:
     def __neg__(self) -> Any:
         return self._arith(Op.MUL, operator.mul, -1, False)
 
-    def __pos__(self) -> SymScalar:
+    def __pos__(self) -> "SymScalar":
         return self
 
     def __abs__(self) -> Any:
@@ -508,7 +507,7 @@ class SymInt:
     def _specialize(self) -> int:
         return current().env.specialize(self.dim)
 
-    def as_scalar(self) -> SymScalar:
+    def as_scalar(self) -> "SymScalar":
         return SymScalar(self.as_node(), self.hint, str(self.dim), dim=self.dim)
 
     def __index__(self) -> int:
