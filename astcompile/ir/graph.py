@@ -290,12 +290,15 @@ def _verify_node(node: Node, inputs: set[int] | frozenset[int], effects: set[int
 def _verify_signature(node: Node) -> None:
     """Arity and attribute type against the op table (:data:`astcompile.ir.ops.SIGNATURES`)."""
     sig = signature(node.op)
-    what = f"{node!r} = {node.op.name.lower()}"
     if not sig.arity_ok(len(node.inputs)):
         expected = f"{'at least ' if sig.more else ''}{sig.inputs}"
-        raise VerifyError(f"{what} has {len(node.inputs)} inputs, expected {expected}")
+        raise VerifyError(f"{_what(node)} has {len(node.inputs)} inputs, expected {expected}")
     if not sig.attr_ok(node.attr):
-        raise VerifyError(f"{what} carries {node.attr!r}, expected {_type_names(sig)}")
+        raise VerifyError(f"{_what(node)} carries {node.attr!r}, expected {_type_names(sig)}")
+
+
+def _what(node: Node) -> str:
+    return f"{node!r} = {node.op.name.lower()}"
 
 
 def _type_names(sig: Signature) -> str:
