@@ -64,6 +64,9 @@ verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
 #: that is faster (``jit/tiering.py``). Off: always the compiled path (tests that count
 #: compiled calls turn it off; results are the same either way).
 tiering: bool = _env_flag("ASTCOMPILE_TIERING", True)
+#: Check the IR's invariants (astcompile.ir.graph.verify) after tracing and after every graph
+#: pass; the tests set it. A failure is a compiler bug.
+verify_ir: bool = _env_flag("ASTCOMPILE_VERIFY_IR", False)
 #: Test hook, never for real use: regions compiled while set return a value off by one, so
 #: tests can check that ``verify`` catches a miscompile and that its repro reproduces it.
 plant_miscompile: bool = _env_flag("ASTCOMPILE_PLANT_MISCOMPILE", False)

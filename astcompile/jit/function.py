@@ -34,15 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["STRUCTURED_CALLS", "CompiledFunction"]
 
-_TRACE_REASONS = {
-    "data-dependent control flow": BreakReason.DATA_DEPENDENT,
-    "data-dependent value": BreakReason.DATA_DEPENDENT,
-    "in-place write": BreakReason.INPLACE_STORE,
-    "in-place update of an argument or view": BreakReason.INPLACE_STORE,
-    "disallowed op": BreakReason.DISALLOWED_CALL,
-    "side effect on a Python object": BreakReason.SIDE_EFFECT,
-}
-
 
 def is_sole_region(source: str, region: str) -> bool:
     """Whether the rewritten function is exactly ``(__ac_ret,) = region(p0, p1, ...)`` and
@@ -338,12 +329,17 @@ class CompiledFunction:
                 self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
-        reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)
         filename = exc.loc.filename if exc.loc else "<unknown>"
         line = exc.loc.line if exc.loc else 0
         source_line = linecache.getline(filename, line).strip()
         graph_break = GraphBreak(
-            reason, f"{exc.reason}: {exc.detail}", filename, line, 1, source_line, self.name
+            exc.reason.code,
+            f"{exc.reason.phrase}: {exc.detail}",
+            filename,
+            line,
+            1,
+            source_line,
+            self.name,
         )
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])

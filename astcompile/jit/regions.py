@@ -194,6 +194,7 @@ class Region:
                 self.spec.name,
                 self._miss_reason(key, args),
             )
+        from astcompile.ir.graph import VerifyError
         from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
 
         try:
@@ -201,6 +202,8 @@ class Region:
         except TraceBreak as exc:
             self._on_trace_break(key, exc)
             return None
+        except VerifyError:  # a broken IR (config.verify_ir): a compiler bug, never hidden
+            raise
         except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
             self._on_trace_failure(key, exc)
             return None
