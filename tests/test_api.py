@@ -99,7 +99,7 @@ def test_fullgraph_trace_time_break_raises_at_first_call():
 def test_disallow_in_graph_breaks_and_allow_undoes_it():
     def decompose(x):
         y = x + 1
-        u, s, vt = np.linalg.svd(y)
+        _u, s, _vt = np.linalg.svd(y)
         return s * 2
 
     x = np.random.default_rng(2).random((4, 4))
@@ -354,7 +354,7 @@ def test_value_and_shape_guards_still_checked():
 
 
 def test_backend_names_are_checked_at_compile_time_with_a_clear_message():
-    with pytest.raises(ValueError, match="'triton'.*not available.*use backend='c'"):
+    with pytest.raises(ValueError, match=r"'triton'.*not available.*use backend='c'"):
         astcompile.compile(lambda x: x, backend="triton")
     with pytest.raises(ValueError, match="unknown backend 'gpu'"):
         astcompile.compile(backend="gpu")

@@ -43,7 +43,7 @@ def keyword_call(x, y):
 def defined_in_loop(x):
     out = np.zeros_like(x)
     for i in range(x.shape[0]):
-        g = lambda v: v * i + 1.0
+        g = lambda v: v * i + 1.0  # noqa: B023 - called in the same iteration: binds this i
         out[i] = g(x[i])
     return out
 

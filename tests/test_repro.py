@@ -61,7 +61,7 @@ def test_values_are_json_and_npz_only(tmp_path):
 
 def test_values_that_cannot_be_saved_fail_on_load(tmp_path):
     repro.save_values(str(tmp_path), (object(),), {})
-    with pytest.raises(ValueError, match="builtins.object could not be saved"):
+    with pytest.raises(ValueError, match=r"builtins\.object could not be saved"):
         repro.load_values(str(tmp_path))
 
 
