@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 import pytest
-from astcompile.runtime import BuildTimeout, CompilerNotFound, build
 
 import astcompile
 from astcompile.errors import CompileError
+from astcompile.runtime import BuildTimeout, CompilerNotFound, build
 
 HANG = "#!/bin/sh\necho $$ > {pidfile}\nsleep 60\n"
 

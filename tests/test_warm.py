@@ -10,11 +10,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from astcompile.runtime import cache, trust
 
 import astcompile
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.jit import warm
+from astcompile.runtime import cache, trust
 from tests.trust_helpers import flip_byte, other_uid, planted_pickle, truncate
 
 MODULE = textwrap.dedent("""
