@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import BACKENDS
 from programs import seeds
 
 import astcompile
@@ -282,7 +283,7 @@ def test_repeated_calls_skip_the_generic_guard_key(monkeypatch):
         np.testing.assert_array_equal(affine(np.arange(float(n))), np.arange(float(n)) * 2 + 1)
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_changed_dtype_rank_and_size_relation_still_recompile(backend):
     @astcompile.compile(backend=backend)
     def add(a, b):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from astcompile.runtime import nthreads, set_num_threads
+from differential import assert_matches
 
-from tests.c_helpers import assert_matches, compile_c
+from astcompile.runtime import nthreads, set_num_threads
+from tests.c_helpers import compile_c
 
 
 @pytest.fixture

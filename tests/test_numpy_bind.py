@@ -8,13 +8,13 @@ import inspect
 
 import numpy as np
 import pytest
+from differential import BACKENDS
 from test_masks import assert_compiled_same
 
 from astcompile.ir.ops import REGISTRY, UFUNC_TO_OP
 from astcompile.trace import masks, numpy_api, numpy_bind
 from astcompile.trace.context import TraceBreak
 
-BACKENDS = ["eager", "c"]
 P = inspect.Parameter
 
 

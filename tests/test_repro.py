@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from differential import BACKENDS
 
 import astcompile
 from astcompile import repro
@@ -97,7 +98,7 @@ def make_closure(weights):
     return weighted
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_closure_cells_and_global_arrays_become_globals_of_the_repro(tmp_path, backend):
     fn = make_closure(np.array([1.0, 2.0, 3.0]))
     compiled = astcompile.compile(fn, backend=backend)
