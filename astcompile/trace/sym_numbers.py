@@ -185,9 +185,6 @@ _SCALAR_ARITH = {
     "mod": (Op.MOD, operator.mod),
     "pow": (Op.POW, operator.pow),
 }
-for _name, (_op, _fn) in _SCALAR_ARITH.items():
-    setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
-    setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
 #: Bit operations on Python ints (and bools for & | ^): Python raises TypeError on floats, as
 #: the trace does (the example result is computed with Python's own operator first).
 _SCALAR_BITWISE = {
@@ -197,7 +194,7 @@ _SCALAR_BITWISE = {
     "lshift": (Op.LSHIFT, operator.lshift),
     "rshift": (Op.RSHIFT, operator.rshift),
 }
-for _name, (_op, _fn) in _SCALAR_BITWISE.items():
+for _name, (_op, _fn) in {**_SCALAR_ARITH, **_SCALAR_BITWISE}.items():
     setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
     setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
 for _name, _fn in _COMPARE_FNS.items():
