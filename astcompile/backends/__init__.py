@@ -9,7 +9,8 @@ them into NumPy scalars where NumPy would.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
@@ -18,7 +19,16 @@ CompiledGraph = Callable[[Sequence[object]], list]
 
 
 class Backend(Protocol):
+    """A target of the compile pipeline (``astcompile/pipeline.py``).
+
+    ``steps`` maps the target stages it implements (``schedule``, ``lower``, ``load``,
+    ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``); the
+    pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. ``graph_passes`` says
+    whether the graph passes run before it. ``compile`` runs those stages on a bare graph."""
+
     name: str
+    graph_passes: bool
+    steps: Mapping[str, Callable[[Any], None]]
 
     def compile(self, graph: Graph) -> CompiledGraph: ...
 

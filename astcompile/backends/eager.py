@@ -308,6 +308,14 @@ class EagerBackend:
     """Backend "eager": no code generation, the graph is interpreted with NumPy."""
 
     name = "eager"
+    graph_passes = False  # the reference: it runs the graph exactly as traced
+
+    def __init__(self) -> None:
+        self.steps = {"wrap": self.wrap}
+
+    def wrap(self, work: Any) -> None:
+        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering."""
+        work.run = self.compile(work.graph)
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         steps = plan(graph)
