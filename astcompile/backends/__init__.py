@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from astcompile import logs
+
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
 
@@ -45,6 +47,21 @@ def get_backend(name: str) -> Backend:
         return CBackend()
     check_backend_name(name)
     raise AssertionError(name)  # check_backend_name raised
+
+
+def resolve_backend(name: str) -> str:
+    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    if name != "auto":
+        get_backend(name)  # validates the name early
+        return name
+    try:
+        from astcompile.backends.c import c_backend_available
+    except ImportError:
+        return "eager"
+    if c_backend_available():
+        return "c"
+    logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
+    return "eager"
 
 
 #: The backends users can pick today; "triton" (GPU) is named in the API but not built yet.

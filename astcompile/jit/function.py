@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry
-from astcompile.backends import Backend, get_backend
+from astcompile.backends import Backend, get_backend, resolve_backend
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.jit import telemetry, warm
@@ -55,21 +55,6 @@ def is_sole_region(source: str, region: str) -> bool:
         return False
     expected = f"__ac_ret, = {region}({', '.join(a.arg for a in params.args)})\nreturn __ac_ret"
     return "\n".join(ast.unparse(s) for s in body[0].body) == expected
-
-
-def resolve_backend(name: str) -> str:
-    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
-    if name != "auto":
-        get_backend(name)  # validates the name early
-        return name
-    try:
-        from astcompile.backends.c import c_backend_available
-    except ImportError:
-        return "eager"
-    if c_backend_available():
-        return "c"
-    logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
-    return "eager"
 
 
 class CompiledFunction:

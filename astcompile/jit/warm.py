@@ -75,7 +75,7 @@ def stores_for(filename: str) -> list[artifacts.Store]:
     stores = []
     folder = _folder(filename)
     if folder:
-        from astcompile import __version__
+        from astcompile.version import __version__
 
         manifest, why = artifacts.check_manifest(folder, __version__)
         if manifest is not None:
@@ -122,7 +122,7 @@ def load_rewrite(
 
 
 def _warn_stale(fn: Callable[..., Any], store: artifacts.Store) -> None:
-    from astcompile import __version__
+    from astcompile.version import __version__
 
     manifest, _ = artifacts.check_manifest(os.path.dirname(store.root), __version__)
     name = f"{fn.__module__}:{fn.__qualname__}"
