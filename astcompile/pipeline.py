@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from astcompile import config, stages
 from astcompile.passes.pipeline import PIPELINE as GRAPH_PASSES
@@ -44,8 +43,7 @@ def always(stage: str, work: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(NamedTuple):  # a NamedTuple: cheaper to define than a frozen dataclass
     name: str
     run: stages.Run
     why: str

@@ -52,7 +52,7 @@ def graph_kind(graph: Graph) -> GraphKind:
     return GraphKind.LOOP if graph.effects else GraphKind.FLAT
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)  # only __init__: a warm start pays for this
 class FunctionWork:
     owner: Owner
     done: bool = False  # a stage finished the job early: the stages after it do not run
@@ -64,7 +64,7 @@ class FunctionWork:
     impl: Callable[..., Any] | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False, eq=False)
 class RegionWork:
     target: Backend | None = None  # who compiles the graph: set unless only caches are read
     region: CompilingRegion | None = None  # None: a bare graph (``backend.compile``)
