@@ -19,8 +19,8 @@ from astcompile.errors import CompileError, GraphBreakError, NoSourceError, Unsu
 from astcompile.explain import ExplainOutput, explain
 from astcompile.logs import configure_from_env as _configure_logs
 from astcompile.logs import set_logs
+from astcompile.version import __version__
 
-__version__ = "0.1.0"
 __all__ = [
     "CompileError",
     "ExplainOutput",

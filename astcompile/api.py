@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
 from astcompile import registry
 from astcompile.backends import check_backend_name
-from astcompile.jit import dispatch, regions
+from astcompile.jit import dispatch
+from astcompile.jit.frozen import FrozenMiss, frozen
 from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import forksafe, timing
 from astcompile.signatures import parse_signatures
@@ -140,16 +140,6 @@ def graph_break() -> None:
 graph_break.__astcompile_graph_break__ = True  # type: ignore[attr-defined]
 
 
-@contextlib.contextmanager
-def frozen(strict: bool = False) -> Iterator[None]:
-    previous = regions.frozen_mode()
-    regions._local.frozen = "strict" if strict else "frozen"
-    try:
-        yield
-    finally:
-        regions._local.frozen = previous
-
-
 def run(fn: Callable, *, strict: bool = False) -> Callable:
     """Frozen mode: run ``fn`` using only already compiled entries; never compile.
 
@@ -163,7 +153,7 @@ def run(fn: Callable, *, strict: bool = False) -> Callable:
         with frozen(strict):
             try:
                 return target(*args, **kwargs)
-            except regions.FrozenMiss as exc:
+            except FrozenMiss as exc:
                 from astcompile.errors import Unsupported
 
                 raise Unsupported(str(exc)) from None
@@ -180,5 +170,6 @@ def reset() -> None:
 
 
 def compile_times() -> dict[str, float]:
-    """Cumulative seconds per compile phase in this process (source, analysis, trace, ...)."""
+    """Cumulative seconds per compile stage in this process, by the stage names of
+    ``astcompile/pipeline.py`` (``source``, ``analysis``, ``trace``, ``lower``, ``load``...)."""
     return dict(timing.compile_times)

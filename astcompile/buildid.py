@@ -17,16 +17,15 @@ _SOURCE_SUFFIXES = (".py", ".h", ".c")
 
 
 def _package_dirs() -> list[str]:
-    import astcompile
-    import astcompile.runtime
+    from astcompile import runtime
 
-    return [os.path.dirname(astcompile.__file__), os.path.dirname(astcompile.runtime.__file__)]
+    return [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(runtime.__file__)]
 
 
 @functools.cache
 def compiler_id() -> str:
     """A short hex digest of the compiler's version and every source file it runs."""
-    from astcompile import __version__
+    from astcompile.version import __version__
 
     digest = hashlib.sha256(__version__.encode())
     for root in _package_dirs():

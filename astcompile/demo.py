@@ -44,7 +44,7 @@ def main() -> None:
     numpy_s = best_of(gelu_numpy, x)
     compiled_s = best_of(gelu, x)
     np.testing.assert_allclose(gelu(x), gelu_numpy(x), rtol=1e-5, atol=1e-6)
-    backend = gelu._get_backend().name
+    backend = gelu.target().name
     print(f"gelu on {x.size:,} float32 values, backend {backend!r}:")
     print(f"  NumPy      {numpy_s * 1e3:8.2f} ms")
     print(

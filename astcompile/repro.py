@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.compare import call_differences, copy_args, input_floor
-
 _lock = threading.Lock()
 _temp_root: str | None = None
 _PY_SCALARS = {"bool": lambda s: s == "True", "int": int, "float": float, "complex": complex}
@@ -169,6 +167,7 @@ import os as _os
 import sys as _sys
 
 import astcompile.repro as _repro
+from astcompile.repro_run import main as _main
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _sys.path.insert(0, {module_dir!r})  # the user's module: functions the statements call
@@ -180,14 +179,12 @@ globals().update(_CONTEXT)  # the globals and closure values the statements read
 {body}
 
 if __name__ == "__main__":
-    _sys.exit(_repro.main(region, _ARGS, backend={backend!r}))
+    _sys.exit(_main(region, _ARGS, backend={backend!r}))
 '''
 
 
 def _script(region: Any, problems: list[str]) -> str:
     """The text of ``repro.py``: the region's own statements, renamed ``region``."""
-    from astcompile.jit.function import resolve_backend
-
     spec = region.spec
     filename = region.owner.fn.__code__.co_filename
     body = spec.body_source.lstrip("\n").replace(f"def {spec.name}(", "def region(", 1)
@@ -200,36 +197,7 @@ def _script(region: Any, problems: list[str]) -> str:
         first=spec.first_line,
         last=spec.last_line,
         problems=listed,
-        backend=resolve_backend(region.owner.backend_name),
+        backend=region.owner.target().name,
         module_dir=os.path.dirname(filename),
         body=body,
     )
-
-
-def main(fn: Any, args: tuple, backend: str) -> int:
-    """Run ``fn`` plain, then compiled (a fresh kernel cache), each on its own copy of ``args``;
-    print what differs and return 1 when something does, else 0."""
-    import astcompile
-
-    floor = input_floor(args)
-    plain_args = copy_args(args)
-    with np.errstate(all="ignore"):
-        expected = fn(*plain_args)
-    config = astcompile.config
-    saved = config.verify, config.cache_dir
-    with tempfile.TemporaryDirectory(prefix="astcompile-repro-") as cache:
-        config.verify, config.cache_dir = False, cache  # this is the check; compile afresh
-        try:
-            output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
-        finally:
-            config.verify, config.cache_dir = saved
-    params = fn.__code__.co_varnames[: fn.__code__.co_argcount]
-    problems = call_differences(output.out, expected, args, plain_args, params, floor)
-    for problem in problems:
-        print(problem)
-    if not any(run.compiled_calls for run in output.regions):
-        print("note: nothing ran compiled here:", *output.break_reasons, sep="\n  ")
-    print(
-        f"{fn.__name__}: compiled ({backend}) and plain results {'differ' if problems else 'agree'}"
-    )
-    return 1 if problems else 0

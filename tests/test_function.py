@@ -104,7 +104,7 @@ def test_static_and_class_methods_compile_the_function_inside():
 def test_the_backend_asked_for_compiles_the_regions(backend):
     compiled = astcompile.compile(affine, backend=backend)
     compiled(np.ones(2))
-    assert compiled._get_backend().name == backend
+    assert compiled.target().name == backend
     assert compiled.regions[0].stats.compiled_calls == 1
 
 

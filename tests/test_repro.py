@@ -10,7 +10,7 @@ import pytest
 from differential import BACKENDS
 
 import astcompile
-from astcompile import repro
+from astcompile import repro, repro_run
 
 
 def helper(a):
@@ -83,7 +83,7 @@ def test_script_holds_the_region_statements_and_runs_them(tmp_path):
     namespace = {"__file__": f"{folder}/repro.py", "__name__": "not_main"}
     exec(compile(script, f"{folder}/repro.py", "exec"), namespace)  # noqa: S102
     assert namespace["helper"] is helper
-    assert repro.main(namespace["region"], namespace["_ARGS"], backend="eager") == 0
+    assert repro_run.main(namespace["region"], namespace["_ARGS"], backend="eager") == 0
     second = repro.write(region, (np.ones(3), 2.0), [], root=str(tmp_path))
     assert second.endswith("__ac_region_0-2")
 
@@ -112,4 +112,4 @@ def test_closure_cells_and_global_arrays_become_globals_of_the_repro(tmp_path, b
     script = tmp_path / folder / "repro.py"
     namespace = {"__file__": str(script), "__name__": "not_main"}
     exec(compile(script.read_text(), str(script), "exec"), namespace)  # noqa: S102
-    assert repro.main(namespace["region"], namespace["_ARGS"], backend=backend) == 0
+    assert repro_run.main(namespace["region"], namespace["_ARGS"], backend=backend) == 0

@@ -9,7 +9,10 @@ them into NumPy scalars where NumPy would.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from astcompile import logs
 
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
@@ -18,7 +21,16 @@ CompiledGraph = Callable[[Sequence[object]], list]
 
 
 class Backend(Protocol):
+    """A target of the compile pipeline (``astcompile/pipeline.py``).
+
+    ``steps`` maps the target stages it implements (``schedule``, ``lower``, ``load``,
+    ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``); the
+    pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. ``graph_passes`` says
+    whether the graph passes run before it. ``compile`` runs those stages on a bare graph."""
+
     name: str
+    graph_passes: bool
+    steps: Mapping[str, Callable[[Any], None]]
 
     def compile(self, graph: Graph) -> CompiledGraph: ...
 
@@ -35,6 +47,21 @@ def get_backend(name: str) -> Backend:
         return CBackend()
     check_backend_name(name)
     raise AssertionError(name)  # check_backend_name raised
+
+
+def resolve_backend(name: str) -> str:
+    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    if name != "auto":
+        get_backend(name)  # validates the name early
+        return name
+    try:
+        from astcompile.backends.c import c_backend_available
+    except ImportError:
+        return "eager"
+    if c_backend_available():
+        return "c"
+    logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
+    return "eager"
 
 
 #: The backends users can pick today; "triton" (GPU) is named in the API but not built yet.

@@ -90,7 +90,7 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     fn = info(node.op).numpy
     ndim = np.ndim(args[0])
     if node.op in (Op.ARGMAX, Op.ARGMIN):
-        axis = None if len(attr.axes) != 1 or ndim <= 1 and attr.axes == () else attr.axes[0]
+        axis = None if len(attr.axes) != 1 or (ndim <= 1 and attr.axes == ()) else attr.axes[0]
         return fn(args[0], axis=axis, keepdims=attr.keepdims)
     axis = None if len(attr.axes) == ndim else attr.axes
     if node.op in (Op.VAR, Op.STD):
@@ -308,6 +308,14 @@ class EagerBackend:
     """Backend "eager": no code generation, the graph is interpreted with NumPy."""
 
     name = "eager"
+    graph_passes = False  # the reference: it runs the graph exactly as traced
+
+    def __init__(self) -> None:
+        self.steps = {"wrap": self.wrap}
+
+    def wrap(self, work: Any) -> None:
+        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering."""
+        work.run = self.compile(work.graph)
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         steps = plan(graph)

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import threading
 import types
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from astcompile import registry
 from astcompile.runtime import forksafe
 
+if TYPE_CHECKING:
+    from astcompile.jit.protocols import Owner
+
 _lock = forksafe.module_lock(__name__)
 _local = threading.local()
-_implicit: dict[tuple[int, str], Any] = {}  # (id(fn), backend) -> CompiledFunction
+_implicit: dict[tuple[int, str], Any] = {}  # (id(fn), backend) -> its compiled function
 
 _LIBRARY_PREFIXES = ("numpy", "astcompile", "builtins")
 
@@ -28,7 +32,7 @@ def _cache() -> dict:
 class fresh_cache:
     """Within the block, implicitly compiled callees are compiled anew (``explain`` uses it)."""
 
-    def __enter__(self) -> "fresh_cache":
+    def __enter__(self) -> fresh_cache:
         self._previous = getattr(_local, "cache", None)
         _local.cache = {}
         return self
@@ -46,28 +50,26 @@ def is_user_function(fn: Any) -> bool:
     return not fn.__code__.co_filename.startswith("<")
 
 
-def compiled_callee(fn: types.FunctionType, backend: str) -> Any:
-    from astcompile.jit.function import CompiledFunction
-
+def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
+    """``fn`` compiled the way ``owner`` is (once per function and backend)."""
     cache = _cache()
-    key = (id(fn), backend)
+    key = (id(fn), owner.backend_name)
     entry = cache.get(key)
     if entry is None or entry.fn is not fn:
         with _lock:
             entry = cache.get(key)
             if entry is None or entry.fn is not fn:
-                entry = cache[key] = CompiledFunction(fn, backend=backend)
+                entry = cache[key] = owner.compile_callee(fn)
     return entry
 
 
-def call_from_compiled(owner: Any, callee: Any, args: tuple, kwargs: dict) -> Any:
+def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
     if isinstance(callee, types.MethodType) and is_user_function(callee.__func__):
-        compiled = compiled_callee(callee.__func__, owner.backend_name)
-        return compiled(callee.__self__, *args, **kwargs)
+        return compiled_callee(callee.__func__, owner)(callee.__self__, *args, **kwargs)
     if is_user_function(callee) and not registry.is_allowed_in_graph(callee):
-        return compiled_callee(callee, owner.backend_name)(*args, **kwargs)
+        return compiled_callee(callee, owner)(*args, **kwargs)
     return callee(*args, **kwargs)
 
 

@@ -10,26 +10,25 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
-import os
 import threading
 import types
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, registry, verify
-from astcompile.backends import get_backend
-from astcompile.errors import CompileError, GraphBreakError, NoSourceError, Unlowerable
+from astcompile import config, logs, registry
+from astcompile.backends import Backend, get_backend, resolve_backend
+from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
-from astcompile.frontend.cache import CachedRewrite
 from astcompile.jit import telemetry, tiering, warm
-from astcompile.jit.regions import MISS, Region
+from astcompile.jit.dispatch import call_from_compiled
+from astcompile.jit.entries import MISS
+from astcompile.jit.frozen import frozen
+from astcompile.jit.regions import Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, forksafe
-from astcompile.runtime.timing import phase
 
 if TYPE_CHECKING:
-    from astcompile.ir.graph import Graph
+    from astcompile.frontend.spec import RegionSpec
     from astcompile.trace.context import TraceBreak
 
 __all__ = ["STRUCTURED_CALLS", "CompiledFunction"]
@@ -47,21 +46,6 @@ def is_sole_region(source: str, region: str) -> bool:
         return False
     expected = f"__ac_ret, = {region}({', '.join(a.arg for a in params.args)})\nreturn __ac_ret"
     return "\n".join(ast.unparse(s) for s in body[0].body) == expected
-
-
-def resolve_backend(name: str) -> str:
-    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
-    if name != "auto":
-        get_backend(name)  # validates the name early
-        return name
-    try:
-        from astcompile.backends.c import c_backend_available
-    except ImportError:
-        return "eager"
-    if c_backend_available():
-        return "c"
-    logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
-    return "eager"
 
 
 class CompiledFunction:
@@ -96,7 +80,7 @@ class CompiledFunction:
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self._impl: Callable | None = None
         self._sole_region: Region | None = None  # set when the function is just one region
-        self._backend = None
+        self._backend: Backend | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
         self._tier = tiering.for_function(self)
         if fullgraph:
@@ -140,8 +124,6 @@ class CompiledFunction:
         if recorder is not None:
             recorder.note_function(self.name, self.static_breaks)
         if self.mode == "frozen":
-            from astcompile.api import frozen
-
             with frozen(strict=False):
                 return impl(*args, **kwargs)
         return impl(*args, **kwargs)
@@ -169,57 +151,14 @@ class CompiledFunction:
                 self._impl = self._build_impl()
             return self._impl
 
-    def _analyse(self) -> tuple[Any, list]:
-        """The libcst analysis of ``fn`` and the look-ups its resolver made (for the cache)."""
-        from astcompile.frontend.analysis import analyze_function
-        from astcompile.frontend.resolve import RuntimeResolver
-        from astcompile.frontend.source import function_source
-
-        with phase("source"):
-            src = function_source(self.fn)
-        resolver = RuntimeResolver(self.fn)
-        with phase("analysis"):
-            return analyze_function(src, resolver), resolver.lookups
-
-    def _rewrite(self) -> CachedRewrite | None:
-        """The rewrite from the warm cache or ahead-of-time build, else made (and saved) now."""
-        if not self.python_loops:  # the cache holds the plan with every loop lowered
-            with phase("rewrite cache"):
-                cached = warm.load_rewrite(self.fn, self.all_eager)
-            if cached is not None:
-                return cached
-        from astcompile.frontend.rewrite import rewrite_function
-
-        try:
-            analysis, lookups = self._analyse()
-        except NoSourceError as exc:
-            warnings.warn(
-                f"astcompile: {exc}; {self.name} runs eagerly", RuntimeWarning, stacklevel=4
-            )
-            return None
-        with phase("rewrite"):
-            rewritten = rewrite_function(
-                analysis.source,
-                analysis,
-                all_eager=self.all_eager,
-                python_loops=frozenset(self.python_loops),
-            )
-        args = (rewritten.source, rewritten.regions, analysis.breaks, lookups)
-        digest = None if self.python_loops else warm.save_rewrite(self.fn, self.all_eager, *args)
-        return CachedRewrite(
-            rewritten.source,
-            tuple(rewritten.regions),
-            tuple(analysis.breaks),
-            digest,
-            analysis.source.filename,
-        )
-
     def _build_impl(self) -> Callable:
-        from astcompile.frontend.materialize import build_function
+        """The function stages of the pipeline, then the breaks they found reported."""
+        from astcompile import pipeline  # the compiler, imported on the first call
 
-        rewrite = self._rewrite()
-        if rewrite is None:
+        work = pipeline.build_function(self)
+        if work.impl is None:  # no source: it runs as it is
             return self.fn
+        rewrite = work.rewrite
         # A disable(recursive=False) function runs every statement eagerly on purpose: its
         # statements are not breaks to report.
         self.static_breaks = () if self.all_eager else rewrite.breaks
@@ -229,27 +168,15 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
-        free: dict[str, Any] = {"__ac_call": self.dispatch, "__ac_loop": self.python_loop}
-        for spec in rewrite.regions:
-            body = build_function(
-                spec.body_source,
-                spec.name,
-                self.fn,
-                STRUCTURED_CALLS,
-                rewrite.filename,
-                spec.structured,
-            )
-            region = Region(spec, body, self)
-            self.regions.append(region)
-            free[spec.name] = region
-        impl = build_function(
-            rewrite.source, self.fn.__code__.co_name, self.fn, free, rewrite.filename
-        )
-        self._dump_source(rewrite)
+        self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
+        logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             self._sole_region = sole
-        return impl
+        return work.impl
+
+    def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
+        return Region(spec, body, self)
 
     def _check_fullgraph_statically(self) -> None:
         """Breaks visible in the source raise now; names not yet defined are checked at call.
@@ -258,8 +185,10 @@ class CompiledFunction:
         cached = warm.load_rewrite(self.fn, self.all_eager, validate=False)
         if cached is not None and not cached.breaks:
             return
+        from astcompile import pipeline
+
         try:
-            analysis, _ = self._analyse()
+            analysis = pipeline.analyse(self).analysis
         except NoSourceError:
             return
         certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
@@ -280,43 +209,13 @@ class CompiledFunction:
         return root not in names
 
     # --- services for regions ---
-    def compile_graph(self, graph: Graph, region: Region) -> Callable | None:
-        """The backend's callable for ``graph``; None means the region runs as written."""
-        backend = self._get_backend()
-        try:
-            with phase("backend"):
-                run = backend.compile(graph)
-        except Unlowerable as exc:
-            region.note_unlowerable(backend.name, exc)
-            return None
-        except Exception as exc:  # CompileError or a backend bug: never lose the user's call
-            if not config.suppress_errors:
-                if isinstance(exc, CompileError):
-                    raise
-                raise CompileError(
-                    f"{self.name}: backend {backend.name!r} failed on "
-                    f"{region.spec.name}: {type(exc).__name__}: {exc}"
-                ) from exc
-            warnings.warn(
-                f"astcompile: backend {backend.name!r} failed on {self.name} "
-                f"(lines {region.spec.first_line}-{region.spec.last_line}): {exc}; "
-                "running that region in NumPy (suppress_errors=True)",
-                RuntimeWarning,
-                stacklevel=5,
-            )
-            return None
-        return verify.plant(run)  # plant: a test hook, else ``run`` as is
-
-    def backend(self) -> str:
-        """The backend this function compiles with ("auto" resolved)."""
-        return self._get_backend().name
-
-    def _get_backend(self) -> Any:
+    def target(self) -> Backend:
+        """The backend that compiles this function's graphs (resolved on first use)."""
         if self._backend is None:
             self._backend = get_backend(resolve_backend(self.backend_name))
         return self._backend
 
-    def keep_loops_in_python(self, spec: Any) -> None:
+    def keep_loops_in_python(self, spec: RegionSpec) -> None:
         """A region could not be traced: from the next call on, its loops (if it has any) run in
         Python and their bodies become regions of their own (the break stays local)."""
         from astcompile.frontend.spec import LoopSpec
@@ -352,33 +251,8 @@ class CompiledFunction:
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""
-        from astcompile.jit.dispatch import call_from_compiled
-
         return call_from_compiled(self, callee, args, kwargs)
 
-    # --- debug output ---
-    def _debug_folder(self) -> str | None:
-        if not config.debug_dir:
-            return None
-        module = getattr(self.fn, "__module__", "module") or "module"
-        folder = os.path.join(
-            config.debug_dir, f"{module}.{self.name}".replace("<", "").replace(">", "")
-        )
-        os.makedirs(folder, exist_ok=True)
-        return folder
-
-    def _dump_source(self, rewritten: Any) -> None:
-        logs.output_code.info("%s rewritten:\n%s", self.name, rewritten.source.lstrip("\n"))
-        folder = self._debug_folder()
-        if folder:
-            with open(os.path.join(folder, "rewritten.py"), "w") as out:
-                out.write(rewritten.source.lstrip("\n"))
-                out.writelines("\n\n" + spec.body_source.lstrip("\n") for spec in rewritten.regions)
-
-    def dump_graph(self, region_name: str, graph: Graph) -> None:
-        logs.output_code.info("%s %s:\n%s", self.name, region_name, graph)
-        folder = self._debug_folder()
-        if folder:
-            count = len([f for f in os.listdir(folder) if f.startswith(region_name)])
-            with open(os.path.join(folder, f"{region_name}.{count}.graph.txt"), "w") as out:
-                out.write(str(graph) + "\n")
+    def compile_callee(self, fn: Callable) -> CompiledFunction:
+        """A user function this one calls from eager code, compiled with the same backend."""
+        return CompiledFunction(fn, backend=self.backend_name)

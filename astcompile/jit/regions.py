@@ -13,59 +13,26 @@ right.
 from __future__ import annotations
 
 import linecache
-import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, verify
-from astcompile.ir.results import TraceResult
-from astcompile.jit import telemetry, warm
+from astcompile.jit import telemetry
 from astcompile.jit.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
-
-if TYPE_CHECKING:
-    from astcompile.trace.context import TraceBreak
+from astcompile.jit.frozen import FrozenMiss, frozen_mode
 from astcompile.runtime import errstate, forksafe
 from astcompile.runtime import guards as G
-from astcompile.runtime.timing import phase
+
+if TYPE_CHECKING:
+    from astcompile.frontend.spec import RegionSpec
+    from astcompile.ir.results import TraceResult
+    from astcompile.jit.protocols import Owner
+    from astcompile.trace.context import TraceBreak
 
 __all__ = ["MISS", "Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
-
-_local = threading.local()
-
-
-def frozen_mode() -> str | None:
-    """None normally; "frozen" or "strict" inside ``astcompile.run`` (no new compiles)."""
-    return getattr(_local, "frozen", None)
-
-
-class FrozenMiss(Exception):
-    """A strict frozen call met a region with no compiled entry for its arguments."""
-
-
-def _scalar_only(graph: Any) -> bool:
-    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
-    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
-    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
-    from astcompile.ir.ops import Kind, Op
-    from astcompile.trace.build import index_shape
-
-    for node in graph.nodes():
-        if node.kind is Kind.CONTROL:
-            return False
-        if node.op is Op.INPUT:
-            continue
-        if node.op is Op.STORE:
-            target, value = node.inputs[:2]
-            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
-                return False
-        elif node.shape != ():
-            return False
-        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
-            return False  # a scalar from a whole array (``x.mean()``): O(n) work
-    return True
 
 
 @dataclass
@@ -79,7 +46,7 @@ class RegionStats:
 class Region:
     """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
 
-    def __init__(self, spec: Any, body: Callable, owner: Any) -> None:
+    def __init__(self, spec: RegionSpec, body: Callable[..., tuple], owner: Owner) -> None:
         self.spec = spec
         self.body = body
         self.owner = owner
@@ -145,8 +112,9 @@ class Region:
         return self.body(*args)
 
     def _miss(self, key: tuple, args: tuple) -> tuple:
-        # [warm start / ahead-of-time hook] an entry persisted by another process, if any
-        found = warm.load_entry(self, key, args)
+        from astcompile import pipeline  # the compiler, imported on the first miss
+
+        found = pipeline.cached_entry(self, key, args)  # persisted by another process, if any
         if found is not None:
             entry, leaves = found
             self.stats.compiled_calls += 1
@@ -187,6 +155,8 @@ class Region:
         return sum(len(v) for v in self.entries.values())
 
     def _compile(self, key: tuple, args: tuple) -> Entry | None:
+        from astcompile import pipeline
+
         if self.entries:
             logs.recompiles.info(
                 "%s: recompiling %s: %s",
@@ -194,59 +164,31 @@ class Region:
                 self.spec.name,
                 self._miss_reason(key, args),
             )
-        from astcompile.ir.graph import VerifyError
-        from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
+        return pipeline.compile_region(self, key, args)
 
-        try:
-            result = self._trace(key, args)
-        except TraceBreak as exc:
-            self._on_trace_break(key, exc)
-            return None
-        except VerifyError:  # a broken IR (config.verify_ir): a compiler bug, never hidden
-            raise
-        except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
-            self._on_trace_failure(key, exc)
-            return None
-        self.stats.traces += 1
-        if _scalar_only(result.graph):
-            logs.recompiles.info(
-                "%s: %s computes only scalars: it runs as Python (a compiled "
-                "call would cost more than the arithmetic)",
-                self.owner.name,
-                self.spec.name,
-            )
-            self._add_eager_key(key)
-            return None
-        run = self.owner.compile_graph(result.graph, self)
-        if run is None:
-            self._add_eager_key(key)
-            return None
-        entry = Entry(key, result, run)
-        self._add_entry(entry)
-        warm.save_entry(self, key, args, entry)  # [warm start hook] persist it for new processes
-        self._record_graph(result)
-        return entry
-
-    def _trace(self, key: tuple, args: tuple) -> TraceResult:
-        """Trace the body. A Python scalar whose value guard failed before is traced as a
-        run-time value (like torch.compile's automatic dynamic shapes), so a loop index passed
-        in on every iteration compiles once, not once per value; where the body needs that
-        value (``range(n)``, ``if n > 0``) the trace specialises it as before."""
+    def trace(self, key: tuple, args: tuple) -> TraceResult:
+        """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard
+        failed before is traced as a run-time value (like torch.compile's automatic dynamic
+        shapes), so a loop index passed in on every iteration compiles once, not once per
+        value; where the body needs that value (``range(n)``, ``if n > 0``) the trace
+        specialises it as before."""
         from astcompile.trace.context import TraceBreak
         from astcompile.trace.tracer import trace
 
         name = f"{self.owner.name}_{self.spec.name[5:]}"
         dynamic = self.dynamic_leaves | self._changed_scalars(key, args)
         root = self.owner.fn
-        with phase("trace"):
-            if dynamic:
-                try:
-                    result = trace(self.body, args, self.names, name, dynamic, root)
-                    self.dynamic_leaves = dynamic
-                    return result
-                except TraceBreak:
-                    pass
-            return trace(self.body, args, self.names, name, root=root)
+        result = None
+        if dynamic:
+            try:
+                result = trace(self.body, args, self.names, name, dynamic, root)
+                self.dynamic_leaves = dynamic
+            except TraceBreak:
+                pass
+        if result is None:
+            result = trace(self.body, args, self.names, name, root=root)
+        self.stats.traces += 1
+        return result
 
     def _changed_scalars(self, key: tuple, args: tuple) -> frozenset[int]:
         """Leaves whose specialised value differs from an entry traced for the same key."""
@@ -262,12 +204,18 @@ class Region:
             )
         return frozenset(changed)
 
-    def _add_entry(self, entry: Entry) -> None:
+    def add_entry(self, entry: Entry) -> None:
         """Make ``entry`` reachable: from the generic path and the specialised guards."""
         self.entries.setdefault(entry.key, []).append(entry)
         self._specialise()
 
-    def _add_eager_key(self, key: tuple) -> None:
+    def add_loaded(self, entries: Iterable[Entry]) -> None:
+        """Entries the warm cache loaded, added under the region's lock."""
+        with self._lock:
+            for entry in entries:
+                self.add_entry(entry)
+
+    def add_eager_key(self, key: tuple) -> None:
         self.eager_keys.add(key)
         self._specialise()
 
@@ -283,7 +231,7 @@ class Region:
             self._eager,
         )
 
-    def _record_graph(self, result: TraceResult) -> None:
+    def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
         recorder = telemetry.active()
         if recorder is not None:
@@ -296,13 +244,13 @@ class Region:
             self.spec.name,
             [str(g) for g in result.graph.guards] + result.value_guards + reads,
         )
-        self.owner.dump_graph(self.spec.name, result.graph)
+        logs.output_code.info("%s %s:\n%s", self.owner.name, self.spec.name, result.graph)
 
-    def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
+    def on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
-        self._add_eager_key(key)
+        self.add_eager_key(key)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.add_break(graph_break)
@@ -311,27 +259,22 @@ class Region:
     def note_unlowerable(self, backend: str, exc: Exception) -> None:
         """The backend cannot lower this region's graph: it runs as written (the caller adds
         the eager key), and ``explain`` and the graph_breaks log say why, at the region."""
-        from astcompile.frontend.breaks import BreakReason
+        from astcompile.frontend.breaks import BreakReason, GraphBreak
 
         detail = BreakReason.TARGET_UNSUPPORTED.format(backend=backend, feature=exc)
-        self._record_break(self._region_break(BreakReason.TARGET_UNSUPPORTED, detail))
-
-    def _region_break(self, reason: Any, detail: str) -> Any:
-        from astcompile.frontend.breaks import GraphBreak
-
         filename = self.owner.fn.__code__.co_filename
         line = self.spec.first_line
         source = linecache.getline(filename, line).strip()
-        return GraphBreak(reason, detail, filename, line, 1, source, self.owner.name)
-
-    def _record_break(self, graph_break: Any) -> None:
+        graph_break = GraphBreak(
+            BreakReason.TARGET_UNSUPPORTED, detail, filename, line, 1, source, self.owner.name
+        )
         self.stats.breaks.append(graph_break)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.add_break(graph_break)
         logs.graph_breaks.info("%s", graph_break.describe())
 
-    def _on_trace_failure(self, key: tuple, exc: Exception) -> None:
+    def on_trace_failure(self, key: tuple, exc: Exception) -> None:
         """The tracer raised: a user error (the eager run raises it again, as NumPy does) or
         a gap in the tracer. Either way the region runs in NumPy, and ``explain`` lists it as a
         break so that nobody is slowed down silently; ``fullgraph`` is not enforced here,
@@ -347,7 +290,7 @@ class Region:
             exc,
         )
         self.owner.keep_loops_in_python(self.spec)
-        self._add_eager_key(key)
+        self.add_eager_key(key)
         loc = location_in_traceback(exc.__traceback__)
         filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
         graph_break = GraphBreak(

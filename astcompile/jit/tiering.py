@@ -41,7 +41,7 @@ class Measured(Protocol):
     name: str
     fn: Callable
 
-    def backend(self) -> str: ...
+    def target(self) -> Any: ...
 
 
 #: The clock samples are read with; tests replace it (see ``timing_path``).
@@ -183,7 +183,7 @@ def applies(owner: Measured) -> bool:
     fn = owner.fn
     code = getattr(fn, "__code__", None)
     lazy = code is not None and code.co_flags & (_GENERATOR | _COROUTINE | _ASYNC_GENERATOR)
-    return config.tiering and not lazy and owner.backend() != "eager"
+    return config.tiering and not lazy and owner.target().name != "eager"
 
 
 def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:

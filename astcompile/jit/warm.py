@@ -26,7 +26,8 @@ import threading
 import types
 import warnings
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,9 +36,13 @@ from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.frontend.lookup import code_hash, fingerprint
 from astcompile.jit import telemetry
+from astcompile.jit.entries import Entry
 from astcompile.runtime import artifacts, build, cache, forksafe, trust
 from astcompile.runtime.errors import RuntimeBuildError
 from astcompile.runtime.reads import ReadKind, evaluate
+
+if TYPE_CHECKING:
+    from astcompile.jit.protocols import CompilingRegion
 
 FORMAT = "region-v4"  # v4: kinds pickled as enums (ir.attrs, OutKind/Box); v3: from astcompile.ir
 _lock = forksafe.module_lock(__name__)
@@ -70,7 +75,7 @@ def stores_for(filename: str) -> list[artifacts.Store]:
     stores = []
     folder = _folder(filename)
     if folder:
-        from astcompile import __version__
+        from astcompile.version import __version__
 
         manifest, why = artifacts.check_manifest(folder, __version__)
         if manifest is not None:
@@ -104,7 +109,7 @@ def warn_once(tag: str, message: str) -> None:
 
 
 def load_rewrite(
-    fn: Any, all_eager: bool, validate: bool = True
+    fn: Callable[..., Any], all_eager: bool, validate: bool = True
 ) -> rewrite_cache.CachedRewrite | None:
     """The cached rewrite of ``fn``, warning when a package build has a stale one."""
     if not isinstance(fn, types.FunctionType):
@@ -116,8 +121,8 @@ def load_rewrite(
     return found
 
 
-def _warn_stale(fn: Any, store: artifacts.Store) -> None:
-    from astcompile import __version__
+def _warn_stale(fn: Callable[..., Any], store: artifacts.Store) -> None:
+    from astcompile.version import __version__
 
     manifest, _ = artifacts.check_manifest(os.path.dirname(store.root), __version__)
     name = f"{fn.__module__}:{fn.__qualname__}"
@@ -134,7 +139,7 @@ def _warn_stale(fn: Any, store: artifacts.Store) -> None:
     )
 
 
-def save_rewrite(fn: Any, all_eager: bool, *args: Any) -> str | None:
+def save_rewrite(fn: Callable[..., Any], all_eager: bool, *args: Any) -> str | None:
     """Persist a fresh rewrite (see :func:`astcompile.frontend.cache.save`); its digest or None."""
     if not isinstance(fn, types.FunctionType):
         return None
@@ -164,7 +169,7 @@ def _identity(obj: Any) -> str:
     raise _NotPersistable
 
 
-def _objects(region: Any, args: tuple) -> dict[int, Any]:
+def _objects(region: CompilingRegion, args: tuple) -> dict[int, Any]:
     found: dict[int, Any] = {}
     stack = list(args)
     while stack:
@@ -175,7 +180,7 @@ def _objects(region: Any, args: tuple) -> dict[int, Any]:
     return found
 
 
-def persistent_key(region: Any, key: tuple, args: tuple) -> str | None:
+def persistent_key(region: CompilingRegion, key: tuple, args: tuple) -> str | None:
     """``key`` with identities replaced by names (see :func:`_identity`), or None."""
     objects = _objects(region, args)
 
@@ -192,7 +197,7 @@ def persistent_key(region: Any, key: tuple, args: tuple) -> str | None:
         return None
 
 
-def _entry_name(region: Any, pkey: str) -> str | None:
+def _entry_name(region: CompilingRegion, pkey: str) -> str | None:
     digest = getattr(region.owner, "cache_digest", None)
     if digest is None or region.owner.backend_name not in ("auto", "c"):
         return None
@@ -200,7 +205,7 @@ def _entry_name(region: Any, pkey: str) -> str | None:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + ".pkl"
 
 
-def load_entry(region: Any, key: tuple, args: tuple) -> Any:
+def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry, list] | None:
     """A persisted entry of ``region`` for these arguments (now added to it), or None.
 
     None under ``explain``, which traces to show every graph."""
@@ -218,9 +223,7 @@ def load_entry(region: Any, key: tuple, args: tuple) -> Any:
     loaded = []
     for store in stores_for(region.owner.fn.__code__.co_filename):
         loaded += [e for r in _read(store, name) if (e := _entry(region, key, args, r, store))]
-    with region._lock:
-        for entry in loaded:
-            region._add_entry(entry)
+    region.add_loaded(loaded)
     root = region.owner.fn
     return next(((e, leaves) for e in loaded if (leaves := e.bind(args, root)) is not None), None)
 
@@ -238,10 +241,9 @@ def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
 
 
 def _entry(
-    region: Any, key: tuple, args: tuple, record: dict[str, Any], store: artifacts.Store
-) -> Any:
+    region: CompilingRegion, key: tuple, args: tuple, record: dict[str, Any], store: artifacts.Store
+) -> Entry | None:
     from astcompile.backends.cwrap import WrapperParts, make_wrapper
-    from astcompile.jit.regions import Entry
 
     library = None
     if record["library"]:
@@ -327,7 +329,7 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
+def save_entry(region: CompilingRegion, key: tuple, args: tuple, entry: Entry) -> None:
     """Persist a fresh C entry of ``region``; anything not persistable is skipped quietly."""
     parts = getattr(entry.run, "parts", None)
     pkey = persistent_key(region, key, args) if parts is not None else None
@@ -358,7 +360,7 @@ def save_entry(region: Any, key: tuple, args: tuple, entry: Any) -> None:
             )
 
 
-def _record(entry: Any, parts: Any, store: artifacts.Store) -> dict[str, Any]:
+def _record(entry: Entry, parts: Any, store: artifacts.Store) -> dict[str, Any]:
     library, size, sha = store.add_library(parts.library) if parts.library else (None, 0, "")
     try:
         compiler = build.compiler_id(build.find_compiler())

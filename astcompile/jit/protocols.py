@@ -1,0 +1,67 @@
+"""What the call-time layer and the pipeline use of each other, named as small Protocols.
+
+A :class:`~astcompile.jit.regions.Region` belongs to a
+:class:`~astcompile.jit.function.CompiledFunction` (its :class:`Owner`); the pipeline and the
+warm cache work on a region (:class:`CompilingRegion`). Naming only what each side uses keeps
+the modules free of imports of each other (see tests/test_jit_layer.py: no import cycles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from astcompile.backends import Backend
+    from astcompile.frontend.breaks import GraphBreak
+    from astcompile.frontend.spec import RegionSpec
+    from astcompile.ir.results import TraceResult
+    from astcompile.jit.entries import Entry
+    from astcompile.trace.context import TraceBreak
+
+
+class Owner(Protocol):
+    """The compiled function a region belongs to: its options and services."""
+
+    fn: Callable[..., Any]
+    name: str
+    backend_name: str
+    cache_digest: str | None
+    all_eager: bool
+    python_loops: set[int]
+
+    def target(self) -> Backend: ...
+
+    def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> CompilingRegion: ...
+
+    def compile_callee(self, fn: Callable[..., Any]) -> Callable[..., Any]: ...
+
+    def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def python_loop(self, first: int, last: int, iterable: Any) -> Any: ...
+
+    def keep_loops_in_python(self, spec: RegionSpec) -> None: ...
+
+    def trace_break(self, exc: TraceBreak) -> GraphBreak: ...
+
+
+class CompilingRegion(Protocol):
+    """A region as the pipeline compiles it and the warm cache fills it."""
+
+    owner: Owner
+    spec: RegionSpec
+    names: tuple[str, ...]
+
+    def trace(self, key: tuple, args: tuple) -> TraceResult: ...
+
+    def on_trace_break(self, key: tuple, exc: TraceBreak) -> None: ...
+
+    def on_trace_failure(self, key: tuple, exc: Exception) -> None: ...
+
+    def add_eager_key(self, key: tuple) -> None: ...
+
+    def add_entry(self, entry: Entry) -> None: ...
+
+    def add_loaded(self, entries: Iterable[Entry]) -> None: ...
+
+    def record_graph(self, result: TraceResult) -> None: ...

@@ -1,0 +1,241 @@
+"""The compile pipeline: every step from a function's first call to compiled code, in order.
+
+Two ordered lists of named stages, each with the reason it exists (what each does is in
+``astcompile/stages.py``):
+
+* :data:`FUNCTION_STAGES` run once per compiled function, on its first call: its source becomes
+  plain Python that calls one region per compiled span (``jit/function.py``).
+* :data:`REGION_STAGES` run for a region on a guard miss: its body becomes a graph, the graph a
+  callable (``jit/regions.py``). Before them the miss looks in :data:`ENTRY_CACHE`; frozen
+  mode, the cache size limit and the region's lock sit between that look-up and the stages.
+
+Loop graphs (loops, branches, stores) and flat graphs go through the same list; a stage's
+``when`` says, as data, which graphs and targets it is for. A *target* (C, eager; later
+Triton) plugs in as the ``schedule``, ``lower``, ``load`` and ``wrap`` stages
+(``backend.steps``, see ``backends/__init__.py``); a target without one skips it.
+
+:func:`run_stages` times each stage under its name: ``astcompile.compile_times()`` reports
+these names, never overlapping (the C compiler is ``build``, timed inside ``load``), and they
+add up to the time spent compiling. With ``ASTCOMPILE_DEBUG_DIR`` set, what a stage made for
+people is written there under the stage's name (``rewrite.py``, ``<region>.<n>.trace.txt``,
+``<region>.<n>.cse.txt``, ...).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from astcompile import config, stages
+from astcompile.passes.pipeline import PIPELINE as GRAPH_PASSES
+from astcompile.runtime.timing import phase
+from astcompile.stages import FunctionWork, RegionWork
+
+if TYPE_CHECKING:
+    from astcompile.backends import Backend, CompiledGraph
+    from astcompile.ir.graph import Graph
+    from astcompile.jit.entries import Entry
+    from astcompile.jit.protocols import CompilingRegion, Owner
+
+
+def always(stage: str, work: Any) -> bool:
+    return True
+
+
+class Stage(NamedTuple):  # a NamedTuple: cheaper to define than a frozen dataclass
+    name: str
+    run: stages.Run
+    why: str
+    when: Callable[[str, Any], bool] = always  # (stage name, work): whether it runs
+    on_error: Callable[[Any, Exception], None] | None = None  # None: the error propagates
+    dump: Callable[[str, Any], tuple[str, str] | None] | None = None  # (file name, text)
+    inner: tuple[str, ...] = ()  # phases timed inside it, reported under their own names
+
+
+#: Once per compiled function, on its first call.
+FUNCTION_STAGES: tuple[Stage, ...] = (
+    Stage(
+        "rewrite_cache",
+        stages.load_rewrite,
+        "a warm start reuses the rewrite an earlier process or `astcompile build` saved",
+        when=stages.no_loops_in_python,
+        dump=stages.rewrite_dump,
+    ),
+    Stage(
+        "source",
+        stages.read_source,
+        "the function's own text is what gets analysed (a function without any runs as it is)",
+        when=stages.not_rewritten,
+    ),
+    Stage(
+        "analysis",
+        stages.analyse,
+        "names resolved against the function's globals; graph breaks found before any trace",
+        when=stages.not_rewritten,
+    ),
+    Stage(
+        "rewrite",
+        stages.rewrite,
+        "regions become calls `__ac_region_k(...)`, breaks stay Python; saved for next time",
+        when=stages.not_rewritten,
+        dump=stages.rewrite_dump,
+    ),
+    Stage(
+        "materialise",
+        stages.materialise,
+        "the rewritten function and each region's body become functions beside the original",
+    ),
+)
+
+#: On a region miss, before anything is compiled (frozen mode uses what it finds).
+ENTRY_CACHE = Stage(
+    "entry_cache",
+    stages.load_entry,
+    "an entry another process compiled for the same guard key: no trace, no compiler",
+)
+
+_PASSES = tuple(
+    Stage(
+        name,
+        stages.graph_pass(fn),
+        why,
+        when=stages.flat_for_codegen,
+        on_error=stages.codegen_failed,
+        dump=stages.pass_dump,
+    )
+    for name, fn, why in GRAPH_PASSES
+)
+
+
+def _target(name: str, why: str, when: Callable[[str, Any], bool], **more: Any) -> Stage:
+    return Stage(name, stages.target_step(name), why, when, stages.codegen_failed, **more)
+
+
+#: From a graph to a callable: the graph passes, then the target's own stages.
+TARGET_STAGES: tuple[Stage, ...] = (
+    Stage(
+        "target",
+        stages.resolve_target,
+        "the backend that compiles the graph; its code generator is imported on first use",
+        when=stages.target_unset,
+    ),
+    *_PASSES,
+    _target(
+        "schedule",
+        "nodes grouped into fused kernels and NumPy steps",
+        stages.flat_target_step,
+    ),
+    _target(
+        "lower",
+        "the target's source (C kernels) and the Python wrapper that calls it",
+        stages.target_has,
+    ),
+    _target(
+        "load",
+        "the kernel library from memory or the disk cache, else built (`build`: the compiler)",
+        stages.target_has,
+        inner=("build",),
+    ),
+    _target(
+        "wrap",
+        "the callable that takes the region's leaves and returns its outputs",
+        stages.target_has,
+    ),
+)
+
+#: On a region miss that the entry cache did not answer, under the region's lock.
+REGION_STAGES: tuple[Stage, ...] = (
+    Stage(
+        "trace",
+        stages.trace,
+        "the body run on symbolic values: one graph, its guards and reads (or a break)",
+        dump=stages.trace_dump,
+    ),
+    *TARGET_STAGES,
+    Stage(
+        "guards",
+        stages.add_entry,
+        "the entry joins the region's specialised guard function (the fast call path)",
+    ),
+    Stage(
+        "record",
+        stages.record,
+        "the entry saved for the next process; its graph and guards reported (explain, logs)",
+    ),
+)
+
+
+def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
+    """Run each stage of ``stage_list`` that applies, in order, each timed under its name."""
+    for stage in stage_list:
+        if work.done:
+            break
+        if not stage.when(stage.name, work):
+            continue
+        with phase(stage.name):
+            try:
+                stage.run(work)
+            except Exception as exc:
+                if stage.on_error is None:
+                    raise
+                stage.on_error(work, exc)
+                continue
+            if stage.dump is not None and config.debug_dir and work.owner is not None:
+                _write_dump(stage, work)
+    return work
+
+
+def _write_dump(stage: Stage, work: Any) -> None:
+    made = stage.dump(stage.name, work)
+    if made is not None:
+        with open(os.path.join(stages.dump_folder(work.owner), made[0]), "w") as out:
+            out.write(made[1])
+
+
+def stage_names() -> tuple[str, ...]:
+    """Every name ``compile_times()`` may report, in pipeline order."""
+    every = (*FUNCTION_STAGES, ENTRY_CACHE, *REGION_STAGES)
+    return tuple(dict.fromkeys(n for s in every for n in (s.name, *s.inner)))
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def build_function(owner: Owner) -> FunctionWork:
+    """The function stages for ``owner``; ``impl`` stays None when it has no source."""
+    from astcompile.errors import NoSourceError
+
+    try:
+        return run_stages(FUNCTION_STAGES, FunctionWork(owner=owner))
+    except NoSourceError as exc:
+        stages.warn_user(f"astcompile: {exc}; {owner.name} runs eagerly")
+        return FunctionWork(owner=owner)
+
+
+def analyse(owner: Owner) -> FunctionWork:
+    """Only the source and analysis stages (``fullgraph=True`` checks breaks at decoration)."""
+    wanted = [s for s in FUNCTION_STAGES if s.name in ("source", "analysis")]
+    return run_stages(wanted, FunctionWork(owner=owner))
+
+
+def cached_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry, list] | None:
+    """A persisted entry for these arguments and their leaves bound to it, or None."""
+    work = RegionWork(region=region, key=key, args=args)  # no target: a warm process
+    run_stages((ENTRY_CACHE,), work)  # never imports the code generator
+    return None if work.entry is None else (work.entry, work.leaves)
+
+
+def compile_region(region: CompilingRegion, key: tuple, args: tuple) -> Entry | None:
+    """The region stages for one miss: the new entry, or None (the key now runs in NumPy)."""
+    work = RegionWork(region=region, key=key, args=args)  # the ``target`` stage sets target
+    return run_stages(REGION_STAGES, work).entry
+
+
+def compile_graph(graph: Graph, target: Backend) -> CompiledGraph:
+    """``target``'s callable for a bare graph (``backend.compile``): the target stages."""
+    work = RegionWork(graph=graph, kind=stages.graph_kind(graph), target=target)
+    run = run_stages(TARGET_STAGES, work).run
+    if run is None:
+        raise AssertionError(f"target {target.name!r} made no callable for {graph.name}")
+    return run

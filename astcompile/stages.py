@@ -1,0 +1,340 @@
+"""What each stage of the compile pipeline does (the order is in ``astcompile/pipeline.py``).
+
+Every stage is ``run(work)`` on the :class:`FunctionWork` or :class:`RegionWork` the stages
+share, and may set ``work.done`` to finish early (a cached entry found, a region left to NumPy).
+A stage's ``when`` is a predicate ``(stage name, work)``; its ``dump`` returns the file name and
+text a person reads in ``ASTCOMPILE_DEBUG_DIR``. Imports of the frontend, tracer and code
+generator happen inside the stages: a warm process that loads everything from the caches runs
+only ``rewrite_cache``, ``materialise`` and ``entry_cache`` and never imports them.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from astcompile import config, logs, verify
+from astcompile.errors import CompileError, Unlowerable
+from astcompile.jit import warm
+from astcompile.jit.entries import Entry
+from astcompile.passes.pipeline import Pass
+from astcompile.runtime import timing
+
+if TYPE_CHECKING:
+    from astcompile.backends import Backend, CompiledGraph
+    from astcompile.frontend.cache import CachedRewrite
+    from astcompile.ir.graph import Graph
+    from astcompile.ir.results import TraceResult
+    from astcompile.jit.protocols import CompilingRegion, Owner
+
+Run = Callable[[Any], None]
+
+
+class GraphKind(enum.Enum):
+    FLAT = "flat"  # array expressions only: scheduled into fused kernels
+    LOOP = "loop"  # loops, branches, stores or run-time indices: one structured function
+
+
+def graph_kind(graph: Graph) -> GraphKind:
+    """Loops, branches, stores and run-time indices (``x[i]``, ``i`` a run-time value) make a
+    loop graph; the kernel scheduler handles the rest."""
+    from astcompile.ir.graph import walk
+    from astcompile.ir.ops import Kind, Op
+
+    for node in walk(graph.nodes()):
+        if node.kind is Kind.CONTROL or (node.op is Op.INDEX and len(node.inputs) > 1):
+            return GraphKind.LOOP
+    return GraphKind.LOOP if graph.effects else GraphKind.FLAT
+
+
+@dataclass(kw_only=True, repr=False, eq=False)  # only __init__: a warm start pays for this
+class FunctionWork:
+    owner: Owner
+    done: bool = False  # a stage finished the job early: the stages after it do not run
+    rewrite: CachedRewrite | None = None
+    source: Any = None  # frontend.source.FunctionSource
+    analysis: Any = None  # frontend.analysis.FunctionAnalysis
+    lookups: list = field(default_factory=list)  # what the analysis resolved (cache key)
+    regions: list[CompilingRegion] = field(default_factory=list)
+    impl: Callable[..., Any] | None = None
+
+
+@dataclass(kw_only=True, repr=False, eq=False)
+class RegionWork:
+    target: Backend | None = None  # who compiles the graph: set unless only caches are read
+    region: CompilingRegion | None = None  # None: a bare graph (``backend.compile``)
+    done: bool = False
+    key: tuple = ()
+    args: tuple = ()
+    result: TraceResult | None = None
+    graph: Graph | None = None
+    kind: GraphKind = GraphKind.FLAT
+    changed: bool = False  # whether the last graph pass changed the graph
+    schedule: Any = None  # the target's schedule (C: passes.schedule.Schedule)
+    code: Any = None  # what the target's lower made, for its load and wrap
+    library: Any = None
+    run: CompiledGraph | None = None
+    entry: Entry | None = None
+    leaves: list | None = None  # the arguments' leaves bound to a cached entry
+    dump_number: int = 0  # this trace's number among the region's dumps
+
+    @property
+    def owner(self) -> Owner | None:
+        return None if self.region is None else self.region.owner
+
+
+# -- function stages ---------------------------------------------------------------------------
+
+
+def load_rewrite(work: FunctionWork) -> None:
+    work.rewrite = warm.load_rewrite(work.owner.fn, work.owner.all_eager)
+
+
+def read_source(work: FunctionWork) -> None:
+    from astcompile.frontend.source import function_source
+
+    work.source = function_source(work.owner.fn)  # NoSourceError: the caller runs fn as is
+
+
+def analyse(work: FunctionWork) -> None:
+    from astcompile.frontend.analysis import analyze_function
+    from astcompile.frontend.resolve import RuntimeResolver
+
+    resolver = RuntimeResolver(work.owner.fn)
+    work.analysis = analyze_function(work.source, resolver)
+    work.lookups = resolver.lookups
+
+
+def rewrite(work: FunctionWork) -> None:
+    from astcompile.frontend.cache import CachedRewrite
+    from astcompile.frontend.rewrite import rewrite_function
+
+    owner, analysis = work.owner, work.analysis
+    loops = frozenset(owner.python_loops)
+    done = rewrite_function(
+        analysis.source, analysis, all_eager=owner.all_eager, python_loops=loops
+    )
+    saved = (done.source, done.regions, analysis.breaks, work.lookups)
+    digest = None if loops else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
+    breaks = tuple(analysis.breaks)
+    filename = analysis.source.filename
+    work.rewrite = CachedRewrite(done.source, tuple(done.regions), breaks, digest, filename)
+
+
+def materialise(work: FunctionWork) -> None:
+    from astcompile.frontend.materialize import build_function
+    from astcompile.jit.structured_calls import STRUCTURED_CALLS
+
+    owner, made = work.owner, work.rewrite
+    free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop}
+    for spec in made.regions:
+        body = build_function(
+            spec.body_source, spec.name, owner.fn, STRUCTURED_CALLS, made.filename, spec.structured
+        )
+        free[spec.name] = region = owner.new_region(spec, body)
+        work.regions.append(region)
+    name = owner.fn.__code__.co_name
+    work.impl = build_function(made.source, name, owner.fn, free, made.filename)
+
+
+def no_loops_in_python(stage: str, work: FunctionWork) -> bool:
+    """The rewrite cache holds the rewrite with every loop lowered: a function whose loops
+    fell back to Python rewrites anew."""
+    return not work.owner.python_loops
+
+
+def not_rewritten(stage: str, work: FunctionWork) -> bool:
+    return work.rewrite is None
+
+
+def rewrite_dump(stage: str, work: FunctionWork) -> tuple[str, str] | None:
+    made = work.rewrite
+    if made is None:
+        return None
+    bodies = "".join("\n\n" + spec.body_source.lstrip("\n") for spec in made.regions)
+    return "rewrite.py", made.source.lstrip("\n") + bodies
+
+
+# -- region stages -----------------------------------------------------------------------------
+
+
+def load_entry(work: RegionWork) -> None:
+    found = warm.load_entry(work.region, work.key, work.args)
+    if found is not None:
+        work.entry, work.leaves = found
+        work.done = True
+
+
+def trace(work: RegionWork) -> None:
+    from astcompile.ir.graph import VerifyError
+    from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
+
+    region = work.region
+    try:
+        result = region.trace(work.key, work.args)
+    except TraceBreak as exc:
+        region.on_trace_break(work.key, exc)
+        work.done = True
+        return
+    except VerifyError:  # a broken IR (config.verify_ir): a compiler bug, never hidden
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user error (NumPy raises it again) or a tracer gap
+        region.on_trace_failure(work.key, exc)
+        work.done = True
+        return
+    work.result, work.graph, work.kind = result, result.graph, graph_kind(result.graph)
+    if scalar_only(result.graph):
+        logs.recompiles.info(
+            "%s: %s computes only scalars: it runs as Python (a compiled "
+            "call would cost more than the arithmetic)",
+            region.owner.name,
+            region.spec.name,
+        )
+        region.add_eager_key(work.key)
+        work.done = True
+
+
+def scalar_only(graph: Graph) -> bool:
+    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
+    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
+    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
+    from astcompile.ir.ops import Kind, Op
+    from astcompile.trace.build import index_shape
+
+    for node in graph.nodes():
+        if node.kind is Kind.CONTROL:
+            return False
+        if node.op is Op.INPUT:
+            continue
+        if node.op is Op.STORE:
+            target, value = node.inputs[:2]
+            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
+                return False
+        elif node.shape != ():
+            return False
+        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
+            return False  # a scalar from a whole array (``x.mean()``): O(n) work
+    return True
+
+
+def resolve_target(work: RegionWork) -> None:
+    work.target = work.region.owner.target()
+
+
+def target_unset(stage: str, work: RegionWork) -> bool:
+    return work.target is None
+
+
+def graph_pass(fn: Pass) -> Run:
+    def run(work: RegionWork) -> None:
+        work.graph, work.changed = fn(work.graph)
+
+    return run
+
+
+def target_step(name: str) -> Run:
+    def run(work: RegionWork) -> None:
+        work.target.steps[name](work)
+
+    return run
+
+
+def flat_for_codegen(stage: str, work: RegionWork) -> bool:
+    """Graph passes run for flat graphs and a target that generates code. Not for loop graphs:
+    ``passes/rebuild.py`` rebuilds the top level only, and a loop body or branch that reads an
+    outer node the pass replaced would read a node no longer computed. Not for the eager
+    target: it is the reference, and runs the graph exactly as traced."""
+    return work.kind is GraphKind.FLAT and work.target.graph_passes
+
+
+def flat_target_step(stage: str, work: RegionWork) -> bool:
+    """Scheduling into fused kernels is for flat graphs; a loop graph is planned as it is
+    lowered (one structured function)."""
+    return work.kind is GraphKind.FLAT and stage in work.target.steps
+
+
+def target_has(stage: str, work: RegionWork) -> bool:
+    return stage in work.target.steps
+
+
+def add_entry(work: RegionWork) -> None:
+    work.entry = Entry(work.key, work.result, verify.plant(work.run))  # plant: a test hook
+    work.region.add_entry(work.entry)
+
+
+def record(work: RegionWork) -> None:
+    warm.save_entry(work.region, work.key, work.args, work.entry)
+    work.region.record_graph(work.result)
+
+
+def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    name = work.region.spec.name
+    folder = dump_folder(work.region.owner)
+    work.dump_number = sum(
+        f.startswith(f"{name}.") and f.endswith(".trace.txt") for f in os.listdir(folder)
+    )
+    return f"{name}.{work.dump_number}.trace.txt", str(work.graph)
+
+
+def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    if not work.changed or work.region is None:
+        return None
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.graph)
+
+
+# -- errors and dumps --------------------------------------------------------------------------
+
+
+def codegen_failed(work: RegionWork, exc: Exception) -> None:
+    """A graph pass or the target failed on a region: ``CompileError``, or with
+    ``suppress_errors`` a warning and the region's key runs in NumPy. Never the user's call.
+    ``Unlowerable`` is no failure: the target has no code for the graph, so the region runs
+    as written and says so (GB023)."""
+    region = work.region
+    if region is None:
+        raise exc
+    if isinstance(exc, Unlowerable):  # not an error: the region runs the user's statements
+        region.note_unlowerable(work.target.name, exc)
+        region.add_eager_key(work.key)
+        work.done = True
+        return
+    owner, spec = region.owner, region.spec
+    backend = owner.target().name
+    if not config.suppress_errors:
+        if isinstance(exc, CompileError):
+            raise exc
+        raise CompileError(
+            f"{owner.name}: backend {backend!r} failed on {spec.name}: {type(exc).__name__}: {exc}"
+        ) from exc
+    warn_user(
+        f"astcompile: backend {backend!r} failed on {owner.name} "
+        f"(lines {spec.first_line}-{spec.last_line}): {exc}; "
+        "running that region in NumPy (suppress_errors=True)"
+    )
+    region.add_eager_key(work.key)
+    work.done = True
+
+
+_OWN_FILES = (os.path.dirname(__file__) + os.sep, os.path.dirname(timing.__file__) + os.sep)
+
+
+def warn_user(message: str) -> None:
+    """A RuntimeWarning attributed to the first caller outside astcompile (the user's line)."""
+    frame, level = sys._getframe(0), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
+
+
+def dump_folder(owner: Owner) -> str:
+    """``<debug_dir>/<module>.<function>/``, made if missing."""
+    module = getattr(owner.fn, "__module__", "module") or "module"
+    name = f"{module}.{owner.name}".replace("<", "").replace(">", "")
+    folder = os.path.join(config.debug_dir, name)
+    os.makedirs(folder, exist_ok=True)
+    return folder

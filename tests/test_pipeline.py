@@ -1,0 +1,205 @@
+"""The compile pipeline (astcompile/pipeline.py): its stages, their order, their timings."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+from astcompile.runtime import timing
+
+import astcompile
+from astcompile import config, pipeline, stages
+from astcompile.backends.eager import EagerBackend
+from astcompile.passes.pipeline import PIPELINE
+from astcompile.trace.tracer import trace_callable
+
+PASS_NAMES = [name for name, _, _ in PIPELINE]
+TARGET = ["schedule", "lower", "load", "wrap"]
+
+
+def _names(stage_list):
+    return [s.name for s in stage_list]
+
+
+def test_function_stages_in_order():
+    assert _names(pipeline.FUNCTION_STAGES) == [
+        "rewrite_cache",
+        "source",
+        "analysis",
+        "rewrite",
+        "materialise",
+    ]
+
+
+def test_region_stages_in_order_with_the_graph_passes_and_the_target_stages():
+    expected = ["trace", "target", *PASS_NAMES, *TARGET, "guards", "record"]
+    assert _names(pipeline.REGION_STAGES) == expected
+    assert pipeline.REGION_STAGES[1:-2] == pipeline.TARGET_STAGES
+
+
+def test_every_stage_says_why_and_names_are_unique():
+    every = (*pipeline.FUNCTION_STAGES, pipeline.ENTRY_CACHE, *pipeline.REGION_STAGES)
+    assert all(len(s.why) > 20 for s in every)
+    names = pipeline.stage_names()
+    assert len(names) == len(set(names))
+    assert "build" in names  # timed inside ``load``
+    assert "backend" not in names  # the old phase that overlapped passes, codegen and build
+
+
+def _reset_times():
+    timing.reset()
+    astcompile.reset()
+
+
+def _first_call(fn, *args):
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+def _check_times_add_up(total: float) -> dict[str, float]:
+    times = astcompile.compile_times()
+    assert set(times) <= set(pipeline.stage_names()), set(times) - set(pipeline.stage_names())
+    assert all(t >= 0 for t in times.values())
+    spent = sum(times.values())
+    # What is not a stage: the call itself, guard keys, the first import of the pipeline.
+    assert spent <= total
+    assert spent >= 0.8 * total or total - spent < 0.05, (spent, total, times)
+    return times
+
+
+def test_compile_times_are_the_stages_and_add_up_to_the_first_call(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path))  # a cold cache: the compiler runs
+
+    def gelu(x):
+        return 0.5 * x * (1.0 + np.tanh(0.79 * (x + 0.04 * x**3)))
+
+    _reset_times()
+    compiled = astcompile.compile(gelu, backend="c")
+    times = _check_times_add_up(_first_call(compiled, np.ones(8)))
+    ran = [n for n in pipeline.stage_names() if n in times]
+    assert ran == [
+        "rewrite_cache",
+        "source",
+        "analysis",
+        "rewrite",
+        "materialise",
+        "entry_cache",
+        "trace",
+        "target",
+        *PASS_NAMES,
+        "schedule",
+        "lower",
+        "load",
+        "build",
+        "wrap",
+        "guards",
+        "record",
+    ]
+
+
+def test_eager_target_runs_only_its_wrap_stage():
+    def add(x):
+        return x + 1
+
+    _reset_times()
+    compiled = astcompile.compile(add, backend="eager")
+    times = _check_times_add_up(_first_call(compiled, np.ones(8)))
+    assert "wrap" in times and "trace" in times
+    assert not {"lower", "load", "schedule", *PASS_NAMES} & set(times)
+
+
+def loop_with_sum(x, n):
+    total = 0.0
+    for t in range(n):
+        total += np.sum(x * t)
+    return total
+
+
+def test_loop_graphs_go_through_the_same_list(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path))
+    _reset_times()
+    compiled = astcompile.compile(loop_with_sum, backend="c")
+    total = _first_call(compiled, np.arange(4.0), 3)
+    assert compiled(np.arange(4.0), 3) == loop_with_sum(np.arange(4.0), 3)
+    times = _check_times_add_up(total)
+    assert {"trace", "target", "lower", "load", "wrap", "guards"} <= set(times)
+    # The list itself says which stages are for flat graphs only:
+    assert not {"schedule", *PASS_NAMES} & set(times)
+    for stage in pipeline.REGION_STAGES:
+        if stage.name in PASS_NAMES:
+            assert stage.when is stages.flat_for_codegen
+    assert pipeline.TARGET_STAGES[-4].when is stages.flat_target_step  # schedule
+
+
+def test_which_stages_apply_to_which_graphs():
+    c = astcompile.backends.get_backend("c")
+    flat = stages.RegionWork(target=c, kind=stages.GraphKind.FLAT)
+    loop = stages.RegionWork(target=c, kind=stages.GraphKind.LOOP)
+    eager = stages.RegionWork(target=EagerBackend(), kind=stages.GraphKind.FLAT)
+
+    def ran(work):
+        return [s.name for s in pipeline.TARGET_STAGES if s.when(s.name, work)]
+
+    assert ran(flat) == [*PASS_NAMES, *TARGET]
+    assert ran(loop) == ["lower", "load", "wrap"]
+    assert ran(eager) == ["wrap"]
+
+
+def test_graph_kind():
+    flat = trace_callable(lambda x: x * 2 + 1, [np.ones(3)])
+    assert stages.graph_kind(flat) is stages.GraphKind.FLAT
+
+
+def test_bare_graph_compiles_through_the_target_stages():
+    graph = trace_callable(lambda x: (x.var(axis=0), x + 1), [np.ones((3, 4))])
+    timing.reset()
+    run = pipeline.compile_graph(graph, EagerBackend())
+    assert set(astcompile.compile_times()) == {"wrap"}
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(run([x])[0], x.var(axis=0))
+
+
+def test_nested_phases_do_not_overlap():
+    timing.reset()
+    with timing.phase("outer"):
+        time.sleep(0.02)
+        with timing.phase("inner"):
+            time.sleep(0.05)
+    times = dict(timing.compile_times)
+    assert 0.045 <= times["inner"] < 0.2
+    assert 0.015 <= times["outer"] < times["inner"]
+
+
+def test_debug_dumps_are_named_by_stage(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "debug_dir", str(tmp_path))
+
+    def spread(x):
+        return x.var(axis=0) + 1.0
+
+    compiled = astcompile.compile(spread, backend="c")
+    np.testing.assert_allclose(compiled(np.ones((3, 4))), np.ones(4))
+    (folder,) = os.listdir(tmp_path)
+    files = sorted(os.listdir(tmp_path / folder))
+    assert "rewrite.py" in files
+    assert "__ac_region_0.0.trace.txt" in files
+    assert "__ac_region_0.0.decompose.txt" in files  # var became mean, sub, mul, mean
+    text = (tmp_path / folder / "__ac_region_0.0.decompose.txt").read_text()
+    assert "var(" not in text and "mean(" in text
+
+
+def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch):
+    from astcompile.backends.c import CBackend
+
+    def broken(self, work):
+        raise RuntimeError("lowering exploded")
+
+    monkeypatch.setattr(CBackend, "lower", broken)
+
+    def add(x):
+        return x + 1
+
+    with pytest.raises(astcompile.CompileError, match="__ac_region_0: RuntimeError: lowering"):
+        astcompile.compile(add, backend="c")(np.ones(2))
