@@ -196,6 +196,10 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
+    if isinstance(value, (list, tuple)):
+        from astcompile.trace.numpy_sequences import stored
+
+        value = stored(value, array.dtype)  # converted item by item to the array's dtype
     store(array, items, value, dynamic)
 
 
