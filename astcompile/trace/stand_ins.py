@@ -242,7 +242,7 @@ class PassedCallee(ObjectRead):
         object.__setattr__(self, "_ac_why", why)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        target, path, recorder = _parts(self)
+        _, path, recorder = _parts(self)
         raise TraceBreak(
             "call of a function passed in",
             f"{describe(path, recorder.names)} is {object.__getattribute__(self, '_ac_why')}; "
