@@ -1,4 +1,4 @@
-"""np.repeat (one count), x.repeat, np.tile and np.average: compiled without a graph break on
+"""np.repeat (one count), x.repeat and np.tile: compiled without a graph break on
 both backends, equal to NumPy's results (values, dtype, shape)."""
 
 from __future__ import annotations
@@ -47,27 +47,6 @@ def repeat_in_loop(x):
     return out
 
 
-def averages(x):
-    return (
-        np.average(x),
-        np.average(x, axis=0),
-        np.average(x, axis=-1, keepdims=True),
-        np.average(x, axis=(0, 1)),
-        np.average(x, returned=True),
-        np.average(x, axis=1, returned=True),
-    )
-
-
-def weighted(x, w):
-    return (
-        np.average(x, axis=1, weights=w),
-        np.average(x, axis=-1, weights=w, returned=True),
-        np.average(x, weights=np.abs(x) + 1),
-        np.average(x, axis=0, weights=np.abs(x) + 1, keepdims=True, returned=True),
-        np.average(x.T, axis=0, weights=w),
-    )
-
-
 FLOATS = lambda: (rng.standard_normal((4, 6)),)
 PROGRAMS = [
     (repeats, FLOATS),
@@ -76,24 +55,12 @@ PROGRAMS = [
     (tiles, FLOATS),
     (tiles, lambda: (rng.integers(0, 9, (2, 3)).astype(np.uint16),)),
     (repeat_in_loop, FLOATS),
-    (averages, FLOATS),
-    (averages, lambda: (rng.integers(-9, 9, (4, 6)),)),
-    (averages, lambda: (rng.integers(-9, 9, (4, 6)).astype(np.int8),)),
-    (averages, lambda: (rng.standard_normal((4, 6)) > 0,)),
-    (averages, lambda: (rng.standard_normal((4, 6)).astype(np.float32),)),
-    (weighted, lambda: (rng.standard_normal((4, 6)), rng.random(6) + 0.5)),
-    (weighted, lambda: (rng.integers(-9, 9, (4, 6)), rng.integers(1, 4, 6))),
-    (weighted, lambda: (rng.integers(-9, 9, (4, 6)).astype(np.int8), np.ones(6, np.float32))),
-    (
-        weighted,
-        lambda: (rng.standard_normal((4, 6)).astype(np.float32), np.ones(6, np.float32)),
-    ),
 ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make_args", PROGRAMS)
-def test_repeat_tile_average_compile_and_match_numpy(caplog, fn, make_args, backend):
+def test_repeat_tile_compile_and_match_numpy(caplog, fn, make_args, backend):
     assert_compiled_same(caplog, fn, *make_args(), backend=backend)
 
 
@@ -143,27 +110,3 @@ def test_unsupported_counts_run_in_numpy(fn, args, reason, backend):
     output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
     assert output.graph_break_count == 1
     assert reason in output.break_reasons[0].detail
-
-
-def average_no_axis_weights(x, w):
-    return np.average(x, weights=w)
-
-
-def average_bad_weights(x, w):
-    return np.average(x, axis=0, weights=w)
-
-
-def average_zero_weights(x, w):
-    return np.average(x, axis=1, weights=w)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_average_errors_are_numpys(backend):
-    x = rng.standard_normal((3, 4))
-    assert_same_calls(average_no_axis_weights, [(x, np.ones(4))], backend=backend)
-    assert_same_calls(average_bad_weights, [(x, np.ones(4)), (x, np.ones(3))], backend=backend)
-    zero = np.array([1.0, -1.0, 0.5, -0.5])
-    calls = [(x, np.ones(4)), (x, zero), (x[:0], zero), (x, np.array([1.0, 1, 1, np.nan]))]
-    assert_same_calls(average_zero_weights, calls, backend=backend)
-    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
-        astcompile.compile(average_zero_weights, backend=backend)(x, zero)

@@ -21,8 +21,10 @@ from astcompile.trace import (
     numpy_bind,
     numpy_construct,
     numpy_fill,
+    numpy_grid,
     numpy_join,
     numpy_repeat,
+    numpy_round,
     numpy_scan,
     numpy_stats,
 )
@@ -310,6 +312,8 @@ FUNCTIONS: dict[Callable, Callable] = {
     **numpy_scan.FUNCTIONS,
     **numpy_repeat.FUNCTIONS,
     **numpy_stats.FUNCTIONS,
+    **numpy_grid.FUNCTIONS,
+    **numpy_round.FUNCTIONS,
 }
 
 
@@ -343,6 +347,7 @@ METHODS: dict[str, Callable] = {
     "conjugate": np.conjugate,
     **numpy_scan.METHODS,
     **numpy_repeat.METHODS,
+    **numpy_round.METHODS,
 }
 
 

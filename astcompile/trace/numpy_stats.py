@@ -1,4 +1,4 @@
-"""Statistics NumPy writes in Python on top of reductions: np.average.
+"""Statistics NumPy writes in Python on top of reductions: np.average and np.ptp.
 
 The tracer follows NumPy's own code (numpy/lib/_function_base_impl.py): without weights an
 average is ``a.mean(axis)``; with weights it is ``(a * w).sum(axis) / w.sum(axis)`` in
@@ -91,4 +91,13 @@ def average(
     return _returned(avg, scl) if returned else avg
 
 
-FUNCTIONS: dict[Callable, Callable] = {np.average: average}
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: Any = np._NoValue) -> Any:
+    """``np.ptp``: ``max - min`` along ``axis`` (NumPy's ``_methods._ptp``)."""
+    if out is not None:
+        raise unsupported("np.ptp with out=")
+    array = numpy_join.as_array(a)
+    keep = False if keepdims is np._NoValue else bool(keepdims)
+    return array.max(axis, keepdims=keep) - array.min(axis, keepdims=keep)
+
+
+FUNCTIONS: dict[Callable, Callable] = {np.average: average, np.ptp: ptp}
