@@ -34,6 +34,7 @@ from astcompile.trace.masks import MaskedValue, masked_ufunc
 from astcompile.trace.numpy_fill import dims as _dims
 from astcompile.trace.numpy_fill import sym as _sym
 from astcompile.trace.outargs import ufunc_into
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import (
     SymArray,
     apply_elementwise,
@@ -45,13 +46,13 @@ from astcompile.trace.vectors import inner_product
 
 
 def _unsupported(what: str) -> TraceBreak:
-    return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
+    return TraceBreak(TraceReason.NOT_SUPPORTED, f"{what} runs in NumPy")
 
 
 def _check_allowed(func: Any) -> None:
     if registry.is_disallowed(func):
         name = getattr(func, "__name__", repr(func))
-        raise TraceBreak("disallowed op", f"{name} is marked disallow_in_graph")
+        raise TraceBreak(TraceReason.DISALLOWED_OP, f"{name} is marked disallow_in_graph")
 
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
