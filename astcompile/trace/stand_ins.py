@@ -245,7 +245,7 @@ class PassedCallee(ObjectRead):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _, path, recorder = _parts(self)
         raise TraceBreak(
-            "call of a function passed in",
+            TraceReason.PASSED_CALLEE,
             f"{describe(path, recorder.names)} is {object.__getattribute__(self, '_ac_why')}; "
             "the region runs as Python",
         )
