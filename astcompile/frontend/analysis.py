@@ -32,6 +32,7 @@ from astcompile.frontend.names import (
     child_blocks,
     declared_names,
     function_locals,
+    name_sets,
     parameter_names,
     small_statements,
 )
@@ -154,6 +155,9 @@ class _Checker:
         self.tree, self.module, self.fdef = tree, tree.module, fdef
         self.locals = function_locals(fdef)
         self.params = frozenset(parameter_names(fdef))
+        #: parameters the body never rebinds: a call of one is vetted by the tracer, which
+        #: sees the value passed in (trace/reads.py, ``passed_in_problem``)
+        self.passed_in = self.params - set(name_sets(fdef.body).writes)
         self.declared = declared_names(fdef)
         self.dynamic = dynamic_locals(fdef)
         self.local_fns = nested.local_functions(fdef)
@@ -302,6 +306,7 @@ class _Checker:
         child = copy.copy(self)
         own = nested.scope_locals(node)
         child.locals = self.locals | own
+        child.passed_in = self.passed_in - own
         child.local_fns = {n: f for n, f in self.local_fns.items() if n not in own}
         if isinstance(node, cst.FunctionDef):
             child.dynamic = self.dynamic | dynamic_locals(node)
@@ -316,6 +321,8 @@ class _Checker:
             if dotted in self.local_fns:
                 inline = nested.inlinable(self, self.local_fns[dotted])
                 kind = CallKind.GRAPHABLE if inline else CallKind.LOCAL_BREAK
+            elif dotted in self.passed_in:
+                kind = CallKind.GRAPHABLE  # ``op(x)`` with ``op`` an argument: see __init__
             elif dotted and dotted.split(".")[0] in self.locals:
                 kind = CallKind.GRAPHABLE if "." in dotted else CallKind.UNKNOWN
             elif dotted is None and isinstance(call.func, cst.Attribute):

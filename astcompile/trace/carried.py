@@ -166,7 +166,7 @@ def start_holds(values: tuple, kinds: list) -> bool:
     """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
     holding a start value (the Python number, flagged) exactly."""
     return all(
-        k == kind_of(v) or k[0] == "union" and _union_of(kind_of(v), k) == k
+        k == kind_of(v) or (k[0] == "union" and _union_of(kind_of(v), k) == k)
         for v, k in zip(values, kinds)
     )
 

@@ -83,7 +83,7 @@ class TraceContext:
     ) -> Node:
         return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, user_location())
 
-    def __enter__(self) -> "TraceContext":
+    def __enter__(self) -> TraceContext:
         stack = getattr(_local, "stack", None)
         if stack is None:
             stack = _local.stack = []

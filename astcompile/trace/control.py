@@ -32,7 +32,7 @@ from astcompile.trace.unions import plain
 
 def is_runtime(value: Any) -> bool:
     """A value whose truth is only known when the compiled code runs."""
-    return isinstance(value, SymArray) or isinstance(value, SymScalar) and value.dynamic
+    return isinstance(value, SymArray) or (isinstance(value, SymScalar) and value.dynamic)
 
 
 def truth_node(value: Any) -> Node:

@@ -8,7 +8,8 @@ size 7. Boolean masks are modelled in :mod:`astcompile.trace.masks`; other advan
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -102,9 +103,9 @@ def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
     uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
     from astcompile.trace.symbolic import SymArray, SymScalar
 
-    if isinstance(entry, SymScalar) and entry.dynamic:
-        node = entry.node
-    elif isinstance(entry, SymArray) and entry.ndim == 0:
+    if (isinstance(entry, SymScalar) and entry.dynamic) or (
+        isinstance(entry, SymArray) and entry.ndim == 0
+    ):
         node = entry.node
     else:
         return None
@@ -201,6 +202,10 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     _check_key(key)
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
+    if isinstance(value, (list, tuple)):
+        from astcompile.trace.numpy_sequences import stored
+
+        value = stored(value, array.dtype)  # converted item by item to the array's dtype
     store(array, items, value, dynamic)
 
 
@@ -252,7 +257,7 @@ def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
         probe = np.zeros(1, dtype)  # NumPy's own store raises its own error while tracing
         with np.errstate(all="ignore"):
             probe[0 if basic else np.ones(1, bool)] = node.attr.value
-    elif not (source.weak or basic and dtype.kind == "i"):
+    elif not (source.weak or (basic and dtype.kind == "i")):
         return
     elif node.dtype.kind == "f":
         limits.require_float_converts(node, dtype)

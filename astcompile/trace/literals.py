@@ -74,32 +74,32 @@ def _of_value(value: Any, dtype: Any, copy: bool) -> Any:
 
 
 def _build(obj: list | tuple, dtype: Any) -> SymArray:
-    from astcompile.trace.numpy_api import _new_array
+    from astcompile.trace.numpy_fill import new_array
 
     leaves: list[tuple[tuple[int, ...], Any]] = []
-    outer = _walk(obj, (), leaves)
-    inner = {_shape_of(leaf) for _, leaf in leaves}
+    outer = walk(obj, (), leaves)
+    inner = {shape_of(leaf) for _, leaf in leaves}
     if len(inner) != 1:
         raise _unsupported("np.array of an inhomogeneous nesting")
-    target = _dtype(leaves, dtype)
-    array = _new_array((*outer, *inner.pop()), target, 0)
+    target = dtype_of(leaves, dtype)
+    array = new_array((*outer, *inner.pop()), target, 0)
     for index, leaf in leaves:
         array[index] = leaf
     return array
 
 
-def _walk(obj: Any, index: tuple[int, ...], leaves: list) -> tuple[int, ...]:
+def walk(obj: Any, index: tuple[int, ...], leaves: list) -> tuple[int, ...]:
     """Collect ``(index, leaf)`` pairs; returns the shape of the nesting below ``index``."""
     if not isinstance(obj, (list, tuple)):
         leaves.append((index, obj))
         return ()
-    shapes = {_walk(item, (*index, k), leaves) for k, item in enumerate(obj)}
+    shapes = {walk(item, (*index, k), leaves) for k, item in enumerate(obj)}
     if len(shapes) > 1:
         raise _unsupported("np.array of a ragged nesting")
     return (len(obj), *(shapes.pop() if shapes else ()))
 
 
-def _shape_of(leaf: Any) -> tuple:
+def shape_of(leaf: Any) -> tuple:
     if isinstance(leaf, SymArray):
         return tuple(leaf.node.shape)
     if isinstance(leaf, (SymScalar, SymInt)):
@@ -116,7 +116,7 @@ def _example(leaf: Any) -> Any:
     return leaf if np.ndim(leaf) == 0 else np.asarray(leaf).dtype.type(1)
 
 
-def _dtype(leaves: list, dtype: Any) -> np.dtype:
+def dtype_of(leaves: list, dtype: Any) -> np.dtype:
     """NumPy's dtype for the literal. A traced Python int stored into a narrower integer
     dtype could overflow, which NumPy raises on: left to NumPy."""
     examples = [_example(leaf) for _, leaf in leaves]

@@ -48,11 +48,8 @@ def ac_for(
 def _for(
     body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
-    if (
-        not is_tracing()
-        or brk is None
-        and _all_concrete(bounds)
-        and len(range(*bounds)) <= UNROLL_LIMIT
+    if not is_tracing() or (
+        brk is None and _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT
     ):
         values = init
         for i in range(*bounds):
@@ -160,7 +157,7 @@ def _all_concrete(values: Sequence[Any]) -> bool:
 
 
 def _is_runtime_value(value: Any) -> bool:
-    return isinstance(value, SymArray) or isinstance(value, SymScalar) and value.dynamic
+    return isinstance(value, SymArray) or (isinstance(value, SymScalar) and value.dynamic)
 
 
 def _bound(value: Any) -> Node:

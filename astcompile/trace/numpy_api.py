@@ -16,7 +16,18 @@ from astcompile import registry
 from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.trace import build as B
 from astcompile.trace import complex as complex_parts
-from astcompile.trace import literals, numpy_bind, numpy_construct, numpy_join, numpy_scan
+from astcompile.trace import (
+    literals,
+    numpy_bind,
+    numpy_construct,
+    numpy_fill,
+    numpy_grid,
+    numpy_join,
+    numpy_repeat,
+    numpy_round,
+    numpy_scan,
+    numpy_stats,
+)
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak
@@ -25,8 +36,6 @@ from astcompile.trace.outargs import ufunc_into
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import (
     SymArray,
-    SymInt,
-    SymScalar,
     apply_elementwise,
     matmul,
     operand,
@@ -140,68 +149,8 @@ def _vdot(a: Any, b: Any) -> Any:
     return product
 
 
-def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """``np.full_like`` and ``np.zeros_like`` & co: a fresh array of ``a``'s shape (or
-    ``shape``) and dtype (or ``dtype``)."""
-    array = L.as_sym(a)
-    target = np.dtype(dtype) if dtype is not None else array.dtype
-    traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
-    value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
-    return _new_array(array.node.shape if shape is None else L.dims(shape), target, value)
-
-
-def _like(fill: Any) -> Callable:
-    """``np.zeros_like(a, dtype=None, ..., shape=None)`` & co (``empty_like`` zero-fills)."""
-
-    def handler(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-        return _full_like(a, fill, dtype, shape)
-
-    return handler
-
-
-def _filled(fill: Any) -> Callable:
-    """``np.zeros(shape, dtype)`` & co: a fresh array the region may write into."""
-
-    def handler(shape: Any, dtype: Any = None, order: str = "C") -> Any:
-        if order not in ("C", "K", "A"):
-            raise _unsupported("array creation with order='F'")
-        return _new_array(L.dims(shape), np.dtype(float if dtype is None else dtype), fill)
-
-    return handler
-
-
-def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> Any:
-    if isinstance(fill_value, SymArray) and fill_value.ndim:
-        raise _unsupported("np.full with an array fill value")
-    if order not in ("C", "K", "A"):
-        raise _unsupported("array creation with order='F'")
-    target = np.dtype(dtype) if dtype is not None else np.asarray(_hint(fill_value)).dtype
-    return _new_array(L.dims(shape), target, fill_value)
-
-
-def _hint(value: Any) -> Any:
-    if isinstance(value, SymArray):
-        return value.dtype.type(0)
-    return getattr(value, "hint", value)
-
-
-def _new_array(shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
-    from astcompile.trace.context import current
-
-    B.check_dtype(dtype)
-    if any(isinstance(d, int) and d < 0 for d in shape):
-        raise ValueError("negative dimensions are not allowed")
-    value = operand(fill)
-    node = value.node if value.node.dtype == dtype else B.cast(value, dtype)
-    spread = B.broadcast_to(node, shape)
-    return wrap(current().node(Op.COPY, (spread,), dtype, shape))
-
-
 CREATION: dict[Callable, Callable] = {
-    np.zeros: _filled(0),
-    np.ones: _filled(1),
-    np.empty: _filled(0),
-    np.full: _full,
+    **numpy_fill.CREATION,
     np.array: literals.array,
     np.asarray: literals.asarray,
     **numpy_construct.CREATION,
@@ -228,14 +177,15 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.imag: complex_parts.imag,
     np.angle: complex_parts.angle,
     np.shape: _shape,
-    np.zeros_like: _like(0),
-    np.ones_like: _like(1),
-    np.full_like: _full_like,
-    np.empty_like: _like(0),
+    **numpy_fill.FUNCTIONS,
     **views_norms.FUNCTIONS,
     **numpy_construct.FUNCTIONS,
     **numpy_join.FUNCTIONS,
     **numpy_scan.FUNCTIONS,
+    **numpy_repeat.FUNCTIONS,
+    **numpy_stats.FUNCTIONS,
+    **numpy_grid.FUNCTIONS,
+    **numpy_round.FUNCTIONS,
 }
 
 
@@ -262,6 +212,8 @@ METHODS: dict[str, Callable] = {
     "conj": np.conjugate,
     "conjugate": np.conjugate,
     **numpy_scan.METHODS,
+    **numpy_repeat.METHODS,
+    **numpy_round.METHODS,
 }
 
 

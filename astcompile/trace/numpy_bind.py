@@ -9,7 +9,8 @@ TypeError, and NumPy then raises its own), and the handler receives
 
 * the values of NumPy's positional-only parameters (a method's ``self``, ``np.reshape``'s ``a``)
   and of a ``*args`` parameter positionally, in NumPy's order;
-* every other argument by NumPy's parameter name.
+* every other argument by NumPy's parameter name (also those NumPy takes as ``**kwargs``,
+  like ``np.pad``'s ``constant_values=``, where the handler names them).
 
 An argument the handler has no parameter for breaks the trace ("not supported by the tracer")
 unless it is NumPy's default: a handler never sees a misplaced or a silently dropped argument.
@@ -92,9 +93,10 @@ def call(
             positional.append(value)
         elif param.kind is _P.VAR_POSITIONAL:
             positional.extend(value)
-        elif param.kind is _P.VAR_KEYWORD:
-            if value:
-                raise _unsupported(what, value)
+        elif param.kind is _P.VAR_KEYWORD:  # np.pad's ``constant_values=``: by name
+            if set(value) - accepted:
+                raise _unsupported(what, set(value) - accepted)
+            named.update(value)
         elif name in accepted:
             named[name] = value
         elif not _is_default(value, param.default):

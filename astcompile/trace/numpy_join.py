@@ -10,8 +10,9 @@ interpreter run it as they run any slice assignment; sizes add up symbolically
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import reduce
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -76,9 +77,9 @@ def _check_shapes(parts: Sequence[SymArray], axis: int | None) -> None:
 
 def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
     """A new array the parts are stored into (zero-filled: every element is then written)."""
-    from astcompile.trace.numpy_api import _new_array
+    from astcompile.trace.numpy_fill import new_array
 
-    return _new_array(shape, dtype, 0)
+    return new_array(shape, dtype, 0)
 
 
 def concatenate(
@@ -88,7 +89,7 @@ def concatenate(
         raise unsupported("np.concatenate with out=")
     parts = _parts(arrays, "concatenate")
     if axis is None:
-        parts, axis = [_flat(p) for p in parts], 0
+        parts, axis = [flat(p) for p in parts], 0
     if parts[0].ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     (axis,) = B.normalize_axes(axis, parts[0].ndim)
@@ -144,7 +145,7 @@ def column_stack(tup: Any) -> SymArray:
     return concatenate(parts, 1)
 
 
-def _flat(part: SymArray) -> SymArray:
+def flat(part: SymArray) -> SymArray:
     """``part.ravel()`` of a copy: the structured C generator reshapes only its own buffers."""
     if part.ndim == 1:
         return part
@@ -156,7 +157,7 @@ def outer(a: Any, b: Any, out: Any = None) -> Any:
     """``np.outer``: both inputs flattened, ``a[:, None] * b[None, :]``."""
     if out is not None:
         raise unsupported("np.outer with out=")
-    return _flat(as_array(a))[:, None] * _flat(as_array(b))[None, :]
+    return flat(as_array(a))[:, None] * flat(as_array(b))[None, :]
 
 
 def ufunc_outer(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:

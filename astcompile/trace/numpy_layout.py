@@ -16,16 +16,9 @@ import numpy as np
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.numpy_construct import unsupported
-from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap
-
-
-def dims(shape: Any) -> tuple:
-    items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(d.dim if isinstance(d, SymInt) else int(d) for d in items)
-
-
-def as_sym(a: Any) -> SymArray:
-    return a if isinstance(a, SymArray) else wrap(operand(a).node)
+from astcompile.trace.numpy_fill import dims
+from astcompile.trace.numpy_fill import sym as as_sym
+from astcompile.trace.symbolic import SymArray, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:

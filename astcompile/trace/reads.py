@@ -40,6 +40,7 @@ from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import (
     ClassRead,
     ObjectRead,
+    PassedCallee,
     ReadOnlyList,
     RecordingGlobals,
     is_read_stand_in,
@@ -112,10 +113,11 @@ class ReadRecorder:
             self.record(Read(path, ReadKind.SAME, known[0]))
             self._seen[path] = known[1]
             return known[1]
-        for applies, handler in _RULES:
-            if applies(value):
-                seen = handler(self, path, value)
-                break
+        why = passed_in_problem(path, value)
+        if why is not None:
+            seen = _refused(self, path, value, why)
+        else:
+            seen = next(handler for applies, handler in _RULES if applies(value))(self, path, value)
         self._seen[path] = seen
         return seen
 
@@ -222,6 +224,38 @@ def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
         TraceReason.OBJECT_METHOD,
         f"{describe(path, recorder.names)} reads state the region cannot follow; it runs as Python",
     )
+
+
+def passed_in_problem(path: Path, value: Any) -> str | None:
+    """Why the trace may not call ``value``, a function passed in as a region's argument
+    (``def f(x, op=np.add)``: ``op(x, 1)`` is graph-able in the source, frontend/analysis.py),
+    or None when it may: NumPy, math and safe builtins, ``allow_in_graph`` functions, and
+    user functions whose whole body is graph-able (inlined, as a call by name would be)."""
+    if len(path) != 1 or path[0][0] != "arg" or not callable(value) or isinstance(value, type):
+        return None
+    from astcompile.frontend.analysis import CallKind
+    from astcompile.frontend.resolve import RuntimeResolver
+
+    kind = RuntimeResolver(passed_in_problem).classify_object(value)
+    if kind in (CallKind.GRAPHABLE, CallKind.INLINE_USER):
+        return None
+    return _CALLEE_PROBLEMS.get(kind.value, "not a NumPy, math or graph-able user function")
+
+
+_CALLEE_PROBLEMS = {
+    "side_effect": "a function with side effects",
+    "break_user": "a user function with graph breaks or loops",
+    "disabled": "marked astcompile.disable",
+    "disallowed": "marked disallow_in_graph",
+    "graph_break": "astcompile.graph_break",
+}
+
+
+def _refused(recorder: ReadRecorder, path: Path, value: Any, why: str) -> Any:
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    stand_in = PassedCallee(value, path, recorder, why)
+    recorder.note_argument(path, value, stand_in)
+    return stand_in
 
 
 def _mutable(recorder: ReadRecorder, path: Path, value: Any) -> Any:

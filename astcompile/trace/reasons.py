@@ -62,6 +62,7 @@ class TraceReason(Enum):
     LIST_WRITE = ("write into a Python list", _OTHER)
     OBJECT_WRITE = ("write into a Python object", _OTHER)
     SIDE_EFFECT = ("side effect on a Python object", BreakReason.SIDE_EFFECT)
+    PASSED_CALLEE = ("call of a function passed in", BreakReason.UNKNOWN_CALL)
     TRACED_VALUE_ESCAPES = ("traced value in a Python object", _OTHER)
     MUTABLE_VALUE_ESCAPES = ("mutable value made in the region", _OTHER)
 

@@ -231,6 +231,26 @@ class ClassRead(ObjectRead):
         return hash(_parts(self)[0])
 
 
+class PassedCallee(ObjectRead):
+    """A function passed in as an argument that the trace must not run (``print``, a user
+    function with graph breaks, a callable object): seen by identity, and a call of it is a
+    trace break, so the region runs as Python and calls it there."""
+
+    __slots__ = ("_ac_why",)
+
+    def __init__(self, target: Any, path: Path, recorder: ReadRecorder, why: str) -> None:
+        super().__init__(target, path, recorder)
+        object.__setattr__(self, "_ac_why", why)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _, path, recorder = _parts(self)
+        raise TraceBreak(
+            TraceReason.PASSED_CALLEE,
+            f"{describe(path, recorder.names)} is {object.__getattribute__(self, '_ac_why')}; "
+            "the region runs as Python",
+        )
+
+
 def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
     """Only keys written in the source (constants, or tuples of them) name a fixed read."""
     if not _is_constant(key):

@@ -65,6 +65,10 @@ def operand(value: Any) -> B.Operand:
         return B.Operand(value.node, True, value.hint)
     if isinstance(value, SymInt):
         return B.Operand(value.as_node(), True, value.hint)
+    if isinstance(value, (list, tuple)):
+        from astcompile.trace.numpy_sequences import as_operand
+
+        return operand(as_operand(value))  # np.asarray(value), as NumPy computes with it
     return B.const_operand(value)
 
 
@@ -118,9 +122,11 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
 
 
 def is_operand(value: Any) -> bool:
-    return isinstance(
-        value, (SymArray, SymScalar, SymInt, np.ndarray, np.generic, bool, int, float, complex)
-    )
+    return isinstance(value, (SymArray, SymScalar, SymInt, *_CONCRETE_OPERANDS))
+
+
+#: Values an operator takes besides traced ones; NumPy makes lists and tuples arrays.
+_CONCRETE_OPERANDS = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
 
 class SymArray:
