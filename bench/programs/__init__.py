@@ -1,0 +1,35 @@
+"""Whole NumPy programs of the kinds scientists write, run plain and compiled.
+
+Each module ``NAME.py`` here (names not starting with ``_``) is one program: the function
+``NAME``, plain NumPy with no astcompile in it, and ``setup(small=False)``, which returns the
+function's arguments as a tuple, the same on every call (seeded). ``small=True`` gives inputs
+that run in well under a millisecond, for the correctness test. ``python -m bench.programs``
+runs each program plain and compiled, checks both give the same answer and times them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    fn: Callable[..., Any]
+    setup: Callable[[bool], tuple]
+    summary: str  # the first line of the module's docstring
+
+
+def names() -> list[str]:
+    """Every program in this folder, sorted."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def load(name: str) -> Program:
+    module = importlib.import_module(f"{__name__}.{name}")
+    summary = (module.__doc__ or "").strip().splitlines()[0]
+    return Program(name, getattr(module, name), module.setup, summary)

@@ -1,0 +1,134 @@
+"""``python -m bench.programs [--quick] [--only NAME] [--profile] [--json PATH] [--write-docs]``
+
+Runs every program of this folder plain and compiled (C backend) in one process: checks the
+compiled call does what the plain call does (result, dtype, shape, writes to its inputs,
+printed text, exceptions), times both interleaved in the same run, and prints one row per
+program with what broke (from ``astcompile.explain`` and the log channels). A program whose
+compiled form raises or gives another answer is a row marked ERROR or DIFFERS, never skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import io
+import json
+import os
+import pstats
+import tempfile
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import astcompile
+from bench.programs import Program, load, names
+from bench.programs._causes import Diagnosis, captured_logs, diagnose
+from bench.programs._compare import Verdict, compare, fresh, run, unchanged
+from bench.programs._report import SECTION, markdown, row_line, write_section
+from bench.programs._timing import FULL, QUICK, Plan, calls_per_round, interleaved, timed
+
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "docs")
+
+
+@dataclass
+class Row:
+    name: str
+    summary: str
+    plain: float | None = None  # seconds per call
+    compiled: float | None = None
+    first_call: float | None = None  # compile included
+    verdict: Verdict = field(default_factory=lambda: Verdict("ERROR", "not run"))
+    diagnosis: Diagnosis = field(default_factory=Diagnosis)
+    profile: list[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float | None:
+        if not (self.plain and self.compiled) or not self.verdict.ok:
+            return None
+        return self.plain / self.compiled
+
+
+def run_program(program: Program, plan: Plan, profile: bool) -> Row:
+    row = Row(program.name, program.summary)
+    args = program.setup(False)
+    plain_out = run(program.fn, args)
+    _, hint = timed(lambda: run(program.fn, args))
+    compiled = astcompile.compile(program.fn, backend="c")
+    with captured_logs() as compile_logs:
+        first, row.first_call = timed(lambda: run(compiled, args))
+    row.verdict = _worst(compare(plain_out, first), compare(plain_out, run(compiled, args)))
+    copies = not unchanged(args, plain_out.args_after)
+    if row.verdict.status != "ERROR":
+        row.plain, row.compiled = interleaved(program.fn, compiled, args, copies, plan, hint)
+    row.diagnosis = diagnose(program.fn, args, compile_logs, compiled)
+    if first.warnings:
+        row.diagnosis.breaks += [f"warning: {w[:200]}" for w in first.warnings]
+    if profile and row.ratio is not None and row.ratio < 0.95:
+        row.profile = profile_calls(compiled, args, copies)
+    return row
+
+
+def _worst(a: Verdict, b: Verdict) -> Verdict:
+    """The first call traces and compiles, the second runs the cached entries: check both."""
+    order = ("ERROR", "DIFFERS", "close", "equal")
+    return min(a, b, key=lambda v: order.index(v.status))
+
+
+def profile_calls(fn: Any, args: tuple, copies: bool, top: int = 6) -> list[str]:
+    """The functions with the most own time over a round of calls of ``fn``."""
+    profiler = cProfile.Profile()
+    with contextlib.redirect_stdout(io.StringIO()):
+        calls = max(3, calls_per_round(timed(lambda: fn(*fresh(args)))[1], FULL) * 10)
+        inputs = [fresh(args) for _ in range(calls)] if copies else [args] * calls
+        profiler.enable()
+        for a in inputs:
+            fn(*a)
+        profiler.disable()
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    total = max(stats.total_tt, 1e-12)
+    entries = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    return [
+        f"{_where(func)} {100 * tt / total:.0f}% ({ncalls / calls:.3g} calls/call)"
+        for func, (_, ncalls, tt, _, _) in entries
+    ]
+
+
+def _where(func: tuple) -> str:
+    filename, line, name = func
+    if filename == "~":
+        return name
+    parts = filename.replace("\\", "/").split("/")
+    short = "/".join(parts[-2:]) if "astcompile" in filename else parts[-1]
+    return f"{short}:{line}({name})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.programs", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter timing rounds")
+    parser.add_argument("--only", help="run only programs whose name contains this text")
+    parser.add_argument("--profile", action="store_true", help="profile programs under 0.95x")
+    parser.add_argument("--json", help="also write the rows to this JSON file")
+    parser.add_argument(
+        "--write-docs", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md"
+    )
+    opts = parser.parse_args()
+    cache = tempfile.TemporaryDirectory(prefix="astcompile-programs-")  # first calls compile
+    astcompile.config.cache_dir = cache.name
+    plan = QUICK if opts.quick else FULL
+    rows = []
+    for name in names():
+        if opts.only and opts.only not in name:
+            continue
+        rows.append(run_program(load(name), plan, opts.profile))
+        print(row_line(rows[-1]), flush=True)
+    text = markdown(rows)
+    print("\n" + text)
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump([{**asdict(r), "ratio": r.ratio} for r in rows], f, indent=1)
+    if opts.write_docs:
+        write_section(os.path.join(DOCS, "benchmarks.md"), text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Time the plain and the compiled function in the same run, interleaved round by round.
+
+A round times ``calls`` back-to-back calls (many for a microsecond program, one for a slow
+one) on inputs prepared before the clock starts: fresh copies when the program writes to its
+inputs, else the same inputs every call. The per-call time of a side is its best round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench.programs._compare import fresh
+
+
+@dataclass(frozen=True)
+class Plan:
+    rounds: int  # at least this many rounds each side
+    round_seconds: float  # aim for rounds of about this long
+    budget_seconds: float  # stop adding rounds past this (both sides together)
+
+
+FULL = Plan(rounds=7, round_seconds=0.02, budget_seconds=4.0)
+QUICK = Plan(rounds=3, round_seconds=0.005, budget_seconds=0.5)
+
+
+def calls_per_round(seconds_per_call: float, plan: Plan) -> int:
+    return max(1, min(20000, int(plan.round_seconds / max(seconds_per_call, 1e-7))))
+
+
+def interleaved(
+    plain: Callable, compiled: Callable, args: tuple, copies: bool, plan: Plan, hint: float
+) -> tuple[float, float]:
+    """(plain, compiled) seconds per call: best round of each, rounds alternating sides.
+    ``hint`` is one plain call's time, to size the rounds; ``copies`` gives every call a
+    fresh copy of ``args`` (the program writes to its inputs)."""
+    calls = calls_per_round(hint, plan)
+    best = [float("inf"), float("inf")]
+    spent, rounds = 0.0, 0
+    minimum = plan.rounds if hint < 1.0 else 2
+    while rounds < minimum or (spent < plan.budget_seconds and rounds < 3 * plan.rounds):
+        order = ((0, plain), (1, compiled)) if rounds % 2 == 0 else ((1, compiled), (0, plain))
+        for side, fn in order:
+            elapsed = _round(fn, args, calls, copies)
+            best[side] = min(best[side], elapsed / calls)
+            spent += elapsed
+        rounds += 1
+    return best[0], best[1]
+
+
+def _round(fn: Callable, args: tuple, calls: int, copies: bool) -> float:
+    inputs = [fresh(args) for _ in range(calls)] if copies else [args] * calls
+    gc.collect()
+    gc.disable()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            start = time.perf_counter()
+            for a in inputs:
+                fn(*a)
+            return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - start
