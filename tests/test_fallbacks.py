@@ -1,0 +1,98 @@
+"""Every fallback runs the region's own statements (the plain body), never the graph interpreter.
+
+A region that cannot run compiled — its trace breaks, the C backend cannot lower it, its cache
+is full, frozen mode has no entry for it, NumPy's error state asks to raise — runs the user's
+statements as Python. The interpreter (``backends/eager.run_plan``) is only for
+``backend="eager"``; each test checks it never ran, and that the answer is NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import astcompile
+from astcompile.backends import eager
+
+
+@pytest.fixture
+def interpreted(monkeypatch):
+    """Graphs the eager interpreter ran during the test."""
+    ran = []
+    original = eager.run_plan
+
+    def recording(graph, *args, **kwargs):
+        ran.append(graph.name)
+        return original(graph, *args, **kwargs)
+
+    monkeypatch.setattr(eager, "run_plan", recording)
+    return ran
+
+
+def unique_scaled(x):
+    y = np.unique(x) * 2.0
+    return y + 1.0
+
+
+def flat_first(x):
+    y = x.T.reshape(-1)
+    y[0] = 5.0
+    return y
+
+
+def scaled(x):
+    return x * 2.0 + 1.0
+
+
+def never_compiled(x):
+    return x * 3.0 - 1.0
+
+
+def _plain_calls(compiled) -> int:
+    return sum(region.stats.eager_calls for region in compiled.regions)
+
+
+def test_trace_failure_runs_the_body(interpreted):
+    f = astcompile.compile(unique_scaled, backend="c")
+    x = np.array([3.0, 1.0, 3.0, 2.0])
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), unique_scaled(x))
+    assert _plain_calls(f) == 3 and interpreted == []
+
+
+def test_unlowerable_region_runs_the_body(interpreted):
+    f = astcompile.compile(flat_first, backend="c")
+    x = np.arange(24.0).reshape(4, 6)
+    for _ in range(2):
+        np.testing.assert_array_equal(f(x.copy()), flat_first(x.copy()))
+    assert _plain_calls(f) == 2 and interpreted == []
+    codes = [b.code for b in astcompile.explain(f, x.copy()).break_reasons]
+    assert codes == ["GB023"]
+
+
+def test_full_cache_runs_the_body(interpreted, monkeypatch):
+    monkeypatch.setattr(astcompile.config, "cache_size_limit", 1)
+    f = astcompile.compile(scaled, backend="c")
+    f(np.ones(4))  # the one entry
+    with pytest.warns(RuntimeWarning, match="cache_size_limit=1"):
+        out = f(np.ones(4, dtype=np.float32))  # a second dtype: over the limit
+    np.testing.assert_array_equal(out, scaled(np.ones(4, dtype=np.float32)))
+    assert out.dtype == np.float32
+    assert _plain_calls(f) == 1 and interpreted == []
+
+
+def test_frozen_miss_runs_the_body(interpreted):
+    """Frozen mode compiles nothing: with no cached entry, the statements run as written."""
+    f = astcompile.compile(never_compiled, backend="c", mode="frozen")
+    x = np.arange(5.0)
+    np.testing.assert_array_equal(f(x), never_compiled(x))
+    assert all(region.stats.compiled_calls == 0 for region in f.regions)
+    assert _plain_calls(f) == len(f.regions) and interpreted == []
+
+
+def test_errstate_that_raises_runs_the_body(interpreted):
+    f = astcompile.compile(scaled, backend="c")
+    f(np.ones(3))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        f(np.array([1e308]))
+    assert interpreted == []
