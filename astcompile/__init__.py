@@ -19,7 +19,7 @@ from astcompile.errors import CompileError, GraphBreakError, NoSourceError, Unsu
 from astcompile.explain import ExplainOutput, explain
 from astcompile.logs import configure_from_env as _configure_logs
 from astcompile.logs import set_logs
-from astcompile.version import __version__
+from astcompile.version import __version__ as __version__
 
 __all__ = [
     "CompileError",

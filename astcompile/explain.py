@@ -33,8 +33,10 @@ class ExplainOutput:
     def __str__(self) -> str:
         ops = sum(self.ops_per_graph)
         lines = [
-            f"astcompile produced {self.graph_count} graph(s), with "
-            f"{self.graph_break_count} graph break(s) and {ops} op(s)."
+            (
+                f"astcompile produced {self.graph_count} graph(s), with "
+                f"{self.graph_break_count} graph break(s) and {ops} op(s)."
+            )
         ]
         if self.break_reasons:
             lines.append(" Break reasons:")
@@ -72,8 +74,10 @@ class ExplainOutput:
             return []
         share = 100 * self.eager_seconds / self.total_seconds
         return [
-            f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
-            "see the break reasons above."
+            (
+                f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
+                "see the break reasons above."
+            )
         ]
 
 

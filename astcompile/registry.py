@@ -6,7 +6,8 @@ while classifying calls and must not import the API (that would be a cycle).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from astcompile.runtime import forksafe
 

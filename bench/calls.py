@@ -49,7 +49,7 @@ def _cases(quick: bool) -> list[tuple[str, object, tuple, bool]]:
 
 
 def _time(fn, args: tuple, small: bool) -> float:
-    call = lambda: fn(*args)  # noqa: E731
+    call = lambda: fn(*args)
     return per_call_time(call) if small else best_time(call)
 
 

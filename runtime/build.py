@@ -23,6 +23,7 @@ and the build is most of a first call.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -141,10 +142,8 @@ def compile_shared(
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
     proc.wait()
     for stream in (proc.stdout, proc.stderr):  # not communicate(): a process that left the
         stream.close()  # group may hold the pipes open

@@ -124,7 +124,7 @@ def _break_an_add(graph: Graph) -> tuple[Graph, bool]:
 def test_the_pass_runner_verifies_after_each_pass_and_names_it(monkeypatch):
     monkeypatch.setattr(pipeline, "PIPELINE", [("breaks_adds", _break_an_add, "a bug")])
     graph = trace_callable(lambda x: x + 1.0, [np.ones(3)])
-    with pytest.raises(VerifyError, match="after pass breaks_adds: .* has 1 inputs"):
+    with pytest.raises(VerifyError, match=r"after pass breaks_adds: .* has 1 inputs"):
         pipeline.run_passes(graph)
     monkeypatch.setattr(config, "verify_ir", False)
     pipeline.run_passes(graph)  # off (outside the tests): no check, no cost
@@ -132,7 +132,7 @@ def test_the_pass_runner_verifies_after_each_pass_and_names_it(monkeypatch):
 
 def test_verify_between_names_the_stage():
     x = _input()
-    with pytest.raises(VerifyError, match="^after trace: "):
+    with pytest.raises(VerifyError, match=r"^after trace: "):
         verify_between(_graph(Node(Op.ADD, (x,), F64, (3,)), inputs=[x]), "trace")
 
 

@@ -7,12 +7,12 @@ import time
 
 import numpy as np
 import pytest
-from astcompile.runtime import timing
 
 import astcompile
 from astcompile import config, pipeline, stages
 from astcompile.backends.eager import EagerBackend
 from astcompile.passes.pipeline import PIPELINE
+from astcompile.runtime import timing
 from astcompile.trace.tracer import trace_callable
 
 PASS_NAMES = [name for name, _, _ in PIPELINE]

@@ -67,7 +67,8 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
     if library is not None:
         ffi, namespace["_lib"] = library
         namespace["_ptr"], namespace["_fb"] = _pointers(ffi)
-    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)
+    # our own generated wrapper, made from the graph (never user text): it must become a function
+    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102
     fn = namespace[f"region_{sanitize(graph.name)}"]
     fn.py_source = parts.py
     fn.parts = parts

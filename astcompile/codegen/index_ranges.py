@@ -26,7 +26,7 @@ class Affine:
     base: SymDim | None
     offset: int
 
-    def shifted(self, by: int) -> "Affine":
+    def shifted(self, by: int) -> Affine:
         return Affine(self.base, self.offset + by)
 
 

@@ -238,7 +238,7 @@ class _Checker:
             inline = local is not None and local.node is unit and nested.inlinable(self, local)
             return Verdict.GRAPHABLE if inline else Verdict.EAGER
         if not isinstance(unit, cst.If) or not all(
-            self.static_test(n) or in_loop and not loopcheck.test_problems(self, n.test)
+            self.static_test(n) or (in_loop and not loopcheck.test_problems(self, n.test))
             for n in if_chain(unit)
         ):
             return Verdict.EAGER

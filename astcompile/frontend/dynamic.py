@@ -43,7 +43,7 @@ def dynamic_locals(fdef: cst.FunctionDef) -> frozenset[str]:
         for names, value in bindings.found:
             if names <= dynamic:
                 continue
-            if value == DYNAMIC or value != STATIC and not is_static(value, dynamic):
+            if value == DYNAMIC or (value != STATIC and not is_static(value, dynamic)):
                 dynamic |= names
                 changed = True
     return frozenset(dynamic)

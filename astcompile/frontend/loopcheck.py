@@ -34,7 +34,7 @@ def iter_kind(node: cst.For) -> str:
     if not isinstance(call, cst.Call):
         return "array" if isinstance(call, (cst.Name, cst.Attribute, cst.Subscript)) else ""
     kind = ITERABLES.get(dotted_name(call.func) or "", "")
-    if any(a.star or a.keyword and kind != "enumerate" for a in call.args):
+    if any(a.star or (a.keyword and kind != "enumerate") for a in call.args):
         return ""
     return kind if _arity_ok(kind, call) else ""
 

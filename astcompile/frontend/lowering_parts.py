@@ -274,7 +274,7 @@ def _start(it: ast.Call, line: int, where: ast.stmt) -> tuple[ast.expr | None, l
 
 
 def _plus(expr: ast.expr, start: ast.expr | None) -> ast.expr:
-    if start is None or isinstance(start, ast.Constant) and start.value == 0:
+    if start is None or (isinstance(start, ast.Constant) and start.value == 0):
         return expr
     return ast.BinOp(expr, ast.Add(), start)
 

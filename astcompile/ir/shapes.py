@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Sequence, Union
+from typing import Union
 
 from astcompile.ir.attrs import SizeCheckKind
 
@@ -68,7 +69,7 @@ class SymDim:
     def __repr__(self) -> str:
         return f"SymDim({self}={self.hint})"
 
-    def symbols(self) -> set["SymDim"]:
+    def symbols(self) -> set[SymDim]:
         if self.op is DimOp.SYM:
             return {self}
         found: set[SymDim] = set()
@@ -91,7 +92,7 @@ def _fold(op: DimOp, a: Dim, b: Dim) -> Dim | None:
     """Constant folding and the few identities that keep printed shapes short."""
     if isinstance(a, int) and isinstance(b, int):
         return _EVAL[op](a, b)
-    if op is DimOp.ADD and b == 0 or op is DimOp.SUB and b == 0:
+    if (op is DimOp.ADD and b == 0) or (op is DimOp.SUB and b == 0):
         return a
     if op is DimOp.ADD and a == 0:
         return b
@@ -103,11 +104,16 @@ def _fold(op: DimOp, a: Dim, b: Dim) -> Dim | None:
         return a
     if op is DimOp.SUB and a == b:
         return 0
-    if op in (DimOp.ADD, DimOp.SUB) and isinstance(b, int) and isinstance(a, SymDim):
-        if a.op in (DimOp.ADD, DimOp.SUB) and isinstance(a.args[1], int):
-            inner = a.args[1] if a.op is DimOp.ADD else -a.args[1]
-            total = inner + (b if op is DimOp.ADD else -b)
-            return dim_add(a.args[0], total) if total >= 0 else dim_sub(a.args[0], -total)
+    if (
+        op in (DimOp.ADD, DimOp.SUB)
+        and isinstance(b, int)
+        and isinstance(a, SymDim)
+        and a.op in (DimOp.ADD, DimOp.SUB)
+        and isinstance(a.args[1], int)
+    ):
+        inner = a.args[1] if a.op is DimOp.ADD else -a.args[1]
+        total = inner + (b if op is DimOp.ADD else -b)
+        return dim_add(a.args[0], total) if total >= 0 else dim_sub(a.args[0], -total)
     return None
 
 

@@ -138,7 +138,7 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
         loop = tuple(dtype for _ in operands)
     if op in COMPARISONS and _needs_exact_compare(operands, loop):
         return limits.exact_compare(op, operands[0].node, operands[1].node, shape)
-    if op in COMPARISONS and len({d for d in loop}) > 1:
+    if op in COMPARISONS and len(set(loop)) > 1:
         raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
     return current().node(op, inputs, dtype, shape)

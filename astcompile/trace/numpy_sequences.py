@@ -32,7 +32,7 @@ _TRACED = (SymArray, SymScalar, SymInt)
 def _element_index(shape: tuple[int, ...]) -> SymArray:
     """Each element's flat (C-order) index, for an array of the constant ``shape``."""
     index = None
-    for axis, size in enumerate(shape):
+    for axis in range(len(shape)):
         along = iota(shape, axis)
         stride = int(np.prod(shape[axis + 1 :], dtype=np.int64))
         along = along * stride if stride != 1 else along

@@ -10,7 +10,7 @@ def ema_loop(x, alpha):
     top = x[0]
     for i in range(x.shape[0]):
         acc = alpha * x[i] + (1.0 - alpha) * acc
-        if x[i] > top:  # noqa: PLR1730 - the data-dependent branch is the point
+        if x[i] > top:
             top = x[i]
         out[i] = acc
         peak[i] = top
