@@ -189,3 +189,29 @@ def test_methods_and_keywords_on_both_paths(clock):
     np.testing.assert_array_equal(
         model.forward(x, bias=0.25), Model.forward.__wrapped__(model, x, bias=0.25)
     )
+
+
+def test_concurrent_sampled_calls_never_fail(monkeypatch):
+    """Threads sampling at once: every call returns the right answer, none raises."""
+    import threading
+
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    want = axpy(*args)
+    errors = []
+
+    def worker():
+        try:
+            for _ in range(300):
+                f._tier.countdown = 0  # every call a sampled one
+                np.testing.assert_array_equal(f(*args), want)
+        except Exception as exc:  # noqa: BLE001 - collected and reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -107,18 +108,27 @@ class Tier:
     signatures: set = field(default_factory=set)
     interval: int = FIRST_INTERVAL
     on_choice: Callable[[Tier, Choice], None] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
         if not self.pending and self.choice is None:
             self._open()
-        path = self.pending[0] if self.pending else ("plain" if self.plain else "compiled")
+        try:
+            path = self.pending[0]
+        except IndexError:  # none pending (or another thread took the last one)
+            path = "plain" if self.plain else "compiled"
         run = plain if path == "plain" else compiled
         result, seconds, clean = _timed(path, run, args, kwargs)
         sig = signature(args, kwargs)
-        if self.pending:
-            self._record(path, seconds, clean, sig)
-        else:
-            self._check(path, seconds, clean, sig)
+        if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
+            return result
+        try:
+            if path in self.pending:
+                self._record(path, seconds, clean, sig)
+            elif self.choice is not None:
+                self._check(path, seconds, clean, sig)
+        finally:
+            self.lock.release()
         return result
 
     def _open(self) -> None:
