@@ -22,6 +22,7 @@ from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
+from astcompile.codegen.source_notes import annotate
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
@@ -63,7 +64,7 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
                 decls.append(decl)
         wrapper = WrapperSource(sched, plans, reuse)
         py = wrapper.build()
-    return sched, "\n".join(parts), "\n".join(decls), py, wrapper
+    return sched, annotate("\n".join(parts)), "\n".join(decls), py, wrapper
 
 
 def _needs_structured(node: Node) -> bool:
@@ -117,10 +118,11 @@ class CBackend:
         with phase("codegen"), numbering():
             src = region_source(graph, generate_structured(graph))
         parts = WrapperParts(src.py, {**src.consts, "_raise": raise_error}, {}, src.decl)
-        library = self._load(src.c, src.decl)
+        c_source = annotate(src.c)
+        library = self._load(c_source, src.decl)
         parts.library = library_path(library[1])
         fn = make_wrapper(graph, parts, library)
-        fn.c_source = src.c
+        fn.c_source = c_source
         return fn
 
     def _load(self, source: str, decls: str) -> tuple[Any, Any]:

@@ -18,6 +18,7 @@ from astcompile.codegen.c import HEADER
 from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
+from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
@@ -59,10 +60,8 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
         prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
     signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
     body = ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
-    srcs = sorted({str(n.loc) for ns in em.plan.levels.values() for n in ns if n.loc})
-    head = (
-        f"/* region {graph.name}: from {', '.join(dict.fromkeys(srcs[:1] + srcs[-1:])) or '?'} */"
-    )
+    where = lines_of(n for ns in em.plan.levels.values() for n in ns)
+    head = f"/* region {graph.name}: from {where or '?'} */"
     c = "\n".join([HEADER, PRELUDE, head, signature, "{", *body, "    return 0;", "}", ""])
     decl = f"int {name}({', '.join(p.ctype for p in params)});"
     py = _Wrapper(graph, em, name, params, sels)
