@@ -19,7 +19,7 @@ def test_c_names_user_variables_and_points_at_source_lines():
     _, source, decls, wrapper, _ = generate(graph)
     assert "signal_" in source and "s_gain_" in source
     assert "/* return np.tanh(signal * gain)  (test_codegen_c.py:" in source  # quoted line
-    code = re.sub(r"/\*.*?\*/", "", source, flags=re.S)  # the quote says tanh too
+    code = re.sub(r"/\*.*?\*/", "", source, flags=re.DOTALL)  # the quote says tanh too
     assert "tanhf(" in code and "tanh(" not in code.replace("tanhf(", "")  # float32 stays
     assert "#pragma omp simd" in source
     assert decls.startswith("void scaled_tanh")
