@@ -10,14 +10,13 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
-import os
 import threading
 import types
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, registry, verify
+from astcompile import config, debug_dump, logs, registry, verify
 from astcompile.backends import get_backend
 from astcompile.errors import CompileError, GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
@@ -331,29 +330,10 @@ class CompiledFunction:
 
         return call_from_compiled(self, callee, args, kwargs)
 
-    # --- debug output ---
-    def _debug_folder(self) -> str | None:
-        if not config.debug_dir:
-            return None
-        module = getattr(self.fn, "__module__", "module") or "module"
-        folder = os.path.join(
-            config.debug_dir, f"{module}.{self.name}".replace("<", "").replace(">", "")
-        )
-        os.makedirs(folder, exist_ok=True)
-        return folder
-
+    # --- debug output (astcompile/debug_dump.py) ---
     def _dump_source(self, rewritten: Any) -> None:
-        logs.output_code.info("%s rewritten:\n%s", self.name, rewritten.source.lstrip("\n"))
-        folder = self._debug_folder()
-        if folder:
-            with open(os.path.join(folder, "rewritten.py"), "w") as out:
-                out.write(rewritten.source.lstrip("\n"))
-                out.writelines("\n\n" + spec.body_source.lstrip("\n") for spec in rewritten.regions)
+        debug_dump.rewritten(self.fn, self.name, rewritten)
 
-    def dump_graph(self, region_name: str, graph: Graph) -> None:
-        logs.output_code.info("%s %s:\n%s", self.name, region_name, graph)
-        folder = self._debug_folder()
-        if folder:
-            count = len([f for f in os.listdir(folder) if f.startswith(region_name)])
-            with open(os.path.join(folder, f"{region_name}.{count}.graph.txt"), "w") as out:
-                out.write(str(graph) + "\n")
+    def dump_graph(self, region_name: str, graph: Graph, run: Callable | None = None) -> None:
+        """The region's graph and, for a compiled entry ``run``, its C and wrapper."""
+        debug_dump.region(self.fn, self.name, region_name, graph, run)

@@ -221,7 +221,7 @@ class Region:
         entry = Entry(key, result, run)
         self._add_entry(entry)
         warm.save_entry(self, key, args, entry)  # [warm start hook] persist it for new processes
-        self._record_graph(result)
+        self._record_graph(result, run)
         return entry
 
     def _trace(self, key: tuple, args: tuple) -> TraceResult:
@@ -280,7 +280,7 @@ class Region:
             self._eager,
         )
 
-    def _record_graph(self, result: TraceResult) -> None:
+    def _record_graph(self, result: TraceResult, run: Callable) -> None:
         reads = [read.describe(self.names) for read in result.reads]
         recorder = telemetry.active()
         if recorder is not None:
@@ -293,7 +293,7 @@ class Region:
             self.spec.name,
             [str(g) for g in result.graph.guards] + result.value_guards + reads,
         )
-        self.owner.dump_graph(self.spec.name, result.graph)
+        self.owner.dump_graph(self.spec.name, result.graph, run)
 
     def _on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops

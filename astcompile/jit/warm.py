@@ -221,6 +221,8 @@ def load_entry(region: Any, key: tuple, args: tuple) -> Any:
     with region._lock:
         for entry in loaded:
             region._add_entry(entry)
+    for entry in loaded:  # debug output, as for an entry compiled now
+        region.owner.dump_graph(region.spec.name, entry.result.graph, entry.run)
     root = region.owner.fn
     return next(((e, leaves) for e in loaded if (leaves := e.bind(args, root)) is not None), None)
 
@@ -256,6 +258,7 @@ def _entry(
         return None
     consts = {k: _canonical(v) for k, v in record["consts"].items()}
     parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"])
+    parts.library = so_path if library is not None else None  # where its C source is kept
     result = dataclasses.replace(record["result"], reads=reads)
     run = make_wrapper(result.graph, parts, library)
     return Entry(key, result, run)
