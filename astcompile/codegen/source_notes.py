@@ -55,6 +55,18 @@ def note(filename: str, line: int) -> str:
     return f"/* {text}  {where} */" if text else f"/* {where} */"
 
 
+def error_site(sites: list[tuple[str, int]], node: Node) -> int:
+    """The number naming ``node``'s line among a region's error sites (``sites``, grown as
+    needed; -1 without a location). Code that fails stores it in ``err[3]``, so the error is
+    raised at the user's line (:func:`astcompile.runtime.user_frames.raise_at`)."""
+    if node.loc is None:
+        return -1
+    site = (node.loc.filename, node.loc.line)
+    if site not in sites:
+        sites.append(site)
+    return sites.index(site)
+
+
 def annotate(source: str) -> str:
     """``source`` with its markers replaced by notes before the statements they mark."""
     out: list[str] = []

@@ -132,11 +132,12 @@ class _Wrapper:
                 self.consts[f"_odt{j}"] = out.dtype
                 lines.append(f"    out{j} = _empty((), _odt{j})")
         lines.append(f"    sel = _empty({len(self.sels) or 1}, _i64)")
-        lines.append("    err = _empty(3, _i64)")
+        lines.append("    err = _empty(4, _i64)")
         lines.append(f"    rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
         lines.append("    if rc:")
         self.consts["_checks"] = tuple(self.em.checks)
-        lines.append("        _raise(rc, err, _checks)")
+        self.consts["_sites"] = tuple(self.em.sites)
+        lines.append("        _raise(rc, err, _checks, _sites)")
         outs = [self.ref(o, j) for j, o in enumerate(self.graph.outputs)]
         lines.append(f"    return [{', '.join(outs)}]")
         return "\n".join(lines) + "\n"
