@@ -61,8 +61,9 @@ def test_without_source_text_a_note_names_the_place():
 
 
 def test_lines_of_group_lines_by_file_in_numeric_order():
-    nodes = [_node("/a/heat.py", 10), _node("/a/heat.py", 9), _node("/b/lib.py", 3)]
-    assert notes.lines_of(nodes) == "heat.py:9, 10; lib.py:3"
+    lines = (10, 9, 14, 8)
+    nodes = [*(_node("/a/heat.py", n) for n in lines), _node("/b/lib.py", 3)]
+    assert notes.lines_of(nodes) == "heat.py:8-10, 14; lib.py:3"
 
 
 def test_error_sites_are_numbered_once_per_line():

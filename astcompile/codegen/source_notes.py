@@ -37,14 +37,23 @@ def short(loc: Loc) -> str:
 
 
 def lines_of(nodes: Iterable[Node]) -> str:
-    """The user's lines ``nodes`` came from, per file: ``heat.py:8, 9, 10`` ("" for none)."""
+    """The user's lines ``nodes`` came from, per file: ``heat.py:8-10, 14`` ("" for none)."""
     by_file: dict[str, set[int]] = {}
     for node in nodes:
         if node.loc:
             by_file.setdefault(os.path.basename(node.loc.filename), set()).add(node.loc.line)
-    return "; ".join(
-        f"{name}:{', '.join(map(str, sorted(lines)))}" for name, lines in sorted(by_file.items())
-    )
+    return "; ".join(f"{name}:{_spans(lines)}" for name, lines in sorted(by_file.items()))
+
+
+def _spans(lines: set[int]) -> str:
+    """``{8, 9, 10, 14}`` -> ``8-10, 14``."""
+    runs: list[list[int]] = []
+    for line in sorted(lines):
+        if runs and line == runs[-1][1] + 1:
+            runs[-1][1] = line
+        else:
+            runs.append([line, line])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def note(filename: str, line: int) -> str:
