@@ -22,7 +22,7 @@ def _node(path: str, line: int) -> Node:
 @pytest.fixture
 def program(tmp_path):
     path = tmp_path / "prog.py"
-    path.write_text("def f(u):\n    y = u * 2  # a */ in a comment\n    return y\n")
+    path.write_text("def f(u):\n    y = u * 2  # a */ in a comment\n    return y  # é\n", "utf-8")
     return str(path)
 
 
@@ -47,10 +47,10 @@ def test_a_run_of_statements_from_one_line_gets_one_note_quoting_it(program):
         "    double t1 = 1;",
         "    double t2 = t1;",
         "    #pragma omp simd",
-        "    /* return y  (prog.py:3) */",
+        "    /* return y  # \\xe9  (prog.py:3) */",
         "    t3 = t2;",
         "}",
-        "/* return y  (prog.py:3) */",  # a new function: noted again
+        "/* return y  # \\xe9  (prog.py:3) */",  # a new function: noted again
         "int g(void) { return 0; }",
     ]
 

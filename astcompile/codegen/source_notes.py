@@ -58,8 +58,9 @@ def _spans(lines: set[int]) -> str:
 
 def note(filename: str, line: int) -> str:
     """``/* u[1:-1] = 0.5 * (u[:-2] + u[2:])  (heat.py:14) */`` (the location alone when the
-    source text cannot be read)."""
+    source text cannot be read). ASCII (``\\xe9`` for é), whatever encoding writes the C."""
     text = linecache.getline(filename, line).strip().replace("*/", "* /")
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
     where = f"({short(Loc(filename, line))})"
     return f"/* {text}  {where} */" if text else f"/* {where} */"
 
