@@ -2,7 +2,7 @@
 
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
 ``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
-``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
+``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``, ``ASTCOMPILE_TIERING=0``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
 """
 
 from __future__ import annotations
@@ -61,6 +61,13 @@ debug_dir: str | None = _default_debug_dir()
 #: Check every compiled region call against its plain code run on copies of the inputs; a
 #: mismatch warns and writes a stand-alone repro (slow; for when a result looks wrong).
 verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
+#: Time a few calls of each compiled function both ways and run the function as written where
+#: that is faster (``jit/tiering.py``). Off: always the compiled path (tests that count
+#: compiled calls turn it off; results are the same either way).
+tiering: bool = _env_flag("ASTCOMPILE_TIERING", True)
+#: Check the IR's invariants (astcompile.ir.graph.verify) after tracing and after every graph
+#: pass; the tests set it. A failure is a compiler bug.
+verify_ir: bool = _env_flag("ASTCOMPILE_VERIFY_IR", False)
 #: Test hook, never for real use: regions compiled while set return a value off by one, so
 #: tests can check that ``verify`` catches a miscompile and that its repro reproduces it.
 plant_miscompile: bool = _env_flag("ASTCOMPILE_PLANT_MISCOMPILE", False)

@@ -27,3 +27,8 @@ class CompileError(Unsupported):
 
 class NoSourceError(Unsupported):
     """The function has no retrievable Python source (builtins, REPL lambdas, exec'd code)."""
+
+
+class Unlowerable(Exception):
+    """A backend cannot lower a traced graph (an op or a pattern it has no code for). Not a
+    user error: the region runs the user's own statements, and ``explain`` lists it (GB023)."""

@@ -27,6 +27,7 @@ class ExplainOutput:
     eager_seconds: float = 0.0
     total_seconds: float = 0.0
     python_loops: list = field(default_factory=list)  # "loop over n iterations runs in ..."
+    performance: list = field(default_factory=list)  # what measuring earlier calls chose
     out: Any = None
 
     def __str__(self) -> str:
@@ -60,6 +61,9 @@ class ExplainOutput:
         if self.guards:
             lines.append(" Guards (checked at every call; a read value is passed in):")
             lines += [f"  {guard}" for guard in dict.fromkeys(self.guards)]
+        if self.performance:
+            lines.append(" Performance (measured on earlier calls of the compiled function):")
+            lines += [f"  {text}" for text in self.performance]
         lines.extend(self._eager_warning())
         return "\n".join(lines)
 
@@ -82,7 +86,11 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
     compiled = CompiledFunction(original, **options)
     with dispatch.fresh_cache(), telemetry.Recorder() as recorder:
         out = compiled(*args, **kwargs)
-    return _summarise(recorder, out)
+    summary = _summarise(recorder, out)
+    choice = fn._tier.choice if isinstance(fn, CompiledFunction) else None
+    if choice is not None:
+        summary.performance.append(f"{fn.name} {choice.describe()}")
+    return summary
 
 
 def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:

@@ -1,6 +1,6 @@
 """Logging through the stdlib ``logging`` module under the ``astcompile`` logger.
 
-``ASTCOMPILE_LOGS=graph_breaks,recompiles,guards,output_code`` (or :func:`set_logs`) switches
+``ASTCOMPILE_LOGS=graph_breaks,recompiles,guards,output_code,perf_hints`` (or :func:`set_logs`) switches
 the named channels to INFO on stderr, like ``TORCH_LOGS`` does for torch.compile.
 """
 
@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import os
 
-CHANNELS = ("graph_breaks", "recompiles", "guards", "output_code")
+CHANNELS = ("graph_breaks", "recompiles", "guards", "output_code", "perf_hints")
 root = logging.getLogger("astcompile")
 graph_breaks = logging.getLogger("astcompile.graph_breaks")
 recompiles = logging.getLogger("astcompile.recompiles")
 guards = logging.getLogger("astcompile.guards")
 output_code = logging.getLogger("astcompile.output_code")
+#: Where compiled code is not faster, and what runs instead (``jit/tiering.py``).
+perf_hints = logging.getLogger("astcompile.perf_hints")
 _handler: logging.Handler | None = None
 
 

@@ -13,12 +13,17 @@ from . import forksafe
 
 #: phase name -> cumulative seconds spent in it by this process.
 compile_times: dict[str, float] = {}
+#: How many phases have started in this process: a call that saw it change compiled something
+#: (``astcompile.jit.tiering`` drops such a call's time from its comparison).
+events = 0
 _lock = forksafe.module_lock(__name__)
 
 
 @contextmanager
 def phase(name: str) -> Iterator[None]:
     """Add the time spent in the ``with`` block to ``compile_times[name]``."""
+    global events
+    events += 1
     start = time.perf_counter()
     try:
         yield

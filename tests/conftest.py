@@ -27,6 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "ci")
+    os.environ.setdefault("ASTCOMPILE_VERIFY_IR", "1")  # processes the tests start verify too
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
@@ -48,6 +49,10 @@ def _isolated_cache(
     cache = tmp_path_factory.getbasetemp() / "astcompile-cache"
     cache.mkdir(mode=0o700, exist_ok=True)
     monkeypatch.setattr(astcompile.config, "cache_dir", str(cache))
+    # Which path runs must not depend on this machine's timing: tests that count compiled
+    # calls see the compiled path; tests/test_tiering.py turns measuring on with a test clock.
+    monkeypatch.setattr(astcompile.config, "tiering", False)
+    monkeypatch.setattr(astcompile.config, "verify_ir", True)  # the IR checked after each pass
     os.environ.setdefault("ASTCOMPILE_CACHE_DIR", str(cache))
     yield
     astcompile.reset()

@@ -306,3 +306,19 @@ def test_reduction_over_empty_inner_axes_does_not_trap():
 
     x = np.zeros((0, 1, 0))
     assert astcompile.compile(any_sin, backend="c")(x) == any_sin(x)
+
+
+def test_multiply_add_rounds_like_numpy():
+    """GCC contracts ``a * b + c`` into an FMA unless told not to; NumPy rounds twice. The
+    compiled result must be NumPy's bits, not within an ulp of them."""
+    import astcompile
+
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.random(4099) for _ in range(3))
+
+    def fma_like(a, b, c):
+        return a * b + c, a * b - c * a
+
+    compiled = astcompile.compile(fma_like, backend="c")
+    for got, want in zip(compiled(a, b, c), fma_like(a, b, c)):
+        assert np.array_equal(got, want)

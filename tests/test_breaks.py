@@ -317,7 +317,7 @@ def test_loops_and_static_branches_are_not_breaks():
 
 def test_catalogue_codes_are_unique_and_complete():
     codes = [r.code for r in BreakReason]
-    assert len(set(codes)) == len(codes) == 22
+    assert len(set(codes)) == len(codes) == 23
     assert BreakReason.SIDE_EFFECT.code == "GB012"
     assert BreakReason.TRACE_UNSUPPORTED.format(feature="np.unique") == (
         "np.unique is not supported by the tracer"
@@ -347,10 +347,12 @@ def test_catalogue_markdown_lists_every_reason():
 
 @pytest.mark.parametrize("backend", ["eager", "c"])
 def test_conditional_expression_on_array_values_is_a_branch_not_a_break(backend):
-    """``x if x.mean() > 0 else -x`` becomes an IF node: no break, NumPy's answer."""
+    """``x if x.mean() > 0 else -x`` becomes an IF node: no break, NumPy's answer. (The C
+    backend cannot yet return a view out of a branch: that region runs as written, GB023.)"""
     for x in (np.array([1.0, -0.5, 2.0]), np.array([-3.0, 1.0])):
         output = astcompile.explain(astcompile.compile(data_ternary, backend=backend), x)
-        assert output.graph_break_count == 0, output
+        codes = [b.code for b in output.break_reasons]
+        assert codes == ([] if backend == "eager" else ["GB023"]), output
         np.testing.assert_array_equal(output.out, data_ternary(x))
 
 

@@ -339,14 +339,46 @@ def test_reduction_inside_a_loop_body(backend):
     np.testing.assert_allclose(d, want, rtol=1e-14)
 
 
-def test_unsupported_falls_back_to_eager(backend):
-    """A reshape of a strided argument is not compiled: the region runs in NumPy, correctly."""
+def test_unsupported_is_unlowerable(backend):
+    """A reshape of a strided argument is not compiled: the backend says so (the region then
+    runs the user's statements, never the graph interpreter)."""
+    from astcompile.errors import Unlowerable
+
     g = G()
     x = g.array("x", F8, (4, 6))
     r = g.node(Op.RESHAPE, (x,), F8, (24,), (24,))
     st = g.store(r, g.const(1.0, F8), [IndexItem("int", 0)])
-    fn = backend.compile(g.graph([], [st]))
-    assert not hasattr(fn, "c_source")
+    with pytest.raises(Unlowerable, match="reshape"):
+        backend.compile(g.graph([], [st]))
+
+
+def test_unlowerable_region_runs_the_users_statements():
+    """End to end: the region's own body runs (no graph interpreter), with NumPy's result, and
+    explain names the region with GB023."""
+    import astcompile
+    from astcompile.backends import eager
+
+    def flat_first(x):
+        y = x.T.reshape(-1)
+        y[0] = 5.0
+        return y
+
+    interpreted = []
+    original = eager.EagerBackend.compile
+    try:
+        eager.EagerBackend.compile = lambda self, graph: (
+            interpreted.append(graph) or original(self, graph)
+        )
+        f = astcompile.compile(flat_first, backend="c")
+        x = np.arange(24.0).reshape(4, 6)
+        np.testing.assert_array_equal(f(x.copy()), flat_first(x.copy()))
+        np.testing.assert_array_equal(f(x.copy()), flat_first(x.copy()))
+    finally:
+        eager.EagerBackend.compile = original
+    assert interpreted == []
+    assert f.regions[0].stats.eager_calls == 2
+    report = astcompile.explain(f, x.copy())
+    assert any(b.code == "GB023" for b in report.break_reasons), str(report)
 
 
 def _upd(u, x):

@@ -13,7 +13,7 @@ from astcompile.trace.tracer import trace_callable
 
 
 def _schedule(fn, *args):
-    graph = run_passes(trace_callable(fn, list(args)), check=True)
+    graph = run_passes(trace_callable(fn, list(args)))
     return schedule(graph, supported)
 
 

@@ -11,6 +11,7 @@ from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
 from astcompile.jit.regions import _rebuild, leaves_of
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.tracer import trace
 
 
@@ -110,7 +111,8 @@ def test_data_dependent_bool_breaks():
 
     with pytest.raises(TraceBreak) as info:
         trace_and_run(f, np.ones(3))
-    assert info.value.reason == "data-dependent control flow"
+    assert info.value.reason is TraceReason.DATA_DEPENDENT_CONTROL
+    assert "data-dependent control flow: the truth value of an array" in str(info.value)
     assert info.value.loc.line > 0
 
 

@@ -4,7 +4,8 @@
 one C source for all of the region's kernels (one compiler call), builds or loads it through the
 runtime's disk cache, and returns the generated Python wrapper. Graphs with loops, branches or
 stores (*structured* graphs) become one C function each (``codegen/structured.py``); what that
-emitter does not support raises ``StructuredUnsupported`` and the region runs eagerly.
+emitter does not support raises ``Unlowerable`` and the region runs the user's own statements
+(never the graph interpreter, which would be slower than the plain code).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
-from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.ids import numbering
@@ -27,7 +27,7 @@ from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
 from astcompile.codegen.wrapper import WrapperSource
-from astcompile.errors import CompileError
+from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
@@ -98,10 +98,7 @@ class CBackend:
             try:
                 return self._compile_structured(graph)
             except StructuredUnsupported as exc:
-                logs.graph_breaks.info(
-                    "%s runs eagerly: the C backend does not support %s", graph.name, exc
-                )
-                return EagerBackend().compile(graph)
+                raise Unlowerable(str(exc)) from exc
         sched, source, decls, py, wrapper = generate(graph)
         _log_numpy_steps(graph, sched)
         parts = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps), decls)

@@ -146,6 +146,12 @@ class BreakReason(Enum):
         "{callee}() is a nested function that cannot be inlined; it runs in Python",
         "fix what its GB018 or its own breaks report, or define it at module level",
     )
+    TARGET_UNSUPPORTED = (
+        "GB023",
+        "traced, but the backend cannot lower it",
+        "the {backend} backend does not support {feature}; the region runs as written",
+        "move that operation out of the loop or region, or accept that the region runs as Python",
+    )
 
     def __init__(self, code: str, title: str, message: str, fix: str) -> None:
         self.code = code

@@ -12,18 +12,19 @@ import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from astcompile.ir.attrs import SizeCheckKind
 from astcompile.runtime.user_frames import raise_at
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
-SIZE_CHECKS: dict[str, tuple[Callable[..., bool], str, int]] = {
-    "broadcast": (
+SIZE_CHECKS: dict[SizeCheckKind, tuple[Callable[..., bool], str, int]] = {
+    SizeCheckKind.BROADCAST: (
         lambda a, b: a == b or a == 1 or b == 1,
         "{0} == {1} || {0} == 1 || {1} == 1",
         10,
     ),
-    "store": (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 11),
-    "equal": (lambda a, b: a == b, "{0} == {1}", 12),
-    "nonempty": (lambda a: a > 0, "{0} > 0", 13),
+    SizeCheckKind.STORE: (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 11),
+    SizeCheckKind.EQUAL: (lambda a, b: a == b, "{0} == {1}", 12),
+    SizeCheckKind.NONEMPTY: (lambda a: a > 0, "{0} > 0", 13),
 }
 
 _MESSAGES = {
@@ -34,11 +35,11 @@ _MESSAGES = {
 }
 
 
-def size_check_holds(kind: str, sizes: Sequence[int]) -> bool:
+def size_check_holds(kind: SizeCheckKind, sizes: Sequence[int]) -> bool:
     return SIZE_CHECKS[kind][0](*sizes)
 
 
-def size_check_message(kind: str, sizes: Sequence[int]) -> str:
+def size_check_message(kind: SizeCheckKind, sizes: Sequence[int]) -> str:
     return message_for_status(SIZE_CHECKS[kind][2], sizes)
 
 

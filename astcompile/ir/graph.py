@@ -15,14 +15,58 @@ values of the next iteration; RESULT nodes pick the loop's final values.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
-from astcompile.ir.ops import Kind, Op, kind
+from astcompile import config
+from astcompile.ir.attrs import (
+    CheckAttr,
+    ConstAttr,
+    DynIndex,
+    IfAttr,
+    IndexItem,
+    IndexKind,
+    InputAttr,
+    InputKind,
+    LoopAttr,
+    ReduceAttr,
+    SizeCheckAttr,
+    SizeCheckKind,
+    StoreAttr,
+)
+from astcompile.ir.ops import Kind, Op, Signature, kind, signature
 from astcompile.ir.shapes import Dim, ShapeGuard
+
+#: The attribute types live in ir/attrs.py (the op table names them); most code imports them
+#: from here, with the graph.
+__all__ = [
+    "CheckAttr",
+    "ConstAttr",
+    "DynIndex",
+    "Graph",
+    "IfAttr",
+    "IndexItem",
+    "IndexKind",
+    "InputAttr",
+    "InputKind",
+    "Loc",
+    "LoopAttr",
+    "Node",
+    "ReduceAttr",
+    "SizeCheckAttr",
+    "SizeCheckKind",
+    "StoreAttr",
+    "VerifyError",
+    "format_graph",
+    "format_shape",
+    "own_nodes",
+    "verify",
+    "verify_between",
+    "walk",
+]
 
 _ids = itertools.count()
 
@@ -38,126 +82,10 @@ class Loc:
         return f"{self.filename}:{self.line}"
 
 
-class InputKind(Enum):
-    ARRAY = "array"  # an ndarray argument
-    SCALAR = "scalar"  # a Python or NumPy scalar passed by value (never guarded by value)
-    LOOP_VAR = "loop_var"  # a LOOP body's induction variable (int64)
-    CARRIED = "carried"  # a LOOP body's loop-carried value at the start of an iteration
-
-
-@dataclass(frozen=True)
-class InputAttr:
-    index: int  # position among the region's flattened array/scalar leaves
-    name: str  # the user's variable name, for generated code and printing
-    input_kind: InputKind
-    weak: bool = False  # a Python scalar: NEP 50 "weak" promotion
-
-
-@dataclass(frozen=True)
-class ReduceAttr:
-    axes: tuple[int, ...]  # normalised, sorted, non-negative
-    keepdims: bool
-    ddof: int = 0
-
-
-@dataclass(frozen=True)
-class IndexItem:
-    """One entry of a basic index, already normalised against the input's axis.
-
-    ``kind`` is "slice" (``start``/``length``/``step`` select a strided range of the axis),
-    "int" (``start`` picks one element; the axis is dropped), "newaxis" (adds a size-1 axis) or
-    "dslice": a slice whose bounds are known only at run time (``x[i:i + k]`` in a loop);
-    ``start``/``stop`` are then the raw bounds (None when omitted) that NumPy clips when the
-    code runs, and ``length`` is a RUN size (:func:`astcompile.ir.shapes.runtime_dim`).
-    """
-
-    kind: str
-    start: "Dim | DynIndex | None" = 0  # a DynIndex only for "int" and "dslice" items
-    length: Dim = 0
-    step: int = 1
-    stop: "Dim | DynIndex | None" = None  # "dslice" only
-
-
-@dataclass(frozen=True)
-class DynIndex:
-    """An index known only at run time: the value of ``node.inputs[input]`` (an int64 scalar).
-
-    Used as ``IndexItem.start`` of an "int" item (``x[i]`` with ``i`` a loop variable). NumPy's
-    rules apply when it runs: a negative index counts from the end once, and anything still
-    out of range raises ``IndexError``.
-    """
-
-    input: int
-
-    def __str__(self) -> str:
-        return f"${self.input}"
-
-
-@dataclass(frozen=True)
-class SizeCheckAttr:
-    """A run-time check of RUN sizes (a SIZE_CHECK effect): ``kind`` is "broadcast" (``a == b`` or
-    either is 1), "store" (value size ``a`` fits target size ``b``: equal or 1), "equal", or
-    "nonempty" (``a > 0``). A failed check raises NumPy's ValueError."""
-
-    kind: str
-    dims: tuple[Dim, ...]
-
-
-@dataclass(frozen=True)
-class StoreAttr:
-    index: tuple[IndexItem, ...]  # where in the target; () means the whole target
-
-
-@dataclass(frozen=True)
-class LoopAttr:
-    """``for i in range(start, stop, step)`` or ``while test`` with loop-carried state.
-
-    A ``for`` LOOP node's inputs are ``(start, stop, step, *initial_carried, *captured)``;
-    ``body`` takes ``(i, *carried)`` and returns the next ``carried``. With ``exits`` the body
-    returns one more value, a bool: run another iteration (False after a ``break``). A ``while``
-    LOOP (``is_while``) has inputs ``(go, *initial_carried, *captured)``, where ``go`` is the
-    test on the initial values; its body takes ``(*carried)`` and always ``exits``: its last
-    output is the test on the next values (False after a ``break``).
-    """
-
-    body: "Graph"
-    carried: int
-    parallel: bool = False
-    exits: bool = False
-    is_while: bool = False
-
-    @property
-    def heads(self) -> int:
-        """How many control inputs come before the initial carried values."""
-        return 1 if self.is_while else 3
-
-    @property
-    def holders(self) -> "list[Node]":
-        """The body inputs that stand for the carried values."""
-        return self.body.inputs[0 if self.is_while else 1 :]
-
-
-@dataclass(frozen=True)
-class CheckAttr:
-    """A CHECK raises ``exception(message)`` when its input is false (``assert``, domain
-    errors of ``math`` functions, Python's division by zero on loop values)."""
-
-    exception: str  # a builtin exception's name: "AssertionError", "ValueError", ...
-    message: str
-
-
-@dataclass(frozen=True)
-class IfAttr:
-    """``if cond`` on a scalar: inputs ``(cond, *captured)``; both graphs take ``captured``."""
-
-    then_graph: "Graph"
-    else_graph: "Graph"
-
-
 @dataclass(frozen=True, eq=False)
 class Node:
     op: Op
-    inputs: tuple["Node", ...]
+    inputs: tuple[Node, ...]
     dtype: np.dtype
     shape: tuple[Dim, ...]
     attr: Any = None
@@ -237,11 +165,11 @@ def _format_attr(attr: Any) -> str:
 
 
 def _format_item(item: IndexItem) -> str:
-    if item.kind == "newaxis":
+    if item.kind is IndexKind.NEWAXIS:
         return "None"
-    if item.kind == "int":
+    if item.kind is IndexKind.INT:
         return str(item.start)
-    if item.kind == "dslice":
+    if item.kind is IndexKind.DSLICE:
         bounds = ("" if b is None else str(b) for b in (item.start, item.stop))
         return ":".join(bounds) + f":{item.step}"
     return f"{item.start}:+{item.length}:{item.step}"
@@ -314,31 +242,69 @@ class VerifyError(AssertionError):
     """An IR invariant is broken: a compiler bug, never a user error."""
 
 
+def verify_between(graph: Graph, stage: str) -> None:
+    """The hook the compile calls after tracing and after each graph pass: with
+    ``config.verify_ir`` set (tests set it) the graph is verified, and a broken invariant names
+    the stage that broke it. Off, it costs one attribute read."""
+    if not config.verify_ir:
+        return
+    try:
+        verify(graph)
+    except VerifyError as exc:
+        raise VerifyError(f"after {stage}: {exc}") from None
+
+
 def verify(graph: Graph) -> None:
-    """Check the invariants passes rely on; tests call it between passes."""
-    input_ids = {n.id for n in graph.inputs}
-    for node in graph.nodes():
-        if node.op is Op.INPUT and node.id not in input_ids:
-            raise VerifyError(f"{node!r} is an INPUT not listed in graph.inputs")
-        if not isinstance(node.dtype, np.dtype):
-            raise VerifyError(f"{node!r} has dtype {node.dtype!r}, not an np.dtype")
-        if any(isinstance(d, int) and d < 0 for d in node.shape):
-            raise VerifyError(f"{node!r} has a negative size in {node.shape}")
-        if node.op is Op.STORE and node not in graph.effects:
-            raise VerifyError(f"{node!r} is a STORE missing from graph.effects")
-        if isinstance(node.attr, ReduceAttr) and any(
-            a >= len(node.inputs[0].shape) for a in node.attr.axes
-        ):
-            raise VerifyError(f"{node!r} reduces an axis its input does not have")
+    """Check the invariants passes rely on, in the graph and its loop bodies and branches;
+    tests run it after tracing and after every pass (see :func:`verify_between`)."""
+    _verify_nodes(graph, graph.nodes(), frozenset())
 
 
-@dataclass(frozen=True)
-class ConstAttr:
-    """A constant. ``weak`` marks a Python scalar literal: NEP 50 lets the other operand's dtype
-    win (``x_f32 * 2.0`` stays float32), so backends must not widen it to the node's dtype early."""
+def _verify_nodes(graph: Graph, nodes: Iterable[Node], outer_inputs: frozenset[int]) -> None:
+    inputs = outer_inputs | {n.id for n in graph.inputs}
+    effects = {n.id for n in graph.effects}
+    for node in nodes:
+        _verify_node(node, inputs, effects)
+        for _label, sub in _subgraphs(node):
+            _verify_nodes(sub, own_nodes(sub, node.inputs), inputs)
 
-    value: Any
-    weak: bool = False
 
-    def __repr__(self) -> str:
-        return repr(self.value)
+def _verify_node(node: Node, inputs: set[int] | frozenset[int], effects: set[int]) -> None:
+    if node.op is Op.INPUT and node.id not in inputs:
+        raise VerifyError(f"{node!r} is an INPUT not listed in graph.inputs")
+    if not isinstance(node.dtype, np.dtype):
+        raise VerifyError(f"{node!r} has dtype {node.dtype!r}, not an np.dtype")
+    if any(isinstance(d, int) and d < 0 for d in node.shape):
+        raise VerifyError(f"{node!r} has a negative size in {node.shape}")
+    if node.op is Op.STORE and node.id not in effects:
+        raise VerifyError(f"{node!r} is a STORE missing from graph.effects")
+    _verify_signature(node)
+    if isinstance(node.attr, LoopAttr) and len(node.inputs) < node.attr.heads + node.attr.carried:
+        raise VerifyError(f"{node!r} has fewer inputs than its loop heads and carried values")
+    if isinstance(node.attr, ReduceAttr) and any(
+        a >= len(node.inputs[0].shape) for a in node.attr.axes
+    ):
+        raise VerifyError(f"{node!r} reduces an axis its input does not have")
+
+
+def _verify_signature(node: Node) -> None:
+    """Arity and attribute type against the op table (:data:`astcompile.ir.ops.SIGNATURES`)."""
+    sig = signature(node.op)
+    if not sig.arity_ok(len(node.inputs)):
+        expected = f"{'at least ' if sig.more else ''}{sig.inputs}"
+        raise VerifyError(f"{_what(node)} has {len(node.inputs)} inputs, expected {expected}")
+    if not sig.attr_ok(node.attr):
+        raise VerifyError(f"{_what(node)} carries {node.attr!r}, expected {_type_names(sig)}")
+
+
+def _what(node: Node) -> str:
+    return f"{node!r} = {node.op.name.lower()}"
+
+
+def _type_names(sig: Signature) -> str:
+    types = sig.attr if isinstance(sig.attr, tuple) else (sig.attr,)
+    names = " or ".join("None" if t is type(None) else t.__name__ for t in types)
+    if sig.each is None:
+        return names
+    each = sig.each if isinstance(sig.each, tuple) else (sig.each,)
+    return f"a {names} of {' or '.join(t.__name__ for t in each)}"

@@ -10,8 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
+from typing import Any
 
 import numpy as np
+
+from astcompile.ir.attrs import (
+    CheckAttr,
+    ConstAttr,
+    IfAttr,
+    IndexItem,
+    InputAttr,
+    LoopAttr,
+    ReduceAttr,
+    SizeCheckAttr,
+    StoreAttr,
+)
+from astcompile.ir.shapes import SymDim
 
 
 class Kind(Enum):
@@ -311,3 +325,66 @@ def is_view(op: Op) -> bool:
 def is_fresh(op: Op) -> bool:
     """Whether ``op`` makes a new array (see :class:`OpInfo`): np.zeros, np.copy, x + 1, ..."""
     return REGISTRY[op].fresh
+
+
+_NO_ATTR = type(None)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a well-formed node of one op looks like, for :func:`astcompile.ir.graph.verify`:
+    ``inputs`` inputs (at least that many when ``more``: dynamic indices, loop-carried and
+    captured values) and an attribute of type ``attr``; when ``each`` is set the attribute is a
+    tuple of ``each`` items (INDEX's IndexItems, RESHAPE's dims)."""
+
+    inputs: int
+    attr: type | tuple[type, ...] = _NO_ATTR
+    more: bool = False
+    each: type | tuple[type, ...] | None = None
+
+    def arity_ok(self, count: int) -> bool:
+        return count == self.inputs or (self.more and count > self.inputs)
+
+    def attr_ok(self, attr: Any) -> bool:
+        if not isinstance(attr, self.attr):
+            return False
+        return self.each is None or all(isinstance(item, self.each) for item in attr)
+
+
+_DIMS = (int, SymDim)
+
+#: Ops whose signature is not the default of their kind (below).
+_SIGNATURES: dict[Op, Signature] = {
+    Op.INPUT: Signature(0, InputAttr),
+    Op.CONST: Signature(0, ConstAttr),
+    Op.DIM: Signature(0, _DIMS),
+    Op.IOTA: Signature(0, int),
+    Op.INDEX: Signature(1, tuple, more=True, each=IndexItem),
+    Op.RESHAPE: Signature(1, tuple, each=_DIMS),
+    Op.TRANSPOSE: Signature(1, tuple, each=int),
+    Op.BROADCAST_TO: Signature(1, tuple, each=_DIMS),
+    Op.STORE: Signature(2, StoreAttr, more=True),
+    Op.SIZE_CHECK: Signature(0, SizeCheckAttr),
+    Op.LOOP: Signature(1, LoopAttr, more=True),
+    Op.IF: Signature(1, IfAttr, more=True),
+    Op.RESULT: Signature(1, int),
+    Op.CHECK: Signature(1, CheckAttr),
+}
+
+
+def _default_signature(row: OpInfo) -> Signature:
+    """Elementwise, extern and plain view ops take ``nin`` inputs and no attribute;
+    reductions take one input and a ReduceAttr."""
+    if row.kind is Kind.REDUCTION:
+        return Signature(1, ReduceAttr)
+    return Signature(row.nin)
+
+
+#: Op -> its signature, for every op.
+SIGNATURES: dict[Op, Signature] = {
+    op: _SIGNATURES.get(op) or _default_signature(row) for op, row in REGISTRY.items()
+}
+
+
+def signature(op: Op) -> Signature:
+    return SIGNATURES[op]

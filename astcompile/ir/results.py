@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from astcompile.ir.attrs import NamedKind, coerce_kind
+
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
 
@@ -21,20 +23,41 @@ def is_leaf(value: Any) -> bool:
     return isinstance(value, LEAF_TYPES) and not isinstance(value, bool)
 
 
+class OutKind(NamedKind):
+    """Where one output of a region comes from."""
+
+    GRAPH = "graph"  # graph output ``index``, boxed by ``box``
+    LEAF = "leaf"  # argument leaf ``index``, returned as the same object
+    CONST = "const"  # ``value`` itself
+
+
+class Box(NamedKind):
+    """How a graph output is handed back to the caller."""
+
+    ARRAY = "array"  # the array as computed
+    SCALAR = "scalar"  # a NumPy scalar
+    ZERO_D = "0d"  # a 0-d array (backends may compute it as a scalar)
+    PYTHON = "python"  # tag of ``(Box.PYTHON, type, flag)``, see :class:`OutSpec`
+
+
 @dataclass(frozen=True)
 class OutSpec:
-    """How one output of the region is produced at run time.
+    """How one output of the region is produced at run time (see :class:`OutKind`).
 
-    ``kind`` is "graph" (graph output ``index``, boxed by ``box``: "array", "scalar" for a NumPy
-    scalar, "0d" for a 0-d array, a Python type, or ``("python", type, flag)``: a NumPy scalar
-    that is the Python number where graph output ``flag`` holds, see trace/unions.py), "leaf" (argument leaf ``index`` returned as the same object) or
-    "const" (``value`` itself).
+    ``box`` is a :class:`Box`, a Python type (the Python number the graph output converts to),
+    or ``(Box.PYTHON, type, flag)``: a NumPy scalar that is the Python number where graph output
+    ``flag`` holds (see trace/unions.py).
     """
 
-    kind: str
+    kind: OutKind
     index: int = 0
-    box: Any = "array"
+    box: Any = Box.ARRAY
     value: Any = None
+
+    def __post_init__(self) -> None:
+        coerce_kind(self, OutKind)
+        if isinstance(self.box, str):
+            coerce_kind(self, Box, "box")
 
 
 @dataclass

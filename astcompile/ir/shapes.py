@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Sequence, Union
 
+from astcompile.ir.attrs import SizeCheckKind
+
 Dim = Union[int, "SymDim"]
 
 
@@ -229,10 +231,10 @@ class ShapeEnv:
 
     def __init__(self) -> None:
         self.guards: list[ShapeGuard] = []
-        #: records a run-time size check ("broadcast", "store", "equal", "nonempty"; dims)
-        self.on_check: Callable[[str, tuple[Dim, ...]], None] | None = None
+        #: records a run-time size check (its kind and dims)
+        self.on_check: Callable[[SizeCheckKind, tuple[Dim, ...]], None] | None = None
 
-    def check(self, kind: str, *dims: Dim) -> None:
+    def check(self, kind: SizeCheckKind, *dims: Dim) -> None:
         """A fact about RUN sizes the compiled code must verify each time it gets there."""
         if self.on_check is None:
             _runtime_break(dims[0])
@@ -279,9 +281,10 @@ def _no_runtime(*dims: Dim) -> None:
 
 def _runtime_break(d: Dim) -> None:
     from astcompile.trace.context import TraceBreak
+    from astcompile.trace.reasons import TraceReason
 
     raise TraceBreak(
-        "size known only at run time",
+        TraceReason.RUNTIME_SIZE,
         f"the size {d} of a slice with loop-dependent bounds is used where the "
         "compiler needs its value (a shape, len(), reshape or a further slice)",
     )
@@ -290,7 +293,7 @@ def _runtime_break(d: Dim) -> None:
 def _broadcast_runtime(env: ShapeEnv, a: Dim, b: Dim) -> Dim:
     """Broadcast with a RUN size: checked when the code runs; a length that turns out to be 1
     broadcasts, as in NumPy."""
-    env.check("broadcast", a, b)
+    env.check(SizeCheckKind.BROADCAST, a, b)
     if never_one(a) or never_one(b):
         return a if never_one(a) else b
     return SymDim(DimOp.BCAST, (a, b), hint(a))

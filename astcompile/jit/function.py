@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, debug_dump, logs, registry, verify
 from astcompile.backends import get_backend
-from astcompile.errors import CompileError, GraphBreakError, NoSourceError
+from astcompile.errors import CompileError, GraphBreakError, NoSourceError, Unlowerable
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.frontend.cache import CachedRewrite
-from astcompile.jit import telemetry, warm
+from astcompile.jit import telemetry, tiering, warm
 from astcompile.jit.regions import MISS, Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, forksafe
@@ -32,15 +32,6 @@ if TYPE_CHECKING:
     from astcompile.trace.context import TraceBreak
 
 __all__ = ["STRUCTURED_CALLS", "CompiledFunction"]
-
-_TRACE_REASONS = {
-    "data-dependent control flow": BreakReason.DATA_DEPENDENT,
-    "data-dependent value": BreakReason.DATA_DEPENDENT,
-    "in-place write": BreakReason.INPLACE_STORE,
-    "in-place update of an argument or view": BreakReason.INPLACE_STORE,
-    "disallowed op": BreakReason.DISALLOWED_CALL,
-    "side effect on a Python object": BreakReason.SIDE_EFFECT,
-}
 
 
 def is_sole_region(source: str, region: str) -> bool:
@@ -106,11 +97,31 @@ class CompiledFunction:
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
+        self._tier = tiering.for_function(self)
         if fullgraph:
             self._check_fullgraph_statically()
 
     # --- calling ---
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tier = self._tier  # measure, then choose: see jit/tiering.py
+        n = tier.countdown - 1
+        tier.countdown = n
+        if n <= 0:
+            return self._sampled_call(args, kwargs)
+        if tier.plain:
+            return self.fn(*args, **kwargs)
+        return self._compiled_call(*args, **kwargs)
+
+    def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
+        if telemetry.recording or config.verify:  # explain and verify see the compiled path
+            self._tier.countdown = 1
+            return self._compiled_call(*args, **kwargs)
+        if self._tier.choice is None and not self._tier.pending and not tiering.applies(self):
+            self._tier.countdown = tiering.NEVER
+            return self._compiled_call(*args, **kwargs)
+        return self._tier.sampled_call(self._compiled_call, self.fn, args, kwargs)
+
+    def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
         sole = self._sole_region  # the function is one region: its guards straight away
         # (explain notes the function on the full path below)
         if (
@@ -148,6 +159,7 @@ class CompiledFunction:
             self.regions = []
             self._backend = None
             self.cache_digest = None
+            self._tier.reset()
 
     # --- building ---
     def _build(self) -> Callable:
@@ -268,11 +280,14 @@ class CompiledFunction:
 
     # --- services for regions ---
     def compile_graph(self, graph: Graph, region: Region) -> Callable | None:
-        """The backend's callable for ``graph``; None means run the region in NumPy."""
+        """The backend's callable for ``graph``; None means the region runs as written."""
         backend = self._get_backend()
         try:
             with phase("backend"):
-                return verify.plant(backend.compile(graph))  # plant: a test hook, else as is
+                run = backend.compile(graph)
+        except Unlowerable as exc:
+            region.note_unlowerable(backend.name, exc)
+            return None
         except Exception as exc:  # CompileError or a backend bug: never lose the user's call
             if not config.suppress_errors:
                 if isinstance(exc, CompileError):
@@ -289,6 +304,11 @@ class CompiledFunction:
                 stacklevel=5,
             )
             return None
+        return verify.plant(run)  # plant: a test hook, else ``run`` as is
+
+    def backend(self) -> str:
+        """The backend this function compiles with ("auto" resolved)."""
+        return self._get_backend().name
 
     def _get_backend(self) -> Any:
         if self._backend is None:
@@ -308,12 +328,17 @@ class CompiledFunction:
                 self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
-        reason = _TRACE_REASONS.get(exc.reason, BreakReason.TRACE_UNSUPPORTED)
         filename = exc.loc.filename if exc.loc else "<unknown>"
         line = exc.loc.line if exc.loc else 0
         source_line = linecache.getline(filename, line).strip()
         graph_break = GraphBreak(
-            reason, f"{exc.reason}: {exc.detail}", filename, line, 1, source_line, self.name
+            exc.reason.code,
+            f"{exc.reason.phrase}: {exc.detail}",
+            filename,
+            line,
+            1,
+            source_line,
+            self.name,
         )
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])

@@ -194,6 +194,7 @@ class Region:
                 self.spec.name,
                 self._miss_reason(key, args),
             )
+        from astcompile.ir.graph import VerifyError
         from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
 
         try:
@@ -201,6 +202,8 @@ class Region:
         except TraceBreak as exc:
             self._on_trace_break(key, exc)
             return None
+        except VerifyError:  # a broken IR (config.verify_ir): a compiler bug, never hidden
+            raise
         except Exception as exc:  # a user error (NumPy will raise it again) or a tracer gap
             self._on_trace_failure(key, exc)
             return None
@@ -300,6 +303,29 @@ class Region:
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
         self._add_eager_key(key)
+        recorder = telemetry.active()
+        if recorder is not None:
+            recorder.add_break(graph_break)
+        logs.graph_breaks.info("%s", graph_break.describe())
+
+    def note_unlowerable(self, backend: str, exc: Exception) -> None:
+        """The backend cannot lower this region's graph: it runs as written (the caller adds
+        the eager key), and ``explain`` and the graph_breaks log say why, at the region."""
+        from astcompile.frontend.breaks import BreakReason
+
+        detail = BreakReason.TARGET_UNSUPPORTED.format(backend=backend, feature=exc)
+        self._record_break(self._region_break(BreakReason.TARGET_UNSUPPORTED, detail))
+
+    def _region_break(self, reason: Any, detail: str) -> Any:
+        from astcompile.frontend.breaks import GraphBreak
+
+        filename = self.owner.fn.__code__.co_filename
+        line = self.spec.first_line
+        source = linecache.getline(filename, line).strip()
+        return GraphBreak(reason, detail, filename, line, 1, source, self.owner.name)
+
+    def _record_break(self, graph_break: Any) -> None:
+        self.stats.breaks.append(graph_break)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.add_break(graph_break)

@@ -39,7 +39,7 @@ from astcompile.runtime import artifacts, build, cache, forksafe, trust
 from astcompile.runtime.errors import RuntimeBuildError
 from astcompile.runtime.reads import ReadKind, evaluate
 
-FORMAT = "region-v3"  # v3: trace results pickled from astcompile.ir (was astcompile.graph)
+FORMAT = "region-v4"  # v4: kinds pickled as enums (ir.attrs, OutKind/Box); v3: from astcompile.ir
 _lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()

@@ -1,15 +1,14 @@
 """The pass pipeline: one ordered list of named passes, then scheduling.
 
-Each pass is ``graph -> (graph, changed)``. ``run_passes`` applies them in order, records the
-time spent under ``passes`` in the runtime's compile-time totals, and verifies the IR after each
-pass when asked (tests do).
+Each pass is ``graph -> (graph, changed)``. ``run_passes`` applies them in order and verifies
+the IR after each pass when ``config.verify_ir`` is set (tests set it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.ir.graph import Graph, verify
+from astcompile.ir.graph import Graph, verify_between
 from astcompile.passes.constfold import constfold
 from astcompile.passes.cse import cse
 from astcompile.passes.dce import dce
@@ -26,9 +25,8 @@ PIPELINE: list[tuple[str, Pass, str]] = [
 ]
 
 
-def run_passes(graph: Graph, check: bool = False) -> Graph:
-    for _name, fn, _why in PIPELINE:
+def run_passes(graph: Graph) -> Graph:
+    for name, fn, _why in PIPELINE:
         graph, _changed = fn(graph)
-        if check:
-            verify(graph)
+        verify_between(graph, f"pass {name}")
     return graph

@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import ConstAttr, IndexItem, Node, ReduceAttr
+from astcompile.ir.graph import ConstAttr, IndexItem, IndexKind, Node, ReduceAttr, SizeCheckKind
 from astcompile.ir.ops import COMPARISONS, Op, info
 from astcompile.trace import limits
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 
 SUPPORTED_DTYPES = frozenset(
     np.dtype(t)
@@ -53,7 +54,7 @@ class Operand:
 
 def check_dtype(dtype: np.dtype) -> np.dtype:
     if dtype not in SUPPORTED_DTYPES:
-        raise TraceBreak("unsupported dtype", f"arrays of dtype {dtype} run in NumPy")
+        raise TraceBreak(TraceReason.UNSUPPORTED_DTYPE, f"arrays of dtype {dtype} run in NumPy")
     return dtype
 
 
@@ -66,7 +67,9 @@ def const_operand(value: Any) -> Operand:
         return Operand(node, True, value)
     array = value if isinstance(value, np.ndarray) else np.asarray(value)
     if type(array) is not np.ndarray:
-        raise TraceBreak("unsupported operand", f"{type(value).__name__} operands run in NumPy")
+        raise TraceBreak(
+            TraceReason.UNSUPPORTED_OPERAND, f"{type(value).__name__} operands run in NumPy"
+        )
     check_dtype(array.dtype)
     shape = tuple(int(d) for d in array.shape)
     stored = array if isinstance(value, np.ndarray) else array.dtype.type(value)
@@ -136,7 +139,7 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
     if op in COMPARISONS and _needs_exact_compare(operands, loop):
         return limits.exact_compare(op, operands[0].node, operands[1].node, shape)
     if op in COMPARISONS and len({d for d in loop}) > 1:
-        raise TraceBreak("mixed signed/unsigned comparison", "runs in NumPy")
+        raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
     return current().node(op, inputs, dtype, shape)
 
@@ -171,7 +174,7 @@ def _loop_operand(op: Op, operand: Operand, dtype: np.dtype) -> Node:
     if op is not Op.WHERE and _may_not_fit(operand, dtype):
         if op is Op.CLIP:
             raise TraceBreak(
-                "np.clip with a Python int bound",
+                TraceReason.CLIP_INT_BOUND,
                 "NumPy drops a bound outside the array's dtype: runs in NumPy",
             )
         limits.require_int_fits(operand.node, operand.example, dtype)
@@ -214,7 +217,7 @@ def reduction(
         raise ValueError("zero-size array to reduction operation which has no identity")
     reduced_dims = [node.shape[a] for a in axes]
     if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(map(S.is_runtime, reduced_dims)):
-        current().env.check("nonempty", S.prod(reduced_dims))
+        current().env.check(SizeCheckKind.NONEMPTY, S.prod(reduced_dims))
     kwargs: dict[str, Any] = {"keepdims": keepdims}
     if op in (Op.VAR, Op.STD):
         kwargs["ddof"] = ddof
@@ -236,10 +239,10 @@ def index_shape(shape: Sequence[S.Dim], items: Sequence[IndexItem]) -> tuple[S.D
     result: list[S.Dim] = []
     axis = 0
     for item in items:
-        if item.kind == "newaxis":
+        if item.kind is IndexKind.NEWAXIS:
             result.append(1)
             continue
-        if item.kind in ("slice", "dslice"):
+        if item.kind in (IndexKind.SLICE, IndexKind.DSLICE):
             result.append(item.length)
         axis += 1
     return (*result, *shape[axis:])
@@ -247,8 +250,8 @@ def index_shape(shape: Sequence[S.Dim], items: Sequence[IndexItem]) -> tuple[S.D
 
 def index(node: Node, items: Sequence[IndexItem], dynamic: Sequence[Node] = ()) -> Node:
     """A view of ``node``; ``dynamic`` are the run-time index values DynIndex items refer to."""
-    consumed = sum(1 for item in items if item.kind != "newaxis")
-    full = tuple(items) + tuple(IndexItem("slice", 0, d, 1) for d in node.shape[consumed:])
+    consumed = sum(1 for item in items if item.kind is not IndexKind.NEWAXIS)
+    full = tuple(items) + tuple(IndexItem(IndexKind.SLICE, 0, d, 1) for d in node.shape[consumed:])
     shape = index_shape(node.shape, items)
     return current().node(Op.INDEX, (node, *dynamic), node.dtype, shape, full)
 
@@ -338,7 +341,7 @@ def matmul(op: Op, a: Operand, b: Operand) -> Node:
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
     if op is Op.DOT and (x.ndim > 2 or y.ndim > 2):
-        raise TraceBreak("np.dot on arrays above 2-D", "use @ (matmul) or run in NumPy")
+        raise TraceBreak(TraceReason.DOT_ABOVE_2D, "use @ (matmul) or run in NumPy")
     k_left = x.shape[-1]
     k_right = y.shape[0] if y.ndim == 1 else y.shape[-2]
     if not env.is_eq(k_left, k_right):

@@ -32,6 +32,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 from astcompile.trace.user_names import BodyNames
 
@@ -52,7 +53,7 @@ def kind_of(value: Any) -> tuple:
     if isinstance(value, (bool, int, float, complex)):
         return ("scalar", np.result_type(value), type(value))
     raise TraceBreak(
-        "unsupported loop-carried value",
+        TraceReason.LOOP_CARRIED_VALUE,
         f"a {type(value).__name__} carried through a loop runs in Python",
     )
 
@@ -66,13 +67,14 @@ def unify(before: tuple, after: tuple) -> tuple:
         return union
     if "union" in (before[0], after[0]):
         raise TraceBreak(
-            "loop-carried type",
+            TraceReason.LOOP_CARRIED_TYPE,
             f"a variable is {_describe(before)} or {_describe(after)}: runs in NumPy",
         )
     if before[0] == "array" and after[0] == "array":
         if before[2] != after[2] or before[3] != after[3]:
             raise TraceBreak(
-                "loop-carried shape", "an array changes shape from one iteration to the next"
+                TraceReason.LOOP_CARRIED_SHAPE,
+                "an array changes shape from one iteration to the next",
             )
         return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
     if before[0] == "array" and after[0] == "scalar":
@@ -82,7 +84,9 @@ def unify(before: tuple, after: tuple) -> tuple:
     if before[0] == "scalar" and after[0] == "scalar":
         python = after[2] if after[2] in (float, complex) else before[2]
         return ("scalar", np.promote_types(before[1], after[1]), python)
-    raise TraceBreak("loop-carried type", "a loop-carried value changes from array to scalar")
+    raise TraceBreak(
+        TraceReason.LOOP_CARRIED_TYPE, "a loop-carried value changes from array to scalar"
+    )
 
 
 def _union_of(a: tuple, b: tuple) -> tuple | None:
@@ -107,7 +111,7 @@ def same_kinds(then_kinds: list, else_kinds: list) -> list:
         kind = unify(a, b)  # shape changes: their own message
         if a != b and kind[0] != "union":
             raise TraceBreak(
-                "value-dependent type",
+                TraceReason.VALUE_DEPENDENT_TYPE,
                 f"a variable is {_describe(a)} after one "
                 f"branch and {_describe(b)} after the other: runs in NumPy "
                 "(give it one type before the if, e.g. np.float64(0.0))",

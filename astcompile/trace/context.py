@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.graph import Loc, Node
+from astcompile.ir.graph import Loc, Node, SizeCheckAttr, SizeCheckKind
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim, ShapeEnv
+from astcompile.trace.reasons import TraceReason
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -21,15 +22,18 @@ _local = threading.local()
 class TraceBreak(Exception):
     """The tracer met something it cannot model; the region runs in NumPy instead.
 
-    ``reason`` is a short phrase ("data-dependent control flow"); ``loc`` is the user's line.
+    ``reason`` says why (its phrase starts the message, its ``code`` is the graph break a user
+    sees); ``detail`` says what, in the user's terms; ``loc`` is the user's line.
     """
 
-    def __init__(self, reason: str, detail: str, loc: Loc | None = None) -> None:
+    def __init__(self, reason: TraceReason, detail: str, loc: Loc | None = None) -> None:
+        if not isinstance(reason, TraceReason):
+            raise TypeError(f"TraceBreak needs a TraceReason, not {reason!r}")
         self.reason = reason
         self.detail = detail
         self.loc = loc if loc is not None else user_location()
         where = f"{self.loc}: " if self.loc else ""
-        super().__init__(f"{where}{reason}: {detail}")
+        super().__init__(f"{where}{reason.phrase}: {detail}")
 
 
 def user_location() -> Loc | None:
@@ -65,9 +69,7 @@ class TraceContext:
         self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
         self.env.on_check = self._check
 
-    def _check(self, kind: str, dims: tuple) -> None:
-        from astcompile.ir.graph import SizeCheckAttr
-
+    def _check(self, kind: SizeCheckKind, dims: tuple) -> None:
         self.add_effect(
             self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims)))
         )

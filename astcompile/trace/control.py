@@ -25,6 +25,7 @@ from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.unions import plain
 
@@ -113,7 +114,9 @@ def ac_assert(test: Any, message: Callable[[], Any] | None = None) -> None:
     if message is not None:
         value = message()
         if is_runtime(value) or isinstance(value, SymScalar):
-            raise TraceBreak("assert message", "an assert message computed from loop values")
+            raise TraceBreak(
+                TraceReason.ASSERT_MESSAGE, "an assert message computed from loop values"
+            )
         text = str(value)
     check(test, "AssertionError", text)
 

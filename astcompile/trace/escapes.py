@@ -1,7 +1,7 @@
 """What may leave a trace as a plain Python value, and what a trace may do to what it was given.
 
 A region's results are graph outputs (arrays, scalars) or Python values handed back as they are
-on every call (``OutSpec("const")``). Nothing traced may hide in such a value: once the trace
+on every call (``OutSpec(OutKind.CONST)``). Nothing traced may hide in such a value: once the trace
 ends, the ``SymArray`` in ``seen = {x.sum()}`` or in ``d["k"] = x.sum()`` is a symbol, not a
 number ("symbolic value used outside of a trace"). And a mutable value the trace made
 (``seen = set()``) would be one object shared by every call, where Python makes a new one.
@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from astcompile import registry
-from astcompile.ir.results import OutSpec
+from astcompile.ir.results import OutKind, OutSpec
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.masks import MaskedValue
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import is_read_stand_in
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
@@ -100,15 +101,15 @@ def constant(value: Any, given: Callable[[Any], bool]) -> OutSpec:
     kind = type(value).__name__
     if holds_traced(value):
         raise TraceBreak(
-            "traced value in a Python object",
+            TraceReason.TRACED_VALUE_ESCAPES,
             f"a {kind} holding a value computed in the region leaves it",
         )
     if not _immutable(value) and not given(value):
         raise TraceBreak(
-            "mutable value made in the region",
+            TraceReason.MUTABLE_VALUE_ESCAPES,
             f"a {kind} made in the region leaves it (every call needs its own)",
         )
-    return OutSpec("const", value=value)
+    return OutSpec(OutKind.CONST, value=value)
 
 
 #: How to copy and restore the state of a mutable value the trace was given.
@@ -195,7 +196,7 @@ class Watch:
         if changed or leaked:
             kind = type(changed[0][0] if changed else leaked[0]).__name__
             raise TraceBreak(
-                "side effect on a Python object",
+                TraceReason.SIDE_EFFECT,
                 f"the region changes a {kind} it was given, or stores a computed "
                 "value in it; compiled, that would happen once",
             )

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 
 
 def _is_index_array(value: Any) -> bool:
@@ -31,15 +32,15 @@ def index_array(key: Any) -> tuple[Any, tuple] | None:
     idx, rest = entries[0], tuple(entries[1:])
     if idx.ndim != 1 or any(_is_index_array(e) or isinstance(e, list) for e in rest):
         raise TraceBreak(
-            "advanced indexing",
+            TraceReason.ADVANCED_INDEXING,
             "indexing with several or multi-dimensional integer arrays runs in NumPy",
         )
     if any(e is Ellipsis or e is None for e in rest):
         raise TraceBreak(
-            "advanced indexing", "an integer array index with ... or None runs in NumPy"
+            TraceReason.ADVANCED_INDEXING, "an integer array index with ... or None runs in NumPy"
         )
     if idx.dtype == np.uint64:  # values past int64 would wrap into valid negative indices
-        raise TraceBreak("advanced indexing", "a uint64 index array runs in NumPy")
+        raise TraceBreak(TraceReason.ADVANCED_INDEXING, "a uint64 index array runs in NumPy")
     return idx.astype(np.int64), rest
 
 

@@ -13,11 +13,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import DynIndex, IndexItem, Node
+from astcompile.ir.graph import DynIndex, IndexItem, IndexKind, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import gather, limits, masks
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 
 
 def _as_index(value: Any) -> Any:
@@ -32,7 +33,9 @@ def _as_index(value: Any) -> Any:
         return value.__index__()
     if hasattr(value, "_specialize"):
         return value._specialize()
-    raise TraceBreak("advanced indexing", f"indexing with {type(value).__name__} runs in NumPy")
+    raise TraceBreak(
+        TraceReason.ADVANCED_INDEXING, f"indexing with {type(value).__name__} runs in NumPy"
+    )
 
 
 def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
@@ -60,21 +63,21 @@ def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexIte
         raise IndexError(
             f"index {S.hint(value)} is out of bounds for axis {axis} with size {S.hint(size)}"
         )
-    return IndexItem("int", position)
+    return IndexItem(IndexKind.INT, position)
 
 
 def _slice_item(env: S.ShapeEnv, s: slice, size: S.Dim) -> IndexItem:
     if s.start is None and s.stop is None and s.step in (None, 1):
-        return IndexItem("slice", 0, size, 1)  # the whole axis: no decision about its size
+        return IndexItem(IndexKind.SLICE, 0, size, 1)  # the whole axis: no decision about its size
     bounds = slice(_as_index(s.start), _as_index(s.stop), _as_index(s.step))
     if isinstance(bounds.step, S.SymDim):
         bounds = slice(bounds.start, bounds.stop, env.specialize(bounds.step))
     start, length = S.slice_extent(env, bounds, size)
-    return IndexItem("slice", start, length, 1 if bounds.step is None else bounds.step)
+    return IndexItem(IndexKind.SLICE, start, length, 1 if bounds.step is None else bounds.step)
 
 
 def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem | None:
-    """``x[i:i + k]`` with a bound known only at run time: a "dslice" whose length is a RUN
+    """``x[i:i + k]`` with a bound known only at run time: a DSLICE whose length is a RUN
     size (NumPy clips the bounds when the code runs, so the length may differ per iteration)."""
     nodes = [_dynamic_node(b, clamp=True) for b in (entry.start, entry.stop)]
     if all(n is None for n in nodes):
@@ -91,7 +94,7 @@ def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem 
             bounds.append(DynIndex(len(dynamic)))
         else:
             bounds.append(None if raw is None else _as_index(raw))
-    return IndexItem("dslice", bounds[0], S.runtime_dim(size), step, bounds[1])
+    return IndexItem(IndexKind.DSLICE, bounds[0], S.runtime_dim(size), step, bounds[1])
 
 
 def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
@@ -128,10 +131,10 @@ def index_items(
         node = _dynamic_node(entry) if dynamic is not None else None
         if node is not None:
             dynamic.append(node)
-            items.append(IndexItem("int", DynIndex(len(dynamic))))
+            items.append(IndexItem(IndexKind.INT, DynIndex(len(dynamic))))
             axis += 1
         elif entry is None:
-            items.append(IndexItem("newaxis"))
+            items.append(IndexItem(IndexKind.NEWAXIS))
         elif (
             isinstance(entry, slice)
             and dynamic is not None
@@ -143,7 +146,7 @@ def index_items(
             items.append(_slice_item(env, entry, shape[axis]))
             axis += 1
         elif isinstance(entry, (bool, np.bool_)):
-            raise TraceBreak("advanced indexing", "boolean scalar indices run in NumPy")
+            raise TraceBreak(TraceReason.ADVANCED_INDEXING, "boolean scalar indices run in NumPy")
         else:
             items.append(_int_item(env, _as_index(entry), shape[axis], axis))
             axis += 1
@@ -156,7 +159,9 @@ def _check_key(key: Any) -> None:
         if isinstance(entry, (list, np.ndarray)) or (
             type(entry).__name__ == "SymArray" and entry.ndim != 0
         ):
-            raise TraceBreak("advanced indexing", "indexing with arrays or lists runs in NumPy")
+            raise TraceBreak(
+                TraceReason.ADVANCED_INDEXING, "indexing with arrays or lists runs in NumPy"
+            )
 
 
 def getitem(array: Any, key: Any) -> Any:
@@ -172,7 +177,7 @@ def getitem(array: Any, key: Any) -> Any:
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic)
     node = B.index(array.node, items, dynamic)
-    all_ints = all(i.kind == "int" for i in items) and len(items) == array.ndim
+    all_ints = all(i.kind is IndexKind.INT for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
     is_scalar = is_scalar and not _has_ellipsis(key)  # x[0, ...] is a 0-d array
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
@@ -214,7 +219,9 @@ def store(
         value = unions.storable(value, array.dtype)
     source = operand(value)
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":
-        raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
+        raise TraceBreak(
+            TraceReason.COMPLEX_TO_REAL_STORE, "NumPy warns and drops the imaginary part"
+        )
     stored = source.node
     if stored.dtype != array.dtype:
         check_scalar_store(value, array.dtype, basic=True)

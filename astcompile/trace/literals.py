@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
 _SYMBOLIC = (SymArray, SymScalar, SymInt)
@@ -55,7 +56,7 @@ def _holds_symbolic(obj: Any) -> bool:
 
 
 def _unsupported(what: str) -> TraceBreak:
-    return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
+    return TraceBreak(TraceReason.NOT_SUPPORTED, f"{what} runs in NumPy")
 
 
 def _check_options(copy: Any, order: Any, ndmin: int) -> None:

@@ -29,6 +29,7 @@ from astcompile.trace import carried as CK
 from astcompile.trace import control as C
 from astcompile.trace import user_names
 from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 UNROLL_LIMIT = 4
@@ -253,10 +254,12 @@ def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> t
     """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
     and then the variable's type after the loop depends on it (trace/carried.py)."""
     if peeled:
-        raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+        raise TraceBreak(
+            TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type"
+        )
     if runs is None or _is_runtime_value(runs):
         raise TraceBreak(
-            "loop-carried type",
+            TraceReason.LOOP_CARRIED_TYPE,
             "a loop that may run zero times (its bounds are "
             "only known at run time) changes the type of a variable",
         )
@@ -290,7 +293,7 @@ def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.Bod
         if widened == kinds:
             return traced, kinds
         kinds = widened
-    raise TraceBreak("loop-carried type", "a loop-carried variable keeps changing type")
+    raise TraceBreak(TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type")
 
 
 def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: list) -> tuple:

@@ -29,10 +29,11 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import numpy_bind
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 
 
 def _break(detail: str) -> TraceBreak:
-    return TraceBreak("boolean mask", detail)
+    return TraceBreak(TraceReason.BOOLEAN_MASK, detail)
 
 
 def mask_of(key: Any) -> Any:
@@ -281,7 +282,9 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
     new = _operand_full(value, mask, rest)
     source = operand(new)
     if source.node.dtype.kind == "c" and array.dtype.kind != "c":
-        raise TraceBreak("complex to real store", "NumPy warns and drops the imaginary part")
+        raise TraceBreak(
+            TraceReason.COMPLEX_TO_REAL_STORE, "NumPy warns and drops the imaginary part"
+        )
     cast = B.cast(source, array.dtype)  # unsafe, as NumPy's setitem; never round-trips `array`
     picked = B.elementwise(
         Op.WHERE,

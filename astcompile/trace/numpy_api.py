@@ -21,6 +21,7 @@ from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.masks import MaskedValue, masked_ufunc
 from astcompile.trace.outargs import ufunc_into
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import (
     SymArray,
     SymInt,
@@ -34,13 +35,13 @@ from astcompile.trace.vectors import inner_product
 
 
 def _unsupported(what: str) -> TraceBreak:
-    return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
+    return TraceBreak(TraceReason.NOT_SUPPORTED, f"{what} runs in NumPy")
 
 
 def _check_allowed(func: Any) -> None:
     if registry.is_disallowed(func):
         name = getattr(func, "__name__", repr(func))
-        raise TraceBreak("disallowed op", f"{name} is marked disallow_in_graph")
+        raise TraceBreak(TraceReason.DISALLOWED_OP, f"{name} is marked disallow_in_graph")
 
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:

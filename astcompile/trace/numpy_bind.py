@@ -26,6 +26,7 @@ import numpy as np
 from numpy._core import _methods
 
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 
 _P = inspect.Parameter
 _KEYWORD_KINDS = (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)
@@ -71,7 +72,7 @@ def _is_default(value: Any, default: Any) -> bool:
 
 def _unsupported(what: str, names: Any) -> TraceBreak:
     given = ", ".join(f"{n}=" for n in names)
-    return TraceBreak("not supported by the tracer", f"{what} with {given} runs in NumPy")
+    return TraceBreak(TraceReason.NOT_SUPPORTED, f"{what} with {given} runs in NumPy")
 
 
 def call(

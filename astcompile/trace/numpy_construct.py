@@ -25,13 +25,14 @@ from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap
 
 INT64, FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
 
 def unsupported(what: str) -> TraceBreak:
-    return TraceBreak("not supported by the tracer", f"{what} runs in NumPy")
+    return TraceBreak(TraceReason.NOT_SUPPORTED, f"{what} runs in NumPy")
 
 
 def iota(shape: tuple, axis: int) -> SymArray:
@@ -67,7 +68,9 @@ def _pinned_small(size: S.Dim) -> S.Dim:
 def _concrete(value: Any) -> Any:
     """The Python value of an argument NumPy needs as a number (guarded by value)."""
     if isinstance(value, SymArray):
-        raise TraceBreak("data-dependent value", "np.arange of an array element needs its value")
+        raise TraceBreak(
+            TraceReason.DATA_DEPENDENT_VALUE, "np.arange of an array element needs its value"
+        )
     if isinstance(value, (SymInt, SymScalar)):
         value = value._specialize()
     if isinstance(value, (complex, np.complexfloating)):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import IndexItem
+from astcompile.ir.graph import IndexItem, IndexKind
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.context import current
@@ -97,11 +97,11 @@ def concatenate(
     shape = list(parts[0].node.shape)
     shape[axis] = reduce(S.dim_add, (p.node.shape[axis] for p in parts))
     result = fresh(tuple(shape), target)
-    whole = tuple(IndexItem("slice", 0, d, 1) for d in shape[:axis])
+    whole = tuple(IndexItem(IndexKind.SLICE, 0, d, 1) for d in shape[:axis])
     offset: S.Dim = 0
     for part in parts:
         length = part.node.shape[axis]
-        store(result, (*whole, IndexItem("slice", offset, length, 1)), part)
+        store(result, (*whole, IndexItem(IndexKind.SLICE, offset, length, 1)), part)
         offset = S.dim_add(offset, length)
     return result
 

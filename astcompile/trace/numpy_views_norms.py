@@ -15,6 +15,7 @@ import numpy as np
 
 from astcompile.trace import build as B
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray
 
 
@@ -49,14 +50,14 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         raise ValueError("Invalid norm order 'fro' for vectors")
     if axis is None and ord not in (None, "fro") and ndim > 1:
         raise TraceBreak(
-            "not supported by the tracer",
+            TraceReason.NOT_SUPPORTED,
             f"np.linalg.norm with ord={ord!r} of a {ndim}-d array runs in NumPy",
         )
     if axis is not None and not isinstance(axis, int):
         axes = tuple(axis)
         if len(axes) != 2 or ord not in (None, "fro"):
             raise TraceBreak(
-                "not supported by the tracer",
+                TraceReason.NOT_SUPPORTED,
                 "np.linalg.norm over two axes other than ord='fro' runs in NumPy",
             )
         return _sum_of_squares(x, axes, keepdims) ** 0.5
@@ -73,9 +74,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         return magnitude.min(axis=axis, keepdims=keepdims)
     if ord == 0:
         return (x != 0).astype(magnitude.dtype).sum(axis=axis, keepdims=keepdims)
-    raise TraceBreak(
-        "not supported by the tracer", f"np.linalg.norm with ord={ord!r} runs in NumPy"
-    )
+    raise TraceBreak(TraceReason.NOT_SUPPORTED, f"np.linalg.norm with ord={ord!r} runs in NumPy")
 
 
 def _sum_of_squares(x: Any, axis: Any, keepdims: bool) -> Any:

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 
 
 def _unsupported(detail: str) -> TraceBreak:
-    return TraceBreak("not supported by the tracer", detail)
+    return TraceBreak(TraceReason.NOT_SUPPORTED, detail)
 
 
 def ufunc_into(ufunc: np.ufunc, compute: Callable[[], Any], inputs: tuple, out: Any) -> Any:

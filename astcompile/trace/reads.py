@@ -36,6 +36,7 @@ from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import (
     ClassRead,
     ObjectRead,
@@ -91,7 +92,7 @@ class ReadRecorder:
         """The seen items of a list or tuple, its length compared at every call."""
         if len(sequence) > _MAX_ITEMS:
             raise TraceBreak(
-                "large Python container",
+                TraceReason.LARGE_CONTAINER,
                 f"{describe(path, self.names)} holds "
                 f"{len(sequence)} items; the region runs as Python",
             )
@@ -131,7 +132,7 @@ class ReadRecorder:
         function); -1 marks a cell of the compiler's own, passed as it is."""
         if _compares_identity(fn.__code__):
             raise TraceBreak(
-                "identity comparison",
+                TraceReason.IDENTITY_COMPARISON,
                 f"{fn.__qualname__} compares objects with 'is'; a region that does runs as Python",
             )
         free = fn.__code__.co_freevars
@@ -218,14 +219,14 @@ def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
         return _identity(recorder, path, value)
     raise TraceBreak(
-        "method of a Python object",
+        TraceReason.OBJECT_METHOD,
         f"{describe(path, recorder.names)} reads state the region cannot follow; it runs as Python",
     )
 
 
 def _mutable(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     raise TraceBreak(
-        "mutable Python container",
+        TraceReason.MUTABLE_CONTAINER,
         f"{describe(path, recorder.names)} is a {type(value).__name__}; the region runs as Python",
     )
 
@@ -238,7 +239,8 @@ def _proxy(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     raise TraceBreak(
-        "unsupported argument", f"{describe(path, recorder.names)} is a {type(value).__name__}"
+        TraceReason.UNSUPPORTED_ARGUMENT,
+        f"{describe(path, recorder.names)} is a {type(value).__name__}",
     )
 
 

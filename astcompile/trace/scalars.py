@@ -27,6 +27,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import control as C
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
@@ -63,7 +64,7 @@ def _kind(value: Any) -> type:
         return type(value.hint)
     dtype = value.dtype if isinstance(value, (SymArray, np.generic)) else np.result_type(value)
     if dtype.kind not in "biuf":
-        raise TraceBreak("unsupported scalar", f"a {dtype} value in a scalar function")
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, f"a {dtype} value in a scalar function")
     return {"b": bool, "f": float}.get(dtype.kind, int)
 
 
@@ -173,11 +174,11 @@ def _extreme(pick: str) -> Callable:
 
     def handler(*args: Any) -> Any:
         if len(args) < 2:
-            raise TraceBreak("min/max of one argument", f"{pick}() over an iterable")
+            raise TraceBreak(TraceReason.MIN_MAX_ONE_ARGUMENT, f"{pick}() over an iterable")
         kinds = {(_kind(a), isinstance(a, SymArray)) for a in args}
         if len(kinds) != 1 or len({operand(a).node.dtype for a in args if C.is_runtime(a)}) > 1:
             raise TraceBreak(
-                "mixed types in min/max",
+                TraceReason.MIN_MAX_MIXED_TYPES,
                 f"{pick}() of values of different types returns a value-dependent type",
             )
         best = args[0]
@@ -200,7 +201,7 @@ def _abs(x: Any) -> Any:
 
 def _round(x: Any, ndigits: Any = None) -> Any:
     if ndigits is not None:
-        raise TraceBreak("round with digits", "round(x, ndigits) on a loop value")
+        raise TraceBreak(TraceReason.ROUND_DIGITS, "round(x, ndigits) on a loop value")
     return _to_int(Op.RINT)(x)
 
 
@@ -212,7 +213,7 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
             raise TraceBreak(
-                "power of a loop value",
+                TraceReason.LOOP_POWER,
                 "a power whose type or value depends on "
                 "run-time values (use an integer exponent >= 0)",
             )

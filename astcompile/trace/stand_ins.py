@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 
 if TYPE_CHECKING:
     from astcompile.trace.reads import ReadRecorder
@@ -67,7 +68,7 @@ def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
 def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
     if any(is_read_stand_in(a) for a in args):
         raise TraceBreak(
-            "identity of a Python object",
+            TraceReason.OBJECT_IDENTITY,
             "id() of an object the region reads; the region runs as Python",
         )
     return id(*args)
@@ -92,7 +93,7 @@ class ReadOnlyList(list):
 
     def _write(self, *args: Any, **kwargs: Any) -> Any:
         raise TraceBreak(
-            "write into a Python list", "a region writes a list it read; it runs as Python"
+            TraceReason.LIST_WRITE, "a region writes a list it read; it runs as Python"
         )
 
     append = extend = insert = pop = remove = sort = reverse = clear = _write
@@ -162,7 +163,7 @@ class ObjectRead:
         if isinstance(target, (tuple, list)):  # a namedtuple, a list subclass: its items
             return iter(recorder.items(path, target))
         raise TraceBreak(
-            "iteration over a Python object",
+            TraceReason.OBJECT_ITERATION,
             f"{describe(path, recorder.names)} is iterated; the region runs as Python",
         )
 
@@ -177,7 +178,7 @@ class ObjectRead:
     def _refuse(self, *args: Any) -> Any:
         _, path, recorder = _parts(self)
         raise TraceBreak(
-            "write into a Python object",
+            TraceReason.OBJECT_WRITE,
             f"a region writes {describe(path, recorder.names)}; it runs as Python",
         )
 
@@ -234,7 +235,7 @@ def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
     """Only keys written in the source (constants, or tuples of them) name a fixed read."""
     if not _is_constant(key):
         raise TraceBreak(
-            "computed key",
+            TraceReason.COMPUTED_KEY,
             f"{describe(path, recorder.names)}[...] with a key "
             "computed in the region runs as Python",
         )

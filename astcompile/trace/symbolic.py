@@ -18,6 +18,7 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 
 #: Arrays up to this length may be unpacked while tracing (``a, b = row``).
 ITER_LIMIT = 8
@@ -159,13 +160,14 @@ class SymArray:
     # --- things that need data break the trace ---
     def __bool__(self) -> bool:
         raise TraceBreak(
-            "data-dependent control flow",
+            TraceReason.DATA_DEPENDENT_CONTROL,
             "the truth value of an array is only known when the code runs",
         )
 
     def _concrete(self, *_: Any) -> Any:
         raise TraceBreak(
-            "data-dependent value", "converting an array element to a Python number needs its value"
+            TraceReason.DATA_DEPENDENT_VALUE,
+            "converting an array element to a Python number needs its value",
         )
 
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _concrete
@@ -174,12 +176,12 @@ class SymArray:
         """Unpacking a short row (``dx, dy = p[i] - p[i - 1]``) yields its elements; the
         length is guarded. Longer iteration would unroll: it runs in Python."""
         if len(self) > ITER_LIMIT:
-            raise TraceBreak("iteration over an array", "iterating an array runs in Python")
+            raise TraceBreak(TraceReason.ARRAY_ITERATION, "iterating an array runs in Python")
         return iter([self[k] for k in range(len(self))])
 
     def __array__(self, *_: Any, **__: Any) -> Any:
         raise TraceBreak(
-            "conversion to a concrete array",
+            TraceReason.CONCRETE_ARRAY,
             "a function outside the supported NumPy subset needs real data",
         )
 
@@ -332,7 +334,7 @@ class SymScalar:
     def _specialize(self, *_: Any) -> Any:
         if self.dynamic:
             raise TraceBreak(
-                "data-dependent value",
+                TraceReason.DATA_DEPENDENT_VALUE,
                 f"{self.description} changes from one loop iteration to the next",
             )
         for d in self.dims:

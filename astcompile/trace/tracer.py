@@ -14,14 +14,15 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import Graph, InputAttr, InputKind, Node
+from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
-from astcompile.ir.results import LEAF_TYPES, OutSpec, TraceResult, is_leaf
+from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.trace import escapes
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
@@ -72,7 +73,9 @@ class _Inputs:
                 return SymScalar(node, value, name, dynamic=True)
             return SymScalar(node, value, name, sources={index: value})
         if type(value) is not np.ndarray and not isinstance(value, np.generic):
-            raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+            raise TraceBreak(
+                TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {type(value).__name__}"
+            )
         dtype = check_dtype(value.dtype)
         shape = tuple(self._dim(int(d), index, a, name) for a, d in enumerate(np.shape(value)))
         kind = InputKind.SCALAR if isinstance(value, np.generic) else InputKind.ARRAY
@@ -112,25 +115,25 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
             reads.note_argument(path, value, symbolic)
         return symbolic
     if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
-        raise TraceBreak("unsupported argument", f"{name} is a {type(value).__name__}")
+        raise TraceBreak(TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {type(value).__name__}")
     if value is None or type(value) in (bool, str):
         return value
     return reads.see(path, value)
 
 
-def _array_box(value: SymArray) -> str:
+def _array_box(value: SymArray) -> Box:
     """A NumPy scalar, a 0-d array (backends may compute it as a scalar: boxed back into an
     array, as ``np.squeeze`` or ``x[0, ...]`` return one), or any other array."""
     if value.is_scalar:
-        return "scalar"
+        return Box.SCALAR
     if value.node.ndim == 0 and _views_an_argument(value):
         # NumPy returns a view that writes reach; a boxed scalar would be a copy
         raise TraceBreak(
-            "0-d view of an argument",
+            TraceReason.ZERO_D_VIEW,
             "a 0-d view of an argument (np.squeeze(x), "
             "x[0, ...]) leaves the region; it runs in NumPy, so it stays a view",
         )
-    return "0d" if value.node.ndim == 0 else "array"
+    return Box.ZERO_D if value.node.ndim == 0 else Box.ARRAY
 
 
 def _views_an_argument(value: SymArray) -> bool:
@@ -147,32 +150,33 @@ class _Outputs:
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
         self.nodes.append(node)
-        return OutSpec("graph", len(self.nodes) - 1, box)
+        return OutSpec(OutKind.GRAPH, len(self.nodes) - 1, box)
 
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
         if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
             python, flag = value.python
-            return self._graph(value.node, ("python", python, self._graph(flag.node, "0d").index))
+            flag_index = self._graph(flag.node, Box.ZERO_D).index
+            return self._graph(value.node, (Box.PYTHON, python, flag_index))
         if isinstance(value, SymArray):
             if value.is_input and value.node.op is Op.INPUT:
-                return OutSpec("leaf", value.node.attr.index)
+                return OutSpec(OutKind.LEAF, value.node.attr.index)
             return self._graph(value.node, _array_box(value))
         if isinstance(value, SymScalar):
             if value.node.op is Op.INPUT:
-                return OutSpec("leaf", value.node.attr.index)
+                return OutSpec(OutKind.LEAF, value.node.attr.index)
             return self._graph(value.node, type(value.hint))
         if isinstance(value, SymInt):
             return self._graph(value.as_node(), int)
         if is_read_stand_in(value):
             raise TraceBreak(
-                "unsupported output",
+                TraceReason.UNSUPPORTED_OUTPUT,
                 "a Python object the region read leaves it; the region runs in NumPy",
             )
         if isinstance(value, MaskedValue):
             raise TraceBreak(
-                "boolean mask",
+                TraceReason.BOOLEAN_MASK,
                 "a boolean-mask selection has a data-dependent "
                 "length; it leaves the region only as a NumPy array",
             )
@@ -215,6 +219,7 @@ def trace(
     graph = Graph(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )
+    verify_between(graph, "trace")
     return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from astcompile.ir.ops import COMPARISONS, Op, info
 from astcompile.trace import build as B
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.reasons import TraceReason
 
 #: the NumPy dtype holding a Python number's value, with the same arithmetic
 NATURAL = {
@@ -76,7 +77,7 @@ def make(value: Any, python: type, flag: Any) -> Any:
 
 def broken(what: str) -> TraceBreak:
     return TraceBreak(
-        "value-dependent type",
+        TraceReason.VALUE_DEPENDENT_TYPE,
         f"{what}: the variable is a Python number or a "
         "NumPy scalar depending on which branch ran (give it one type first, "
         "e.g. np.float64(0.0))",

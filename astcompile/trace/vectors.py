@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.ir.graph import SizeCheckKind
 from astcompile.ir.ops import Op
 from astcompile.trace.context import current
 
@@ -44,7 +45,7 @@ def inner_product(a: Any, b: Any, in_loop_only: bool = False) -> Any:
         return None
     env = current().env
     if runtime and n != m:
-        env.check("equal", n, m)
+        env.check(SizeCheckKind.EQUAL, n, m)
     elif not (n == m or env.is_eq(n, m)):
         raise ValueError(
             f"shapes ({S.hint(n)},) and ({S.hint(m)},) not aligned: "

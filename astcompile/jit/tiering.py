@@ -1,0 +1,210 @@
+"""Measure, then choose: a compiled function that runs slower than the user's own code runs plain.
+
+Compiled code wins where there is work to fuse; around it, every call pays for guards, argument
+marshalling and result boxing, and a Python loop left in the function pays that per iteration.
+Only measuring tells which side wins for the calls a program really makes, so a compiled
+function times a few of its calls both ways (the compiled path and ``fn`` itself, the user's
+own statements) and runs the faster one. Both paths are the same program, so choosing never
+changes a result; each call still runs exactly once.
+
+Cost in steady state: one counter decrement per call. A sampled call adds two clock reads and a
+size signature; samples come in a burst at the start, then at growing intervals (with jitter,
+so that a caller alternating sizes cannot hide from them). A plain choice is undone as soon as a
+sampled call sees other argument sizes or a slower plain run, and the full comparison is made
+again.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from astcompile import config, logs
+from astcompile.runtime import timing
+
+_GENERATOR, _COROUTINE, _ASYNC_GENERATOR = (
+    inspect.CO_GENERATOR,
+    inspect.CO_COROUTINE,
+    inspect.CO_ASYNC_GENERATOR,
+)
+
+
+class Measured(Protocol):
+    """What tiering needs of a compiled function."""
+
+    name: str
+    fn: Callable
+
+    def backend(self) -> str: ...
+
+
+#: The clock samples are read with; tests replace it (see ``timing_path``).
+clock: Callable[[], float] = time.perf_counter
+#: Which path a sample is timing ("compiled" or "plain"), for a test's clock.
+timing_path: str | None = None
+
+WARMUP_CALLS = 2  # the first call compiles; samples start after it
+ROUNDS = 3  # timed calls per path in one comparison
+MARGIN = 1.05  # plain must be this much faster to be chosen (noise)
+DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
+FIRST_INTERVAL = 32
+MAX_INTERVAL = 4096
+
+
+def size_class(value: Any) -> Any:
+    """What decides a call's amount of work, coarsely: array sizes and ints by bit length."""
+    if isinstance(value, np.ndarray):
+        return value.size.bit_length()
+    if type(value) is int:
+        return ("int", value.bit_length())
+    if isinstance(value, (list, tuple)):
+        return (type(value), len(value).bit_length())
+    return type(value)
+
+
+def signature(args: tuple, kwargs: dict) -> tuple:
+    return tuple(map(size_class, args)) + tuple((k, size_class(v)) for k, v in kwargs.items())
+
+
+@dataclass
+class Choice:
+    """A comparison's outcome, in the words ``explain`` and the perf_hints log use."""
+
+    plain: bool
+    compiled_s: float
+    plain_s: float
+    signature: tuple
+
+    def describe(self) -> str:
+        side = "plain (the function as written)" if self.plain else "compiled"
+        return (
+            f"runs {side}: compiled call {_us(self.compiled_s)} vs "
+            f"{_us(self.plain_s)} plain (best of {ROUNDS} sampled calls each)"
+        )
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+@dataclass
+class Tier:
+    """One compiled function's measurements and choice. The owner reads ``plain`` and counts
+    ``countdown`` down on every call; at zero it hands the call to :meth:`sampled_call`."""
+
+    name: str
+    countdown: int = WARMUP_CALLS
+    plain: bool = False
+    choice: Choice | None = None
+    pending: list[str] = field(default_factory=list)  # paths still to time in this comparison
+    times: dict[str, list[float]] = field(default_factory=dict)
+    signatures: set = field(default_factory=set)
+    interval: int = FIRST_INTERVAL
+    on_choice: Callable[[Tier, Choice], None] | None = None
+
+    def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
+        if not self.pending and self.choice is None:
+            self._open()
+        path = self.pending[0] if self.pending else ("plain" if self.plain else "compiled")
+        run = plain if path == "plain" else compiled
+        result, seconds, clean = _timed(path, run, args, kwargs)
+        sig = signature(args, kwargs)
+        if self.pending:
+            self._record(path, seconds, clean, sig)
+        else:
+            self._check(path, seconds, clean, sig)
+        return result
+
+    def _open(self) -> None:
+        """Start a comparison: both paths, alternating, ROUNDS times each."""
+        self.pending = ["compiled", "plain"] * ROUNDS
+        self.times = {"compiled": [], "plain": []}
+        self.signatures = set()
+        self.countdown = 1
+
+    def _record(self, path: str, seconds: float, clean: bool, sig: tuple) -> None:
+        self.countdown = 1
+        if not clean:  # it compiled or raised: not a steady-state time; time it again
+            return
+        self.pending.remove(path)
+        self.times[path].append(seconds)
+        self.signatures.add(sig)
+        if not self.pending:
+            self._decide()
+
+    def _decide(self) -> None:
+        compiled_s, plain_s = min(self.times["compiled"]), min(self.times["plain"])
+        same_sizes = len(self.signatures) == 1
+        plain = same_sizes and compiled_s > plain_s * MARGIN
+        choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)))
+        changed = self.choice is None or self.choice.plain != plain
+        self.choice, self.plain = choice, plain
+        self._schedule()
+        if changed and self.on_choice is not None:
+            self.on_choice(self, choice)
+
+    def _check(self, path: str, seconds: float, clean: bool, sig: tuple) -> None:
+        """A steady-state sample: reopen the comparison if the argument sizes moved, or if the
+        chosen path ran far slower than its best (the work depends on more than sizes)."""
+        choice = self.choice
+        best = choice.plain_s if path == "plain" else choice.compiled_s
+        if clean and (sig != choice.signature or seconds > best * DRIFT):
+            self._open()
+            return
+        self._schedule()
+
+    def _schedule(self) -> None:
+        self.countdown = self.interval + random.randrange(self.interval // 2 + 1)
+        self.interval = min(self.interval * 2, MAX_INTERVAL)
+
+    def reset(self) -> None:
+        self.countdown, self.plain, self.choice, self.pending = WARMUP_CALLS, False, None, []
+        self.interval = FIRST_INTERVAL
+
+
+NEVER = 1 << 62  # a countdown that does not run out: the function is not measured
+
+
+def for_function(owner: Measured) -> Tier:
+    """The tier of a compiled function; it logs each choice on the perf_hints channel."""
+    return Tier(owner.name, on_choice=_log_choice(owner))
+
+
+def applies(owner: Measured) -> bool:
+    """Whether measuring may choose the plain path: not when ``config.tiering`` is off, not for
+    the eager backend (the debugging rung runs graphs on purpose), nor for generators and
+    coroutines (a call returns at once)."""
+    fn = owner.fn
+    code = getattr(fn, "__code__", None)
+    lazy = code is not None and code.co_flags & (_GENERATOR | _COROUTINE | _ASYNC_GENERATOR)
+    return config.tiering and not lazy and owner.backend() != "eager"
+
+
+def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:
+    def log(tier: Tier, choice: Choice) -> None:
+        code = getattr(owner.fn, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        logs.perf_hints.info("%s%s %s", owner.name, where, choice.describe())
+
+    return log
+
+
+def _timed(path: str, run: Callable, args: tuple, kwargs: dict) -> tuple[Any, float, bool]:
+    """``run(*args, **kwargs)`` with its duration, and whether that time is a clean sample
+    (nothing compiled meanwhile). An exception propagates: the call is the user's."""
+    global timing_path
+    events = timing.events
+    timing_path = path
+    try:
+        start = clock()
+        result = run(*args, **kwargs)
+        seconds = clock() - start
+    finally:
+        timing_path = None
+    return result, seconds, timing.events == events

@@ -1,0 +1,191 @@
+"""Measure, then choose (jit/tiering.py): a function slower compiled runs plain, never wrongly.
+
+The clock is a test clock: each sampled call "takes" the time the test assigns to its path, so
+these tests decide nothing by real timing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import astcompile
+from astcompile.jit import tiering
+from astcompile.runtime import timing
+
+
+class FakeClock:
+    """Each read advances by the cost of the path being timed: two reads make one sample."""
+
+    def __init__(self, compiled: float, plain: float) -> None:
+        self.costs = {"compiled": compiled, "plain": plain}
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.costs[tiering.timing_path]
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake = FakeClock(compiled=10e-6, plain=1e-6)
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    monkeypatch.setattr(tiering, "clock", fake)
+    monkeypatch.setattr(tiering.random, "randrange", lambda n: 0)  # no jitter: exact schedule
+    return fake
+
+
+def axpy(a, x, y):
+    return a * x + y
+
+
+def _args(n=8):
+    rng = np.random.default_rng(0)
+    return 2.0, rng.random(n), rng.random(n)
+
+
+def _calls_until_choice() -> int:
+    return tiering.WARMUP_CALLS - 1 + 2 * tiering.ROUNDS
+
+
+def test_slower_compiled_function_runs_plain(clock):
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    for _ in range(_calls_until_choice()):
+        np.testing.assert_array_equal(f(*args), axpy(*args))
+    assert f._tier.choice is not None and f._tier.plain
+    compiled_before = f.regions[0].stats.compiled_calls
+    for _ in range(5):
+        np.testing.assert_array_equal(f(*args), axpy(*args))
+    assert f.regions[0].stats.compiled_calls == compiled_before  # the user's code ran
+
+
+def test_faster_compiled_function_stays_compiled(clock):
+    clock.costs = {"compiled": 1e-6, "plain": 10e-6}
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    for _ in range(_calls_until_choice() + 5):
+        f(*args)
+    assert f._tier.choice is not None and not f._tier.plain
+
+
+def test_plain_choice_needs_clearly_faster_plain(clock):
+    clock.costs = {"compiled": 1.02e-6, "plain": 1e-6}  # within the noise margin
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert not f._tier.plain
+
+
+def test_mixed_sizes_stay_compiled(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for k in range(_calls_until_choice()):
+        f(*_args(8 if k % 2 else 100_000))
+    assert f._tier.choice is not None and not f._tier.plain
+
+
+def test_new_sizes_reopen_a_plain_choice(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert f._tier.plain
+    clock.costs = {"compiled": 1e-6, "plain": 50e-6}  # big arrays: compiled wins now
+    big = _args(1 << 16)
+    for _ in range(tiering.FIRST_INTERVAL + 1 + 2 * tiering.ROUNDS):
+        np.testing.assert_array_equal(f(*big), axpy(*big))
+    assert not f._tier.plain
+
+
+def test_sample_that_compiles_is_not_counted(clock):
+    f = astcompile.compile(axpy, backend="c")
+    f(*_args())
+    f._tier.countdown = 1
+    events = timing.events
+    f(*_args())  # the first timed call: compiled already, so a clean sample
+    assert timing.events == events
+    tier = f._tier
+    tier._open()
+    timing.events += 1  # as if this call compiled something
+    tier._record("compiled", 1.0, timing.events == events, ())
+    assert len(tier.times["compiled"]) == 0 and tier.pending.count("compiled") == tiering.ROUNDS
+
+
+def test_in_place_updates_and_exceptions_are_the_same_on_both_paths(clock):
+    def scale(x, k):
+        if k == 0:
+            raise ValueError("k must not be 0")
+        x *= k
+        return x.sum()
+
+    f = astcompile.compile(scale, backend="c")
+    for _ in range(_calls_until_choice() + 3):
+        x, y = np.arange(6.0), np.arange(6.0)
+        assert f(x, 3.0) == scale(y, 3.0)
+        np.testing.assert_array_equal(x, y)
+    assert f._tier.plain
+    with pytest.raises(ValueError, match="k must not be 0"):
+        f(np.arange(3.0), 0)
+
+
+def test_eager_backend_is_never_replaced(clock):
+    f = astcompile.compile(axpy, backend="eager")
+    for _ in range(_calls_until_choice() + 3):
+        f(*_args())
+    assert f._tier.choice is None and not f._tier.plain
+
+
+def test_choice_is_logged_as_a_perf_hint(clock, caplog):
+    f = astcompile.compile(axpy, backend="c")
+    with caplog.at_level(logging.INFO, logger="astcompile.perf_hints"):
+        for _ in range(_calls_until_choice()):
+            f(*_args())
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "astcompile.perf_hints"]
+    assert "axpy" in message and "test_tiering.py" in message
+    assert "runs plain" in message and "10.0 µs vs 1.0 µs plain" in message
+
+
+def test_explain_reports_the_choice(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    report = str(astcompile.explain(f, *_args()))
+    assert "runs plain" in report and "10.0 µs" in report
+
+
+def test_reset_forgets_the_choice(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    f.reset()
+    assert f._tier.choice is None and not f._tier.plain
+
+
+def test_tiering_off_keeps_the_compiled_path(clock, monkeypatch):
+    monkeypatch.setattr(astcompile.config, "tiering", False)
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice() + 3):
+        f(*_args())
+    assert f._tier.choice is None and not f._tier.plain
+
+
+class Model:
+    def __init__(self) -> None:
+        self.w = np.linspace(0.0, 1.0, 8)
+
+    @astcompile.compile
+    def forward(self, x, bias=0.5):
+        return x * self.w + bias
+
+
+def test_methods_and_keywords_on_both_paths(clock):
+    model, x = Model(), np.arange(8.0)
+    want = Model.forward.__wrapped__(model, x, bias=0.25)
+    for _ in range(_calls_until_choice() + 3):
+        np.testing.assert_array_equal(model.forward(x, bias=0.25), want)
+    assert Model.forward._tier.plain
+    model.w = model.w * 2  # a read the plain path sees as it is
+    np.testing.assert_array_equal(
+        model.forward(x, bias=0.25), Model.forward.__wrapped__(model, x, bias=0.25)
+    )
