@@ -114,7 +114,10 @@ def _ms(t: float | None) -> str:
 
 def write_section(path: str, table: str) -> None:
     """Replace (or append) the loop section of the benchmarks page, keeping the rest."""
-    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    text = "# Benchmarks\n"
+    if os.path.exists(path):
+        with open(path) as f:
+            text = f.read()
     head = text.split(SECTION)[0].rstrip("\n")
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

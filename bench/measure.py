@@ -80,9 +80,8 @@ def cold_and_warm(index: int, quick: bool) -> tuple[float, float]:
 
 def copy_bandwidth(n: int) -> float:
     """GB/s (read + write) of a parallel float32 copy of ``n`` elements, built from kernels/."""
-    from astcompile.runtime import load_library, nthreads
-
     from astcompile import config
+    from astcompile.runtime import load_library, nthreads
 
     with open(os.path.join(ROOT, "kernels", "copy.c")) as f:
         source = f.read()

@@ -1,4 +1,5 @@
-"""Shared by the C backend's tests: trace, compile with a private cache, compare with eager."""
+"""Shared by the C backend's tests: trace, compile with a private cache, compare with eager
+(with the one tolerance table, differential.TOLERANCE)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from differential import assert_matches
 
 from astcompile.backends.c import CBackend
 from astcompile.backends.eager import run_graph
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.tracer import trace_callable
-
-#: Documented tolerances of the C backend against NumPy (libmvec is accurate to <= 4 ulp;
-#: sums are blocked, not pairwise; see docs/benchmarks.md).
-RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
-ATOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-11}
 
 
 def forked_results(target: Callable, count: int = 2) -> list:
@@ -41,22 +38,6 @@ def compile_c(fn: Callable, args: Sequence[Any], cache_dir: str):
     except TraceBreak as exc:  # the tracer leaves it to NumPy: nothing to compile
         pytest.skip(f"not traced: {exc}")
     return graph, CBackend(cache_dir=cache_dir).compile(graph)
-
-
-def assert_matches(got: Any, expected: Any) -> None:
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    if expected.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, expected)
-    else:
-        np.testing.assert_allclose(
-            got,
-            expected,
-            rtol=RTOL.get(expected.dtype, 0),
-            atol=ATOL.get(expected.dtype, 0),
-            equal_nan=True,
-        )
 
 
 def check(

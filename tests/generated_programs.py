@@ -15,9 +15,10 @@ expression, or a few statements from templates that reached NumPy's edges before
 from __future__ import annotations
 
 import numpy as np
-from astcompile.runtime.guards import int_class_bounds
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+from astcompile.runtime.guards import int_class_bounds
 
 DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"]
 UNARY = [

@@ -14,10 +14,10 @@ import sys
 import textwrap
 
 import pytest
-from astcompile.runtime import artifacts, cache
 
 import astcompile
 from astcompile import aot
+from astcompile.runtime import artifacts, cache
 from tests.trust_helpers import chown_tree, flip_byte, other_uid, planted_pickle, truncate
 
 PACKAGE = "aotsec"

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from differential import BACKENDS
 from frontend_samples import programs
 from frontend_samples.harness import analyse, line_of, where
 
@@ -345,7 +346,7 @@ def test_catalogue_markdown_lists_every_reason():
     assert "| GB012 | side-effect call | move it out or use astcompile.disable |" in lines
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_conditional_expression_on_array_values_is_a_branch_not_a_break(backend):
     """``x if x.mean() > 0 else -x`` becomes an IF node: no break, NumPy's answer. (The C
     backend cannot yet return a view out of a branch: that region runs as written, GB023.)"""

@@ -17,11 +17,11 @@ import sys
 import textwrap
 
 import pytest
-from astcompile.runtime import build as runtime_build
 
 from astcompile import aot
 from astcompile.cli import build as build_command
 from astcompile.cli import options
+from astcompile.runtime import build as runtime_build
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "build_samples")
 pytestmark = pytest.mark.skipif(

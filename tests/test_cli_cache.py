@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from astcompile.runtime import load_library
-
 import astcompile
 from astcompile.cli import main
+from astcompile.runtime import load_library
 
 SOURCE = "#include <stdint.h>\nint64_t {0}(int64_t x) {{ return x + 1; }}\n"
 

@@ -153,8 +153,10 @@ def test_fullgraph_function_with_a_break_fails():
         ),
         "",
         "Found 1 graph break in 1 of 2 compiled functions (1 file checked).",
-        "error: step() in strict/kernels.py:15 is compiled with fullgraph=True and has "
-        + "1 graph break",
+        (
+            "error: step() in strict/kernels.py:15 is compiled with fullgraph=True and has "
+            "1 graph break"
+        ),
     ]
 
 

@@ -45,7 +45,9 @@ def test_sizes_and_strides_are_parameters():
 def test_float64_sums_use_several_accumulators_and_match_numpy(tmp_path):
     """Long innermost rows: blocks of 32 lanes, of one vector, then the rest one by one;
     short rows and strided data take the plain loop."""
-    from tests.c_helpers import assert_matches, compile_c
+    from differential import assert_matches
+
+    from tests.c_helpers import compile_c
 
     def outer_sum(X, Y):
         return np.sum(X[:, :, None] * Y[:, None, :], axis=(-2, -1))

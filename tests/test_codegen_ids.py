@@ -4,9 +4,9 @@ the same kernel library key, whatever the process compiled before it."""
 from __future__ import annotations
 
 import numpy as np
-from astcompile.runtime import loader
 
 import astcompile
+from astcompile.runtime import loader
 
 
 def moving_sum(x, k):

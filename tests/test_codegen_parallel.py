@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from astcompile.runtime import nthreads, set_num_threads
+from differential import assert_matches
 
-from tests.c_helpers import assert_matches, compile_c
+from astcompile.runtime import nthreads, set_num_threads
+from tests.c_helpers import compile_c
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=list(SHAPES))
 def test_results_do_not_depend_on_the_thread_count(shape, threads, tmp_path):
     x = np.random.default_rng(1).standard_normal(shape)
-    graph, compiled = compile_c(_stats, [x], str(tmp_path))
+    _graph, compiled = compile_c(_stats, [x], str(tmp_path))
     results = {}
     for n in (1, 2, 3, 4):  # 3 and 4 threads oversubscribe: uneven chunk shares
         threads(n)

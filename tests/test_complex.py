@@ -9,14 +9,13 @@ import logging
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 from test_masks import escape_time  # the Mandelbrot set's escape-time loop
 
 import astcompile
 from bench.loop_kernels import escape_time as bench_escape_time
 from bench.loop_kernels import lms_filter
 
-BACKENDS = ["eager", "c"]
 Z64 = (np.arange(6) - 2.5 + 1j * np.arange(6)[::-1]).astype(np.complex64)
 _FALLBACKS = ("runs eagerly", "NumPy step", "in NumPy")
 

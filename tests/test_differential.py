@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from differential import assert_same, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls
 from generated_programs import operands, programs
 from hypothesis import given
 
@@ -31,7 +31,7 @@ def compile_program(lines: list[str], tmp_path) -> object:
     return module.program
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @given(program=programs(), args=operands())
 def test_generated_programs_match_numpy(backend, program, args, tmp_path_factory):
     """Two calls of one compiled program: with ``k`` and with ``k2`` of the same guard class
@@ -59,7 +59,7 @@ def _zero_d_array_shape_ops(x):
     return y.T, np.squeeze(y), y.copy(), np.ascontiguousarray(x.sum()), np.squeeze(x)
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "fn", [_scalar_transpose, _scalar_reshape, _scalar_squeeze_and_copy, _zero_d_array_shape_ops]
 )
@@ -86,7 +86,7 @@ def _weak_bools(b, i8, u, f):
     )
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_python_bool_scalars_promote_like_numpy(backend):
     """A Python bool next to a number array acts as 1 or 0 (``x <= True`` compares with 1.0);
     next to a bool array it stays a bool. Found by the random differential run."""

@@ -19,3 +19,6 @@ def test_readme_has_the_two_setup_commands():
     assert 'python -m pip install -e ".[test]" && python -m pytest -q' in readme
     ci = (DOCS.parent / ".ci" / "run").read_text()
     assert "python -m pytest -q" in ci
+    # lint and formatting are checked before the tests, with the ruff of the test extra
+    assert ci.index("ruff check .") < ci.index("ruff format --check .") < ci.index("pytest")
+    assert '"ruff>=' in (DOCS.parent / "pyproject.toml").read_text()

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_masks import assert_compiled_same
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def moving_sum(x, k):

@@ -7,7 +7,7 @@ import copy
 
 import numpy as np
 import pytest
-from differential import assert_same, assert_same_value
+from differential import BACKENDS, assert_same, assert_same_value
 
 import astcompile
 from astcompile.ir.ops import Op
@@ -16,7 +16,6 @@ from astcompile.trace import escapes
 from astcompile.trace.context import TraceBreak, TraceContext
 from astcompile.trace.symbolic import SymArray
 
-BACKENDS = ["eager", "c"]
 HISTORY: list = []
 TABLE = np.ones(3)
 

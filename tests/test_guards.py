@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from astcompile.runtime import guards
 from astcompile.runtime.guards import UNSUPPORTED, call_key, describe_difference, int_class
 

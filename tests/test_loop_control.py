@@ -10,11 +10,9 @@ import math
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def newton_sqrt(a, tol):
@@ -358,8 +356,10 @@ def test_check_says_why_a_loop_runs_in_python(tmp_path):
     report = check_file(str(path))
     notes = [n for fn in report.functions for n in fn.loop_notes]
     assert notes == [
-        f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
-        "GB012 print() has side effects"
+        (
+            f"{path}:6:5: note: loop at line 6 runs in Python because of line 8: "
+            "GB012 print() has side effects"
+        )
     ]
 
 

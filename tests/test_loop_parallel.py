@@ -9,9 +9,9 @@ import re
 
 import numpy as np
 import pytest
-from astcompile.runtime import nthreads, set_num_threads
 
 import astcompile
+from astcompile.runtime import nthreads, set_num_threads
 from tests.c_helpers import forked_results
 from tests.test_loops import pairwise_distance
 

@@ -10,11 +10,9 @@ import logging
 
 import numpy as np
 import pytest
-from differential import assert_same, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def assert_compiled_same(caplog, fn, *args, backend):

@@ -6,7 +6,7 @@ import traceback
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 from frontend_samples import programs as P
 from frontend_samples.harness import materialize
 
@@ -169,7 +169,7 @@ def countdown(n):
     return countdown(n - 1) + n
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "fn, args",
     [
@@ -185,7 +185,7 @@ def test_recursive_functions_run(fn, args, backend):
     assert_same(fn, *args, backend=backend)
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_recursive_closure_calls_its_compiled_self(backend):
     def make():
         @astcompile.compile(backend=backend)

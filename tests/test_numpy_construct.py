@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same_value, run_both
+from differential import BACKENDS, assert_same_value, run_both
 from hypothesis import given
 from hypothesis import strategies as st
 from test_masks import assert_compiled_same
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def arange_size(x):

@@ -10,13 +10,11 @@ import sys
 import textwrap
 
 import numpy as np
-from differential import assert_same_value
+from differential import BACKENDS, assert_same_value
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 _HOLDERS = {  # name: (module set-up, parameters, how the function reads it, how a change sets it)
     "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h.v", "h.v = new"),

@@ -10,6 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
+
 from astcompile.runtime import (
     CompilerNotFound,
     RuntimeBuildError,
@@ -17,7 +18,6 @@ from astcompile.runtime import (
     load_library,
     loader,
 )
-
 from tests.c_helpers import forked_results
 from tests.trust_helpers import flip_byte, truncate
 

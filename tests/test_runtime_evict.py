@@ -11,6 +11,7 @@ import time
 
 import filelock
 import pytest
+
 from astcompile.runtime import cache, evict, load_library, loader
 
 SOURCE = "#include <stdint.h>\nint64_t triple_{tag}(int64_t x) {{ return 3 * x + {tag}; }}\n"

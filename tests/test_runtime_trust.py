@@ -7,8 +7,8 @@ import os
 import stat
 
 import pytest
-from astcompile.runtime import UnsafeCacheDir, artifacts, trust
 
+from astcompile.runtime import UnsafeCacheDir, artifacts, trust
 from tests.trust_helpers import other_uid
 
 

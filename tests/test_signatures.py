@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from astcompile.runtime import guards
 
 import astcompile
+from astcompile.runtime import guards
 from astcompile.signatures import SignatureError, parse_signature, parse_signatures
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same_value
+from differential import BACKENDS, assert_same_value
 
 from astcompile.backends.eager import run_graph
 from astcompile.ir.graph import verify
@@ -229,7 +229,7 @@ def test_a_random_generator_is_not_traced():
         )
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_state_read_from_an_object_is_read_on_every_call(backend):
     import astcompile
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 from test_masks import assert_compiled_same
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def add_into(a, b, c):

@@ -10,11 +10,12 @@ import textwrap
 
 import numpy as np
 import pytest
-from astcompile.runtime import cache, trust
+from differential import assert_matches
 
 import astcompile
 from astcompile.frontend import cache as rewrite_cache
 from astcompile.jit import warm
+from astcompile.runtime import cache, trust
 from tests.trust_helpers import flip_byte, other_uid, planted_pickle, truncate
 
 MODULE = textwrap.dedent("""
@@ -51,11 +52,11 @@ def test_second_compile_loads_rewrite_and_entries(tmp_path):
     mod = _module(tmp_path, "warm_a")
     x = np.linspace(0, 1, 10)
     first = astcompile.compile(mod.f)
-    assert np.allclose(first(x), np.exp(x * 2.0) + 1.0)
+    assert_matches(first(x), np.exp(x * 2.0) + 1.0)
     assert first.cache_digest is not None
     analysis = _times("analysis")
     again = astcompile.compile(mod.f)
-    assert np.allclose(again(x), np.exp(x * 2.0) + 1.0)
+    assert_matches(again(x), np.exp(x * 2.0) + 1.0)
     assert _times("analysis") == analysis  # the rewrite came from the cache
     assert again.cache_digest == first.cache_digest
     assert again.regions[0].stats.traces == 0  # so did the compiled region
@@ -75,7 +76,7 @@ def test_an_edited_callee_makes_the_rewrite_stale(tmp_path):
     mod.helper = helper
     assert rewrite_cache.load(mod.f, False, warm.stores_for(mod.f.__code__.co_filename)) is None
     changed = astcompile.compile(mod.f)
-    assert np.allclose(changed(x), np.exp(x * 3.0) + 1.0)
+    assert_matches(changed(x), np.exp(x * 3.0) + 1.0)
     assert changed.static_breaks  # analysed again: the call now breaks
 
 
@@ -89,12 +90,12 @@ def test_closures_are_not_persisted_global_arrays_are_read_each_call(tmp_path):
     mod = _module(tmp_path, "warm_c")
     compiled = astcompile.compile(mod.uses_global_array)
     x = np.ones(3)
-    assert np.allclose(compiled(x), x + mod.W)
+    assert_matches(compiled(x), x + mod.W)
     region = compiled.regions[0]
     assert warm.persistent_key(region, region.key((x,)), (x,)) is not None  # W is an input
     mod.W = np.full(3, 7.0)
     again = astcompile.compile(mod.uses_global_array)
-    assert np.allclose(again(x), x + 7.0)
+    assert_matches(again(x), x + 7.0)
     assert again.regions[0].stats.traces == 0  # the persisted entry reads W at the call
     from astcompile.jit.entries import MISS
 
@@ -197,7 +198,7 @@ def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, plante
     again = astcompile.compile(mod.f)
     with pytest.warns(RuntimeWarning, match="not loading compiled code from .*warm-v1/regions"):
         got = again(x)
-    np.testing.assert_allclose(got, np.exp(x * 2.0) + 1.0)
+    assert_matches(got, np.exp(x * 2.0) + 1.0)
     assert not marker.exists()
     assert again.regions[0].stats.traces == 1
     assert all(

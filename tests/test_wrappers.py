@@ -10,11 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import assert_same
+from differential import BACKENDS, assert_same
 
 import astcompile
-
-BACKENDS = ["eager", "c"]
 
 
 def times_ten(fn):

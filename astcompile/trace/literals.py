@@ -68,9 +68,9 @@ def _check_options(copy: Any, order: Any, ndmin: int) -> None:
 def _of_value(value: Any, dtype: Any, copy: bool) -> Any:
     """``np.array(v)`` copies a traced array (a 0-d array for a scalar); ``np.asarray`` only
     where asked to (or where a scalar or a cast makes a new array anyway)."""
-    from astcompile.trace.numpy_api import _asarray
+    from astcompile.trace.numpy_layout import asarray
 
-    return _asarray(value, dtype, copy=copy)
+    return asarray(value, dtype, copy=copy)
 
 
 def _build(obj: list | tuple, dtype: Any) -> SymArray:

@@ -17,6 +17,7 @@ from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.trace import build as B
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import literals, numpy_bind, numpy_construct, numpy_join, numpy_scan
+from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.masks import MaskedValue, masked_ufunc
@@ -120,135 +121,6 @@ def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> A
     return _clip(a, min, max, out)
 
 
-def _dims(shape: Any) -> tuple:
-    items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(d.dim if isinstance(d, SymInt) else int(d) for d in items)
-
-
-def _sym(a: Any) -> SymArray:
-    return a if isinstance(a, SymArray) else wrap(operand(a).node)
-
-
-def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
-    """Shape methods of a NumPy scalar (``s.T``, ``s.reshape(())``, ``np.squeeze(s)``) give a
-    scalar back when the result is 0-d; the same methods of a 0-d array give a 0-d array."""
-    result.is_scalar = array.is_scalar and result.ndim == 0
-    return result
-
-
-def _reshape(
-    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
-) -> Any:
-    """``np.reshape`` (``newshape=`` is NumPy < 2.4's name of ``shape``)."""
-    if order != "C" or copy is not None:
-        raise _unsupported("reshape with order= or copy=")
-    target = newshape if shape is None else shape
-    array = _sym(a)
-    return _keeps_scalar(array, wrap(B.reshape(array.node, _dims(target)), base=array))
-
-
-def _varargs(values: tuple) -> Any:
-    """A method's ``*shape``/``*axes``: ``a.reshape(2, 3)`` or ``a.reshape((2, 3))``."""
-    return values[0] if len(values) == 1 else values
-
-
-def _reshape_method(a: Any, *shape: Any, order: str = "C", copy: Any = None) -> Any:
-    return _reshape(a, _varargs(shape), order, copy=copy)
-
-
-def _transpose(a: Any, axes: Any = None) -> Any:
-    array = _sym(a)
-    perm = tuple(reversed(range(array.ndim))) if axes is None else tuple(axes)
-    return _keeps_scalar(array, wrap(B.transpose(array.node, perm), base=array))
-
-
-def _transpose_method(a: Any, *axes: Any) -> Any:
-    return _transpose(a, _varargs(axes) if axes else None)
-
-
-def _ravel(a: Any, order: str = "C") -> Any:
-    return _reshape(a, -1, order=order)
-
-
-def _flatten(a: Any, order: str = "C") -> Any:
-    return _copy(_reshape(a, -1, order=order))
-
-
-def _copy(a: Any, order: str = "K") -> Any:
-    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
-    array = _sym(a)
-    from astcompile.trace.context import current
-
-    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
-
-
-def _copy_method(array: SymArray, order: str = "C") -> Any:
-    return _keeps_scalar(array, _copy(array, order))
-
-
-def _astype(
-    a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", copy: bool = True
-) -> Any:
-    array = _sym(a)
-    target = np.dtype(dtype)
-    if not np.can_cast(array.dtype, target, casting=casting):
-        raise TypeError(
-            f"Cannot cast array data from {array.dtype} to {target} "
-            f"according to the rule '{casting}'"
-        )
-    if target == array.dtype:
-        return _copy_method(array) if copy else array
-    return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
-
-
-def _asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:
-    """``np.asarray``: the array itself, or a 0-d array where ``a`` is a NumPy scalar, or a
-    new array where a cast or ``copy=True`` asks for one."""
-    array = _sym(a)
-    if copy is False and dtype is not None and np.dtype(dtype) != array.dtype:
-        raise ValueError("Unable to avoid copy while creating an array as requested.")
-    if dtype is not None and np.dtype(dtype) != array.dtype:
-        return _astype(array, dtype)
-    if array.is_scalar or copy:
-        return _copy(array)  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
-    return array
-
-
-def _ascontiguousarray(a: Any, dtype: Any = None) -> Any:
-    """Like ``np.asarray``, but NumPy makes a 0-d input one-dimensional."""
-    array = _asarray(a, dtype)
-    return _reshape(array, (1,)) if array.ndim == 0 else array
-
-
-def _broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
-    array = _sym(array)
-    return wrap(B.broadcast_to(array.node, _dims(shape)), base=array)
-
-
-def _expand_dims(a: Any, axis: Any) -> Any:
-    array = _sym(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    out_ndim = array.ndim + len(axes)
-    new_axes = B.normalize_axes(axes, out_ndim)
-    key = tuple(None if i in new_axes else slice(None) for i in range(out_ndim))
-    return array[key]
-
-
-def _squeeze(a: Any, axis: Any = None) -> Any:
-    array = _sym(a)
-    shape = array.node.shape
-    axes = (
-        [i for i, d in enumerate(shape) if d == 1]
-        if axis is None
-        else B.normalize_axes(axis, array.ndim)
-    )
-    if any(shape[i] != 1 for i in axes):
-        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
-    return _keeps_scalar(
-        array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
-    )
-
-
 def _dot(a: Any, b: Any, out: Any = None) -> Any:
     if out is not None:
         raise _unsupported("np.dot with out=")
@@ -271,11 +143,11 @@ def _vdot(a: Any, b: Any) -> Any:
 def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
     """``np.full_like`` and ``np.zeros_like`` & co: a fresh array of ``a``'s shape (or
     ``shape``) and dtype (or ``dtype``)."""
-    array = _sym(a)
+    array = L.as_sym(a)
     target = np.dtype(dtype) if dtype is not None else array.dtype
     traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
     value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
-    return _new_array(array.node.shape if shape is None else _dims(shape), target, value)
+    return _new_array(array.node.shape if shape is None else L.dims(shape), target, value)
 
 
 def _like(fill: Any) -> Callable:
@@ -293,7 +165,7 @@ def _filled(fill: Any) -> Callable:
     def handler(shape: Any, dtype: Any = None, order: str = "C") -> Any:
         if order not in ("C", "K", "A"):
             raise _unsupported("array creation with order='F'")
-        return _new_array(_dims(shape), np.dtype(float if dtype is None else dtype), fill)
+        return _new_array(L.dims(shape), np.dtype(float if dtype is None else dtype), fill)
 
     return handler
 
@@ -304,7 +176,7 @@ def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> A
     if order not in ("C", "K", "A"):
         raise _unsupported("array creation with order='F'")
     target = np.dtype(dtype) if dtype is not None else np.asarray(_hint(fill_value)).dtype
-    return _new_array(_dims(shape), target, fill_value)
+    return _new_array(L.dims(shape), target, fill_value)
 
 
 def _hint(value: Any) -> Any:
@@ -348,15 +220,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     **{fn: _reduce(op) for fn, op in REDUCTION_TO_OP.items()},
     np.where: _where,
     np.clip: _clip,
-    np.reshape: _reshape,
-    np.transpose: _transpose,
-    np.ravel: _ravel,
-    np.copy: _copy,
-    np.ascontiguousarray: _ascontiguousarray,
-    np.asarray: _asarray,
-    np.broadcast_to: _broadcast_to,
-    np.expand_dims: _expand_dims,
-    np.squeeze: _squeeze,
+    **L.FUNCTIONS,
     np.dot: _dot,
     np.vdot: _vdot,
     np.ndim: _ndim,
@@ -392,15 +256,9 @@ METHODS: dict[str, Callable] = {
         if fn.__name__
         in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin")
     },
-    "reshape": _reshape_method,
-    "transpose": _transpose_method,
-    "ravel": _ravel,
-    "flatten": _flatten,
-    "copy": _copy_method,
-    "astype": _astype,
+    **L.METHODS,
     "clip": _clip_method,
     "dot": _dot,
-    "squeeze": _squeeze,
     "conj": np.conjugate,
     "conjugate": np.conjugate,
     **numpy_scan.METHODS,

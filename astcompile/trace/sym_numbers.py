@@ -1,0 +1,307 @@
+"""Python numbers under tracing: ``SymScalar`` (an int/float/bool argument, a weak scalar by
+value) and ``SymInt`` (a size such as ``x.shape[0]``, which stays symbolic in shapes).
+
+Arrays are one idea (``symbolic.py``: nodes, NumPy protocols, in-place writes); Python numbers
+are the other: they stay symbolic through arithmetic and *specialise* with a guard the moment
+Python needs their value (``if alpha > 0``, ``range(n)``). Mixed with an array they become
+operands of an elementwise node.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir import shapes as S
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
+
+
+def _python_scalar_ufunc(
+    self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+) -> Any:
+    """A ufunc of a traced Python number is traced, not computed from a specialised value:
+    ``np.ceil(2.5)`` is the *strong* NumPy scalar ``np.float64(3.0)`` (NEP 50), where
+    NumPy's object loop would have returned the weak Python int 3."""
+    from astcompile.trace.numpy_api import array_ufunc
+
+    return array_ufunc(ufunc, method, inputs, kwargs)
+
+
+class SymScalar:
+    """A Python ``int``/``float``/``bool`` passed into a region: a weak scalar by value.
+
+    Arithmetic keeps it symbolic (so a new value never recompiles); anything that needs the
+    Python value (``if alpha > 0``, ``range(k)``, ``math.exp``) specialises it with a guard.
+    """
+
+    def __init__(
+        self,
+        node: Node,
+        hint: Any,
+        description: str,
+        dim: S.Dim | None = None,
+        sources: dict[int, Any] | None = None,
+        dynamic: bool = False,
+    ) -> None:
+        self.node = node
+        self.hint = hint  # the traced value; for a dynamic scalar only an example of its type
+        self.description = description
+        self.dynamic = dynamic  # varies per loop iteration: never specialised, never guarded
+        self.dims: tuple = () if dim is None else (dim,)  # sizes it derives from: shape guards
+        self.sources = sources or {}  # input leaf index -> traced value, for value guards
+
+    def _specialize(self, *_: Any) -> Any:
+        if self.dynamic:
+            raise TraceBreak(
+                TraceReason.DATA_DEPENDENT_VALUE,
+                f"{self.description} changes from one loop iteration to the next",
+            )
+        for d in self.dims:
+            current().env.specialize(d)
+        guards = current().value_guards
+        for leaf, value in self.sources.items():
+            if (leaf, value) not in guards:
+                guards.append((leaf, value))
+        return self.hint
+
+    def __bool__(self) -> bool:
+        return bool(self._specialize())
+
+    def __int__(self) -> int:
+        return int(self._specialize())
+
+    def __float__(self) -> float:
+        return float(self._specialize())
+
+    def __index__(self) -> int:
+        return operator.index(self._specialize())
+
+    def __hash__(self) -> int:
+        return hash(self._specialize())
+
+    def __repr__(self) -> str:
+        return f"SymScalar({self.description}={self.hint!r})"
+
+    __array_ufunc__ = _python_scalar_ufunc
+
+    def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
+        if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
+            return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
+        if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
+            return NotImplemented
+        a, b = (other, self) if reflected else (self, other)
+        # Python raises (x / 0) or goes complex ((-8.0) ** 0.5) where NumPy does not: the
+        # divisor, and both sides of a power, are pinned to their traced values.
+        if op is Op.POW:
+            a = _pinned(a)
+        if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW):
+            b = _pinned(b)
+        if not isinstance(a, (SymScalar, SymInt)) and not isinstance(b, (SymScalar, SymInt)):
+            return fn(a, b)
+        a = a.as_scalar() if isinstance(a, SymInt) else a
+        b = b.as_scalar() if isinstance(b, SymInt) else b
+        dynamic = _is_dynamic(a) or _is_dynamic(b)
+        if dynamic:
+            from astcompile.trace.scalars import python_arith
+
+            python_arith(op, fn, a, b)  # Python's errors (x / 0), not C's or NumPy's
+        hint = (
+            _example_result(fn, _hint_of(a), _hint_of(b))
+            if dynamic
+            else fn(_hint_of(a), _hint_of(b))
+        )
+        node = B.elementwise(op, [arrays.operand(a), arrays.operand(b)])
+        node = B.cast(B.Operand(node, False, None), np.result_type(hint))
+        sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
+        result = SymScalar(
+            node, hint, f"({self.description} {op.name.lower()} ...)", None, sources, dynamic
+        )
+        result.dims = getattr(a, "dims", ()) + getattr(b, "dims", ())
+        return result
+
+    def _compare(self, fn: Callable, other: Any) -> Any:
+        if isinstance(other, (arrays.SymArray, np.ndarray)):
+            return NotImplemented
+        if self.dynamic or _is_dynamic(other):
+            return self._dynamic_compare(fn, other)
+        return fn(self._specialize(), _hint_of(_pinned(other)))
+
+    def _dynamic_compare(self, fn: Callable, other: Any) -> SymScalar:
+        """``i > 0`` on a loop variable: a bool computed each iteration (for ``__ac_if``)."""
+        other = other.as_scalar() if isinstance(other, SymInt) else other
+        op = arrays.COMPARE_OPS[fn.__name__]
+        node = B.elementwise(op, [arrays.operand(self), arrays.operand(other)])
+        return SymScalar(node, True, f"({self.description} {fn.__name__} ...)", dynamic=True)
+
+    def __neg__(self) -> Any:
+        return self._arith(Op.MUL, operator.mul, -1, False)
+
+    def __pos__(self) -> SymScalar:
+        return self
+
+    def __abs__(self) -> Any:
+        if self.dynamic:
+            node = B.elementwise(Op.ABS, [arrays.operand(self)])
+            return SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
+        return abs(self._specialize())
+
+
+def _is_dynamic(value: Any) -> bool:
+    return isinstance(value, SymScalar) and value.dynamic
+
+
+def _example_result(fn: Callable, a: Any, b: Any) -> Any:
+    """An example of ``fn(a, b)``'s Python type when the operands' values are unknown."""
+    try:
+        return fn(a, b)
+    except (ArithmeticError, ValueError):
+        return fn(type(a)(1), type(b)(1))
+
+
+def _pinned(value: Any) -> Any:
+    if _is_dynamic(value):
+        return value  # a varying Python number: checked in trace/scalars.python_arith
+    return value._specialize() if isinstance(value, (SymScalar, SymInt)) else value
+
+
+def _hint_of(value: Any) -> Any:
+    return value.hint if isinstance(value, (SymScalar, SymInt)) else value
+
+
+#: The comparisons, by dunder name: ``fn.__name__`` is also the key of ``COMPARE_OPS``.
+_COMPARE_FNS = {name: getattr(operator, name) for name in ("eq", "ne", "lt", "le", "gt", "ge")}
+_SCALAR_ARITH = {
+    "add": (Op.ADD, operator.add),
+    "sub": (Op.SUB, operator.sub),
+    "mul": (Op.MUL, operator.mul),
+    "truediv": (Op.TRUEDIV, operator.truediv),
+    "floordiv": (Op.FLOORDIV, operator.floordiv),
+    "mod": (Op.MOD, operator.mod),
+    "pow": (Op.POW, operator.pow),
+}
+#: Bit operations on Python ints (and bools for & | ^): Python raises TypeError on floats, as
+#: the trace does (the example result is computed with Python's own operator first).
+_SCALAR_BITWISE = {
+    "and": (Op.BITWISE_AND, operator.and_),
+    "or": (Op.BITWISE_OR, operator.or_),
+    "xor": (Op.BITWISE_XOR, operator.xor),
+    "lshift": (Op.LSHIFT, operator.lshift),
+    "rshift": (Op.RSHIFT, operator.rshift),
+}
+for _name, (_op, _fn) in {**_SCALAR_ARITH, **_SCALAR_BITWISE}.items():
+    setattr(SymScalar, f"__{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, False))
+    setattr(SymScalar, f"__r{_name}__", lambda s, o, _op=_op, _fn=_fn: s._arith(_op, _fn, o, True))
+for _name, _fn in _COMPARE_FNS.items():
+    setattr(SymScalar, f"__{_name}__", lambda s, o, _fn=_fn: s._compare(_fn, o))
+
+
+def _scalar_invert(self: SymScalar) -> Any:
+    """``~n`` on a Python int is ``-n - 1``; on a bool Python gives an int (-1 or -2), NumPy a
+    bool: specialised there, never guessed."""
+    if type(self.hint) is not int:
+        return ~self._specialize()
+    return (-self) - 1
+
+
+SymScalar.__invert__ = _scalar_invert  # type: ignore[method-assign]
+
+
+class SymInt:
+    """A size (``x.shape[0]``, ``x.size``) as a Python int that stays symbolic in shapes."""
+
+    def __init__(self, dim: S.SymDim) -> None:
+        self.dim = dim
+        self.hint = dim.hint
+
+    @staticmethod
+    def of(d: S.Dim) -> Any:
+        return d if isinstance(d, int) else SymInt(d)
+
+    def as_node(self) -> Node:
+        return current().node(Op.DIM, (), np.dtype(np.int64), (), self.dim)
+
+    def _specialize(self) -> int:
+        return current().env.specialize(self.dim)
+
+    def as_scalar(self) -> SymScalar:
+        return SymScalar(self.as_node(), self.hint, str(self.dim), dim=self.dim)
+
+    def __index__(self) -> int:
+        return self._specialize()
+
+    __int__ = __index__
+
+    def __float__(self) -> float:
+        return float(self._specialize())
+
+    def __bool__(self) -> bool:
+        return self._specialize() != 0
+
+    def __hash__(self) -> int:
+        return hash(self._specialize())
+
+    def __repr__(self) -> str:
+        return f"SymInt({self.dim}={self.hint})"
+
+    __array_ufunc__ = _python_scalar_ufunc
+
+    def _dim_op(self, fn: Callable, other: Any, reflected: bool) -> Any:
+        if isinstance(other, (arrays.SymArray, SymScalar, np.ndarray, np.generic, float)):
+            return NotImplemented
+        if not isinstance(other, (int, SymInt)) or isinstance(other, bool):
+            return NotImplemented
+        o = other.dim if isinstance(other, SymInt) else other
+        a, b = (o, self.dim) if reflected else (self.dim, o)
+        return SymInt.of(fn(a, b))
+
+    def _compare(self, fn: Callable, other: Any) -> Any:
+        if isinstance(other, (arrays.SymArray, np.ndarray)):
+            return NotImplemented
+        return fn(self._specialize(), int(other) if isinstance(other, SymInt) else other)
+
+
+_DIM_FNS = {
+    "add": S.dim_add,
+    "sub": S.dim_sub,
+    "mul": S.dim_mul,
+    "floordiv": S.dim_floordiv,
+    "mod": S.dim_mod,
+}
+for _name, _fn in _DIM_FNS.items():
+    setattr(SymInt, f"__{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, False))
+    setattr(SymInt, f"__r{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, True))
+for _name, _fn in _COMPARE_FNS.items():
+    setattr(SymInt, f"__{_name}__", lambda s, o, _fn=_fn: s._compare(_fn, o))
+
+
+def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
+    """Int-with-int arithmetic stays a size expression; anything else becomes a weak scalar."""
+    dim_fn = _DIM_FNS.get(name)
+
+    def method(self: SymInt, other: Any) -> Any:
+        is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
+        if dim_fn is not None and is_int:
+            return self._dim_op(dim_fn, other, reflected)
+        if not arrays.is_operand(other):
+            return NotImplemented
+        return self.as_scalar()._arith(op, fn, other, reflected)
+
+    return method
+
+
+for _name, (_op, _fn) in _SCALAR_ARITH.items():
+    for _reflected in (False, True):
+        _method = _symint_op(_name, _op, _fn, _reflected)
+        setattr(SymInt, f"__{'r' if _reflected else ''}{_name}__", _method)
+
+
+# Last, and as a module: symbolic.py imports this module's classes at its top, so either module
+# may be imported first; the array helpers are only looked up when a method runs.
+from astcompile.trace import symbolic as arrays  # noqa: E402

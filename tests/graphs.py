@@ -1,0 +1,55 @@
+"""Small IR graphs built by hand, for the tests of one pass or one rule.
+
+A traced graph shows what the tracer emits today; a hand-built one pins the exact shape a pass
+must handle (two equal nodes, a constant subexpression, an identity cast), whatever the tracer
+later folds itself. ``evaluate`` runs a graph through the eager interpreter, so a test can
+check that a pass kept the values as well as changed the structure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from astcompile.backends.eager import run_graph
+from astcompile.ir.graph import ConstAttr, Graph, InputAttr, InputKind, Node
+from astcompile.ir.ops import Op
+
+F64 = np.dtype(np.float64)
+F32 = np.dtype(np.float32)
+I64 = np.dtype(np.int64)
+
+
+def array(index: int, shape: tuple = (4,), dtype: np.dtype = F64) -> Node:
+    """The region's ``index``-th array argument, named ``x{index}``."""
+    return Node(Op.INPUT, (), dtype, shape, InputAttr(index, f"x{index}", InputKind.ARRAY))
+
+
+def const(value: Any, dtype: np.dtype = F64, weak: bool = False) -> Node:
+    """A constant (of ``value``'s shape); ``weak``: a Python literal (NEP 50)."""
+    return Node(Op.CONST, (), dtype, np.shape(value), ConstAttr(value, weak))
+
+
+def apply(
+    op: Op, *inputs: Node, dtype: np.dtype | None = None, shape: tuple | None = None, attr=None
+) -> Node:
+    """``op`` of ``inputs``: by default of the first input's dtype and the broadcast shape."""
+    if shape is None:
+        shape = np.broadcast_shapes(*(tuple(i.shape) for i in inputs))
+    return Node(op, inputs, inputs[0].dtype if dtype is None else dtype, shape, attr)
+
+
+def graph(inputs: list[Node], outputs: list[Node], effects: list[Node] | None = None) -> Graph:
+    return Graph("test", inputs, outputs, effects or [])
+
+
+def evaluate(g: Graph, *leaves: Any) -> list:
+    """The outputs of ``g`` on ``leaves``, by the eager interpreter."""
+    with np.errstate(all="ignore"):
+        return run_graph(g, list(leaves))
+
+
+def ops(g: Graph) -> list[Op]:
+    """The ops of ``g``'s nodes, inputs first."""
+    return [n.op for n in g.nodes()]

@@ -1,0 +1,85 @@
+"""Constant folding: a scalar elementwise op of scalar constants becomes one constant, computed
+with NumPy's ufunc on values of the nodes' dtypes (so rounding, overflow and NEP 50 weakness
+match the eager interpreter); anything else is left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from graphs import F32, I64, apply, array, const, evaluate, graph, ops
+
+from astcompile.ir.graph import ConstAttr
+from astcompile.ir.ops import Op
+from astcompile.passes.constfold import constfold
+
+
+def _folded(node):
+    """The single constant that ``node`` (an output) folds to."""
+    out, changed = constfold(graph([], [node]))
+    assert changed
+    (result,) = out.outputs
+    assert result.op is Op.CONST and result.shape == ()
+    return result
+
+
+def test_a_constant_subexpression_becomes_one_constant_and_values_are_kept():
+    x = array(0, dtype=F32)
+    six = apply(Op.MUL, const(2.0, F32), const(3.0, F32))
+    before = graph([x], [apply(Op.ADD, x, six)])
+    after, changed = constfold(before)
+    assert changed
+    assert ops(after) == [Op.INPUT, Op.CONST, Op.ADD]
+    (folded,) = [n for n in after.nodes() if n.op is Op.CONST]
+    assert folded.attr == ConstAttr(6.0, False) and folded.dtype == F32
+    leaf = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(evaluate(after, leaf)[0], evaluate(before, leaf)[0])
+
+
+def test_chains_fold_inputs_first():
+    node = apply(Op.SUB, apply(Op.MUL, const(2.0), const(3.0)), const(1.0))
+    assert _folded(node).attr.value == 5.0
+
+
+def test_integer_overflow_wraps_in_the_nodes_dtype_as_numpy_does():
+    i8 = np.dtype(np.int8)
+    result = _folded(apply(Op.ADD, const(100, i8), const(100, i8)))
+    assert result.attr.value == -56  # 200 wrapped to int8
+    assert result.dtype == i8
+
+
+def test_float32_rounds_in_float32():
+    result = _folded(apply(Op.ADD, const(0.1, F32), const(0.2, F32)))
+    assert result.attr.value == float(np.float32(0.1) + np.float32(0.2))
+    assert result.attr.value != 0.1 + 0.2
+
+
+def test_division_by_zero_folds_to_numpy_value_without_raising():
+    assert _folded(apply(Op.TRUEDIV, const(1.0), const(0.0))).attr.value == np.inf
+
+
+@pytest.mark.parametrize(("weak", "expected"), [((True, True), True), ((True, False), False)])
+def test_the_result_is_weak_only_when_every_operand_is(weak, expected):
+    node = apply(Op.ADD, const(1.0, weak=weak[0]), const(2.0, weak=weak[1]))
+    assert _folded(node).attr.weak is expected
+
+
+def test_a_cast_of_a_constant_folds_to_the_target_dtype():
+    result = _folded(apply(Op.CAST, const(2.7), dtype=I64))
+    assert result.attr.value == 2 and result.dtype == I64
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda x: apply(Op.ADD, x, const(1.0)), id="array operand"),
+        pytest.param(
+            lambda x: apply(Op.MUL, const(np.ones(4)), const(2.0), shape=(4,)),
+            id="array constant",
+        ),
+    ],
+)
+def test_nodes_that_are_not_all_scalar_constants_are_left_alone(make):
+    x = array(0)
+    before = graph([x], [make(x)])
+    after, changed = constfold(before)
+    assert not changed and after is before
