@@ -14,6 +14,7 @@ rebuilt, never opened. Folders and files follow :mod:`trust`: created private (0
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -121,12 +122,9 @@ def keep_source(so_path: str, source: str) -> None:
     cached before sources were kept gets it on its next load). Best effort: a read-only
     cache keeps working without it."""
     path = source_path(so_path)
-    if os.path.exists(path):
-        return
-    try:
-        trust.write_file(path, source.encode(), trust.PRIVATE.file)
-    except OSError:
-        pass
+    if not os.path.exists(path):
+        with contextlib.suppress(OSError):
+            trust.write_file(path, source.encode(), trust.PRIVATE.file)
 
 
 def evict(entries: str, key: str) -> None:

@@ -28,8 +28,8 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
-from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.source_notes import lines_of
+from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
