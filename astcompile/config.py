@@ -55,7 +55,8 @@ cache_max_bytes: int = _env_bytes("ASTCOMPILE_CACHE_MAX_BYTES", 512 << 20)
 #: Seconds the C compiler may take on one region before the build fails with CompileError
 #: (0: no limit).
 build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))
-#: When set, the rewritten source and every graph are written below this folder.
+#: When set, the rewritten source, every graph and the generated C and wrappers are written below
+#: this folder (one folder per function; see astcompile/debug_dump.py).
 debug_dir: str | None = _default_debug_dir()
 #: Check every compiled region call against its plain code run on copies of the inputs; a
 #: mismatch warns and writes a stand-alone repro (slow; for when a result looks wrong).

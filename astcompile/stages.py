@@ -270,6 +270,8 @@ def add_entry(work: RegionWork) -> None:
 def record(work: RegionWork) -> None:
     warm.save_entry(work.region, work.key, work.args, work.entry)
     work.region.record_graph(work.result)
+    number = work.dump_number if config.debug_dir else None
+    work.region.record_code(work.graph, work.entry.run, number)
 
 
 def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ modules, written by ``astcompile build`` (kernels in ``__astcache__/kernels``)::
     __astcache__/manifest.json        versions, compiler, CPU flags, functions -> entries
     __astcache__/frontend/<key>.json  a function's rewritten source and regions
     __astcache__/regions/<key>.pkl    traced, compiled region entries for one guard key
-    __astcache__/kernels/<key>.so     their kernels
+    __astcache__/kernels/<key>.so     their kernels (``<key>.c`` beside each: its source)
 
 Loading needs no C compiler and no libcst: a kernel library is opened with cffi's out-of-line
 ABI module (generated once, at build time), so not even cffi's C parser is imported. A manifest
@@ -109,16 +109,22 @@ class Store:
         trust.write_file(path, data, self.modes.file)
 
     def add_library(self, path: str) -> tuple[str, int, str]:
-        """Put the kernel library ``path`` among this store's kernels (copied, unless it is
-        there already); its name, size and SHA-256, for the record of the entry using it."""
+        """Put the kernel library ``path`` among this store's kernels (copied with its C
+        source, unless it is there already); its name, size and SHA-256, for the record of the
+        entry using it."""
         name = os.path.basename(path)
         target = os.path.join(self.kernels, name)
         if os.path.abspath(path) != os.path.abspath(target):
-            with open(path, "rb") as f:
-                data = f.read()
             trust.make_folders(self.kernels, self.base, self.modes.folder)
-            trust.write_file(target, data, self.modes.library)
+            self._copy(path, target, self.modes.library)
+            if os.path.exists(cache.source_path(path)):
+                self._copy(cache.source_path(path), cache.source_path(target), self.modes.file)
         return (name, *cache.file_digest(target))
+
+    @staticmethod
+    def _copy(path: str, target: str, mode: int) -> None:
+        with open(path, "rb") as f:
+            trust.write_file(target, f.read(), mode)
 
     def library(self, name: str, size: Any, sha256: Any) -> tuple[str | None, str]:
         """``(path, "")`` for a kernel library that passes the trust rules and is the one its

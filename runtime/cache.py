@@ -1,7 +1,8 @@
 """The on-disk cache of built kernels.
 
 Layout: ``<cache_dir>/c-v1/<key>.so`` with ``<key>.json`` beside it (size and SHA-256 of the
-``.so``). The key hashes everything that changes the binary: the C source, the flags, the
+``.so``) and ``<key>.c``, the source it was built from (for people: debug dumps point at it; it
+is never compiled or loaded from there). The key hashes everything that changes the binary: the C source, the flags, the
 compiler binary, the CPU features and this format's version. An entry is built in a private
 temporary folder inside the cache, opened there (a library that does not load is never
 published), and moved into place with ``os.replace``, so a reader never sees half a file and two
@@ -13,6 +14,7 @@ rebuilt, never opened. Folders and files follow :mod:`trust`: created private (0
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -110,9 +112,24 @@ def store(
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def source_path(so_path: str) -> str:
+    """Where the C source of the kernel library ``so_path`` is kept (it may be missing)."""
+    return os.path.splitext(so_path)[0] + ".c"
+
+
+def keep_source(so_path: str, source: str) -> None:
+    """Keep ``source`` beside the library built from it, unless it is there already (an entry
+    cached before sources were kept gets it on its next load). Best effort: a read-only
+    cache keeps working without it."""
+    path = source_path(so_path)
+    if not os.path.exists(path):
+        with contextlib.suppress(OSError):
+            trust.write_file(path, source.encode(), trust.PRIVATE.file)
+
+
 def evict(entries: str, key: str) -> None:
     """Remove an entry (found corrupt); missing files are fine."""
-    for ext in (".json", ".so"):
+    for ext in (".json", ".so", ".c"):
         try:
             os.unlink(os.path.join(entries, key + ext))
         except FileNotFoundError:

@@ -1,6 +1,6 @@
 """Keeping the user's cache under a size: least recently used entries go first.
 
-An *entry* is what is removed as one: a kernel library (``c-v1/<key>.so`` with its ``.json``),
+An *entry* is what is removed as one: a kernel library (``c-v1/<key>.so`` with its ``.json`` and ``.c``),
 a region entry file (``warm-v1/regions``) or a rewrite (``warm-v1/frontend``). Its last use is
 the latest access or modification time of its files; every load sets the access time itself
 (:func:`cache.touch`), since mounts with ``relatime`` or ``noatime`` would not.

@@ -68,6 +68,7 @@ def load_library(
                     entries, key, _builder(source, compiler, timeout), lambda p: _open(p, cdecls)
                 )
             evict.after_build(os.path.dirname(entries), max_bytes)
+        cache.keep_source(path, source)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded

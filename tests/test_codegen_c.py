@@ -18,10 +18,9 @@ def test_c_names_user_variables_and_points_at_source_lines():
     graph = trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0])
     _, source, decls, wrapper, _ = generate(graph)
     assert "signal_" in source and "s_gain_" in source
-    assert "test_codegen_c.py:" in source  # // file:line comments
-    assert "tanhf(" in source and "tanh(" not in source.replace(
-        "tanhf(", ""
-    )  # float32 stays float32
+    assert "/* return np.tanh(signal * gain)  (test_codegen_c.py:" in source  # quoted line
+    code = re.sub(r"/\*.*?\*/", "", source, flags=re.DOTALL)  # the quote says tanh too
+    assert "tanhf(" in code and "tanh(" not in code.replace("tanhf(", "")  # float32 stays
     assert "#pragma omp simd" in source
     assert decls.startswith("void scaled_tanh")
     assert "def region_scaled_tanh(leaves):" in wrapper

@@ -99,6 +99,11 @@ def _c_source(fn) -> str:
     )
 
 
+#: A user's ``for`` loop in generated C: named after its variable (``j_7``), unlike the element
+#: loops (``i0``, ``i1``) of array expressions.
+_USER_LOOP = re.compile(r"for \(int64_t (?!i\d+ =)\w+ =")
+
+
 def _parallel_user_loops(fn) -> list[bool]:
     """For each user ``for`` loop of the compiled C: whether a team may run it."""
     lines = [line.strip() for line in _c_source(fn).splitlines()]
@@ -106,7 +111,7 @@ def _parallel_user_loops(fn) -> list[bool]:
     return [
         prev.startswith("#pragma omp parallel for")
         for prev, line in itertools.pairwise(lines)
-        if line.startswith("for (int64_t i_")
+        if _USER_LOOP.match(line)
     ]
 
 

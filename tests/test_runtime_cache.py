@@ -40,7 +40,10 @@ def test_build_then_disk_hit(tmp_path):
     _, lib = load_library(src, decl, str(tmp_path))
     assert lib.triple_a(5) == 15
     names = _entries(str(tmp_path))
-    assert len(names) == 2 and {n.rsplit(".", 1)[1] for n in names} == {"so", "json"}
+    assert len(names) == 3 and {n.rsplit(".", 1)[1] for n in names} == {"so", "json", "c"}
+    (c_file,) = [n for n in names if n.endswith(".c")]  # the source, kept for people to read
+    with open(os.path.join(str(tmp_path), cache.FORMAT, c_file)) as f:
+        assert f.read() == src
     loader._loaded.clear()  # as a new process would: served from disk, no compiler call
     key = loader.library_key(src, loader.build.find_compiler())
     assert cache.lookup(os.path.join(str(tmp_path), cache.FORMAT), key)
@@ -162,7 +165,7 @@ def test_two_processes_build_the_same_kernel_at_once(tmp_path):
     outs = [p.communicate(timeout=60)[0].strip() for p in procs]
     assert outs == ["42"] * 3
     names = _entries(str(tmp_path))
-    assert len(names) == 2, names  # one entry, no temp directories left behind
+    assert len(names) == 3, names  # one entry (.so, .json, .c), no temp directories left behind
 
 
 def _child_runs_kernel(queue) -> None:

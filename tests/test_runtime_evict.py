@@ -125,7 +125,7 @@ def test_an_entry_another_process_is_loading_is_never_evicted(tmp_path):
         assert other.stdout.readline().strip() == "loaded"
         evict.sweep(str(tmp_path), max_bytes=1)
         kept = sorted(os.listdir(tmp_path / cache.FORMAT))
-        assert kept == [_key(0) + ".json", _key(0) + ".so"]
+        assert kept == [_key(0) + ".c", _key(0) + ".json", _key(0) + ".so"]
         out, _ = other.communicate("\n", timeout=60)
     finally:
         other.kill()

@@ -24,6 +24,7 @@ from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.reduce import can_reduce
+from astcompile.codegen.source_notes import annotate
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
@@ -69,7 +70,7 @@ def _flat_code(sched: Schedule) -> tuple[str, str, str, WrapperSource]:
             parts.append(src)
             decls.append(decl)
     wrapper = WrapperSource(sched, plans, reuse)
-    return "\n".join(parts), "\n".join(decls), wrapper.build(), wrapper
+    return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
 
 
 def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
@@ -137,7 +138,7 @@ class CBackend:
             except StructuredUnsupported as exc:
                 raise Unlowerable(str(exc)) from exc
         consts = {**src.consts, "_raise": raise_error}
-        work.code = CCode(src.c, src.decl, WrapperParts(src.py, consts, {}, src.decl))
+        work.code = CCode(annotate(src.c), src.decl, WrapperParts(src.py, consts, {}, src.decl))
 
     def load(self, work: RegionWork) -> None:
         """The library of the C source; a flat graph made only of NumPy steps has none."""

@@ -28,6 +28,7 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
+from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
@@ -369,13 +370,12 @@ def kernel_source(
     """(C definition, cffi declaration, plan) of one kernel; ``aliased``: ids of the arrays
     that share memory (an output written in place over an input)."""
     plan = plan_kernel(kernel)
-    srcs = sorted({str(n.loc) for n in kernel.nodes if n.loc})
     head = [
         (
             f"/* kernel {kernel.name}: domain {tuple(dim_c(d) for d in kernel.domain)}, "
             f"reduced axes {kernel.reduce_axes}"
         ),
-        f" * from {', '.join(srcs) or 'unknown lines'} */",
+        f" * from {lines_of(kernel.nodes) or 'unknown lines'} */",
     ]
     emitter = _Emitter(plan, aliased)
     lines = [*struct(kernel, plan), *emitter.row_function(), *entry(kernel, plan)]

@@ -6,6 +6,7 @@ import keyword
 import re
 
 from astcompile.codegen.ids import nid
+from astcompile.codegen.source_notes import marker
 from astcompile.ir.graph import InputAttr, Node
 from astcompile.ir.ops import Op
 
@@ -59,7 +60,9 @@ def value_name(node: Node) -> str:
 
 
 def location(node: Node) -> str:
-    return f"  // {node.loc}" if node.loc else ""
+    """A statement's source marker, turned into a quoted source line by
+    :func:`astcompile.codegen.source_notes.annotate`."""
+    return marker(node)
 
 
 def describe(node: Node) -> str:

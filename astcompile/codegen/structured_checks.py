@@ -15,6 +15,7 @@ import numpy as np
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
+from astcompile.codegen.source_notes import error_site
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import dim_c, slice_start
 from astcompile.ir.checks import SIZE_CHECKS
@@ -24,9 +25,10 @@ from astcompile.ir.shapes import Dim
 Emitter = Any  # structured.Emitter (it imports this module)
 
 PRELUDE = """\
-static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size)
+static int astc_index_error(int64_t* err, int64_t index, int64_t axis, int64_t size,
+                            int64_t site)
 {
-    err[0] = index; err[1] = axis; err[2] = size;
+    err[0] = index; err[1] = axis; err[2] = size; err[3] = site;
     return 1;  /* IndexError */
 }
 
@@ -90,8 +92,9 @@ def dyn_checks(
                 continue
             em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
             em.emit(f"if ({name} < 0) {name} += {size};")
+            site = error_site(em.sites, node)
             em.bail(
-                f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size});"
+                f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size}, {site});"
             )
         axis += 1
 
@@ -119,4 +122,5 @@ def size_check(em: Emitter, node: Node, check: SizeCheckAttr | None = None) -> N
     _, condition, status = SIZE_CHECKS[check.kind]
     sizes = [dim_c(d) for d in check.dims]
     report = " ".join(f"err[{k}] = {v};" for k, v in enumerate(sizes))
+    report += f" err[3] = {error_site(em.sites, node)};"
     em.bail(f"if (!({condition.format(*sizes)})) {{ {report} return {status}; }}{loc(node)}")

@@ -27,6 +27,7 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import loop_bounds
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
+from astcompile.codegen.source_notes import error_site
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.views import View, contiguous_strides
 from astcompile.ir.graph import Graph, Node
@@ -80,7 +81,9 @@ def _for_header(em: Emitter, node: Node) -> parallel.Pending | None:
     lo, hi, by = (em.cast(em.scalar(n), n.dtype, ivar.dtype) for n in (start, stop, step))
     if step.op is Op.CONST:
         if step.attr.value == 0:
-            em.bail("return 2;  /* ValueError: range() arg 3 must not be zero */")
+            em.bail(
+                f"{_site(em, node)} return 2;  /* ValueError: range() arg 3 must not be zero */"
+            )
             return None
         cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
         by = str(int(step.attr.value))
@@ -88,7 +91,9 @@ def _for_header(em: Emitter, node: Node) -> parallel.Pending | None:
         if found is not None:
             em.ranges[ivar.id] = found
     else:
-        em.bail(f"if ({by} == 0) return 2;  /* ValueError: range() arg 3 must not be zero */")
+        em.bail(
+            f"if ({by} == 0) {{ {_site(em, node)} return 2; }}  /* ValueError: range() step 0 */"
+        )
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
     bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
     pending = parallel.begin(em, node, f"{hi} - {lo}")
@@ -184,6 +189,12 @@ def check(em: Emitter, node: Node) -> None:
     em.checks.append((node.attr.exception, node.attr.message))
     what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
     em.bail(
-        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; return 3; }}"
+        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; {_site(em, node)} "
+        "return 3; }"
         f"  /* {what} */{loc(node)}"
     )
+
+
+def _site(em: Emitter, node: Node) -> str:
+    """Where a failing statement says it failed: the user's line (source_notes.error_site)."""
+    return f"err[3] = {error_site(em.sites, node)};"

@@ -18,6 +18,7 @@ from astcompile.codegen.c import HEADER
 from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
+from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import WrapperSource
@@ -59,10 +60,8 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
         prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
     signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
     body = ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
-    srcs = sorted({str(n.loc) for ns in em.plan.levels.values() for n in ns if n.loc})
-    head = (
-        f"/* region {graph.name}: from {', '.join(dict.fromkeys(srcs[:1] + srcs[-1:])) or '?'} */"
-    )
+    where = lines_of(n for ns in em.plan.levels.values() for n in ns)
+    head = f"/* region {graph.name}: from {where or '?'} */"
     c = "\n".join([HEADER, PRELUDE, head, signature, "{", *body, "    return 0;", "}", ""])
     decl = f"int {name}({', '.join(p.ctype for p in params)});"
     py = _Wrapper(graph, em, name, params, sels)
@@ -133,11 +132,12 @@ class _Wrapper:
                 self.consts[f"_odt{j}"] = out.dtype
                 lines.append(f"    out{j} = _empty((), _odt{j})")
         lines.append(f"    sel = _empty({len(self.sels) or 1}, _i64)")
-        lines.append("    err = _empty(3, _i64)")
+        lines.append("    err = _empty(4, _i64)")
         lines.append(f"    rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
         lines.append("    if rc:")
         self.consts["_checks"] = tuple(self.em.checks)
-        lines.append("        _raise(rc, err, _checks)")
+        self.consts["_sites"] = tuple(self.em.sites)
+        lines.append("        _raise(rc, err, _checks, _sites)")
         outs = [self.ref(o, j) for j, o in enumerate(self.graph.outputs)]
         lines.append(f"    return [{', '.join(outs)}]")
         return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from astcompile.ir.attrs import SizeCheckKind
+from astcompile.runtime.user_frames import raise_at
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
 SIZE_CHECKS: dict[SizeCheckKind, tuple[Callable[..., bool], str, int]] = {
@@ -53,17 +54,27 @@ def make_error(exception: str, message: str) -> BaseException:
     return getattr(builtins, exception)(*((message,) if message else ()))
 
 
-def raise_error(rc: int, err: Any, checks: tuple = ()) -> None:
-    """NumPy's (or Python's) exception for a nonzero status of a structured region function:
-    1 IndexError (index, axis, size in ``err``), 2 a zero ``range`` step, 3 a failed CHECK
-    (``err[0]`` indexes ``checks``), 10-13 the size checks above."""
+def raise_error(rc: int, err: Any, checks: tuple = (), sites: tuple = ()) -> None:
+    """Raise NumPy's (or Python's) exception for a nonzero status of a structured region
+    function, from a frame at the user's line ``sites[err[3]]`` (file, line) when known."""
+    exc = error_for(rc, err, checks)
+    site = int(err[3]) if sites and len(err) > 3 else -1
+    if 0 <= site < len(sites):
+        raise_at(exc, *sites[site])
+    raise exc
+
+
+def error_for(rc: int, err: Any, checks: tuple = ()) -> BaseException:
+    """The exception for status ``rc``: 1 IndexError (index, axis, size in ``err``), 2 a zero
+    ``range`` step, 3 a failed CHECK (``err[0]`` indexes ``checks``), 10-13 the size checks
+    above."""
     if rc == 3:
-        raise make_error(*checks[int(err[0])])
+        return make_error(*checks[int(err[0])])
     if rc == 1:
-        raise IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
+        return IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
     if rc == 2:
-        raise ValueError("range() arg 3 must not be zero")
+        return ValueError("range() arg 3 must not be zero")
     message = message_for_status(rc, [int(v) for v in err[:2]])
     if message is not None:
-        raise ValueError(message)
-    raise RuntimeError(f"astcompile: region failed with status {rc}")
+        return ValueError(message)
+    return RuntimeError(f"astcompile: region failed with status {rc}")

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, verify
+from astcompile import config, debug_dump, logs, verify
 from astcompile.jit import telemetry
 from astcompile.jit.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
@@ -28,6 +28,7 @@ from astcompile.runtime import guards as G
 
 if TYPE_CHECKING:
     from astcompile.frontend.spec import RegionSpec
+    from astcompile.ir.graph import Graph
     from astcompile.ir.results import TraceResult
     from astcompile.jit.protocols import Owner
     from astcompile.trace.context import TraceBreak
@@ -244,7 +245,12 @@ class Region:
             self.spec.name,
             [str(g) for g in result.graph.guards] + result.value_guards + reads,
         )
-        logs.output_code.info("%s %s:\n%s", self.owner.name, self.spec.name, result.graph)
+
+    def record_code(self, graph: Graph, run: Callable | None, number: int | None = None) -> None:
+        """The graph, C and wrapper of an entry, for people: the output_code log and the debug
+        folder (``astcompile/debug_dump.py``); ``number`` is the trace stage's dump number
+        (None for an entry loaded on a warm start, which no trace stage dumped)."""
+        debug_dump.region(self.owner.fn, self.owner.name, self.spec.name, graph, run, number)
 
     def on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
         self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops

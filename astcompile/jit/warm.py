@@ -224,6 +224,8 @@ def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry,
     for store in stores_for(region.owner.fn.__code__.co_filename):
         loaded += [e for r in _read(store, name) if (e := _entry(region, key, args, r, store))]
     region.add_loaded(loaded)
+    for entry in loaded:  # debug output, as for an entry compiled now
+        region.record_code(entry.result.graph, entry.run)
     root = region.owner.fn
     return next(((e, leaves) for e in loaded if (leaves := e.bind(args, root)) is not None), None)
 
@@ -258,6 +260,7 @@ def _entry(
         return None
     consts = {k: _canonical(v) for k, v in record["consts"].items()}
     parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"])
+    parts.library = so_path if library is not None else None  # where its C source is kept
     result = dataclasses.replace(record["result"], reads=reads)
     run = make_wrapper(result.graph, parts, library)
     return Entry(key, result, run)

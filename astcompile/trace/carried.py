@@ -34,6 +34,7 @@ from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+from astcompile.trace.user_names import BodyNames
 
 _FLAG = ("array", np.dtype(bool), (), True)
 
@@ -127,11 +128,19 @@ def _describe(kind: tuple) -> str:
     return f"a NumPy {kind[1]} {'scalar' if kind[3] else 'array'}"
 
 
-def placeholders(ctx: Any, kinds: list, first: int) -> tuple[list, list[Node]]:
-    """The values a loop body starts from, and their INPUT nodes (a union has two)."""
+def placeholders(
+    ctx: Any, kinds: list, first: int, names: BodyNames | None = None
+) -> tuple[list, list[Node]]:
+    """The values a loop body starts from, and their INPUT nodes (a union has two), named
+    after the user's variables where ``names`` (trace/user_names.py) knows them."""
     values, nodes = [], []
-    for kind in kinds:
-        parts = [_placeholder(ctx, k, first + len(nodes) + j) for j, k in enumerate(_parts(kind))]
+    for position, kind in enumerate(kinds):
+        index = first + len(nodes)
+        name = f"c{index}" if names is None else names.carried_name(position, f"c{index}")
+        parts = [
+            _placeholder(ctx, k, index + j, name if j == 0 else f"{name}_is_py")
+            for j, k in enumerate(_parts(kind))
+        ]
         nodes += [p.node for p in parts]
         values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
     return values, nodes
@@ -142,23 +151,14 @@ def _parts(kind: tuple) -> list[tuple]:
     return [("array", kind[1], (), True), _FLAG] if kind[0] == "union" else [kind]
 
 
-def _placeholder(ctx: Any, kind: tuple, index: int) -> Any:
+def _placeholder(ctx: Any, kind: tuple, index: int, name: str) -> Any:
     if kind[0] == "array":
-        node = ctx.node(
-            Op.INPUT, (), kind[1], kind[2], InputAttr(index, f"c{index}", InputKind.CARRIED)
-        )
+        node = ctx.node(Op.INPUT, (), kind[1], kind[2], InputAttr(index, name, InputKind.CARRIED))
         holder = SymArray(node, kind[3])
         holder.is_input = True  # in-place updates write through to the buffer it stands for
         return holder
-    node = ctx.node(
-        Op.INPUT,
-        (),
-        kind[1],
-        (),
-        InputAttr(
-            index, f"c{index}", InputKind.CARRIED, weak=kind[2] in (int, float, bool, complex)
-        ),
-    )
+    weak = kind[2] in (int, float, bool, complex)
+    node = ctx.node(Op.INPUT, (), kind[1], (), InputAttr(index, name, InputKind.CARRIED, weak=weak))
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 

@@ -27,6 +27,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
+from astcompile.trace import user_names
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
@@ -191,7 +192,7 @@ def _trace_loop(
         outs = tuple(body(ivar, *values))
         return outs, None if brk is None else C.negate(outs[brk])
 
-    traced, kinds = _trace_widening(ctx, step, init, with_ivar=True)
+    traced, kinds = _trace_widening(ctx, step, init, user_names.of_for(body))
     if not CK.start_holds(init, kinds):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
     init_nodes = _flat(init, kinds)
@@ -210,7 +211,7 @@ def _trace_while(
             return outs, test(*outs)
         return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
 
-    traced, kinds = _trace_widening(ctx, step, init, with_ivar=False)
+    traced, kinds = _trace_widening(ctx, step, init, user_names.of_while(body))
     if not CK.start_holds(init, kinds):
         rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
         return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
@@ -279,12 +280,12 @@ def _runtime_int(node: Node) -> SymScalar:
     return SymScalar(node, 1, "the loop variable", dynamic=True)
 
 
-def _trace_widening(ctx: Any, step: Callable, init: tuple, with_ivar: bool) -> tuple:
+def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.BodyNames) -> tuple:
     """Trace the body until the carried values keep their kinds (a Python int that becomes a
     float in the body is a float from the start)."""
     kinds = [CK.kind_of(v) for v in init]
     for _ in range(_RETRACES):
-        traced = _trace_body(ctx, step, kinds, with_ivar)
+        traced = _trace_body(ctx, step, kinds, names)
         widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
         if widened == kinds:
             return traced, kinds
@@ -304,17 +305,17 @@ class _Traced:
         self.graph, self.owned, self.out_kinds = graph, owned, out_kinds
 
 
-def _trace_body(ctx: Any, step: Callable, kinds: list, with_ivar: bool) -> _Traced:
-    """Run the body once on placeholders; the nodes it creates form the LOOP's sub-graph."""
+def _trace_body(ctx: Any, step: Callable, kinds: list, names: user_names.BodyNames) -> _Traced:
+    """Run the body once on placeholders, named as the user's variables (a ``while`` body has
+    no induction variable); the nodes it creates form the LOOP's sub-graph."""
     first = _next_id()
     inputs, ivar = [], None
-    if with_ivar:
-        ivar_node = ctx.node(
-            Op.INPUT, (), np.dtype(np.int64), (), InputAttr(0, "i", InputKind.LOOP_VAR, weak=True)
-        )
+    if names.ivar is not None:
+        attr = InputAttr(0, names.ivar, InputKind.LOOP_VAR, weak=True)
+        ivar_node = ctx.node(Op.INPUT, (), np.dtype(np.int64), (), attr)
         ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
         inputs.append(ivar_node)
-    holders, holder_nodes = CK.placeholders(ctx, kinds, 1)
+    holders, holder_nodes = CK.placeholders(ctx, kinds, 1, names)
     ctx.effect_frames.append([])
     try:
         outs, go = step(ivar, tuple(holders))
