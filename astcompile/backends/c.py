@@ -17,11 +17,11 @@ from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
+from astcompile.codegen.c_reduce import can_reduce
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.lower import can_lower
-from astcompile.codegen.reduce import can_reduce
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source

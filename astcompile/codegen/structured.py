@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from astcompile.codegen import c as cgen
-from astcompile.codegen import reduce as red
+from astcompile.codegen import c_reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen import structured_parallel as parallel
+from astcompile.codegen.chunks import ReductionLoops, Work
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
@@ -70,7 +70,7 @@ class Alloc:
 
 
 @dataclass
-class Emitter:
+class Emitter(ReductionLoops):
     plan: StructPlan
     lines: list[str] = field(default_factory=list)
     depth: int = 1
@@ -86,10 +86,8 @@ class Emitter:
     exits: int = 0  # statements emitted that may return an error status
     loops: int = 0  # C loops opened
     inside: int = 0  # user loops around the statement being emitted
-
-    # -- text: indented lines, as the fused-kernel emitter writes them --------------------
-    emit = cgen._Emitter.emit
-    close = cgen._Emitter.close
+    inner: tuple[int, ...] = ()  # the axes the reduction being emitted folds
+    extent: tuple[Dim, ...] = ()  # the shape of what it folds
 
     def level(self, graph: Graph) -> None:
         for node in self.plan.levels[id(graph)]:
@@ -217,7 +215,7 @@ class Emitter:
     # -- loop nests -------------------------------------------------------------------------
     def open(self, text: str) -> None:
         self.loops += text.startswith(("for ", "while "))
-        cgen._Emitter.open(self, text)
+        super().open(text)
 
     def bail(self, text: str) -> None:
         """A statement that may return an error status (never inside a parallel loop)."""
@@ -296,44 +294,58 @@ class Emitter:
 
     # -- reductions -------------------------------------------------------------------------
     def reduction(self, node: Node, dst: View | None) -> None:
-        src, axes = node.inputs[0], node.attr.axes
+        """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
+        same chunks and blocked sums, so the same bits, on the calling thread."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
         kept = [a for a in range(src.ndim) if a not in axes]
-        accs = red.accumulators(node)
-        idx = [f"i{a}" for a in range(src.ndim)]
-        self.emit(f"/* {node.op.name.lower()} over axes {tuple(axes)} */{loc(node)}")
+        idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
+        self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
+        if dst is None:
+            self.emit(f"{ctype(node.dtype)} {value_name(node)};")
         for a in kept:
             self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        for acc in accs:
-            self.emit(f"{acc.ctype} a{nid(node)}{acc.suffix} = {acc.init};")
-        clauses = "".join(f" reduction({a.omp}:a{nid(node)}{a.suffix})" for a in accs)
-        for k, a in enumerate(axes):
-            if k == len(axes) - 1:
-                self.emit(f"#pragma omp simd{clauses}")
-            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        self.memo = {}
-        expr = self.element(src, idx)
-        self.memo = {}
-        if node.op in (Op.ANY, Op.ALL):
-            value = f"(({expr}) != 0)"
+        if not kept:  # a block for the chunk locals of this reduction
+            self.emit("{")
+            self.depth += 1
+        work = Work([node], lambda acc, lane: self._fold(node, idx, acc, lane), self._dtypes(node))
+        self.inner, self.extent = axes, src.shape
+        if axes:
+            self.serial_chunks(work, "r")
         else:
-            value = f"(({red.acc_type(node)}){expr})"
-        for line in red.update(node, f"a{nid(node)}", value):
-            self.emit(line)
-        for _ in axes:
-            self.close()
+            self.accumulate([node], "r")
+            work.element("r", "")
         count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        result = red.finalize(node, f"a{nid(node)}", count)
+        result = red.finalize(node, total, count)
         if dst is None:
-            self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {result};")
+            self.emit(f"{value_name(node)} = {result};")
         else:
-            out = (
-                [f"i{a}" for a in kept]
-                if not node.attr.keepdims
-                else ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
+            out = ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
+            self.emit(
+                f"{dst.at(out if node.attr.keepdims else [idx[a] for a in kept])} = {result};"
             )
-            self.emit(f"{dst.at(out)} = {result};")
-        for _ in kept:
+        for _ in range(max(len(kept), 1)):
             self.close()
+
+    def size(self, axis: int) -> str:
+        return dim_c(self.extent[axis])
+
+    def _fold(self, node: Node, idx: list[str], acc: str, lane: str) -> None:
+        self.memo = {}
+        expr = self.element(node.inputs[0], idx)
+        self.memo = {}
+        self.fold([node], [expr], acc, lane)
+
+    def _dtypes(self, node: Node) -> tuple[np.dtype, ...]:
+        """Dtypes of the reduction, its input and the values computed for each element."""
+        found, stack, seen = [node.dtype, node.inputs[0].dtype], [node.inputs[0]], set()
+        while stack:
+            n = stack.pop()
+            if n.id in seen or self.plan.is_scalar(n) or self.plan.rooted(n):
+                continue
+            seen.add(n.id)
+            found.append(n.dtype)
+            stack.extend(n.inputs)
+        return tuple(found)
 
 
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
