@@ -21,11 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from astcompile.codegen import c_reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen import structured_parallel as parallel
-from astcompile.codegen.chunks import ReductionLoops, Work
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
@@ -34,6 +32,7 @@ from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.codegen.structured_reduce import LoopReductions
 from astcompile.codegen.views import (
     View,
     broadcast_index,
@@ -70,7 +69,7 @@ class Alloc:
 
 
 @dataclass
-class Emitter(ReductionLoops):
+class Emitter(LoopReductions):
     plan: StructPlan
     lines: list[str] = field(default_factory=list)
     depth: int = 1
@@ -291,61 +290,6 @@ class Emitter(ReductionLoops):
         idx = [f"i{a}" for a in range(len(shape))]
         found, self.loads, self.lines, self.depth = self.loads, None, lines, depth
         return any(alias & dst.alias and addr != dst.at(idx) for alias, addr in found)
-
-    # -- reductions -------------------------------------------------------------------------
-    def reduction(self, node: Node, dst: View | None) -> None:
-        """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
-        same chunks and blocked sums, so the same bits, on the calling thread."""
-        src, axes = node.inputs[0], tuple(node.attr.axes)
-        kept = [a for a in range(src.ndim) if a not in axes]
-        idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
-        self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
-        if dst is None:
-            self.emit(f"{ctype(node.dtype)} {value_name(node)};")
-        for a in kept:
-            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        if not kept:  # a block for the chunk locals of this reduction
-            self.emit("{")
-            self.depth += 1
-        work = Work([node], lambda acc, lane: self._fold(node, idx, acc, lane), self._dtypes(node))
-        self.inner, self.extent = axes, src.shape
-        if axes:
-            self.serial_chunks(work, "r")
-        else:
-            self.accumulate([node], "r")
-            work.element("r", "")
-        count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        result = red.finalize(node, total, count)
-        if dst is None:
-            self.emit(f"{value_name(node)} = {result};")
-        else:
-            out = ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
-            self.emit(
-                f"{dst.at(out if node.attr.keepdims else [idx[a] for a in kept])} = {result};"
-            )
-        for _ in range(max(len(kept), 1)):
-            self.close()
-
-    def size(self, axis: int) -> str:
-        return dim_c(self.extent[axis])
-
-    def _fold(self, node: Node, idx: list[str], acc: str, lane: str) -> None:
-        self.memo = {}
-        expr = self.element(node.inputs[0], idx)
-        self.memo = {}
-        self.fold([node], [expr], acc, lane)
-
-    def _dtypes(self, node: Node) -> tuple[np.dtype, ...]:
-        """Dtypes of the reduction, its input and the values computed for each element."""
-        found, stack, seen = [node.dtype, node.inputs[0].dtype], [node.inputs[0]], set()
-        while stack:
-            n = stack.pop()
-            if n.id in seen or self.plan.is_scalar(n) or self.plan.rooted(n):
-                continue
-            seen.add(n.id)
-            found.append(n.dtype)
-            stack.extend(n.inputs)
-        return tuple(found)
 
 
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:
