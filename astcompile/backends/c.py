@@ -17,11 +17,9 @@ from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen import c as cgen
-from astcompile.codegen.c_reduce import can_reduce
-from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
-from astcompile.codegen.lower import can_lower
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
@@ -41,11 +39,7 @@ __all__ = ["CBackend", "compile_times", "generate"]
 
 def supported(node: Node) -> bool:
     """Whether the C code generator handles ``node`` (else it runs as a NumPy step)."""
-    if node.kind is Kind.REDUCTION:
-        return can_reduce(node)
-    if node.op is Op.BROADCAST_TO:
-        return supported_dtype(node.dtype)
-    return node.kind is Kind.ELEMENTWISE and can_lower(node)
+    return C.supports(node)
 
 
 def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
@@ -58,9 +52,10 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
         aliased = frozenset(reuse) | {t.id for t in reuse.values()}
         for step in sched.steps:
             if isinstance(step, Kernel):
-                src, decl, plans[step.name] = cgen.kernel_source(step, aliased)
-                parts.append(src)
-                decls.append(decl)
+                code = C.kernel(step, aliased)
+                parts.append(code.source)
+                decls.append(code.decl)
+                plans[step.name] = code.plan
         wrapper = WrapperSource(sched, plans, reuse)
         py = wrapper.build()
     return sched, "\n".join(parts), "\n".join(decls), py, wrapper
