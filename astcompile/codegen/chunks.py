@@ -55,8 +55,8 @@ class Work:
 
 
 def chunk_size(rest: str, ch: str) -> list[str]:
-    """Statements setting ``ch``, the elements of the first inner axis per chunk; ``rest``: C
-    for the product of the other inner axes' lengths."""
+    """Statements setting ``ch`` (a variable, or a declaration of one), the elements of the
+    first inner axis per chunk; ``rest``: C for the product of the other inner axes' lengths."""
     if rest == "1":
         return [f"{ch} = {CHUNK};"]
     return [
@@ -108,8 +108,9 @@ class ReductionLoops(CText):
         first = self.inner[0]
         size = self.size(first)
         self.emit("/* in chunks as a fused kernel sums them: the same bits */")
-        for line in chunk_size(" * ".join(self.size(a) for a in self.inner[1:]) or "1", "ch"):
-            self.emit(line if line.startswith("const") else f"const int64_t {line}")
+        rest = " * ".join(self.size(a) for a in self.inner[1:]) or "1"
+        for line in chunk_size(rest, "const int64_t ch"):
+            self.emit(line)
         self.accumulate(work.reds, total)
         self.open(f"if (__builtin_expect({size} <= ch, 1))  /* one chunk */")
         if all(exact_identity(r) for r in work.reds):
