@@ -19,11 +19,9 @@ from typing import Any
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen import c as cgen
-from astcompile.codegen.ctypes import supported_dtype
+from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
-from astcompile.codegen.lower import can_lower
-from astcompile.codegen.reduce import can_reduce
 from astcompile.codegen.source_notes import annotate
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
@@ -32,7 +30,7 @@ from astcompile.codegen.wrapper import WrapperSource
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
-from astcompile.ir.ops import Kind, Op
+from astcompile.ir.ops import Kind
 from astcompile.passes.pipeline import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
@@ -44,11 +42,7 @@ __all__ = ["CBackend", "generate"]
 
 def supported(node: Node) -> bool:
     """Whether the C code generator handles ``node`` (else it runs as a NumPy step)."""
-    if node.kind is Kind.REDUCTION:
-        return can_reduce(node)
-    if node.op is Op.BROADCAST_TO:
-        return supported_dtype(node.dtype)
-    return node.kind is Kind.ELEMENTWISE and can_lower(node)
+    return C.supports(node)
 
 
 def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
@@ -66,9 +60,10 @@ def _flat_code(sched: Schedule) -> tuple[str, str, str, WrapperSource]:
     aliased = frozenset(reuse) | {t.id for t in reuse.values()}
     for step in sched.steps:
         if isinstance(step, Kernel):
-            src, decl, plans[step.name] = cgen.kernel_source(step, aliased)
-            parts.append(src)
-            decls.append(decl)
+            code = C.kernel(step, aliased)
+            parts.append(code.source)
+            decls.append(code.decl)
+            plans[step.name] = code.plan
     wrapper = WrapperSource(sched, plans, reuse)
     return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
 

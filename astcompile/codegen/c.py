@@ -3,8 +3,9 @@
 Every kernel has the same shape. The domain's *row* axes (kept axes, or all but the last for an
 elementwise kernel) are flattened into ``row``; ``{name}_rows`` computes a range of rows, each
 in phases, each phase one loop nest over the *inner* axes. A value two phases need may be kept
-in the output between them (:mod:`astcompile.codegen.stash`); float64 sums keep several
-accumulators (:mod:`astcompile.codegen.blocked`). An array whose own last axis follows the
+in the output between them (:mod:`astcompile.codegen.stash`); reductions walk the row in
+chunks, float64 sums with several accumulators (:mod:`astcompile.codegen.chunks`, shared with
+the loops of loop regions). An array whose own last axis follows the
 innermost loop is indexed with stride 1 there (the wrapper passes such arrays with a unit inner
 stride, copying the rare one that has not), so GCC vectorises with contiguous loads and stores;
 one loop per phase, not a unit and a strided copy of it, halves GCC's time.
@@ -18,11 +19,11 @@ size never recompiles.
 
 from __future__ import annotations
 
-from astcompile.codegen import reduce as red
-from astcompile.codegen.blocked import CALL, BlockedSums
+from astcompile.codegen import c_reduce as red
 from astcompile.codegen.c_entry import arr as _arr
 from astcompile.codegen.c_entry import entry, parameters, struct
 from astcompile.codegen.c_entry import out as _out
+from astcompile.codegen.chunks import CALL, ReductionLoops, Work
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
@@ -55,11 +56,12 @@ def _v(node: Node) -> str:
     return f"v{nid(node)}"
 
 
-class _Emitter(BlockedSums):
+class _Emitter(ReductionLoops):
     def __init__(self, plan: KernelPlan, aliased: frozenset[int] = frozenset()) -> None:
         self.plan = plan
         self.aliased = aliased
         self.kernel = plan.kernel
+        self.inner = plan.inner
         self.lines: list[str] = []
         self.depth = 1
         self.access_ids = {key: k for k, key in enumerate(plan.accesses)}
@@ -69,16 +71,8 @@ class _Emitter(BlockedSums):
         self.stashes = {}  # none while they are planned: the plan reads the full phase bodies
         self.stashes = plan_stashes(plan, self._phase_body, self._calls, aliased)
 
-    def emit(self, text: str) -> None:
-        self.lines.append("    " * self.depth + text)
-
-    def open(self, text: str) -> None:
-        self.emit(text + " {")
-        self.depth += 1
-
-    def close(self, tail: str = "") -> None:
-        self.depth -= 1
-        self.emit("}" + tail)
+    def size(self, axis: int) -> str:
+        return f"n{axis}"
 
     # -- array offsets ----------------------------------------------------------------------
     def _offset(self, base: str, axis_map: tuple, key: str) -> str:
@@ -134,10 +128,7 @@ class _Emitter(BlockedSums):
 
     def reduction_input(self, node: Node) -> str:
         (operand,) = self.operands(node)
-        expr = operand_expr(operand)
-        if node.op in (Op.ANY, Op.ALL):  # truthiness, not a cast: (int)0.5 would be 0
-            return f"(({expr}) != 0)"
-        return f"(({red.acc_type(node)}){expr})"
+        return operand_expr(operand)
 
     # -- one phase: a loop nest over the inner axes -----------------------------------------
     def _phase_parts(self, k: int) -> tuple[list[Node], list[Node]]:
@@ -167,13 +158,11 @@ class _Emitter(BlockedSums):
         reds, outs = self._phase_parts(k)
         body = self._needed(reds, outs)
         self.emit(f"/* phase {k}: {self._describe(reds, outs)} */")
-        for r in reds:
-            for acc in red.accumulators(r):
-                self.emit(f"{acc.ctype} t{nid(r)}{acc.suffix} = {acc.init};")
+        self.accumulate(reds, "t")
         if not plan.inner:
             self._body(body, reds, outs, "t")
         else:
-            self._chunked(body, reds, outs)
+            self._chunked(self._work(body, reds, outs))
         for r in reds:
             count = " * ".join(f"n{a}" for a in plan.inner) or "1"
             self.emit(
@@ -198,14 +187,23 @@ class _Emitter(BlockedSums):
                 stack.extend(n.inputs)
         return sorted(need.values(), key=lambda n: n.id)
 
-    def _chunked(self, body: list[Node], reds: list[Node], outs: list[Node]) -> None:
-        accs = [(r, a) for r in reds for a in red.accumulators(r)]
+    def _work(self, body: list[Node], reds: list[Node], outs: list[Node]) -> Work:
+        dtypes = [n.dtype for n in [*body, *reds, *(i for r in reds for i in r.inputs)]]
+        return Work(
+            reds,
+            lambda acc, lane: self._body(body, reds, outs, acc, lane),
+            tuple(dtypes),
+            plain=bool(outs) or self._stashing(),
+        )
+
+    def _chunked(self, work: Work) -> None:
+        accs = [(r, a) for r in work.reds for a in red.accumulators(r)]
         self.emit("/* this thread's share of the row's chunks */")
         self.open("for (int64_t c = c0; c < c1; c++)")
-        self._chunk(body, reds, outs, self.plan.inner[0])
+        self.chunk(work, self.plan.inner[0])
         if accs:
             self.open("if (nthr == 1)")
-            self._combine(reds)
+            self.combine(work.reds, "t", "a")
             self.close(" else {")
             self.depth += 1
             for r, a in accs:
@@ -219,60 +217,18 @@ class _Emitter(BlockedSums):
             self.open("for (int64_t c = 0; c < nch; c++)")
             for r, a in accs:
                 self.emit(f"const {a.ctype} a{nid(r)}{a.suffix} = A->p{nid(r)}{a.suffix}[c];")
-            self._combine(reds)
+            self.combine(work.reds, "t", "a")
             self.close()
             self.emit("#pragma omp barrier  /* all have read the partials: they may be reused */")
-            self.close()
-
-    def _combine(self, reds: list[Node]) -> None:
-        for r in reds:
-            for line in red.combine(r, f"t{nid(r)}", f"a{nid(r)}"):
-                self.emit(line)
-
-    def _chunk(self, body: list[Node], reds: list[Node], outs: list[Node], first: int) -> None:
-        """One chunk: the loop nest over the inner axes, ``first`` split into chunks."""
-        for r in reds:
-            for acc in red.accumulators(r):
-                self.emit(f"{acc.ctype} a{nid(r)}{acc.suffix} = {acc.init};")
-        self.emit(f"const int64_t lo = c * ch, hi = lo + ch < n{first} ? lo + ch : n{first};")
-        if self.blockable(body, reds, outs) and not self._stashing():
-            self.blocked_chunk(body, reds, first)
-        else:
-            self._nest(first, lambda axis, lo, hi: self._loop(body, reds, outs, axis, (lo, hi)))
-
-    def _nest(self, first: int, innermost) -> None:
-        """Loops over the inner axes but the last, around ``innermost(axis, lo, hi)``."""
-        inner = self.plan.inner
-        for a in inner[:-1]:
-            lo, hi = ("lo", "hi") if a == first else ("0", f"n{a}")
-            self.open(f"for (int64_t i{a} = {lo}; i{a} < {hi}; i{a}++)")
-        last = inner[-1]
-        innermost(last, *(("lo", "hi") if last == first else ("0", f"n{last}")))
-        for _ in inner[:-1]:
             self.close()
 
     def _stashing(self) -> bool:
         return any(s.phase == self.current for s in self.stashes.values())
 
-    def _loop(self, body, reds, outs, axis: int, bounds: tuple, simd: bool = True) -> None:
-        clauses = "".join(
-            f" reduction({acc.omp}:a{nid(r)}{acc.suffix})"
-            for r in reds
-            for acc in red.accumulators(r)
-        )
-        if simd:
-            self.emit(f"#pragma omp simd{clauses}")
-        self.open(f"for (int64_t i{axis} = {bounds[0]}; i{axis} < {bounds[1]}; i{axis}++)")
-        self._body(body, reds, outs, "a")
-        self.close()
-
     def _body(self, body, reds, outs, acc: str, lane: str = "") -> None:
         for n in body:
             self.emit(self.value_stmt(n))
-        for r in reds:
-            self.emit(f"const {red.acc_type(r)} in{nid(r)} = {self.reduction_input(r)};")
-            for line in red.update(r, f"{acc}{nid(r)}{lane}", f"in{nid(r)}"):
-                self.emit(line)
+        self.fold(reds, [self.reduction_input(r) for r in reds], acc, lane)
         for o in outs:
             self.emit(self.store(o, _v(o)))
         for stash in self.stashes.values():

@@ -13,7 +13,8 @@ once per call (opening one per row or per phase cost more than the work of a 102
 
 from __future__ import annotations
 
-from astcompile.codegen import reduce as red
+from astcompile.codegen import c_reduce as red
+from astcompile.codegen.chunks import chunk_count, chunk_size
 from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
@@ -23,8 +24,6 @@ from astcompile.passes.schedule import Kernel
 
 #: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
 PARALLEL_WORK = 1 << 16
-#: Elements per chunk of a row: the unit of parallel work and of blocked summation.
-CHUNK = 1 << 13
 
 
 def arr(node: Node) -> str:
@@ -90,10 +89,8 @@ def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
     ]
     if plan.inner:
         first, rest = plan.inner[0], " * ".join(f"n{a}" for a in plan.inner[1:]) or "1"
-        # max(rest, 1): an empty inner axis must not divide by zero (SIGFPE kills the process)
-        lines.append(f"const int64_t rest = {rest} > 0 ? {rest} : 1;")
-        lines.append(f"A.ch = {CHUNK} / rest > 0 ? {CHUNK} / rest : 1;")
-        lines.append(f"A.nch = (n{first} + A.ch - 1) / A.ch;")
+        lines += chunk_size(rest, "A.ch")
+        lines.append(f"A.nch = {chunk_count(f'n{first}', 'A.ch')};")
     lines += [f"A.{name} = NULL;" for _, name in partials(plan)]
     return lines
 

@@ -87,6 +87,12 @@ def _cast(node: Node, a: list[str], src: np.dtype) -> str:
     return f"(({ctype(dst)}){a[0]})"
 
 
+def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
+    """``a / b`` as NumPy's deg2rad/rad2deg compute it: in the dtype itself (float32
+    ``180 / pi`` is 57.295776, not float32(57.29577951...) = 57.29578)."""
+    return dtype.type(a) / dtype.type(b)
+
+
 _IDENT = lambda node, a: a[0]
 _FLOAT_ONLY = {
     Op.SQRT,
@@ -112,6 +118,7 @@ _FLOAT_ONLY = {
     Op.ARCTANH,
     Op.TRUEDIV,
     Op.ARCTAN2,
+    Op.LOGADDEXP,
     Op.HYPOT,
     Op.COPYSIGN,
     Op.DEG2RAD,
@@ -167,8 +174,8 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.SIGNBIT: lambda n, a: f"(__builtin_signbit({a[0]}) != 0)",
     Op.LOGICAL_NOT: lambda n, a: f"(!{a[0]})",
     Op.INVERT: lambda n, a: f"(!{a[0]})" if n.dtype.kind == "b" else f"(~{a[0]})",
-    Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(np.pi / 180, n.dtype)})",
-    Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(180 / np.pi, n.dtype)})",
+    Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, np.pi, 180), n.dtype)})",
+    Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, 180, np.pi), n.dtype)})",
     Op.ADD: _bool_or_infix("|", "+"),
     Op.SUB: _infix("-"),
     Op.MUL: _bool_or_infix("&", "*"),
@@ -181,6 +188,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.FMAX: _pick("ASTC_FMAX", ">"),
     Op.FMIN: _pick("ASTC_FMIN", "<"),
     Op.ARCTAN2: _fn("atan2"),
+    Op.LOGADDEXP: _helper("logaddexp"),
     Op.HYPOT: _fn("hypot"),
     Op.COPYSIGN: _fn("copysign"),
     Op.EQ: _infix("=="),

@@ -1,128 +1,106 @@
-"""Reductions in C: accumulator state, update, combine and finalize, one row per op.
+"""Reductions as data: what each reduction op starts from, folds with and ends with.
 
-Float sums accumulate in double, in chunks whose partial sums are added at the end (blocked
-summation): over 16M float32 elements the result is within 1e-6 relative of NumPy's pairwise
-sum (usually closer to the exact sum than NumPy's). Float max/min keep a NaN flag beside the
-running value, so a NaN anywhere gives NaN as in NumPy, while the loop still vectorises with
-``omp simd reduction(max:...)``. Complex sums accumulate in ``double complex`` (each part like a
-float sum); complex products multiply with NumPy's formula (``astc_cmul``, an OpenMP reduction
-declared in ``astc_complex.h``), and the mean divides as NumPy does (Smith's division by
-``count + 0j``). Complex max/min (lexicographic) run in NumPy.
+One row per op, for every target: the accumulator starts at the fold's identity, each element
+is folded in with an elementwise op, partial results (one per chunk of the loop, see
+:mod:`astcompile.codegen.chunks`) are folded together in chunk order, and the result is the
+accumulator, cast back (a mean divides it by the count first). How a target writes the fold
+(a C compound assignment, an OpenMP clause, ``tl.sum``) is the target's business
+(:mod:`astcompile.codegen.c_reduce` for C).
+
+Float sums and products accumulate in float64 (complex in complex128): over 16M float32
+elements a chunked float64 sum is within 1e-6 relative of NumPy's pairwise sum. Float max/min
+keep a NaN flag beside the running value, so a NaN anywhere gives NaN as in NumPy while the
+fold stays a plain select a vectoriser handles.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ctypes import ctype, supported_dtype
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
 
 @dataclass(frozen=True)
-class Acc:
-    """One accumulator variable: C type, name suffix, initial value and OpenMP reduction op."""
+class Reduction:
+    """How one reduction op accumulates, whatever the target."""
 
-    ctype: str
-    suffix: str
-    init: str
-    omp: str
+    fold: Op  #: the binary elementwise op folding a value (or a partial result) in
+    identity: Callable[[np.dtype], Any]  #: the accumulator's start value, for its dtype
+    wide: bool = False  #: floats accumulate in float64 (complex always in complex128)
+    truth: bool = False  #: elements count as truth values (``x != 0``), the result is a bool
+    nan_flag: bool = False  #: floats: a NaN folded in makes the result NaN (kept as a flag)
+    divides: bool = False  #: the result is the total over the count, less ``ddof`` (mean)
 
 
-def acc_type(node: Node) -> str:
-    if node.op in (Op.ANY, Op.ALL):
-        return "int"
+def _zero(dtype: np.dtype) -> Any:
+    return dtype.type(0)
+
+
+def _one(dtype: np.dtype) -> Any:
+    return dtype.type(1)
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    """The identity of ``max``: -inf, the smallest integer, or False."""
+    if dtype.kind == "f":
+        return dtype.type(-np.inf)
+    return dtype.type(np.iinfo(dtype).min) if dtype.kind in "iu" else np.False_
+
+
+def _highest(dtype: np.dtype) -> Any:
+    """The identity of ``min``: +inf, the largest integer, or True."""
+    if dtype.kind == "f":
+        return dtype.type(np.inf)
+    return dtype.type(np.iinfo(dtype).max) if dtype.kind in "iu" else np.True_
+
+
+#: reduction op -> its rule.
+RULES: dict[Op, Reduction] = {
+    Op.SUM: Reduction(Op.ADD, _zero, wide=True),
+    Op.MEAN: Reduction(Op.ADD, _zero, wide=True, divides=True),
+    Op.PROD: Reduction(Op.MUL, _one, wide=True),
+    Op.MAX: Reduction(Op.MAXIMUM, _lowest, nan_flag=True),
+    Op.MIN: Reduction(Op.MINIMUM, _highest, nan_flag=True),
+    Op.ANY: Reduction(Op.LOGICAL_OR, lambda dtype: np.False_, truth=True),
+    Op.ALL: Reduction(Op.LOGICAL_AND, lambda dtype: np.True_, truth=True),
+}
+
+
+def rule(node: Node) -> Reduction:
+    return RULES[node.op]
+
+
+def acc_dtype(node: Node) -> np.dtype:
+    """The accumulator's dtype: bool for truth folds, complex128 for complex values, float64
+    for wide float folds, else the result's own dtype (an int sum wraps as NumPy's does)."""
+    r = rule(node)
+    if r.truth:
+        return np.dtype(bool)
     if node.dtype.kind == "c":
-        return "double complex"
-    if node.op is Op.MEAN or node.dtype.kind == "f":
-        return "double" if node.op in (Op.SUM, Op.PROD, Op.MEAN) else ctype(node.dtype)
-    return ctype(node.dtype)
+        return np.dtype(np.complex128)
+    if r.wide and node.dtype.kind == "f":
+        return np.dtype(np.float64)
+    return node.dtype
 
 
-def accumulators(node: Node) -> list[Acc]:
-    t = acc_type(node)
-    float_minmax = node.dtype.kind == "f"
-    if node.op in (Op.SUM, Op.MEAN):
-        return [Acc(t, "", "0", "+")]
-    if node.op is Op.PROD:
-        return [Acc(t, "", "1", "astc_cprod" if node.dtype.kind == "c" else "*")]
-    if node.op is Op.ANY:
-        return [Acc(t, "", "0", "|")]
-    if node.op is Op.ALL:
-        return [Acc(t, "", "1", "&")]
-    is_max = node.op is Op.MAX
-    if float_minmax:
-        init = "(-INFINITY)" if is_max else "INFINITY"
-        return [Acc(t, "", init, "max" if is_max else "min"), Acc("int", "_nan", "0", "|")]
-    bound = _int_bound(node.dtype, low=is_max)
-    return [Acc(t, "", bound, "max" if is_max else "min")]
+def identity(node: Node) -> Any:
+    """The accumulator's start value."""
+    return rule(node).identity(acc_dtype(node))
 
 
-def _int_bound(dtype: np.dtype, low: bool) -> str:
-    info = np.iinfo(dtype) if dtype.kind != "b" else None
-    value = (info.min if low else info.max) if info else (0 if low else 1)
-    return (
-        f"(({ctype(dtype)}){value}{'ULL' if dtype.kind == 'u' else 'LL'})" if info else str(value)
-    )
+def has_nan_flag(node: Node) -> bool:
+    """Whether the accumulator keeps a NaN flag beside its value (float max/min)."""
+    return rule(node).nan_flag and node.dtype.kind == "f"
 
 
-def update(node: Node, acc: str, value: str) -> list[str]:
-    """Statements folding ``value`` (already of the accumulator type) into ``acc``."""
-    if node.op in (Op.SUM, Op.MEAN):
-        return [f"{acc} += {value};"]
-    if node.op is Op.PROD and node.dtype.kind == "c":
-        return [f"{acc} = astc_cmul({acc}, {value});"]
-    if node.op is Op.PROD:
-        return [f"{acc} *= {value};"]
-    if node.op is Op.ANY:
-        return [f"{acc} |= ({value} != 0);"]
-    if node.op is Op.ALL:
-        return [f"{acc} &= ({value} != 0);"]
-    cmp = ">" if node.op is Op.MAX else "<"
-    lines = [f"{acc} = ({value} {cmp} {acc}) ? {value} : {acc};"]
-    if node.dtype.kind == "f":
-        lines.append(f"{acc}_nan |= ({value} != {value});")
-    return lines
-
-
-def combine(node: Node, acc: str, part: str) -> list[str]:
-    """Statements folding a partial result (same variables with ``part`` prefix) into ``acc``."""
-    if node.op in (Op.MAX, Op.MIN):
-        cmp = ">" if node.op is Op.MAX else "<"
-        lines = [f"{acc} = ({part} {cmp} {acc}) ? {part} : {acc};"]
-        if node.dtype.kind == "f":
-            lines.append(f"{acc}_nan |= {part}_nan;")
-        return lines
-    return (
-        update(node, acc, part)
-        if node.op not in (Op.ANY, Op.ALL)
-        else [f"{acc} {'|' if node.op is Op.ANY else '&'}= {part};"]
-    )
-
-
-def finalize(node: Node, acc: str, count: str) -> str:
-    """The reduction's value, of the node's C type, from its accumulators."""
-    t = ctype(node.dtype)
-    if node.op is Op.MEAN:
-        ddof = node.attr.ddof
-        div = f"(double)({count} > {ddof} ? {count} - {ddof} : 0)"
-        if node.dtype.kind == "c":
-            return f"(({t})astc_cdiv({acc}, ASTC_CMPLX({div}, 0)))"
-        return f"(({t})({acc} / {div}))"
-    if node.op in (Op.MAX, Op.MIN) and node.dtype.kind == "f":
-        return f"(({t})({acc}_nan ? NAN : {acc}))"
-    return f"(({t}){acc})"
-
-
-REDUCTIONS = frozenset({Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.ANY, Op.ALL})
-
-
-def can_reduce(node: Node) -> bool:
-    src = node.inputs[0].dtype
-    if node.op not in REDUCTIONS or not supported_dtype(src) or not supported_dtype(node.dtype):
-        return False
-    if node.op in (Op.MAX, Op.MIN) and (node.dtype != src or src.kind == "c"):
-        return False
-    return node.op is not Op.MEAN or node.dtype.kind in "fc"
+def exact_identity(node: Node) -> bool:
+    """Whether folding a value into a fresh accumulator gives that value bit for bit, so a
+    loop with one chunk may fold straight into its total. True for every fold but complex
+    products: NumPy's formula makes ``(1+0j) * complex(inf, 0)`` have a NaN part. (A float
+    sum's chunk result is never -0.0, as it started from +0.0.)"""
+    return not (rule(node).fold is Op.MUL and node.dtype.kind == "c")

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from astcompile.codegen import c as cgen
-from astcompile.codegen import reduce as red
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen import structured_parallel as parallel
@@ -34,6 +32,7 @@ from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.codegen.structured_reduce import LoopReductions
 from astcompile.codegen.views import (
     View,
     broadcast_index,
@@ -70,7 +69,7 @@ class Alloc:
 
 
 @dataclass
-class Emitter:
+class Emitter(LoopReductions):
     plan: StructPlan
     lines: list[str] = field(default_factory=list)
     depth: int = 1
@@ -87,10 +86,8 @@ class Emitter:
     exits: int = 0  # statements emitted that may return an error status
     loops: int = 0  # C loops opened
     inside: int = 0  # user loops around the statement being emitted
-
-    # -- text: indented lines, as the fused-kernel emitter writes them --------------------
-    emit = cgen._Emitter.emit
-    close = cgen._Emitter.close
+    inner: tuple[int, ...] = ()  # the axes the reduction being emitted folds
+    extent: tuple[Dim, ...] = ()  # the shape of what it folds
 
     def level(self, graph: Graph) -> None:
         for node in self.plan.levels[id(graph)]:
@@ -218,7 +215,7 @@ class Emitter:
     # -- loop nests -------------------------------------------------------------------------
     def open(self, text: str) -> None:
         self.loops += text.startswith(("for ", "while "))
-        cgen._Emitter.open(self, text)
+        super().open(text)
 
     def bail(self, text: str) -> None:
         """A statement that may return an error status (never inside a parallel loop)."""
@@ -294,47 +291,6 @@ class Emitter:
         idx = [f"i{a}" for a in range(len(shape))]
         found, self.loads, self.lines, self.depth = self.loads, None, lines, depth
         return any(alias & dst.alias and addr != dst.at(idx) for alias, addr in found)
-
-    # -- reductions -------------------------------------------------------------------------
-    def reduction(self, node: Node, dst: View | None) -> None:
-        src, axes = node.inputs[0], node.attr.axes
-        kept = [a for a in range(src.ndim) if a not in axes]
-        accs = red.accumulators(node)
-        idx = [f"i{a}" for a in range(src.ndim)]
-        self.emit(f"/* {node.op.name.lower()} over axes {tuple(axes)} */{loc(node)}")
-        for a in kept:
-            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        for acc in accs:
-            self.emit(f"{acc.ctype} a{nid(node)}{acc.suffix} = {acc.init};")
-        clauses = "".join(f" reduction({a.omp}:a{nid(node)}{a.suffix})" for a in accs)
-        for k, a in enumerate(axes):
-            if k == len(axes) - 1:
-                self.emit(f"#pragma omp simd{clauses}")
-            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        self.memo = {}
-        expr = self.element(src, idx)
-        self.memo = {}
-        if node.op in (Op.ANY, Op.ALL):
-            value = f"(({expr}) != 0)"
-        else:
-            value = f"(({red.acc_type(node)}){expr})"
-        for line in red.update(node, f"a{nid(node)}", value):
-            self.emit(line)
-        for _ in axes:
-            self.close()
-        count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        result = red.finalize(node, f"a{nid(node)}", count)
-        if dst is None:
-            self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {result};")
-        else:
-            out = (
-                [f"i{a}" for a in kept]
-                if not node.attr.keepdims
-                else ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
-            )
-            self.emit(f"{dst.at(out)} = {result};")
-        for _ in kept:
-            self.close()
 
 
 def _index_map(em: Emitter, node: Node, idx: list[str]) -> list[str]:

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from astcompile.codegen.c_reduce import can_reduce
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
-from astcompile.codegen.reduce import can_reduce
 from astcompile.ir.graph import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Kind, Op
 

@@ -10,7 +10,6 @@ buffers themselves or NumPy views of arguments and buffers, built here so views 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.wrapper import WrapperSource
+from astcompile.codegen.wrapper import argument_checks
 from astcompile.ir.graph import DynIndex, Graph, InputKind, Node
 from astcompile.ir.ops import Op
 
@@ -104,7 +103,6 @@ class _Wrapper:
     ) -> None:
         self.graph, self.em, self.name, self.params = graph, em, name, params
         self.sels = {rid: j for j, (rid, _) in enumerate(sels)}
-        self.checks = WrapperSource(SimpleNamespace(graph=graph, steps=[]), {})
         self.consts: dict[str, object] = {"_i64": np.dtype(np.int64)}
 
     def build(self) -> str:
@@ -112,10 +110,9 @@ class _Wrapper:
         lines = [f"def {self.name}(leaves):"]
         if names:
             lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = leaves")
-        self.checks.lines = []
-        self.checks._checks()
-        lines += self.checks.lines
-        self.consts.update(self.checks.consts)
+        checks, consts = argument_checks(self.graph, [])
+        lines += checks
+        self.consts.update(consts)
         lines += self._aliasing()
         for n in self.graph.inputs:
             if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):

@@ -99,6 +99,7 @@ class Op(Enum):
     FMAX = auto()
     FMIN = auto()
     ARCTAN2 = auto()
+    LOGADDEXP = auto()
     HYPOT = auto()
     COPYSIGN = auto()
     EQ = auto()
@@ -229,6 +230,7 @@ _BINARY_UFUNCS: dict[Op, np.ufunc] = {
     Op.FMAX: np.fmax,
     Op.FMIN: np.fmin,
     Op.ARCTAN2: np.arctan2,
+    Op.LOGADDEXP: np.logaddexp,
     Op.HYPOT: np.hypot,
     Op.COPYSIGN: np.copysign,
     Op.EQ: np.equal,

@@ -28,6 +28,18 @@ ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
 #define ASTC_FMAX(a, b) (((a) >= (b) || (b) != (b)) ? (a) : (b))
 #define ASTC_FMIN(a, b) (((a) <= (b) || (b) != (b)) ? (a) : (b))
 
+/* np.logaddexp, log(exp(a) + exp(b)) without overflow, transcribed from NumPy's
+   npy_logaddexp: equal arguments (infinities of one sign too) give a + log(2), a NaN gives NaN. */
+#define ASTC_LOGADDEXP(T, SUF)                                                          \
+    static inline T astc_logaddexp_##T(T a, T b) {                                      \
+        if (a == b) return a + (T)0.693147180559945309417232121458176568;               \
+        const T d = a - b;                                                              \
+        if (d > 0) return a + log1p##SUF(exp##SUF(-d));                                 \
+        if (d <= 0) return b + log1p##SUF(exp##SUF(d));                                 \
+        return d;                                                                       \
+    }
+ASTC_LOGADDEXP(double, ) ASTC_LOGADDEXP(float, f)
+
 /* Integer floor division and remainder with Python signs; x // 0 == x % 0 == 0 (NumPy). */
 #define ASTC_INT_DIVMOD(T)                                                              \
     static inline T astc_floordiv_##T(T a, T b) {                                       \

@@ -1,0 +1,123 @@
+"""The reduction rules (:mod:`astcompile.codegen.reduce`) written in C.
+
+Each fold op has one row: the C operator of its compound assignment and its OpenMP
+``reduction`` operator. Folds of max/min are selects (``acc = (v > acc) ? v : acc``) with the
+NaN flag beside them, which GCC vectorises; complex products multiply with NumPy's formula
+(``astc_cmul``, declared as an OpenMP reduction ``astc_cprod`` in ``astc_complex.h``), and a
+complex mean divides as NumPy does (Smith's division by ``count + 0j``). Complex max/min
+(lexicographic) run in NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from astcompile.codegen.ctypes import ctype, literal, supported_dtype
+from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
+
+
+@dataclass(frozen=True)
+class Acc:
+    """One accumulator variable: C type, name suffix, initial value and OpenMP reduction op."""
+
+    ctype: str
+    suffix: str
+    init: str
+    omp: str
+
+
+@dataclass(frozen=True)
+class CFold:
+    """A fold op in C: the compound assignment's operator (``+`` of ``+=``; for a select, the
+    comparison that picks the new value) and the OpenMP reduction operator."""
+
+    op: str
+    omp: str
+    select: bool = False
+
+
+#: fold op -> how C writes it.
+FOLDS: dict[Op, CFold] = {
+    Op.ADD: CFold("+", "+"),
+    Op.MUL: CFold("*", "*"),
+    Op.LOGICAL_OR: CFold("|", "|"),
+    Op.LOGICAL_AND: CFold("&", "&"),
+    Op.MAXIMUM: CFold(">", "max", select=True),
+    Op.MINIMUM: CFold("<", "min", select=True),
+}
+
+
+def _complex_product(node: Node) -> bool:
+    return rule(node).fold is Op.MUL and node.dtype.kind == "c"
+
+
+def acc_type(node: Node) -> str:
+    """The accumulator's C type (a truth fold keeps an ``int``)."""
+    return "int" if rule(node).truth else ctype(acc_dtype(node))
+
+
+def accumulators(node: Node) -> list[Acc]:
+    """The accumulator variables of ``node``: its value, and a NaN flag for float max/min."""
+    fold = FOLDS[rule(node).fold]
+    omp = "astc_cprod" if _complex_product(node) else fold.omp
+    init = literal(identity(node), acc_dtype(node))
+    accs = [Acc(acc_type(node), "", init, omp)]
+    if has_nan_flag(node):
+        accs.append(Acc("int", "_nan", "0", "|"))
+    return accs
+
+
+def reduction_input(node: Node, expr: str) -> str:
+    """An element (C expression ``expr``) as the accumulator takes it: a truth value, or a
+    value of the accumulator's type (``(int)0.5`` would be 0, so truth is not a cast)."""
+    if rule(node).truth:
+        return f"(({expr}) != 0)"
+    return f"(({acc_type(node)}){expr})"
+
+
+def update(node: Node, acc: str, value: str) -> list[str]:
+    """Statements folding ``value`` (already as :func:`reduction_input` made it) into ``acc``."""
+    return _fold(node, acc, value, f"{acc}_nan |= ({value} != {value});")
+
+
+def combine(node: Node, acc: str, part: str) -> list[str]:
+    """Statements folding a partial result (the accumulators named ``part``) into ``acc``."""
+    return _fold(node, acc, part, f"{acc}_nan |= {part}_nan;")
+
+
+def _fold(node: Node, acc: str, value: str, nan_line: str) -> list[str]:
+    fold = FOLDS[rule(node).fold]
+    if _complex_product(node):
+        lines = [f"{acc} = astc_cmul({acc}, {value});"]
+    elif fold.select:
+        lines = [f"{acc} = ({value} {fold.op} {acc}) ? {value} : {acc};"]
+    else:
+        lines = [f"{acc} {fold.op}= {value};"]
+    return lines + [nan_line] if has_nan_flag(node) else lines
+
+
+def finalize(node: Node, acc: str, count: str) -> str:
+    """The reduction's value, of the node's C type, from its accumulators; ``count``: C for
+    the number of elements folded (what a mean divides by, less ``ddof``)."""
+    t = ctype(node.dtype)
+    if rule(node).divides:
+        ddof = node.attr.ddof
+        div = f"(double)({count} > {ddof} ? {count} - {ddof} : 0)"
+        if node.dtype.kind == "c":
+            return f"(({t})astc_cdiv({acc}, ASTC_CMPLX({div}, 0)))"
+        return f"(({t})({acc} / {div}))"
+    if has_nan_flag(node):
+        return f"(({t})({acc}_nan ? NAN : {acc}))"
+    return f"(({t}){acc})"
+
+
+def can_reduce(node: Node) -> bool:
+    """Whether C generates ``node`` (else it runs in NumPy)."""
+    src = node.inputs[0].dtype
+    if node.op not in RULES or not supported_dtype(src) or not supported_dtype(node.dtype):
+        return False
+    if rule(node).nan_flag and (node.dtype != src or src.kind == "c"):
+        return False
+    return not rule(node).divides or node.dtype.kind in "fc"

@@ -1,0 +1,89 @@
+"""Reductions in loop regions, written as fused kernels write them.
+
+A region's reduction folds its input element by element (the lazy values it reads are
+computed in its loop), in the chunks and blocked lanes of :mod:`astcompile.codegen.chunks`, on
+the calling thread: ``np.sum(X[i])`` in a compiled loop gives the bits ``np.sum(X, axis=1)``
+gives in a fused kernel. The result is a scalar local or is stored into its buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile.codegen import c_reduce as red
+from astcompile.codegen.chunks import ReductionLoops, Work
+from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ids import nid
+from astcompile.codegen.names import location as loc
+from astcompile.codegen.names import value_name
+from astcompile.codegen.views import View, dim_c
+from astcompile.ir.graph import Node
+from astcompile.ir.shapes import Dim
+
+
+class LoopReductions(ReductionLoops):
+    """Mixed into the structured emitter, which provides ``plan``, ``memo`` and ``element``
+    (C for an element of a value, emitting the locals it needs)."""
+
+    plan: Any  # structured_plan.StructPlan (it imports the emitter)
+    memo: dict
+    inner: tuple[int, ...]  # the axes the reduction being emitted folds
+    extent: tuple[Dim, ...]  # the shape of what it folds
+    element: Callable[[Node, list[str]], str]
+
+    def reduction(self, node: Node, dst: View | None) -> None:
+        """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
+        same chunks and blocked sums, so the same bits, on the calling thread."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
+        kept = [a for a in range(src.ndim) if a not in axes]
+        idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
+        self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
+        if dst is None:
+            self.emit(f"{ctype(node.dtype)} {value_name(node)};")
+        for a in kept:
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
+        if not kept:  # a block for the chunk locals of this reduction
+            self.emit("{")
+            self.depth += 1
+        work = Work([node], lambda acc, lane: self._fold(node, idx, acc, lane), self._dtypes(node))
+        self.inner, self.extent = axes, src.shape
+        if axes:
+            self.serial_chunks(work, "r")
+        else:
+            self.accumulate([node], "r")
+            work.element("r", "")
+        count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
+        result = red.finalize(node, total, count)
+        if dst is None:
+            self.emit(f"{value_name(node)} = {result};")
+        else:
+            out = ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
+            self.emit(
+                f"{dst.at(out if node.attr.keepdims else [idx[a] for a in kept])} = {result};"
+            )
+        for _ in range(max(len(kept), 1)):
+            self.close()
+
+    def size(self, axis: int) -> str:
+        return dim_c(self.extent[axis])
+
+    def _fold(self, node: Node, idx: list[str], acc: str, lane: str) -> None:
+        self.memo = {}
+        expr = self.element(node.inputs[0], idx)
+        self.memo = {}
+        self.fold([node], [expr], acc, lane)
+
+    def _dtypes(self, node: Node) -> tuple[np.dtype, ...]:
+        """Dtypes of the reduction, its input and the values computed for each element."""
+        found, stack, seen = [node.dtype, node.inputs[0].dtype], [node.inputs[0]], set()
+        while stack:
+            n = stack.pop()
+            if n.id in seen or self.plan.is_scalar(n) or self.plan.rooted(n):
+                continue
+            seen.add(n.id)
+            found.append(n.dtype)
+            stack.extend(n.inputs)
+        return tuple(found)
