@@ -66,10 +66,8 @@ def intact(path: str, size: Any, sha256: Any) -> bool:
 def touch(path: str) -> None:
     """Mark ``path`` used now (its access time) for the least-recently-used eviction: set
     explicitly, because mounts with ``relatime`` or ``noatime`` do not on a read."""
-    try:
+    with contextlib.suppress(OSError):
         os.utime(path, ns=(time.time_ns(), os.stat(path).st_mtime_ns))
-    except OSError:
-        pass
 
 
 def lookup(entries: str, key: str) -> str | None:
@@ -130,7 +128,5 @@ def keep_source(so_path: str, source: str) -> None:
 def evict(entries: str, key: str) -> None:
     """Remove an entry (found corrupt); missing files are fine."""
     for ext in (".json", ".so", ".c"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(entries, key + ext))
-        except FileNotFoundError:
-            pass
