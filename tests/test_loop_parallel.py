@@ -101,7 +101,7 @@ def _c_source(fn) -> str:
 
 #: A user's ``for`` loop in generated C: named after its variable (``j_7``), unlike the element
 #: loops (``i0``, ``i1``) of array expressions.
-_USER_LOOP = re.compile(r"for \(int64_t (?!i\d+ =)\w+ =")
+_USER_LOOP = re.compile(r"for \(int64_t \w+_\d+ =")  # user loops: the name and a number
 
 
 def _parallel_user_loops(fn) -> list[bool]:
