@@ -72,7 +72,7 @@ def test_faster_compiled_function_stays_compiled(clock):
 
 
 def test_plain_choice_needs_clearly_faster_plain(clock):
-    clock.costs = {"compiled": 1.02e-6, "plain": 1e-6}  # within the noise margin
+    clock.costs = {"compiled": 1.01e-6, "plain": 1e-6}  # within the noise margin
     f = astcompile.compile(axpy, backend="c")
     for _ in range(_calls_until_choice()):
         f(*_args())

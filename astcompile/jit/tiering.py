@@ -52,7 +52,7 @@ timing_path: str | None = None
 
 WARMUP_CALLS = 2  # the first call compiles; samples start after it
 ROUNDS = 3  # timed calls per path in one comparison
-MARGIN = 1.05  # plain must be this much faster to be chosen (noise)
+MARGIN = 1.02  # plain must be this much faster to be chosen (noise)
 DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
 FIRST_INTERVAL = 32
 MAX_INTERVAL = 4096
