@@ -198,7 +198,8 @@ def _operator(fn: Callable, reflected: bool = False) -> Callable:
     return method
 
 
-for _name in (
+#: The arithmetic and bitwise operators a masked selection takes, plain, reflected and in place.
+_ARITHMETIC = (
     "add",
     "sub",
     "mul",
@@ -211,7 +212,8 @@ for _name in (
     "xor",
     "lshift",
     "rshift",
-):
+)
+for _name in _ARITHMETIC:
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__{_name}__", _operator(_fn))
     setattr(MaskedValue, f"__r{_name}__", _operator(_fn, reflected=True))
@@ -230,20 +232,7 @@ def _inplace(fn: Callable) -> Callable:
     return method
 
 
-for _name in (
-    "add",
-    "sub",
-    "mul",
-    "truediv",
-    "floordiv",
-    "mod",
-    "pow",
-    "and",
-    "or",
-    "xor",
-    "lshift",
-    "rshift",
-):
+for _name in _ARITHMETIC:
     _fn = getattr(_op, f"{_name}_" if _name in ("and", "or") else _name)
     setattr(MaskedValue, f"__i{_name}__", _inplace(_fn))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
