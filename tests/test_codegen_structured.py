@@ -339,6 +339,24 @@ def test_reduction_inside_a_loop_body(backend):
     np.testing.assert_allclose(d, want, rtol=1e-14)
 
 
+def test_array_constants_are_c_tables(backend):
+    """An array constant is read from a ``static const`` table; one stored into is copied into
+    its own buffer first, so every call starts from the constant's values."""
+    g = G()
+    x = g.array("x", F8, (3,))
+    table = np.array([1.5, -0.0, np.nan])
+    c = g.node(Op.CONST, (), F8, (3,), ConstAttr(table))
+    st = g.store(c, g.const(7.0, F8), [IndexItem("int", 0)])
+    total = g.store(x, g.binary(Op.ADD, x, st), [])
+    fn = compiled(backend, g.graph([st], [st, total]))
+    for _ in range(2):
+        got = np.zeros(3)
+        (out,) = fn([got])
+        np.testing.assert_array_equal(out, [7.0, -0.0, np.nan])
+        np.testing.assert_array_equal(got, [7.0, -0.0, np.nan])
+    assert table[0] == 1.5 and "static const double" in fn.c_source
+
+
 def test_unsupported_is_unlowerable(backend):
     """A reshape of a strided argument is not compiled: the backend says so (the region then
     runs the user's statements, never the graph interpreter)."""

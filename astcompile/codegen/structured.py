@@ -33,6 +33,7 @@ from astcompile.codegen.names import location as loc
 from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.structured_reduce import LoopReductions
+from astcompile.codegen.structured_tables import table_decl
 from astcompile.codegen.views import (
     View,
     broadcast_index,
@@ -88,6 +89,7 @@ class Emitter(LoopReductions):
     inside: int = 0  # user loops around the statement being emitted
     inner: tuple[int, ...] = ()  # the axes the reduction being emitted folds
     extent: tuple[Dim, ...] = ()  # the shape of what it folds
+    tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
 
     def level(self, graph: Graph) -> None:
         for node in self.plan.levels[id(graph)]:
@@ -117,7 +119,7 @@ class Emitter(LoopReductions):
         return value_name(node)
 
     def operand(self, src: Node, expr: str) -> Operand:
-        if src.op is Op.CONST:
+        if src.op is Op.CONST and src.shape == ():  # an array constant is read from its table
             return Operand("", src.dtype, src.attr.weak, src.attr.value)
         weak = isinstance(src.attr, InputAttr) and src.attr.weak
         return Operand(expr, src.dtype, weak)
@@ -148,11 +150,21 @@ class Emitter(LoopReductions):
             return dim_c(node.attr)
         if node.op is Op.IOTA:
             return lower(node, [Operand(idx[node.attr], node.dtype)])
+        if node.op is Op.CONST:
+            return self.table(node).at(idx)
         ops = [
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs
         ]
         return lower(node, ops)
+
+    def table(self, node: Node) -> View:
+        """An array constant as a ``static const`` C table (declared at the function's top,
+        its values in the source, so the source is the cache key of its values)."""
+        name = f"k{nid(node)}"
+        if node.id not in self.tables:
+            self.tables[node.id] = table_decl(name, node)
+        return View(name, "0", contiguous_strides(node.shape), frozenset({node.id}))
 
     def view(self, node: Node) -> View:
         if node.id not in self.views:
@@ -323,10 +335,18 @@ def _index_statement(em: Emitter, node: Node) -> None:
 
 _nothing = lambda em, node: None
 
+
+def _const_statement(em: Emitter, node: Node) -> None:
+    """An array constant that is stored into or returned is copied into its buffer here (each
+    evaluation of ``np.array([...])`` makes a new array); others are read from their table."""
+    if node.id in em.plan.buffers:
+        em.materialise(node)
+
+
 #: op -> statement emitter; other ops are scalars, buffers or lazy (no statement).
 STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
     Op.INPUT: _nothing,
-    Op.CONST: _nothing,
+    Op.CONST: _const_statement,
     Op.INDEX: _index_statement,
     Op.STORE: Emitter.store,
     Op.SIZE_CHECK: Emitter.size_check,

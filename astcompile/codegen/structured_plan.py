@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from astcompile.codegen.c_reduce import can_reduce
 from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
+from astcompile.codegen.structured_reduce import can_arg_reduce
+from astcompile.codegen.structured_tables import can_tabulate
 from astcompile.ir.graph import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Kind, Op
 
@@ -109,11 +111,13 @@ def _check(node: Node) -> None:
         return
     if not supported_dtype(node.dtype) or not all(supported_dtype(i.dtype) for i in node.inputs):
         raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})")
-    if node.op is Op.CONST and (not isinstance(node.attr, ConstAttr) or node.shape != ()):
-        raise StructuredUnsupported(f"an array constant ({node.loc})")
+    if node.op is Op.CONST and not isinstance(node.attr, ConstAttr):
+        raise StructuredUnsupported(f"a constant of {type(node.attr).__name__} ({node.loc})")
+    if node.op is Op.CONST and node.shape != () and not can_tabulate(node):
+        raise StructuredUnsupported(f"an array constant of {node.dtype} ({node.loc})")
     if node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY and node.shape == ():
         raise StructuredUnsupported("a 0-d array argument")
-    if node.kind is Kind.REDUCTION and not can_reduce(node):
+    if node.kind is Kind.REDUCTION and not (can_reduce(node) or can_arg_reduce(node)):
         raise StructuredUnsupported(f"reduction {node.op.name} ({node.loc})")
     if node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY and not can_lower(node):
         raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})")

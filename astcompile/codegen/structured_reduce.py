@@ -4,6 +4,10 @@ A region's reduction folds its input element by element (the lazy values it read
 computed in its loop), in the chunks and blocked lanes of :mod:`astcompile.codegen.chunks`, on
 the calling thread: ``np.sum(X[i])`` in a compiled loop gives the bits ``np.sum(X, axis=1)``
 gives in a fused kernel. The result is a scalar local or is stored into its buffer.
+
+``argmax``/``argmin`` keep the index beside the best value and scan in C order on one thread
+(an index has no rounding to reproduce, so no chunks): the first best element wins, and for
+floats the first NaN, as in NumPy.
 """
 
 from __future__ import annotations
@@ -15,13 +19,24 @@ import numpy as np
 
 from astcompile.codegen import c_reduce as red
 from astcompile.codegen.chunks import ReductionLoops, Work
-from astcompile.codegen.ctypes import ctype
+from astcompile.codegen.ctypes import ctype, supported_dtype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
 from astcompile.codegen.views import View, dim_c
 from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim
+
+#: arg reduction -> the comparison by which an element beats the best one so far.
+ARG_PICKS: dict[Op, str] = {Op.ARGMAX: ">", Op.ARGMIN: "<"}
+
+
+def can_arg_reduce(node: Node) -> bool:
+    """Whether a loop region writes ``node`` as an arg reduction in C (complex values compare
+    lexicographically in NumPy: those are not written)."""
+    src = node.inputs[0].dtype
+    return node.op in ARG_PICKS and supported_dtype(src) and src.kind in "biuf"
 
 
 class LoopReductions(ReductionLoops):
@@ -37,6 +52,8 @@ class LoopReductions(ReductionLoops):
     def reduction(self, node: Node, dst: View | None) -> None:
         """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
         same chunks and blocked sums, so the same bits, on the calling thread."""
+        if node.op in ARG_PICKS:
+            return self.arg_reduction(node, dst)
         src, axes = node.inputs[0], tuple(node.attr.axes)
         kept = [a for a in range(src.ndim) if a not in axes]
         idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
@@ -56,16 +73,53 @@ class LoopReductions(ReductionLoops):
             self.accumulate([node], "r")
             work.element("r", "")
         count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        result = red.finalize(node, total, count)
-        if dst is None:
-            self.emit(f"{value_name(node)} = {result};")
-        else:
-            out = ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
-            self.emit(
-                f"{dst.at(out if node.attr.keepdims else [idx[a] for a in kept])} = {result};"
-            )
+        self._result(node, dst, red.finalize(node, total, count))
         for _ in range(max(len(kept), 1)):
             self.close()
+
+    def arg_reduction(self, node: Node, dst: View | None) -> None:
+        """``argmax``/``argmin``: the flat C-order position (``k``) of the first best element
+        over the folded axes; an element wins if it compares better, or if it is the first
+        NaN (nothing compares better than a NaN once it is the best)."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
+        r, idx = f"r{nid(node)}", [f"i{a}" for a in range(src.ndim)]
+        self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
+        if dst is None:
+            self.emit(f"{ctype(node.dtype)} {value_name(node)};")
+        kept = [a for a in range(src.ndim) if a not in axes]
+        for a in kept:
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
+        self.open("")  # a block for this position's locals
+        self.emit(f"int64_t {r}_k = 0, {r}_at = 0;")
+        self.emit(f"{ctype(src.dtype)} {r}_v = 0;")
+        for a in axes:
+            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
+        self.memo = {}
+        v = self.element(src, idx)
+        self.memo = {}
+        wins = f"{r}_k == 0 || {v} {ARG_PICKS[node.op]} {r}_v"
+        if src.dtype.kind == "f":
+            wins += f" || ({v} != {v} && {r}_v == {r}_v)"
+        self.open(f"if ({wins})")
+        self.emit(f"{r}_v = {v};")
+        self.emit(f"{r}_at = {r}_k;")
+        self.close()
+        self.emit(f"{r}_k++;")
+        for _ in axes:
+            self.close()
+        self._result(node, dst, f"{r}_at")
+        for _ in range(len(kept) + 1):
+            self.close()
+
+    def _result(self, node: Node, dst: View | None, result: str) -> None:
+        """Sets the reduction's local, or its element of ``dst`` (the kept axes' ``i{a}``)."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
+        if dst is None:
+            self.emit(f"{value_name(node)} = {result};")
+            return
+        out = ["0" if a in axes else f"i{a}" for a in range(src.ndim)]
+        kept = [f"i{a}" for a in range(src.ndim) if a not in axes]
+        self.emit(f"{dst.at(out if node.attr.keepdims else kept)} = {result};")
 
     def size(self, axis: int) -> str:
         return dim_c(self.extent[axis])

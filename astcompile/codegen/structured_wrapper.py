@@ -58,7 +58,8 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
         params.append(Param("void*", f"{buf}_p", f"_fb({buf})"))
         prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
     signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
-    body = ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
+    tables = ["    " + line for line in em.tables.values()]
+    body = tables + ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
     where = lines_of(n for ns in em.plan.levels.values() for n in ns)
     head = f"/* region {graph.name}: from {where or '?'} */"
     c = "\n".join([HEADER, PRELUDE, head, signature, "{", *body, "    return 0;", "}", ""])
