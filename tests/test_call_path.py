@@ -117,3 +117,18 @@ def test_method_reading_an_attribute_sees_a_changed_attribute(compiled_path):
         got = model.apply(x)
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == expected.dtype and got.shape == expected.shape
+
+
+def divide(a, b):
+    return a / b
+
+
+def test_error_state_is_honoured_on_every_call_of_the_short_path(compiled_path):
+    compiled = _warm(divide, np.ones(8), np.arange(8.0) + 1.0)
+    zeros = np.zeros(8)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        compiled(np.ones(8), zeros)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(compiled(np.ones(8), zeros), np.full(8, np.inf))
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):  # a new state object
+        compiled(np.ones(8), zeros)
