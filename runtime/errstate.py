@@ -10,7 +10,9 @@ for an integer division by zero) silently. That matches NumPy exactly while ever
 the whole state in one immutable object held by a context variable (``np.errstate`` and
 ``np.seterr`` install a new one), so :func:`quiet` compares that object's identity with the last
 one found quiet: one ``ContextVar.get`` and one ``is``. A new state object is inspected once with
-``np.geterr()`` and remembered. Holding a reference keeps its identity from being reused.
+``np.geterr()`` and remembered. Holding a reference keeps its identity from being reused. The
+hottest caller (a compiled function's own call) inlines that test as
+``current() is quiet_state or quiet()``, which saves the call of :func:`quiet`.
 """
 
 from __future__ import annotations
@@ -34,27 +36,27 @@ def _state_getter() -> Callable[[], Any]:
     return _extobj_contextvar.get
 
 
-_get_state = _state_getter()
-_quiet_state: Any = None  # the last state object found quiet
+current = _state_getter()  # the error state now, as one object
+quiet_state: Any = None  # the last state object found quiet
 _loud_state: Any = None  # the last state object found not quiet
 
 
 def quiet() -> bool:
     """True when every floating-point error mode is "ignore" or "warn" (compiled code may run)."""
-    state = _get_state()
-    if state is _quiet_state:
+    state = current()
+    if state is quiet_state:
         return True
     return _inspect(state)
 
 
 def _inspect(state: Any) -> bool:
     """Read the modes of a state object not seen last time, and remember the verdict."""
-    global _quiet_state, _loud_state
+    global quiet_state, _loud_state
     if state is _loud_state:
         return False
     verdict = set(np.geterr().values()) <= QUIET_MODES
     if verdict:
-        _quiet_state = state
+        quiet_state = state
     else:
         _loud_state = state
     return verdict

@@ -26,11 +26,12 @@ from astcompile.codegen.source_notes import annotate
 from astcompile.codegen.structured import generate_structured
 from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.structured_wrapper import region_source
-from astcompile.codegen.wrapper import WrapperSource
+from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind
+from astcompile.jit.entries import current_leaves
 from astcompile.passes.pipeline import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
@@ -53,7 +54,7 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
         return (sched, *_flat_code(sched))
 
 
-def _flat_code(sched: Schedule) -> tuple[str, str, str, WrapperSource]:
+def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:
     """C source, cffi declarations, wrapper source and wrapper of a flat graph's schedule."""
     parts, decls, plans = [cgen.HEADER], [], {}
     reuse = reused_buffers(sched)
@@ -64,7 +65,7 @@ def _flat_code(sched: Schedule) -> tuple[str, str, str, WrapperSource]:
             parts.append(code.source)
             decls.append(code.decl)
             plans[step.name] = code.plan
-    wrapper = WrapperSource(sched, plans, reuse)
+    wrapper = WrapperSource(sched, plans, reuse, assured=assured)
     return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
 
 
@@ -80,6 +81,15 @@ def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
                 node.dtype,
                 node.loc,
             )
+
+
+def _assured(work: RegionWork) -> Assured:
+    """What the guard key of the entry being compiled checks before its wrapper runs (every
+    call of an entry's wrapper comes after its key held); nothing for a bare graph."""
+    if work.region is None or work.result is None:
+        return NOTHING
+    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn)
+    return assured_by(work.graph, leaves)
 
 
 @dataclass
@@ -122,7 +132,7 @@ class CBackend:
         graph = work.graph
         with numbering():
             if work.kind is GraphKind.FLAT:
-                source, decls, py, wrapper = _flat_code(work.schedule)
+                source, decls, py, wrapper = _flat_code(work.schedule, _assured(work))
                 steps = dict(wrapper.steps)
                 work.code = CCode(
                     source, decls, WrapperParts(py, dict(wrapper.consts), steps, decls)

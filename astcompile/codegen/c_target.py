@@ -81,6 +81,12 @@ class CLauncher:
                     for a in range(len(node.shape))
                 ),
             ]
+        if node.id in self.w.assured.unit_c:  # the guards checked: C order, unit last stride
+            w.emit(f"{ptr} = _fb({name})")
+            if len(strides) == 1:  # its only stride is the item size
+                return [ptr, str(node.dtype.itemsize)]
+            w.emit(f"{', '.join(strides)} = {name}.strides")
+            return [ptr, *strides]
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             item = node.dtype.itemsize
             w.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")

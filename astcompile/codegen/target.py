@@ -27,12 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from astcompile.codegen.plan import KernelPlan
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel
+
+if TYPE_CHECKING:
+    from astcompile.codegen.wrapper import Assured
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
@@ -51,6 +54,7 @@ class WrapperLines(Protocol):
     """The part of the Python wrapper a launcher writes into."""
 
     consts: dict[str, object]
+    assured: Assured  # what the guards run before the wrapper checked of its inputs
 
     def emit(self, text: str) -> None: ...
 

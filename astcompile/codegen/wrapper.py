@@ -3,14 +3,22 @@
 It is straight-line code, one statement per step, so the per-call path is as short as Python
 allows. A call whose arrays do not match what the code was generated for (type, dtype, rank,
 the 0/1 sizes and equal sizes the trace relied on, the non-empty reductions ``max``/``min``
-need) runs the eager interpreter instead: never a wrong answer. (A region checks its guard key
-first; these checks keep the wrapper safe on its own, for about 0.1 us per array.)
+need) runs the eager interpreter instead: never a wrong answer. A region's entry runs its
+wrapper only after the entry's guard key held (the generated guard function, the generic key
+or a warm-cache load, which looks entries up by that key), so a wrapper generated for a region
+leaves out what that key already checked (:class:`Assured`); a bare graph's wrapper
+(``backend.compile``) checks everything itself.
 
 The kernel calls (allocating their outputs, passing arrays, sizes and scalars) are the
 target's launcher's (:mod:`astcompile.codegen.target`; C: :mod:`astcompile.codegen.c_target`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import nid
@@ -24,6 +32,40 @@ from astcompile.ir.shapes import DimOp, SymDim
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 
+@dataclass(frozen=True)
+class Assured:
+    """What the guards run before the wrapper already checked of its inputs (node ids).
+
+    ``typed``: an ndarray of the node's dtype and rank (the guard key's type, dtype and rank).
+    ``unit_c``: also C-contiguous with at least one element and a last axis of two or more, so
+    its last stride is the item size (the key's layout and size classes keep both true)."""
+
+    typed: frozenset[int] = frozenset()
+    unit_c: frozenset[int] = frozenset()
+
+
+NOTHING = Assured()  # a bare graph's wrapper: it checks everything itself
+
+
+def assured_by(graph: Graph, leaves: Sequence[object]) -> Assured:
+    """What the guard key of ``leaves`` (the values a region is compiled for, in graph-input
+    order) assures of every later call that passes the same key; an input whose value does not
+    match its node is left to the wrapper's checks."""
+    typed, unit_c = set(), set()
+    for node, leaf in zip(graph.inputs, leaves):
+        if not (
+            node.attr.input_kind is InputKind.ARRAY
+            and type(leaf) is np.ndarray
+            and leaf.dtype == node.dtype
+            and leaf.ndim == len(node.shape)
+        ):
+            continue
+        typed.add(node.id)
+        if leaf.flags.c_contiguous and leaf.size > 0 and leaf.ndim and leaf.shape[-1] > 1:
+            unit_c.add(node.id)
+    return Assured(frozenset(typed), frozenset(unit_c))
+
+
 class WrapperSource:
     """The wrapper of a scheduled region; the target's launcher writes the kernel calls."""
 
@@ -33,9 +75,11 @@ class WrapperSource:
         plans: dict[str, KernelPlan],
         reuse: dict[int, Node] | None = None,
         target: Target = C,
+        assured: Assured = NOTHING,
     ) -> None:
         self.sched = sched
         self.plans = plans
+        self.assured = assured
         self.lines: list[str] = []
         self.consts: dict[str, object] = {}
         self.steps: dict[str, Node] = {}
@@ -83,7 +127,7 @@ class WrapperSource:
                 inner = " * ".join(dim_expr(step.domain[a]) for a in plan.inner)
                 rows = " * ".join(dim_expr(step.domain[a]) for a in plan.rows) or "1"
                 conds.append(f"({inner} != 0 or {rows} == 0)")
-        lines, consts = argument_checks(self.sched.graph, conds)
+        lines, consts = argument_checks(self.sched.graph, conds, self.assured)
         self.lines += lines
         self.consts.update(consts)
 
@@ -108,10 +152,13 @@ def _used_only_in_kernels(node: Node, sched: Schedule) -> bool:
     )
 
 
-def argument_checks(graph: Graph, extra: list[str]) -> tuple[list[str], dict[str, object]]:
-    """(wrapper lines, their constants) checking each input's type, dtype and rank, binding
-    its sizes (``d0_1``), and checking the size facts the trace relied on and ``extra``: a
-    call that fails one runs the eager interpreter. Shared by both kinds of region."""
+def argument_checks(
+    graph: Graph, extra: list[str], assured: Assured = NOTHING
+) -> tuple[list[str], dict[str, object]]:
+    """(wrapper lines, their constants) checking each input's type, dtype and rank (unless
+    ``assured``), binding its sizes (``d0_1``), and checking the size facts the trace relied on
+    and ``extra``: a call that fails one runs the eager interpreter. Shared by both kinds of
+    region."""
     lines: list[str] = []
     consts: dict[str, object] = {}
     defined: set[str] = set()
@@ -120,12 +167,13 @@ def argument_checks(graph: Graph, extra: list[str]) -> tuple[list[str], dict[str
         name = value_name(node)
         if node.attr.input_kind is InputKind.SCALAR:
             continue
-        consts[f"_dt{k}"] = node.dtype
-        lines.append(
-            f"    if not (type({name}) is _ndarray and {name}.dtype is _dt{k} "
-            f"and {name}.ndim == {len(node.shape)}):"
-        )
-        lines.append("        return _eager(leaves)")
+        if node.id not in assured.typed:
+            consts[f"_dt{k}"] = node.dtype
+            lines.append(
+                f"    if not (type({name}) is _ndarray and {name}.dtype is _dt{k} "
+                f"and {name}.ndim == {len(node.shape)}):"
+            )
+            lines.append("        return _eager(leaves)")
         dims = [f"d{k}_{a}" for a in range(len(node.shape))]
         if dims:
             lines.append(f"    {', '.join(dims)}{',' if len(dims) == 1 else ''} = {name}.shape")

@@ -38,6 +38,19 @@ def leaves_of(args: tuple) -> list[Any]:
     return leaves
 
 
+def current_leaves(args: tuple, reads: tuple, root: Any) -> list:
+    """The leaves of ``args`` and of the values ``reads`` find now, guards unchecked; a read
+    that fails ends the list."""
+    leaves = leaves_of(args)
+    for read in reads:
+        if read.kind is R.ReadKind.INPUT:
+            try:
+                leaves.append(R.evaluate(read.path, args, root))
+            except Exception:
+                break
+    return leaves
+
+
 def _box(value: Any, box: Any, outputs: list) -> Any:
     if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
         value = value[()] if isinstance(value, np.ndarray) else value
@@ -112,14 +125,7 @@ class Entry:
     def current_leaves(self, args: tuple, root: Any) -> list:
         """The leaves this entry would see now, guards unchecked (reads that fail are left
         out): for comparing specialised values with the ones traced."""
-        leaves = leaves_of(args)
-        for read in self.reads:
-            if read.kind is R.ReadKind.INPUT:
-                try:
-                    leaves.append(R.evaluate(read.path, args, root))
-                except Exception:
-                    break
-        return leaves
+        return current_leaves(args, self.reads, root)
 
     def matches(self, leaves: list) -> bool:
         if self.unguarded:

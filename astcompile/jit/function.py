@@ -48,6 +48,16 @@ def is_sole_region(source: str, region: str) -> bool:
     return "\n".join(ast.unparse(s) for s in body[0].body) == expected
 
 
+def _alone(sole: Region, args: tuple) -> bool:
+    """Whether ``args`` may go straight to the sole region's guards: the region's arity, and
+    neither explain, verify nor NumPy's error state needs the full path."""
+    return (
+        len(args) == len(sole.names)
+        and not (telemetry.recording or config.verify)
+        and errstate.quiet()
+    )
+
+
 class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
@@ -95,7 +105,17 @@ class CompiledFunction:
             return self._sampled_call(args, kwargs)
         if tier.plain:
             return self.fn(*args, **kwargs)
-        return self._compiled_call(*args, **kwargs)
+        sole = self._sole_region  # _compiled_call's fast path, inlined: one frame less per call
+        if (
+            sole is not None
+            and not kwargs
+            and len(args) == len(sole.names)
+            and not (telemetry.recording or config.verify)
+            and (errstate.current() is errstate.quiet_state or errstate.quiet())
+        ):
+            result = sole.guards(*args)
+            return (sole.call(args) if result is MISS else result)[0]
+        return self._full_call(args, kwargs)
 
     def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
         if telemetry.recording or config.verify:  # explain and verify see the compiled path
@@ -107,18 +127,15 @@ class CompiledFunction:
         return self._tier.sampled_call(self._compiled_call, self.fn, args, kwargs)
 
     def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
+        """The compiled path (what sampled calls time); ``__call__`` inlines its fast path."""
         sole = self._sole_region  # the function is one region: its guards straight away
-        # (explain notes the function on the full path below)
-        if (
-            sole is not None
-            and not kwargs
-            and len(args) == len(sole.names)
-            and not telemetry.recording
-            and not config.verify
-            and errstate.quiet()
-        ):
+        if sole is not None and not kwargs and _alone(sole, args):
             result = sole.guards(*args)
             return (sole.call(args) if result is MISS else result)[0]
+        return self._full_call(args, kwargs)
+
+    def _full_call(self, args: tuple, kwargs: dict) -> Any:
+        """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._build()
         recorder = telemetry.active()
         if recorder is not None:
