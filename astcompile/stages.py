@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, verify
+from astcompile import config, debug_dump, logs, verify
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import warm
 from astcompile.jit.entries import Entry
@@ -334,9 +334,6 @@ def warn_user(message: str) -> None:
 
 
 def dump_folder(owner: Owner) -> str:
-    """``<debug_dir>/<module>.<function>/``, made if missing."""
-    module = getattr(owner.fn, "__module__", "module") or "module"
-    name = f"{module}.{owner.name}".replace("<", "").replace(">", "")
-    folder = os.path.join(config.debug_dir, name)
-    os.makedirs(folder, exist_ok=True)
-    return folder
+    """``<debug_dir>/<module>.<function>/``, made if missing (stage dumps run only while
+    ``config.debug_dir`` is set)."""
+    return debug_dump.folder(owner.fn, owner.name)
