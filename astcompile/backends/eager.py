@@ -95,7 +95,19 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
     axis = None if len(attr.axes) == ndim else attr.axes
     if node.op in (Op.VAR, Op.STD):
         return fn(args[0], axis=axis, keepdims=attr.keepdims, ddof=attr.ddof)
+    if node.op is Op.MEAN and attr.ddof:
+        return _mean_less_ddof(args[0], axis, attr)
     return fn(args[0], axis=axis, keepdims=attr.keepdims)
+
+
+def _mean_less_ddof(x: Any, axis: Any, attr: ReduceAttr) -> Any:
+    """The last step of a decomposed ``var``: the sum over ``count - ddof``, as NumPy's
+    ``_var`` divides (never below zero). The C wrapper interprets its decomposed graph when a
+    call's arrays do not match what it was generated for, so it meets these."""
+    x = np.asarray(x)
+    total = np.sum(x, axis=axis, keepdims=attr.keepdims)
+    count = x.size // max(np.size(total), 1) if x.size else 0
+    return np.true_divide(total, max(count - attr.ddof, 0))
 
 
 def index_key(
