@@ -91,9 +91,21 @@ def call_key(args: tuple, sizes: dict[int, int] | None = None) -> tuple:
     ``sizes`` (filled here) lets later keys, of the values a region reads, share its classes."""
     sizes = {} if sizes is None else sizes
     keys = tuple(value_key(a, sizes) for a in args)
-    arrays = [id(a) for a in args if type(a) is np.ndarray]
+    arrays = _array_ids(args, [])
     aliased = len(set(arrays)) != len(arrays)
     return keys + ((aliased, tuple(arrays.index(i) for i in arrays)),) if aliased else keys
+
+
+def _array_ids(values: tuple | list, ids: list[int]) -> list[int]:
+    """The ids of the arrays in ``values``, tuples and lists included, in the order the
+    tracer numbers leaves: the same array twice anywhere is one leaf, so the key must say so."""
+    for value in values:
+        kind = type(value)
+        if kind is np.ndarray:
+            ids.append(id(value))
+        elif kind is tuple or kind is list:
+            _array_ids(value, ids)
+    return ids
 
 
 class KeyChecks:

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_matches
+from differential import BACKENDS, assert_matches, assert_same_calls
 from programs import seeds
 
 import astcompile
@@ -316,6 +316,20 @@ def test_layout_and_aliasing_still_checked():
     for a, b in [(base, base + 1), (base.T, base), (base[:, ::2], base[:, 1::2]), (base, base)]:
         np.testing.assert_array_equal(shift(a, b), a - 2 * b)
     np.testing.assert_array_equal(shift(base, base + 1), base - 2 * (base + 1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_same_array_twice_inside_a_tuple_is_traced_apart(backend):
+    """A tuple of two arrays traced with distinct arrays, then called with one array twice
+    (one leaf, not two): the call must not reuse the two-leaf entry."""
+
+    def bump(pair):
+        a, b = pair
+        a += 1
+        return a * 2 + b
+
+    x, y = np.arange(4.0), np.ones(4)
+    assert_same_calls(bump, [((x, y),), ((x, x),), ([y, y],), ((x, y),)], backend=backend)
 
 
 def test_changed_global_still_recompiles(monkeypatch):

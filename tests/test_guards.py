@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from astcompile.runtime import guards
 from astcompile.runtime.guards import UNSUPPORTED, call_key, describe_difference, int_class
@@ -43,6 +44,15 @@ def test_bools_and_strings_by_value():
 def test_aliasing_is_noted():
     a = np.ones(3)
     assert call_key((a, a)) != call_key((a, np.ones(3)))
+
+
+@pytest.mark.parametrize("box", [tuple, list])
+def test_aliasing_inside_tuples_and_lists_is_noted(box):
+    """``leaves_of`` counts an array passed twice as one leaf wherever it sits, so a key
+    traced with two arrays in a tuple must not match the same array twice."""
+    a = np.ones(3)
+    assert call_key((box([a, a]),)) != call_key((box([a, np.ones(3)]),))
+    assert call_key((a, box([a]))) != call_key((a, box([np.ones(3)])))
 
 
 def test_unsupported_objects_are_marked():
