@@ -20,6 +20,7 @@ from astcompile.trace import (
     literals,
     numpy_bind,
     numpy_construct,
+    numpy_diag,
     numpy_fill,
     numpy_grid,
     numpy_join,
@@ -186,6 +187,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     **numpy_stats.FUNCTIONS,
     **numpy_grid.FUNCTIONS,
     **numpy_round.FUNCTIONS,
+    **numpy_diag.FUNCTIONS,
 }
 
 
