@@ -127,7 +127,7 @@ def diff(
 
 def _shifts(shift: Any, axis: Any, ndim: int) -> dict[int, int]:
     """Total shift per axis; NumPy broadcasts ``shift`` against ``axis``."""
-    pairs = np.broadcast(shift, axis)
+    pairs = np.broadcast(_concrete_shift(shift), axis)
     if pairs.ndim > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     totals: dict[int, int] = {}
@@ -137,6 +137,17 @@ def _shifts(shift: Any, axis: Any, ndim: int) -> dict[int, int]:
         (ax,) = B.normalize_axes(int(ax), ndim)
         totals[ax] = totals.get(ax, 0) + int(sh)
     return totals
+
+
+def _concrete_shift(shift: Any) -> Any:
+    """A shift computed from sizes (``n // 2``) as its value, guarded: it decides where the
+    slices cut. A Python int passed in (or a loop's value) stays a break: specialising on each
+    value would compile once per shift."""
+    if isinstance(shift, (tuple, list)):
+        return type(shift)(_concrete_shift(s) for s in shift)
+    if isinstance(shift, SymInt):
+        return current().env.specialize(shift.dim)
+    return shift
 
 
 def _roll_axis(array: SymArray, shift: int, axis: int) -> SymArray:
