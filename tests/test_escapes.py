@@ -190,3 +190,58 @@ def test_a_watch_undoes_changes_to_what_it_was_given():
         watch.check()
     assert items == [1] and table == {"a": 1}
     escapes.Watch([items, table]).check()  # unchanged: nothing to say
+
+
+def appends_in_a_for_loop(x, n):
+    out = []
+    for _ in range(n):
+        x = x * 2
+        out.append(x)
+    return out
+
+
+def appends_in_a_while_loop(y0, k, n):
+    y, ys, i = y0, [y0], 0
+    while i < n:
+        y = y - k * y
+        ys.append(y)
+        i += 1
+    return np.array(ys)
+
+
+def sets_a_dict_entry_in_a_loop(x, n):
+    seen = {}
+    total = 0.0
+    for i in range(n):
+        total = total + x[i % x.shape[0]]
+        seen["total"] = total
+    return total, seen
+
+
+def appends_in_a_branch_of_a_loop(x):
+    picked = []
+    acc = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            acc = acc + x[i]
+            picked.append(i)
+    return acc, picked
+
+
+LOOPS = [
+    (appends_in_a_for_loop, (np.ones(2), 6)),
+    (appends_in_a_for_loop, (1.5, 7)),
+    (appends_in_a_while_loop, (1.0, 0.25, 9)),
+    (sets_a_dict_entry_in_a_loop, (np.arange(3.0), 8)),
+    (appends_in_a_branch_of_a_loop, (np.array([1.0, -2.0, 3.0, 4.0, -1.0, 2.0]),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", LOOPS)
+def test_a_loop_body_changing_a_list_made_before_it_runs_as_python(fn, args, backend):
+    """The body is traced once: an append in it would happen once, and a traced value would
+    leak into the list (a C compile error before). The loop runs as written instead."""
+    assert_same(fn, *args, backend=backend)
+    output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert any("made outside it" in r.detail for r in output.break_reasons), str(output)

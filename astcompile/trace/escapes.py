@@ -159,6 +159,12 @@ def read_by(fn: Callable) -> list[Any]:
     return found + [c.cell_contents for c in fn.__closure__ or () if _filled(c)]
 
 
+_GIVEN = (
+    "the region changes a {kind} it was given, or stores a computed value in it; compiled, "
+    "that would happen once"
+)
+
+
 class Watch:
     """What a trace is given (arguments as traced, the globals and cells it reads): which
     objects they are, and snapshots of the mutable ones, for :meth:`check` after the trace."""
@@ -183,8 +189,9 @@ class Watch:
     def is_given(self, value: Any) -> bool:
         return id(value) in self.given
 
-    def check(self) -> None:
-        """Undo the trace's changes and break, if it made any or left a traced value inside."""
+    def check(self, message: str = _GIVEN) -> None:
+        """Undo the trace's changes and break, if it made any or left a traced value inside;
+        ``message`` says what changed what (``{kind}``: the changed value's type)."""
         changed = [
             (v, old, restore)
             for v, old, restore in self.watched
@@ -195,8 +202,4 @@ class Watch:
             restore(value, old)
         if changed or leaked:
             kind = type(changed[0][0] if changed else leaked[0]).__name__
-            raise TraceBreak(
-                TraceReason.SIDE_EFFECT,
-                f"the region changes a {kind} it was given, or stores a computed "
-                "value in it; compiled, that would happen once",
-            )
+            raise TraceBreak(TraceReason.SIDE_EFFECT, message.format(kind=kind))

@@ -16,7 +16,8 @@ unrolled (except a constant trip count of at most ``UNROLL_LIMIT``) and never in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
+from astcompile.trace import escapes
 from astcompile.trace import user_names
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.reasons import TraceReason
@@ -58,7 +60,8 @@ def _for(
             if brk is not None and values[brk]:
                 break
         return values
-    return _trace_loop(body, bounds, init, brk, peeled)
+    with _unchanged(body, "loop body"):
+        return _trace_loop(body, bounds, init, brk, peeled)
 
 
 def ac_while(
@@ -73,7 +76,21 @@ def ac_while(
             if brk is not None and values[brk]:
                 break
         return values
-    return _trace_while(test, body, tuple(carried), brk)
+    with _unchanged(body, "loop body"):
+        return _trace_while(test, body, tuple(carried), brk)
+
+
+@contextmanager
+def _unchanged(fn: Callable, what: str) -> Iterator[None]:
+    """Break (after undoing them) if tracing ``fn`` changed a list, dict, set or object it
+    reads: a traced body runs once (or twice, or each branch once), so ``ys.append(y)`` on a
+    list made before the loop would be missing from every iteration but one compiled."""
+    watch = escapes.Watch(escapes.read_by(fn))
+    yield
+    watch.check(
+        f"the {what} changes a {{kind}} made outside it, or stores a computed value "
+        "in it; compiled, that would happen once, not on every pass"
+    )
 
 
 def ac_ndindex(
@@ -369,7 +386,10 @@ def _captured(graph: Graph, owned: set[int]) -> list[Node]:
 def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> tuple:
     ctx = current()
     cond = C.truth_node(test)
-    branches = [_trace_branch(ctx, fn, values) for fn in (then_fn, else_fn)]
+    branches = []
+    for fn in (then_fn, else_fn):
+        with _unchanged(fn, "branch"):
+            branches.append(_trace_branch(ctx, fn, values))
     kinds = CK.same_kinds(branches[0][2], branches[1][2])
     graphs, owned = [], set()
     for outs, effects, _, first in branches:
