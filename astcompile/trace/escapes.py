@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -189,17 +190,39 @@ class Watch:
     def is_given(self, value: Any) -> bool:
         return id(value) in self.given
 
-    def check(self, message: str = _GIVEN) -> None:
-        """Undo the trace's changes and break, if it made any or left a traced value inside;
-        ``message`` says what changed what (``{kind}``: the changed value's type)."""
+    def undo(self) -> list[tuple[Any, Any, Callable]]:
+        """Put back what the trace changed; the changed values, with their old state."""
         changed = [
             (v, old, restore)
             for v, old, restore in self.watched
             if _identities(old) != _identities(_state_kind(v)[0](v))
         ]
-        leaked = [v for v, _, _ in self.watched if holds_traced(v)]
         for value, old, restore in changed:
             restore(value, old)
+        return changed
+
+    def check(self, message: str = _GIVEN) -> None:
+        """Undo the trace's changes and break, if it made any or left a traced value inside;
+        ``message`` says what changed what (``{kind}``: the changed value's type)."""
+        leaked = [v for v, _, _ in self.watched if holds_traced(v)]
+        changed = self.undo()
         if changed or leaked:
             kind = type(changed[0][0] if changed else leaked[0]).__name__
             raise TraceBreak(TraceReason.SIDE_EFFECT, message.format(kind=kind))
+
+
+@contextmanager
+def unchanged(fn: Callable, what: str) -> Iterator[None]:
+    """Break (after undoing them) if tracing ``fn`` changed a list, dict, set or object it
+    reads: a traced body runs once (or twice, or each branch once), so ``ys.append(y)`` on a
+    list made before the loop would be missing from every iteration but one compiled."""
+    watch = Watch(read_by(fn))
+    try:
+        yield
+    except BaseException:
+        watch.undo()  # the region runs as Python from the start: leave what it reads as it was
+        raise
+    watch.check(
+        f"the {what} changes a {{kind}} made outside it, or stores a computed value "
+        "in it; compiled, that would happen once, not on every pass"
+    )

@@ -16,8 +16,7 @@ unrolled (except a constant trip count of at most ``UNROLL_LIMIT``) and never in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes
-from astcompile.trace import user_names
+from astcompile.trace import escapes, user_names
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
@@ -60,7 +58,7 @@ def _for(
             if brk is not None and values[brk]:
                 break
         return values
-    with _unchanged(body, "loop body"):
+    with escapes.unchanged(body, "loop body"):
         return _trace_loop(body, bounds, init, brk, peeled)
 
 
@@ -76,21 +74,8 @@ def ac_while(
             if brk is not None and values[brk]:
                 break
         return values
-    with _unchanged(body, "loop body"):
+    with escapes.unchanged(body, "loop body"):
         return _trace_while(test, body, tuple(carried), brk)
-
-
-@contextmanager
-def _unchanged(fn: Callable, what: str) -> Iterator[None]:
-    """Break (after undoing them) if tracing ``fn`` changed a list, dict, set or object it
-    reads: a traced body runs once (or twice, or each branch once), so ``ys.append(y)`` on a
-    list made before the loop would be missing from every iteration but one compiled."""
-    watch = escapes.Watch(escapes.read_by(fn))
-    yield
-    watch.check(
-        f"the {what} changes a {{kind}} made outside it, or stores a computed value "
-        "in it; compiled, that would happen once, not on every pass"
-    )
 
 
 def ac_ndindex(
@@ -388,7 +373,7 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
     cond = C.truth_node(test)
     branches = []
     for fn in (then_fn, else_fn):
-        with _unchanged(fn, "branch"):
+        with escapes.unchanged(fn, "branch"):
             branches.append(_trace_branch(ctx, fn, values))
     kinds = CK.same_kinds(branches[0][2], branches[1][2])
     graphs, owned = [], set()
