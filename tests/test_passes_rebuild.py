@@ -123,3 +123,19 @@ def test_a_loop_graph_a_rule_leaves_alone_is_the_same_graph():
     before = _loop_sum_graph()
     after, changed = rebuild(before, lambda node, inputs: None)
     assert after is before and not changed
+
+
+def test_stores_keep_their_order_when_an_earlier_one_changes():
+    """A graph with stores but no loop: the first store's value is replaced, and the first
+    store must still come before the second (the planner orders stores by id)."""
+    x = array(0)
+    first = apply(Op.STORE, x, apply(Op.NEG, const(2.0)), shape=x.shape, attr=StoreAttr(()))
+    second = apply(Op.STORE, x, const(5.0), shape=x.shape, attr=StoreAttr(()))
+    before = graph([x], [x], [first, second])
+    after, changed = rebuild(before, _negate_to_const)
+    new_first, new_second = after.effects
+    assert changed and new_first.inputs[1].op is Op.CONST
+    assert new_first.id < new_second.id
+    leaf = np.zeros(4)
+    evaluate(after, leaf)
+    np.testing.assert_array_equal(leaf, np.full(4, 5.0))

@@ -5,7 +5,7 @@ already-rebuilt inputs and returns the replacement (or None to keep the node, re
 when an input changed). New nodes are created in program order, so node ids stay increasing
 along data dependencies, as the eager interpreter expects.
 
-**Loop graphs** (LOOP and IF nodes with body graphs) are rebuilt at every level: the nodes of
+**Loop graphs** (with effects, or LOOP and IF nodes with body graphs) are rebuilt at every level: the nodes of
 the region and of every body and branch are visited together in program (id) order, so a body
 reading an outer node a rule replaced reads the replacement, and a LOOP/IF node gets a new
 body once its nodes are rebuilt (a body's nodes come before its LOOP/IF node). In a loop graph
@@ -50,7 +50,7 @@ def subgraphs(node: Node) -> list[Graph]:
 
 def rebuild(graph: Graph, rule: Rule) -> tuple[Graph, bool]:
     """The rewritten graph and whether anything changed."""
-    if any(subgraphs(n) for n in graph.nodes()):
+    if graph.effects or any(subgraphs(n) for n in graph.nodes()):
         return _rebuild_levels(graph, rule)
     new: dict[int, Node] = {}
     for node in graph.nodes():
