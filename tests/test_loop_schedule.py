@@ -150,3 +150,22 @@ def test_time_loop_around_a_grid_is_a_host_loop():
     assert inner.around == 1 and inner.independent and not outer.independent
     forms = ls.loop_forms(schedule)
     assert forms == {outer.node.id: ls.LoopForm.HOST_LOOP, inner.node.id: ls.LoopForm.GRID}
+
+
+def array_newton(a, tol):
+    x = a.copy()
+    err = 1.0
+    while err > tol:
+        nx = 0.5 * (x + a / x)
+        err = np.max(np.abs(nx - x))
+        x = nx
+    return x
+
+
+def test_while_loop_over_whole_arrays_is_a_host_loop():
+    loop = only_loop(schedule_of(array_newton, np.full(5, 2.0), 1e-9))
+    assert loop.is_while and loop.var is None and not loop.independent
+    assert any(isinstance(s, ls.Reduce) for s in loop.body)
+    assert {c.holder.attr.name for c in loop.carried if not c.scalar} == {"x"}
+    assert ls.loop_form(loop) is ls.LoopForm.HOST_LOOP
+    assert "while " in str(schedule_of(array_newton, np.full(5, 2.0), 1e-9))
