@@ -100,7 +100,7 @@ _PASSES = tuple(
         name,
         stages.graph_pass(fn),
         why,
-        when=stages.flat_for_codegen,
+        when=stages.for_codegen,
         on_error=stages.codegen_failed,
         dump=stages.pass_dump,
     )

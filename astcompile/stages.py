@@ -244,12 +244,11 @@ def target_step(name: str) -> Run:
     return run
 
 
-def flat_for_codegen(stage: str, work: RegionWork) -> bool:
-    """Graph passes run for flat graphs and a target that generates code. Not for loop graphs:
-    ``passes/rebuild.py`` rebuilds the top level only, and a loop body or branch that reads an
-    outer node the pass replaced would read a node no longer computed. Not for the eager
-    target: it is the reference, and runs the graph exactly as traced."""
-    return work.kind is GraphKind.FLAT and work.target.graph_passes
+def for_codegen(stage: str, work: RegionWork) -> bool:
+    """Graph passes run for a target that generates code, on flat and loop graphs alike
+    (``passes/rebuild.py`` rebuilds loop bodies and branches too). Not for the eager target:
+    it is the reference, and runs the graph exactly as traced."""
+    return work.target.graph_passes
 
 
 def flat_target_step(stage: str, work: RegionWork) -> bool:

@@ -53,3 +53,17 @@ def evaluate(g: Graph, *leaves: Any) -> list:
 def ops(g: Graph) -> list[Op]:
     """The ops of ``g``'s nodes, inputs first."""
     return [n.op for n in g.nodes()]
+
+
+def traced(fn: Any, *args: Any) -> Graph:
+    """The graph the compiler traces for ``fn(*args)`` (its first region), before any pass."""
+    import astcompile
+
+    return astcompile.explain(astcompile.compile(fn), *args).graphs[0]
+
+
+def all_nodes(g: Graph) -> list[Node]:
+    """Every node of ``g``, its loop bodies and branches, once each, in program order."""
+    from astcompile.ir.graph import walk
+
+    return sorted({n.id: n for n in walk(g.nodes())}.values(), key=lambda n: n.id)

@@ -83,3 +83,22 @@ def test_nodes_that_are_not_all_scalar_constants_are_left_alone(make):
     before = graph([x], [make(x)])
     after, changed = constfold(before)
     assert not changed and after is before
+
+
+def test_constants_inside_a_loop_body_are_folded():
+    from graphs import all_nodes
+    from test_codegen_structured import F8, G
+
+    g = G()
+    x, n = g.array("x", F8, (None,)), g.scalar("n")
+    zero, one, acc0 = g.const(0), g.const(1), g.const(0.0, F8)
+    i, (acc,) = g.loop_vars(("acc", acc0))
+    six = g.binary(Op.MUL, g.const(2.0, F8), g.const(3.0, F8))
+    new = g.binary(Op.ADD, acc, g.binary(Op.MUL, g.at(x, i), six))
+    loop = g.loop(zero, n, one, [i, acc], [new], [], inits=[acc0], captured=[x])
+    before = g.graph([g.result(loop, 0, acc)], [loop])
+    after, changed = constfold(before)
+    assert changed
+    assert [n.op for n in all_nodes(after)].count(Op.MUL) == 1
+    xs = np.arange(4.0)
+    assert evaluate(after, xs, 4) == evaluate(before, xs, 4) == [np.float64(36.0)]

@@ -95,3 +95,95 @@ def test_array_constants_are_never_merged():
     outputs = [apply(Op.ADD, x, const(np.ones(4))), apply(Op.ADD, x, const(np.ones(4)))]
     after, _ = cse(graph([x], outputs))
     assert ops(after).count(Op.CONST) == 2
+
+
+# -- loop graphs: bodies and branches are rebuilt too, without merging across a store or
+# -- out of a body -------------------------------------------------------------------------
+
+
+def reads_around_a_store(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        a = x[0] * 2.0
+        x[0] = a + 1.0
+        b = x[0] * 2.0  # the same expression, after the store: another value
+        out[i] = a + b
+    return out
+
+
+def invariant_in_body(a, b, x):
+    c = a * b
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * (a * b) + c
+    return out
+
+
+def body_then_after(a, b, x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = a * b
+    return out, a * b
+
+
+def both_arms(a, b, x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out[i] = a * b
+        else:
+            out[i] = -(a * b)
+    return out
+
+
+def _muls(g):
+    from graphs import all_nodes
+
+    return [n for n in all_nodes(g) if n.op is Op.MUL]
+
+
+def _same_as_numpy(fn, *args):
+    import astcompile
+
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = astcompile.compile(fn, backend="c")(*args)
+    for w, g in zip(
+        want if isinstance(want, tuple) else [want], got if isinstance(got, tuple) else [got]
+    ):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_reads_separated_by_a_store_in_a_loop_stay_two():
+    from graphs import traced
+
+    g = traced(reads_around_a_store, np.arange(3.0), 4)
+    after, _ = cse(g)
+    assert len(_muls(after)) == len(_muls(g)) == 2
+    _same_as_numpy(reads_around_a_store, np.arange(3.0), 4)
+
+
+def test_an_invariant_value_in_a_body_is_the_one_computed_before_the_loop():
+    from graphs import traced
+
+    g = traced(invariant_in_body, 2.0, 3.0, np.arange(4.0))
+    after, changed = cse(g)
+    assert changed and len(_muls(after)) == len(_muls(g)) - 1
+    _same_as_numpy(invariant_in_body, 2.0, 3.0, np.arange(4.0))
+
+
+def test_a_value_after_the_loop_is_not_the_one_inside_it():
+    from graphs import traced
+
+    g = traced(body_then_after, 2.0, 3.0, np.arange(4.0))
+    after, _ = cse(g)
+    assert len({n.id for n in _muls(after) if n.inputs[0].op is Op.INPUT}) == 2
+    _same_as_numpy(body_then_after, 2.0, 3.0, np.arange(4.0))
+
+
+def test_the_two_arms_of_a_branch_keep_their_own_values():
+    from graphs import traced
+
+    g = traced(both_arms, 2.0, 3.0, np.arange(-2.0, 2.0))
+    after, _ = cse(g)
+    assert len([m for m in _muls(after) if m.inputs[0].op is Op.INPUT]) == 2
+    _same_as_numpy(both_arms, 2.0, 3.0, np.arange(-2.0, 2.0))

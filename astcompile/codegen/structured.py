@@ -1,6 +1,7 @@
 """C for structured graphs: one function per region holding its loops, branches and stores.
 
-Nodes are emitted in program (id) order at each level. Scalars are C locals computed at their
+The emitter walks the region's loop schedule (:mod:`~astcompile.codegen.loop_schedule`): one
+C writer per statement type (:data:`STATEMENTS`), in program order. Scalars are C locals computed at their
 position. Arrays in memory are :class:`~astcompile.codegen.views.View` s; other arrays are lazy
 and fused, element by element, into the loop nest of whoever consumes them (a store, a
 reduction, a buffer, a loop-carried value). Every buffer is allocated by the Python wrapper
@@ -18,15 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from astcompile.codegen import loop_schedule as ls
 from astcompile.codegen import structured_checks as index_checks
 from astcompile.codegen import structured_control as control
 from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
+from astcompile.codegen.loop_schedule import build_schedule
 from astcompile.codegen.lower import Operand, can_lower, lower
 from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
@@ -72,6 +76,7 @@ class Alloc:
 @dataclass
 class Emitter(LoopReductions):
     plan: StructPlan
+    schedule: ls.Schedule
     lines: list[str] = field(default_factory=list)
     depth: int = 1
     views: dict[int, View] = field(default_factory=dict)
@@ -91,26 +96,23 @@ class Emitter(LoopReductions):
     extent: tuple[Dim, ...] = ()  # the shape of what it folds
     tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
 
-    def level(self, graph: Graph) -> None:
-        for node in self.plan.levels[id(graph)]:
-            self.statement(node)
+    def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
+        """Emit one block of the loop schedule (:mod:`~astcompile.codegen.loop_schedule`)."""
+        for stmt in stmts:
+            self.inside = stmt.around
+            STATEMENTS[type(stmt)](self, stmt)
 
-    def statement(self, node: Node) -> None:
-        rule = STATEMENTS.get(node.op)
-        if rule is not None:
-            rule(self, node)
+    def assign(self, stmt: ls.Assign) -> None:
+        """A scalar local: an element read from memory, or computed."""
+        node = stmt.node
+        expr = self.view(node).at([]) if stmt.reads else self.compute(node, [])
+        self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {expr};{loc(node)}")
+
+    def reduce(self, stmt: ls.Reduce) -> None:
+        if stmt.into_buffer:
+            self.materialise(stmt.node)
         else:
-            self.value(node)
-
-    def value(self, node: Node) -> None:
-        """A scalar becomes a local; a buffer is filled; a lazy array waits for its consumers."""
-        if node.id in self.plan.buffers:
-            self.materialise(node)
-        elif self.plan.is_scalar(node) and node.kind is Kind.REDUCTION:
-            self.reduction(node, None)
-        elif self.plan.is_scalar(node):
-            expr = self.view(node).at([]) if self.plan.rooted(node) else self.compute(node, [])
-            self.emit(f"const {ctype(node.dtype)} {value_name(node)} = {expr};{loc(node)}")
+            self.reduction(stmt.node, None)
 
     # -- values -----------------------------------------------------------------------------
     def scalar(self, node: Node) -> str:
@@ -328,42 +330,33 @@ _VIEW_INDEX: dict[Op, Callable[[Emitter, Node, list[str]], list[str]]] = {
 }
 
 
-def _index_statement(em: Emitter, node: Node) -> None:
-    em.dyn_checks(node, node.attr, node.inputs[0].shape)
-    em.value(node)
+def _node(emit: Callable[[Emitter, Node], None]) -> Callable[[Emitter, ls.Stmt], None]:
+    return lambda em, stmt: emit(em, stmt.node)
 
 
-_nothing = lambda em, node: None
-
-
-def _const_statement(em: Emitter, node: Node) -> None:
-    """An array constant that is stored into or returned is copied into its buffer here (each
-    evaluation of ``np.array([...])`` makes a new array); others are read from their table."""
-    if node.id in em.plan.buffers:
-        em.materialise(node)
-
-
-#: op -> statement emitter; other ops are scalars, buffers or lazy (no statement).
-STATEMENTS: dict[Op, Callable[[Emitter, Node], None]] = {
-    Op.INPUT: _nothing,
-    Op.CONST: _const_statement,
-    Op.INDEX: _index_statement,
-    Op.STORE: Emitter.store,
-    Op.SIZE_CHECK: Emitter.size_check,
-    Op.LOOP: control.loop,
-    Op.IF: control.branch,
-    Op.RESULT: control.result,
-    Op.CHECK: control.check,
+#: loop schedule statement -> its C.
+STATEMENTS: dict[type, Callable[[Emitter, Any], None]] = {
+    ls.Assign: Emitter.assign,
+    ls.Buffer: _node(Emitter.materialise),
+    ls.Reduce: Emitter.reduce,
+    ls.Store: _node(Emitter.store),
+    ls.IndexCheck: _node(lambda em, n: em.dyn_checks(n, n.attr, n.inputs[0].shape)),
+    ls.SizeCheck: _node(Emitter.size_check),
+    ls.Check: _node(control.check),
+    ls.LoopResult: _node(control.result),
+    ls.UserLoop: control.loop,
+    ls.Branch: control.branch,
 }
 
 
 def generate_structured(graph: Graph) -> Emitter:
     """Plan and emit the body of the region function; the caller wraps it (signature, wrapper)."""
-    em = Emitter(plan_structured(graph))
+    plan = plan_structured(graph)
+    em = Emitter(plan, build_schedule(graph, plan))
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)
-    em.level(graph)
+    em.block(em.schedule.body)
     wrong = [n for n in graph.inputs if n.id in em.written and em.unit_last(n)]
     if wrong:  # never store into a copy: the plan missed a store target
         raise StructuredUnsupported(f"a store into {value_name(wrong[0])} the plan did not see")

@@ -25,6 +25,7 @@ from astcompile.codegen import structured_parallel as parallel
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import loop_bounds
+from astcompile.codegen.loop_schedule import Branch, Stmt, UserLoop
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
 from astcompile.codegen.source_notes import error_site
@@ -36,45 +37,43 @@ from astcompile.ir.ops import Op
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
 
 
-def loop(em: Emitter, node: Node) -> None:
-    attr = node.attr
-    body = attr.body
-    inits = node.inputs[attr.heads : attr.heads + attr.carried]
-    carried = attr.holders
-    for k, (cin, init) in enumerate(zip(carried, inits)):
-        _carry_in(em, node, k, cin, init)
+def loop(em: Emitter, stmt: UserLoop) -> None:
+    """A user loop of the schedule: carried values in, the body, carried values out."""
+    node, body = stmt.node, stmt.node.attr.body
+    for k, c in enumerate(stmt.carried):
+        _carry_in(em, node, k, c.holder, c.init)
     go, pending = f"go{nid(node)}", None
-    if attr.is_while:
+    if stmt.is_while:
         em.emit(f"/* while loop */{loc(node)}")
-        em.emit(f"int {go} = {em.scalar(node.inputs[0])};")
+        em.emit(f"int {go} = {em.scalar(stmt.bounds[0])};")
         em.open(f"while ({go})")
-        em.inside += 1
     else:
-        pending = _for_header(em, node)
+        pending = _for_header(em, stmt)
         if pending is None:
             return
-    em.level(body)
-    if attr.exits:
+    em.block(stmt.body)
+    em.inside = stmt.around + 1
+    if stmt.exits:
         em.emit(f"const int {go}_next = {em.scalar(body.outputs[-1])};")
     updates: list[str] = []
-    for cin, out in zip(carried, body.outputs):
-        updates += _carry_out(em, body, cin, out)
+    for c in stmt.carried:
+        updates += _carry_out(em, body, c.holder, c.out)
     for line in updates:
         em.emit(line)
-    if attr.is_while:
+    if stmt.is_while:
         em.emit(f"{go} = {go}_next;")
-    elif attr.exits:
+    elif stmt.exits:
         em.emit(f"if (!{go}_next) break;  /* break */")
     if pending is not None:
         parallel.end(em, pending)
-    else:
-        em.inside -= 1
+    em.inside = stmt.around
     em.close()
 
 
-def _for_header(em: Emitter, node: Node) -> parallel.Pending | None:
+def _for_header(em: Emitter, stmt: UserLoop) -> parallel.Pending | None:
     """Open ``for (i = start; ...; i += step)``; None when the step is the constant 0."""
-    start, stop, step = node.inputs[:3]
+    node = stmt.node
+    start, stop, step = stmt.bounds
     ivar = node.attr.body.inputs[0]
     iv = value_name(ivar)
     em.emit(f"/* for {ivar.attr.name} in range(...) */{loc(node)}")
@@ -96,7 +95,7 @@ def _for_header(em: Emitter, node: Node) -> parallel.Pending | None:
         )
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
     bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
-    pending = parallel.begin(em, node, f"{hi} - {lo}")
+    pending = parallel.begin(em, stmt, f"{hi} - {lo}")
     em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
     return pending
 
@@ -150,8 +149,8 @@ def _check_fresh(em: Emitter, graph: Graph, out: Node) -> None:
         )
 
 
-def branch(em: Emitter, node: Node) -> None:
-    results = em.plan.results.get(node.id, {})
+def branch(em: Emitter, stmt: Branch) -> None:
+    node, results = stmt.node, dict(stmt.results)
     for r in results.values():
         if em.plan.is_scalar(r):
             em.emit(f"{ctype(r.dtype)} {value_name(r)};")
@@ -159,15 +158,18 @@ def branch(em: Emitter, node: Node) -> None:
             em.alloc(value_name(r), r.shape, r.dtype, r)
     em.emit(f"/* if */{loc(node)}")
     em.open(f"if ({em.scalar(node.inputs[0])})")
-    _arm(em, node.attr.then_graph, results)
+    _arm(em, stmt, stmt.then, node.attr.then_graph, results)
     em.close(" else {")
     em.depth += 1
-    _arm(em, node.attr.else_graph, results)
+    _arm(em, stmt, stmt.orelse, node.attr.else_graph, results)
     em.close()
 
 
-def _arm(em: Emitter, graph: Graph, results: dict[int, Node]) -> None:
-    em.level(graph)
+def _arm(
+    em: Emitter, stmt: Branch, stmts: tuple[Stmt, ...], graph: Graph, results: dict[int, Node]
+) -> None:
+    em.block(stmts)
+    em.inside = stmt.around
     for k, r in sorted(results.items()):
         out = graph.outputs[k]
         if em.plan.is_scalar(r):

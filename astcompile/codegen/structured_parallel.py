@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astcompile.codegen.ids import nid
-from astcompile.codegen.independence import independent
 from astcompile.codegen.structured_plan import VIEW_OPS
 from astcompile.codegen.views import dim_c, indexed_shape
 from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
@@ -33,6 +32,9 @@ from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 
 Emitter = Any  # structured.Emitter (it imports this module)
+
+if TYPE_CHECKING:
+    from astcompile.codegen.loop_schedule import UserLoop
 
 #: Element operations below which a loop runs on one thread: waking a sleeping team of
 #: threads costs tens of microseconds, a few hundred thousand simple operations.
@@ -64,27 +66,24 @@ class Pending:
     trip: str  # the trip count (an upper bound), in C
 
 
-def begin(em: Emitter, node: Node, trip: str) -> Pending:
-    """Called just before the ``for`` line: tentatively parallel if the proof holds."""
-    proved = independent(node, em.plan)
-    p = Pending(
-        node,
+def begin(em: Emitter, loop: UserLoop, trip: str) -> Pending:
+    """Called just before the ``for`` line: tentatively parallel if the schedule proved its
+    iterations independent; a team only outside every other user loop."""
+    return Pending(
+        loop.node,
         len(em.lines),
         em.depth,
         em.exits,
         len(em.allocs),
         em.loops,
-        proved,
-        em.inside == 0,
+        loop.independent,
+        loop.around == 0,
         trip,
     )
-    em.inside += 1
-    return p
 
 
 def end(em: Emitter, p: Pending) -> None:
     """Insert the loop's pragma now that its body is emitted."""
-    em.inside -= 1
     if not p.proved or em.exits != p.exits or len(em.allocs) != p.allocs:
         return  # an error return or a shared scratch buffer: serial
     simd = em.loops == p.loops + 1  # no loop inside the body

@@ -24,8 +24,9 @@ from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.structured_reduce import can_arg_reduce
 from astcompile.codegen.structured_tables import can_tabulate
-from astcompile.ir.graph import ConstAttr, Graph, IfAttr, InputKind, LoopAttr, Node
+from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node
 from astcompile.ir.ops import Kind, Op
+from astcompile.passes.rebuild import subgraphs
 
 
 class StructuredUnsupported(NotImplementedError):
@@ -93,17 +94,9 @@ def _own(plan: StructPlan, graph: Graph) -> None:
         plan.owner[node.id] = graph
     plan.levels[id(graph)] = mine
     for node in mine:
-        for sub in _subgraphs(node):
+        for sub in subgraphs(node):
             plan.parent[id(sub)] = node
             _own(plan, sub)
-
-
-def _subgraphs(node: Node) -> list[Graph]:
-    if isinstance(node.attr, LoopAttr):
-        return [node.attr.body]
-    if isinstance(node.attr, IfAttr):
-        return [node.attr.then_graph, node.attr.else_graph]
-    return []
 
 
 def _check(node: Node) -> None:
@@ -198,7 +191,7 @@ def _materialise_before_stores(plan: StructPlan) -> None:
     body_out: dict[int, list[Sink]] = {}
     for nodes in plan.levels.values():
         for ctrl in nodes:
-            for sub in _subgraphs(ctrl):
+            for sub in subgraphs(ctrl):
                 for out in sub.outputs:
                     body_out.setdefault(out.id, []).append((id(sub), ctrl.id))
     every = sorted((n for ns in plan.levels.values() for n in ns), key=lambda n: -n.id)

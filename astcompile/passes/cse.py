@@ -27,7 +27,7 @@ from collections.abc import Hashable
 from astcompile.ir.graph import ConstAttr, Graph, Node, ReduceAttr
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.identity import Identity, buffer_of, identity
-from astcompile.passes.rebuild import rebuild, with_inputs
+from astcompile.passes.rebuild import Scope, rebuild, scopes, with_inputs, within
 
 _NEVER = {Kind.EFFECT, Kind.CONTROL}
 
@@ -64,39 +64,54 @@ def _as_shape(node: Node, shape: tuple) -> Node:
 
 
 class _Merger:
-    """The rebuild rule: each node becomes the first equal node kept before it, unless both
-    would then be one escaping array."""
+    """The rebuild rule: each node becomes the first equal node kept before it at its own
+    level or one around it (in a loop graph, a value inside a loop body may stand for an equal
+    value computed before the loop, never the other way), unless both would then be one
+    escaping array."""
 
-    def __init__(self, found: Identity) -> None:
+    def __init__(self, found: Identity, levels: dict[int, Scope]) -> None:
         self.identity = found
-        self.seen: dict[Hashable, Node] = {}
-        self.reductions: dict[Hashable, Node] = {}
+        self.levels = levels  # original node id -> its level
+        self.level_of: dict[int, Scope] = {}  # kept node id -> its level
+        self.seen: dict[Hashable, list[Node]] = {}
+        self.reductions: dict[Hashable, list[Node]] = {}
         self.claimed: set[int] = set()  # kept buffers that an escaping node already is
 
     def __call__(self, node: Node, inputs: tuple[Node, ...]) -> Node | None:
         key = _key(node, inputs)
         if key is None or not self.identity.interchangeable(node):
             return None
-        earlier = self._earlier(node, inputs, key)
+        level = self.levels.get(node.id, ())
+        earlier = self._earlier(node, inputs, key, level)
         escaping = self.identity.escapes(node)
         if earlier is None or (escaping and buffer_of(earlier).id in self.claimed):
             kept = with_inputs(node, inputs)
+            self.level_of[kept.id] = level
             same = _reduction_key(node, inputs)
             if same is not None:
-                self.reductions.setdefault(same, kept)
+                self.reductions.setdefault(same, []).append(kept)
             earlier = kept
-        self.seen.setdefault(key, earlier)
+        if self._visible(self.seen.get(key, []), level) is None:
+            self.level_of.setdefault(earlier.id, level)
+            self.seen.setdefault(key, []).append(earlier)
         if escaping:
             self.claimed.add(buffer_of(earlier).id)
         return earlier
 
-    def _earlier(self, node: Node, inputs: tuple[Node, ...], key: Hashable) -> Node | None:
-        if key in self.seen:
-            return self.seen[key]
+    def _visible(self, found: list[Node], level: Scope) -> Node | None:
+        """The first of ``found`` computed at ``level`` or around it."""
+        return next((n for n in found if within(level, self.level_of[n.id])), None)
+
+    def _earlier(
+        self, node: Node, inputs: tuple[Node, ...], key: Hashable, level: Scope
+    ) -> Node | None:
+        earlier = self._visible(self.seen.get(key, []), level)
+        if earlier is not None:
+            return earlier
         same = _reduction_key(node, inputs)
-        earlier = self.reductions.get(same) if same is not None else None
+        earlier = self._visible(self.reductions.get(same, []), level) if same else None
         return None if earlier is None else _as_shape(earlier, node.shape)
 
 
 def cse(graph: Graph) -> tuple[Graph, bool]:
-    return rebuild(graph, _Merger(identity(graph)))
+    return rebuild(graph, _Merger(identity(graph), scopes(graph)))

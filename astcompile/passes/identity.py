@@ -8,7 +8,8 @@ apart. Something can when a buffer is
 * **written**: the target of a STORE, through any chain of views (``w[1:][0] = 1`` writes
   ``w``), or an input of a loop or branch whose body stores; or
 * **escaping**: a region output, or the buffer under one (``return w[1:]``): the caller gets
-  its own array, may write it after the region, or compare it with ``is``.
+  its own array, may write it after the region, or compare it with ``is``. The outputs of loop
+  bodies and branches count too: a carried array or a branch result can leave as one.
 
 Example::
 
@@ -25,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.graph import Graph, InputKind, Node, walk
 from astcompile.ir.ops import Kind, Op, is_view
+from astcompile.passes.rebuild import subgraphs
 
 
 def buffer_of(node: Node) -> Node:
@@ -45,12 +47,25 @@ def _chain(node: Node) -> Iterator[Node]:
 
 
 def _write_targets(node: Node) -> tuple[Node, ...]:
-    """The values ``node`` may write into."""
+    """The values ``node`` may write into: a store's target; the inputs of a loop or branch
+    whose body stores, but for plain scalars (a loop's bounds, a number it reads)."""
     if node.op is Op.STORE:
         return node.inputs[:1]
     if node.kind is Kind.CONTROL and any(n.op is Op.STORE for n in walk([node])):
-        return node.inputs
+        return tuple(i for i in node.inputs if not _plain_scalar(i))
     return ()
+
+
+def _plain_scalar(node: Node) -> bool:
+    """A 0-d value no store can write: a scalar argument, a constant, a size, or an
+    elementwise result (a 0-d array, ``np.zeros(())``, is a COPY: not plain)."""
+    if node.shape != ():
+        return False
+    if node.op is Op.INPUT:
+        return node.attr.input_kind is InputKind.SCALAR
+    return node.op in (Op.CONST, Op.DIM) or (
+        node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY
+    )
 
 
 @dataclass(frozen=True)
@@ -71,7 +86,16 @@ class Identity:
         return not any(buffer_of(i).id in self.written for i in node.inputs)
 
 
+def _leaving(graph: Graph) -> Iterator[Node]:
+    """The region's outputs and every loop body's and branch's: a carried array or a branch
+    result may become a region output (or the caller's own array) as it is."""
+    yield from graph.outputs
+    for node in walk(graph.nodes()):
+        for sub in subgraphs(node):
+            yield from sub.outputs
+
+
 def identity(graph: Graph) -> Identity:
     written = {n.id for w in walk(graph.nodes()) for t in _write_targets(w) for n in _chain(t)}
-    escaping = {n.id for o in graph.outputs for n in _chain(o)}
+    escaping = {n.id for o in _leaving(graph) for n in _chain(o)}
     return Identity(frozenset(written), frozenset(escaping))

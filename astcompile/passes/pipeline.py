@@ -2,30 +2,49 @@
 
 Each pass is ``graph -> (graph, changed)``. ``run_passes`` applies them in order and verifies
 the IR after each pass when ``config.verify_ir`` is set (tests set it).
+
+A pass's module is imported when the pass first runs: ``astcompile.pipeline`` lists the passes
+as stages, and a warm start, which loads compiled entries and runs no pass, imports that list.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from astcompile.ir.graph import Graph, verify_between
-from astcompile.passes.constfold import constfold
-from astcompile.passes.cse import cse
-from astcompile.passes.dce import dce
-from astcompile.passes.decompose import decompose
+if TYPE_CHECKING:
+    from astcompile.ir.graph import Graph
 
-Pass = Callable[[Graph], tuple[Graph, bool]]
+Pass = Callable[["Graph"], tuple["Graph", bool]]
+
+
+class _Lazy:
+    """The pass ``name`` of module ``astcompile.passes.<name>``, imported on its first run."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.fn: Pass | None = None
+
+    def __call__(self, graph: Graph) -> tuple[Graph, bool]:
+        if self.fn is None:
+            module = importlib.import_module(f"astcompile.passes.{self.name}")
+            self.fn = getattr(module, self.name)
+        return self.fn(graph)
+
 
 #: (name, pass, why) in the order they run.
 PIPELINE: list[tuple[str, Pass, str]] = [
-    ("decompose", decompose, "var/std into mean and elementwise ops the codegen knows"),
-    ("constfold", constfold, "scalar constant expressions computed once, at compile time"),
-    ("cse", cse, "one node per distinct computation (decomposition duplicates some)"),
-    ("dce", dce, "drop identity casts and unary plus"),
+    ("decompose", _Lazy("decompose"), "var/std into mean and elementwise ops the codegen knows"),
+    ("constfold", _Lazy("constfold"), "scalar constant expressions computed once, at compile time"),
+    ("cse", _Lazy("cse"), "one node per distinct computation (decomposition duplicates some)"),
+    ("dce", _Lazy("dce"), "drop identity casts and unary plus"),
 ]
 
 
 def run_passes(graph: Graph) -> Graph:
+    from astcompile.ir.graph import verify_between
+
     for name, fn, _why in PIPELINE:
         graph, _changed = fn(graph)
         verify_between(graph, f"pass {name}")
