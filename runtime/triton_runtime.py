@@ -133,13 +133,15 @@ class KernelLauncher:
         fn, grid, block = self._pick(sizes)
         if grid[0] == 0:
             return
-        args = [*sizes, *self._arrays(loads), *scalars, *self._arrays(outputs)]
+        values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
+        args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
         fn[grid](*args, BLOCK=block, num_warps=_warps(self.blocks, block), enable_fp_fusion=False)
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""
         args: list[Any] = []
         for a in arrays:
+            a = np.asarray(a) if isinstance(a, np.generic) else a  # a NumPy step's scalar
             args.append(HostArray(a) if self.host else DeviceArray(a))
             args += [s // a.itemsize for s in a.strides]
         return args

@@ -79,8 +79,11 @@ class TritonEmitter:
 
     # -- indices and memory -----------------------------------------------------------------
     def vector(self, axis_map: tuple) -> bool:
-        """Whether an array with ``axis_map`` is read as a block (else one scalar per row)."""
-        return not self.rowwise or self.plan.touches_inner(axis_map)
+        """Whether an array with ``axis_map`` is read as a block, else as one scalar (per row,
+        or a 0-d array: always in bounds, so unmasked)."""
+        if self.rowwise:
+            return self.plan.touches_inner(axis_map)
+        return any(a is not None for a in axis_map)
 
     def _offset(self, base: str, axis_map: tuple) -> str:
         terms = [f"i{a} * {base}_s{t}" for t, a in enumerate(axis_map) if a is not None]
