@@ -162,3 +162,37 @@ def test_device_arrays_stay_on_the_device():
     got = compiled(cupy.asarray(X))
     assert isinstance(got, cupy.ndarray)
     np.testing.assert_allclose(cupy.asnumpy(got), softmax(X), rtol=1e-12)
+
+
+def test_device_context_picks_triton_for_auto(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    with astcompile.device("cuda"):
+        report = astcompile.explain(astcompile.compile(softmax), X)
+    assert "on triton" in str(report)
+    np.testing.assert_allclose(report.out, softmax(X), rtol=1e-12)
+    assert "on c" in str(astcompile.explain(astcompile.compile(softmax), X))
+
+
+def test_explain_names_the_c_target_of_a_loop_region(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+    def loop(x):
+        total = np.zeros_like(x[0])
+        for i in range(x.shape[0]):
+            total += x[i]
+        return total
+
+    report = str(astcompile.explain(astcompile.compile(loop, backend="triton"), X))
+    assert "on c (a loop region: no Triton lowering yet)" in report
+
+
+def test_unknown_device_is_refused():
+    with pytest.raises(ValueError, match="unknown device"), astcompile.device("tpu"):
+        pass
+
+
+@pytest.mark.skipif(gpu_present(), reason="a GPU is here")
+def test_cuda_device_without_a_gpu_says_what_to_do(monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    with pytest.raises(RuntimeError, match="TRITON_INTERPRET=1"), astcompile.device("cuda"):
+        pass

@@ -55,10 +55,15 @@ def get_backend(name: str) -> Backend:
 
 
 def resolve_backend(name: str) -> str:
-    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    """ "auto" is Triton inside ``astcompile.device("cuda")``, else the C backend when it can
+    build here, else eager (logged, not silent)."""
     if name != "auto":
         get_backend(name)  # validates the name early
         return name
+    from astcompile.device import current
+
+    if current() == "cuda":  # entering the device block checked Triton and the GPU
+        return "triton"
     try:
         from astcompile.backends.c import c_backend_available
     except ImportError:

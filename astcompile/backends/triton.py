@@ -116,7 +116,7 @@ class TritonBackend:
         code = work.code
         if not isinstance(code, TritonCode):
             self.c.wrap(work)
-            work.run.target = "c"
+            work.run.target = "c (a loop region: no Triton lowering yet)"
             return
         from astcompile.runtime import triton_device
 
