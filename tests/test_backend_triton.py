@@ -111,8 +111,25 @@ CASES = [
 @pytest.mark.parametrize(
     ("fn", "args"), CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(CASES)]
 )
-def test_matches_numpy(fn, args):
+def test_matches_numpy(fn, args, launches):
     assert_same(fn, *args, backend="triton")
+    assert launches
+
+
+def count_launches(monkeypatch) -> list:
+    """A list that grows by one per Triton kernel launch (what runs must be kernels, not
+    NumPy steps or the eager interpreter)."""
+    count: list = []
+    call = triton_runtime.KernelLauncher.__call__
+    monkeypatch.setattr(
+        triton_runtime.KernelLauncher, "__call__", lambda *a: count.append(1) or call(*a)
+    )
+    return count
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    return count_launches(monkeypatch)
 
 
 @pytest.fixture
