@@ -213,3 +213,10 @@ def test_cuda_device_without_a_gpu_says_what_to_do(monkeypatch):
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     with pytest.raises(RuntimeError, match="TRITON_INTERPRET=1"), astcompile.device("cuda"):
         pass
+
+
+@pytest.mark.skipif(gpu_present(), reason="a GPU is here")
+def test_triton_without_a_gpu_or_the_interpreter_says_what_to_do(monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    with pytest.raises(astcompile.CompileError, match="TRITON_INTERPRET=1"):
+        astcompile.compile(softmax, backend="triton")(X)

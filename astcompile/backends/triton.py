@@ -27,6 +27,7 @@ from astcompile.codegen.ids import numbering
 from astcompile.codegen.triton_source import HEADER, signature
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
+from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.stages import GraphKind, RegionWork
@@ -120,7 +121,14 @@ class TritonBackend:
             return
         from astcompile.runtime import triton_device
 
-        run = triton_device.bind(work.graph, code.parts, work.library, make_wrapper)
+        try:
+            run = triton_device.bind(work.graph, code.parts, work.library, make_wrapper)
+        except ImportError as exc:
+            raise CompileError(
+                f"backend 'triton' runs its kernels on a CUDA GPU through CuPy ({exc}): "
+                "pip install 'astcompile[gpu]' on a machine with a GPU, or set "
+                "TRITON_INTERPRET=1 to run them in Triton's interpreter on the CPU"
+            ) from exc
         run.triton_source = code.source
         run.target = "triton"
         work.run = run

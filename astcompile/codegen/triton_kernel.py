@@ -62,10 +62,10 @@ def loc_comment(node: Node) -> str:
 
 
 class TritonEmitter:
-    """The body of one kernel function (``looped``: the row walked in steps)."""
+    """The statements of one kernel function; the body functions below say their order."""
 
-    def __init__(self, plan: KernelPlan, looped: bool = False) -> None:
-        self.plan, self.kernel, self.looped = plan, plan.kernel, looped
+    def __init__(self, plan: KernelPlan) -> None:
+        self.plan, self.kernel = plan, plan.kernel
         self.rowwise = bool(self.kernel.reduce_axes)
         self.members = self.kernel.member_ids()
         self.out_maps = {o.id: member_map(o, self.kernel) for o in self.kernel.outputs}

@@ -66,7 +66,7 @@ def _annotated(name: str, sig: str, plan: KernelPlan) -> str:
 
 def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
     kernel = plan.kernel
-    emitter = TritonEmitter(plan, looped=suffix == "_loop")
+    emitter = TritonEmitter(plan)
     body(emitter)
     params = ", ".join(_annotated(n, s, plan) for n, s in parameters(plan))
     head = [

@@ -14,6 +14,8 @@ from __future__ import annotations
 from astcompile.codegen.ids import nid
 from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import dim_expr, shape_expr
+from astcompile.codegen.reduce import RULES as REDUCTIONS
+from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
 from astcompile.codegen.triton_source import kernel_functions, signature
@@ -80,9 +82,6 @@ class TritonTarget:
 
 def can_reduce(node: Node) -> bool:
     """Whether Triton generates reduction ``node`` (the C target's conditions, real dtypes)."""
-    from astcompile.codegen.reduce import RULES as REDUCTIONS
-    from astcompile.codegen.reduce import rule
-
     src = node.inputs[0].dtype
     if node.op not in REDUCTIONS or src not in TL_TYPES or node.dtype not in TL_TYPES:
         return False
