@@ -6,6 +6,8 @@ Shapes are small and blocks large (the interpreter costs about 1 ms per program 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from differential import TRITON, assert_same, gpu_present, target_mode
@@ -220,3 +222,12 @@ def test_triton_without_a_gpu_or_the_interpreter_says_what_to_do(monkeypatch):
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     with pytest.raises(astcompile.CompileError, match="TRITON_INTERPRET=1"):
         astcompile.compile(softmax, backend="triton")(X)
+
+
+def test_kernels_and_tritons_cache_live_under_our_cache_dir(monkeypatch):
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    astcompile.compile(softmax, backend="triton")(X)
+    root = os.path.join(astcompile.config.cache_dir, "triton")
+    assert os.environ["TRITON_CACHE_DIR"] == os.path.join(root, "cache")
+    assert any(name.endswith(".py") for name in os.listdir(root))
