@@ -3,7 +3,12 @@ and each fused kernel reads each input element once and writes each output eleme
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -32,16 +37,61 @@ def _kinds(cases: list) -> list:
 AOT_CASES = _kinds(CASES)
 
 
-def _cuda_compiler():
-    """``(compile, ASTSource, GPUTarget)``, or a skip where the CUDA backend's tools are missing."""
-    try:
-        import triton
-        from triton.backends.compiler import GPUTarget
-        from triton.backends.nvidia.compiler import CUDABackend  # noqa: F401
-        from triton.compiler import ASTSource
-    except ImportError as exc:
-        pytest.skip(f"Triton's CUDA backend is not installed: {exc}")
-    return triton.compile, ASTSource, GPUTarget
+def compile_all(jobs_path: str) -> None:
+    """In a child process (Triton's interpreter, which the other tests run, patches
+    ``triton.language`` in ways that can outlive a run): compile every kernel variant of each
+    job for each arch and print ``{case: [[variant, arch, ptx has an entry]]}`` as JSON."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    with open(jobs_path) as f:
+        jobs = json.load(f)
+    results = {}
+    for case, job in jobs.items():
+        module = load_module(job["source"], job["cache"])
+        done = []
+        for name, signature in job["signatures"].items():
+            for variant in (name, f"{name}_block", f"{name}_loop"):
+                kernel = getattr(module, variant, None)
+                for arch in ARCHS if kernel is not None else ():
+                    source = ASTSource(kernel, signature, constexprs={"BLOCK": 1024})
+                    target = GPUTarget("cuda", arch, 32)
+                    out = triton.compile(source, target=target, options={"enable_fp_fusion": False})
+                    done.append([variant, arch, ".entry" in out.asm["ptx"]])
+        results[case] = done
+    print(json.dumps(results))
+
+
+def _case_id(fn, k: int) -> str:
+    return f"{fn.__name__}{k}"
+
+
+@pytest.fixture(scope="module")
+def compiled_aot(tmp_path_factory) -> dict:
+    """What :func:`compile_all` made of every AOT case's kernels (one child process)."""
+    if importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("Triton's CUDA backend is not installed")
+    folder = tmp_path_factory.mktemp("aot")
+    jobs = {}
+    for k, (fn, args) in enumerate(AOT_CASES):
+        code = _code(fn, args)
+        jobs[_case_id(fn, k)] = {
+            "source": code.source,
+            "signatures": code.signatures,
+            "cache": str(folder),
+        }
+    path = folder / "jobs.json"
+    path.write_text(json.dumps(jobs))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(folder / "cache")
+    here = os.path.dirname(os.path.abspath(__file__))
+    child = f"import sys; sys.path.insert(0, {here!r}); import test_triton_aot as t; t.compile_all({str(path)!r})"
+    run = subprocess.run(
+        [sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def _code(fn, args):
@@ -56,28 +106,16 @@ def _functions(source: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("fn", "args"), AOT_CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(AOT_CASES)]
+    ("case", "fn", "args"),
+    [(_case_id(f, k), f, a) for k, (f, a) in enumerate(AOT_CASES)],
+    ids=[_case_id(f, k) for k, (f, _) in enumerate(AOT_CASES)],
 )
-def test_kernels_compile_for_sm80_and_sm90(fn, args, monkeypatch, tmp_path):
-    compile_, ASTSource, GPUTarget = _cuda_compiler()
-    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
+    done = compiled_aot[case]
     code = _code(fn, args)
-    module = load_module(code.source, str(tmp_path))
-    compiled = 0
-    for name, signature in code.signatures.items():
-        for variant in (name, f"{name}_block", f"{name}_loop"):
-            kernel = getattr(module, variant, None)
-            if kernel is None:
-                continue
-            for arch in ARCHS:
-                source = ASTSource(kernel, signature, constexprs={"BLOCK": 1024})
-                done = compile_(
-                    source, target=GPUTarget("cuda", arch, 32), options={"enable_fp_fusion": False}
-                )
-                assert ".entry" in done.asm["ptx"]
-                compiled += 1
-    assert compiled >= 2 * len(code.signatures)
+    assert len(done) >= 2 * len(code.signatures)
+    assert {arch for _, arch, _ in done} == set(ARCHS)
+    assert all(entry for _, _, entry in done), done
 
 
 @pytest.mark.parametrize(
