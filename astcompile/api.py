@@ -9,6 +9,7 @@ from typing import Any, TypeVar, overload
 
 from astcompile import registry
 from astcompile.backends import check_backend_name
+from astcompile.device import device as device
 from astcompile.jit import dispatch
 from astcompile.jit.frozen import FrozenMiss, frozen
 from astcompile.jit.function import CompiledFunction

@@ -28,6 +28,7 @@ class ExplainOutput:
     total_seconds: float = 0.0
     python_loops: list = field(default_factory=list)  # "loop over n iterations runs in ..."
     performance: list = field(default_factory=list)  # what measuring earlier calls chose
+    targets: dict = field(default_factory=dict)  # (function, region) -> targets of its entries
     out: Any = None
 
     def __str__(self) -> str:
@@ -58,7 +59,7 @@ class ExplainOutput:
             lines.append(
                 f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
                 f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
-                f"{run.seconds * 1e3:.3f} ms"
+                f"{run.seconds * 1e3:.3f} ms{_on(self.targets.get((run.function, run.region)))}"
             )
         if self.guards:
             lines.append(" Guards (checked at every call; a read value is passed in):")
@@ -91,10 +92,26 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
     with dispatch.fresh_cache(), telemetry.Recorder() as recorder:
         out = compiled(*args, **kwargs)
     summary = _summarise(recorder, out)
+    summary.targets = region_targets(compiled)
     choice = fn._tier.choice if isinstance(fn, CompiledFunction) else None
     if choice is not None:
         summary.performance.append(f"{fn.name} {choice.describe()}")
     return summary
+
+
+def region_targets(compiled: CompiledFunction) -> dict[tuple[str, str], list[str]]:
+    """The targets each region's entries run on (a Triton function's loop regions: "c")."""
+    default = compiled.target().name
+    return {
+        (compiled.name, r.spec.name): sorted(
+            {getattr(e.run, "target", default) for es in r.entries.values() for e in es}
+        )
+        for r in compiled.regions
+    }
+
+
+def _on(targets: list[str] | None) -> str:
+    return f", on {'/'.join(targets)}" if targets else ""
 
 
 def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:

@@ -12,8 +12,12 @@ It also holds what every comparison shares: ``BACKENDS`` (the backends a test ru
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
+import importlib.util
 import itertools
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +28,37 @@ import astcompile
 
 #: The backends every differential test runs a function on.
 BACKENDS = ["eager", "c"]
+
+#: The GPU backend where Triton is installed (the ``[test]`` extra has it). Without a GPU its
+#: kernels run in Triton's interpreter on the NumPy arrays (:func:`target_mode`). Not in
+#: ``BACKENDS``: the interpreter costs about 1 ms per program instance, so the Triton tests
+#: (tests/test_backend_triton*.py) pick their cases.
+TRITON = ["triton"] if importlib.util.find_spec("triton") else []
+
+
+@functools.cache
+def gpu_present() -> bool:
+    """Whether a CUDA device and CuPy are here (GPU-only tests skip otherwise)."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no CuPy, no driver, no device: all mean no GPU
+        return False
+
+
+@contextlib.contextmanager
+def target_mode(backend: str):
+    """Backend "triton" without a GPU: its kernels run in Triton's interpreter."""
+    if backend != "triton" or gpu_present() or os.environ.get("TRITON_INTERPRET") == "1":
+        yield
+        return
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["TRITON_INTERPRET"]
+
 
 #: ``(rtol, atol)`` by dtype: the one tolerance table, for compiled results against NumPy and
 #: for the C backend against the eager interpreter alike. Bool and integer dtypes compare
@@ -110,7 +145,7 @@ def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
 def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
     """``(numpy_result, astcompile_result)`` of ``fn(*args)``, each on its own copy of args."""
     expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), target_mode(backend):
         expected = fn(*expected_args)
         compiled = astcompile.compile(fn, backend=backend, **options)
         got = compiled(*compiled_args)
@@ -138,7 +173,7 @@ def assert_same_calls(
     compiled = astcompile.compile(fn, backend=backend, **options)
     for args in calls:
         expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), target_mode(backend):
             try:
                 expected = fn(*expected_args)
             except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must

@@ -45,15 +45,25 @@ def get_backend(name: str) -> Backend:
         from astcompile.backends.c import CBackend
 
         return CBackend()
+    if name == "triton":
+        check_backend_name(name)
+        from astcompile.backends.triton import TritonBackend
+
+        return TritonBackend()
     check_backend_name(name)
     raise AssertionError(name)  # check_backend_name raised
 
 
 def resolve_backend(name: str) -> str:
-    """ "auto" is the C backend when it can build here, else eager (logged, not silent)."""
+    """ "auto" is Triton inside ``astcompile.device("cuda")``, else the C backend when it can
+    build here, else eager (logged, not silent)."""
     if name != "auto":
         get_backend(name)  # validates the name early
         return name
+    from astcompile.device import current
+
+    if current() == "cuda":  # entering the device block checked Triton and the GPU
+        return "triton"
     try:
         from astcompile.backends.c import c_backend_available
     except ImportError:
@@ -64,16 +74,20 @@ def resolve_backend(name: str) -> str:
     return "eager"
 
 
-#: The backends users can pick today; "triton" (GPU) is named in the API but not built yet.
-BACKENDS = ("auto", "eager", "c")
+#: The backends users can pick: "triton" needs the ``[gpu]`` extra (a GPU, or
+#: ``TRITON_INTERPRET=1`` to run its kernels on the CPU).
+BACKENDS = ("auto", "eager", "c", "triton")
 
 
 def check_backend_name(name: str) -> None:
     """Raise a ValueError that says what to do for a backend name we cannot run."""
     if name == "triton":
-        raise ValueError(
-            "backend 'triton' (GPU kernels) is not available in this version of "
-            "astcompile; use backend='c' (CPU kernels) or 'eager'"
-        )
+        import importlib.util
+
+        if importlib.util.find_spec("triton") is None:
+            raise ValueError(
+                "backend 'triton' (GPU kernels) needs Triton: pip install 'astcompile[gpu]'; "
+                "or use backend='c' (CPU kernels) or 'eager'"
+            )
     if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; choose 'auto', 'eager' or 'c'")
+        raise ValueError(f"unknown backend {name!r}; choose 'auto', 'eager', 'c' or 'triton'")

@@ -1,0 +1,134 @@
+"""Backend "triton": the schedule's fused kernels as Triton kernels, on a GPU or interpreted.
+
+The second target of the pipeline. ``schedule`` groups a flat graph into kernels with the
+Triton target's ``supports`` (what it has no rule for runs as a NumPy step), ``lower`` writes
+one Python module holding every kernel's ``@triton.jit`` functions and the region's wrapper,
+``load`` imports the module from the cache directory (Triton compiles from a kernel's source
+file; its own compile cache is under the same directory), ``wrap`` binds the wrapper.
+
+Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on the CPU over
+the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
+device (CuPy) and results copied back, device arrays staying where they are.
+
+Loop graphs (loops, branches, stores) have no Triton lowering yet: they go to the C target's
+stages, and the graph_breaks log says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from astcompile import config, logs
+from astcompile.backends.c import CBackend, _assured
+from astcompile.backends.cwrap import WrapperParts, make_wrapper
+from astcompile.codegen.ids import numbering
+from astcompile.codegen.triton_source import HEADER, signature
+from astcompile.codegen.triton_target import TRITON
+from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
+from astcompile.errors import CompileError
+from astcompile.ir.graph import Graph
+from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.stages import GraphKind, RegionWork
+
+__all__ = ["TritonBackend", "generate"]
+
+
+@dataclass
+class TritonCode:
+    """What ``lower`` made for a flat graph: the kernels' module source and the wrapper."""
+
+    source: str
+    parts: WrapperParts
+    signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
+
+
+def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
+    """The Triton module and the wrapper of a flat graph's schedule."""
+    parts, plans, signatures = [HEADER], {}, {}
+    for step in sched.steps:
+        if isinstance(step, Kernel):
+            code = TRITON.kernel(step, frozenset())
+            parts.append(code.source)
+            plans[step.name] = code.plan
+            signatures[step.name] = signature(code.plan)
+    wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
+    py = wrapper.build()
+    return TritonCode(
+        "".join(parts), WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps)), signatures
+    )
+
+
+def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
+    """(schedule, code) of a graph after the graph passes (tests)."""
+    from astcompile.passes.pipeline import run_passes
+
+    sched = schedule(run_passes(graph), TRITON.supports)
+    with numbering():
+        return sched, flat_code(sched)
+
+
+class TritonBackend:
+    """The Triton target: its ``schedule``, ``lower``, ``load`` and ``wrap`` stages."""
+
+    name = "triton"
+    graph_passes = True
+
+    def __init__(self, cache_dir: str | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.c = CBackend(cache_dir)
+        self.steps = {
+            "schedule": self.schedule,
+            "lower": self.lower,
+            "load": self.load,
+            "wrap": self.wrap,
+        }
+
+    def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
+        from astcompile.pipeline import compile_graph
+
+        return compile_graph(graph, self)
+
+    def schedule(self, work: RegionWork) -> None:
+        work.schedule = schedule(work.graph, TRITON.supports)
+
+    def lower(self, work: RegionWork) -> None:
+        if work.kind is not GraphKind.FLAT:
+            logs.graph_breaks.info(
+                "%s: a loop region has no Triton lowering yet: it runs on the C target (CPU)",
+                work.graph.name,
+            )
+            self.c.lower(work)
+            return
+        with numbering():
+            work.code = flat_code(work.schedule, _assured(work))
+
+    def load(self, work: RegionWork) -> None:
+        if not isinstance(work.code, TritonCode):
+            self.c.load(work)
+            return
+        from astcompile.runtime.triton_runtime import load_module
+
+        if work.code.signatures:
+            work.library = load_module(work.code.source, self.cache_dir or config.cache_dir)
+
+    def wrap(self, work: RegionWork) -> None:
+        code = work.code
+        if not isinstance(code, TritonCode):
+            self.c.wrap(work)
+            work.run.target = "c (a loop region: no Triton lowering yet)"
+            return
+        from astcompile.runtime import triton_device
+
+        try:
+            run = triton_device.bind(work.graph, code.parts, work.library, make_wrapper)
+        except ImportError as exc:
+            raise CompileError(
+                f"backend 'triton' runs its kernels on a CUDA GPU through CuPy ({exc}): "
+                "pip install 'astcompile[gpu]' on a machine with a GPU, or set "
+                "TRITON_INTERPRET=1 to run them in Triton's interpreter on the CPU"
+            ) from exc
+        run.triton_source = code.source
+        run.target = "triton"
+        work.run = run

@@ -1,0 +1,93 @@
+"""The Triton target: the op -> Triton table, the Triton kernel emitter and its launcher.
+
+The second implementation of :class:`~astcompile.codegen.target.Target` (C is the first). It
+shares the schedule, the kernel plan, the reduction rules and the Python wrapper with C; what
+is its own is :mod:`astcompile.codegen.triton_rules` (op -> expression),
+:mod:`astcompile.codegen.triton_kernel` (plan -> ``@triton.jit`` functions) and the launcher
+below, which writes one call per kernel into the wrapper: sizes, the arrays read, scalars and
+outputs; :class:`astcompile.runtime.triton_runtime.KernelLauncher` turns them into pointers,
+element strides, a grid and a block at call time.
+"""
+
+from __future__ import annotations
+
+from astcompile.codegen.ids import nid
+from astcompile.codegen.plan import KernelPlan
+from astcompile.codegen.pyexpr import dim_expr, shape_expr
+from astcompile.codegen.reduce import RULES as REDUCTIONS
+from astcompile.codegen.reduce import rule
+from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
+from astcompile.codegen.triton_source import kernel_functions, signature
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Kind, Op
+from astcompile.passes.schedule import Kernel
+
+
+def _tuple(items: list[str]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+class TritonLauncher:
+    """Calls of one wrapper's Triton kernels (``_kernel``: the region's kernel module's
+    launcher factory, bound by the backend)."""
+
+    def __init__(self, wrapper: WrapperLines, plans: dict[str, KernelPlan]) -> None:
+        self.w, self.plans = wrapper, plans
+
+    def prelude(self, kernels: list[Kernel]) -> list[str]:
+        lines = []
+        for k in kernels:
+            plan = self.plans[k.name]
+            lines.append(
+                f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
+                f"{bool(k.reduce_axes)})"
+            )
+        return lines
+
+    def launch(self, kernel: Kernel) -> None:
+        w, plan = self.w, self.plans[kernel.name]
+        for o in kernel.outputs:
+            w.consts[f"_odt{nid(o)}"] = o.dtype
+            w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
+        sizes = _tuple([dim_expr(d) for d in kernel.domain])
+        loads = _tuple([w.ref(b) for b in plan.loads])
+        scalars = _tuple([w.ref(s) for s in plan.scalars])
+        outs = _tuple([w.ref(o) for o in kernel.outputs])
+        w.emit(f"_k_{kernel.name}({sizes}, {loads}, {scalars}, {outs})")
+
+
+class TritonTarget:
+    """Triton kernels, run on a GPU or in Triton's interpreter."""
+
+    name = "triton"
+    rules: dict[Op, Rule] = RULES
+
+    def supports(self, node: Node) -> bool:
+        if node.kind is Kind.REDUCTION:
+            return can_reduce(node)
+        if node.op is Op.BROADCAST_TO:
+            return node.dtype in TL_TYPES
+        return node.kind is Kind.ELEMENTWISE and can_lower(node)
+
+    def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
+        source, plan = kernel_functions(kernel)
+        return KernelCode(source, repr(signature(plan)), plan)
+
+    def launcher(
+        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+    ) -> Launcher:
+        return TritonLauncher(wrapper, plans)
+
+
+def can_reduce(node: Node) -> bool:
+    """Whether Triton generates reduction ``node`` (the C target's conditions, real dtypes)."""
+    src = node.inputs[0].dtype
+    if node.op not in REDUCTIONS or src not in TL_TYPES or node.dtype not in TL_TYPES:
+        return False
+    if rule(node).nan_flag and node.dtype != src:
+        return False
+    return not rule(node).divides or node.dtype.kind == "f"
+
+
+TRITON = TritonTarget()

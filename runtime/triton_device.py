@@ -1,0 +1,60 @@
+"""Where a Triton region's arrays live, and the region callable that moves them there.
+
+Under ``TRITON_INTERPRET=1`` everything stays in host memory: the wrapper allocates outputs
+with ``np.empty`` and the interpreter runs the kernels over the NumPy arrays. On a GPU the
+wrapper works on CuPy arrays: NumPy inputs are copied to the device on entry and the results
+copied back (NumPy in, NumPy out); when any input already is a device array
+(``__cuda_array_interface__``) nothing is copied back and results stay CuPy arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .triton_runtime import KernelLauncher, mode, on_device
+
+
+def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
+    def kernel(name: str, rows: tuple, inner: tuple, reduces: bool) -> KernelLauncher:
+        return KernelLauncher(module, name, rows, inner, reduces)
+
+    return kernel
+
+
+def cupy() -> Any:
+    """CuPy, imported on first use (the ``[gpu]`` extra)."""
+    import cupy as cp
+
+    return cp
+
+
+def bind(graph: Any, parts: Any, module: ModuleType | None, make_wrapper: Callable) -> Callable:
+    """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels)."""
+    consts = {**parts.consts, "_kernel": _factory(module)}
+    if mode() == "cuda":
+        cp = cupy()
+        consts.update(_empty=cp.empty, _ndarray=cp.ndarray)
+    wrapper = make_wrapper(graph, type(parts)(parts.py, consts, parts.steps), None)
+    del wrapper.parts  # not a C entry: the warm cache must not persist it as one
+    if mode() != "cuda":
+        return wrapper
+    return _device_call(wrapper)
+
+
+def _device_call(wrapper: Callable) -> Callable:
+    cp = cupy()
+
+    def run(leaves: Sequence[Any]) -> list:
+        on_gpu = any(on_device(v) for v in leaves)
+        moved = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in leaves]
+        out = wrapper(moved)
+        if on_gpu:
+            return out
+        return type(out)(cp.asnumpy(v) if isinstance(v, cp.ndarray) else v for v in out)
+
+    run.py_source = wrapper.py_source
+    return run

@@ -1,0 +1,90 @@
+"""``lm``: the math functions generated Triton kernels call (``lm.tanh(x)``).
+
+On a GPU (and for ahead-of-time compiles) ``lm`` is Triton's ``libdevice``, the correctly
+rounded or few-ulp CUDA math library. Triton's interpreter (``TRITON_INTERPRET=1``) cannot call
+``libdevice`` (it raises "extern_elementwise not supported in interpreter mode"), so there each
+name is the NumPy ufunc of the same function applied to the interpreter's NumPy-backed block:
+the kernel text is the same in both modes, only what ``lm.tanh`` means changes. Only the names
+the rule table (``astcompile/codegen/triton_rules.py``) uses are here; a test checks each
+exists in ``libdevice``.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from typing import Any
+
+import numpy as np
+
+#: libdevice name -> NumPy ufunc, and whether it returns a truth value (libdevice: an int).
+FUNCTIONS: dict[str, tuple[Any, bool]] = {
+    "exp": (np.exp, False),
+    "exp2": (np.exp2, False),
+    "expm1": (np.expm1, False),
+    "log": (np.log, False),
+    "log2": (np.log2, False),
+    "log10": (np.log10, False),
+    "log1p": (np.log1p, False),
+    "sqrt": (np.sqrt, False),
+    "cbrt": (np.cbrt, False),
+    "sin": (np.sin, False),
+    "cos": (np.cos, False),
+    "tan": (np.tan, False),
+    "asin": (np.arcsin, False),
+    "acos": (np.arccos, False),
+    "atan": (np.arctan, False),
+    "sinh": (np.sinh, False),
+    "cosh": (np.cosh, False),
+    "tanh": (np.tanh, False),
+    "asinh": (np.arcsinh, False),
+    "acosh": (np.arccosh, False),
+    "atanh": (np.arctanh, False),
+    "floor": (np.floor, False),
+    "ceil": (np.ceil, False),
+    "trunc": (np.trunc, False),
+    "rint": (np.rint, False),
+    "atan2": (np.arctan2, False),
+    "hypot": (np.hypot, False),
+    "copysign": (np.copysign, False),
+    "pow": (np.power, False),
+    "signbit": (np.signbit, True),
+}
+
+
+def interpreting() -> bool:
+    """Whether Triton runs kernels in its interpreter (read when a kernel module is loaded)."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def _interpreted(ufunc: Any, truth: bool) -> Any:
+    def call(*args: Any) -> Any:
+        import triton.language as tl
+        from triton.runtime.interpreter import TensorHandle
+
+        first = args[0]
+        with np.errstate(all="ignore"):
+            data = ufunc(*(a.handle.data for a in args))
+        scalar = tl.int32 if truth else first.dtype
+        data = data.astype(np.int32) if truth else data.astype(first.handle.data.dtype)
+        block = first.type.get_block_shapes() if first.type.is_block() else None
+        ty = tl.block_type(scalar, block) if block else scalar
+        return tl.tensor(TensorHandle(data, scalar), ty)
+
+    call.__name__ = ufunc.__name__
+    return call
+
+
+def _shim() -> types.SimpleNamespace:
+    return types.SimpleNamespace(
+        **{name: _interpreted(ufunc, truth) for name, (ufunc, truth) in FUNCTIONS.items()}
+    )
+
+
+def math_module() -> Any:
+    """``libdevice``, or its NumPy stand-in under the interpreter."""
+    if interpreting():
+        return _shim()
+    from triton.language.extra import libdevice
+
+    return libdevice

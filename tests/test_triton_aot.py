@@ -1,0 +1,160 @@
+"""Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed),
+and each fused kernel reads each input element once and writes each output element once."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from differential import TRITON
+from test_backend_triton import CASES
+
+from astcompile.backends.triton import generate
+from astcompile.runtime.triton_math import FUNCTIONS
+from astcompile.runtime.triton_runtime import load_module
+from astcompile.trace.tracer import trace_callable
+
+pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
+
+ARCHS = (80, 90)
+
+
+def _kinds(cases: list) -> list:
+    """One case per function and argument dtypes: views of the same dtypes (transposed,
+    sliced, empty) generate the same kernels."""
+    seen: dict[tuple, tuple] = {}
+    for fn, args in cases:
+        seen.setdefault((fn, tuple(np.asarray(a).dtype for a in args)), (fn, args))
+    return list(seen.values())
+
+
+AOT_CASES = _kinds(CASES)
+
+
+def compile_all(jobs_path: str) -> None:
+    """In a child process (Triton's interpreter, which the other tests run, patches
+    ``triton.language`` in ways that can outlive a run): compile every kernel variant of each
+    job for each arch and print ``{case: [[variant, arch, ptx has an entry]]}`` as JSON."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    with open(jobs_path) as f:
+        jobs = json.load(f)
+    results = {}
+    for case, job in jobs.items():
+        module = load_module(job["source"], job["cache"])
+        done = []
+        for name, signature in job["signatures"].items():
+            for variant in (name, f"{name}_block", f"{name}_loop"):
+                kernel = getattr(module, variant, None)
+                for arch in ARCHS if kernel is not None else ():
+                    source = ASTSource(kernel, signature, constexprs={"BLOCK": 1024})
+                    target = GPUTarget("cuda", arch, 32)
+                    out = triton.compile(source, target=target, options={"enable_fp_fusion": False})
+                    done.append([variant, arch, ".entry" in out.asm["ptx"]])
+        results[case] = done
+    print(json.dumps(results))
+
+
+def _case_id(fn, k: int) -> str:
+    return f"{fn.__name__}{k}"
+
+
+@pytest.fixture(scope="module")
+def compiled_aot(tmp_path_factory) -> dict:
+    """What :func:`compile_all` made of every AOT case's kernels (one child process)."""
+    if importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("Triton's CUDA backend is not installed")
+    folder = tmp_path_factory.mktemp("aot")
+    jobs = {}
+    for k, (fn, args) in enumerate(AOT_CASES):
+        code = _code(fn, args)
+        jobs[_case_id(fn, k)] = {
+            "source": code.source,
+            "signatures": code.signatures,
+            "cache": str(folder),
+        }
+    path = folder / "jobs.json"
+    path.write_text(json.dumps(jobs))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(folder / "cache")
+    here = os.path.dirname(os.path.abspath(__file__))
+    child = f"import sys; sys.path.insert(0, {here!r}); import test_triton_aot as t; t.compile_all({str(path)!r})"
+    run = subprocess.run(
+        [sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _code(fn, args):
+    _, code = generate(trace_callable(fn, list(args)))
+    return code
+
+
+def _functions(source: str) -> dict[str, str]:
+    """Kernel function name -> its text."""
+    parts = source.split("@triton.jit\n")[1:]
+    return {re.match(r"def (\w+)\(", p).group(1): p for p in parts}
+
+
+@pytest.mark.parametrize(
+    ("case", "fn", "args"),
+    [(_case_id(f, k), f, a) for k, (f, a) in enumerate(AOT_CASES)],
+    ids=[_case_id(f, k) for k, (f, _) in enumerate(AOT_CASES)],
+)
+def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
+    done = compiled_aot[case]
+    code = _code(fn, args)
+    assert len(done) >= 2 * len(code.signatures)
+    assert {arch for _, arch, _ in done} == set(ARCHS)
+    assert all(entry for _, _, entry in done), done
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"), CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(CASES)]
+)
+def test_fused_kernels_read_and_write_each_element_once(fn, args):
+    """In a flat kernel and a row held in one block, every access is one ``tl.load`` and every
+    output one ``tl.store`` (the looped variant re-reads its row once per phase, by design)."""
+    code = _code(fn, args)
+    for name, text in _functions(code.source).items():
+        if name.endswith("_loop") or name == "_mul":
+            continue
+        loads = re.findall(r"tl\.load\((.*)\)", text)
+        assert len(loads) == len(set(loads)), f"{name} loads an element twice: {loads}"
+        stores = re.findall(r"tl\.store\((\w+) \+", text)
+        assert len(stores) == len(set(stores)), f"{name} writes an output twice: {stores}"
+        outputs = [
+            p
+            for p in code.signatures.get(name.removesuffix("_block"), {})
+            if p.startswith("out_") and "_s" not in p
+        ]
+        assert sorted(stores) == sorted(outputs)
+
+
+def test_math_names_exist_in_libdevice():
+    """Each name the rules call through ``lm`` is a libdevice function (the GPU's ``lm``)."""
+    from triton.language.extra import libdevice
+
+    missing = [name for name in FUNCTIONS if not hasattr(libdevice, name)]
+    assert not missing
+
+
+def test_interpreted_math_keeps_dtype(monkeypatch):
+    """The interpreter's stand-in gives the dtype libdevice would (float32 stays float32)."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    from differential import assert_same
+
+    def f(x):
+        return np.tanh(x) + np.log1p(np.abs(x))
+
+    got = assert_same(f, np.linspace(-2, 2, 50, dtype=np.float32), backend="triton")
+    assert got.dtype == np.float32
