@@ -83,6 +83,10 @@ def mixed_steps(i, x):
     return (i // 3) * x[:, ::2].sum(axis=1)[0] + np.sin(x[0, 0])
 
 
+def column_sums(v):
+    return np.broadcast_to(v[:, None], (v.shape[0], 6)).sum(axis=1)
+
+
 def sized(x):
     return x + x.shape[0]
 
@@ -107,6 +111,10 @@ CASES = [
     (softmax, (X[::2, 1:],)),  # a sliced view: ragged, strided rows
     (softmax, (np.zeros((0, 5)),)),  # no rows
     (chain, (X[:1], V, 1.0)),  # size-1 axis
+    (softmax, (X[:, :1],)),  # rows of one element: each row's value is a scalar, not a block
+    (full, (X[:, :1],)),
+    (nan_max, (np.array([[np.nan], [1.0]]),)),
+    (column_sums, (V[:5],)),  # a broadcast column summed along the axis it does not vary on
 ]
 
 

@@ -139,7 +139,8 @@ class TritonEmitter:
         flag) as the identity, in the accumulator's dtype."""
         (operand,) = self.operands(node)
         acc = red.acc_dtype(node)
-        x = f"({operand.expr} != 0).to(tl.int32)" if red.rule(node).truth else operand.expr
+        src = _lanes(operand.expr)
+        x = f"({src} != 0).to(tl.int32)" if red.rule(node).truth else src
         if red.rule(node).truth:
             ident = literal(int(bool(red.identity(node))), "int32")
         else:
@@ -161,10 +162,8 @@ class TritonEmitter:
         a = f"a{nid(node)}"
         self.emit(f"{a} = {lane.format(a=a, x=self.folded(node))}")
         if red.has_nan_flag(node):
-            (src,) = self.operands(node)
-            self.emit(
-                f"{a}_nan = tl.maximum({a}_nan, (m & ({src.expr} != {src.expr})).to(tl.int32))"
-            )
+            src = _lanes(self.operands(node)[0].expr)
+            self.emit(f"{a}_nan = tl.maximum({a}_nan, (m & ({src} != {src})).to(tl.int32))")
 
     def finish(self, node: Node, block: str, nan: str | None) -> None:
         """The reduction's value from its lanes (``block``) and NaN lanes (``nan``)."""
@@ -188,8 +187,8 @@ class TritonEmitter:
         """A reduction over a row held in one block."""
         nan = None
         if red.has_nan_flag(node):
-            (src,) = self.operands(node)
-            nan = f"(m & ({src.expr} != {src.expr})).to(tl.int32)"
+            src = _lanes(self.operands(node)[0].expr)
+            nan = f"(m & ({src} != {src})).to(tl.int32)"
         self.finish(node, self.folded(node), nan)
 
     def reduce_phase_end(self, node: Node) -> None:
@@ -295,3 +294,9 @@ def loop_body(e: TritonEmitter) -> None:
         if not e.plan.touches_inner(e.out_maps[o.id]):
             e.value(o)
             e.store(o)
+
+
+def _lanes(expr: str) -> str:
+    """``expr`` as a block of lanes: a value that does not vary along the reduced axis (a
+    size-1 axis, a broadcast) is a scalar per row, which the row's mask cannot combine with."""
+    return f"tl.broadcast_to({expr}, [BLOCK])"
