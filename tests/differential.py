@@ -26,8 +26,10 @@ import pytest
 
 import astcompile
 
-#: The backends every differential test runs a function on.
-BACKENDS = ["eager", "c"]
+#: The backends every differential test runs a function on. ``ASTCOMPILE_TEST_BACKENDS``
+#: (comma-separated) replaces them: ``eager,c,triton`` runs the whole semantic suite on the
+#: Triton target too (in the interpreter without a GPU: slow, so not by default).
+BACKENDS = os.environ.get("ASTCOMPILE_TEST_BACKENDS", "eager,c").split(",")
 
 #: The GPU backend where Triton is installed (the ``[test]`` extra has it). Without a GPU its
 #: kernels run in Triton's interpreter on the NumPy arrays (:func:`target_mode`). Not in

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same_calls, assert_same_value
+from differential import BACKENDS, assert_same_calls, assert_same_value
 from test_masks import assert_compiled_same
 
 import astcompile
 
-BACKENDS = ["eager", "c"]
 rng = np.random.default_rng(6)
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import assert_same_calls
+from differential import BACKENDS, assert_same_calls
 from test_masks import assert_compiled_same
 
 import astcompile
 
-BACKENDS = ["eager", "c"]
 rng = np.random.default_rng(4)
 
 
