@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import time
 
 from astcompile.runtime import build, cache, load_library, loader
+from tests.c_helpers import forked_results
 
 SOURCE = "#include <stdint.h>\nint64_t locked_triple(int64_t x) { return 3 * x; }\n"
 DECL = "int64_t locked_triple(int64_t);"
@@ -31,18 +33,9 @@ def _load_at_once(cache_dir: str, log: str, barrier, results) -> None:
 
 def test_processes_missing_one_kernel_build_it_once(tmp_path):
     cache_dir, log = str(tmp_path / "cache"), str(tmp_path / "builds.log")
-    context = multiprocessing.get_context("fork")
-    barrier, results = context.Barrier(PROCESSES), context.Queue()
-    workers = [
-        context.Process(target=_load_at_once, args=(cache_dir, log, barrier, results))
-        for _ in range(PROCESSES)
-    ]
-    for worker in workers:
-        worker.start()
-    answers = [results.get(timeout=120) for _ in workers]
-    for worker in workers:
-        worker.join(timeout=60)
-        assert worker.exitcode == 0
+    barrier = multiprocessing.get_context("fork").Barrier(PROCESSES)
+    load = functools.partial(_load_at_once, cache_dir, log, barrier)
+    answers = forked_results(load, PROCESSES)
     assert answers == [21] * PROCESSES
     with open(log) as f:
         assert len(f.read().split()) == 1  # one build; the others waited and loaded it
