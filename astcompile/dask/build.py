@@ -20,7 +20,7 @@ import numpy as np
 from astcompile.dask import tasks
 from astcompile.dask.plan import Form, Plan, classify, numpy_plan
 from astcompile.ir.graph import Node
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import Op, info
 from astcompile.ir.results import OutKind, TraceResult
 from astcompile.jit import telemetry
 from astcompile.runtime import guards as G
@@ -32,15 +32,6 @@ if TYPE_CHECKING:
 _plans: weakref.WeakKeyDictionary[Region, dict[tuple, tuple[Plan, TraceResult | None]]] = (
     weakref.WeakKeyDictionary()
 )
-#: The NumPy reduction whose compiled step folds partial results of each reduction op.
-COMBINE: dict[Op, Callable] = {
-    Op.SUM: np.sum,
-    Op.PROD: np.prod,
-    Op.MAX: np.max,
-    Op.MIN: np.min,
-    Op.ANY: np.any,
-    Op.ALL: np.all,
-}
 _combines: dict[tuple, Callable] = {}
 _lock = threading.Lock()
 
@@ -51,7 +42,7 @@ def combine(region: Region, op: Op, axes: tuple[int, ...]) -> Callable:
     key = (op, axes, region.owner.backend_name)
     with _lock:
         if key not in _combines:
-            step = tasks.combine_step(COMBINE[op], axes)
+            step = tasks.combine_step(info(op).numpy, axes)  # the op table's NumPy function
             _combines[key] = region.owner.compile_callee(step)
         return _combines[key]
 
