@@ -89,6 +89,14 @@ def test_stencil_deeper_than_a_chunk_runs_on_dasks_numpy_api():
     assert (region.stats.compiled_calls, region.stats.eager_calls) == (0, 1)
 
 
+def test_unknown_chunk_sizes_run_on_dasks_numpy_api():
+    lazy = _lazy(X[:, 0], 30)
+    picked = lazy[lazy > 0.5]  # sizes known only once computed
+    whole = X[:, 0][X[:, 0] > 0.5]
+    _same(H.chain(picked, picked), H.chain.fn(whole, whole))
+    assert _forms(H.chain) == [Form.NUMPY]
+
+
 def test_nothing_is_computed_until_asked():
     calls = []
     counted = _lazy(X).map_blocks(lambda b: calls.append(1) or b, meta=np.empty((0, 0)))

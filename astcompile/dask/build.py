@@ -84,8 +84,8 @@ def _kind(value: Any) -> Any:
 def _traced_plan(region: Region, args: tuple) -> tuple[Plan, TraceResult | None]:
     from astcompile.trace.context import TraceBreak
 
-    stand_ins = tuple(_stand_in(a) for a in args)
     try:
+        stand_ins = tuple(_stand_in(a) for a in args)  # raises on unknown sizes (nan)
         result = region.trace(region.key(stand_ins), stand_ins)
     except TraceBreak as exc:
         return numpy_plan(f"not traced: {exc.detail}"), None
