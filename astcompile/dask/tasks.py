@@ -61,6 +61,10 @@ class RegionTask:
     args: tuple
     output: int
 
+    @property
+    def __name__(self) -> str:  # Dask names the task's keys after it (the dashboard shows them)
+        return f"{self.function.name}-{self.region.removeprefix('__ac_')}"
+
     def __call__(self, *chunks: np.ndarray) -> Any:
         blocks = iter(chunks)
         args = tuple(next(blocks) if a is CHUNK else a for a in self.args)
@@ -75,6 +79,10 @@ class PartialTask:
     task: RegionTask
     axes: tuple[int, ...]
     keepdims: bool
+
+    @property
+    def __name__(self) -> str:
+        return f"{self.task.__name__}-partial"
 
     def __call__(self, *chunks: np.ndarray) -> np.ndarray:
         partial = np.asarray(self.task(*chunks))
