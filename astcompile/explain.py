@@ -56,6 +56,7 @@ class ExplainOutput:
                 if run.eager_calls == 0
                 else ("eager" if run.compiled_calls == 0 else "mixed")
             )
+            state += f" as dask {run.dask}" if run.dask else ""
             lines.append(
                 f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
                 f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "

@@ -5,9 +5,11 @@ Layout: ``<cache_dir>/c-v1/<key>.so`` with ``<key>.json`` beside it (size and SH
 is never compiled or loaded from there). The key hashes everything that changes the binary: the C source, the flags, the
 compiler binary, the CPU features and this format's version. An entry is built in a private
 temporary folder inside the cache, opened there (a library that does not load is never
-published), and moved into place with ``os.replace``, so a reader never sees half a file and two
-processes building the same key at once both succeed (the last rename wins; both files are
-equivalent). An entry whose ``.so`` does not match its ``.json`` (truncated, bit-flipped) is
+published), and moved into place with ``os.replace``, so a reader never sees half a file. A
+build holds a lock file (:func:`build_lock`), so that many processes missing the same key at
+once (the workers of a Dask cluster, a ``multiprocessing.Pool``) build it once: the others wait,
+then find the entry. Two writers never meet, and a reader that does not lock sees the old entry,
+the new one or none, never a mix. An entry whose ``.so`` does not match its ``.json`` (truncated, bit-flipped) is
 rebuilt, never opened. Folders and files follow :mod:`trust`: created private (0700; files
 0600, libraries 0700), and nothing is loaded from a folder or file someone else could write.
 """
@@ -82,6 +84,23 @@ def lookup(entries: str, key: str) -> str | None:
     if not meta or not intact(so_path, meta.get("size"), meta.get("sha256")):
         return None
     return so_path
+
+
+#: Lock files are shared by keys with the same first characters: at most 256 files, and two
+#: different kernels wait for each other only when their keys start alike (1 pair in 256).
+LOCK_PREFIX = 2
+
+
+def build_lock(entries: str, key: str) -> contextlib.AbstractContextManager:
+    """The cross-process lock of building ``key``: ``<cache>/locks/<key[:2]>.lock``, through
+    ``filelock`` (one well-kept implementation of OS file locks for Linux, macOS and Windows;
+    the OS releases it when its holder dies). Kept out of ``c-v1`` so that it is no entry."""
+    import filelock
+
+    folder = os.path.join(os.path.dirname(entries), "locks")
+    os.makedirs(folder, mode=trust.PRIVATE.folder, exist_ok=True)
+    path = os.path.join(folder, key[:LOCK_PREFIX] + ".lock")
+    return filelock.FileLock(path, mode=trust.PRIVATE.file)
 
 
 def store(

@@ -62,16 +62,26 @@ def load_library(
         if loaded is None:
             if compiler is None:
                 build.find_compiler()  # raises CompilerNotFound with the explanation
-            cache.evict(entries, key)
-            with phase("build"):
-                path, loaded = cache.store(
-                    entries, key, _builder(source, compiler, timeout), lambda p: _open(p, cdecls)
-                )
-            evict.after_build(os.path.dirname(entries), max_bytes)
+            with cache.build_lock(entries, key):  # other processes: one builds, the rest load
+                path = cache.lookup(entries, key)
+                loaded = _try_open(path, cdecls) if path else None
+                if loaded is None:
+                    path, loaded = _build(entries, key, source, cdecls, compiler, timeout)
+                    evict.after_build(os.path.dirname(entries), max_bytes)
         cache.keep_source(path, source)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)
         return loaded
+
+
+def _build(
+    entries: str, key: str, source: str, cdecls: str, compiler: str, timeout: float | None
+) -> tuple[str, tuple[Any, Any]]:
+    cache.evict(entries, key)
+    with phase("build"):
+        return cache.store(
+            entries, key, _builder(source, compiler, timeout), lambda p: _open(p, cdecls)
+        )
 
 
 def library_path(lib: Any) -> str | None:

@@ -19,7 +19,7 @@ from astcompile import config, logs, registry
 from astcompile.backends import Backend, get_backend, resolve_backend
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
-from astcompile.jit import telemetry, tiering, warm
+from astcompile.jit import pickling, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
 from astcompile.jit.frozen import frozen
@@ -150,6 +150,9 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<astcompile compiled function {self.name}>"
+
+    def __reduce__(self) -> str | tuple:
+        return pickling.reduce(self)  # by module and name, or by value: see jit/pickling.py
 
     def reset(self) -> None:
         """Drop the rewrite and every compiled region; the next call builds again."""

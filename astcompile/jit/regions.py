@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, debug_dump, logs, verify
+from astcompile import dask as dask_arrays
 from astcompile.jit import telemetry
 from astcompile.jit.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
@@ -116,6 +117,8 @@ class Region:
     def _miss(self, key: tuple, args: tuple) -> tuple:
         from astcompile import pipeline  # the compiler, imported on the first miss
 
+        if dask_arrays.holds_dask(args):  # Dask arrays in, Dask arrays out: astcompile/dask
+            return dask_arrays.region_call(self, args)
         found = pipeline.cached_entry(self, key, args)  # persisted by another process, if any
         if found is not None:
             entry, leaves = found

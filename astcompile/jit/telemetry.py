@@ -31,6 +31,7 @@ class RegionRun:
     compiled_calls: int = 0
     eager_calls: int = 0
     seconds: float = 0.0
+    dask: str = ""  # the Dask operation the region became, when called with Dask arrays
 
 
 @dataclass

@@ -1,0 +1,103 @@
+"""Pickling compiled functions: by reference where the module holds them, else by value.
+
+A compiled function defined at module level (``@compile def f``) pickles like a Numba
+dispatcher: as ``module.qualname``, which the unpickling process imports, so it gets that
+process's own compiled function and its compiled entries (built once per machine through the
+on-disk cache, which is safe under many processes: :mod:`astcompile.runtime.cache`).
+
+A closure, a function compiled under another name (``g = compile(f)``) or one defined in
+``__main__`` (which a worker process does not have) pickles by value: the plain function,
+through cloudpickle when it is installed (``dask.distributed`` ships it; plain pickle handles
+only importable functions), and the compile options. The unpickling process compiles it again;
+equal payloads unpickle to one compiled function per process (:data:`_rebuilt`), so a Dask
+worker that receives the same closure with every task traces and loads it once.
+
+A bound method needs nothing here: Python pickles it as ``getattr(instance, name)``, and the
+class attribute is the compiled function.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import pickle
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from astcompile.jit.function import CompiledFunction
+
+#: The compile options a compiled function is rebuilt with, by attribute name.
+OPTIONS = ("fullgraph", "backend_name", "dynamic", "mode", "all_eager", "signatures")
+#: How many functions rebuilt from values a process keeps (least recently used dropped).
+REBUILT_LIMIT = 256
+
+_rebuilt: OrderedDict[bytes, CompiledFunction] = OrderedDict()
+_lock = threading.Lock()
+
+
+def reduce(compiled: CompiledFunction) -> str | tuple:
+    """``__reduce__`` of a compiled function: its qualified name when importing its module
+    gives back this very object, else :func:`rebuild` with its plain function and options."""
+    if _importable(compiled):
+        return compiled.__qualname__
+    options = tuple(getattr(compiled, o) for o in OPTIONS)
+    return rebuild, (type(compiled), _dump(compiled.fn), options)
+
+
+def _importable(compiled: CompiledFunction) -> bool:
+    module = getattr(compiled, "__module__", None)
+    if module in (None, "__main__"):
+        return False
+    try:
+        found: Any = importlib.import_module(module)
+        for part in compiled.__qualname__.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return False
+    return found is compiled
+
+
+def _dump(fn: Any) -> bytes:
+    """The plain function's bytes: cloudpickle (by value) when installed, else pickle."""
+    try:
+        import cloudpickle
+    except ImportError:
+        try:
+            return pickle.dumps(fn)
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            raise pickle.PicklingError(
+                f"cannot pickle the compiled function {fn.__qualname__}: it is not importable "
+                f"by name (a closure, or defined in __main__) and {exc}. Install cloudpickle "
+                "(dask.distributed ships it) to pickle it by value, or define it at module level."
+            ) from exc
+    return cloudpickle.dumps(fn)
+
+
+def rebuild(kind: type[CompiledFunction], payload: bytes, options: tuple) -> CompiledFunction:
+    """The compiled function pickled by value: one per distinct payload in this process.
+    ``kind`` is its class, pickled by name (this module does not import it: it is imported
+    by it)."""
+    key = hashlib.sha256(payload + repr(options).encode()).digest()
+    with _lock:
+        found = _rebuilt.get(key)
+        if found is not None:
+            _rebuilt.move_to_end(key)
+            return found
+    fn = pickle.loads(payload)  # what the caller is unpickling already: no new trust
+    fullgraph, backend, dynamic, mode, all_eager, signatures = options
+    compiled = kind(
+        fn,
+        fullgraph=fullgraph,
+        backend=backend,
+        dynamic=dynamic,
+        mode=mode,
+        all_eager=all_eager,
+        signatures=signatures,
+    )
+    with _lock:
+        compiled = _rebuilt.setdefault(key, compiled)
+        while len(_rebuilt) > REBUILT_LIMIT:
+            _rebuilt.popitem(last=False)
+    return compiled
