@@ -62,12 +62,18 @@ def _interpreted(ufunc: Any, truth: bool) -> Any:
         import triton.language as tl
         from triton.runtime.interpreter import TensorHandle
 
-        first = args[0]
+        values = [a.handle.data if isinstance(a, tl.tensor) else np.asarray(a) for a in args]
         with np.errstate(all="ignore"):
-            data = ufunc(*(a.handle.data for a in args))
-        scalar = tl.int32 if truth else first.dtype
-        data = data.astype(np.int32) if truth else data.astype(first.handle.data.dtype)
-        block = first.type.get_block_shapes() if first.type.is_block() else None
+            data = np.asarray(ufunc(*values))
+        first = args[0]
+        if isinstance(first, tl.tensor):
+            scalar = first.dtype
+            block = first.type.get_block_shapes() if first.type.is_block() else None
+        else:  # a scalar kernel argument: the interpreter passes a Python number
+            scalar = tl.float64 if values[0].dtype.kind == "f" else tl.int64
+            block = None
+        scalar = tl.int32 if truth else scalar
+        data = data.astype(np.int32 if truth else values[0].dtype)
         ty = tl.block_type(scalar, block) if block else scalar
         return tl.tensor(TensorHandle(data, scalar), ty)
 

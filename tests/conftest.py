@@ -28,6 +28,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "ci")
     os.environ.setdefault("ASTCOMPILE_VERIFY_IR", "1")  # processes the tests start verify too
+    from differential import BACKENDS, gpu_present
+
+    if "triton" in BACKENDS and not gpu_present():  # the semantic suite on the Triton target
+        os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

@@ -83,6 +83,14 @@ def mixed_steps(i, x):
     return (i // 3) * x[:, ::2].sum(axis=1)[0] + np.sin(x[0, 0])
 
 
+def nan_sign(y):
+    return np.copysign(y, -np.nan), np.copysign(y, np.nan)
+
+
+def scalar_math(x, s):
+    return x * np.ceil(s), np.floor(s) + x, np.sqrt(x.shape[0]) * x
+
+
 def column_sums(v):
     return np.broadcast_to(v[:, None], (v.shape[0], 6)).sum(axis=1)
 
@@ -114,7 +122,12 @@ CASES = [
     (softmax, (X[:, :1],)),  # rows of one element: each row's value is a scalar, not a block
     (full, (X[:, :1],)),
     (nan_max, (np.array([[np.nan], [1.0]]),)),
-    (column_sums, (V[:5],)),  # a broadcast column summed along the axis it does not vary on
+    (column_sums, (V[:5],)),
+    (nan_sign, (V[:4],)),  # -np.nan keeps its sign bit
+    (
+        scalar_math,
+        (K[:5], 100.5),
+    ),  # a math function of a scalar kernel argument  # a broadcast column summed along the axis it does not vary on
 ]
 
 

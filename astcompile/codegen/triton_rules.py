@@ -72,7 +72,9 @@ def constant(value: Any, dtype: np.dtype) -> str:
     v = float(dtype.type(value))
     if math.isinf(v):
         return "INF" if v > 0 else "-INF"
-    return "NAN" if math.isnan(v) else repr(v)
+    if math.isnan(v):  # -np.nan has its sign bit set (np.copysign reads it)
+        return "-NAN" if math.copysign(1.0, v) < 0 else "NAN"
+    return repr(v)
 
 
 def literal(value: Any, dtype: np.dtype) -> str:
