@@ -92,6 +92,8 @@ class CompiledFunction:
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
+        self._measured_class = type(self)
+        self._plain_class: type | None = None  # made on the first run_plain
         self._tier = tiering.for_function(self)
         if fullgraph:
             self._check_fullgraph_statically()
@@ -116,6 +118,23 @@ class CompiledFunction:
             result = sole.guards(*args)
             return (sole.call(args) if result is MISS else result)[0]
         return self._full_call(args, kwargs)
+
+    def run_plain(self) -> None:
+        """From now on a call is the user's function and nothing else: the instance moves to a
+        subclass whose ``__call__`` is ``fn`` itself, as a staticmethod, so no Python frame of
+        ours runs (about 0.08 µs over the plain call, against 0.4 µs through ``__call__``).
+        Measuring moves it back to sample a call (``jit/resample.py``); ``reset`` too."""
+        cls = self._plain_class
+        if cls is None:
+            base = self._measured_class
+            body = {"__call__": staticmethod(self.fn), "__slots__": (), "__module__": __name__}
+            cls = self._plain_class = type(base.__name__, (base,), body)
+            cls.__qualname__ = base.__qualname__
+        self.__class__ = cls
+
+    def run_measured(self) -> None:
+        """Back to ``__call__`` above: counted, sampled, compiled where that was faster."""
+        self.__class__ = self._measured_class
 
     def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
         if telemetry.recording or config.verify:  # explain and verify see the compiled path
@@ -173,7 +192,9 @@ class CompiledFunction:
         from astcompile import pipeline  # the compiler, imported on the first call
 
         work = pipeline.build_function(self)
-        if work.impl is None:  # no source: it runs as it is
+        if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
+            self._tier.countdown = tiering.NEVER
+            self.run_plain()
             return self.fn
         rewrite = work.rewrite
         # A disable(recursive=False) function runs every statement eagerly on purpose: its

@@ -7,11 +7,14 @@ function times a few of its calls both ways (the compiled path and ``fn`` itself
 own statements) and runs the faster one. Both paths are the same program, so choosing never
 changes a result; each call still runs exactly once.
 
-Cost in steady state: one counter decrement per call. A sampled call adds two clock reads and a
-size signature; samples come in a burst at the start, then at growing intervals (with jitter,
-so that a caller alternating sizes cannot hide from them). A plain choice is undone as soon as a
-sampled call sees other argument sizes or a slower plain run, and the full comparison is made
-again.
+Cost in steady state: on the compiled path, one counter decrement per call; on the plain path,
+nothing of ours at all (the function's class calls the user's function directly, see
+``CompiledFunction.run_plain``). A sampled call adds two clock reads and a size signature;
+samples come in a burst at the start, then at growing intervals: counted in calls on the
+compiled path (with jitter, so that a caller alternating sizes cannot hide from them), in time
+on the plain path (``jit/resample.py`` switches the function back to measuring for one call).
+A plain choice is undone as soon as a sampled call sees other argument sizes or a slower plain
+run, and the full comparison is made again.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from astcompile import config, logs
+from astcompile.jit import resample
 from astcompile.runtime import timing
 
 _GENERATOR, _COROUTINE, _ASYNC_GENERATOR = (
@@ -44,6 +48,10 @@ class Measured(Protocol):
 
     def target(self) -> Any: ...
 
+    def run_plain(self) -> None: ...
+
+    def run_measured(self) -> None: ...
+
 
 #: The clock samples are read with; tests replace it (see ``timing_path``).
 clock: Callable[[], float] = time.perf_counter
@@ -54,8 +62,10 @@ WARMUP_CALLS = 2  # the first call compiles; samples start after it
 ROUNDS = 3  # timed calls per path in one comparison
 MARGIN = 1.02  # plain must be this much faster to be chosen (noise)
 DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
-FIRST_INTERVAL = 32
+FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up to MAX_INTERVAL
 MAX_INTERVAL = 4096
+FIRST_DELAY = 0.05  # seconds between samples on the plain path, doubling up to MAX_DELAY
+MAX_DELAY = 5.0
 
 
 def size_class(value: Any) -> Any:
@@ -94,6 +104,14 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
+class Switch(Protocol):
+    """How a tier moves its function between the plain path and the measuring one."""
+
+    def run_plain(self) -> None: ...
+
+    def run_measured(self) -> None: ...
+
+
 @dataclass
 class Tier:
     """One compiled function's measurements and choice. The owner reads ``plain`` and counts
@@ -107,7 +125,9 @@ class Tier:
     times: dict[str, list[float]] = field(default_factory=dict)
     signatures: set = field(default_factory=set)
     interval: int = FIRST_INTERVAL
+    delay: float = FIRST_DELAY
     on_choice: Callable[[Tier, Choice], None] | None = None
+    switch: Switch | None = None  # without one, plain calls still pass the countdown
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
@@ -170,12 +190,28 @@ class Tier:
         self._schedule()
 
     def _schedule(self) -> None:
+        if self.plain and self.switch is not None:
+            self.countdown = NEVER  # until woken: calls do not reach the counter meanwhile
+            self.switch.run_plain()
+            resample.resampler.schedule(self, self.delay)
+            self.delay = min(self.delay * 2, MAX_DELAY)
+            return
         self.countdown = self.interval + random.randrange(self.interval // 2 + 1)
         self.interval = min(self.interval * 2, MAX_INTERVAL)
 
+    def wake(self) -> None:
+        """A plain function's sample is due: its next call is measured (``jit/resample.py``)."""
+        with self.lock:
+            if self.plain and self.countdown == NEVER:
+                self.countdown = 1
+                if self.switch is not None:
+                    self.switch.run_measured()
+
     def reset(self) -> None:
         self.countdown, self.plain, self.choice, self.pending = WARMUP_CALLS, False, None, []
-        self.interval = FIRST_INTERVAL
+        self.interval, self.delay = FIRST_INTERVAL, FIRST_DELAY
+        if self.switch is not None:
+            self.switch.run_measured()
 
 
 NEVER = 1 << 62  # a countdown that does not run out: the function is not measured
@@ -183,7 +219,7 @@ NEVER = 1 << 62  # a countdown that does not run out: the function is not measur
 
 def for_function(owner: Measured) -> Tier:
     """The tier of a compiled function; it logs each choice on the perf_hints channel."""
-    return Tier(owner.name, on_choice=_log_choice(owner))
+    return Tier(owner.name, on_choice=_log_choice(owner), switch=owner)
 
 
 def applies(owner: Measured) -> bool:
