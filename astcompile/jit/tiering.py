@@ -48,15 +48,16 @@ class Measured(Protocol):
 
     def target(self) -> Any: ...
 
-    def run_plain(self) -> None: ...
+    def settle(self, plain: bool) -> bool: ...
 
     def run_measured(self) -> None: ...
 
 
 #: The clock samples are read with; tests replace it (see ``timing_path``).
 clock: Callable[[], float] = time.perf_counter
-#: Which path a sample is timing ("compiled" or "plain"), for a test's clock.
+#: Which path a sample is timing ("compiled" or "plain"), and whose tier, for a test's clock.
 timing_path: str | None = None
+timing_name: str | None = None
 
 WARMUP_CALLS = 2  # the first call compiles; samples start after it
 ROUNDS = 3  # timed calls per path in one comparison
@@ -92,8 +93,8 @@ class Choice:
     plain_s: float
     signature: tuple
 
-    def describe(self) -> str:
-        side = "plain (the function as written)" if self.plain else "compiled"
+    def describe(self, written: str = "the function as written") -> str:
+        side = f"plain ({written})" if self.plain else "compiled"
         return (
             f"runs {side}: compiled call {_us(self.compiled_s)} vs "
             f"{_us(self.plain_s)} plain (best of {ROUNDS} sampled calls each)"
@@ -105,11 +106,16 @@ def _us(seconds: float) -> str:
 
 
 class Switch(Protocol):
-    """How a tier moves its function between the plain path and the measuring one."""
+    """How a tier moves what it measures (a function, a region) between its paths."""
 
-    def run_plain(self) -> None: ...
+    def settle(self, plain: bool) -> bool:
+        """Run the chosen path until the next sample; True when that sample must come from
+        the resampler (a timed wake), False when calls count down to it themselves."""
+        ...
 
-    def run_measured(self) -> None: ...
+    def run_measured(self) -> None:
+        """Run the measuring path: calls count down, and the next one is a sample."""
+        ...
 
 
 @dataclass
@@ -124,8 +130,10 @@ class Tier:
     pending: list[str] = field(default_factory=list)  # paths still to time in this comparison
     times: dict[str, list[float]] = field(default_factory=dict)
     signatures: set = field(default_factory=set)
+    sign: Callable[[tuple, dict], tuple] = signature  # what counts as "the same sizes"
     interval: int = FIRST_INTERVAL
     delay: float = FIRST_DELAY
+    postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -138,8 +146,8 @@ class Tier:
         except IndexError:  # none pending (or another thread took the last one)
             path = "plain" if self.plain else "compiled"
         run = plain if path == "plain" else compiled
-        result, seconds, clean = _timed(path, run, args, kwargs)
-        sig = signature(args, kwargs)
+        result, seconds, clean = _timed(self.name, path, run, args, kwargs)
+        sig = self.sign(args, kwargs)
         if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
             return result
         try:
@@ -190,9 +198,8 @@ class Tier:
         self._schedule()
 
     def _schedule(self) -> None:
-        if self.plain and self.switch is not None:
+        if self.switch is not None and self.switch.settle(self.plain):
             self.countdown = NEVER  # until woken: calls do not reach the counter meanwhile
-            self.switch.run_plain()
             resample.resampler.schedule(self, self.delay)
             self.delay = min(self.delay * 2, MAX_DELAY)
             return
@@ -200,16 +207,15 @@ class Tier:
         self.interval = min(self.interval * 2, MAX_INTERVAL)
 
     def wake(self) -> None:
-        """A plain function's sample is due: its next call is measured (``jit/resample.py``)."""
+        """A sample is due: the next call is measured (``jit/resample.py``)."""
         with self.lock:
-            if self.plain and self.countdown == NEVER:
+            if self.countdown == NEVER and self.switch is not None:
                 self.countdown = 1
-                if self.switch is not None:
-                    self.switch.run_measured()
+                self.switch.run_measured()
 
     def reset(self) -> None:
         self.countdown, self.plain, self.choice, self.pending = WARMUP_CALLS, False, None, []
-        self.interval, self.delay = FIRST_INTERVAL, FIRST_DELAY
+        self.interval, self.delay, self.postponed = FIRST_INTERVAL, FIRST_DELAY, 0
         if self.switch is not None:
             self.switch.run_measured()
 
@@ -241,16 +247,20 @@ def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:
     return log
 
 
-def _timed(path: str, run: Callable, args: tuple, kwargs: dict) -> tuple[Any, float, bool]:
+def _timed(
+    name: str, path: str, run: Callable, args: tuple, kwargs: dict
+) -> tuple[Any, float, bool]:
     """``run(*args, **kwargs)`` with its duration, and whether that time is a clean sample
-    (nothing compiled meanwhile). An exception propagates: the call is the user's."""
-    global timing_path
+    (nothing compiled meanwhile). An exception propagates: the call is the user's. A region
+    sampled inside a sampled function call restores the function's path when it is done."""
+    global timing_path, timing_name
     events = timing.events
-    timing_path = path
+    outer = timing_path, timing_name
+    timing_path, timing_name = path, name
     try:
         start = clock()
         result = run(*args, **kwargs)
         seconds = clock() - start
     finally:
-        timing_path = None
+        timing_path, timing_name = outer
     return result, seconds, timing.events == events
