@@ -76,6 +76,8 @@ def test_the_other_region_stays_compiled(clock):
         f(x, 12)
     (first,) = [r for r in f._live_regions if r.spec.first_line == walk.__code__.co_firstlineno + 1]
     assert first.stats.compiled_calls > 0
+    assert first.tier.countdown == tiering.NEVER  # outside the loop: measured with the function
+    assert type(first) is first.tier.switch.compiled
     assert _loop_region(f).tier.choice.plain
     assert not f._tier.plain  # the function as a whole is faster compiled
 
@@ -135,3 +137,14 @@ def test_reset_drops_region_choices(clock):
     f(np.arange(16.0), 12)
     f.reset()
     assert f._live_regions == [] and f(np.arange(16.0), 12)[1] == walk(np.arange(16.0), 12)[1]
+
+
+def test_function_waits_for_its_loop_regions_to_settle(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    f(x, 1)  # one iteration: the loop region has counted one call, not decided
+    region = _loop_region(f)
+    assert region.tier.choice is None
+    for _ in range(region_tiering.SETTLE_CALLS):
+        assert region_tiering.settling(f._live_regions, f._tier)
+    assert not region_tiering.settling(f._live_regions, f._tier)  # it waited long enough

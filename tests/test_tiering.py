@@ -54,12 +54,6 @@ def _calls_until_choice() -> int:
     return tiering.WARMUP_CALLS - 1 + 2 * tiering.ROUNDS
 
 
-def _calls_with_regions() -> int:
-    """Where the function's call runs its region through the region's own call (not the sole
-    region's short path), the region is measured first and the function waits for it."""
-    return _calls_until_choice() + 2 * tiering.ROUNDS
-
-
 def test_slower_compiled_function_runs_plain(clock):
     f = astcompile.compile(axpy, backend="c")
     args = _args()
@@ -131,7 +125,7 @@ def test_in_place_updates_and_exceptions_are_the_same_on_both_paths(clock):
         return x.sum()
 
     f = astcompile.compile(scale, backend="c")
-    for _ in range(_calls_with_regions() + 3):
+    for _ in range(_calls_until_choice() + 3):
         x, y = np.arange(6.0), np.arange(6.0)
         assert f(x, 3.0) == scale(y, 3.0)
         np.testing.assert_array_equal(x, y)
@@ -193,7 +187,7 @@ class Model:
 def test_methods_and_keywords_on_both_paths(clock):
     model, x = Model(), np.arange(8.0)
     want = Model.forward.__wrapped__(model, x, bias=0.25)
-    for _ in range(_calls_with_regions() + 3):
+    for _ in range(_calls_until_choice() + 3):
         np.testing.assert_array_equal(model.forward(x, bias=0.25), want)
     assert Model.forward._tier.plain
     model.w = model.w * 2  # a read the plain path sees as it is

@@ -3,7 +3,7 @@
 A function whose loop stays in Python (a break in its body) calls a region on every iteration;
 when that region holds little work, its compiled call (guards, marshalling, boxing) costs more
 than the statements it stands for, even where another region of the same function is a big win.
-So each region is measured as a function is (``jit/tiering.py``): a burst of sampled calls
+So each region inside such a loop is measured as a function is (``jit/tiering.py``): a burst of sampled calls
 alternating its compiled call and its body (the user's statements as a plain function), then
 the faster one. Both run the same statements, so the choice never changes a result.
 
@@ -59,7 +59,9 @@ def _subclass(base: type, role: str, body: dict) -> type:
 
 
 def attach(region: Region) -> Region:
-    """Give ``region`` a tier and start it measuring (nothing else changes for it)."""
+    """Give ``region`` a tier, and start measuring it if a Python loop calls it: a region
+    called once per call of its function is measured with the function (its own samples
+    would only add plain runs of what may be the function's biggest work)."""
     switch = Switch(region)
     region.tier = tiering.Tier(  # type: ignore[attr-defined]
         f"{region.owner.name} {region.spec.name}",
@@ -67,7 +69,10 @@ def attach(region: Region) -> Region:
         switch=switch,
         sign=signature,
     )
-    switch.run_measured()
+    if enclosing_loop(region) is None:
+        region.tier.countdown = tiering.NEVER  # type: ignore[attr-defined]
+    else:
+        switch.run_measured()
     return region
 
 
