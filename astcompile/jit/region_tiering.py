@@ -76,7 +76,7 @@ def attach(region: Region) -> Region:
     return region
 
 
-def _measuring_call(region: Any, *args: Any) -> tuple:
+def _measuring_call(region: Region, *args: Any) -> tuple:
     """``__call__`` while measuring: the region's own call, and at zero a sampled one."""
     tier = region.tier
     compiled_call = super(type(region), region).__call__
@@ -86,7 +86,7 @@ def _measuring_call(region: Any, *args: Any) -> tuple:
         return compiled_call(*args)
     if not applies(region):  # measured no more: its own class from now on
         tier.countdown = tiering.NEVER
-        region.__class__ = tier.switch.compiled
+        tier.switch.settle(False)
         return compiled_call(*args)
     return tier.sampled_call(compiled_call, region.body, args, {})
 
