@@ -148,3 +148,24 @@ def test_function_waits_for_its_loop_regions_to_settle(clock):
     for _ in range(region_tiering.SETTLE_CALLS):
         assert region_tiering.settling(f._live_regions, f._tier)
     assert not region_tiering.settling(f._live_regions, f._tier)  # it waited long enough
+
+
+def test_a_region_that_changes_its_choice_reopens_the_function(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    for _ in range(12):
+        f(x, 12)
+    assert f._tier.choice is not None and not f._tier.pending
+    region = _loop_region(f)
+    clock.region = {"compiled": 1e-6, "plain": 10e-6}  # the region is now faster compiled
+    region.tier.reopen()
+    f(x, 12)
+    assert not region.tier.choice.plain
+    assert f._tier.pending  # the function compares its paths again
+
+
+def test_a_region_about_even_stays_compiled(clock):
+    clock.region = {"compiled": 1.2e-6, "plain": 1e-6}  # within the region margin
+    f = astcompile.compile(walk, backend="c")
+    f(np.arange(16.0), 12)
+    assert not _loop_region(f).tier.choice.plain

@@ -146,6 +146,10 @@ class CompiledFunction:
             self.run_measured()
         return plain
 
+    def compare_again(self) -> None:
+        """A region's choice changed what the compiled path costs: compare the paths again."""
+        self._tier.reopen()
+
     def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
         if telemetry.recording or config.verify:  # explain and verify see the compiled path
             self._tier.countdown = 1

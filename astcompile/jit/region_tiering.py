@@ -68,6 +68,7 @@ def attach(region: Region) -> Region:
         on_choice=_log_choice(region),
         switch=switch,
         sign=signature,
+        margin=MARGIN,
     )
     if enclosing_loop(region) is None:
         region.tier.countdown = tiering.NEVER  # type: ignore[attr-defined]
@@ -107,6 +108,11 @@ def applies(region: Region) -> bool:
     always an ordinary function returning its live-out values."""
     return config.tiering and region.owner.target().name != "eager"
 
+
+#: A region runs plain only when its compiled call is this much slower: the regions this is for
+#: lose several times over (guards and boxing around a few statements), while a big region that
+#: is about even must not flip with the noise of a busy machine (its function is measured too).
+MARGIN = 1.25
 
 #: At most this many calls of a function wait for its regions to settle before it is timed.
 SETTLE_CALLS = 32
@@ -148,6 +154,7 @@ def describe(region: Region, calls: int | None = None) -> str | None:
 def _log_choice(region: Region) -> Any:
     def log(tier: tiering.Tier, choice: tiering.Choice) -> None:
         logs.perf_hints.info("%s", describe(region))
+        region.owner.compare_again()  # its compiled path changed
 
     return log
 

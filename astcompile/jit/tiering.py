@@ -131,6 +131,7 @@ class Tier:
     times: dict[str, list[float]] = field(default_factory=dict)
     signatures: set = field(default_factory=set)
     sign: Callable[[tuple, dict], tuple] = signature  # what counts as "the same sizes"
+    margin: float = MARGIN  # how much faster plain must be to be chosen
     interval: int = FIRST_INTERVAL
     delay: float = FIRST_DELAY
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
@@ -159,6 +160,14 @@ class Tier:
             self.lock.release()
         return result
 
+    def reopen(self) -> None:
+        """Compare again from the next call (what the compiled path runs has changed)."""
+        with self.lock:
+            if self.choice is not None and not self.pending:
+                self._open()
+                if self.switch is not None:
+                    self.switch.run_measured()
+
     def _open(self) -> None:
         """Start a comparison: both paths, alternating, ROUNDS times each."""
         self.pending = ["compiled", "plain"] * ROUNDS
@@ -179,7 +188,7 @@ class Tier:
     def _decide(self) -> None:
         compiled_s, plain_s = min(self.times["compiled"]), min(self.times["plain"])
         same_sizes = len(self.signatures) == 1
-        plain = same_sizes and compiled_s > plain_s * MARGIN
+        plain = same_sizes and compiled_s > plain_s * self.margin
         choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)))
         changed = self.choice is None or self.choice.plain != plain
         self.choice, self.plain = choice, plain
