@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from astcompile import registry
-from astcompile.jit import dispatch, telemetry
+from astcompile.jit import dispatch, region_tiering, telemetry
 from astcompile.jit.function import CompiledFunction
 
 #: Warn in ``str(explain(...))`` when eager segments take more than this share of the call.
@@ -94,9 +94,8 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
         out = compiled(*args, **kwargs)
     summary = _summarise(recorder, out)
     summary.targets = region_targets(compiled)
-    choice = fn._tier.choice if isinstance(fn, CompiledFunction) else None
-    if choice is not None:
-        summary.performance.append(f"{fn.name} {choice.describe()}")
+    if isinstance(fn, CompiledFunction):
+        summary.performance += performance_notes(fn, recorder)
     return summary
 
 
@@ -113,6 +112,19 @@ def region_targets(compiled: CompiledFunction) -> dict[tuple[str, str], list[str
 
 def _on(targets: list[str] | None) -> str:
     return f", on {'/'.join(targets)}" if targets else ""
+
+
+def performance_notes(fn: CompiledFunction, recorder: telemetry.Recorder) -> list[str]:
+    """What measuring ``fn``'s earlier calls chose, for the function and each region; a
+    region's calls are counted in the explained call where it ran there."""
+    notes = [f"{fn.name} {fn._tier.choice.describe()}"] if fn._tier.choice is not None else []
+    calls = {run.lines: run.compiled_calls + run.eager_calls for run in recorder.runs.values()}
+    for region in fn.regions:
+        spec = region.spec
+        note = region_tiering.describe(region, calls.get((spec.first_line, spec.last_line)))
+        if note is not None:
+            notes.append(note)
+    return notes
 
 
 def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:

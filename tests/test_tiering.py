@@ -7,12 +7,15 @@ these tests decide nothing by real timing.
 from __future__ import annotations
 
 import logging
+import math
+import threading
 
 import numpy as np
 import pytest
 
 import astcompile
-from astcompile.jit import tiering
+from astcompile.jit import resample, tiering
+from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import timing
 
 
@@ -34,6 +37,7 @@ def clock(monkeypatch):
     monkeypatch.setattr(astcompile.config, "tiering", True)
     monkeypatch.setattr(tiering, "clock", fake)
     monkeypatch.setattr(tiering.random, "randrange", lambda n: 0)  # no jitter: exact schedule
+    monkeypatch.setattr(resample, "resampler", resample.Resampler(threaded=False))
     return fake
 
 
@@ -93,7 +97,8 @@ def test_new_sizes_reopen_a_plain_choice(clock):
     assert f._tier.plain
     clock.costs = {"compiled": 1e-6, "plain": 50e-6}  # big arrays: compiled wins now
     big = _args(1 << 16)
-    for _ in range(tiering.FIRST_INTERVAL + 1 + 2 * tiering.ROUNDS):
+    assert resample.resampler.run_due(math.inf) == 1  # the plain path's sample is due
+    for _ in range(1 + 2 * tiering.ROUNDS):
         np.testing.assert_array_equal(f(*big), axpy(*big))
     assert not f._tier.plain
 
@@ -215,3 +220,74 @@ def test_concurrent_sampled_calls_never_fail(monkeypatch):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_plain_path_calls_the_function_itself(clock):
+    """On the plain path nothing of ours runs: the class's ``__call__`` is the user's function."""
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert isinstance(f, CompiledFunction) and type(f) is not CompiledFunction
+    assert type(f).__call__ is axpy and type(f).__qualname__ == "CompiledFunction"
+    assert repr(f) == "<astcompile compiled function axpy>" and f.__name__ == "axpy"
+    f._tier.countdown = 0  # not read on the plain path
+    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
+    assert f._tier.countdown == 0
+
+
+def test_a_due_sample_confirms_plain_and_waits_longer(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    delay = f._tier.delay
+    assert resample.resampler.pending() == 1
+    assert resample.resampler.run_due(math.inf) == 1
+    assert type(f) is CompiledFunction  # measured again, one sample pending
+    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
+    assert type(f) is not CompiledFunction and f._tier.plain  # the sample confirmed plain
+    assert f._tier.delay == min(2 * delay, tiering.MAX_DELAY)
+    assert resample.resampler.pending() == 1
+
+
+def test_reset_leaves_the_plain_path(clock):
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    f.reset()
+    assert type(f) is CompiledFunction
+    assert resample.resampler.run_due(math.inf) == 1 and type(f) is CompiledFunction
+
+
+def test_a_function_without_source_runs_plain_at_once(clock):
+    namespace: dict = {"__name__": "generated"}
+    exec("def double(x):\n    return 2 * x\n", namespace)  # noqa: S102 - no source file
+    f = astcompile.compile(namespace["double"], backend="c")
+    assert f(3) == 6
+    assert type(f).__call__ is namespace["double"]
+    assert f(4) == 8
+
+
+def test_resampler_thread_wakes_what_is_due():
+    woken = threading.Event()
+
+    class Target:
+        def wake(self) -> None:
+            woken.set()
+
+    resampler, target = resample.Resampler(), Target()
+    resampler.schedule(target, 0.0)
+    assert woken.wait(30)
+    assert resampler.pending() == 0
+
+
+def test_fork_child_wakes_everything_scheduled():
+    woken = []
+
+    class Target:
+        def wake(self) -> None:
+            woken.append(self)
+
+    resampler, target = resample.Resampler(threaded=False), Target()
+    resampler.schedule(target, 1e9)
+    resampler.after_fork()
+    assert woken == [target] and resampler.pending() == 0

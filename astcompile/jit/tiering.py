@@ -7,11 +7,14 @@ function times a few of its calls both ways (the compiled path and ``fn`` itself
 own statements) and runs the faster one. Both paths are the same program, so choosing never
 changes a result; each call still runs exactly once.
 
-Cost in steady state: one counter decrement per call. A sampled call adds two clock reads and a
-size signature; samples come in a burst at the start, then at growing intervals (with jitter,
-so that a caller alternating sizes cannot hide from them). A plain choice is undone as soon as a
-sampled call sees other argument sizes or a slower plain run, and the full comparison is made
-again.
+Cost in steady state: on the compiled path, one counter decrement per call; on the plain path,
+nothing of ours at all (the function's class calls the user's function directly, see
+``CompiledFunction.run_plain``). A sampled call adds two clock reads and a size signature;
+samples come in a burst at the start, then at growing intervals: counted in calls on the
+compiled path (with jitter, so that a caller alternating sizes cannot hide from them), in time
+on the plain path (``jit/resample.py`` switches the function back to measuring for one call).
+A plain choice is undone as soon as a sampled call sees other argument sizes or a slower plain
+run, and the full comparison is made again.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from astcompile import config, logs
+from astcompile.jit import resample
 from astcompile.runtime import timing
 
 _GENERATOR, _COROUTINE, _ASYNC_GENERATOR = (
@@ -44,18 +48,25 @@ class Measured(Protocol):
 
     def target(self) -> Any: ...
 
+    def settle(self, plain: bool) -> bool: ...
+
+    def run_measured(self) -> None: ...
+
 
 #: The clock samples are read with; tests replace it (see ``timing_path``).
 clock: Callable[[], float] = time.perf_counter
-#: Which path a sample is timing ("compiled" or "plain"), for a test's clock.
+#: Which path a sample is timing ("compiled" or "plain"), and whose tier, for a test's clock.
 timing_path: str | None = None
+timing_name: str | None = None
 
 WARMUP_CALLS = 2  # the first call compiles; samples start after it
 ROUNDS = 3  # timed calls per path in one comparison
 MARGIN = 1.02  # plain must be this much faster to be chosen (noise)
 DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
-FIRST_INTERVAL = 32
+FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up to MAX_INTERVAL
 MAX_INTERVAL = 4096
+FIRST_DELAY = 0.05  # seconds between samples on the plain path, doubling up to MAX_DELAY
+MAX_DELAY = 5.0
 
 
 def size_class(value: Any) -> Any:
@@ -82,8 +93,8 @@ class Choice:
     plain_s: float
     signature: tuple
 
-    def describe(self) -> str:
-        side = "plain (the function as written)" if self.plain else "compiled"
+    def describe(self, written: str = "the function as written") -> str:
+        side = f"plain ({written})" if self.plain else "compiled"
         return (
             f"runs {side}: compiled call {_us(self.compiled_s)} vs "
             f"{_us(self.plain_s)} plain (best of {ROUNDS} sampled calls each)"
@@ -92,6 +103,19 @@ class Choice:
 
 def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+class Switch(Protocol):
+    """How a tier moves what it measures (a function, a region) between its paths."""
+
+    def settle(self, plain: bool) -> bool:
+        """Run the chosen path until the next sample; True when that sample must come from
+        the resampler (a timed wake), False when calls count down to it themselves."""
+        ...
+
+    def run_measured(self) -> None:
+        """Run the measuring path: calls count down, and the next one is a sample."""
+        ...
 
 
 @dataclass
@@ -106,8 +130,13 @@ class Tier:
     pending: list[str] = field(default_factory=list)  # paths still to time in this comparison
     times: dict[str, list[float]] = field(default_factory=dict)
     signatures: set = field(default_factory=set)
+    sign: Callable[[tuple, dict], tuple] = signature  # what counts as "the same sizes"
+    margin: float = MARGIN  # how much faster plain must be to be chosen
     interval: int = FIRST_INTERVAL
+    delay: float = FIRST_DELAY
+    postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     on_choice: Callable[[Tier, Choice], None] | None = None
+    switch: Switch | None = None  # without one, plain calls still pass the countdown
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
@@ -118,8 +147,8 @@ class Tier:
         except IndexError:  # none pending (or another thread took the last one)
             path = "plain" if self.plain else "compiled"
         run = plain if path == "plain" else compiled
-        result, seconds, clean = _timed(path, run, args, kwargs)
-        sig = signature(args, kwargs)
+        result, seconds, clean = _timed(self.name, path, run, args, kwargs)
+        sig = self.sign(args, kwargs)
         if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
             return result
         try:
@@ -130,6 +159,14 @@ class Tier:
         finally:
             self.lock.release()
         return result
+
+    def reopen(self) -> None:
+        """Compare again from the next call (what the compiled path runs has changed)."""
+        with self.lock:
+            if self.choice is not None and not self.pending:
+                self._open()
+                if self.switch is not None:
+                    self.switch.run_measured()
 
     def _open(self) -> None:
         """Start a comparison: both paths, alternating, ROUNDS times each."""
@@ -151,7 +188,7 @@ class Tier:
     def _decide(self) -> None:
         compiled_s, plain_s = min(self.times["compiled"]), min(self.times["plain"])
         same_sizes = len(self.signatures) == 1
-        plain = same_sizes and compiled_s > plain_s * MARGIN
+        plain = same_sizes and compiled_s > plain_s * self.margin
         choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)))
         changed = self.choice is None or self.choice.plain != plain
         self.choice, self.plain = choice, plain
@@ -170,12 +207,26 @@ class Tier:
         self._schedule()
 
     def _schedule(self) -> None:
+        if self.switch is not None and self.switch.settle(self.plain):
+            self.countdown = NEVER  # until woken: calls do not reach the counter meanwhile
+            resample.resampler.schedule(self, self.delay)
+            self.delay = min(self.delay * 2, MAX_DELAY)
+            return
         self.countdown = self.interval + random.randrange(self.interval // 2 + 1)
         self.interval = min(self.interval * 2, MAX_INTERVAL)
 
+    def wake(self) -> None:
+        """A sample is due: the next call is measured (``jit/resample.py``)."""
+        with self.lock:
+            if self.countdown == NEVER and self.switch is not None:
+                self.countdown = 1
+                self.switch.run_measured()
+
     def reset(self) -> None:
         self.countdown, self.plain, self.choice, self.pending = WARMUP_CALLS, False, None, []
-        self.interval = FIRST_INTERVAL
+        self.interval, self.delay, self.postponed = FIRST_INTERVAL, FIRST_DELAY, 0
+        if self.switch is not None:
+            self.switch.run_measured()
 
 
 NEVER = 1 << 62  # a countdown that does not run out: the function is not measured
@@ -183,7 +234,7 @@ NEVER = 1 << 62  # a countdown that does not run out: the function is not measur
 
 def for_function(owner: Measured) -> Tier:
     """The tier of a compiled function; it logs each choice on the perf_hints channel."""
-    return Tier(owner.name, on_choice=_log_choice(owner))
+    return Tier(owner.name, on_choice=_log_choice(owner), switch=owner)
 
 
 def applies(owner: Measured) -> bool:
@@ -205,16 +256,20 @@ def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:
     return log
 
 
-def _timed(path: str, run: Callable, args: tuple, kwargs: dict) -> tuple[Any, float, bool]:
+def _timed(
+    name: str, path: str, run: Callable, args: tuple, kwargs: dict
+) -> tuple[Any, float, bool]:
     """``run(*args, **kwargs)`` with its duration, and whether that time is a clean sample
-    (nothing compiled meanwhile). An exception propagates: the call is the user's."""
-    global timing_path
+    (nothing compiled meanwhile). An exception propagates: the call is the user's. A region
+    sampled inside a sampled function call restores the function's path when it is done."""
+    global timing_path, timing_name
     events = timing.events
-    timing_path = path
+    outer = timing_path, timing_name
+    timing_path, timing_name = path, name
     try:
         start = clock()
         result = run(*args, **kwargs)
         seconds = clock() - start
     finally:
-        timing_path = None
+        timing_path, timing_name = outer
     return result, seconds, timing.events == events

@@ -1,0 +1,171 @@
+"""Measure, then choose, per region (jit/region_tiering.py): a small region called from a Python
+loop runs its statements when that is faster, while a big region of the same function stays
+compiled. The clock is a test clock (each sampled call "takes" the time the test assigns to
+its tier and path): nothing here is decided by real timing."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pytest
+
+import astcompile
+from astcompile.jit import region_tiering, resample, tiering
+
+
+class TierClock:
+    """Each read advances by the cost of what is being timed: a region's path or the
+    function's. Two reads make one sample."""
+
+    def __init__(self) -> None:
+        self.region = {"compiled": 10e-6, "plain": 1e-6}  # the small region: slower compiled
+        self.function = {"compiled": 1e-6, "plain": 10e-6}  # the function: faster compiled
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        name = tiering.timing_name or ""
+        costs = self.region if "__ac_region" in name else self.function
+        self.now += costs[tiering.timing_path]
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake = TierClock()
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    monkeypatch.setattr(tiering, "clock", fake)
+    monkeypatch.setattr(tiering.random, "randrange", lambda n: 0)
+    monkeypatch.setattr(resample, "resampler", resample.Resampler(threaded=False))
+    return fake
+
+
+def walk(x, steps):
+    y = x * 2.0 + 1.0
+    total = 0.0
+    for i in range(steps):
+        total = total + y[i] * 0.5
+        astcompile.graph_break()  # keeps the loop in Python
+    return y, total
+
+
+def _loop_region(f):
+    (region,) = [r for r in f._live_regions if region_tiering.enclosing_loop(r) is not None]
+    return region
+
+
+def test_small_region_in_a_loop_runs_plain(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    for _ in range(3):
+        y, total = f(x, 12)
+        np.testing.assert_array_equal(y, walk(x, 12)[0])
+        assert total == walk(x, 12)[1]
+    region = _loop_region(f)
+    assert region.tier.choice.plain and type(region).__call__ is region.body
+    counted = region.stats.compiled_calls + region.stats.eager_calls
+    assert f(x, 12)[1] == walk(x, 12)[1]
+    assert region.stats.compiled_calls + region.stats.eager_calls == counted  # its body ran
+
+
+def test_the_other_region_stays_compiled(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    for _ in range(12):
+        f(x, 12)
+    (first,) = [r for r in f._live_regions if r.spec.first_line == walk.__code__.co_firstlineno + 1]
+    assert first.stats.compiled_calls > 0
+    assert first.tier.countdown == tiering.NEVER  # outside the loop: measured with the function
+    assert type(first) is first.tier.switch.compiled
+    assert _loop_region(f).tier.choice.plain
+    assert not f._tier.plain  # the function as a whole is faster compiled
+
+
+def test_region_faster_compiled_stays_compiled(clock):
+    clock.region = {"compiled": 1e-6, "plain": 10e-6}
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    f(x, 12)
+    region = _loop_region(f)
+    assert region.tier.choice is not None and not region.tier.choice.plain
+    assert type(region) is region.tier.switch.compiled  # its own class, its own call
+    before = region.stats.compiled_calls + region.stats.eager_calls
+    f(x, 12)
+    assert region.stats.compiled_calls + region.stats.eager_calls == before + 12
+
+
+def test_a_due_sample_reopens_when_array_sizes_change(clock):
+    f = astcompile.compile(walk, backend="c")
+    f(np.arange(16.0), 12)
+    region = _loop_region(f)
+    assert region.tier.choice.plain
+    clock.region = {"compiled": 1e-6, "plain": 10e-6}
+    resample.resampler.run_due(math.inf)
+    big = np.arange(float(1 << 12))
+    y, total = f(big, 12)
+    np.testing.assert_array_equal(y, walk(big, 12)[0])
+    assert total == walk(big, 12)[1]
+    assert region.tier.choice is not None and not region.tier.choice.plain
+
+
+def test_region_choice_is_a_perf_hint_and_in_explain(clock, caplog):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    with caplog.at_level(logging.INFO, logger="astcompile.perf_hints"):
+        f(x, 12)
+    hints = [r.getMessage() for r in caplog.records if r.name == "astcompile.perf_hints"]
+    first = walk.__code__.co_firstlineno
+    loop = f"from the loop at line {first + 3}"
+    (hint,) = [h for h in hints if loop in h]
+    assert f"region at lines {first + 4}–{first + 4} runs plain" in hint
+    assert "compiled call 10.0 µs vs 1.0 µs plain" in hint
+    text = str(astcompile.explain(f, x, 12))
+    assert f"called 12 times {loop}" in text and "runs plain (its statements as written)" in text
+
+
+def test_regions_are_not_measured_with_tiering_off(clock, monkeypatch):
+    monkeypatch.setattr(astcompile.config, "tiering", False)
+    f = astcompile.compile(walk, backend="c")
+    f(np.arange(16.0), 12)
+    region = _loop_region(f)
+    assert region.tier.choice is None and region.tier.countdown == tiering.NEVER
+
+
+def test_reset_drops_region_choices(clock):
+    f = astcompile.compile(walk, backend="c")
+    f(np.arange(16.0), 12)
+    f.reset()
+    assert f._live_regions == [] and f(np.arange(16.0), 12)[1] == walk(np.arange(16.0), 12)[1]
+
+
+def test_function_waits_for_its_loop_regions_to_settle(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    f(x, 1)  # one iteration: the loop region has counted one call, not decided
+    region = _loop_region(f)
+    assert region.tier.choice is None
+    for _ in range(region_tiering.SETTLE_CALLS):
+        assert region_tiering.settling(f._live_regions, f._tier)
+    assert not region_tiering.settling(f._live_regions, f._tier)  # it waited long enough
+
+
+def test_a_region_that_changes_its_choice_reopens_the_function(clock):
+    f = astcompile.compile(walk, backend="c")
+    x = np.arange(16.0)
+    for _ in range(12):
+        f(x, 12)
+    assert f._tier.choice is not None and not f._tier.pending
+    region = _loop_region(f)
+    clock.region = {"compiled": 1e-6, "plain": 10e-6}  # the region is now faster compiled
+    region.tier.reopen()
+    f(x, 12)
+    assert not region.tier.choice.plain
+    assert f._tier.pending  # the function compares its paths again
+
+
+def test_a_region_about_even_stays_compiled(clock):
+    clock.region = {"compiled": 1.2e-6, "plain": 1e-6}  # within the region margin
+    f = astcompile.compile(walk, backend="c")
+    f(np.arange(16.0), 12)
+    assert not _loop_region(f).tier.choice.plain
