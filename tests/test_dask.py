@@ -125,3 +125,24 @@ def test_numpy_callers_never_import_dask():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_calls_with_dask_arrays_are_not_timed_by_tiering(monkeypatch):
+    """Tiering would time building the task graph (the same both ways) and might choose the
+    plain statements, whose blocks then run uncompiled: a Dask call always takes the compiled
+    path, untimed."""
+    from astcompile import config
+    from astcompile.jit import tiering
+
+    monkeypatch.setattr(config, "tiering", True)
+    timed, real = [], tiering._timed
+
+    def timing(name, path, run, args, kwargs):  # the blocks' own calls (NumPy chunks) are timed
+        timed.extend(a for a in args if isinstance(a, da.Array))
+        return real(name, path, run, args, kwargs)
+
+    monkeypatch.setattr(tiering, "_timed", timing)
+    fn = astcompile.compile(H.chain)
+    for _ in range(tiering.WARMUP_CALLS + tiering.ROUNDS * 2 + 2):
+        _same(fn(_lazy(X), _lazy(Y)), H.chain(X, Y))
+    assert not timed
