@@ -133,7 +133,10 @@ class KernelLauncher:
         fn, grid, block = self._pick(sizes)
         if grid[0] == 0:
             return
-        values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
+        if self.host:
+            values = [_host_scalar(v) for v in scalars]
+        else:
+            values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
         args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
         fn[grid](*args, BLOCK=block, num_warps=_warps(self.blocks, block), enable_fp_fusion=False)
 
@@ -181,3 +184,19 @@ def load_module(source: str, cache_dir: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _host_scalar(value: Any) -> Any:
+    """A scalar argument as the interpreter's 0-d tensor of its dtype: the interpreter turns
+    ints into int32 tensors and leaves floats as Python numbers, which have no ``.to``."""
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    data = np.asarray(value)  # a Python float is float64, an int int64, as the kernel types them
+    kind, bits = data.dtype.kind, data.dtype.itemsize * 8
+    ty = (
+        tl.int1
+        if kind == "b"
+        else tl.str_to_ty({"f": "fp", "i": "i", "u": "u"}[kind] + str(bits), None)
+    )
+    return tl.tensor(TensorHandle(data.reshape(1), ty), ty)
