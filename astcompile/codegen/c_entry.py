@@ -157,7 +157,8 @@ def packed(name: str, params: list[tuple[str, str]]) -> list[str]:
     for k, (t, _) in enumerate(params):
         member = _WORD_MEMBER.get(t, "i")
         cast = t != "int64_t" and t != "const void*" and member in ("i", "p")
-        args.append(f"({t})w[{k}].{member}" if cast else f"w[{k}].{member}")
+        word = f"(w + {k})->{member}"  # not w[k]: no constant in brackets (sizes never are)
+        args.append(f"({t}){word}" if cast else word)
     return [
         f"void {name}_packed(const astc_word* w)",
         "{",
