@@ -12,8 +12,9 @@ The extension is one C file built once per machine (per Python, NumPy and compil
 Python and NumPy headers, kept in the kernel cache under the same key, trust and integrity
 rules as kernels (:mod:`cache`), and imported from there. Where it cannot be built (no
 compiler, no headers, a refused cache) regions keep their Python guard functions: slower, never
-different. The first build costs about half a second of compiler time, so a region asks for it
-only once its entries have run many times (``PROMOTE_AFTER``).
+different. The first build costs about half a second of compiler time, so a region takes it from
+the cache when it is there and asks for a build only once its entries have run many times
+(``PROMOTE_AFTER``).
 
 Part of the runtime: must not import the compiler.
 """
@@ -58,17 +59,22 @@ def tried() -> bool:
     return "module" in _state
 
 
-def extension(cache_dir: str) -> ModuleType | None:
+def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
     """The extension, built into ``cache_dir``'s kernel cache on first use; None (remembered
-    for the process) when it cannot be built or loaded."""
+    for the process) when it cannot be built or loaded. ``build_it=False``: only when it is
+    in the cache already (looked up once per process), never running the compiler."""
     with _lock:
-        if "module" not in _state:
-            try:
-                _state["module"] = _load_or_build(cache_dir)
-            except (OSError, ImportError, CompilerNotFound, RuntimeBuildError) as exc:
-                _log.debug("astcompile: the C-level call path is unavailable: %s", exc)
-                _state["module"] = None
-        return _state["module"]
+        if "module" in _state or (not build_it and _state.get("looked")):
+            return _state.get("module")
+        try:
+            module = _load_or_build(cache_dir, build_it)
+        except (OSError, ImportError, CompilerNotFound, RuntimeBuildError) as exc:
+            _log.debug("astcompile: the C-level call path is unavailable: %s", exc)
+            module, build_it = None, True
+        _state["looked"] = True
+        if module is not None or build_it:
+            _state["module"] = module
+        return module
 
 
 def _headers() -> tuple[str, ...]:
@@ -88,13 +94,15 @@ def _key(compiler: str, includes: tuple[str, ...]) -> str:
     )
 
 
-def _load_or_build(cache_dir: str) -> ModuleType:
+def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
     compiler = build.find_compiler()
     includes = _headers()
     key = "fastcall-" + _key(compiler, includes)
     entries = cache.ensure_cache_dir(cache_dir)
     path = cache.lookup(entries, key)
     if path is None:
+        if not build_it:
+            return None
         cache.evict(entries, key)
         path, _ = cache.store(entries, key, _builder(compiler, includes), _exists)
     try:

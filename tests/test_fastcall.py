@@ -157,8 +157,17 @@ def test_globals_read_by_the_region_stay_guarded(fast, monkeypatch):
     np.testing.assert_array_equal(f(x), x * 5.0)
 
 
-def test_promotes_after_many_calls(monkeypatch, fast):
+def test_a_cached_extension_is_taken_at_once(monkeypatch, fast):
+    monkeypatch.setattr(fastcall, "_state", {})  # a new process; the cache has the extension
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    f(a, a + 1, a + 2)
+    assert _guarded_by_c(f, fast)
+
+
+def test_promotes_after_many_calls(monkeypatch, fast, tmp_path):
     monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # not built there yet
     monkeypatch.setattr(fastcall, "PROMOTE_AFTER", 3)
     f = _compiled(fma)
     a = np.arange(4.0)

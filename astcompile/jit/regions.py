@@ -234,6 +234,8 @@ class Region:
         some of them (``runtime/fastcall.py``), it stands in front of that function."""
         entries = [e for found in self.entries.values() for e in found]
         programs = fast_programs(entries) if entries else []
+        if programs and not fastcall.tried():  # built by an earlier process: no compiler run
+            fastcall.extension(config.cache_dir, build_it=False)
         wait = bool(programs) and not fastcall.tried()
         python_guards = specialised_guards(
             self.spec.name,
