@@ -25,6 +25,8 @@ enum {
     OP_WI, OP_CALL, OP_RET, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32 };
+/* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
+enum { RELEASE_GIL_WORK = 4096 };
 
 typedef union { int64_t i; double d; float f; const void *p; } astc_word;
 typedef void (*packed_fn)(const astc_word *);
@@ -174,8 +176,14 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
         case OP_WD: case OP_WF: {
             PyObject *v = args[c[0]];
             double d;
-            if (PyFloat_CheckExact(v)) d = PyFloat_AS_DOUBLE(v);
-            else goto fail; /* ints and others: cffi's conversion, on the Python path */
+            if (PyFloat_CheckExact(v)) {
+                d = PyFloat_AS_DOUBLE(v);
+            } else if (PyLong_CheckExact(v)) { /* as cffi converts an int */
+                d = PyLong_AsDouble(v);
+                if (d == -1.0 && PyErr_Occurred()) goto fail;
+            } else {
+                goto fail;
+            }
             if (c[-1] == OP_WD) words[nwords++].d = d; else words[nwords++].f = (float)d;
             c += 1;
             break;
@@ -188,9 +196,15 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             break;
         }
         case OP_CALL:
-            ((packed_fn)(uintptr_t)c[0])(words);
+            if (regs[c[1]] >= RELEASE_GIL_WORK) { /* as cffi does: other threads run meanwhile */
+                Py_BEGIN_ALLOW_THREADS
+                ((packed_fn)(uintptr_t)c[0])(words);
+                Py_END_ALLOW_THREADS
+            } else { /* a few hundred nanoseconds of work: releasing would cost more */
+                ((packed_fn)(uintptr_t)c[0])(words);
+            }
             nwords = 0;
-            c += 1;
+            c += 2;
             break;
         case OP_RET: {
             PyObject *t = PyTuple_New(c[0]);
@@ -244,7 +258,7 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
 /* Check a program's words are well formed before any call runs it: operand counts, indices
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
-    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 1, -1, 0};
+    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0;
@@ -257,7 +271,7 @@ static int validate(const Program *p) {
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
         if (n < 0 || c + n > end) return -1;
         for (int64_t k = 0; k < n; k++) {
-            int free_operand = (op == OP_CONST && k == 1) || op == OP_CALL;
+            int free_operand = (op == OP_CONST && k == 1) || (op == OP_CALL && k == 0);
             if (!free_operand && (c[k] < 0 || c[k] >= MAX_REGS)) return -1;
         }
         int takes_arg = op == OP_ARRAY || op == OP_FLOAT || op == OP_INT || op == OP_IS ||

@@ -8,8 +8,9 @@ check after ``COMMIT`` to the Python guard function: what the C side accepts is 
 the Python side would run compiled, and it runs the same kernels on the same arguments.
 
 :func:`assemble` returns None for an entry it cannot express (a key with tuples, strings or
-objects, an array not in C order, value guards, reads of globals or attributes, an integer
-scalar passed to a float parameter): the Python guard function keeps it.
+objects, an array not in C order, a complex or bool scalar, a float passed to an integer
+parameter; the caller leaves out entries with value guards or reads of globals and
+attributes): the Python guard function keeps it.
 
 Part of the runtime: must not import the compiler.
 """
@@ -182,7 +183,7 @@ def _wrapper(p: _Program, plan: dict, leaves: list, kernels: dict[str, int]) -> 
 
 
 def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> None:
-    _, name, words = step
+    _, name, words, work = step
     if name not in kernels:
         raise _Unsupported(f"no packed entry for {name}")
     for word in words:
@@ -197,12 +198,12 @@ def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> No
             p.emit(WS, p.slot(word[1]), word[2])
         else:  # ("x", leaf, C type): a scalar argument
             _scalar(p, leaves[word[1]], word[2])
-    p.emit(CALL, kernels[name])
+    p.emit(CALL, kernels[name], p.expr(work))
 
 
 def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:
     arg, kind = leaf
-    if kind == "float" and ctype in ("double", "float"):
+    if ctype in ("double", "float"):  # a float, or an int converted as cffi converts it
         p.emit(WD if ctype == "double" else WF, arg)
     elif kind == "int" and ctype in _INTS:
         bits, signed = _INTS[ctype]

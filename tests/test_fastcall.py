@@ -69,6 +69,7 @@ def test_runs_in_c_with_numpy_results(fast):
     "args",
     [
         lambda r: (r.random(8), r.random(8), r.random(8)),
+        lambda r: (r.random(50_000), r.random(50_000), r.random(50_000)),  # frees the GIL
         lambda r: (r.random(0), r.random(0), r.random(0)),
         lambda r: (r.random(1), r.random(1), r.random(1)),
         lambda r: (r.random((3, 4)), r.random((3, 4)), r.random(4)),

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from astcompile.codegen import c as cgen
 from astcompile.codegen.c_reduce import can_reduce
 from astcompile.codegen.ctypes import scalar_args, scalar_params, supported_dtype
-from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides
+from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, product
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
@@ -69,7 +69,14 @@ class CLauncher:
         args += [a for s in plan.scalars for a in scalar_args(w.ref(s), s.dtype)]
         args += self._arrays(kernel.outputs)
         w.emit(f"_k_{kernel.name}({', '.join(args)})")
-        self._record(lambda: ("call", kernel.name, self._call_words(kernel, plan)))
+        self._record(
+            lambda: (
+                "call",
+                kernel.name,
+                self._call_words(kernel, plan),
+                product([dim_plan(d) for d in kernel.domain]),  # its work: whether to free the GIL
+            )
+        )
 
     def _record(self, make: Callable[..., tuple], *args: Node) -> None:
         """Add ``make(*args)`` to the fast plan, or drop the plan when it raises NoFastPlan."""
