@@ -159,7 +159,9 @@ def test_globals_read_by_the_region_stay_guarded(fast, monkeypatch):
 
 
 def test_a_cached_extension_is_taken_at_once(monkeypatch, fast):
-    monkeypatch.setattr(fastcall, "_state", {})  # a new process; the cache has the extension
+    monkeypatch.setattr(fastcall, "_state", {})
+    assert fastcall.extension(astcompile.config.cache_dir) is not None  # in this cache now
+    monkeypatch.setattr(fastcall, "_state", {})  # a new process
     f = _compiled(fma)
     a = np.arange(4.0)
     f(a, a + 1, a + 2)
