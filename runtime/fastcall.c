@@ -22,7 +22,7 @@
 enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
-    OP_WI, OP_CALL, OP_RET, OP_END
+    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32 };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
@@ -130,15 +130,37 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             break;
         }
         case OP_DIM: regs[c[0]] = PyArray_DIM((PyArrayObject *)args[c[1]], (int)c[2]); c += 3; break;
-        case OP_FLOAT: if (!PyFloat_CheckExact(args[c[0]])) goto fail; c += 1; break;
+        case OP_FLOAT: if (!PyFloat_CheckExact(slots[c[0]])) goto fail; c += 1; break;
         case OP_INT: {
             int64_t code;
-            if (!PyLong_CheckExact(args[c[0]]) || int_class(args[c[0]], &code) || code != c[1])
+            if (!PyLong_CheckExact(slots[c[0]]) || int_class(slots[c[0]], &code) || code != c[1])
                 goto fail;
             c += 2;
             break;
         }
-        case OP_IS: if (args[c[0]] != PyTuple_GET_ITEM(p->consts, c[1])) goto fail; c += 2; break;
+        case OP_IS: if (slots[c[0]] != PyTuple_GET_ITEM(p->consts, c[1])) goto fail; c += 2; break;
+        case OP_TYPEIS:
+            if ((PyObject *)Py_TYPE(slots[c[0]]) != PyTuple_GET_ITEM(p->consts, c[1])) goto fail;
+            c += 2;
+            break;
+        case OP_GLOBAL: { /* slot = globals[name], a global the region reads (held: an
+                             * allocation's finalizers could change the globals meanwhile) */
+            PyObject *v = PyDict_GetItemWithError(PyTuple_GET_ITEM(p->consts, c[1]),
+                                                  PyTuple_GET_ITEM(p->consts, c[2]));
+            if (v == NULL) goto fail;
+            Py_INCREF(v);
+            slots[c[0]] = owned[nowned++] = v;
+            c += 3;
+            break;
+        }
+        case OP_EQ: { /* a value guard: arg == value, as Python compares (a NaN never holds) */
+            PyObject *eq = PyObject_RichCompare(slots[c[0]], PyTuple_GET_ITEM(p->consts, c[1]), Py_EQ);
+            int holds = eq == NULL ? -1 : PyObject_IsTrue(eq);
+            Py_XDECREF(eq);
+            if (holds != 1) goto fail;
+            c += 2;
+            break;
+        }
         case OP_NOTSAME: if (args[c[0]] == args[c[1]]) goto fail; c += 2; break;
         case OP_CONST: regs[c[0]] = c[1]; c += 2; break;
         case OP_BIN:
@@ -174,7 +196,7 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 2;
             break;
         case OP_WD: case OP_WF: {
-            PyObject *v = args[c[0]];
+            PyObject *v = slots[c[0]];
             double d;
             if (PyFloat_CheckExact(v)) {
                 d = PyFloat_AS_DOUBLE(v);
@@ -190,7 +212,7 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
         }
         case OP_WI: {
             int64_t x;
-            if (int_word(args[c[0]], c[1], c[2], &x)) goto fail;
+            if (int_word(slots[c[0]], c[1], c[2], &x)) goto fail;
             words[nwords++].i = x;
             c += 3;
             break;
@@ -258,14 +280,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
 /* Check a program's words are well formed before any call runs it: operand counts, indices
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
-    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 0};
+    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 2, 3, 2, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
-    int64_t nwords = 0;
+    int64_t nwords = 0, nheld = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_RET) return -1;
+        if (op < OP_ARRAY || op > OP_TYPEIS) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -274,12 +296,17 @@ static int validate(const Program *p) {
             int free_operand = (op == OP_CONST && k == 1) || (op == OP_CALL && k == 0);
             if (!free_operand && (c[k] < 0 || c[k] >= MAX_REGS)) return -1;
         }
-        int takes_arg = op == OP_ARRAY || op == OP_FLOAT || op == OP_INT || op == OP_IS ||
-                        op == OP_NOTSAME || op == OP_WD || op == OP_WF || op == OP_WI;
+        int takes_arg = op == OP_ARRAY || op == OP_NOTSAME; /* the others take any slot */
         if (takes_arg && c[0] >= p->nargs) return -1;
         if ((op == OP_NOTSAME || op == OP_DIM) && c[1] >= p->nargs) return -1;
-        if ((op == OP_ARRAY || op == OP_EMPTY || op == OP_IS) && c[1] >= nconsts) return -1;
+        int takes_const = op == OP_ARRAY || op == OP_EMPTY || op == OP_IS || op == OP_EQ ||
+                          op == OP_TYPEIS || op == OP_GLOBAL;
+        if (takes_const && c[1] >= nconsts) return -1;
+        if (op == OP_GLOBAL &&
+            (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
+        if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
         if (op == OP_CALL) nwords = 0;
         c += n;
     }

@@ -9,8 +9,8 @@ the Python side would run compiled, and it runs the same kernels on the same arg
 
 :func:`assemble` returns None for an entry it cannot express (a key with tuples, strings or
 objects, an array not in C order, a complex or bool scalar, a float passed to an integer
-parameter; the caller leaves out entries with value guards or reads of globals and
-attributes): the Python guard function keeps it.
+parameter; the caller leaves out entries with reads of globals and attributes): the Python
+guard function keeps it.
 
 Part of the runtime: must not import the compiler.
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
- WS, WD, WF, WI, CALL, RET, END) = range(1, 24)  # fmt: skip
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, END) = range(1, 27)  # fmt: skip
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
@@ -95,14 +95,26 @@ class _Program:
 
 
 def assemble(
-    key: tuple, plan: dict, shape_guards: Sequence[tuple], kernels: dict[str, int]
+    key: tuple,
+    plan: dict,
+    guards: tuple[Sequence[tuple], Sequence[tuple]],
+    kernels: dict[str, int],
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
-    ``plan``, ``shape_guards`` as ``(rel, x, y)`` size expressions, and the addresses of its
-    kernels' packed entries; None when it cannot be expressed."""
+    ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
+    value)``; ``(rel, x, y)`` over size expressions; ``(globals, name, kind, expected)`` of
+    each global read, see :func:`_read_check`), and the addresses of its kernels' packed
+    entries; None when it cannot be expressed."""
+    value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
         leaves = _key_checks(p, key)
+        for read in reads:
+            _read_check(p, read, leaves)
+        for leaf, value in value_guards:
+            if leaf >= len(leaves):
+                return None
+            p.emit(EQ, leaves[leaf][0], p.const(value))
         if len(leaves) != len(plan["inputs"]):
             return None
         for ref, leaf in zip(plan["inputs"], leaves):
@@ -140,6 +152,33 @@ def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:
     for a, b in itertools.combinations(arrays, 2):
         p.emit(NOTSAME, a, b)
     return leaves
+
+
+def _read_check(p: _Program, read: tuple, leaves: list) -> None:
+    """A global the region reads (``fn.__globals__[name]``) is still the object (IDENTITY) or
+    value (VALUE) it was traced with, or (INPUT) a number of its key, the next leaf:
+    ``reads.check_source``'s conditions, in C. A name that is gone fails the entry, as the
+    guard function's ``except`` does."""
+    gdict, name, kind, expected = read
+    slot = p.nslots
+    p.nslots += 1
+    p.emit(GLOBAL, slot, p.const(gdict), p.const(name))
+    if kind == "input":
+        if expected is float:
+            p.emit(FLOAT, slot)
+            leaves.append((slot, "float"))
+        elif type(expected) is tuple and len(expected) == 2 and expected[0] is int:
+            p.emit(INT, slot, int(expected[1][0]) * 16 + expected[1][1])
+            leaves.append((slot, "int"))
+        else:
+            raise _Unsupported(f"a global of key {expected!r}")
+    elif kind == "identity" or expected is None or type(expected) is bool:
+        p.emit(IS, slot, p.const(expected))
+    elif kind == "value":
+        p.emit(TYPEIS, slot, p.const(type(expected)))
+        p.emit(EQ, slot, p.const(expected))
+    else:
+        raise _Unsupported(f"a {kind} read")
 
 
 def _array_checks(p: _Program, i: int, k: tuple, leaf: int, classes: list[int]) -> None:

@@ -151,11 +151,35 @@ def test_errstate_raise_still_raises(fast):
 
 
 def test_globals_read_by_the_region_stay_guarded(fast, monkeypatch):
+    module = __import__(__name__)
     f = _compiled(scaled)
     x = np.arange(4.0)
     np.testing.assert_array_equal(f(x), x * 3.0)
-    monkeypatch.setattr(__import__(__name__), "SCALE", 5.0)
+    assert _guarded_by_c(f, fast)  # the global is checked in C
+    monkeypatch.setattr(module, "SCALE", 5.0)
     np.testing.assert_array_equal(f(x), x * 5.0)
+    monkeypatch.setattr(module, "SCALE", 5)  # an int now: another entry
+    np.testing.assert_array_equal(f(x), x * 5)
+    monkeypatch.delattr(module, "SCALE")
+    with pytest.raises(NameError):
+        f(x)
+
+
+def ones_of(x, k):
+    return x * 2.0 + np.ones(k)
+
+
+def test_value_guards_and_numpy_reads_run_in_c(fast):
+    f = _compiled(ones_of)
+    for k in (3, 4, 3, 2, 4):
+        x = np.arange(float(k))
+        np.testing.assert_array_equal(f(x, k), ones_of(x, k))
+    assert _guarded_by_c(f, fast) and _region(f)._count() == 3
+    with pytest.raises(ValueError) as compiled_error:
+        f(np.arange(3.0), 4)
+    with pytest.raises(ValueError) as plain_error:
+        ones_of(np.arange(3.0), 4)
+    assert str(compiled_error.value) == str(plain_error.value)
 
 
 def test_a_cached_extension_is_taken_at_once(monkeypatch, fast):

@@ -320,26 +320,27 @@ def _guarded_block(found: _Checks, then: list[str]) -> list[str]:
     ]
 
 
-def fast_programs(entries: list[Entry]) -> list[tuple[bytes, tuple, int]]:
+def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, int]]:
     """The C-level call path's programs (``runtime/fastcall_program.py``) for the leading
     entries it can run: it stops at the first it cannot, so that it never runs a later entry
     where the Python guard function would have run an earlier one."""
     programs = []
     for entry in entries:
-        program = _fast_program(entry)
+        program = _fast_program(entry, root)
         if program is None:
             break
         programs.append(program)
     return programs
 
 
-def _fast_program(entry: Entry) -> tuple[bytes, tuple, int] | None:
+def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.codegen.fastplan import NoFastPlan, dim_plan
     from astcompile.runtime.fastcall_program import assemble
 
     parts = getattr(entry.run, "parts", None)
     plan = getattr(parts, "fast", None)
-    if plan is None or not entry.plain or entry.reads or entry.result.value_guards:
+    reads = _global_reads(entry.reads, root)
+    if plan is None or not entry.plain or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
     ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
@@ -354,4 +355,23 @@ def _fast_program(entry: Entry) -> tuple[bytes, tuple, int] | None:
         ]
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
-    return assemble(entry.key, plan, guards, kernels)
+    return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
+
+
+def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
+    """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
+    function (``np``, a module constant); else None."""
+    found = []
+    for read in reads:
+        path = read.path
+        if not (
+            len(path) == 3
+            and path[0] == ("fn",)
+            and path[1] == ("gdict",)
+            and path[2][0] == "item"
+            and type(path[2][1]) is str
+            and read.kind is not R.ReadKind.SAME
+        ):
+            return None
+        found.append((root.__globals__, path[2][1], read.kind.value, read.expected))
+    return found

@@ -233,7 +233,7 @@ class Region:
         """Generate the guard function of the entries; where the C-level call path can run
         some of them (``runtime/fastcall.py``), it stands in front of that function."""
         entries = [e for found in self.entries.values() for e in found]
-        programs = fast_programs(entries) if entries else []
+        programs = fast_programs(entries, self.owner.fn) if entries else []
         if programs and not fastcall.tried():  # built by an earlier process: no compiler run
             fastcall.extension(config.cache_dir, build_it=False)
         wait = bool(programs) and not fastcall.tried()
