@@ -110,16 +110,23 @@ def cpu_features() -> str:
 
 
 def compile_shared(
-    source: str, out_path: str, workdir: str, compiler: str, timeout: float | None = None
+    source: str,
+    out_path: str,
+    workdir: str,
+    compiler: str,
+    timeout: float | None = None,
+    flags: tuple[str, ...] = (*CFLAGS, f"-I{INCLUDE_DIR}"),
+    libs: tuple[str, ...] = LIBS,
 ) -> None:
-    """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``.
+    """Write ``source`` to ``workdir`` and build it into the shared object ``out_path``
+    (``flags`` and ``libs``: a kernel library's unless told; see :mod:`fastcall`).
 
     The compiler runs in its own process group, so that on ``timeout`` (or an interrupt) the
     whole group goes (gcc's cc1, as and ld with it) and nothing is left running."""
     src_path = os.path.join(workdir, "kernels.c")
     with open(src_path, "w") as f:
         f.write(source)
-    cmd = [compiler, *CFLAGS, f"-I{INCLUDE_DIR}", "-o", out_path, src_path, *LIBS]
+    cmd = [compiler, *flags, "-o", out_path, src_path, *libs]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -19,6 +19,7 @@ from typing import Any
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen import c as cgen
+from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
@@ -56,7 +57,7 @@ def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
 
 def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:
     """C source, cffi declarations, wrapper source and wrapper of a flat graph's schedule."""
-    parts, decls, plans = [cgen.HEADER], [], {}
+    parts, decls, plans = [cgen.HEADER, WORD_UNION], [], {}
     reuse = reused_buffers(sched)
     aliased = frozenset(reuse) | {t.id for t in reuse.values()}
     for step in sched.steps:
@@ -135,7 +136,9 @@ class CBackend:
                 source, decls, py, wrapper = _flat_code(work.schedule, _assured(work))
                 steps = dict(wrapper.steps)
                 work.code = CCode(
-                    source, decls, WrapperParts(py, dict(wrapper.consts), steps, decls)
+                    source,
+                    decls,
+                    WrapperParts(py, dict(wrapper.consts), steps, decls, fast=wrapper.fast),
                 )
                 return
             try:

@@ -27,6 +27,7 @@ class WrapperParts:
     steps: dict[str, Node] = field(default_factory=dict)  # nodes run as NumPy steps
     cdecls: str = ""  # declarations of its kernels ("" when it calls none)
     library: str | None = None  # the kernels' shared object
+    fast: dict | None = None  # the wrapper as a fast plan, if it has one (codegen/fastplan.py)
 
 
 def _step_runner() -> Callable:
@@ -65,7 +66,8 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         **parts.steps,
     }
     if library is not None:
-        ffi, namespace["_lib"] = library
+        namespace["_ffi"], namespace["_lib"] = library
+        ffi = library[0]
         namespace["_ptr"], namespace["_fb"] = _pointers(ffi)
     # our own generated wrapper, made from the graph (never user text): it must become a function
     exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102

@@ -9,6 +9,10 @@ once per call (opening one per row or per phase cost more than the work of a 102
   share of each row's chunks (``tid t of n``); reductions meet at barriers through per-chunk
   partial buffers the entry allocates;
 * little work, one thread, or a forked child (``nthreads == 1``): a plain loop, no team at all.
+
+Beside the entry, ``<kernel>_packed(const astc_word* w)`` calls it with its parameters read from
+one array of 8-byte words: the C-level call path (``runtime/fastcall.c``) calls every kernel
+through that one signature.
 """
 
 from __future__ import annotations
@@ -139,4 +143,25 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
         "}",
     ]
     signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
-    return [signature, "{", *("    " + line for line in body), "}"]
+    return [signature, "{", *("    " + line for line in body), "}", *packed(name, params)]
+
+
+#: The member of ``astc_word`` a parameter of each C type is read from (others: ``.i``, cast).
+_WORD_MEMBER = {"double": "d", "float": "f", "const void*": "p", "void*": "p"}
+WORD_UNION = "typedef union { int64_t i; double d; float f; const void* p; } astc_word;"
+
+
+def packed(name: str, params: list[tuple[str, str]]) -> list[str]:
+    """``<name>_packed``: the entry called with its parameters packed in words, in order."""
+    args = []
+    for k, (t, _) in enumerate(params):
+        member = _WORD_MEMBER.get(t, "i")
+        cast = t != "int64_t" and t != "const void*" and member in ("i", "p")
+        word = f"(w + {k})->{member}"  # not w[k]: no constant in brackets (sizes never are)
+        args.append(f"({t}){word}" if cast else word)
+    return [
+        f"void {name}_packed(const astc_word* w)",
+        "{",
+        f"    {name}({', '.join(args)});",
+        "}",
+    ]

@@ -8,13 +8,21 @@ size. The kernels index an array's last axis with stride 1 when it follows their
 loop; the rare argument whose last axis is strided (``x[:, ::2]``) is passed as a C-contiguous
 copy (one extra pass, instead of a second, strided copy of every loop in the C). Kernels are
 looked up on the library once, when the wrapper is defined.
+
+Alongside the Python lines the launcher records the same calls as plain data (``fast``: see
+:mod:`astcompile.codegen.fastplan`), from which the runtime's C-level call path is assembled; a
+call it cannot express there (a strided or copied argument, a complex or bool scalar, a
+constant array) leaves the region on the Python wrapper.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from astcompile.codegen import c as cgen
 from astcompile.codegen.c_reduce import can_reduce
-from astcompile.codegen.ctypes import scalar_args, supported_dtype
+from astcompile.codegen.ctypes import scalar_args, scalar_params, supported_dtype
+from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, product
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
@@ -36,6 +44,8 @@ class CLauncher:
         self.arrays: dict[int, str] = {}  # node id -> the array passed for it, when not itself
         self.fresh: set[int] = set()
         self.pointers: dict[int, list[str]] = {}  # node id -> its pointer and stride names
+        self.words: dict[int, list[tuple]] = {}  # node id -> the same, as fast-plan words
+        self.fast: list[tuple] | None = []  # the calls as plain data (None: not expressible)
 
     def prelude(self, kernels: list[Kernel]) -> list[str]:
         return [f"_k_{k.name} = _lib.{k.name}" for k in kernels]
@@ -49,13 +59,45 @@ class CLauncher:
             if temp is not None:  # in place, over a temporary only this kernel reads
                 w.emit(f"t{nid(o)} = {self.arrays.get(temp.id, w.ref(temp))}")
                 self.pointers[o.id] = self.pointers[temp.id]
+                self.words[o.id] = self.words.get(temp.id, [])
+                self._record(lambda o, t: ("alias", _ref(o), _ref(t)), o, temp)
                 continue
             w.consts[f"_odt{nid(o)}"] = o.dtype
             w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
             self.fresh.add(o.id)
+            self._record(_empty_step, o)
         args += [a for s in plan.scalars for a in scalar_args(w.ref(s), s.dtype)]
         args += self._arrays(kernel.outputs)
         w.emit(f"_k_{kernel.name}({', '.join(args)})")
+        self._record(
+            lambda: (
+                "call",
+                kernel.name,
+                self._call_words(kernel, plan),
+                product([dim_plan(d) for d in kernel.domain]),  # its work: whether to free the GIL
+            )
+        )
+
+    def _record(self, make: Callable[..., tuple], *args: Node) -> None:
+        """Add ``make(*args)`` to the fast plan, or drop the plan when it raises NoFastPlan."""
+        if self.fast is not None:
+            try:
+                self.fast.append(make(*args))
+            except NoFastPlan:
+                self.fast = None
+
+    def _call_words(self, kernel: Kernel, plan: KernelPlan) -> tuple:
+        words: list[tuple] = [("n",)] + [("e", dim_plan(d)) for d in kernel.domain]
+        for node in plan.loads:
+            words += self.words.get(node.id) or _unsupported()
+        for s in plan.scalars:
+            if s.op is not Op.INPUT or s.dtype.kind not in "iuf":
+                raise NoFastPlan("a scalar that is not a real number argument")
+            ((ctype_name, _),) = scalar_params("s", s.dtype)
+            words.append(("x", s.attr.index, ctype_name))
+        for node in kernel.outputs:
+            words += self.words.get(node.id) or _unsupported()
+        return tuple(words)
 
     def _arrays(self, nodes: list[Node]) -> list[str]:
         """Pointer and byte strides of each array, in C parameter order."""
@@ -74,6 +116,7 @@ class CLauncher:
         if node.id in self.fresh:  # our own np.empty: C-contiguous, strides from the shape
             w.emit(f"{ptr} = _fb({name})")
             item = str(node.dtype.itemsize)
+            self.words[node.id] = [("p", _ref(node)), *fresh_strides(node)]
             return [
                 ptr,
                 *(
@@ -83,10 +126,13 @@ class CLauncher:
             ]
         if node.id in self.w.assured.unit_c:  # the guards checked: C order, unit last stride
             w.emit(f"{ptr} = _fb({name})")
+            self.words[node.id] = self._input_words(node)
             if len(strides) == 1:  # its only stride is the item size
                 return [ptr, str(node.dtype.itemsize)]
             w.emit(f"{', '.join(strides)} = {name}.strides")
             return [ptr, *strides]
+        if node.op is Op.INPUT and node.id in self.w.assured.typed and node.shape == ():
+            self.words[node.id] = self._input_words(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             item = node.dtype.itemsize
             w.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")
@@ -98,6 +144,26 @@ class CLauncher:
         if strides:
             w.emit(f"{', '.join(strides)}{',' if len(strides) == 1 else ''} = {name}.strides")
         return [ptr, *strides]
+
+    def _input_words(self, node: Node) -> list[tuple]:
+        if node.op is not Op.INPUT:
+            return []
+        if len(node.shape) == 1:  # its only stride is the item size
+            return [("p", _ref(node)), ("e", ("k", node.dtype.itemsize))]
+        return [("p", _ref(node)), *(("s", _ref(node), a) for a in range(len(node.shape)))]
+
+
+def _ref(node: Node) -> tuple:
+    """A fast plan's name for an array: an input by its place, a temporary by its node."""
+    return ("in", node.attr.index) if node.op is Op.INPUT else ("t", node.id)
+
+
+def _empty_step(o: Node) -> tuple:
+    return ("empty", _ref(o), o.dtype, tuple(map(dim_plan, o.shape)))
+
+
+def _unsupported() -> list:
+    raise NoFastPlan("an argument passed as a copy or by address")
 
 
 class CTarget:
@@ -114,7 +180,8 @@ class CTarget:
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
-        return KernelCode(*cgen.kernel_source(kernel, aliased))
+        source, decl, plan = cgen.kernel_source(kernel, aliased)
+        return KernelCode(source, f"{decl}\nvoid {kernel.name}_packed(const void*);", plan)
 
     def launcher(
         self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]

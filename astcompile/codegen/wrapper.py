@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from astcompile.codegen.c_target import C
+from astcompile.codegen.fastplan import NoFastPlan, dim_plan, product, region_plan
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan
@@ -83,6 +84,8 @@ class WrapperSource:
         self.lines: list[str] = []
         self.consts: dict[str, object] = {}
         self.steps: dict[str, Node] = {}
+        self.minmax: list[tuple] = []  # (kernel, inner, rows) sizes of max/min kernels
+        self.fast: dict | None = None  # the wrapper as a fast plan (codegen/fastplan.py)
         # reuse: output id -> the owned temporary it is written over
         self.launcher = target.launcher(self, plans, reuse or {})
 
@@ -108,6 +111,8 @@ class WrapperSource:
             self.launcher.launch(step) if isinstance(step, Kernel) else self._numpy(step)
         outs = [self.ref(o) for o in graph.outputs]
         self.emit(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        calls = getattr(self.launcher, "fast", None)
+        self.fast = region_plan(self.sched, self.assured.typed, calls, self.minmax)
         return "\n".join([*header, *self.lines]) + "\n"
 
     def ref(self, node: Node) -> str:
@@ -127,9 +132,19 @@ class WrapperSource:
                 inner = " * ".join(dim_expr(step.domain[a]) for a in plan.inner)
                 rows = " * ".join(dim_expr(step.domain[a]) for a in plan.rows) or "1"
                 conds.append(f"({inner} != 0 or {rows} == 0)")
+                self._minmax_plan(step, plan)
         lines, consts = argument_checks(self.sched.graph, conds, self.assured)
         self.lines += lines
         self.consts.update(consts)
+
+    def _minmax_plan(self, step: Kernel, plan: KernelPlan) -> None:
+        try:
+            inner = product([dim_plan(step.domain[a]) for a in plan.inner])
+            rows = product([dim_plan(step.domain[a]) for a in plan.rows])
+        except NoFastPlan:
+            self.minmax.append((step, None, None))
+            return
+        self.minmax.append((step, inner, rows))
 
     def _numpy(self, step: NumpyStep) -> None:
         node = step.node

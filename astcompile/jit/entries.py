@@ -15,6 +15,7 @@ import numpy as np
 
 from astcompile.ir.results import OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import DimOp, ShapeGuard
+from astcompile.runtime import fastcall
 from astcompile.runtime import guards as G
 from astcompile.runtime import reads as R
 
@@ -250,6 +251,7 @@ def specialised_guards(
     stats: Any,
     eager_keys: tuple = (),
     eager: Callable | None = None,
+    promote: Callable[[], None] | None = None,
 ) -> Callable:
     """A function of the region's arguments that runs the first entry whose guards hold, or
     returns ``MISS``: the whole per-call check, specialised to exactly the guards these
@@ -258,7 +260,9 @@ def specialised_guards(
     are left to the generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the
     user's statements) after the entries, as on the generic path: a region that runs in Python
     inside a Python loop must not pay for a generic key on every iteration. ``root`` is the
-    user's function, where reads of its globals and closure cells start."""
+    user's function, where reads of its globals and closure cells start. ``promote`` is
+    called once the entries have run ``fastcall.PROMOTE_AFTER`` compiled calls (the region
+    then asks for the C-level call path)."""
     args = [f"_a{i}" for i in range(len(params))]
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
     namespace: dict[str, Any] = {
@@ -268,7 +272,11 @@ def specialised_guards(
         "_int_class": G.int_class,
         "_stats": stats,
         "_eager": eager,
+        "_promote": promote,
     }
+    count = ["_stats.compiled_calls += 1"]
+    if promote is not None:
+        count.append(f"if _stats.compiled_calls >= {fastcall.PROMOTE_AFTER}: _promote()")
     for n, entry in enumerate(entries):
         found = entry.checks(len(params), root, prefix=f"e{n}")
         if found is None:
@@ -277,7 +285,7 @@ def specialised_guards(
         leaves = "[" + ", ".join(found.leaf_names) + "]"
         call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
         namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
-        lines += _guarded_block(found, ["_stats.compiled_calls += 1", f"return {call}"])
+        lines += _guarded_block(found, [*count, f"return {call}"])
     for n, key in enumerate(eager_keys):
         checks = G.key_checks(key, len(params), prefix=f"x{n}")
         if checks is None:
@@ -310,3 +318,60 @@ def _guarded_block(found: _Checks, then: list[str]) -> list[str]:
         "    else:",
         *(f"        {line}" for line in block),
     ]
+
+
+def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, int]]:
+    """The C-level call path's programs (``runtime/fastcall_program.py``) for the leading
+    entries it can run: it stops at the first it cannot, so that it never runs a later entry
+    where the Python guard function would have run an earlier one."""
+    programs = []
+    for entry in entries:
+        program = _fast_program(entry, root)
+        if program is None:
+            break
+        programs.append(program)
+    return programs
+
+
+def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
+    from astcompile.codegen.fastplan import NoFastPlan, dim_plan
+    from astcompile.runtime.fastcall_program import assemble
+
+    parts = getattr(entry.run, "parts", None)
+    plan = getattr(parts, "fast", None)
+    reads = _global_reads(entry.reads, root)
+    if plan is None or not entry.plain or reads is None:
+        return None
+    namespace = getattr(entry.run, "__globals__", {})
+    ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
+    kernels = {}
+    try:
+        for step in plan["calls"]:
+            if step[0] == "call":
+                fn = getattr(lib, f"{step[1]}_packed")
+                kernels[step[1]] = int(ffi.cast("uintptr_t", fn))
+        guards = [
+            (g.rel.value, dim_plan(g.lhs), dim_plan(g.rhs)) for g in entry.result.graph.guards
+        ]
+    except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
+        return None
+    return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
+
+
+def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
+    """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
+    function (``np``, a module constant); else None."""
+    found = []
+    for read in reads:
+        path = read.path
+        if not (
+            len(path) == 3
+            and path[0] == ("fn",)
+            and path[1] == ("gdict",)
+            and path[2][0] == "item"
+            and type(path[2][1]) is str
+            and read.kind is not R.ReadKind.SAME
+        ):
+            return None
+        found.append((root.__globals__, path[2][1], read.kind.value, read.expected))
+    return found

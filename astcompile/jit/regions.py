@@ -22,9 +22,17 @@ from typing import TYPE_CHECKING, Any
 from astcompile import config, debug_dump, logs, verify
 from astcompile import dask as dask_arrays
 from astcompile.jit import telemetry
-from astcompile.jit.entries import MISS, Entry, _miss_all, _rebuild, leaves_of, specialised_guards
+from astcompile.jit.entries import (
+    MISS,
+    Entry,
+    _miss_all,
+    _rebuild,
+    fast_programs,
+    leaves_of,
+    specialised_guards,
+)
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
-from astcompile.runtime import errstate, forksafe
+from astcompile.runtime import errstate, fastcall, forksafe
 from astcompile.runtime import guards as G
 
 if TYPE_CHECKING:
@@ -225,8 +233,14 @@ class Region:
         self._specialise()
 
     def _specialise(self) -> None:
+        """Generate the guard function of the entries; where the C-level call path can run
+        some of them (``runtime/fastcall.py``), it stands in front of that function."""
         entries = [e for found in self.entries.values() for e in found]
-        self.guards = specialised_guards(
+        programs = fast_programs(entries, self.owner.fn) if entries else []
+        if programs and not fastcall.tried():  # built by an earlier process: no compiler run
+            fastcall.extension(config.cache_dir, build_it=False)
+        wait = bool(programs) and not fastcall.tried()
+        python_guards = specialised_guards(
             self.spec.name,
             self.names,
             entries,
@@ -234,7 +248,16 @@ class Region:
             self.stats,
             tuple(self.eager_keys),
             self._eager,
+            promote=self._promote if wait else None,
         )
+        self.guards = fastcall.guards(programs, python_guards, self.stats)
+
+    def _promote(self) -> None:
+        """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: get the C-level call path
+        (built once per machine) and put it in front of the guard function."""
+        fastcall.extension(config.cache_dir)
+        with self._lock:
+            self._specialise()
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]

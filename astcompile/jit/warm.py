@@ -259,7 +259,8 @@ def _entry(
     if reads is None:  # a callee or module it called into is not the one it was built with
         return None
     consts = {k: _canonical(v) for k, v in record["consts"].items()}
-    parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"])
+    fast = record.get("fast")  # absent from entries persisted before the C-level call path
+    parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"], fast=fast)
     parts.library = so_path if library is not None else None  # where its C source is kept
     result = dataclasses.replace(record["result"], reads=reads)
     run = make_wrapper(result.graph, parts, library)
@@ -377,6 +378,7 @@ def _record(entry: Entry, parts: Any, store: artifacts.Store) -> dict[str, Any]:
         "consts": parts.consts,
         "steps": parts.steps,
         "cdecls": parts.cdecls,
+        "fast": parts.fast,
         "library": library,
         "compiler": compiler,
         "library_size": size,

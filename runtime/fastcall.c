@@ -1,0 +1,409 @@
+/* The C-level call path of compiled flat regions: astcompile.runtime.fastcall builds this
+ * once per machine (into the kernel cache) and loads it as a CPython extension.
+ *
+ * A Guards object stands for a region's specialised guard function (jit/entries.py): called
+ * with the region's arguments, it runs the first of its entries whose checks hold and returns
+ * the region's result tuple; whenever it cannot decide, or a check made after the guards
+ * fails, it returns fallback(*args) (the Python guard function, which then takes exactly the
+ * path it always did). Each entry is a small program of int64 words that
+ * runtime/fastcall_program.py assembles from the entry's guard key and its wrapper's plan:
+ * checks (exact types, dtypes, ranks, C order, size classes, distinct arrays), size
+ * expressions, output allocation (PyArray_Empty), and calls of each kernel's packed entry
+ * (`void k_packed(const astc_word*)`), whose words it fills from arrays, sizes and scalars.
+ */
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
+    OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
+    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_END
+};
+enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32 };
+/* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
+enum { RELEASE_GIL_WORK = 4096 };
+
+typedef union { int64_t i; double d; float f; const void *p; } astc_word;
+typedef void (*packed_fn)(const astc_word *);
+
+typedef struct {
+    int64_t *code;
+    Py_ssize_t len;
+    PyObject *consts; /* tuple: dtypes and identity-checked objects the program names */
+    Py_ssize_t nargs;
+} Program;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Program *programs;
+    Py_ssize_t nprograms;
+    PyObject *fallback, *stats, *threads_dict, *owned;
+} Guards;
+
+static PyObject *s_compiled_calls, *s_nthreads, *one;
+
+static const int INT_CLASSES[8] = {7, 8, 15, 16, 31, 32, 63, 64};
+
+static int int_class(PyObject *v, int64_t *code) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -1; /* beyond int64: left to the Python guard */
+    }
+    int neg = x < 0;
+    unsigned long long m = neg ? (unsigned long long)~x : (unsigned long long)x;
+    int bits = m ? 64 - __builtin_clzll(m) : 0, k = 0;
+    while (k < 8 && bits > INT_CLASSES[k]) k++;
+    *code = neg * 16 + k;
+    return 0;
+}
+
+static int binop(int64_t op, int64_t a, int64_t b, int64_t *out) {
+    switch (op) {
+    case 0: return __builtin_add_overflow(a, b, out) ? -1 : 0;
+    case 1: return __builtin_sub_overflow(a, b, out) ? -1 : 0;
+    case 2: return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+    case 3: case 4: {
+        if (b == 0 || (a == INT64_MIN && b == -1)) return -1;
+        int64_t q = a / b, r = a % b;
+        if (r != 0 && ((r < 0) != (b < 0))) { q -= 1; r += b; } /* Python's floor rules */
+        *out = op == 3 ? q : r;
+        return 0;
+    }
+    case 5: *out = a > b ? a : b; return 0;
+    }
+    return -1;
+}
+
+static int compare(int64_t rel, int64_t a, int64_t b) {
+    switch (rel) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    case 5: return a >= b;
+    }
+    return 0;
+}
+
+static int int_word(PyObject *v, int64_t bits, int64_t is_signed, int64_t *out) {
+    if (!PyLong_CheckExact(v)) return -1;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) { PyErr_Clear(); return -1; }
+    if (is_signed) {
+        if (bits < 64 && (x < -(1LL << (bits - 1)) || x >= (1LL << (bits - 1)))) return -1;
+    } else if (x < 0 || (bits < 64 && x >= (1LL << bits))) {
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
+static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
+    PyObject *slots[MAX_SLOTS];
+    PyObject *owned[MAX_SLOTS];
+    int nowned = 0;
+    int64_t regs[MAX_REGS];
+    astc_word words[MAX_WORDS];
+    int nwords = 0, committed = 0, status = -1;
+    const int64_t *c = p->code;
+    for (Py_ssize_t i = 0; i < p->nargs; i++) slots[i] = args[i];
+    for (;;) {
+        switch (*c++) {
+        case OP_ARRAY: {
+            PyObject *a = args[c[0]];
+            if (Py_TYPE(a) != &PyArray_Type) goto fail;
+            PyArrayObject *arr = (PyArrayObject *)a;
+            if ((PyObject *)PyArray_DESCR(arr) != PyTuple_GET_ITEM(p->consts, c[1])) goto fail;
+            if (PyArray_NDIM(arr) != c[2] || !PyArray_IS_C_CONTIGUOUS(arr)) goto fail;
+            c += 3;
+            break;
+        }
+        case OP_DIM: regs[c[0]] = PyArray_DIM((PyArrayObject *)args[c[1]], (int)c[2]); c += 3; break;
+        case OP_FLOAT: if (!PyFloat_CheckExact(slots[c[0]])) goto fail; c += 1; break;
+        case OP_INT: {
+            int64_t code;
+            if (!PyLong_CheckExact(slots[c[0]]) || int_class(slots[c[0]], &code) || code != c[1])
+                goto fail;
+            c += 2;
+            break;
+        }
+        case OP_IS: if (slots[c[0]] != PyTuple_GET_ITEM(p->consts, c[1])) goto fail; c += 2; break;
+        case OP_TYPEIS:
+            if ((PyObject *)Py_TYPE(slots[c[0]]) != PyTuple_GET_ITEM(p->consts, c[1])) goto fail;
+            c += 2;
+            break;
+        case OP_GLOBAL: { /* slot = globals[name], a global the region reads (held: an
+                             * allocation's finalizers could change the globals meanwhile) */
+            PyObject *v = PyDict_GetItemWithError(PyTuple_GET_ITEM(p->consts, c[1]),
+                                                  PyTuple_GET_ITEM(p->consts, c[2]));
+            if (v == NULL) goto fail;
+            Py_INCREF(v);
+            slots[c[0]] = owned[nowned++] = v;
+            c += 3;
+            break;
+        }
+        case OP_EQ: { /* a value guard: arg == value, as Python compares (a NaN never holds) */
+            PyObject *eq = PyObject_RichCompare(slots[c[0]], PyTuple_GET_ITEM(p->consts, c[1]), Py_EQ);
+            int holds = eq == NULL ? -1 : PyObject_IsTrue(eq);
+            Py_XDECREF(eq);
+            if (holds != 1) goto fail;
+            c += 2;
+            break;
+        }
+        case OP_NOTSAME: if (args[c[0]] == args[c[1]]) goto fail; c += 2; break;
+        case OP_CONST: regs[c[0]] = c[1]; c += 2; break;
+        case OP_BIN:
+            if (binop(c[1], regs[c[2]], regs[c[3]], &regs[c[0]])) goto fail;
+            c += 4;
+            break;
+        case OP_CMP: if (!compare(c[0], regs[c[1]], regs[c[2]])) goto fail; c += 3; break;
+        case OP_MINMAX: if (!(regs[c[0]] != 0 || regs[c[1]] == 0)) goto fail; c += 2; break;
+        case OP_COMMIT: committed = 1; break;
+        case OP_EMPTY: {
+            npy_intp dims[MAX_DIMS];
+            for (int64_t k = 0; k < c[2]; k++) dims[k] = (npy_intp)regs[c[3 + k]];
+            PyArray_Descr *descr = (PyArray_Descr *)PyTuple_GET_ITEM(p->consts, c[1]);
+            Py_INCREF(descr); /* PyArray_Empty steals it */
+            PyObject *out = PyArray_Empty((int)c[2], dims, descr, 0);
+            if (out == NULL) { status = -2; goto fail; } /* np.empty's own error */
+            slots[c[0]] = owned[nowned++] = out;
+            c += 3 + c[2];
+            break;
+        }
+        case OP_ALIAS: slots[c[0]] = slots[c[1]]; c += 2; break;
+        case OP_WN: {
+            PyObject *n = PyDict_GetItemWithError(g->threads_dict, s_nthreads);
+            if (n == NULL) goto fail;
+            words[nwords++].i = PyLong_AsLongLong(n);
+            if (PyErr_Occurred()) goto fail;
+            break;
+        }
+        case OP_WR: words[nwords++].i = regs[c[0]]; c += 1; break;
+        case OP_WP: words[nwords++].p = PyArray_DATA((PyArrayObject *)slots[c[0]]); c += 1; break;
+        case OP_WS:
+            words[nwords++].i = PyArray_STRIDE((PyArrayObject *)slots[c[0]], (int)c[1]);
+            c += 2;
+            break;
+        case OP_WD: case OP_WF: {
+            PyObject *v = slots[c[0]];
+            double d;
+            if (PyFloat_CheckExact(v)) {
+                d = PyFloat_AS_DOUBLE(v);
+            } else if (PyLong_CheckExact(v)) { /* as cffi converts an int */
+                d = PyLong_AsDouble(v);
+                if (d == -1.0 && PyErr_Occurred()) goto fail;
+            } else {
+                goto fail;
+            }
+            if (c[-1] == OP_WD) words[nwords++].d = d; else words[nwords++].f = (float)d;
+            c += 1;
+            break;
+        }
+        case OP_WI: {
+            int64_t x;
+            if (int_word(slots[c[0]], c[1], c[2], &x)) goto fail;
+            words[nwords++].i = x;
+            c += 3;
+            break;
+        }
+        case OP_CALL:
+            if (regs[c[1]] >= RELEASE_GIL_WORK) { /* as cffi does: other threads run meanwhile */
+                Py_BEGIN_ALLOW_THREADS
+                ((packed_fn)(uintptr_t)c[0])(words);
+                Py_END_ALLOW_THREADS
+            } else { /* a few hundred nanoseconds of work: releasing would cost more */
+                ((packed_fn)(uintptr_t)c[0])(words);
+            }
+            nwords = 0;
+            c += 2;
+            break;
+        case OP_RET: {
+            PyObject *t = PyTuple_New(c[0]);
+            if (t == NULL) { status = -2; goto fail; }
+            for (int64_t k = 0; k < c[0]; k++) {
+                PyObject *v = slots[c[1 + k]];
+                Py_INCREF(v);
+                PyTuple_SET_ITEM(t, k, v);
+            }
+            while (nowned) Py_DECREF(owned[--nowned]);
+            *result = t;
+            return 1;
+        }
+        default: goto fail;
+        }
+    }
+fail:
+    while (nowned) Py_DECREF(owned[--nowned]);
+    if (status == -2) return -2;
+    if (PyErr_Occurred()) PyErr_Clear();
+    return committed ? -1 : 0;
+}
+
+static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
+    Guards *g = (Guards *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kw == NULL) {
+        for (Py_ssize_t e = 0; e < g->nprograms; e++) {
+            const Program *p = &g->programs[e];
+            if (p->nargs != nargs) break;
+            PyObject *result = NULL;
+            int status = run(p, args, g, &result);
+            if (status == 0) continue;
+            if (status == -2) return NULL;
+            if (status < 0) break;
+            PyObject *n = PyObject_GetAttr(g->stats, s_compiled_calls);
+            PyObject *n1 = n ? PyNumber_Add(n, one) : NULL;
+            Py_XDECREF(n);
+            if (n1 == NULL || PyObject_SetAttr(g->stats, s_compiled_calls, n1) < 0) {
+                Py_XDECREF(n1);
+                Py_DECREF(result);
+                return NULL;
+            }
+            Py_DECREF(n1);
+            return result;
+        }
+    }
+    return PyObject_Vectorcall(g->fallback, args, nargsf, kw);
+}
+
+/* Check a program's words are well formed before any call runs it: operand counts, indices
+ * of arguments, registers, slots and constants in range, words per call within the buffer. */
+static int validate(const Program *p) {
+    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 2, 3, 2, 0};
+    const int64_t *c = p->code, *end = p->code + p->len;
+    Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
+    int64_t nwords = 0, nheld = 0;
+    while (c < end) {
+        int64_t op = *c++;
+        if (op == OP_END) return c == end ? 0 : -1;
+        if (op < OP_ARRAY || op > OP_TYPEIS) return -1;
+        int64_t n = ARGS[op];
+        if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
+        if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
+        if (n < 0 || c + n > end) return -1;
+        for (int64_t k = 0; k < n; k++) {
+            int free_operand = (op == OP_CONST && k == 1) || (op == OP_CALL && k == 0);
+            if (!free_operand && (c[k] < 0 || c[k] >= MAX_REGS)) return -1;
+        }
+        int takes_arg = op == OP_ARRAY || op == OP_NOTSAME; /* the others take any slot */
+        if (takes_arg && c[0] >= p->nargs) return -1;
+        if ((op == OP_NOTSAME || op == OP_DIM) && c[1] >= p->nargs) return -1;
+        int takes_const = op == OP_ARRAY || op == OP_EMPTY || op == OP_IS || op == OP_EQ ||
+                          op == OP_TYPEIS || op == OP_GLOBAL;
+        if (takes_const && c[1] >= nconsts) return -1;
+        if (op == OP_GLOBAL &&
+            (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
+        if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
+        if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
+        if (op == OP_CALL) nwords = 0;
+        c += n;
+    }
+    return -1;
+}
+
+static void guards_dealloc(PyObject *self) {
+    Guards *g = (Guards *)self;
+    for (Py_ssize_t e = 0; e < g->nprograms; e++) Py_XDECREF(g->programs[e].consts);
+    PyMem_Free(g->programs);
+    Py_XDECREF(g->fallback);
+    Py_XDECREF(g->stats);
+    Py_XDECREF(g->threads_dict);
+    Py_XDECREF(g->owned);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyTypeObject GuardsType;
+
+/* Guards(programs, fallback, stats, threads_dict); programs: [(bytes of int64, consts, nargs)] */
+static PyObject *guards_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *programs, *fallback, *stats, *threads;
+    if (!PyArg_ParseTuple(args, "O!OOO!", &PyList_Type, &programs, &fallback, &stats,
+                          &PyDict_Type, &threads))
+        return NULL;
+    Guards *g = (Guards *)type->tp_alloc(type, 0);
+    if (g == NULL) return NULL;
+    g->vectorcall = guards_call;
+    Py_INCREF(programs); g->owned = programs;
+    Py_INCREF(fallback); g->fallback = fallback;
+    Py_INCREF(stats); g->stats = stats;
+    Py_INCREF(threads); g->threads_dict = threads;
+    Py_ssize_t n = PyList_GET_SIZE(programs);
+    g->programs = PyMem_Calloc(n ? n : 1, sizeof(Program));
+    if (g->programs == NULL) { Py_DECREF(g); return PyErr_NoMemory(); }
+    for (Py_ssize_t e = 0; e < n; e++) {
+        PyObject *code, *consts;
+        Py_ssize_t nargs;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(programs, e), "SO!n", &code, &PyTuple_Type,
+                              &consts, &nargs)) {
+            Py_DECREF(g);
+            return NULL;
+        }
+        Program *p = &g->programs[e];
+        p->code = (int64_t *)PyBytes_AS_STRING(code);
+        p->len = PyBytes_GET_SIZE(code) / (Py_ssize_t)sizeof(int64_t);
+        Py_INCREF(consts); p->consts = consts;
+        p->nargs = nargs;
+        g->nprograms = e + 1;
+        if (nargs < 0 || nargs > MAX_SLOTS || validate(p)) {
+            Py_DECREF(g);
+            PyErr_SetString(PyExc_ValueError, "malformed fast-call program");
+            return NULL;
+        }
+    }
+    return (PyObject *)g;
+}
+
+static PyObject *guards_fallback(PyObject *self, void *closure) {
+    return Py_NewRef(((Guards *)self)->fallback);
+}
+
+/* The Python guard function's source stands for both (debug output, tests). */
+static PyObject *guards_source(PyObject *self, void *closure) {
+    return PyObject_GetAttrString(((Guards *)self)->fallback, "py_source");
+}
+
+static PyGetSetDef guards_getset[] = {
+    {"fallback", guards_fallback, NULL, "the Python guard function behind it", NULL},
+    {"py_source", guards_source, NULL, "the Python guard function's source", NULL},
+    {NULL},
+};
+
+static PyTypeObject GuardsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "astcompile_fastcall.Guards",
+    .tp_basicsize = sizeof(Guards),
+    .tp_dealloc = guards_dealloc,
+    .tp_vectorcall_offset = offsetof(Guards, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = guards_new,
+    .tp_getset = guards_getset,
+    .tp_doc = "A region's guards and compiled call, in C (see runtime/fastcall.c).",
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "astcompile_fastcall", NULL, -1, NULL};
+
+PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
+    import_array();
+    if (PyType_Ready(&GuardsType) < 0) return NULL;
+    s_compiled_calls = PyUnicode_InternFromString("compiled_calls");
+    s_nthreads = PyUnicode_InternFromString("_nthreads");
+    one = PyLong_FromLong(1);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&GuardsType);
+    if (PyModule_AddObject(m, "Guards", (PyObject *)&GuardsType) < 0) return NULL;
+    return m;
+}

@@ -1,0 +1,146 @@
+"""The C-level call path of compiled flat regions: build, cache and load its extension.
+
+A region called from a Python loop pays, per call, for its guard function, ``ffi.from_buffer``
+per array, cffi's ABI-mode call (libffi), ``np.empty`` and the wrapper's own lines: about
+4 µs where the work is nanoseconds. ``fastcall.c`` does all of it in one C call: a ``Guards``
+object replaces the region's Python guard function, runs each entry's program (assembled by
+:mod:`fastcall_program` from the entry's guard key and its wrapper's fast plan) and calls the
+kernels through their packed entries; whatever it cannot decide goes to the Python guard
+function, unchanged (same checks, same results, same exceptions).
+
+The extension is one C file built once per machine (per Python, NumPy and compiler) with the
+Python and NumPy headers, kept in the kernel cache under the same key, trust and integrity
+rules as kernels (:mod:`cache`), and imported from there. Where it cannot be built (no
+compiler, no headers, a refused cache) regions keep their Python guard functions: slower, never
+different. The first build costs about half a second of compiler time, so a region takes it from
+the cache when it is there and asks for a build only once its entries have run many times
+(``PROMOTE_AFTER``).
+
+Part of the runtime: must not import the compiler.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import logging
+import os
+import sys
+import sysconfig
+import threading
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from . import build, cache, parallel
+from .errors import CompilerNotFound, RuntimeBuildError
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fastcall.c")
+MODULE = "astcompile_fastcall"
+FLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing")
+#: Compiled calls of a region's entries before it asks for the extension (built once per
+#: machine): a function called a few times never waits for that compiler run.
+PROMOTE_AFTER = 64
+
+_log = logging.getLogger("astcompile")
+_lock = threading.Lock()
+_state: dict[str, Any] = {}  # "module": the loaded extension, or None once it failed
+
+
+def loaded() -> ModuleType | None:
+    """The extension when this process has it already (no build, no disk access)."""
+    return _state.get("module")
+
+
+def tried() -> bool:
+    """Whether this process has asked for the extension (and got it, or learnt it cannot)."""
+    return "module" in _state
+
+
+def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
+    """The extension, built into ``cache_dir``'s kernel cache on first use; None (remembered
+    for the process) when it cannot be built or loaded. ``build_it=False``: only when it is
+    in the cache already (looked up once per process), never running the compiler."""
+    with _lock:
+        if "module" in _state or (not build_it and _state.get("looked")):
+            return _state.get("module")
+        try:
+            module = _load_or_build(cache_dir, build_it)
+        except (OSError, ImportError, CompilerNotFound, RuntimeBuildError) as exc:
+            _log.debug("astcompile: the C-level call path is unavailable: %s", exc)
+            module, build_it = None, True
+        _state["looked"] = True
+        if module is not None or build_it:
+            _state["module"] = module
+        return module
+
+
+def _headers() -> tuple[str, ...]:
+    """Include folders of Python and NumPy, or an error naming what is missing."""
+    python = sysconfig.get_paths().get("include") or ""
+    if not os.path.exists(os.path.join(python, "Python.h")):
+        raise RuntimeBuildError(f"no Python.h in {python!r}")
+    return (f"-I{python}", f"-I{np.get_include()}")
+
+
+def _key(compiler: str, includes: tuple[str, ...]) -> str:
+    with open(SOURCE) as f:
+        source = f.read()
+    abi = sysconfig.get_config_var("EXT_SUFFIX") or sys.implementation.cache_tag
+    return cache.cache_key(
+        source, " ".join(FLAGS + includes), build.compiler_id(compiler), abi, np.__version__
+    )
+
+
+def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
+    compiler = build.find_compiler()
+    includes = _headers()
+    key = "fastcall-" + _key(compiler, includes)
+    entries = cache.ensure_cache_dir(cache_dir)
+    path = cache.lookup(entries, key)
+    if path is None:
+        if not build_it:
+            return None
+        cache.evict(entries, key)
+        path, _ = cache.store(entries, key, _builder(compiler, includes), _exists)
+    try:
+        return _import(path)
+    except ImportError:
+        cache.evict(entries, key)
+        raise
+
+
+def _builder(compiler: str, includes: tuple[str, ...]) -> Callable[[str, str], None]:
+    def run(out_path: str, workdir: str) -> None:
+        with open(SOURCE) as f:
+            source = f.read()
+        build.compile_shared(source, out_path, workdir, compiler, None, FLAGS + includes, ())
+
+    return run
+
+
+def _exists(path: str) -> str:
+    if not os.path.exists(path):
+        raise RuntimeBuildError(f"the compiler wrote no {path}")
+    return path
+
+
+def _import(path: str) -> ModuleType:
+    loader = importlib.machinery.ExtensionFileLoader(MODULE, path)
+    spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)
+    if spec is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def guards(programs: list[tuple[bytes, tuple, int]], fallback: Callable, stats: Any) -> Callable:
+    """A callable standing for ``fallback`` (a region's Python guard function) that runs the
+    first of ``programs`` whose checks hold in C, and calls ``fallback`` otherwise."""
+    module = loaded()
+    if module is None or not programs:
+        return fallback
+    return module.Guards(programs, fallback, stats, vars(parallel))

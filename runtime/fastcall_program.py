@@ -1,0 +1,251 @@
+"""Assemble one compiled entry's program for the C-level call path (``fastcall.c``).
+
+A program is a run of int64 words: first the entry's guards (the checks its guard key stands
+for, in :func:`guards.key_checks`'s terms, and the trace's shape guards), then ``COMMIT``, then
+its wrapper (the size checks, output allocation and kernel calls of its fast plan; see
+``astcompile/codegen/fastplan.py``). A guard that fails sends the call on to the next entry, a
+check after ``COMMIT`` to the Python guard function: what the C side accepts is exactly what
+the Python side would run compiled, and it runs the same kernels on the same arguments.
+
+:func:`assemble` returns None for an entry it cannot express (a key with tuples, strings or
+objects, an array not in C order, a complex or bool scalar, a float passed to an integer
+parameter; the caller leaves out entries with reads of globals and attributes): the Python
+guard function keeps it.
+
+Part of the runtime: must not import the compiler.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+# opcodes: keep in step with the enum in fastcall.c
+(ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, END) = range(1, 27)  # fmt: skip
+_BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
+REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
+_INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
+MAX_REGS = 256
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _Program:
+    def __init__(self, nargs: int) -> None:
+        self.code: list[int] = []
+        self.consts: list[Any] = []
+        self.nregs = 0
+        self.dims: dict[tuple[int, int], int] = {}  # (leaf, axis) -> register
+        self.exprs: dict[tuple, int] = {}  # size expression -> register
+        self.slots: dict[tuple, int] = {}  # ("in", leaf) / ("t", id) -> slot
+        self.nslots = nargs
+
+    def emit(self, *words: int) -> None:
+        self.code += words
+
+    def const(self, value: Any) -> int:
+        for k, known in enumerate(self.consts):
+            if known is value:
+                return k
+        self.consts.append(value)
+        return len(self.consts) - 1
+
+    def reg(self) -> int:
+        self.nregs += 1
+        if self.nregs > MAX_REGS:
+            raise _Unsupported("too many sizes")
+        return self.nregs - 1
+
+    def number(self, value: int) -> int:
+        return self.expr(("k", value))
+
+    def expr(self, e: tuple) -> int:
+        """The register holding size expression ``e`` (computed once, where first needed)."""
+        if e in self.exprs:
+            return self.exprs[e]
+        if e[0] == "d":
+            if (e[1], e[2]) not in self.dims:
+                raise _Unsupported(f"the size of leaf {e[1]}, which is no array")
+            return self.dims[(e[1], e[2])]
+        r = self.reg()
+        if e[0] == "k":
+            if not -(2**63) <= e[1] < 2**63:
+                raise _Unsupported("a size beyond int64")
+            self.emit(CONST, r, e[1])
+        else:
+            x, y = self.expr(e[1]), self.expr(e[2])
+            self.emit(BIN, r, _BIN[e[0]], x, y)
+        self.exprs[e] = r
+        return r
+
+    def compare(self, rel: str, x: int, y: int) -> None:
+        self.emit(CMP, REL[rel], x, y)
+
+    def slot(self, ref: tuple, new: bool = False) -> int:
+        if new:
+            self.slots[ref] = self.nslots
+            self.nslots += 1
+        return self.slots[ref]
+
+
+def assemble(
+    key: tuple,
+    plan: dict,
+    guards: tuple[Sequence[tuple], Sequence[tuple]],
+    kernels: dict[str, int],
+) -> tuple[bytes, tuple, int] | None:
+    """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
+    ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
+    value)``; ``(rel, x, y)`` over size expressions; ``(globals, name, kind, expected)`` of
+    each global read, see :func:`_read_check`), and the addresses of its kernels' packed
+    entries; None when it cannot be expressed."""
+    value_guards, shape_guards, reads = guards
+    p = _Program(len(key))
+    try:
+        leaves = _key_checks(p, key)
+        for read in reads:
+            _read_check(p, read, leaves)
+        for leaf, value in value_guards:
+            if leaf >= len(leaves):
+                return None
+            p.emit(EQ, leaves[leaf][0], p.const(value))
+        if len(leaves) != len(plan["inputs"]):
+            return None
+        for ref, leaf in zip(plan["inputs"], leaves):
+            if (ref[0] == "array") != (leaf[1] == "array"):
+                return None
+        for rel, x, y in shape_guards:
+            p.compare(rel, p.expr(x), p.expr(y))
+        p.emit(COMMIT)
+        _wrapper(p, plan, leaves, kernels)
+    except _Unsupported:
+        return None
+    p.emit(END)
+    return np.asarray(p.code, dtype=np.int64).tobytes(), tuple(p.consts), len(key)
+
+
+def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:
+    """Emit the checks of ``key``; the leaves: (argument index, "array"/"float"/"int")."""
+    leaves, arrays, classes = [], [], []
+    for i, k in enumerate(key):
+        if type(k) is tuple and len(k) == 4 and k[0] is np.ndarray:
+            _array_checks(p, i, k, len(leaves), classes)
+            arrays.append(i)
+            leaves.append((i, "array"))
+        elif k is float:
+            p.emit(FLOAT, i)
+            leaves.append((i, "float"))
+        elif type(k) is tuple and len(k) == 2 and k[0] is int and type(k[1]) is tuple:
+            negative, cls = k[1]
+            p.emit(INT, i, int(negative) * 16 + cls)
+            leaves.append((i, "int"))
+        elif type(k) is tuple and len(k) == 2 and (k[0] is bool or k[0] is type(None)):
+            p.emit(IS, i, p.const(k[1]))
+        else:
+            raise _Unsupported(f"argument key {k!r}")
+    for a, b in itertools.combinations(arrays, 2):
+        p.emit(NOTSAME, a, b)
+    return leaves
+
+
+def _read_check(p: _Program, read: tuple, leaves: list) -> None:
+    """A global the region reads (``fn.__globals__[name]``) is still the object (IDENTITY) or
+    value (VALUE) it was traced with, or (INPUT) a number of its key, the next leaf:
+    ``reads.check_source``'s conditions, in C. A name that is gone fails the entry, as the
+    guard function's ``except`` does."""
+    gdict, name, kind, expected = read
+    slot = p.nslots
+    p.nslots += 1
+    p.emit(GLOBAL, slot, p.const(gdict), p.const(name))
+    if kind == "input":
+        if expected is float:
+            p.emit(FLOAT, slot)
+            leaves.append((slot, "float"))
+        elif type(expected) is tuple and len(expected) == 2 and expected[0] is int:
+            p.emit(INT, slot, int(expected[1][0]) * 16 + expected[1][1])
+            leaves.append((slot, "int"))
+        else:
+            raise _Unsupported(f"a global of key {expected!r}")
+    elif kind == "identity" or expected is None or type(expected) is bool:
+        p.emit(IS, slot, p.const(expected))
+    elif kind == "value":
+        p.emit(TYPEIS, slot, p.const(type(expected)))
+        p.emit(EQ, slot, p.const(expected))
+    else:
+        raise _Unsupported(f"a {kind} read")
+
+
+def _array_checks(p: _Program, i: int, k: tuple, leaf: int, classes: list[int]) -> None:
+    _, dtype, dims, layout = k
+    if layout != "C":
+        raise _Unsupported("an array not in C order")
+    p.emit(ARRAY, i, p.const(dtype), len(dims))
+    for axis, d in enumerate(dims):
+        r = p.reg()
+        p.emit(DIM, r, i, axis)
+        p.dims[(leaf, axis)] = r
+        if d in (0, 1):
+            p.compare("==", r, p.number(d))
+        elif -d <= len(classes):
+            p.compare("==", r, classes[-d - 1])
+        else:  # a new size class: >= 2 and unlike every earlier class
+            p.compare(">", r, p.number(1))
+            for other in classes:
+                p.compare("!=", r, other)
+            classes.append(r)
+
+
+def _wrapper(p: _Program, plan: dict, leaves: list, kernels: dict[str, int]) -> None:
+    for k, (arg, _) in enumerate(leaves):
+        p.slots[("in", k)] = arg
+    for cond in plan["conds"]:
+        if cond[0] == "eq":
+            p.compare("==", p.expr(cond[1]), p.expr(cond[2]))
+        else:  # "rows": inner != 0 or rows == 0
+            p.emit(MINMAX, p.expr(cond[1]), p.expr(cond[2]))
+    for step in plan["calls"]:
+        if step[0] == "empty":
+            regs = [p.expr(e) for e in step[3]]
+            p.emit(EMPTY, p.slot(step[1], new=True), p.const(np.dtype(step[2])), len(regs), *regs)
+        elif step[0] == "alias":
+            p.slots[step[1]] = p.slot(step[2])
+        else:
+            _call(p, step, leaves, kernels)
+    outs = [p.slot(ref) for ref in plan["outputs"]]
+    p.emit(RET, len(outs), *outs)
+
+
+def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> None:
+    _, name, words, work = step
+    if name not in kernels:
+        raise _Unsupported(f"no packed entry for {name}")
+    for word in words:
+        tag = word[0]
+        if tag == "n":
+            p.emit(WN)
+        elif tag == "e":
+            p.emit(WR, p.expr(word[1]))
+        elif tag == "p":
+            p.emit(WP, p.slot(word[1]))
+        elif tag == "s":
+            p.emit(WS, p.slot(word[1]), word[2])
+        else:  # ("x", leaf, C type): a scalar argument
+            _scalar(p, leaves[word[1]], word[2])
+    p.emit(CALL, kernels[name], p.expr(work))
+
+
+def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:
+    arg, kind = leaf
+    if ctype in ("double", "float"):  # a float, or an int converted as cffi converts it
+        p.emit(WD if ctype == "double" else WF, arg)
+    elif kind == "int" and ctype in _INTS:
+        bits, signed = _INTS[ctype]
+        p.emit(WI, arg, bits, int(signed))
+    else:
+        raise _Unsupported(f"a {kind} scalar passed as {ctype}")

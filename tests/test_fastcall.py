@@ -1,0 +1,227 @@
+"""The C-level call path of flat regions (runtime/fastcall.py, runtime/fastcall.c): it runs
+exactly what the Python guard function and wrapper would, and anything else goes to them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import astcompile
+from astcompile.runtime import build, fastcall
+from astcompile.runtime.errors import CompilerNotFound
+
+SCALE = 3.0
+
+
+@pytest.fixture
+def fast():
+    """The extension, loaded (built into the test cache on first use)."""
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    return module
+
+
+def fma(a, b, c):
+    return a * b + c
+
+
+def axpy(alpha, x, y):
+    return alpha * x + y
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def rowmax(x):
+    return np.max(x, axis=1) + 1.0
+
+
+def _compiled(fn):
+    return astcompile.compile(fn, backend="c")
+
+
+def _region(compiled):
+    (region,) = compiled.regions
+    return region
+
+
+def _guarded_by_c(compiled, fast) -> bool:
+    module = fastcall.loaded()  # the one the region got (a test may have loaded it anew)
+    return module is not None and isinstance(_region(compiled).guards, module.Guards)
+
+
+def test_runs_in_c_with_numpy_results(fast):
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.random(8) for _ in range(3))
+    f = _compiled(fma)
+    first = f(a, b, c)
+    assert _guarded_by_c(f, fast)
+    before = _region(f).stats.compiled_calls
+    out = f(a, b, c)
+    assert _region(f).stats.compiled_calls == before + 1
+    np.testing.assert_array_equal(out, a * b + c)
+    np.testing.assert_array_equal(first, out)
+    assert out is not first and not any(np.shares_memory(out, x) for x in (a, b, c))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        lambda r: (r.random(8), r.random(8), r.random(8)),
+        lambda r: (r.random(50_000), r.random(50_000), r.random(50_000)),  # frees the GIL
+        lambda r: (r.random(0), r.random(0), r.random(0)),
+        lambda r: (r.random(1), r.random(1), r.random(1)),
+        lambda r: (r.random((3, 4)), r.random((3, 4)), r.random(4)),
+        lambda r: (r.random(8).astype(np.float32), r.random(8), r.random(8)),
+        lambda r: (r.random(16)[::2], r.random(8), r.random(8)),  # strided: Python path
+        lambda r: (np.asfortranarray(r.random((3, 4))), r.random((3, 4)), r.random((3, 4))),
+        lambda r: (np.arange(8), np.arange(8), 2),
+    ],
+)
+def test_same_results_as_numpy_for_each_kind_of_call(fast, args):
+    rng = np.random.default_rng(1)
+    f = _compiled(fma)
+    f(*args(rng))  # a first entry, then the call under test through the guards
+    call = args(rng)
+    out = f(*call)
+    expected = fma(*call)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_same_array_twice_and_new_shapes_recompile_as_before(fast):
+    f = _compiled(fma)
+    a = np.arange(6.0)
+    f(a, a + 1, a + 2)
+    region = _region(f)
+    np.testing.assert_array_equal(f(a, a, a), a * a + a)  # aliased: another entry
+    entries = region._count()
+    np.testing.assert_array_equal(f(a[:5], a[:5] + 1, a[:5] + 2), fma(a[:5], a[:5] + 1, a[:5] + 2))
+    assert region._count() == entries  # size 5 is in the same class as 6: no recompile
+    f(a.astype(np.float32), a + 1, a + 2)
+    assert region._count() == entries + 1  # a dtype change recompiles, as before
+
+
+def test_mismatched_shapes_raise_numpys_error(fast):
+    f = _compiled(fma)
+    a = np.arange(8.0)
+    f(a, a + 1, a + 2)
+    with pytest.raises(ValueError) as compiled_error:
+        f(a, np.arange(7.0), a + 2)
+    with pytest.raises(ValueError) as plain_error:
+        fma(a, np.arange(7.0), a + 2)
+    assert str(compiled_error.value) == str(plain_error.value)
+
+
+def test_scalars_and_their_classes(fast):
+    f = _compiled(axpy)
+    x, y = np.arange(5.0), np.ones(5)
+    f(2.0, x, y)
+    assert _guarded_by_c(f, fast)
+    np.testing.assert_array_equal(f(-0.5, x, y), -0.5 * x + y)
+    np.testing.assert_array_equal(f(3, x, y), 3 * x + y)  # an int: another entry
+    xi = np.arange(5, dtype=np.int32)
+    np.testing.assert_array_equal(f(7, xi, xi), 7 * xi + xi)
+    with pytest.raises(OverflowError) as compiled_error:
+        f(2**40, xi, xi)  # beyond int32: NumPy's NEP 50 error, as before
+    with pytest.raises(OverflowError) as plain_error:
+        axpy(2**40, xi, xi)
+    assert str(compiled_error.value) == str(plain_error.value)
+
+
+def test_empty_rows_of_a_max_raise_as_numpy(fast):
+    f = _compiled(rowmax)
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(f(x), rowmax(x))
+    np.testing.assert_array_equal(f(x + 1), rowmax(x + 1))
+    with pytest.raises(ValueError):
+        rowmax(np.zeros((3, 0)))
+    with pytest.raises(ValueError):
+        f(np.zeros((3, 0)))
+
+
+def test_errstate_raise_still_raises(fast):
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    f(a, a, a)
+    huge = np.full(4, 1e308)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        f(huge, huge, a)
+
+
+def test_globals_read_by_the_region_stay_guarded(fast, monkeypatch):
+    module = __import__(__name__)
+    f = _compiled(scaled)
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(f(x), x * 3.0)
+    assert _guarded_by_c(f, fast)  # the global is checked in C
+    monkeypatch.setattr(module, "SCALE", 5.0)
+    np.testing.assert_array_equal(f(x), x * 5.0)
+    monkeypatch.setattr(module, "SCALE", 5)  # an int now: another entry
+    np.testing.assert_array_equal(f(x), x * 5)
+    monkeypatch.delattr(module, "SCALE")
+    with pytest.raises(NameError):
+        f(x)
+
+
+def ones_of(x, k):
+    return x * 2.0 + np.ones(k)
+
+
+def test_value_guards_and_numpy_reads_run_in_c(fast):
+    f = _compiled(ones_of)
+    for k in (3, 4, 3, 2, 4):
+        x = np.arange(float(k))
+        np.testing.assert_array_equal(f(x, k), ones_of(x, k))
+    assert _guarded_by_c(f, fast) and _region(f)._count() == 3
+    with pytest.raises(ValueError) as compiled_error:
+        f(np.arange(3.0), 4)
+    with pytest.raises(ValueError) as plain_error:
+        ones_of(np.arange(3.0), 4)
+    assert str(compiled_error.value) == str(plain_error.value)
+
+
+def test_a_cached_extension_is_taken_at_once(monkeypatch, fast):
+    monkeypatch.setattr(fastcall, "_state", {})
+    assert fastcall.extension(astcompile.config.cache_dir) is not None  # in this cache now
+    monkeypatch.setattr(fastcall, "_state", {})  # a new process
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    f(a, a + 1, a + 2)
+    assert _guarded_by_c(f, fast)
+
+
+def test_promotes_after_many_calls(monkeypatch, fast, tmp_path):
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # not built there yet
+    monkeypatch.setattr(fastcall, "PROMOTE_AFTER", 3)
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    f(a, a + 1, a + 2)
+    assert not _guarded_by_c(f, fast)
+    for _ in range(3):
+        f(a, a + 1, a + 2)
+    assert _guarded_by_c(f, fast)
+    np.testing.assert_array_equal(f(a, a + 1, a + 2), fma(a, a + 1, a + 2))
+
+
+def test_falls_back_when_it_cannot_be_built(monkeypatch):
+    def no_compiler() -> str:
+        raise CompilerNotFound("none here")
+
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(build, "find_compiler", no_compiler)
+    assert fastcall.extension(astcompile.config.cache_dir) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(fastcall, "_state", {"module": None})
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(a, a + 1, a + 2), fma(a, a + 1, a + 2))
+    assert callable(_region(f).guards) and hasattr(_region(f).guards, "py_source")
+
+
+def test_malformed_programs_are_refused(fast):
+    with pytest.raises(ValueError, match="malformed"):
+        fast.Guards([(np.asarray([99], np.int64).tobytes(), (), 0)], print, None, {})
