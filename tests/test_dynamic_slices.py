@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_masks import assert_compiled_same
@@ -162,3 +162,21 @@ def strided_windows(x, a, b, step):
 def test_runtime_bounds_clip_like_python_slices(backend, a, b, step, n):
     x = np.arange(1.0, n + 1.0) ** 2
     assert_same(strided_windows, x, a, b, step, backend=backend)
+
+
+def head(x, k):
+    return x[:k] * 2.0
+
+
+def head_and_total(x, k):
+    part = x[k:]
+    return part + 1, part.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [head, head_and_total])
+def test_a_result_whose_length_varies_with_an_argument_has_numpys_length(fn, backend):
+    """A second ``k`` makes the slice length a run-time value: the result must still be
+    ``x[:k]``'s length (it was returned at ``x``'s length, the tail uninitialised)."""
+    x = np.arange(10.0)
+    assert_same_calls(fn, [(x, k) for k in (3, 4, 5, 12, -2, 0)], backend=backend)

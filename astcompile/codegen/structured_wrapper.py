@@ -23,6 +23,7 @@ from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.codegen.wrapper import argument_checks
 from astcompile.ir.graph import DynIndex, Graph, InputKind, Node
 from astcompile.ir.ops import Op
+from astcompile.ir.shapes import is_runtime
 
 
 @dataclass
@@ -136,7 +137,7 @@ class _Wrapper:
         self.consts["_checks"] = tuple(self.em.checks)
         self.consts["_sites"] = tuple(self.em.sites)
         lines.append("        _raise(rc, err, _checks, _sites)")
-        outs = [self.ref(o, j) for j, o in enumerate(self.graph.outputs)]
+        outs = [self.ref(_sized(o), j) for j, o in enumerate(self.graph.outputs)]
         lines.append(f"    return [{', '.join(outs)}]")
         return "\n".join(lines) + "\n"
 
@@ -175,3 +176,11 @@ class _Wrapper:
                 raise StructuredUnsupported("an output view with a runtime index")
             return STEPS[node.op](node, [self.ref(node.inputs[0])])
         raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")
+
+
+def _sized(node: Node) -> Node:
+    """An output whose length only the C code knows (``x[:k]`` for a ``k`` that varies) would
+    be returned at its bound's length, its tail uninitialised: such a region runs as written."""
+    if any(is_runtime(d) for d in node.shape):
+        raise StructuredUnsupported("an output whose length is known only at run time")
+    return node
