@@ -269,13 +269,24 @@ def operand_expr(operand: Operand) -> str:
 
 
 def _convert(operand: Operand, dtype: np.dtype) -> str:
+    return convert_operand(operand, dtype, literal, lambda expr, t: f"(({ctype(t)}){expr})")
+
+
+def convert_operand(
+    operand: Operand,
+    dtype: np.dtype,
+    literal: Callable[[Any, np.dtype], str],
+    cast: Callable[[str, np.dtype], str],
+) -> str:
+    """``operand`` as a value of ``dtype`` in a target's language: a constant as the target's
+    typed ``literal``, a truth value compared with 0 (not cast), else the target's ``cast``."""
     if operand.value is not None and np.ndim(operand.value) == 0:
         return literal(operand.value, dtype)
     if operand.dtype == dtype:
         return operand.expr
     if dtype.kind == "b":
         return f"({operand.expr} != 0)"
-    return f"(({ctype(dtype)}){operand.expr})"
+    return cast(operand.expr, dtype)
 
 
 def can_lower(node: Node) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.lower import Operand, compute_dtype
+from astcompile.codegen.lower import Operand, compute_dtype, convert_operand
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
@@ -236,13 +236,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
 
 def convert(operand: Operand, dtype: np.dtype) -> str:
     """``operand`` as a value of ``dtype``: a constant as a typed literal."""
-    if operand.value is not None and np.ndim(operand.value) == 0:
-        return literal(operand.value, dtype)
-    if operand.dtype == dtype:
-        return operand.expr
-    if dtype.kind == "b":
-        return f"({operand.expr} != 0)"
-    return f"{operand.expr}.to({tl_type(dtype)})"
+    return convert_operand(operand, dtype, literal, lambda expr, t: f"{expr}.to({tl_type(t)})")
 
 
 def can_lower(node: Node) -> bool:
