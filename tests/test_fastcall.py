@@ -206,6 +206,21 @@ def test_promotes_after_many_calls(monkeypatch, fast, tmp_path):
     np.testing.assert_array_equal(f(a, a + 1, a + 2), fma(a, a + 1, a + 2))
 
 
+def test_promotion_makes_measuring_compare_again(monkeypatch, fast, tmp_path):
+    """Measuring may have chosen plain against the slower Python path: once the C path is in,
+    the function compares its paths again."""
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))
+    monkeypatch.setattr(fastcall, "PROMOTE_AFTER", 3)
+    f = _compiled(fma)
+    compared: list = []
+    monkeypatch.setattr(f, "compare_again", lambda: compared.append(1))
+    a = np.arange(4.0)
+    for _ in range(4):
+        f(a, a + 1, a + 2)
+    assert _guarded_by_c(f, fast) and compared == [1]
+
+
 def test_falls_back_when_it_cannot_be_built(monkeypatch):
     def no_compiler() -> str:
         raise CompilerNotFound("none here")

@@ -44,6 +44,10 @@ class Owner(Protocol):
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak: ...
 
+    def compare_again(self) -> None:
+        """What the compiled path costs changed: measuring compares the paths again."""
+        ...
+
 
 class CompilingRegion(Protocol):
     """A region as the pipeline compiles it and the warm cache fills it."""

@@ -258,6 +258,11 @@ class Region:
         fastcall.extension(config.cache_dir)
         with self._lock:
             self._specialise()
+        if fastcall.loaded() is not None:  # the compiled path just got cheaper: measure again
+            tier = getattr(self, "tier", None)  # region tiering's, where it measures this one
+            if tier is not None:
+                tier.reopen()
+            self.owner.compare_again()
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
