@@ -22,16 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import astcompile
-
-
-def gelu(x):
-    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
-
-
-def softmax(x):
-    m = x.max(axis=1, keepdims=True)
-    e = np.exp(x - m)
-    return e / e.sum(axis=1, keepdims=True)
+from bench.kernels import gelu, softmax
 
 
 def layernorm(x, g, b):

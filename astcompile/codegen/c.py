@@ -28,7 +28,14 @@ from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
 from astcompile.codegen.names import location, value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, plan_kernel, unit_stride
+from astcompile.codegen.plan import (
+    Access,
+    KernelPlan,
+    is_scalar_const,
+    phase_parts,
+    plan_kernel,
+    unit_stride,
+)
 from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.views import dim_c
@@ -131,19 +138,8 @@ class _Emitter(ReductionLoops):
         return operand_expr(operand)
 
     # -- one phase: a loop nest over the inner axes -----------------------------------------
-    def _phase_parts(self, k: int) -> tuple[list[Node], list[Node]]:
-        """(reductions, array outputs) of phase ``k``."""
-        plan = self.plan
-        reds = [n for n in self.kernel.nodes if plan.phase_of.get(n.id) == k]
-        outs = [
-            o
-            for o in self.kernel.outputs
-            if plan.touches_inner(self.out_maps[o.id]) and plan.avail[o.id] == k
-        ]
-        return reds, outs
-
     def _phase_body(self, k: int) -> list[Node]:
-        return self._needed(*self._phase_parts(k))
+        return self._needed(*phase_parts(self.plan, self.out_maps, k))
 
     def _calls(self, node: Node) -> bool:
         return bool(CALL.search(self.value_stmt(node)))
@@ -155,7 +151,7 @@ class _Emitter(ReductionLoops):
 
     def phase(self, k: int) -> None:
         self.current, plan = k, self.plan
-        reds, outs = self._phase_parts(k)
+        reds, outs = phase_parts(self.plan, self.out_maps, k)
         body = self._needed(reds, outs)
         self.emit(f"/* phase {k}: {self._describe(reds, outs)} */")
         self.accumulate(reds, "t")

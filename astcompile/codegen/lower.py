@@ -127,6 +127,23 @@ _FLOAT_ONLY = {
     Op.POW,
 }
 
+#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton.
+INFIX_RULES: dict[Op, Callable] = {
+    Op.EQ: _infix("=="),
+    Op.NE: _infix("!="),
+    Op.LT: _infix("<"),
+    Op.LE: _infix("<="),
+    Op.GT: _infix(">"),
+    Op.GE: _infix(">="),
+    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
+    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
+    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
+    Op.BITWISE_AND: _infix("&"),
+    Op.BITWISE_OR: _infix("|"),
+    Op.BITWISE_XOR: _infix("^"),
+}
+
+
 #: op -> rule(node, operand expressions) -> C expression.
 RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.NEG: lambda n, a: f"(-{a[0]})",
@@ -191,18 +208,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.LOGADDEXP: _helper("logaddexp"),
     Op.HYPOT: _fn("hypot"),
     Op.COPYSIGN: _fn("copysign"),
-    Op.EQ: _infix("=="),
-    Op.NE: _infix("!="),
-    Op.LT: _infix("<"),
-    Op.LE: _infix("<="),
-    Op.GT: _infix(">"),
-    Op.GE: _infix(">="),
-    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
-    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
-    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
-    Op.BITWISE_AND: _infix("&"),
-    Op.BITWISE_OR: _infix("|"),
-    Op.BITWISE_XOR: _infix("^"),
+    **INFIX_RULES,
     Op.LSHIFT: _helper("lshift"),
     Op.RSHIFT: _helper("rshift"),
     Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",

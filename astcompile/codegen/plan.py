@@ -126,3 +126,17 @@ def _plan_level(plan: KernelPlan, node: Node, members: set[int]) -> None:
         plan.avail[node.id] = avail
         if elem:
             plan.elem.add(node.id)
+
+
+def phase_parts(
+    plan: KernelPlan, out_maps: dict[int, tuple], k: int
+) -> tuple[list[Node], list[Node]]:
+    """(reductions, array outputs over the inner axes) computed in phase ``k``: what every
+    target's row loop for that phase folds and stores."""
+    reds = [n for n in plan.kernel.nodes if plan.phase_of.get(n.id) == k]
+    outs = [
+        o
+        for o in plan.kernel.outputs
+        if plan.touches_inner(out_maps[o.id]) and plan.avail[o.id] == k
+    ]
+    return reds, outs

@@ -27,7 +27,7 @@ from astcompile.codegen import reduce as red
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand
 from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const
+from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, phase_parts
 from astcompile.codegen.source_notes import short
 from astcompile.codegen.triton_rules import constant, literal, lower, tl_type
 from astcompile.ir.graph import Node
@@ -248,17 +248,6 @@ def block_body(e: TritonEmitter) -> None:
             e.store(node)
 
 
-def _phase_parts(e: TritonEmitter, k: int) -> tuple[list[Node], list[Node]]:
-    plan = e.plan
-    reds = [n for n in e.kernel.nodes if plan.phase_of.get(n.id) == k]
-    outs = [
-        o
-        for o in e.kernel.outputs
-        if plan.touches_inner(e.out_maps[o.id]) and plan.avail[o.id] == k
-    ]
-    return reds, outs
-
-
 def _row_values(e: TritonEmitter, k: int) -> None:
     """Row-level values available by phase ``k``, emitted before its loop (a value first
     defined inside a Triton loop is gone after it)."""
@@ -271,7 +260,7 @@ def loop_body(e: TritonEmitter) -> None:
     """The row in ``BLOCK``-sized steps, one loop per phase."""
     _row_start(e)
     for k in range(e.plan.nphases):
-        reds, outs = _phase_parts(e, k)
+        reds, outs = phase_parts(e.plan, e.out_maps, k)
         _row_values(e, k)
         e.emit(f"# phase {k}: {', '.join(_v(n) for n in reds + outs) or 'nothing'}")
         for r in reds:

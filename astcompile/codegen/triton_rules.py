@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.lower import Operand, compute_dtype, convert_operand
+from astcompile.codegen.lower import INFIX_RULES, Operand, compute_dtype, convert_operand
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
@@ -194,18 +194,7 @@ RULES: dict[Op, Rule] = {
     Op.ARCTAN2: _lm("atan2"),
     Op.HYPOT: _lm("hypot"),
     Op.COPYSIGN: _lm("copysign"),
-    Op.EQ: _infix("=="),
-    Op.NE: _infix("!="),
-    Op.LT: _infix("<"),
-    Op.LE: _infix("<="),
-    Op.GT: _infix(">"),
-    Op.GE: _infix(">="),
-    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
-    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
-    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
-    Op.BITWISE_AND: _infix("&"),
-    Op.BITWISE_OR: _infix("|"),
-    Op.BITWISE_XOR: _infix("^"),
+    **INFIX_RULES,
     Op.WHERE: lambda n, a: f"tl.where({a[0]}, {a[1]}, {a[2]})",
     Op.REAL: _IDENT,
     Op.CLIP: _clip,
