@@ -54,12 +54,12 @@ class ExplainOutput:
             state = (
                 "compiled"
                 if run.eager_calls == 0
-                else ("eager" if run.compiled_calls == 0 else "mixed")
+                else ("plain" if run.compiled_calls == 0 else "mixed")
             )
             state += f" as dask {run.dask}" if run.dask else ""
             lines.append(
                 f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
-                f"{state}, {run.compiled_calls} compiled / {run.eager_calls} eager call(s), "
+                f"{state}, {run.compiled_calls} compiled / {run.eager_calls} plain call(s), "
                 f"{run.seconds * 1e3:.3f} ms{_on(self.targets.get((run.function, run.region)))}"
             )
         if self.guards:
@@ -77,7 +77,7 @@ class ExplainOutput:
         share = 100 * self.eager_seconds / self.total_seconds
         return [
             (
-                f" Warning: {share:.0f}% of the call ran in NumPy (eager regions); "
+                f" Warning: {share:.0f}% of the call ran as plain Python (regions that did not compile); "
                 "see the break reasons above."
             )
         ]

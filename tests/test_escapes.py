@@ -245,3 +245,11 @@ def test_a_loop_body_changing_a_list_made_before_it_runs_as_python(fn, args, bac
     assert_same(fn, *args, backend=backend)
     output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
     assert any("made outside it" in r.detail for r in output.break_reasons), str(output)
+
+
+def test_a_loop_body_break_names_the_users_file_not_the_library():
+    """The break is raised as the watch on the loop body closes: its line is the user's
+    loop, not the standard library's context manager."""
+    output = astcompile.explain(astcompile.compile(appends_in_a_for_loop), np.ones(2), 3)
+    (found,) = [r for r in output.break_reasons if "made outside it" in r.detail]
+    assert found.filename == __file__ and "for _ in range(n)" in found.source_line, str(output)

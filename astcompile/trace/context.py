@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -16,6 +17,9 @@ from astcompile.trace.reasons import TraceReason
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+#: Frames that are never the user's line: ours, NumPy's, and the standard library's context
+#: managers (a break raised when a ``with`` block closes would otherwise point into contextlib).
+_NOT_USER = (_PACKAGE_DIR, _NUMPY_DIR, "<frozen", os.path.abspath(contextlib.__file__))
 _local = threading.local()
 
 
@@ -41,7 +45,7 @@ def user_location() -> Loc | None:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen")):
+        if not filename.startswith(_NOT_USER):
             return Loc(filename, frame.f_lineno)
         frame = frame.f_back
     return None
@@ -52,7 +56,7 @@ def location_in_traceback(tb: Any) -> Loc | None:
     found = None
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if not filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen")):
+        if not filename.startswith(_NOT_USER):
             found = Loc(filename, tb.tb_lineno)
         tb = tb.tb_next
     return found
