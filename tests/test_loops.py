@@ -163,3 +163,27 @@ def test_in_place_updates_outside_loops_write_into_the_caller_array(backend):
     assert got is x
     np.testing.assert_array_equal(x, [0.0, 9.0, 5.0, 6.0, 8.0])
     np.testing.assert_array_equal(y, [7.0, 1.0, 1.0])
+
+
+STEP = 0.01
+
+
+def euler_with_a_global_step(pos, vel, n):
+    for _ in range(n):
+        vel = vel - STEP * pos
+        pos = pos + STEP * vel
+    return pos, vel
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_global_read_only_inside_the_loop_body_is_an_input(backend):
+    """``STEP`` is first read while tracing the body, so its input node sits in the body
+    graph; the interpreter failed on it ("no rule for INPUT"). A change to it is seen."""
+    global STEP
+    compiled = astcompile.compile(euler_with_a_global_step, backend=backend)
+    for step in (0.01, 0.25):
+        STEP = step
+        want = euler_with_a_global_step(np.ones(3), np.zeros(3), 7)
+        np.testing.assert_allclose(compiled(np.ones(3), np.zeros(3), 7), want, rtol=1e-12)
+    STEP = 0.01
+    assert_same(euler_with_a_global_step, 1.0, 0.0, 5, backend=backend)

@@ -206,6 +206,12 @@ def _iterate(steps: list[Step], ctx: EvalContext, attr: LoopAttr, carried: list)
     return outs, True
 
 
+def _input(node: Node, ctx: EvalContext, args: list) -> Any:
+    """A region input first read inside a loop body or branch (a global like ``DT`` read only
+    there): its node sits in that graph, its value was set with the region's other inputs."""
+    return ctx.values[node.id]
+
+
 def _check(node: Node, ctx: EvalContext, args: list) -> Any:
     """``assert`` and Python's own errors on loop values (see trace/control.py)."""
     if not bool(args[0]):
@@ -254,6 +260,7 @@ def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
 #: op -> how to run it; ops missing here run their registry's NumPy function on the inputs.
 _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.CONST: _const,
+    Op.INPUT: _input,
     Op.DIM: _dim,
     Op.CAST: _cast,
     Op.IOTA: _iota,
