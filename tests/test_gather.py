@@ -53,3 +53,48 @@ def test_out_of_range_index_raises_numpys_index_error(backend):
         compiled(x, np.array([1, 8]), M)
     with pytest.raises(IndexError, match="index -9 is out of bounds for axis 0 with size 8"):
         compiled(x, np.array([-9]), M)
+
+
+def swap_rows(A, k, p):
+    A = A.copy()
+    A[[k, p]] = A[[p, k]]  # NumPy reads both rows first: a swap
+    return A
+
+
+def rows_by_a_list(x, i):
+    return x[[i, 0, i]] * 2, x[[1, -1], 1:]
+
+
+def pivoting(A):
+    A = A.copy()
+    for k in range(A.shape[0] - 1):
+        p = np.argmax(np.abs(A[k:, k])) + k
+        A[[k, p]] = A[[p, k]]
+        A[k + 1 :, k:] -= np.outer(A[k + 1 :, k] / A[k, k], A[k, k:])
+    return A
+
+
+LIST_CASES = [
+    (swap_rows, (np.arange(12.0).reshape(4, 3), 0, 2)),
+    (swap_rows, (np.arange(12.0).reshape(4, 3), 1, 1)),
+    (swap_rows, (np.arange(12).reshape(4, 3), -1, 0)),
+    (rows_by_a_list, (np.arange(9.0).reshape(3, 3), 2)),
+    (rows_by_a_list, (np.arange(9.0).reshape(3, 3), -3)),
+    (pivoting, (np.array([[1.0, 2.0, 0.5], [4.0, 1.0, 2.0], [2.0, 8.0, 1.0]]),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", LIST_CASES)
+def test_a_list_of_integers_indexes_like_an_integer_array(fn, args, backend):
+    """``A[[k, p]] = A[[p, k]]`` (the row swap of every pivoting solver) used to break."""
+    assert_same(fn, *args, backend=backend)
+    output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert not output.break_reasons, str(output)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_index_out_of_range_raises_index_error(backend):
+    compiled = astcompile.compile(swap_rows, backend=backend)
+    with pytest.raises(IndexError):
+        compiled(np.ones((3, 2)), 0, 3)

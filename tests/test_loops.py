@@ -187,3 +187,26 @@ def test_a_global_read_only_inside_the_loop_body_is_an_input(backend):
         np.testing.assert_allclose(compiled(np.ones(3), np.zeros(3), 7), want, rtol=1e-12)
     STEP = 0.01
     assert_same(euler_with_a_global_step, 1.0, 0.0, 5, backend=backend)
+
+
+def native_then_untraceable(x, n):
+    for i in range(n):  # traces: stays a native loop
+        x = x * 0.5 + i
+    s = 0.0
+    for i in range(n):  # .item() cannot trace: this loop alone goes back to Python
+        s = s + np.sum(x * i).item()
+    return x + s
+
+
+def test_a_trace_failure_sends_only_the_loops_around_it_to_python():
+    """The failing line is in the second loop: the first stays native, in a region of its own
+    (before, every loop of the region went to Python)."""
+    compiled = astcompile.compile(native_then_untraceable, backend="c")
+    x = np.arange(3.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(x, 4), native_then_untraceable(x, 4))
+    first, second = (native_then_untraceable.__code__.co_firstlineno + offset for offset in (1, 4))
+    assert compiled.python_loops == {second}
+    loop_region = next(r for r in reversed(compiled.regions) if r.spec.first_line == first)
+    assert len(loop_region.spec.structured) == 1
+    assert loop_region.stats.compiled_calls > 0 and loop_region.stats.eager_calls == 0

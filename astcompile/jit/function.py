@@ -278,12 +278,16 @@ class CompiledFunction:
             self._backend = get_backend(resolve_backend(self.backend_name))
         return self._backend
 
-    def keep_loops_in_python(self, spec: RegionSpec) -> None:
-        """A region could not be traced: from the next call on, its loops (if it has any) run in
-        Python and their bodies become regions of their own (the break stays local)."""
+    def keep_loops_in_python(self, spec: RegionSpec, line: int | None = None) -> None:
+        """A region could not be traced: from the next call on, its loops run in Python and
+        their bodies become regions of their own (the break stays local). When the failing
+        file ``line`` is known and inside some of its loops, only those loops fall back."""
+        from astcompile.frontend.loop_extents import loops_holding
         from astcompile.frontend.spec import LoopSpec
 
         lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}
+        holding = loops_holding(self.fn, line, lines) if line else set()
+        lines = holding or lines
         with self._lock:
             if lines - self.python_loops:
                 self.python_loops |= lines

@@ -285,7 +285,7 @@ class Region:
         debug_dump.region(self.owner.fn, self.owner.name, self.spec.name, graph, run, number)
 
     def on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
-        self.owner.keep_loops_in_python(self.spec)  # a loop region retries with Python loops
+        self._keep_loops_around(exc.loc)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
         self.add_eager_key(key)
@@ -293,6 +293,12 @@ class Region:
         if recorder is not None:
             recorder.add_break(graph_break)
         logs.graph_breaks.info("%s", graph_break.describe())
+
+    def _keep_loops_around(self, loc: Any) -> None:
+        """Send the region's loops that hold the failing user line to Python (all of them when
+        the line is elsewhere, say in a callee's file)."""
+        here = loc is not None and loc.filename == self.owner.fn.__code__.co_filename
+        self.owner.keep_loops_in_python(self.spec, loc.line if here else None)
 
     def note_unlowerable(self, backend: str, exc: Exception) -> None:
         """The backend cannot lower this region's graph: it runs as written (the caller adds
@@ -327,9 +333,9 @@ class Region:
             type(exc).__name__,
             exc,
         )
-        self.owner.keep_loops_in_python(self.spec)
-        self.add_eager_key(key)
         loc = location_in_traceback(exc.__traceback__)
+        self._keep_loops_around(loc)
+        self.add_eager_key(key)
         filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
         graph_break = GraphBreak(
             BreakReason.TRACE_UNSUPPORTED,

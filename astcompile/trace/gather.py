@@ -23,10 +23,36 @@ def _is_index_array(value: Any) -> bool:
     return isinstance(value, SymArray) and value.ndim > 0 and value.dtype.kind in "iu"
 
 
+def _is_int(value: Any) -> bool:
+    """A Python, NumPy or traced integer scalar (not a bool: ``[True, False]`` is a mask)."""
+    from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
+
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, np.integer, SymInt)):
+        return True
+    if isinstance(value, SymScalar):
+        return value.node.dtype.kind in "iu"
+    return isinstance(value, SymArray) and value.ndim == 0 and value.dtype.kind in "iu"
+
+
+def _listed_rows(entry: Any) -> Any:
+    """A list of integers used as an index (``A[[k, p]] = A[[p, k]]``, a row swap) as NumPy
+    takes it: an integer array. Other entries are returned as they are."""
+    if not (isinstance(entry, list) and entry and all(_is_int(e) for e in entry)):
+        return entry
+    from astcompile.trace.numpy_sequences import as_operand
+
+    rows = as_operand(entry)
+    return rows if _is_index_array(rows) else entry
+
+
 def index_array(key: Any) -> tuple[Any, tuple] | None:
     """``(idx, rest)`` when ``x[key]`` indexes the first axis with a 1-D traced int array
-    ``idx`` and the other axes with basic indices ``rest``; None when it does not."""
+    ``idx`` (or a list of integers) and the other axes with basic indices ``rest``; None when
+    it does not."""
     entries = key if isinstance(key, tuple) else (key,)
+    entries = (_listed_rows(entries[0]), *entries[1:]) if entries else entries
     if not entries or not _is_index_array(entries[0]):
         return None
     idx, rest = entries[0], tuple(entries[1:])
