@@ -241,3 +241,15 @@ def test_corrupt_kernels_of_warm_entries_are_rebuilt_in_a_new_process(tmp_path, 
     assert run.stdout.strip() == expected
     entries = str(kernels)
     assert all(cache.lookup(entries, p.stem) for p in kernels.glob("*.so"))  # rebuilt
+
+
+def test_a_function_without_a_module_name_compiles(tmp_path):
+    """``exec`` of source into a namespace without ``__name__`` gives ``fn.__module__ is
+    None``; the rewrite cache's key joined it as a string and crashed."""
+    path = tmp_path / "made.py"
+    path.write_text("def f(x):\n    return x * 2.0 + 1.0\n")
+    namespace: dict = {"np": np}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102 - the case itself
+    made = namespace["f"]
+    assert made.__module__ is None
+    np.testing.assert_array_equal(astcompile.compile(made)(np.arange(3.0)), made(np.arange(3.0)))

@@ -58,7 +58,7 @@ def function_key(fn: Callable, all_eager: bool) -> str | None:
         compiler_id(),
         artifacts.python_version(),
         np.__version__,
-        fn.__module__,
+        str(fn.__module__),  # None for a function exec'd without a __name__ in its globals
         fn.__qualname__,
         code_hash(fn),
         str(all_eager),
