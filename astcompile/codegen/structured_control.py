@@ -130,7 +130,7 @@ def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
     if em.plan.is_scalar(cin):
         em.emit(f"const {t} {name}_next = {em.cast(em.scalar(out), out.dtype, cin.dtype)};")
         return [f"{name} = {name}_next;"]
-    if out is cin:
+    if _unchanged(out) is cin:
         return []
     _check_fresh(em, body, out)
     em.emit(f"{t}* {name}_next = {name}_sel == 0 ? {name}_b : {name}_a;  /* double buffer */")
@@ -138,6 +138,19 @@ def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
     em.fill(View(f"{name}_next", "0", strides, frozenset()), cin.shape, cin.dtype, out)
     moves = [f"{name}_s{a} = {s};" for a, s in enumerate(strides)]
     return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_sel == 0 ? 1 : 0;"]
+
+
+def _unchanged(out: Node) -> Node:
+    """What ``out`` is when inner loops only updated it in place: ``out += ...`` in an inner
+    loop carries ``out`` through it unchanged (the RESULT is the inner loop's initial value,
+    the same buffer), so the outer loop carries its own placeholder on, with nothing to copy."""
+    while out.op is Op.RESULT and out.inputs[0].op is Op.LOOP:
+        loop, k = out.inputs[0], out.attr
+        attr = loop.attr
+        if attr.body.outputs[k] is not attr.holders[k]:
+            break
+        out = loop.inputs[attr.heads + k]
+    return out
 
 
 def _check_fresh(em: Emitter, graph: Graph, out: Node) -> None:

@@ -1,0 +1,101 @@
+"""Arrays carried through loop regions: updated in place by inner loops, rebound, returned.
+
+After a loop or branch, ``acc *= 0.5`` writes into whatever buffer ``acc`` is: the caller's
+array when the loop only updated it in place (it used to rebind ``acc`` to a new array, so the
+caller's array missed the write). An array that an inner loop only updates in place (``out += ...``) comes out of that loop as
+the same buffer; the outer loop carries it on without a copy (before, the C target refused
+the region, GB023, and it ran as written). Each case is compared with the plain function
+through the shared differential helper and must compile without a break.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same
+
+import astcompile
+
+
+def conv2d_taps(img, kernel):
+    kh, kw = kernel.shape
+    h = img.shape[0] - kh + 1
+    w = img.shape[1] - kw + 1
+    out = np.zeros((h, w), dtype=img.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out += kernel[kh - 1 - i, kw - 1 - j] * img[i : i + h, j : j + w]
+    return out
+
+
+def accumulate_into_argument(acc, x, n):
+    total = 0.0
+    for k in range(n):
+        for j in range(x.shape[0]):
+            acc -= x[j] * k
+            total = total + x[j]
+        acc *= 0.5
+    return acc, total
+
+
+def inner_rebinds_outer_in_place(x, n):
+    y = x.copy()
+    for _ in range(n):
+        for _ in range(2):
+            y = y * 0.5 + 1.0  # a new array: double buffered in the inner loop
+        y += 1.0
+    return y
+
+
+def scaled_after_the_loop(acc, n):
+    for _ in range(n):
+        acc += 1.0
+    acc *= 2.0  # the loop's result is the caller's array: this writes into it
+    return acc
+
+
+def scaled_after_nested_loops(acc, x, n):
+    for k in range(n):
+        for j in range(x.shape[0]):
+            acc -= x[j] * k
+        acc *= 0.5  # the inner loop's result is still the caller's array
+    return acc
+
+
+def scaled_after_a_branch(acc, n):
+    for k in range(n):
+        if acc.sum() > 4.0:
+            acc = acc - 1.0  # a new array from here on
+        acc *= 0.5
+    return acc
+
+
+CASES = [
+    (scaled_after_the_loop, (np.arange(3.0), 4)),
+    (scaled_after_the_loop, (np.arange(3.0), 0)),
+    (scaled_after_nested_loops, (np.arange(4.0), np.array([1.0, -2.0, 0.5]), 3)),
+    (conv2d_taps, (np.arange(36.0).reshape(6, 6), np.arange(9.0).reshape(3, 3) / 10)),
+    (conv2d_taps, (np.ones((5, 4), np.float32), np.full((2, 3), 0.5, np.float32))),
+    (accumulate_into_argument, (np.arange(4.0), np.array([1.0, -2.0, 0.5]), 3)),
+    (accumulate_into_argument, (np.arange(4.0), np.array([1.0]), 0)),
+    (inner_rebinds_outer_in_place, (np.arange(5.0), 3)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", CASES, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(CASES)]
+)
+def test_arrays_carried_through_inner_loops(fn, args, backend):
+    assert_same(fn, *args, backend=backend)
+    report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert report.break_reasons == [], str(report)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("start", [np.arange(4.0), np.ones(2)])
+def test_an_in_place_update_after_a_branch_reaches_the_callers_array(start, backend):
+    """Where the branch keeps ``acc`` (``np.ones(2)``: never taken), ``acc *= 0.5`` writes into
+    the caller's array. The C target cannot yet carry a branch result that may be the loop's
+    own buffer, so that region runs as written (GB023): correct, not yet fast."""
+    assert_same(scaled_after_a_branch, start, 3, backend=backend)
