@@ -70,7 +70,54 @@ def scaled_after_a_branch(acc, n):
     return acc
 
 
+def wave_leapfrog(u0, c, steps):
+    prev = u0.copy()
+    cur = u0.copy()
+    nxt = np.zeros(u0.shape[0])
+    for _ in range(steps):
+        nxt[1:-1] = 2.0 * cur[1:-1] - prev[1:-1] + c * (cur[2:] - 2.0 * cur[1:-1] + cur[:-2])
+        prev, cur, nxt = cur, nxt, prev
+    return cur
+
+
+def swap_buffers_of_the_caller(u, scratch, steps):
+    for _ in range(steps):
+        scratch[1:-1] = 0.5 * (u[2:] + u[:-2])
+        scratch[0] = u[0]
+        scratch[-1] = u[-1]
+        u, scratch = scratch, u
+    return u, scratch
+
+
+def rotate_one_buffer_twice(x, steps):
+    a = x.copy()
+    b = a  # the same array under two names: stores through one are seen through the other
+    for _ in range(steps):
+        b[0] += 1.0
+        a, b = b, a
+    return a, b
+
+
+def rotations_inside_an_outer_loop(u0, outer, inner):
+    u = u0.copy()
+    v = np.zeros_like(u0)
+    total = 0.0
+    for _ in range(outer):
+        for _ in range(inner):
+            v[:] = u * 0.5 + 1.0
+            u, v = v, u
+        total = total + u.sum()
+    return u, total
+
+
 CASES = [
+    (wave_leapfrog, (np.sin(np.linspace(0.0, 3.0, 9)), 0.25, 5)),
+    (wave_leapfrog, (np.sin(np.linspace(0.0, 3.0, 9)), 0.25, 6)),
+    (wave_leapfrog, (np.ones(4), 0.5, 0)),
+    (swap_buffers_of_the_caller, (np.arange(6.0), np.zeros(6), 3)),
+    (swap_buffers_of_the_caller, (np.arange(6.0), np.zeros(6), 4)),
+    (swap_buffers_of_the_caller, (np.arange(5.0, dtype=np.float32), np.zeros(5, np.float32), 1)),
+    (rotate_one_buffer_twice, (np.zeros(3), 5)),
     (scaled_after_the_loop, (np.arange(3.0), 4)),
     (scaled_after_the_loop, (np.arange(3.0), 0)),
     (scaled_after_nested_loops, (np.arange(4.0), np.array([1.0, -2.0, 0.5]), 3)),
@@ -99,3 +146,12 @@ def test_an_in_place_update_after_a_branch_reaches_the_callers_array(start, back
     the caller's array. The C target cannot yet carry a branch result that may be the loop's
     own buffer, so that region runs as written (GB023): correct, not yet fast."""
     assert_same(scaled_after_a_branch, start, 3, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("inner", [2, 3])
+def test_arrays_going_round_in_an_inner_loop(inner, backend):
+    """After an odd number of inner steps ``u`` is the outer loop's ``v``: the C target does not
+    carry that through the outer loop yet (GB023, the region runs as written); correct either
+    way."""
+    assert_same(rotations_inside_an_outer_loop, np.arange(4.0), 3, inner, backend=backend)

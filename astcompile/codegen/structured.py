@@ -83,7 +83,9 @@ class Emitter(LoopReductions):
     allocs: list[Alloc] = field(default_factory=list)
     memo: dict[tuple, str] = field(default_factory=dict)
     loads: list[tuple[frozenset, str]] | None = None
-    selectors: dict[int, tuple[str, Node, tuple[str, str]]] = field(default_factory=dict)
+    #: a returned carried array -> (its C origin variable, the arrays it may end as, the bias
+    #: from that variable to an index into them): the wrapper returns that very array
+    selectors: dict[int, tuple[str, tuple[Node | str, ...], int]] = field(default_factory=dict)
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
     sites: list[tuple[str, int]] = field(default_factory=list)  # error sites: (file, line)

@@ -40,8 +40,12 @@ Emitter = Any  # structured.Emitter (imported lazily there: it imports this modu
 def loop(em: Emitter, stmt: UserLoop) -> None:
     """A user loop of the schedule: carried values in, the body, carried values out."""
     node, body = stmt.node, stmt.node.attr.body
+    ring = _rotation(em, stmt)
     for k, c in enumerate(stmt.carried):
-        _carry_in(em, node, k, c.holder, c.init)
+        if k in ring:
+            _rotate_in(em, stmt, k, ring)
+        else:
+            _carry_in(em, node, k, c.holder, c.init)
     go, pending = f"go{nid(node)}", None
     if stmt.is_while:
         em.emit(f"/* while loop */{loc(node)}")
@@ -56,8 +60,11 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
     if stmt.exits:
         em.emit(f"const int {go}_next = {em.scalar(body.outputs[-1])};")
     updates: list[str] = []
-    for c in stmt.carried:
-        updates += _carry_out(em, body, c.holder, c.out)
+    for k, c in enumerate(stmt.carried):
+        if k in ring:
+            updates += _rotate_out(em, c.holder, stmt.carried[ring[k]].holder)
+        else:
+            updates += _carry_out(em, body, c.holder, c.out)
     for line in updates:
         em.emit(line)
     if stmt.is_while:
@@ -122,7 +129,7 @@ def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
     if result is not None:
         em.views[result.id] = placeholder
         if em.plan.owner[node.id] is em.plan.graph:
-            em.selectors[result.id] = (f"{name}_sel", init, bufs)
+            em.selectors[result.id] = (f"{name}_sel", (init, *bufs), 1)
 
 
 def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
@@ -138,6 +145,61 @@ def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
     em.fill(View(f"{name}_next", "0", strides, frozenset()), cin.shape, cin.dtype, out)
     moves = [f"{name}_s{a} = {s};" for a, s in enumerate(strides)]
     return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_sel == 0 ? 1 : 0;"]
+
+
+def _rotation(em: Emitter, stmt: UserLoop) -> dict[int, int]:
+    """Carried arrays the body only passes round among themselves (``prev, cur, nxt = cur,
+    nxt, prev`` after stores into ``nxt``): carried ``k`` -> the carried ``j`` whose holder it
+    becomes. Empty unless every such hand-over is a permutation of those arrays (no array of
+    the ring is also rebound to a new value), with one shape and dtype."""
+    holders = {c.holder.id: j for j, c in enumerate(stmt.carried)}
+    ring = {
+        k: holders[_unchanged(c.out).id]
+        for k, c in enumerate(stmt.carried)
+        if not em.plan.is_scalar(c.holder) and _unchanged(c.out).id in holders
+    }
+    ring = {k: j for k, j in ring.items() if k != j}
+    kinds = {(stmt.carried[k].holder.shape, stmt.carried[k].holder.dtype) for k in ring}
+    if set(ring.values()) != set(ring) or len(kinds) > 1:
+        return {}
+    return ring
+
+
+def _rotate_in(em: Emitter, stmt: UserLoop, k: int, ring: dict[int, int]) -> None:
+    """A ring member is a pointer that starts at its own initial array and moves to the
+    others' (no buffers: the arrays themselves go round). ``_sel`` says which member's initial
+    array it points at; any member may alias any of them, so stores are checked against all."""
+    node, members = stmt.node, sorted(ring)
+    cin, init = stmt.carried[k].holder, stmt.carried[k].init
+    name, t = value_name(cin), ctype(cin.dtype)
+    view = em.view(init)
+    alias = frozenset().union(*(em.view(stmt.carried[m].init).alias for m in members))
+    em.emit(f"{t}* {name} = {view.base_pointer()};  /* goes round with the others */")
+    for a, st in enumerate(view.strides):
+        em.emit(f"int64_t {name}_s{a} = {st};")
+    em.emit(f"int {name}_sel = {members.index(k)};")
+    strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
+    tags = {("carried", node.id, m) for m in members}
+    placeholder = View(name, "0", strides, alias | tags)
+    em.views[cin.id] = placeholder
+    result = em.plan.results.get(node.id, {}).get(k)
+    if result is not None:
+        em.views[result.id] = placeholder
+        if em.plan.owner[node.id] is em.plan.graph:
+            inits = tuple(stmt.carried[m].init for m in members)
+            em.selectors[result.id] = (f"{name}_sel", inits, 0)
+
+
+def _rotate_out(em: Emitter, cin: Node, becomes: Node) -> list[str]:
+    """Take over the pointer, strides and origin of the member ``becomes`` (read before any
+    member moves: the moves come after every carried value's next one is known)."""
+    name, other, t = value_name(cin), value_name(becomes), ctype(cin.dtype)
+    em.emit(f"{t}* {name}_next = {other};  /* {name} becomes {other} */")
+    for a in range(cin.ndim):
+        em.emit(f"const int64_t {name}_next_s{a} = {other}_s{a};")
+    em.emit(f"const int {name}_next_sel = {other}_sel;")
+    moves = [f"{name}_s{a} = {name}_next_s{a};" for a in range(cin.ndim)]
+    return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_next_sel;"]
 
 
 def _unchanged(out: Node) -> Node:

@@ -53,7 +53,7 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
             params.append(Param("void*", f"out{j}", f"_fb(out{j})"))
             epilogue.append(f"*({ctype(out.dtype)}*)out{j} = {em.scalar(out)};")
     sels = list(em.selectors.items())
-    for j, (_, (var, _init, _bufs)) in enumerate(sels):
+    for j, (_, (var, _choices, _bias)) in enumerate(sels):
         epilogue.append(f"sel[{j}] = {var};")
     for buf in ("sel", "err"):
         params.append(Param("void*", f"{buf}_p", f"_fb({buf})"))
@@ -167,8 +167,9 @@ class _Wrapper:
         if node.op is Op.STORE:
             return self.ref(node.inputs[0])
         if node.id in self.sels:
-            _, init, (a, b) = self.em.selectors[node.id]
-            return f"({self.ref(init)}, {a}, {b})[sel[{self.sels[node.id]}] + 1]"
+            _, choices, bias = self.em.selectors[node.id]
+            named = ", ".join(c if isinstance(c, str) else self.ref(c) for c in choices)
+            return f"({named},)[sel[{self.sels[node.id]}] + {bias}]"
         if node.op in STEPS and node.op in _VIEWS:
             if node.op is Op.INDEX and any(
                 isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
