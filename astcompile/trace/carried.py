@@ -197,6 +197,18 @@ def from_nodes(nodes: list[Node], kinds: list) -> list:
     return values
 
 
+def results(nodes: list[Node], kinds: list) -> list:
+    """The values a LOOP's or IF's RESULT ``nodes`` give back. An array among them may be the
+    start value's buffer (a body that updated it in place, a branch that kept it), so an
+    in-place update after the loop (``acc *= 0.5``) writes into it, as NumPy does, instead of
+    rebinding ``acc`` to a new array the caller never sees."""
+    values = from_nodes(nodes, kinds)
+    for value in values:
+        if isinstance(value, SymArray):
+            value.is_input = True
+    return values
+
+
 def as_kind(value: Any, kind: tuple) -> Node:
     node = operand(value).node
     if node.dtype != kind[1]:

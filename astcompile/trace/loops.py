@@ -351,14 +351,7 @@ def _results(ctx: Any, owner: Node, kinds: list) -> tuple:
         ctx.node(Op.RESULT, (owner,), dtype, shape, k)
         for k, (dtype, shape) in enumerate(CK.layout(kinds))
     ]
-    values = tuple(CK.from_nodes(nodes, kinds))
-    for value in values:
-        if isinstance(value, SymArray):
-            # It may be the start value's buffer (a body that updated it in place, a branch
-            # that kept it): ``acc *= 0.5`` after the loop must write there, as NumPy does,
-            # not rebind ``acc`` to a new array the caller never sees.
-            value.is_input = True
-    return values
+    return tuple(CK.results(nodes, kinds))
 
 
 def _captured(graph: Graph, owned: set[int]) -> list[Node]:

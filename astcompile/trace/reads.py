@@ -296,7 +296,9 @@ def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
     """A library module is taken as it is (by identity); a user's module is read like an
     object, so ``cfg.SCALE`` is seen at every call."""
     if _is_library_module(value):
-        return _identity(recorder, path, value)
+        from astcompile.trace.numpy_module import seen_while_tracing
+
+        return seen_while_tracing(_identity(recorder, path, value))
     return _proxy(recorder, path, value)
 
 

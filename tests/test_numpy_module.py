@@ -1,0 +1,84 @@
+"""User functions a region calls see NumPy's creation functions routed to the tracer.
+
+An inlined callee runs unrewritten on traced values: ``np.array([...])`` of traced scalars in
+an ODE right-hand side used to break the whole region ("conversion to a concrete array").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same
+
+import astcompile
+
+
+def rates(state, a, b, c, d):
+    x, y = state[0], state[1]
+    return np.array([a * x - b * x * y, d * x * y - c * y])
+
+
+def rk4_predator_prey(state, params, dt, steps):
+    a, b, c, d = params
+    path = np.empty((steps + 1, 2))
+    path[0] = state
+    for t in range(steps):
+        k1 = rates(state, a, b, c, d)
+        k2 = rates(state + 0.5 * dt * k1, a, b, c, d)
+        k3 = rates(state + 0.5 * dt * k2, a, b, c, d)
+        k4 = rates(state + dt * k3, a, b, c, d)
+        state = state + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        path[t + 1] = state
+    return path
+
+
+def padded_ramp(x):
+    out = np.zeros(x.shape[0] + 2)
+    out[1:-1] = x * np.arange(x.shape[0])
+    return out + np.linspace(0.0, 1.0, x.shape[0] + 2)
+
+
+def calls_a_helper_that_creates(x):
+    return padded_ramp(x).sum() + np.array([1.0, 2.0]).sum()
+
+
+CASES = [
+    (rk4_predator_prey, (np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 20)),
+    (rk4_predator_prey, (np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 0)),
+    (calls_a_helper_that_creates, (np.arange(5.0),)),
+    (calls_a_helper_that_creates, (np.arange(4, dtype=np.float32),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", CASES, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(CASES)]
+)
+def test_creation_in_called_functions_is_traced(fn, args, backend):
+    assert_same(fn, *args, backend=backend)
+    report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert report.break_reasons == [], str(report)
+
+
+def test_the_traced_view_is_numpy_everywhere_else():
+    from astcompile.trace.numpy_module import TracedNumpy, seen_while_tracing, untraced
+
+    view = seen_while_tracing(np)
+    assert isinstance(view, TracedNumpy)
+    assert view.float64 is np.float64 and view.random is np.random and view.sin is np.sin
+    assert view.array is not np.array and view.array.real is np.array
+    assert untraced(view.array) is np.array and untraced(view) is np
+    import math
+
+    assert seen_while_tracing(math) is math
+
+
+def hands_out_numpy(x):
+    make = np.array
+    xp = np
+    return make, xp, x * 2.0
+
+
+def test_numpy_and_its_functions_leave_a_region_as_themselves():
+    make, xp, _ = astcompile.compile(hands_out_numpy, backend="c")(np.arange(3.0))
+    assert make is np.array and xp is np
