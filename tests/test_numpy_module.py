@@ -11,25 +11,7 @@ import pytest
 from differential import BACKENDS, assert_same
 
 import astcompile
-
-
-def rates(state, a, b, c, d):
-    x, y = state[0], state[1]
-    return np.array([a * x - b * x * y, d * x * y - c * y])
-
-
-def rk4_predator_prey(state, params, dt, steps):
-    a, b, c, d = params
-    path = np.empty((steps + 1, 2))
-    path[0] = state
-    for t in range(steps):
-        k1 = rates(state, a, b, c, d)
-        k2 = rates(state + 0.5 * dt * k1, a, b, c, d)
-        k3 = rates(state + 0.5 * dt * k2, a, b, c, d)
-        k4 = rates(state + dt * k3, a, b, c, d)
-        state = state + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        path[t + 1] = state
-    return path
+from bench.programs.lotka_volterra import lotka_volterra as rk4_predator_prey
 
 
 def padded_ramp(x):
