@@ -82,4 +82,10 @@ def test_a_mean_with_and_without_keepdims_is_one_reduction():
 
 
 def test_pipeline_is_a_named_list():
-    assert [name for name, _, _ in PIPELINE] == ["decompose", "constfold", "cse", "dce"]
+    assert [name for name, _, _ in PIPELINE] == [
+        "decompose",
+        "matmul_loops",
+        "constfold",
+        "cse",
+        "dce",
+    ]

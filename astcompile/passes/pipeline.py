@@ -36,6 +36,7 @@ class _Lazy:
 #: (name, pass, why) in the order they run.
 PIPELINE: list[tuple[str, Pass, str]] = [
     ("decompose", _Lazy("decompose"), "var/std into mean and elementwise ops the codegen knows"),
+    ("matmul_loops", _Lazy("matmul_loops"), "products inside loop regions as native sums"),
     ("constfold", _Lazy("constfold"), "scalar constant expressions computed once, at compile time"),
     ("cse", _Lazy("cse"), "one node per distinct computation (decomposition duplicates some)"),
     ("dce", _Lazy("dce"), "drop identity casts and unary plus"),
