@@ -31,4 +31,9 @@ class NoSourceError(Unsupported):
 
 class Unlowerable(Exception):
     """A backend cannot lower a traced graph (an op or a pattern it has no code for). Not a
-    user error: the region runs the user's own statements, and ``explain`` lists it (GB023)."""
+    user error: the region runs the user's own statements, and ``explain`` lists it (GB023).
+    ``loc``: the user's line at fault, when known."""
+
+    def __init__(self, message: str, loc: object = None) -> None:
+        super().__init__(message)
+        self.loc = loc

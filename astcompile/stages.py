@@ -115,12 +115,17 @@ def rewrite(work: FunctionWork) -> None:
     from astcompile.frontend.rewrite import rewrite_function
 
     owner, analysis = work.owner, work.analysis
-    loops = frozenset(owner.python_loops)
+    loops, lines = frozenset(owner.python_loops), frozenset(owner.python_lines)
     done = rewrite_function(
-        analysis.source, analysis, all_eager=owner.all_eager, python_loops=loops
+        analysis.source,
+        analysis,
+        all_eager=owner.all_eager,
+        python_loops=loops,
+        python_lines=lines,
     )
     saved = (done.source, done.regions, analysis.breaks, work.lookups)
-    digest = None if loops else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
+    kept = loops or lines
+    digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
     breaks = tuple(analysis.breaks)
     filename = analysis.source.filename
     work.rewrite = CachedRewrite(done.source, tuple(done.regions), breaks, digest, filename)
@@ -145,7 +150,7 @@ def materialise(work: FunctionWork) -> None:
 def no_loops_in_python(stage: str, work: FunctionWork) -> bool:
     """The rewrite cache holds the rewrite with every loop lowered: a function whose loops
     fell back to Python rewrites anew."""
-    return not work.owner.python_loops
+    return not work.owner.python_loops and not work.owner.python_lines
 
 
 def not_rewritten(stage: str, work: FunctionWork) -> bool:
@@ -301,6 +306,7 @@ def codegen_failed(work: RegionWork, exc: Exception) -> None:
         raise exc
     if isinstance(exc, Unlowerable):  # not an error: the region runs the user's statements
         region.note_unlowerable(work.target.name, exc)
+        region.keep_loops_around(exc.loc, only_holding=True)  # the rest may compile next call
         region.add_eager_key(work.key)
         work.done = True
         return

@@ -144,7 +144,7 @@ class CBackend:
             try:
                 src = region_source(graph, generate_structured(graph))
             except StructuredUnsupported as exc:
-                raise Unlowerable(str(exc)) from exc
+                raise Unlowerable(str(exc), exc.loc) from exc
         consts = {**src.consts, "_raise": raise_error}
         work.code = CCode(annotate(src.c), src.decl, WrapperParts(src.py, consts, {}, src.decl))
 

@@ -212,6 +212,11 @@ def _input(node: Node, ctx: EvalContext, args: list) -> Any:
     return ctx.values[node.id]
 
 
+def _numpy_step(node: Node, ctx: EvalContext, args: list) -> Any:
+    """NumPy's own function (np.sort, np.percentile, ...): what the plain code calls."""
+    return node.attr.function()(*args, **dict(node.attr.kwargs))
+
+
 def _check(node: Node, ctx: EvalContext, args: list) -> Any:
     """``assert`` and Python's own errors on loop values (see trace/control.py)."""
     if not bool(args[0]):
@@ -275,6 +280,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.IF: _if,
     Op.RESULT: _result,
     Op.CHECK: _check,
+    Op.NUMPY: _numpy_step,
 }
 
 

@@ -30,7 +30,13 @@ from astcompile.passes.rebuild import subgraphs
 
 
 class StructuredUnsupported(NotImplementedError):
-    """A structured graph uses something the C emitter does not handle: run it eagerly."""
+    """A structured graph uses something the C emitter does not handle: run it eagerly.
+    ``loc`` is the user's line of the node at fault, where one is known: a loop holding it
+    can go back to Python so that the rest compiles (jit/regions.py)."""
+
+    def __init__(self, message: str, loc: object = None) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 VIEW_OPS = frozenset({Op.INDEX, Op.TRANSPOSE, Op.BROADCAST_TO, Op.RESHAPE, Op.REAL, Op.IMAG})
@@ -103,19 +109,23 @@ def _check(node: Node) -> None:
     if node.op in (Op.STORE, Op.LOOP, Op.IF, Op.RESULT, Op.CHECK, Op.SIZE_CHECK):
         return
     if not supported_dtype(node.dtype) or not all(supported_dtype(i.dtype) for i in node.inputs):
-        raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})")
+        raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})", node.loc)
     if node.op is Op.CONST and not isinstance(node.attr, ConstAttr):
-        raise StructuredUnsupported(f"a constant of {type(node.attr).__name__} ({node.loc})")
+        raise StructuredUnsupported(
+            f"a constant of {type(node.attr).__name__} ({node.loc})", node.loc
+        )
     if node.op is Op.CONST and node.shape != () and not can_tabulate(node):
-        raise StructuredUnsupported(f"an array constant of {node.dtype} ({node.loc})")
+        raise StructuredUnsupported(f"an array constant of {node.dtype} ({node.loc})", node.loc)
     if node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY and node.shape == ():
         raise StructuredUnsupported("a 0-d array argument")
     if node.kind is Kind.REDUCTION and not (can_reduce(node) or can_arg_reduce(node)):
-        raise StructuredUnsupported(f"reduction {node.op.name} ({node.loc})")
+        raise StructuredUnsupported(f"reduction {node.op.name} ({node.loc})", node.loc)
     if node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY and not can_lower(node):
-        raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})")
+        raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})", node.loc)
     if node.kind is Kind.EXTERN:
-        raise StructuredUnsupported(f"{node.op.name} inside a structured region ({node.loc})")
+        raise StructuredUnsupported(
+            f"{node.op.name} inside a structured region ({node.loc})", node.loc
+        )
 
 
 def _base(node: Node) -> Node:
@@ -160,7 +170,9 @@ def _force_buffers(plan: StructPlan) -> None:
             elif node.op is Op.RESHAPE:
                 _force(plan, node.inputs[0])
                 if node.inputs[0].id not in plan.buffers:
-                    raise StructuredUnsupported(f"reshape of a strided array ({node.loc})")
+                    raise StructuredUnsupported(
+                        f"reshape of a strided array ({node.loc})", node.loc
+                    )
             elif node.kind is Kind.REDUCTION and node.shape != ():
                 plan.buffers.add(node.id)
             elif node.op is Op.LOOP:

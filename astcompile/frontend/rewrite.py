@@ -55,18 +55,23 @@ def rewrite_function(
     *,
     all_eager: bool = False,
     python_loops: frozenset[int] = frozenset(),
+    python_lines: frozenset[int] = frozenset(),
 ) -> RewriteResult:
     """Cut ``src`` into regions (none with ``all_eager``) and route eager user calls; loops on
-    the file lines ``python_loops`` stay Python loops (their bodies become regions)."""
+    the file lines ``python_loops`` stay Python loops (their bodies become regions), and the
+    statements holding the file lines ``python_lines`` run as written (they failed to trace
+    or lower outside any loop: the statements around them still compile)."""
     module, positions = analysis.module, analysis.positions
     if module is None or positions is None:
         module = cst.parse_module(src.text)
         positions = node_positions(module)
     fdef = module.body[0]
     units, calls = set(), set()
+    plain = {line - src.def_line + 1 for line in python_lines}
     for node, where in positions.items():
         key = (where.start.line, where.start.column, where.end.line, where.end.column)
-        if key in analysis.graphable and isinstance(node, _UNIT_TYPES):
+        holds = any(where.start.line <= line <= where.end.line for line in plain)
+        if key in analysis.graphable and isinstance(node, _UNIT_TYPES) and not holds:
             units.add(node)
         elif key in analysis.user_calls and isinstance(node, cst.Call):
             calls.add(node)

@@ -181,3 +181,20 @@ class ConstAttr:
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+
+@dataclass(frozen=True)
+class NumpyCallAttr:
+    """A NUMPY node: NumPy's own ``np.<name>`` (``linalg.solve``: a submodule's) applied to the
+    node's array inputs with the static keyword arguments ``kwargs`` (sorted pairs)."""
+
+    name: str
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def function(self) -> Any:
+        import numpy
+
+        found: Any = numpy
+        for part in self.name.split("."):
+            found = getattr(found, part)
+        return found

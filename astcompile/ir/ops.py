@@ -21,6 +21,7 @@ from astcompile.ir.attrs import (
     IndexItem,
     InputAttr,
     LoopAttr,
+    NumpyCallAttr,
     ReduceAttr,
     SizeCheckAttr,
     StoreAttr,
@@ -142,6 +143,7 @@ class Op(Enum):
     # extern
     MATMUL = auto()
     DOT = auto()
+    NUMPY = auto()  # NumPy's own function, run by the wrapper; attr: NumpyCallAttr
     # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
     STORE = auto()
     SIZE_CHECK = auto()  # a run-time size check; attr: ir.SizeCheckAttr
@@ -280,6 +282,7 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.IMAG: _row(Op.IMAG, V, np.imag),
     Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
     Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
+    Op.NUMPY: _row(Op.NUMPY, Kind.EXTERN, None, 1),
     Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
     Op.SIZE_CHECK: _row(Op.SIZE_CHECK, Kind.EFFECT, None, 0),
     Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
@@ -371,6 +374,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.IF: Signature(1, IfAttr, more=True),
     Op.RESULT: Signature(1, int),
     Op.CHECK: Signature(1, CheckAttr),
+    Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
 }
 
 

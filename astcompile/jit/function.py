@@ -89,6 +89,7 @@ class CompiledFunction:
         self._live_regions: list[Region] = []
         self.rewritten_source: str | None = None
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
+        self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self._impl: Callable | None = None
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
@@ -278,19 +279,28 @@ class CompiledFunction:
             self._backend = get_backend(resolve_backend(self.backend_name))
         return self._backend
 
-    def keep_loops_in_python(self, spec: RegionSpec, line: int | None = None) -> None:
-        """A region could not be traced: from the next call on, its loops run in Python and
-        their bodies become regions of their own (the break stays local). When the failing
-        file ``line`` is known and inside some of its loops, only those loops fall back."""
+    def keep_loops_in_python(
+        self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
+    ) -> None:
+        """A region could not be traced (or lowered): from the next call on, its loops run in
+        Python and their bodies become regions of their own (the break stays local). When the
+        failing file ``line`` is known and inside some of its loops, only those loops fall
+        back; a known line outside them is a statement of its own that runs as written, and
+        the loops stay native."""
         from astcompile.frontend.loop_extents import loops_holding
         from astcompile.frontend.spec import LoopSpec
 
         lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}
         holding = loops_holding(self.fn, line, lines) if line else set()
-        lines = holding or lines
+        if line and not holding and lines and spec.first_line <= line <= spec.last_line:
+            self._keep_in_python(self.python_lines, {line})
+            return
+        self._keep_in_python(self.python_loops, holding if holding or only_holding else lines)
+
+    def _keep_in_python(self, kept: set[int], lines: set[int]) -> None:
         with self._lock:
-            if lines - self.python_loops:
-                self.python_loops |= lines
+            if lines - kept:
+                kept |= lines
                 self._impl = None
                 self._sole_region = None
 

@@ -29,6 +29,7 @@ class Owner(Protocol):
     cache_digest: str | None
     all_eager: bool
     python_loops: set[int]
+    python_lines: set[int]
 
     def target(self) -> Backend: ...
 
@@ -40,7 +41,9 @@ class Owner(Protocol):
 
     def python_loop(self, first: int, last: int, iterable: Any) -> Any: ...
 
-    def keep_loops_in_python(self, spec: RegionSpec, line: int | None = None) -> None: ...
+    def keep_loops_in_python(
+        self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
+    ) -> None: ...
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak: ...
 

@@ -285,7 +285,7 @@ class Region:
         debug_dump.region(self.owner.fn, self.owner.name, self.spec.name, graph, run, number)
 
     def on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
-        self._keep_loops_around(exc.loc)  # a loop region retries with Python loops
+        self.keep_loops_around(exc.loc)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.stats.breaks.append(graph_break)
         self.add_eager_key(key)
@@ -294,11 +294,12 @@ class Region:
             recorder.add_break(graph_break)
         logs.graph_breaks.info("%s", graph_break.describe())
 
-    def _keep_loops_around(self, loc: Any) -> None:
+    def keep_loops_around(self, loc: Any, only_holding: bool = False) -> None:
         """Send the region's loops that hold the failing user line to Python (all of them when
-        the line is elsewhere, say in a callee's file)."""
+        the line is elsewhere, say in a callee's file, unless ``only_holding``)."""
         here = loc is not None and loc.filename == self.owner.fn.__code__.co_filename
-        self.owner.keep_loops_in_python(self.spec, loc.line if here else None)
+        if here or not only_holding:
+            self.owner.keep_loops_in_python(self.spec, loc.line if here else None, only_holding)
 
     def note_unlowerable(self, backend: str, exc: Exception) -> None:
         """The backend cannot lower this region's graph: it runs as written (the caller adds
@@ -334,7 +335,7 @@ class Region:
             exc,
         )
         loc = location_in_traceback(exc.__traceback__)
-        self._keep_loops_around(loc)
+        self.keep_loops_around(loc)
         self.add_eager_key(key)
         filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
         graph_break = GraphBreak(

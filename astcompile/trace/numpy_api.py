@@ -28,6 +28,7 @@ from astcompile.trace import (
     numpy_round,
     numpy_scan,
     numpy_stats,
+    numpy_steps,
 )
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
@@ -188,6 +189,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     **numpy_grid.FUNCTIONS,
     **numpy_round.FUNCTIONS,
     **numpy_diag.FUNCTIONS,
+    **numpy_steps.FUNCTIONS,
 }
 
 

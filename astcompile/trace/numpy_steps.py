@@ -1,0 +1,155 @@
+"""NumPy functions with no kernel here, run by NumPy itself inside a compiled region.
+
+``np.sort``, ``np.percentile``, ``np.interp``, ``np.linalg.solve``... have no fused-kernel form,
+but the shape and dtype of their result follow from their inputs' shapes and dtypes. Rather
+than break the region (running every statement around them as Python), the trace records a
+NUMPY node: the wrapper calls NumPy's own function at that point, between the C kernels, on
+the values the plain code would pass, so results, dtypes and errors are NumPy's. The static
+arguments (an axis, ``q``, ``side``) are part of the node and guarded like any other constant.
+Inside a loop region (one C function) such a node has no lowering: that region runs as
+written (GB023).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir import shapes as S
+from astcompile.ir.graph import NumpyCallAttr
+from astcompile.ir.ops import Op
+from astcompile.trace.context import current
+from astcompile.trace.numpy_construct import unsupported
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
+
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _static(value: Any, what: str) -> Any:
+    """A static argument as a plain Python value (a traced int is guarded by value)."""
+    if isinstance(value, SymArray):
+        raise unsupported(f"{what} computed from array values")
+    if isinstance(value, SymInt):
+        return current().env.specialize(value.dim)
+    if isinstance(value, SymScalar):
+        return value._specialize()
+    if isinstance(value, (list, tuple)):
+        return tuple(_static(v, what) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if not isinstance(value, _PLAIN):
+        raise unsupported(f"{what} of type {type(value).__name__}")
+    return value
+
+
+def _example(node: Any) -> np.ndarray:
+    """A small array of the node's dtype and rank (each size at most 2) to ask NumPy for the
+    result's dtype: ones, plus twice the identity on square matrices (solve needs them
+    invertible)."""
+    shape = tuple(min(S.hint(d), 2) for d in node.shape)
+    example = np.ones(shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        example = example + 2 * np.eye(shape[-1])
+    return example.astype(node.dtype)
+
+
+def _step(name: str, arrays: Sequence[Any], kwargs: dict, shape: Callable[[list], tuple]) -> Any:
+    """The NUMPY node for ``np.<name>(*arrays, **kwargs)``; ``shape`` maps the input nodes to
+    the result's (symbolic) shape."""
+    nodes = [operand(a).node for a in arrays]
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())))
+    try:
+        example = np.asarray(attr.function()(*map(_example, nodes), **kwargs))
+    except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
+        raise unsupported(f"np.{name} here ({type(exc).__name__}: {exc})") from None
+    result_shape = shape(nodes)
+    node = current().node(Op.NUMPY, tuple(nodes), example.dtype, result_shape, attr)
+    return wrap(node, is_scalar=node.ndim == 0)
+
+
+def _axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    axis = _static(axis, "an axis")
+    if axis is None:
+        return None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    found = tuple(sorted(operator.index(a) % max(ndim, 1) for a in axes))
+    if any(not -ndim <= operator.index(a) < max(ndim, 1) for a in axes):
+        raise unsupported("an axis out of range")  # NumPy's AxisError, from the plain code
+    return found
+
+
+def _reduced(shape: tuple, axes: tuple[int, ...] | None, keepdims: bool) -> tuple:
+    if axes is None:
+        return (1,) * len(shape) if keepdims else ()
+    return tuple(1 if a in axes else d for a, d in enumerate(shape) if keepdims or a not in axes)
+
+
+def _sorting(name: str) -> Callable:
+    def handler(a: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any:
+        ndim = np.ndim(a) if not isinstance(a, SymArray) else a.ndim
+        axes = _axis(axis, ndim)
+        kwargs = {"axis": None if axes is None else axes[0], "kind": _static(kind, "kind")}
+        if stable is not None:
+            kwargs["stable"] = _static(stable, "stable")
+        flat = axes is None
+        return _step(name, [a], kwargs, lambda n: (S.prod(n[0].shape),) if flat else n[0].shape)
+
+    return handler
+
+
+def _quantile(name: str) -> Callable:
+    def handler(a: Any, q: Any, axis: Any = None, method: Any = "linear", keepdims: Any = False):
+        q = _static(q, "q")
+        q_shape = np.shape(q)
+        ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
+        axes, keep = _axis(axis, ndim), bool(_static(keepdims, "keepdims"))
+        kwargs = {"q": q, "axis": axes, "method": _static(method, "method"), "keepdims": keep}
+        return _step(name, [a], kwargs, lambda n: (*q_shape, *_reduced(n[0].shape, axes, keep)))
+
+    return handler
+
+
+def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
+    ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
+    axes, keep = _axis(axis, ndim), bool(_static(keepdims, "keepdims"))
+    kwargs = {"axis": axes, "keepdims": keep}
+    return _step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
+
+
+def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:
+    kwargs = {"left": _static(left, "left"), "right": _static(right, "right")}
+    return _step("interp", [x, xp, fp], kwargs, lambda n: n[0].shape)
+
+
+def _searchsorted(a: Any, v: Any, side: Any = "left") -> Any:
+    return _step("searchsorted", [a, v], {"side": _static(side, "side")}, lambda n: n[1].shape)
+
+
+def _solve(a: Any, b: Any) -> Any:
+    return _step("linalg.solve", [a, b], {}, lambda n: n[1].shape)
+
+
+def _inv(a: Any) -> Any:
+    return _step("linalg.inv", [a], {}, lambda n: n[0].shape)
+
+
+def _det(a: Any) -> Any:
+    return _step("linalg.det", [a], {}, lambda n: n[0].shape[:-2])
+
+
+#: np functions that dispatch through ``__array_function__``.
+FUNCTIONS: dict[Callable, Callable] = {
+    np.sort: _sorting("sort"),
+    np.argsort: _sorting("argsort"),
+    np.percentile: _quantile("percentile"),
+    np.quantile: _quantile("quantile"),
+    np.median: _median,
+    np.interp: _interp,
+    np.searchsorted: _searchsorted,
+    np.linalg.solve: _solve,
+    np.linalg.inv: _inv,
+    np.linalg.det: _det,
+}
