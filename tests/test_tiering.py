@@ -291,3 +291,23 @@ def test_fork_child_wakes_everything_scheduled():
     resampler.schedule(target, 1e9)
     resampler.after_fork()
     assert woken == [target] and resampler.pending() == 0
+
+
+@pytest.mark.parametrize(
+    "costs, rounds",
+    [
+        ({"compiled": 1.1e-6, "plain": 1e-6}, tiering.MAX_ROUNDS),  # close and quick: 16
+        ({"compiled": 10e-6, "plain": 1e-6}, tiering.ROUNDS),  # far apart: 3 settle it
+        ({"compiled": 1.1e-3, "plain": 1e-3}, tiering.ROUNDS),  # close but slow: past budget
+    ],
+)
+def test_a_close_comparison_of_quick_calls_takes_more_rounds(clock, costs, rounds):
+    """Three microsecond samples taken while a process is cold could pick the slower path for
+    good; more rounds are taken where they are close and cost next to nothing."""
+    clock.costs = costs
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    for _ in range(tiering.WARMUP_CALLS - 1 + 2 * tiering.MAX_ROUNDS):
+        f(*args)
+    assert f._tier.choice is not None and f._tier.choice.rounds == rounds
+    assert f"best of {rounds} sampled calls" in f._tier.choice.describe()

@@ -60,7 +60,13 @@ timing_path: str | None = None
 timing_name: str | None = None
 
 WARMUP_CALLS = 2  # the first call compiles; samples start after it
-ROUNDS = 3  # timed calls per path in one comparison
+ROUNDS = 3  # timed calls per path in one comparison, at least
+#: A close comparison of quick calls takes more rounds, up to MAX_ROUNDS, while the sampled
+#: calls together took less than SAMPLE_BUDGET seconds: the first calls of a process run cold,
+#: and three microsecond samples can pick the slower path for good.
+MAX_ROUNDS = 16
+SAMPLE_BUDGET = 2e-3
+CLOSE = 1.5  # best times within this factor of each other are "close"
 MARGIN = 1.02  # plain must be this much faster to be chosen (noise)
 DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
 FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up to MAX_INTERVAL
@@ -97,12 +103,13 @@ class Choice:
     compiled_s: float
     plain_s: float
     signature: tuple
+    rounds: int = ROUNDS
 
     def describe(self, written: str = "the function as written") -> str:
         side = f"plain ({written})" if self.plain else "compiled"
         return (
             f"runs {side}: compiled call {_us(self.compiled_s)} vs "
-            f"{_us(self.plain_s)} plain (best of {ROUNDS} sampled calls each)"
+            f"{_us(self.plain_s)} plain (best of {self.rounds} sampled calls each)"
         )
 
 
@@ -189,14 +196,25 @@ class Tier:
         self.pending.remove(path)
         self.times[path].append(seconds)
         self.signatures.add(sig)
-        if not self.pending:
+        if not self.pending and self._unsettled():
+            self.pending = ["compiled", "plain"]  # one more round each
+        elif not self.pending:
             self._decide()
+
+    def _unsettled(self) -> bool:
+        """Whether the comparison is close and cheap enough to deserve another round."""
+        compiled, plain = self.times["compiled"], self.times["plain"]
+        rounds, spent = len(compiled), sum(compiled) + sum(plain)
+        best = (min(compiled), min(plain))
+        close = max(best) < CLOSE * min(best)
+        return close and rounds < MAX_ROUNDS and spent < SAMPLE_BUDGET
 
     def _decide(self) -> None:
         compiled_s, plain_s = min(self.times["compiled"]), min(self.times["plain"])
         same_sizes = len(self.signatures) == 1
         plain = same_sizes and compiled_s > plain_s * self.margin
-        choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)))
+        rounds = len(self.times["compiled"])
+        choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)), rounds)
         changed = self.choice is None or self.choice.plain != plain
         self.choice, self.plain = choice, plain
         self._schedule()
