@@ -38,8 +38,12 @@ def _break(detail: str) -> TraceBreak:
 
 def mask_of(key: Any) -> Any:
     """The boolean array ``key`` indexes with (``x[I]``, ``x[I,]``), else None."""
+    from astcompile.trace.nonzero import as_mask
     from astcompile.trace.symbolic import SymArray, operand, wrap
 
+    found = as_mask(key)  # np.where(mask)'s indices: the mask itself
+    if found is not None:
+        return found
     if isinstance(key, tuple) and len(key) == 1:
         key = key[0]
     if isinstance(key, SymArray) and key.dtype == np.bool_ and key.ndim:

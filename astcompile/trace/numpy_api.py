@@ -103,9 +103,19 @@ def _reduce(op: Op) -> Callable:
 
 
 def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    if x is None and y is None:
+        from astcompile.trace.nonzero import nonzero
+
+        return nonzero(condition)  # indices: compiled where they only index (trace/nonzero.py)
     if x is None or y is None:
-        raise _unsupported("np.where with one argument (it returns indices)")
+        raise ValueError("either both or neither of x and y should be given")
     return apply_elementwise(Op.WHERE, condition, x, y, ufunc=True)
+
+
+def _nonzero(a: Any) -> Any:
+    from astcompile.trace.nonzero import nonzero
+
+    return nonzero(a)
 
 
 def _clip(
@@ -170,6 +180,7 @@ def _shape(a: Any) -> tuple:
 FUNCTIONS: dict[Callable, Callable] = {
     **{fn: _reduce(op) for fn, op in REDUCTION_TO_OP.items()},
     np.where: _where,
+    np.nonzero: _nonzero,
     np.clip: _clip,
     **L.FUNCTIONS,
     np.dot: _dot,
@@ -212,6 +223,7 @@ METHODS: dict[str, Callable] = {
     },
     **L.METHODS,
     "clip": _clip_method,
+    "nonzero": _nonzero,
     "dot": _dot,
     "conj": np.conjugate,
     "conjugate": np.conjugate,
