@@ -25,11 +25,22 @@ from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.triton_source import HEADER, signature
+from astcompile.codegen.triton_stores import (
+    StoreGraph,
+    c_reason,
+    store_graph,
+    store_kernel,
+    store_lines,
+    store_name,
+    store_parameters,
+    view_ndim,
+)
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.runtime.triton_device import broadcast
 from astcompile.stages import GraphKind, RegionWork
 
 __all__ = ["TritonBackend", "generate"]
@@ -42,10 +53,14 @@ class TritonCode:
     source: str
     parts: WrapperParts
     signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
+    stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
 
 
-def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
-    """The Triton module and the wrapper of a flat graph's schedule."""
+def flat_code(
+    sched: Schedule, assured: Assured = NOTHING, stores: StoreGraph | None = None
+) -> TritonCode:
+    """The Triton module and the wrapper of a flat graph's schedule; with ``stores``, the
+    wrapper then runs each store kernel and returns the region's own outputs."""
     parts, plans, signatures = [HEADER], {}, {}
     for step in sched.steps:
         if isinstance(step, Kernel):
@@ -55,9 +70,33 @@ def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
             signatures[step.name] = signature(code.plan)
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     py = wrapper.build()
+    stored: tuple[int, ...] = ()
+    if stores is not None:
+        py = _with_stores(py, wrapper, stores, parts, signatures)
+        stored = stores.stored_leaves
+    consts = {**wrapper.consts, "_bcast": broadcast}
     return TritonCode(
-        "".join(parts), WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps)), signatures
+        "".join(parts), WrapperParts(py, consts, dict(wrapper.steps)), signatures, stored
     )
+
+
+def _with_stores(
+    py: str, wrapper: WrapperSource, sg: StoreGraph, parts: list, signatures: dict
+) -> str:
+    """``py`` with the store kernels launched, in program order, before it returns."""
+    lines = py.rstrip("\n").split("\n")
+    assert lines[-1].startswith("    return"), lines[-1]
+    head, body = [], lines[:-1]
+    for k, store in enumerate(sg.stores):
+        name, ndim = store_name(sg.flat, k), view_ndim(store)
+        parts.append(store_kernel(store, name, ndim))
+        signatures[name] = dict(store_parameters(store, ndim))
+        head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
+        value = wrapper.ref(store.inputs[1])
+        body += ["    " + line for line in store_lines(store, k, name, value)]
+    outs = [wrapper.ref(o) for o in sg.flat.outputs[: len(sg.flat.outputs) - len(sg.stores)]]
+    body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    return "\n".join([*head, *body]) + "\n"
 
 
 def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
@@ -94,10 +133,15 @@ class TritonBackend:
         work.schedule = schedule(work.graph, TRITON.supports)
 
     def lower(self, work: RegionWork) -> None:
+        stores = store_graph(work.graph) if work.kind is not GraphKind.FLAT else None
+        if stores is not None:  # stores into views, no loop: the store kernels
+            with numbering():
+                sched = schedule(stores.flat, TRITON.supports)
+                work.code = flat_code(sched, _assured(work), stores)
+            return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(
-                "%s: a loop region has no Triton lowering yet: it runs on the C target (CPU)",
-                work.graph.name,
+                "%s: %s: it runs on the C target (CPU)", work.graph.name, c_reason(work.graph)
             )
             self.c.lower(work)
             return
@@ -117,12 +161,14 @@ class TritonBackend:
         code = work.code
         if not isinstance(code, TritonCode):
             self.c.wrap(work)
-            work.run.target = "c (a loop region: no Triton lowering yet)"
+            work.run.target = f"c ({c_reason(work.graph)})"
             return
         from astcompile.runtime import triton_device
 
         try:
-            run = triton_device.bind(work.graph, code.parts, work.library, make_wrapper)
+            run = triton_device.bind(
+                work.graph, code.parts, work.library, make_wrapper, code.stored_leaves
+            )
         except ImportError as exc:
             raise CompileError(
                 f"backend 'triton' runs its kernels on a CUDA GPU through CuPy ({exc}): "
