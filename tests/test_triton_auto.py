@@ -19,7 +19,9 @@ def scale(x, a):
 class CudaInterface:
     """Only the attribute the decision reads (the decision alone, not a compile)."""
 
-    __cuda_array_interface__ = {"shape": (3,), "typestr": "<f8", "data": (0, False), "version": 3}
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return {"shape": (3,), "typestr": "<f8", "data": (0, False), "version": 3}
 
 
 def test_numpy_arguments_leave_the_choice_to_the_function():
