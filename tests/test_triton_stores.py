@@ -50,6 +50,12 @@ def int_into_float(x, k):
     return x
 
 
+def one_element_of_a_view(x):
+    r = x[::-1]
+    r[0] = -1.0  # x's last element
+    return x
+
+
 def nothing_selected(x):
     x[2:2] = 1.0
     return x
@@ -74,6 +80,7 @@ STORES = [
     (through_transpose, (np.zeros((4, 6)), rng.standard_normal(4))),
     (int_into_float, (np.zeros((3, 4), np.float32), np.arange(3).reshape(3, 1))),
     (nothing_selected, (np.ones(5),)),
+    (one_element_of_a_view, (np.ones(5),)),
 ]
 
 

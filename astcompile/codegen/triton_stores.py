@@ -155,8 +155,7 @@ def store_lines(store: Node, k: int, name: str, value_ref: str) -> list[str]:
     base = (_chain(target) or [])[-1]
     view = _view(target, value_name(base))
     items = [_item(i) for i in store.attr.index]
-    if items:
-        view = f"{view}[{', '.join(items)}{',' if len(items) == 1 else ''}]"
+    view = f"{view}[{', '.join([*items, '...'])}]"  # x[0, ...] is a 0-d view, x[0] a copy
     return [
         f"_v{k} = {view}",
         f"_k_{name}(_v{k}.shape, (_bcast({value_ref}, _v{k}.shape),), (), (_v{k},))",
@@ -191,7 +190,7 @@ def store_kernel(store: Node, name: str, ndim: int) -> str:
         lines.append(f"    i{a} = rem % n{a}")
         lines.append(f"    rem = rem // n{a}")
     for buf in ("src", "dst"):
-        offset = " + ".join(f"i{a} * {buf}_s{a}" for a in axes) or "0"
+        offset = " + ".join(f"i{a} * {buf}_s{a}" for a in axes) or "e * 0"  # a block
         lines.append(f"    {buf}_at = {buf} + ({offset})")
     x = convert(Operand("tl.load(src_at, mask=m)", value.dtype), target.dtype)
     lines.append(f"    tl.store(dst_at, {x}, mask=m){loc_comment(store)}")
