@@ -56,6 +56,24 @@ def one_element_of_a_view(x):
     return x
 
 
+def into_a_fresh_array(x):
+    out = np.zeros_like(x)
+    out[1:] = x[1:] * 2.0
+    out[0] = -1.0
+    return out, x.sum()
+
+
+def into_a_computed_array(x):
+    y = x * 3.0
+    y[:, ::2] = 0.5
+    return y
+
+
+def masked_assignment(x, m):
+    x[m] = 0
+    return x
+
+
 def nothing_selected(x):
     x[2:2] = 1.0
     return x
@@ -81,6 +99,9 @@ STORES = [
     (int_into_float, (np.zeros((3, 4), np.float32), np.arange(3).reshape(3, 1))),
     (nothing_selected, (np.ones(5),)),
     (one_element_of_a_view, (np.ones(5),)),
+    (into_a_fresh_array, (rng.standard_normal(7),)),
+    (into_a_computed_array, (rng.standard_normal((3, 5)).astype(np.float32),)),
+    (masked_assignment, (rng.standard_normal(6), np.arange(6) % 3 == 0)),
 ]
 
 

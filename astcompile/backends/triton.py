@@ -27,6 +27,7 @@ from astcompile.codegen.ids import numbering
 from astcompile.codegen.triton_source import HEADER, signature
 from astcompile.codegen.triton_stores import (
     StoreGraph,
+    base_of,
     c_reason,
     store_graph,
     store_kernel,
@@ -92,9 +93,9 @@ def _with_stores(
         parts.append(store_kernel(store, name, ndim))
         signatures[name] = dict(store_parameters(store, ndim))
         head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
-        value = wrapper.ref(store.inputs[1])
-        body += ["    " + line for line in store_lines(store, k, name, value)]
-    outs = [wrapper.ref(o) for o in sg.flat.outputs[: len(sg.flat.outputs) - len(sg.stores)]]
+        value, base = wrapper.ref(store.inputs[1]), wrapper.ref(base_of(store))
+        body += ["    " + line for line in store_lines(store, k, name, value, base)]
+    outs = [wrapper.ref(o) for o in sg.flat.outputs[: sg.outputs]]
     body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return "\n".join([*head, *body]) + "\n"
 

@@ -22,13 +22,12 @@ import re
 from dataclasses import dataclass
 
 from astcompile.codegen.lower import Operand
-from astcompile.codegen.names import value_name
 from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.codegen.triton_kernel import loc_comment
 from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, can_lower, convert
 from astcompile.ir.attrs import DynIndex, IndexKind
 from astcompile.ir.graph import Graph, Node
-from astcompile.ir.ops import Kind, Op
+from astcompile.ir.ops import Kind, Op, info
 from astcompile.trace.build import index_shape
 
 #: Views a store may write through (each a NumPy view of its input, never a copy).
@@ -44,15 +43,22 @@ class StoreGraph:
     flat: Graph  #: the region's outputs followed by each store's value
     stores: tuple[Node, ...]  #: the STORE nodes, in program order
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
+    outputs: int  #: how many of ``flat``'s outputs are the region's own
+
+
+def base_of(store: Node) -> Node:
+    """The array a (lowerable) store writes: an argument, or an array the region made."""
+    return (_chain(store.inputs[0]) or [store.inputs[0]])[-1]
 
 
 def _chain(target: Node) -> list[Node] | None:
-    """The views from a store's target down to the input it writes, or None."""
+    """The views from a store's target down to the array it writes, or None: an input, or a
+    fresh array of the region (``out = np.zeros_like(x)``: a buffer of its own each call)."""
     chain = []
     while target.op in TARGET_VIEWS and len(target.inputs) == 1:
         chain.append(target)
         target = target.inputs[0]
-    return [*chain, target] if target.op is Op.INPUT else None
+    return [*chain, target] if target.op is Op.INPUT or info(target.op).fresh else None
 
 
 def _static(items: tuple) -> bool:
@@ -129,14 +135,17 @@ def store_graph(graph: Graph) -> StoreGraph | None:
     if not _ordered(nodes, stores):
         return None
     values = [s.inputs[1] for s in stores]
-    flat = Graph(graph.name, graph.inputs, [*graph.outputs, *values], [], graph.guards)
-    leaves = sorted({(_chain(s.inputs[0]) or [])[-1].attr.index for s in stores})
-    return StoreGraph(flat, tuple(stores), tuple(leaves))
+    bases = list({base_of(s).id: base_of(s) for s in stores}.values())
+    made = [b for b in bases if b.op is not Op.INPUT]  # written after the kernels make them
+    outputs = [*graph.outputs, *values, *made]
+    flat = Graph(graph.name, graph.inputs, outputs, [], graph.guards)
+    leaves = sorted(b.attr.index for b in bases if b.op is Op.INPUT)
+    return StoreGraph(flat, tuple(stores), tuple(leaves), len(graph.outputs))
 
 
 def _view(node: Node, base_ref: str) -> str:
     """Python for the view a store writes: its target's views over the input, then its index."""
-    if node.op is Op.INPUT:
+    if node.op is Op.INPUT or not node.inputs or node.op not in TARGET_VIEWS:
         return base_ref
     return STEPS[node.op](node, [_view(node.inputs[0], base_ref)])
 
@@ -149,11 +158,9 @@ def view_ndim(store: Node) -> int:
     return len(index_shape(store.inputs[0].shape, store.attr.index))
 
 
-def store_lines(store: Node, k: int, name: str, value_ref: str) -> list[str]:
+def store_lines(store: Node, k: int, name: str, value_ref: str, base_ref: str) -> list[str]:
     """The wrapper's lines running store ``k``: its view, then the store kernel's launch."""
-    target = store.inputs[0]
-    base = (_chain(target) or [])[-1]
-    view = _view(target, value_name(base))
+    view = _view(store.inputs[0], base_ref)
     items = [_item(i) for i in store.attr.index]
     view = f"{view}[{', '.join([*items, '...'])}]"  # x[0, ...] is a 0-d view, x[0] a copy
     return [
