@@ -91,6 +91,18 @@ def shifted_onto_itself(out):
     return out
 
 
+def read_after_the_stores(out, x):
+    out[1:-1] = x[1:-1] * 2.0
+    out[0] = x.max()
+    return out.sum(axis=1), out[::2] + x[::2], x
+
+
+def fresh_array_read_after(x):
+    y = np.zeros_like(x)
+    y[::2] = x[::2] ** 2
+    return np.sqrt(y[1:]) * y.mean()
+
+
 STORES = [
     (interior, (rng.standard_normal((6, 5)), rng.standard_normal((6, 5)))),
     (strided_update, (np.ones(9, np.float32), np.float32(3.0))),
@@ -102,6 +114,9 @@ STORES = [
     (into_a_fresh_array, (rng.standard_normal(7),)),
     (into_a_computed_array, (rng.standard_normal((3, 5)).astype(np.float32),)),
     (masked_assignment, (rng.standard_normal(6), np.arange(6) % 3 == 0)),
+    (sum_after_store, (rng.standard_normal(7), 2.5)),
+    (read_after_the_stores, (rng.standard_normal((5, 4)), rng.standard_normal((5, 4)))),
+    (fresh_array_read_after, (rng.standard_normal(9).astype(np.float32),)),
 ]
 
 
@@ -129,7 +144,6 @@ def test_a_store_kernel_writes_through_the_views_strides(monkeypatch):
 ON_C = [
     (read_after_store, (rng.standard_normal((6, 5)), rng.standard_normal((6, 5)))),
     (shifted_onto_itself, (rng.standard_normal((6, 5)),)),
-    (sum_after_store, (rng.standard_normal(7), 2.5)),
 ]
 
 

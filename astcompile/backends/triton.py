@@ -24,6 +24,7 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
+from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER, signature
 from astcompile.codegen.triton_stores import (
     StoreGraph,
@@ -61,8 +62,30 @@ def flat_code(
     sched: Schedule, assured: Assured = NOTHING, stores: StoreGraph | None = None
 ) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule; with ``stores``, the
-    wrapper then runs each store kernel and returns the region's own outputs."""
-    parts, plans, signatures = [HEADER], {}, {}
+    wrapper then runs each store kernel, and what reads the stored arrays after them."""
+    parts, signatures = [HEADER], {}
+    wrapper, py = _built(sched, assured, parts, signatures)
+    consts, steps = {**wrapper.consts, "_bcast": broadcast}, dict(wrapper.steps)
+    stored: tuple[int, ...] = ()
+    if stores is not None:
+        py = _with_stores(py, wrapper, stores, parts, signatures)
+        stored = stores.stored_leaves
+    if stores is not None and stores.after is not None:
+        after = stores.after
+        typed = assured.typed | {n.id for n in after.inputs[len(sched.graph.inputs) :]}
+        later = Assured(typed, assured.unit_c)  # handed on by the first phase, as it made them
+        wrapper, py_after = _built(schedule(after, TRITON.supports), later, parts, signatures)
+        consts.update(wrapper.consts)
+        steps.update(wrapper.steps)
+        py = _phases(py, py_after, sched.graph.name, after.name)
+    return TritonCode("".join(parts), WrapperParts(py, consts, steps), signatures, stored)
+
+
+def _built(
+    sched: Schedule, assured: Assured, parts: list[str], signatures: dict
+) -> tuple[WrapperSource, str]:
+    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``."""
+    plans = {}
     for step in sched.steps:
         if isinstance(step, Kernel):
             code = TRITON.kernel(step, frozenset())
@@ -70,15 +93,22 @@ def flat_code(
             plans[step.name] = code.plan
             signatures[step.name] = signature(code.plan)
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
-    py = wrapper.build()
-    stored: tuple[int, ...] = ()
-    if stores is not None:
-        py = _with_stores(py, wrapper, stores, parts, signatures)
-        stored = stores.stored_leaves
-    consts = {**wrapper.consts, "_bcast": broadcast}
-    return TritonCode(
-        "".join(parts), WrapperParts(py, consts, dict(wrapper.steps)), signatures, stored
-    )
+    return wrapper, wrapper.build()
+
+
+def _phases(before: str, after: str, before_name: str, after_name: str) -> str:
+    """The region's wrapper running ``before`` (kernels, stores), then ``after`` over the
+    leaves and what ``before`` handed on; a size fact failing in ``before`` runs the graph."""
+    region = after_name.removesuffix("__after")
+    before = before.replace("return _eager(leaves)", "return None")
+    top = [
+        f"def region_{sanitize(region)}(leaves):",
+        f"    carried = region_{sanitize(before_name)}(leaves)",
+        "    if carried is None:",
+        "        return _eager(leaves)",
+        f"    return region_{sanitize(after_name)}((*leaves, *carried))",
+    ]
+    return before + after + "\n".join(top) + "\n"
 
 
 def _with_stores(

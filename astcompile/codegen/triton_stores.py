@@ -25,7 +25,7 @@ from astcompile.codegen.lower import Operand
 from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.codegen.triton_kernel import loc_comment
 from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, can_lower, convert
-from astcompile.ir.attrs import DynIndex, IndexKind
+from astcompile.ir.attrs import DynIndex, IndexKind, InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.trace.build import index_shape
@@ -43,7 +43,8 @@ class StoreGraph:
     flat: Graph  #: the region's outputs followed by each store's value
     stores: tuple[Node, ...]  #: the STORE nodes, in program order
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
-    outputs: int  #: how many of ``flat``'s outputs are the region's own
+    outputs: int  #: how many of ``flat``'s outputs it returns (the region's, or ``after``'s)
+    after: Graph | None = None  #: what runs after the stores (reads of what they wrote)
 
 
 def base_of(store: Node) -> Node:
@@ -86,28 +87,64 @@ def _lowerable(store: Node) -> bool:
     )
 
 
-def _ordered(nodes: list[Node], stores: list[Node]) -> bool:
-    """Every read of a stored array comes before its first store; no value aliases a target."""
+def _late(nodes: list[Node], stores: list[Node]) -> set[int] | None:
+    """The nodes that run after the stores (they read a stored array after its last store,
+    or such a node's value); None when some read falls between two stores into its array,
+    or a stored value is a view of its target or comes after a store."""
     first: dict[int, int] = {}
+    last: dict[int, int] = {}
     chains: set[int] = set()
     for s in stores:
         chain = _chain(s.inputs[0]) or []
         first.setdefault(chain[-1].id, s.id)
+        last[chain[-1].id] = s.id
         chains |= {n.id for n in chain[:-1]}
-    alias = {i: i for i in first}  # node id -> the stored input it is (a view of)
+    alias = {i: i for i in first}  # node id -> the stored array it is (a view of)
+    late: set[int] = set()
     for node in sorted(nodes, key=lambda n: n.id):
         if node.op is Op.STORE:
-            if node.inputs[1].id in alias:
-                return False
+            if node.inputs[1].id in alias or node.inputs[1].id in late:
+                return None
             continue
-        bases = {alias[i.id] for i in node.inputs if i.id in alias}
         if node.id in chains:
             continue
-        if any(node.id > first[b] for b in bases):
-            return False
+        bases = {alias[i.id] for i in node.inputs if i.id in alias}
+        if any(i.id in late for i in node.inputs) or any(node.id > first[b] for b in bases):
+            if any(node.id < last[b] for b in bases):
+                return None
+            late.add(node.id)
         if node.kind is Kind.VIEW and bases:
             alias[node.id] = bases.pop()
-    return True
+    return late
+
+
+#: Nodes the second phase's wrapper makes itself (leaves, constants, sizes).
+OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
+
+
+def _after(graph: Graph, nodes: list[Node], late: set[int]) -> tuple[list[Node], Graph]:
+    """(the values the first phase hands on, the second phase's graph): the late nodes
+    rebuilt over inputs that stand for the first phase's values, and the region's outputs."""
+    carried: dict[int, tuple[Node, Node]] = {}  # first-phase node id -> (it, its stand-in)
+    new: dict[int, Node] = {}
+
+    def sub(node: Node) -> Node:
+        if node.id in new or node.op in OWN:
+            return new.get(node.id, node)
+        if node.id not in carried:
+            index = len(graph.inputs) + len(carried)
+            attr = InputAttr(index, "carried", InputKind.ARRAY)
+            carried[node.id] = (node, Node(Op.INPUT, (), node.dtype, node.shape, attr, node.loc))
+        return carried[node.id][1]
+
+    for node in sorted((n for n in nodes if n.id in late), key=lambda n: n.id):
+        new[node.id] = Node(
+            node.op, tuple(sub(i) for i in node.inputs), node.dtype, node.shape, node.attr, node.loc
+        )
+    outputs = [sub(o) for o in graph.outputs]
+    inputs = [*graph.inputs, *(stand_in for _, stand_in in carried.values())]
+    after = Graph(f"{graph.name}__after", inputs, outputs, [], graph.guards)
+    return [node for node, _ in carried.values()], after
 
 
 def _loops(nodes: list[Node]) -> bool:
@@ -119,8 +156,8 @@ def c_reason(graph: Graph) -> str:
     if _loops(graph.nodes()):
         return "a loop region: no Triton lowering yet"
     return (
-        "stores Triton cannot lower: a read after a store into the same array, a value that "
-        "is a view of its target, a run-time index or a cast without a Triton rule"
+        "stores Triton cannot lower: a read between two stores into the same array, a value "
+        "that is a view of its target, a run-time index or a cast without a Triton rule"
     )
 
 
@@ -132,15 +169,19 @@ def store_graph(graph: Graph) -> StoreGraph | None:
     stores = sorted(graph.effects, key=lambda n: n.id)
     if not stores or any(s.op is not Op.STORE or not _lowerable(s) for s in stores):
         return None
-    if not _ordered(nodes, stores):
+    late = _late(nodes, stores)
+    if late is None:
         return None
     values = [s.inputs[1] for s in stores]
     bases = list({base_of(s).id: base_of(s) for s in stores}.values())
     made = [b for b in bases if b.op is not Op.INPUT]  # written after the kernels make them
-    outputs = [*graph.outputs, *values, *made]
-    flat = Graph(graph.name, graph.inputs, outputs, [], graph.guards)
+    handed, after, name = list(graph.outputs), None, graph.name
+    if late:
+        handed, after = _after(graph, nodes, late)
+        name = f"{graph.name}__before"
+    flat = Graph(name, graph.inputs, [*handed, *values, *made], [], graph.guards)
     leaves = sorted(b.attr.index for b in bases if b.op is Op.INPUT)
-    return StoreGraph(flat, tuple(stores), tuple(leaves), len(graph.outputs))
+    return StoreGraph(flat, tuple(stores), tuple(leaves), len(handed), after)
 
 
 def _view(node: Node, base_ref: str) -> str:
