@@ -10,8 +10,9 @@ Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on
 the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
 device (CuPy) and results copied back, device arrays staying where they are.
 
-Loop graphs (loops, branches, stores) have no Triton lowering yet: they go to the C target's
-stages, and the graph_breaks log says so.
+Stores into views without loops are lowered as store kernels (codegen/triton_stores.py).
+Loop graphs (loops, branches, run-time indices) have no Triton lowering yet: they go to the C
+target's stages, and the graph_breaks log says so.
 """
 
 from __future__ import annotations
