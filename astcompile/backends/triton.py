@@ -135,9 +135,11 @@ def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     """(schedule, code) of a graph after the graph passes (tests)."""
     from astcompile.passes.pipeline import run_passes
 
-    sched = schedule(run_passes(graph), TRITON.supports)
+    graph = run_passes(graph)
+    stores = store_graph(graph) if graph.effects else None
+    sched = schedule(stores.flat if stores else graph, TRITON.supports)
     with numbering():
-        return sched, flat_code(sched)
+        return sched, flat_code(sched, NOTHING, stores)
 
 
 class TritonBackend:
