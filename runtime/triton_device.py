@@ -37,6 +37,11 @@ def broadcast(value: Any, shape: tuple) -> np.ndarray:
     return np.broadcast_to(np.asarray(value), shape)
 
 
+def owned(value: Any) -> np.ndarray:
+    """A stored value that is a view of its target, copied first (as NumPy's assignment)."""
+    return np.array(value, copy=True)
+
+
 def _device_broadcast(value: Any, shape: tuple) -> Any:
     cp = cupy()
     return cp.broadcast_to(cp.asarray(value), shape)
@@ -54,7 +59,7 @@ def bind(
     consts = {**parts.consts, "_kernel": _factory(module)}
     if mode() == "cuda":
         cp = cupy()
-        consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast)
+        consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast, _own=cp.copy)
     wrapper = make_wrapper(graph, type(parts)(parts.py, consts, parts.steps), None)
     del wrapper.parts  # not a C entry: the warm cache must not persist it as one
     if mode() != "cuda":

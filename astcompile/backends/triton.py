@@ -25,25 +25,13 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
-from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER, signature
-from astcompile.codegen.triton_stores import (
-    StoreGraph,
-    base_of,
-    c_reason,
-    store_graph,
-    store_kernel,
-    store_lines,
-    store_name,
-    store_parameters,
-    view_ndim,
-)
+from astcompile.codegen.triton_stores import c_reason, store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Kernel, Schedule, schedule
-from astcompile.runtime.triton_device import broadcast
 from astcompile.stages import GraphKind, RegionWork
 
 __all__ = ["TritonBackend", "generate"]
@@ -59,30 +47,15 @@ class TritonCode:
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
 
 
-def flat_code(
-    sched: Schedule, assured: Assured = NOTHING, stores: StoreGraph | None = None
-) -> TritonCode:
-    """The Triton module and the wrapper of a flat graph's schedule; with ``stores``, the
-    wrapper then runs each store kernel, and what reads the stored arrays after them."""
+def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
+    """The Triton module and the wrapper of a flat graph's schedule."""
     parts, signatures = [HEADER], {}
-    wrapper, py = _built(sched, assured, parts, signatures)
-    consts, steps = {**wrapper.consts, "_bcast": broadcast}, dict(wrapper.steps)
-    stored: tuple[int, ...] = ()
-    if stores is not None:
-        py = _with_stores(py, wrapper, stores, parts, signatures)
-        stored = stores.stored_leaves
-    if stores is not None and stores.after is not None:
-        after = stores.after
-        typed = assured.typed | {n.id for n in after.inputs[len(sched.graph.inputs) :]}
-        later = Assured(typed, assured.unit_c)  # handed on by the first phase, as it made them
-        wrapper, py_after = _built(schedule(after, TRITON.supports), later, parts, signatures)
-        consts.update(wrapper.consts)
-        steps.update(wrapper.steps)
-        py = _phases(py, py_after, sched.graph.name, after.name)
-    return TritonCode("".join(parts), WrapperParts(py, consts, steps), signatures, stored)
+    wrapper, py = built(sched, assured, parts, signatures)
+    parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
+    return TritonCode("".join(parts), parts_, signatures)
 
 
-def _built(
+def built(
     sched: Schedule, assured: Assured, parts: list[str], signatures: dict
 ) -> tuple[WrapperSource, str]:
     """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``."""
@@ -97,49 +70,20 @@ def _built(
     return wrapper, wrapper.build()
 
 
-def _phases(before: str, after: str, before_name: str, after_name: str) -> str:
-    """The region's wrapper running ``before`` (kernels, stores), then ``after`` over the
-    leaves and what ``before`` handed on; a size fact failing in ``before`` runs the graph."""
-    region = after_name.removesuffix("__after")
-    before = before.replace("return _eager(leaves)", "return None")
-    top = [
-        f"def region_{sanitize(region)}(leaves):",
-        f"    carried = region_{sanitize(before_name)}(leaves)",
-        "    if carried is None:",
-        "        return _eager(leaves)",
-        f"    return region_{sanitize(after_name)}((*leaves, *carried))",
-    ]
-    return before + after + "\n".join(top) + "\n"
-
-
-def _with_stores(
-    py: str, wrapper: WrapperSource, sg: StoreGraph, parts: list, signatures: dict
-) -> str:
-    """``py`` with the store kernels launched, in program order, before it returns."""
-    lines = py.rstrip("\n").split("\n")
-    assert lines[-1].startswith("    return"), lines[-1]
-    head, body = [], lines[:-1]
-    for k, store in enumerate(sg.stores):
-        name, ndim = store_name(sg.flat, k), view_ndim(store)
-        parts.append(store_kernel(store, name, ndim))
-        signatures[name] = dict(store_parameters(store, ndim))
-        head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
-        value, base = wrapper.ref(store.inputs[1]), wrapper.ref(base_of(store))
-        body += ["    " + line for line in store_lines(store, k, name, value, base)]
-    outs = [wrapper.ref(o) for o in sg.flat.outputs[: sg.outputs]]
-    body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-    return "\n".join([*head, *body]) + "\n"
-
-
 def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     """(schedule, code) of a graph after the graph passes (tests)."""
+    from astcompile.backends.triton_stores import store_code
     from astcompile.passes.pipeline import run_passes
 
     graph = run_passes(graph)
-    stores = store_graph(graph) if graph.effects else None
-    sched = schedule(stores.flat if stores else graph, TRITON.supports)
+    stores = store_region(graph) if graph.effects else None
+    if stores is not None:  # the first phase's schedule, and the whole region's code
+        with numbering():
+            code = store_code(stores, NOTHING)
+        return schedule(stores.phases[0].graph, TRITON.supports), code
+    sched = schedule(graph, TRITON.supports)
     with numbering():
-        return sched, flat_code(sched, NOTHING, stores)
+        return sched, flat_code(sched)
 
 
 class TritonBackend:
@@ -167,11 +111,12 @@ class TritonBackend:
         work.schedule = schedule(work.graph, TRITON.supports)
 
     def lower(self, work: RegionWork) -> None:
-        stores = store_graph(work.graph) if work.kind is not GraphKind.FLAT else None
-        if stores is not None:  # stores into views, no loop: the store kernels
+        stores = store_region(work.graph) if work.kind is not GraphKind.FLAT else None
+        if stores is not None:  # stores into views, no loop: phases of kernels and stores
+            from astcompile.backends.triton_stores import store_code
+
             with numbering():
-                sched = schedule(stores.flat, TRITON.supports)
-                work.code = flat_code(sched, _assured(work), stores)
+                work.code = store_code(stores, _assured(work))
             return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(

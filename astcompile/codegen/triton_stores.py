@@ -1,50 +1,69 @@
 """Stores into views on the Triton target: ``out[1:-1] = expr``, ``x[:, 0] = v``, ``a[::2] += b``.
 
-A region whose only effects are stores (no loop, no branch, no run-time index) is lowered as
-the flat graph of its outputs *and* its stored values (fused kernels, as any flat region),
-then one store kernel per store, in program order. A store kernel writes its value, broadcast
-to the view's shape and cast to the target's dtype, through the view's own pointer and element
-strides (a negative step is a negative stride), masked at the ragged edge: nothing is copied
-on the host, and the caller's array is the one written.
+A region whose only effects are stores (no loop, no branch, no run-time index) runs as
+*phases*: flat graphs of fused kernels (as any flat region), each followed by the store kernels
+(:mod:`astcompile.codegen.triton_store_kernels`) that may run once it is done, in program
+order. A store kernel writes its value through the view's own pointer and strides: nothing
+is copied on the host, and the caller's array is the one written.
 
-Every value is computed before the first store kernel runs, so this is exact only when each
-read of a stored array (or of a view of it) comes before its first store, and no stored value
-is a view of its own target (``out[1:] = out[:-1]`` reads what it writes). Otherwise
-:func:`store_graph` says no and the region runs on the C target, as a loop region does.
+Each value gets an *epoch*: how many stores must have run before it is computed. A read of a
+stored array (through any view) comes after the stores into that array that precede it in the
+program and before those that follow; a value comes after what it reads. Phase ``k`` computes
+the values of epoch ``k`` over the arguments and what earlier phases handed on, then runs
+store ``k`` (and the following stores, while no value needs to run between them):
 
-    out[1:-1] = x[1:-1] * 2.0        # k0: t = x[1:-1] * 2.0       (the flat schedule)
-    out[:, 0] = 5                    # s0: out[1:-1] <- t;  s1: out[:, 0] <- 5
+    out[1:-1] = x[1:-1] * 2.0        # phase 0: t = x[1:-1] * 2.0; store 0: out[1:-1] <- t
+    y = out + 1                      # phase 1: y = out + 1;        store 1: out[:, 0] <- 5
+    out[:, 0] = 5
+    return y, out.sum()              # phase 2: out.sum()
+
+No epoch fits a read that must come both after and before a store (never, in program order),
+a reshape of a stored array (a view or a copy, by layout), or a store Triton has no rule for
+(a run-time index, a float -> int cast): :func:`store_region` says None and the region runs
+on the C target, as a loop region does.
 """
 
 from __future__ import annotations
 
-import re
+import bisect
 from dataclasses import dataclass
 
-from astcompile.codegen.lower import Operand
-from astcompile.codegen.pyexpr import STEPS, _item
-from astcompile.codegen.triton_kernel import loc_comment
-from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, can_lower, convert
+from astcompile.codegen.triton_rules import TL_TYPES, can_lower
+from astcompile.codegen.triton_store_kernels import TARGET_VIEWS
 from astcompile.ir.attrs import DynIndex, IndexKind, InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op, info
-from astcompile.trace.build import index_shape
 
-#: Views a store may write through (each a NumPy view of its input, never a copy).
-TARGET_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE})
 #: Index items a store kernel's view is made of (a run-time slice needs the loop's index).
 STATIC_ITEMS = frozenset({IndexKind.SLICE, IndexKind.INT, IndexKind.NEWAXIS})
+#: Views of a stored array that stay views whatever its layout (a reshape may copy).
+ALIAS_VIEWS = TARGET_VIEWS | {Op.BROADCAST_TO}
+#: Nodes every phase's wrapper makes itself (leaves, constants, sizes).
+OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
 
 
 @dataclass(frozen=True)
-class StoreGraph:
-    """A store-only region as the Triton target runs it."""
+class Tail:
+    """A store as the phase running it sees it: its value and the array written."""
 
-    flat: Graph  #: the region's outputs followed by each store's value
-    stores: tuple[Node, ...]  #: the STORE nodes, in program order
+    store: Node
+    value: Node
+    base: Node
+    overlaps: bool  #: the value is a view of the array written: copied before the store
+
+
+@dataclass(frozen=True)
+class Phase:
+    graph: Graph  #: inputs: the region's, then what earlier phases handed on
+    tail: tuple[Tail, ...]  #: the stores run after its kernels, in program order
+    hands_on: int  #: its first outputs, returned (the last phase: the region's outputs)
+
+
+@dataclass(frozen=True)
+class StoreRegion:
+    name: str  #: the region's graph
+    phases: tuple[Phase, ...]
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
-    outputs: int  #: how many of ``flat``'s outputs it returns (the region's, or ``after``'s)
-    after: Graph | None = None  #: what runs after the stores (reads of what they wrote)
 
 
 def base_of(store: Node) -> Node:
@@ -74,77 +93,43 @@ def _castable(value: Node, target: Node) -> bool:
 
 
 def _lowerable(store: Node) -> bool:
-    target, value = store.inputs[0], store.inputs[1]
-    chain = _chain(target)
-    items_ok = chain is not None and all(
-        n.op is not Op.INDEX or _static(n.attr) for n in chain[:-1]
-    )
+    if store.op is not Op.STORE or len(store.inputs) != 2:
+        return False
+    chain = _chain(store.inputs[0])
     return (
-        len(store.inputs) == 2
-        and items_ok
+        chain is not None
+        and all(n.op is not Op.INDEX or _static(n.attr) for n in chain[:-1])
         and _static(store.attr.index)
-        and _castable(value, target)
+        and _castable(store.inputs[1], store.inputs[0])
     )
 
 
-def _late(nodes: list[Node], stores: list[Node]) -> set[int] | None:
-    """The nodes that run after the stores (they read a stored array after its last store,
-    or such a node's value); None when some read falls between two stores into its array,
-    or a stored value is a view of its target or comes after a store."""
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    chains: set[int] = set()
+def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict] | None:
+    """(node id -> its epoch, node id -> the stored array it is a view of), or None."""
+    into: dict[int, list[int]] = {}  # stored array -> ids of the stores into it
     for s in stores:
-        chain = _chain(s.inputs[0]) or []
-        first.setdefault(chain[-1].id, s.id)
-        last[chain[-1].id] = s.id
-        chains |= {n.id for n in chain[:-1]}
-    alias = {i: i for i in first}  # node id -> the stored array it is (a view of)
-    late: set[int] = set()
+        into.setdefault(base_of(s).id, []).append(s.id)
+    order = [s.id for s in stores]
+    alias = {b: b for b in into}
+    epoch: dict[int, int] = {}
     for node in sorted(nodes, key=lambda n: n.id):
         if node.op is Op.STORE:
-            if node.inputs[1].id in alias or node.inputs[1].id in late:
+            if epoch.get(node.inputs[1].id, 0) > order.index(node.id):
                 return None
             continue
-        if node.id in chains:
-            continue
+        low = max((epoch.get(i.id, 0) for i in node.inputs), default=0)
+        high = len(stores)
         bases = {alias[i.id] for i in node.inputs if i.id in alias}
-        if any(i.id in late for i in node.inputs) or any(node.id > first[b] for b in bases):
-            if any(node.id < last[b] for b in bases):
-                return None
-            late.add(node.id)
-        if node.kind is Kind.VIEW and bases:
-            alias[node.id] = bases.pop()
-    return late
-
-
-#: Nodes the second phase's wrapper makes itself (leaves, constants, sizes).
-OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
-
-
-def _after(graph: Graph, nodes: list[Node], late: set[int]) -> tuple[list[Node], Graph]:
-    """(the values the first phase hands on, the second phase's graph): the late nodes
-    rebuilt over inputs that stand for the first phase's values, and the region's outputs."""
-    carried: dict[int, tuple[Node, Node]] = {}  # first-phase node id -> (it, its stand-in)
-    new: dict[int, Node] = {}
-
-    def sub(node: Node) -> Node:
-        if node.id in new or node.op in OWN:
-            return new.get(node.id, node)
-        if node.id not in carried:
-            index = len(graph.inputs) + len(carried)
-            attr = InputAttr(index, "carried", InputKind.ARRAY)
-            carried[node.id] = (node, Node(Op.INPUT, (), node.dtype, node.shape, attr, node.loc))
-        return carried[node.id][1]
-
-    for node in sorted((n for n in nodes if n.id in late), key=lambda n: n.id):
-        new[node.id] = Node(
-            node.op, tuple(sub(i) for i in node.inputs), node.dtype, node.shape, node.attr, node.loc
-        )
-    outputs = [sub(o) for o in graph.outputs]
-    inputs = [*graph.inputs, *(stand_in for _, stand_in in carried.values())]
-    after = Graph(f"{graph.name}__after", inputs, outputs, [], graph.guards)
-    return [node for node, _ in carried.values()], after
+        if node.op in ALIAS_VIEWS and bases:
+            alias[node.id] = bases.pop()  # a view reads nothing: its readers are placed
+        for b in bases:
+            k = bisect.bisect(into[b], node.id)  # stores into b before the node
+            low = max(low, order.index(into[b][k - 1]) + 1 if k else 0)
+            high = min(high, order.index(into[b][k]) if k < len(into[b]) else high)
+        if low > high or (node.kind is Kind.VIEW and bases):
+            return None
+        epoch[node.id] = low
+    return epoch, alias
 
 
 def _loops(nodes: list[Node]) -> bool:
@@ -156,90 +141,86 @@ def c_reason(graph: Graph) -> str:
     if _loops(graph.nodes()):
         return "a loop region: no Triton lowering yet"
     return (
-        "stores Triton cannot lower: a read between two stores into the same array, a value "
-        "that is a view of its target, a run-time index or a cast without a Triton rule"
+        "stores Triton cannot lower: a run-time index, a cast without a Triton rule, a reshape "
+        "of a stored array, or a store into an array that is neither an argument nor new"
     )
 
 
-def store_graph(graph: Graph) -> StoreGraph | None:
-    """``graph`` as a flat graph and its stores, when the Triton target can lower it so."""
+def store_region(graph: Graph) -> StoreRegion | None:
+    """``graph`` as phases of kernels and stores, when the Triton target can lower it so."""
     nodes = graph.nodes()
     if _loops(nodes):
         return None
     stores = sorted(graph.effects, key=lambda n: n.id)
-    if not stores or any(s.op is not Op.STORE or not _lowerable(s) for s in stores):
+    if not stores or not all(_lowerable(s) for s in stores):
         return None
-    late = _late(nodes, stores)
-    if late is None:
+    placed = _epochs(nodes, stores)
+    if placed is None:
         return None
-    values = [s.inputs[1] for s in stores]
-    bases = list({base_of(s).id: base_of(s) for s in stores}.values())
-    made = [b for b in bases if b.op is not Op.INPUT]  # written after the kernels make them
-    handed, after, name = list(graph.outputs), None, graph.name
-    if late:
-        handed, after = _after(graph, nodes, late)
-        name = f"{graph.name}__before"
-    flat = Graph(name, graph.inputs, [*handed, *values, *made], [], graph.guards)
-    leaves = sorted(b.attr.index for b in bases if b.op is Op.INPUT)
-    return StoreGraph(flat, tuple(stores), tuple(leaves), len(handed), after)
+    phases = _Phases(graph, nodes, stores, *placed).build()
+    leaves = {b.attr.index for b in map(base_of, stores) if b.op is Op.INPUT}
+    return StoreRegion(graph.name, phases, tuple(sorted(leaves)))
 
 
-def _view(node: Node, base_ref: str) -> str:
-    """Python for the view a store writes: its target's views over the input, then its index."""
-    if node.op is Op.INPUT or not node.inputs or node.op not in TARGET_VIEWS:
-        return base_ref
-    return STEPS[node.op](node, [_view(node.inputs[0], base_ref)])
+class _Phases:
+    """The phases of a store region: each epoch that computes something starts one."""
 
+    def __init__(self, graph: Graph, nodes: list[Node], stores: list[Node], epoch, alias) -> None:
+        self.graph, self.stores, self.alias = graph, stores, alias
+        self.members = [n for n in nodes if n.op not in OWN and n.op is not Op.STORE]
+        self.starts = sorted({epoch[n.id] for n in self.members} | {0})
+        self.phase = {n.id: bisect.bisect(self.starts, epoch[n.id]) - 1 for n in self.members}
+        self.stand_ins: dict[int, Node] = {}
+        self.later = self._handed_on()
 
-def store_name(graph: Graph, k: int) -> str:
-    return re.sub(r"\W", "_", graph.name) + f"_s{k}"
+    def _tail(self, i: int) -> list[Node]:
+        end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.stores)
+        return self.stores[self.starts[i] : end]
 
+    def _handed_on(self) -> set[int]:
+        """The values a later phase (or the region's return) needs."""
+        uses = [(n, self.phase[n.id]) for n in self.members]
+        for i in range(len(self.starts)):
+            uses += [(s, i) for s in self._tail(i)]
+        later = {
+            x.id
+            for node, i in uses
+            for x in ((node.inputs[1], base_of(node)) if node.op is Op.STORE else node.inputs)
+            if x.op not in OWN and self.phase[x.id] < i
+        }
+        last = len(self.starts) - 1
+        return later | {o.id for o in self.graph.outputs if self.phase.get(o.id, last) < last}
 
-def view_ndim(store: Node) -> int:
-    return len(index_shape(store.inputs[0].shape, store.attr.index))
+    def _overlaps(self, store: Node) -> bool:
+        return self.alias.get(store.inputs[1].id) == base_of(store).id
 
+    def build(self) -> tuple[Phase, ...]:
+        return tuple(self._build(i) for i in range(len(self.starts)))
 
-def store_lines(store: Node, k: int, name: str, value_ref: str, base_ref: str) -> list[str]:
-    """The wrapper's lines running store ``k``: its view, then the store kernel's launch."""
-    view = _view(store.inputs[0], base_ref)
-    items = [_item(i) for i in store.attr.index]
-    view = f"{view}[{', '.join([*items, '...'])}]"  # x[0, ...] is a 0-d view, x[0] a copy
-    return [
-        f"_v{k} = {view}",
-        f"_k_{name}(_v{k}.shape, (_bcast({value_ref}, _v{k}.shape),), (), (_v{k},))",
-    ]
+    def _build(self, i: int) -> Phase:
+        rebuilt: dict[int, Node] = {}
 
+        def sub(node: Node) -> Node:
+            return node if node.op in OWN else rebuilt.get(node.id) or self.stand_ins[node.id]
 
-def store_parameters(store: Node, ndim: int) -> list[tuple[str, str]]:
-    """(name, signature type) of a store kernel's parameters, as ``parameters`` gives them."""
-    value, target = store.inputs[1], store.inputs[0]
-    params = [(f"n{a}", "i64") for a in range(ndim)]
-    for buf, dtype in (("src", value.dtype), ("dst", target.dtype)):
-        params.append((buf, f"*{SIGNATURE[dtype]}"))
-        params += [(f"{buf}_s{a}", "i64") for a in range(ndim)]
-    return [*params, ("BLOCK", "constexpr")]
-
-
-def store_kernel(store: Node, name: str, ndim: int) -> str:
-    """A store kernel: ``dst[i] = src[i]`` over the view's flat range, strided and masked."""
-    value, target = store.inputs[1], store.inputs[0]
-    params = ", ".join(
-        f"{n}: tl.constexpr" if t == "constexpr" else (n if t.startswith("*") else f"{n}: tl.int64")
-        for n, t in store_parameters(store, ndim)
-    )
-    axes = range(ndim)
-    count = " * ".join(f"n{a}" for a in axes) or "1"
-    lines = ["", "", "@triton.jit", f"def {name}({params}):"]
-    lines.append(f'    """a store into a view{loc_comment(store).replace("  #", ":")}"""')
-    lines.append("    e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)")
-    lines.append(f"    m = e < {count}")
-    lines.append("    rem = e")
-    for a in reversed(axes):
-        lines.append(f"    i{a} = rem % n{a}")
-        lines.append(f"    rem = rem // n{a}")
-    for buf in ("src", "dst"):
-        offset = " + ".join(f"i{a} * {buf}_s{a}" for a in axes) or "e * 0"  # a block
-        lines.append(f"    {buf}_at = {buf} + ({offset})")
-    x = convert(Operand("tl.load(src_at, mask=m)", value.dtype), target.dtype)
-    lines.append(f"    tl.store(dst_at, {x}, mask=m){loc_comment(store)}")
-    return "\n".join(lines) + "\n"
+        for n in self.members:
+            if self.phase[n.id] == i:
+                rebuilt[n.id] = Node(
+                    n.op, tuple(sub(x) for x in n.inputs), n.dtype, n.shape, n.attr, n.loc
+                )
+        tail = [
+            Tail(s, sub(s.inputs[1]), sub(base_of(s)), self._overlaps(s)) for s in self._tail(i)
+        ]
+        last = i == len(self.starts) - 1
+        kept = [n for n in self.members if n.id in self.later and n.id in rebuilt]
+        handed = [sub(o) for o in self.graph.outputs] if last else [rebuilt[n.id] for n in kept]
+        inputs = [*self.graph.inputs, *self.stand_ins.values()]
+        name = self.graph.name if len(self.starts) == 1 else f"{self.graph.name}__p{i}"
+        outputs = [*handed, *(v for t in tail for v in (t.value, t.base))]
+        phase = Phase(Graph(name, inputs, outputs, [], self.graph.guards), tuple(tail), len(handed))
+        for n in kept:  # what the next phases see in its place
+            attr = InputAttr(
+                len(self.graph.inputs) + len(self.stand_ins), "carried", InputKind.ARRAY
+            )
+            self.stand_ins[n.id] = Node(Op.INPUT, (), n.dtype, n.shape, attr, n.loc)
+        return phase
