@@ -42,6 +42,18 @@ def reshaped_after_store(x):
     return x.reshape(-1) * 2.0
 
 
+def reshaped_before_store(x):
+    y = x.reshape(-1)  # a view here, a copy for another layout: the store's effect differs
+    x[0] = 1.0
+    return y * 2.0
+
+
+def swapped_in_a_row(a, q):
+    a[:, 0] = q
+    a[3] = (a[3, 1], a[3, 0], a[3, 2])  # element reads are copies, made before the store
+    return a
+
+
 def float_into_int(i, x):
     i[1:] = x[1:]  # the cast is a NumPy step, the store a Triton store kernel
     return i
@@ -153,6 +165,8 @@ STORES = [
     (fresh_array_read_after, (rng.standard_normal(9).astype(np.float32),)),
     (stores_between_reads, (rng.standard_normal((4, 5)),)),
     (float_into_int, (np.zeros(5, np.int64), np.array([0.5, -2.7, 3.9, 1e3, -0.0]))),
+    (reshaped_after_store, (rng.standard_normal((3, 4)),)),
+    (swapped_in_a_row, (rng.standard_normal((4, 3)), -2.0)),
 ]
 
 
@@ -178,7 +192,7 @@ def test_a_store_kernel_writes_through_the_views_strides(monkeypatch):
 
 
 ON_C = [
-    (reshaped_after_store, (rng.standard_normal((3, 4)),)),
+    (reshaped_before_store, (rng.standard_normal((3, 4)),)),
     (complex_store, (np.zeros(4, complex), rng.standard_normal(4) + 1j)),
 ]
 
@@ -234,3 +248,18 @@ def test_a_max_over_an_empty_axis_after_a_store_raises_numpys_error(monkeypatch)
     with pytest.raises(ValueError):
         compiled(x)
     np.testing.assert_array_equal(x, expected)
+
+
+def test_a_store_into_one_argument_orders_the_reads_of_another(monkeypatch):
+    """``f(x, x[1:])``: two arguments may be one array, so a store into one is seen by the
+    reads of the other that follow it."""
+
+    def through_a_view(x, tail):
+        tail[0] = 5.0
+        return x * 2.0
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    x, expected_x = np.arange(4.0), np.arange(4.0)
+    got = astcompile.compile(through_a_view, backend="triton")(x, x[1:])
+    np.testing.assert_array_equal(got, through_a_view(expected_x, expected_x[1:]))
+    np.testing.assert_array_equal(x, expected_x)

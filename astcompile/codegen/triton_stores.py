@@ -17,10 +17,11 @@ store ``k`` (and the following stores, while no value needs to run between them)
     out[:, 0] = 5
     return y, out.sum()              # phase 2: out.sum()
 
-No epoch fits a read that must come both after and before a store (never, in program order),
-a reshape of a stored array (a view or a copy, by layout), or a store Triton has no rule for
-(a run-time index, a float -> int cast): :func:`store_region` says None and the region runs
-on the C target, as a loop region does.
+Any two arguments may share memory (``f(x, x[1:])``), so a store into one orders the reads of
+all; an array the region made is its own. A reshape of a stored array that a later store
+writes (a view or a copy, by layout), or a store Triton has no rule for (a run-time index, a
+complex value), has no phases: :func:`store_region` says None and the region runs on the C
+target, as a loop region does.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from astcompile.ir.ops import Kind, Op, info
 STATIC_ITEMS = frozenset({IndexKind.SLICE, IndexKind.INT, IndexKind.NEWAXIS})
 #: Views of a stored array that stay views whatever its layout (a reshape may copy).
 ALIAS_VIEWS = TARGET_VIEWS | {Op.BROADCAST_TO}
+#: The memory of every argument: a store into one may change what any other reads.
+ARGUMENTS = -1
 #: Nodes every phase's wrapper makes itself (leaves, constants, sizes).
 OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
 
@@ -104,13 +107,28 @@ def _lowerable(store: Node) -> bool:
     )
 
 
+def _memory(node: Node) -> int:
+    """What a write into ``node`` may change: a new array only itself; any argument any other
+    (two arguments may be views of one array: ``f(x, x[1:])``)."""
+    return ARGUMENTS if node.op is Op.INPUT else node.id
+
+
+def _is_view(node: Node) -> bool:
+    """A view that reads nothing when made (``x[3, 1]`` is a scalar read there and then)."""
+    if node.op is Op.INDEX:
+        return any(item.kind is not IndexKind.INT for item in node.attr)
+    return node.op in ALIAS_VIEWS
+
+
 def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict] | None:
-    """(node id -> its epoch, node id -> the stored array it is a view of), or None."""
-    into: dict[int, list[int]] = {}  # stored array -> ids of the stores into it
+    """(node id -> its epoch, node id -> the memory it is a view of), or None."""
+    into: dict[int, list[int]] = {}  # memory -> ids of the stores into it
     for s in stores:
-        into.setdefault(base_of(s).id, []).append(s.id)
+        into.setdefault(_memory(base_of(s)), []).append(s.id)
     order = [s.id for s in stores]
-    alias = {b: b for b in into}
+    arrays = [n for n in nodes if n.op is Op.INPUT and n.attr.input_kind is InputKind.ARRAY]
+    alias = {n.id: _memory(n) for n in arrays if ARGUMENTS in into}
+    alias.update({m: m for m in into if m != ARGUMENTS})  # the arrays the region made
     epoch: dict[int, int] = {}
     for node in sorted(nodes, key=lambda n: n.id):
         if node.op is Op.STORE:
@@ -120,13 +138,19 @@ def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict
         low = max((epoch.get(i.id, 0) for i in node.inputs), default=0)
         high = len(stores)
         bases = {alias[i.id] for i in node.inputs if i.id in alias}
-        if node.op in ALIAS_VIEWS and bases:
-            alias[node.id] = bases.pop()  # a view reads nothing: its readers are placed
+        memory = next(iter(bases)) if bases else None
+        if memory is not None and _is_view(node):
+            alias[node.id] = memory
+            bases = set()  # a view reads nothing when made: its readers are placed
+        elif memory is not None and node.kind is Kind.VIEW and node.op is not Op.INDEX:
+            if into[memory][-1] > node.id:
+                return None  # a reshape is a view or a copy by layout: no store may follow
+            alias[node.id] = memory  # read here, and a view its readers read later
         for b in bases:
             k = bisect.bisect(into[b], node.id)  # stores into b before the node
             low = max(low, order.index(into[b][k - 1]) + 1 if k else 0)
             high = min(high, order.index(into[b][k]) if k < len(into[b]) else high)
-        if low > high or (node.kind is Kind.VIEW and bases):
+        if low > high:
             return None
         epoch[node.id] = low
     return epoch, alias
@@ -192,7 +216,7 @@ class _Phases:
         return later | {o.id for o in self.graph.outputs if self.phase.get(o.id, last) < last}
 
     def _overlaps(self, store: Node) -> bool:
-        return self.alias.get(store.inputs[1].id) == base_of(store).id
+        return self.alias.get(store.inputs[1].id) == _memory(base_of(store))
 
     def build(self) -> tuple[Phase, ...]:
         return tuple(self._build(i) for i in range(len(self.starts)))
