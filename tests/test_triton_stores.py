@@ -263,3 +263,23 @@ def test_a_store_into_one_argument_orders_the_reads_of_another(monkeypatch):
     got = astcompile.compile(through_a_view, backend="triton")(x, x[1:])
     np.testing.assert_array_equal(got, through_a_view(expected_x, expected_x[1:]))
     np.testing.assert_array_equal(x, expected_x)
+
+
+def stored_then_checked(x, w):
+    x[0] = 7.0
+    return np.average(x, axis=1, weights=w)  # raises ZeroDivisionError where w sums to 0
+
+
+def test_a_check_raises_after_the_stores_before_it(monkeypatch):
+    """A check (NumPy's error, ``assert``) runs between the stores, where the program has it."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(stored_then_checked, backend="triton")
+    x, w = rng.standard_normal((3, 4)), rng.random(4) + 0.5
+    assert_same(stored_then_checked, x, w, backend="triton")
+    assert "on triton" in _report(stored_then_checked, (x, w))
+    got, expected = x.copy(), x.copy()
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        stored_then_checked(expected, np.zeros(4))
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        compiled(got, np.zeros(4))
+    np.testing.assert_array_equal(got, expected)  # the store before the check was made

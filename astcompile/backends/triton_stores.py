@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton import TritonCode, built
+from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_store_kernels import (
@@ -24,6 +25,7 @@ from astcompile.codegen.triton_store_kernels import (
 from astcompile.codegen.triton_stores import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import Assured, WrapperSource
+from astcompile.ir.ops import Op
 from astcompile.passes.schedule import schedule
 from astcompile.runtime.triton_device import broadcast, owned
 
@@ -44,9 +46,9 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
         wrapper, py = built(schedule(phase.graph, TRITON.supports), typed, parts, signatures)
+        py = _with_tail(py, wrapper, phase, parts, signatures)
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
-        py = _with_tail(py, wrapper, phase, parts, signatures)
         if i == 0 and len(region.phases) > 1:
             py = py.replace("return _eager(leaves)", "return None")
         elif i > 0:  # after stores: only a max/min over an empty axis can fail, as in NumPy
@@ -66,6 +68,10 @@ def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signa
     head, body = [], lines[:-1]
     for k, tail in enumerate(phase.tail):
         store = tail.store
+        if store.op is Op.CHECK:  # raises here, after the stores before it, as NumPy would
+            wrapper.steps[f"n{nid(store)}"] = store
+            body.append(f"    _step(n{nid(store)}, [{wrapper.ref(tail.value)}], leaves)")
+            continue
         name, ndim = store_name(phase.graph, k), view_ndim(store)
         parts.append(store_kernel(store, name, ndim))
         signatures[name] = dict(store_parameters(store, ndim))

@@ -1,7 +1,7 @@
 """Stores into views on the Triton target: ``out[1:-1] = expr``, ``x[:, 0] = v``, ``a[::2] += b``.
 
-A region whose only effects are stores (no loop, no branch, no run-time index) runs as
-*phases*: flat graphs of fused kernels (as any flat region), each followed by the store kernels
+A region whose only effects are stores and checks (no loop, no branch, no run-time index) runs
+as *phases*: flat graphs of fused kernels (as any flat region), each followed by the store kernels
 (:mod:`astcompile.codegen.triton_store_kernels`) that may run once it is done, in program
 order. A store kernel writes its value through the view's own pointer and strides: nothing
 is copied on the host, and the caller's array is the one written.
@@ -16,6 +16,9 @@ store ``k`` (and the following stores, while no value needs to run between them)
     y = out + 1                      # phase 1: y = out + 1;        store 1: out[:, 0] <- 5
     out[:, 0] = 5
     return y, out.sum()              # phase 2: out.sum()
+
+A check (``assert``, NumPy's own errors such as ``np.average``'s zero weights) is an event
+like a store: it raises after the stores before it and before those after it.
 
 Any two arguments may share memory (``f(x, x[1:])``), so a store into one orders the reads of
 all; an array the region made is its own. A reshape of a stored array that a later store
@@ -41,6 +44,9 @@ STATIC_ITEMS = frozenset({IndexKind.SLICE, IndexKind.INT, IndexKind.NEWAXIS})
 ALIAS_VIEWS = TARGET_VIEWS | {Op.BROADCAST_TO}
 #: The memory of every argument: a store into one may change what any other reads.
 ARGUMENTS = -1
+#: The effects a store region runs between its phases, in program order: stores, and checks
+#: (``assert``, NumPy's errors) that raise there, after the stores before them.
+EVENTS = frozenset({Op.STORE, Op.CHECK})
 #: Nodes every phase's wrapper makes itself (leaves, constants, sizes).
 OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
 
@@ -49,9 +55,9 @@ OWN = frozenset({Op.INPUT, Op.CONST, Op.DIM})
 class Tail:
     """A store as the phase running it sees it: its value and the array written."""
 
-    store: Node
+    store: Node  #: a STORE, or a CHECK (then ``value`` is what it tests, ``base`` None)
     value: Node
-    base: Node
+    base: Node | None
     overlaps: bool  #: the value is a view of the array written: copied before the store
 
 
@@ -95,7 +101,17 @@ def _castable(value: Node, target: Node) -> bool:
     return value.dtype == target.dtype or can_lower(cast)
 
 
+def _value(event: Node) -> Node:
+    return event.inputs[1] if event.op is Op.STORE else event.inputs[0]
+
+
+def _reads(event: Node) -> tuple[Node, ...]:
+    return (event.inputs[1], base_of(event)) if event.op is Op.STORE else event.inputs
+
+
 def _lowerable(store: Node) -> bool:
+    if store.op is Op.CHECK:
+        return len(store.inputs) == 1
     if store.op is not Op.STORE or len(store.inputs) != 2:
         return False
     chain = _chain(store.inputs[0])
@@ -124,15 +140,16 @@ def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict
     """(node id -> its epoch, node id -> the memory it is a view of), or None."""
     into: dict[int, list[int]] = {}  # memory -> ids of the stores into it
     for s in stores:
-        into.setdefault(_memory(base_of(s)), []).append(s.id)
+        if s.op is Op.STORE:
+            into.setdefault(_memory(base_of(s)), []).append(s.id)
     order = [s.id for s in stores]
     arrays = [n for n in nodes if n.op is Op.INPUT and n.attr.input_kind is InputKind.ARRAY]
     alias = {n.id: _memory(n) for n in arrays if ARGUMENTS in into}
     alias.update({m: m for m in into if m != ARGUMENTS})  # the arrays the region made
     epoch: dict[int, int] = {}
     for node in sorted(nodes, key=lambda n: n.id):
-        if node.op is Op.STORE:
-            if epoch.get(node.inputs[1].id, 0) > order.index(node.id):
+        if node.op in EVENTS:
+            if epoch.get(_value(node).id, 0) > order.index(node.id):
                 return None
             continue
         low = max((epoch.get(i.id, 0) for i in node.inputs), default=0)
@@ -182,7 +199,8 @@ def store_region(graph: Graph) -> StoreRegion | None:
     if placed is None:
         return None
     phases = _Phases(graph, nodes, stores, *placed).build()
-    leaves = {b.attr.index for b in map(base_of, stores) if b.op is Op.INPUT}
+    bases = [base_of(s) for s in stores if s.op is Op.STORE]
+    leaves = {b.attr.index for b in bases if b.op is Op.INPUT}
     return StoreRegion(graph.name, phases, tuple(sorted(leaves)))
 
 
@@ -191,7 +209,7 @@ class _Phases:
 
     def __init__(self, graph: Graph, nodes: list[Node], stores: list[Node], epoch, alias) -> None:
         self.graph, self.stores, self.alias = graph, stores, alias
-        self.members = [n for n in nodes if n.op not in OWN and n.op is not Op.STORE]
+        self.members = [n for n in nodes if n.op not in OWN and n.op not in EVENTS]
         self.starts = sorted({epoch[n.id] for n in self.members} | {0})
         self.phase = {n.id: bisect.bisect(self.starts, epoch[n.id]) - 1 for n in self.members}
         self.stand_ins: dict[int, Node] = {}
@@ -209,13 +227,15 @@ class _Phases:
         later = {
             x.id
             for node, i in uses
-            for x in ((node.inputs[1], base_of(node)) if node.op is Op.STORE else node.inputs)
+            for x in (_reads(node) if node.op in EVENTS else node.inputs)
             if x.op not in OWN and self.phase[x.id] < i
         }
         last = len(self.starts) - 1
         return later | {o.id for o in self.graph.outputs if self.phase.get(o.id, last) < last}
 
     def _overlaps(self, store: Node) -> bool:
+        if store.op is not Op.STORE:
+            return False
         return self.alias.get(store.inputs[1].id) == _memory(base_of(store))
 
     def build(self) -> tuple[Phase, ...]:
@@ -233,14 +253,17 @@ class _Phases:
                     n.op, tuple(sub(x) for x in n.inputs), n.dtype, n.shape, n.attr, n.loc
                 )
         tail = [
-            Tail(s, sub(s.inputs[1]), sub(base_of(s)), self._overlaps(s)) for s in self._tail(i)
+            Tail(
+                s, sub(_value(s)), sub(base_of(s)) if s.op is Op.STORE else None, self._overlaps(s)
+            )
+            for s in self._tail(i)
         ]
         last = i == len(self.starts) - 1
         kept = [n for n in self.members if n.id in self.later and n.id in rebuilt]
         handed = [sub(o) for o in self.graph.outputs] if last else [rebuilt[n.id] for n in kept]
         inputs = [*self.graph.inputs, *self.stand_ins.values()]
         name = self.graph.name if len(self.starts) == 1 else f"{self.graph.name}__p{i}"
-        outputs = [*handed, *(v for t in tail for v in (t.value, t.base))]
+        outputs = [*handed, *(v for t in tail for v in (t.value, t.base) if v is not None)]
         phase = Phase(Graph(name, inputs, outputs, [], self.graph.guards), tuple(tail), len(handed))
         for n in kept:  # what the next phases see in its place
             attr = InputAttr(
