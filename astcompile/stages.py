@@ -228,7 +228,7 @@ def scalar_only(graph: Graph) -> bool:
 
 
 def resolve_target(work: RegionWork) -> None:
-    work.target = work.region.owner.target()
+    work.target = work.region.owner.target(work.args)  # "auto": by the arguments' kind
 
 
 def target_unset(stage: str, work: RegionWork) -> bool:

@@ -32,26 +32,51 @@ def cupy() -> Any:
     return cp
 
 
-def bind(graph: Any, parts: Any, module: ModuleType | None, make_wrapper: Callable) -> Callable:
-    """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels)."""
+def broadcast(value: Any, shape: tuple) -> np.ndarray:
+    """A stored value as a read-only array of the view's shape (strides 0 where broadcast)."""
+    return np.broadcast_to(np.asarray(value), shape)
+
+
+def owned(value: Any) -> np.ndarray:
+    """A stored value that is a view of its target, copied first (as NumPy's assignment)."""
+    return np.array(value, copy=True)
+
+
+def _device_broadcast(value: Any, shape: tuple) -> Any:
+    cp = cupy()
+    return cp.broadcast_to(cp.asarray(value), shape)
+
+
+def bind(
+    graph: Any,
+    parts: Any,
+    module: ModuleType | None,
+    make_wrapper: Callable,
+    stored: Sequence[int] = (),
+) -> Callable:
+    """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels);
+    ``stored``: the leaves its stores write into."""
     consts = {**parts.consts, "_kernel": _factory(module)}
     if mode() == "cuda":
         cp = cupy()
-        consts.update(_empty=cp.empty, _ndarray=cp.ndarray)
+        consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast, _own=cp.copy)
     wrapper = make_wrapper(graph, type(parts)(parts.py, consts, parts.steps), None)
     del wrapper.parts  # not a C entry: the warm cache must not persist it as one
     if mode() != "cuda":
         return wrapper
-    return _device_call(wrapper)
+    return _device_call(wrapper, tuple(stored))
 
 
-def _device_call(wrapper: Callable) -> Callable:
+def _device_call(wrapper: Callable, stored: tuple[int, ...]) -> Callable:
     cp = cupy()
 
     def run(leaves: Sequence[Any]) -> list:
         on_gpu = any(on_device(v) for v in leaves)
         moved = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in leaves]
         out = wrapper(moved)
+        for i in stored:  # a NumPy argument written on the device: the caller sees the writes
+            if isinstance(leaves[i], np.ndarray):
+                leaves[i][...] = cp.asnumpy(moved[i])
         if on_gpu:
             return out
         return type(out)(cp.asnumpy(v) if isinstance(v, cp.ndarray) else v for v in out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 
+import differential
 import numpy as np
 import pytest
 
@@ -159,7 +160,7 @@ def logaddexp_in_a_loop(x):
     return out
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("backend", differential.BACKENDS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_logaddexp_matches_numpy_in_kernels_and_loops(backend, dtype):
     x = np.array([0.0, 1.0, -np.inf, np.inf, np.nan, 700.0, -700.0, 3.0, 1e-8, -2.5], dtype)

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import TRITON
 
 import astcompile
 from astcompile.backends import eager
 
+#: The compiling targets: each falls back to the plain body, never the interpreter.
+TARGETS = pytest.mark.parametrize("backend", ["c", *TRITON])
+
 
 @pytest.fixture
 def interpreted(monkeypatch):
-    """Graphs the eager interpreter ran during the test."""
+    """Graphs the eager interpreter ran during the test (Triton's kernels interpreted)."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
     ran = []
     original = eager.run_plan
 
@@ -52,16 +57,18 @@ def _plain_calls(compiled) -> int:
     return sum(region.stats.eager_calls for region in compiled.regions)
 
 
-def test_trace_failure_runs_the_body(interpreted):
-    f = astcompile.compile(unique_scaled, backend="c")
+@TARGETS
+def test_trace_failure_runs_the_body(backend, interpreted):
+    f = astcompile.compile(unique_scaled, backend=backend)
     x = np.array([3.0, 1.0, 3.0, 2.0])
     for _ in range(3):
         np.testing.assert_array_equal(f(x), unique_scaled(x))
     assert _plain_calls(f) == 3 and interpreted == []
 
 
-def test_unlowerable_region_runs_the_body(interpreted):
-    f = astcompile.compile(flat_first, backend="c")
+@TARGETS
+def test_unlowerable_region_runs_the_body(backend, interpreted):
+    f = astcompile.compile(flat_first, backend=backend)
     x = np.arange(24.0).reshape(4, 6)
     for _ in range(2):
         np.testing.assert_array_equal(f(x.copy()), flat_first(x.copy()))
@@ -70,9 +77,10 @@ def test_unlowerable_region_runs_the_body(interpreted):
     assert codes == ["GB023"]
 
 
-def test_full_cache_runs_the_body(interpreted, monkeypatch):
+@TARGETS
+def test_full_cache_runs_the_body(backend, interpreted, monkeypatch):
     monkeypatch.setattr(astcompile.config, "cache_size_limit", 1)
-    f = astcompile.compile(scaled, backend="c")
+    f = astcompile.compile(scaled, backend=backend)
     f(np.ones(4))  # the one entry
     with pytest.warns(RuntimeWarning, match="cache_size_limit=1"):
         out = f(np.ones(4, dtype=np.float32))  # a second dtype: over the limit
@@ -81,17 +89,19 @@ def test_full_cache_runs_the_body(interpreted, monkeypatch):
     assert _plain_calls(f) == 1 and interpreted == []
 
 
-def test_frozen_miss_runs_the_body(interpreted):
+@TARGETS
+def test_frozen_miss_runs_the_body(backend, interpreted):
     """Frozen mode compiles nothing: with no cached entry, the statements run as written."""
-    f = astcompile.compile(never_compiled, backend="c", mode="frozen")
+    f = astcompile.compile(never_compiled, backend=backend, mode="frozen")
     x = np.arange(5.0)
     np.testing.assert_array_equal(f(x), never_compiled(x))
     assert all(region.stats.compiled_calls == 0 for region in f.regions)
     assert _plain_calls(f) == len(f.regions) and interpreted == []
 
 
-def test_errstate_that_raises_runs_the_body(interpreted):
-    f = astcompile.compile(scaled, backend="c")
+@TARGETS
+def test_errstate_that_raises_runs_the_body(backend, interpreted):
+    f = astcompile.compile(scaled, backend=backend)
     f(np.ones(3))
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
         f(np.array([1e308]))

@@ -8,6 +8,7 @@ statements), and every region ran compiled.
 
 from __future__ import annotations
 
+import differential
 import numpy as np
 import pytest
 
@@ -41,7 +42,7 @@ def _fresh(args: tuple) -> list:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-BACKENDS = pytest.mark.parametrize("backend", ["eager", "c"])
+BACKENDS = pytest.mark.parametrize("backend", differential.BACKENDS)
 
 
 # -- argmax / argmin ------------------------------------------------------------------------

@@ -54,6 +54,26 @@ def get_backend(name: str) -> Backend:
     raise AssertionError(name)  # check_backend_name raised
 
 
+def on_device(values: Sequence[object]) -> bool:
+    """Whether any of ``values`` (tuples and lists looked into) is a device array: anything
+    with ``__cuda_array_interface__`` (CuPy, Numba, PyTorch CUDA tensors)."""
+    return any(
+        on_device(v) if type(v) in (tuple, list) else hasattr(v, "__cuda_array_interface__")
+        for v in values
+    )
+
+
+def resolve_for_call(name: str, args: Sequence[object]) -> str | None:
+    """The backend ``"auto"`` picks for one call by its arguments' kind: Triton for device
+    arrays, None (the function's own choice, :func:`resolve_backend`) otherwise. Device and
+    NumPy arrays never share a guard key, so the pick is part of each guard entry."""
+    if name != "auto" or not on_device(args):
+        return None
+    import importlib.util
+
+    return "triton" if importlib.util.find_spec("triton") is not None else None
+
+
 def resolve_backend(name: str) -> str:
     """ "auto" is Triton inside ``astcompile.device("cuda")``, else the C backend when it can
     build here, else eager (logged, not silent)."""

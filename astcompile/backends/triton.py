@@ -10,8 +10,9 @@ Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on
 the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
 device (CuPy) and results copied back, device arrays staying where they are.
 
-Loop graphs (loops, branches, stores) have no Triton lowering yet: they go to the C target's
-stages, and the graph_breaks log says so.
+Stores into views without loops are lowered as store kernels (codegen/triton_stores.py).
+Loop graphs (loops, branches, run-time indices) have no Triton lowering yet: they go to the C
+target's stages, and the graph_breaks log says so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.triton_source import HEADER, signature
+from astcompile.codegen.triton_stores import c_reason, store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
@@ -42,11 +44,22 @@ class TritonCode:
     source: str
     parts: WrapperParts
     signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
+    stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
 
 
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule."""
-    parts, plans, signatures = [HEADER], {}, {}
+    parts, signatures = [HEADER], {}
+    wrapper, py = built(sched, assured, parts, signatures)
+    parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
+    return TritonCode("".join(parts), parts_, signatures)
+
+
+def built(
+    sched: Schedule, assured: Assured, parts: list[str], signatures: dict
+) -> tuple[WrapperSource, str]:
+    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``."""
+    plans = {}
     for step in sched.steps:
         if isinstance(step, Kernel):
             code = TRITON.kernel(step, frozenset())
@@ -54,17 +67,21 @@ def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
             plans[step.name] = code.plan
             signatures[step.name] = signature(code.plan)
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
-    py = wrapper.build()
-    return TritonCode(
-        "".join(parts), WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps)), signatures
-    )
+    return wrapper, wrapper.build()
 
 
 def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     """(schedule, code) of a graph after the graph passes (tests)."""
+    from astcompile.backends.triton_stores import store_code
     from astcompile.passes.pipeline import run_passes
 
-    sched = schedule(run_passes(graph), TRITON.supports)
+    graph = run_passes(graph)
+    stores = store_region(graph) if graph.effects else None
+    if stores is not None:  # the first phase's schedule, and the whole region's code
+        with numbering():
+            code = store_code(stores, NOTHING)
+        return schedule(stores.phases[0].graph, TRITON.supports), code
+    sched = schedule(graph, TRITON.supports)
     with numbering():
         return sched, flat_code(sched)
 
@@ -94,10 +111,16 @@ class TritonBackend:
         work.schedule = schedule(work.graph, TRITON.supports)
 
     def lower(self, work: RegionWork) -> None:
+        stores = store_region(work.graph) if work.kind is not GraphKind.FLAT else None
+        if stores is not None:  # stores into views, no loop: phases of kernels and stores
+            from astcompile.backends.triton_stores import store_code
+
+            with numbering():
+                work.code = store_code(stores, _assured(work))
+            return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(
-                "%s: a loop region has no Triton lowering yet: it runs on the C target (CPU)",
-                work.graph.name,
+                "%s: %s: it runs on the C target (CPU)", work.graph.name, c_reason(work.graph)
             )
             self.c.lower(work)
             return
@@ -117,12 +140,14 @@ class TritonBackend:
         code = work.code
         if not isinstance(code, TritonCode):
             self.c.wrap(work)
-            work.run.target = "c (a loop region: no Triton lowering yet)"
+            work.run.target = f"c ({c_reason(work.graph)})"
             return
         from astcompile.runtime import triton_device
 
         try:
-            run = triton_device.bind(work.graph, code.parts, work.library, make_wrapper)
+            run = triton_device.bind(
+                work.graph, code.parts, work.library, make_wrapper, code.stored_leaves
+            )
         except ImportError as exc:
             raise CompileError(
                 f"backend 'triton' runs its kernels on a CUDA GPU through CuPy ({exc}): "

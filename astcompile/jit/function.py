@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry
-from astcompile.backends import Backend, get_backend, resolve_backend
+from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.jit import pickling, region_tiering, telemetry, tiering, warm
@@ -273,8 +273,12 @@ class CompiledFunction:
         return root not in names
 
     # --- services for regions ---
-    def target(self) -> Backend:
-        """The backend that compiles this function's graphs (resolved on first use)."""
+    def target(self, args: tuple | None = None) -> Backend:
+        """The backend that compiles this function's graphs (resolved on first use); with a
+        region's ``args``, ``"auto"`` picks Triton for device arrays."""
+        picked = resolve_for_call(self.backend_name, args) if args else None
+        if picked is not None:
+            return get_backend(picked)
         if self._backend is None:
             self._backend = get_backend(resolve_backend(self.backend_name))
         return self._backend

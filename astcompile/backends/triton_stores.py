@@ -1,0 +1,97 @@
+"""A store region's code on the Triton target: each phase's wrapper, then its store kernels.
+
+With one phase the phase's wrapper is the region's. With more, each phase is a function over
+the region's leaves and what the phases before it handed on, and the region's function calls
+them in turn; only the first falls back to the graph when a size fact the trace relied on fails (a later
+phase runs after stores, which the graph would make twice; its only check that can fail is a
+max/min over an empty axis, which raises NumPy's ValueError there), and its stand-ins for
+earlier values are typed by the phase that made them.
+"""
+
+from __future__ import annotations
+
+from astcompile.backends.cwrap import WrapperParts
+from astcompile.backends.triton import TritonCode, built
+from astcompile.codegen.ids import nid
+from astcompile.codegen.names import sanitize
+from astcompile.codegen.triton_source import HEADER
+from astcompile.codegen.triton_store_kernels import (
+    store_kernel,
+    store_lines,
+    store_name,
+    store_parameters,
+    view_ndim,
+)
+from astcompile.codegen.triton_stores import Phase, StoreRegion
+from astcompile.codegen.triton_target import TRITON
+from astcompile.codegen.wrapper import Assured, WrapperSource
+from astcompile.ir.ops import Op
+from astcompile.passes.schedule import schedule
+from astcompile.runtime.triton_device import broadcast, owned
+
+
+def no_identity() -> ValueError:
+    """NumPy's error for a max/min over an empty axis, raised where the phase meets it."""
+    return ValueError("zero-size array to reduction operation which has no identity")
+
+
+def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
+    """The Triton module and the wrapper of ``region``."""
+    parts, signatures = [HEADER], {}
+    consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
+    steps: dict = {}
+    sources = []
+    leaves = len(region.phases[0].graph.inputs)
+    for i, phase in enumerate(region.phases):
+        stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
+        typed = Assured(assured.typed | stand_ins, assured.unit_c)
+        wrapper, py = built(schedule(phase.graph, TRITON.supports), typed, parts, signatures)
+        py = _with_tail(py, wrapper, phase, parts, signatures)
+        consts.update(wrapper.consts)
+        steps.update(wrapper.steps)
+        if i == 0 and len(region.phases) > 1:
+            py = py.replace("return _eager(leaves)", "return None")
+        elif i > 0:  # after stores: only a max/min over an empty axis can fail, as in NumPy
+            py = py.replace("return _eager(leaves)", "raise _no_identity()")
+        sources.append(py)
+    if len(region.phases) > 1:
+        sources.append(_in_turn(region))
+    wrapper_parts = WrapperParts("".join(sources), consts, steps)
+    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves)
+
+
+def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
+    """``py`` with the phase's store kernels launched, in program order, before it returns
+    what it hands on."""
+    lines = py.rstrip("\n").split("\n")
+    assert lines[-1].startswith("    return"), lines[-1]
+    head, body = [], lines[:-1]
+    for k, tail in enumerate(phase.tail):
+        store = tail.store
+        if store.op is Op.CHECK:  # raises here, after the stores before it, as NumPy would
+            wrapper.steps[f"n{nid(store)}"] = store
+            body.append(f"    _step(n{nid(store)}, [{wrapper.ref(tail.value)}], leaves)")
+            continue
+        name, ndim = store_name(phase.graph, k), view_ndim(store)
+        parts.append(store_kernel(store, name, ndim))
+        signatures[name] = dict(store_parameters(store, ndim))
+        head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
+        refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
+        body += ["    " + line for line in store_lines(store, k, name, refs, tail.overlaps)]
+    outs = [wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]]
+    body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    return "\n".join([*head, *body]) + "\n"
+
+
+def _in_turn(region: StoreRegion) -> str:
+    """The region's function: each phase over the leaves and what the earlier ones handed on."""
+    names = [f"region_{sanitize(p.graph.name)}" for p in region.phases]
+    lines = [
+        f"def region_{sanitize(region.name)}(leaves):",
+        f"    carried = {names[0]}(leaves)",
+        "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
+        "        return _eager(leaves)",
+    ]
+    for name in names[1:]:
+        lines += ["    leaves = (*leaves, *carried)", f"    carried = {name}(leaves)"]
+    return "\n".join([*lines, "    return carried"]) + "\n"
