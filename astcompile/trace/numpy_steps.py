@@ -56,11 +56,18 @@ def _example(node: Any) -> np.ndarray:
     return example.astype(node.dtype)
 
 
-def _step(name: str, arrays: Sequence[Any], kwargs: dict, shape: Callable[[list], tuple]) -> Any:
+def _step(
+    name: str,
+    arrays: Sequence[Any],
+    kwargs: dict,
+    shape: Callable[[list], tuple],
+    keywords: tuple[str, ...] = (),
+    item: int | None = None,
+) -> Any:
     """The NUMPY node for ``np.<name>(*arrays, **kwargs)``; ``shape`` maps the input nodes to
-    the result's (symbolic) shape."""
+    the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
     nodes = [operand(a).node for a in arrays]
-    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())))
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item)
     try:
         example = np.asarray(attr.function()(*map(_example, nodes), **kwargs))
     except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
@@ -140,6 +147,30 @@ def _det(a: Any) -> Any:
     return _step("linalg.det", [a], {}, lambda n: n[0].shape[:-2])
 
 
+def _histogram(
+    a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None
+) -> tuple:
+    """``np.histogram``: two steps, the counts and the edges, whose lengths follow from
+    ``bins`` (a number, or the edges themselves); ``bins='auto'`` (a number the data decides)
+    runs in NumPy."""
+    kwargs = {"range": _static(range, "range"), "density": _static(density, "density")}
+    arrays = [a]
+    if isinstance(bins, (SymArray, np.ndarray, list, tuple)):
+        arrays.append(bins)
+    else:
+        kwargs["bins"] = _static(bins, "bins")
+        if not isinstance(kwargs["bins"], int) or isinstance(kwargs["bins"], bool):
+            raise unsupported(f"np.histogram with bins={kwargs['bins']!r}")
+    keywords = ("weights",) if weights is not None else ()
+    arrays += [weights] if weights is not None else []
+
+    def edges(nodes: list) -> S.Dim:
+        return nodes[1].shape[0] if "bins" not in kwargs else kwargs["bins"] + 1
+
+    counts = _step("histogram", arrays, kwargs, lambda n: (S.dim_sub(edges(n), 1),), keywords, 0)
+    return counts, _step("histogram", arrays, kwargs, lambda n: (edges(n),), keywords, 1)
+
+
 #: np functions that dispatch through ``__array_function__``.
 FUNCTIONS: dict[Callable, Callable] = {
     np.sort: _sorting("sort"),
@@ -152,4 +183,5 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
     np.linalg.det: _det,
+    np.histogram: _histogram,
 }
