@@ -71,6 +71,22 @@ def padded(A):
     )
 
 
+def contracted(A, B, v):
+    return (
+        np.einsum("ij,jk->ik", A, B) * 2,
+        np.einsum("ij,j", A, v),
+        np.einsum("ii", B[:, : B.shape[0]]),
+        np.einsum("ij->ji", A),
+        np.einsum("i,i->", v, v),
+        np.einsum("ij, ij -> i", A, A),
+        np.einsum("i,j", v, v),
+    )
+
+
+def mismatched(A, v):
+    return np.einsum("ij,j->i", A, v) + 1  # NumPy's ValueError when the sizes of j differ
+
+
 RNG = np.random.default_rng(8)
 A = RNG.random((4, 4))
 S = A @ A.T + 4 * np.eye(4)
@@ -87,6 +103,10 @@ CASES = [
     (spectra, [(RNG.random(8),), (RNG.random((6, 2)),), (RNG.random(5).astype(np.float32),)]),
     (padded, [(A,), (np.arange(6).reshape(2, 3),), (RNG.random((3, 2)).astype(np.float32),)]),
     (padded, [(np.zeros((0, 3)),)]),  # NumPy's ValueError: an empty axis cannot be extended
+    (contracted, [(RNG.random((3, 4)), RNG.random((4, 5)), RNG.random(4))]),
+    (contracted, [(np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), np.arange(3))]),
+    (contracted, [(np.ones((1, 2), np.float32), np.ones((2, 1), np.float32), np.ones(2))]),
+    (mismatched, [(RNG.random((3, 4)), RNG.random(4)), (RNG.random((3, 4)), RNG.random(5))]),
 ]
 
 
@@ -108,6 +128,7 @@ def test_more_numpy_steps_give_numpys_results_and_errors(fn, calls, backend):
         (covariances, (R,)),
         (spectra, (RNG.random(8),)),
         (padded, (A,)),
+        (contracted, (RNG.random((3, 4)), RNG.random((4, 5)), RNG.random(4))),
     ],
 )
 def test_more_numpy_steps_do_not_break_the_region(fn, args):

@@ -63,11 +63,12 @@ def step(
     shape: Callable[[list], tuple],
     keywords: tuple[str, ...] = (),
     item: int | None = None,
+    lead: tuple = (),
 ) -> Any:
-    """The NUMPY node for ``np.<name>(*arrays, **kwargs)``; ``shape`` maps the input nodes to
-    the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
+    """The NUMPY node for ``np.<name>(*lead, *arrays, **kwargs)``; ``shape`` maps the input
+    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
     nodes = [operand(a).node for a in arrays]
-    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item)
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead)
     raw = _try(attr, nodes, kwargs)
     example = np.asarray(raw)
     result_shape = shape(nodes)

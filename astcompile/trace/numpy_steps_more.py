@@ -194,6 +194,36 @@ def pad_step(array: Any, widths: tuple, mode: Any, options: dict) -> Any:
     return step("pad", [array], kwargs, shape)
 
 
+# -- einsum --------------------------------------------------------------------------------------
+
+
+def _einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
+    """``np.einsum("ij,jk->ik", a, b)``: the result's dims are the labels' sizes, each from
+    the first operand where it is not a broadcast 1 (NumPy raises where sizes disagree)."""
+    if not operands or not isinstance(operands[0], str):
+        raise unsupported("np.einsum with operand lists instead of a subscript string")
+    spec, arrays = operands[0].replace(" ", ""), operands[1:]
+    inputs, _, output = spec.partition("->")
+    labels = inputs.split(",")
+    if "." in spec or len(labels) != len(arrays) or not all(map(str.isalpha, labels)):
+        raise unsupported(f"np.einsum({spec!r}) with an ellipsis or unmatched operands")
+    if "->" not in spec:
+        output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+    kwargs = _statics(optimize=optimize, **({"dtype": dtype} if dtype is not None else {}))
+
+    def shape(n: list) -> tuple:
+        sizes: dict[str, S.Dim] = {}
+        for names, node in zip(labels, n):
+            for c, d in zip(names, node.shape):
+                if sizes.get(c, 1) == 1:
+                    sizes[c] = d
+        return tuple(sizes[c] for c in output)
+
+    if any(np.ndim(a) != len(names) for a, names in zip(arrays, labels)):
+        raise unsupported(f"np.einsum({spec!r}) with operands of other ranks")  # NumPy raises
+    return step("einsum", arrays, kwargs, shape, lead=(spec,))
+
+
 FUNCTIONS: dict[Callable, Callable] = {
     np.linalg.cholesky: _cholesky,
     np.linalg.matrix_power: _matrix_power,
@@ -211,4 +241,5 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.fft.ifft: _fourier("ifft", _same),
     np.fft.rfft: _fourier("rfft", _half),
     np.fft.irfft: _fourier("irfft", _doubled),
+    np.einsum: _einsum,
 }
