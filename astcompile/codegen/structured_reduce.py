@@ -23,7 +23,7 @@ from astcompile.codegen.ctypes import ctype, supported_dtype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
-from astcompile.codegen.views import View, dim_c
+from astcompile.codegen.views import View, contiguous_strides, dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim
@@ -39,6 +39,23 @@ def can_arg_reduce(node: Node) -> bool:
     return node.op in ARG_PICKS and supported_dtype(src) and src.kind in "biuf"
 
 
+#: Result dtypes a leading-axes sum folds row by row in (the accumulator's own type, no
+#: rounding in between; float32 sums keep the chunked double accumulators).
+_ROW_SUM_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.uint64)))
+
+
+def by_rows(node: Node) -> bool:
+    """A sum whose folded axes all come before the kept ones (``X.sum(axis=0)``)."""
+    axes = tuple(node.attr.axes)
+    return (
+        node.op is Op.SUM
+        and node.dtype in _ROW_SUM_DTYPES
+        and 0 < len(axes) < node.inputs[0].ndim
+        and axes == tuple(range(len(axes)))
+        and red.acc_type(node) == ctype(node.dtype)
+    )
+
+
 class LoopReductions(ReductionLoops):
     """Mixed into the structured emitter, which provides ``plan``, ``memo`` and ``element``
     (C for an element of a value, emitting the locals it needs)."""
@@ -48,12 +65,17 @@ class LoopReductions(ReductionLoops):
     inner: tuple[int, ...]  # the axes the reduction being emitted folds
     extent: tuple[Dim, ...]  # the shape of what it folds
     element: Callable[[Node, list[str]], str]
+    inside: int  # how many user loops the code being emitted is in
+    alloc: Callable[..., None]
+    nest: Callable[..., None]
 
     def reduction(self, node: Node, dst: View | None) -> None:
         """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
         same chunks and blocked sums, so the same bits, on the calling thread."""
         if node.op in ARG_PICKS:
             return self.arg_reduction(node, dst)
+        if dst is not None and by_rows(node):
+            return self.row_sum(node, dst)
         src, axes = node.inputs[0], tuple(node.attr.axes)
         kept = [a for a in range(src.ndim) if a not in axes]
         idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
@@ -76,6 +98,33 @@ class LoopReductions(ReductionLoops):
         self._result(node, dst, red.finalize(node, total, count))
         for _ in range(max(len(kept), 1)):
             self.close()
+
+    def row_sum(self, node: Node, dst: View) -> None:
+        """A sum over leading axes (``X.T @ err``, ``X.sum(axis=0)``) folds row after row into
+        a scratch row, as NumPy adds rows: each pass reads a contiguous row (a vector loop)
+        rather than a strided column per result element. The scratch keeps ``dst`` unwritten
+        until the sum is complete (the input may read the array ``dst`` holds)."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
+        shape = tuple(src.shape[len(axes) :])
+        name, rows = f"s{nid(node)}", [f"k{a}" for a in axes]
+        self.alloc(name, shape, node.dtype)
+        acc = View(name, "0", contiguous_strides(shape), frozenset({-node.id}))
+        self.emit(f"/* sum over axes {axes}, row by row */{loc(node)}")
+        self.nest(shape, lambda row: self.emit(f"{acc.at(row)} = 0;"))
+        for a in axes:
+            self.open(f"for (int64_t k{a} = 0; k{a} < {dim_c(src.shape[a])}; k{a}++)")
+        self.inside += 1  # a vector loop per row, never a thread team per row
+
+        def add(row: list[str]) -> None:
+            value = red.reduction_input(node, self.element(src, rows + row))
+            self.emit(f"{acc.at(row)} += {value};")
+
+        self.nest(shape, add)
+        self.inside -= 1
+        for _ in axes:
+            self.close()
+        kept = (lambda row: ["0"] * len(axes) + row) if node.attr.keepdims else (lambda row: row)
+        self.nest(shape, lambda row: self.emit(f"{dst.at(kept(row))} = {acc.at(row)};"))
 
     def arg_reduction(self, node: Node, dst: View | None) -> None:
         """``argmax``/``argmin``: the flat C-order position (``k``) of the first best element

@@ -1,6 +1,7 @@
 """Step 2b: which loops become native loops, and what a loop body may contain.
 
-A ``for`` over ``range``/``enumerate``/``zip``/``np.ndindex`` (or over an array's first axis)
+A ``for`` over ``range``/``enumerate``/``zip``/``np.ndindex`` (or over an array's first axis,
+or a literal tuple or list)
 and a ``while`` on a scalar test become LOOP nodes when their bodies are graph-able. Inside such
 a body more is allowed than at region level, because the lowering (frontend/lowering.py) turns
 it into traceable calls: ``break``/``continue``, ``and``/``or``/``not`` and chained comparisons
@@ -32,7 +33,9 @@ def iter_kind(node: cst.For) -> str:
     first axis of a value), or "" when it cannot."""
     call = node.iter
     if not isinstance(call, cst.Call):
-        return "array" if isinstance(call, (cst.Name, cst.Attribute, cst.Subscript)) else ""
+        # a literal ``(-1, 0, 1)`` iterates like a sequence read from a name; short ones unroll
+        sequences = (cst.Name, cst.Attribute, cst.Subscript, cst.Tuple, cst.List)
+        return "array" if isinstance(call, sequences) else ""
     kind = ITERABLES.get(dotted_name(call.func) or "", "")
     if any(a.star or (a.keyword and kind != "enumerate") for a in call.args):
         return ""

@@ -186,15 +186,35 @@ class ConstAttr:
 @dataclass(frozen=True)
 class NumpyCallAttr:
     """A NUMPY node: NumPy's own ``np.<name>`` (``linalg.solve``: a submodule's) applied to the
-    node's array inputs with the static keyword arguments ``kwargs`` (sorted pairs)."""
+    node's array inputs with the static keyword arguments ``kwargs`` (sorted pairs). The last
+    ``len(keywords)`` array inputs go in by those keywords (``weights=``); ``item`` picks one
+    result of a function that returns several (``np.histogram``'s counts or edges); ``lead``
+    are static positional arguments before the arrays (``np.einsum``'s subscripts)."""
 
     name: str
     kwargs: tuple[tuple[str, Any], ...] = ()
+    keywords: tuple[str, ...] = ()
+    item: int | None = None
+    lead: tuple[Any, ...] = ()
 
     def function(self) -> Any:
+        import functools
+
         import numpy
 
         found: Any = numpy
         for part in self.name.split("."):
             found = getattr(found, part)
-        return found
+        if not self.keywords and self.item is None and not self.lead:
+            return found
+        return functools.partial(_call_numpy, found, self.keywords, self.item, self.lead)
+
+
+def _call_numpy(
+    fn: Any, keywords: tuple[str, ...], item: int | None, lead: tuple, *args: Any, **kw: Any
+) -> Any:
+    """``fn`` with its static leading arguments, its last array arguments passed by keyword,
+    and one of its results picked."""
+    split = len(args) - len(keywords)
+    result = fn(*lead, *args[:split], **dict(zip(keywords, args[split:])), **kw)
+    return result if item is None else result[item]

@@ -20,6 +20,8 @@ region keeps running as written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from astcompile.ir import shapes as S
@@ -66,6 +68,8 @@ def _work(inputs: tuple[Node, ...]) -> int:
 def _as_sum(node: Node, a: Node, b: Node) -> Node:
     """``a @ b`` as ``sum(a' * b', axis=k)`` with both sides spread to one shape (rows, shared,
     columns) whose axis ``k`` is the shared one."""
+    if a.op is Op.TRANSPOSE and a.ndim == 2:
+        return _transposed(node, a.inputs[0], b)
     rows = a.shape[:1] if a.ndim == 2 else ()
     cols = b.shape[1:] if b.ndim == 2 else ()
     full = (*rows, a.shape[-1], *cols)
@@ -77,7 +81,19 @@ def _as_sum(node: Node, a: Node, b: Node) -> Node:
     )
 
 
-def _spread(x: Node, where: range, full: tuple, at: Node) -> Node:
+def _transposed(node: Node, x: Node, b: Node) -> Node:
+    """``x.T @ b`` as ``sum(x' * b', axis=0)`` over the shape (shared, rows, columns): the
+    sum runs down ``x``'s rows, each read in place (the loop emitter adds whole rows), not
+    down its columns."""
+    cols = b.shape[1:] if b.ndim == 2 else ()
+    full = (x.shape[0], x.shape[1], *cols)
+    left = _spread(x, range(2), full, node)
+    right = _spread(b, [0, 2][: b.ndim], full, node)
+    product = Node(Op.MUL, (left, right), node.dtype, full, None, node.loc)
+    return Node(Op.SUM, (product,), node.dtype, node.shape, ReduceAttr((0,), False), node.loc)
+
+
+def _spread(x: Node, where: Sequence[int], full: tuple, at: Node) -> Node:
     """``x``, whose axes are axes ``where`` of ``full``, broadcast to ``full``: new axes come
     first (NumPy's broadcasting), then a transpose puts them in place. Views only, never a
     reshape, so a strided ``x`` (a column, a loop's carried array) is read in place."""

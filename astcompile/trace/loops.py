@@ -11,7 +11,7 @@ and an ``if`` inside such a body into ``__ac_if(test, then_fn, else_fn, values)`
 Python (a region that fell back) they do exactly what the loop and the ``if`` did. While tracing,
 the body is traced **once** with a symbolic induction variable and symbolic carried values,
 giving one LOOP node whose sub-graph the backends compile as a native loop: the loop is never
-unrolled (except a constant trip count of at most ``UNROLL_LIMIT``) and never interpreted.
+unrolled (except the short trip counts of ``trip_counts.unrolls``) and never interpreted.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from astcompile.trace import escapes, user_names
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+from astcompile.trace.trip_counts import unrolls
 
-UNROLL_LIMIT = 4
 _RETRACES = 3
 
 
@@ -49,9 +49,7 @@ def ac_for(
 def _for(
     body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
-    if not is_tracing() or (
-        brk is None and _all_concrete(bounds) and len(range(*bounds)) <= UNROLL_LIMIT
-    ):
+    if not is_tracing() or (brk is None and unrolls(bounds)):
         values = init
         for i in range(*bounds):
             values = body(i, *values)
@@ -119,37 +117,6 @@ def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
         if handler is not None:
             return call_function(func, handler, args, kwargs)
     return func(*args, **kwargs)
-
-
-def ac_len(*sequences: Any) -> Any:
-    """How many times ``zip(*sequences)`` iterates: an array's first dimension stays
-    symbolic (no guard on its size); several lengths give their minimum."""
-    lengths = [_length(s) for s in sequences]
-    result = lengths[0]
-    for other in lengths[1:]:
-        result = _min_length(result, other)
-    return result
-
-
-def _length(sequence: Any) -> Any:
-    if isinstance(sequence, (SymArray, np.ndarray)):
-        if sequence.ndim == 0:
-            raise TypeError("iteration over a 0-d array")
-        return sequence.shape[0]
-    return len(sequence)
-
-
-def _min_length(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        return min(a, b)
-    if isinstance(a, SymInt) and isinstance(b, SymInt) and a.dim == b.dim:
-        return a
-    node = B.elementwise(Op.MINIMUM, [operand(a), operand(b)])
-    return SymScalar(node, min(_hint(a), _hint(b)), "the length of a zip")
-
-
-def _hint(value: Any) -> int:
-    return value if isinstance(value, int) else value.hint
 
 
 # -- loops -------------------------------------------------------------------------------------

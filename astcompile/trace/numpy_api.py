@@ -29,6 +29,7 @@ from astcompile.trace import (
     numpy_scan,
     numpy_stats,
     numpy_steps,
+    numpy_steps_more,
 )
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
@@ -201,6 +202,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     **numpy_round.FUNCTIONS,
     **numpy_diag.FUNCTIONS,
     **numpy_steps.FUNCTIONS,
+    **numpy_steps_more.FUNCTIONS,
 }
 
 

@@ -72,10 +72,26 @@ def _widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     return [(int(b), int(a)) for b, a in pairs]
 
 
-def pad(array: Any, pad_width: Any, mode: Any = "constant", constant_values: Any = 0) -> Any:
-    """``np.pad(a, w)`` and ``np.pad(a, w, constant_values=c)`` with one constant."""
+def pad(
+    array: Any,
+    pad_width: Any,
+    mode: Any = "constant",
+    constant_values: Any = 0,
+    stat_length: Any = None,
+    reflect_type: Any = None,
+    end_values: Any = None,
+) -> Any:
+    """``np.pad(a, w)`` and ``np.pad(a, w, constant_values=c)`` with one constant; the copying
+    modes (``"edge"``, ``"reflect"``, ...) are NumPy steps, with their options."""
+    options = {"stat_length": stat_length, "reflect_type": reflect_type, "end_values": end_values}
+    options = {k: v for k, v in options.items() if v is not None}
     if mode != "constant":
-        raise unsupported(f"np.pad with mode={mode!r}")
+        from astcompile.trace.numpy_steps_more import pad_step
+
+        source = numpy_join.as_array(array)
+        return pad_step(source, _widths(pad_width, source.ndim), mode, options)
+    if options:
+        raise unsupported(f"np.pad with {', '.join(options)}= in mode 'constant'")
     if isinstance(constant_values, (tuple, list)) or (
         isinstance(constant_values, SymArray) and constant_values.ndim
     ):

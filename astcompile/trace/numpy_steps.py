@@ -28,7 +28,7 @@ from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 _PLAIN = (bool, int, float, str, type(None))
 
 
-def _static(value: Any, what: str) -> Any:
+def static(value: Any, what: str) -> Any:
     """A static argument as a plain Python value (a traced int is guarded by value)."""
     if isinstance(value, SymArray):
         raise unsupported(f"{what} computed from array values")
@@ -37,7 +37,7 @@ def _static(value: Any, what: str) -> Any:
     if isinstance(value, SymScalar):
         return value._specialize()
     if isinstance(value, (list, tuple)):
-        return tuple(_static(v, what) for v in value)
+        return tuple(static(v, what) for v in value)
     if isinstance(value, np.generic):
         return value.item()
     if not isinstance(value, _PLAIN):
@@ -56,22 +56,56 @@ def _example(node: Any) -> np.ndarray:
     return example.astype(node.dtype)
 
 
-def _step(name: str, arrays: Sequence[Any], kwargs: dict, shape: Callable[[list], tuple]) -> Any:
-    """The NUMPY node for ``np.<name>(*arrays, **kwargs)``; ``shape`` maps the input nodes to
-    the result's (symbolic) shape."""
+def step(
+    name: str,
+    arrays: Sequence[Any],
+    kwargs: dict,
+    shape: Callable[[list], tuple],
+    keywords: tuple[str, ...] = (),
+    item: int | None = None,
+    lead: tuple = (),
+) -> Any:
+    """The NUMPY node for ``np.<name>(*lead, *arrays, **kwargs)``; ``shape`` maps the input
+    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
     nodes = [operand(a).node for a in arrays]
-    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())))
-    try:
-        example = np.asarray(attr.function()(*map(_example, nodes), **kwargs))
-    except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
-        raise unsupported(f"np.{name} here ({type(exc).__name__}: {exc})") from None
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead)
+    raw = _try(attr, nodes, kwargs)
+    example = np.asarray(raw)
     result_shape = shape(nodes)
     node = current().node(Op.NUMPY, tuple(nodes), example.dtype, result_shape, attr)
-    return wrap(node, is_scalar=node.ndim == 0)
+    return wrap(node, is_scalar=node.ndim == 0 and not isinstance(raw, np.ndarray))
+
+
+def results(
+    name: str,
+    arrays: Sequence[Any],
+    kwargs: dict,
+    shapes: Callable[[list], Sequence[tuple]],
+    keywords: tuple[str, ...] = (),
+) -> tuple:
+    """Each result of a function that returns several (``np.linalg.eigh``'s eigenvalues and
+    eigenvectors) as a step of its own, in the tuple type NumPy returns (``EighResult``)."""
+    nodes = [operand(a).node for a in arrays]
+    raw = _try(NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords), nodes, kwargs)
+    items = [
+        step(name, arrays, kwargs, lambda n, k=k: tuple(shapes(n)[k]), keywords, k)
+        for k in range(len(raw))
+    ]
+    kind = type(raw)
+    return kind(*items) if hasattr(kind, "_fields") else tuple(items)
+
+
+def _try(attr: NumpyCallAttr, nodes: list, kwargs: dict) -> Any:
+    """The call on small examples of the inputs: the result's dtype and Python type, or
+    NumPy's error (the region then runs as written, and the plain code raises it)."""
+    try:
+        return attr.function()(*map(_example, nodes), **kwargs)
+    except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
+        raise unsupported(f"np.{attr.name} here ({type(exc).__name__}: {exc})") from None
 
 
 def _axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
-    axis = _static(axis, "an axis")
+    axis = static(axis, "an axis")
     if axis is None:
         return None
     axes = axis if isinstance(axis, tuple) else (axis,)
@@ -91,53 +125,77 @@ def _sorting(name: str) -> Callable:
     def handler(a: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any:
         ndim = np.ndim(a) if not isinstance(a, SymArray) else a.ndim
         axes = _axis(axis, ndim)
-        kwargs = {"axis": None if axes is None else axes[0], "kind": _static(kind, "kind")}
+        kwargs = {"axis": None if axes is None else axes[0], "kind": static(kind, "kind")}
         if stable is not None:
-            kwargs["stable"] = _static(stable, "stable")
+            kwargs["stable"] = static(stable, "stable")
         flat = axes is None
-        return _step(name, [a], kwargs, lambda n: (S.prod(n[0].shape),) if flat else n[0].shape)
+        return step(name, [a], kwargs, lambda n: (S.prod(n[0].shape),) if flat else n[0].shape)
 
     return handler
 
 
 def _quantile(name: str) -> Callable:
     def handler(a: Any, q: Any, axis: Any = None, method: Any = "linear", keepdims: Any = False):
-        q = _static(q, "q")
+        q = static(q, "q")
         q_shape = np.shape(q)
         ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-        axes, keep = _axis(axis, ndim), bool(_static(keepdims, "keepdims"))
-        kwargs = {"q": q, "axis": axes, "method": _static(method, "method"), "keepdims": keep}
-        return _step(name, [a], kwargs, lambda n: (*q_shape, *_reduced(n[0].shape, axes, keep)))
+        axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
+        kwargs = {"q": q, "axis": axes, "method": static(method, "method"), "keepdims": keep}
+        return step(name, [a], kwargs, lambda n: (*q_shape, *_reduced(n[0].shape, axes, keep)))
 
     return handler
 
 
 def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
     ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-    axes, keep = _axis(axis, ndim), bool(_static(keepdims, "keepdims"))
+    axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
     kwargs = {"axis": axes, "keepdims": keep}
-    return _step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
+    return step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
 
 
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:
-    kwargs = {"left": _static(left, "left"), "right": _static(right, "right")}
-    return _step("interp", [x, xp, fp], kwargs, lambda n: n[0].shape)
+    kwargs = {"left": static(left, "left"), "right": static(right, "right")}
+    return step("interp", [x, xp, fp], kwargs, lambda n: n[0].shape)
 
 
 def _searchsorted(a: Any, v: Any, side: Any = "left") -> Any:
-    return _step("searchsorted", [a, v], {"side": _static(side, "side")}, lambda n: n[1].shape)
+    return step("searchsorted", [a, v], {"side": static(side, "side")}, lambda n: n[1].shape)
 
 
 def _solve(a: Any, b: Any) -> Any:
-    return _step("linalg.solve", [a, b], {}, lambda n: n[1].shape)
+    return step("linalg.solve", [a, b], {}, lambda n: n[1].shape)
 
 
 def _inv(a: Any) -> Any:
-    return _step("linalg.inv", [a], {}, lambda n: n[0].shape)
+    return step("linalg.inv", [a], {}, lambda n: n[0].shape)
 
 
 def _det(a: Any) -> Any:
-    return _step("linalg.det", [a], {}, lambda n: n[0].shape[:-2])
+    return step("linalg.det", [a], {}, lambda n: n[0].shape[:-2])
+
+
+def _histogram(
+    a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None
+) -> tuple:
+    """``np.histogram``: two steps, the counts and the edges, whose lengths follow from
+    ``bins`` (a number, or the edges themselves); ``bins='auto'`` (a number the data decides)
+    runs in NumPy."""
+    kwargs = {"range": static(range, "range"), "density": static(density, "density")}
+    arrays = [a]
+    if isinstance(bins, (SymArray, np.ndarray, list, tuple)):
+        arrays.append(bins)
+    else:
+        kwargs["bins"] = static(bins, "bins")
+        if not isinstance(kwargs["bins"], int) or isinstance(kwargs["bins"], bool):
+            raise unsupported(f"np.histogram with bins={kwargs['bins']!r}")
+    keywords = ("weights",) if weights is not None else ()
+    arrays += [weights] if weights is not None else []
+
+    def shapes(nodes: list) -> list[tuple]:
+        edges = nodes[1].shape[0] if "bins" not in kwargs else kwargs["bins"] + 1
+        return [(S.dim_sub(edges, 1),), (edges,)]
+
+    return results("histogram", arrays, kwargs, shapes, keywords)
 
 
 #: np functions that dispatch through ``__array_function__``.
@@ -152,4 +210,5 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
     np.linalg.det: _det,
+    np.histogram: _histogram,
 }

@@ -1,0 +1,48 @@
+"""``np.histogram`` runs as a NumPy step (trace/numpy_steps.py): counts and edges, their
+dtypes and NumPy's errors, and the statements around it still compile.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_calls
+
+import astcompile
+
+
+def counts(v):
+    h, e = np.histogram(v, bins=4)
+    return h * 2, e
+
+
+def counts_in_range(v, w):
+    h, e = np.histogram(v, bins=5, range=(0.0, 1.0), weights=w)
+    d, _ = np.histogram(v, bins=[0.0, 0.25, 1.0], density=True)
+    return h + 1.0, e, d
+
+
+def bad_bins(v):
+    return np.histogram(v, bins=-1)[0] + 1
+
+
+RNG = np.random.default_rng(5)
+CASES = [
+    (counts, [(RNG.random(20),), (RNG.integers(0, 9, 12),), (np.zeros(0),)]),
+    (counts_in_range, [(RNG.random(30), RNG.random(30)), (RNG.random(8).astype(np.float32), None)]),
+    (bad_bins, [(RNG.random(5),)]),  # NumPy's ValueError
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, calls", CASES, ids=[c[0].__name__ for c in CASES])
+def test_histograms_match_numpy(fn, calls, backend):
+    assert_same_calls(fn, calls, backend=backend)
+
+
+@pytest.mark.parametrize(
+    "fn, args", [(counts, (RNG.random(9),)), (counts_in_range, (RNG.random(30), RNG.random(30)))]
+)
+def test_histograms_do_not_break_the_region(fn, args):
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
+    assert report.graph_break_count == 0, str(report)
