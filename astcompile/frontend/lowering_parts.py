@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from astcompile.frontend.spec import LoopSpec
+from astcompile.frontend.spec import UNBOUND_NAME, LoopSpec
 
 FOR, NDINDEX, LEN = "__ac_for", "__ac_ndindex", "__ac_len"
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
@@ -219,11 +219,26 @@ def lower_for(node: ast.For, spec: LoopSpec) -> list[ast.stmt]:
     line = node.lineno
     name = f"__ac_loop_{line}"
     pre, param, bind, head = _head(node, line)
-    body_stmts = [*bind, *flag_start(spec, node), *node.body]
+    keep_target = [store(spec.last, load(spec.target), node)] if spec.last else []
+    body_stmts = [*bind, *keep_target, *flag_start(spec, node), *node.body]
     body = function(name, [param, *spec.carried], body_stmts, spec.carried, node)
     helper, bounds = head
     call_node = call(helper, [load(name), bounds, names(spec.carried), *brk_index(spec)])
-    return [*pre, *brk_init(spec, node), body, assign(spec.carried, call_node, node)]
+    loop = [*pre, *start_values(spec, node), *brk_init(spec, node), body]
+    target_after = [store(spec.target, load(spec.last), node)] if spec.last else []
+    return [*loop, assign(spec.carried, call_node, node), *target_after]
+
+
+def start_values(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
+    """Carried names that may be unbound start as UNBOUND; the target's carried copy starts
+    as the target (it keeps its value when the loop runs zero times, as in Python)."""
+    starts = [
+        store(spec.last if name == spec.target and spec.last else name, load(UNBOUND_NAME), where)
+        for name in spec.unbound
+    ]
+    if spec.last and spec.target not in spec.unbound:
+        starts.append(store(spec.last, load(spec.target), where))
+    return starts
 
 
 def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt], tuple]:
