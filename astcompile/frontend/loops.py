@@ -27,6 +27,9 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
+#: What ends an iteration early: a ``return`` in a loop at the top of a region is a ``break``
+#: that also sets the loop's ``returned`` flag
+_JUMPS = (cst.Break, cst.Continue, cst.Return)
 
 
 class StructuredPlanner:
@@ -53,6 +56,11 @@ class StructuredPlanner:
         targets = _targets(node)
         after = self.liveness.after.get(node, frozenset())
         target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
+        returns = own_jumps(node.body, (cst.Return,))
+        if returns and not (top and len(returns) == 1):
+            return None
+        if returns:  # ``return e`` breaks out; ``e`` is evaluated after the loop (lowering.py)
+            after = after | frozenset(name_sets(returns[0]).reads)
         last = f"__ac_last_{line}" if targets & after else ""
         if last and not (top and target):
             return None
@@ -63,15 +71,17 @@ class StructuredPlanner:
         unbound = (carried | (targets & after)) - bound
         if unbound and not self._may_start_unbound(node, units, unbound, top):
             return None
-        jumps = own_jumps(node.body)
-        brk = f"__ac_brk_{line}" if any(isinstance(j, cst.Break) for j in jumps) else ""
+        jumps = own_jumps(node.body, _JUMPS)
+        brk = f"__ac_brk_{line}" if any(not isinstance(j, cst.Continue) for j in jumps) else ""
         go = f"__ac_go_{line}" if jumps else ""
-        flags = frozenset(f for f in (brk, go) if f)
+        ret = f"__ac_returned_{line}" if returns else ""
+        flags = frozenset(f for f in (brk, go, ret) if f)
         inner = self._block(units, bound | targets | flags, (go, flags))
         if inner is None:
             return None
-        state = tuple(sorted(carried | ({last} if last else set()))) + ((brk,) if brk else ())
-        spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last)
+        extra = {n for n in (last, ret) if n}
+        state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
+        spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret)
         return [spec, *inner]
 
     def _may_start_unbound(
@@ -104,7 +114,7 @@ class StructuredPlanner:
                 found = self.loop(unit, here)
             elif isinstance(unit, cst.If):
                 found = self._branch(unit, here, jump)
-                if found is not None and own_jumps(unit) and units[index + 1 :]:
+                if found is not None and own_jumps(unit, _JUMPS) and units[index + 1 :]:
                     found = self._guard(unit, units, index, bound, jump, found)
             else:
                 continue
@@ -137,7 +147,7 @@ class StructuredPlanner:
             names |= self._state(block_units(block), after)
         if isinstance(node.orelse, cst.If):
             names |= self._state([node.orelse], after)
-        if own_jumps(node):
+        if own_jumps(node, _JUMPS):
             names |= jump[1]
         if not names <= bound:
             return None

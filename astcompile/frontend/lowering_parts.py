@@ -138,7 +138,7 @@ def has_jump(stmt: ast.stmt) -> bool:
     stack = [stmt]
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Break, ast.Continue)):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Return)):
             return True
         if not isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
@@ -146,8 +146,9 @@ def has_jump(stmt: ast.stmt) -> bool:
 
 
 def jump(stmt: ast.stmt, spec: LoopSpec) -> list[ast.stmt]:
-    """``break`` sets the break flag and ends the iteration; ``continue`` only ends it."""
-    flags = [spec.brk] if isinstance(stmt, ast.Break) else []
+    """``break`` sets the break flag and ends the iteration; ``continue`` only ends it; a
+    ``return`` breaks and sets the ``returned`` flag (its value is taken after the loop)."""
+    flags = {ast.Break: [spec.brk], ast.Return: [spec.ret, spec.brk]}.get(type(stmt), [])
     values = [ast.Constant(True)] * len(flags) + [ast.Constant(False)]
     return [store(name, value, stmt) for name, value in zip([*flags, spec.go], values)]
 
@@ -168,7 +169,8 @@ def flag_start(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
 
 
 def brk_init(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
-    return [store(spec.brk, ast.Constant(False), where)] if spec.brk else []
+    flags = [f for f in (spec.brk, spec.ret) if f]
+    return [store(flag, ast.Constant(False), where) for flag in flags]
 
 
 def brk_index(spec: LoopSpec) -> list[ast.expr]:

@@ -231,6 +231,8 @@ class _Planner:
                 )
                 if specs is None:
                     demote.add(unit)  # stays a Python loop; its body is planned as regions
+                elif specs[0].ret and not _returns_after_loop(unit, run[position + 1 :]):
+                    demote.add(unit)
                 else:
                     self.specs[unit] = specs
             if maybe_unbound & name_sets(unit).reads.keys():
@@ -298,6 +300,25 @@ class _Planner:
         if self.fn_globals is not None and name in self.fn_globals:
             return True
         return not hasattr(builtins, name)
+
+
+def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> bool:
+    """Whether the run can return a loop's ``return e`` after the loop (frontend/lowering.py
+    evaluates ``e`` there, as one branch of an IF whose other branch is the rest of the run):
+    the rest must be simple statements ending in the function's return, with as many values
+    as ``e`` (the values of an IF are its results, one by one)."""
+    if not rest or not all(small_statements(u) for u in rest) or not has_top_return(rest[-1]):
+        return False
+    inner = own_jumps(loop.body, (cst.Return,))[0]
+    final = next(s for s in small_statements(rest[-1]) if isinstance(s, cst.Return))
+    return _arity(inner.value) == _arity(final.value)
+
+
+def _arity(value: cst.BaseExpression | None) -> int:
+    if isinstance(value, cst.Tuple):
+        starred = any(isinstance(e, cst.StarredElement) for e in value.elements)
+        return -1 if starred else len(value.elements)
+    return 1
 
 
 def _unbound_after(specs: list[Spec] | tuple[Spec, ...]) -> tuple[str, ...]:

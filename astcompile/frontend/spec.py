@@ -22,6 +22,9 @@ class LoopSpec:
     unbound: tuple[str, ...] = ()
     #: the carried copy of the target, when the target is read after the loop ("" if not)
     last: str = ""
+    #: the flag a ``return`` in the body sets (it also breaks); the region returns its value
+    #: after the loop ("" without a return)
+    ret: str = ""
 
 
 @dataclass(frozen=True)

@@ -91,8 +91,12 @@ class Region:
                 return self.call(args)
             return result
         except RunPlain:
-            self.stats.eager_calls += 1
-            return self.body(*args)
+            return self.run_body(args)
+
+    def run_body(self, args: tuple) -> tuple:
+        """The region's own statements, for a call its compiled code declined (RunPlain)."""
+        self.stats.eager_calls += 1
+        return self.body(*args)
 
     def call(self, args: tuple) -> tuple:
         """The generic path: guard key, entries for it, else eager or a new compile."""

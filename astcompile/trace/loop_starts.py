@@ -73,7 +73,7 @@ def typed_starts(init: tuple, kinds: list, bounds: tuple, bound_nodes: list) -> 
 def must_run(bound_nodes: list[Node], step: Any) -> bool:
     """Add a CHECK that ``range(start, stop, step)`` is not empty (False for a step only known
     at run time); a failed check runs the region's plain statements (``RunPlain``)."""
-    if not isinstance(step, int) or step == 0:
+    if not isinstance(step, int) or step == 0 or not nothing_done_yet():
         return False
     start, stop = (B.Operand(n, False, np.zeros((), np.int64)) for n in bound_nodes[:2])
     runs = B.elementwise(Op.LT if step > 0 else Op.GT, [start, stop])
@@ -81,3 +81,12 @@ def must_run(bound_nodes: list[Node], step: Any) -> bool:
     attr = CheckAttr(RUN_PLAIN, "the loop ran zero times: a variable it binds stays unbound")
     ctx.add_effect(ctx.node(Op.CHECK, (runs,), np.dtype(bool), (), attr))
     return True
+
+
+def nothing_done_yet() -> bool:
+    """Whether a region traced so far has done nothing a second run would do again (a store,
+    a loop or branch holding one): RunPlain runs the region's statements from the start."""
+    ctx = current()
+    return len(ctx.effect_frames) == 1 and all(
+        n.op in (Op.CHECK, Op.SIZE_CHECK) for n in ctx.effect_frames[0]
+    )

@@ -349,9 +349,12 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
         with escapes.unchanged(fn, "branch"):
             branches.append(_trace_branch(ctx, fn, values))
     kinds = CK.same_kinds(branches[0][2], branches[1][2])
+    # a value both branches leave as it was is no result of the IF: it stays what it is
+    keep = [k for k, (a, b) in enumerate(zip(branches[0][0], branches[1][0])) if a is not b]
+    keep = keep or list(range(min(1, len(kinds))))
     graphs, owned = [], set()
     for outs, effects, _, first in branches:
-        nodes = _flat(outs, kinds)
+        nodes = _flat([outs[k] for k in keep], [kinds[k] for k in keep])
         graph = Graph("branch", [], nodes, effects)
         owned |= {n.id for n in graph.nodes() if n.id >= first}
         graphs.append(graph)
@@ -359,7 +362,10 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
     captured_nodes = [captured[k] for k in sorted(captured)]
     node = ctx.node(Op.IF, (cond, *captured_nodes), np.dtype(bool), (), IfAttr(*graphs))
     ctx.add_effect(node)
-    return _results(ctx, node, kinds)
+    values = list(branches[0][0])
+    for k, value in zip(keep, _results(ctx, node, [kinds[k] for k in keep])):
+        values[k] = value
+    return tuple(values)
 
 
 def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:
