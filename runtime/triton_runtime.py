@@ -171,16 +171,32 @@ class MatmulLauncher(KernelLauncher):
     """Launches a matmul kernel (the product's tile, then its epilogue): sizes are the
     product's rows, columns and shared axis; tiles come from the hand-written kernel's table."""
 
-    def __init__(self, module: ModuleType, name: str, dtype: str) -> None:
+    def __init__(self, module: ModuleType, name: str, dtype: str, **constexprs: Any) -> None:
         self.fn, self.dtype = getattr(module, name), np.dtype(dtype)
         self.host = mode() == "interpret"
+        self.constexprs = constexprs  # beyond the tiles (a generated kernel has none)
 
     def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], dict]:
         from astcompile.kernels.triton_matmul import tiles
 
         rows, cols, shared = (int(s) for s in sizes)
         t = tiles(mode(), self.dtype, rows, cols, shared)
-        return self.fn, t.grid(rows, cols), {**t.constexprs(), "num_warps": t.num_warps}
+        options = {**t.constexprs(), **self.constexprs, "num_warps": t.num_warps}
+        return self.fn, t.grid(rows, cols), options
+
+
+def plain_matmul(a: Any, b: Any, out: Any) -> None:
+    """``out[...] = a @ b`` by the hand-written kernel alone (benchmarks and tests): host
+    arrays under the interpreter, device arrays on a GPU."""
+    import triton.language as tl
+
+    from astcompile.kernels.triton_matmul import accumulation
+
+    _, acc, dot = accumulation(out.dtype)
+    run = MatmulLauncher(
+        matmul_kernels(), "matmul", out.dtype.name, ACC=getattr(tl, acc[3:]), DOT=dot
+    )
+    run((*out.shape, a.shape[1]), (a, b), (), (out,))
 
 
 def matmul_kernels() -> ModuleType:

@@ -198,21 +198,17 @@ def test_explain_says_the_matmul_runs_in_a_triton_kernel_with_its_epilogue(monke
 
 def test_the_plain_kernel_matches_numpy(small_tiles):
     """kernels/triton_matmul.py's own ``matmul`` (what the benchmark times)."""
-    import triton.language as tl
-
-    from astcompile.kernels import triton_matmul as tm
-    from astcompile.runtime.triton_runtime import HostArray, matmul_kernels
+    from astcompile.runtime.triton_runtime import plain_matmul
 
     with target_mode("triton"):
-        for a, b in [(A32, W32), (IA, JB), (A[:5], W[:, :3])]:
-            c = np.empty((a.shape[0], b.shape[1]), a.dtype)
-            t = tm.tiles("interpret", a.dtype, *c.shape, a.shape[1])
-            _, acc, use_dot = tm.accumulation(a.dtype)
-            args = [*c.shape, a.shape[1]]
-            for x in (a, b, c):
-                args += [HostArray(x), *(s // x.itemsize for s in x.strides)]
-            kernel = matmul_kernels().matmul[t.grid(*c.shape)]
-            kernel(*args, **t.constexprs(), ACC=getattr(tl, acc[3:]), DOT=use_dot)
+        for a, b in [
+            (A32, W32),
+            (IA, JB),
+            (A[:5], W[:, :3]),
+            (IA.astype(np.int8), JB.T.copy().T.astype(np.int8)),
+        ]:
+            c = np.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
+            plain_matmul(a, b, c)
             rtol, atol = tolerance(c.dtype)
             np.testing.assert_allclose(c, a @ b, rtol=rtol, atol=atol)
 
