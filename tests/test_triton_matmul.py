@@ -192,7 +192,7 @@ def test_other_products_stay_numpy_steps(fn, args, why, monkeypatch):
 def test_explain_says_the_matmul_runs_in_a_triton_kernel_with_its_epilogue(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     report = str(astcompile.explain(astcompile.compile(dense_relu, backend="triton"), A, W, B))
-    assert "in a Triton matmul kernel with its epilogue (add, maximum))" in report
+    assert "in a Triton matmul kernel with its epilogue: add, maximum)" in report
     assert "on triton (the matmul at test_triton_matmul.py:" in report
 
 

@@ -129,7 +129,7 @@ def matmul_note(step) -> str | None:
         if not step.nodes:
             return f"{where} in a Triton matmul kernel"
         ops = ", ".join(dict.fromkeys(n.op.name.lower() for n in step.nodes))
-        return f"{where} in a Triton matmul kernel with its epilogue ({ops})"
+        return f"{where} in a Triton matmul kernel with its epilogue: {ops}"
     if isinstance(step, NumpyStep) and step.node.op in PRODUCTS:
         return f"{_source(step.node)} as a NumPy step ({why_numpy(step.node)})"
     return None
