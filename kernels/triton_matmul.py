@@ -149,10 +149,7 @@ def tiles(mode: str, dtype: np.dtype, n_rows: int, n_cols: int, n_k: int) -> Til
     """The table's tiles for ``dtype`` in ``mode`` ("cuda" or "interpret"), shrunk to the
     product's sizes (a 33 x 40 product is one 64 x 64 tile, not a 128 x 128 one)."""
     top = TILES[(mode, accumulation(dtype)[0])]
-    return Tiles(
-        _fit(top.block_m, n_rows),
-        _fit(top.block_n, n_cols),
-        _fit(top.block_k, n_k),
-        top.group_m,
-        top.num_warps,
-    )
+    block_m, block_n = _fit(top.block_m, n_rows), _fit(top.block_n, n_cols)
+    full = block_m * block_n == top.block_m * top.block_n
+    warps = top.num_warps if full else min(top.num_warps, 4)  # a smaller tile, fewer warps
+    return Tiles(block_m, block_n, _fit(top.block_k, n_k), top.group_m, warps)

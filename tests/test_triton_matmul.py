@@ -138,6 +138,20 @@ def test_many_tiles_match_numpy(small_tiles, fn, args):
     assert_same(fn, *args, backend="triton")
 
 
+def store_relu(out, a, w, b):
+    out[1:] = np.maximum(a @ w + b, 0)
+    return out
+
+
+def test_a_product_stored_into_a_view(matmuls):
+    """In a region with stores the phase computing the stored value runs the matmul kernel
+    (70 x 70 x 72: a smaller product in such a region is summed as a reduction instead, see
+    passes/matmul_loops.py)."""
+    a, w = rng.standard_normal((70, 70)), rng.standard_normal((70, 72))
+    assert_same(store_relu, np.zeros((71, 72)), a, w, w[0], backend="triton")
+    assert matmuls
+
+
 def test_inf_and_nan_propagate():
     a, w = A.copy(), W.copy()
     a[3, 4], w[5, 7] = np.inf, np.nan
@@ -217,6 +231,7 @@ def test_tiles_shrink_to_the_product():
     from astcompile.kernels.triton_matmul import MIN_BLOCK, tiles
 
     t = tiles("cuda", np.dtype(np.float32), 33, 4000, 5)
-    assert (t.block_m, t.block_n, t.block_k) == (64, 128, MIN_BLOCK)
+    assert (t.block_m, t.block_n, t.block_k, t.num_warps) == (64, 128, MIN_BLOCK, 4)
     assert t.grid(33, 4000) == (32,)
+    assert tiles("cuda", np.dtype(np.float32), 4000, 4000, 4000).num_warps == 8
     assert tiles("cuda", np.dtype(np.int8), 1000, 1000, 1000).block_k == 8
