@@ -13,7 +13,7 @@ before, and ``MatmulKernel(domain=(n, m), product=%3, nodes=[%5, %6], outputs=[%
 the bias and the ReLU are applied to the accumulator tile before its one store, and the
 product is never written to memory. A product that other steps read too (or that leaves the
 region) is stored as well; one with no such kernel is a kernel of its own. Other matmuls
-(a 1-D or stacked operand, bool, complex or float16 values) stay NumPy steps.
+(a 1-D or stacked operand, bool or complex values) stay NumPy steps.
 
 The kernel function (:func:`matmul_functions`) calls ``tile_of`` and ``tile_product`` from the
 hand-written kernel, then writes the epilogue with the elementwise emitter
@@ -191,16 +191,6 @@ def header(kernel: MatmulKernel) -> str:
     return f'"""{a} @ {b} over (rows, columns, shared) {sizes}{then}; from {where}"""'
 
 
-# -- dtypes ---------------------------------------------------------------------------------
-def accumulation(dtype: np.dtype) -> tuple[str, bool]:
-    """(accumulator dtype, through ``tl.dot``) of a product of ``dtype``: the hand-written
-    kernel's (float32 and float64 as themselves, integers in 64 bits)."""
-    from astcompile.kernels.triton_matmul import accumulation as kernel_accumulation
-
-    _, acc, dot = kernel_accumulation(dtype)
-    return acc, dot
-
-
 def matmul_functions(kernel: MatmulKernel) -> tuple[str, KernelPlan]:
     """The source of ``kernel``'s ``@triton.jit`` function and its plan."""
     plan = matmul_plan(kernel)
@@ -209,3 +199,13 @@ def matmul_functions(kernel: MatmulKernel) -> tuple[str, KernelPlan]:
     params = ", ".join(annotated(n, s, plan) for n, s in matmul_parameters(plan))
     head = ["", "", "@triton.jit", f"def {kernel.name}({params}):", f"    {header(kernel)}"]
     return "\n".join([*head, *emitter.lines]) + "\n", plan
+
+
+# -- dtypes ---------------------------------------------------------------------------------
+def accumulation(dtype: np.dtype) -> tuple[str, bool]:
+    """(accumulator dtype, through ``tl.dot``) of a product of ``dtype``: the hand-written
+    kernel's (float32 and float64 as themselves, integers in 64 bits)."""
+    from astcompile.kernels.triton_matmul import accumulation as kernel_accumulation
+
+    _, acc, dot = kernel_accumulation(dtype)
+    return acc, dot
