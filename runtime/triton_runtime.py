@@ -208,9 +208,7 @@ def matmul_kernels() -> ModuleType:
     Python are read from the package module (``astcompile.kernels.triton_matmul``)."""
     name = f"astcompile_triton_matmul_{mode()}"
     if name not in sys.modules:
-        from astcompile import kernels
-
-        path = os.path.join(os.path.dirname(kernels.__file__), "triton_matmul.py")
+        path = importlib.util.find_spec("astcompile.kernels.triton_matmul").origin
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

@@ -70,7 +70,9 @@ def compile_all(jobs_path: str) -> None:
         module = load_module(job["source"], job["cache"])
         done = []
         for name, signature in job["signatures"].items():
-            launch = job["options"].get(name, {"constexprs": {"BLOCK": 1024}, "num_warps": 4})
+            launch = job.get("options", {}).get(
+                name, {"constexprs": {"BLOCK": 1024}, "num_warps": 4}
+            )
             options = {"enable_fp_fusion": False, "num_warps": launch["num_warps"]}
             for variant in (name, f"{name}_block", f"{name}_loop"):
                 kernel = getattr(module, variant, None)
