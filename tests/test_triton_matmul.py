@@ -74,6 +74,10 @@ def scaled(a, w, s):
     return (a @ w) * s
 
 
+def positive_part(a, w):
+    return np.where(a @ w > 0, a @ w, 0.0), (a @ w) > 0
+
+
 def square(x):
     return x @ x + x
 
@@ -95,11 +99,9 @@ MATMUL_CASES = [
     (product, (IA.astype(np.int8), JB.astype(np.int8))),  # wraps as NumPy's int8
     (dense_relu, (IA.astype(np.uint16), JB.astype(np.uint16), JB[0].astype(np.uint16))),
     (mixed, (IA.astype(np.int32), W32)),  # int32 @ float32 is float64
-    (square, (A[:17],)),
-    (
-        scaled,
-        (A32, W32, 0.5),
-    ),  # a Python float in the epilogue: a weak scalar argument  # one array as both operands and in the epilogue
+    (square, (A[:17],)),  # one array as both operands and in the epilogue
+    (scaled, (A32, W32, 0.5)),  # a Python float in the epilogue: a weak scalar argument
+    (positive_part, (A, W)),  # one product read twice in the epilogue, a bool output
     (product, (A[:0], W)),  # no rows
     (product, (A[:, :0], W[:0])),  # no shared axis: zeros
     (dense_relu, (A[:1], W, B)),  # one row
