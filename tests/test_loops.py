@@ -372,3 +372,49 @@ def test_a_region_that_already_stored_never_reruns_for_a_zero_trip_loop(backend)
     with pytest.raises(UnboundLocalError):
         compiled(x, 0)
     assert x[0] == 2.0
+
+
+# -- a raise inside a loop --------------------------------------------------------------------------
+
+
+def diverges(x, steps):
+    total = 0.0
+    for k in range(steps):
+        total = total + np.sum(x) * k
+        if total > 100.0:
+            raise ValueError(f"diverged at step {k}: {total}")
+    return total
+
+
+def stores_then_raises(u, steps):
+    for k in range(steps):
+        u[:] = u * 2.0
+        if u.max() > 50.0:
+            raise OverflowError("too big")
+    return u
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_raise_inside_a_loop_compiles_with_the_loop(backend):
+    """The loop stays native; a call that raises hands the region to its own statements
+    (RunPlain), which raise the user's exception with its message."""
+    calls = [(np.ones(3), 5), (np.ones(3), 50), (np.ones(3), 6)]
+    assert_same_calls(diverges, calls, backend=backend)
+    compiled = astcompile.compile(diverges, backend=backend)
+    assert compiled(np.ones(3), 5) == diverges(np.ones(3), 5)
+    with pytest.raises(ValueError, match=r"diverged at step 8: 108\.0"):
+        compiled(np.ones(3), 50)
+    assert compiled.python_loops == set() and len(compiled.regions) == 1
+    region = compiled.regions[0]
+    assert region.stats.compiled_calls >= 2 and region.stats.eager_calls == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_raise_after_stores_keeps_its_loop_in_python(backend):
+    """Running the region again would store twice: the loop goes back to Python."""
+    assert_same_calls(stores_then_raises, [(np.ones(3), 3), (np.ones(3), 10)], backend=backend)
+    compiled = astcompile.compile(stores_then_raises, backend=backend)
+    u = np.ones(3)
+    with pytest.raises(OverflowError):
+        compiled(u, 10)
+    np.testing.assert_array_equal(u, np.full(3, 64.0))

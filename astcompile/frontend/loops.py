@@ -27,9 +27,9 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
-#: What ends an iteration early: a ``return`` in a loop at the top of a region is a ``break``
-#: that also sets the loop's ``returned`` flag
-_JUMPS = (cst.Break, cst.Continue, cst.Return)
+#: What ends an iteration early: a ``return`` (or ``raise``) in a loop at the top of a region
+#: is a ``break`` that also sets the loop's ``returned`` (``raised``) flag
+_JUMPS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 
 
 class StructuredPlanner:
@@ -57,10 +57,11 @@ class StructuredPlanner:
         after = self.liveness.after.get(node, frozenset())
         target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
         returns = own_jumps(node.body, (cst.Return,))
-        if returns and not (top and len(returns) == 1):
+        raises = own_jumps(node.body, (cst.Raise,))
+        if (returns or raises) and not (top and len(returns) + len(raises) == 1):
             return None
-        if returns:  # ``return e`` breaks out; ``e`` is evaluated after the loop (lowering.py)
-            after = after | frozenset(name_sets(returns[0]).reads)
+        for exit_ in returns + raises:  # breaks out; evaluated after the loop (lowering.py)
+            after = after | frozenset(name_sets(exit_).reads)
         last = f"__ac_last_{line}" if targets & after else ""
         if last and not (top and target):
             return None
@@ -75,13 +76,14 @@ class StructuredPlanner:
         brk = f"__ac_brk_{line}" if any(not isinstance(j, cst.Continue) for j in jumps) else ""
         go = f"__ac_go_{line}" if jumps else ""
         ret = f"__ac_returned_{line}" if returns else ""
-        flags = frozenset(f for f in (brk, go, ret) if f)
+        raised = f"__ac_raised_{line}" if raises else ""
+        flags = frozenset(f for f in (brk, go, ret, raised) if f)
         inner = self._block(units, bound | targets | flags, (go, flags))
         if inner is None:
             return None
-        extra = {n for n in (last, ret) if n}
+        extra = {n for n in (last, ret, raised) if n}
         state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
-        spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret)
+        spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret, raised)
         return [spec, *inner]
 
     def _may_start_unbound(

@@ -159,13 +159,18 @@ class _Lowering(ast.NodeTransformer):
         for a loop that stays in Python."""
         spec = self.by_line.get((LoopSpec, node.lineno))
         if spec is not None:
+            if spec.raised:  # its exception is made after the loop (P.raise_after)
+                node.ac_raise = next(n for n in _own(node.body) if isinstance(n, ast.Raise))
             node.body = self._jumps(node.body, spec)
         self.generic_visit(node)
         return spec
 
+    def _after(self, node: ast.For | ast.While, spec: LoopSpec) -> list[ast.stmt]:
+        return P.raise_after(spec, node.ac_raise) if spec.raised else []
+
     def visit_For(self, node: ast.For) -> list[ast.stmt] | ast.For:
         spec = self._visit_loop(node)
-        return node if spec is None else P.lower_for(node, spec)
+        return node if spec is None else [*P.lower_for(node, spec), *self._after(node, spec)]
 
     def visit_While(self, node: ast.While) -> list[ast.stmt] | ast.While:
         spec = self._visit_loop(node)
@@ -178,7 +183,8 @@ class _Lowering(ast.NodeTransformer):
         test = P.function(test_name, spec.carried, [], (), node, value=P.test(node.test))
         args = [ast.Name(test_name, ast.Load()), ast.Name(name, ast.Load()), P.names(spec.carried)]
         call = P.call(WHILE, args + P.brk_index(spec))
-        return [*P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
+        loop = [*P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
+        return [*loop, *self._after(node, spec)]
 
     def visit_If(self, node: ast.If) -> list[ast.stmt] | ast.If:
         self.generic_visit(node)
@@ -204,7 +210,7 @@ class _Lowering(ast.NodeTransformer):
         holding one runs under ``if go:`` (see GuardSpec)."""
         out: list[ast.stmt] = []
         for index, stmt in enumerate(body):
-            if isinstance(stmt, (ast.Break, ast.Continue, ast.Return)):
+            if isinstance(stmt, P.JUMPS):
                 return out + P.jump(stmt, spec)
             if not (isinstance(stmt, ast.If) and P.has_jump(stmt)):
                 out.append(stmt)

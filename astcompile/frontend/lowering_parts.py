@@ -17,7 +17,9 @@ import ast
 
 from astcompile.frontend.spec import UNBOUND_NAME, LoopSpec
 
-FOR, NDINDEX, LEN = "__ac_for", "__ac_ndindex", "__ac_len"
+FOR, NDINDEX, LEN, RAISE_IF = "__ac_for", "__ac_ndindex", "__ac_len", "__ac_raise_if"
+#: statements that end a loop body's iteration early (see lowering._Lowering._jumps)
+JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
 
 #: Calls routed through ``__ac_scalar`` (trace/scalars.py decides by the function object, so a
@@ -138,7 +140,7 @@ def has_jump(stmt: ast.stmt) -> bool:
     stack = [stmt]
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Break, ast.Continue, ast.Return)):
+        if isinstance(node, JUMPS):
             return True
         if not isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
@@ -148,7 +150,11 @@ def has_jump(stmt: ast.stmt) -> bool:
 def jump(stmt: ast.stmt, spec: LoopSpec) -> list[ast.stmt]:
     """``break`` sets the break flag and ends the iteration; ``continue`` only ends it; a
     ``return`` breaks and sets the ``returned`` flag (its value is taken after the loop)."""
-    flags = {ast.Break: [spec.brk], ast.Return: [spec.ret, spec.brk]}.get(type(stmt), [])
+    flags = {
+        ast.Break: [spec.brk],
+        ast.Return: [spec.ret, spec.brk],
+        ast.Raise: [spec.raised, spec.brk],
+    }.get(type(stmt), [])
     values = [ast.Constant(True)] * len(flags) + [ast.Constant(False)]
     return [store(name, value, stmt) for name, value in zip([*flags, spec.go], values)]
 
@@ -169,8 +175,15 @@ def flag_start(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
 
 
 def brk_init(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
-    flags = [f for f in (spec.brk, spec.ret) if f]
+    flags = [f for f in (spec.brk, spec.ret, spec.raised) if f]
     return [store(flag, ast.Constant(False), where) for flag in flags]
+
+
+def raise_after(spec: LoopSpec, raised: ast.Raise) -> list[ast.stmt]:
+    """``__ac_raise_if(flag, lambda: E(...))`` after a loop whose body raised: the exception
+    is made then, from the values the names had at the ``raise`` (nothing ran since)."""
+    make = lambda_of(raised.exc)
+    return [located(ast.Expr(call(RAISE_IF, [load(spec.raised), make])), raised)]
 
 
 def brk_index(spec: LoopSpec) -> list[ast.expr]:

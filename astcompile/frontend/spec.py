@@ -25,6 +25,9 @@ class LoopSpec:
     #: the flag a ``return`` in the body sets (it also breaks); the region returns its value
     #: after the loop ("" without a return)
     ret: str = ""
+    #: the flag a ``raise`` in the body sets (it also breaks); the exception is made and
+    #: raised in Python after the loop ("" without a raise)
+    raised: str = ""
 
 
 @dataclass(frozen=True)

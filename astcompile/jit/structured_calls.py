@@ -25,6 +25,7 @@ _TARGETS = {
     "__ac_or": ("astcompile.trace.control", "ac_or"),
     "__ac_not": ("astcompile.trace.control", "ac_not"),
     "__ac_assert": ("astcompile.trace.control", "ac_assert"),
+    "__ac_raise_if": ("astcompile.trace.control", "ac_raise_if"),
 }
 
 

@@ -83,10 +83,23 @@ def must_run(bound_nodes: list[Node], step: Any) -> bool:
     return True
 
 
-def nothing_done_yet() -> bool:
+def nothing_done_yet(loops_allowed: bool = False) -> bool:
     """Whether a region traced so far has done nothing a second run would do again (a store,
-    a loop or branch holding one): RunPlain runs the region's statements from the start."""
+    or with ``loops_allowed`` a loop or branch holding one): RunPlain runs the region's
+    statements from the start."""
     ctx = current()
-    return len(ctx.effect_frames) == 1 and all(
-        n.op in (Op.CHECK, Op.SIZE_CHECK) for n in ctx.effect_frames[0]
-    )
+    return len(ctx.effect_frames) == 1 and _repeatable(ctx.effect_frames[0], loops_allowed)
+
+
+def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
+    for node in effects:
+        if node.op in (Op.CHECK, Op.SIZE_CHECK):
+            continue
+        if not loops_allowed or node.op not in (Op.LOOP, Op.IF):
+            return False
+        graphs = (
+            [node.attr.body] if node.op is Op.LOOP else [node.attr.then_graph, node.attr.else_graph]
+        )
+        if not all(_repeatable(g.effects, loops_allowed) for g in graphs):
+            return False
+    return True
