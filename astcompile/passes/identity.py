@@ -31,9 +31,14 @@ from astcompile.ir.ops import Kind, Op, is_view
 from astcompile.passes.rebuild import subgraphs
 
 
+def _aliases(node: Node) -> bool:
+    """A view, or a NumPy step whose result is a view of its first input (``np.diag(A)``)."""
+    return is_view(node.op) or node.op is Op.NUMPY_VIEW
+
+
 def buffer_of(node: Node) -> Node:
     """The node that owns the memory ``node`` denotes: itself unless it is a view."""
-    while is_view(node.op):
+    while _aliases(node):
         node = node.inputs[0]
     return node
 
@@ -41,7 +46,7 @@ def buffer_of(node: Node) -> Node:
 def _chain(node: Node) -> Iterator[Node]:
     """``node`` and each view under it, down to its buffer."""
     yield node
-    while is_view(node.op):
+    while _aliases(node):
         node = node.inputs[0]
         yield node
 

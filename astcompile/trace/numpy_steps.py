@@ -13,6 +13,7 @@ written (GB023).
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -64,15 +65,20 @@ def step(
     keywords: tuple[str, ...] = (),
     item: int | None = None,
     lead: tuple = (),
+    probe: dict | None = None,
+    op: Op = Op.NUMPY,
 ) -> Any:
     """The NUMPY node for ``np.<name>(*lead, *arrays, **kwargs)``; ``shape`` maps the input
-    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
+    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr.
+    ``probe`` replaces keyword arguments that the small examples cannot take (``kth=5`` of
+    ``np.partition``); ``op`` is NUMPY_VIEW for a function that returns a view of its first
+    array (``np.diag`` of a matrix)."""
     nodes = [operand(a).node for a in arrays]
     attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead)
-    raw = _try(attr, nodes, kwargs)
+    raw = _try(attr, nodes, {**kwargs, **(probe or {})})
     example = np.asarray(raw)
     result_shape = shape(nodes)
-    node = current().node(Op.NUMPY, tuple(nodes), example.dtype, result_shape, attr)
+    node = current().node(op, tuple(nodes), example.dtype, result_shape, attr)
     return wrap(node, is_scalar=node.ndim == 0 and not isinstance(raw, np.ndarray))
 
 
@@ -97,14 +103,18 @@ def results(
 
 def _try(attr: NumpyCallAttr, nodes: list, kwargs: dict) -> Any:
     """The call on small examples of the inputs: the result's dtype and Python type, or
-    NumPy's error (the region then runs as written, and the plain code raises it)."""
+    NumPy's error (the region then runs as written, and the plain code raises it). The
+    examples are not the user's data: their warnings (``np.polyfit``'s RankWarning) are not
+    shown."""
     try:
-        return attr.function()(*map(_example, nodes), **kwargs)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return attr.function()(*map(_example, nodes), **kwargs)
     except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
         raise unsupported(f"np.{attr.name} here ({type(exc).__name__}: {exc})") from None
 
 
-def _axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+def axes_of(axis: Any, ndim: int) -> tuple[int, ...] | None:
     axis = static(axis, "an axis")
     if axis is None:
         return None
@@ -124,7 +134,7 @@ def _reduced(shape: tuple, axes: tuple[int, ...] | None, keepdims: bool) -> tupl
 def _sorting(name: str) -> Callable:
     def handler(a: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any:
         ndim = np.ndim(a) if not isinstance(a, SymArray) else a.ndim
-        axes = _axis(axis, ndim)
+        axes = axes_of(axis, ndim)
         kwargs = {"axis": None if axes is None else axes[0], "kind": static(kind, "kind")}
         if stable is not None:
             kwargs["stable"] = static(stable, "stable")
@@ -139,7 +149,7 @@ def _quantile(name: str) -> Callable:
         q = static(q, "q")
         q_shape = np.shape(q)
         ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-        axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
+        axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
         kwargs = {"q": q, "axis": axes, "method": static(method, "method"), "keepdims": keep}
         return step(name, [a], kwargs, lambda n: (*q_shape, *_reduced(n[0].shape, axes, keep)))
 
@@ -148,7 +158,7 @@ def _quantile(name: str) -> Callable:
 
 def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
     ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-    axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
+    axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
     kwargs = {"axis": axes, "keepdims": keep}
     return step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
 
@@ -158,8 +168,12 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> An
     return step("interp", [x, xp, fp], kwargs, lambda n: n[0].shape)
 
 
-def _searchsorted(a: Any, v: Any, side: Any = "left") -> Any:
-    return step("searchsorted", [a, v], {"side": static(side, "side")}, lambda n: n[1].shape)
+def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
+    """``np.searchsorted`` and ``a.searchsorted``: ``sorter`` goes in by keyword."""
+    keywords = ("sorter",) if sorter is not None else ()
+    arrays = [a, v] + ([sorter] if sorter is not None else [])
+    kwargs = {"side": static(side, "side")}
+    return step("searchsorted", arrays, kwargs, lambda n: n[1].shape, keywords)
 
 
 def _solve(a: Any, b: Any) -> Any:
@@ -206,7 +220,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.quantile: _quantile("quantile"),
     np.median: _median,
     np.interp: _interp,
-    np.searchsorted: _searchsorted,
+    np.searchsorted: searchsorted,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
     np.linalg.det: _det,

@@ -17,10 +17,11 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import results, static, step
-from astcompile.trace.symbolic import SymArray
+from astcompile.trace.symbolic import SymArray, operand
 
 
-def _min(a: S.Dim, b: S.Dim) -> S.Dim:
+def dim_min(a: S.Dim, b: S.Dim) -> S.Dim:
+    """The smaller of two sizes (symbolic: ``a + b - max(a, b)``)."""
     if isinstance(a, int) and isinstance(b, int):
         return min(a, b)
     return S.dim_sub(S.dim_add(a, b), S.dim_max(a, b))
@@ -66,7 +67,7 @@ def _qr(a: Any, mode: Any = "reduced") -> Any:
 
     def shapes(n: list) -> list[tuple]:
         *batch, m, k = n[0].shape
-        inner = m if mode == "complete" else _min(m, k)
+        inner = m if mode == "complete" else dim_min(m, k)
         return [(*batch, m, inner), (*batch, inner, k)]
 
     return results("linalg.qr", [a], {"mode": mode}, shapes)
@@ -77,7 +78,7 @@ def _svd(a: Any, full_matrices: Any = True, compute_uv: Any = True, hermitian: A
 
     def shapes(n: list) -> list[tuple]:
         *batch, m, k = n[0].shape
-        inner = _min(m, k)
+        inner = dim_min(m, k)
         if not kwargs["compute_uv"]:
             return [(*batch, inner)]
         full = kwargs["full_matrices"]
@@ -105,7 +106,7 @@ def _convolving(name: str, default: str) -> Callable:
                 return (S.dim_sub(S.dim_add(la, lv), 1),)
             if mode == "same":
                 return (S.dim_max(la, lv),)
-            return (S.dim_add(S.dim_sub(S.dim_max(la, lv), _min(la, lv)), 1),)
+            return (S.dim_add(S.dim_sub(S.dim_max(la, lv), dim_min(la, lv)), 1),)
 
         if any(isinstance(x, SymArray) and x.ndim != 1 for x in (a, v)):
             raise unsupported(f"np.{name} of arrays that are not 1-D")  # NumPy's ValueError
@@ -224,7 +225,53 @@ def _einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
     return step("einsum", arrays, kwargs, shape, lead=(spec,))
 
 
+# -- polynomials, Kronecker products ---------------------------------------------------------
+
+
+def _polyfit(
+    x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = False, w: Any = None, cov: Any = False
+) -> Any:
+    """``np.polyfit``'s coefficients, ``deg + 1`` of them (per column of a 2-D ``y``);
+    ``full=``/``cov=`` (residuals whose length the rank decides) run in NumPy."""
+    kwargs = _statics(deg=deg, rcond=rcond, full=full, cov=cov)
+    if kwargs.pop("full") or kwargs.pop("cov") or not isinstance(kwargs["deg"], int):
+        raise unsupported("np.polyfit with full=, cov= or a degree that is not an int")
+    count = kwargs["deg"] + 1
+    keywords = ("w",) if w is not None else ()
+    arrays = [x, y] + ([w] if w is not None else [])
+    return step("polyfit", arrays, kwargs, lambda n: (count, *n[1].shape[1:]), keywords)
+
+
+def _polyval(p: Any, x: Any) -> Any:
+    """``np.polyval(p, x)`` of a 1-D ``p``: ``x``'s shape, NumPy's dtype for ``p``'s length (an
+    empty ``p`` gives zeros of ``x``'s dtype, so a length that may be 0 must be known)."""
+    shape = operand(p).node.shape
+    if len(shape) != 1:
+        raise unsupported("np.polyval of coefficients that are not 1-D")
+    if not isinstance(shape[0], int) and shape[0].op is not S.DimOp.SYM:
+        raise unsupported("np.polyval of a computed number of coefficients")
+    return step("polyval", [p, x], {}, lambda n: n[1].shape)
+
+
+def _kron(a: Any, b: Any) -> Any:
+    """``np.kron(a, b)``: each axis (the shorter shape padded with ones in front) of length
+    ``a``'s times ``b``'s."""
+
+    def shape(n: list) -> tuple:
+        sa, sb = n[0].shape, n[1].shape
+        if not sa or not sb:
+            return sa or sb
+        rank = max(len(sa), len(sb))
+        sa, sb = (1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb
+        return tuple(S.dim_mul(da, db) for da, db in zip(sa, sb))
+
+    return step("kron", [a, b], {}, shape)
+
+
 FUNCTIONS: dict[Callable, Callable] = {
+    np.polyfit: _polyfit,
+    np.polyval: _polyval,
+    np.kron: _kron,
     np.linalg.cholesky: _cholesky,
     np.linalg.matrix_power: _matrix_power,
     np.linalg.pinv: _pinv,
