@@ -1,10 +1,11 @@
 """More NumPy steps (see trace/numpy_steps.py): linear algebra, convolution, covariance,
-Fourier transforms and ``np.pad``'s copying modes, run by NumPy itself inside a region.
+Fourier transforms, polynomials, Kronecker products and ``np.pad``'s copying modes, run by
+NumPy itself inside a region.
 
 Each has a result whose shape follows from its inputs' shapes and its static arguments, so
 the statements around it still compile. Results whose shape or dtype the data decides stay
 graph breaks: ``np.linalg.eig`` (real or complex eigenvalues), ``np.linalg.lstsq`` (its
-residuals), ``np.unique``, ``np.bincount``.
+residuals), ``np.unique``, ``np.bincount`` of wide integers (trace/numpy_steps_search.py).
 """
 
 from __future__ import annotations
