@@ -30,6 +30,11 @@ def selected_rows(x):
     return np.partition(x, 1, axis=0) + 0, np.argpartition(x, 2, axis=-1)
 
 
+def middle(x, k):
+    n = x.shape[0]
+    return np.partition(x, n // 2)[n // 2] * 1, np.argpartition(x, k, axis=None), x.argpartition(k)
+
+
 def counted(v):
     return np.bincount(v, minlength=256) * 2
 
@@ -60,6 +65,8 @@ CASES = [
     (selected, [(X,), (RNG.integers(-5, 5, 7).astype(np.int16),), (X[::2],)]),
     (selected, [(X[:3],)]),  # kth=3 out of range: NumPy's ValueError, raised by the step
     (selected_rows, [(RNG.random((4, 5)),), (RNG.integers(0, 9, (3, 3)),)]),
+    (middle, [(X, 2), (X[:5], -1), (RNG.random(12).astype(np.float32), 11)]),
+    (middle, [(X[:4], 4)]),  # k out of range: NumPy's ValueError, from the step
     (counted, [(RNG.integers(0, 256, 50).astype(np.uint8),), (np.zeros(0, np.uint8),)]),
     (weighted_counts, [(RNG.random(8) > 0.5, X[:8]), (np.zeros(3, bool), X[:3])]),
     (weighted_counts, [(np.ones(3, bool), X[:2])]),  # weights of another length: ValueError
@@ -93,6 +100,17 @@ def test_search_steps_give_numpys_results_and_errors(fn, calls, backend):
 def test_search_steps_do_not_break_the_region(fn, args):
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0, str(report)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_kth_from_sizes_or_arguments_does_not_recompile(backend):
+    compiled = astcompile.compile(middle, backend=backend)
+    for n, k in ((9, 2), (14, 5), (30, 0)):
+        x = RNG.random(n)
+        assert_same_calls(middle, [(x, k)], backend=backend)
+        compiled(x, k)
+    entries = [e for region in compiled.regions for es in region.entries.values() for e in es]
+    assert len(entries) == 1
 
 
 def data_long(v):

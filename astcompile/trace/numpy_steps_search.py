@@ -21,7 +21,7 @@ from astcompile.ir import shapes as S
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import FUNCTIONS as SORTING
 from astcompile.trace.numpy_steps import axes_of, searchsorted, static, step
-from astcompile.trace.symbolic import SymArray
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 
 def _ndim(a: Any) -> int:
@@ -49,20 +49,22 @@ def _digitize(x: Any, bins: Any, right: Any = False) -> Any:
 
 def _selecting(name: str) -> Callable:
     """``np.partition``/``np.argpartition`` (and their methods): the result has ``a``'s shape
-    (flattened with ``axis=None``). ``kth`` is static, guarded by value; an out-of-range
-    ``kth`` is NumPy's ValueError, raised by the step."""
+    (flattened with ``axis=None``). A ``kth`` the trace computed (``len(x) // 2``, an int
+    argument) is a run-time operand, so a new length or ``k`` does not recompile; a constant
+    one (or a tuple) is static. An out-of-range ``kth`` is NumPy's ValueError, from the step."""
 
     def handler(a: Any, kth: Any, axis: Any = -1, kind: Any = "introselect") -> Any:
         axes = axes_of(axis, _ndim(a))
-        kth = static(kth, "kth")
-        kwargs = {
-            "kth": kth,
-            "axis": None if axes is None else axes[0],
-            "kind": static(kind, "kind"),
-        }
-        probe = {"kth": tuple(0 for _ in kth) if isinstance(kth, tuple) else 0}
+        kwargs = {"axis": None if axes is None else axes[0], "kind": static(kind, "kind")}
+        dims = operand(a).node.shape
         flat = axes is None
         shape = lambda n: (S.prod(n[0].shape),) if flat else n[0].shape
+        length = S.prod(dims) if flat else dims[axes[0]]
+        if isinstance(kth, (SymInt, SymScalar)) and not isinstance(length, int):
+            # probed with kth=1 on examples of length 2
+            return step(name, [a, kth], kwargs, shape, keywords=("kth",))
+        kwargs["kth"] = kth = static(kth, "kth")
+        probe = {"kth": tuple(0 for _ in kth) if isinstance(kth, tuple) else 0}
         return step(name, [a], kwargs, shape, probe=probe)
 
     return handler
