@@ -18,6 +18,10 @@ def members(x, t):
     return np.isin(x, t) & (x > 2), np.isin(x, t, invert=True), np.isin(x, [1, 5])
 
 
+def tabled(x, t):
+    return np.isin(x, t, kind="table") * 2  # integers only: NumPy's ValueError for floats
+
+
 def binned(x, bins):
     return np.digitize(x, bins) + 1, np.digitize(x, bins, right=True)
 
@@ -60,6 +64,7 @@ X = RNG.random(9)
 CASES = [
     (members, [(RNG.integers(0, 8, 10), np.array([1, 2, 3])), (X * 6, np.array([2.0]))]),
     (members, [(RNG.integers(0, 8, (3, 4)).astype(np.uint8), np.arange(3)), (np.zeros(0), X)]),
+    (tabled, [(RNG.integers(0, 8, 10), np.array([1, 2])), (X, np.array([1.0]))]),
     (binned, [(X, np.linspace(0, 1, 5)), (X.astype(np.float32), np.array([0.5, 0.2]))]),
     (binned, [(np.arange(6), np.array([1, 3, 2]))]),  # not monotonic: NumPy's ValueError
     (selected, [(X,), (RNG.integers(-5, 5, 7).astype(np.int16),), (X[::2],)]),
