@@ -172,3 +172,65 @@ def test_sort_method_of_a_read_only_array_raises_numpys_error(backend):
     with pytest.raises(ValueError, match="read-only"):
         astcompile.compile(sort_and_sum, backend=backend)(x)
     np.testing.assert_array_equal(x, X)
+
+
+def sort_then_loop(x, out):
+    x.sort()
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2 + x[-1 - i]
+    return out
+
+
+def gather_in_order(x, out):
+    order = np.argsort(x)
+    for i in range(x.shape[0]):
+        out[i] = x[order[i]] - x[order[0]]
+    return out
+
+
+def write_into_the_sorted(x):
+    s = np.sort(x)
+    s[0] = -1.0
+    x[0] = 7.0
+    return s, x
+
+
+def sort_after_a_store(x):
+    x[0] = 0.5
+    x.sort()
+    return x
+
+
+def _entries(compiled):
+    return [e for region in compiled.regions for es in region.entries.values() for e in es]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (sort_then_loop, (X.copy(), np.zeros(9))),
+        (sort_then_loop, (RNG.integers(0, 50, 6).astype(np.int32), np.zeros(6, np.int32))),
+        (sort_then_loop, (X[::2].copy(), np.zeros(5)[::-1])),
+        (gather_in_order, (X.copy(), np.zeros(9))),
+        (write_into_the_sorted, (X.copy(),)),
+        (sort_after_a_store, (X.copy(),)),
+        (sort_and_sum, (X.copy(),)),
+    ],
+)
+def test_steps_before_the_stores_of_a_loop_region_run_first(fn, args, backend):
+    """A NumPy step of the arguments that comes before every store and loop runs in the
+    wrapper, and the region's C function reads its result (structured_plan.hoisted); one
+    after a store runs where it is, as written."""
+    assert_same(fn, *args, backend=backend)
+
+
+@pytest.mark.parametrize("fn", [sort_then_loop, gather_in_order, write_into_the_sorted])
+def test_a_loop_region_with_a_leading_step_compiles(fn):
+    compiled = astcompile.compile(fn, backend="c")
+    args = (X.copy(), np.zeros(9))[: fn.__code__.co_argcount]
+    report = astcompile.explain(compiled, *args)
+    assert report.graph_break_count == 0, str(report)
+    compiled(*args)
+    (entry,) = _entries(compiled)
+    assert "_step(" in entry.run.py_source and "_lib.region_" in entry.run.py_source

@@ -6,8 +6,9 @@ than break the region (running every statement around them as Python), the trace
 NUMPY node: the wrapper calls NumPy's own function at that point, between the C kernels, on
 the values the plain code would pass, so results, dtypes and errors are NumPy's. The static
 arguments (an axis, ``q``, ``side``) are part of the node and guarded like any other constant.
-Inside a loop region (one C function) such a node has no lowering: that region runs as
-written (GB023).
+In a loop region (one C function) such a node runs in the wrapper before the C function when
+it reads only the region's arguments and comes before every store and loop (codegen/
+structured_plan.py); elsewhere it has no lowering, and its statement runs as written (GB023).
 """
 
 from __future__ import annotations

@@ -33,7 +33,12 @@ def _dtype(a: Any) -> np.dtype:
 
 
 def _isin(
-    element: Any, test_elements: Any, assume_unique: Any = False, invert: Any = False, *, kind=None
+    element: Any,
+    test_elements: Any,
+    assume_unique: Any = False,
+    invert: Any = False,
+    *,
+    kind: Any = None,
 ) -> Any:
     kwargs = {
         "assume_unique": static(assume_unique, "assume_unique"),
