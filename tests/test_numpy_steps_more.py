@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
 
@@ -160,6 +160,23 @@ def test_more_numpy_steps_give_numpys_results_and_errors(fn, calls, backend):
 def test_more_numpy_steps_do_not_break_the_region(fn, args):
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0, str(report)
+
+
+def scaled_views(A):
+    return np.einsum("ij", A) * 3, np.einsum("ii->i", A) + 1, np.linalg.matrix_power(A, 1) * 2
+
+
+def returned_views(A):
+    return np.einsum("ij->ji", A), np.linalg.matrix_power(A, 1), np.linalg.matrix_power(A, 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [scaled_views, returned_views])
+def test_steps_that_return_their_operand_are_not_written_over(fn, backend):
+    """``np.einsum`` of one operand and ``matrix_power(A, 1)`` give a view of ``A`` (or ``A``):
+    a kernel must not write its output over them (that would write into the caller's ``A``),
+    and what leaves the region shares memory with ``A`` exactly as NumPy's result does."""
+    assert_same(fn, np.arange(9.0).reshape(3, 3), backend=backend)
 
 
 def test_polyfit_of_the_examples_warns_nothing(recwarn):
