@@ -144,7 +144,7 @@ class Op(Enum):
     MATMUL = auto()
     DOT = auto()
     NUMPY = auto()  # NumPy's own function, run by the wrapper; attr: NumpyCallAttr
-    NUMPY_VIEW = auto()  # the same, for a function whose result is a view of its first input
+    NUMPY_VIEW = auto()  # the same, whose result may be (a view of) input attr.view_of
     # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
     STORE = auto()
     SIZE_CHECK = auto()  # a run-time size check; attr: ir.SizeCheckAttr

@@ -72,7 +72,7 @@ def _diagonal(matrix: SymArray, k: int) -> SymArray:
         rows, cols = (rows, S.dim_sub(cols, k)) if k >= 0 else (S.dim_add(rows, k), cols)
         return (S.dim_max(0, dim_min(rows, cols)),)
 
-    return step("diag", [matrix], {"k": k}, shape, op=Op.NUMPY_VIEW)
+    return step("diag", [matrix], {"k": k}, shape, view_of=0)
 
 
 def diag(v: Any, k: Any = 0) -> SymArray:

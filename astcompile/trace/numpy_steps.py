@@ -67,18 +67,19 @@ def step(
     item: int | None = None,
     lead: tuple = (),
     probe: dict | None = None,
-    op: Op = Op.NUMPY,
+    view_of: int | None = None,
 ) -> Any:
     """The NUMPY node for ``np.<name>(*lead, *arrays, **kwargs)``; ``shape`` maps the input
     nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr.
     ``probe`` replaces keyword arguments that the small examples cannot take (``kth=5`` of
-    ``np.partition``); ``op`` is NUMPY_VIEW for a function that returns a view of its first
-    array (``np.diag`` of a matrix)."""
+    ``np.partition``). ``view_of`` is the array NumPy may return (a view of) instead of a new
+    array (``np.diag`` of a matrix: 0): a NUMPY_VIEW node, which no kernel writes over."""
     nodes = [operand(a).node for a in arrays]
-    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead)
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead, view_of or 0)
     raw = _try(attr, nodes, {**kwargs, **(probe or {})})
     example = np.asarray(raw)
     result_shape = shape(nodes)
+    op = Op.NUMPY if view_of is None else Op.NUMPY_VIEW
     node = current().node(op, tuple(nodes), example.dtype, result_shape, attr)
     return wrap(node, is_scalar=node.ndim == 0 and not isinstance(raw, np.ndarray))
 
@@ -89,13 +90,23 @@ def results(
     kwargs: dict,
     shapes: Callable[[list], Sequence[tuple]],
     keywords: tuple[str, ...] = (),
+    views: dict[int, int] | None = None,
 ) -> tuple:
     """Each result of a function that returns several (``np.linalg.eigh``'s eigenvalues and
-    eigenvectors) as a step of its own, in the tuple type NumPy returns (``EighResult``)."""
+    eigenvectors) as a step of its own, in the tuple type NumPy returns (``EighResult``);
+    ``views`` maps a result to the array it may be (``view_of`` of :func:`step`)."""
     nodes = [operand(a).node for a in arrays]
     raw = _try(NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords), nodes, kwargs)
     items = [
-        step(name, arrays, kwargs, lambda n, k=k: tuple(shapes(n)[k]), keywords, k)
+        step(
+            name,
+            arrays,
+            kwargs,
+            lambda n, k=k: tuple(shapes(n)[k]),
+            keywords,
+            k,
+            view_of=(views or {}).get(k),
+        )
         for k in range(len(raw))
     ]
     kind = type(raw)
@@ -210,7 +221,9 @@ def _histogram(
         edges = nodes[1].shape[0] if "bins" not in kwargs else kwargs["bins"] + 1
         return [(S.dim_sub(edges, 1),), (edges,)]
 
-    return results("histogram", arrays, kwargs, shapes, keywords)
+    # edges given as an array: NumPy returns that very array as the edges
+    views = {1: 1} if "bins" not in kwargs else None
+    return results("histogram", arrays, kwargs, shapes, keywords, views)
 
 
 #: np functions that dispatch through ``__array_function__``.

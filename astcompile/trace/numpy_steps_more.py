@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.ops import Op
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import results, static, step
 from astcompile.trace.symbolic import SymArray, operand
@@ -44,8 +43,8 @@ def _matrix_power(a: Any, n: Any) -> Any:
     """``np.linalg.matrix_power``; ``n=1`` returns ``a`` itself, so that result is no new
     array (NUMPY_VIEW: no kernel may write over it)."""
     kwargs = _statics(n=n)
-    op = Op.NUMPY_VIEW if kwargs["n"] == 1 else Op.NUMPY
-    return step("linalg.matrix_power", [a], kwargs, lambda nodes: nodes[0].shape, op=op)
+    view_of = 0 if kwargs["n"] == 1 else None
+    return step("linalg.matrix_power", [a], kwargs, lambda nodes: nodes[0].shape, view_of=view_of)
 
 
 def _pinv(a: Any, rcond: Any = None, hermitian: Any = False) -> Any:
@@ -229,8 +228,8 @@ def _einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
     if any(np.ndim(a) != len(names) for a, names in zip(arrays, labels)):
         raise unsupported(f"np.einsum({spec!r}) with operands of other ranks")  # NumPy raises
     # one operand: NumPy may return a view of it ("ij->ji", "ii->i")
-    op = Op.NUMPY_VIEW if len(arrays) == 1 else Op.NUMPY
-    return step("einsum", arrays, kwargs, shape, lead=(spec,), op=op)
+    view_of = 0 if len(arrays) == 1 else None
+    return step("einsum", arrays, kwargs, shape, lead=(spec,), view_of=view_of)
 
 
 # -- polynomials, Kronecker products ---------------------------------------------------------
