@@ -207,10 +207,13 @@ class _Planner:
         return [(a, b) for a, b in spans if not all(_is_trivial(u) for u in units[a:b])]
 
     def _docstring(self, unit: cst.CSTNode) -> bool:
+        """The function's docstring: a string literal first (``x.sort()`` first is code)."""
         body = self.fdef.body
         first = body.body[0] if isinstance(body, cst.IndentedBlock) and body.body else None
         smalls = small_statements(unit)
-        return unit is first and len(smalls) == 1 and isinstance(smalls[0], cst.Expr)
+        if unit is not first or len(smalls) != 1 or not isinstance(smalls[0], cst.Expr):
+            return False
+        return isinstance(smalls[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
     def _demotions(self, run: list[cst.CSTNode], entry: _Entry) -> set[cst.CSTNode]:
         """Units that must stay in Python so the run's parameters and outputs are surely bound.
