@@ -139,18 +139,22 @@ def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:
         guards=list(recorder.guards),
         regions=list(recorder.runs.values()),
         compiled_functions=list(recorder.functions),
-        python_loops=python_loop_notes(recorder.loops, breaks),
+        python_loops=python_loop_notes(recorder.loops, breaks, recorder.loop_reasons),
         eager_seconds=recorder.eager_seconds,
         total_seconds=recorder.total_seconds,
         out=out,
     )
 
 
-def python_loop_notes(loops: dict, breaks: list) -> list[str]:
-    """Why each loop that ran in Python did: the first graph break inside it."""
+def python_loop_notes(loops: dict, breaks: list, reasons: dict | None = None) -> list[str]:
+    """Why each loop that ran in Python did: the first graph break inside it, else what kept
+    a graph-able loop in Python (frontend/loops.py: a variable unbound before it, ...)."""
     notes = []
     for (function, first, last), count in sorted(loops.items(), key=lambda kv: kv[0][1]):
         inside = [b for b in breaks if b.function == function and first <= b.line <= last]
+        reason = (reasons or {}).get((function, first, last))
+        if not inside and reason:
+            notes.append(f"{function}: loop over {count} iterations runs in Python: {reason}")
         if not inside:
             continue
         cause = min(inside, key=lambda b: b.line)

@@ -123,6 +123,7 @@ def rewrite(work: FunctionWork) -> None:
         python_loops=loops,
         python_lines=lines,
     )
+    owner.loop_reasons = dict(done.loop_reasons)  # explain: why a loop runs in Python
     saved = (done.source, done.regions, analysis.breaks, work.lookups)
     kept = loops or lines
     digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)

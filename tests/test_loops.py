@@ -418,3 +418,19 @@ def test_a_raise_after_stores_keeps_its_loop_in_python(backend):
     with pytest.raises(OverflowError):
         compiled(u, 10)
     np.testing.assert_array_equal(u, np.full(3, 64.0))
+
+
+def carries_a_name_bound_only_inside(x, n):
+    for i in range(n):
+        for j in range(3):
+            q = x * j
+        x = x + q
+    return x
+
+
+def test_explain_says_why_a_graph_able_loop_runs_in_python():
+    """No graph break inside, yet the outer loop stays in Python: explain names the variable
+    and what to do (before, it said nothing about that loop)."""
+    report = str(astcompile.explain(carries_a_name_bound_only_inside, np.ones(3), 4))
+    assert "loop over 4 iterations runs in Python: `q` may be unbound" in report
+    assert "bind it before the loop" in report

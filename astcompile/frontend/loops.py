@@ -27,6 +27,16 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
+_EXITS = (
+    "it holds a `return` or `raise` that cannot end a native loop (one per loop, in a loop "
+    "not nested in another compiled loop)"
+)
+_NESTED = " and it is nested in a compiled loop (or its target is not one name)"
+_BIND_FIRST = (
+    " (it is a `while` loop, nested in a compiled loop, or its body may read it first): "
+    "bind it before the loop"
+)
+
 #: What ends an iteration early: a ``return`` (or ``raise``) in a loop at the top of a region
 #: is a ``break`` that also sets the loop's ``returned`` (``raised``) flag
 _JUMPS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
@@ -44,6 +54,12 @@ class StructuredPlanner:
         self.liveness = liveness
         self.line_of = line_of
         self.last_line_of = last_line_of or {}
+        #: why each loop planned here stays in Python, for ``explain`` (frontend/regions.py)
+        self.why: dict[cst.CSTNode, str] = {}
+        self.failed: cst.CSTNode | None = None  # the unit a body could not plan
+
+    def _stays(self, node: cst.CSTNode, reason: str) -> None:
+        self.why.setdefault(node, reason)
 
     def loop(self, node: cst.For | cst.While, bound: Live, top: bool = False) -> list[Spec] | None:
         """Specs for ``node`` and everything nested in it; None when it must stay in Python.
@@ -59,19 +75,20 @@ class StructuredPlanner:
         returns = own_jumps(node.body, (cst.Return,))
         raises = own_jumps(node.body, (cst.Raise,))
         if (returns or raises) and not (top and len(returns) + len(raises) == 1):
-            return None
+            return self._stays(node, _EXITS)
         for exit_ in returns + raises:  # breaks out; evaluated after the loop (lowering.py)
             after = after | frozenset(name_sets(exit_).reads)
         last = f"__ac_last_{line}" if targets & after else ""
         if last and not (top and target):
-            return None
+            return self._stays(node, f"its variable is read after it{_NESTED}")
         units = block_units(node.body)
         carried = self._state(units, after)
         if isinstance(node, cst.While):
             carried |= frozenset(name_sets(*units).writes) & name_sets(node.test).reads.keys()
         unbound = (carried | (targets & after)) - bound
         if unbound and not self._may_start_unbound(node, units, unbound, top):
-            return None
+            names = ", ".join(f"`{n}`" for n in sorted(unbound))
+            return self._stays(node, f"{names} may be unbound when it starts{_BIND_FIRST}")
         jumps = own_jumps(node.body, _JUMPS)
         brk = f"__ac_brk_{line}" if any(not isinstance(j, cst.Continue) for j in jumps) else ""
         go = f"__ac_go_{line}" if jumps else ""
@@ -80,7 +97,9 @@ class StructuredPlanner:
         flags = frozenset(f for f in (brk, go, ret, raised) if f)
         inner = self._block(units, bound | targets | flags, (go, flags))
         if inner is None:
-            return None
+            failed = self.failed
+            why = self.why.get(failed, "it stays in Python")
+            return self._stays(node, f"line {self.line_of.get(failed, '?')} in it: {why}")
         extra = {n for n in (last, ret, raised) if n}
         state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
         spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret, raised)
@@ -121,6 +140,7 @@ class StructuredPlanner:
             else:
                 continue
             if found is None:
+                self.failed = unit
                 return None
             specs += found
         return specs
@@ -138,7 +158,7 @@ class StructuredPlanner:
         rest = units[index + 1 :]
         names = self._state(rest, self.liveness.after.get(units[-1], frozenset())) | jump[1]
         if not names <= surely_bound(bound, units[: index + 1]):
-            return None
+            return self._stays(unit, _unbound_names(names - bound, "the code after its jump"))
         return [*found, GuardSpec(self.line_of[unit], jump[0], tuple(sorted(names)))]
 
     def _branch(self, node: cst.If, bound: Live, jump: _Jump) -> list[Spec] | None:
@@ -152,7 +172,7 @@ class StructuredPlanner:
         if own_jumps(node, _JUMPS):
             names |= jump[1]
         if not names <= bound:
-            return None
+            return self._stays(node, _unbound_names(names - bound, "its branches"))
         specs: list[Spec] = [BranchSpec(self.line_of[node], tuple(sorted(names)))]
         for block in [node.body] + (
             [node.orelse.body] if isinstance(node.orelse, cst.Else) else []
@@ -167,6 +187,11 @@ class StructuredPlanner:
                 return None
             specs += inner
         return specs
+
+
+def _unbound_names(names: frozenset[str], where: str) -> str:
+    listed = ", ".join(f"`{n}`" for n in sorted(names))
+    return f"{listed}, which {where} may assign, may be unbound before: bind it before the loop"
 
 
 def _targets(node: cst.For | cst.While) -> frozenset[str]:

@@ -56,6 +56,8 @@ class Plan:
     runs: dict[cst.BaseSuite, list[Run]] = field(default_factory=dict)
     in_region: set[cst.CSTNode] = field(default_factory=set)
     order: list[Run] = field(default_factory=list)
+    #: why each graph-able loop left in Python is, by its line (for ``explain``)
+    loop_reasons: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,11 @@ def plan_regions(
     planner = _Planner(fdef, eligible, fn, line_of or {}, last_line_of or {})
     params = frozenset(parameter_names(fdef))
     planner.block(fdef.body, _Entry(params, params, frozenset()))
+    planner.plan.loop_reasons = {
+        (line_of or {})[node]: why
+        for node, why in planner.structured.why.items()
+        if isinstance(node, (cst.For, cst.While)) and node not in planner.plan.in_region
+    }
     return planner.plan
 
 
@@ -236,6 +243,7 @@ class _Planner:
                     demote.add(unit)  # stays a Python loop; its body is planned as regions
                 elif specs[0].ret and not _returns_after_loop(unit, run[position + 1 :]):
                     demote.add(unit)
+                    self.structured.why.setdefault(unit, _RETURN_AFTER)
                 else:
                     self.specs[unit] = specs
             if maybe_unbound & name_sets(unit).reads.keys():
@@ -303,6 +311,12 @@ class _Planner:
         if self.fn_globals is not None and name in self.fn_globals:
             return True
         return not hasattr(builtins, name)
+
+
+_RETURN_AFTER = (
+    "its `return` needs the statements after the loop to be simple ones ending in the "
+    "function's `return` of as many values"
+)
 
 
 def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> bool:

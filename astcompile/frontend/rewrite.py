@@ -26,7 +26,7 @@ so tracebacks and trace-time diagnostics point at the user's code.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -47,6 +47,7 @@ class RewriteResult:
     source: str
     regions: tuple[RegionSpec, ...]
     analysis: FunctionAnalysis
+    loop_reasons: Mapping[int, str] = field(default_factory=dict)  # file line -> why Python
 
 
 def rewrite_function(
@@ -93,7 +94,8 @@ def rewrite_function(
     }
     new_fdef = _keep_locals(fdef, fdef.visit(_Rewriter(plan, calls, heights, loops)))
     code = module.with_changes(body=[new_fdef]).code
-    return RewriteResult("\n" * (src.def_line - 1) + code, specs, analysis)
+    reasons = {src.def_line + line - 1: why for line, why in plan.loop_reasons.items()}
+    return RewriteResult("\n" * (src.def_line - 1) + code, specs, analysis, reasons)
 
 
 _UNIT_TYPES = (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.BaseCompoundStatement)

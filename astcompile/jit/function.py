@@ -91,6 +91,7 @@ class CompiledFunction:
         self.rewritten_source: str | None = None
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
+        self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
@@ -335,7 +336,11 @@ class CompiledFunction:
     def python_loop(self, first: int, last: int, iterable: Any) -> Any:
         """``__ac_loop``: a loop that runs in Python; ``explain`` counts its iterations."""
         recorder = telemetry.active()
-        return iterable if recorder is None else recorder.loop(self.name, first, last, iterable)
+        if recorder is None:
+            return iterable
+        if first in self.loop_reasons:
+            recorder.loop_reasons[(self.name, first, last)] = self.loop_reasons[first]
+        return recorder.loop(self.name, first, last, iterable)
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""

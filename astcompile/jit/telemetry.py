@@ -42,6 +42,7 @@ class Recorder:
     runs: dict[tuple[str, str], RegionRun] = field(default_factory=dict)
     functions: list[str] = field(default_factory=list)
     loops: dict[tuple[str, int, int], int] = field(default_factory=dict)  # -> iterations
+    loop_reasons: dict[tuple[str, int, int], str] = field(default_factory=dict)  # -> why Python
     eager_seconds: float = 0.0
     total_seconds: float = 0.0
 
