@@ -89,13 +89,23 @@ class Blocks:
     row_limit: int  #: the longest row held in one block
     loop: int  #: the step of a row walked in a loop
     warps: tuple[tuple[int, int], ...]  #: (largest block, num_warps), smallest first
+    #: a full reduction's programs: (most elements, programs), smallest first
+    parts: tuple[tuple[int, int], ...] = ((1 << 62, 1),)
 
 
 #: mode -> block sizes. On a GPU: 1024-element programs (4 warps) for flat kernels, rows up to
-#: 16384 elements in registers, longer rows in 4096-element steps.
+#: 16384 elements in registers, longer rows in 4096-element steps; a full reduction of more
+#: than 64K elements runs on 16 to 1024 programs (each walks at least 4 steps of 4096), so a
+#: large one reads with the whole GPU's bandwidth.
 BLOCKS = {
-    "cuda": Blocks(1024, 16384, 4096, ((1024, 4), (4096, 8), (1 << 30, 16))),
-    "interpret": Blocks(1 << 16, 1 << 16, 1 << 14, ((1 << 30, 4),)),
+    "cuda": Blocks(
+        1024,
+        16384,
+        4096,
+        ((1024, 4), (4096, 8), (1 << 30, 16)),
+        ((1 << 16, 1), (1 << 18, 16), (1 << 20, 64), (1 << 22, 256), (1 << 62, 1024)),
+    ),
+    "interpret": Blocks(1 << 16, 1 << 16, 1 << 14, ((1 << 30, 4),), ((1 << 20, 1), (1 << 62, 8))),
 }
 
 
@@ -121,24 +131,51 @@ class KernelLauncher:
         rows: Sequence[int],
         inner: Sequence[int],
         reduces: bool,
+        scratch: Sequence[tuple[str, bool]] = (),
     ) -> None:
         self.rows, self.inner, self.reduces = tuple(rows), tuple(inner), reduces
         self.flat = None if reduces else getattr(module, name)
         self.block = getattr(module, f"{name}_block", None)
         self.loop = getattr(module, f"{name}_loop", None)
+        self.scratch = tuple((np.dtype(dtype), each) for dtype, each in scratch)
+        self.steps = _grid_steps(module, name) if scratch else []
         self.host = mode() == "interpret"
         self.blocks = BLOCKS[mode()]
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
-        fn, grid, block = self._pick(sizes)
-        if grid[0] == 0:
-            return
         if self.host:
             values = [_host_scalar(v) for v in scalars]
         else:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
         args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
+        if self.steps:
+            length = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+            parts = _programs(self.blocks, length)
+            if parts > 1:
+                self._grid(args, length, parts)
+                return
+        fn, grid, block = self._pick(sizes)
+        if grid[0] == 0:
+            return
         fn[grid](*args, BLOCK=block, num_warps=_warps(self.blocks, block), enable_fp_fusion=False)
+
+    def _grid(self, args: list, length: int, parts: int) -> None:
+        """A full reduction on ``parts`` programs: each phase's part function over the slices,
+        then its finish function on one program (:mod:`astcompile.codegen.triton_grid`)."""
+        block = self.blocks.loop
+        chunk = -(-length // parts)
+        chunk = -(-chunk // block) * block  # whole steps: only the last program is ragged
+        parts = -(-length // chunk)
+        empty = np.empty if self.host else _cupy().empty
+        bufs = [empty((parts,) if each else (), dtype) for dtype, each in self.scratch]
+        args = [*args, chunk, parts, *(self._pointer(b) for b in bufs)]
+        finish_block = _pow2(max(parts, 16))
+        for fn, finish in self.steps:
+            grid, step = ((1,), finish_block) if finish else ((parts,), block)
+            fn[grid](*args, BLOCK=step, num_warps=_warps(self.blocks, step), enable_fp_fusion=False)
+
+    def _pointer(self, array: Any) -> Any:
+        return HostArray(array) if self.host else DeviceArray(array)
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""
@@ -160,6 +197,29 @@ class KernelLauncher:
         if length <= b.row_limit:
             return self.block, (nrows,), _pow2(max(length, 16))
         return self.loop, (nrows,), b.loop
+
+
+def _programs(blocks: Blocks, length: int) -> int:
+    """How many programs reduce ``length`` elements (the ``parts`` table)."""
+    return next(p for most, p in blocks.parts if length <= most)
+
+
+def _grid_steps(module: ModuleType, name: str) -> list[tuple[Any, bool]]:
+    """(function, is a finish) of a full reduction's part and finish functions, in phase
+    order, each phase's part before its finish."""
+    found = []
+    for attr in vars(module):
+        for kind, finish in (("_part", False), ("_finish", True)):
+            prefix = f"{name}{kind}"
+            if attr.startswith(prefix) and attr[len(prefix) :].isdigit():
+                found.append((int(attr[len(prefix) :]), finish, getattr(module, attr)))
+    return [(fn, finish) for _, finish, fn in sorted(found, key=lambda t: t[:2])]
+
+
+def _cupy() -> Any:
+    import cupy
+
+    return cupy
 
 
 def load_module(source: str, cache_dir: str) -> ModuleType:

@@ -69,6 +69,18 @@ def nan_max(x):
     return x.max(axis=1), x.min(axis=1), x.max()
 
 
+def whole(x):
+    return x.sum(), np.max(x), x.mean() * 2 + 1, x.var(), x.std(ddof=1), np.min(x * 2 - 1)
+
+
+def whole_truth(x):
+    return np.any(x > 2), np.all(x > -3), (x > 0).sum(), np.prod(x[:3] * 0.01 + 1)
+
+
+def centred(x):
+    return x - x.mean(), x.std()
+
+
 def epilogue(x, y):
     s = x.sum(axis=1, keepdims=True)
     return np.exp(x - s) * y + s
@@ -121,6 +133,11 @@ CASES = [
     (chain, (X[:1], V, 1.0)),  # size-1 axis
     (softmax, (X[:, :1],)),  # rows of one element: each row's value is a scalar, not a block
     (full, (X[:, :1],)),
+    (whole, (X,)),
+    (whole, (X32,)),
+    (whole, (K.astype(np.int32),)),
+    (whole_truth, (X,)),
+    (centred, (X32,)),
     (nan_max, (np.array([[np.nan], [1.0]]),)),
     (column_sums, (V[:5],)),
     (nan_sign, (V[:4],)),  # -np.nan keeps its sign bit
@@ -166,6 +183,55 @@ def row_loop(monkeypatch):
 def test_looped_rows_match_numpy(row_loop, fn):
     args = {layernorm: (X, V, V), epilogue: (X, V)}.get(fn, (X,))
     assert_same(fn, *args, backend="triton")
+
+
+@pytest.fixture
+def grid_parts(monkeypatch):
+    """Full reductions of more than 64 elements run on several programs (5 for ``X``'s 481:
+    chunks of 112, in steps of 16), so the part and finish kernels run in the interpreter."""
+    small = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 5)))
+    monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", small)
+    grids: list = []
+    run = triton_runtime.KernelLauncher._grid
+    monkeypatch.setattr(
+        triton_runtime.KernelLauncher, "_grid", lambda *a: grids.append(a[3]) or run(*a)
+    )
+    return grids
+
+
+WHOLE = [
+    (whole, (X,)),
+    (whole, (X32,)),
+    (whole, (K.astype(np.int32),)),  # an int32 sum is an int64, as NumPy's
+    (whole, (X.T,)),  # strided
+    (whole_truth, (X,)),
+    (centred, (X,)),  # the elementwise epilogue x - x.mean() runs on the programs too
+    (centred, (X32[::2, 1:],)),
+    (full, (X,)),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"), WHOLE, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(WHOLE)]
+)
+def test_full_reductions_on_many_programs(grid_parts, fn, args):
+    assert_same(fn, *args, backend="triton")
+    assert grid_parts and all(parts > 1 for parts in grid_parts)
+
+
+def test_full_reduction_nan_in_any_program(grid_parts):
+    """A NaN in any program's slice makes max and min NaN, as NumPy's; an infinity does not."""
+    for where in ((0, 0), (6, 20), (12, 36)):
+        x = X.copy()
+        x[where] = np.nan
+        x[3, 3] = np.inf
+        assert_same(whole, x, backend="triton")
+    assert len(grid_parts) >= 3
+
+
+def test_short_full_reductions_stay_on_one_program(grid_parts):
+    assert_same(whole, X[:4, :8], backend="triton")
+    assert not grid_parts
 
 
 def test_nan_in_max_and_min():

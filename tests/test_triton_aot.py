@@ -118,26 +118,39 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
     assert all(entry for _, _, entry in done), done
 
 
+#: A full reduction's part or finish function: ``k0_part1`` -> ``k0``.
+GRID_FUNCTION = re.compile(r"^(\w+)_(?:part|finish)\d+$")
+
+
+def _outputs(signature: dict[str, str]) -> list[str]:
+    return [p for p in signature if p.startswith("out_") and "_s" not in p]
+
+
 @pytest.mark.parametrize(
     ("fn", "args"), CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(CASES)]
 )
 def test_fused_kernels_read_and_write_each_element_once(fn, args):
     """In a flat kernel and a row held in one block, every access is one ``tl.load`` and every
-    output one ``tl.store`` (the looped variant re-reads its row once per phase, by design)."""
+    output one ``tl.store`` (the looped variant re-reads its row once per phase, by design).
+    A full reduction's part and finish functions each load an access once and store a buffer
+    once, and together store each output once."""
     code = _code(fn, args)
+    grid_stores: dict[str, list[str]] = {}
     for name, text in _functions(code.source).items():
         if name.endswith("_loop") or name == "_mul":
             continue
         loads = re.findall(r"tl\.load\((.*)\)", text)
         assert len(loads) == len(set(loads)), f"{name} loads an element twice: {loads}"
-        stores = re.findall(r"tl\.store\((\w+) \+", text)
-        assert len(stores) == len(set(stores)), f"{name} writes an output twice: {stores}"
-        outputs = [
-            p
-            for p in code.signatures.get(name.removesuffix("_block"), {})
-            if p.startswith("out_") and "_s" not in p
-        ]
-        assert sorted(stores) == sorted(outputs)
+        stores = re.findall(r"tl\.store\((\w+)[ ,]", text)
+        assert len(stores) == len(set(stores)), f"{name} writes a buffer twice: {stores}"
+        grid = GRID_FUNCTION.match(name)
+        if grid:
+            outs = [s for s in stores if s.startswith("out_")]
+            grid_stores.setdefault(grid.group(1), []).extend(outs)
+            continue
+        assert sorted(stores) == sorted(_outputs(code.signatures[name.removesuffix("_block")]))
+    for kernel, stored in grid_stores.items():
+        assert sorted(stored) == sorted(_outputs(code.signatures[kernel])), kernel
 
 
 def test_math_names_exist_in_libdevice():

@@ -25,7 +25,8 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
-from astcompile.codegen.triton_source import HEADER, signature
+from astcompile.codegen.triton_source import HEADER
+from astcompile.codegen.triton_source import signatures as kernel_signatures
 from astcompile.codegen.triton_stores import c_reason, store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
@@ -43,7 +44,7 @@ class TritonCode:
 
     source: str
     parts: WrapperParts
-    signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
+    signatures: dict[str, dict[str, str]]  #: kernel function -> its parameters' types (AOT)
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
 
 
@@ -65,7 +66,7 @@ def built(
             code = TRITON.kernel(step, frozenset())
             parts.append(code.source)
             plans[step.name] = code.plan
-            signatures[step.name] = signature(code.plan)
+            signatures.update(kernel_signatures(code.plan))
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
 

@@ -17,6 +17,7 @@ from astcompile.codegen.pyexpr import dim_expr, shape_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
 from astcompile.codegen.triton_source import kernel_functions, signature
 from astcompile.ir.graph import Node
@@ -39,9 +40,12 @@ class TritonLauncher:
         lines = []
         for k in kernels:
             plan = self.plans[k.name]
+            # a full reduction's scratch buffers: (dtype, one per program) in parameter order
+            bufs = tuple((dtype.str, each) for _, dtype, each in scratch(plan))
+            extra = f", {bufs!r}" if is_grid_reduction(plan) else ""
             lines.append(
                 f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
-                f"{bool(k.reduce_axes)})"
+                f"{bool(k.reduce_axes)}{extra})"
             )
         return lines
 
