@@ -1,5 +1,7 @@
-"""Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed),
-and each fused kernel reads each input element once and writes each output element once."""
+"""Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed):
+fused kernels, a full reduction's part and finish functions, scan kernels; and each fused
+kernel (and scan held in one block) reads each input element once and writes each output
+element once."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import sys
 import numpy as np
 import pytest
 from differential import TRITON
-from test_backend_triton import CASES
+from test_backend_triton import CASES as KERNEL_CASES
+from test_backend_triton_scans import SCAN_CASES
 
 from astcompile.backends.triton import generate
 from astcompile.runtime.triton_math import FUNCTIONS
@@ -34,6 +37,7 @@ def _kinds(cases: list) -> list:
     return list(seen.values())
 
 
+CASES = KERNEL_CASES + SCAN_CASES
 AOT_CASES = _kinds(CASES)
 
 
@@ -141,9 +145,10 @@ def test_fused_kernels_read_and_write_each_element_once(fn, args):
             continue
         loads = re.findall(r"tl\.load\((.*)\)", text)
         assert len(loads) == len(set(loads)), f"{name} loads an element twice: {loads}"
-        stores = re.findall(r"tl\.store\((\w+)[ ,]", text)
-        assert len(stores) == len(set(stores)), f"{name} writes a buffer twice: {stores}"
         grid = GRID_FUNCTION.match(name)
+        # a finish function also stores its reductions' values: tl.store(r12, v12)
+        stores = re.findall(r"tl\.store\((\w+)" + (r"[ ,]" if grid else r" \+"), text)
+        assert len(stores) == len(set(stores)), f"{name} writes a buffer twice: {stores}"
         if grid:
             outs = [s for s in stores if s.startswith("out_")]
             grid_stores.setdefault(grid.group(1), []).extend(outs)

@@ -25,6 +25,8 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
+from astcompile.codegen.scan_steps import fold_scans
+from astcompile.codegen.triton_scan import scan_functions, scan_name, scan_parameters, scan_steps
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_source import signatures as kernel_signatures
 from astcompile.codegen.triton_stores import c_reason, store_region
@@ -67,6 +69,9 @@ def built(
             parts.append(code.source)
             plans[step.name] = code.plan
             signatures.update(kernel_signatures(code.plan))
+    for node in scan_steps(sched):
+        parts.append(scan_functions(node))
+        signatures[scan_name(node)] = dict(scan_parameters(node))
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
 
@@ -77,6 +82,7 @@ def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     from astcompile.passes.pipeline import run_passes
 
     graph = run_passes(graph)
+    graph = fold_scans(graph) or graph
     stores = store_region(graph) if graph.effects else None
     if stores is not None:  # the first phase's schedule, and the whole region's code
         with numbering():
@@ -112,7 +118,15 @@ class TritonBackend:
         work.schedule = schedule(work.graph, TRITON.supports)
 
     def lower(self, work: RegionWork) -> None:
-        stores = store_region(work.graph) if work.kind is not GraphKind.FLAT else None
+        graph = work.graph
+        scans = fold_scans(graph) if work.kind is not GraphKind.FLAT else None
+        if scans is not None and not scans.effects:  # np.cumsum/np.cumprod: scan kernels
+            work.schedule = schedule(scans, TRITON.supports)
+            with numbering():
+                work.code = flat_code(work.schedule, _assured(work))
+            return
+        graph = scans or graph
+        stores = store_region(graph) if work.kind is not GraphKind.FLAT else None
         if stores is not None:  # stores into views, no loop: phases of kernels and stores
             from astcompile.backends.triton_stores import store_code
 

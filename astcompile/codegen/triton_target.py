@@ -19,6 +19,7 @@ from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
 from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
+from astcompile.codegen.triton_scan import is_scan_step, scan_name, scan_steps
 from astcompile.codegen.triton_source import kernel_functions, signature
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
@@ -47,7 +48,23 @@ class TritonLauncher:
                 f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
                 f"{bool(k.reduce_axes)}{extra})"
             )
+        for node in scan_steps(self.w.sched):
+            rows, inner = tuple(range(node.ndim - 1)), (node.ndim - 1,)
+            lines.append(
+                f"_k_{scan_name(node)} = _kernel({scan_name(node)!r}, {rows}, {inner}, True)"
+            )
         return lines
+
+    def step(self, node: Node) -> bool:
+        """A scan step runs its scan kernel (:mod:`astcompile.codegen.triton_scan`)."""
+        if not is_scan_step(node):
+            return False
+        w = self.w
+        w.consts[f"_odt{nid(node)}"] = node.dtype
+        w.emit(f"t{nid(node)} = _empty({shape_expr(node.shape)}, _odt{nid(node)})")
+        sizes = _tuple([dim_expr(d) for d in node.shape])
+        w.emit(f"_k_{scan_name(node)}({sizes}, ({w.ref(node.inputs[0])},), (), (t{nid(node)},))")
+        return True
 
     def launch(self, kernel: Kernel) -> None:
         w, plan = self.w, self.plans[kernel.name]
