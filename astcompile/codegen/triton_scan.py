@@ -4,20 +4,23 @@ A scan step (:mod:`astcompile.codegen.scan_steps`) gets two functions, launched 
 reduction's (:class:`astcompile.runtime.triton_runtime.KernelLauncher` picks by the row's
 length): ``{name}_block`` holds the row in one block and scans it with ``tl.cumsum`` /
 ``tl.cumprod``; ``{name}_loop`` walks a longer row in ``BLOCK``-sized steps, each step's scan
-started from the running value the step before ended on (``carry``). Values are in the step's
-dtype, which is NumPy's (an int32 array's cumsum is int64: the tracer casts first). A float
-scan is a tree within each step, so it rounds differently from NumPy's one-at-a-time adds
-(within the float tolerances of :mod:`tests.differential`); integer scans are exact.
+started from the running value the step before ended on (``carry``). Results are in the
+step's dtype, which is NumPy's (an int32 array's cumsum is int64: the tracer casts first);
+float32 scans run in float64, as float sums do. A float scan is a tree within each step, so it
+rounds differently from NumPy's one-at-a-time adds (within the float tolerances of
+``tests/differential.py``); integer scans are exact.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.scan_steps import scan_of
 from astcompile.codegen.source_notes import short
 from astcompile.codegen.triton_kernel import loc_comment
-from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, literal
+from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, literal, tl_type
 from astcompile.ir.graph import Node
 from astcompile.passes.schedule import NumpyStep, Schedule
 
@@ -104,20 +107,28 @@ def _offset(base: str, ndim: int) -> str:
     return " + ".join(terms)
 
 
+def acc_dtype(node: Node) -> np.dtype:
+    """The dtype a scan runs in: float64 for float32 values (as float sums, codegen/reduce.py),
+    else the step's own (integer scans wrap as NumPy's)."""
+    return np.dtype(np.float64) if node.dtype == np.float32 else node.dtype
+
+
 def _step(node: Node, carry: bool) -> list[str]:
     """Load one block of the row, scan it (from ``carry``), store it."""
     (src,) = node.inputs
     scan, join, ident = SCAN_FORMS[scan_of(node)]
     x, out, last = value_name(src), f"out_{nid(node)}", node.ndim - 1
-    other = literal(ident, src.dtype)
+    acc = acc_dtype(node)
+    load = f"tl.load({x} + ({_offset(x, node.ndim)}), mask=m, other={literal(ident, src.dtype)})"
     y = scan.format(x="x")
     if carry:
         y = join.format(carry="carry", y=y)
+    value = "y" if acc == node.dtype else f"y.to({tl_type(node.dtype)})"
     return [
         f"m = r < n{last}",
-        f"x = tl.load({x} + ({_offset(x, node.ndim)}), mask=m, other={other})",
+        f"x = {load}" if acc == src.dtype else f"x = {load}.to({tl_type(acc)})",
         f"y = {y}{loc_comment(node)}",
-        f"tl.store({out} + ({_offset(out, node.ndim)}), y, mask=m)",
+        f"tl.store({out} + ({_offset(out, node.ndim)}), {value}, mask=m)",
     ]
 
 
@@ -129,11 +140,12 @@ def _loop(node: Node) -> list[str]:
     """Steps along the row; ``carry`` is the last lane of the step before (picked out by a
     sum with ``-0.0``, the exact additive identity, so it keeps every bit)."""
     _, _, ident = SCAN_FORMS[scan_of(node)]
-    zero = literal(-0.0 if node.dtype.kind == "f" else 0, node.dtype)
+    acc = acc_dtype(node)
+    zero = literal(-0.0 if acc.kind == "f" else 0, acc)
     body = ["r = r0 + tl.arange(0, BLOCK)", *_step(node, carry=True)]
     body.append(f"carry = tl.sum(tl.where(r == r0 + BLOCK - 1, y, {zero}), axis=0)")
     return [
-        f"carry = {literal(ident, node.dtype)}",
+        f"carry = {literal(ident, acc)}",
         f"for r0 in range(0, n{node.ndim - 1}, BLOCK):",
         *["    " + line for line in body],
     ]
