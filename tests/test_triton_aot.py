@@ -118,6 +118,8 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
     done = compiled_aot[case]
     code = _code(fn, args)
     assert len(done) >= 2 * len(code.signatures)
+    compiled = {variant for variant, _, _ in done}
+    assert all(k in compiled or f"{k}_block" in compiled for k in code.signatures), compiled
     assert {arch for _, arch, _ in done} == set(ARCHS)
     assert all(entry for _, _, entry in done), done
 
