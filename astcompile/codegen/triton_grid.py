@@ -24,6 +24,8 @@ program count from the element count (``Blocks.parts``), and keeps one program (
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from astcompile.codegen import reduce as red
@@ -73,9 +75,9 @@ def grid_parameters(plan: KernelPlan, base: list[tuple[str, str]]) -> list[tuple
     return [*base[:-1], *extra, base[-1]]
 
 
-def variants(plan: KernelPlan) -> list[tuple[str, object]]:
+def variants(plan: KernelPlan) -> list[tuple[str, Callable[[TritonEmitter], None]]]:
     """(function suffix, body) of each part and finish function, in launch order."""
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, Callable[[TritonEmitter], None]]] = []
     for k in range(plan.nphases):
         reduces = any(p == k for p in plan.phase_of.values())
         if reduces or any(plan.avail[o.id] == k for o in plan.kernel.outputs):
