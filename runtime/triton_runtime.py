@@ -89,14 +89,14 @@ class Blocks:
     row_limit: int  #: the longest row held in one block
     loop: int  #: the step of a row walked in a loop
     warps: tuple[tuple[int, int], ...]  #: (largest block, num_warps), smallest first
-    #: a full reduction's programs: (most elements, programs), smallest first
+    #: programs per row of a reduction: (most elements per row, programs), smallest first
     parts: tuple[tuple[int, int], ...] = ((1 << 62, 1),)
 
 
 #: mode -> block sizes. On a GPU: 1024-element programs (4 warps) for flat kernels, rows up to
-#: 16384 elements in registers, longer rows in 4096-element steps; a full reduction of more
-#: than 64K elements runs on 16 to 1024 programs (each walks at least 4 steps of 4096), so a
-#: large one reads with the whole GPU's bandwidth.
+#: 16384 elements in registers, longer rows in 4096-element steps; a reduction of rows of
+#: more than 64K elements runs on 16 to 1024 programs per row (each walks at least 4 steps of
+#: 4096), at most 1024 in all, so a long one reads with the whole GPU's bandwidth.
 BLOCKS = {
     "cuda": Blocks(
         1024,
@@ -149,29 +149,30 @@ class KernelLauncher:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
         args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
         if self.steps:
-            length = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
-            parts = _programs(self.blocks, length)
+            nrows, length = self._rows(sizes)
+            parts = _parts(self.blocks, nrows, length)
             if parts > 1:
-                self._grid(args, length, parts)
+                self._grid(args, nrows, length, parts)
                 return
         fn, grid, block = self._pick(sizes)
         if grid[0] == 0:
             return
         fn[grid](*args, BLOCK=block, num_warps=_warps(self.blocks, block), enable_fp_fusion=False)
 
-    def _grid(self, args: list, length: int, parts: int) -> None:
-        """A full reduction on ``parts`` programs: each phase's part function over the slices,
-        then its finish function on one program (:mod:`astcompile.codegen.triton_grid`)."""
+    def _grid(self, args: list, nrows: int, length: int, parts: int) -> None:
+        """Few long rows on ``parts`` programs each: each phase's part function over a grid
+        of (parts, rows), then its finish function on one program per row
+        (:mod:`astcompile.codegen.triton_grid`)."""
         block = self.blocks.loop
         chunk = -(-length // parts)
-        chunk = -(-chunk // block) * block  # whole steps: only the last program is ragged
+        chunk = -(-chunk // block) * block  # whole steps: only a row's last part is ragged
         parts = -(-length // chunk)
         empty = np.empty if self.host else _cupy().empty
-        bufs = [empty((parts,) if each else (), dtype) for dtype, each in self.scratch]
+        bufs = [empty(nrows * parts if each else nrows, dtype) for dtype, each in self.scratch]
         args = [*args, chunk, parts, *(self._pointer(b) for b in bufs)]
         finish_block = _pow2(max(parts, 16))
         for fn, finish in self.steps:
-            grid, step = ((1,), finish_block) if finish else ((parts,), block)
+            grid, step = ((nrows,), finish_block) if finish else ((parts, nrows), block)
             fn[grid](*args, BLOCK=step, num_warps=_warps(self.blocks, step), enable_fp_fusion=False)
 
     def _pointer(self, array: Any) -> Any:
@@ -186,27 +187,36 @@ class KernelLauncher:
             args += [s // a.itemsize for s in a.strides]
         return args
 
+    def _rows(self, sizes: tuple) -> tuple[int, int]:
+        """(rows, elements per row) of a kernel with reductions."""
+        nrows = int(np.prod([sizes[a] for a in self.rows], dtype=np.int64))
+        return nrows, int(np.prod([sizes[a] for a in self.inner], dtype=np.int64))
+
     def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], int]:
         b = self.blocks
         if not self.reduces:
             total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
             block = min(_pow2(max(total, 16)), b.flat)
             return self.flat, (-(-total // block),), block
-        nrows = int(np.prod([sizes[a] for a in self.rows], dtype=np.int64))
-        length = int(np.prod([sizes[a] for a in self.inner], dtype=np.int64))
+        nrows, length = self._rows(sizes)
         if length <= b.row_limit:
             return self.block, (nrows,), _pow2(max(length, 16))
         return self.loop, (nrows,), b.loop
 
 
-def _programs(blocks: Blocks, length: int) -> int:
-    """How many programs reduce ``length`` elements (the ``parts`` table)."""
-    return next(p for most, p in blocks.parts if length <= most)
+def _parts(blocks: Blocks, nrows: int, length: int) -> int:
+    """How many programs reduce each of ``nrows`` rows of ``length`` elements: the ``parts``
+    table's count for the length, at most its largest count over all rows (many rows keep
+    one program each)."""
+    if nrows == 0:
+        return 1
+    most = blocks.parts[-1][1]
+    return min(next(p for longest, p in blocks.parts if length <= longest), most // nrows)
 
 
 def _grid_steps(module: ModuleType, name: str) -> list[tuple[Any, bool]]:
-    """(function, is a finish) of a full reduction's part and finish functions, in phase
-    order, each phase's part before its finish."""
+    """(function, is a finish) of a kernel's part and finish functions, in phase order, each
+    phase's part before its finish."""
     found = []
     for attr in vars(module):
         for kind, finish in (("_part", False), ("_finish", True)):

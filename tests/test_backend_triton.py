@@ -187,16 +187,33 @@ def test_looped_rows_match_numpy(row_loop, fn):
 
 @pytest.fixture
 def grid_parts(monkeypatch):
-    """Full reductions of more than 64 elements run on several programs (5 for ``X``'s 481:
-    chunks of 112, in steps of 16), so the part and finish kernels run in the interpreter."""
-    small = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 5)))
+    """Rows of more than 64 elements are reduced by several programs each, 12 programs in all
+    (``X``'s 481 elements: 11 parts of 48, in steps of 16; ``T.sum(axis=0)``: 3 rows of 4
+    parts), so the part and finish kernels run in the interpreter. Lists each grid launch's
+    (rows, parts)."""
+    small = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 12)))
     monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", small)
     grids: list = []
     run = triton_runtime.KernelLauncher._grid
     monkeypatch.setattr(
-        triton_runtime.KernelLauncher, "_grid", lambda *a: grids.append(a[3]) or run(*a)
+        triton_runtime.KernelLauncher,
+        "_grid",
+        lambda self, args, nrows, length, parts: (
+            grids.append((nrows, parts)) or run(self, args, nrows, length, parts)
+        ),
     )
     return grids
+
+
+T = rng.standard_normal((200, 3))  # a tall array: 3 long columns
+
+
+def columns(t, w):
+    return t.mean(axis=0), t.max(axis=0), t.std(axis=0), (t * w).sum(axis=0) + w[0]
+
+
+def standardised(t):
+    return (t - t.mean(axis=0)) / t.std(axis=0)
 
 
 WHOLE = [
@@ -208,25 +225,38 @@ WHOLE = [
     (centred, (X,)),  # the elementwise epilogue x - x.mean() runs on the programs too
     (centred, (X32[::2, 1:],)),
     (full, (X,)),
+    (columns, (T, T[0])),  # few long rows: several programs per row
+    (columns, (T.astype(np.float32), T[0].astype(np.float32))),
+    (standardised, (T,)),
+    (truth, (T.T.copy(),)),  # (x > 0).sum(axis=1): 3 rows of 200
 ]
 
 
 @pytest.mark.parametrize(
     ("fn", "args"), WHOLE, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(WHOLE)]
 )
-def test_full_reductions_on_many_programs(grid_parts, fn, args):
+def test_long_reductions_on_many_programs(grid_parts, fn, args):
     assert_same(fn, *args, backend="triton")
-    assert grid_parts and all(parts > 1 for parts in grid_parts)
+    assert grid_parts and all(parts > 1 for _, parts in grid_parts)
 
 
-def test_full_reduction_nan_in_any_program(grid_parts):
-    """A NaN in any program's slice makes max and min NaN, as NumPy's; an infinity does not."""
+def test_long_reduction_nan_in_any_program(grid_parts):
+    """A NaN in any program's part makes max and min NaN, as NumPy's; an infinity does not."""
     for where in ((0, 0), (6, 20), (12, 36)):
         x = X.copy()
         x[where] = np.nan
         x[3, 3] = np.inf
         assert_same(whole, x, backend="triton")
-    assert len(grid_parts) >= 3
+        t = T.copy()
+        t[where[0] * 15, where[1] % 3] = np.nan
+        assert_same(columns, t, T[0], backend="triton")
+    assert len(grid_parts) >= 6
+
+
+def test_many_rows_keep_one_program_each(grid_parts):
+    """12 rows of 200: one program per row already fills the grid."""
+    assert_same(columns, rng.standard_normal((200, 12)), T[0, :1], backend="triton")
+    assert not grid_parts
 
 
 def test_short_full_reductions_stay_on_one_program(grid_parts):

@@ -1,25 +1,26 @@
-"""Full reductions over many programs: a whole array's ``sum``/``max``/``mean`` on every SM.
+"""Long reductions over many programs: a whole array's ``sum``/``max``/``mean`` on every SM.
 
-A kernel whose reductions reduce every axis of its domain (``x.sum()``, ``np.max(x)``,
-``x.var()``) has a single row; one program walking it uses one streaming multiprocessor's
-bandwidth. For a long array the launcher runs it instead as a few launches per phase of the
-kernel plan (:mod:`astcompile.codegen.plan`):
+A kernel with reductions runs one program per row (:mod:`astcompile.codegen.triton_kernel`).
+When there are few rows and they are long (a full reduction, ``x.sum()``, has one row;
+``X.mean(axis=0)`` of a tall ``(n, 8)`` array has eight), that uses a few streaming
+multiprocessors' bandwidth. The launcher then runs the kernel instead as a few launches per
+phase of the kernel plan (:mod:`astcompile.codegen.plan`), over a grid of ``(parts, rows)``:
 
-* ``{name}_part{k}``: ``parts`` programs, each walking its own slice of the flattened array
-  (``chunk`` elements) in ``BLOCK``-sized steps. It folds phase ``k``'s reductions into lane
-  accumulators (float sums in float64, max/min with a NaN flag, exactly as a row does), stores
-  the elementwise outputs of phase ``k`` over its slice, and writes one *partial* per
-  reduction (``p{id}[program]``, and ``p{id}_nan``) into a scratch buffer;
-* ``{name}_finish{k}``: one program combining the partials in program order (a tree over one
-  block, no atomics: the same bits every run for the same size) and finishing each reduction
-  (the mean's division, the NaN flag, the truth value) into ``r{id}``, a one-element buffer
-  that the later phases load. The last one also computes and stores the kernel's scalar
-  outputs (the epilogue: ``x.sum() / n + 1``).
+* ``{name}_part{k}``: program ``(p, row)`` walks part ``p`` of its row (``chunk`` elements of
+  the flattened inner axes) in ``BLOCK``-sized steps. It folds phase ``k``'s reductions into
+  lane accumulators (float sums in float64, max/min with a NaN flag, exactly as a row does),
+  stores the elementwise outputs of phase ``k`` over its part, and writes one *partial* per
+  reduction (``p{id}[row * parts + p]``, and ``p{id}_nan``) into a scratch buffer;
+* ``{name}_finish{k}``: one program per row combining the row's partials in part order (a
+  tree over one block, no atomics: the same bits every run for the same sizes) and finishing
+  each reduction (the mean's division, the NaN flag, the truth value) into ``r{id}[row]``,
+  which the later phases load. The last one also computes and stores the row-level outputs
+  (the epilogue: ``x.sum() / n + 1``).
 
 Elementwise prologues stay fused: each part program computes what it folds from the inputs it
 loads. The launcher (:class:`astcompile.runtime.triton_runtime.KernelLauncher`) picks the
-program count from the element count (``Blocks.parts``), and keeps one program (``_block`` or
-``_loop``) for short arrays.
+number of parts from the row length (``Blocks.parts``) and the rows, and keeps one program per
+row (``_block`` or ``_loop``) for short rows or many rows.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from astcompile.codegen.plan import KernelPlan, phase_parts
 from astcompile.codegen.triton_kernel import (
     FOLDS,
     TritonEmitter,
+    _row_start,
     _v,
     phase_loop,
 )
@@ -42,8 +44,8 @@ from astcompile.ir.graph import Node
 
 
 def is_grid_reduction(plan: KernelPlan) -> bool:
-    """Whether the kernel reduces its whole domain (one row): it gets part/finish functions."""
-    return bool(plan.kernel.reduce_axes) and not plan.rows
+    """Whether the kernel gets part and finish functions: every kernel with reductions."""
+    return bool(plan.kernel.reduce_axes)
 
 
 def reductions(plan: KernelPlan) -> list[Node]:
@@ -56,8 +58,8 @@ def _partial_dtype(node: Node) -> np.dtype:
 
 
 def scratch(plan: KernelPlan) -> list[tuple[str, np.dtype, bool]]:
-    """(parameter, dtype, one per program) of each scratch buffer, in parameter order: each
-    reduction's partials, its NaN flags (float max/min), and its finished value."""
+    """(parameter, dtype, one per part) of each scratch buffer, in parameter order: each
+    reduction's partials, its NaN flags (float max/min), and its finished value (per row)."""
     bufs = []
     for node in reductions(plan):
         bufs.append((f"p{nid(node)}", _partial_dtype(node), True))
@@ -109,10 +111,18 @@ def _needed_row_values(e: TritonEmitter, roots: list[Node], k: int) -> None:
             e.value(n)
 
 
+def _slot(e: TritonEmitter) -> str:
+    """This program's partial: its part of its row."""
+    return "row * parts + program" if e.plan.rows else "program"
+
+
 def part_body(e: TritonEmitter, k: int) -> None:
-    """Phase ``k`` over this program's slice: partials of its reductions, its outputs."""
+    """Phase ``k`` over this program's part of its row: partials of its reductions, its
+    outputs."""
     reds, outs = phase_parts(e.plan, e.out_maps, k)
     e.emit("program = tl.program_id(0).to(tl.int64)")
+    if e.plan.rows:
+        _row_start(e, grid_axis=1)
     e.emit("start = program * chunk")
     e.emit(f"stop = tl.minimum(start + chunk, {e.count(e.plan.inner)})")
     _finished_before(e, k)
@@ -121,28 +131,32 @@ def part_body(e: TritonEmitter, k: int) -> None:
     phase_loop(e, reds, outs, "start", "stop")
     for r in reds:
         combine = FOLDS[red.rule(r).fold][1].format(a=f"a{nid(r)}")
-        e.emit(f"tl.store(p{nid(r)} + program, {combine})")
+        e.emit(f"tl.store(p{nid(r)} + {_slot(e)}, {combine})")
         if red.has_nan_flag(r):
-            e.emit(f"tl.store(p{nid(r)}_nan + program, tl.max(a{nid(r)}_nan, axis=0))")
+            e.emit(f"tl.store(p{nid(r)}_nan + {_slot(e)}, tl.max(a{nid(r)}_nan, axis=0))")
 
 
 def finish_body(e: TritonEmitter, k: int) -> None:
-    """Phase ``k``'s reductions from their partials; after the last phase with reductions,
-    the scalar outputs too."""
+    """Phase ``k``'s reductions of one row from its partials; after the last phase with
+    reductions, the row-level outputs too."""
+    at = " + row" if e.plan.rows else ""
+    if e.plan.rows:
+        _row_start(e)
     e.emit("j = tl.arange(0, BLOCK)")
     e.emit("mp = j < parts")
+    first = "row * parts + j" if e.plan.rows else "j"
     reds = [n for n in reductions(e.plan) if e.plan.phase_of[n.id] == k]
     for r in reds:
         ident = red.identity(r)
         dtype = _partial_dtype(r)
         other = literal(int(bool(ident)) if red.rule(r).truth else ident, dtype)
-        e.emit(f"p{nid(r)}_all = tl.load(p{nid(r)} + j, mask=mp, other={other})")
+        e.emit(f"p{nid(r)}_all = tl.load(p{nid(r)} + {first}, mask=mp, other={other})")
         nan = None
         if red.has_nan_flag(r):
-            e.emit(f"p{nid(r)}_nans = tl.load(p{nid(r)}_nan + j, mask=mp, other=0)")
+            e.emit(f"p{nid(r)}_nans = tl.load(p{nid(r)}_nan + {first}, mask=mp, other=0)")
             nan = f"p{nid(r)}_nans"
         e.finish(r, f"p{nid(r)}_all", nan)
-        e.emit(f"tl.store(r{nid(r)}, {_v(r)})")
+        e.emit(f"tl.store(r{nid(r)}{at}, {_v(r)})")
     if k != max(e.plan.phase_of.values()):
         return
     _finished_before(e, k)

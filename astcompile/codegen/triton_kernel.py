@@ -73,7 +73,7 @@ class TritonEmitter:
         self.depth = 1
         self.done: set[int] = set()  # values (and loaded accesses) in scope
         self.access_ids = {key: k for k, key in enumerate(plan.accesses)}
-        self.finished: set[int] = set()  # reductions a full reduction's launch loads (``r{id}``)
+        self.finished: set[int] = set()  # reductions a grid launch loads (``r{id}``, per row)
 
     def emit(self, text: str) -> None:
         self.lines.append("    " * self.depth + text)
@@ -129,7 +129,8 @@ class TritonEmitter:
         if node.id in self.done:
             return
         if node.kind is Kind.REDUCTION and node.id in self.finished:
-            self.emit(f"{_v(node)} = tl.load(r{nid(node)})  # finished in an earlier launch")
+            at = " + row" if self.plan.rows else ""
+            self.emit(f"{_v(node)} = tl.load(r{nid(node)}{at})  # finished in an earlier launch")
             self.done.add(node.id)
             return
         if node.kind is Kind.REDUCTION:
@@ -229,8 +230,9 @@ def elementwise_body(e: TritonEmitter) -> None:
         e.store(o)
 
 
-def _row_start(e: TritonEmitter) -> None:
-    e.emit("row = tl.program_id(0).to(tl.int64)")
+def _row_start(e: TritonEmitter, grid_axis: int = 0) -> None:
+    """``row`` (the program's row: grid axis ``grid_axis``) and its axis indices."""
+    e.emit(f"row = tl.program_id({grid_axis}).to(tl.int64)")
     e.unravel("row", e.plan.rows)
 
 
