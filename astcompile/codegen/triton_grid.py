@@ -44,7 +44,8 @@ from astcompile.ir.graph import Node
 
 
 def is_grid_reduction(plan: KernelPlan) -> bool:
-    """Whether the kernel gets part and finish functions: every kernel with reductions."""
+    """Whether the kernel gets part and finish functions: every kernel with reductions (the
+    launcher decides by the sizes whether they run)."""
     return bool(plan.kernel.reduce_axes)
 
 

@@ -42,7 +42,7 @@ def _mul(a, b):
 #: The variants of a kernel: (function suffix, body). Elementwise kernels have one.
 ROW_VARIANTS = (("_block", block_body), ("_loop", loop_body))
 
-#: The suffixes of a full reduction's part and finish functions (they take grid parameters).
+#: The suffixes of a reduction's part and finish functions (they take grid parameters).
 GRID_SUFFIXES = ("_part", "_finish")
 
 
@@ -91,8 +91,9 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
 
 
 def kernel_functions(kernel: Kernel) -> tuple[str, KernelPlan]:
-    """The source of ``kernel``'s function(s) and its plan: a full reduction also gets its
-    part and finish functions (:mod:`astcompile.codegen.triton_grid`)."""
+    """The source of ``kernel``'s function(s) and its plan: a kernel with reductions also
+    gets its part and finish functions, for few long rows
+    (:mod:`astcompile.codegen.triton_grid`)."""
     plan = plan_kernel(kernel)
     variants = list(ROW_VARIANTS) if kernel.reduce_axes else [("", elementwise_body)]
     if is_grid_reduction(plan):

@@ -41,7 +41,7 @@ class TritonLauncher:
         lines = []
         for k in kernels:
             plan = self.plans[k.name]
-            # a full reduction's scratch buffers: (dtype, one per program) in parameter order
+            # the part and finish functions' scratch buffers: (dtype, one per part), in order
             bufs = tuple((dtype.str, each) for _, dtype, each in scratch(plan))
             extra = f", {bufs!r}" if is_grid_reduction(plan) else ""
             lines.append(
