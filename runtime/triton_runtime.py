@@ -164,6 +164,7 @@ class KernelLauncher:
         of (parts, rows), then its finish function on one program per row
         (:mod:`astcompile.codegen.triton_grid`)."""
         block = self.blocks.loop
+        parts = min(parts, block)  # a scan's part sums the totals before it in one block
         chunk = -(-length // parts)
         chunk = -(-chunk // block) * block  # whole steps: only a row's last part is ragged
         parts = -(-length // chunk)

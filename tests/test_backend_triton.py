@@ -191,6 +191,12 @@ def grid_parts(monkeypatch):
     (``X``'s 481 elements: 11 parts of 48, in steps of 16; ``T.sum(axis=0)``: 3 rows of 4
     parts), so the part and finish kernels run in the interpreter. Lists each grid launch's
     (rows, parts)."""
+    return record_grids(monkeypatch)
+
+
+def record_grids(monkeypatch) -> list:
+    """Rows over 64 elements run on several programs each (12 in all, steps of 16); the
+    list grows by (rows, parts) per such launch."""
     small = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 12)))
     monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", small)
     grids: list = []

@@ -1,8 +1,10 @@
 """Scans on the Triton target: ``np.cumsum``/``np.cumprod`` along the last axis and of a
-flattened array run as scan kernels (one program per row), in Triton's interpreter here.
+flattened array run as scan kernels (one program per row, or several for few long rows), in
+Triton's interpreter here.
 
 ``row_loop`` shrinks the longest row held in one block to 16 elements so the looped scan (a
-running value carried from step to step) runs too.
+running value carried from step to step) runs too; ``long_rows`` makes rows over 64 elements
+run on several programs each.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import TRITON, assert_same, target_mode
+from test_backend_triton import record_grids
 
 import astcompile
 from astcompile.runtime import triton_runtime
@@ -91,6 +94,39 @@ def row_loop(monkeypatch):
 )
 def test_looped_scans_match_numpy(row_loop, fn, args):
     assert_same(fn, *args, backend="triton")
+
+
+@pytest.fixture
+def long_rows(monkeypatch):
+    """Rows of more than 64 elements are scanned by several programs each (12 in all, in
+    steps of 16): each part's total first, then each part from the totals before it.
+    Lists each such launch's (rows, parts)."""
+    return record_grids(monkeypatch)
+
+
+L = rng.standard_normal((2, 150))
+LONG = [
+    (rows, (L,)),
+    (rows, (L.astype(np.float32),)),
+    (rows, (L[:, ::-1],)),  # strided
+    (flat, (X,)),  # 185 elements, one row
+    (ints, (rng.integers(-50, 50, (2, 150)).astype(np.int32),)),
+    (last, (rng.standard_normal((2, 1, 100)),)),
+]
+
+
+@pytest.mark.parametrize(("fn", "args"), LONG, ids=_ids(LONG))
+def test_few_long_rows_are_scanned_by_several_programs(long_rows, fn, args):
+    assert_same(fn, *args, backend="triton")
+    assert long_rows and all(parts > 1 for _, parts in long_rows)
+
+
+def test_a_nan_in_one_part_reaches_the_rest_of_its_row(long_rows):
+    x = L.copy()
+    x[0, 70] = np.nan
+    x[1, 3] = np.inf
+    assert_same(rows, x, backend="triton")
+    assert long_rows
 
 
 def test_scans_run_as_triton_kernels():

@@ -26,7 +26,7 @@ from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
-from astcompile.codegen.triton_scan import scan_functions, scan_name, scan_parameters, scan_steps
+from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_source import signatures as kernel_signatures
 from astcompile.codegen.triton_stores import c_reason, store_region
@@ -71,7 +71,7 @@ def built(
             signatures.update(kernel_signatures(code.plan))
     for node in scan_steps(sched):
         parts.append(scan_functions(node))
-        signatures[scan_name(node)] = dict(scan_parameters(node))
+        signatures.update(scan_signatures(node))
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
 

@@ -20,7 +20,7 @@ from astcompile.codegen.names import value_name
 from astcompile.codegen.scan_steps import scan_of
 from astcompile.codegen.source_notes import short
 from astcompile.codegen.triton_kernel import loc_comment
-from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, literal, tl_type
+from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
 from astcompile.ir.graph import Node
 from astcompile.passes.schedule import NumpyStep, Schedule
 
@@ -64,34 +64,62 @@ def scan_parameters(node: Node) -> list[tuple[str, str]]:
     return [*params, ("BLOCK", "constexpr")]
 
 
+def part_parameters(node: Node) -> list[tuple[str, str]]:
+    """The part functions' parameters: ``chunk``, ``parts`` and the parts' totals too."""
+    base = scan_parameters(node)
+    extra = [("chunk", "i64"), ("parts", "i64"), ("totals", f"*{SIGNATURE[acc_dtype(node)]}")]
+    return [*base[:-1], *extra, base[-1]]
+
+
+def scratch(node: Node) -> tuple[tuple[str, bool], ...]:
+    """The part functions' scratch buffers for the launcher: one total per part."""
+    return ((acc_dtype(node).str, True),)
+
+
+def scan_signatures(node: Node) -> dict[str, dict[str, str]]:
+    """Function name -> its signature (``{name}`` for the block and loop functions)."""
+    name = scan_name(node)
+    found = {name: dict(scan_parameters(node))}
+    found.update({f"{name}{s}": dict(part_parameters(node)) for s in ("_part0", "_part1")})
+    return found
+
+
 def scan_functions(node: Node) -> str:
-    """The source of the step's ``_block`` and ``_loop`` functions."""
+    """The source of the step's functions: ``_block`` and ``_loop`` (one program per row),
+    ``_part0`` and ``_part1`` (few long rows: several programs per row)."""
     lines = []
-    for suffix, body in (("_block", _block), ("_loop", _loop)):
-        lines += _head(node, suffix)
-        lines += ["    " + line for line in _row(node) + body(node)]
+    for suffix, body, per_row in (
+        ("_block", _block, True),
+        ("_loop", _loop, True),
+        ("_part0", _part_totals, False),
+        ("_part1", _part_scan, False),
+    ):
+        params = scan_parameters(node) if per_row else part_parameters(node)
+        lines += _head(node, suffix, params, per_row)
+        lines += ["    " + line for line in _row(node, 0 if per_row else 1) + body(node)]
     return "\n".join(lines) + "\n"
 
 
-def _head(node: Node, suffix: str) -> list[str]:
-    params = ", ".join(
+def _head(node: Node, suffix: str, params: list[tuple[str, str]], per_row: bool) -> list[str]:
+    text = ", ".join(
         f"{n}: tl.constexpr" if s == "constexpr" else n if s.startswith("*") else f"{n}: tl.int64"
-        for n, s in scan_parameters(node)
+        for n, s in params
     )
     where = f"; from {short(node.loc)}" if node.loc else ""
+    what = "one row per program" if per_row else "several programs per row"
     return [
         "",
         "",
         "@triton.jit",
-        f"def {scan_name(node)}{suffix}({params}):",
-        f'    """np.{scan_of(node)} along the last axis, one row per program{where}"""',
+        f"def {scan_name(node)}{suffix}({text}):",
+        f'    """np.{scan_of(node)} along the last axis, {what}{where}"""',
     ]
 
 
-def _row(node: Node) -> list[str]:
+def _row(node: Node, grid_axis: int = 0) -> list[str]:
     """The row's leading-axis indices (C order) from the program id."""
     lead = list(range(node.ndim - 1))
-    lines = ["row = tl.program_id(0).to(tl.int64)"]
+    lines = [f"row = tl.program_id({grid_axis}).to(tl.int64)"]
     if len(lead) == 1:
         return [*lines, "i0 = row"]
     if lead:
@@ -113,7 +141,7 @@ def acc_dtype(node: Node) -> np.dtype:
     return np.dtype(np.float64) if node.dtype == np.float32 else node.dtype
 
 
-def _step(node: Node, carry: bool) -> list[str]:
+def _step(node: Node, carry: bool, stop: str = "") -> list[str]:
     """Load one block of the row, scan it (from ``carry``), store it."""
     (src,) = node.inputs
     scan, join, ident = SCAN_FORMS[scan_of(node)]
@@ -125,7 +153,7 @@ def _step(node: Node, carry: bool) -> list[str]:
         y = join.format(carry="carry", y=y)
     value = "y" if acc == node.dtype else f"y.to({tl_type(node.dtype)})"
     return [
-        f"m = r < n{last}",
+        f"m = r < {stop or f'n{last}'}",
         f"x = {load}" if acc == src.dtype else f"x = {load}.to({tl_type(acc)})",
         f"y = {y}{loc_comment(node)}",
         f"tl.store({out} + ({_offset(out, node.ndim)}), {value}, mask=m)",
@@ -137,15 +165,65 @@ def _block(node: Node) -> list[str]:
 
 
 def _loop(node: Node) -> list[str]:
-    """Steps along the row; ``carry`` is the last lane of the step before (picked out by a
-    sum with ``-0.0``, the exact additive identity, so it keeps every bit)."""
+    """The row in steps, each from the running value the step before ended on."""
     _, _, ident = SCAN_FORMS[scan_of(node)]
+    return [f"carry = {literal(ident, acc_dtype(node))}", *_steps(node, "0", f"n{node.ndim - 1}")]
+
+
+def _steps(node: Node, start: str, stop: str) -> list[str]:
+    """Steps over ``[start, stop)`` of the row from ``carry``; the next ``carry`` is the last
+    lane of the step (picked out by a sum with ``-0.0``, the exact additive identity, so it
+    keeps every bit)."""
     acc = acc_dtype(node)
     zero = literal(-0.0 if acc.kind == "f" else 0, acc)
-    body = ["r = r0 + tl.arange(0, BLOCK)", *_step(node, carry=True)]
+    body = ["r = r0 + tl.arange(0, BLOCK)", *_step(node, carry=True, stop=stop)]
     body.append(f"carry = tl.sum(tl.where(r == r0 + BLOCK - 1, y, {zero}), axis=0)")
+    return [f"for r0 in range({start}, {stop}, BLOCK):", *["    " + line for line in body]]
+
+
+def _part_range(node: Node) -> list[str]:
     return [
-        f"carry = {literal(ident, acc)}",
-        f"for r0 in range(0, n{node.ndim - 1}, BLOCK):",
-        *["    " + line for line in body],
+        "program = tl.program_id(0).to(tl.int64)",
+        "start = program * chunk",
+        f"stop = tl.minimum(start + chunk, n{node.ndim - 1})",
     ]
+
+
+def _part_totals(node: Node) -> list[str]:
+    """Each part's total (sum or product) into ``totals[row * parts + program]``."""
+    (src,) = node.inputs
+    _, join, ident = SCAN_FORMS[scan_of(node)]
+    acc = acc_dtype(node)
+    x = value_name(src)
+    load = f"tl.load({x} + ({_offset(x, node.ndim)}), mask=m, other={literal(ident, src.dtype)})"
+    if acc != src.dtype:
+        load = f"{load}.to({tl_type(acc)})"
+    return [
+        *_part_range(node),
+        f"a = tl.full([BLOCK], {constant(ident, acc)}, {tl_type(acc)})",
+        "for r0 in range(start, stop, BLOCK):",
+        "    r = r0 + tl.arange(0, BLOCK)",
+        "    m = r < stop",
+        f"    a = {join.format(carry='a', y=load)}",
+        f"tl.store(totals + row * parts + program, {_combine(node, 'a')})",
+    ]
+
+
+def _part_scan(node: Node) -> list[str]:
+    """Each part scanned from the total of the parts before it in its row."""
+    _, _, ident = SCAN_FORMS[scan_of(node)]
+    other = literal(ident, acc_dtype(node))
+    return [
+        *_part_range(node),
+        "j = tl.arange(0, BLOCK)",
+        f"before = tl.load(totals + row * parts + j, mask=j < program, other={other})",
+        f"carry = {_combine(node, 'before')}",
+        *_steps(node, "start", "stop"),
+    ]
+
+
+def _combine(node: Node, lanes: str) -> str:
+    """The total of a block of lanes."""
+    if scan_of(node) == "cumsum":
+        return f"tl.sum({lanes}, axis=0)"
+    return f"tl.reduce({lanes}, 0, _mul)"

@@ -20,6 +20,7 @@ from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
 from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
 from astcompile.codegen.triton_scan import is_scan_step, scan_name, scan_steps
+from astcompile.codegen.triton_scan import scratch as scan_scratch
 from astcompile.codegen.triton_source import kernel_functions, signature
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
@@ -50,8 +51,9 @@ class TritonLauncher:
             )
         for node in scan_steps(self.w.sched):
             rows, inner = tuple(range(node.ndim - 1)), (node.ndim - 1,)
+            name = scan_name(node)
             lines.append(
-                f"_k_{scan_name(node)} = _kernel({scan_name(node)!r}, {rows}, {inner}, True)"
+                f"_k_{name} = _kernel({name!r}, {rows}, {inner}, True, {scan_scratch(node)})"
             )
         return lines
 
