@@ -38,6 +38,17 @@ def test_scans_along_the_last_axis_become_steps(args):
         np.testing.assert_allclose(g, want, rtol=1e-12)
 
 
+def test_a_step_keeps_a_narrow_dtype():
+    """NumPy widens an int16 scan to int64 unless told the dtype: the step says it."""
+
+    def narrow(x):
+        return np.cumsum(x > 0, axis=-1, dtype=np.int16)
+
+    (got,) = EagerBackend().compile(_folded(narrow, X))([X])
+    assert got.dtype == np.int16
+    np.testing.assert_array_equal(got, narrow(X))
+
+
 def test_a_scan_along_a_leading_axis_stays_a_loop():
     assert _folded(lambda x: np.cumsum(x, axis=0), X) is None
 

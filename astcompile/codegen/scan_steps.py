@@ -9,9 +9,9 @@ The tracer writes ``np.cumsum(x, axis)`` as the loop NumPy runs (trace/numpy_sca
 That makes a loop region, which the C target compiles as one C function. The Triton target has
 a scan kernel per row instead (:mod:`astcompile.codegen.triton_scan`), so before it gives up on
 a loop region it asks :func:`fold_scans`: each such loop along the *last* axis (a flattened
-array's scan is one) becomes one NUMPY node, ``np.cumsum(x, axis=-1)``, read wherever the
-buffer was read after the loop; the buffer, its first store and the loop go. If no other effect
-is left, the region is a flat graph again. The match is strict (the loop's bounds, the store's
+array's scan is one) becomes one NUMPY node, ``np.cumsum(x, axis=-1, dtype=...)``, read
+wherever the buffer was read after the loop; the buffer, its first store and the loop go. If
+no other effect is left, the region is a flat graph again. The match is strict (the loop's bounds, the store's
 index, the fold, the buffer's readers); anything else keeps the loop, and the region stays on
 the C target as before.
 """
@@ -54,9 +54,14 @@ def scan_of(node: Node) -> str | None:
     attr = node.attr
     if node.op is not Op.NUMPY or not isinstance(attr, NumpyCallAttr) or node.ndim == 0:
         return None
-    if attr.name in SCANS.values() and attr.kwargs == (("axis", -1),) and not attr.keywords:
+    if attr.name in SCANS.values() and attr.kwargs == _kwargs(node) and not attr.keywords:
         return attr.name
     return None
+
+
+def _kwargs(node: Node) -> tuple[tuple[str, object], ...]:
+    """``axis=-1, dtype=...``: the step's dtype said, as NumPy would widen an int16 scan."""
+    return (("axis", -1), ("dtype", node.dtype.name))
 
 
 def fold_scans(graph: Graph) -> Graph | None:
@@ -86,7 +91,7 @@ def _rebuilt(graph: Graph, nodes: list[Node], found: list[ScanLoop], dropped: se
             continue
         scan = scans.get(node.id)
         if scan is not None:
-            attr = NumpyCallAttr(scan.name, (("axis", -1),))
+            attr = NumpyCallAttr(scan.name, _kwargs(node))
             new[node.id] = Node(
                 Op.NUMPY, (new[scan.source.id],), node.dtype, node.shape, attr, scan.loop.loc
             )
