@@ -194,11 +194,14 @@ def grid_parts(monkeypatch):
     return record_grids(monkeypatch)
 
 
-def record_grids(monkeypatch) -> list:
-    """Rows over 64 elements run on several programs each (12 in all, steps of 16); the
-    list grows by (rows, parts) per such launch."""
-    small = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 12)))
-    monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", small)
+#: Rows over 64 elements on several programs each (12 in all), in steps of 16.
+SMALL_PARTS = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 12)))
+
+
+def record_grids(monkeypatch, blocks: triton_runtime.Blocks = SMALL_PARTS) -> list:
+    """Interpreted kernels take ``blocks``; the list grows by (rows, parts) per launch of a
+    kernel's part functions."""
+    monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", blocks)
     grids: list = []
     run = triton_runtime.KernelLauncher._grid
     monkeypatch.setattr(
@@ -268,6 +271,36 @@ def test_many_rows_keep_one_program_each(grid_parts):
 def test_short_full_reductions_stay_on_one_program(grid_parts):
     assert_same(whole, X[:4, :8], backend="triton")
     assert not grid_parts
+
+
+#: Rows over 8 elements on several programs each (6 in all), in steps of 4.
+TINY_PARTS = triton_runtime.Blocks(64, 4, 4, ((1 << 30, 4),), ((8, 1), (1 << 62, 6)))
+
+
+def small_values(dtype) -> np.ndarray:
+    """A (2, 23) array of ``dtype``: small non-negative ints, bools, or normal floats."""
+    if dtype == np.bool_:
+        return rng.random((2, 23)) > 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 5, (2, 23)).astype(dtype)
+    return rng.standard_normal((2, 23)).astype(dtype)
+
+
+def reductions(x):
+    whole = x.sum(), x.max(), x.min(), x.mean(), np.any(x), np.all(x), np.prod(x[:1]), x.var()
+    per_row = x.sum(axis=1), x.max(axis=1), np.any(x, axis=1), x.std(axis=1), x.T.mean(axis=0)
+    return whole + per_row
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64],
+)
+def test_every_dtype_on_many_programs(monkeypatch, dtype):
+    """Rows of 23 (and 46 elements in all) on three programs each, in steps of 4."""
+    grids = record_grids(monkeypatch, TINY_PARTS)
+    assert_same(reductions, small_values(dtype), backend="triton")
+    assert (1, 6) in grids and (2, 3) in grids
 
 
 def test_nan_in_max_and_min():

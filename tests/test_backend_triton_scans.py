@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import TRITON, assert_same, target_mode
-from test_backend_triton import record_grids
+from test_backend_triton import TINY_PARTS, record_grids, small_values
 
 import astcompile
 from astcompile.runtime import triton_runtime
@@ -167,3 +167,24 @@ def test_scan_result_written_into_runs_in_store_phases():
         compiled(X)
     run = _entry(compiled).run
     assert run.target == "triton" and "tl.cumsum" in run.triton_source
+
+
+def every_kind(x):
+    return np.cumsum(x, axis=-1), np.cumprod(x, axis=-1), np.cumsum(x)
+
+
+def with_dtypes(x):
+    return np.cumsum(x, axis=-1, dtype=bool), np.cumprod(x, axis=1, dtype=np.uint8)
+
+
+DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", [*DTYPES, np.float32, np.float64])
+def test_every_dtype_in_steps_and_parts(monkeypatch, dtype):
+    """NumPy's accumulate dtypes (scan kernels for 32- and 64-bit, NumPy steps for the
+    rest), with rows of 23 in steps of 4 and on three programs each."""
+    grids = record_grids(monkeypatch, TINY_PARTS)
+    for fn in (every_kind, with_dtypes):
+        assert_same(fn, small_values(dtype), backend="triton")
+    assert (1, 6) in grids and (2, 3) in grids
