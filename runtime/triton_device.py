@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .triton_runtime import KernelLauncher, mode, on_device
+from .triton_runtime import KernelLauncher, MatmulLauncher, mode, on_device
 
 
 def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
@@ -25,6 +25,13 @@ def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
         return KernelLauncher(module, name, rows, inner, reduces, scratch)
 
     return kernel
+
+
+def _matmul_factory(module: ModuleType | None) -> Callable[..., MatmulLauncher]:
+    def matmul(name: str, dtype: str) -> MatmulLauncher:
+        return MatmulLauncher(module, name, dtype)
+
+    return matmul
 
 
 def cupy() -> Any:
@@ -58,7 +65,7 @@ def bind(
 ) -> Callable:
     """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels);
     ``stored``: the leaves its stores write into."""
-    consts = {**parts.consts, "_kernel": _factory(module)}
+    consts = {**parts.consts, "_kernel": _factory(module), "_matmul": _matmul_factory(module)}
     if mode() == "cuda":
         cp = cupy()
         consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast, _own=cp.copy)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
 
@@ -46,3 +46,21 @@ def test_histograms_match_numpy(fn, calls, backend):
 def test_histograms_do_not_break_the_region(fn, args):
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0, str(report)
+
+
+def edges_given(v, e):
+    h, b = np.histogram(v, bins=e)
+    return h, b * 2, b
+
+
+def edges_computed(v, e):
+    _, b = np.histogram(v, bins=e * 1.0)
+    return b, e * 1.0  # equal to b, but NumPy's b is the array passed: two arrays
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [edges_given, edges_computed])
+def test_edges_passed_in_are_numpys_own_array(fn, backend):
+    """With ``bins`` an array NumPy returns that array itself as the edges: ``b * 2`` must not
+    be written over it (the caller's ``e``), and ``b is e`` holds as in NumPy."""
+    assert_same(fn, RNG.random(12), np.array([0.0, 0.3, 1.0]), backend=backend)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
 
@@ -87,6 +87,19 @@ def mismatched(A, v):
     return np.einsum("ij,j->i", A, v) + 1  # NumPy's ValueError when the sizes of j differ
 
 
+def fitted(x, y):
+    p = np.polyfit(x, y, 2)
+    return p * 1, np.polyval(p, x) - y, np.polyfit(x, y, 1, w=x + 1)
+
+
+def evaluated(p, x):
+    return np.polyval(p, x) + 1, np.polyval(p, 2.0), np.polyval([1, 2], x)
+
+
+def kronecker(a, b):
+    return np.kron(a, b) + 1, np.kron(b, a), np.kron(a[0], 3), np.kron(a[0], b[0])
+
+
 RNG = np.random.default_rng(8)
 A = RNG.random((4, 4))
 S = A @ A.T + 4 * np.eye(4)
@@ -107,6 +120,16 @@ CASES = [
     (contracted, [(np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), np.arange(3))]),
     (contracted, [(np.ones((1, 2), np.float32), np.ones((2, 1), np.float32), np.ones(2))]),
     (mismatched, [(RNG.random((3, 4)), RNG.random(4)), (RNG.random((3, 4)), RNG.random(5))]),
+    (fitted, [(RNG.random(9), RNG.random(9)), (RNG.random(6).astype(np.float32), np.arange(6.0))]),
+    (fitted, [(RNG.random(5), RNG.random((5, 2)))]),  # a column per fit
+    (fitted, [(RNG.random(5), RNG.random(4))]),  # NumPy's TypeError: lengths differ
+    (evaluated, [(RNG.random(3), RNG.random(5)), (np.arange(4), np.arange(6).reshape(2, 3))]),
+    (evaluated, [(np.array([1, -2], np.int8), RNG.random(3).astype(np.float32))]),
+    (
+        kronecker,
+        [(RNG.random((2, 3)), RNG.random((3, 2))), (np.eye(2, dtype=int), np.ones((2, 2)))],
+    ),
+    (kronecker, [(np.arange(6).reshape(2, 3), np.arange(4, dtype=np.int8).reshape(2, 2))]),
 ]
 
 
@@ -129,11 +152,39 @@ def test_more_numpy_steps_give_numpys_results_and_errors(fn, calls, backend):
         (spectra, (RNG.random(8),)),
         (padded, (A,)),
         (contracted, (RNG.random((3, 4)), RNG.random((4, 5)), RNG.random(4))),
+        (fitted, (RNG.random(9), RNG.random(9))),
+        (evaluated, (RNG.random(3), RNG.random(5))),
+        (kronecker, (RNG.random((2, 3)), RNG.random((3, 2)))),
     ],
 )
 def test_more_numpy_steps_do_not_break_the_region(fn, args):
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0, str(report)
+
+
+def scaled_views(A):
+    return np.einsum("ij", A) * 3, np.einsum("ii->i", A) + 1, np.linalg.matrix_power(A, 1) * 2
+
+
+def returned_views(A):
+    return np.einsum("ij->ji", A), np.linalg.matrix_power(A, 1), np.linalg.matrix_power(A, 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [scaled_views, returned_views])
+def test_steps_that_return_their_operand_are_not_written_over(fn, backend):
+    """``np.einsum`` of one operand and ``matrix_power(A, 1)`` give a view of ``A`` (or ``A``):
+    a kernel must not write its output over them (that would write into the caller's ``A``),
+    and what leaves the region shares memory with ``A`` exactly as NumPy's result does."""
+    assert_same(fn, np.arange(9.0).reshape(3, 3), backend=backend)
+
+
+def test_polyfit_of_the_examples_warns_nothing(recwarn):
+    """The trace asks NumPy for the result's dtype on small examples of ones, a rank-deficient
+    fit: its RankWarning is not the user's."""
+    x = np.linspace(0, 1, 8)
+    astcompile.compile(fitted, backend="c")(x, x**2)
+    assert not [w for w in recwarn if issubclass(w.category, np.exceptions.RankWarning)]
 
 
 def data_decides(S):

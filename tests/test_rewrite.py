@@ -321,3 +321,20 @@ def test_generated_programs_compute_the_same(tmp_path_factory, choices, flag):
         return (np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 0.0]]), flag)
 
     assert _observe(compiled, args()) == _observe(fn, args())
+
+
+def _sorts_first(x):
+    x.sort()
+    return x.sum()
+
+
+def _documented(x):
+    """A docstring: not code."""
+    return x.sum()
+
+
+def test_a_first_statement_that_is_no_string_is_code_not_a_docstring():
+    (region,) = rewrite(_sorts_first).regions
+    assert region.first_line == line_of(_sorts_first, "x.sort()")
+    (region,) = rewrite(_documented).regions
+    assert region.first_line == line_of(_documented, "return x.sum()")

@@ -1,7 +1,7 @@
 """Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed):
-fused kernels, a full reduction's part and finish functions, scan kernels; and each fused
-kernel (and scan held in one block) reads each input element once and writes each output
-element once."""
+fused kernels, matmul kernels, a reduction's part and finish functions, scan kernels; and each
+fused kernel (and scan held in one block) reads each input element once and writes each
+output element once."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ import pytest
 from differential import TRITON
 from test_backend_triton import CASES as KERNEL_CASES
 from test_backend_triton_scans import SCAN_CASES
+from test_triton_matmul import MATMUL_CASES, dense_relu, kept, mixed, mlp, product
 
 from astcompile.backends.triton import generate
+from astcompile.codegen.triton_matmul import MatmulKernel
 from astcompile.runtime.triton_math import FUNCTIONS
 from astcompile.runtime.triton_runtime import load_module
 from astcompile.trace.tracer import trace_callable
@@ -37,14 +39,30 @@ def _kinds(cases: list) -> list:
     return list(seen.values())
 
 
+#: Matmul kernels of every accumulation (float32, float64, integers) and epilogue shape.
+MATMUL_AOT = _kinds([c for c in MATMUL_CASES if c[0] in (product, dense_relu, mlp, kept, mixed)])
 CASES = KERNEL_CASES + SCAN_CASES
-AOT_CASES = _kinds(CASES)
+AOT_CASES = _kinds(CASES) + MATMUL_AOT
+
+
+def _launch_options(sched) -> dict[str, dict]:
+    """kernel -> its constexprs and warps on a GPU (elementwise and row kernels: ``BLOCK``;
+    matmul kernels: the largest tiles of the table for their dtype)."""
+    from astcompile.kernels.triton_matmul import tiles
+
+    options = {}
+    for step in sched.steps:
+        if isinstance(step, MatmulKernel):
+            t = tiles("cuda", step.product.dtype, 1 << 20, 1 << 20, 1 << 20)
+            options[step.name] = {"constexprs": t.constexprs(), "num_warps": t.num_warps}
+    return options
 
 
 def compile_all(jobs_path: str) -> None:
     """In a child process (Triton's interpreter, which the other tests run, patches
     ``triton.language`` in ways that can outlive a run): compile every kernel variant of each
-    job for each arch and print ``{case: [[variant, arch, ptx has an entry]]}`` as JSON."""
+    job for each arch and print ``{case: [[variant, arch, ptx has an entry, ptx uses TF32]]}``
+    as JSON."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -56,13 +74,18 @@ def compile_all(jobs_path: str) -> None:
         module = load_module(job["source"], job["cache"])
         done = []
         for name, signature in job["signatures"].items():
+            launch = job.get("options", {}).get(
+                name, {"constexprs": {"BLOCK": 1024}, "num_warps": 4}
+            )
+            options = {"enable_fp_fusion": False, "num_warps": launch["num_warps"]}
             for variant in (name, f"{name}_block", f"{name}_loop"):
                 kernel = getattr(module, variant, None)
                 for arch in ARCHS if kernel is not None else ():
-                    source = ASTSource(kernel, signature, constexprs={"BLOCK": 1024})
+                    source = ASTSource(kernel, signature, constexprs=launch["constexprs"])
                     target = GPUTarget("cuda", arch, 32)
-                    out = triton.compile(source, target=target, options={"enable_fp_fusion": False})
-                    done.append([variant, arch, ".entry" in out.asm["ptx"]])
+                    out = triton.compile(source, target=target, options=options)
+                    ptx = out.asm["ptx"]
+                    done.append([variant, arch, ".entry" in ptx, "tf32" in ptx])
         results[case] = done
     print(json.dumps(results))
 
@@ -79,10 +102,11 @@ def compiled_aot(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("aot")
     jobs = {}
     for k, (fn, args) in enumerate(AOT_CASES):
-        code = _code(fn, args)
+        sched, code = generate(trace_callable(fn, list(args)))
         jobs[_case_id(fn, k)] = {
             "source": code.source,
             "signatures": code.signatures,
+            "options": _launch_options(sched),
             "cache": str(folder),
         }
     path = folder / "jobs.json"
@@ -118,10 +142,14 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
     done = compiled_aot[case]
     code = _code(fn, args)
     assert len(done) >= 2 * len(code.signatures)
-    compiled = {variant for variant, _, _ in done}
+    compiled = {variant for variant, *_ in done}
     assert all(k in compiled or f"{k}_block" in compiled for k in code.signatures), compiled
-    assert {arch for _, arch, _ in done} == set(ARCHS)
-    assert all(entry for _, _, entry in done), done
+    assert {arch for _, arch, _, _ in done} == set(ARCHS)
+    assert all(entry for _, _, entry, _ in done), done
+    assert not any(tf32 for *_, tf32 in done), "a float32 product must not round to TF32"
+
+
+FUSED = CASES + MATMUL_AOT
 
 
 #: A full reduction's part or finish function: ``k0_part1`` -> ``k0``.
@@ -133,7 +161,7 @@ def _outputs(signature: dict[str, str]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("fn", "args"), CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(CASES)]
+    ("fn", "args"), FUSED, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(FUSED)]
 )
 def test_fused_kernels_read_and_write_each_element_once(fn, args):
     """In a flat kernel and a row held in one block, every access is one ``tl.load`` and every
@@ -155,7 +183,8 @@ def test_fused_kernels_read_and_write_each_element_once(fn, args):
             outs = [s for s in stores if s.startswith("out_")]
             grid_stores.setdefault(grid.group(1), []).extend(outs)
             continue
-        assert sorted(stores) == sorted(_outputs(code.signatures[name.removesuffix("_block")]))
+        signature = code.signatures.get(name.removesuffix("_block"), {})
+        assert sorted(stores) == sorted(_outputs(signature))
     for kernel, stored in grid_stores.items():
         assert sorted(stored) == sorted(_outputs(code.signatures[kernel])), kernel
 

@@ -146,7 +146,8 @@ class CBackend:
             except StructuredUnsupported as exc:
                 raise Unlowerable(str(exc), exc.loc) from exc
         consts = {**src.consts, "_raise": raise_error}
-        work.code = CCode(annotate(src.c), src.decl, WrapperParts(src.py, consts, {}, src.decl))
+        parts = WrapperParts(src.py, consts, src.steps, src.decl)
+        work.code = CCode(annotate(src.c), src.decl, parts)
 
     def load(self, work: RegionWork) -> None:
         """The library of the C source; a flat graph made only of NumPy steps has none."""

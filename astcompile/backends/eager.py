@@ -281,6 +281,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.RESULT: _result,
     Op.CHECK: _check,
     Op.NUMPY: _numpy_step,
+    Op.NUMPY_VIEW: _numpy_step,
 }
 
 

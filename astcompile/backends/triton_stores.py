@@ -26,7 +26,6 @@ from astcompile.codegen.triton_stores import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import Assured, WrapperSource
 from astcompile.ir.ops import Op
-from astcompile.passes.schedule import schedule
 from astcompile.runtime.triton_device import broadcast, owned
 
 
@@ -37,7 +36,7 @@ def no_identity() -> ValueError:
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     """The Triton module and the wrapper of ``region``."""
-    parts, signatures = [HEADER], {}
+    parts, signatures, notes = [HEADER], {}, []
     consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
     steps: dict = {}
     sources = []
@@ -45,7 +44,7 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     for i, phase in enumerate(region.phases):
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
-        wrapper, py = built(schedule(phase.graph, TRITON.supports), typed, parts, signatures)
+        wrapper, py = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes)
         py = _with_tail(py, wrapper, phase, parts, signatures)
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
@@ -57,7 +56,7 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     if len(region.phases) > 1:
         sources.append(_in_turn(region))
     wrapper_parts = WrapperParts("".join(sources), consts, steps)
-    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves)
+    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
 
 
 def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:

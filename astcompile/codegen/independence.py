@@ -118,7 +118,8 @@ def _resolve(node: Node, ivar: Node, plan: StructPlan):
     """(root, view axes, fixed root positions) of an array in memory; root None if unknown."""
     if node.op is Op.STORE:
         return _resolve(node.inputs[0], ivar, plan)
-    if node.id in plan.buffers or (node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY):
+    argument = node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY
+    if node.id in plan.buffers or argument or node in plan.hoisted:
         return node, [_Axis(a, 0, 1) for a in range(node.ndim)], {}
     if node.op not in VIEW_OPS:
         return None, None, {}

@@ -245,6 +245,7 @@ def _one(kind: type[Stmt]):
 #: op -> its statements; other ops are values (:func:`_value`).
 _STATEMENTS = {
     Op.INPUT: lambda plan, node, around: [],
+    Op.NUMPY: lambda plan, node, around: [],  # hoisted: the wrapper runs it (structured_plan)
     Op.CONST: _const,
     Op.INDEX: _index,
     Op.STORE: _store,

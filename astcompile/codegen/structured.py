@@ -176,11 +176,12 @@ class Emitter(LoopReductions):
         return self.views[node.id]
 
     def _make_view(self, node: Node) -> View:
-        if node.id in self.plan.buffers or node.op is Op.INPUT:
+        passed = node.op is Op.INPUT or node in self.plan.hoisted  # with its strides
+        if node.id in self.plan.buffers or passed:
             name = value_name(node)
             strides = (
                 tuple(f"{name}_s{a}" for a in range(node.ndim))
-                if node.op is Op.INPUT
+                if passed
                 else contiguous_strides(node.shape)
             )
             if node.op is Op.INPUT and self.unit_last(node):

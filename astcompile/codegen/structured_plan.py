@@ -7,6 +7,11 @@
   results, and values read after a store that may change what they read. Other computed arrays
   stay *lazy*: fused into the loop nest of each consumer.
 
+**NumPy steps first**: a NumPy step (``x.sort()``'s sort, ``np.percentile(x, q)``) of the
+region's own arguments, before any store, loop or branch in program order, is run by the
+wrapper before the C function and passed to it like an argument (``hoisted``); any other
+step makes the region run as written.
+
 Program order is node id order. A lazy value is evaluated where its consumers run; if a STORE
 lies between the value's creation and one of those places (or in a loop around the consumer,
 which repeats), it is materialised at its own position instead, as NumPy would have computed it.
@@ -24,7 +29,7 @@ from astcompile.codegen.ctypes import supported_dtype
 from astcompile.codegen.lower import can_lower
 from astcompile.codegen.structured_reduce import can_arg_reduce
 from astcompile.codegen.structured_tables import can_tabulate
-from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node
+from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node, walk
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.rebuild import subgraphs
 
@@ -54,6 +59,7 @@ class StructPlan:
     stores: list[int] = field(default_factory=list)  # ids of every STORE, any level
     results: dict[int, dict[int, Node]] = field(default_factory=dict)  # LOOP/IF id -> k -> RESULT
     written_inputs: set[int] = field(default_factory=set)  # array arguments a store may reach
+    hoisted: list[Node] = field(default_factory=list)  # NumPy steps the wrapper runs first
 
     def is_scalar(self, node: Node) -> bool:
         return node.shape == () and node.op not in (
@@ -66,7 +72,7 @@ class StructPlan:
 
     def rooted(self, node: Node) -> bool:
         """Whether ``node`` is an array in memory (an argument, buffer, placeholder, or a view)."""
-        if node.id in self.buffers or node.op is Op.STORE:
+        if node.id in self.buffers or node.op is Op.STORE or node in self.hoisted:
             return True
         if node.op is Op.INPUT:
             return node.attr.input_kind in (InputKind.ARRAY, InputKind.CARRIED) and node.shape != ()
@@ -78,9 +84,11 @@ class StructPlan:
 def plan_structured(graph: Graph) -> StructPlan:
     plan = StructPlan(graph)
     _own(plan, graph)
+    plan.hoisted = _hoisted(plan)
     for nodes in plan.levels.values():
         for node in nodes:
-            _check(node)
+            if node not in plan.hoisted:
+                _check(node)
             for src in node.inputs:
                 plan.consumers.setdefault(src.id, []).append(node)
             if node.op is Op.STORE:
@@ -103,6 +111,21 @@ def _own(plan: StructPlan, graph: Graph) -> None:
         for sub in subgraphs(node):
             plan.parent[id(sub)] = node
             _own(plan, sub)
+
+
+def _hoisted(plan: StructPlan) -> list[Node]:
+    """NumPy steps of arrays (not 0-d) that read only the region's arguments, in the region's
+    own level, before every store, check, loop and branch: NumPy would run them first too."""
+    effects = (Kind.EFFECT, Kind.CONTROL)
+    first = min((n.id for n in walk(plan.graph.nodes()) if n.kind in effects), default=None)
+    return [
+        node
+        for node in plan.levels[id(plan.graph)]
+        if node.op is Op.NUMPY
+        and node.shape != ()
+        and (first is None or node.id < first)
+        and all(i.op is Op.INPUT for i in node.inputs)
+    ]
 
 
 def _check(node: Node) -> None:

@@ -2,8 +2,9 @@
 
 The wrapper checks the arguments (as the fused-kernel wrapper does), refuses arguments the C
 code cannot treat like NumPy would (a written array that is read-only or overlaps another
-argument: those calls run the eager interpreter), allocates every buffer with ``np.empty``,
-calls the C function once and turns its status into NumPy's exception. Array outputs are the
+argument: those calls run the eager interpreter), runs the NumPy steps that come before
+everything else (``x.sort()``'s sort: ``StructPlan.hoisted``), allocates every buffer with
+``np.empty``, calls the C function once and turns its status into NumPy's exception. Array outputs are the
 buffers themselves or NumPy views of arguments and buffers, built here so views escape as views.
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from astcompile.codegen.c import HEADER
 from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
+from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.source_notes import lines_of
@@ -39,6 +41,7 @@ class RegionSource:
     decl: str
     py: str
     consts: dict[str, object] = field(default_factory=dict)
+    steps: dict[str, Node] = field(default_factory=dict)  # NumPy steps the wrapper runs
 
 
 def region_source(graph: Graph, em: Emitter) -> RegionSource:
@@ -66,7 +69,7 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
     c = "\n".join([HEADER, PRELUDE, head, signature, "{", *body, "    return 0;", "}", ""])
     decl = f"int {name}({', '.join(p.ctype for p in params)});"
     py = _Wrapper(graph, em, name, params, sels)
-    return RegionSource(c, decl, py.build(), py.consts)
+    return RegionSource(c, decl, py.build(), py.consts, py.steps)
 
 
 def unit_name(node: Node) -> str:
@@ -93,6 +96,13 @@ def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
         for a in range(node.ndim):
             params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
             prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+    for node in em.plan.hoisted:  # NumPy's result: its own pointer and strides, sizes known
+        name, t = value_name(node), ctype(node.dtype)
+        params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
+        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
+        for a in range(node.ndim):
+            params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
+            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
     return params, prologue
 
 
@@ -106,6 +116,7 @@ class _Wrapper:
         self.graph, self.em, self.name, self.params = graph, em, name, params
         self.sels = {rid: j for j, (rid, _) in enumerate(sels)}
         self.consts: dict[str, object] = {"_i64": np.dtype(np.int64)}
+        self.steps: dict[str, Node] = {}
 
     def build(self) -> str:
         names = [value_name(n) for n in self.graph.inputs]
@@ -116,6 +127,10 @@ class _Wrapper:
         lines += checks
         self.consts.update(consts)
         lines += self._aliasing()
+        for node in self.em.plan.hoisted:
+            self.steps[f"n{nid(node)}"] = node
+            args = ", ".join(value_name(i) for i in node.inputs)
+            lines.append(f"    {value_name(node)} = _step(n{nid(node)}, [{args}], leaves)")
         for n in self.graph.inputs:
             if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):
                 name, item = value_name(n), n.dtype.itemsize
@@ -162,7 +177,7 @@ class _Wrapper:
             if j < 0:
                 raise StructuredUnsupported("a scalar inside an output view")
             return f"out{j}"
-        if node.op is Op.INPUT or node.id in self.em.plan.buffers:
+        if node.op is Op.INPUT or node.id in self.em.plan.buffers or node in self.em.plan.hoisted:
             return value_name(node)
         if node.op is Op.STORE:
             return self.ref(node.inputs[0])

@@ -189,13 +189,16 @@ class NumpyCallAttr:
     node's array inputs with the static keyword arguments ``kwargs`` (sorted pairs). The last
     ``len(keywords)`` array inputs go in by those keywords (``weights=``); ``item`` picks one
     result of a function that returns several (``np.histogram``'s counts or edges); ``lead``
-    are static positional arguments before the arrays (``np.einsum``'s subscripts)."""
+    are static positional arguments before the arrays (``np.einsum``'s subscripts). A
+    NUMPY_VIEW node's result may be (a view of) its array input ``view_of`` (``np.diag(A)``:
+    0; ``np.histogram(x, edges)``'s edges: 1, the edges array itself)."""
 
     name: str
     kwargs: tuple[tuple[str, Any], ...] = ()
     keywords: tuple[str, ...] = ()
     item: int | None = None
     lead: tuple[Any, ...] = ()
+    view_of: int = 0
 
     def function(self) -> Any:
         import functools

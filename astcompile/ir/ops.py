@@ -144,6 +144,7 @@ class Op(Enum):
     MATMUL = auto()
     DOT = auto()
     NUMPY = auto()  # NumPy's own function, run by the wrapper; attr: NumpyCallAttr
+    NUMPY_VIEW = auto()  # the same, whose result may be (a view of) input attr.view_of
     # effects and control (see ir.StoreAttr, ir.LoopAttr, ir.IfAttr)
     STORE = auto()
     SIZE_CHECK = auto()  # a run-time size check; attr: ir.SizeCheckAttr
@@ -283,6 +284,7 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.MATMUL: _row(Op.MATMUL, Kind.EXTERN, np.matmul, 2),
     Op.DOT: _row(Op.DOT, Kind.EXTERN, np.dot, 2),
     Op.NUMPY: _row(Op.NUMPY, Kind.EXTERN, None, 1),
+    Op.NUMPY_VIEW: OpInfo(Op.NUMPY_VIEW, Kind.EXTERN, None, 1, fresh=False),
     Op.STORE: _row(Op.STORE, Kind.EFFECT, None, 2),
     Op.SIZE_CHECK: _row(Op.SIZE_CHECK, Kind.EFFECT, None, 0),
     Op.LOOP: _row(Op.LOOP, Kind.CONTROL, None, 0),
@@ -375,6 +377,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.RESULT: Signature(1, int),
     Op.CHECK: Signature(1, CheckAttr),
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
+    Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
 }
 
 

@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
+
 _TARGETS = {
     "__ac_for": ("astcompile.trace.loops", "ac_for"),
     "__ac_if": ("astcompile.trace.loops", "ac_if"),
@@ -23,6 +25,7 @@ _TARGETS = {
     "__ac_or": ("astcompile.trace.control", "ac_or"),
     "__ac_not": ("astcompile.trace.control", "ac_not"),
     "__ac_assert": ("astcompile.trace.control", "ac_assert"),
+    "__ac_raise_if": ("astcompile.trace.control", "ac_raise_if"),
 }
 
 
@@ -40,6 +43,7 @@ def _bound_on_first_call(module: str, attr: str) -> Callable[..., Any]:
 
 
 #: Names region bodies with lowered loops call (see astcompile/frontend/lowering.py).
-STRUCTURED_CALLS: dict[str, Callable[..., Any]] = {
+STRUCTURED_CALLS: dict[str, Any] = {
     name: _bound_on_first_call(module, attr) for name, (module, attr) in _TARGETS.items()
 }
+STRUCTURED_CALLS[UNBOUND_NAME] = UNBOUND  # a value, not a call: see frontend/spec.py

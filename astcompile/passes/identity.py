@@ -31,18 +31,28 @@ from astcompile.ir.ops import Kind, Op, is_view
 from astcompile.passes.rebuild import subgraphs
 
 
+def _under(node: Node) -> Node | None:
+    """The node whose memory ``node`` is (part of): a view's input, the input a NumPy step
+    may return a view of (``np.diag(A)``: ``A``), else None."""
+    if is_view(node.op):
+        return node.inputs[0]
+    if node.op is Op.NUMPY_VIEW:
+        return node.inputs[node.attr.view_of]
+    return None
+
+
 def buffer_of(node: Node) -> Node:
     """The node that owns the memory ``node`` denotes: itself unless it is a view."""
-    while is_view(node.op):
-        node = node.inputs[0]
+    while (under := _under(node)) is not None:
+        node = under
     return node
 
 
 def _chain(node: Node) -> Iterator[Node]:
     """``node`` and each view under it, down to its buffer."""
     yield node
-    while is_view(node.op):
-        node = node.inputs[0]
+    while (under := _under(node)) is not None:
+        node = under
         yield node
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.checks import make_error
+from astcompile.ir.checks import RUN_PLAIN, make_error
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
@@ -119,6 +119,24 @@ def ac_assert(test: Any, message: Callable[[], Any] | None = None) -> None:
             )
         text = str(value)
     check(test, "AssertionError", text)
+
+
+def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:
+    """After a loop whose body raised (it set ``raised`` and broke out): raise ``make()``, the
+    user's exception. Compiled code cannot make it (its message is Python's), so a traced
+    ``raised`` becomes a check whose failure hands the call to the region's own statements
+    (RunPlain), which raise it; only where nothing the region did would be done twice."""
+    if not is_runtime(raised):
+        if raised:
+            raise make()
+        return
+    from astcompile.trace.loop_starts import nothing_done_yet
+
+    if not nothing_done_yet(loops_allowed=True):
+        raise TraceBreak(
+            TraceReason.NOT_SUPPORTED, "a raise in a loop that stores into arrays runs in Python"
+        )
+    check(negate(raised), RUN_PLAIN, "the loop raised: the region's statements raise it")
 
 
 def check(ok: Any, exception: str, message: str) -> None:

@@ -30,6 +30,7 @@ from astcompile.trace import (
     numpy_stats,
     numpy_steps,
     numpy_steps_more,
+    numpy_steps_search,
 )
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
@@ -203,6 +204,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     **numpy_diag.FUNCTIONS,
     **numpy_steps.FUNCTIONS,
     **numpy_steps_more.FUNCTIONS,
+    **numpy_steps_search.FUNCTIONS,
 }
 
 
@@ -232,6 +234,7 @@ METHODS: dict[str, Callable] = {
     **numpy_scan.METHODS,
     **numpy_repeat.METHODS,
     **numpy_round.METHODS,
+    **numpy_steps_search.METHODS,
 }
 
 

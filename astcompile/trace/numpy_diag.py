@@ -8,8 +8,9 @@ a broadcast of ``v`` padded with ``|k|`` zeros before or after it::
     np.diag(v, 1)   ->  where(col - row == 1, concatenate((0,), v)[None, :], 0)
 
 The size stays symbolic (``n + |k|``), so a new length does not recompile. ``np.diag`` of a
-2-D array is NumPy's read-only *view* of a diagonal, a stride the IR's views do not have: it
-runs in NumPy.
+2-D array is NumPy's read-only *view* of a diagonal, a stride the IR's views do not have: it is
+a NumPy step whose result is a view of its input (NUMPY_VIEW), so what the caller gets is
+NumPy's own view (read-only, sharing the matrix's memory), and the passes count it as one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from astcompile.ir.ops import Op
 from astcompile.trace import numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import iota, unsupported
+from astcompile.trace.numpy_steps import step
+from astcompile.trace.numpy_steps_more import dim_min
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, apply_elementwise
 
 
@@ -60,11 +63,23 @@ def _on_diagonal(vector: SymArray, k: int) -> SymArray:
     return apply_elementwise(Op.WHERE, (col - row) == k, values, zero)
 
 
+def _diagonal(matrix: SymArray, k: int) -> SymArray:
+    """``np.diag(matrix, k)``: NumPy's read-only view of diagonal ``k``, of length
+    ``max(0, min(rows, cols - k))`` (``min(rows + k, cols)`` below the main diagonal)."""
+
+    def shape(n: list) -> tuple:
+        rows, cols = n[0].shape
+        rows, cols = (rows, S.dim_sub(cols, k)) if k >= 0 else (S.dim_add(rows, k), cols)
+        return (S.dim_max(0, dim_min(rows, cols)),)
+
+    return step("diag", [matrix], {"k": k}, shape, view_of=0)
+
+
 def diag(v: Any, k: Any = 0) -> SymArray:
-    """``np.diag(v, k)`` of a 1-D ``v``: a new square array."""
+    """``np.diag(v, k)``: a new square array of a 1-D ``v``, a view of a 2-D one's diagonal."""
     vector = numpy_join.as_array(v)
     if vector.ndim == 2:
-        raise unsupported("np.diag of a 2-D array (NumPy returns a read-only view)")
+        return _diagonal(vector, _offset(k))
     if vector.ndim != 1:
         raise ValueError("Input must be 1- or 2-d.")
     return _on_diagonal(vector, _offset(k))

@@ -6,13 +6,15 @@ than break the region (running every statement around them as Python), the trace
 NUMPY node: the wrapper calls NumPy's own function at that point, between the C kernels, on
 the values the plain code would pass, so results, dtypes and errors are NumPy's. The static
 arguments (an axis, ``q``, ``side``) are part of the node and guarded like any other constant.
-Inside a loop region (one C function) such a node has no lowering: that region runs as
-written (GB023).
+In a loop region (one C function) such a node runs in the wrapper before the C function when
+it reads only the region's arguments and comes before every store and loop (codegen/
+structured_plan.py); elsewhere it has no lowering, and its statement runs as written (GB023).
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -64,15 +66,21 @@ def step(
     keywords: tuple[str, ...] = (),
     item: int | None = None,
     lead: tuple = (),
+    probe: dict | None = None,
+    view_of: int | None = None,
 ) -> Any:
     """The NUMPY node for ``np.<name>(*lead, *arrays, **kwargs)``; ``shape`` maps the input
-    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr."""
+    nodes to the result's (symbolic) shape; ``keywords`` and ``item`` as in NumpyCallAttr.
+    ``probe`` replaces keyword arguments that the small examples cannot take (``kth=5`` of
+    ``np.partition``). ``view_of`` is the array NumPy may return (a view of) instead of a new
+    array (``np.diag`` of a matrix: 0): a NUMPY_VIEW node, which no kernel writes over."""
     nodes = [operand(a).node for a in arrays]
-    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead)
-    raw = _try(attr, nodes, kwargs)
+    attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead, view_of or 0)
+    raw = _try(attr, nodes, {**kwargs, **(probe or {})})
     example = np.asarray(raw)
     result_shape = shape(nodes)
-    node = current().node(Op.NUMPY, tuple(nodes), example.dtype, result_shape, attr)
+    op = Op.NUMPY if view_of is None else Op.NUMPY_VIEW
+    node = current().node(op, tuple(nodes), example.dtype, result_shape, attr)
     return wrap(node, is_scalar=node.ndim == 0 and not isinstance(raw, np.ndarray))
 
 
@@ -82,13 +90,23 @@ def results(
     kwargs: dict,
     shapes: Callable[[list], Sequence[tuple]],
     keywords: tuple[str, ...] = (),
+    views: dict[int, int] | None = None,
 ) -> tuple:
     """Each result of a function that returns several (``np.linalg.eigh``'s eigenvalues and
-    eigenvectors) as a step of its own, in the tuple type NumPy returns (``EighResult``)."""
+    eigenvectors) as a step of its own, in the tuple type NumPy returns (``EighResult``);
+    ``views`` maps a result to the array it may be (``view_of`` of :func:`step`)."""
     nodes = [operand(a).node for a in arrays]
     raw = _try(NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords), nodes, kwargs)
     items = [
-        step(name, arrays, kwargs, lambda n, k=k: tuple(shapes(n)[k]), keywords, k)
+        step(
+            name,
+            arrays,
+            kwargs,
+            lambda n, k=k: tuple(shapes(n)[k]),
+            keywords,
+            k,
+            view_of=(views or {}).get(k),
+        )
         for k in range(len(raw))
     ]
     kind = type(raw)
@@ -97,14 +115,18 @@ def results(
 
 def _try(attr: NumpyCallAttr, nodes: list, kwargs: dict) -> Any:
     """The call on small examples of the inputs: the result's dtype and Python type, or
-    NumPy's error (the region then runs as written, and the plain code raises it)."""
+    NumPy's error (the region then runs as written, and the plain code raises it). The
+    examples are not the user's data: their warnings (``np.polyfit``'s RankWarning) are not
+    shown."""
     try:
-        return attr.function()(*map(_example, nodes), **kwargs)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return attr.function()(*map(_example, nodes), **kwargs)
     except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
         raise unsupported(f"np.{attr.name} here ({type(exc).__name__}: {exc})") from None
 
 
-def _axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+def axes_of(axis: Any, ndim: int) -> tuple[int, ...] | None:
     axis = static(axis, "an axis")
     if axis is None:
         return None
@@ -124,7 +146,7 @@ def _reduced(shape: tuple, axes: tuple[int, ...] | None, keepdims: bool) -> tupl
 def _sorting(name: str) -> Callable:
     def handler(a: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any:
         ndim = np.ndim(a) if not isinstance(a, SymArray) else a.ndim
-        axes = _axis(axis, ndim)
+        axes = axes_of(axis, ndim)
         kwargs = {"axis": None if axes is None else axes[0], "kind": static(kind, "kind")}
         if stable is not None:
             kwargs["stable"] = static(stable, "stable")
@@ -139,7 +161,7 @@ def _quantile(name: str) -> Callable:
         q = static(q, "q")
         q_shape = np.shape(q)
         ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-        axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
+        axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
         kwargs = {"q": q, "axis": axes, "method": static(method, "method"), "keepdims": keep}
         return step(name, [a], kwargs, lambda n: (*q_shape, *_reduced(n[0].shape, axes, keep)))
 
@@ -148,7 +170,7 @@ def _quantile(name: str) -> Callable:
 
 def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
     ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
-    axes, keep = _axis(axis, ndim), bool(static(keepdims, "keepdims"))
+    axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
     kwargs = {"axis": axes, "keepdims": keep}
     return step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
 
@@ -158,8 +180,12 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> An
     return step("interp", [x, xp, fp], kwargs, lambda n: n[0].shape)
 
 
-def _searchsorted(a: Any, v: Any, side: Any = "left") -> Any:
-    return step("searchsorted", [a, v], {"side": static(side, "side")}, lambda n: n[1].shape)
+def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
+    """``np.searchsorted`` and ``a.searchsorted``: ``sorter`` goes in by keyword."""
+    keywords = ("sorter",) if sorter is not None else ()
+    arrays = [a, v] + ([sorter] if sorter is not None else [])
+    kwargs = {"side": static(side, "side")}
+    return step("searchsorted", arrays, kwargs, lambda n: n[1].shape, keywords)
 
 
 def _solve(a: Any, b: Any) -> Any:
@@ -195,7 +221,9 @@ def _histogram(
         edges = nodes[1].shape[0] if "bins" not in kwargs else kwargs["bins"] + 1
         return [(S.dim_sub(edges, 1),), (edges,)]
 
-    return results("histogram", arrays, kwargs, shapes, keywords)
+    # edges given as an array: NumPy returns that very array as the edges
+    views = {1: 1} if "bins" not in kwargs else None
+    return results("histogram", arrays, kwargs, shapes, keywords, views)
 
 
 #: np functions that dispatch through ``__array_function__``.
@@ -206,7 +234,7 @@ FUNCTIONS: dict[Callable, Callable] = {
     np.quantile: _quantile("quantile"),
     np.median: _median,
     np.interp: _interp,
-    np.searchsorted: _searchsorted,
+    np.searchsorted: searchsorted,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
     np.linalg.det: _det,

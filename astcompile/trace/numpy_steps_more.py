@@ -1,10 +1,11 @@
 """More NumPy steps (see trace/numpy_steps.py): linear algebra, convolution, covariance,
-Fourier transforms and ``np.pad``'s copying modes, run by NumPy itself inside a region.
+Fourier transforms, polynomials, Kronecker products and ``np.pad``'s copying modes, run by
+NumPy itself inside a region.
 
 Each has a result whose shape follows from its inputs' shapes and its static arguments, so
 the statements around it still compile. Results whose shape or dtype the data decides stay
 graph breaks: ``np.linalg.eig`` (real or complex eigenvalues), ``np.linalg.lstsq`` (its
-residuals), ``np.unique``, ``np.bincount``.
+residuals), ``np.unique``, ``np.bincount`` of wide integers (trace/numpy_steps_search.py).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import results, static, step
-from astcompile.trace.symbolic import SymArray
+from astcompile.trace.symbolic import SymArray, operand
 
 
-def _min(a: S.Dim, b: S.Dim) -> S.Dim:
+def dim_min(a: S.Dim, b: S.Dim) -> S.Dim:
+    """The smaller of two sizes (symbolic: ``a + b - max(a, b)``)."""
     if isinstance(a, int) and isinstance(b, int):
         return min(a, b)
     return S.dim_sub(S.dim_add(a, b), S.dim_max(a, b))
@@ -38,7 +40,11 @@ def _cholesky(a: Any, *, upper: Any = False) -> Any:
 
 
 def _matrix_power(a: Any, n: Any) -> Any:
-    return step("linalg.matrix_power", [a], _statics(n=n), lambda nodes: nodes[0].shape)
+    """``np.linalg.matrix_power``; ``n=1`` returns ``a`` itself, so that result is no new
+    array (NUMPY_VIEW: no kernel may write over it)."""
+    kwargs = _statics(n=n)
+    view_of = 0 if kwargs["n"] == 1 else None
+    return step("linalg.matrix_power", [a], kwargs, lambda nodes: nodes[0].shape, view_of=view_of)
 
 
 def _pinv(a: Any, rcond: Any = None, hermitian: Any = False) -> Any:
@@ -66,7 +72,7 @@ def _qr(a: Any, mode: Any = "reduced") -> Any:
 
     def shapes(n: list) -> list[tuple]:
         *batch, m, k = n[0].shape
-        inner = m if mode == "complete" else _min(m, k)
+        inner = m if mode == "complete" else dim_min(m, k)
         return [(*batch, m, inner), (*batch, inner, k)]
 
     return results("linalg.qr", [a], {"mode": mode}, shapes)
@@ -77,7 +83,7 @@ def _svd(a: Any, full_matrices: Any = True, compute_uv: Any = True, hermitian: A
 
     def shapes(n: list) -> list[tuple]:
         *batch, m, k = n[0].shape
-        inner = _min(m, k)
+        inner = dim_min(m, k)
         if not kwargs["compute_uv"]:
             return [(*batch, inner)]
         full = kwargs["full_matrices"]
@@ -105,7 +111,7 @@ def _convolving(name: str, default: str) -> Callable:
                 return (S.dim_sub(S.dim_add(la, lv), 1),)
             if mode == "same":
                 return (S.dim_max(la, lv),)
-            return (S.dim_add(S.dim_sub(S.dim_max(la, lv), _min(la, lv)), 1),)
+            return (S.dim_add(S.dim_sub(S.dim_max(la, lv), dim_min(la, lv)), 1),)
 
         if any(isinstance(x, SymArray) and x.ndim != 1 for x in (a, v)):
             raise unsupported(f"np.{name} of arrays that are not 1-D")  # NumPy's ValueError
@@ -221,10 +227,58 @@ def _einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
 
     if any(np.ndim(a) != len(names) for a, names in zip(arrays, labels)):
         raise unsupported(f"np.einsum({spec!r}) with operands of other ranks")  # NumPy raises
-    return step("einsum", arrays, kwargs, shape, lead=(spec,))
+    # one operand: NumPy may return a view of it ("ij->ji", "ii->i")
+    view_of = 0 if len(arrays) == 1 else None
+    return step("einsum", arrays, kwargs, shape, lead=(spec,), view_of=view_of)
+
+
+# -- polynomials, Kronecker products ---------------------------------------------------------
+
+
+def _polyfit(
+    x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = False, w: Any = None, cov: Any = False
+) -> Any:
+    """``np.polyfit``'s coefficients, ``deg + 1`` of them (per column of a 2-D ``y``);
+    ``full=``/``cov=`` (residuals whose length the rank decides) run in NumPy."""
+    kwargs = _statics(deg=deg, rcond=rcond, full=full, cov=cov)
+    if kwargs.pop("full") or kwargs.pop("cov") or not isinstance(kwargs["deg"], int):
+        raise unsupported("np.polyfit with full=, cov= or a degree that is not an int")
+    count = kwargs["deg"] + 1
+    keywords = ("w",) if w is not None else ()
+    arrays = [x, y] + ([w] if w is not None else [])
+    return step("polyfit", arrays, kwargs, lambda n: (count, *n[1].shape[1:]), keywords)
+
+
+def _polyval(p: Any, x: Any) -> Any:
+    """``np.polyval(p, x)`` of a 1-D ``p``: ``x``'s shape, NumPy's dtype for ``p``'s length (an
+    empty ``p`` gives zeros of ``x``'s dtype, so a length that may be 0 must be known)."""
+    shape = operand(p).node.shape
+    if len(shape) != 1:
+        raise unsupported("np.polyval of coefficients that are not 1-D")
+    if not isinstance(shape[0], int) and shape[0].op is not S.DimOp.SYM:
+        raise unsupported("np.polyval of a computed number of coefficients")
+    return step("polyval", [p, x], {}, lambda n: n[1].shape)
+
+
+def _kron(a: Any, b: Any) -> Any:
+    """``np.kron(a, b)``: each axis (the shorter shape padded with ones in front) of length
+    ``a``'s times ``b``'s."""
+
+    def shape(n: list) -> tuple:
+        sa, sb = n[0].shape, n[1].shape
+        if not sa or not sb:
+            return sa or sb
+        rank = max(len(sa), len(sb))
+        sa, sb = (1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb
+        return tuple(S.dim_mul(da, db) for da, db in zip(sa, sb))
+
+    return step("kron", [a, b], {}, shape)
 
 
 FUNCTIONS: dict[Callable, Callable] = {
+    np.polyfit: _polyfit,
+    np.polyval: _polyval,
+    np.kron: _kron,
     np.linalg.cholesky: _cholesky,
     np.linalg.matrix_power: _matrix_power,
     np.linalg.pinv: _pinv,
