@@ -19,8 +19,10 @@ from .triton_runtime import KernelLauncher, MatmulLauncher, mode, on_device
 
 
 def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
-    def kernel(name: str, rows: tuple, inner: tuple, reduces: bool) -> KernelLauncher:
-        return KernelLauncher(module, name, rows, inner, reduces)
+    def kernel(
+        name: str, rows: tuple, inner: tuple, reduces: bool, scratch: tuple = ()
+    ) -> KernelLauncher:
+        return KernelLauncher(module, name, rows, inner, reduces, scratch)
 
     return kernel
 

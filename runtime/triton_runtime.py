@@ -89,13 +89,23 @@ class Blocks:
     row_limit: int  #: the longest row held in one block
     loop: int  #: the step of a row walked in a loop
     warps: tuple[tuple[int, int], ...]  #: (largest block, num_warps), smallest first
+    #: programs per row of a reduction: (most elements per row, programs), smallest first
+    parts: tuple[tuple[int, int], ...] = ((1 << 62, 1),)
 
 
 #: mode -> block sizes. On a GPU: 1024-element programs (4 warps) for flat kernels, rows up to
-#: 16384 elements in registers, longer rows in 4096-element steps.
+#: 16384 elements in registers, longer rows in 4096-element steps; a reduction of rows of
+#: more than 64K elements runs on 16 to 1024 programs per row (each walks at least 4 steps of
+#: 4096), at most 1024 in all, so a long one reads with the whole GPU's bandwidth.
 BLOCKS = {
-    "cuda": Blocks(1024, 16384, 4096, ((1024, 4), (4096, 8), (1 << 30, 16))),
-    "interpret": Blocks(1 << 16, 1 << 16, 1 << 14, ((1 << 30, 4),)),
+    "cuda": Blocks(
+        1024,
+        16384,
+        4096,
+        ((1024, 4), (4096, 8), (1 << 30, 16)),
+        ((1 << 16, 1), (1 << 18, 16), (1 << 20, 64), (1 << 22, 256), (1 << 62, 1024)),
+    ),
+    "interpret": Blocks(1 << 16, 1 << 16, 1 << 14, ((1 << 30, 4),), ((1 << 20, 1), (1 << 62, 8))),
 }
 
 
@@ -114,6 +124,8 @@ def _warps(blocks: Blocks, block: int) -> int:
 class KernelLauncher:
     """Launches one kernel: picks its variant, block and grid from the sizes."""
 
+    steps: tuple = ()  #: part and finish functions, in launch order (few long rows)
+
     def __init__(
         self,
         module: ModuleType,
@@ -121,24 +133,55 @@ class KernelLauncher:
         rows: Sequence[int],
         inner: Sequence[int],
         reduces: bool,
+        scratch: Sequence[tuple[str, bool]] = (),
     ) -> None:
         self.rows, self.inner, self.reduces = tuple(rows), tuple(inner), reduces
         self.flat = None if reduces else getattr(module, name)
         self.block = getattr(module, f"{name}_block", None)
         self.loop = getattr(module, f"{name}_loop", None)
+        self.scratch = tuple((np.dtype(dtype), each) for dtype, each in scratch)
+        self.steps = tuple(_grid_steps(module, name)) if scratch else ()
         self.host = mode() == "interpret"
         self.blocks = BLOCKS[mode()]
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
+        if self.steps:
+            nrows, length = self._rows(sizes)
+            parts = _parts(self.blocks, nrows, length)
+            if parts > 1:
+                self._grid(self._args(sizes, loads, scalars, outputs), nrows, length, parts)
+                return
         fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
+        fn[grid](*self._args(sizes, loads, scalars, outputs), **options, enable_fp_fusion=False)
+
+    def _args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list:
         if self.host:
             values = [_host_scalar(v) for v in scalars]
         else:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
-        args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
-        fn[grid](*args, **options, enable_fp_fusion=False)
+        return [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
+
+    def _grid(self, args: list, nrows: int, length: int, parts: int) -> None:
+        """Few long rows on ``parts`` programs each: each phase's part function over a grid
+        of (parts, rows), then its finish function on one program per row
+        (:mod:`astcompile.codegen.triton_grid`)."""
+        block = self.blocks.loop
+        parts = min(parts, block)  # a scan's part sums the totals before it in one block
+        chunk = -(-length // parts)
+        chunk = -(-chunk // block) * block  # whole steps: only a row's last part is ragged
+        parts = -(-length // chunk)
+        empty = np.empty if self.host else _cupy().empty
+        bufs = [empty(nrows * parts if each else nrows, dtype) for dtype, each in self.scratch]
+        args = [*args, chunk, parts, *(self._pointer(b) for b in bufs)]
+        finish_block = _pow2(max(parts, 16))
+        for fn, finish in self.steps:
+            grid, step = ((nrows,), finish_block) if finish else ((parts, nrows), block)
+            fn[grid](*args, BLOCK=step, num_warps=_warps(self.blocks, step), enable_fp_fusion=False)
+
+    def _pointer(self, array: Any) -> Any:
+        return HostArray(array) if self.host else DeviceArray(array)
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""
@@ -148,6 +191,11 @@ class KernelLauncher:
             args.append(HostArray(a) if self.host else DeviceArray(a))
             args += [s // a.itemsize for s in a.strides]
         return args
+
+    def _rows(self, sizes: tuple) -> tuple[int, int]:
+        """(rows, elements per row) of a kernel with reductions."""
+        nrows = int(np.prod([sizes[a] for a in self.rows], dtype=np.int64))
+        return nrows, int(np.prod([sizes[a] for a in self.inner], dtype=np.int64))
 
     def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], dict]:
         """(function, grid, launch options) for ``sizes``."""
@@ -160,11 +208,38 @@ class KernelLauncher:
             total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
             block = min(_pow2(max(total, 16)), b.flat)
             return self.flat, (-(-total // block),), block
-        nrows = int(np.prod([sizes[a] for a in self.rows], dtype=np.int64))
-        length = int(np.prod([sizes[a] for a in self.inner], dtype=np.int64))
+        nrows, length = self._rows(sizes)
         if length <= b.row_limit:
             return self.block, (nrows,), _pow2(max(length, 16))
         return self.loop, (nrows,), b.loop
+
+
+def _parts(blocks: Blocks, nrows: int, length: int) -> int:
+    """How many programs reduce each of ``nrows`` rows of ``length`` elements: the ``parts``
+    table's count for the length, at most its largest count over all rows (many rows keep
+    one program each)."""
+    if nrows == 0:
+        return 1
+    most = blocks.parts[-1][1]
+    return min(next(p for longest, p in blocks.parts if length <= longest), most // nrows)
+
+
+def _grid_steps(module: ModuleType, name: str) -> list[tuple[Any, bool]]:
+    """(function, is a finish) of a kernel's part and finish functions, in phase order, each
+    phase's part before its finish."""
+    found = []
+    for attr in vars(module):
+        for kind, finish in (("_part", False), ("_finish", True)):
+            prefix = f"{name}{kind}"
+            if attr.startswith(prefix) and attr[len(prefix) :].isdigit():
+                found.append((int(attr[len(prefix) :]), finish, getattr(module, attr)))
+    return [(fn, finish) for _, finish, fn in sorted(found, key=lambda t: t[:2])]
+
+
+def _cupy() -> Any:
+    import cupy
+
+    return cupy
 
 
 class MatmulLauncher(KernelLauncher):

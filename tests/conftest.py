@@ -28,10 +28,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "ci")
     os.environ.setdefault("ASTCOMPILE_VERIFY_IR", "1")  # processes the tests start verify too
-    from differential import BACKENDS, gpu_present
+    from differential import BACKENDS, TRITON, gpu_present
 
     if "triton" in BACKENDS and not gpu_present():  # the semantic suite on the Triton target
         os.environ.setdefault("TRITON_INTERPRET", "1")
+    if TRITON and not gpu_present():
+        _import_triton_for_the_interpreter()
+
+
+def _import_triton_for_the_interpreter() -> None:
+    """Import Triton with ``TRITON_INTERPRET=1``: its library functions (``tl.sum``,
+    ``tl.cumsum``) are made for the interpreter only when ``triton.language`` is first
+    imported so, and a test that imports it first without (``find_spec("triton.backends...")``
+    in the ahead-of-time tests) would break every interpreted kernel after it."""
+    before = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        import triton.language  # noqa: F401
+    finally:
+        if before is None:
+            del os.environ["TRITON_INTERPRET"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

@@ -69,6 +69,18 @@ def nan_max(x):
     return x.max(axis=1), x.min(axis=1), x.max()
 
 
+def whole(x):
+    return x.sum(), np.max(x), x.mean() * 2 + 1, x.var(), x.std(ddof=1), np.min(x * 2 - 1)
+
+
+def whole_truth(x):
+    return np.any(x > 2), np.all(x > -3), (x > 0).sum(), np.prod(x[:3] * 0.01 + 1)
+
+
+def centred(x):
+    return x - x.mean(), x.std()
+
+
 def epilogue(x, y):
     s = x.sum(axis=1, keepdims=True)
     return np.exp(x - s) * y + s
@@ -121,6 +133,11 @@ CASES = [
     (chain, (X[:1], V, 1.0)),  # size-1 axis
     (softmax, (X[:, :1],)),  # rows of one element: each row's value is a scalar, not a block
     (full, (X[:, :1],)),
+    (whole, (X,)),
+    (whole, (X32,)),
+    (whole, (K.astype(np.int32),)),
+    (whole_truth, (X,)),
+    (centred, (X32,)),
     (nan_max, (np.array([[np.nan], [1.0]]),)),
     (column_sums, (V[:5],)),
     (nan_sign, (V[:4],)),  # -np.nan keeps its sign bit
@@ -164,6 +181,124 @@ def row_loop(monkeypatch):
 def test_looped_rows_match_numpy(row_loop, fn):
     args = {layernorm: (X, V, V), epilogue: (X, V)}.get(fn, (X,))
     assert_same(fn, *args, backend="triton")
+
+
+@pytest.fixture
+def grid_parts(monkeypatch):
+    """Rows of more than 64 elements are reduced by several programs each, 12 programs in all
+    (``X``'s 481 elements: 11 parts of 48, in steps of 16; ``T.sum(axis=0)``: 3 rows of 4
+    parts), so the part and finish kernels run in the interpreter. Lists each grid launch's
+    (rows, parts)."""
+    return record_grids(monkeypatch)
+
+
+#: Rows over 64 elements on several programs each (12 in all), in steps of 16.
+SMALL_PARTS = triton_runtime.Blocks(64, 16, 16, ((1 << 30, 4),), ((64, 1), (1 << 62, 12)))
+
+
+def record_grids(monkeypatch, blocks: triton_runtime.Blocks = SMALL_PARTS) -> list:
+    """Interpreted kernels take ``blocks``; the list grows by (rows, parts) per launch of a
+    kernel's part functions."""
+    monkeypatch.setitem(triton_runtime.BLOCKS, "interpret", blocks)
+    grids: list = []
+    run = triton_runtime.KernelLauncher._grid
+    monkeypatch.setattr(
+        triton_runtime.KernelLauncher,
+        "_grid",
+        lambda self, args, nrows, length, parts: (
+            grids.append((nrows, parts)) or run(self, args, nrows, length, parts)
+        ),
+    )
+    return grids
+
+
+T = rng.standard_normal((200, 3))  # a tall array: 3 long columns
+
+
+def columns(t, w):
+    return t.mean(axis=0), t.max(axis=0), t.std(axis=0), (t * w).sum(axis=0) + w[0]
+
+
+def standardised(t):
+    return (t - t.mean(axis=0)) / t.std(axis=0)
+
+
+WHOLE = [
+    (whole, (X,)),
+    (whole, (X32,)),
+    (whole, (K.astype(np.int32),)),  # an int32 sum is an int64, as NumPy's
+    (whole, (X.T,)),  # strided
+    (whole_truth, (X,)),
+    (centred, (X,)),  # the elementwise epilogue x - x.mean() runs on the programs too
+    (centred, (X32[::2, 1:],)),
+    (full, (X,)),
+    (columns, (T, T[0])),  # few long rows: several programs per row
+    (columns, (T.astype(np.float32), T[0].astype(np.float32))),
+    (standardised, (T,)),
+    (truth, (T.T.copy(),)),  # (x > 0).sum(axis=1): 3 rows of 200
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"), WHOLE, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(WHOLE)]
+)
+def test_long_reductions_on_many_programs(grid_parts, fn, args):
+    assert_same(fn, *args, backend="triton")
+    assert grid_parts and all(parts > 1 for _, parts in grid_parts)
+
+
+def test_long_reduction_nan_in_any_program(grid_parts):
+    """A NaN in any program's part makes max and min NaN, as NumPy's; an infinity does not."""
+    for where in ((0, 0), (6, 20), (12, 36)):
+        x = X.copy()
+        x[where] = np.nan
+        x[3, 3] = np.inf
+        assert_same(whole, x, backend="triton")
+        t = T.copy()
+        t[where[0] * 15, where[1] % 3] = np.nan
+        assert_same(columns, t, T[0], backend="triton")
+    assert len(grid_parts) >= 6
+
+
+def test_many_rows_keep_one_program_each(grid_parts):
+    """12 rows of 200: one program per row already fills the grid."""
+    assert_same(columns, rng.standard_normal((200, 12)), T[0, :1], backend="triton")
+    assert not grid_parts
+
+
+def test_short_full_reductions_stay_on_one_program(grid_parts):
+    assert_same(whole, X[:4, :8], backend="triton")
+    assert not grid_parts
+
+
+#: Rows over 8 elements on several programs each (6 in all), in steps of 4.
+TINY_PARTS = triton_runtime.Blocks(64, 4, 4, ((1 << 30, 4),), ((8, 1), (1 << 62, 6)))
+
+
+def small_values(dtype) -> np.ndarray:
+    """A (2, 23) array of ``dtype``: small non-negative ints, bools, or normal floats."""
+    if dtype == np.bool_:
+        return rng.random((2, 23)) > 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 5, (2, 23)).astype(dtype)
+    return rng.standard_normal((2, 23)).astype(dtype)
+
+
+def reductions(x):
+    whole = x.sum(), x.max(), x.min(), x.mean(), np.any(x), np.all(x), np.prod(x[:1]), x.var()
+    per_row = x.sum(axis=1), x.max(axis=1), np.any(x, axis=1), x.std(axis=1), x.T.mean(axis=0)
+    return whole + per_row
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64],
+)
+def test_every_dtype_on_many_programs(monkeypatch, dtype):
+    """Rows of 23 (and 46 elements in all) on three programs each, in steps of 4."""
+    grids = record_grids(monkeypatch, TINY_PARTS)
+    assert_same(reductions, small_values(dtype), backend="triton")
+    assert (1, 6) in grids and (2, 3) in grids
 
 
 def test_nan_in_max_and_min():

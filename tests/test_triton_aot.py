@@ -1,5 +1,7 @@
-"""Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed),
-and each fused kernel reads each input element once and writes each output element once."""
+"""Every generated Triton kernel compiles ahead of time for sm_80 and sm_90 (no GPU needed):
+fused kernels, matmul kernels, a reduction's part and finish functions, scan kernels; and each
+fused kernel (and scan held in one block) reads each input element once and writes each
+output element once."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import sys
 import numpy as np
 import pytest
 from differential import TRITON
-from test_backend_triton import CASES
+from test_backend_triton import CASES as KERNEL_CASES
+from test_backend_triton_scans import SCAN_CASES
 from test_triton_matmul import MATMUL_CASES, dense_relu, kept, mixed, mlp, product
 
 from astcompile.backends.triton import generate
@@ -38,6 +41,7 @@ def _kinds(cases: list) -> list:
 
 #: Matmul kernels of every accumulation (float32, float64, integers) and epilogue shape.
 MATMUL_AOT = _kinds([c for c in MATMUL_CASES if c[0] in (product, dense_relu, mlp, kept, mixed)])
+CASES = KERNEL_CASES + SCAN_CASES
 AOT_CASES = _kinds(CASES) + MATMUL_AOT
 
 
@@ -138,6 +142,8 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
     done = compiled_aot[case]
     code = _code(fn, args)
     assert len(done) >= 2 * len(code.signatures)
+    compiled = {variant for variant, *_ in done}
+    assert all(k in compiled or f"{k}_block" in compiled for k in code.signatures), compiled
     assert {arch for _, arch, _, _ in done} == set(ARCHS)
     assert all(entry for _, _, entry, _ in done), done
     assert not any(tf32 for *_, tf32 in done), "a float32 product must not round to TF32"
@@ -146,26 +152,41 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
 FUSED = CASES + MATMUL_AOT
 
 
+#: A full reduction's part or finish function: ``k0_part1`` -> ``k0``.
+GRID_FUNCTION = re.compile(r"^(\w+)_(?:part|finish)\d+$")
+
+
+def _outputs(signature: dict[str, str]) -> list[str]:
+    return [p for p in signature if p.startswith("out_") and "_s" not in p]
+
+
 @pytest.mark.parametrize(
     ("fn", "args"), FUSED, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(FUSED)]
 )
 def test_fused_kernels_read_and_write_each_element_once(fn, args):
     """In a flat kernel and a row held in one block, every access is one ``tl.load`` and every
-    output one ``tl.store`` (the looped variant re-reads its row once per phase, by design)."""
+    output one ``tl.store`` (the looped variant re-reads its row once per phase, by design).
+    A full reduction's part and finish functions each load an access once and store a buffer
+    once, and together store each output once."""
     code = _code(fn, args)
+    grid_stores: dict[str, list[str]] = {}
     for name, text in _functions(code.source).items():
         if name.endswith("_loop") or name == "_mul":
             continue
         loads = re.findall(r"tl\.load\((.*)\)", text)
         assert len(loads) == len(set(loads)), f"{name} loads an element twice: {loads}"
-        stores = re.findall(r"tl\.store\((\w+) \+", text)
-        assert len(stores) == len(set(stores)), f"{name} writes an output twice: {stores}"
-        outputs = [
-            p
-            for p in code.signatures.get(name.removesuffix("_block"), {})
-            if p.startswith("out_") and "_s" not in p
-        ]
-        assert sorted(stores) == sorted(outputs)
+        grid = GRID_FUNCTION.match(name)
+        # a finish function also stores its reductions' values: tl.store(r12, v12)
+        stores = re.findall(r"tl\.store\((\w+)" + (r"[ ,]" if grid else r" \+"), text)
+        assert len(stores) == len(set(stores)), f"{name} writes a buffer twice: {stores}"
+        if grid:
+            outs = [s for s in stores if s.startswith("out_")]
+            grid_stores.setdefault(grid.group(1), []).extend(outs)
+            continue
+        signature = code.signatures.get(name.removesuffix("_block"), {})
+        assert sorted(stores) == sorted(_outputs(signature))
+    for kernel, stored in grid_stores.items():
+        assert sorted(stored) == sorted(_outputs(code.signatures[kernel])), kernel
 
 
 def test_math_names_exist_in_libdevice():

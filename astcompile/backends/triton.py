@@ -25,7 +25,9 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
+from astcompile.codegen.scan_steps import fold_scans
 from astcompile.codegen.triton_matmul import matmul_note
+from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_stores import c_reason, store_region
 from astcompile.codegen.triton_target import TRITON
@@ -44,7 +46,7 @@ class TritonCode:
 
     source: str
     parts: WrapperParts
-    signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
+    signatures: dict[str, dict[str, str]]  #: kernel function -> its parameters' types (AOT)
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
     notes: tuple[str, ...] = ()  #: where its matmuls run, for ``explain``
 
@@ -73,7 +75,10 @@ def built(
             code = TRITON.kernel(step, frozenset())
             parts.append(code.source)
             plans[step.name] = code.plan
-            signatures[step.name] = TRITON.signature(code.plan)
+            signatures.update(TRITON.signatures(code.plan))
+    for node in scan_steps(sched):
+        parts.append(scan_functions(node))
+        signatures.update(scan_signatures(node))
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
 
@@ -84,6 +89,7 @@ def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     from astcompile.passes.pipeline import run_passes
 
     graph = run_passes(graph)
+    graph = fold_scans(graph) or graph
     stores = store_region(graph) if graph.effects else None
     if stores is not None:  # the first phase's schedule, and the whole region's code
         with numbering():
@@ -119,7 +125,15 @@ class TritonBackend:
         work.schedule = TRITON.schedule(work.graph)
 
     def lower(self, work: RegionWork) -> None:
-        stores = store_region(work.graph) if work.kind is not GraphKind.FLAT else None
+        graph = work.graph
+        scans = fold_scans(graph) if work.kind is not GraphKind.FLAT else None
+        if scans is not None and not scans.effects:  # np.cumsum/np.cumprod: scan kernels
+            work.schedule = TRITON.schedule(scans)
+            with numbering():
+                work.code = flat_code(work.schedule, _assured(work))
+            return
+        graph = scans or graph
+        stores = store_region(graph) if work.kind is not GraphKind.FLAT else None
         if stores is not None:  # stores into views, no loop: phases of kernels and stores
             from astcompile.backends.triton_stores import store_code
 

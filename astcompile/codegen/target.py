@@ -74,6 +74,11 @@ class Launcher(Protocol):
         ``wrapper.ref(out)``) and call it."""
         ...
 
+    def step(self, node: Node) -> bool:
+        """Emit a kernel of the target's own for NumPy step ``node`` (Triton: a scan) and
+        say so; False: NumPy runs it."""
+        ...
+
 
 class Target(Protocol):
     """A code generation target (C now; Triton is next)."""

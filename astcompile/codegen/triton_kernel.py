@@ -73,6 +73,7 @@ class TritonEmitter:
         self.depth = 1
         self.done: set[int] = set()  # values (and loaded accesses) in scope
         self.access_ids = {key: k for k, key in enumerate(plan.accesses)}
+        self.finished: set[int] = set()  # reductions a grid launch loads (``r{id}``, per row)
 
     def emit(self, text: str) -> None:
         self.lines.append("    " * self.depth + text)
@@ -126,6 +127,11 @@ class TritonEmitter:
     def value(self, node: Node) -> None:
         """Emit ``node``'s value (and what it needs) unless already in scope."""
         if node.id in self.done:
+            return
+        if node.kind is Kind.REDUCTION and node.id in self.finished:
+            at = " + row" if self.plan.rows else ""
+            self.emit(f"{_v(node)} = tl.load(r{nid(node)}{at})  # finished in an earlier launch")
+            self.done.add(node.id)
             return
         if node.kind is Kind.REDUCTION:
             raise AssertionError(f"reduction {node} used before its phase")
@@ -224,8 +230,9 @@ def elementwise_body(e: TritonEmitter) -> None:
         e.store(o)
 
 
-def _row_start(e: TritonEmitter) -> None:
-    e.emit("row = tl.program_id(0).to(tl.int64)")
+def _row_start(e: TritonEmitter, grid_axis: int = 0) -> None:
+    """``row`` (the program's row: grid axis ``grid_axis``) and its axis indices."""
+    e.emit(f"row = tl.program_id({grid_axis}).to(tl.int64)")
     e.unravel("row", e.plan.rows)
 
 
@@ -256,6 +263,26 @@ def _row_values(e: TritonEmitter, k: int) -> None:
             e.value(n)
 
 
+def phase_loop(e: TritonEmitter, reds: list[Node], outs: list[Node], start: str, stop: str) -> None:
+    """One phase over the flat range ``[start, stop)`` in ``BLOCK``-sized steps: ``reds``
+    folded into lane accumulators, ``outs`` computed and stored."""
+    for r in reds:
+        e.start(r)
+    outside = set(e.done)
+    e.emit(f"for r0 in range({start}, {stop}, BLOCK):")
+    e.depth += 1
+    e.emit("r = r0 + tl.arange(0, BLOCK)")
+    e.emit(f"m = r < {stop}")
+    e.unravel("r", e.plan.inner)
+    for r in reds:
+        e.fold(r)
+    for o in outs:
+        e.value(o)
+        e.store(o)
+    e.depth -= 1
+    e.done = outside  # a value first defined inside a Triton loop is gone after it
+
+
 def loop_body(e: TritonEmitter) -> None:
     """The row in ``BLOCK``-sized steps, one loop per phase."""
     _row_start(e)
@@ -263,19 +290,7 @@ def loop_body(e: TritonEmitter) -> None:
         reds, outs = phase_parts(e.plan, e.out_maps, k)
         _row_values(e, k)
         e.emit(f"# phase {k}: {', '.join(_v(n) for n in reds + outs) or 'nothing'}")
-        for r in reds:
-            e.start(r)
-        outside = set(e.done)
-        e.emit(f"for r0 in range(0, {e.count(e.plan.inner)}, BLOCK):")
-        e.depth += 1
-        _inner_range(e, "r0 + ")
-        for r in reds:
-            e.fold(r)
-        for o in outs:
-            e.value(o)
-            e.store(o)
-        e.depth -= 1
-        e.done = outside
+        phase_loop(e, reds, outs, "0", e.count(e.plan.inner))
         for r in reds:
             e.reduce_phase_end(r)
     _row_values(e, e.plan.nphases)

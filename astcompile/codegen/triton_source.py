@@ -7,9 +7,11 @@ imported (:mod:`astcompile.runtime.triton_runtime`); its text names the user's a
 
 from __future__ import annotations
 
+from astcompile.codegen import triton_grid as grid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan, plan_kernel
 from astcompile.codegen.source_notes import lines_of
+from astcompile.codegen.triton_grid import grid_parameters, is_grid_reduction
 from astcompile.codegen.triton_kernel import (
     TritonEmitter,
     block_body,
@@ -43,6 +45,9 @@ def _mul(a, b):
 #: The variants of a kernel: (function suffix, body). Elementwise kernels have one.
 ROW_VARIANTS = (("_block", block_body), ("_loop", loop_body))
 
+#: The suffixes of a reduction's part and finish functions (they take grid parameters).
+GRID_SUFFIXES = ("_part", "_finish")
+
 
 def parameters(plan: KernelPlan) -> list[tuple[str, str]]:
     """(name, ``triton.compile`` signature type) of each parameter, in launch order: sizes,
@@ -71,7 +76,10 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
     kernel = plan.kernel
     emitter = TritonEmitter(plan)
     body(emitter)
-    params = ", ".join(annotated(n, s, plan) for n, s in parameters(plan))
+    names = parameters(plan)
+    if suffix.startswith(GRID_SUFFIXES):
+        names = grid_parameters(plan, names)
+    params = ", ".join(annotated(n, s, plan) for n, s in names)
     head = [
         "",
         "",
@@ -86,9 +94,13 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
 
 
 def kernel_functions(kernel: Kernel) -> tuple[str, KernelPlan]:
-    """The source of ``kernel``'s function(s) and its plan."""
+    """The source of ``kernel``'s function(s) and its plan: a kernel with reductions also
+    gets its part and finish functions, for few long rows
+    (:mod:`astcompile.codegen.triton_grid`)."""
     plan = plan_kernel(kernel)
-    variants = ROW_VARIANTS if kernel.reduce_axes else (("", elementwise_body),)
+    variants = list(ROW_VARIANTS) if kernel.reduce_axes else [("", elementwise_body)]
+    if is_grid_reduction(plan):
+        variants += grid.variants(plan)
     lines = [line for suffix, body in variants for line in _function(plan, suffix, body)]
     return "\n".join(lines) + "\n", plan
 
@@ -96,3 +108,14 @@ def kernel_functions(kernel: Kernel) -> tuple[str, KernelPlan]:
 def signature(plan: KernelPlan) -> dict[str, str]:
     """What ``triton.compile(ASTSource(...))`` takes (``BLOCK`` goes as a constexpr)."""
     return dict(parameters(plan))
+
+
+def signatures(plan: KernelPlan) -> dict[str, dict[str, str]]:
+    """Function name -> its signature: ``{name}`` for the flat, block and loop functions (one
+    list), each part and finish function by its own name."""
+    name = plan.kernel.name
+    found = {name: signature(plan)}
+    if is_grid_reduction(plan):
+        extended = dict(grid_parameters(plan, parameters(plan)))
+        found.update({f"{name}{suffix}": extended for suffix, _ in grid.variants(plan)})
+    return found

@@ -17,6 +17,7 @@ from astcompile.codegen.pyexpr import dim_expr, shape_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_matmul import (
     MatmulKernel,
     fuse_matmuls,
@@ -24,7 +25,10 @@ from astcompile.codegen.triton_matmul import (
     matmul_parameters,
 )
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
+from astcompile.codegen.triton_scan import is_scan_step, scan_name, scan_steps
+from astcompile.codegen.triton_scan import scratch as scan_scratch
 from astcompile.codegen.triton_source import kernel_functions, signature
+from astcompile.codegen.triton_source import signatures as kernel_signatures
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, Schedule, schedule
@@ -48,11 +52,31 @@ class TritonLauncher:
             if isinstance(k, MatmulKernel):
                 lines.append(f"_k_{k.name} = _matmul({k.name!r}, {k.product.dtype.name!r})")
                 continue
+            # the part and finish functions' scratch buffers: (dtype, one per part), in order
+            bufs = tuple((dtype.str, each) for _, dtype, each in scratch(plan))
+            extra = f", {bufs!r}" if is_grid_reduction(plan) else ""
             lines.append(
                 f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
-                f"{bool(k.reduce_axes)})"
+                f"{bool(k.reduce_axes)}{extra})"
+            )
+        for node in scan_steps(self.w.sched):
+            rows, inner = tuple(range(node.ndim - 1)), (node.ndim - 1,)
+            name = scan_name(node)
+            lines.append(
+                f"_k_{name} = _kernel({name!r}, {rows}, {inner}, True, {scan_scratch(node)})"
             )
         return lines
+
+    def step(self, node: Node) -> bool:
+        """A scan step runs its scan kernel (:mod:`astcompile.codegen.triton_scan`)."""
+        if not is_scan_step(node):
+            return False
+        w = self.w
+        w.consts[f"_odt{nid(node)}"] = node.dtype
+        w.emit(f"t{nid(node)} = _empty({shape_expr(node.shape)}, _odt{nid(node)})")
+        sizes = _tuple([dim_expr(d) for d in node.shape])
+        w.emit(f"_k_{scan_name(node)}({sizes}, ({w.ref(node.inputs[0])},), (), (t{nid(node)},))")
+        return True
 
     def launch(self, kernel: Kernel) -> None:
         w, plan = self.w, self.plans[kernel.name]
@@ -99,6 +123,13 @@ class TritonTarget:
         if isinstance(plan.kernel, MatmulKernel):
             return dict(matmul_parameters(plan))
         return signature(plan)
+
+    def signatures(self, plan: KernelPlan) -> dict[str, dict[str, str]]:
+        """Function name -> its signature, for every function of a planned kernel (a
+        reduction's part and finish functions have their own)."""
+        if isinstance(plan.kernel, MatmulKernel):
+            return {plan.kernel.name: self.signature(plan)}
+        return kernel_signatures(plan)
 
     def launcher(
         self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]

@@ -148,6 +148,8 @@ class WrapperSource:
 
     def _numpy(self, step: NumpyStep) -> None:
         node = step.node
+        if self.launcher.step(node):  # the target's own kernel (Triton's scans)
+            return
         args = [self.ref(i) for i in node.inputs]
         rule = STEPS.get(node.op)
         if rule is not None:
