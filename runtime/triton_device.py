@@ -42,6 +42,11 @@ def owned(value: Any) -> np.ndarray:
     return np.array(value, copy=True)
 
 
+def scalar_array(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A scalar a loop region's segment reads, as a 0-d array of its dtype (kept if it is one)."""
+    return np.asarray(value, dtype)
+
+
 def _device_broadcast(value: Any, shape: tuple) -> Any:
     cp = cupy()
     return cp.broadcast_to(cp.asarray(value), shape)
@@ -60,6 +65,7 @@ def bind(
     if mode() == "cuda":
         cp = cupy()
         consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast, _own=cp.copy)
+        consts.update(_a0=cp.asarray)
     wrapper = make_wrapper(graph, type(parts)(parts.py, consts, parts.steps), None)
     del wrapper.parts  # not a C entry: the warm cache must not persist it as one
     if mode() != "cuda":

@@ -223,7 +223,7 @@ def test_explain_names_the_c_target_of_a_loop_region(monkeypatch):
         return total
 
     report = str(astcompile.explain(astcompile.compile(loop, backend="triton"), X))
-    assert "on c (a loop region: no Triton lowering yet)" in report
+    assert "on c (a loop region with a run-time index: no Triton lowering yet)" in report
 
 
 def test_unknown_device_is_refused():

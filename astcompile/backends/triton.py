@@ -25,8 +25,9 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
+from astcompile.codegen.triton_loops import c_target_reason, host_program
 from astcompile.codegen.triton_source import HEADER, signature
-from astcompile.codegen.triton_stores import c_reason, store_region
+from astcompile.codegen.triton_stores import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
@@ -45,6 +46,7 @@ class TritonCode:
     parts: WrapperParts
     signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
+    note: str = ""  #: what ``explain`` adds to "on triton"
 
 
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
@@ -118,9 +120,18 @@ class TritonBackend:
             with numbering():
                 work.code = store_code(stores, _assured(work))
             return
+        program = host_program(work.graph) if work.kind is not GraphKind.FLAT else None
+        if program is not None:  # host loops launching their bodies' kernels
+            from astcompile.backends.triton_loops import loop_code
+
+            with numbering():
+                work.code = loop_code(program, _assured(work))
+            return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(
-                "%s: %s: it runs on the C target (CPU)", work.graph.name, c_reason(work.graph)
+                "%s: %s: it runs on the C target (CPU)",
+                work.graph.name,
+                c_target_reason(work.graph),
             )
             self.c.lower(work)
             return
@@ -140,7 +151,7 @@ class TritonBackend:
         code = work.code
         if not isinstance(code, TritonCode):
             self.c.wrap(work)
-            work.run.target = f"c ({c_reason(work.graph)})"
+            work.run.target = f"c ({c_target_reason(work.graph)})"
             return
         from astcompile.runtime import triton_device
 
@@ -155,5 +166,5 @@ class TritonBackend:
                 "TRITON_INTERPRET=1 to run them in Triton's interpreter on the CPU"
             ) from exc
         run.triton_source = code.source
-        run.target = "triton"
+        run.target = f"triton ({code.note})" if code.note else "triton"
         work.run = run

@@ -1,0 +1,176 @@
+"""A loop region's code on the Triton target: its segments' wrappers, and the host function
+that checks the arguments once and runs the user's loops around them.
+
+    def region_heat_region_0(leaves):
+        u_0, c_1, steps_2 = leaves
+        ...                                          # the argument checks, as a flat wrapper's
+        for t_3 in range(c4, steps_2, c5):           # heat.py:7: a host loop
+            region_heat_region_0__s0((*leaves, t_3))  # the body's kernels and store kernels
+        return ()
+
+Values cross segments as host variables: ``v12`` (a value a segment handed on), the loop
+variable and the carried values under their user names. A segment reads a scalar other than
+the loop variable as a 0-d array (``_a0``), so a value the device computed stays there.
+"""
+
+from __future__ import annotations
+
+from astcompile.backends.cwrap import WrapperParts
+from astcompile.backends.triton import TritonCode, built
+from astcompile.backends.triton_stores import no_identity, store_sources
+from astcompile.codegen.ids import nid
+from astcompile.codegen.names import sanitize, value_name
+from astcompile.codegen.pyexpr import const_value, dim_expr
+from astcompile.codegen.triton_loops import HostLoop, HostProgram, Segment
+from astcompile.codegen.triton_source import HEADER
+from astcompile.codegen.triton_target import TRITON
+from astcompile.codegen.wrapper import Assured, argument_checks
+from astcompile.ir.attrs import InputKind
+from astcompile.ir.graph import Node, walk
+from astcompile.ir.ops import Op
+from astcompile.passes.schedule import schedule
+from astcompile.runtime.triton_device import broadcast, owned, scalar_array
+
+
+def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
+    """The Triton module of every segment's kernels, and the region's wrapper."""
+    host = _Host(program, assured)
+    source = host.build()
+    parts = WrapperParts(source, host.consts, host.steps)
+    return TritonCode(
+        "".join(host.kernels), parts, host.signatures, program.stored_leaves, note(program)
+    )
+
+
+def note(program: HostProgram) -> str:
+    """What ``explain`` says of a loop region on Triton."""
+    said = "host loops launching the body's kernels, arrays kept on the device"
+    if program.reads_back:
+        said += "; one value read back from the device per test: " + ", ".join(program.reads_back)
+    return said
+
+
+class _Host:
+    def __init__(self, program: HostProgram, assured: Assured) -> None:
+        self.program, self.graph = program, program.graph
+        arrays = {n.id for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY}
+        self.assured = Assured(frozenset(arrays), assured.unit_c)  # the host checked them
+        self.region_assured = assured
+        self.kernels: list[str] = [HEADER]
+        self.signatures: dict[str, dict[str, str]] = {}
+        self.consts: dict[str, object] = {
+            "_bcast": broadcast,
+            "_own": owned,
+            "_no_identity": no_identity,
+            "_a0": scalar_array,
+        }
+        self.steps: dict = {}
+        self.sources: list[str] = []
+        self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}
+        self.lines: list[str] = []
+        self.all_nodes = list(walk(self.graph.nodes()))
+
+    def build(self) -> str:
+        graph = self.graph
+        self.lines = [f"def region_{sanitize(graph.name)}(leaves):"]
+        if graph.inputs:
+            names = [value_name(n) for n in graph.inputs]
+            self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = leaves")
+        checks, consts = argument_checks(graph, [], self.region_assured)
+        self.lines += checks
+        self.consts.update(consts)
+        self._items(self.program.body, 1)
+        outs = [self.ref(o) for o in graph.outputs]
+        self.lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        return "".join(self.sources) + "\n".join(self.lines) + "\n"
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def ref(self, node: Node) -> str:
+        """The host expression of ``node``'s value."""
+        if node.op is Op.CONST:
+            self.consts[f"c{nid(node)}"] = const_value(node)
+            return f"c{nid(node)}"
+        if node.op is Op.DIM:
+            return f"({dim_expr(node.attr)})"
+        return self.names[node.id]
+
+    def _items(self, items: tuple[Segment | HostLoop, ...], depth: int) -> None:
+        for item in items:
+            if isinstance(item, Segment):
+                self._segment(item, depth)
+            else:
+                self._loop(item, depth)
+
+    def _segment(self, seg: Segment, depth: int) -> None:
+        name = f"region_{sanitize(seg.graph.name)}"
+        stand_ins = {n.id for n in seg.graph.inputs[len(self.graph.inputs) :]}
+        typed = Assured(self.assured.typed | stand_ins, self.assured.unit_c)
+        if seg.stores is not None:
+            src = store_sources(
+                seg.stores, typed, self.kernels, self.signatures, self.consts, self.steps, False
+            )
+        else:
+            sched = schedule(seg.graph, TRITON.supports)
+            wrapper, src = built(sched, typed, self.kernels, self.signatures)
+            self.consts.update(wrapper.consts)
+            self.steps.update(wrapper.steps)
+            src = src.replace("return _eager(leaves)", "raise _no_identity()")
+        self.sources.append(src)
+        stand_in_nodes = seg.graph.inputs[len(self.graph.inputs) :]
+        args = [self._argument(x, s) for x, s in zip(seg.reads, stand_in_nodes)]
+        call = f"{name}((*leaves, {', '.join(args)}))" if args else f"{name}(leaves)"
+        for node in seg.hands_on:
+            self.names[node.id] = f"v{nid(node)}"
+        outs = [self.names[n.id] for n in seg.hands_on]
+        if outs:
+            call = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+        self.emit(depth, call)
+
+    def _argument(self, node: Node, stand_in: Node) -> str:
+        ref = self.ref(node)
+        if stand_in.attr.input_kind is InputKind.ARRAY and stand_in.shape == ():
+            self.consts[f"_sdt{nid(stand_in)}"] = stand_in.dtype
+            return f"_a0({ref}, _sdt{nid(stand_in)})"
+        return ref
+
+    def _loop(self, loop: HostLoop, depth: int) -> None:
+        node, attr = loop.node, loop.node.attr
+        inits = node.inputs[attr.heads : attr.heads + attr.carried]
+        holders = [value_name(h) for h in attr.holders]
+        for h, name in zip(attr.holders, holders):
+            self.names[h.id] = name
+        where = f"  # {node.loc}: a host loop" if node.loc else ""
+        if holders:
+            self.emit(depth, f"{', '.join(holders)}, = {', '.join(self.ref(i) for i in inits)},")
+        go = f"go{nid(node)}"
+        if attr.is_while:
+            self.emit(depth, f"{go} = bool({self.ref(node.inputs[0])})  # read back")
+            self.emit(depth, f"while {go}:{where}")
+        else:
+            var = attr.body.inputs[0]
+            self.names[var.id] = value_name(var)
+            bounds = ", ".join(self._bound(b) for b in node.inputs[:3])
+            self.emit(depth, f"for {value_name(var)} in range({bounds}):{where}")
+        self._items(loop.body, depth + 1)
+        outs = [self.ref(o) for o in attr.body.outputs]
+        nxt = outs[: attr.carried]
+        if attr.exits:
+            self.emit(depth + 1, f"{', '.join([*holders, go])}, = {', '.join(nxt + [outs[-1]])},")
+            test = f"{go} = bool({go})  # read back"
+            self.emit(depth + 1, test if attr.is_while else f"if not {go}:  # read back")
+            if not attr.is_while:
+                self.emit(depth + 2, "break")
+        elif holders:
+            self.emit(depth + 1, f"{', '.join(holders)}, = {', '.join(nxt)},")
+        for k, result in self._results(node):
+            self.names[result.id] = holders[k]
+
+    def _bound(self, node: Node) -> str:
+        ref = self.ref(node)
+        return ref if node.op in (Op.CONST, Op.INPUT, Op.DIM) else f"int({ref})"
+
+    def _results(self, loop: Node) -> list[tuple[int, Node]]:
+        """(carried position, RESULT node) of each final value of ``loop`` read after it."""
+        return [(n.attr, n) for n in self.all_nodes if n.op is Op.RESULT and n.inputs[0] is loop]

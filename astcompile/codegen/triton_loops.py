@@ -1,0 +1,255 @@
+"""Loop regions on the Triton target: a host loop launching the body's kernels each iteration.
+
+A user loop whose loop form is a host loop (:func:`~astcompile.codegen.loop_schedule.loop_form`:
+sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
+Each level (the region, a loop body) is cut at its loops into *segments*: the statements
+between two loops, a flat graph of fused kernels, or a store region's phases
+(:mod:`astcompile.codegen.triton_stores`) when it stores into views. A segment's inputs are the
+region's, then *stand-ins* for what it reads from elsewhere (a loop variable, a carried value,
+a value an earlier segment computed); its outputs are what the host or a later segment needs:
+
+    for t in range(steps):                       # host: for t in range(0, steps, 1):
+        u[1:-1] = u[1:-1] + c * (u[2:] - ...)    #   segment: one kernel, one store kernel
+
+Arrays stay where the wrapper put them (on the GPU: copied in once, out once); a scalar the
+host itself needs (a ``while`` test, a ``break``, a bound computed on the device) is read back
+each time it is tested. A loop of scalar element updates, a branch, a run-time index, or a
+segment Triton cannot lower keeps the region on the C target: :func:`host_program` says None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
+from astcompile.ir.attrs import InputAttr, InputKind
+from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.ops import Kind, Op
+
+#: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
+OWN = frozenset({Op.CONST, Op.DIM})
+#: Effects a segment runs as a store region's events.
+EVENTS = frozenset({Op.STORE, Op.CHECK})
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Statements between two loops of one level, as a graph of their own."""
+
+    graph: Graph  #: inputs: the region's, then one stand-in per node of ``reads``
+    reads: tuple[Node, ...]  #: the values it reads from the host, in stand-in order
+    hands_on: tuple[Node, ...]  #: the values it returns, in order
+    stores: StoreRegion | None  #: its phases, when it stores into views
+
+
+@dataclass(frozen=True)
+class HostLoop:
+    """A user loop the host runs, launching its body's segments each iteration."""
+
+    node: Node  #: the LOOP
+    body: tuple[Segment | HostLoop, ...]
+
+
+@dataclass(frozen=True)
+class HostProgram:
+    graph: Graph
+    body: tuple[Segment | HostLoop, ...]
+    stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
+    reads_back: tuple[str, ...]  #: why the host reads device values back, in words
+
+
+def leaf_positions(graph: Graph) -> dict[int, int]:
+    """Node id of each region input -> its position among the leaves."""
+    return {n.id: k for k, n in enumerate(graph.inputs)}
+
+
+def host_program(graph: Graph) -> HostProgram | None:
+    """``graph`` as host loops over segments, or None when some part has no Triton form."""
+    if any(_unsupported(n) for n in walk(graph.nodes())):
+        return None
+    try:
+        plan = plan_structured(graph)
+    except StructuredUnsupported:
+        return None
+    forms = loop_forms(build_schedule(graph, plan))
+    if not forms or any(form is not LoopForm.HOST_LOOP for form in forms.values()):
+        return None
+    builder = _Builder(graph, plan)
+    try:
+        body = builder.program()
+    except _NoTritonForm:
+        return None
+    return HostProgram(graph, body, builder.stored_leaves(), tuple(builder.reads_back))
+
+
+def c_target_reason(graph: Graph) -> str:
+    """Why a region that is not flat runs on the C target, as ``explain`` says it."""
+    nodes = list(walk(graph.nodes()))
+    if not any(_unsupported(n) or n.kind is Kind.CONTROL for n in nodes):
+        return c_reason(graph)
+    if any(n.op is Op.IF for n in nodes):
+        return "a loop region with a branch: no Triton lowering yet"
+    try:
+        forms = loop_forms(build_schedule(graph, plan_structured(graph)))
+    except StructuredUnsupported:
+        forms = {}
+    if any(form is LoopForm.SCALAR for form in forms.values()):
+        return (
+            "a loop of scalar element updates: no GPU form; its arrays are copied to the host "
+            "and back around the region"
+        )
+    if any(form is LoopForm.GRID for form in forms.values()):
+        return "a loop of independent iterations: no Triton grid form yet"
+    if any(n.op is Op.INDEX and len(n.inputs) > 1 for n in nodes):
+        return "a loop region with a run-time index: no Triton lowering yet"
+    return "a loop region with a statement Triton cannot lower (see the graph_breaks log)"
+
+
+class _NoTritonForm(Exception):
+    """A segment that neither the flat nor the store lowering takes."""
+
+
+def _unsupported(node: Node) -> bool:
+    return node.op is Op.IF or (node.op is Op.INDEX and len(node.inputs) > 1)
+
+
+class _Builder:
+    def __init__(self, graph: Graph, plan: StructPlan) -> None:
+        self.graph, self.plan = graph, plan
+        self.leaves = leaf_positions(graph)
+        self.reads_back: list[str] = []
+        self.store_bases: list[Node] = []
+        self.segments = 0
+
+    def program(self) -> tuple[Segment | HostLoop, ...]:
+        """Every level's items in program order. The segments' reads are collected over the
+        whole region first: they decide what each segment hands on (a later segment, or a
+        loop body, may read a value of an earlier one)."""
+        raw = self._collect(self.graph)
+        self.needed = self._host_uses() | {
+            x.id for m in _member_lists(raw) for x in self._outside(m)
+        }
+        return self._finish(raw)
+
+    def _host_uses(self) -> set[int]:
+        """Ids of the values the host itself uses: loop bounds, carried values, outputs."""
+        needed = {o.id for o in self.graph.outputs}
+        for node in walk(self.graph.nodes()):
+            if node.op is Op.LOOP:
+                attr = node.attr
+                needed |= {i.id for i in node.inputs[: attr.heads + attr.carried]}
+                needed |= {o.id for o in attr.body.outputs}
+        return needed
+
+    def _collect(self, graph: Graph) -> list:
+        """A level as lists of members (segments to be) and (loop, its body's items)."""
+        items: list = []
+        members: list[Node] = []
+        for node in self.plan.levels[id(graph)]:
+            if node.op is Op.LOOP:
+                items += [members, (node, self._collect(node.attr.body))]
+                members = []
+            elif node.op not in OWN and node.op not in (Op.INPUT, Op.RESULT):
+                members.append(node)
+        return [*items, members]
+
+    def _finish(self, raw: list) -> tuple[Segment | HostLoop, ...]:
+        out: list[Segment | HostLoop] = []
+        for item in raw:
+            if isinstance(item, list):
+                if item:
+                    out.append(self._segment(item))
+            else:
+                self._loop_reads(item[0])
+                out.append(HostLoop(item[0], self._finish(item[1])))
+        return tuple(out)
+
+    def _loop_reads(self, loop: Node) -> None:
+        attr = loop.attr
+        where = f"line {loop.loc.line}" if loop.loc else "a loop"
+        if attr.is_while:
+            self.reads_back.append(f"the while test at {where}")
+        elif attr.exits:
+            self.reads_back.append(f"the break test at {where}")
+        bounds = loop.inputs[: attr.heads]
+        if not attr.is_while and any(b.op not in (Op.CONST, Op.INPUT) for b in bounds):
+            self.reads_back.append(f"the range computed at {where}")
+
+    def _outside(self, members: list[Node]) -> list[Node]:
+        """What ``members`` read from outside: values of other segments, loop variables and
+        carried values, in first-read order."""
+        inside = {m.id for m in members}
+        seen: dict[int, Node] = {}
+        for m in members:
+            for x in m.inputs:
+                if x.id in inside or x.op in OWN or x.id in self.leaves:
+                    continue
+                if x.op in (Op.STORE, Op.LOOP, Op.CHECK, Op.SIZE_CHECK):
+                    raise _NoTritonForm  # an effect used as a value
+                seen.setdefault(x.id, x)
+        return list(seen.values())
+
+    def _segment(self, members: list[Node]) -> Segment:
+        reads = self._outside(members)
+        inputs = list(self.graph.inputs)
+        rebuilt: dict[int, Node] = {}
+        for x in reads:
+            rebuilt[x.id] = _stand_in(x, len(inputs))
+            inputs.append(rebuilt[x.id])
+
+        def sub(node: Node) -> Node:
+            return rebuilt.get(node.id, node)
+
+        for m in members:
+            rebuilt[m.id] = Node(
+                m.op, tuple(sub(i) for i in m.inputs), m.dtype, m.shape, m.attr, m.loc
+            )
+        effects = [rebuilt[m.id] for m in members if m.op in EVENTS or m.kind is Kind.EFFECT]
+        hands_on = tuple(m for m in members if m.id in self.needed and m.op not in EVENTS)
+        name = f"{self.graph.name}__s{self.segments}"
+        self.segments += 1
+        graph = Graph(name, inputs, [rebuilt[m.id] for m in hands_on], effects, self.graph.guards)
+        stores = store_region(graph) if effects else None
+        if effects and stores is None:
+            raise _NoTritonForm
+        self.store_bases += [_base(e) for e in effects if e.op is Op.STORE]
+        return Segment(graph, tuple(reads), hands_on, stores)
+
+    def stored_leaves(self) -> tuple[int, ...]:
+        """The arguments a store may write: its own base, or any argument when the base is a
+        stand-in (a carried array may be an argument)."""
+        leaves = {self.leaves[b.id] for b in self.store_bases if b.id in self.leaves}
+        if any(b.op is Op.INPUT and b.id not in self.leaves for b in self.store_bases):
+            leaves |= {
+                k for k, n in enumerate(self.graph.inputs) if n.attr.input_kind is InputKind.ARRAY
+            }
+        return tuple(sorted(leaves))
+
+
+def _member_lists(raw: list) -> list[list[Node]]:
+    out = []
+    for item in raw:
+        out += [item] if isinstance(item, list) else _member_lists(item[1])
+    return out
+
+
+def _base(store: Node) -> Node:
+    target = store.inputs[0]
+    while target.inputs and target.op is not Op.INPUT:
+        target = target.inputs[0]
+    return target
+
+
+def _stand_in(node: Node, index: int) -> Node:
+    """The input a segment reads ``node`` through: the loop variable is a scalar argument, any
+    other value an array (a 0-d array for a scalar: it stays on the device)."""
+    attr = node.attr if isinstance(node.attr, InputAttr) else None
+    name = attr.name if attr is not None else "carried"
+    if attr is not None and attr.input_kind is InputKind.LOOP_VAR:
+        kind = InputKind.SCALAR
+    else:
+        kind = InputKind.ARRAY
+    weak = attr.weak if attr is not None else False
+    return Node(Op.INPUT, (), node.dtype, node.shape, InputAttr(index, name, kind, weak), node.loc)

@@ -1,0 +1,193 @@
+"""Loop regions on the Triton target (codegen/triton_loops.py, backends/triton_loops.py).
+
+A sequential loop over whole-array statements runs as a host loop launching its body's
+kernels; a loop of scalar element updates, a branch or a run-time index stays on the C
+target, and ``explain`` says why. Small shapes and few iterations: the interpreter runs every
+program instance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import TRITON, assert_same, assert_same_calls
+
+import astcompile
+from astcompile.codegen.triton_loops import host_program
+
+pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
+
+rng = np.random.default_rng(14)
+
+
+def heat(u, c, steps):
+    for t in range(steps):
+        u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def descent(x, lr, n):
+    for i in range(n):
+        x = x - lr * (2 * x + 1)
+    return x
+
+
+def jacobi(u, tol):
+    err = 1.0
+    it = 0
+    while err > tol:
+        v = 0.5 * (u[2:] + u[:-2])
+        err = np.abs(v - u[1:-1]).max()
+        u[1:-1] = v
+        it += 1
+    return u, it
+
+
+def energy(u, steps):
+    e = 0.0
+    for t in range(steps):
+        u = u * 0.5
+        e += np.sum(u)
+    return e
+
+
+def nested(u, n, m):
+    for a in range(n):
+        for b in range(m):
+            u[1:] += u[:-1] * 0.25
+        u[0] = u.mean()
+    return u
+
+
+def around_the_loop(x, n):
+    y = x * 2.0
+    for t in range(n):
+        y = y + x.sum() * t
+    return y.mean(), y
+
+
+def into_a_fresh_array(x, n):
+    out = np.zeros_like(x)
+    for t in range(n):
+        out[1:] = out[1:] + x[:-1]
+    return out
+
+
+def rows_relax(a, n):
+    for t in range(n):
+        a[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+    return a
+
+
+def swap_buffers(a, b, n):
+    for t in range(n):
+        b[1:] = a[:-1] + 1.0
+        a, b = b, a
+    return a, b
+
+
+def halving(x, tol):
+    while x.max() > tol:
+        x = x / 2
+    return x
+
+
+HOST_LOOPS = [
+    (heat, (np.linspace(0.0, 1.0, 9) ** 2, 0.1, 3)),
+    (heat, (rng.standard_normal(7).astype(np.float32), np.float32(0.2), 2)),
+    (heat, (np.ones(6), 0.1, 0)),
+    (descent, (rng.standard_normal(5), 0.1, 4)),
+    (descent, (rng.standard_normal(5).astype(np.float32), 0.1, 3)),
+    (jacobi, (np.linspace(0.0, 1.0, 8) ** 2, 1e-3)),
+    (energy, (rng.standard_normal(6), 3)),
+    (nested, (rng.standard_normal(5), 2, 3)),
+    (around_the_loop, (rng.standard_normal(4), 3)),
+    (into_a_fresh_array, (rng.standard_normal(6), 3)),
+    (rows_relax, (rng.standard_normal((5, 6)), 2)),
+    (swap_buffers, (rng.standard_normal(5), np.zeros(5), 3)),
+    (halving, (rng.standard_normal(6) * 8.0, 1.0)),
+]
+
+
+def _report(fn, args) -> str:
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    return str(astcompile.explain(astcompile.compile(fn, backend="triton"), *copies))
+
+
+@pytest.mark.parametrize("fn, args", HOST_LOOPS, ids=[f.__name__ for f, _ in HOST_LOOPS])
+def test_a_loop_over_array_statements_runs_as_a_host_loop(fn, args, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert_same(fn, *args, backend="triton")
+    assert "on triton (host loops launching the body's kernels" in _report(fn, args)
+
+
+def test_new_sizes_and_trip_counts_reuse_the_compiled_loop(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    calls = [(rng.standard_normal(n), 0.1, k) for n, k in [(6, 2), (9, 0), (5, 3)]]
+    assert_same_calls(heat, calls, backend="triton")
+
+
+def test_the_host_loop_launches_the_bodys_kernels(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(heat, backend="triton")
+    compiled(np.ones(6), 0.1, 2)
+    (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
+    assert "for t_" in run.py_source and "a host loop" in run.py_source
+    assert "@triton.jit" in run.triton_source
+
+
+def test_explain_says_what_the_host_reads_back(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    report = _report(jacobi, (np.linspace(0.0, 1.0, 8) ** 2, 1e-3))
+    line = jacobi.__code__.co_firstlineno + 3
+    assert f"one value read back from the device per test: the while test at line {line}" in (
+        report
+    )
+    assert "read back" not in _report(heat, (np.ones(6), 0.1, 2))
+
+
+def prefix(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] + x[i]
+    return x
+
+
+def every_other(x, n):
+    for t in range(n):
+        if t % 2 == 0:
+            x[1:] = x[1:] * 0.5
+    return x
+
+
+def row_sums(x):
+    total = np.zeros_like(x[0])
+    for i in range(x.shape[0]):
+        total += x[i]
+    return total
+
+
+ON_C = [
+    (prefix, (rng.standard_normal(6),), "a loop of scalar element updates: no GPU form"),
+    (every_other, (rng.standard_normal(5), 3), "a loop region with a branch"),
+    (row_sums, (rng.standard_normal((4, 3)),), "a loop region with a run-time index"),
+]
+
+
+@pytest.mark.parametrize("fn, args, why", ON_C, ids=[f.__name__ for f, _, _ in ON_C])
+def test_loops_without_a_triton_form_run_on_c_and_explain_says_why(fn, args, why, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert_same(fn, *args, backend="triton")
+    assert f"on c ({why}" in _report(fn, args)
+
+
+def test_scalar_element_updates_name_the_transfer(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    report = _report(prefix, (rng.standard_normal(6),))
+    assert "its arrays are copied to the host and back" in report
+
+
+def test_host_program_declines_a_scalar_element_loop():
+    graph = astcompile.explain(astcompile.compile(prefix), np.ones(4)).graphs[0]
+    assert host_program(graph) is None
+    graph = astcompile.explain(astcompile.compile(heat), np.ones(4), 0.1, 2).graphs[0]
+    assert host_program(graph) is not None
