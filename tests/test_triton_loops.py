@@ -8,11 +8,18 @@ program instance.
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from differential import TRITON, assert_same, assert_same_calls
 
 import astcompile
+from astcompile.backends.triton_loops import generate_loops
 from astcompile.codegen.triton_loops import host_program
 
 pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
@@ -92,6 +99,70 @@ def halving(x, tol):
     return x
 
 
+W = np.arange(6.0)
+
+
+def weak_scalar(x, n):
+    s = 1.0
+    for t in range(n):
+        x = x * s + t
+        s = s * 0.5
+    return x, s
+
+
+def through_a_view_made_before(u, n):
+    v = u[1:-1]
+    for t in range(n):
+        v[:] = v * 0.5 + 1.0
+    return u
+
+
+def global_read_in_the_body(u, n):
+    for t in range(n):
+        u = u + W
+    return u
+
+
+def counted_while(x):
+    k = 0
+    while k < x.shape[0]:
+        x[1:] = x[1:] + x[:-1]
+        k += 2
+    return x, k
+
+
+def stores_after_the_loop(x, n):
+    for t in range(n):
+        x[::2] = x[::2] * 1.5
+    y = x.sum()
+    x[0] = y
+    return x, y
+
+
+def two_loops(x, n):
+    for t in range(n):
+        x = x + 1.0
+    z = x * 2
+    for t in range(n + 1):
+        z = z - x
+    return z
+
+
+def int_accumulator(x, n):
+    acc = np.zeros(x.shape, dtype=np.int64)
+    for t in range(n):
+        acc = acc + x
+    return acc
+
+
+def argmax_sum(x, n):
+    k = 0
+    for t in range(n):
+        x = np.where(x > 0, x - 1.0, x * 0.9)
+        k = k + np.argmax(x)
+    return x, k
+
+
 HOST_LOOPS = [
     (heat, (np.linspace(0.0, 1.0, 9) ** 2, 0.1, 3)),
     (heat, (rng.standard_normal(7).astype(np.float32), np.float32(0.2), 2)),
@@ -106,6 +177,14 @@ HOST_LOOPS = [
     (rows_relax, (rng.standard_normal((5, 6)), 2)),
     (swap_buffers, (rng.standard_normal(5), np.zeros(5), 3)),
     (halving, (rng.standard_normal(6) * 8.0, 1.0)),
+    (weak_scalar, (rng.standard_normal(5).astype(np.float32), 3)),
+    (through_a_view_made_before, (rng.standard_normal(6), 2)),
+    (global_read_in_the_body, (rng.standard_normal(6), 2)),
+    (counted_while, (rng.standard_normal(7),)),
+    (stores_after_the_loop, (rng.standard_normal(7), 2)),
+    (two_loops, (rng.standard_normal(4), 2)),
+    (int_accumulator, (np.arange(4), 3)),
+    (argmax_sum, (rng.standard_normal(5), 3)),
 ]
 
 
@@ -191,3 +270,36 @@ def test_host_program_declines_a_scalar_element_loop():
     assert host_program(graph) is None
     graph = astcompile.explain(astcompile.compile(heat), np.ones(4), 0.1, 2).graphs[0]
     assert host_program(graph) is not None
+
+
+def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
+    """Every segment's kernels and store kernels, compiled ahead of time (no GPU needed)."""
+    aot = pytest.importorskip("test_triton_aot")
+    if importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("Triton's CUDA backend is not installed")
+    jobs = {}
+    for fn, args in [
+        (heat, HOST_LOOPS[0][1]),
+        (jacobi, HOST_LOOPS[5][1]),
+        (swap_buffers, HOST_LOOPS[11][1]),
+    ]:
+        graph = astcompile.explain(
+            astcompile.compile(fn), *[a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        ).graphs[0]
+        code = generate_loops(graph)
+        jobs[fn.__name__] = {"source": code.source, "signatures": code.signatures}
+        jobs[fn.__name__]["cache"] = str(tmp_path)
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
+    here = os.path.dirname(os.path.abspath(aot.__file__))
+    child = (
+        f"import sys; sys.path.insert(0, {here!r}); import test_triton_aot as t; "
+        f"t.compile_all({str(tmp_path / 'jobs.json')!r})"
+    )
+    run = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    done = json.loads(run.stdout.strip().splitlines()[-1])
+    for name, job in jobs.items():
+        assert len(done[name]) >= 2 * len(job["signatures"]), done[name]
+        assert all(entry for _, _, entry in done[name]), done[name]
