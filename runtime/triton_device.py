@@ -79,10 +79,12 @@ def _device_call(wrapper: Callable, stored: tuple[int, ...]) -> Callable:
     def run(leaves: Sequence[Any]) -> list:
         on_gpu = any(on_device(v) for v in leaves)
         moved = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in leaves]
-        out = wrapper(moved)
-        for i in stored:  # a NumPy argument written on the device: the caller sees the writes
-            if isinstance(leaves[i], np.ndarray):
-                leaves[i][...] = cp.asnumpy(moved[i])
+        try:
+            out = wrapper(moved)
+        finally:  # a NumPy argument written on the device: the caller sees the writes, also
+            for i in stored:  # those made before an error (an assert in the tenth iteration)
+                if isinstance(leaves[i], np.ndarray):
+                    leaves[i][...] = cp.asnumpy(moved[i])
         if on_gpu:
             return out
         return type(out)(cp.asnumpy(v) if isinstance(v, cp.ndarray) else v for v in out)

@@ -303,3 +303,22 @@ def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
     for name, job in jobs.items():
         assert len(done[name]) >= 2 * len(job["signatures"]), done[name]
         assert all(entry for _, _, entry in done[name]), done[name]
+
+
+def checked(x, n):
+    for t in range(n):
+        x[1:] = x[1:] + 1.0
+        assert x.sum() < 10.0, "too big"
+    return x
+
+
+def test_an_assert_in_the_body_raises_after_the_stores_before_it(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(checked, backend="triton")
+    assert "on triton" in _report(checked, (np.zeros(3), 2))
+    x, expected = np.zeros(3), np.zeros(3)
+    with pytest.raises(AssertionError, match="too big"):
+        checked(expected, 20)
+    with pytest.raises(AssertionError, match="too big"):
+        compiled(x, 20)
+    np.testing.assert_array_equal(x, expected)
