@@ -225,6 +225,18 @@ def test_explain_says_what_the_host_reads_back(monkeypatch):
     assert "read back" not in _report(heat, (np.ones(6), 0.1, 2))
 
 
+def test_scalars_of_host_values_are_computed_on_the_host(monkeypatch):
+    """A counter and a test on it (``while k < n``) or a bound (``range(n + 1)``) are NumPy
+    scalar steps in the host loop: nothing is read back from the device."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    for fn, args in [(counted_while, (np.ones(7),)), (two_loops, (np.ones(4), 2))]:
+        assert "read back" not in _report(fn, args)
+        compiled = astcompile.compile(fn, backend="triton")
+        compiled(*args)
+        (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
+        assert "= _step(n" in run.py_source.split("(leaves):")[-1]
+
+
 def prefix(x):
     for i in range(1, x.shape[0]):
         x[i] = x[i - 1] + x[i]

@@ -21,7 +21,7 @@ from astcompile.backends.triton_stores import no_identity, store_sources
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr
-from astcompile.codegen.triton_loops import HostLoop, HostProgram, Segment
+from astcompile.codegen.triton_loops import HostLoop, HostProgram, HostStep, Segment
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, argument_checks
@@ -108,12 +108,21 @@ class _Host:
             return f"({dim_expr(node.attr)})"
         return self.names[node.id]
 
-    def _items(self, items: tuple[Segment | HostLoop, ...], depth: int) -> None:
+    def _items(self, items: tuple[Segment | HostStep | HostLoop, ...], depth: int) -> None:
         for item in items:
             if isinstance(item, Segment):
                 self._segment(item, depth)
+            elif isinstance(item, HostStep):
+                self._host_step(item.node, depth)
             else:
                 self._loop(item, depth)
+
+    def _host_step(self, node: Node, depth: int) -> None:
+        """A host scalar, by the eager interpreter's rule: NumPy's scalar arithmetic."""
+        self.steps[f"n{nid(node)}"] = node
+        args = ", ".join(self.ref(i) for i in node.inputs)
+        self.names[node.id] = f"v{nid(node)}"
+        self.emit(depth, f"v{nid(node)} = _step(n{nid(node)}, [{args}], leaves)  # {node.loc}")
 
     def _segment(self, seg: Segment, depth: int) -> None:
         name = f"region_{sanitize(seg.graph.name)}"
@@ -141,6 +150,7 @@ class _Host:
         self.emit(depth, call)
 
     def _argument(self, node: Node, stand_in: Node) -> str:
+        """A segment's argument: a 0-d array for a scalar it reads from memory."""
         ref = self.ref(node)
         if stand_in.attr.input_kind is InputKind.ARRAY and stand_in.shape == ():
             self.consts[f"_sdt{nid(stand_in)}"] = stand_in.dtype
@@ -158,7 +168,8 @@ class _Host:
             self.emit(depth, f"{', '.join(holders)}, = {', '.join(self.ref(i) for i in inits)},")
         go = f"go{nid(node)}"
         if attr.is_while:
-            self.emit(depth, f"{go} = bool({self.ref(node.inputs[0])})  # read back")
+            test = node.inputs[0]
+            self.emit(depth, f"{go} = bool({self.ref(test)}){self._read(test)}")
             self.emit(depth, f"while {go}:{where}")
         else:
             var = attr.body.inputs[0]
@@ -170,8 +181,10 @@ class _Host:
         nxt = outs[: attr.carried]
         if attr.exits:
             self.emit(depth + 1, f"{', '.join([*holders, go])}, = {', '.join(nxt + [outs[-1]])},")
-            test = f"{go} = bool({go})  # read back"
-            self.emit(depth + 1, test if attr.is_while else f"if not {go}:  # read back")
+            read = self._read(attr.body.outputs[-1])
+            self.emit(
+                depth + 1, f"{go} = bool({go}){read}" if attr.is_while else f"if not {go}:{read}"
+            )
             if not attr.is_while:
                 self.emit(depth + 2, "break")
         elif holders:
@@ -182,6 +195,10 @@ class _Host:
     def _bound(self, node: Node) -> str:
         ref = self.ref(node)
         return ref if node.op in (Op.CONST, Op.INPUT, Op.DIM) else f"int({ref})"
+
+    def _read(self, node: Node) -> str:
+        """A comment for a statement that reads ``node`` on the host."""
+        return "" if self.program.on_host(node) else "  # read back from the device"
 
     def _results(self, loop: Node) -> list[tuple[int, Node]]:
         """(carried position, RESULT node) of each final value of ``loop`` read after it."""

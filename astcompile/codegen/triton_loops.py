@@ -45,19 +45,32 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class HostStep:
+    """A scalar computed on the host from host values (a counter, a bound): NumPy's own
+    scalar arithmetic, no launch and nothing read back."""
+
+    node: Node
+
+
+@dataclass(frozen=True)
 class HostLoop:
     """A user loop the host runs, launching its body's segments each iteration."""
 
     node: Node  #: the LOOP
-    body: tuple[Segment | HostLoop, ...]
+    body: tuple[Segment | HostStep | HostLoop, ...]
 
 
 @dataclass(frozen=True)
 class HostProgram:
     graph: Graph
-    body: tuple[Segment | HostLoop, ...]
+    body: tuple[Segment | HostStep | HostLoop, ...]
     stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
     reads_back: tuple[str, ...]  #: why the host reads device values back, in words
+    host: frozenset[int]  #: ids of the scalars the host computes (:func:`host_scalars`)
+
+    def on_host(self, node: Node) -> bool:
+        """Whether the host has ``node``'s value without reading the device."""
+        return node.id in self.host or _host_leaf(node)
 
 
 def leaf_positions(graph: Graph) -> dict[int, int]:
@@ -81,7 +94,8 @@ def host_program(graph: Graph) -> HostProgram | None:
         body = builder.program()
     except _NoTritonForm:
         return None
-    return HostProgram(graph, body, builder.stored_leaves(), tuple(builder.reads_back))
+    reads_back = tuple(builder.reads_back)
+    return HostProgram(graph, body, builder.stored_leaves(), reads_back, frozenset(builder.host))
 
 
 def c_target_reason(graph: Graph) -> str:
@@ -122,8 +136,9 @@ class _Builder:
         self.reads_back: list[str] = []
         self.store_bases: list[Node] = []
         self.segments = 0
+        self.host = host_scalars(graph, plan)
 
-    def program(self) -> tuple[Segment | HostLoop, ...]:
+    def program(self) -> tuple[Segment | HostStep | HostLoop, ...]:
         """Every level's items in program order. The segments' reads are collected over the
         whole region first: they decide what each segment hands on (a later segment, or a
         loop body, may read a value of an earlier one)."""
@@ -155,27 +170,34 @@ class _Builder:
                 members.append(node)
         return [*items, members]
 
-    def _finish(self, raw: list) -> tuple[Segment | HostLoop, ...]:
-        out: list[Segment | HostLoop] = []
+    def _finish(self, raw: list) -> tuple[Segment | HostStep | HostLoop, ...]:
+        out: list[Segment | HostStep | HostLoop] = []
         for item in raw:
-            if isinstance(item, list):
-                if item:
-                    out.append(self._segment(item))
+            if isinstance(item, list):  # host scalars read only host values: they go first
+                out += [HostStep(n) for n in item if n.id in self.host]
+                members = [n for n in item if n.id not in self.host]
+                if members:
+                    out.append(self._segment(members))
             else:
                 self._loop_reads(item[0])
                 out.append(HostLoop(item[0], self._finish(item[1])))
         return tuple(out)
 
     def _loop_reads(self, loop: Node) -> None:
+        """What the host reads back from the device to run ``loop``, in words."""
         attr = loop.attr
         where = f"line {loop.loc.line}" if loop.loc else "a loop"
-        if attr.is_while:
+        test = attr.body.outputs[-1] if attr.exits else None
+        if attr.is_while and not (self.is_host(loop.inputs[0]) and self.is_host(test)):
             self.reads_back.append(f"the while test at {where}")
-        elif attr.exits:
+        elif attr.exits and not attr.is_while and not self.is_host(test):
             self.reads_back.append(f"the break test at {where}")
         bounds = loop.inputs[: attr.heads]
-        if not attr.is_while and any(b.op not in (Op.CONST, Op.INPUT) for b in bounds):
+        if not attr.is_while and not all(self.is_host(b) for b in bounds):
             self.reads_back.append(f"the range computed at {where}")
+
+    def is_host(self, node: Node) -> bool:
+        return node.id in self.host or _host_leaf(node)
 
     def _outside(self, members: list[Node]) -> list[Node]:
         """What ``members`` read from outside: values of other segments, loop variables and
@@ -196,7 +218,7 @@ class _Builder:
         inputs = list(self.graph.inputs)
         rebuilt: dict[int, Node] = {}
         for x in reads:
-            rebuilt[x.id] = _stand_in(x, len(inputs))
+            rebuilt[x.id] = _stand_in(x, len(inputs), self.is_host(x))
             inputs.append(rebuilt[x.id])
 
         def sub(node: Node) -> Node:
@@ -242,14 +264,56 @@ def _base(store: Node) -> Node:
     return target
 
 
-def _stand_in(node: Node, index: int) -> Node:
-    """The input a segment reads ``node`` through: the loop variable is a scalar argument, any
+def _stand_in(node: Node, index: int, host: bool) -> Node:
+    """The input a segment reads ``node`` through: a host scalar is a scalar argument, any
     other value an array (a 0-d array for a scalar: it stays on the device)."""
     attr = node.attr if isinstance(node.attr, InputAttr) else None
     name = attr.name if attr is not None else "carried"
-    if attr is not None and attr.input_kind is InputKind.LOOP_VAR:
-        kind = InputKind.SCALAR
-    else:
-        kind = InputKind.ARRAY
+    kind = InputKind.SCALAR if host else InputKind.ARRAY
     weak = attr.weak if attr is not None else False
     return Node(Op.INPUT, (), node.dtype, node.shape, InputAttr(index, name, kind, weak), node.loc)
+
+
+def _host_leaf(node: Node) -> bool:
+    """A value the host has without computing: a constant, a size, a scalar argument, a loop
+    variable."""
+    if node.op in OWN:
+        return True
+    kinds = (InputKind.SCALAR, InputKind.LOOP_VAR)
+    return node.op is Op.INPUT and node.attr.input_kind in kinds and node.shape == ()
+
+
+def host_scalars(graph: Graph, plan: StructPlan) -> set[int]:
+    """Ids of the scalars the host computes itself: elementwise scalars of host values, carried
+    scalars whose initial and next values are host scalars, and their loops' final values.
+    Carried scalars start as host scalars; one whose values are not is dropped, until nothing
+    changes."""
+    nodes = sorted(walk(graph.nodes()), key=lambda n: n.id)
+    loops = [n for n in nodes if n.op is Op.LOOP]
+    holders = {h.id: (n, k) for n in loops for k, h in enumerate(n.attr.holders) if h.shape == ()}
+    carried = set(holders)
+    while True:
+        host = set(carried)
+        for n in nodes:
+            if _elementwise_scalar(n) and all(i.id in host or _host_leaf(i) for i in n.inputs):
+                host.add(n.id)
+            elif n.op is Op.RESULT and n.inputs[0].op is Op.LOOP:
+                holder = n.inputs[0].attr.holders[n.attr]
+                if holder.id in carried:
+                    host.add(n.id)
+        kept = {h for h in carried if _carried_on_host(holders[h], host)}
+        if kept == carried:
+            return host
+        carried = kept
+
+
+def _elementwise_scalar(node: Node) -> bool:
+    return node.shape == () and node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY
+
+
+def _carried_on_host(where: tuple[Node, int], host: set[int]) -> bool:
+    loop, k = where
+    attr = loop.attr
+    init = loop.inputs[attr.heads + k]
+    out = attr.body.outputs[k]
+    return all(v.id in host or _host_leaf(v) for v in (init, out))
