@@ -163,6 +163,34 @@ def argmax_sum(x, n):
     return x, k
 
 
+def every_other(x, n):
+    for t in range(n):
+        if t % 2 == 0:
+            x[1:] = x[1:] * 0.5
+        else:
+            x[0] = 2.0
+    return x
+
+
+def early_exit(x, n, tol):
+    for t in range(n):
+        x = x * 0.5
+        if x.max() < tol:
+            break
+    return x
+
+
+def picked_by_a_reduction(x, n):
+    y = x
+    for t in range(n):
+        if x.sum() > 0:
+            y = y * 2.0
+        else:
+            y = y - 1.0
+        x = x - 0.5
+    return y
+
+
 HOST_LOOPS = [
     (heat, (np.linspace(0.0, 1.0, 9) ** 2, 0.1, 3)),
     (heat, (rng.standard_normal(7).astype(np.float32), np.float32(0.2), 2)),
@@ -185,6 +213,10 @@ HOST_LOOPS = [
     (two_loops, (rng.standard_normal(4), 2)),
     (int_accumulator, (np.arange(4), 3)),
     (argmax_sum, (rng.standard_normal(5), 3)),
+    (every_other, (rng.standard_normal(5), 3)),
+    (early_exit, (np.ones(5), 10, 0.1)),
+    (early_exit, (np.ones(5), 2, 0.1)),
+    (picked_by_a_reduction, (rng.standard_normal(5) + 0.5, 4)),
 ]
 
 
@@ -225,6 +257,14 @@ def test_explain_says_what_the_host_reads_back(monkeypatch):
     assert "read back" not in _report(heat, (np.ones(6), 0.1, 2))
 
 
+def test_a_branch_on_a_device_value_is_read_back_and_said(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    report = _report(early_exit, (np.ones(5), 10, 0.1))
+    line = early_exit.__code__.co_firstlineno + 3
+    assert f"read back from the device per test: the if test at line {line}" in report
+    assert "read back" not in _report(every_other, (np.ones(5), 3))  # t % 2 on the host
+
+
 def test_scalars_of_host_values_are_computed_on_the_host(monkeypatch):
     """A counter and a test on it (``while k < n``) or a bound (``range(n + 1)``) are NumPy
     scalar steps in the host loop: nothing is read back from the device."""
@@ -243,11 +283,11 @@ def prefix(x):
     return x
 
 
-def every_other(x, n):
-    for t in range(n):
-        if t % 2 == 0:
-            x[1:] = x[1:] * 0.5
-    return x
+def scaled_rows(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i, :] = x[i, :] * 2.0
+    return out
 
 
 def row_sums(x):
@@ -259,7 +299,7 @@ def row_sums(x):
 
 ON_C = [
     (prefix, (rng.standard_normal(6),), "a loop of scalar element updates: no GPU form"),
-    (every_other, (rng.standard_normal(5), 3), "a loop region with a branch"),
+    (scaled_rows, (rng.standard_normal((4, 3)),), "a loop of independent iterations"),
     (row_sums, (rng.standard_normal((4, 3)),), "a loop region with a run-time index"),
 ]
 

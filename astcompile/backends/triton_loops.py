@@ -21,7 +21,7 @@ from astcompile.backends.triton_stores import no_identity, store_sources
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr
-from astcompile.codegen.triton_loops import HostLoop, HostProgram, HostStep, Segment
+from astcompile.codegen.triton_loops import HostBranch, HostLoop, HostProgram, HostStep, Segment
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, argument_checks
@@ -108,14 +108,39 @@ class _Host:
             return f"({dim_expr(node.attr)})"
         return self.names[node.id]
 
-    def _items(self, items: tuple[Segment | HostStep | HostLoop, ...], depth: int) -> None:
+    def _items(self, items: tuple, depth: int) -> None:
         for item in items:
             if isinstance(item, Segment):
                 self._segment(item, depth)
             elif isinstance(item, HostStep):
                 self._host_step(item.node, depth)
+            elif isinstance(item, HostBranch):
+                self._branch(item, depth)
             else:
                 self._loop(item, depth)
+
+    def _branch(self, branch: HostBranch, depth: int) -> None:
+        """``if``/``else`` on the host; each block sets the values the branch picks."""
+        node = branch.node
+        picked = [f"r{nid(node)}_{k}" for k in range(len(node.attr.then_graph.outputs))]
+        test = node.inputs[0]
+        self.emit(depth, f"if {self.ref(test)}:  # {node.loc}{self._read(test, ',')}")
+        for block, graph, word in [
+            (branch.then, node.attr.then_graph, None),
+            (branch.orelse, node.attr.else_graph, "else:"),
+        ]:
+            if word:
+                self.emit(depth, word)
+            start = len(self.lines)
+            self._items(block, depth + 1)
+            if picked:
+                outs = ", ".join(self.ref(o) for o in graph.outputs)
+                self.emit(depth + 1, f"{', '.join(picked)}, = {outs},")
+            if len(self.lines) == start:
+                self.emit(depth + 1, "pass")
+        for user in self.all_nodes:
+            if user.op is Op.RESULT and user.inputs[0] is node:
+                self.names[user.id] = picked[user.attr]
 
     def _host_step(self, node: Node, depth: int) -> None:
         """A host scalar, by the eager interpreter's rule: NumPy's scalar arithmetic."""
@@ -176,6 +201,7 @@ class _Host:
             self.names[var.id] = value_name(var)
             bounds = ", ".join(self._bound(b) for b in node.inputs[:3])
             self.emit(depth, f"for {value_name(var)} in range({bounds}):{where}")
+        start = len(self.lines)
         self._items(loop.body, depth + 1)
         outs = [self.ref(o) for o in attr.body.outputs]
         nxt = outs[: attr.carried]
@@ -189,6 +215,8 @@ class _Host:
                 self.emit(depth + 2, "break")
         elif holders:
             self.emit(depth + 1, f"{', '.join(holders)}, = {', '.join(nxt)},")
+        if len(self.lines) == start:
+            self.emit(depth + 1, "pass")
         for k, result in self._results(node):
             self.names[result.id] = holders[k]
 
@@ -196,9 +224,9 @@ class _Host:
         ref = self.ref(node)
         return ref if node.op in (Op.CONST, Op.INPUT, Op.DIM) else f"int({ref})"
 
-    def _read(self, node: Node) -> str:
+    def _read(self, node: Node, after: str = "  #") -> str:
         """A comment for a statement that reads ``node`` on the host."""
-        return "" if self.program.on_host(node) else "  # read back from the device"
+        return "" if self.program.on_host(node) else f"{after} read back from the device"
 
     def _results(self, loop: Node) -> list[tuple[int, Node]]:
         """(carried position, RESULT node) of each final value of ``loop`` read after it."""

@@ -2,7 +2,8 @@
 
 A user loop whose loop form is a host loop (:func:`~astcompile.codegen.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
-Each level (the region, a loop body) is cut at its loops into *segments*: the statements
+Each level (the region, a loop body, a branch) is cut at its loops and branches into
+*segments*: the statements
 between two loops, a flat graph of fused kernels, or a store region's phases
 (:mod:`astcompile.codegen.triton_stores`) when it stores into views. A segment's inputs are the
 region's, then *stand-ins* for what it reads from elsewhere (a loop variable, a carried value,
@@ -13,7 +14,8 @@ a value an earlier segment computed); its outputs are what the host or a later s
 
 Arrays stay where the wrapper put them (on the GPU: copied in once, out once); a scalar the
 host itself needs (a ``while`` test, a ``break``, a bound computed on the device) is read back
-each time it is tested. A loop of scalar element updates, a branch, a run-time index, or a
+each time it is tested; a branch is a host ``if``, and scalars of host values (a counter, a
+bound) are computed on the host. A loop of scalar element updates, a run-time index, or a
 segment Triton cannot lower keeps the region on the C target: :func:`host_program` says None.
 """
 
@@ -57,13 +59,22 @@ class HostLoop:
     """A user loop the host runs, launching its body's segments each iteration."""
 
     node: Node  #: the LOOP
-    body: tuple[Segment | HostStep | HostLoop, ...]
+    body: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
+
+
+@dataclass(frozen=True)
+class HostBranch:
+    """An ``if`` the host decides, running one block's items; its results are host variables."""
+
+    node: Node  #: the IF
+    then: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
+    orelse: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
 
 
 @dataclass(frozen=True)
 class HostProgram:
     graph: Graph
-    body: tuple[Segment | HostStep | HostLoop, ...]
+    body: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
     stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
     reads_back: tuple[str, ...]  #: why the host reads device values back, in words
     host: frozenset[int]  #: ids of the scalars the host computes (:func:`host_scalars`)
@@ -103,8 +114,6 @@ def c_target_reason(graph: Graph) -> str:
     nodes = list(walk(graph.nodes()))
     if not any(_unsupported(n) or n.kind is Kind.CONTROL for n in nodes):
         return c_reason(graph)
-    if any(n.op is Op.IF for n in nodes):
-        return "a loop region with a branch: no Triton lowering yet"
     try:
         forms = loop_forms(build_schedule(graph, plan_structured(graph)))
     except StructuredUnsupported:
@@ -126,7 +135,7 @@ class _NoTritonForm(Exception):
 
 
 def _unsupported(node: Node) -> bool:
-    return node.op is Op.IF or (node.op is Op.INDEX and len(node.inputs) > 1)
+    return node.op is Op.INDEX and len(node.inputs) > 1
 
 
 class _Builder:
@@ -138,7 +147,7 @@ class _Builder:
         self.segments = 0
         self.host = host_scalars(graph, plan)
 
-    def program(self) -> tuple[Segment | HostStep | HostLoop, ...]:
+    def program(self) -> tuple[Segment | HostStep | HostLoop | HostBranch, ...]:
         """Every level's items in program order. The segments' reads are collected over the
         whole region first: they decide what each segment hands on (a later segment, or a
         loop body, may read a value of an earlier one)."""
@@ -156,6 +165,9 @@ class _Builder:
                 attr = node.attr
                 needed |= {i.id for i in node.inputs[: attr.heads + attr.carried]}
                 needed |= {o.id for o in attr.body.outputs}
+            elif node.op is Op.IF:
+                needed |= {node.inputs[0].id}
+                needed |= {o.id for g in _blocks(node) for o in g.outputs}
         return needed
 
     def _collect(self, graph: Graph) -> list:
@@ -166,18 +178,25 @@ class _Builder:
             if node.op is Op.LOOP:
                 items += [members, (node, self._collect(node.attr.body))]
                 members = []
+            elif node.op is Op.IF:
+                items += [members, (node, *(self._collect(g) for g in _blocks(node)))]
+                members = []
             elif node.op not in OWN and node.op not in (Op.INPUT, Op.RESULT):
                 members.append(node)
         return [*items, members]
 
-    def _finish(self, raw: list) -> tuple[Segment | HostStep | HostLoop, ...]:
-        out: list[Segment | HostStep | HostLoop] = []
+    def _finish(self, raw: list) -> tuple[Segment | HostStep | HostLoop | HostBranch, ...]:
+        out: list[Segment | HostStep | HostLoop | HostBranch] = []
         for item in raw:
             if isinstance(item, list):  # host scalars read only host values: they go first
                 out += [HostStep(n) for n in item if n.id in self.host]
                 members = [n for n in item if n.id not in self.host]
                 if members:
                     out.append(self._segment(members))
+            elif item[0].op is Op.IF:
+                if not self.is_host(item[0].inputs[0]):
+                    self.reads_back.append(f"the if test at {_where(item[0])}")
+                out.append(HostBranch(item[0], self._finish(item[1]), self._finish(item[2])))
             else:
                 self._loop_reads(item[0])
                 out.append(HostLoop(item[0], self._finish(item[1])))
@@ -186,7 +205,7 @@ class _Builder:
     def _loop_reads(self, loop: Node) -> None:
         """What the host reads back from the device to run ``loop``, in words."""
         attr = loop.attr
-        where = f"line {loop.loc.line}" if loop.loc else "a loop"
+        where = _where(loop)
         test = attr.body.outputs[-1] if attr.exits else None
         if attr.is_while and not (self.is_host(loop.inputs[0]) and self.is_host(test)):
             self.reads_back.append(f"the while test at {where}")
@@ -253,8 +272,20 @@ class _Builder:
 def _member_lists(raw: list) -> list[list[Node]]:
     out = []
     for item in raw:
-        out += [item] if isinstance(item, list) else _member_lists(item[1])
+        if isinstance(item, list):
+            out.append(item)
+        else:
+            for block in item[1:]:
+                out += _member_lists(block)
     return out
+
+
+def _blocks(branch: Node) -> tuple[Graph, Graph]:
+    return branch.attr.then_graph, branch.attr.else_graph
+
+
+def _where(node: Node) -> str:
+    return f"line {node.loc.line}" if node.loc else "a loop"
 
 
 def _base(store: Node) -> Node:
@@ -300,6 +331,10 @@ def host_scalars(graph: Graph, plan: StructPlan) -> set[int]:
             elif n.op is Op.RESULT and n.inputs[0].op is Op.LOOP:
                 holder = n.inputs[0].attr.holders[n.attr]
                 if holder.id in carried:
+                    host.add(n.id)
+            elif n.op is Op.RESULT and n.inputs[0].op is Op.IF:
+                picked = [g.outputs[n.attr] for g in _blocks(n.inputs[0])]
+                if all(v.id in host or _host_leaf(v) for v in picked):
                     host.add(n.id)
         kept = {h for h in carried if _carried_on_host(holders[h], host)}
         if kept == carried:
