@@ -3,11 +3,11 @@
 A user loop whose loop form is a host loop (:func:`~astcompile.codegen.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
-*segments*: the statements
-between two loops, a flat graph of fused kernels, or a store region's phases
-(:mod:`astcompile.codegen.triton_stores`) when it stores into views. A segment's inputs are the
-region's, then *stand-ins* for what it reads from elsewhere (a loop variable, a carried value,
-a value an earlier segment computed); its outputs are what the host or a later segment needs:
+*segments*: the statements between two of them, a flat graph of fused kernels, or a store
+region's phases (:mod:`astcompile.codegen.triton_stores`) when it stores into views. A
+segment's inputs are the region's, then *stand-ins* for what it reads from elsewhere (a loop
+variable, a carried value, a value an earlier segment computed); its outputs are what the host
+or a later segment needs:
 
     for t in range(steps):                       # host: for t in range(0, steps, 1):
         u[1:-1] = u[1:-1] + c * (u[2:] - ...)    #   segment: one kernel, one store kernel
