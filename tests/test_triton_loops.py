@@ -9,6 +9,7 @@ program instance.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import os
 import subprocess
@@ -283,11 +284,16 @@ def prefix(x):
     return x
 
 
-def scaled_rows(x):
-    out = np.zeros_like(x)
+def past_the_end(x, y):
+    for i in range(y.shape[0]):
+        y[i] = x[i + 1]  # in range only while x is longer than y
+    return y
+
+
+def wrapping_around(x, y):
     for i in range(x.shape[0]):
-        out[i, :] = x[i, :] * 2.0
-    return out
+        y[i] = x[i - 1]  # x[-1] at i = 0
+    return y
 
 
 def row_sums(x):
@@ -299,7 +305,8 @@ def row_sums(x):
 
 ON_C = [
     (prefix, (rng.standard_normal(6),), "a loop of scalar element updates: no GPU form"),
-    (scaled_rows, (rng.standard_normal((4, 3)),), "a loop of independent iterations"),
+    (past_the_end, (rng.standard_normal(6), np.zeros(5)), "a loop of independent iterations"),
+    (wrapping_around, (rng.standard_normal(5), np.zeros(5)), "a loop of independent iterations"),
     (row_sums, (rng.standard_normal((4, 3)),), "a loop region with a run-time index"),
 ]
 
@@ -374,3 +381,110 @@ def test_an_assert_in_the_body_raises_after_the_stores_before_it(monkeypatch):
     with pytest.raises(AssertionError, match="too big"):
         compiled(x, 20)
     np.testing.assert_array_equal(x, expected)
+
+
+def scaled_rows(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i, :] = np.sin(x[i, :]) * 2.0 + x[i, ::-1]
+    return out
+
+
+def row_norms(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[i] * x[i])
+    return out
+
+
+def neighbours(x, y):
+    for i in range(1, x.shape[0] - 1):
+        y[i] = 0.5 * (x[i - 1] + x[i + 1])
+    return y
+
+
+def centred_columns(x):
+    out = np.zeros_like(x)
+    for j in range(x.shape[1]):
+        out[:, j] = x[:, j] - x[:, j].mean()
+    return out
+
+
+def halve_rows(x, steps):
+    for t in range(steps):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 0.5
+    return x
+
+
+def every_second(x):
+    out = np.zeros_like(x)
+    for i in range(0, x.shape[0], 2):
+        out[i] = x[i] + 1.0
+    return out
+
+
+def scaled_by_index(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * i + 0.5
+    return x
+
+
+def zero_columns(x, k):
+    for j in range(1, x.shape[1]):
+        x[:, j] = k
+    return x
+
+
+GRIDS = [
+    (zero_columns, (rng.standard_normal((3, 4)), 2.5)),
+    (scaled_rows, (rng.standard_normal((4, 3)),)),
+    (row_norms, (rng.standard_normal((4, 3)).astype(np.float32),)),
+    (neighbours, (rng.standard_normal(6), np.zeros(6))),
+    (neighbours, (rng.standard_normal(2), np.zeros(2))),
+    (centred_columns, (rng.standard_normal((3, 5)),)),
+    (halve_rows, (rng.standard_normal(5), 3)),
+    (every_second, (rng.standard_normal(5),)),
+    (every_second, (rng.standard_normal(6),)),
+    (scaled_by_index, (rng.standard_normal(4),)),
+]
+
+
+@pytest.mark.parametrize("fn, args", GRIDS, ids=[f.__name__ for f, _ in GRIDS])
+def test_an_independent_loop_runs_as_kernels_over_all_its_iterations(fn, args, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert_same(fn, *args, backend="triton")
+    source, first = inspect.getsourcelines(fn)
+    line = first + max(k for k, text in enumerate(source) if text.strip().startswith("for "))
+    assert f"independent loops as kernels over all their iterations (line {line})" in _report(
+        fn, args
+    )
+
+
+def copy_forward(out, x):
+    for i in range(x.shape[0]):
+        out[i] = x[i]
+    return out
+
+
+def test_overlapping_arguments_keep_the_loops_order(monkeypatch):
+    """``copy_forward(a[1:], a[:-1])`` copies a[0] everywhere, one iteration after the other:
+    the grid would shift instead, so such a call runs as the graph."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(copy_forward, backend="triton")
+    compiled(np.zeros(4), np.ones(4))
+    a, expected = np.arange(6.0), np.arange(6.0)
+    copy_forward(expected[1:], expected[:-1])
+    compiled(a[1:], a[:-1])
+    np.testing.assert_array_equal(a, expected)
+
+
+@pytest.mark.parametrize("fn, args", [(heat, (0.1, 2)), (scaled_by_index, ())])
+def test_a_read_only_argument_raises_numpys_error(fn, args, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    u = np.ones(6)
+    u.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        fn(u, *args)
+    with pytest.raises(ValueError, match="read-only"):
+        astcompile.compile(fn, backend="triton")(u, *args)

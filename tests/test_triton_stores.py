@@ -283,3 +283,12 @@ def test_a_check_raises_after_the_stores_before_it(monkeypatch):
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
         compiled(got, np.zeros(4))
     np.testing.assert_array_equal(got, expected)  # the store before the check was made
+
+
+def test_a_store_into_a_read_only_argument_raises_numpys_error(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    out = np.zeros((6, 5))
+    out.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        astcompile.compile(interior, backend="triton")(out, np.ones((6, 5)))
+    assert not out.any()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton import TritonCode, built
-from astcompile.backends.triton_stores import no_identity, store_sources
+from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr
@@ -56,10 +56,27 @@ def generate_loops(graph: Graph) -> TritonCode:
 
 def note(program: HostProgram) -> str:
     """What ``explain`` says of a loop region on Triton."""
-    said = "host loops launching the body's kernels, arrays kept on the device"
+    said = []
+    if any(isinstance(item, HostLoop) for item in _all_items(program.body)):
+        said.append("host loops launching the body's kernels, arrays kept on the device")
+    if program.grids:
+        lines = ", ".join(program.grids)
+        said.append(f"independent loops as kernels over all their iterations ({lines})")
     if program.reads_back:
-        said += "; one value read back from the device per test: " + ", ".join(program.reads_back)
-    return said
+        reads = ", ".join(program.reads_back)
+        said.append(f"one value read back from the device per test: {reads}")
+    return "; ".join(said)
+
+
+def _all_items(items: tuple) -> list:
+    out = []
+    for item in items:
+        out.append(item)
+        if isinstance(item, HostLoop):
+            out += _all_items(item.body)
+        elif isinstance(item, HostBranch):
+            out += _all_items(item.then) + _all_items(item.orelse)
+    return out
 
 
 class _Host:
@@ -91,6 +108,7 @@ class _Host:
         checks, consts = argument_checks(graph, [], self.region_assured)
         self.lines += checks
         self.consts.update(consts)
+        self.lines += unsafe_check(self.program.stored_leaves, bool(self.program.grids))
         self._items(self.program.body, 1)
         outs = [self.ref(o) for o in graph.outputs]
         self.lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")

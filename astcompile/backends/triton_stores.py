@@ -41,8 +41,24 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
     steps: dict = {}
     py = store_sources(region, assured, parts, signatures, consts, steps)
+    if region.stored_leaves:  # a read-only argument: NumPy raises, so the graph runs eagerly
+        name = f"region_{sanitize(region.name)}"
+        py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
+        lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
+        py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
     wrapper_parts = WrapperParts(py, consts, steps)
     return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves)
+
+
+def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
+    """Wrapper lines: a call writing into a read-only argument (or, with ``overlap``, into one
+    another argument overlaps) runs the graph eagerly (``runtime.triton_device.unsafe_writes``)."""
+    if not stored:
+        return []
+    return [
+        f"    if _unsafe(leaves, {stored!r}, {overlap}):  # read-only or overlapping arguments",
+        "        return _eager(leaves)",
+    ]
 
 
 def store_sources(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.codegen.triton_grid import vectorize
 from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
 from astcompile.ir.attrs import InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node, walk
@@ -78,6 +79,7 @@ class HostProgram:
     stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
     reads_back: tuple[str, ...]  #: why the host reads device values back, in words
     host: frozenset[int]  #: ids of the scalars the host computes (:func:`host_scalars`)
+    grids: tuple[str, ...] = ()  #: the independent loops made whole-array statements (lines)
 
     def on_host(self, node: Node) -> bool:
         """Whether the host has ``node``'s value without reading the device."""
@@ -91,22 +93,21 @@ def leaf_positions(graph: Graph) -> dict[int, int]:
 
 def host_program(graph: Graph) -> HostProgram | None:
     """``graph`` as host loops over segments, or None when some part has no Triton form."""
-    if any(_unsupported(n) for n in walk(graph.nodes())):
-        return None
     try:
         plan = plan_structured(graph)
     except StructuredUnsupported:
         return None
     forms = loop_forms(build_schedule(graph, plan))
-    if not forms or any(form is not LoopForm.HOST_LOOP for form in forms.values()):
+    if not forms or any(form is LoopForm.SCALAR for form in forms.values()):
         return None
-    builder = _Builder(graph, plan)
+    builder = _Builder(graph, plan, forms)
     try:
         body = builder.program()
     except _NoTritonForm:
         return None
     reads_back = tuple(builder.reads_back)
-    return HostProgram(graph, body, builder.stored_leaves(), reads_back, frozenset(builder.host))
+    host, grids = frozenset(builder.host), tuple(builder.grids)
+    return HostProgram(graph, body, builder.stored_leaves(), reads_back, host, grids)
 
 
 def c_target_reason(graph: Graph) -> str:
@@ -124,7 +125,10 @@ def c_target_reason(graph: Graph) -> str:
             "and back around the region"
         )
     if any(form is LoopForm.GRID for form in forms.values()):
-        return "a loop of independent iterations: no Triton grid form yet"
+        return (
+            "a loop of independent iterations whose body has no whole-array form (an index "
+            "that may wrap or leave the array, a nested loop or branch, an argmax)"
+        )
     if any(n.op is Op.INDEX and len(n.inputs) > 1 for n in nodes):
         return "a loop region with a run-time index: no Triton lowering yet"
     return "a loop region with a statement Triton cannot lower (see the graph_breaks log)"
@@ -139,12 +143,13 @@ def _unsupported(node: Node) -> bool:
 
 
 class _Builder:
-    def __init__(self, graph: Graph, plan: StructPlan) -> None:
-        self.graph, self.plan = graph, plan
+    def __init__(self, graph: Graph, plan: StructPlan, forms: dict[int, LoopForm]) -> None:
+        self.graph, self.plan, self.forms = graph, plan, forms
         self.leaves = leaf_positions(graph)
         self.reads_back: list[str] = []
         self.store_bases: list[Node] = []
         self.segments = 0
+        self.grids: list[str] = []
         self.host = host_scalars(graph, plan)
 
     def program(self) -> tuple[Segment | HostStep | HostLoop | HostBranch, ...]:
@@ -175,12 +180,17 @@ class _Builder:
         items: list = []
         members: list[Node] = []
         for node in self.plan.levels[id(graph)]:
-            if node.op is Op.LOOP:
+            if node.op is Op.LOOP and self.forms[node.id] is LoopForm.GRID:
+                members += _grid(node)
+                self.grids.append(f"line {node.loc.line}" if node.loc else "a loop")
+            elif node.op is Op.LOOP:
                 items += [members, (node, self._collect(node.attr.body))]
                 members = []
             elif node.op is Op.IF:
                 items += [members, (node, *(self._collect(g) for g in _blocks(node)))]
                 members = []
+            elif _unsupported(node):
+                raise _NoTritonForm
             elif node.op not in OWN and node.op not in (Op.INPUT, Op.RESULT):
                 members.append(node)
         return [*items, members]
@@ -278,6 +288,14 @@ def _member_lists(raw: list) -> list[list[Node]]:
             for block in item[1:]:
                 out += _member_lists(block)
     return out
+
+
+def _grid(loop: Node) -> list[Node]:
+    """An independent loop's body as whole-array statements over its iterations."""
+    nodes = vectorize(loop)
+    if nodes is None:
+        raise _NoTritonForm
+    return [n for n in nodes if n.op not in OWN and n.op is not Op.INPUT]
 
 
 def _blocks(branch: Node) -> tuple[Graph, Graph]:
