@@ -337,11 +337,9 @@ def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
     if importlib.util.find_spec("triton.backends.nvidia") is None:
         pytest.skip("Triton's CUDA backend is not installed")
     jobs = {}
-    for fn, args in [
-        (heat, HOST_LOOPS[0][1]),
-        (jacobi, HOST_LOOPS[5][1]),
-        (swap_buffers, HOST_LOOPS[11][1]),
-    ]:
+    programs = {**dict(HOST_LOOPS), **dict(GRIDS)}
+    for fn in [heat, jacobi, swap_buffers, scaled_rows, neighbours, halve_rows]:
+        args = programs[fn]
         graph = astcompile.explain(
             astcompile.compile(fn), *[a.copy() if isinstance(a, np.ndarray) else a for a in args]
         ).graphs[0]

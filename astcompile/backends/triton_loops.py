@@ -2,10 +2,10 @@
 that checks the arguments once and runs the user's loops around them.
 
     def region_heat_region_0(leaves):
-        u_0, c_1, steps_2 = leaves
-        ...                                          # the argument checks, as a flat wrapper's
-        for t_3 in range(c4, steps_2, c5):           # heat.py:7: a host loop
-            region_heat_region_0__s0((*leaves, t_3))  # the body's kernels and store kernels
+        u_0, c__1, steps_2 = leaves
+        d0_0, = u_0.shape                       # the argument checks, as a flat wrapper's
+        for t_4 in range(c5, steps_2, c6):      # heat.py:7: a host loop
+            region_heat_region_0__s0(leaves)    # the body's kernel and store kernel
         return ()
 
 Values cross segments as host variables: ``v12`` (a value a segment handed on), the loop
@@ -201,42 +201,51 @@ class _Host:
         return ref
 
     def _loop(self, loop: HostLoop, depth: int) -> None:
+        """The user's ``for``/``while``: carried values as host variables, the body's items,
+        the next values and the exit test."""
         node, attr = loop.node, loop.node.attr
         inits = node.inputs[attr.heads : attr.heads + attr.carried]
         holders = [value_name(h) for h in attr.holders]
-        for h, name in zip(attr.holders, holders):
-            self.names[h.id] = name
-        where = f"  # {node.loc}: a host loop" if node.loc else ""
+        self.names.update((h.id, name) for h, name in zip(attr.holders, holders))
         if holders:
             self.emit(depth, f"{', '.join(holders)}, = {', '.join(self.ref(i) for i in inits)},")
-        go = f"go{nid(node)}"
-        if attr.is_while:
-            test = node.inputs[0]
-            self.emit(depth, f"{go} = bool({self.ref(test)}){self._read(test)}")
-            self.emit(depth, f"while {go}:{where}")
-        else:
-            var = attr.body.inputs[0]
-            self.names[var.id] = value_name(var)
-            bounds = ", ".join(self._bound(b) for b in node.inputs[:3])
-            self.emit(depth, f"for {value_name(var)} in range({bounds}):{where}")
+        self._loop_head(node, depth)
         start = len(self.lines)
         self._items(loop.body, depth + 1)
-        outs = [self.ref(o) for o in attr.body.outputs]
-        nxt = outs[: attr.carried]
-        if attr.exits:
-            self.emit(depth + 1, f"{', '.join([*holders, go])}, = {', '.join(nxt + [outs[-1]])},")
-            read = self._read(attr.body.outputs[-1])
-            self.emit(
-                depth + 1, f"{go} = bool({go}){read}" if attr.is_while else f"if not {go}:{read}"
-            )
-            if not attr.is_while:
-                self.emit(depth + 2, "break")
-        elif holders:
-            self.emit(depth + 1, f"{', '.join(holders)}, = {', '.join(nxt)},")
+        self._loop_tail(node, holders, depth + 1)
         if len(self.lines) == start:
             self.emit(depth + 1, "pass")
         for k, result in self._results(node):
             self.names[result.id] = holders[k]
+
+    def _loop_head(self, node: Node, depth: int) -> None:
+        attr = node.attr
+        where = f"  # {node.loc}: a host loop" if node.loc else ""
+        if attr.is_while:
+            test, go = node.inputs[0], f"go{nid(node)}"
+            self.emit(depth, f"{go} = bool({self.ref(test)}){self._read(test)}")
+            self.emit(depth, f"while {go}:{where}")
+            return
+        var = attr.body.inputs[0]
+        self.names[var.id] = value_name(var)
+        bounds = ", ".join(self._bound(b) for b in node.inputs[:3])
+        self.emit(depth, f"for {value_name(var)} in range({bounds}):{where}")
+
+    def _loop_tail(self, node: Node, holders: list[str], depth: int) -> None:
+        """The carried values' next values (all read before any is set), then the exit test."""
+        attr, go = node.attr, f"go{nid(node)}"
+        outs = [self.ref(o) for o in attr.body.outputs]
+        if not attr.exits:
+            if holders:
+                self.emit(depth, f"{', '.join(holders)}, = {', '.join(outs)},")
+            return
+        self.emit(depth, f"{', '.join([*holders, go])}, = {', '.join(outs)},")
+        read = self._read(attr.body.outputs[-1])
+        if attr.is_while:
+            self.emit(depth, f"{go} = bool({go}){read}")
+        else:
+            self.emit(depth, f"if not {go}:{read}")
+            self.emit(depth + 1, "break")
 
     def _bound(self, node: Node) -> str:
         ref = self.ref(node)
