@@ -486,3 +486,27 @@ def test_a_read_only_argument_raises_numpys_error(fn, args, monkeypatch):
         fn(u, *args)
     with pytest.raises(ValueError, match="read-only"):
         astcompile.compile(fn, backend="triton")(u, *args)
+
+
+def relax_a_copy(x, w, n):
+    u = x.copy()
+    for t in range(n):
+        u[1:] = u[1:] * w[1:] + u[:-1]
+    return u
+
+
+def test_stores_into_a_copy_leave_the_arguments_alone(monkeypatch):
+    """The carried array starts as a copy: no argument is written, so a read-only one is
+    fine and nothing is copied back from a GPU."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    x, w = rng.standard_normal(5), rng.standard_normal(5)
+    x.setflags(write=False)
+    assert_same(relax_a_copy, x, w, 3, backend="triton")
+    compiled = astcompile.compile(relax_a_copy, backend="triton")
+    compiled(x, w, 3)
+    (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
+    assert "_unsafe(" not in run.py_source
+    swap = astcompile.compile(swap_buffers, backend="triton")
+    swap(np.ones(4), np.zeros(4), 2)
+    (run,) = [e.run for entries in swap.regions[0].entries.values() for e in entries]
+    assert "_unsafe(leaves, (0, 1), False)" in run.py_source

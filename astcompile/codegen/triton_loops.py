@@ -29,10 +29,12 @@ from astcompile.codegen.triton_grid import vectorize
 from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
 from astcompile.ir.attrs import InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node, walk
-from astcompile.ir.ops import Kind, Op
+from astcompile.ir.ops import Kind, Op, is_fresh
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})
+#: Kinds of op whose result is a new array, never a view of an argument.
+_COMPUTED = frozenset({Kind.ELEMENTWISE, Kind.REDUCTION})
 #: Effects a segment runs as a store region's events.
 EVENTS = frozenset({Op.STORE, Op.CHECK})
 
@@ -147,7 +149,13 @@ class _Builder:
         self.graph, self.plan, self.forms = graph, plan, forms
         self.leaves = leaf_positions(graph)
         self.reads_back: list[str] = []
-        self.store_bases: list[Node] = []
+        self.store_targets: list[Node] = []
+        self.holders = {
+            h.id: (n, k)
+            for n in walk(graph.nodes())
+            if n.op is Op.LOOP
+            for k, h in enumerate(n.attr.holders)
+        }
         self.segments = 0
         self.grids: list[str] = []
         self.host = host_scalars(graph, plan)
@@ -265,18 +273,48 @@ class _Builder:
         stores = store_region(graph) if effects else None
         if effects and stores is None:
             raise _NoTritonForm
-        self.store_bases += [_base(e) for e in effects if e.op is Op.STORE]
+        self.store_targets += [m.inputs[0] for m in members if m.op is Op.STORE]
         return Segment(graph, tuple(reads), hands_on, stores)
 
     def stored_leaves(self) -> tuple[int, ...]:
-        """The arguments a store may write: its own base, or any argument when the base is a
-        stand-in (a carried array may be an argument)."""
-        leaves = {self.leaves[b.id] for b in self.store_bases if b.id in self.leaves}
-        if any(b.op is Op.INPUT and b.id not in self.leaves for b in self.store_bases):
-            leaves |= {
-                k for k, n in enumerate(self.graph.inputs) if n.attr.input_kind is InputKind.ARRAY
-            }
+        """The arguments a store may write (copied back from a GPU, checked writeable)."""
+        arrays = {
+            k for k, n in enumerate(self.graph.inputs) if n.attr.input_kind is InputKind.ARRAY
+        }
+        leaves: set[int] = set()
+        for target in self.store_targets:
+            found = self._origins(target, set())
+            leaves |= arrays if found is None else found
         return tuple(sorted(leaves))
+
+    def _origins(self, node: Node, seen: set[int]) -> set[int] | None:
+        """The arguments whose memory ``node`` may be (None: any of them): an argument, a
+        view of one, or a carried value that started as one or became one."""
+        if node.id in self.leaves:
+            return {self.leaves[node.id]}
+        if node.id in seen:
+            return set()
+        seen.add(node.id)
+        if node.op is Op.INPUT and node.attr.input_kind is InputKind.CARRIED:
+            loop, k = self.holders[node.id]
+            sources = [loop.inputs[loop.attr.heads + k], loop.attr.body.outputs[k]]
+        elif node.op is Op.RESULT and node.inputs[0].op is Op.LOOP:
+            sources = [node.inputs[0].attr.holders[node.attr]]
+        elif node.op is Op.RESULT and node.inputs[0].op is Op.IF:
+            sources = [g.outputs[node.attr] for g in _blocks(node.inputs[0])]
+        elif node.kind is Kind.VIEW:
+            sources = node.inputs[:1]
+        elif node.op in (Op.INPUT, Op.CONST) or is_fresh(node.op) or node.kind in _COMPUTED:
+            return set()
+        else:
+            return None
+        found: set[int] = set()
+        for source in sources:
+            more = self._origins(source, seen)
+            if more is None:
+                return None
+            found |= more
+        return found
 
 
 def _member_lists(raw: list) -> list[list[Node]]:
@@ -304,13 +342,6 @@ def _blocks(branch: Node) -> tuple[Graph, Graph]:
 
 def _where(node: Node) -> str:
     return f"line {node.loc.line}" if node.loc else "a loop"
-
-
-def _base(store: Node) -> Node:
-    target = store.inputs[0]
-    while target.inputs and target.op is not Op.INPUT:
-        target = target.inputs[0]
-    return target
 
 
 def _stand_in(node: Node, index: int, host: bool) -> Node:
