@@ -192,6 +192,32 @@ def picked_by_a_reduction(x, n):
     return y
 
 
+def history(u, n):
+    hist = np.zeros((n, u.shape[0]))
+    for t in range(n):
+        u = u * 0.5 + 1.0
+        hist[t, :] = u
+    return hist
+
+
+def forced(u, a):
+    for t in range(a.shape[0]):
+        u = u + a[t] * 0.5
+    return u
+
+
+def backwards(u, a):
+    for t in range(a.shape[0]):
+        u = u - a[-1 - t]
+    return u
+
+
+def row_in_turn(x, n):
+    for t in range(n):
+        x[t % x.shape[0], :] = x[t % x.shape[0], :] * 2.0 + x.sum()
+    return x
+
+
 HOST_LOOPS = [
     (heat, (np.linspace(0.0, 1.0, 9) ** 2, 0.1, 3)),
     (heat, (rng.standard_normal(7).astype(np.float32), np.float32(0.2), 2)),
@@ -218,6 +244,10 @@ HOST_LOOPS = [
     (early_exit, (np.ones(5), 10, 0.1)),
     (early_exit, (np.ones(5), 2, 0.1)),
     (picked_by_a_reduction, (rng.standard_normal(5) + 0.5, 4)),
+    (history, (rng.standard_normal(4), 3)),
+    (forced, (np.ones(3), rng.standard_normal((4, 3)))),
+    (backwards, (np.ones(3), rng.standard_normal((4, 3)))),
+    (row_in_turn, (rng.standard_normal((2, 3)), 5)),
 ]
 
 
@@ -266,6 +296,34 @@ def test_a_branch_on_a_device_value_is_read_back_and_said(monkeypatch):
     assert "read back" not in _report(every_other, (np.ones(5), 3))  # t % 2 on the host
 
 
+def test_a_row_at_a_run_time_index_is_a_view_the_host_makes(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert_same(row_sums, rng.standard_normal((4, 3)), backend="triton")
+    compiled = astcompile.compile(history, backend="triton")
+    compiled(np.ones(3), 2)
+    (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
+    assert "[t_" in run.py_source and ", ...]" in run.py_source  # hist[t, :] as a view
+
+
+def test_an_index_out_of_range_raises_after_the_stores_before_it(monkeypatch):
+    def past_the_rows(x, out):
+        for t in range(x.shape[0] + 1):
+            out[:] = out + 1.0
+            out = out + x[t]
+        return out
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(past_the_rows, backend="triton")
+    x, out, expected = rng.standard_normal((3, 2)), np.zeros(2), np.zeros(2)
+    with pytest.raises(IndexError):
+        past_the_rows(x, expected)
+    with pytest.raises(IndexError):
+        compiled(x, out)
+    np.testing.assert_array_equal(out, expected)
+    (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
+    assert run.target.startswith("triton")
+
+
 def test_scalars_of_host_values_are_computed_on_the_host(monkeypatch):
     """A counter and a test on it (``while k < n``) or a bound (``range(n + 1)``) are NumPy
     scalar steps in the host loop: nothing is read back from the device."""
@@ -296,6 +354,13 @@ def wrapping_around(x, y):
     return y
 
 
+def windows(x):
+    out = np.zeros(2)
+    for i in range(x.shape[0] - 1):
+        out = out + x[i : i + 2]
+    return out
+
+
 def row_sums(x):
     total = np.zeros_like(x[0])
     for i in range(x.shape[0]):
@@ -307,7 +372,7 @@ ON_C = [
     (prefix, (rng.standard_normal(6),), "a loop of scalar element updates: no GPU form"),
     (past_the_end, (rng.standard_normal(6), np.zeros(5)), "a loop of independent iterations"),
     (wrapping_around, (rng.standard_normal(5), np.zeros(5)), "a loop of independent iterations"),
-    (row_sums, (rng.standard_normal((4, 3)),), "a loop region with a run-time index"),
+    (windows, (rng.standard_normal(6),), "a loop region with a run-time index"),
 ]
 
 

@@ -20,12 +20,19 @@ from astcompile.backends.triton import TritonCode, built
 from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
-from astcompile.codegen.pyexpr import const_value, dim_expr
-from astcompile.codegen.triton_loops import HostBranch, HostLoop, HostProgram, HostStep, Segment
+from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
+from astcompile.codegen.triton_loops import (
+    HostBranch,
+    HostIndex,
+    HostLoop,
+    HostProgram,
+    HostStep,
+    Segment,
+)
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, argument_checks
-from astcompile.ir.attrs import InputKind
+from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.passes.schedule import schedule
@@ -134,6 +141,8 @@ class _Host:
                 self._host_step(item.node, depth)
             elif isinstance(item, HostBranch):
                 self._branch(item, depth)
+            elif isinstance(item, HostIndex):
+                self._host_index(item, depth)
             else:
                 self._loop(item, depth)
 
@@ -159,6 +168,26 @@ class _Host:
         for user in self.all_nodes:
             if user.op is Op.RESULT and user.inputs[0] is node:
                 self.names[user.id] = picked[user.attr]
+
+    def _host_index(self, item: HostIndex, depth: int) -> None:
+        """``x[i, 1:3]`` on the host: NumPy's (or CuPy's) own indexing, so a negative index
+        counts from the end and one out of range raises ``IndexError`` here."""
+        node = item.node
+        keys = []
+        for k in node.attr:
+            if isinstance(k.start, DynIndex):
+                index = node.inputs[k.start.input]
+                ref = self.ref(index)
+                keys.append(ref if self.program.on_host(index) else f"int({ref})")
+            else:
+                keys.append(item_expr(k))
+        if item.view:
+            keys.append("...")  # a view even of one element
+        expr = f"{self.ref(node.inputs[0])}[{', '.join(keys)}]"
+        if node.ndim == 0 and not item.view:
+            expr = f"_own({expr})"  # one element's value, as NumPy reads it
+        self.names[node.id] = f"v{nid(node)}"
+        self.emit(depth, f"v{nid(node)} = {expr}  # {node.loc}")
 
     def _host_step(self, node: Node, depth: int) -> None:
         """A host scalar, by the eager interpreter's rule: NumPy's scalar arithmetic."""

@@ -15,19 +15,21 @@ or a later segment needs:
 Arrays stay where the wrapper put them (on the GPU: copied in once, out once); a scalar the
 host itself needs (a ``while`` test, a ``break``, a bound computed on the device) is read back
 each time it is tested; a branch is a host ``if``, and scalars of host values (a counter, a
-bound) are computed on the host. A loop of scalar element updates, a run-time index, or a
-segment Triton cannot lower keeps the region on the C target: :func:`host_program` says None.
+bound) are computed on the host; a row at a run-time index (``a[t]``, ``hist[t, :] = u``) is
+a view the host makes. A loop of scalar element updates, a run-time slice, or a segment Triton
+cannot lower keeps the region on the C target: :func:`host_program` says None.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.triton_grid import vectorize
 from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
-from astcompile.ir.attrs import InputAttr, InputKind
+from astcompile.codegen.views import indexed_shape
+from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op, is_fresh
 
@@ -58,11 +60,22 @@ class HostStep:
 
 
 @dataclass(frozen=True)
+class HostIndex:
+    """``x[i]`` with ``i`` a run-time value, made by the host where the program makes it:
+    a view (or, for one element, its value) the segments after it read, or the view a store
+    writes (``view``). NumPy's own indexing: a negative index counts from the end, and one out
+    of range raises ``IndexError`` after the statements before it ran."""
+
+    node: Node  #: an INDEX
+    view: bool = False  #: a view even of one element (a store's target)
+
+
+@dataclass(frozen=True)
 class HostLoop:
     """A user loop the host runs, launching its body's segments each iteration."""
 
     node: Node  #: the LOOP
-    body: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
+    body: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
 
 
 @dataclass(frozen=True)
@@ -70,14 +83,14 @@ class HostBranch:
     """An ``if`` the host decides, running one block's items; its results are host variables."""
 
     node: Node  #: the IF
-    then: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
-    orelse: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
+    then: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
+    orelse: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
 
 
 @dataclass(frozen=True)
 class HostProgram:
     graph: Graph
-    body: tuple[Segment | HostStep | HostLoop | HostBranch, ...]
+    body: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
     stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
     reads_back: tuple[str, ...]  #: why the host reads device values back, in words
     host: frozenset[int]  #: ids of the scalars the host computes (:func:`host_scalars`)
@@ -115,7 +128,7 @@ def host_program(graph: Graph) -> HostProgram | None:
 def c_target_reason(graph: Graph) -> str:
     """Why a region that is not flat runs on the C target, as ``explain`` says it."""
     nodes = list(walk(graph.nodes()))
-    if not any(_unsupported(n) or n.kind is Kind.CONTROL for n in nodes):
+    if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):
         return c_reason(graph)
     try:
         forms = loop_forms(build_schedule(graph, plan_structured(graph)))
@@ -140,10 +153,6 @@ class _NoTritonForm(Exception):
     """A segment that neither the flat nor the store lowering takes."""
 
 
-def _unsupported(node: Node) -> bool:
-    return node.op is Op.INDEX and len(node.inputs) > 1
-
-
 class _Builder:
     def __init__(self, graph: Graph, plan: StructPlan, forms: dict[int, LoopForm]) -> None:
         self.graph, self.plan, self.forms = graph, plan, forms
@@ -160,7 +169,7 @@ class _Builder:
         self.grids: list[str] = []
         self.host = host_scalars(graph, plan)
 
-    def program(self) -> tuple[Segment | HostStep | HostLoop | HostBranch, ...]:
+    def program(self) -> tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]:
         """Every level's items in program order. The segments' reads are collected over the
         whole region first: they decide what each segment hands on (a later segment, or a
         loop body, may read a value of an earlier one)."""
@@ -168,6 +177,7 @@ class _Builder:
         self.needed = self._host_uses() | {
             x.id for m in _member_lists(raw) for x in self._outside(m)
         }
+        self.needed |= {x.id for n in _host_indices(raw) for x in n.inputs}
         return self._finish(raw)
 
     def _host_uses(self) -> set[int]:
@@ -197,16 +207,45 @@ class _Builder:
             elif node.op is Op.IF:
                 items += [members, (node, *(self._collect(g) for g in _blocks(node)))]
                 members = []
-            elif _unsupported(node):
-                raise _NoTritonForm
+            elif _runtime_index(node):
+                items += [members, *self._host_index(node)]
+                members = []
             elif node.op not in OWN and node.op not in (Op.INPUT, Op.RESULT):
                 members.append(node)
         return [*items, members]
 
-    def _finish(self, raw: list) -> tuple[Segment | HostStep | HostLoop | HostBranch, ...]:
-        out: list[Segment | HostStep | HostLoop | HostBranch] = []
+    def _host_index(self, node: Node) -> list:
+        """The items of an index or a store at a run-time index: the host makes the view, and
+        a store into it is a segment of its own (its new nodes come after every other)."""
+        where = _where(node)
+        if any(
+            item.kind is IndexKind.DSLICE or isinstance(item.stop, DynIndex)
+            for item in (node.attr if node.op is Op.INDEX else node.attr.index)
+        ):
+            raise _NoTritonForm  # x[i:j]: its length is known only when it runs
+        if node.op is Op.INDEX:
+            self._index_reads(node, where)
+            return [HostIndex(node)]
+        target, value, *indices = node.inputs
+        items = tuple(_shifted(item) for item in node.attr.index)
+        shape = indexed_shape(target.shape, items)
+        view = Node(Op.INDEX, (target, *indices), target.dtype, shape, items, node.loc)
+        self._index_reads(view, where)
+        store = Node(Op.STORE, (view, value), node.dtype, shape, StoreAttr(()), node.loc)
+        return [HostIndex(view, view=True), [store]]
+
+    def _index_reads(self, node: Node, where: str) -> None:
+        if not all(self.is_host(i) for i in node.inputs[1:]):
+            self.reads_back.append(f"the index at {where}")
+
+    def _finish(
+        self, raw: list
+    ) -> tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]:
+        out: list = []
         for item in raw:
-            if isinstance(item, list):  # host scalars read only host values: they go first
+            if isinstance(item, HostIndex):
+                out.append(item)
+            elif isinstance(item, list):  # host scalars read only host values: they go first
                 out += [HostStep(n) for n in item if n.id in self.host]
                 members = [n for n in item if n.id not in self.host]
                 if members:
@@ -322,7 +361,7 @@ def _member_lists(raw: list) -> list[list[Node]]:
     for item in raw:
         if isinstance(item, list):
             out.append(item)
-        else:
+        elif isinstance(item, tuple):
             for block in item[1:]:
                 out += _member_lists(block)
     return out
@@ -334,6 +373,31 @@ def _grid(loop: Node) -> list[Node]:
     if nodes is None:
         raise _NoTritonForm
     return [n for n in nodes if n.op not in OWN and n.op is not Op.INPUT]
+
+
+def _host_indices(raw: list) -> list[Node]:
+    out = []
+    for item in raw:
+        if isinstance(item, HostIndex):
+            out.append(item.node)
+        elif isinstance(item, tuple):
+            for block in item[1:]:
+                out += _host_indices(block)
+    return out
+
+
+def _runtime_index(node: Node) -> bool:
+    """An index or a store whose index has run-time values (``x[i]``, ``out[t, :] = u``)."""
+    if node.op is Op.INDEX:
+        return len(node.inputs) > 1
+    return node.op is Op.STORE and len(node.inputs) > 2
+
+
+def _shifted(item: IndexItem) -> IndexItem:
+    """A store's index item as the index of its view: the view's inputs lack the value."""
+    if isinstance(item.start, DynIndex):
+        return replace(item, start=DynIndex(item.start.input - 1))
+    return item
 
 
 def _blocks(branch: Node) -> tuple[Graph, Graph]:
