@@ -27,16 +27,15 @@ from dataclasses import dataclass, replace
 from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.triton_grid import vectorize
+from astcompile.codegen.triton_host import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
 from astcompile.codegen.views import indexed_shape
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
-from astcompile.ir.ops import Kind, Op, is_fresh
+from astcompile.ir.ops import Kind, Op
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})
-#: Kinds of op whose result is a new array, never a view of an argument.
-_COMPUTED = frozenset({Kind.ELEMENTWISE, Kind.REDUCTION})
 #: Effects a segment runs as a store region's events.
 EVENTS = frozenset({Op.STORE, Op.CHECK})
 
@@ -98,7 +97,7 @@ class HostProgram:
 
     def on_host(self, node: Node) -> bool:
         """Whether the host has ``node``'s value without reading the device."""
-        return node.id in self.host or _host_leaf(node)
+        return node.id in self.host or host_leaf(node)
 
 
 def leaf_positions(graph: Graph) -> dict[int, int]:
@@ -159,15 +158,9 @@ class _Builder:
         self.leaves = leaf_positions(graph)
         self.reads_back: list[str] = []
         self.store_targets: list[Node] = []
-        self.holders = {
-            h.id: (n, k)
-            for n in walk(graph.nodes())
-            if n.op is Op.LOOP
-            for k, h in enumerate(n.attr.holders)
-        }
         self.segments = 0
         self.grids: list[str] = []
-        self.host = host_scalars(graph, plan)
+        self.host = host_scalars(graph)
 
     def program(self) -> tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]:
         """Every level's items in program order. The segments' reads are collected over the
@@ -190,7 +183,7 @@ class _Builder:
                 needed |= {o.id for o in attr.body.outputs}
             elif node.op is Op.IF:
                 needed |= {node.inputs[0].id}
-                needed |= {o.id for g in _blocks(node) for o in g.outputs}
+                needed |= {o.id for g in blocks(node) for o in g.outputs}
         return needed
 
     def _collect(self, graph: Graph) -> list:
@@ -205,7 +198,7 @@ class _Builder:
                 items += [members, (node, self._collect(node.attr.body))]
                 members = []
             elif node.op is Op.IF:
-                items += [members, (node, *(self._collect(g) for g in _blocks(node)))]
+                items += [members, (node, *(self._collect(g) for g in blocks(node)))]
                 members = []
             elif _runtime_index(node):
                 items += [members, *self._host_index(node)]
@@ -273,7 +266,7 @@ class _Builder:
             self.reads_back.append(f"the range computed at {where}")
 
     def is_host(self, node: Node) -> bool:
-        return node.id in self.host or _host_leaf(node)
+        return node.id in self.host or host_leaf(node)
 
     def _outside(self, members: list[Node]) -> list[Node]:
         """What ``members`` read from outside: values of other segments, loop variables and
@@ -288,6 +281,10 @@ class _Builder:
                     raise _NoTritonForm  # an effect used as a value
                 seen.setdefault(x.id, x)
         return list(seen.values())
+
+    def stored_leaves(self) -> tuple[int, ...]:
+        """The arguments a store may write (copied back from a GPU, checked writeable)."""
+        return written_arguments(self.graph, self.store_targets)
 
     def _segment(self, members: list[Node]) -> Segment:
         reads = self._outside(members)
@@ -314,46 +311,6 @@ class _Builder:
             raise _NoTritonForm
         self.store_targets += [m.inputs[0] for m in members if m.op is Op.STORE]
         return Segment(graph, tuple(reads), hands_on, stores)
-
-    def stored_leaves(self) -> tuple[int, ...]:
-        """The arguments a store may write (copied back from a GPU, checked writeable)."""
-        arrays = {
-            k for k, n in enumerate(self.graph.inputs) if n.attr.input_kind is InputKind.ARRAY
-        }
-        leaves: set[int] = set()
-        for target in self.store_targets:
-            found = self._origins(target, set())
-            leaves |= arrays if found is None else found
-        return tuple(sorted(leaves))
-
-    def _origins(self, node: Node, seen: set[int]) -> set[int] | None:
-        """The arguments whose memory ``node`` may be (None: any of them): an argument, a
-        view of one, or a carried value that started as one or became one."""
-        if node.id in self.leaves:
-            return {self.leaves[node.id]}
-        if node.id in seen:
-            return set()
-        seen.add(node.id)
-        if node.op is Op.INPUT and node.attr.input_kind is InputKind.CARRIED:
-            loop, k = self.holders[node.id]
-            sources = [loop.inputs[loop.attr.heads + k], loop.attr.body.outputs[k]]
-        elif node.op is Op.RESULT and node.inputs[0].op is Op.LOOP:
-            sources = [node.inputs[0].attr.holders[node.attr]]
-        elif node.op is Op.RESULT and node.inputs[0].op is Op.IF:
-            sources = [g.outputs[node.attr] for g in _blocks(node.inputs[0])]
-        elif node.kind is Kind.VIEW:
-            sources = node.inputs[:1]
-        elif node.op in (Op.INPUT, Op.CONST) or is_fresh(node.op) or node.kind in _COMPUTED:
-            return set()
-        else:
-            return None
-        found: set[int] = set()
-        for source in sources:
-            more = self._origins(source, seen)
-            if more is None:
-                return None
-            found |= more
-        return found
 
 
 def _member_lists(raw: list) -> list[list[Node]]:
@@ -400,10 +357,6 @@ def _shifted(item: IndexItem) -> IndexItem:
     return item
 
 
-def _blocks(branch: Node) -> tuple[Graph, Graph]:
-    return branch.attr.then_graph, branch.attr.else_graph
-
-
 def _where(node: Node) -> str:
     return f"line {node.loc.line}" if node.loc else "a loop"
 
@@ -416,52 +369,3 @@ def _stand_in(node: Node, index: int, host: bool) -> Node:
     kind = InputKind.SCALAR if host else InputKind.ARRAY
     weak = attr.weak if attr is not None else False
     return Node(Op.INPUT, (), node.dtype, node.shape, InputAttr(index, name, kind, weak), node.loc)
-
-
-def _host_leaf(node: Node) -> bool:
-    """A value the host has without computing: a constant, a size, a scalar argument, a loop
-    variable."""
-    if node.op in OWN:
-        return True
-    kinds = (InputKind.SCALAR, InputKind.LOOP_VAR)
-    return node.op is Op.INPUT and node.attr.input_kind in kinds and node.shape == ()
-
-
-def host_scalars(graph: Graph, plan: StructPlan) -> set[int]:
-    """Ids of the scalars the host computes itself: elementwise scalars of host values, carried
-    scalars whose initial and next values are host scalars, and their loops' final values.
-    Carried scalars start as host scalars; one whose values are not is dropped, until nothing
-    changes."""
-    nodes = sorted(walk(graph.nodes()), key=lambda n: n.id)
-    loops = [n for n in nodes if n.op is Op.LOOP]
-    holders = {h.id: (n, k) for n in loops for k, h in enumerate(n.attr.holders) if h.shape == ()}
-    carried = set(holders)
-    while True:
-        host = set(carried)
-        for n in nodes:
-            if _elementwise_scalar(n) and all(i.id in host or _host_leaf(i) for i in n.inputs):
-                host.add(n.id)
-            elif n.op is Op.RESULT and n.inputs[0].op is Op.LOOP:
-                holder = n.inputs[0].attr.holders[n.attr]
-                if holder.id in carried:
-                    host.add(n.id)
-            elif n.op is Op.RESULT and n.inputs[0].op is Op.IF:
-                picked = [g.outputs[n.attr] for g in _blocks(n.inputs[0])]
-                if all(v.id in host or _host_leaf(v) for v in picked):
-                    host.add(n.id)
-        kept = {h for h in carried if _carried_on_host(holders[h], host)}
-        if kept == carried:
-            return host
-        carried = kept
-
-
-def _elementwise_scalar(node: Node) -> bool:
-    return node.shape == () and node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY
-
-
-def _carried_on_host(where: tuple[Node, int], host: set[int]) -> bool:
-    loop, k = where
-    attr = loop.attr
-    init = loop.inputs[attr.heads + k]
-    out = attr.body.outputs[k]
-    return all(v.id in host or _host_leaf(v) for v in (init, out))
