@@ -135,8 +135,8 @@ def c_target_reason(graph: Graph) -> str:
         forms = {}
     if any(form is LoopForm.SCALAR for form in forms.values()):
         return (
-            "a loop of scalar element updates: no GPU form; its arrays are copied to the host "
-            "and back around the region"
+            "a loop of scalar element updates: no GPU form; it runs on the CPU over host "
+            "arrays (GPU regions around it copy their arrays to and from the device)"
         )
     if any(form is LoopForm.GRID for form in forms.values()):
         return (
@@ -193,7 +193,7 @@ class _Builder:
         for node in self.plan.levels[id(graph)]:
             if node.op is Op.LOOP and self.forms[node.id] is LoopForm.GRID:
                 members += _grid(node)
-                self.grids.append(f"line {node.loc.line}" if node.loc else "a loop")
+                self.grids.append(_where(node))
             elif node.op is Op.LOOP:
                 items += [members, (node, self._collect(node.attr.body))]
                 members = []
