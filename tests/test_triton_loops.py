@@ -8,12 +8,7 @@ program instance.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -22,6 +17,9 @@ from differential import TRITON, assert_same, assert_same_calls
 import astcompile
 from astcompile.backends.triton_loops import generate_loops
 from astcompile.codegen.triton_loops import host_program
+from tests.test_loop_parallel import rows as scaled_rows
+from tests.test_loop_schedule import energy, halve_rows
+from tests.test_loop_schedule import norms as row_norms
 
 pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
 
@@ -49,14 +47,6 @@ def jacobi(u, tol):
         u[1:-1] = v
         it += 1
     return u, it
-
-
-def energy(u, steps):
-    e = 0.0
-    for t in range(steps):
-        u = u * 0.5
-        e += np.sum(u)
-    return e
 
 
 def nested(u, n, m):
@@ -399,32 +389,13 @@ def test_host_program_declines_a_scalar_element_loop():
 def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
     """Every segment's kernels and store kernels, compiled ahead of time (no GPU needed)."""
     aot = pytest.importorskip("test_triton_aot")
-    if importlib.util.find_spec("triton.backends.nvidia") is None:
-        pytest.skip("Triton's CUDA backend is not installed")
-    jobs = {}
     programs = {**dict(HOST_LOOPS), **dict(GRIDS)}
+    codes = {}
     for fn in [heat, jacobi, swap_buffers, scaled_rows, neighbours, halve_rows]:
-        args = programs[fn]
-        graph = astcompile.explain(
-            astcompile.compile(fn), *[a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        ).graphs[0]
-        code = generate_loops(graph)
-        jobs[fn.__name__] = {"source": code.source, "signatures": code.signatures}
-        jobs[fn.__name__]["cache"] = str(tmp_path)
-    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
-    here = os.path.dirname(os.path.abspath(aot.__file__))
-    child = (
-        f"import sys; sys.path.insert(0, {here!r}); import test_triton_aot as t; "
-        f"t.compile_all({str(tmp_path / 'jobs.json')!r})"
-    )
-    run = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-3000:]
-    done = json.loads(run.stdout.strip().splitlines()[-1])
-    for name, job in jobs.items():
-        assert len(done[name]) >= 2 * len(job["signatures"]), done[name]
-        assert all(entry for _, _, entry in done[name]), done[name]
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in programs[fn]]
+        graph = astcompile.explain(astcompile.compile(fn), *args).graphs[0]
+        codes[fn.__name__] = generate_loops(graph)
+    aot.compiled_in_a_child(codes, tmp_path)
 
 
 def checked(x, n):
@@ -446,20 +417,6 @@ def test_an_assert_in_the_body_raises_after_the_stores_before_it(monkeypatch):
     np.testing.assert_array_equal(x, expected)
 
 
-def scaled_rows(x):
-    out = np.zeros_like(x)
-    for i in range(x.shape[0]):
-        out[i, :] = np.sin(x[i, :]) * 2.0 + x[i, ::-1]
-    return out
-
-
-def row_norms(x):
-    out = np.zeros(x.shape[0])
-    for i in range(x.shape[0]):
-        out[i] = np.sum(x[i] * x[i])
-    return out
-
-
 def neighbours(x, y):
     for i in range(1, x.shape[0] - 1):
         y[i] = 0.5 * (x[i - 1] + x[i + 1])
@@ -471,13 +428,6 @@ def centred_columns(x):
     for j in range(x.shape[1]):
         out[:, j] = x[:, j] - x[:, j].mean()
     return out
-
-
-def halve_rows(x, steps):
-    for t in range(steps):
-        for i in range(x.shape[0]):
-            x[i] = x[i] * 0.5
-    return x
 
 
 def every_second(x):
