@@ -525,3 +525,20 @@ def test_stores_into_a_copy_leave_the_arguments_alone(monkeypatch):
     swap(np.ones(4), np.zeros(4), 2)
     (run,) = [e.run for entries in swap.regions[0].entries.values() for e in entries]
     assert "_unsafe(leaves, (0, 1), False)" in run.py_source
+
+
+SIZED = [
+    (heat, lambda n: (rng.standard_normal(n), 0.1, 2)),
+    (jacobi, lambda n: (np.linspace(0.0, 1.0, n) ** 2, 1e-3)),
+    (neighbours, lambda n: (rng.standard_normal(n), np.zeros(n))),
+    (forced, lambda n: (np.ones(3), rng.standard_normal((n, 3)))),
+    (early_exit, lambda n: (np.ones(n), 10, 0.1)),
+]
+
+
+@pytest.mark.parametrize("fn, make", SIZED, ids=[f.__name__ for f, _ in SIZED])
+def test_empty_and_one_element_sizes_match_numpy(fn, make, monkeypatch):
+    """Sizes the trace did not see: 0 and 1 fail its size facts (the graph runs them, or
+    NumPy's error is raised), 2 leaves u[1:-1] empty."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert_same_calls(fn, [make(n) for n in (5, 0, 1, 2, 3)], backend="triton")
