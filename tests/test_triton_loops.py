@@ -9,6 +9,7 @@ program instance.
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -323,7 +324,7 @@ def test_scalars_of_host_values_are_computed_on_the_host(monkeypatch):
         compiled = astcompile.compile(fn, backend="triton")
         compiled(*args)
         (run,) = [e.run for entries in compiled.regions[0].entries.values() for e in entries]
-        assert "= _step(n" in run.py_source.split("(leaves):")[-1]
+        assert "= _host(n" in run.py_source.split("(leaves):")[-1]
 
 
 def prefix(x):
@@ -542,3 +543,20 @@ def test_empty_and_one_element_sizes_match_numpy(fn, make, monkeypatch):
     NumPy's error is raised), 2 leaves u[1:-1] empty."""
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     assert_same_calls(fn, [make(n) for n in (5, 0, 1, 2, 3)], backend="triton")
+
+
+def divided_by_a_counter(x, n):
+    for t in range(n):
+        x = x + 1.0 / (2 - t)  # Python raises ZeroDivisionError at t = 2, with no warning
+    return x
+
+
+def test_a_host_scalar_raises_pythons_error_without_a_numpy_warning(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(divided_by_a_counter, backend="triton")
+    compiled(np.ones(3), 2)
+    assert "on triton" in _report(divided_by_a_counter, (np.ones(3), 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ZeroDivisionError):
+            compiled(np.ones(3), 4)

@@ -15,7 +15,7 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 
 from __future__ import annotations
 
-from astcompile.backends.cwrap import WrapperParts
+from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
 from astcompile.backends.triton import TritonCode, built
 from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
@@ -99,6 +99,7 @@ class _Host:
             "_own": owned,
             "_no_identity": no_identity,
             "_a0": scalar_array,
+            "_host": quiet_step_runner(),
         }
         self.steps: dict = {}
         self.sources: list[str] = []
@@ -194,7 +195,7 @@ class _Host:
         self.steps[f"n{nid(node)}"] = node
         args = ", ".join(self.ref(i) for i in node.inputs)
         self.names[node.id] = f"v{nid(node)}"
-        self.emit(depth, f"v{nid(node)} = _step(n{nid(node)}, [{args}], leaves)  # {node.loc}")
+        self.emit(depth, f"v{nid(node)} = _host(n{nid(node)}, [{args}], leaves)  # {node.loc}")
 
     def _segment(self, seg: Segment, depth: int) -> None:
         name = f"region_{sanitize(seg.graph.name)}"
