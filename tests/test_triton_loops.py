@@ -392,7 +392,7 @@ def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
     aot = pytest.importorskip("test_triton_aot")
     programs = {**dict(HOST_LOOPS), **dict(GRIDS)}
     codes = {}
-    for fn in [heat, jacobi, swap_buffers, scaled_rows, neighbours, halve_rows]:
+    for fn in [heat, jacobi, swap_buffers, scaled_rows, neighbours, halve_rows, history, forced]:
         args = [a.copy() if isinstance(a, np.ndarray) else a for a in programs[fn]]
         graph = astcompile.explain(astcompile.compile(fn), *args).graphs[0]
         codes[fn.__name__] = generate_loops(graph)
