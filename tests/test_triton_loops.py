@@ -209,6 +209,28 @@ def row_in_turn(x, n):
     return x
 
 
+def views_made_before(u, n):
+    v, w, r = u[1:], u.T, u[:, ::-1]  # read after the loop: they see its stores
+    for t in range(n):
+        u[:] = u * 0.5 + 1.0
+    return v.sum(), w[0], r[:3] * 1.0
+
+
+def values_made_before(u, n):
+    s, c = u.sum(), u * 1.0  # computed before the loop's stores
+    for t in range(n):
+        u[1:] = u[1:] + u[:-1]
+    return s, c, u.sum()
+
+
+def carried_from_a_stored_argument(x, n):
+    y = x  # y starts as x itself: the first y * 2.0 sees x[0] + 1.0
+    for t in range(n):
+        x[0] = x[0] + 1.0
+        y = y * 2.0
+    return x, y
+
+
 HOST_LOOPS = [
     (heat, (np.linspace(0.0, 1.0, 9) ** 2, 0.1, 3)),
     (heat, (rng.standard_normal(7).astype(np.float32), np.float32(0.2), 2)),
@@ -239,6 +261,9 @@ HOST_LOOPS = [
     (forced, (np.ones(3), rng.standard_normal((4, 3)))),
     (backwards, (np.ones(3), rng.standard_normal((4, 3)))),
     (row_in_turn, (rng.standard_normal((2, 3)), 5)),
+    (views_made_before, (rng.standard_normal((3, 4)), 2)),
+    (values_made_before, (rng.standard_normal(5), 2)),
+    (carried_from_a_stored_argument, (rng.standard_normal(3), 3)),
 ]
 
 
