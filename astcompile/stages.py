@@ -133,10 +133,15 @@ def rewrite(work: FunctionWork) -> None:
 
 def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
+    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
-    free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop}
+    free: dict[str, Any] = {
+        "__ac_call": owner.dispatch,
+        "__ac_loop": owner.python_loop,
+        UNBOUND_NAME: UNBOUND,
+    }
     for spec in made.regions:
         body = build_function(
             spec.body_source, spec.name, owner.fn, STRUCTURED_CALLS, made.filename, spec.structured

@@ -8,6 +8,12 @@ Per kernel (an elementwise chain, row softmax, layernorm, mean+var), float32:
   must read and write over the time) and that bandwidth as a share of a device-to-device copy
   of the same bytes, measured in the same run;
 * ``torch.compile`` on the same math when torch is installed.
+
+Then ``np.maximum(a @ w + b, 0)`` (one matmul kernel with its bias and ReLU) in float32 and
+float64, on device arrays: its time and TFLOP/s next to cuBLAS through CuPy (the product,
+then CuPy's bias and ReLU; TF32 off, as CuPy's default) and the hand-written kernel alone
+(``kernels/triton_matmul.py``: the product without its epilogue), and ``torch.compile`` (TF32
+off, as torch's default for matmuls).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import astcompile
-from bench.kernels import gelu, softmax
+from bench.kernels import gelu, matmul_bias_relu, softmax
 
 
 def layernorm(x, g, b):
@@ -49,6 +55,22 @@ def cases() -> list[tuple[Callable, tuple, int]]:
         (layernorm, (x, g, b), 2 * x.nbytes + g.nbytes + b.nbytes),
         (mean_var, (x,), x.nbytes + 2 * ROWS * 4),
     ]
+
+
+#: (rows, columns, shared) of the matmul cases.
+MATMUL = (4096, 4096, 4096)
+
+
+def matmul_cases(shape: tuple[int, int, int] = MATMUL) -> list[tuple[Callable, tuple]]:
+    """``matmul_bias_relu`` on float32 and float64 arguments of ``shape``."""
+    rng = np.random.default_rng(0)
+    m, n, k = shape
+    out = []
+    for dtype in (np.float32, np.float64):
+        a = rng.standard_normal((m, k)).astype(dtype)
+        w = rng.standard_normal((k, n)).astype(dtype)
+        out.append((matmul_bias_relu, (a, w, rng.standard_normal(n).astype(dtype))))
+    return out
 
 
 def timed(call: Callable, sync: Callable, repeat: int = 20) -> float:
@@ -104,6 +126,28 @@ def row(cp, fn: Callable, args: tuple, nbytes: int) -> str:
     )
 
 
+def matmul_row(cp, fn: Callable, args: tuple) -> str:
+    """One matmul case's line: ms and TFLOP/s of each way to compute it."""
+    from astcompile.runtime.triton_runtime import plain_matmul
+
+    sync = cp.cuda.Device().synchronize
+    a, w, b = (cp.asarray(x) for x in args)
+    flops = 2 * a.shape[0] * a.shape[1] * w.shape[1]
+    compiled = astcompile.compile(fn, backend="triton")
+    c = cp.empty((a.shape[0], w.shape[1]), a.dtype)
+    times = {
+        "astcompile": timed(lambda: compiled(a, w, b), sync),
+        "cublas+cupy": timed(lambda: cp.maximum(a @ w + b, 0), sync),
+        "kernel_only": timed(lambda: plain_matmul(a, w, c), sync),
+    }
+    torch_s = torch_time(fn, args)
+    cells = [f"{s * 1e3:8.2f} {flops / s / 1e12:6.1f}" for s in times.values()]
+    cells.append(
+        f"{torch_s * 1e3:8.2f} {flops / torch_s / 1e12:6.1f}" if torch_s else "       -      -"
+    )
+    return f"{a.dtype.name:8s} " + "  ".join(cells)
+
+
 def main() -> int:
     try:
         import cupy as cp
@@ -118,6 +162,12 @@ def main() -> int:
     print("kernel      numpy_ms  host_io_ms  device_ms  GB/s   %copy  torch_ms")
     for fn, args, nbytes in cases():
         print(row(cp, fn, args, nbytes))
+    print(
+        f"\nnp.maximum(a @ w + b, 0), device arrays, {MATMUL} (rows, columns, shared): ms TFLOP/s"
+    )
+    print("dtype    astcompile         cublas+cupy        kernel_only        torch.compile")
+    for fn, args in matmul_cases():
+        print(matmul_row(cp, fn, args))
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .triton_runtime import KernelLauncher, mode, on_device
+from .triton_runtime import KernelLauncher, MatmulLauncher, mode, on_device
 
 
 def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
@@ -23,6 +23,13 @@ def _factory(module: ModuleType | None) -> Callable[..., KernelLauncher]:
         return KernelLauncher(module, name, rows, inner, reduces)
 
     return kernel
+
+
+def _matmul_factory(module: ModuleType | None) -> Callable[..., MatmulLauncher]:
+    def matmul(name: str, dtype: str) -> MatmulLauncher:
+        return MatmulLauncher(module, name, dtype)
+
+    return matmul
 
 
 def cupy() -> Any:
@@ -84,7 +91,8 @@ def bind(
 ) -> Callable:
     """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels);
     ``stored``: the leaves its stores write into."""
-    consts = {**parts.consts, "_kernel": _factory(module), "_unsafe": unsafe_writes}
+    consts = {**parts.consts, "_kernel": _factory(module), "_matmul": _matmul_factory(module)}
+    consts["_unsafe"] = unsafe_writes
     if mode() == "cuda":  # the NumPy arguments are checked before they are copied
         consts["_unsafe"] = _never
         cp = cupy()

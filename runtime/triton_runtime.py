@@ -130,7 +130,7 @@ class KernelLauncher:
         self.blocks = BLOCKS[mode()]
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
-        fn, grid, block = self._pick(sizes)
+        fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
         if self.host:
@@ -138,7 +138,7 @@ class KernelLauncher:
         else:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
         args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
-        fn[grid](*args, BLOCK=block, num_warps=_warps(self.blocks, block), enable_fp_fusion=False)
+        fn[grid](*args, **options, enable_fp_fusion=False)
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""
@@ -149,7 +149,12 @@ class KernelLauncher:
             args += [s // a.itemsize for s in a.strides]
         return args
 
-    def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], int]:
+    def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], dict]:
+        """(function, grid, launch options) for ``sizes``."""
+        fn, grid, block = self._variant(sizes)
+        return fn, grid, {"BLOCK": block, "num_warps": _warps(self.blocks, block)}
+
+    def _variant(self, sizes: tuple) -> tuple[Any, tuple[int], int]:
         b = self.blocks
         if not self.reduces:
             total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
@@ -160,6 +165,55 @@ class KernelLauncher:
         if length <= b.row_limit:
             return self.block, (nrows,), _pow2(max(length, 16))
         return self.loop, (nrows,), b.loop
+
+
+class MatmulLauncher(KernelLauncher):
+    """Launches a matmul kernel (the product's tile, then its epilogue): sizes are the
+    product's rows, columns and shared axis; tiles come from the hand-written kernel's table."""
+
+    def __init__(self, module: ModuleType, name: str, dtype: str, **constexprs: Any) -> None:
+        self.fn, self.dtype = getattr(module, name), np.dtype(dtype)
+        self.host = mode() == "interpret"
+        self.constexprs = constexprs  # beyond the tiles (a generated kernel has none)
+
+    def _pick(self, sizes: tuple) -> tuple[Any, tuple[int], dict]:
+        from astcompile.kernels.triton_matmul import tiles
+
+        rows, cols, shared = (int(s) for s in sizes)
+        t = tiles(mode(), self.dtype, rows, cols, shared)
+        options = {**t.constexprs(), **self.constexprs, "num_warps": t.num_warps}
+        return self.fn, t.grid(rows, cols), options
+
+
+def plain_matmul(a: Any, b: Any, out: Any) -> None:
+    """``out[...] = a @ b`` by the hand-written kernel alone (benchmarks and tests): host
+    arrays under the interpreter, device arrays on a GPU."""
+    import triton.language as tl
+
+    from astcompile.kernels.triton_matmul import accumulation
+
+    _, acc, dot = accumulation(out.dtype)
+    run = MatmulLauncher(
+        matmul_kernels(), "matmul", out.dtype.name, ACC=getattr(tl, acc[3:]), DOT=dot
+    )
+    run((*out.shape, a.shape[1]), (a, b), (), (out,))
+
+
+def matmul_kernels() -> ModuleType:
+    """``kernels/triton_matmul.py`` with its ``@triton.jit`` functions made for this mode.
+
+    ``triton.jit`` makes an interpreted or a compiled function when its module is imported, and
+    a process may run both (the tests do), so each mode imports the file under its own name,
+    as :func:`load_module` names each region's module. Its shape table and the rest of its
+    Python are read from the package module (``astcompile.kernels.triton_matmul``)."""
+    name = f"astcompile_triton_matmul_{mode()}"
+    if name not in sys.modules:
+        path = importlib.util.find_spec("astcompile.kernels.triton_matmul").origin
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def load_module(source: str, cache_dir: str) -> ModuleType:

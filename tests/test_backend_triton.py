@@ -139,14 +139,12 @@ def test_matches_numpy(fn, args, launches):
     assert launches
 
 
-def count_launches(monkeypatch) -> list:
-    """A list that grows by one per Triton kernel launch (what runs must be kernels, not
-    NumPy steps or the eager interpreter)."""
+def count_launches(monkeypatch, launcher: type = triton_runtime.KernelLauncher) -> list:
+    """A list that grows by one per launch of a ``launcher`` kernel (what runs must be
+    kernels, not NumPy steps or the eager interpreter)."""
     count: list = []
-    call = triton_runtime.KernelLauncher.__call__
-    monkeypatch.setattr(
-        triton_runtime.KernelLauncher, "__call__", lambda *a: count.append(1) or call(*a)
-    )
+    call = launcher.__call__
+    monkeypatch.setattr(launcher, "__call__", lambda *a: count.append(1) or call(*a))
     return count
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
 
@@ -210,3 +210,165 @@ def test_a_trace_failure_sends_only_the_loops_around_it_to_python():
     loop_region = next(r for r in reversed(compiled.regions) if r.spec.first_line == first)
     assert len(loop_region.spec.structured) == 1
     assert loop_region.stats.compiled_calls > 0 and loop_region.stats.eager_calls == 0
+
+
+# -- variables a loop binds first (and its target) read after it -------------------------------
+
+
+def first_bound_in_loop(x, steps):
+    for step in range(steps):
+        p = x * 0.5
+        x = x + p
+    return x, p
+
+
+def target_read_after(x, tol, max_iter):
+    for it in range(max_iter):
+        x = x * 0.5
+        if np.abs(x).max() < tol:
+            break
+    return x, it
+
+
+def target_bound_before(x, n):
+    i = -1
+    for i in range(n):
+        x = x + i
+    return x, i
+
+
+def unbound_read_only_sometimes(x, n):
+    for k in range(n):
+        last = x[k] * 2.0
+    if n > 0:
+        return x + last
+    return x
+
+
+def _loop_region(compiled):
+    return next(r for r in reversed(compiled.regions) if r.spec.structured)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (first_bound_in_loop, [(np.ones(3), 2), (np.ones(3), 5), (np.ones(3), 0)]),
+        (target_read_after, [(np.ones(4), 0.1, 50), (np.ones(4), 0.1, 2), (np.ones(4), 0.1, 0)]),
+        (target_bound_before, [(np.ones(2), 3), (np.ones(2), 0)]),
+        (unbound_read_only_sometimes, [(np.arange(4.0), 3), (np.arange(4.0), 0)]),
+    ],
+)
+def test_a_variable_first_bound_in_the_loop_is_read_after_it(backend, fn, calls):
+    """The loop compiles (before, it stayed in Python); a call where it runs zero times leaves
+    the variable unbound, as in Python: the read raises UnboundLocalError, or is skipped."""
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(*calls[0])
+    assert compiled.python_loops == set()
+    assert _loop_region(compiled).stats.compiled_calls > 0
+
+
+def test_a_loop_that_runs_zero_times_runs_the_plain_statements_not_a_recompile():
+    """Traced once with the loop running, a zero-trip call fails the compiled code's check and
+    runs the region's statements; later calls use the compiled code again."""
+    compiled = astcompile.compile(first_bound_in_loop, backend="c")
+    x = np.arange(3.0)
+    for steps in (3, 0, 4):
+        try:
+            got = compiled(x, steps)
+        except UnboundLocalError:
+            assert steps == 0
+            continue
+        np.testing.assert_array_equal(got[0], first_bound_in_loop(x, steps)[0])
+    region = _loop_region(compiled)
+    assert compiled.python_loops == set()
+    assert region.stats.traces <= 1  # 0 when an earlier test left the compiled entry on disk
+    assert region.stats.eager_calls == 1 and region.stats.compiled_calls >= 2
+
+
+# -- a return inside a loop -------------------------------------------------------------------------
+
+
+def settle(x, tol, max_iter):
+    lam = 0.0
+    for it in range(max_iter):
+        x = x * 0.5
+        new = np.sum(x)
+        if abs(new - lam) < tol:
+            return new, x, it
+        lam = new
+    return lam, x, max_iter
+
+
+def first_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return i
+    return -1
+
+
+def halve_until_small(x, tol):
+    steps = 0
+    while steps < 100:
+        x = x / 2.0
+        steps += 1
+        if np.max(np.abs(x)) < tol:
+            return x
+    return x * 0.0
+
+
+def return_then_more(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i]
+        if s > 2.0:
+            return s * 2.0
+    s = s - 1.0
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls, compiles",
+    [
+        (settle, [(np.ones(4), 1e-3, 100), (np.ones(4), 1e-3, 3), (np.ones(4), 1e-3, 0)], True),
+        (first_negative, [(np.array([1.0, 2.0, -1.0, -3.0]),), (np.arange(3.0),)], True),
+        (return_then_more, [(np.ones(5), 5), (np.ones(5), 2), (np.ones(5), 0)], True),
+        # the C target cannot return a loop's array from one side of an IF (the other side
+        # makes a new one): the loop runs in Python again, the answer is the same
+        (halve_until_small, [(np.ones(3), 1e-2), (np.ones(3), -1.0)], False),
+    ],
+)
+def test_a_return_inside_a_loop_compiles_with_the_loop(backend, fn, calls, compiles):
+    """``return`` in a loop body breaks out of the native loop and the region returns its
+    value (before, the loop ran in Python, its body split around the return)."""
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(*calls[0])
+    assert compiled.static_breaks == ()
+    if compiles or backend == "eager":
+        assert compiled.python_loops == set() and len(compiled.regions) == 1
+        assert compiled.regions[0].stats.compiled_calls > 0
+    else:  # the loop goes back to Python, its body compiled: the old split
+        assert compiled.python_loops
+
+
+def bump_then_bind(x, n):
+    x[0] += 1.0
+    for i in range(n):
+        p = x * 2.0
+    return p
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_region_that_already_stored_never_reruns_for_a_zero_trip_loop(backend):
+    """The zero-trip fallback runs the region's statements from the start: after a store into
+    an argument that would store twice, so such a loop is traced on its own terms instead
+    (the argument is bumped once, and the read after the loop raises as in Python)."""
+    assert_same_calls(bump_then_bind, [(np.ones(3), 2), (np.ones(3), 0)], backend=backend)
+    x = np.ones(3)
+    compiled = astcompile.compile(bump_then_bind, backend=backend)
+    with pytest.raises(UnboundLocalError):
+        compiled(x, 0)
+    assert x[0] == 2.0

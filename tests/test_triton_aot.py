@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from differential import TRITON
 from test_backend_triton import CASES
+from test_triton_matmul import MATMUL_CASES, dense_relu, kept, mixed, mlp, product
 
 from astcompile.backends.triton import generate
+from astcompile.codegen.triton_matmul import MatmulKernel
 from astcompile.runtime.triton_math import FUNCTIONS
 from astcompile.runtime.triton_runtime import load_module
 from astcompile.trace.tracer import trace_callable
@@ -34,13 +36,29 @@ def _kinds(cases: list) -> list:
     return list(seen.values())
 
 
-AOT_CASES = _kinds(CASES)
+#: Matmul kernels of every accumulation (float32, float64, integers) and epilogue shape.
+MATMUL_AOT = _kinds([c for c in MATMUL_CASES if c[0] in (product, dense_relu, mlp, kept, mixed)])
+AOT_CASES = _kinds(CASES) + MATMUL_AOT
+
+
+def _launch_options(sched) -> dict[str, dict]:
+    """kernel -> its constexprs and warps on a GPU (elementwise and row kernels: ``BLOCK``;
+    matmul kernels: the largest tiles of the table for their dtype)."""
+    from astcompile.kernels.triton_matmul import tiles
+
+    options = {}
+    for step in sched.steps:
+        if isinstance(step, MatmulKernel):
+            t = tiles("cuda", step.product.dtype, 1 << 20, 1 << 20, 1 << 20)
+            options[step.name] = {"constexprs": t.constexprs(), "num_warps": t.num_warps}
+    return options
 
 
 def compile_all(jobs_path: str) -> None:
     """In a child process (Triton's interpreter, which the other tests run, patches
     ``triton.language`` in ways that can outlive a run): compile every kernel variant of each
-    job for each arch and print ``{case: [[variant, arch, ptx has an entry]]}`` as JSON."""
+    job for each arch and print ``{case: [[variant, arch, ptx has an entry, ptx uses TF32]]}``
+    as JSON."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -52,13 +70,18 @@ def compile_all(jobs_path: str) -> None:
         module = load_module(job["source"], job["cache"])
         done = []
         for name, signature in job["signatures"].items():
+            launch = job.get("options", {}).get(
+                name, {"constexprs": {"BLOCK": 1024}, "num_warps": 4}
+            )
+            options = {"enable_fp_fusion": False, "num_warps": launch["num_warps"]}
             for variant in (name, f"{name}_block", f"{name}_loop"):
                 kernel = getattr(module, variant, None)
                 for arch in ARCHS if kernel is not None else ():
-                    source = ASTSource(kernel, signature, constexprs={"BLOCK": 1024})
+                    source = ASTSource(kernel, signature, constexprs=launch["constexprs"])
                     target = GPUTarget("cuda", arch, 32)
-                    out = triton.compile(source, target=target, options={"enable_fp_fusion": False})
-                    done.append([variant, arch, ".entry" in out.asm["ptx"]])
+                    out = triton.compile(source, target=target, options=options)
+                    ptx = out.asm["ptx"]
+                    done.append([variant, arch, ".entry" in ptx, "tf32" in ptx])
         results[case] = done
     print(json.dumps(results))
 
@@ -85,7 +108,7 @@ def compiled_in_a_child(sources: dict, folder) -> None:
     done = json.loads(run.stdout.strip().splitlines()[-1])
     for name, job in jobs.items():
         assert len(done[name]) >= 2 * len(job["signatures"]), done[name]
-        assert all(entry for _, _, entry in done[name]), done[name]
+        assert all(entry for _, _, entry, _ in done[name]), done[name]
 
 
 def _case_id(fn, k: int) -> str:
@@ -100,10 +123,11 @@ def compiled_aot(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("aot")
     jobs = {}
     for k, (fn, args) in enumerate(AOT_CASES):
-        code = _code(fn, args)
+        sched, code = generate(trace_callable(fn, list(args)))
         jobs[_case_id(fn, k)] = {
             "source": code.source,
             "signatures": code.signatures,
+            "options": _launch_options(sched),
             "cache": str(folder),
         }
     path = folder / "jobs.json"
@@ -139,12 +163,16 @@ def test_kernels_compile_for_sm80_and_sm90(case, fn, args, compiled_aot):
     done = compiled_aot[case]
     code = _code(fn, args)
     assert len(done) >= 2 * len(code.signatures)
-    assert {arch for _, arch, _ in done} == set(ARCHS)
-    assert all(entry for _, _, entry in done), done
+    assert {arch for _, arch, _, _ in done} == set(ARCHS)
+    assert all(entry for _, _, entry, _ in done), done
+    assert not any(tf32 for *_, tf32 in done), "a float32 product must not round to TF32"
+
+
+FUSED = CASES + MATMUL_AOT
 
 
 @pytest.mark.parametrize(
-    ("fn", "args"), CASES, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(CASES)]
+    ("fn", "args"), FUSED, ids=[f"{f.__name__}{k}" for k, (f, _) in enumerate(FUSED)]
 )
 def test_fused_kernels_read_and_write_each_element_once(fn, args):
     """In a flat kernel and a row held in one block, every access is one ``tl.load`` and every

@@ -26,13 +26,14 @@ from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.triton_loops import c_target_reason, host_program
-from astcompile.codegen.triton_source import HEADER, signature
+from astcompile.codegen.triton_matmul import matmul_note
+from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_stores import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
-from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.passes.schedule import Kernel, Schedule
 from astcompile.stages import GraphKind, RegionWork
 
 __all__ = ["TritonBackend", "generate"]
@@ -46,28 +47,34 @@ class TritonCode:
     parts: WrapperParts
     signatures: dict[str, dict[str, str]]  #: kernel -> its parameters' types (AOT compiles)
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
-    note: str = ""  #: what ``explain`` adds to "on triton"
+    notes: tuple[str, ...] = ()  #: how its loops and matmuls run, for ``explain``
+
+    def target(self) -> str:
+        """``triton``, with how its loops and matmuls run: what ``explain`` prints."""
+        return f"triton ({'; '.join(self.notes)})" if self.notes else "triton"
 
 
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule."""
-    parts, signatures = [HEADER], {}
-    wrapper, py = built(sched, assured, parts, signatures)
+    parts, signatures, notes = [HEADER], {}, []
+    wrapper, py = built(sched, assured, parts, signatures, notes)
     parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
-    return TritonCode("".join(parts), parts_, signatures)
+    return TritonCode("".join(parts), parts_, signatures, notes=tuple(notes))
 
 
 def built(
-    sched: Schedule, assured: Assured, parts: list[str], signatures: dict
+    sched: Schedule, assured: Assured, parts: list[str], signatures: dict, notes: list[str]
 ) -> tuple[WrapperSource, str]:
-    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``."""
+    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``, where
+    its matmuls run to ``notes``."""
     plans = {}
+    notes += [n for n in map(matmul_note, sched.steps) if n is not None]
     for step in sched.steps:
         if isinstance(step, Kernel):
             code = TRITON.kernel(step, frozenset())
             parts.append(code.source)
             plans[step.name] = code.plan
-            signatures[step.name] = signature(code.plan)
+            signatures[step.name] = TRITON.signature(code.plan)
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
 
@@ -82,8 +89,8 @@ def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     if stores is not None:  # the first phase's schedule, and the whole region's code
         with numbering():
             code = store_code(stores, NOTHING)
-        return schedule(stores.phases[0].graph, TRITON.supports), code
-    sched = schedule(graph, TRITON.supports)
+        return TRITON.schedule(stores.phases[0].graph), code
+    sched = TRITON.schedule(graph)
     with numbering():
         return sched, flat_code(sched)
 
@@ -110,7 +117,7 @@ class TritonBackend:
         return compile_graph(graph, self)
 
     def schedule(self, work: RegionWork) -> None:
-        work.schedule = schedule(work.graph, TRITON.supports)
+        work.schedule = TRITON.schedule(work.graph)
 
     def lower(self, work: RegionWork) -> None:
         stores = store_region(work.graph) if work.kind is not GraphKind.FLAT else None
@@ -166,5 +173,5 @@ class TritonBackend:
                 "TRITON_INTERPRET=1 to run them in Triton's interpreter on the CPU"
             ) from exc
         run.triton_source = code.source
-        run.target = f"triton ({code.note})" if code.note else "triton"
+        run.target = code.target()
         work.run = run

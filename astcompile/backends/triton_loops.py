@@ -35,7 +35,6 @@ from astcompile.codegen.wrapper import NOTHING, Assured, argument_checks
 from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Op
-from astcompile.passes.schedule import schedule
 from astcompile.runtime.triton_device import broadcast, owned, scalar_array
 
 
@@ -44,9 +43,8 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
     host = _Host(program, assured)
     source = host.build()
     parts = WrapperParts(source, host.consts, host.steps)
-    return TritonCode(
-        "".join(host.kernels), parts, host.signatures, program.stored_leaves, note(program)
-    )
+    notes = (note(program), *host.notes)
+    return TritonCode("".join(host.kernels), parts, host.signatures, program.stored_leaves, notes)
 
 
 def generate_loops(graph: Graph) -> TritonCode:
@@ -102,6 +100,7 @@ class _Host:
             "_host": quiet_step_runner(),
         }
         self.steps: dict = {}
+        self.notes: list[str] = []  #: where the matmuls run, for explain
         self.sources: list[str] = []
         self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}
         self.lines: list[str] = []
@@ -202,12 +201,11 @@ class _Host:
         stand_ins = {n.id for n in seg.graph.inputs[len(self.graph.inputs) :]}
         typed = Assured(self.assured.typed | stand_ins, self.assured.unit_c)
         if seg.stores is not None:
-            src = store_sources(
-                seg.stores, typed, self.kernels, self.signatures, self.consts, self.steps, False
-            )
+            made = (self.kernels, self.signatures, self.consts, self.steps, self.notes)
+            src = store_sources(seg.stores, typed, *made, checks=False)
         else:
-            sched = schedule(seg.graph, TRITON.supports)
-            wrapper, src = built(sched, typed, self.kernels, self.signatures)
+            sched = TRITON.schedule(seg.graph)
+            wrapper, src = built(sched, typed, self.kernels, self.signatures, self.notes)
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)
             src = src.replace("return _eager(leaves)", "raise _no_identity()")

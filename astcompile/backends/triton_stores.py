@@ -26,7 +26,6 @@ from astcompile.codegen.triton_stores import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import Assured, WrapperSource
 from astcompile.ir.ops import Op
-from astcompile.passes.schedule import schedule
 from astcompile.runtime.triton_device import broadcast, owned
 
 
@@ -37,17 +36,17 @@ def no_identity() -> ValueError:
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     """The Triton module and the wrapper of ``region``."""
-    parts, signatures = [HEADER], {}
+    parts, signatures, notes = [HEADER], {}, []
     consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
     steps: dict = {}
-    py = store_sources(region, assured, parts, signatures, consts, steps)
+    py = store_sources(region, assured, parts, signatures, consts, steps, notes)
     if region.stored_leaves:  # a read-only argument: NumPy raises, so the graph runs eagerly
         name = f"region_{sanitize(region.name)}"
         py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
         lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
         py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
     wrapper_parts = WrapperParts(py, consts, steps)
-    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves)
+    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
 
 
 def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
@@ -68,9 +67,11 @@ def store_sources(
     signatures: dict,
     consts: dict,
     steps: dict,
+    notes: list[str],
     checks: bool = True,
 ) -> str:
-    """The wrapper source of ``region``, its kernels added to ``parts``. Without ``checks``
+    """The wrapper source of ``region``, its kernels added to ``parts`` (their constants,
+    NumPy steps and explain's notes to the others). Without ``checks``
     (a segment of a loop region, whose host checked the arguments) no phase falls back to
     the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
     sources = []
@@ -78,7 +79,7 @@ def store_sources(
     for i, phase in enumerate(region.phases):
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
-        wrapper, py = built(schedule(phase.graph, TRITON.supports), typed, parts, signatures)
+        wrapper, py = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes)
         py = _with_tail(py, wrapper, phase, parts, signatures)
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)

@@ -215,12 +215,14 @@ def _unchanged(out: Node) -> Node:
     return out
 
 
-def _check_fresh(em: Emitter, graph: Graph, out: Node) -> None:
-    """A carried or branch array must be new in that graph: copying it must not lose aliasing."""
+def _check_fresh(em: Emitter, graph: Graph, out: Node, where: Node | None = None) -> None:
+    """A carried or branch array must be new in that graph: copying it must not lose aliasing.
+    The fault is the loop's or the branch's (``where``): that statement can go to Python."""
     fresh = out.id in em.plan.buffers or not em.plan.rooted(out)
     if em.plan.owner.get(out.id) is not graph or not fresh:
         raise StructuredUnsupported(
-            f"{out!r} leaves a loop body or branch as a view of another array ({out.loc})"
+            f"{out!r} leaves a loop body or branch as a view of another array ({out.loc})",
+            (where or out).loc,
         )
 
 
@@ -250,7 +252,7 @@ def _arm(
         if em.plan.is_scalar(r):
             em.emit(f"{value_name(r)} = {em.cast(em.scalar(out), out.dtype, r.dtype)};")
         else:
-            _check_fresh(em, graph, out)
+            _check_fresh(em, graph, out, stmt.node)
             em.fill(em.view(r), r.shape, r.dtype, out)
 
 

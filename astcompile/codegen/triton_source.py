@@ -26,8 +26,11 @@ import triton
 import triton.language as tl
 
 from astcompile.runtime.triton_math import math_module
+from astcompile.runtime.triton_runtime import matmul_kernels
 
 lm = math_module()  # libdevice on a GPU, NumPy under TRITON_INTERPRET=1
+tile_of = matmul_kernels().tile_of  # the hand-written matmul: kernels/triton_matmul.py
+tile_product = matmul_kernels().tile_product
 NAN = tl.constexpr(float("nan"))
 INF = tl.constexpr(float("inf"))
 
@@ -56,7 +59,7 @@ def parameters(plan: KernelPlan) -> list[tuple[str, str]]:
     return [*params, ("BLOCK", "constexpr")]
 
 
-def _annotated(name: str, sig: str, plan: KernelPlan) -> str:
+def annotated(name: str, sig: str, plan: KernelPlan) -> str:
     """Sizes, strides and scalars typed as they are (a Python float would be float32)."""
     if sig.startswith("*") or sig == "constexpr":
         return f"{name}: tl.constexpr" if sig == "constexpr" else name
@@ -68,7 +71,7 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
     kernel = plan.kernel
     emitter = TritonEmitter(plan)
     body(emitter)
-    params = ", ".join(_annotated(n, s, plan) for n, s in parameters(plan))
+    params = ", ".join(annotated(n, s, plan) for n, s in parameters(plan))
     head = [
         "",
         "",

@@ -17,11 +17,17 @@ from astcompile.codegen.pyexpr import dim_expr, shape_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.triton_matmul import (
+    MatmulKernel,
+    fuse_matmuls,
+    matmul_functions,
+    matmul_parameters,
+)
 from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
 from astcompile.codegen.triton_source import kernel_functions, signature
-from astcompile.ir.graph import Node
+from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
-from astcompile.passes.schedule import Kernel
+from astcompile.passes.schedule import Kernel, Schedule, schedule
 
 
 def _tuple(items: list[str]) -> str:
@@ -39,6 +45,9 @@ class TritonLauncher:
         lines = []
         for k in kernels:
             plan = self.plans[k.name]
+            if isinstance(k, MatmulKernel):
+                lines.append(f"_k_{k.name} = _matmul({k.name!r}, {k.product.dtype.name!r})")
+                continue
             lines.append(
                 f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
                 f"{bool(k.reduce_axes)})"
@@ -50,7 +59,10 @@ class TritonLauncher:
         for o in kernel.outputs:
             w.consts[f"_odt{nid(o)}"] = o.dtype
             w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
-        sizes = _tuple([dim_expr(d) for d in kernel.domain])
+        dims = (
+            [*kernel.domain, kernel.shared] if isinstance(kernel, MatmulKernel) else kernel.domain
+        )
+        sizes = _tuple([dim_expr(d) for d in dims])
         loads = _tuple([w.ref(b) for b in plan.loads])
         scalars = _tuple([w.ref(s) for s in plan.scalars])
         outs = _tuple([w.ref(o) for o in kernel.outputs])
@@ -70,9 +82,23 @@ class TritonTarget:
             return node.dtype in TL_TYPES
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
+    def schedule(self, graph: Graph) -> Schedule:
+        """The shared schedule, with products of 2-D arrays as matmul kernels (their
+        elementwise epilogue fused) rather than NumPy steps."""
+        return fuse_matmuls(schedule(graph, self.supports))
+
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
-        source, plan = kernel_functions(kernel)
-        return KernelCode(source, repr(signature(plan)), plan)
+        if isinstance(kernel, MatmulKernel):
+            source, plan = matmul_functions(kernel)
+        else:
+            source, plan = kernel_functions(kernel)
+        return KernelCode(source, repr(self.signature(plan)), plan)
+
+    def signature(self, plan: KernelPlan) -> dict[str, str]:
+        """What ``triton.compile(ASTSource(...))`` takes for a planned kernel."""
+        if isinstance(plan.kernel, MatmulKernel):
+            return dict(matmul_parameters(plan))
+        return signature(plan)
 
     def launcher(
         self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]

@@ -226,9 +226,10 @@ class _Checker:
         if smalls:
             if loopcheck.body_problems(self, unit) if in_loop else self.problems(unit):
                 return Verdict.EAGER
-            jumps = (cst.Return,) if in_loop else (cst.Break, cst.Continue)
-            if (in_loop or not allow_jumps) and any(isinstance(s, jumps) for s in smalls):
+            jumps = (cst.Break, cst.Continue)  # in a loop: its own, lowered to flags
+            if not (in_loop or allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
+            # a return in a loop body ends the loop like a break (frontend/loops.py)
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
         if isinstance(unit, (cst.For, cst.While)):
@@ -257,7 +258,9 @@ class _Checker:
             return Verdict.EAGER
         self.has_loops = True  # a caller cannot inline it: only region bodies lower loops
         body = [self.verdict(u, False, in_loop=True) for u in block_units(node.body)]
-        return Verdict.GRAPHABLE if all(v is Verdict.GRAPHABLE for v in body) else Verdict.EAGER
+        if Verdict.EAGER in body:
+            return Verdict.EAGER
+        return Verdict.RETURNS if Verdict.RETURNS in body else Verdict.GRAPHABLE
 
     def static_test(self, branch: cst.If) -> bool:
         """Static (see exprs) and free of calls that cannot be traced."""

@@ -139,26 +139,16 @@ def _breaks_out(node: cst.For) -> bool:
     return any(isinstance(j, cst.Break) for j in own_jumps(node.body))
 
 
-def own_jumps(block: cst.CSTNode) -> list[cst.CSTNode]:
-    """``break``/``continue`` statements of the loop whose body is ``block`` (nested loops'
-    own jumps excluded)."""
+def own_jumps(block: cst.CSTNode, kinds: tuple[type, ...] = (cst.Break, cst.Continue)) -> list:
+    """``break``/``continue`` statements (or other ``kinds``) of the loop whose body is
+    ``block``: not those of nested loops or local functions."""
     found: list[cst.CSTNode] = []
 
     class _Find(cst.CSTVisitor):
-        def visit_Break(self, n: cst.Break) -> None:
-            found.append(n)
-
-        def visit_Continue(self, n: cst.Continue) -> None:
-            found.append(n)
-
-        def visit_For(self, n: cst.For) -> bool:
-            return False
-
-        def visit_While(self, n: cst.While) -> bool:
-            return False
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return False
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kinds):
+                found.append(n)
+            return not isinstance(n, (cst.For, cst.While, cst.FunctionDef))
 
     block.visit(_Find())
     return found

@@ -27,40 +27,79 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
+#: What ends an iteration early: a ``return`` in a loop at the top of a region is a ``break``
+#: that also sets the loop's ``returned`` flag
+_JUMPS = (cst.Break, cst.Continue, cst.Return)
 
 
 class StructuredPlanner:
     """Decides whether a graph-able ``for``/``while`` unit can be lowered, and how."""
 
-    def __init__(self, liveness: Liveness, line_of: dict[cst.CSTNode, int]) -> None:
+    def __init__(
+        self,
+        liveness: Liveness,
+        line_of: dict[cst.CSTNode, int],
+        last_line_of: dict[cst.CSTNode, int] | None = None,
+    ) -> None:
         self.liveness = liveness
         self.line_of = line_of
+        self.last_line_of = last_line_of or {}
 
-    def loop(self, node: cst.For | cst.While, bound: Live) -> list[Spec] | None:
-        """Specs for ``node`` and everything nested in it; None when it must stay in Python."""
+    def loop(self, node: cst.For | cst.While, bound: Live, top: bool = False) -> list[Spec] | None:
+        """Specs for ``node`` and everything nested in it; None when it must stay in Python.
+
+        A loop at the top of a region (``top``) may leave variables it first assigns (and the
+        target) for the code after it: see :meth:`_may_start_unbound`."""
         if node not in self.line_of:
             return None  # kept in Python: it failed to trace as a loop before
         line = self.line_of[node]
         targets = _targets(node)
         after = self.liveness.after.get(node, frozenset())
-        if targets & after:
+        target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
+        returns = own_jumps(node.body, (cst.Return,))
+        if returns and not (top and len(returns) == 1):
+            return None
+        if returns:  # ``return e`` breaks out; ``e`` is evaluated after the loop (lowering.py)
+            after = after | frozenset(name_sets(returns[0]).reads)
+        last = f"__ac_last_{line}" if targets & after else ""
+        if last and not (top and target):
             return None
         units = block_units(node.body)
         carried = self._state(units, after)
         if isinstance(node, cst.While):
             carried |= frozenset(name_sets(*units).writes) & name_sets(node.test).reads.keys()
-        if not carried <= bound:
+        unbound = (carried | (targets & after)) - bound
+        if unbound and not self._may_start_unbound(node, units, unbound, top):
             return None
-        jumps = own_jumps(node.body)
-        brk = f"__ac_brk_{line}" if any(isinstance(j, cst.Break) for j in jumps) else ""
+        jumps = own_jumps(node.body, _JUMPS)
+        brk = f"__ac_brk_{line}" if any(not isinstance(j, cst.Continue) for j in jumps) else ""
         go = f"__ac_go_{line}" if jumps else ""
-        flags = frozenset(f for f in (brk, go) if f)
+        ret = f"__ac_returned_{line}" if returns else ""
+        flags = frozenset(f for f in (brk, go, ret) if f)
         inner = self._block(units, bound | targets | flags, (go, flags))
         if inner is None:
             return None
-        state = tuple(sorted(carried)) + ((brk,) if brk else ())
-        target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
-        return [LoopSpec(line, target, state, brk, go), *inner]
+        extra = {n for n in (last, ret) if n}
+        state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
+        spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret)
+        return [spec, *inner]
+
+    def _may_start_unbound(
+        self, node: cst.For | cst.While, units: list[cst.CSTNode], unbound: Live, top: bool
+    ) -> bool:
+        """Whether the loop may start with ``unbound`` names unbound: a ``for`` at the top of
+        a region whose body assigns them before any read (``p`` in ``for ...: p = f(x)`` read
+        only after the loop). The tracer peels the first iteration, which binds them; a loop
+        that may run zero times leaves them unbound, so it falls back to the plain statements
+        (trace/loops.py), and the rewritten function deletes them again (one line per name
+        after the region call: the loop must span that many lines)."""
+        if not top or not isinstance(node, cst.For):
+            return False
+        after = self.liveness.after.get(node, frozenset())
+        if (unbound - _targets(node)) & self.liveness.live_in(units, after):
+            return False  # the body may read it (or leave it) unbound: Python decides
+        room = self.last_line_of.get(node, self.line_of[node]) - self.line_of[node]
+        return len(unbound) <= room
 
     def _state(self, units: list[cst.CSTNode], after: Live) -> frozenset[str]:
         assigned = frozenset(name_sets(*units).writes)
@@ -75,7 +114,7 @@ class StructuredPlanner:
                 found = self.loop(unit, here)
             elif isinstance(unit, cst.If):
                 found = self._branch(unit, here, jump)
-                if found is not None and own_jumps(unit) and units[index + 1 :]:
+                if found is not None and own_jumps(unit, _JUMPS) and units[index + 1 :]:
                     found = self._guard(unit, units, index, bound, jump, found)
             else:
                 continue
@@ -108,7 +147,7 @@ class StructuredPlanner:
             names |= self._state(block_units(block), after)
         if isinstance(node.orelse, cst.If):
             names |= self._state([node.orelse], after)
-        if own_jumps(node):
+        if own_jumps(node, _JUMPS):
             names |= jump[1]
         if not names <= bound:
             return None

@@ -18,9 +18,10 @@ every new node takes the line of the statement it replaces: tracebacks keep the 
 from __future__ import annotations
 
 import ast
+import copy
 
 from astcompile.frontend import lowering_parts as P
-from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
+from astcompile.frontend.spec import UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
 IF, WHILE = "__ac_if", "__ac_while"
 
@@ -38,9 +39,93 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
     calls, array-creation calls into ``__ac_create`` calls, and scalar functions, ``assert``
     and boolean tests into their traceable forms (trace/scalars.py, trace/control.py)."""
     by_line = {(type(s), s.line): s for s in specs}
+    for fdef in module.body:
+        if isinstance(fdef, ast.FunctionDef):
+            fdef.body = _returns_after_loops(fdef.body, by_line)
     _Lowering(by_line).visit(module)
     ast.fix_missing_locations(module)
     return module
+
+
+def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
+    """A region's loop holding ``return e`` (frontend/loops.py) breaks out with its
+    ``returned`` flag set; the region then returns ``e``, evaluated after the loop (nothing
+    ran since the return, so every name holds the value it had there), else runs the rest::
+
+        for it in range(n):               for it in range(n): ... (the return: flags, break)
+            ...                           if __ac_returned_7:            (an IF, both
+            if done:                          __ac_ret_0, __ac_ret_1 = x, it    sides give
+                return x, it              else:                              the values)
+        __ac_ret = (x, -1)                    __ac_ret_0, __ac_ret_1 = (x, -1)
+        return (__ac_ret,)                __ac_ret = (__ac_ret_0, __ac_ret_1)
+    """
+    for index, stmt in enumerate(body):
+        spec = by_line.get((LoopSpec, stmt.lineno)) if isinstance(stmt, LOOPS) else None
+        if spec is None or not spec.ret:
+            continue
+        returned = next(n for n in _own(stmt.body) if isinstance(n, ast.Return)).value
+        value = copy.deepcopy(returned.elts[0])  # the region returns the 1-tuple ``(e,)``
+        *rest, last, end = body[index + 1 :]
+        final = last.value
+        flat = _same_arity(value, final)
+        names = tuple(f"{RET}_{k}" for k in range(len(value.elts))) if flat else (RET,)
+        target = P.names(names) if flat else ast.Name(RET, ast.Load())
+        starts = [P.store(name, P.load(UNBOUND_NAME), stmt) for name in names]
+        then = [P.located(_assign(target, value), returned)]
+        other = [*rest, P.located(_assign(target, final), last)]
+        chosen = P.located(ast.If(P.load(spec.ret), then, other), stmt)
+        chosen.ac_spec = BranchSpec(stmt.lineno, names + _updated(rest))
+        joined = [P.store(RET, P.names(names), last)] if flat else []
+        return [*body[: index + 1], *starts, chosen, *joined, end]
+    return body
+
+
+LOOPS = (ast.For, ast.While)
+RET = "__ac_ret"
+
+
+def _own(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a loop body outside nested loops and functions."""
+    found, stack = [], list(body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, (*LOOPS, ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _updated(statements: list[ast.stmt]) -> tuple[str, ...]:
+    """Names ``statements`` read and then assign (``s = s - 1``): a branch function made of
+    them takes and returns them (assigned, they are its locals). They are bound: the region
+    reads them there (frontend/regions.py keeps maybe-unbound reads in Python)."""
+    read_first, written = set(), set()
+    for stmt in statements:
+        names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
+        loads = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            loads.add(stmt.target.id)
+        read_first |= loads - written
+        written |= {n.id for n in names if isinstance(n.ctx, ast.Store)}
+    return tuple(sorted(read_first & written))
+
+
+def _same_arity(value: ast.expr, final: ast.expr) -> bool:
+    """Both tuple displays of the same length: their items travel as separate values."""
+    return (
+        isinstance(value, ast.Tuple)
+        and isinstance(final, ast.Tuple)
+        and len(value.elts) == len(final.elts)
+        and not any(isinstance(e, ast.Starred) for e in [*value.elts, *final.elts])
+    )
+
+
+def _assign(target: ast.expr, value: ast.expr) -> ast.Assign:
+    stored = copy.deepcopy(target)
+    for node in ast.walk(stored):
+        if isinstance(node, (ast.Name, ast.Tuple)):
+            node.ctx = ast.Store()
+    return ast.Assign([stored], value)
 
 
 class _Lowering(ast.NodeTransformer):
@@ -119,7 +204,7 @@ class _Lowering(ast.NodeTransformer):
         holding one runs under ``if go:`` (see GuardSpec)."""
         out: list[ast.stmt] = []
         for index, stmt in enumerate(body):
-            if isinstance(stmt, (ast.Break, ast.Continue)):
+            if isinstance(stmt, (ast.Break, ast.Continue, ast.Return)):
                 return out + P.jump(stmt, spec)
             if not (isinstance(stmt, ast.If) and P.has_jump(stmt)):
                 out.append(stmt)

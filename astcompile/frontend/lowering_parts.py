@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from astcompile.frontend.spec import LoopSpec
+from astcompile.frontend.spec import UNBOUND_NAME, LoopSpec
 
 FOR, NDINDEX, LEN = "__ac_for", "__ac_ndindex", "__ac_len"
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
@@ -138,7 +138,7 @@ def has_jump(stmt: ast.stmt) -> bool:
     stack = [stmt]
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Break, ast.Continue)):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Return)):
             return True
         if not isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
@@ -146,8 +146,9 @@ def has_jump(stmt: ast.stmt) -> bool:
 
 
 def jump(stmt: ast.stmt, spec: LoopSpec) -> list[ast.stmt]:
-    """``break`` sets the break flag and ends the iteration; ``continue`` only ends it."""
-    flags = [spec.brk] if isinstance(stmt, ast.Break) else []
+    """``break`` sets the break flag and ends the iteration; ``continue`` only ends it; a
+    ``return`` breaks and sets the ``returned`` flag (its value is taken after the loop)."""
+    flags = {ast.Break: [spec.brk], ast.Return: [spec.ret, spec.brk]}.get(type(stmt), [])
     values = [ast.Constant(True)] * len(flags) + [ast.Constant(False)]
     return [store(name, value, stmt) for name, value in zip([*flags, spec.go], values)]
 
@@ -168,7 +169,8 @@ def flag_start(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
 
 
 def brk_init(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
-    return [store(spec.brk, ast.Constant(False), where)] if spec.brk else []
+    flags = [f for f in (spec.brk, spec.ret) if f]
+    return [store(flag, ast.Constant(False), where) for flag in flags]
 
 
 def brk_index(spec: LoopSpec) -> list[ast.expr]:
@@ -219,11 +221,26 @@ def lower_for(node: ast.For, spec: LoopSpec) -> list[ast.stmt]:
     line = node.lineno
     name = f"__ac_loop_{line}"
     pre, param, bind, head = _head(node, line)
-    body_stmts = [*bind, *flag_start(spec, node), *node.body]
+    keep_target = [store(spec.last, load(spec.target), node)] if spec.last else []
+    body_stmts = [*bind, *keep_target, *flag_start(spec, node), *node.body]
     body = function(name, [param, *spec.carried], body_stmts, spec.carried, node)
     helper, bounds = head
     call_node = call(helper, [load(name), bounds, names(spec.carried), *brk_index(spec)])
-    return [*pre, *brk_init(spec, node), body, assign(spec.carried, call_node, node)]
+    loop = [*pre, *start_values(spec, node), *brk_init(spec, node), body]
+    target_after = [store(spec.target, load(spec.last), node)] if spec.last else []
+    return [*loop, assign(spec.carried, call_node, node), *target_after]
+
+
+def start_values(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
+    """Carried names that may be unbound start as UNBOUND; the target's carried copy starts
+    as the target (it keeps its value when the loop runs zero times, as in Python)."""
+    starts = [
+        store(spec.last if name == spec.target and spec.last else name, load(UNBOUND_NAME), where)
+        for name in spec.unbound
+    ]
+    if spec.last and spec.target not in spec.unbound:
+        starts.append(store(spec.last, load(spec.target), where))
+    return starts
 
 
 def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt], tuple]:

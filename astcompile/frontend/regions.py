@@ -44,6 +44,9 @@ class Run:
     globals_read: tuple[str, ...]
     returns: bool  # ends with the function's return: the caller returns __ac_ret after it
     structured: tuple[Spec, ...] = ()  # the run's loops (and ifs in them) lowered to calls
+    #: outputs a loop of the run may leave unbound: the caller deletes those that come back
+    #: UNBOUND (see LoopSpec.unbound)
+    unbound: tuple[str, ...] = ()
 
 
 @dataclass
@@ -83,10 +86,12 @@ def plan_regions(
     eligible: set[cst.CSTNode],
     fn: Callable | None,
     line_of: dict[cst.CSTNode, int] | None = None,
+    last_line_of: dict[cst.CSTNode, int] | None = None,
 ) -> Plan:
     """Plan the regions of ``fdef``; ``eligible`` holds the units analysis found graph-able;
-    ``line_of`` gives statements' lines (needed to lower graph-able loops)."""
-    planner = _Planner(fdef, eligible, fn, line_of or {})
+    ``line_of`` (and ``last_line_of``) give statements' first (and last) lines, needed to
+    lower graph-able loops."""
+    planner = _Planner(fdef, eligible, fn, line_of or {}, last_line_of or {})
     params = frozenset(parameter_names(fdef))
     planner.block(fdef.body, _Entry(params, params, frozenset()))
     return planner.plan
@@ -138,11 +143,12 @@ class _Planner:
         eligible: set[cst.CSTNode],
         fn: Callable | None,
         line_of: dict[cst.CSTNode, int],
+        last_line_of: dict[cst.CSTNode, int],
     ):
         self.fdef = fdef
         self.eligible = eligible
         self.liveness = Liveness(fdef)
-        self.structured = StructuredPlanner(self.liveness, line_of)
+        self.structured = StructuredPlanner(self.liveness, line_of, last_line_of)
         self.specs: dict[cst.CSTNode, list[Spec]] = {}
         self.locals = function_locals(fdef)
         self.signature = {name: i for i, name in enumerate(parameter_names(fdef))}
@@ -217,13 +223,20 @@ class _Planner:
             u for u in run if not small_statements(u) and name_sets(u).writes.keys() & entry.guarded
         }
         bound = entry.defined
+        maybe_unbound: set[str] = set()
         for position, unit in enumerate(run):
             if isinstance(unit, (cst.For, cst.While)):
-                specs = self.structured.loop(unit, bound) if self.structured.line_of else None
+                specs = (
+                    self.structured.loop(unit, bound, top=True) if self.structured.line_of else None
+                )
                 if specs is None:
                     demote.add(unit)  # stays a Python loop; its body is planned as regions
+                elif specs[0].ret and not _returns_after_loop(unit, run[position + 1 :]):
+                    demote.add(unit)
                 else:
                     self.specs[unit] = specs
+            if maybe_unbound & name_sets(unit).reads.keys():
+                demote.add(unit)  # Python reads it from the frame: unbound raises there
             for name in (self.liveness.live_in([unit]) & self.locals) - bound:
                 writers = [u for u in run[:position] if name in name_sets(u).writes]
                 if not writers:
@@ -231,6 +244,9 @@ class _Planner:
                 elif name in entry.possible:
                     demote.update(writers)  # the region would not see the earlier binding
             bound = surely_bound(bound, [unit])
+            unbound = _unbound_after(self.specs.get(unit, ())) if unit not in demote else ()
+            maybe_unbound = (maybe_unbound - must_assign([unit])) | set(unbound)
+            bound |= frozenset(unbound)
         live_out = self.liveness.after[run[-1]]
         demote |= self._local_function_demotions(run, live_out)
         for name in name_sets(*run).writes:
@@ -263,6 +279,7 @@ class _Planner:
         # then called with the caller's arguments as they are (CompiledFunction's shortcut)
         params.sort(key=lambda n: self.signature.get(n, len(self.signature)))
         returns = has_top_return(units[-1])
+        unbound = [n for u in units for n in _unbound_after(self.specs.get(u, ()))]
         run = Run(
             name=f"__ac_region_{len(self.plan.order)}",
             units=tuple(units),
@@ -271,6 +288,7 @@ class _Planner:
             globals_read=tuple(n for n in sets.reads if self._is_global(n)),
             returns=returns,
             structured=tuple(s for u in units for s in self.specs.get(u, ())),
+            unbound=tuple(n for n in outputs if n in unbound),
         )
         self.plan.runs.setdefault(block, []).append(run)
         self.plan.in_region.update(units)
@@ -282,6 +300,30 @@ class _Planner:
         if self.fn_globals is not None and name in self.fn_globals:
             return True
         return not hasattr(builtins, name)
+
+
+def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> bool:
+    """Whether the run can return a loop's ``return e`` after the loop (frontend/lowering.py
+    evaluates ``e`` there, as one branch of an IF whose other branch is the rest of the run):
+    the rest must be simple statements ending in the function's return, with as many values
+    as ``e`` (the values of an IF are its results, one by one)."""
+    if not rest or not all(small_statements(u) for u in rest) or not has_top_return(rest[-1]):
+        return False
+    inner = own_jumps(loop.body, (cst.Return,))[0]
+    final = next(s for s in small_statements(rest[-1]) if isinstance(s, cst.Return))
+    return _arity(inner.value) == _arity(final.value)
+
+
+def _arity(value: cst.BaseExpression | None) -> int:
+    if isinstance(value, cst.Tuple):
+        starred = any(isinstance(e, cst.StarredElement) for e in value.elements)
+        return -1 if starred else len(value.elements)
+    return 1
+
+
+def _unbound_after(specs: list[Spec] | tuple[Spec, ...]) -> tuple[str, ...]:
+    """Names the planned loop ``specs[0]`` may leave unbound (LoopSpec.unbound)."""
+    return getattr(specs[0], "unbound", ()) if specs else ()
 
 
 def _child_blocks(unit: cst.CSTNode, liveness: Liveness) -> list[tuple[cst.BaseSuite, Live, Live]]:

@@ -35,7 +35,7 @@ from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.names import function_locals, name_sets
 from astcompile.frontend.regions import RET, Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
-from astcompile.frontend.spec import RegionSpec
+from astcompile.frontend.spec import UNBOUND_NAME, RegionSpec
 from astcompile.frontend.tree import node_positions
 
 CALL = "__ac_call"
@@ -82,7 +82,8 @@ def rewrite_function(
     }
     kept = {line - src.def_line + 1 for line in python_loops}
     line_of = {n: line for n, line in line_of.items() if line not in kept or isinstance(n, cst.If)}
-    plan = plan_regions(fdef, units, src.fn, line_of)
+    last_line_of = {n: positions[n].end.line for n in line_of}
+    plan = plan_regions(fdef, units, src.fn, line_of, last_line_of)
     specs = tuple(_spec(run, _lines(run, positions), src) for run in plan.order)
     heights = {run.name: _height(run, module) for run in plan.order}
     loops = {
@@ -208,6 +209,10 @@ def _call_statement(run: Run, height: int) -> tuple[list[cst.SimpleStatementLine
     span = height - 1
     call = f"{run.name}({', '.join(run.params)})"
     code = f"{_tuple(run.outputs)} = {call}" if run.outputs else call
+    if run.unbound:  # the planner kept a line for each (frontend/loops.py)
+        unbind = [f"if {n} is {UNBOUND_NAME}: del {n}" for n in run.unbound]
+        statements = [cst.parse_statement(line) for line in (code, *unbind)]
+        return statements, span - len(unbind)
     if not run.returns:
         return [cst.parse_statement(code)], span
     if span == 0:

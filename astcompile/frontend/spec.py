@@ -17,6 +17,14 @@ class LoopSpec:
     carried: tuple[str, ...]
     brk: str = ""
     go: str = ""
+    #: carried names that may be unbound when the loop starts (first assigned in its body and
+    #: read only after it): they start as UNBOUND, see frontend/loops.py
+    unbound: tuple[str, ...] = ()
+    #: the carried copy of the target, when the target is read after the loop ("" if not)
+    last: str = ""
+    #: the flag a ``return`` in the body sets (it also breaks); the region returns its value
+    #: after the loop ("" without a return)
+    ret: str = ""
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,26 @@ class GuardSpec:
     go: str
     names: tuple[str, ...]
 
+
+class _Unbound:
+    """The value of a variable a loop would have left unbound (it ran zero times).
+
+    Region bodies start such a variable as UNBOUND (frontend/lowering.py); the rewritten
+    function deletes any region output that comes back UNBOUND, so a later read raises
+    ``UnboundLocalError`` exactly as in the plain function. The tracer never carries it: a
+    traced loop that would leave it unbound falls back to the plain statements.
+    """
+
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+    def __reduce__(self) -> str:
+        return "UNBOUND"
+
+
+UNBOUND = _Unbound()
+#: the name region bodies and rewritten functions know UNBOUND by
+UNBOUND_NAME = "__ac_unbound"
 
 Spec = LoopSpec | BranchSpec | GuardSpec
 _KINDS = {"carried": LoopSpec, "go": GuardSpec, "names": BranchSpec}

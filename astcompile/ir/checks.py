@@ -49,8 +49,20 @@ def message_for_status(status: int, sizes: Sequence[int]) -> str | None:
     return None if text is None else text.format(*sizes)
 
 
+class RunPlain(Exception):
+    """A failed CHECK that is not the user's error: an assumption the compiled code was traced
+    under (a loop runs at least once) does not hold for this call, so the region runs its
+    plain statements instead (jit/regions.py catches it)."""
+
+
+#: the CHECK exception name of :class:`RunPlain`
+RUN_PLAIN = "RunPlain"
+
+
 def make_error(exception: str, message: str) -> BaseException:
     """The builtin exception a failed CHECK raises (no arguments for a bare ``assert``)."""
+    if exception == RUN_PLAIN:
+        return RunPlain(message)
     return getattr(builtins, exception)(*((message,) if message else ()))
 
 

@@ -19,6 +19,7 @@ from astcompile import config, logs, registry
 from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
+from astcompile.ir.checks import RunPlain
 from astcompile.jit import pickling, region_tiering, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
@@ -117,7 +118,10 @@ class CompiledFunction:
             and not (telemetry.recording or config.verify)
             and (errstate.current() is errstate.quiet_state or errstate.quiet())
         ):
-            result = sole.guards(*args)
+            try:
+                result = sole.guards(*args)
+            except RunPlain:  # free unless raised (ir/checks.py): the body decides
+                return sole.run_body(args)[0]
             return (sole.call(args) if result is MISS else result)[0]
         return self._full_call(args, kwargs)
 
@@ -170,7 +174,10 @@ class CompiledFunction:
         """The compiled path (what sampled calls time); ``__call__`` inlines its fast path."""
         sole = self._sole_region  # the function is one region: its guards straight away
         if sole is not None and not kwargs and _alone(sole, args):
-            result = sole.guards(*args)
+            try:
+                result = sole.guards(*args)
+            except RunPlain:
+                return sole.run_body(args)[0]
             return (sole.call(args) if result is MISS else result)[0]
         return self._full_call(args, kwargs)
 

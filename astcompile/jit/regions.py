@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, debug_dump, logs, verify
 from astcompile import dask as dask_arrays
+from astcompile.ir.checks import RunPlain
 from astcompile.jit import telemetry
 from astcompile.jit.entries import (
     MISS,
@@ -75,17 +76,27 @@ class Region:
         return G.call_key(args)
 
     def __call__(self, *args: Any) -> tuple:
-        # compiled code must not run alone (quiet() inlined: see runtime/errstate.py)
-        if config.verify or not (errstate.current() is errstate.quiet_state or errstate.quiet()):
-            return verify.region_call(self, args)
-        if telemetry.recording:  # 0 unless some thread runs explain: one read on the hot path
-            recorder = telemetry.active()
-            if recorder is not None:
-                return self._recorded_call(recorder, args)
-        result = self.guards(*args)
-        if result is MISS:
-            return self.call(args)
-        return result
+        try:  # free unless raised: a RunPlain check failed (ir/checks.py), the body decides
+            # compiled code must not run alone (quiet() inlined: see runtime/errstate.py)
+            if config.verify or not (
+                errstate.current() is errstate.quiet_state or errstate.quiet()
+            ):
+                return verify.region_call(self, args)
+            if telemetry.recording:  # 0 unless some thread runs explain: one read when hot
+                recorder = telemetry.active()
+                if recorder is not None:
+                    return self._recorded_call(recorder, args)
+            result = self.guards(*args)
+            if result is MISS:
+                return self.call(args)
+            return result
+        except RunPlain:
+            return self.run_body(args)
+
+    def run_body(self, args: tuple) -> tuple:
+        """The region's own statements, for a call its compiled code declined (RunPlain)."""
+        self.stats.eager_calls += 1
+        return self.body(*args)
 
     def call(self, args: tuple) -> tuple:
         """The generic path: guard key, entries for it, else eager or a new compile."""

@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
+
 _TARGETS = {
     "__ac_for": ("astcompile.trace.loops", "ac_for"),
     "__ac_if": ("astcompile.trace.loops", "ac_if"),
@@ -40,6 +42,7 @@ def _bound_on_first_call(module: str, attr: str) -> Callable[..., Any]:
 
 
 #: Names region bodies with lowered loops call (see astcompile/frontend/lowering.py).
-STRUCTURED_CALLS: dict[str, Callable[..., Any]] = {
+STRUCTURED_CALLS: dict[str, Any] = {
     name: _bound_on_first_call(module, attr) for name, (module, attr) in _TARGETS.items()
 }
+STRUCTURED_CALLS[UNBOUND_NAME] = UNBOUND  # a value, not a call: see frontend/spec.py

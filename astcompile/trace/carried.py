@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
@@ -37,9 +38,12 @@ from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 from astcompile.trace.user_names import BodyNames
 
 _FLAG = ("array", np.dtype(bool), (), True)
+_UNBOUND = ("unbound",)
 
 
 def kind_of(value: Any) -> tuple:
+    if value is UNBOUND:  # not bound before the loop: the body binds it (frontend/loops.py)
+        return _UNBOUND
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])
     if isinstance(value, SymArray):
@@ -62,6 +66,12 @@ def unify(before: tuple, after: tuple) -> tuple:
     """The kind a carried value keeps over all iterations (NumPy's promotion of the two)."""
     if before == after:
         return before
+    if before is _UNBOUND:
+        return after
+    if after is _UNBOUND:
+        raise TraceBreak(
+            TraceReason.LOOP_CARRIED_TYPE, "a variable may be left unbound: runs in Python"
+        )
     union = _union_of(before, after)
     if union is not None:
         return union
@@ -142,12 +152,28 @@ def placeholders(
             for j, k in enumerate(_parts(kind))
         ]
         nodes += [p.node for p in parts]
+        if kind is _UNBOUND:
+            values.append(UNBOUND)
+            continue
         values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
     return values, nodes
 
 
+def typed_start(kind: tuple) -> Any:
+    """A start value of ``kind`` for a variable the loop binds before reading it (it is never
+    seen; the loop is checked to run): a scalar's zero, None for an array (no value to make)."""
+    if kind[0] == "scalar":
+        return kind[2](0)
+    if kind[0] == "array" and kind[2] == () and kind[3]:
+        return kind[1].type(0)
+    return None
+
+
 def _parts(kind: tuple) -> list[tuple]:
-    """The node kinds a value of ``kind`` travels as: a union is its value and its flag."""
+    """The node kinds a value of ``kind`` travels as: a union is its value and its flag; an
+    unbound start value travels as nothing (the body binds it before reading it)."""
+    if kind is _UNBOUND:
+        return []
     return [("array", kind[1], (), True), _FLAG] if kind[0] == "union" else [kind]
 
 

@@ -21,16 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir import shapes as S
+from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import Graph, IfAttr, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
 from astcompile.trace import escapes, user_names
+from astcompile.trace import loop_starts as LS
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
 
 _RETRACES = 3
@@ -55,6 +56,8 @@ def _for(
             values = body(i, *values)
             if brk is not None and values[brk]:
                 break
+        if is_tracing():
+            LS.bound_after(values)
         return values
     with escapes.unchanged(body, "loop body"):
         return _trace_loop(body, bounds, init, brk, peeled)
@@ -122,10 +125,6 @@ def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
 # -- loops -------------------------------------------------------------------------------------
 
 
-def _all_concrete(values: Sequence[Any]) -> bool:
-    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)
-
-
 def _is_runtime_value(value: Any) -> bool:
     return isinstance(value, SymArray) or (isinstance(value, SymScalar) and value.dynamic)
 
@@ -148,6 +147,7 @@ def _trace_loop(
     body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
     ctx = current()
+    init_before = init
     bounds = tuple(bounds)
     if len(bounds) == 1:
         bounds = (0, bounds[0], 1)
@@ -162,6 +162,10 @@ def _trace_loop(
         return outs, None if brk is None else C.negate(outs[brk])
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_for(body))
+    if any(v is UNBOUND for v in init):
+        init = LS.typed_starts(init, kinds, bounds, bound_nodes)
+        if init is None:  # an array the first iteration binds: trace that iteration alone
+            return _peel_for(body, bounds, bound_nodes, init_before, brk, peeled)
     if not CK.start_holds(init, kinds):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
     init_nodes = _flat(init, kinds)
@@ -203,8 +207,9 @@ def _peel_for(
     start, stop, step = bounds
     first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
     rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
+    must_run = lambda: LS.must_run(bound_nodes, step)
     return _first_iteration(
-        _runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init, peeled
+        LS.runs(bounds), lambda *v: _then(body(first_i, *v), brk, rest), init, peeled, must_run
     )
 
 
@@ -216,33 +221,34 @@ def _then(outs: Any, brk: int | None, rest: Callable) -> tuple:
     return ac_if(C.negate(outs[brk]), rest, lambda *values: values, outs)
 
 
-def _first_iteration(runs: Any, first: Callable, init: tuple, peeled: bool) -> tuple:
+def _first_iteration(
+    runs: Any,
+    first: Callable,
+    init: tuple,
+    peeled: bool,
+    must_run: Callable[[], bool] | None = None,
+) -> tuple:
     """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
-    and then the variable's type after the loop depends on it (trace/carried.py)."""
+    and then the variable's type after the loop depends on it (trace/carried.py). A variable
+    the loop binds (UNBOUND before it) is bound when it runs at all: ``must_run`` adds the
+    run-time check that it does, whose failure runs the plain statements (ir/checks.py)."""
     if peeled:
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type"
         )
+    unbound = any(v is UNBOUND for v in init)
+    if (runs is None or _is_runtime_value(runs)) and unbound and must_run and must_run():
+        return first(*init)
     if runs is None or _is_runtime_value(runs):
+        what = "binds" if any(v is UNBOUND for v in init) else "changes the type of"
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE,
-            "a loop that may run zero times (its bounds are "
-            "only known at run time) changes the type of a variable",
+            f"a loop that may run zero times (its bounds are only known at run time) {what} "
+            "a variable",
         )
+    if not runs:
+        LS.bound_after(init)
     return first(*init) if runs else init
-
-
-def _runs(bounds: tuple) -> bool | None:
-    """Whether ``range(*bounds)`` is not empty, for constants and sizes (a size guard records
-    which); None for bounds known only at run time."""
-    start, stop, step = bounds
-    if _all_concrete(bounds):
-        return len(range(start, stop, step)) > 0
-    dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
-    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
-        return None
-    low, high = dims if step > 0 else dims[::-1]
-    return current().env.is_ge(S.dim_sub(high, low), 1)
 
 
 def _runtime_int(node: Node) -> SymScalar:
@@ -343,9 +349,12 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
         with escapes.unchanged(fn, "branch"):
             branches.append(_trace_branch(ctx, fn, values))
     kinds = CK.same_kinds(branches[0][2], branches[1][2])
+    # a value both branches leave as it was is no result of the IF: it stays what it is
+    keep = [k for k, (a, b) in enumerate(zip(branches[0][0], branches[1][0])) if a is not b]
+    keep = keep or list(range(min(1, len(kinds))))
     graphs, owned = [], set()
     for outs, effects, _, first in branches:
-        nodes = _flat(outs, kinds)
+        nodes = _flat([outs[k] for k in keep], [kinds[k] for k in keep])
         graph = Graph("branch", [], nodes, effects)
         owned |= {n.id for n in graph.nodes() if n.id >= first}
         graphs.append(graph)
@@ -353,7 +362,10 @@ def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) ->
     captured_nodes = [captured[k] for k in sorted(captured)]
     node = ctx.node(Op.IF, (cond, *captured_nodes), np.dtype(bool), (), IfAttr(*graphs))
     ctx.add_effect(node)
-    return _results(ctx, node, kinds)
+    values = list(branches[0][0])
+    for k, value in zip(keep, _results(ctx, node, [kinds[k] for k in keep])):
+        values[k] = value
+    return tuple(values)
 
 
 def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:

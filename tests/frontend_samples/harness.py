@@ -14,6 +14,7 @@ from astcompile.frontend.materialize import build_function
 from astcompile.frontend.resolve import RuntimeResolver
 from astcompile.frontend.rewrite import RegionSpec, RewriteResult, rewrite_function
 from astcompile.frontend.source import function_source
+from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
 
 
 def analyse(fn: Callable) -> FunctionAnalysis:
@@ -55,7 +56,11 @@ def materialize(fn: Callable, all_eager: bool = False):
     result = rewrite(fn, all_eager)
     filename = result.analysis.source.filename
     routed = Routed()
-    free: dict[str, Any] = {"__ac_call": routed, "__ac_loop": lambda first, last, it: it}
+    free: dict[str, Any] = {
+        "__ac_call": routed,
+        "__ac_loop": lambda first, last, it: it,
+        UNBOUND_NAME: UNBOUND,
+    }
     regions = []
     for spec in result.regions:
         body = build_function(spec.body_source, spec.name, fn, {}, filename)

@@ -1,0 +1,92 @@
+"""Where a traced ``for`` loop starts: whether it runs at all, and the start values of the
+variables its first iteration binds.
+
+The frontend starts a variable the loop body binds before reading it, and that code after the
+loop reads, as UNBOUND (frontend/loops.py: ``for ...: p = f(x)`` then ``return p``). Such a
+loop is traced as if it ran: a scalar starts as a zero of the kind the body gives it, an array
+makes trace/loops.py trace the first iteration on its own. Where only the running code knows
+whether the loop runs, a CHECK says it does; a call where it does not runs the region's plain
+statements (``RunPlain``, ir/checks.py), which leave the variable unbound as Python does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from astcompile.frontend.spec import UNBOUND
+from astcompile.ir import shapes as S
+from astcompile.ir.checks import RUN_PLAIN
+from astcompile.ir.graph import CheckAttr, Node
+from astcompile.ir.ops import Op
+from astcompile.trace import build as B
+from astcompile.trace import carried as CK
+from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymInt
+
+
+def bound_after(values: tuple) -> None:
+    """A traced loop that leaves a variable unbound (it ran zero times; frontend/loops.py
+    starts such variables as UNBOUND) runs as plain statements, where a read of it raises."""
+    if any(v is UNBOUND for v in values):
+        raise TraceBreak(
+            TraceReason.LOOP_CARRIED_TYPE,
+            "a loop that runs zero times leaves a variable it assigns unbound",
+        )
+
+
+def all_concrete(values: Sequence[Any]) -> bool:
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)
+
+
+def runs(bounds: tuple) -> bool | None:
+    """Whether ``range(*bounds)`` is not empty, for constants and sizes (a size guard records
+    which); None for bounds known only at run time."""
+    start, stop, step = bounds
+    if all_concrete(bounds):
+        return len(range(start, stop, step)) > 0
+    dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
+    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
+        return None
+    low, high = dims if step > 0 else dims[::-1]
+    return current().env.is_ge(S.dim_sub(high, low), 1)
+
+
+def typed_starts(init: tuple, kinds: list, bounds: tuple, bound_nodes: list) -> tuple | None:
+    """``init`` with each UNBOUND scalar replaced by a start value of its kind, once the loop
+    is known (or checked at run time) to run, so the first iteration binds it before any read
+    (None when one is an array, or the run cannot be checked: the caller peels)."""
+    starts = [CK.typed_start(k) if v is UNBOUND else v for v, k in zip(init, kinds)]
+    if any(s is None for s in starts):
+        return None
+    known = runs(bounds)
+    if known is False:
+        bound_after(init)
+    if known is not True and not must_run(bound_nodes, bounds[2]):
+        return None
+    return tuple(starts)
+
+
+def must_run(bound_nodes: list[Node], step: Any) -> bool:
+    """Add a CHECK that ``range(start, stop, step)`` is not empty (False for a step only known
+    at run time); a failed check runs the region's plain statements (``RunPlain``)."""
+    if not isinstance(step, int) or step == 0 or not nothing_done_yet():
+        return False
+    start, stop = (B.Operand(n, False, np.zeros((), np.int64)) for n in bound_nodes[:2])
+    runs = B.elementwise(Op.LT if step > 0 else Op.GT, [start, stop])
+    ctx = current()
+    attr = CheckAttr(RUN_PLAIN, "the loop ran zero times: a variable it binds stays unbound")
+    ctx.add_effect(ctx.node(Op.CHECK, (runs,), np.dtype(bool), (), attr))
+    return True
+
+
+def nothing_done_yet() -> bool:
+    """Whether a region traced so far has done nothing a second run would do again (a store,
+    a loop or branch holding one): RunPlain runs the region's statements from the start."""
+    ctx = current()
+    return len(ctx.effect_frames) == 1 and all(
+        n.op in (Op.CHECK, Op.SIZE_CHECK) for n in ctx.effect_frames[0]
+    )
