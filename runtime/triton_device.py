@@ -51,6 +51,34 @@ def owned(value: Any) -> np.ndarray:
     return np.array(value, copy=True)
 
 
+def scalar_array(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A scalar a loop region's segment reads, as a 0-d array of its dtype (kept if it is one)."""
+    return np.asarray(value, dtype)
+
+
+def unsafe_writes(leaves: Sequence[Any], stored: Sequence[int], overlap: bool) -> bool:
+    """Whether a call writes into a read-only NumPy argument (NumPy raises) or, with
+    ``overlap``, into one that another argument overlaps (``f(a[1:], a[:-1])``: the iterations
+    of a loop made whole-array statements would see each other's writes, and on a GPU each
+    argument is copied on its own). Such a call runs the graph eagerly, as NumPy would."""
+    for i in stored:
+        w = leaves[i]
+        if not isinstance(w, np.ndarray):
+            continue
+        if not w.flags.writeable:
+            return True
+        if overlap and any(
+            j != i and isinstance(o, np.ndarray) and np.may_share_memory(w, o)
+            for j, o in enumerate(leaves)
+        ):
+            return True
+    return False
+
+
+def _never(leaves: Sequence[Any], stored: Sequence[int], overlap: bool) -> bool:
+    return False
+
+
 def _device_broadcast(value: Any, shape: tuple) -> Any:
     cp = cupy()
     return cp.broadcast_to(cp.asarray(value), shape)
@@ -66,26 +94,33 @@ def bind(
     """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels);
     ``stored``: the leaves its stores write into."""
     consts = {**parts.consts, "_kernel": _factory(module), "_matmul": _matmul_factory(module)}
-    if mode() == "cuda":
+    consts["_unsafe"] = unsafe_writes
+    if mode() == "cuda":  # the NumPy arguments are checked before they are copied
+        consts["_unsafe"] = _never
         cp = cupy()
         consts.update(_empty=cp.empty, _ndarray=cp.ndarray, _bcast=_device_broadcast, _own=cp.copy)
+        consts.update(_a0=cp.asarray)
     wrapper = make_wrapper(graph, type(parts)(parts.py, consts, parts.steps), None)
     del wrapper.parts  # not a C entry: the warm cache must not persist it as one
     if mode() != "cuda":
         return wrapper
-    return _device_call(wrapper, tuple(stored))
+    return _device_call(wrapper, tuple(stored), wrapper.__globals__["_eager"])
 
 
-def _device_call(wrapper: Callable, stored: tuple[int, ...]) -> Callable:
+def _device_call(wrapper: Callable, stored: tuple[int, ...], eager: Callable) -> Callable:
     cp = cupy()
 
     def run(leaves: Sequence[Any]) -> list:
+        if stored and unsafe_writes(leaves, stored, True):
+            return eager(leaves)
         on_gpu = any(on_device(v) for v in leaves)
         moved = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in leaves]
-        out = wrapper(moved)
-        for i in stored:  # a NumPy argument written on the device: the caller sees the writes
-            if isinstance(leaves[i], np.ndarray):
-                leaves[i][...] = cp.asnumpy(moved[i])
+        try:
+            out = wrapper(moved)
+        finally:  # a NumPy argument written on the device: the caller sees the writes, also
+            for i in stored:  # those made before an error (an assert in the tenth iteration)
+                if isinstance(leaves[i], np.ndarray):
+                    leaves[i][...] = cp.asnumpy(moved[i])
         if on_gpu:
             return out
         return type(out)(cp.asnumpy(v) if isinstance(v, cp.ndarray) else v for v in out)

@@ -347,7 +347,7 @@ def test_a_return_inside_a_loop_compiles_with_the_loop(backend, fn, calls, compi
     compiled = astcompile.compile(fn, backend=backend)
     compiled(*calls[0])
     assert compiled.static_breaks == ()
-    if compiles or backend == "eager":
+    if compiles or backend in ("eager", "triton"):  # Triton's host loop hands on any array
         assert compiled.python_loops == set() and len(compiled.regions) == 1
         assert compiled.regions[0].stats.compiled_calls > 0
     else:  # the loop goes back to Python, its body compiled: the old split

@@ -90,6 +90,31 @@ def compile_all(jobs_path: str) -> None:
     print(json.dumps(results))
 
 
+def compiled_in_a_child(sources: dict, folder) -> None:
+    """Compile each ``{name: TritonCode}`` for sm_80 and sm_90 in a child process (see
+    :func:`compile_all`) and check every kernel variant made PTX with an entry."""
+    if importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("Triton's CUDA backend is not installed")
+    jobs = {
+        name: {"source": code.source, "signatures": code.signatures, "cache": str(folder)}
+        for name, code in sources.items()
+    }
+    (folder / "jobs.json").write_text(json.dumps(jobs))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(folder / "cache")
+    here = os.path.dirname(os.path.abspath(__file__))
+    child = (
+        f"import sys; sys.path.insert(0, {here!r}); import test_triton_aot as t; "
+        f"t.compile_all({str(folder / 'jobs.json')!r})"
+    )
+    run = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    done = json.loads(run.stdout.strip().splitlines()[-1])
+    for name, job in jobs.items():
+        assert len(done[name]) >= 2 * len(job["signatures"]), done[name]
+        assert all(entry for _, _, entry, _ in done[name]), done[name]
+
+
 def _case_id(fn, k: int) -> str:
     return f"{fn.__name__}{k}"
 

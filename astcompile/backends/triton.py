@@ -26,10 +26,11 @@ from astcompile.backends.c import CBackend, _assured
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
+from astcompile.codegen.triton_loops import c_target_reason, host_program
 from astcompile.codegen.triton_matmul import matmul_note
 from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.codegen.triton_source import HEADER
-from astcompile.codegen.triton_stores import c_reason, store_region
+from astcompile.codegen.triton_stores import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.errors import CompileError
@@ -48,10 +49,10 @@ class TritonCode:
     parts: WrapperParts
     signatures: dict[str, dict[str, str]]  #: kernel function -> its parameters' types (AOT)
     stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
-    notes: tuple[str, ...] = ()  #: where its matmuls run, for ``explain``
+    notes: tuple[str, ...] = ()  #: how its loops and matmuls run, for ``explain``
 
     def target(self) -> str:
-        """``triton``, with where its matmuls run: what ``explain`` prints."""
+        """``triton``, with how its loops and matmuls run: what ``explain`` prints."""
         return f"triton ({'; '.join(self.notes)})" if self.notes else "triton"
 
 
@@ -140,9 +141,18 @@ class TritonBackend:
             with numbering():
                 work.code = store_code(stores, _assured(work))
             return
+        program = host_program(work.graph) if work.kind is not GraphKind.FLAT else None
+        if program is not None:  # host loops launching their bodies' kernels
+            from astcompile.backends.triton_loops import loop_code
+
+            with numbering():
+                work.code = loop_code(program, _assured(work))
+            return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(
-                "%s: %s: it runs on the C target (CPU)", work.graph.name, c_reason(work.graph)
+                "%s: %s: it runs on the C target (CPU)",
+                work.graph.name,
+                c_target_reason(work.graph),
             )
             self.c.lower(work)
             return
@@ -162,7 +172,7 @@ class TritonBackend:
         code = work.code
         if not isinstance(code, TritonCode):
             self.c.wrap(work)
-            work.run.target = f"c ({c_reason(work.graph)})"
+            work.run.target = f"c ({c_target_reason(work.graph)})"
             return
         from astcompile.runtime import triton_device
 

@@ -39,6 +39,41 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     parts, signatures, notes = [HEADER], {}, []
     consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
     steps: dict = {}
+    py = store_sources(region, assured, parts, signatures, consts, steps, notes)
+    if region.stored_leaves:  # a read-only argument: NumPy raises, so the graph runs eagerly
+        name = f"region_{sanitize(region.name)}"
+        py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
+        lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
+        py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
+    wrapper_parts = WrapperParts(py, consts, steps)
+    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
+
+
+def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
+    """Wrapper lines: a call writing into a read-only argument (or, with ``overlap``, into one
+    another argument overlaps) runs the graph eagerly (``runtime.triton_device.unsafe_writes``)."""
+    if not stored:
+        return []
+    return [
+        f"    if _unsafe(leaves, {stored!r}, {overlap}):  # read-only or overlapping arguments",
+        "        return _eager(leaves)",
+    ]
+
+
+def store_sources(
+    region: StoreRegion,
+    assured: Assured,
+    parts: list[str],
+    signatures: dict,
+    consts: dict,
+    steps: dict,
+    notes: list[str],
+    checks: bool = True,
+) -> str:
+    """The wrapper source of ``region``, its kernels added to ``parts`` (their constants,
+    NumPy steps and explain's notes to the others). Without ``checks``
+    (a segment of a loop region, whose host checked the arguments) no phase falls back to
+    the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
     sources = []
     leaves = len(region.phases[0].graph.inputs)
     for i, phase in enumerate(region.phases):
@@ -48,15 +83,14 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
         py = _with_tail(py, wrapper, phase, parts, signatures)
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
-        if i == 0 and len(region.phases) > 1:
+        if i == 0 and checks and len(region.phases) > 1:
             py = py.replace("return _eager(leaves)", "return None")
-        elif i > 0:  # after stores: only a max/min over an empty axis can fail, as in NumPy
+        elif i > 0 or not checks:  # after stores: only a max/min over an empty axis can fail
             py = py.replace("return _eager(leaves)", "raise _no_identity()")
         sources.append(py)
     if len(region.phases) > 1:
-        sources.append(_in_turn(region))
-    wrapper_parts = WrapperParts("".join(sources), consts, steps)
-    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
+        sources.append(_in_turn(region, checks))
+    return "".join(sources)
 
 
 def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
@@ -82,15 +116,15 @@ def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signa
     return "\n".join([*head, *body]) + "\n"
 
 
-def _in_turn(region: StoreRegion) -> str:
+def _in_turn(region: StoreRegion, checks: bool) -> str:
     """The region's function: each phase over the leaves and what the earlier ones handed on."""
     names = [f"region_{sanitize(p.graph.name)}" for p in region.phases]
-    lines = [
-        f"def region_{sanitize(region.name)}(leaves):",
-        f"    carried = {names[0]}(leaves)",
-        "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
-        "        return _eager(leaves)",
-    ]
+    lines = [f"def region_{sanitize(region.name)}(leaves):", f"    carried = {names[0]}(leaves)"]
+    if checks:
+        lines += [
+            "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
+            "        return _eager(leaves)",
+        ]
     for name in names[1:]:
         lines += ["    leaves = (*leaves, *carried)", f"    carried = {name}(leaves)"]
     return "\n".join([*lines, "    return carried"]) + "\n"

@@ -302,7 +302,21 @@ def _element_wise(stmts: tuple[Stmt, ...]) -> bool:
 
 
 def _single_element(stmt: Stmt) -> bool:
-    """A store of one element, or a scalar read of one."""
+    """A store of one element, or a scalar read of one, at an index the loop computes
+    (``x[i]``); ``u[0] = u.mean()`` is one launch, as any whole-array statement."""
     if isinstance(stmt, Store):
-        return not stmt.elements.shape
-    return isinstance(stmt, Assign) and stmt.reads
+        return not stmt.elements.shape and _runtime_index(stmt.node)
+    return isinstance(stmt, Assign) and stmt.reads and _runtime_index(stmt.node)
+
+
+def _runtime_index(node: Node) -> bool:
+    """Whether a store or read indexes with values the loop computes."""
+    if node.op is Op.INDEX:
+        return len(node.inputs) > 1
+    if node.op is Op.STORE:
+        return len(node.inputs) > 2 or any(_dynamic(i) for i in node.attr.index)
+    return True
+
+
+def _dynamic(item) -> bool:
+    return item.kind == "dslice" or isinstance(item.start, DynIndex)

@@ -42,6 +42,11 @@ def _item(item: IndexItem) -> str:
     return f"slice({start}, _stop({stop}), {item.step})"
 
 
+def item_expr(item: IndexItem) -> str:
+    """Python for one static index item (``1:1 + (d0_0 - 2) * 1:1``, ``3``, ``None``)."""
+    return _item(item)
+
+
 def _index(node: Node, a: list[str]) -> str:
     items = [_item(i) for i in node.attr]
     return f"{a[0]}[{', '.join(items)}{',' if len(items) == 1 else ''}]" if items else f"{a[0]}[()]"
