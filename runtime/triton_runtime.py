@@ -7,7 +7,9 @@ over host memory; it also calls a few torch-tensor methods on each argument (to 
 the host and back), all no-ops for a NumPy array, which :class:`HostArray` provides.
 
 Block sizes and ``num_warps`` come from :data:`BLOCKS`, by mode: the interpreter costs about
-1 ms per program instance whatever its block, so it takes large blocks and small grids.
+1 ms per program instance whatever its block, so it takes large blocks and small grids. On a
+GPU, :mod:`~astcompile.runtime.triton_tuning` times a few configs around the table's choice on
+a kernel's first launch for a new shape class and keeps the fastest.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .triton_math import interpreting
+from .triton_tuning import Tuner, tuner_for
 
 
 class HostArray:
@@ -114,6 +117,8 @@ def _warps(blocks: Blocks, block: int) -> int:
 class KernelLauncher:
     """Launches one kernel: picks its variant, block and grid from the sizes."""
 
+    tuner: Tuner | None = None  #: on a GPU: the configs timed per shape class
+
     def __init__(
         self,
         module: ModuleType,
@@ -128,17 +133,25 @@ class KernelLauncher:
         self.loop = getattr(module, f"{name}_loop", None)
         self.host = mode() == "interpret"
         self.blocks = BLOCKS[mode()]
+        self.tuner = tuner_for(module)
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
         fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
+        if self.tuner is not None:
+            arrays = (loads, scalars, outputs)
+            grid, options = self.tuner.choose(self, fn, sizes, grid, options, arrays)
+        args = self.args(sizes, loads, scalars, outputs)
+        fn[grid](*args, **options, enable_fp_fusion=False)
+
+    def args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list[Any]:
+        """The kernel's arguments: sizes, each load, the scalars, each output."""
         if self.host:
             values = [_host_scalar(v) for v in scalars]
         else:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
-        args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
-        fn[grid](*args, **options, enable_fp_fusion=False)
+        return [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""
