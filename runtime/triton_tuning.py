@@ -7,8 +7,8 @@ twice its block where the kernel allows another block (an elementwise kernel, a 
 a loop; a row held in one block needs a block that holds it), each with 4 and 8 warps and the
 table's own. It runs them on the call's own arguments, keeps the fastest (the table's choice
 on a tie) and writes it to ``<cache_dir>/triton/tuning.json``, keyed by the kernel's source
-hash, the shape class and the device's name, so later launches and later processes take it
-without timing anything.
+hash, the shape class, the arrays' dtypes and the device's name, so later launches and later
+processes take it without timing anything.
 
 The candidates write into scratch copies of the kernel's outputs; the chosen config then runs
 once on the real ones, so a kernel writing into an argument writes it once, as untuned.
@@ -58,13 +58,14 @@ def kind_of(launcher: Any, fn: Any) -> str:
     return "block" if fn is launcher.block else "loop"
 
 
-def shape_class(launcher: Any, kind: str, sizes: tuple) -> str:
-    """The sizes a config is tuned for: the element count, or the rows and the row's length,
-    each rounded up to a power of two."""
+def shape_class(launcher: Any, kind: str, sizes: tuple, arrays: tuple) -> str:
+    """What a config is tuned for: the element count, or the rows and the row's length, each
+    rounded up to a power of two, and the dtypes of the arrays read and written."""
+    dtypes = ",".join(a.dtype.str[1:] for a in arrays)
     if kind == "flat":
-        return f"flat:{_pow2(_product(sizes))}"
+        return f"flat:{_pow2(_product(sizes))}:{dtypes}"
     rows, length = _product(sizes, launcher.rows), _product(sizes, launcher.inner)
-    return f"{kind}:{_pow2(rows)}x{_pow2(length)}"
+    return f"{kind}:{_pow2(rows)}x{_pow2(length)}:{dtypes}"
 
 
 def candidates(kind: str, table: Config, total: int) -> list[Config]:
@@ -103,7 +104,7 @@ class Tuner:
         class, else the fastest of the candidates, timed now on ``args`` (loads, scalars,
         outputs) and saved."""
         kind, total = kind_of(launcher, fn), _product(sizes)
-        key = self.key(fn, shape_class(launcher, kind, sizes))
+        key = self.key(fn, shape_class(launcher, kind, sizes, (*args[0], *args[2])))
         config = self.known().get(key)
         if config is None:
             with self.lock:  # one thread times, the others then find its choice

@@ -88,7 +88,7 @@ def test_fastest_candidate_is_chosen_and_saved(module, tmp_path):
     assert clock.timed == [(128, 4), (128, 8), (64, 4), (64, 8)]
     saved = json.loads(path.read_text())
     ((key, config),) = saved.items()
-    assert config == [64, 8] and key.endswith(":double:flat:128:test-gpu")
+    assert config == [64, 8] and key.endswith(":double:flat:128:f8,f8:test-gpu")
 
 
 def test_a_tie_keeps_the_table(module, tmp_path):
@@ -115,7 +115,10 @@ def test_a_later_process_reuses_the_choice(module, tmp_path):
     launcher(module, "double", tuner(path, other, "other-gpu"))((90,), (x,), (), (np.zeros(90),))
     launcher(module, "accumulate", tuner(path, other))((90,), (x,), (), (np.zeros(90),))
     assert len(other.timed) == 8
-    assert len(json.loads(path.read_text())) == 4
+    x32 = x.astype(np.float32)  # other dtypes: another kernel once compiled
+    run((90,), (x32,), (), (np.zeros(90, np.float32),))
+    assert len(again.timed) == 8
+    assert len(json.loads(path.read_text())) == 5
 
 
 def test_a_kernel_writing_in_place_writes_once(module, tmp_path):
