@@ -37,6 +37,7 @@ Measure = Callable[[Callable[[], None], Config], float]
 
 SMALLEST_BLOCK = 16
 WARPS = (4, 8)
+RECENT = 4096  #: exact sizes remembered (a launch then skips the shape class's key)
 
 
 def _pow2(n: int) -> int:
@@ -95,6 +96,7 @@ class Tuner:
         self.device: str | None = None  # asked for on the first launch
         self.chosen: dict[str, Config] | None = None
         self.digests: dict[Any, str] = {}
+        self.recent: dict[tuple, tuple[tuple[int], dict]] = {}  #: exact sizes -> launch
         self.lock = threading.Lock()
 
     def choose(
@@ -102,7 +104,20 @@ class Tuner:
     ) -> tuple[tuple[int], dict]:
         """(grid, options) to launch ``fn`` with: the known config for this kernel and shape
         class, else the fastest of the candidates, timed now on ``args`` (loads, scalars,
-        outputs) and saved."""
+        outputs) and saved. The answer for the same sizes and dtypes is remembered as it is."""
+        recent = (fn, sizes, *[a.dtype for a in args[0]], *[o.dtype for o in args[2]])
+        launch = self.recent.get(recent)
+        if launch is None:
+            launch = self.lookup(launcher, fn, sizes, grid, options, args)
+            if len(self.recent) >= RECENT:
+                self.recent.clear()
+            self.recent[recent] = launch
+        return launch
+
+    def lookup(
+        self, launcher: Any, fn: Any, sizes: tuple, grid: tuple[int], options: dict, args: tuple
+    ) -> tuple[tuple[int], dict]:
+        """:meth:`choose` for sizes not seen lately: the saved config, or one timed now."""
         kind, total = kind_of(launcher, fn), _product(sizes)
         key = self.key(fn, shape_class(launcher, kind, sizes, (*args[0], *args[2])))
         config = self.known().get(key)

@@ -7,6 +7,8 @@ the test's: each config's "time" comes from a table, so which one wins is decide
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -119,6 +121,41 @@ def test_a_later_process_reuses_the_choice(module, tmp_path):
     run((90,), (x32,), (), (np.zeros(90, np.float32),))
     assert len(again.timed) == 8
     assert len(json.loads(path.read_text())) == 5
+
+
+LATER_PROCESS = """
+import os, sys
+import numpy as np
+os.environ["TRITON_INTERPRET"] = "1"
+from astcompile.runtime.triton_runtime import KernelLauncher, load_module
+from astcompile.runtime.triton_tuning import Tuner
+
+def untimed(run, config):
+    raise AssertionError("timed again")
+
+folder, source = sys.argv[1], sys.stdin.read()
+run = KernelLauncher(load_module(source, folder), "double", (), (), False)
+run.tuner = Tuner(os.path.join(folder, "tuning.json"), lambda: "test-gpu", untimed)
+x, out = np.arange(100.0), np.zeros(100)
+run((100,), (x,), (), (out,))
+assert (out == 2 * x).all()
+(launch,) = run.tuner.recent.values()
+print(launch[1]["BLOCK"], launch[1]["num_warps"])
+"""
+
+
+def test_another_process_launches_the_saved_choice(module, tmp_path):
+    launcher(module, "double", tuner(tmp_path / "tuning.json", Clock()))(
+        (100,), (np.ones(100),), (), (np.zeros(100),)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", LATER_PROCESS, str(tmp_path)],
+        input=KERNELS,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["64", "8"]
 
 
 def test_a_kernel_writing_in_place_writes_once(module, tmp_path):
