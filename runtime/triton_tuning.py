@@ -52,6 +52,14 @@ def _product(sizes: Any, axes: tuple[int, ...] | None = None) -> int:
     return total
 
 
+def _valid(config: Any) -> bool:
+    return (
+        isinstance(config, list)
+        and len(config) == 2
+        and all(type(n) is int and n > 0 and n & (n - 1) == 0 for n in config)
+    )
+
+
 def kind_of(launcher: Any, fn: Any) -> str:
     """``flat`` (elementwise), ``block`` (each row in one block) or ``loop`` (rows in steps)."""
     if fn is launcher.flat:
@@ -129,6 +137,8 @@ class Tuner:
                     config = self.tune(launcher, fn, sizes, grid, table, args)
                     self.save(key, config)
         block, warps = config
+        if kind == "block":  # the row must fit its block, whatever the file says
+            block = options["BLOCK"]
         return grid_of(kind, total, block, grid), {**options, "BLOCK": block, "num_warps": warps}
 
     def key(self, fn: Any, shape: str) -> str:
@@ -173,10 +183,13 @@ class Tuner:
         return self.chosen
 
     def read(self) -> dict[str, Config]:
+        """The saved configs; an entry that is not two powers of two is left out (timed
+        again), as is everything in a file that is not JSON."""
         try:
             with open(self.path) as f:
-                return {k: tuple(v) for k, v in json.load(f).items()}
-        except (OSError, ValueError, TypeError):
+                saved = json.load(f)
+            return {k: (v[0], v[1]) for k, v in saved.items() if _valid(v)}
+        except (OSError, ValueError, AttributeError):
             return {}  # none yet, or unreadable: tuned again and rewritten
 
     def save(self, key: str, config: Config) -> None:

@@ -158,6 +158,20 @@ def test_another_process_launches_the_saved_choice(module, tmp_path):
     assert done.stdout.split() == ["64", "8"]
 
 
+def test_a_damaged_file_is_timed_again(module, tmp_path):
+    path = tmp_path / "tuning.json"
+    launcher(module, "double", tuner(path, Clock()))((100,), (np.ones(100),), (), (np.zeros(100),))
+    (key,) = json.loads(path.read_text())
+    for damaged in ("{not json", json.dumps({key: [48, 8]}), json.dumps({key: "ab"}), "[]"):
+        path.write_text(damaged)
+        clock = Clock()
+        x, out = np.arange(100.0), np.zeros(100)
+        launcher(module, "double", tuner(path, clock))((100,), (x,), (), (out,))
+        np.testing.assert_array_equal(out, x * 2)
+        assert len(clock.timed) == 4, damaged
+        assert json.loads(path.read_text()) == {key: [64, 8]}
+
+
 def test_a_kernel_writing_in_place_writes_once(module, tmp_path):
     clock = Clock()
     run = launcher(module, "accumulate", tuner(tmp_path / "tuning.json", clock))
@@ -238,3 +252,21 @@ def test_a_row_walked_in_steps_is_tuned(monkeypatch, tmp_path):
     assert_same(softmax, np.random.default_rng(1).standard_normal((5, 70)), backend="triton")
     assert clock.timed == [(16, 4), (16, 8), (32, 4), (32, 8)]
     assert list(shared.known().values()) == [(16, 8)]
+
+
+def test_a_row_held_in_one_block_keeps_its_block(monkeypatch, tmp_path):
+    """A saved block too small for the row (a hand-edited file) is not taken: the row's
+    kernel holds the whole row in its block, so only its warps are tuned."""
+    from astcompile.runtime import triton_runtime
+
+    path, x = tmp_path / "tuning.json", np.random.default_rng(2).standard_normal((7, 40))
+    shared = tuner(path, Clock())
+    monkeypatch.setattr(triton_runtime, "tuner_for", lambda module: shared)
+    assert_same(softmax, x, backend="triton")
+    saved = json.loads(path.read_text())
+    assert all(":block:" in key for key in saved)
+    path.write_text(json.dumps({key: [16, 8] for key in saved}))
+    later = tuner(path, Clock())
+    monkeypatch.setattr(triton_runtime, "tuner_for", lambda module: later)
+    assert_same(softmax, x, backend="triton")
+    assert later.measure.timed == []  # the saved warps taken, the block kept
