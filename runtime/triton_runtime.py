@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .triton_math import interpreting
-from .triton_tuning import Tuner, tuner_for
+from .triton_tuning import Call, Tuner, tuner_for
 
 
 class HostArray:
@@ -139,19 +139,15 @@ class KernelLauncher:
         fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
-        if self.tuner is not None:
-            arrays = (loads, scalars, outputs)
-            grid, options = self.tuner.choose(self, fn, sizes, grid, options, arrays)
-        args = self.args(sizes, loads, scalars, outputs)
-        fn[grid](*args, **options, enable_fp_fusion=False)
-
-    def args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list[Any]:
-        """The kernel's arguments: sizes, each load, the scalars, each output."""
         if self.host:
             values = [_host_scalar(v) for v in scalars]
         else:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
-        return [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
+        args = [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
+        if self.tuner is not None:  # on a GPU: the config timed fastest for this shape class
+            call = Call(self, fn, sizes, loads, outputs, args)
+            grid, options = self.tuner.choose(call, grid, options)
+        fn[grid](*args, **options, enable_fp_fusion=False)
 
     def _arrays(self, arrays: tuple) -> list[Any]:
         """Each array's pointer, then its strides in elements."""

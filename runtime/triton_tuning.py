@@ -26,12 +26,25 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .triton_math import interpreting
 
 #: (BLOCK, num_warps)
 Config = tuple[int, int]
+
+
+class Call(NamedTuple):
+    """One launch as the launcher is about to make it."""
+
+    launcher: Any  #: the KernelLauncher (its variants, rows and inner axes)
+    fn: Any  #: the variant it picked
+    sizes: tuple
+    loads: tuple
+    outputs: tuple
+    args: list  #: the kernel's arguments, the outputs' pointers and strides last
+
+
 #: ``measure(run, config)``: seconds one ``run()`` of ``config`` takes (tests inject a clock)
 Measure = Callable[[Callable[[], None], Config], float]
 
@@ -107,34 +120,31 @@ class Tuner:
         self.recent: dict[tuple, tuple[tuple[int], dict]] = {}  #: exact sizes -> launch
         self.lock = threading.Lock()
 
-    def choose(
-        self, launcher: Any, fn: Any, sizes: tuple, grid: tuple[int], options: dict, args: tuple
-    ) -> tuple[tuple[int], dict]:
-        """(grid, options) to launch ``fn`` with: the known config for this kernel and shape
-        class, else the fastest of the candidates, timed now on ``args`` (loads, scalars,
-        outputs) and saved. The answer for the same sizes and dtypes is remembered as it is."""
-        recent = (fn, sizes, *[a.dtype for a in args[0]], *[o.dtype for o in args[2]])
+    def choose(self, call: Call, grid: tuple[int], options: dict) -> tuple[tuple[int], dict]:
+        """(grid, options) to launch ``call`` with: the known config for its kernel and shape
+        class, else the fastest of the candidates, timed now on its arguments and saved. The
+        answer for the same sizes and dtypes is remembered as it is."""
+        loads, outputs = call.loads, call.outputs
+        recent = (call.fn, call.sizes, *[a.dtype for a in loads], *[o.dtype for o in outputs])
         launch = self.recent.get(recent)
         if launch is None:
-            launch = self.lookup(launcher, fn, sizes, grid, options, args)
+            launch = self.lookup(call, grid, options)
             if len(self.recent) >= RECENT:
                 self.recent.clear()
             self.recent[recent] = launch
         return launch
 
-    def lookup(
-        self, launcher: Any, fn: Any, sizes: tuple, grid: tuple[int], options: dict, args: tuple
-    ) -> tuple[tuple[int], dict]:
+    def lookup(self, call: Call, grid: tuple[int], options: dict) -> tuple[tuple[int], dict]:
         """:meth:`choose` for sizes not seen lately: the saved config, or one timed now."""
-        kind, total = kind_of(launcher, fn), _product(sizes)
-        key = self.key(fn, shape_class(launcher, kind, sizes, (*args[0], *args[2])))
+        kind, total = kind_of(call.launcher, call.fn), _product(call.sizes)
+        shape = shape_class(call.launcher, kind, call.sizes, (*call.loads, *call.outputs))
+        key = self.key(call.fn, shape)
         config = self.known().get(key)
         if config is None:
             with self.lock:  # one thread times, the others then find its choice
                 config = self.known().get(key)
                 if config is None:
-                    table = (options["BLOCK"], options["num_warps"])
-                    config = self.tune(launcher, fn, sizes, grid, table, args)
+                    config = self.tune(call, grid, (options["BLOCK"], options["num_warps"]))
                     self.save(key, config)
         block, warps = config
         if kind == "block":  # the row must fit its block, whatever the file says
@@ -151,18 +161,16 @@ class Tuner:
             self.device = self._device()
         return f"{digest}:{fn.fn.__name__}:{shape}:{self.device}"
 
-    def tune(
-        self, launcher: Any, fn: Any, sizes: tuple, grid: tuple[int], table: Config, args: tuple
-    ) -> Config:
+    def tune(self, call: Call, grid: tuple[int], table: Config) -> Config:
         """The fastest candidate, each run on scratch copies of the outputs."""
-        kind, total = kind_of(launcher, fn), _product(sizes)
-        loads, scalars, outputs = args
-        scratch = tuple(o.copy() for o in outputs)
-        values = launcher.args(sizes, loads, scalars, scratch)
+        kind, total = kind_of(call.launcher, call.fn), _product(call.sizes)
+        scratch = tuple(o.copy() for o in call.outputs)
+        written = len(call.launcher._arrays(call.outputs))  # pointers and strides
+        values = [*call.args[: len(call.args) - written], *call.launcher._arrays(scratch)]
         best, best_time = table, float("inf")
         for config in candidates(kind, table, total):
             block, warps = config
-            launch = fn[grid_of(kind, total, block, grid)]
+            launch = call.fn[grid_of(kind, total, block, grid)]
 
             def run(launch: Any = launch, block: int = block, warps: int = warps) -> None:
                 launch(*values, BLOCK=block, num_warps=warps, enable_fp_fusion=False)
