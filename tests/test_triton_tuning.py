@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from differential import TRITON, assert_same
+from differential import TRITON, assert_same, gpu_present
 
 from astcompile import config
 
@@ -270,3 +270,22 @@ def test_a_row_held_in_one_block_keeps_its_block(monkeypatch, tmp_path):
     monkeypatch.setattr(triton_runtime, "tuner_for", lambda module: later)
     assert_same(softmax, x, backend="triton")
     assert later.measure.timed == []  # the saved warps taken, the block kept
+
+
+@pytest.mark.skipif(not gpu_present(), reason="needs a CUDA GPU and CuPy")
+def test_on_a_gpu_regions_are_tuned_once(monkeypatch, tmp_path):
+    """Real timing: each kernel's first launch of a shape class is tuned and saved under the
+    cache folder with the GPU's name; the results are NumPy's; a second call times nothing."""
+    from astcompile.runtime import triton_tuning
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path))
+    x = np.random.default_rng(3).standard_normal((512, 3000))
+    assert_same(softmax, x, backend="triton")
+    assert_same(store_rows, np.zeros((300, 5001)), np.arange(2501.0), backend="triton")
+    saved = json.loads((tmp_path / "triton" / "tuning.json").read_text())
+    assert any(":block:" in k for k in saved) and any(":flat:" in k for k in saved)
+    assert all(k.endswith(triton_tuning.gpu_name()) for k in saved)
+    tuned = triton_tuning._TUNERS[str(tmp_path / "triton")]
+    monkeypatch.setattr(tuned, "measure", None)  # timing again would fail
+    assert_same(softmax, x, backend="triton")
