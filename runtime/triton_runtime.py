@@ -7,7 +7,9 @@ over host memory; it also calls a few torch-tensor methods on each argument (to 
 the host and back), all no-ops for a NumPy array, which :class:`HostArray` provides.
 
 Block sizes and ``num_warps`` come from :data:`BLOCKS`, by mode: the interpreter costs about
-1 ms per program instance whatever its block, so it takes large blocks and small grids.
+1 ms per program instance whatever its block, so it takes large blocks and small grids. On a
+GPU, :mod:`~astcompile.runtime.triton_tuning` times a few configs around the table's choice on
+a kernel's first launch for a new shape class and keeps the fastest.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .triton_math import interpreting
+from .triton_tuning import Call, Tuner, tuner_for
 
 
 class HostArray:
@@ -125,6 +128,7 @@ class KernelLauncher:
     """Launches one kernel: picks its variant, block and grid from the sizes."""
 
     steps: tuple = ()  #: part and finish functions, in launch order (few long rows)
+    tuner: Tuner | None = None  #: on a GPU: the configs timed per shape class
 
     def __init__(
         self,
@@ -143,6 +147,7 @@ class KernelLauncher:
         self.steps = tuple(_grid_steps(module, name)) if scratch else ()
         self.host = mode() == "interpret"
         self.blocks = BLOCKS[mode()]
+        self.tuner = tuner_for(module)
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
         if self.steps:
@@ -154,7 +159,11 @@ class KernelLauncher:
         fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
-        fn[grid](*self._args(sizes, loads, scalars, outputs), **options, enable_fp_fusion=False)
+        args = self._args(sizes, loads, scalars, outputs)
+        if self.tuner is not None:  # on a GPU: the config timed fastest for this shape class
+            call = Call(self, fn, sizes, loads, outputs, args)
+            grid, options = self.tuner.choose(call, grid, options)
+        fn[grid](*args, **options, enable_fp_fusion=False)
 
     def _args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list:
         if self.host:

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 
 from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.codegen.triton_loop_grid import vectorize
 from astcompile.codegen.triton_host import blocks, host_leaf, host_scalars, written_arguments
+from astcompile.codegen.triton_loop_grid import vectorize
 from astcompile.codegen.triton_stores import StoreRegion, c_reason, store_region
 from astcompile.codegen.views import indexed_shape
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
