@@ -21,7 +21,7 @@ import ast
 import copy
 
 from astcompile.frontend import lowering_parts as P
-from astcompile.frontend.spec import UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
+from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
 IF, WHILE = "__ac_if", "__ac_while"
 
@@ -63,7 +63,7 @@ def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
         spec = by_line.get((LoopSpec, stmt.lineno)) if isinstance(stmt, LOOPS) else None
         if spec is None or not spec.ret:
             continue
-        returned = next(n for n in _own(stmt.body) if isinstance(n, ast.Return)).value
+        returned = next(n for n in P.own_nodes(stmt.body) if isinstance(n, ast.Return)).value
         value = copy.deepcopy(returned.elts[0])  # the region returns the 1-tuple ``(e,)``
         *rest, last, end = body[index + 1 :]
         final = last.value
@@ -81,18 +81,6 @@ def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
 
 
 LOOPS = (ast.For, ast.While)
-RET = "__ac_ret"
-
-
-def _own(body: list[ast.stmt]) -> list[ast.AST]:
-    """The nodes of a loop body outside nested loops and functions."""
-    found, stack = [], list(body)
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, (*LOOPS, ast.FunctionDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _updated(statements: list[ast.stmt]) -> tuple[str, ...]:
@@ -160,7 +148,8 @@ class _Lowering(ast.NodeTransformer):
         spec = self.by_line.get((LoopSpec, node.lineno))
         if spec is not None:
             if spec.raised:  # its exception is made after the loop (P.raise_after)
-                node.ac_raise = next(n for n in _own(node.body) if isinstance(n, ast.Raise))
+                own = P.own_nodes(node.body)
+                node.ac_raise = next(n for n in own if isinstance(n, ast.Raise))
             node.body = self._jumps(node.body, spec)
         self.generic_visit(node)
         return spec

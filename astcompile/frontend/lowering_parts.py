@@ -135,16 +135,21 @@ def located(node: ast.AST, where: ast.AST) -> ast.AST:
 # -- break / continue ------------------------------------------------------------------------------
 
 
-def has_jump(stmt: ast.stmt) -> bool:
-    """A ``break``/``continue`` of the enclosing loop inside ``stmt``."""
-    stack = [stmt]
+def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a loop body (or statements in it) outside nested loops and functions:
+    where a jump of that loop can be."""
+    found, stack = [], list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, JUMPS):
-            return True
+        found.append(node)
         if not isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
-    return False
+    return found
+
+
+def has_jump(stmt: ast.stmt) -> bool:
+    """A ``break``/``continue``/``return``/``raise`` of the enclosing loop inside ``stmt``."""
+    return any(isinstance(node, JUMPS) for node in own_nodes([stmt]))
 
 
 def jump(stmt: ast.stmt, spec: LoopSpec) -> list[ast.stmt]:

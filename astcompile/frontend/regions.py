@@ -28,9 +28,8 @@ from astcompile.frontend.names import (
     target_sets,
 )
 from astcompile.frontend.nested import local_functions
+from astcompile.frontend.spec import RET
 from astcompile.frontend.walk import find
-
-RET = "__ac_ret"
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ from libcst.metadata import CodeRange
 
 from astcompile.frontend.analysis import FunctionAnalysis
 from astcompile.frontend.names import function_locals, name_sets
-from astcompile.frontend.regions import RET, Plan, Run, plan_regions
+from astcompile.frontend.regions import Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
-from astcompile.frontend.spec import UNBOUND_NAME, RegionSpec
+from astcompile.frontend.spec import RET, UNBOUND_NAME, RegionSpec
 from astcompile.frontend.tree import node_positions
 
 CALL = "__ac_call"

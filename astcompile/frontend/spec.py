@@ -65,6 +65,8 @@ class _Unbound:
 
 
 UNBOUND = _Unbound()
+#: the variable a region that ends with the function's ``return`` hands its value back in
+RET = "__ac_ret"
 #: the name region bodies and rewritten functions know UNBOUND by
 UNBOUND_NAME = "__ac_unbound"
 
