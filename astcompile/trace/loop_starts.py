@@ -76,10 +76,10 @@ def must_run(bound_nodes: list[Node], step: Any) -> bool:
     if not isinstance(step, int) or step == 0 or not nothing_done_yet():
         return False
     start, stop = (B.Operand(n, False, np.zeros((), np.int64)) for n in bound_nodes[:2])
-    runs = B.elementwise(Op.LT if step > 0 else Op.GT, [start, stop])
+    nonempty = B.elementwise(Op.LT if step > 0 else Op.GT, [start, stop])
     ctx = current()
     attr = CheckAttr(RUN_PLAIN, "the loop ran zero times: a variable it binds stays unbound")
-    ctx.add_effect(ctx.node(Op.CHECK, (runs,), np.dtype(bool), (), attr))
+    ctx.add_effect(ctx.node(Op.CHECK, (nonempty,), np.dtype(bool), (), attr))
     return True
 
 

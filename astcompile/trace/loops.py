@@ -147,7 +147,6 @@ def _trace_loop(
     body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
     ctx = current()
-    init_before = init
     bounds = tuple(bounds)
     if len(bounds) == 1:
         bounds = (0, bounds[0], 1)
@@ -163,9 +162,10 @@ def _trace_loop(
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_for(body))
     if any(v is UNBOUND for v in init):
-        init = LS.typed_starts(init, kinds, bounds, bound_nodes)
-        if init is None:  # an array the first iteration binds: trace that iteration alone
-            return _peel_for(body, bounds, bound_nodes, init_before, brk, peeled)
+        starts = LS.typed_starts(init, kinds, bounds, bound_nodes)
+        if starts is None:  # an array the first iteration binds: trace that iteration alone
+            return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
+        init = starts
     if not CK.start_holds(init, kinds):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
     init_nodes = _flat(init, kinds)
