@@ -125,7 +125,7 @@ def rewrite(work: FunctionWork) -> None:
     )
     owner.loop_reasons = dict(done.loop_reasons)  # explain: why a loop runs in Python
     saved = (done.source, done.regions, analysis.breaks, work.lookups)
-    kept = loops or lines
+    kept = loops or lines or analysis.source.moved  # moved: its lines are not the code's
     digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
     breaks = tuple(analysis.breaks)
     filename = analysis.source.filename

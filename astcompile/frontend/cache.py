@@ -30,7 +30,7 @@ from astcompile.frontend.lookup import code_hash, fingerprint, lookup
 from astcompile.frontend.spec import RegionSpec, structured_specs
 from astcompile.runtime import artifacts
 
-FORMAT = "frontend-v3"
+FORMAT = "frontend-v4"  # v4: rewrites only of text that compiles to the live code
 Lookups = Sequence[tuple[tuple[str, ...], str, "str | None"]]
 
 
