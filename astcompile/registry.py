@@ -46,3 +46,9 @@ def disable_mode(obj: Any) -> str | None:
 
 def is_compiled(obj: Any) -> bool:
     return getattr(obj, COMPILED_ATTR, False) is True
+
+
+def is_compiled_object(obj: Any) -> bool:
+    """``is_compiled`` asked of the type: no attribute of ``obj`` itself is looked up, so no
+    ``__getattr__`` of a user's object runs."""
+    return getattr(type(obj), COMPILED_ATTR, False) is True

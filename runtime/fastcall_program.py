@@ -25,7 +25,7 @@ import numpy as np
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
- WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, END) = range(1, 27)  # fmt: skip
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, END) = range(1, 28)  # fmt: skip
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
@@ -155,14 +155,18 @@ def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:
 
 
 def _read_check(p: _Program, read: tuple, leaves: list) -> None:
-    """A global the region reads (``fn.__globals__[name]``) is still the object (IDENTITY) or
-    value (VALUE) it was traced with, or (INPUT) a number of its key, the next leaf:
-    ``reads.check_source``'s conditions, in C. A name that is gone fails the entry, as the
-    guard function's ``except`` does."""
-    gdict, name, kind, expected = read
+    """A global the region reads (``scope[name]``, ``scope`` the function's globals) is still
+    the object (IDENTITY) or value (VALUE) it was traced with, or (INPUT) a number of its key,
+    the next leaf: ``reads.check_source``'s conditions, in C. A name that is gone fails the
+    entry, as the guard function's ``except`` does. A ``scope`` that is a function stands for
+    its ``__code__`` (IDENTITY: not swapped since the region was made from it)."""
+    scope, name, kind, expected = read
     slot = p.nslots
     p.nslots += 1
-    p.emit(GLOBAL, slot, p.const(gdict), p.const(name))
+    if type(scope) is dict:
+        p.emit(GLOBAL, slot, p.const(scope), p.const(name))
+    else:
+        p.emit(CODE, slot, p.const(scope))
     if kind == "input":
         if expected is float:
             p.emit(FLOAT, slot)

@@ -360,10 +360,13 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
 
 def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
     """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
-    function (``np``, a module constant); else None."""
+    function (``np``, a module constant) or its code (``(root, "__code__", ...)``); else None."""
     found = []
     for read in reads:
         path = read.path
+        if path == (("fn",), ("code",)):
+            found.append((root, "__code__", read.kind.value, read.expected))
+            continue
         if not (
             len(path) == 3
             and path[0] == ("fn",)

@@ -15,7 +15,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, registry
+from astcompile import config, logs
 from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
@@ -62,6 +62,8 @@ def _alone(sole: Region, args: tuple) -> bool:
 class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
+    __astcompile_compiled__ = True  # registry.COMPILED_ATTR, on the class: see is_compiled
+
     def __init__(
         self,
         fn: Callable,
@@ -74,7 +76,6 @@ class CompiledFunction:
         signatures: tuple = (),
     ) -> None:
         functools.update_wrapper(self, fn)
-        setattr(self, registry.COMPILED_ATTR, True)
         self.fn = fn
         self.name = getattr(fn, "__qualname__", getattr(fn, "__name__", "function"))
         self.fullgraph = fullgraph
@@ -93,6 +94,7 @@ class CompiledFunction:
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
+        self._code = getattr(fn, "__code__", None)  # the code the rewrite was made from
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
@@ -123,7 +125,7 @@ class CompiledFunction:
                 result = sole.guards(*args)
             except RunPlain:  # free unless raised (ir/checks.py): the body decides
                 return sole.run_body(args)[0]
-            return (sole.call(args) if result is MISS else result)[0]
+            return self._sole_miss(args) if result is MISS else result[0]
         return self._full_call(args, kwargs)
 
     def run_plain(self) -> None:
@@ -179,12 +181,28 @@ class CompiledFunction:
                 result = sole.guards(*args)
             except RunPlain:
                 return sole.run_body(args)[0]
-            return (sole.call(args) if result is MISS else result)[0]
+            return self._sole_miss(args) if result is MISS else result[0]
         return self._full_call(args, kwargs)
+
+    def _sole_miss(self, args: tuple) -> Any:
+        """No entry of the sole region held: a new one, unless the function's code was swapped
+        (its entries check it), which needs a new rewrite first."""
+        sole = self._sole_region
+        if sole is None or self.fn.__code__ is not self._code:
+            return self._full_call(args, {})
+        return sole.call(args)[0]
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._build()
+        fn = self.fn
+        if fn.__code__ is not self._code:  # swapped (autoreload): rewrite it from the new code
+            self.reset()
+            impl = self._build()
+        if impl.__defaults__ is not fn.__defaults__:  # rebound since: the rewrite takes them
+            impl.__defaults__ = fn.__defaults__
+        if impl.__kwdefaults__ is not fn.__kwdefaults__:
+            impl.__kwdefaults__ = fn.__kwdefaults__
         recorder = telemetry.active()
         if recorder is not None:
             recorder.note_function(self.name, self.static_breaks)
@@ -224,6 +242,7 @@ class CompiledFunction:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
+        self._code = self.fn.__code__  # what the rewrite is made of
         work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER

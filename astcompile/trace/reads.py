@@ -38,6 +38,7 @@ from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import (
+    CallableRead,
     ClassRead,
     ObjectRead,
     PassedCallee,
@@ -192,8 +193,15 @@ def _sequence(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A user's function the trace may call or read: the same object, running the same code
+    (``f.__code__`` may be swapped), with its attributes (``f.scale``) seen at every call."""
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    return recorder.function(value, path)
+    recorder.record(Read(path + (("code",),), ReadKind.IDENTITY, value.__code__))
+    clone = recorder.function(value, path)
+    attrs = path + (("attr", "__dict__"),)
+    for name in recorder.value(attrs + (("keys",),), tuple(value.__dict__)):
+        clone.__dict__[name] = recorder.see(path + (("attr", name),), value.__dict__[name])
+    return clone
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
@@ -281,8 +289,18 @@ def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 def _user_class(recorder: ReadRecorder, path: Path, value: type) -> Any:
     """A class of the user's: the same class at every call, and its attributes (``cls.k``,
     ``Model.EPS``) read at every call like an object's."""
+    return _same_callable(recorder, path, value, ClassRead)
+
+
+def _compiled_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A compiled function (``@astcompile.compile`` on the function that reads ``f.scale``):
+    called as it is, its attributes read at every call."""
+    return _same_callable(recorder, path, value, CallableRead)
+
+
+def _same_callable(recorder: ReadRecorder, path: Path, value: Any, kind: type) -> Any:
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    proxy = ClassRead(value, path, recorder)
+    proxy = kind(value, path, recorder)
     recorder.note_argument(path, value, proxy)
     return proxy
 
@@ -347,6 +365,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, np.ndarray), _subclass),
     (lambda v: type(v) in (tuple, list), _sequence),
     (_is_user_function, _user_function),
+    (registry.is_compiled_object, _compiled_function),
     (lambda v: type(v) is types.MethodType, _method),
     (lambda v: type(v) is functools.partial, _partial),
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),

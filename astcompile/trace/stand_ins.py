@@ -208,9 +208,26 @@ def _look_up(
     return recorder.see(path + (step,), value)
 
 
-class ClassRead(ObjectRead):
-    """A user's class a region reads: attributes are seen; being the same class at every call
-    (an IDENTITY read), it answers ``isinstance``, ``==``, ``hash`` and calls as itself."""
+class CallableRead(ObjectRead):
+    """A callable a region reads that is the same object at every call (an IDENTITY read), a
+    compiled function say: its attributes are seen (``f.scale``), and it answers ``==``,
+    ``hash`` and calls as itself."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _parts(self)[0](*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        target = _parts(self)[0]
+        return target is (_parts(other)[0] if isinstance(other, CallableRead) else other)
+
+    def __hash__(self) -> int:
+        return hash(_parts(self)[0])
+
+
+class ClassRead(CallableRead):
+    """A user's class a region reads: a callable read that answers ``isinstance`` too."""
 
     __slots__ = ()
 
@@ -219,16 +236,6 @@ class ClassRead(ObjectRead):
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return issubclass(cls, _parts(self)[0])
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _parts(self)[0](*args, **kwargs)
-
-    def __eq__(self, other: object) -> bool:
-        target = _parts(self)[0]
-        return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
-
-    def __hash__(self) -> int:
-        return hash(_parts(self)[0])
 
 
 class PassedCallee(ObjectRead):
