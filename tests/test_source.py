@@ -280,3 +280,15 @@ def test_mangled_names_super_closures_and_imports_match(tmp_path):
     assert function_source(private.method).text.startswith("def method(self, x):")
     assert function_source(mod.outer(4.0)).text.startswith("def inner(x):")
     assert function_source(mod.outer).text.startswith("def outer(k):")
+
+
+def asserting(x):
+    assert x > 0, f"{x} is not positive"
+    return x
+
+
+def test_asserts_rewritten_by_pytest_match_their_text():
+    """pytest compiles a test module's ``assert`` statements into code of its own: a function
+    defined in a test file still has its source (pytest's rewrite is applied to the text too)."""
+    assert type(sys.modules[__name__].__spec__.loader).__name__ == "AssertionRewritingHook"
+    assert "assert x > 0" in function_source(asserting).text

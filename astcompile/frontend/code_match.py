@@ -29,6 +29,7 @@ import dis
 import inspect
 import sys
 import types
+from collections.abc import Callable
 
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
@@ -37,20 +38,32 @@ for _feature in __future__.all_feature_names:
 _SCOPE_FLAGS = inspect.CO_NESTED | inspect.CO_ITERABLE_COROUTINE
 
 
-def compiles_to(fdef: ast.FunctionDef | ast.AsyncFunctionDef, code: types.CodeType) -> bool:
-    """Whether the parsed ``def`` compiles to ``code`` (line numbers aside)."""
+def compiles_to(text: str, code: types.CodeType, module: object = None) -> bool:
+    """Whether ``text``, one ``def``, compiles to ``code`` (line numbers aside), as the import
+    of ``module`` compiles it (see :func:`_import_rewrite`)."""
     try:
+        tree = _in_scope(ast.parse(text).body[0], code)
+        _import_rewrite(module, code)(tree, text)
         compiled = compile(
-            _in_scope(fdef, code),
-            code.co_filename,
-            "exec",
-            flags=code.co_flags & _FUTURE_FLAGS,
-            dont_inherit=True,
+            tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True
         )
     except (SyntaxError, ValueError):
         return False
     found = _find_code(compiled, code.co_name)
     return found is not None and same_code(found, code)
+
+
+def _import_rewrite(module: object, code: types.CodeType) -> Callable[[ast.Module, str], None]:
+    """What the import of ``module`` did to its tree before compiling it: pytest rewrites the
+    ``assert`` statements of test modules (``_pytest.assertion.rewrite``), so a function in a
+    test file runs code its plain text does not compile to."""
+    loader = getattr(getattr(module, "__spec__", None), "loader", None)
+    if type(loader).__name__ != "AssertionRewritingHook":
+        return lambda tree, text: None
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    config = getattr(loader, "config", None)
+    return lambda tree, text: rewrite_asserts(tree, text.encode(), code.co_filename, config)
 
 
 def _in_scope(fdef: ast.stmt, code: types.CodeType) -> ast.Module:

@@ -13,6 +13,7 @@ import inspect
 import io
 import linecache
 import os
+import sys
 import tokenize
 import types
 from collections.abc import Callable
@@ -62,7 +63,8 @@ def function_source(fn: Callable) -> FunctionSource:
         found = _from_block(lines, max(first_line, 1), filename, raw, code.co_name)
     except (OSError, TypeError, NoSourceError) as exc:
         found, why = None, exc
-    if found is not None and compiles_to(_parsed_def(found.text), code):
+    module = sys.modules.get(raw.__module__ or "")
+    if found is not None and compiles_to(found.text, code, module):
         return found
     moved = _moved(raw, filename)
     if moved is not None:
@@ -73,10 +75,6 @@ def function_source(fn: Callable) -> FunctionSource:
         f"the source of {label} in {filename} is not the code that runs "
         "(the file was edited after it was imported; re-import it to compile the new text)"
     )
-
-
-def _parsed_def(text: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    return ast.parse(text).body[0]  # type: ignore[return-value]  # _from_block checked it
 
 
 def _moved(fn: types.FunctionType, filename: str) -> FunctionSource | None:
@@ -97,7 +95,7 @@ def _moved(fn: types.FunctionType, filename: str) -> FunctionSource | None:
                 src = _from_block(block, first, filename, fn, code.co_name)
             except NoSourceError:
                 continue
-            if compiles_to(_parsed_def(src.text), code):
+            if compiles_to(src.text, code, sys.modules.get(fn.__module__ or "")):
                 found.append(dataclasses.replace(src, moved=True))
     return min(found, key=lambda s: abs(s.def_line - code.co_firstlineno), default=None)
 
