@@ -20,6 +20,21 @@ def test_a_negative_nan_constant_keeps_its_sign(backend):
     np.testing.assert_array_equal(got[0], [-1.0, -2.0])
 
 
+_NAN = np.nan
+
+
+def _negated_global_nan(y):
+    return np.copysign(y, -_NAN), -_NAN
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_negated_nan_read_from_a_global_keeps_its_sign(backend):
+    """A NaN read from a global is an input: ``-x`` of it must set the sign bit as Python and
+    NumPy do (``x * -1`` does not, on x86)."""
+    got = assert_same(_negated_global_nan, np.array([1.0, -2.0]), backend=backend)
+    np.testing.assert_array_equal(got[0], [-1.0, -2.0])
+
+
 def _squeeze_to_zero_d(x):
     return np.squeeze(x + 1), np.squeeze(x), (x * 2)[0, ...], x.sum()[...], np.squeeze(x.sum())
 
