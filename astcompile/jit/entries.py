@@ -7,6 +7,7 @@ exactly their guards inline: the per-call cost of a compiled region on small arr
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -359,22 +360,37 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
 
 
 def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
-    """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
-    function (``np``, a module constant) or its code (``(root, "__code__", ...)``); else None."""
+    """The reads as ``(scope, name, kind, expected)``, ``scope[name]`` being a dict look-up
+    (the globals of the user's function or of a callee, ``np``, a module constant; a plain
+    module's ``__dict__``: ``np.sum``) or ``(function, "__code__", ...)``; else None. Each
+    scope is a constant: the function or module it belongs to is checked by identity first."""
     found = []
+    held: dict[tuple, Any] = {(("fn",),): root}  # path -> the object checked to be there
     for read in reads:
-        path = read.path
-        if path == (("fn",), ("code",)):
-            found.append((root, "__code__", read.kind.value, read.expected))
-            continue
-        if not (
-            len(path) == 3
-            and path[0] == ("fn",)
-            and path[1] == ("gdict",)
-            and path[2][0] == "item"
-            and type(path[2][1]) is str
-            and read.kind is not R.ReadKind.SAME
-        ):
+        kind, expected = read.kind, read.expected
+        if kind is R.ReadKind.SAME:  # the object at another path, held by identity there
+            if read.expected not in held:
+                return None
+            kind, expected = R.ReadKind.IDENTITY, held[read.expected]
+        place = _place(read.path, held)
+        if place is None:
             return None
-        found.append((root.__globals__, path[2][1], read.kind.value, read.expected))
+        found.append((*place, kind.value, expected))
+        if kind is R.ReadKind.IDENTITY:
+            held[read.path] = expected
     return found
+
+
+def _place(path: tuple, held: dict) -> tuple[Any, str] | None:
+    """``(scope, name)`` of a read at ``path`` whose owner is held, or None."""
+    step = path[-1]
+    if step == ("code",):
+        owner = held.get(path[:-1])
+        return (owner, "__code__") if type(owner) is types.FunctionType else None
+    if step[0] == "item" and path[-2:-1] == (("gdict",),) and type(step[1]) is str:
+        owner = held.get(path[:-2])
+        return (owner.__globals__, step[1]) if type(owner) is types.FunctionType else None
+    owner = held.get(path[:-1])
+    if step[0] == "attr" and type(owner) is types.ModuleType and step[1] in vars(owner):
+        return vars(owner), step[1]
+    return None

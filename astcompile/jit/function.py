@@ -188,21 +188,15 @@ class CompiledFunction:
         """No entry of the sole region held: a new one, unless the function's code was swapped
         (its entries check it), which needs a new rewrite first."""
         sole = self._sole_region
-        if sole is None or self.fn.__code__ is not self._code:
+        if sole is None or getattr(self.fn, "__code__", None) is not self._code:
             return self._full_call(args, {})
         return sole.call(args)[0]
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._build()
-        fn = self.fn
-        if fn.__code__ is not self._code:  # swapped (autoreload): rewrite it from the new code
-            self.reset()
-            impl = self._build()
-        if impl.__defaults__ is not fn.__defaults__:  # rebound since: the rewrite takes them
-            impl.__defaults__ = fn.__defaults__
-        if impl.__kwdefaults__ is not fn.__kwdefaults__:
-            impl.__kwdefaults__ = fn.__kwdefaults__
+        if impl is not self.fn:
+            impl = self._current(impl)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.note_function(self.name, self.static_breaks)
@@ -210,6 +204,23 @@ class CompiledFunction:
             with frozen(strict=False):
                 return impl(*args, **kwargs)
         return impl(*args, **kwargs)
+
+    def _current(self, impl: Callable) -> Callable:
+        """The rewrite, made again if the function's code was swapped since (IPython's
+        autoreload does), with the function's defaults as they are now."""
+        fn = self.fn
+        if fn.__code__ is not self._code:
+            self.reset()
+            self.python_loops.clear()  # lines of the old code
+            self.python_lines.clear()
+            impl = self._build()
+            if impl is fn:
+                return impl
+        if impl.__defaults__ is not fn.__defaults__:
+            impl.__defaults__ = fn.__defaults__
+        if impl.__kwdefaults__ is not fn.__kwdefaults__:
+            impl.__kwdefaults__ = fn.__kwdefaults__
+        return impl
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else types.MethodType(self, obj)
@@ -242,7 +253,7 @@ class CompiledFunction:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
-        self._code = self.fn.__code__  # what the rewrite is made of
+        self._code = getattr(self.fn, "__code__", None)  # what the rewrite is made of
         work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER

@@ -80,11 +80,22 @@ def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
     return callable(value)
 
 
+def _has_attr(recorder: ReadRecorder, obj: Any, name: Any) -> bool:
+    """``hasattr(f, "k")`` of a function the trace made a clone of: the real function's
+    answer, compared at every call (its attributes may come and go)."""
+    seen = recorder.function_seen(obj) if type(obj) is types.FunctionType else None
+    if seen is None or type(name) is not str:
+        return hasattr(obj, name)
+    path, fn = seen
+    return recorder.value(path + (("has", name),), hasattr(fn, name))
+
+
 #: Builtins whose answer for a stand-in must be the answer for what it stands for.
 _SEE_THROUGH: dict[str, Callable[..., Any]] = {
     "type": _type_of,
     "id": _refuse_identity,
     "callable": _callable_of,
+    "hasattr": _has_attr,
 }
 
 
