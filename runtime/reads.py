@@ -81,6 +81,7 @@ _STEPS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
     "cell": (_cell, lambda x, i, name="": f"{x}.__closure__[{i}].cell_contents"),
     "gdict": (lambda fn: fn.__globals__, lambda x: f"{x}.__globals__"),
     "code": (lambda fn: fn.__code__, lambda x: f"{x}.__code__"),
+    "none": (lambda value: value is None, lambda x: f"({x} is None)"),
     "defaults": (lambda fn: fn.__defaults__, lambda x: f"{x}.__defaults__"),
     "kwdefaults": (lambda fn: fn.__kwdefaults__, lambda x: f"{x}.__kwdefaults__"),
     "func": (lambda method: method.__func__, lambda x: f"{x}.__func__"),
@@ -171,6 +172,8 @@ def describe(path: Path, names: tuple[str, ...] = ()) -> str:
             text = f"{text}.{step[1]}"
         elif kind == "code":
             text = f"{text or 'the function'}.__code__"
+        elif kind == "none":
+            text = f"({text} is None)"
         elif kind == "item":
             text = f"{text}[{step[1]!r}]"
         else:

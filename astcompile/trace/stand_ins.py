@@ -309,3 +309,20 @@ def is_read_stand_in(value: Any) -> bool:
     return isinstance(value, (ObjectRead, ReadOnlyList)) or (
         type(value) is types.FunctionType and isinstance(value.__globals__, RecordingGlobals)
     )
+
+
+class ViewedBase:
+    """``x.base`` of an argument that is a view: it is not None, and the trace reads nothing
+    else of it (the array it views is no value the region was given)."""
+
+    __slots__ = ("_ac_name",)
+
+    def __init__(self, name: str) -> None:
+        self._ac_name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        raise TraceBreak(
+            TraceReason.UNSUPPORTED_ARGUMENT,
+            f"{self._ac_name}.base.{attribute}: the array a view argument views; "
+            "the region runs as Python",
+        )

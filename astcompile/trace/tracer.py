@@ -138,8 +138,8 @@ def _array_box(value: SymArray) -> Box:
 
 
 def _views_an_argument(value: SymArray) -> bool:
-    while value.base is not None:
-        value = value.base
+    while value.view_of is not None:
+        value = value.view_of
     return value.is_input
 
 
