@@ -129,7 +129,10 @@ def rewrite(work: FunctionWork) -> None:
     digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
     breaks = tuple(analysis.breaks)
     filename = analysis.source.filename
-    work.rewrite = CachedRewrite(done.source, tuple(done.regions), breaks, digest, filename)
+    lookups = tuple(work.lookups)
+    work.rewrite = CachedRewrite(
+        done.source, tuple(done.regions), breaks, digest, filename, lookups
+    )
 
 
 def materialise(work: FunctionWork) -> None:
@@ -186,6 +189,9 @@ def trace(work: RegionWork) -> None:
     from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
 
     region = work.region
+    if region.owner.analysis_changed():  # a callee rebound or swapped: its statements run
+        work.done = True
+        return
     try:
         result = region.trace(work.key, work.args)
     except TraceBreak as exc:

@@ -251,3 +251,32 @@ def test_code_swapped_while_measuring_chooses_the_path(monkeypatch):
         return x * 2.0
 
     follows(f, swap_code(f, shifted), swap_code(f, doubled), backend="c")
+
+
+def quiet(x):
+    return x * 2.0
+
+
+def calls_quiet(x):
+    return np.exp(quiet(x)) + 1.0
+
+
+def noisy(x):
+    print("noisy ran")
+    return x * 3.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_callee_swapped_for_code_with_side_effects_is_analysed_again(backend, capsys):
+    """The analysis inlined ``quiet``; its new code prints. Traced without a new analysis, the
+    print would run once, at the trace: the function is rewritten, and prints at every call."""
+    saved = quiet.__code__
+    compiled = astcompile.compile(calls_quiet, backend=backend)
+    try:
+        assert_same_value(compiled(A), calls_quiet(A))
+        quiet.__code__ = noisy.__code__
+        for _ in range(3):
+            assert_same_value(compiled(A), np.exp(A * 3.0) + 1.0)
+    finally:
+        quiet.__code__ = saved
+    assert capsys.readouterr().out.count("noisy ran") == 3

@@ -95,6 +95,7 @@ class CompiledFunction:
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
         self._code = getattr(fn, "__code__", None)  # the code the rewrite was made from
+        self._lookups: tuple = ()  # what its names resolved to (frontend/cache.stale_reason)
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
@@ -269,6 +270,7 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
+        self._lookups = rewrite.lookups
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
@@ -276,6 +278,22 @@ class CompiledFunction:
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             self._sole_region = sole
         return work.impl
+
+    def analysis_changed(self) -> bool:
+        """A region is about to be traced: whether a callee the analysis looked at is now
+        another function, or runs other code (``helper.__code__`` swapped by autoreload). The
+        trace would inline what nobody analysed (a ``print`` in it would run once), so the
+        region's statements run as written and the next call rewrites the function."""
+        from astcompile.frontend.cache import stale_reason
+
+        why = stale_reason(self.fn, self._lookups) if self._lookups else None
+        if why is not None:
+            logs.recompiles.info("%s: %s; it is analysed again", self.name, why)
+            with self._lock:
+                self._impl = None
+                self._sole_region = None
+                self._lookups = ()
+        return why is not None
 
     def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
         return region_tiering.attach(Region(spec, body, self))
