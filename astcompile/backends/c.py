@@ -11,7 +11,6 @@ interpreter, which would be slower than the plain code).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -172,20 +171,3 @@ class CBackend:
             )
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
-
-
-def c_backend_available() -> bool:
-    """True when a C compiler is on PATH, or ``$CC`` names one: backend "auto" then picks "c".
-
-    An explicit ``$CC`` counts even when it cannot be run: the user chose a compiler, so the
-    failure is reported (``CompileError`` naming CC), not hidden by a silent switch to NumPy."""
-    from astcompile.runtime.build import find_compiler
-    from astcompile.runtime.errors import CompilerNotFound
-
-    if os.environ.get("CC"):
-        return True
-    try:
-        find_compiler()
-    except CompilerNotFound:
-        return False
-    return True

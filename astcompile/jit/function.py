@@ -95,6 +95,7 @@ class CompiledFunction:
         self._impl: Callable | None = None
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
+        self._target_name: str | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
         self._measured_class = type(self)
         self._plain_class: type | None = None  # made on the first run_plain
@@ -209,7 +210,7 @@ class CompiledFunction:
             self._sole_region = None
             self.regions = []
             self._live_regions = []
-            self._backend = None
+            self._backend = self._target_name = None
             self.cache_digest = None
             self._tier.reset()
 
@@ -288,8 +289,15 @@ class CompiledFunction:
         if picked is not None:
             return get_backend(picked)
         if self._backend is None:
-            self._backend = get_backend(resolve_backend(self.backend_name))
+            self._backend = get_backend(self.target_name())
         return self._backend
+
+    def target_name(self) -> str:
+        """The name of the backend :meth:`target` gives, without importing it: measuring asks
+        on a warm process's second call, which must not import a code generator."""
+        if self._target_name is None:
+            self._target_name = resolve_backend(self.backend_name)
+        return self._target_name
 
     def keep_loops_in_python(
         self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
