@@ -23,9 +23,6 @@ from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.source_notes import annotate
-from astcompile.codegen.structured import generate_structured
-from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.structured_wrapper import region_source
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
@@ -140,6 +137,12 @@ class CBackend:
                     WrapperParts(py, dict(wrapper.consts), steps, decls, fast=wrapper.fast),
                 )
                 return
+            # The loop emitter is imported with the first loop graph: a program of flat
+            # regions (and its first call) does without it.
+            from astcompile.codegen.structured import generate_structured
+            from astcompile.codegen.structured_plan import StructuredUnsupported
+            from astcompile.codegen.structured_wrapper import region_source
+
             try:
                 src = region_source(graph, generate_structured(graph))
             except StructuredUnsupported as exc:
