@@ -72,19 +72,21 @@ def tried() -> bool:
 def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
     """The extension, built into ``cache_dir``'s kernel cache on first use; None (remembered
     for the process) when it cannot be built or loaded. ``build_it=False``: only when it is
-    in the cache already (looked up once per process), never running the compiler, nor
-    waiting for a build under way."""
+    in the cache already (looked up once per process and cache folder: the first compiled
+    function asks before a program may set ``config.cache_dir``), never running the compiler,
+    nor waiting for a build under way."""
     if not _lock.acquire(blocking=build_it):
         return _state.get("module")
     try:
-        if "module" in _state or (not build_it and _state.get("looked")):
+        looked = _state.setdefault("looked", set())
+        if "module" in _state or (not build_it and cache_dir in looked):
             return _state.get("module")
         try:
             module = _load_or_build(cache_dir, build_it)
         except (OSError, ImportError, CompilerNotFound, RuntimeBuildError) as exc:
             _log.debug("astcompile: the C-level call path is unavailable: %s", exc)
             module, build_it = None, True
-        _state["looked"] = True
+        looked.add(cache_dir)
         if module is not None or build_it:
             _state["module"] = module
         return module

@@ -315,3 +315,15 @@ def test_a_plain_choice_builds_the_extension_for_later_functions(tmp_path, monke
     a = np.arange(3.0)
     np.testing.assert_array_equal(after(a, a, a), fma(a, a, a))
     np.testing.assert_array_equal(before(a, a, a), fma(a, a, a))
+
+
+def test_a_cache_folder_set_after_the_first_function_is_looked_in(tmp_path, monkeypatch, fast):
+    """The first compiled function looks for the extension in the cache folder of the moment;
+    a program that sets ``config.cache_dir`` after that still gets it from its own folder."""
+    built_in = astcompile.config.cache_dir  # where ``fast`` built it
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "empty"))
+    before = astcompile.compile(fma)
+    monkeypatch.setattr(astcompile.config, "cache_dir", built_in)
+    after = astcompile.compile(fma)
+    assert not hasattr(before, "current_route") and hasattr(after, "current_route")
