@@ -148,6 +148,11 @@ def _tiny_subjects(routed: bool) -> dict[str, object]:
     return {"pos": compiled["pos"], "kw": compiled["kw"], "method": method}
 
 
+def _compiled(subject: object) -> astcompile.jit.function.CompiledFunction:
+    """The compiled function a tiny-call subject calls (itself, or the Point's method)."""
+    return getattr(type(subject), "__dict__", {}).get("length", subject)
+
+
 def tiny_calls(rounds: int = 30, calls: int = 20_000) -> list[tuple[str, float, float, float]]:
     """(style, plain, class path, routed) seconds per call, after measuring chose plain."""
     from astcompile.runtime import fastcall
@@ -160,6 +165,8 @@ def tiny_calls(rounds: int = 30, calls: int = 20_000) -> list[tuple[str, float, 
     for side in sides[1:]:
         for style, loop in loops.items():
             loop(side[style], 200)  # past the first comparison
+            if not _compiled(side[style])._tier.plain:
+                print(f"note: measuring runs {style} compiled: the row is not the plain path")
     best = [dict.fromkeys(loops, math.inf) for _ in sides]
     for _ in range(rounds):
         for side, found in zip(sides, best):
