@@ -16,13 +16,13 @@ loaded yet is a plain Python object and switches its class instead (``jit/routes
 first function that measuring sends to the plain path asks for the extension in the
 background (:func:`build_in_background`), for the functions compiled after it.
 
-The extension is built from its C files once per machine (per Python, NumPy and compiler) with the
-Python and NumPy headers, kept in the kernel cache under the same key, trust and integrity
-rules as kernels (:mod:`cache`), and imported from there. Where it cannot be built (no
-compiler, no headers, a refused cache) regions keep their Python guard functions: slower, never
-different. The first build costs about half a second of compiler time, so a region takes it from
-the cache when it is there and asks for a build only once its entries have run many times
-(``PROMOTE_AFTER``).
+The extension is built from its C files once per machine (per Python, NumPy and compiler)
+with the Python and NumPy headers, kept in the kernel cache under the same key, trust and
+integrity rules as kernels (:mod:`cache`), and imported from there. Where it cannot be built
+(no compiler, no headers, a refused cache) regions keep their Python guard functions: slower,
+never different. The first build costs about half a second of compiler time, so a region takes
+it from the cache when it is there and asks for a build only once its entries have run many
+times (``PROMOTE_AFTER``).
 
 Part of the runtime: must not import the compiler.
 """
