@@ -101,6 +101,16 @@ def read_source(work: FunctionWork) -> None:
     work.source = function_source(work.owner.fn)  # NoSourceError: the caller runs fn as is
 
 
+def import_frontend(work: FunctionWork) -> None:
+    import libcst
+
+    import astcompile.frontend.analysis
+    import astcompile.frontend.resolve
+    import astcompile.frontend.rewrite  # noqa: F401 - imported here to be timed apart
+
+    libcst.parse_module("")  # its parser is imported on the first parse
+
+
 def analyse(work: FunctionWork) -> None:
     from astcompile.frontend.analysis import analyze_function
     from astcompile.frontend.resolve import RuntimeResolver
