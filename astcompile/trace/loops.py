@@ -30,6 +30,7 @@ from astcompile.trace import control as C
 from astcompile.trace import escapes, user_names
 from astcompile.trace import loop_starts as LS
 from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.iteration import Exhausted
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
@@ -53,7 +54,10 @@ def _for(
     if not is_tracing() or (brk is None and unrolls(bounds)):
         values = init
         for i in range(*bounds):
-            values = body(i, *values)
+            try:
+                values = body(i, *values)
+            except Exhausted:  # a stream's iterator ended (trace/iteration.py)
+                break
             if brk is not None and values[brk]:
                 break
         if is_tracing():

@@ -169,6 +169,8 @@ class ReadRecorder:
 
 
 def _value(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    if isinstance(value, frozenset):  # equal ones may iterate in other orders: a loop's order
+        recorder.value(path + (("keys",),), tuple(value))
     return recorder.value(path, value)
 
 
