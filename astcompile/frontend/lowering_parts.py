@@ -219,8 +219,12 @@ def test(expr: ast.expr) -> ast.expr:
 
 
 def assert_call(node: ast.Assert) -> ast.stmt:
-    args = [test(node.test)] + ([lambda_of(node.msg)] if node.msg is not None else [])
-    return located(ast.Expr(call(ASSERT, args)), node)
+    """``__ac_assert(test, "text")`` for literal text, else ``__ac_assert(test, lambda: msg)``:
+    Python evaluates a message only when the assertion fails."""
+    msg = node.msg
+    literal = isinstance(msg, ast.Constant) and isinstance(msg.value, str)
+    message = [] if msg is None else [msg if literal else lambda_of(msg)]
+    return located(ast.Expr(call(ASSERT, [test(node.test), *message])), node)
 
 
 def scalar_call(node: ast.Call) -> ast.Call:

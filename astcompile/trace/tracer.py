@@ -20,6 +20,7 @@ from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult
 from astcompile.trace import escapes
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
+from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
@@ -214,6 +215,7 @@ def trace(
                 result = fn(*symbolic_args)
         finally:
             watch.check()
+        require_no_stores(ctx, ctx.effect_frames[0])
         outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
     graph = Graph(
