@@ -191,13 +191,15 @@ def trace(
     graph_name: str,
     dynamic: frozenset[int] = frozenset(),
     root: Callable | None = None,
+    observed: dict | None = None,
 ) -> TraceResult:
     """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
     The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised.
 
     ``root`` is the user's function ``fn`` was built from (a region body shares its globals and
     closure cells): what ``fn`` reads from them, and from objects among ``args``, is recorded
-    as the result's ``reads`` (see trace/reads.py)."""
+    as the result's ``reads`` (see trace/reads.py), and the values found at their paths into
+    ``observed``, where given."""
     ctx = TraceContext(graph_name)
     with ctx:
         inputs = _Inputs(ctx, dynamic)
@@ -222,6 +224,8 @@ def trace(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )
     verify_between(graph, "trace")
+    if observed is not None:
+        observed.update(reads.observed)
     return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
 
 
