@@ -119,7 +119,7 @@ def ac_assert(test: Any, message: str | Callable[[], Any] | None = None) -> None
     if message is None or isinstance(message, str):
         check(test, "AssertionError", message or "")
         return
-    current().plain_reruns.append(user_location())
+    rerun_on_failure(TraceReason.ASSERT_MESSAGE, "an assert message computed from loop values")
     check(test, RUN_PLAIN, "the assert failed: the region's statements raise it")
 
 
@@ -129,17 +129,21 @@ def _message_args(message: str | Callable[[], Any] | None) -> tuple:
     return (message,) if isinstance(message, str) else (message(),)
 
 
+def rerun_on_failure(reason: TraceReason, what: str) -> None:
+    """The next CHECK hands a failing call to the region's own statements (RunPlain): legal
+    only in a region that stores into no array, which :func:`require_no_stores` checks."""
+    current().plain_reruns.append((user_location(), reason, what))
+
+
 def require_no_stores(ctx: TraceContext, effects: list[Node]) -> None:
-    """A region whose failed check re-runs its statements (an assert with a computed message)
-    must have done nothing a second run would do again: it stores into no array."""
+    """A region whose failed check re-runs its statements (an assert with a computed message,
+    an int outgrowing int64) must have done nothing a second run would do again: it stores
+    into no array. Otherwise it runs as Python (and its loops with it)."""
     from astcompile.trace.loop_starts import repeatable
 
     if ctx.plain_reruns and not repeatable(effects):
-        raise TraceBreak(
-            TraceReason.ASSERT_MESSAGE,
-            "an assert message computed from loop values, in a region that stores into arrays",
-            ctx.plain_reruns[0],
-        )
+        loc, reason, what = ctx.plain_reruns[0]
+        raise TraceBreak(reason, f"{what}, in a region that stores into arrays", loc)
 
 
 def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:

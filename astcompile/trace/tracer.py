@@ -17,7 +17,7 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
-from astcompile.trace import escapes
+from astcompile.trace import escapes, int_bounds
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
 from astcompile.trace.control import require_no_stores
@@ -71,8 +71,12 @@ class _Inputs:
             dtype = np.result_type(value)
             node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
             if index in self.dynamic:
-                return SymScalar(node, value, name, dynamic=True)
-            return SymScalar(node, value, name, sources={index: value})
+                scalar = SymScalar(node, value, name, dynamic=True)
+            else:
+                scalar = SymScalar(node, value, name, sources={index: value})
+            if isinstance(value, int):  # any int of its guard class (runtime/guards.py)
+                scalar.bounds = int_bounds.bounds_of_class(value)
+            return scalar
         if type(value) is not np.ndarray and not isinstance(value, np.generic):
             raise TraceBreak(
                 TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {type(value).__name__}"
