@@ -141,9 +141,13 @@ def require_no_stores(ctx: TraceContext, effects: list[Node]) -> None:
     into no array. Otherwise it runs as Python (and its loops with it)."""
     from astcompile.trace.loop_starts import repeatable
 
-    if ctx.plain_reruns and not repeatable(effects):
-        loc, reason, what = ctx.plain_reruns[0]
-        raise TraceBreak(reason, f"{what}, in a region that stores into arrays", loc)
+    if not ctx.plain_reruns or repeatable(effects):
+        return
+    loc, reason, what = ctx.plain_reruns[0]
+    detail = f"{what}, in a region that stores into arrays"
+    if reason is TraceReason.ASSERT_MESSAGE:
+        raise TraceBreak(TraceReason.ASSERT_MESSAGE, detail, loc)
+    raise TraceBreak(TraceReason.INT_OVERFLOW, detail, loc)
 
 
 def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:
