@@ -85,7 +85,7 @@ def _assured(work: RegionWork) -> Assured:
     call of an entry's wrapper comes after its key held); nothing for a bare graph."""
     if work.region is None or work.result is None:
         return NOTHING
-    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn)
+    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn, work.observed)
     return assured_by(work.graph, leaves)
 
 

@@ -125,11 +125,13 @@ class CompiledFunction:
             and not (telemetry.recording or config.verify)
             and (errstate.current() is errstate.quiet_state or errstate.quiet())
         ):
-            try:
+            try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 result = sole.guards(*args)
-            except RunPlain:  # free unless raised (ir/checks.py): the body decides
+                if result is MISS:
+                    result = sole.call(args)
+            except RunPlain:
                 return sole.run_body(args)[0]
-            return (sole.call(args) if result is MISS else result)[0]
+            return result[0]
         return self._full_call(args, kwargs)
 
     def run_plain(self) -> None:
@@ -188,9 +190,11 @@ class CompiledFunction:
         if sole is not None and not kwargs and _alone(sole, args):
             try:
                 result = sole.guards(*args)
+                if result is MISS:
+                    result = sole.call(args)
             except RunPlain:
                 return sole.run_body(args)[0]
-            return (sole.call(args) if result is MISS else result)[0]
+            return result[0]
         return self._full_call(args, kwargs)
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
