@@ -14,7 +14,7 @@ from differential import BACKENDS
 from module_helpers import edit_module, load_module
 
 import astcompile
-from astcompile.backends.c import c_backend_available
+from astcompile.backends import c_backend_available
 from astcompile.jit.function import CompiledFunction, is_sole_region, resolve_backend
 
 

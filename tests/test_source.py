@@ -292,3 +292,17 @@ def test_asserts_rewritten_by_pytest_match_their_text():
     defined in a test file still has its source (pytest's rewrite is applied to the text too)."""
     assert type(sys.modules[__name__].__spec__.loader).__name__ == "AssertionRewritingHook"
     assert "assert x > 0" in function_source(asserting).text
+
+
+def test_the_source_is_read_without_searching_every_module(monkeypatch):
+    """``inspect`` finds a code object's module by a ``realpath`` of every loaded module's
+    file (most of a first call's ``source`` stage); the function's globals name it already."""
+    import inspect
+
+    def searched(*args, **kwargs):
+        raise AssertionError("inspect.getmodule searched the loaded modules")
+
+    monkeypatch.setattr(inspect, "getmodule", searched)
+    src = function_source(module_level)
+    assert src.text == "def module_level(x):\n    return x + 1\n"
+    assert _file_line(src, 0) == "def module_level(x):"

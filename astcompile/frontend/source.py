@@ -59,18 +59,19 @@ def function_source(fn: Callable) -> FunctionSource:
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
     try:
-        lines, first_line = inspect.getsourcelines(code)  # the function would be unwrapped
-        found = _from_block(lines, max(first_line, 1), filename, raw, code.co_name)
-    except (OSError, TypeError, NoSourceError) as exc:
+        lines, first_line = _def_lines(raw)
+        found, why = _from_block(lines, max(first_line, 1), filename, raw, code.co_name), None
+    except (OSError, TypeError) as exc:  # no file, or no such line (any more)
+        found, why = None, NoSourceError(f"cannot read the source of {label}: {exc}")
+    except NoSourceError as exc:  # a lambda, or no def there (any more)
         found, why = None, exc
-    module = sys.modules.get(raw.__module__ or "")
-    if found is not None and compiles_to(found.text, code, module):
+    if found is not None and compiles_to(found.text, code, sys.modules.get(raw.__module__ or "")):
         return found
+    if why is not None and (not code.co_name.isidentifier() or not os.path.exists(filename)):
+        raise why  # a lambda, a function exec'd from a string
     moved = _moved(raw, filename)
     if moved is not None:
         return moved
-    if found is None:
-        raise NoSourceError(f"cannot read the source of {label}: {why}") from None
     raise NoSourceError(
         f"the source of {label} in {filename} is not the code that runs "
         "(the file was edited after it was imported; re-import it to compile the new text)"
@@ -98,6 +99,20 @@ def _moved(fn: types.FunctionType, filename: str) -> FunctionSource | None:
             if compiles_to(src.text, code, sys.modules.get(fn.__module__ or "")):
                 found.append(dataclasses.replace(src, moved=True))
     return min(found, key=lambda s: abs(s.def_line - code.co_firstlineno), default=None)
+
+
+def _def_lines(raw: types.FunctionType) -> tuple[list[str], int]:
+    """``inspect.getsourcelines(raw.__code__)`` (the function itself would be unwrapped),
+    read through linecache with the function's own globals: given a code object, ``inspect``
+    first looks for its module among all loaded modules, a ``realpath`` of each file, which
+    was most of a first call's ``source`` stage. The rarer cases stay ``inspect``'s."""
+    code = raw.__code__
+    first = code.co_firstlineno
+    linecache.checkcache(code.co_filename)
+    lines = linecache.getlines(code.co_filename, raw.__globals__)
+    if not 0 < first <= len(lines):
+        return inspect.getsourcelines(code)
+    return inspect.getblock(lines[first - 1 :]), first
 
 
 def sources_in_module(text: str, filename: str, methods: bool = True) -> list[FunctionSource]:

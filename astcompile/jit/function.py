@@ -15,18 +15,18 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs
+from astcompile import config, logs, registry
 from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.ir.checks import RunPlain
-from astcompile.jit import pickling, region_tiering, telemetry, tiering, warm
+from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
 from astcompile.jit.frozen import frozen
 from astcompile.jit.regions import Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
-from astcompile.runtime import errstate, forksafe
+from astcompile.runtime import errstate, fastcall, forksafe
 
 if TYPE_CHECKING:
     from astcompile.frontend.spec import RegionSpec
@@ -62,8 +62,6 @@ def _alone(sole: Region, args: tuple) -> bool:
 class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
-    __astcompile_compiled__ = True  # registry.COMPILED_ATTR, on the class: see is_compiled
-
     def __init__(
         self,
         fn: Callable,
@@ -76,6 +74,7 @@ class CompiledFunction:
         signatures: tuple = (),
     ) -> None:
         functools.update_wrapper(self, fn)
+        setattr(self, registry.COMPILED_ATTR, True)
         self.fn = fn
         self.name = getattr(fn, "__qualname__", getattr(fn, "__name__", "function"))
         self.fullgraph = fullgraph
@@ -98,12 +97,18 @@ class CompiledFunction:
         self._lookups: tuple = ()  # what its names resolved to (frontend/cache.stale_reason)
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
+        self._target_name: str | None = None
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
         self._measured_class = type(self)
         self._plain_class: type | None = None  # made on the first run_plain
         self._tier = tiering.for_function(self)
+        self.run_measured()
         if fullgraph:
             self._check_fullgraph_statically()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> CompiledFunction:
+        routed = routes.routed_class(cls)
+        return object.__new__(cls) if routed is None else routed.__new__(routed)
 
     # --- calling ---
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -122,22 +127,27 @@ class CompiledFunction:
             and not (telemetry.recording or config.verify)
             and (errstate.current() is errstate.quiet_state or errstate.quiet())
         ):
-            try:
+            try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 result = sole.guards(*args)
-            except RunPlain:  # free unless raised (ir/checks.py): the body decides
+                if result is MISS:
+                    result = self._sole_miss(args)
+            except RunPlain:
                 return sole.run_body(args)[0]
-            return self._sole_miss(args) if result is MISS else result[0]
+            return result[0]
         return self._full_call(args, kwargs)
 
     def run_plain(self) -> None:
         """From now on a call is the user's function and nothing else: the instance moves to a
         subclass whose ``__call__`` is ``fn`` itself, as a staticmethod, so no Python frame of
-        ours runs (about 0.08 µs over the plain call, against 0.4 µs through ``__call__``).
-        Measuring moves it back to sample a call (``jit/resample.py``); ``reset`` too."""
+        ours runs (about 30 ns over the plain call, more for keywords and methods). Where the
+        C-level call path was loaded when the function was made, its class is routed instead
+        (``jit/routes.py``: about 10 ns). Measuring moves it back to sample a call
+        (``jit/resample.py``); ``reset`` too."""
         cls = self._plain_class
         if cls is None:
             base = self._measured_class
             body = {"__call__": staticmethod(self.fn), "__slots__": (), "__module__": __name__}
+            body["pickled_as"] = base
             cls = self._plain_class = type(base.__name__, (base,), body)
             cls.__qualname__ = base.__qualname__
         self.__class__ = cls
@@ -151,6 +161,8 @@ class CompiledFunction:
         the compiled one counts its calls down to the next sample."""
         if plain:
             self.run_plain()
+            if self.mode != "frozen":  # frozen mode never runs a compiler
+                fastcall.build_in_background(config.cache_dir)  # for functions compiled later
         else:
             self.run_measured()
         return plain
@@ -180,18 +192,20 @@ class CompiledFunction:
         if sole is not None and not kwargs and _alone(sole, args):
             try:
                 result = sole.guards(*args)
+                if result is MISS:
+                    result = self._sole_miss(args)
             except RunPlain:
                 return sole.run_body(args)[0]
-            return self._sole_miss(args) if result is MISS else result[0]
+            return result[0]
         return self._full_call(args, kwargs)
 
-    def _sole_miss(self, args: tuple) -> Any:
+    def _sole_miss(self, args: tuple) -> tuple:
         """No entry of the sole region held: a new one, unless the function's code was swapped
         (its entries check it), which needs a new rewrite first."""
         sole = self._sole_region
         if sole is None or getattr(self.fn, "__code__", None) is not self._code:
-            return self._full_call(args, {})
-        return sole.call(args)[0]
+            return (self._full_call(args, {}),)
+        return sole.call(args)
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
@@ -239,7 +253,7 @@ class CompiledFunction:
             self._sole_region = None
             self.regions = []
             self._live_regions = []
-            self._backend = None
+            self._backend = self._target_name = None
             self.cache_digest = None
             self._tier.reset()
 
@@ -336,8 +350,15 @@ class CompiledFunction:
         if picked is not None:
             return get_backend(picked)
         if self._backend is None:
-            self._backend = get_backend(resolve_backend(self.backend_name))
+            self._backend = get_backend(self.target_name())
         return self._backend
+
+    def target_name(self) -> str:
+        """The name of the backend :meth:`target` gives, without importing it: measuring asks
+        on a warm process's second call, which must not import a code generator."""
+        if self._target_name is None:
+            self._target_name = resolve_backend(self.backend_name)
+        return self._target_name
 
     def keep_loops_in_python(
         self, spec: RegionSpec, line: int | None = None, only_holding: bool = False

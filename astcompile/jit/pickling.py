@@ -43,7 +43,8 @@ def reduce(compiled: CompiledFunction) -> str | tuple:
     if _importable(compiled):
         return compiled.__qualname__
     options = tuple(getattr(compiled, o) for o in OPTIONS)
-    return rebuild, (type(compiled), _dump(compiled.fn), options)
+    kind = type(compiled)  # a class made at run time (jit/function.py) names the one it stands for
+    return rebuild, (kind.__dict__.get("pickled_as", kind), _dump(compiled.fn), options)
 
 
 def _importable(compiled: CompiledFunction) -> bool:

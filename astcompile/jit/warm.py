@@ -164,7 +164,7 @@ def _identity(obj: Any) -> str:
         return f"code:{code_digest(obj)}"
     if isinstance(
         obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
-    ) or registry.is_compiled_object(obj):
+    ) or registry.is_compiled(obj):
         found = fingerprint(obj)
         if found is not None:
             return found

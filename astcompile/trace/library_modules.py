@@ -68,7 +68,7 @@ def kept_by_identity(value: Any) -> bool:
         return True
     if isinstance(value, types.MethodType):  # ``np.random.rand``: of NumPy's RandomState
         return not _is_user_function(value.__func__)
-    if isinstance(value, _SEEN_TYPES) or registry.is_compiled_object(value):
+    if isinstance(value, _SEEN_TYPES) or registry.is_compiled(value):
         return False
     return is_library_class(type(value)) and not callable(value)
 
