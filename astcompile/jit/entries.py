@@ -386,8 +386,7 @@ def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
     return found
 
 
-def _place(path: tuple, held: dict) -> tuple[Any, str] | None:
-    """``(scope, name)`` of a read at ``path`` whose owner is held, or None."""
+def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is held
     step = path[-1]
     if step == ("code",):
         owner = held.get(path[:-1])

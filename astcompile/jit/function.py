@@ -23,6 +23,7 @@ from astcompile.ir.checks import RunPlain
 from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
+from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
 from astcompile.jit.regions import Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
@@ -93,8 +94,7 @@ class CompiledFunction:
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
-        self._code = getattr(fn, "__code__", None)  # the code the rewrite was made from
-        self._lookups: tuple = ()  # what its names resolved to (frontend/cache.stale_reason)
+        self._fresh = Freshness(fn)  # what the rewrite was made from
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._target_name: str | None = None
@@ -130,7 +130,7 @@ class CompiledFunction:
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 result = sole.guards(*args)
                 if result is MISS:
-                    result = self._sole_miss(args)
+                    result = (self._full_call(args, {}),)  # a miss: the code may be new
             except RunPlain:
                 return sole.run_body(args)[0]
             return result[0]
@@ -193,19 +193,11 @@ class CompiledFunction:
             try:
                 result = sole.guards(*args)
                 if result is MISS:
-                    result = self._sole_miss(args)
+                    result = (self._full_call(args, {}),)  # a miss: the code may be new
             except RunPlain:
                 return sole.run_body(args)[0]
             return result[0]
         return self._full_call(args, kwargs)
-
-    def _sole_miss(self, args: tuple) -> tuple:
-        """No entry of the sole region held: a new one, unless the function's code was swapped
-        (its entries check it), which needs a new rewrite first."""
-        sole = self._sole_region
-        if sole is None or getattr(self.fn, "__code__", None) is not self._code:
-            return (self._full_call(args, {}),)
-        return sole.call(args)
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
@@ -221,21 +213,13 @@ class CompiledFunction:
         return impl(*args, **kwargs)
 
     def _current(self, impl: Callable) -> Callable:
-        """The rewrite, made again if the function's code was swapped since (IPython's
-        autoreload does), with the function's defaults as they are now."""
-        fn = self.fn
-        if fn.__code__ is not self._code:
+        """The rewrite, made again if the code was swapped (autoreload), with fn's defaults."""
+        if self._fresh.swapped(self.fn):
             self.reset()
             self.python_loops.clear()  # lines of the old code
             self.python_lines.clear()
             impl = self._build()
-            if impl is fn:
-                return impl
-        if impl.__defaults__ is not fn.__defaults__:
-            impl.__defaults__ = fn.__defaults__
-        if impl.__kwdefaults__ is not fn.__kwdefaults__:
-            impl.__kwdefaults__ = fn.__kwdefaults__
-        return impl
+        return impl if impl is self.fn else with_defaults(self.fn, impl)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else types.MethodType(self, obj)
@@ -268,7 +252,7 @@ class CompiledFunction:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
-        self._code = getattr(self.fn, "__code__", None)  # what the rewrite is made of
+        self._fresh.built(self.fn)
         work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER
@@ -284,7 +268,7 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
-        self._lookups = rewrite.lookups
+        self._fresh.built(self.fn, rewrite.lookups)
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
@@ -294,20 +278,12 @@ class CompiledFunction:
         return work.impl
 
     def analysis_changed(self) -> bool:
-        """A region is about to be traced: whether a callee the analysis looked at is now
-        another function, or runs other code (``helper.__code__`` swapped by autoreload). The
-        trace would inline what nobody analysed (a ``print`` in it would run once), so the
-        region's statements run as written and the next call rewrites the function."""
-        from astcompile.frontend.cache import stale_reason
-
-        why = stale_reason(self.fn, self._lookups) if self._lookups else None
-        if why is not None:
-            logs.recompiles.info("%s: %s; it is analysed again", self.name, why)
-            with self._lock:
-                self._impl = None
-                self._sole_region = None
-                self._lookups = ()
-        return why is not None
+        """Before a trace: a callee changed (jit/freshness.py)? Then the next call rewrites."""
+        if not self._fresh.analysis_changed(self.fn, self.name):
+            return False
+        with self._lock:
+            self._impl = self._sole_region = None
+        return True
 
     def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
         return region_tiering.attach(Region(spec, body, self))

@@ -48,7 +48,7 @@ from astcompile.trace.stand_ins import (
     PassedCallee,
     ReadOnlyList,
     RecordingGlobals,
-    ViewedBase,
+    argument_base,
     is_read_stand_in,
 )
 
@@ -89,15 +89,8 @@ class ReadRecorder:
     def note_argument(self, path: Path, value: Any, symbolic: Any) -> None:
         """An argument leaf or object the trace already has: later reads of it are SAME."""
         self._objects.setdefault(id(value), (path, symbolic, value))
-        if type(value) is np.ndarray and symbolic.origin is None:
-            symbolic.origin = functools.partial(self._base, path, value)
-
-    def _base(self, path: Path, array: np.ndarray) -> Any:
-        """``x.base`` of an array read at ``path``: whether it owns its memory is compared at
-        every call; a view's base is nothing the trace can use but ``is None``."""
-        if self.value(path + (("attr", "base"), ("none",)), array.base is None):
-            return None
-        return ViewedBase(describe(path, self.names))
+        if type(value) is np.ndarray and symbolic.origin is None:  # what ``x.base`` asks
+            symbolic.origin = functools.partial(argument_base, self, path, value)
 
     def record(self, read: Read) -> None:
         self.reads.append(read)

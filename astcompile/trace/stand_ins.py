@@ -331,3 +331,11 @@ class ViewedBase:
             f"{self._ac_name}.base.{attribute}: the array a view argument views; "
             "the region runs as Python",
         )
+
+
+def argument_base(recorder: ReadRecorder, path: Path, array: Any) -> Any:
+    """``x.base`` of an array read at ``path``: whether it owns its memory is compared at
+    every call; a view's base is nothing the trace can use but ``is None``."""
+    if recorder.value(path + (("attr", "base"), ("none",)), array.base is None):
+        return None
+    return ViewedBase(describe(path, recorder.names))

@@ -148,8 +148,8 @@ class SymScalar:
 
     def __neg__(self) -> Any:
         """``-x`` flips the sign bit, of a NaN too (``-np.nan``); ``x * -1`` need not."""
-        if type(self.hint) is bool:  # -True is the int -1
-            return self._arith(Op.MUL, operator.mul, -1, False)
+        if not isinstance(self.hint, (float, complex, np.floating, np.complexfloating)):
+            return self._arith(Op.MUL, operator.mul, -1, False)  # ints: exact; -True is -1
         node = B.elementwise(Op.NEG, [arrays.operand(self)])
         result = SymScalar(node, -self.hint, f"(-{self.description})", None, self.sources)
         result.dynamic, result.dims = self.dynamic, self.dims
