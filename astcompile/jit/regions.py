@@ -364,10 +364,11 @@ class Region:
             recorder.add_break(graph_break)
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
-        previous = next(reversed(self.entries))  # the most recent entry: the likeliest match
-        if previous == key:
-            return "a shape relation or a specialised scalar changed"
-        return G.describe_difference(self.names, previous, key)
+        """What differs from the closest entry (``jit/misses.py``), in the user's words."""
+        from astcompile.jit.misses import closest_reason
+
+        entries = [entry for group in self.entries.values() for entry in group]
+        return closest_reason(entries, key, args, self.names, self.owner.fn)
 
     def _warn_limit(self, key: tuple, args: tuple) -> None:
         if self._limit_warned:
