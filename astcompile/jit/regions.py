@@ -188,7 +188,15 @@ class Region:
                 self.spec.name,
                 self._miss_reason(key, args),
             )
-        return pipeline.compile_region(self, key, args)
+        start = time.perf_counter()
+        try:
+            return pipeline.compile_region(self, key, args)
+        finally:  # explain reports a region's time with its compiling apart
+            recorder = telemetry.active()
+            if recorder is not None:
+                lines = (self.spec.first_line, self.spec.last_line)
+                run = recorder.region_run(self.owner.name, self.spec.name, lines)
+                run.compile_seconds += time.perf_counter() - start
 
     def trace(self, key: tuple, args: tuple) -> TraceResult:
         """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard
@@ -262,6 +270,8 @@ class Region:
             promote=self._promote if wait else None,
         )
         self.guards = fastcall.guards(programs, python_guards, self.stats)
+        if entries:
+            logs.guards.info("%s:\n%s", self.owner.name, python_guards.py_source)
 
     def _promote(self) -> None:
         """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: get the C-level call path
@@ -277,6 +287,11 @@ class Region:
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
+        names = result.leaf_names
+        values = [
+            f"{names[i] if i < len(names) else f'leaf {i}'} == {value!r}"
+            for i, value in result.value_guards
+        ]
         recorder = telemetry.active()
         if recorder is not None:
             recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
@@ -286,7 +301,7 @@ class Region:
             "%s %s guards: %s",
             self.owner.name,
             self.spec.name,
-            [str(g) for g in result.graph.guards] + result.value_guards + reads,
+            [str(g) for g in result.graph.guards] + values + reads,
         )
 
     def record_code(self, graph: Graph, run: Callable | None, number: int | None = None) -> None:
