@@ -54,6 +54,7 @@ INSTALLED_SUBSET = (
     "tests/test_runtime_forksafe.py",
     "tests/test_warm.py",
     "tests/test_pickling.py",
+    "tests/test_carried.py",
     "tests/test_dask.py",
     "tests/test_dask_cluster.py",
     "tests/test_cli_check.py",
