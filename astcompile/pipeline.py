@@ -69,6 +69,13 @@ FUNCTION_STAGES: tuple[Stage, ...] = (
         when=stages.not_rewritten,
     ),
     Stage(
+        "frontend",
+        stages.import_frontend,
+        "libcst and the analyses, imported by a process's first analysis (once, most of a "
+        "first call's front end): apart, so that `analysis` is the function's own cost",
+        when=stages.not_rewritten,
+    ),
+    Stage(
         "analysis",
         stages.analyse,
         "names resolved against the function's globals; graph breaks found before any trace",
@@ -226,10 +233,15 @@ def cached_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entr
     return None if work.entry is None else (work.entry, work.leaves)
 
 
-def compile_region(region: CompilingRegion, key: tuple, args: tuple) -> Entry | None:
-    """The region stages for one miss: the new entry, or None (the key now runs in NumPy)."""
+def compile_region(
+    region: CompilingRegion, key: tuple, args: tuple
+) -> tuple[Entry, list | None] | None:
+    """The region stages for one miss: the new entry and the leaves to run it on for ``args``
+    (bound from the values the trace read: nothing is read twice; None when a guard fails),
+    or None (the key now runs in NumPy)."""
     work = RegionWork(region=region, key=key, args=args)  # the ``target`` stage sets target
-    return run_stages(REGION_STAGES, work).entry
+    entry = run_stages(REGION_STAGES, work).entry
+    return None if entry is None else (entry, entry.bind(args, region.owner.fn, work.observed))
 
 
 def compile_graph(graph: Graph, target: Backend) -> CompiledGraph:

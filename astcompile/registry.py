@@ -6,6 +6,7 @@ while classifying calls and must not import the API (that would be a cycle).
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -41,8 +42,20 @@ def is_disallowed(obj: Any) -> bool:
 
 def disable_mode(obj: Any) -> str | None:
     """``"recursive"``, ``"shallow"`` (``recursive=False``) or None when not disabled."""
-    return getattr(obj, DISABLED_ATTR, None)
+    return _mark(obj, DISABLED_ATTR)
 
 
 def is_compiled(obj: Any) -> bool:
-    return getattr(obj, COMPILED_ATTR, False) is True
+    return _mark(obj, COMPILED_ATTR) is True
+
+
+def _mark(obj: Any, name: str) -> Any:
+    """Our mark on ``obj`` (on a bound method's function), from its own ``__dict__``: never a
+    call of the user's ``__getattr__``, which may count or change what it is asked."""
+    if type(obj) is types.MethodType:
+        obj = obj.__func__
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+    return own.get(name) if type(own) is dict else None

@@ -81,6 +81,7 @@ class RegionWork:
     run: CompiledGraph | None = None
     entry: Entry | None = None
     leaves: list | None = None  # the arguments' leaves bound to a cached entry
+    observed: dict = field(default_factory=dict)  # path -> the value the trace read there
     dump_number: int = 0  # this trace's number among the region's dumps
 
     @property
@@ -99,6 +100,16 @@ def read_source(work: FunctionWork) -> None:
     from astcompile.frontend.source import function_source
 
     work.source = function_source(work.owner.fn)  # NoSourceError: the caller runs fn as is
+
+
+def import_frontend(work: FunctionWork) -> None:
+    import libcst
+
+    import astcompile.frontend.analysis
+    import astcompile.frontend.resolve
+    import astcompile.frontend.rewrite  # noqa: F401 - imported here to be timed apart
+
+    libcst.parse_module("")  # its parser is imported on the first parse
 
 
 def analyse(work: FunctionWork) -> None:
@@ -187,7 +198,7 @@ def trace(work: RegionWork) -> None:
 
     region = work.region
     try:
-        result = region.trace(work.key, work.args)
+        result = region.trace(work.key, work.args, work.observed)
     except TraceBreak as exc:
         region.on_trace_break(work.key, exc)
         work.done = True

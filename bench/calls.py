@@ -14,12 +14,22 @@ Ratios are plain time / compiled time: above 1 the compiled function is faster.
 Then the floor: the 8-element case, once measuring has chosen, against calling the function
 directly (rounds interleaved, best round each, so that a busy machine hurts both sides alike);
 the line says which path measuring chose.
+
+Last, tiny calls (scalar functions of about 0.1 µs, which measuring sends to the plain path)
+called by position, by keyword and as a method: what a compiled function adds to each call over
+calling the function itself, with the C call path (``runtime/fastcall_switch.c``, what a
+process gets once the extension is in the cache) and without it (the function's class calls
+the function: the first process on a machine, or no Python headers), in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import time
+from collections.abc import Callable, Iterator
+from unittest import mock
 
 import numpy as np
 
@@ -92,6 +102,82 @@ def floor(rounds: int = 40, calls: int = 10_000) -> tuple[float, float, str]:
     return best[fma8], best[tiered], path
 
 
+def norm(x, y, scale=1.0):
+    return math.sqrt(x * x + y * y) * scale
+
+
+def length(point, y):
+    return math.sqrt(point.x * point.x + y * y)
+
+
+def _point(method: Callable) -> object:
+    return type("Point", (), {"x": 3.0, "length": method})()
+
+
+def _positional(f: Callable, n: int) -> None:
+    for _ in range(n):
+        f(3.0, 4.0)
+
+
+def _keyword(f: Callable, n: int) -> None:
+    for _ in range(n):
+        f(3.0, 4.0, scale=2.0)
+
+
+def _method(obj: object, n: int) -> None:
+    for _ in range(n):
+        obj.length(4.0)
+
+
+@contextlib.contextmanager
+def _without_switch() -> Iterator[None]:
+    """Functions compiled inside are made as if the C call path were not loaded."""
+    from astcompile.runtime import fastcall
+
+    with mock.patch.object(fastcall, "switch_type", lambda: None):
+        yield
+
+
+def _tiny_subjects(routed: bool) -> dict[str, object]:
+    from astcompile.runtime import fastcall
+
+    with contextlib.nullcontext() if routed else _without_switch():
+        compiled = {style: astcompile.compile(norm, backend="c") for style in ("pos", "kw")}
+        method = _point(astcompile.compile(length, backend="c"))
+    assert routed == hasattr(compiled["pos"], "current_route"), fastcall.loaded()
+    return {"pos": compiled["pos"], "kw": compiled["kw"], "method": method}
+
+
+def _compiled(subject: object) -> astcompile.jit.function.CompiledFunction:
+    """The compiled function a tiny-call subject calls (itself, or the Point's method)."""
+    return getattr(type(subject), "__dict__", {}).get("length", subject)
+
+
+def tiny_calls(rounds: int = 30, calls: int = 20_000) -> list[tuple[str, float, float, float]]:
+    """(style, plain, class path, routed) seconds per call, after measuring chose plain."""
+    from astcompile.runtime import fastcall
+
+    astcompile.config.tiering = True
+    fastcall.extension(astcompile.config.cache_dir)  # as a later process finds it
+    loops = {"pos": _positional, "kw": _keyword, "method": _method}
+    plain = {"pos": norm, "kw": norm, "method": _point(length)}
+    sides = [plain, _tiny_subjects(False), _tiny_subjects(True)]
+    for side in sides[1:]:
+        for style, loop in loops.items():
+            loop(side[style], 200)  # past the first comparison
+            if not _compiled(side[style])._tier.plain:
+                print(f"note: measuring runs {style} compiled: the row is not the plain path")
+    best = [dict.fromkeys(loops, math.inf) for _ in sides]
+    for _ in range(rounds):
+        for side, found in zip(sides, best):
+            for style, loop in loops.items():
+                start = time.perf_counter()
+                loop(side[style], calls)
+                found[style] = min(found[style], (time.perf_counter() - start) / calls)
+    names = {"pos": "norm(x, y)", "kw": "norm(x, y, scale=2.0)", "method": "point.length(y)"}
+    return [(names[s], best[0][s], best[1][s], best[2][s]) for s in loops]
+
+
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
@@ -113,6 +199,15 @@ def main() -> None:
         f"through the compiled function, which measuring runs {path} "
         f"({(tiered - plain) * 1e9:+.0f} ns)"
     )
+    print("\nTiny calls, once measuring chose plain: per call, and what the compiled function adds")
+    print("| call | plain | without the C call path | with it |")
+    print("|---|---|---|---|")
+    for name, plain, by_class, routed in tiny_calls():
+        print(
+            f"| `{name}` | {plain * 1e9:.0f} ns | +{(by_class - plain) * 1e9:.0f} ns "
+            f"(**{plain / by_class:.2f}×**) | +{(routed - plain) * 1e9:.0f} ns "
+            f"(**{plain / routed:.2f}×**) |"
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@
  * checks (exact types, dtypes, ranks, C order, size classes, distinct arrays), size
  * expressions, output allocation (PyArray_Empty), and calls of each kernel's packed entry
  * (`void k_packed(const astc_word*)`), whose words it fills from arrays, sizes and scalars.
+ *
+ * The module also holds Switch, the C base of compiled functions (fastcall_switch.c, which the
+ * build appends to this file).
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -47,6 +50,7 @@ typedef struct {
 } Guards;
 
 static PyObject *s_compiled_calls, *s_nthreads, *one;
+static int add_switch(PyObject *module); /* fastcall_switch.c */
 
 static const int INT_CLASSES[8] = {7, 8, 15, 16, 31, 32, 63, 64};
 
@@ -405,5 +409,6 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     if (m == NULL) return NULL;
     Py_INCREF(&GuardsType);
     if (PyModule_AddObject(m, "Guards", (PyObject *)&GuardsType) < 0) return NULL;
+    if (add_switch(m) < 0) return NULL;
     return m;
 }

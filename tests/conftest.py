@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -76,3 +78,26 @@ def _isolated_cache(
     os.environ.setdefault("ASTCOMPILE_CACHE_DIR", str(cache))
     yield
     astcompile.reset()
+
+
+@pytest.fixture(params=["class", "routed"])
+def runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Callable:
+    """Each way a compiled function made in the test changes what its calls run: by class (its
+    ``__call__``) or, where the C-level call path is loaded when it is made, by route
+    (``runtime/fastcall_switch.c``). Gives ``runs(f)``: what a call of ``f`` runs now."""
+    import astcompile
+    from astcompile.runtime import fastcall
+
+    if request.param == "class":
+        monkeypatch.setattr(fastcall, "switch_type", lambda: None)
+        monkeypatch.setattr(fastcall, "build_in_background", lambda cache_dir: None)
+    else:
+        module = fastcall.extension(astcompile.config.cache_dir)
+        assert module is not None, "gcc and Python headers are here: the extension must build"
+
+    def runs(f: Any) -> Any:
+        route = getattr(f, "current_route", None)
+        assert (route is not None) == (request.param == "routed")
+        return route or type(f).__call__
+
+    return runs

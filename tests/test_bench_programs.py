@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import astcompile
-from bench.programs import load, names
+from bench.programs import decorated, load, names
 from bench.programs._compare import Outcome, Verdict, compare, run
 
 
@@ -27,8 +27,39 @@ def test_program_compiled_equals_plain(name: str) -> None:
         assert verdict.ok, f"{name}, {attempt}: {verdict.status}: {verdict.detail}"
 
 
-def test_there_are_at_least_forty_programs() -> None:
-    assert len(names()) >= 40
+def test_there_are_at_least_a_hundred_programs() -> None:
+    """Our own 62 and at least 40 written in other people's styles (lists, recursion,
+    dynamic programming, tiny BLAS-1 calls, code written for Numba or Pythran)."""
+    assert len(names()) >= 100
+
+
+def test_decorated_sends_recursive_calls_through_the_wrapper() -> None:
+    program = load("fib_recursive")
+    calls = []
+
+    def counting(fn):
+        def wrapper(n):
+            calls.append(n)
+            return fn(n)
+
+        return wrapper
+
+    assert decorated(program.fn, counting)(5) == program.fn(5) == 5
+    assert len(calls) == 15  # every call of the recursion, not only the outermost
+    assert program.fn(5) == 5 and len(calls) == 15  # the module's own function stays plain
+
+
+def test_numba_column_checks_answers_and_shortens_errors() -> None:
+    pytest.importorskip("numba")
+    from bench.programs._numba import numba_version
+
+    program = load("fib_recursive")
+    args = program.setup(True)
+    assert numba_version(program.fn, args, run(program.fn, args)).fn is not None
+    typed_out = load("word_counts")  # str.split and a dict of str: not Numba's language
+    args = typed_out.setup(True)
+    failed = numba_version(typed_out.fn, args, run(typed_out.fn, args))
+    assert failed.fn is None and "\x1b" not in failed.note and len(failed.note) < 100
 
 
 @pytest.mark.parametrize(

@@ -240,3 +240,90 @@ def test_falls_back_when_it_cannot_be_built(monkeypatch):
 def test_malformed_programs_are_refused(fast):
     with pytest.raises(ValueError, match="malformed"):
         fast.Guards([(np.asarray([99], np.int64).tobytes(), (), 0)], print, None, {})
+
+
+def _with_self(self, *args, **kwargs):
+    return self, args, kwargs
+
+
+def test_a_switch_runs_its_route_with_or_without_itself(fast):
+    """``route(target, bind)``: a call runs ``target(*args)``, or ``target(self, *args)``,
+    keywords included, through vectorcall and through a plain ``__call__`` (no spare slot in
+    front of the arguments), with few arguments and with more than fit on the stack."""
+    s = fast.Switch()
+    with pytest.raises(TypeError, match="before its route was set"):
+        s()
+    s.route(_with_self, True)
+    many = tuple(range(12))
+    assert s(1, k=2) == (s, (1,), {"k": 2})
+    assert s.__call__(1, k=2) == (s, (1,), {"k": 2})
+    assert s.__call__(*many, k=2) == (s, many, {"k": 2})
+    s.route(_with_self, False)
+    assert s(1, 2, k=3) == (1, (2,), {"k": 3}) and s.current_route is _with_self
+    with pytest.raises(TypeError, match="must be callable"):
+        s.route(3, False)
+
+
+def test_a_switch_survives_its_route_changing_during_the_call(fast):
+    s = fast.Switch()
+
+    def reroute(x):
+        s.route(abs, False)  # the only reference to this closure was the route
+        return x + 1
+
+    s.route(reroute, False)
+    assert s(1) == 2 and s(-3) == 3
+
+
+def test_a_switch_binds_as_a_method_and_is_collected(fast):
+    import gc
+    import weakref
+
+    class Owner:
+        pass
+
+    class Routed(fast.Switch):  # a subclass, as compiled functions are: weakly referenceable
+        pass
+
+    s = Routed()
+    s.route(_with_self, False)
+    Owner.f = s
+    o = Owner()
+    assert o.f(1) == (o, (1,), {}) and o.f.__self__ is o and o.f.__func__ is s
+    assert Owner.f is s
+    s.route(s.__call__, False)  # a cycle through the route
+    ref = weakref.ref(s)
+    del s, Owner.f
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_plain_choice_builds_the_extension_for_later_functions(tmp_path, monkeypatch):
+    """A function made before the extension is loaded switches classes; its first plain
+    choice builds the extension in the background, and functions made after that are
+    routed (a later process finds it in the cache at once)."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))
+    monkeypatch.setattr(fastcall, "_state", {})
+    before = astcompile.compile(fma)
+    assert not hasattr(before, "current_route")
+    before.settle(plain=True)  # what measuring does when it chooses the plain path
+    fastcall._state["building"].join(60)
+    module = fastcall.loaded()
+    assert module is not None
+    after = astcompile.compile(fma)
+    assert isinstance(after, module.Switch) and not isinstance(before, module.Switch)
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(after(a, a, a), fma(a, a, a))
+    np.testing.assert_array_equal(before(a, a, a), fma(a, a, a))
+
+
+def test_a_cache_folder_set_after_the_first_function_is_looked_in(tmp_path, monkeypatch, fast):
+    """The first compiled function looks for the extension in the cache folder of the moment;
+    a program that sets ``config.cache_dir`` after that still gets it from its own folder."""
+    built_in = astcompile.config.cache_dir  # where ``fast`` built it
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "empty"))
+    before = astcompile.compile(fma)
+    monkeypatch.setattr(astcompile.config, "cache_dir", built_in)
+    after = astcompile.compile(fma)
+    assert not hasattr(before, "current_route") and hasattr(after, "current_route")

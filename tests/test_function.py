@@ -11,7 +11,7 @@ import pytest
 from differential import BACKENDS
 
 import astcompile
-from astcompile.backends.c import c_backend_available
+from astcompile.backends import c_backend_available
 from astcompile.jit.function import CompiledFunction, is_sole_region, resolve_backend
 
 

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same
+from programs import asserts
 
 import astcompile
 
@@ -374,9 +375,46 @@ def test_explain_counts_the_ops_inside_loop_bodies():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_int_shift_past_int64_raises_instead_of_wrapping(backend):
-    """Python's int would grow; a compiled loop's int64 cannot: OverflowError, never a
-    silently wrapped value (a documented deviation)."""
-    assert shift_left(30) == 8**30
-    with pytest.raises(OverflowError, match="too large"):
-        astcompile.compile(shift_left, backend=backend)(30)
+def test_int_shift_past_int64_grows_as_in_python(backend):
+    """Python's int grows past int64: the compiled loop's check hands the call to Python."""
+    assert astcompile.compile(shift_left, backend=backend)(30) == shift_left(30) == 8**30
+
+
+def _raised(fn, args):
+    with pytest.raises(AssertionError) as info:
+        fn(*args)
+    return info.value.args
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (asserts.bounded_sum, (np.arange(10.0), 20.0)),
+        (asserts.bounded_tuple, (np.arange(12.0).reshape(4, 3), 7)),
+        (asserts.sqrt_in_place, (np.array([4.0, 9.0, -1.0, 16.0]),)),
+        (asserts.coded, (np.array([1.0, 0.0]),)),
+    ],
+    ids=["f-string", "tuple", "after-stores", "int"],
+)
+def test_assert_messages_are_pythons_own(fn, args, backend):
+    """The exception's args are exactly Python's (the message text from the loop's values, a
+    tuple kept a tuple), and arguments are left as Python leaves them."""
+    plain_args = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    compiled_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = _raised(fn, [*plain_args, *args[len(plain_args) :]])
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(2):
+        call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        assert _raised(compiled, call_args) == expected
+    _raised(compiled, compiled_args)
+    for got, want in zip(compiled_args, plain_args):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_assert_with_a_computed_message_still_compiles_its_loop(backend):
+    compiled = astcompile.compile(asserts.bounded_sum, backend=backend)
+    output = astcompile.explain(compiled, np.arange(10.0), 100.0)
+    assert output.graph_break_count == 0, output
+    assert compiled(np.arange(10.0), 100.0) == asserts.bounded_sum(np.arange(10.0), 100.0)

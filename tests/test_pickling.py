@@ -43,6 +43,17 @@ def test_closure_pickles_by_value_and_computes_the_same():
     np.testing.assert_array_equal(again(X), X * 3.0 + 1.0)
 
 
+def test_a_closure_on_the_plain_path_pickles_by_value(runs):
+    """Measuring's choice changes the class (or the route) a function's calls take; it still
+    pickles as the compiled function it is."""
+    scale = H.make_scaler(2.0)
+    scale.run_plain()
+    assert runs(scale) is scale.fn
+    again = _round_trip(scale)
+    assert again is not scale
+    np.testing.assert_array_equal(again(X), X * 2.0 + 1.0)
+
+
 def test_equal_payloads_unpickle_to_one_compiled_function():
     data = pickle.dumps(H.make_scaler(5.0))
     assert pickle.loads(data) is pickle.loads(data)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 import time
 
 import numpy as np
@@ -27,10 +30,43 @@ def test_function_stages_in_order():
     assert _names(pipeline.FUNCTION_STAGES) == [
         "rewrite_cache",
         "source",
+        "frontend",
         "analysis",
         "rewrite",
         "materialise",
     ]
+
+
+def test_analysis_is_the_function_s_own_work_not_an_import(tmp_path):
+    """A process's first analysis imports libcst and the front end in the stage before it:
+    ``compile_times()['analysis']`` is what analysing the function costs. (A first call
+    without loops does without the C loop emitter too.)"""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import astcompile
+        from astcompile import stages
+
+        analyse, imported = stages.analyse, []
+        def watched(work):
+            before = set(sys.modules)
+            analyse(work)
+            imported.extend(sorted(set(sys.modules) - before))
+        stages.analyse = watched
+
+        def axpy(a, x, y):
+            return a * x + y
+
+        astcompile.compile(axpy, backend="c")(2.0, np.ones(3), np.ones(3))
+        print([m for m in imported if m.startswith(("libcst", "astcompile.frontend"))])
+        print("astcompile.codegen.structured" in sys.modules)
+    """)
+    script = tmp_path / "first.py"
+    script.write_text(code)
+    env = {**os.environ, "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[]", "False"]  # nor was the loop emitter imported: no loop
 
 
 def test_region_stages_in_order_with_the_graph_passes_and_the_target_stages():
@@ -83,6 +119,7 @@ def test_compile_times_are_the_stages_and_add_up_to_the_first_call(tmp_path, mon
     assert ran == [
         "rewrite_cache",
         "source",
+        "frontend",
         "analysis",
         "rewrite",
         "materialise",

@@ -108,6 +108,18 @@ def test_the_published_hook_is_light():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     base = " ".join(project["dependencies"]).lower()
     assert not any(word in base for word in ("triton", "torch", "cuda", "cupy"))
+    assert "astcompile.cli" in _installed_packages()
+
+
+def _installed_packages() -> list[str]:
+    """The packages setup.py hands setuptools (the wheel the hook installs ships these)."""
+    import runpy
+    from unittest import mock
+
+    given: dict = {}
+    with mock.patch("setuptools.setup", lambda **kw: given.update(kw)):
+        runpy.run_path(str(ROOT / "setup.py"))
+    return given["packages"]
 
 
 def test_published_hook_installs_and_runs_with_try_repo(tmp_path: Path):

@@ -517,3 +517,59 @@ def test_partial_of_a_user_function_is_seen_through():
     words = [read.describe(("x",)) for read in result.reads]
     assert "K (global of SCALE_BY_TWO.func): read at every call" in words
     assert "SCALE_BY_TWO.keywords['s']: read at every call" in words
+
+
+# -- a user's __getattr__ runs as often as in Python ---------------------------------------------
+
+LOOKUPS: list[str] = []
+
+
+class Lazy:
+    """Settings computed on first use, counting lookups, the way configuration objects often
+    are (the count changes the object: the trace sees that, undoes it and runs as Python)."""
+
+    def __init__(self, **values):
+        self._values = values
+        self.lookups = 0
+
+    def __getattr__(self, name):
+        self.lookups += 1
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Quiet:
+    """A __getattr__ that changes nothing of the object's (it counts in a module list)."""
+
+    def __getattr__(self, name):
+        LOOKUPS.append(name)
+        if name in ("scale", "offset"):
+            return {"scale": 2.0, "offset": np.arange(6.0)}[name]
+        raise AttributeError(name)
+
+
+def scaled(x, cfg):
+    return x * cfg.scale + cfg.offset
+
+
+def _lookups(cfg) -> list:
+    return [cfg.__dict__["lookups"]] if isinstance(cfg, Lazy) else list(LOOKUPS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "make", [lambda: Lazy(scale=2.0, offset=1.0), Quiet], ids=["counted-on-self", "quiet"]
+)
+def test_getattr_runs_as_often_as_in_python(backend, make):
+    compiled = astcompile.compile(scaled, backend=backend)
+    expected, counts = scaled(A, make()), []
+    for fn in (scaled, compiled):
+        LOOKUPS.clear()
+        cfg = make()
+        for _ in range(3):
+            assert_same_value(fn(A, cfg), expected)
+        counts.append(_lookups(cfg))
+    assert counts[1] == counts[0]
+    assert counts[0] in ([6], ["scale", "offset"] * 3)

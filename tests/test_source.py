@@ -205,3 +205,17 @@ def test_sources_in_module_finds_functions_and_methods():
     ]
     assert found[1].text == "def meth(self):\n    return 1\n"
     assert [s.name for s in sources_in_module(text, "/tmp/m.py", methods=False)] == ["top"]
+
+
+def test_the_source_is_read_without_searching_every_module(monkeypatch):
+    """``inspect`` finds a code object's module by a ``realpath`` of every loaded module's
+    file (most of a first call's ``source`` stage); the function's globals name it already."""
+    import inspect
+
+    def searched(*args, **kwargs):
+        raise AssertionError("inspect.getmodule searched the loaded modules")
+
+    monkeypatch.setattr(inspect, "getmodule", searched)
+    src = function_source(module_level)
+    assert src.text == "def module_level(x):\n    return x + 1\n"
+    assert _file_line(src, 0) == "def module_level(x):"

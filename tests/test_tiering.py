@@ -222,48 +222,103 @@ def test_concurrent_sampled_calls_never_fail(monkeypatch):
     assert errors == []
 
 
-def test_plain_path_calls_the_function_itself(clock):
-    """On the plain path nothing of ours runs: the class's ``__call__`` is the user's function."""
+def test_plain_path_calls_the_function_itself(clock, runs):
+    """On the plain path nothing of ours runs: a call runs the user's function."""
     f = astcompile.compile(axpy, backend="c")
+    assert runs(f) is CompiledFunction.__call__
     for _ in range(_calls_until_choice()):
         f(*_args())
-    assert isinstance(f, CompiledFunction) and type(f) is not CompiledFunction
-    assert type(f).__call__ is axpy and type(f).__qualname__ == "CompiledFunction"
+    assert isinstance(f, CompiledFunction) and runs(f) is axpy
+    assert type(f).__qualname__ == "CompiledFunction"
     assert repr(f) == "<astcompile compiled function axpy>" and f.__name__ == "axpy"
     f._tier.countdown = 0  # not read on the plain path
     np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
     assert f._tier.countdown == 0
 
 
-def test_a_due_sample_confirms_plain_and_waits_longer(clock):
+def forward(self, x, *, bias=0.0):
+    return x * self.w + bias
+
+
+def test_plain_path_keeps_keywords_methods_and_errors(clock, runs):
+    """On the plain path a call is the user's call: keywords pass through, the compiled
+    function binds as a method the way a function does, and errors are the function's own."""
+    compiled = astcompile.compile(forward, backend="c")
+    Layer = type("Layer", (), {"forward": compiled, "__init__": lambda self: setattr(self, "w", 2)})
+    layer, x = Layer(), np.arange(4.0)
+    for _ in range(_calls_until_choice()):
+        layer.forward(x, bias=1.0)
+    assert runs(compiled) is forward
+    np.testing.assert_array_equal(layer.forward(x, bias=1.0), x * 2 + 1.0)
+    assert layer.forward.__func__ is compiled and layer.forward.__self__ is layer
+    assert Layer.forward is compiled
+    with pytest.raises(TypeError) as plain:
+        forward(layer, x, 1.0)
+    with pytest.raises(TypeError) as ours:
+        layer.forward(x, 1.0)
+    assert str(ours.value) == str(plain.value)
+
+
+def test_the_function_s_own_attributes_do_not_change_its_path(clock, runs):
+    """``functools.wraps`` copies the function's attributes onto the compiled function: one
+    named like ours (a web framework's ``route``) must not take the place of a path."""
+
+    def scaled(a, x, y):
+        return a * x + y
+
+    scaled.route = "the user's"
+    f = astcompile.compile(scaled, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert runs(f) is scaled and f.route == "the user's"
+    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
+
+
+def test_plain_path_compares_again_for_new_argument_sizes(clock, runs):
+    """Nothing is checked on the plain path (the function as written is right for any
+    argument); the next sample sees other sizes and compares the paths again."""
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert runs(f) is axpy
+    big = _args(4096)
+    np.testing.assert_array_equal(f(*big), axpy(*big))  # plain until the resampler wakes it
+    assert resample.resampler.run_due(math.inf) == 1
+    np.testing.assert_array_equal(f(*big), axpy(*big))
+    assert f._tier.pending and runs(f) is CompiledFunction.__call__
+    with pytest.raises(TypeError, match="can't multiply sequence"):
+        f(2.0, [1, 2], [3, 4])
+
+
+def test_a_due_sample_confirms_plain_and_waits_longer(clock, runs):
     f = astcompile.compile(axpy, backend="c")
     for _ in range(_calls_until_choice()):
         f(*_args())
     delay = f._tier.delay
     assert resample.resampler.pending() == 1
     assert resample.resampler.run_due(math.inf) == 1
-    assert type(f) is CompiledFunction  # measured again, one sample pending
+    assert runs(f) is CompiledFunction.__call__  # measured again, one sample pending
     np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
-    assert type(f) is not CompiledFunction and f._tier.plain  # the sample confirmed plain
+    assert runs(f) is axpy and f._tier.plain  # the sample confirmed plain
     assert f._tier.delay == min(2 * delay, tiering.MAX_DELAY)
     assert resample.resampler.pending() == 1
 
 
-def test_reset_leaves_the_plain_path(clock):
+def test_reset_leaves_the_plain_path(clock, runs):
     f = astcompile.compile(axpy, backend="c")
     for _ in range(_calls_until_choice()):
         f(*_args())
     f.reset()
-    assert type(f) is CompiledFunction
-    assert resample.resampler.run_due(math.inf) == 1 and type(f) is CompiledFunction
+    assert runs(f) is CompiledFunction.__call__
+    assert resample.resampler.run_due(math.inf) == 1 and runs(f) is CompiledFunction.__call__
 
 
-def test_a_function_without_source_runs_plain_at_once(clock):
+def test_a_function_without_source_runs_plain_at_once(clock, runs):
     namespace: dict = {"__name__": "generated"}
     exec("def double(x):\n    return 2 * x\n", namespace)  # noqa: S102 - no source file
     f = astcompile.compile(namespace["double"], backend="c")
     assert f(3) == 6
-    assert type(f).__call__ is namespace["double"]
+    assert runs(f) is namespace["double"]
     assert f(4) == 8
 
 

@@ -172,6 +172,32 @@ def test_warm_process_does_not_import_libcst(tmp_path):
     assert hot[1] == "False" and "trace" not in hot[2] and "analysis" not in hot[2]
 
 
+def test_warm_process_reaches_steady_state_without_the_code_generator(tmp_path):
+    """In a new process on a warm cache, no call imports the C code generator or libcst: not
+    the first (the entry comes from the cache), nor the second and later ones (measuring asks
+    which target the function has, a name, not the backend's module)."""
+    _module(tmp_path, "warm_steady")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, warm_steady
+        f = astcompile.compile(warm_steady.f)
+        heavy = ("astcompile.codegen.c", "astcompile.backends.c", "libcst")
+        for _ in range(40):
+            f(np.ones(4))
+            print(sorted(m for m in heavy if m in sys.modules))
+    """)
+    env = {**_env(), "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        ).stdout.splitlines()
+        for _ in range(2)
+    ]
+    assert runs[0][0] != "[]"  # the cold process compiled: the test sees the generator
+    assert set(runs[1]) == {"[]"}
+
+
 def _env() -> dict[str, str]:
     import os
 

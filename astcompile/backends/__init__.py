@@ -9,6 +9,7 @@ them into NumPy scalars where NumPy would.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,22 +77,37 @@ def resolve_for_call(name: str, args: Sequence[object]) -> str | None:
 
 def resolve_backend(name: str) -> str:
     """ "auto" is Triton inside ``astcompile.device("cuda")``, else the C backend when it can
-    build here, else eager (logged, not silent)."""
+    build here, else eager (logged, not silent). Nothing of the backends is imported: a warm
+    process asks this on its second call (measuring skips the eager target) and must not pay
+    for importing a code generator that it never runs."""
     if name != "auto":
-        get_backend(name)  # validates the name early
+        check_backend_name(name)  # validates the name early
         return name
     from astcompile.device import current
 
     if current() == "cuda":  # entering the device block checked Triton and the GPU
         return "triton"
-    try:
-        from astcompile.backends.c import c_backend_available
-    except ImportError:
-        return "eager"
     if c_backend_available():
         return "c"
     logs.root.info("no C compiler found: backend 'auto' uses 'eager'")
     return "eager"
+
+
+def c_backend_available() -> bool:
+    """True when a C compiler is on PATH, or ``$CC`` names one: backend "auto" then picks "c".
+
+    An explicit ``$CC`` counts even when it cannot be run: the user chose a compiler, so the
+    failure is reported (``CompileError`` naming CC), not hidden by a silent switch to NumPy."""
+    from astcompile.runtime.build import find_compiler
+    from astcompile.runtime.errors import CompilerNotFound
+
+    if os.environ.get("CC"):
+        return True
+    try:
+        find_compiler()
+    except CompilerNotFound:
+        return False
+    return True
 
 
 #: The backends users can pick: "triton" needs the ``[gpu]`` extra (a GPU, or

@@ -11,7 +11,6 @@ interpreter, which would be slower than the plain code).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +23,6 @@ from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.source_notes import annotate
-from astcompile.codegen.structured import generate_structured
-from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.structured_wrapper import region_source
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
@@ -89,7 +85,7 @@ def _assured(work: RegionWork) -> Assured:
     call of an entry's wrapper comes after its key held); nothing for a bare graph."""
     if work.region is None or work.result is None:
         return NOTHING
-    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn)
+    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn, work.observed)
     return assured_by(work.graph, leaves)
 
 
@@ -141,6 +137,12 @@ class CBackend:
                     WrapperParts(py, dict(wrapper.consts), steps, decls, fast=wrapper.fast),
                 )
                 return
+            # The loop emitter is imported with the first loop graph: a program of flat
+            # regions (and its first call) does without it.
+            from astcompile.codegen.structured import generate_structured
+            from astcompile.codegen.structured_plan import StructuredUnsupported
+            from astcompile.codegen.structured_wrapper import region_source
+
             try:
                 src = region_source(graph, generate_structured(graph))
             except StructuredUnsupported as exc:
@@ -172,20 +174,3 @@ class CBackend:
             )
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
-
-
-def c_backend_available() -> bool:
-    """True when a C compiler is on PATH, or ``$CC`` names one: backend "auto" then picks "c".
-
-    An explicit ``$CC`` counts even when it cannot be run: the user chose a compiler, so the
-    failure is reported (``CompileError`` naming CC), not hidden by a silent switch to NumPy."""
-    from astcompile.runtime.build import find_compiler
-    from astcompile.runtime.errors import CompilerNotFound
-
-    if os.environ.get("CC"):
-        return True
-    try:
-        find_compiler()
-    except CompilerNotFound:
-        return False
-    return True

@@ -119,9 +119,12 @@ class Liveness:
         return self._block(block_units(node.body), orelse, inner) | handlers
 
     def _match(self, node: cst.Match, out: Live, jumps: _Jumps) -> Live:
+        """A case binds its captures, then tests its guard, then runs its body."""
         live = out | name_sets(node.subject).reads.keys()
         for case in node.cases:
-            live |= self._block(block_units(case.body), out, jumps)
+            pattern, guard = name_sets(case.pattern), name_sets(case.guard)
+            body = self._block(block_units(case.body), out, jumps) - guard.writes.keys()
+            live |= pattern.reads.keys() | ((body | guard.reads.keys()) - pattern.writes.keys())
         return live
 
     def _other(self, unit: cst.CSTNode, out: Live, jumps: _Jumps) -> Live:

@@ -3,7 +3,7 @@
 Done right before the body is compiled, so the rewrite cache needs no libcst to load it, and
 every new node takes the line of the statement it replaces: tracebacks keep the user's lines.
 
-    for i, v in enumerate(x):          __ac_seq_7 = x
+    for i, v in enumerate(x):          (__ac_seq_7,) = __ac_iter(x)
         if v < 0:                      def __ac_loop_7(__ac_k_7, s, __ac_brk_7):
             break                          __ac_go_7 = True
         s = s + v                          i, v = (__ac_k_7, __ac_seq_7[__ac_k_7])

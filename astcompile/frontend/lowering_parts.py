@@ -8,7 +8,8 @@ only ever sees ``range``-style loops::
     for a, b in zip(x, y):         ->  body(__ac_k_7, ...): a, b = (x[__ac_k_7], y[__ac_k_7])
     for i, j in np.ndindex(n, m):  ->  body(__ac_idx_7, ...): i, j = __ac_idx_7   (nested loops)
 
-Iterables are evaluated once, before the loop, in the order Python evaluates them.
+Iterables are evaluated once, before the loop, in the order Python evaluates them, and pass
+through ``__ac_iter`` (trace/iteration.py): a dict, set, view or generator is never indexed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ast
 from astcompile.frontend.spec import UNBOUND_NAME, LoopSpec
 
 FOR, NDINDEX, LEN, RAISE_IF = "__ac_for", "__ac_ndindex", "__ac_len", "__ac_raise_if"
+ITER = "__ac_iter"  # the iterables as Python iterates them (trace/iteration.py)
 #: statements that end a loop body's iteration early (see lowering._Lowering._jumps)
 JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
@@ -217,8 +219,12 @@ def test(expr: ast.expr) -> ast.expr:
 
 
 def assert_call(node: ast.Assert) -> ast.stmt:
-    args = [test(node.test)] + ([lambda_of(node.msg)] if node.msg is not None else [])
-    return located(ast.Expr(call(ASSERT, args)), node)
+    """``__ac_assert(test, "text")`` for literal text, else ``__ac_assert(test, lambda: msg)``:
+    Python evaluates a message only when the assertion fails."""
+    msg = node.msg
+    literal = isinstance(msg, ast.Constant) and isinstance(msg.value, str)
+    message = [] if msg is None else [msg if literal else lambda_of(msg)]
+    return located(ast.Expr(call(ASSERT, [test(node.test), *message])), node)
 
 
 def scalar_call(node: ast.Call) -> ast.Call:
@@ -281,7 +287,7 @@ def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt]
     k = f"__ac_k_{line}"
     seqs = it.args if kind == "zip" else it.args[:1] if kind == "enumerate" else [it]
     temps = [f"__ac_seq_{line}_{j}" for j in range(len(seqs))]
-    pre = [store(t, seq, node) for t, seq in zip(temps, seqs)]
+    pre = [assign(tuple(temps), call(ITER, list(seqs)), node)]
     items = [ast.Subscript(load(t), load(k), ast.Load()) for t in temps]
     if kind == "enumerate":
         start, pre2 = _start(it, line, node)

@@ -118,6 +118,30 @@ class NameSets(Visitor):
         self.deletes.update(target_sets(node.target).writes)
         return False
 
+    def visit_MatchAs(self, node: cst.MatchAs) -> bool:
+        """``case ("scale", k):`` binds ``k``: a capture is a write, not a read."""
+        if node.pattern is not None:
+            self.walk(node.pattern)
+        if node.name is not None:
+            self.store(node.name)
+        return False
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> bool:
+        if node.name is not None:
+            self.store(node.name)
+        return False
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> bool:
+        for element in node.elements:
+            self.walk(element)
+        if node.rest is not None:
+            self.store(node.rest)
+        return False
+
+    def visit_MatchKeywordElement(self, node: cst.MatchKeywordElement) -> bool:
+        self.walk(node.pattern)  # ``Point(x=px)``: ``x`` names an attribute, not a variable
+        return False
+
     def visit_Global(self, node: cst.Global) -> bool:
         self.declared.update(n.name.value for n in node.names)
         return False

@@ -357,8 +357,8 @@ def _child_blocks(unit: cst.CSTNode, liveness: Liveness) -> list[tuple[cst.BaseS
         return [(unit.body, frozenset(name_sets(*unit.items).writes), none)]
     if isinstance(unit, (cst.Try, cst.TryStar)):
         return _try_blocks(unit, liveness)
-    if isinstance(unit, cst.Match):
-        return [(case.body, none, none) for case in unit.cases]
+    if isinstance(unit, cst.Match):  # a case's captures are bound in its body
+        return [(case.body, frozenset(name_sets(case.pattern).writes), none) for case in unit.cases]
     return []
 
 

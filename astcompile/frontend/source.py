@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import io
+import linecache
 import os
 import tokenize
 import types
@@ -57,13 +58,27 @@ def function_source(fn: Callable) -> FunctionSource:
     if carried is not None:
         return carried
     try:
-        lines, first_line = inspect.getsourcelines(raw.__code__)  # the function would be unwrapped
+        lines, first_line = _def_lines(raw)
     except (OSError, TypeError) as exc:
         raise NoSourceError(f"cannot read the source of {label}: {exc}") from None
     filename = inspect.getsourcefile(raw) or raw.__code__.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
     return _from_block(lines, max(first_line, 1), filename, raw, raw.__code__.co_name)
+
+
+def _def_lines(raw: types.FunctionType) -> tuple[list[str], int]:
+    """``inspect.getsourcelines(raw.__code__)`` (the function itself would be unwrapped),
+    read through linecache with the function's own globals: given a code object, ``inspect``
+    first looks for its module among all loaded modules, a ``realpath`` of each file, which
+    was most of a first call's ``source`` stage. The rarer cases stay ``inspect``'s."""
+    code = raw.__code__
+    first = code.co_firstlineno
+    linecache.checkcache(code.co_filename)
+    lines = linecache.getlines(code.co_filename, raw.__globals__)
+    if not 0 < first <= len(lines):
+        return inspect.getsourcelines(code)
+    return inspect.getblock(lines[first - 1 :]), first
 
 
 def sources_in_module(text: str, filename: str, methods: bool = True) -> list[FunctionSource]:

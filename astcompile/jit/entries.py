@@ -39,14 +39,15 @@ def leaves_of(args: tuple) -> list[Any]:
     return leaves
 
 
-def current_leaves(args: tuple, reads: tuple, root: Any) -> list:
-    """The leaves of ``args`` and of the values ``reads`` find now, guards unchecked; a read
-    that fails ends the list."""
-    leaves = leaves_of(args)
+def current_leaves(args: tuple, reads: tuple, root: Any, known: dict | None = None) -> list:
+    """The leaves of ``args`` and of the values ``reads`` find now (or ``known`` holds: read
+    by the trace), guards unchecked; a read that fails ends the list."""
+    leaves, known = leaves_of(args), known or {}
     for read in reads:
         if read.kind is R.ReadKind.INPUT:
             try:
-                leaves.append(R.evaluate(read.path, args, root))
+                path = read.path
+                leaves.append(known[path] if path in known else R.evaluate(path, args, root))
             except Exception:
                 break
     return leaves
@@ -112,12 +113,13 @@ class Entry:
         checks.conds += [_guard_source(g, leaf_names) for g in self.result.graph.guards]
         return _Checks(checks, leaf_names, bindings)
 
-    def bind(self, args: tuple, root: Any) -> list | None:
+    def bind(self, args: tuple, root: Any, known: dict | None = None) -> list | None:
         """The leaves to run this entry on for ``args`` (the arguments' and the reads'), or
-        None when a guard fails: the generic path's version of :meth:`checks`."""
+        None when a guard fails: the generic path's version of :meth:`checks`. ``known``
+        holds values already read at some paths (by the trace): they are not read again."""
         leaves = leaves_of(args)
         if self.reads:
-            extra = _read_leaves(self.reads, args, root, leaves)
+            extra = _read_leaves(self.reads, args, root, leaves, known or {})
             if extra is None:
                 return None
             leaves += extra
@@ -181,10 +183,13 @@ def _read_checks(
     return bindings
 
 
-def _read_leaves(reads: tuple, args: tuple, root: Any, leaves: list) -> list | None:
+def _read_leaves(reads: tuple, args: tuple, root: Any, leaves: list, known: dict) -> list | None:
     """The INPUT reads' values now, if every read still holds."""
     try:
-        values = {read.path: R.evaluate(read.path, args, root) for read in reads}
+        values = {
+            read.path: known[read.path] if read.path in known else R.evaluate(read.path, args, root)
+            for read in reads
+        }
     except Exception:  # an attribute or key that is gone: this entry does not apply
         return None
     sizes: dict[int, int] = {}

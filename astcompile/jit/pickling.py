@@ -47,7 +47,9 @@ def reduce(compiled: CompiledFunction) -> str | tuple:
     if carried.by_reference(compiled):
         return compiled.__qualname__
     options = tuple(getattr(compiled, o) for o in OPTIONS)
-    return rebuild, (type(compiled), _dump(compiled.fn), options, _sources(compiled.fn))
+    kind = type(compiled)  # a class made at run time (jit/function.py) names the one it stands for
+    pickled_as = kind.__dict__.get("pickled_as", kind)
+    return rebuild, (pickled_as, _dump(compiled.fn), options, _sources(compiled.fn))
 
 
 def _sources(fn: Any) -> tuple:

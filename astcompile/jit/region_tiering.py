@@ -106,7 +106,7 @@ _SCALARS = (int, float, bool, complex)
 def applies(region: Region) -> bool:
     """As for functions (``tiering.applies``), less the generator rule: a region's body is
     always an ordinary function returning its live-out values."""
-    return config.tiering and region.owner.target().name != "eager"
+    return config.tiering and region.owner.target_name() != "eager"
 
 
 #: A region runs plain only when its compiled call is this much slower: the regions this is for

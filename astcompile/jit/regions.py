@@ -157,12 +157,12 @@ class Region:
             if not settled and self._count() >= config.cache_size_limit:
                 self._warn_limit(key, args)
                 return self._eager(args)
-            entry = None if settled else self._compile(key, args)
+            compiled = None if settled else self._compile(key, args)
         if settled:
             return self.call(args)
-        leaves = None if entry is None else entry.bind(args, self.owner.fn)
-        if leaves is None:  # not compiled, or a read changed while it was traced
+        if compiled is None or compiled[1] is None:  # not compiled, or a guard fails already
             return self._eager(args)
+        entry, leaves = compiled
         self.stats.compiled_calls += 1
         return entry(leaves)
 
@@ -178,7 +178,7 @@ class Region:
     def _count(self) -> int:
         return sum(len(v) for v in self.entries.values())
 
-    def _compile(self, key: tuple, args: tuple) -> Entry | None:
+    def _compile(self, key: tuple, args: tuple) -> tuple[Entry, list | None] | None:
         from astcompile import pipeline
 
         if self.entries:
@@ -198,7 +198,7 @@ class Region:
                 run = recorder.region_run(self.owner.name, self.spec.name, lines)
                 run.compile_seconds += time.perf_counter() - start
 
-    def trace(self, key: tuple, args: tuple) -> TraceResult:
+    def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult:
         """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard
         failed before is traced as a run-time value (like torch.compile's automatic dynamic
         shapes), so a loop index passed in on every iteration compiles once, not once per
@@ -213,12 +213,12 @@ class Region:
         result = None
         if dynamic:
             try:
-                result = trace(self.body, args, self.names, name, dynamic, root)
+                result = trace(self.body, args, self.names, name, dynamic, root, observed)
                 self.dynamic_leaves = dynamic
             except TraceBreak:
                 pass
         if result is None:
-            result = trace(self.body, args, self.names, name, root=root)
+            result = trace(self.body, args, self.names, name, root=root, observed=observed)
         self.stats.traces += 1
         return result
 

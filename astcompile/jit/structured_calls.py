@@ -20,6 +20,7 @@ _TARGETS = {
     "__ac_while": ("astcompile.trace.loops", "ac_while"),
     "__ac_ndindex": ("astcompile.trace.loops", "ac_ndindex"),
     "__ac_len": ("astcompile.trace.trip_counts", "ac_len"),
+    "__ac_iter": ("astcompile.trace.iteration", "ac_iter"),
     "__ac_scalar": ("astcompile.trace.scalars", "ac_scalar"),
     "__ac_and": ("astcompile.trace.control", "ac_and"),
     "__ac_or": ("astcompile.trace.control", "ac_or"),

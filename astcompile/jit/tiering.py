@@ -46,7 +46,7 @@ class Measured(Protocol):
     name: str
     fn: Callable
 
-    def target(self) -> Any: ...
+    def target_name(self) -> str: ...
 
     def settle(self, plain: bool) -> bool: ...
 
@@ -269,7 +269,7 @@ def applies(owner: Measured) -> bool:
     fn = owner.fn
     code = getattr(fn, "__code__", None)
     lazy = code is not None and code.co_flags & (_GENERATOR | _COROUTINE | _ASYNC_GENERATOR)
-    return config.tiering and not lazy and owner.target().name != "eager"
+    return config.tiering and not lazy and owner.target_name() != "eager"
 
 
 def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:

@@ -71,6 +71,8 @@ class TraceContext:
         self.inputs: list[Node] = []
         self.value_guards: list[tuple[str, Any]] = []  # (description, value) of specialised scalars
         self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
+        #: checks whose failure re-runs the region: (the user's line, why, what)
+        self.plain_reruns: list[tuple[Loc | None, TraceReason, str]] = []
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:

@@ -5,7 +5,8 @@ at run time (a loop variable, an array element) cannot answer while tracing. The
 these, in the tests and statements of lowered loops, to calls of the functions below::
 
     while err > tol and it < maxit:   ->   while __ac_and(err > tol, lambda: it < maxit):
-    assert s >= 0, "negative"         ->   __ac_assert(s >= 0, lambda: "negative")
+    assert s >= 0, "negative"         ->   __ac_assert(s >= 0, "negative")
+    assert s >= 0, f"at {i}"          ->   __ac_assert(s >= 0, lambda: f"at {i}")
 
 Run as plain Python they do what the original did (the right operand only when needed). While
 tracing, a run-time left operand makes ``and``/``or`` an IF node (so the right operand is only
@@ -24,7 +25,7 @@ from astcompile.ir.checks import RUN_PLAIN, make_error
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
-from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.context import TraceBreak, TraceContext, current, is_tracing, user_location
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.unions import plain
@@ -101,24 +102,52 @@ def _select(test: Any, then_fn: Callable, else_fn: Callable) -> Any:
     return ac_if(test, then_fn, else_fn, ())[0]
 
 
-def ac_assert(test: Any, message: Callable[[], Any] | None = None) -> None:
-    """``assert test, message()``; a run-time test becomes a CHECK (its message must then be
-    known while tracing: a constant or a value of the traced code's Python scalars)."""
+def ac_assert(test: Any, message: str | Callable[[], Any] | None = None) -> None:
+    """``assert test, message``: ``message`` is the literal text, or a function making it.
+
+    A run-time test becomes a CHECK. With literal text (or none) the compiled code raises the
+    AssertionError itself; a message computed in Python (``f"step {i}"``, a tuple) is made as
+    Python makes it: a failed check runs the region's own statements, which raise it. That is
+    only right where running them again repeats nothing, so the trace records the need and
+    refuses a region that stores into arrays (:func:`require_no_stores`)."""
     if not __debug__:
         return
     if not is_runtime(test):
         if not test:
-            raise AssertionError(*(() if message is None else (message(),)))
+            raise AssertionError(*_message_args(message))
         return
-    text = ""
-    if message is not None:
-        value = message()
-        if is_runtime(value) or isinstance(value, SymScalar):
-            raise TraceBreak(
-                TraceReason.ASSERT_MESSAGE, "an assert message computed from loop values"
-            )
-        text = str(value)
-    check(test, "AssertionError", text)
+    if message is None or isinstance(message, str):
+        check(test, "AssertionError", message or "")
+        return
+    rerun_on_failure(TraceReason.ASSERT_MESSAGE, "an assert message computed from loop values")
+    check(test, RUN_PLAIN, "the assert failed: the region's statements raise it")
+
+
+def _message_args(message: str | Callable[[], Any] | None) -> tuple:
+    if message is None:
+        return ()
+    return (message,) if isinstance(message, str) else (message(),)
+
+
+def rerun_on_failure(reason: TraceReason, what: str) -> None:
+    """The next CHECK hands a failing call to the region's own statements (RunPlain): legal
+    only in a region that stores into no array, which :func:`require_no_stores` checks."""
+    current().plain_reruns.append((user_location(), reason, what))
+
+
+def require_no_stores(ctx: TraceContext, effects: list[Node]) -> None:
+    """A region whose failed check re-runs its statements (an assert with a computed message,
+    an int outgrowing int64) must have done nothing a second run would do again: it stores
+    into no array. Otherwise it runs as Python (and its loops with it)."""
+    from astcompile.trace.loop_starts import repeatable
+
+    if not ctx.plain_reruns or repeatable(effects):
+        return
+    loc, reason, what = ctx.plain_reruns[0]
+    detail = f"{what}, in a region that stores into arrays"
+    if reason is TraceReason.ASSERT_MESSAGE:
+        raise TraceBreak(TraceReason.ASSERT_MESSAGE, detail, loc)
+    raise TraceBreak(TraceReason.INT_OVERFLOW, detail, loc)
 
 
 def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:

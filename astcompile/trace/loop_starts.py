@@ -91,6 +91,11 @@ def nothing_done_yet(loops_allowed: bool = False) -> bool:
     return len(ctx.effect_frames) == 1 and _repeatable(ctx.effect_frames[0], loops_allowed)
 
 
+def repeatable(effects: list[Node]) -> bool:
+    """Whether ``effects`` (a whole region's) hold no store, in loops and branches too."""
+    return _repeatable(effects, loops_allowed=True)
+
+
 def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
     for node in effects:
         if node.op in (Op.CHECK, Op.SIZE_CHECK):

@@ -28,8 +28,11 @@ from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
 from astcompile.trace import escapes, user_names
+from astcompile.trace import int_bounds as IB
+from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
 from astcompile.trace.context import TraceBreak, current, is_tracing
+from astcompile.trace.iteration import Exhausted
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
@@ -53,7 +56,10 @@ def _for(
     if not is_tracing() or (brk is None and unrolls(bounds)):
         values = init
         for i in range(*bounds):
-            values = body(i, *values)
+            try:
+                values = body(i, *values)
+            except Exhausted:  # a stream's iterator ended (trace/iteration.py)
+                break
             if brk is not None and values[brk]:
                 break
         if is_tracing():
@@ -157,7 +163,7 @@ def _trace_loop(
     bound_nodes = [_bound(b) for b in bounds]
 
     def step(ivar: Any, values: tuple) -> tuple:
-        outs = tuple(body(ivar, *values))
+        outs = tuple(body(IB.bounded(ivar, IB.range_bounds(*bounds)), *values))
         return outs, None if brk is None else C.negate(outs[brk])
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_for(body))
@@ -205,7 +211,9 @@ def _peel_for(
     """``for i in range(a, b, c)`` as its first iteration (with ``i = a`` and the start
     values' own types, as Python runs it), then the loop from ``a + c`` on."""
     start, stop, step = bounds
-    first_i = start if isinstance(start, int) else _runtime_int(bound_nodes[0])
+    first_i = start
+    if not isinstance(start, int):
+        first_i = IB.bounded(_runtime_int(bound_nodes[0]), IB.bounds_of(start))
     rest = lambda *values: _for(body, (start + step, stop, step), values, brk, peeled=True)
     must_run = lambda: LS.must_run(bound_nodes, step)
     return _first_iteration(
@@ -257,14 +265,15 @@ def _runtime_int(node: Node) -> SymScalar:
 
 def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.BodyNames) -> tuple:
     """Trace the body until the carried values keep their kinds (a Python int that becomes a
-    float in the body is a float from the start)."""
-    kinds = [CK.kind_of(v) for v in init]
-    for _ in range(_RETRACES):
-        traced = _trace_body(ctx, step, kinds, names)
+    float in the body is a float from the start) and every int taken for a counter is one
+    (trace/int_counters.py)."""
+    kinds, counters = [CK.kind_of(v) for v in init], counting.starts(init)
+    for _ in range(2 * _RETRACES):
+        traced = _trace_body(ctx, step, kinds, names, counters)
         widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
-        if widened == kinds:
+        if widened == kinds and traced.counters == counters:
             return traced, kinds
-        kinds = widened
+        kinds, counters = widened, traced.counters
     raise TraceBreak(TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type")
 
 
@@ -276,11 +285,14 @@ def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: l
 
 
 class _Traced:
-    def __init__(self, graph: Graph, owned: set[int], out_kinds: list) -> None:
+    def __init__(self, graph: Graph, owned: set[int], out_kinds: list, counters: dict) -> None:
         self.graph, self.owned, self.out_kinds = graph, owned, out_kinds
+        self.counters = counters  # the carried ints that proved counters
 
 
-def _trace_body(ctx: Any, step: Callable, kinds: list, names: user_names.BodyNames) -> _Traced:
+def _trace_body(
+    ctx: Any, step: Callable, kinds: list, names: user_names.BodyNames, counters: dict
+) -> _Traced:
     """Run the body once on placeholders, named as the user's variables (a ``while`` body has
     no induction variable); the nodes it creates form the LOOP's sub-graph."""
     first = _next_id()
@@ -291,6 +303,7 @@ def _trace_body(ctx: Any, step: Callable, kinds: list, names: user_names.BodyNam
         ivar = SymScalar(ivar_node, 1, "the loop variable", dynamic=True)
         inputs.append(ivar_node)
     holders, holder_nodes = CK.placeholders(ctx, kinds, 1, names)
+    counting.assume(holders, counters)
     ctx.effect_frames.append([])
     try:
         outs, go = step(ivar, tuple(holders))
@@ -303,7 +316,7 @@ def _trace_body(ctx: Any, step: Callable, kinds: list, names: user_names.BodyNam
         out_nodes.append(go_node)
     graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
-    return _Traced(graph, owned, out_kinds)
+    return _Traced(graph, owned, out_kinds, counting.verified(holders, outs, counters))
 
 
 def _next_id() -> int:

@@ -74,6 +74,9 @@ class ReadRecorder:
         for arg in args:  # size classes continue from the arguments' (see guards.call_key)
             G.value_key(arg, self.sizes)
         self._seen: dict[Path, Any] = {}
+        #: the value found at each path, as the trace read it: the first call binds these
+        #: instead of reading again (a user's ``__getattr__`` runs as often as in Python)
+        self.observed: dict[Path, Any] = {}
         # id -> (first path, stand-in, the value itself: kept alive, so its id is not reused)
         self._objects: dict[int, tuple[Path, Any, Any]] = {}
 
@@ -83,6 +86,8 @@ class ReadRecorder:
 
     def record(self, read: Read) -> None:
         self.reads.append(read)
+        if read.kind in (ReadKind.VALUE, ReadKind.IDENTITY):
+            self.observed.setdefault(read.path, read.expected)
 
     def value(self, path: Path, value: Any) -> Any:
         """``value``, which the trace specialises on: compared at every call."""
@@ -104,6 +109,7 @@ class ReadRecorder:
         """What the trace sees for ``value`` found at ``path``, with the read recorded."""
         if path in self._seen:
             return self._seen[path]
+        self.observed.setdefault(path, value)
         known = self._objects.get(id(value))
         if (
             known is not None
@@ -169,6 +175,8 @@ class ReadRecorder:
 
 
 def _value(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    if isinstance(value, frozenset):  # equal ones may iterate in other orders: a loop's order
+        recorder.value(path + (("keys",),), tuple(value))
     return recorder.value(path, value)
 
 

@@ -47,6 +47,7 @@ class TraceReason(Enum):
     ROUND_DIGITS = ("round with digits", _OTHER)
     LOOP_POWER = ("power of a loop value", _OTHER)
     ASSERT_MESSAGE = ("assert message", _OTHER)
+    INT_OVERFLOW = ("Python int beyond int64", _OTHER)
     # loop-carried state
     LOOP_CARRIED_VALUE = ("unsupported loop-carried value", _OTHER)
     LOOP_CARRIED_TYPE = ("loop-carried type", _OTHER)

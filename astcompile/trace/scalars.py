@@ -12,7 +12,7 @@ Python's exact semantics, and anything else calls ``func`` itself:
   domain error"), ``math.exp(1000)`` OverflowError, ``int(nan)`` ValueError, ``a // 0``
   ZeroDivisionError — in compiled code too.
 
-Deviation (documented): an int result beyond int64 raises OverflowError instead of growing.
+An int result beyond int64 is Python's too: trace/int_bounds.py checks it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import control as C
+from astcompile.trace import int_bounds
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
@@ -154,11 +155,7 @@ def _to_int(op: Op | None) -> Callable:
         _ok(abs(x) != math.inf, "OverflowError", "cannot convert float infinity to integer")
         rounded = apply_elementwise(op, x) if op is not None else x
         value = _py(operand(rounded).node, float)
-        _ok(
-            abs(value) < _INT_LIMIT,
-            "OverflowError",
-            "astcompile: the integer does not fit in int64",
-        )
+        int_bounds.require(abs(value) < _INT_LIMIT)  # Python's int grows: see int_bounds
         return _py(B.elementwise(Op.TRUNC, [operand(value)]), int)
 
     return handler
@@ -219,24 +216,8 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
             )
     if op in (Op.LSHIFT, Op.RSHIFT) and C.is_runtime(b):
         _ok(b >= 0, "ValueError", "negative shift count")
-    if op is Op.LSHIFT:  # Python's int grows; int64 cannot: say so rather than wrap
-        _ok(_shift_fits(a, b), "OverflowError", "Python int too large for a compiled loop (int64)")
     if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
-
-
-def _shift_fits(a: Any, b: Any) -> SymScalar:
-    """``b < 63 and (a << b) >> b == a``, built from nodes (``<<`` on these values would come
-    back here)."""
-
-    def node(op: Op, *args: B.Operand) -> B.Operand:
-        return C.node_operand(B.elementwise(op, list(args)))
-
-    a64 = C.node_operand(B.cast(operand(a), np.dtype(np.int64)))
-    b64 = C.node_operand(B.cast(operand(b), np.dtype(np.int64)))
-    same = node(Op.EQ, node(Op.RSHIFT, node(Op.LSHIFT, a64, b64), b64), a64)
-    fits = node(Op.LOGICAL_AND, node(Op.LT, b64, B.const_operand(63)), same)
-    return SymScalar(fits.node, True, "a shift that fits in int64", dynamic=True)
 
 
 def _zero_message(fn: Callable, a: Any, b: Any) -> str:

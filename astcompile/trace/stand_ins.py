@@ -115,6 +115,11 @@ def _parts(proxy: ObjectRead) -> tuple[Any, Path, ReadRecorder]:
     return get(proxy, "_ac_target"), get(proxy, "_ac_path"), get(proxy, "_ac_recorder")
 
 
+def target_of(value: Any) -> Any:
+    """What ``value`` stands for (``value`` itself when it is no stand-in)."""
+    return _parts(value)[0] if isinstance(value, ObjectRead) else value
+
+
 class ObjectRead:
     """An object, dict or user module a region reads: each attribute or item read is seen."""
 

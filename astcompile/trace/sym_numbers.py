@@ -56,6 +56,7 @@ class SymScalar:
         self.dynamic = dynamic  # varies per loop iteration: never specialised, never guarded
         self.dims: tuple = () if dim is None else (dim,)  # sizes it derives from: shape guards
         self.sources = sources or {}  # input leaf index -> traced value, for value guards
+        self.bounds: tuple[int, int] | None = None  # a Python int's range (trace/int_bounds.py)
 
     def _specialize(self, *_: Any) -> Any:
         if self.dynamic:
@@ -117,6 +118,9 @@ class SymScalar:
             if dynamic
             else fn(_hint_of(a), _hint_of(b))
         )
+        exact = _python_ints(a, b)
+        if exact is not None:
+            exact.beyond_int64(hint)
         node = B.elementwise(op, [arrays.operand(a), arrays.operand(b)])
         node = B.cast(B.Operand(node, False, None), np.result_type(hint))
         sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
@@ -124,6 +128,8 @@ class SymScalar:
             node, hint, f"({self.description} {op.name.lower()} ...)", None, sources, dynamic
         )
         result.dims = getattr(a, "dims", ()) + getattr(b, "dims", ())
+        if exact is not None:
+            exact.exact(op, a, b, result)
         return result
 
     def _compare(self, fn: Callable, other: Any) -> Any:
@@ -149,8 +155,17 @@ class SymScalar:
     def __abs__(self) -> Any:
         if self.dynamic:
             node = B.elementwise(Op.ABS, [arrays.operand(self)])
-            return SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
+            result = SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
+            exact = _python_ints(self, 0)
+            return result if exact is None else exact.exact_abs(self, result)
         return abs(self._specialize())
+
+
+def _python_ints(a: Any, b: Any) -> Any:
+    """trace/int_bounds.py when ``a`` and ``b`` are both Python ints (exact arithmetic)."""
+    from astcompile.trace import int_bounds
+
+    return int_bounds if int_bounds.is_python_int(a) and int_bounds.is_python_int(b) else None
 
 
 def _is_dynamic(value: Any) -> bool:
@@ -231,7 +246,10 @@ class SymInt:
         return current().env.specialize(self.dim)
 
     def as_scalar(self) -> SymScalar:
-        return SymScalar(self.as_node(), self.hint, str(self.dim), dim=self.dim)
+        from astcompile.trace.int_bounds import bounded, dim_bounds
+
+        scalar = SymScalar(self.as_node(), self.hint, str(self.dim), dim=self.dim)
+        return bounded(scalar, dim_bounds(self.dim))
 
     def __index__(self) -> int:
         return self._specialize()

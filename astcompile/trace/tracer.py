@@ -17,9 +17,10 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
-from astcompile.trace import escapes
+from astcompile.trace import escapes, int_bounds
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
+from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
@@ -70,8 +71,12 @@ class _Inputs:
             dtype = np.result_type(value)
             node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
             if index in self.dynamic:
-                return SymScalar(node, value, name, dynamic=True)
-            return SymScalar(node, value, name, sources={index: value})
+                scalar = SymScalar(node, value, name, dynamic=True)
+            else:
+                scalar = SymScalar(node, value, name, sources={index: value})
+            if isinstance(value, int):  # any int of its guard class (runtime/guards.py)
+                scalar.bounds = int_bounds.bounds_of_class(value)
+            return scalar
         if type(value) is not np.ndarray and not isinstance(value, np.generic):
             raise TraceBreak(
                 TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {type(value).__name__}"
@@ -190,13 +195,15 @@ def trace(
     graph_name: str,
     dynamic: frozenset[int] = frozenset(),
     root: Callable | None = None,
+    observed: dict | None = None,
 ) -> TraceResult:
     """Trace ``fn(*args)``; ``names`` are the parameter names (for readable graphs and code).
     The Python scalars at leaf indices ``dynamic`` are run-time values, never specialised.
 
     ``root`` is the user's function ``fn`` was built from (a region body shares its globals and
     closure cells): what ``fn`` reads from them, and from objects among ``args``, is recorded
-    as the result's ``reads`` (see trace/reads.py)."""
+    as the result's ``reads`` (see trace/reads.py), and the values found at their paths into
+    ``observed``, where given."""
     ctx = TraceContext(graph_name)
     with ctx:
         inputs = _Inputs(ctx, dynamic)
@@ -214,12 +221,15 @@ def trace(
                 result = fn(*symbolic_args)
         finally:
             watch.check()
+        require_no_stores(ctx, ctx.effect_frames[0])
         outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
     graph = Graph(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )
     verify_between(graph, "trace")
+    if observed is not None:
+        observed.update(reads.observed)
     return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
+from astcompile.trace.iteration import UNTIL_EXHAUSTED, Stream
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 UNROLL_LIMIT = 4
@@ -46,6 +47,8 @@ def _length(sequence: Any) -> Any:
         return sequence.shape[0]
     if isinstance(sequence, (tuple, list)):
         return _SequenceLength(len(sequence))
+    if isinstance(sequence, Stream):  # plain Python over an iterator (trace/iteration.py)
+        return UNTIL_EXHAUSTED
     return len(sequence)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,3 +34,16 @@ def load(name: str) -> Program:
     module = importlib.import_module(f"{__name__}.{name}")
     summary = (module.__doc__ or "").strip().splitlines()[0]
     return Program(name, getattr(module, name), module.setup, summary)
+
+
+def decorated(fn: Callable[..., Any], wrap: Callable[[Callable], Callable]) -> Callable[..., Any]:
+    """``fn`` as a decorator would leave it: a copy of ``fn`` whose own name, in a copy of its
+    globals, is the wrapped copy, so that a recursive call goes through the wrapper as it does
+    under ``@astcompile.compile`` or ``@numba.njit`` (the module's own function stays plain)."""
+    if fn.__name__ not in fn.__code__.co_names:
+        return wrap(fn)
+    namespace = dict(fn.__globals__)
+    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__module__, clone.__qualname__ = fn.__module__, fn.__qualname__
+    namespace[fn.__name__] = wrapped = wrap(clone)
+    return wrapped

@@ -1,9 +1,10 @@
 """``python -m bench.programs [--quick] [--only NAME] [--profile] [--json PATH] [--write-docs]``
 
-Runs every program of this folder plain and compiled (C backend) in one process: checks the
-compiled call does what the plain call does (result, dtype, shape, writes to its inputs,
-printed text, exceptions), times both interleaved in the same run, and prints one row per
-program with what broke (from ``astcompile.explain`` and the log channels). A program whose
+Runs every program of this folder plain, compiled (C backend) and, when Numba is installed,
+under ``numba.njit``, in one process: checks the compiled call does what the plain call does
+(result, dtype, shape, writes to its inputs, printed text, exceptions), times the first ten
+calls of each (a short run, compiles included) and the steady state (rounds interleaved), and
+prints one row per program with what broke (from ``astcompile.explain`` and the log channels). A program whose
 compiled form raises or gives another answer is a row marked ERROR or DIFFERS, never skipped.
 """
 
@@ -21,11 +22,21 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import astcompile
-from bench.programs import Program, load, names
+from bench.programs import Program, decorated, load, names
 from bench.programs._causes import Diagnosis, captured_logs, diagnose
 from bench.programs._compare import Verdict, compare, fresh, run, unchanged
+from bench.programs._numba import numba_version
 from bench.programs._report import SECTION, markdown, row_line, write_section
-from bench.programs._timing import FULL, QUICK, Plan, calls_per_round, interleaved, timed
+from bench.programs._timing import (
+    FIRST_CALLS,
+    FULL,
+    QUICK,
+    Plan,
+    calls_per_round,
+    first_calls,
+    interleaved,
+    timed,
+)
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "docs")
 
@@ -37,29 +48,55 @@ class Row:
     plain: float | None = None  # seconds per call
     compiled: float | None = None
     first_call: float | None = None  # compile included
+    plain_first_ten: float | None = None  # seconds of the first FIRST_CALLS calls together
+    compiled_first_ten: float | None = None  # compile included
+    numba: float | None = None  # seconds per call
+    numba_first_ten: float | None = None  # Numba's compile included
+    numba_note: str = ""  # why Numba has no time
     verdict: Verdict = field(default_factory=lambda: Verdict("ERROR", "not run"))
     diagnosis: Diagnosis = field(default_factory=Diagnosis)
     profile: list[str] = field(default_factory=list)
 
     @property
     def ratio(self) -> float | None:
-        if not (self.plain and self.compiled) or not self.verdict.ok:
-            return None
-        return self.plain / self.compiled
+        return _ratio(self.plain, self.compiled, self.verdict.ok)
+
+    @property
+    def first_ten_ratio(self) -> float | None:
+        return _ratio(self.plain_first_ten, self.compiled_first_ten, self.verdict.ok)
+
+    @property
+    def numba_ratio(self) -> float | None:
+        return _ratio(self.plain, self.numba, True)
+
+
+def _ratio(plain: float | None, other: float | None, ok: bool) -> float | None:
+    return plain / other if plain and other and ok else None
 
 
 def run_program(program: Program, plan: Plan, profile: bool) -> Row:
     row = Row(program.name, program.summary)
     args = program.setup(False)
     plain_out = run(program.fn, args)
-    _, hint = timed(lambda: run(program.fn, args))
-    compiled = astcompile.compile(program.fn, backend="c")
+    hint = plain_out.seconds
+    row.plain_first_ten = first_calls(program.fn, args)
+    compiled = decorated(program.fn, lambda fn: astcompile.compile(fn, backend="c"))
     with captured_logs() as compile_logs:
-        first, row.first_call = timed(lambda: run(compiled, args))
+        first = run(compiled, args)
+        row.first_call = first.seconds
+        row.compiled_first_ten = first.seconds + first_calls(compiled, args, FIRST_CALLS - 1)
     row.verdict = _worst(compare(plain_out, first), compare(plain_out, run(compiled, args)))
+    numba_run = numba_version(program.fn, args, plain_out)
+    row.numba_note = numba_run.note
+    if numba_run.fn is not None:
+        rest = first_calls(numba_run.fn, args, FIRST_CALLS - 1)
+        row.numba_first_ten = numba_run.first_call + rest
     copies = not unchanged(args, plain_out.args_after)
     if row.verdict.status != "ERROR":
-        row.plain, row.compiled = interleaved(program.fn, compiled, args, copies, plan, hint)
+        sides = [program.fn, compiled] + ([numba_run.fn] if numba_run.fn else [])
+        times = interleaved(sides, args, copies, plan, hint)
+        row.plain, row.compiled = times[:2]
+        row.numba = times[2] if numba_run.fn else None
     row.diagnosis = diagnose(program.fn, args, compile_logs, compiled)
     if first.warnings:
         row.diagnosis.breaks += [f"warning: {w[:200]}" for w in first.warnings]
@@ -125,9 +162,14 @@ def main() -> None:
     print("\n" + text)
     if opts.json:
         with open(opts.json, "w") as f:
-            json.dump([{**asdict(r), "ratio": r.ratio} for r in rows], f, indent=1)
+            json.dump([_as_json(r) for r in rows], f, indent=1)
     if opts.write_docs:
         write_section(os.path.join(DOCS, "benchmarks.md"), text)
+
+
+def _as_json(row: Row) -> dict[str, Any]:
+    ratios = {"ratio": row.ratio, "first_ten_ratio": row.first_ten_ratio}
+    return {**asdict(row), **ratios, "numba_ratio": row.numba_ratio}
 
 
 if __name__ == "__main__":

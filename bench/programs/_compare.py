@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ class Outcome:
     stdout: str = ""
     error: BaseException | None = None
     warnings: list[str] = field(default_factory=list)  # astcompile's own warnings
+    seconds: float = 0.0  # the call alone, without copying its inputs
 
 
 @dataclass
@@ -47,10 +49,12 @@ def run(fn: Callable[..., Any], args: tuple) -> Outcome:
     sink = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(sink):
         warnings.simplefilter("always")
+        start = time.perf_counter()
         try:
             out.result = fn(*out.args_after)
         except Exception as exc:  # noqa: BLE001 - an exception is part of the outcome
             out.error = exc
+        out.seconds = time.perf_counter() - start
     out.stdout = sink.getvalue()
     out.warnings = [str(w.message) for w in caught if str(w.message).startswith("astcompile")]
     return out

@@ -17,6 +17,13 @@ compiled with `astcompile.compile(fn, backend="c")` in the same process, timed i
 of several rounds, many calls per round for the microsecond ones). "first call" is the compiled
 call that traced and built it, with an empty disk cache. "check" compares result, dtype, shape,
 writes to the inputs and printed text (*close*: floats within 1e-9 relative, 1e-4 for float32).
+"first 10 calls" is plain/compiled over a short run: the first ten calls of each together, the
+compiled side's compile included (the user's whole run when a program is called only a few
+times). "Numba" is plain/`numba.njit` in the same rounds, the program decorated as its author
+would (a recursive call goes through the jitted function); where Numba cannot compile a program
+or gives another answer, the cell says so. About half the programs are written in other
+people's styles on purpose: Python lists and tuples, recursion, dynamic programming, strings and
+dicts, tiny BLAS-1 calls, loops written for `@njit` or ahead-of-time compilers.
 "regions" is how the regions of a warm call ran: *compiled*; *interpreted* (the C backend
 could not lower it and the graph interpreter ran it, which `explain` reports as compiled);
 *plain* (the user's statements ran). The machine has 2 cores shared with other work: ratios
@@ -38,18 +45,29 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def fmt_ratio(ratio: float | None, bold: bool = False) -> str:
+    if ratio is None:
+        return "–"
+    text = f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"  # 0.0031×, not 0.00×
+    return f"**{text}**" if bold else text
+
+
 def row_line(row: Any) -> str:
-    ratio = "–" if row.ratio is None else f"**{row.ratio:.2f}×**"
     check = row.verdict.status
     if not row.verdict.ok:
         check = f"**{check}**: {row.verdict.detail}"
     broke = "; ".join(row.diagnosis.causes) or ("" if not row.diagnosis.error else "?")
+    numba = fmt_ratio(row.numba_ratio)
+    numba_ten = fmt_ratio(_divide(row.plain_first_ten, row.numba_first_ten))
     cells = [
         row.name,
         fmt_time(row.plain),
         fmt_time(row.compiled),
-        ratio,
+        fmt_ratio(row.ratio, bold=True),
+        fmt_ratio(row.first_ten_ratio),
         fmt_time(row.first_call),
+        numba if row.numba_ratio is not None else (row.numba_note or "–"),
+        numba_ten,
         check,
         row.diagnosis.regions or row.diagnosis.error,
         broke,
@@ -57,11 +75,19 @@ def row_line(row: Any) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
+def _divide(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
 def table(rows: list) -> str:
-    head = ["program", "plain", "compiled", "plain/compiled", "first call", "check"]
-    head += ["regions (warm call)", "what broke"]
+    head = ["program", "plain", "compiled", "plain/compiled", "first 10 calls", "first call"]
+    head += ["Numba", "Numba first 10", "check", "regions (warm call)", "what broke"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return "\n".join(lines + [row_line(r) for r in rows])
+
+
+def _geomean(ratios: list[float]) -> float:
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
 
 
 def summary(rows: list) -> str:
@@ -69,19 +95,44 @@ def summary(rows: list) -> str:
     bad = [r for r in rows if not r.verdict.ok]
     if not timed:
         return "No program was timed."
-    geo = math.exp(sum(math.log(r.ratio) for r in timed) / len(timed))
     worst = min(timed, key=lambda r: r.ratio)
     fast = sum(r.ratio >= 2.0 for r in timed)
     slow = sum(r.ratio < SLOW for r in timed)
     text = (
         f"{len(rows)} programs, {len(timed)} timed. Geometric mean of plain/compiled: "
-        f"**{geo:.2f}×**; worst: **{worst.ratio:.2f}×** ({worst.name}); {fast} programs at "
-        f"≥2× faster, {slow} slower than {SLOW}× plain."
+        f"**{_geomean([r.ratio for r in timed]):.2f}×**; worst: **{worst.ratio:.2f}×** "
+        f"({worst.name}); {fast} programs at ≥2× faster, {slow} slower than {SLOW}× plain."
     )
+    text += _first_ten_summary(timed) + _numba_summary(rows, timed)
     if bad:
         text += " Wrong or failing: " + ", ".join(f"{r.name} ({r.verdict.status})" for r in bad)
         text += "."
     return text
+
+
+def _first_ten_summary(timed: list) -> str:
+    ten = [r.first_ten_ratio for r in timed if r.first_ten_ratio is not None]
+    if not ten:
+        return ""
+    slow = sum(r < SLOW for r in ten)
+    return (
+        f" First 10 calls (compile included): geometric mean **{_geomean(ten):.2f}×**, "
+        f"{slow} slower than {SLOW}× plain."
+    )
+
+
+def _numba_summary(rows: list, timed: list) -> str:
+    numba = [r for r in timed if r.numba_ratio is not None]
+    if not numba:
+        return ""
+    ours = _geomean([r.ratio for r in numba])
+    theirs = _geomean([r.numba_ratio for r in numba])
+    failed = sum(r.numba_ratio is None and "not installed" not in r.numba_note for r in rows)
+    return (
+        f" Numba compiles {len(numba)} of them: on those, geometric mean **{theirs:.2f}×** "
+        f"plain against our **{ours:.2f}×**; {failed} programs do not compile or differ "
+        "under Numba."
+    )
 
 
 def causes(rows: list) -> str:

@@ -27,6 +27,8 @@ class Plan:
 
 FULL = Plan(rounds=7, round_seconds=0.02, budget_seconds=4.0)
 QUICK = Plan(rounds=3, round_seconds=0.005, budget_seconds=0.5)
+#: A short run: the calls whose total time (compile included) the "first 10 calls" ratio compares.
+FIRST_CALLS = 10
 
 
 def calls_per_round(seconds_per_call: float, plan: Plan) -> int:
@@ -34,23 +36,34 @@ def calls_per_round(seconds_per_call: float, plan: Plan) -> int:
 
 
 def interleaved(
-    plain: Callable, compiled: Callable, args: tuple, copies: bool, plan: Plan, hint: float
-) -> tuple[float, float]:
-    """(plain, compiled) seconds per call: best round of each, rounds alternating sides.
-    ``hint`` is one plain call's time, to size the rounds; ``copies`` gives every call a
-    fresh copy of ``args`` (the program writes to its inputs)."""
+    sides: list[Callable], args: tuple, copies: bool, plan: Plan, hint: float
+) -> list[float]:
+    """Seconds per call of each side (the plain function first): the best round of each, the
+    sides taking turns in an order that rotates every round, so that a busy machine hurts
+    all alike. ``hint`` is one plain call's time, to size the rounds; ``copies`` gives every
+    call a fresh copy of ``args`` (the program writes to its inputs)."""
     calls = calls_per_round(hint, plan)
-    best = [float("inf"), float("inf")]
+    best = [float("inf")] * len(sides)
     spent, rounds = 0.0, 0
     minimum = plan.rounds if hint < 1.0 else 2
     while rounds < minimum or (spent < plan.budget_seconds and rounds < 3 * plan.rounds):
-        order = ((0, plain), (1, compiled)) if rounds % 2 == 0 else ((1, compiled), (0, plain))
-        for side, fn in order:
-            elapsed = _round(fn, args, calls, copies)
+        for side in _turns(len(sides), rounds):
+            elapsed = _round(sides[side], args, calls, copies)
             best[side] = min(best[side], elapsed / calls)
             spent += elapsed
         rounds += 1
-    return best[0], best[1]
+    return best
+
+
+def _turns(count: int, round_number: int) -> list[int]:
+    start = round_number % count
+    return [(start + k) % count for k in range(count)]
+
+
+def first_calls(fn: Callable, args: tuple, calls: int = FIRST_CALLS) -> float:
+    """Seconds the first ``calls`` calls of ``fn`` take together, each on fresh inputs made
+    before the clock starts: what a user's short run pays, a compiler's first call included."""
+    return _round(fn, args, calls, copies=True)
 
 
 def _round(fn: Callable, args: tuple, calls: int, copies: bool) -> float:

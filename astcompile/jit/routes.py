@@ -1,0 +1,48 @@
+"""How a compiled function's calls reach the path measuring chose, at C speed where it can.
+
+A compiled function on the plain path must cost nothing over calling the user's function. As a
+Python object it cannot: its class's ``__call__`` (the user's function, as a staticmethod) still
+costs a tuple per call, a dict per keyword call and, called as a method, a Python ``__get__``.
+So where the C-level call path is loaded (``runtime/fastcall.py``), a compiled function is made
+as an instance of its class on ``Switch`` (``runtime/fastcall_switch.c``): a call goes through
+vectorcall to its *route*, the class's ``__call__`` with the instance first while measuring or
+the user's function alone on the plain path, and it binds as a method the way a function does.
+Changing paths sets the route; the class never changes.
+
+The extension is looked for in the cache once per process when the first function is made,
+never built here: the first choice of the plain path builds it in the background
+(``CompiledFunction.settle``), for the functions made after it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from astcompile import config
+from astcompile.runtime import fastcall
+
+_routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed class
+
+
+def routed_class(cls: type) -> type | None:
+    """``cls`` on ``fastcall.Switch``, None where the extension is not loaded (the instance is
+    then ``cls`` itself, which changes paths by switching classes)."""
+    if not fastcall.tried():
+        fastcall.extension(config.cache_dir, build_it=False)
+    switch = fastcall.switch_type()
+    if switch is None or issubclass(cls, switch):
+        return None
+    routed = _routed.get((cls, switch))
+    if routed is None:
+        measured = cls.__call__
+
+        def run_plain(self: Any) -> None:  # through the type: ``fn`` may carry a ``route``
+            switch.route(self, self.fn, False)
+
+        def run_measured(self: Any) -> None:
+            switch.route(self, measured, True)
+
+        body = {"run_plain": run_plain, "run_measured": run_measured, "pickled_as": cls}
+        body |= {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        routed = _routed.setdefault((cls, switch), type(cls.__name__, (switch, cls), body))
+    return routed

@@ -1,0 +1,158 @@
+/* Switch: the C base of compiled functions (astcompile/jit/function.py), appended to
+ * fastcall.c when the extension is built.
+ *
+ * A compiled function that measuring sent to the plain path must cost nothing over calling the
+ * user's function; one whose class's __call__ is that function (a staticmethod) still costs a
+ * tuple per call, a dict per keyword call and, as a method, a Python __get__ per access. A
+ * Switch is called through vectorcall and runs its route: the user's function alone, with the
+ * caller's arguments as they are, or the measured path (CompiledFunction.__call__), with the
+ * object itself put first. Measuring changes the route (route()); nothing else changes.
+ *
+ * As a descriptor it binds like a function (a bound method of itself), and it says so
+ * (Py_TPFLAGS_METHOD_DESCRIPTOR), so obj.f(x) calls f(obj, x) without making the method.
+ * Subclasses get both flags in __init_subclass__ (Python 3.11 does not pass them on to heap
+ * types) unless they define __call__ or __get__ of their own, and are made immutable there:
+ * the interpreter specialises obj.f(x) only for methods of immutable classes (about 6 ns).
+ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *route; /* what a call runs */
+    int bind;        /* whether the route gets the object itself as its first argument */
+} Switch;
+
+enum { SMALL_CALL = 8 };
+
+static PyObject *switch_bound(PyObject *self, PyObject *route, PyObject *const *args,
+                              size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *result;
+    if (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) { /* the caller lent the slot before args */
+        PyObject **with_self = (PyObject **)args - 1;
+        PyObject *saved = with_self[0];
+        with_self[0] = self;
+        result = PyObject_Vectorcall(route, with_self, nargs + 1, kwnames);
+        with_self[0] = saved;
+        return result;
+    }
+    PyObject *small[SMALL_CALL];
+    PyObject **with_self = small;
+    if (total + 1 > SMALL_CALL) {
+        with_self = PyMem_Malloc((total + 1) * sizeof(PyObject *));
+        if (with_self == NULL) return PyErr_NoMemory();
+    }
+    with_self[0] = self;
+    memcpy(with_self + 1, args, total * sizeof(PyObject *));
+    result = PyObject_Vectorcall(route, with_self, nargs + 1, kwnames);
+    if (with_self != small) PyMem_Free(with_self);
+    return result;
+}
+
+static PyObject *switch_call(PyObject *op, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames) {
+    Switch *self = (Switch *)op;
+    PyObject *route = self->route;
+    if (route == NULL) {
+        PyErr_SetString(PyExc_TypeError, "compiled function called before its route was set");
+        return NULL;
+    }
+    Py_INCREF(route); /* the call may change the route (measuring decides inside it) */
+    PyObject *result = self->bind ? switch_bound(op, route, args, nargsf, kwnames)
+                                  : PyObject_Vectorcall(route, args, nargsf, kwnames);
+    Py_DECREF(route);
+    return result;
+}
+
+static PyObject *switch_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    Switch *self = (Switch *)type->tp_alloc(type, 0);
+    if (self != NULL) self->vectorcall = switch_call;
+    return (PyObject *)self;
+}
+
+static int switch_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(((Switch *)self)->route);
+    return 0;
+}
+
+static int switch_clear(PyObject *self) {
+    Py_CLEAR(((Switch *)self)->route);
+    return 0;
+}
+
+static void switch_dealloc(PyObject *self) {
+    PyObject_GC_UnTrack(self);
+    switch_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *switch_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* route(target, bind): from now on a call runs target(*args) or, with bind, target(self, *args). */
+static PyObject *switch_route(PyObject *op, PyObject *args) {
+    PyObject *target;
+    int bind;
+    if (!PyArg_ParseTuple(args, "Op", &target, &bind)) return NULL;
+    if (!PyCallable_Check(target)) {
+        PyErr_SetString(PyExc_TypeError, "a route must be callable");
+        return NULL;
+    }
+    Switch *self = (Switch *)op;
+    PyObject *old = self->route;
+    self->route = Py_NewRef(target);
+    self->bind = bind;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+static PyObject *switch_init_subclass(PyObject *cls, PyObject *args, PyObject *kw) {
+    PyTypeObject *type = (PyTypeObject *)cls;
+    if (type->tp_call == PyVectorcall_Call) type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    if (type->tp_descr_get == switch_get) type->tp_flags |= Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_IMMUTABLETYPE;
+    Py_RETURN_NONE;
+}
+
+static PyObject *switch_current(PyObject *self, void *closure) {
+    PyObject *route = ((Switch *)self)->route;
+    return Py_NewRef(route ? route : Py_None);
+}
+
+static PyMethodDef switch_methods[] = {
+    {"route", switch_route, METH_VARARGS, "route(target, bind): what calls run from now on"},
+    {"__init_subclass__", (PyCFunction)(void (*)(void))switch_init_subclass,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
+    {NULL},
+};
+
+static PyGetSetDef switch_getset[] = {
+    {"current_route", switch_current, NULL, "what a call runs now", NULL},
+    {NULL},
+};
+
+static PyTypeObject SwitchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "astcompile_fastcall.Switch",
+    .tp_basicsize = sizeof(Switch),
+    .tp_dealloc = switch_dealloc,
+    .tp_vectorcall_offset = offsetof(Switch, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = switch_get,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
+                Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = switch_new,
+    .tp_traverse = switch_traverse,
+    .tp_clear = switch_clear,
+    .tp_methods = switch_methods,
+    .tp_getset = switch_getset,
+    .tp_doc = "A callable that runs one route: the user's function, or the measured path.",
+};
+
+static int add_switch(PyObject *module) {
+    if (PyType_Ready(&SwitchType) < 0) return -1;
+    Py_INCREF(&SwitchType);
+    return PyModule_AddObject(module, "Switch", (PyObject *)&SwitchType);
+}

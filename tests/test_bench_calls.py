@@ -1,0 +1,25 @@
+"""bench/calls.py's tiny-call table measures what it says: each side runs the path it names.
+
+Not a timing test (timings live in the bench's output): the compiled functions it times must be
+on the plain path, routed through ``Switch`` on one side and by their class on the other, and
+compute what the plain functions compute."""
+
+from __future__ import annotations
+
+import math
+
+import astcompile
+from bench import calls
+
+
+def test_tiny_calls_time_the_plain_path_both_ways(monkeypatch, capsys):
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    rows = calls.tiny_calls(rounds=1, calls=50)
+    assert [r[0] for r in rows] == ["norm(x, y)", "norm(x, y, scale=2.0)", "point.length(y)"]
+    assert all(0 < t < 1e-3 for row in rows for t in row[1:])
+    assert "note" not in capsys.readouterr().out  # every compiled side ran plain
+    for routed in (False, True):
+        subjects = calls._tiny_subjects(routed)
+        assert subjects["pos"](3.0, 4.0) == 5.0 and subjects["kw"](3.0, 4.0, scale=2.0) == 10.0
+        assert math.isclose(subjects["method"].length(4.0), 5.0)
+        assert calls._compiled(subjects["method"]) is type(subjects["method"]).length

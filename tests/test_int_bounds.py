@@ -1,0 +1,183 @@
+"""Python ints are exact in compiled code (trace/int_bounds.py, trace/int_counters.py): what
+Python grows past int64 comes out as Python's int, NumPy ints still wrap as NumPy's do, and
+index arithmetic and counters carry no checks. Programs as people write them: factorials,
+binomials, Fibonacci numbers, bit tricks, counters."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same, assert_same_calls
+from test_loop_control import fibonacci
+
+import astcompile
+
+
+def factorial(n):
+    r = 1
+    for i in range(2, n + 1):
+        r *= i
+    return r
+
+
+def binomial(n, k):
+    r = 1
+    for i in range(k):
+        r = r * (n - i) // (i + 1)
+    return r
+
+
+def mask_of(n):
+    m = 0
+    for i in range(n):
+        m |= 1 << i
+    return m
+
+
+def collatz_peak(n):
+    peak = n
+    while n != 1:
+        n = 3 * n + 1 if n % 2 else n // 2
+        peak = max(peak, n)
+    return peak
+
+
+def negated(n, steps):
+    for _ in range(steps):
+        n = -n - 1
+    return abs(n)
+
+
+def scaled_by_thirds(x, k):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * (k / 3)
+    return out
+
+
+def hashed(x, seed):
+    h = seed
+    total = 0.0
+    for i in range(x.shape[0]):
+        h = h * 1103515245 + 12345
+        total += x[i] * (h % 1000)
+    return total
+
+
+def table(x):
+    out = np.zeros_like(x)
+    r = 1
+    for i in range(x.shape[0]):
+        r *= i + 1
+        out[i] = r % 1000003
+    return out
+
+
+def numpy_wraps(x):
+    r = np.int64(1)
+    for i in range(1, x.shape[0] + 1):
+        r = r * np.int64(i)
+    return r
+
+
+def truncated(x):
+    total = 0
+    for i in range(x.shape[0]):
+        total += int(x[i] * 1e20)
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (factorial, [(5,), (20,), (21,), (25,), (30,), (3,)]),
+        (binomial, [(10, 3), (70, 35), (100, 50), (8, 4)]),
+        (fibonacci, [(10,), (92,), (93,), (150,)]),
+        (mask_of, [(10,), (63,), (64,), (100,)]),
+        (collatz_peak, [(27,), (2**60 + 1,), (7,)]),
+        (negated, [(5, 3), (-(2**63), 2), (-(2**63), 1), (2**62, 1)]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_python_ints_grow_as_in_python(fn, calls, backend):
+    assert_same_calls(fn, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_true_division_is_correctly_rounded(backend):
+    x = np.ones(3)
+    calls = [(x, 7), (x, 2**60 + 32), (x, -(2**62) + 3), (x, 2**53 + 1)]
+    assert_same_calls(scaled_by_thirds, calls, backend=backend)
+    k = 2**60 + 32  # converted to float first, then divided, it rounds twice: one ulp off
+    assert (k / 3) != float(k) / 3
+    compiled = astcompile.compile(scaled_by_thirds, backend=backend)
+    assert [compiled(x, v)[0] for _, v in calls] == [v / 3 for _, v in calls]  # bit for bit
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ints_outgrowing_int64_in_loops_that_store(backend):
+    x = np.arange(1.0, 41.0)
+    assert_same(table, x, backend=backend)  # the loop stays Python: it stores, then overflows
+    assert_same_calls(hashed, [(x, 1), (x, 2**40)], backend=backend)
+    assert_same(truncated, np.array([0.5, 3.0, -7.25]), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_ints_still_wrap(backend):
+    with np.errstate(over="ignore"):
+        assert_same(numpy_wraps, np.zeros(25), backend=backend)
+
+
+def stencil(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0] - 1):
+        out[i] = x[i - 1] - 2.0 * x[i] + x[i + 1]
+    return out
+
+
+def count_positive(x, out):
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out[k] = x[i]
+            k += 1
+    return k
+
+
+def iterations(values, tol):
+    out = np.empty_like(values)
+    for i in range(values.shape[0]):
+        guess, it = values[i], 0
+        while abs(guess * guess - values[i]) > tol and it < 50:
+            guess = 0.5 * (guess + values[i] / guess)
+            it += 1
+        out[i] = it
+    return out
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (stencil, (np.arange(10.0),)),
+        (count_positive, (np.array([1.0, -2.0, 3.0, 0.5]), np.zeros(4))),
+        (iterations, (np.array([2.0, 9.0, 1e6]), 1e-9)),
+    ],
+    ids=["stencil", "counter", "while-counter"],
+)
+def test_indices_and_counters_need_no_check(fn, args):
+    assert_same(fn, *args, backend="c")
+    output = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
+    assert output.graph_break_count == 0, output
+    assert all("check()" not in str(g) for g in output.graphs), output.graphs
+
+
+def test_a_checked_product_runs_compiled_until_it_overflows():
+    compiled = astcompile.compile(factorial, backend="c")
+    assert compiled(20) == math.factorial(20)
+    (region,) = compiled.regions
+    assert region.stats.eager_calls == 0 and region.stats.compiled_calls == 1
+    assert compiled(26) == math.factorial(26) and region.stats.eager_calls == 1
+    assert astcompile.explain(compiled, 10).graph_break_count == 0
