@@ -15,6 +15,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -85,9 +86,9 @@ def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
 def _len_of(recorder: ReadRecorder, value: Any) -> Any:
     """``len(x)`` of a traced array is its first size, symbolic like ``x.shape[0]``: a new
     length does not recompile (CPython's ``len`` would need an int, and guard the value)."""
-    if isinstance(value, SymArray) and value.ndim:
+    if isinstance(value, SymArray) and value.ndim and not is_runtime(value.node.shape[0]):
         return value.shape[0]
-    return len(value)
+    return len(value)  # a run-time length (a window x[i:i + k]): __len__ says why it breaks
 
 
 _SEE_THROUGH: dict[str, Callable[..., Any]] = {
