@@ -47,7 +47,7 @@ def compiles_to(text: str, code: types.CodeType, module: object = None) -> bool:
         compiled = compile(
             tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True
         )
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, IndexError):
         return False
     found = _find_code(compiled, code.co_name)
     return found is not None and same_code(found, code)

@@ -16,6 +16,7 @@ import os
 import sys
 import tokenize
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,13 @@ class FunctionSource:
     moved: bool = False  # found away from where ``fn``'s code says: the file changed above it
 
 
+#: Sources that came with a pickle (``frontend/carried.py``), by code object: a function that
+#: was read in another process has no file here to read. Each was checked against its code.
+carried_sources: weakref.WeakKeyDictionary[types.CodeType, FunctionSource] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def function_source(fn: Callable) -> FunctionSource:
     """The source of ``fn`` (through bound, static and class methods), or NoSourceError.
 
@@ -55,6 +63,9 @@ def function_source(fn: Callable) -> FunctionSource:
     if not isinstance(raw, types.FunctionType):
         raise NoSourceError(f"{label} is not a Python function (got {type(raw).__name__})")
     code = raw.__code__
+    carried = carried_sources.get(code)
+    if carried is not None:
+        return carried
     filename = inspect.getsourcefile(raw) or code.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)

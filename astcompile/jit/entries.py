@@ -7,7 +7,6 @@ exactly their guards inline: the per-call cost of a compiled region on small arr
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -235,18 +234,23 @@ def _is_leaf_key(k: Any) -> bool:
     )
 
 
-def _dim_source(d: Any, leaf_names: list[str]) -> str:
+def dim_source(
+    d: Any, leaf_names: list[str], shape: Callable[[str], str] = G.KeyChecks.shape
+) -> str:
+    """A size as Python over the leaves' shapes (``shape(name)`` names a leaf's shape)."""
     if isinstance(d, int):
         return str(d)
     if d.op is DimOp.SYM:
         leaf, axis = d.source
-        return f"{G.KeyChecks.shape(leaf_names[leaf])}[{axis}]"
-    a, b = (_dim_source(x, leaf_names) for x in d.args)
+        return f"{shape(leaf_names[leaf])}[{axis}]"
+    a, b = (dim_source(x, leaf_names, shape) for x in d.args)
     return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
 
 
 def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
-    return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
+    return (
+        f"{dim_source(guard.lhs, leaf_names)} {guard.rel.value} {dim_source(guard.rhs, leaf_names)}"
+    )
 
 
 def specialised_guards(
@@ -341,11 +345,11 @@ def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, i
 
 def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.codegen.fastplan import NoFastPlan, dim_plan
-    from astcompile.runtime.fastcall_program import assemble
+    from astcompile.runtime.fastcall_program import assemble, global_reads
 
     parts = getattr(entry.run, "parts", None)
     plan = getattr(parts, "fast", None)
-    reads = _global_reads(entry.reads, root)
+    reads = global_reads(entry.reads, root)
     if plan is None or not entry.plain or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
@@ -362,39 +366,3 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
     return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
-
-
-def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
-    """The reads as ``(scope, name, kind, expected)``, ``scope[name]`` being a dict look-up
-    (the globals of the user's function or of a callee, ``np``, a module constant; a plain
-    module's ``__dict__``: ``np.sum``) or ``(function, "__code__", ...)``; else None. Each
-    scope is a constant: the function or module it belongs to is checked by identity first."""
-    found = []
-    held: dict[tuple, Any] = {(("fn",),): root}  # path -> the object checked to be there
-    for read in reads:
-        kind, expected = read.kind, read.expected
-        if kind is R.ReadKind.SAME:  # the object at another path, held by identity there
-            if read.expected not in held:
-                return None
-            kind, expected = R.ReadKind.IDENTITY, held[read.expected]
-        place = _place(read.path, held)
-        if place is None:
-            return None
-        found.append((*place, kind.value, expected))
-        if kind is R.ReadKind.IDENTITY:
-            held[read.path] = expected
-    return found
-
-
-def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is held
-    step = path[-1]
-    if step == ("code",):
-        owner = held.get(path[:-1])
-        return (owner, "__code__") if type(owner) is types.FunctionType else None
-    if step[0] == "item" and path[-2:-1] == (("gdict",),) and type(step[1]) is str:
-        owner = held.get(path[:-2])
-        return (owner.__globals__, step[1]) if type(owner) is types.FunctionType else None
-    owner = held.get(path[:-1])
-    if step[0] == "attr" and type(owner) is types.ModuleType and step[1] in vars(owner):
-        return vars(owner), step[1]
-    return None
