@@ -47,12 +47,28 @@ def test_the_traced_view_is_numpy_everywhere_else():
 
     view = seen_while_tracing(np)
     assert isinstance(view, TracedNumpy)
-    assert view.float64 is np.float64 and view.random is np.random and view.sin is np.sin
+    assert view.float64 is np.float64 and view.sin is np.sin and view.linalg.norm is np.linalg.norm
     assert view.array is not np.array and view.array.real is np.array
     assert untraced(view.array) is np.array and untraced(view) is np
+    assert untraced(view.random) is np.random
     import math
 
-    assert seen_while_tracing(math) is math
+    assert seen_while_tracing(math).sqrt is math.sqrt
+
+
+def test_functions_with_side_effects_break_however_they_are_reached():
+    """``r = np.random; r.rand(3)``, ``self.clock = time``: the module's view refuses what the
+    callee analysis refuses a call by name (frontend/callees.py)."""
+    import time
+
+    from astcompile.trace.context import TraceBreak
+    from astcompile.trace.numpy_module import seen_while_tracing, untraced
+
+    for module, name in ((np.random, "rand"), (np, "save"), (time, "perf_counter")):
+        refused = getattr(seen_while_tracing(module), name)
+        assert untraced(refused) is getattr(module, name)
+        with pytest.raises(TraceBreak, match=r"side effects|unknown function|not a NumPy"):
+            refused(3)
 
 
 def hands_out_numpy(x):

@@ -339,8 +339,8 @@ class CompiledFunction:
                 self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
-        filename = exc.loc.filename if exc.loc else "<unknown>"
-        line = exc.loc.line if exc.loc else 0
+        filename = exc.origin.filename if exc.origin else "<unknown>"
+        line = exc.origin.line if exc.origin else 0
         source_line = linecache.getline(filename, line).strip()
         graph_break = GraphBreak(
             exc.reason.code,

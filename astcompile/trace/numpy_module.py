@@ -15,6 +15,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from astcompile.trace.stand_ins import Refused, refused_or_itself
+
 
 class Routed:
     """``np.array`` and friends as traced code calls them; leaving a region, it is NumPy's."""
@@ -33,37 +35,58 @@ class Routed:
         return f"<{self.real.__name__}, as traced code calls it>"
 
 
-class TracedNumpy:
-    """``numpy`` with ``array``, ``zeros``, ``arange``... calling the tracer's creation."""
+class TracedModule:
+    """A library module as traced code sees it: its submodules seen the same way, and each
+    function the callee analysis would not let a call by name reach (``np.random.rand``,
+    ``time.time``: frontend/callees.py) a trace break when called, however the code reached
+    it (``r = np.random; r.rand(3)``, ``self.clock = time``)."""
 
-    __slots__ = ("_numpy", "_routed")
+    __slots__ = ("_module", "_seen")
 
-    def __init__(self, numpy: types.ModuleType) -> None:
-        self._numpy = numpy
-        self._routed: dict[str, Routed] = {}
+    def __init__(self, module: types.ModuleType) -> None:
+        self._module = module
+        self._seen: dict[str, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
-        from astcompile.trace.numpy_api import CREATION
+        seen = self._seen.get(name)
+        if seen is None:
+            seen = self._seen[name] = self._attribute(name, getattr(self._module, name))
+        return seen
 
-        real = getattr(self._numpy, name)
-        if not callable(real) or real not in CREATION:
+    def _attribute(self, name: str, real: Any) -> Any:
+        if isinstance(real, types.ModuleType):
+            return seen_while_tracing(real)
+        if isinstance(real, type):
             return real
-        routed = self._routed.get(name)
-        if routed is None:
-            routed = self._routed[name] = Routed(real)
-        return routed
+        return refused_or_itself(real, f"{self._module.__name__}.{name}")
 
     def __repr__(self) -> str:
-        return f"<numpy, as traced code sees it: {self._numpy!r}>"
+        return f"<{self._module.__name__}, as traced code sees it>"
+
+
+class TracedNumpy(TracedModule):
+    """``numpy`` with ``array``, ``zeros``, ``arange``... calling the tracer's creation."""
+
+    __slots__ = ()
+
+    def _attribute(self, name: str, real: Any) -> Any:
+        from astcompile.trace.numpy_api import CREATION
+
+        if callable(real) and not isinstance(real, type) and real in CREATION:
+            return Routed(real)
+        return super()._attribute(name, real)
 
 
 def untraced(value: Any) -> Any:
-    """What a value that leaves a region is to the user: NumPy's own module or function."""
-    if isinstance(value, TracedNumpy):
-        return value._numpy
-    return value.real if isinstance(value, Routed) else value
+    """What a value that leaves a region is to the user: the module or function itself."""
+    if isinstance(value, TracedModule):
+        return value._module
+    return value.__wrapped__ if isinstance(value, (Routed, Refused)) else value
 
 
 def seen_while_tracing(module: types.ModuleType) -> Any:
-    """What traced code gets for ``module``: numpy's tracing view, any other module itself."""
-    return TracedNumpy(module) if module.__name__ == "numpy" else module
+    """What traced code gets for a library ``module``: numpy's tracing view, or the view that
+    keeps its side-effect functions from running (the compiler's own modules: themselves)."""
+    if module.__name__.split(".")[0] == "astcompile":
+        return module
+    return TracedNumpy(module) if module.__name__.split(".")[0] == "numpy" else TracedModule(module)

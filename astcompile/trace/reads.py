@@ -27,11 +27,12 @@ import re
 import sys
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from astcompile import registry
+from astcompile.frontend.methods import called_object
 from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
@@ -45,6 +46,9 @@ from astcompile.trace.stand_ins import (
     RecordingGlobals,
     is_read_stand_in,
 )
+
+if TYPE_CHECKING:
+    from astcompile.frontend.callees import CalleeVerdict
 
 _MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
 _VALUE_TYPES = (
@@ -119,9 +123,9 @@ class ReadRecorder:
             self.record(Read(path, ReadKind.SAME, known[0]))
             self._seen[path] = known[1]
             return known[1]
-        why = passed_in_problem(path, value)
-        if why is not None:
-            seen = _refused(self, path, value, why)
+        refused = _refusal(value)
+        if refused is not None:
+            seen = _refused(self, path, value, refused)
         else:
             seen = next(handler for applies, handler in _RULES if applies(value))(self, path, value)
         self._seen[path] = seen
@@ -234,34 +238,26 @@ def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     )
 
 
-def passed_in_problem(path: Path, value: Any) -> str | None:
-    """Why the trace may not call ``value``, a function passed in as a region's argument
-    (``def f(x, op=np.add)``: ``op(x, 1)`` is graph-able in the source, frontend/analysis.py),
-    or None when it may: NumPy, math and safe builtins, ``allow_in_graph`` functions, and
-    user functions whose whole body is graph-able (inlined, as a call by name would be)."""
-    if len(path) != 1 or path[0][0] != "arg" or not callable(value) or isinstance(value, type):
+def _refusal(value: Any) -> CalleeVerdict | None:
+    """Why the trace may not call ``value``, a callable the region read (an argument, an
+    attribute, an item, a global or a cell of a callee), or None when it may: the verdict of
+    the one callee analysis (frontend/callees.py), which a call by name gets too. A callable
+    object of the user's is read like any object: its ``__call__`` is judged when called."""
+    if isinstance(value, type) or not callable(value) or is_read_stand_in(value):
         return None
-    from astcompile.frontend.analysis import CallKind
-    from astcompile.frontend.resolve import RuntimeResolver
+    from astcompile.frontend.callees import judge
 
-    kind = RuntimeResolver(passed_in_problem).classify_object(value)
-    if kind in (CallKind.GRAPHABLE, CallKind.INLINE_USER):
-        return None
-    return _CALLEE_PROBLEMS.get(kind.value, "not a NumPy, math or graph-able user function")
-
-
-_CALLEE_PROBLEMS = {
-    "side_effect": "a function with side effects",
-    "break_user": "a user function with graph breaks or loops",
-    "disabled": "marked astcompile.disable",
-    "disallowed": "marked disallow_in_graph",
-    "graph_break": "astcompile.graph_break",
-}
+    if type(value) is not functools.partial and not registry.is_compiled(value):
+        called = called_object(value)
+        if called is not None and _is_user_function(called):
+            return None
+    verdict = judge(value)
+    return None if verdict.traceable else verdict
 
 
-def _refused(recorder: ReadRecorder, path: Path, value: Any, why: str) -> Any:
+def _refused(recorder: ReadRecorder, path: Path, value: Any, verdict: CalleeVerdict) -> Any:
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    stand_in = PassedCallee(value, path, recorder, why)
+    stand_in = PassedCallee(value, path, recorder, verdict)
     recorder.note_argument(path, value, stand_in)
     return stand_in
 

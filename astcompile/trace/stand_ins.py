@@ -13,8 +13,9 @@ import builtins
 import functools
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from astcompile.ir.graph import Loc
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -45,7 +46,7 @@ class RecordingGlobals(dict):
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
             if name in _SEE_THROUGH:
                 return functools.partial(_SEE_THROUGH[name], self._recorder)
-            raise
+            return _builtin(dict.__getitem__(self, "__builtins__"), name)
         return self._recorder.see(self._path + (("item", name),), value)
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -53,6 +54,37 @@ class RecordingGlobals(dict):
             return self[name]
         except KeyError:
             return default
+
+
+def _builtin(scope: Any, name: str) -> Any:
+    """A builtin the code names, where the callee analysis lets the trace call it; ``print``
+    reached through a local (``log = print``) is a trace break when called."""
+    scope = vars(scope) if isinstance(scope, types.ModuleType) else scope
+    value = scope[name]  # KeyError: CPython raises NameError
+    return value if isinstance(value, type) else refused_or_itself(value, name)
+
+
+def refused_or_itself(value: Any, label: str) -> Any:
+    """``value``, or a :class:`Refused` stand-in where the one callee analysis
+    (frontend/callees.py) does not let the trace call it."""
+    if not callable(value):
+        return value
+    from astcompile.frontend.callees import judge
+
+    verdict = judge(value)
+    return value if verdict.traceable else Refused(value, label, verdict)
+
+
+class Refused:
+    """A callable traced code reached but must not run: calling it breaks the trace."""
+
+    __slots__ = ("__wrapped__", "label", "verdict")
+
+    def __init__(self, real: Callable, label: str, verdict: Any) -> None:
+        self.__wrapped__, self.label, self.verdict = real, label, verdict
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        refuse_call(self.label, self.verdict)
 
 
 def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
@@ -237,23 +269,43 @@ class ClassRead(ObjectRead):
 
 
 class PassedCallee(ObjectRead):
-    """A function passed in as an argument that the trace must not run (``print``, a user
-    function with graph breaks, a callable object): seen by identity, and a call of it is a
-    trace break, so the region runs as Python and calls it there."""
+    """A callable the region read that the trace must not run (``print``, ``np.random.rand``,
+    a user function with side effects or graph breaks: frontend/callees.py): seen by identity,
+    and a call of it is a trace break, so the region runs as Python and calls it there. The
+    break is reported at the callee's own line, where its analysis found one."""
 
-    __slots__ = ("_ac_why",)
+    __slots__ = ("_ac_verdict",)
 
-    def __init__(self, target: Any, path: Path, recorder: ReadRecorder, why: str) -> None:
+    def __init__(self, target: Any, path: Path, recorder: ReadRecorder, verdict: Any) -> None:
         super().__init__(target, path, recorder)
-        object.__setattr__(self, "_ac_why", why)
+        object.__setattr__(self, "_ac_verdict", verdict)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _, path, recorder = _parts(self)
-        raise TraceBreak(
-            TraceReason.PASSED_CALLEE,
-            f"{describe(path, recorder.names)} is {object.__getattribute__(self, '_ac_why')}; "
-            "the region runs as Python",
-        )
+        refuse_call(describe(path, recorder.names), object.__getattribute__(self, "_ac_verdict"))
+
+
+def refuse_call(label: str, verdict: Any) -> NoReturn:
+    """The trace break for a call of a callee the trace must not run (a ``CalleeVerdict``),
+    reported at the callee's own first break where its analysis found one."""
+    first = verdict.first_break
+    origin = Loc(first.filename, first.line) if first is not None else None
+    detail = f"{label} is {verdict.describe()}; the region runs as Python"
+    raise _CALLEE_BREAKS.get(verdict.kind.value, _unknown_callee)(detail, origin)
+
+
+def _unknown_callee(detail: str, origin: Loc | None) -> TraceBreak:
+    return TraceBreak(TraceReason.PASSED_CALLEE, detail, origin=origin)
+
+
+#: The break for a refused callee, by its call kind (a ``CallKind`` value).
+_CALLEE_BREAKS: dict[str, Callable[[str, Loc | None], TraceBreak]] = {
+    "side_effect": lambda d, o: TraceBreak(TraceReason.CALLEE_SIDE_EFFECT, d, origin=o),
+    "break_user": lambda d, o: TraceBreak(TraceReason.CALLEE_WITH_BREAKS, d, origin=o),
+    "disabled": lambda d, o: TraceBreak(TraceReason.CALLEE_DISABLED, d, origin=o),
+    "disallowed": lambda d, o: TraceBreak(TraceReason.CALLEE_DISALLOWED, d, origin=o),
+    "graph_break": lambda d, o: TraceBreak(TraceReason.CALLEE_EXPLICIT_BREAK, d, origin=o),
+}
 
 
 def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:
