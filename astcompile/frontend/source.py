@@ -53,7 +53,84 @@ def function_source(fn: Callable) -> FunctionSource:
     filename = inspect.getsourcefile(raw) or raw.__code__.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
+    if raw.__code__.co_name == "<lambda>":
+        return lambda_source(raw, filename)
     return _from_block(lines, max(first_line, 1), filename, raw, raw.__code__.co_name)
+
+
+#: The ``def`` name a lambda's source is given (a lambda's code is named ``<lambda>``).
+LAMBDA_DEF = "__ac_lambda"
+
+
+def def_name(fn: types.FunctionType) -> str:
+    """The name of the ``def`` in ``fn``'s source (:func:`lambda_source` names a lambda's)."""
+    name = fn.__code__.co_name
+    return LAMBDA_DEF if name == "<lambda>" else name
+
+
+def lambda_source(fn: types.FunctionType, filename: str) -> FunctionSource:
+    """A lambda as ``def __ac_lambda(params): return (body)`` on the lambda's own line, when
+    that line of the file holds this one lambda and the def compiles to the lambda's code
+    (anything else: NoSourceError, and it runs as it is)."""
+    code = fn.__code__
+    text = "".join(linecache.getlines(code.co_filename, fn.__globals__))
+    try:
+        lambdas = [
+            node
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+        ]
+    except (SyntaxError, ValueError) as exc:
+        raise NoSourceError(f"cannot parse {filename}: {exc}") from None
+    where = f"line {code.co_firstlineno} of {filename}"
+    if len(lambdas) != 1:
+        raise NoSourceError(f"{where} holds {len(lambdas)} lambdas; give this one a def")
+    node = lambdas[0]
+    head = _segment(text, node.lineno, node.col_offset, node.body.lineno, node.body.col_offset)
+    params = head.strip()[len("lambda") :].removesuffix(":").strip()
+    body = ast.get_source_segment(text, node.body)
+    source = f"def {LAMBDA_DEF}({params}): return ({body})\n"
+    if not _same_code(_compiled_def(source, fn), code):
+        raise NoSourceError(f"the lambda on {where} is not the code that runs")
+    return FunctionSource(fn, "<lambda>", filename, node.lineno, source, 0)
+
+
+def _segment(text: str, line: int, col: int, end_line: int, end_col: int) -> str:
+    """The text between two ``ast`` positions (columns are UTF-8 byte offsets)."""
+    lines = text.splitlines(keepends=True)[line - 1 : end_line]
+    encoded = [x.encode() for x in lines]
+    if len(encoded) == 1:
+        return encoded[0][col:end_col].decode()
+    middle = b"".join(encoded[1:-1])
+    return (encoded[0][col:] + middle + encoded[-1][:end_col]).decode()
+
+
+def _compiled_def(source: str, fn: types.FunctionType) -> types.CodeType | None:
+    """The code of the def in ``source``, compiled as in ``fn``'s module: a name its module
+    imported is loaded as an attribute, not a method, by CPython 3.11+ (``np.maximum``)."""
+    imported = [n for n, v in fn.__globals__.items() if isinstance(v, types.ModuleType)]
+    head = "".join(f"import {n}\n" for n in imported if n.isidentifier())
+    try:
+        module = compile(head + source, "<lambda>", "exec")
+    except SyntaxError:
+        return None
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def _same_code(made: types.CodeType | None, code: types.CodeType) -> bool:
+    """Whether ``made`` runs what ``code`` runs: instructions, names, constants (nested code
+    compared the same way); names of the code objects and line numbers aside."""
+    if made is None:
+        return False
+    fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount")
+    if any(getattr(made, f) != getattr(code, f) for f in fields):
+        return False
+    if len(made.co_consts) != len(code.co_consts):
+        return False
+    return all(
+        _same_code(a, b) if isinstance(b, types.CodeType) else repr(a) == repr(b)
+        for a, b in zip(made.co_consts, code.co_consts)
+    )
 
 
 def _def_lines(raw: types.FunctionType) -> tuple[list[str], int]:

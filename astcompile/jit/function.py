@@ -276,8 +276,13 @@ class CompiledFunction:
 
         try:
             analysis = pipeline.analyse(self).analysis
-        except NoSourceError:
-            return
+        except NoSourceError as exc:  # nothing of it can be a graph: GB001
+            code = getattr(self.fn, "__code__", None)
+            where = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
+            detail = f"{BreakReason.NO_SOURCE.format(name=self.name)} ({exc})"
+            raise GraphBreakError(
+                self.name, [GraphBreak(BreakReason.NO_SOURCE, detail, *where, 1, "", self.name)]
+            ) from None
         certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
         if certain:
             raise GraphBreakError(self.name, certain)
