@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
@@ -10,7 +11,7 @@ from typing import Any, TypeVar, overload
 from astcompile import registry
 from astcompile.backends import check_backend_name
 from astcompile.device import device as device
-from astcompile.jit import callables, dispatch
+from astcompile.jit import dispatch
 from astcompile.jit.frozen import FrozenMiss, frozen
 from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import forksafe, timing
@@ -89,10 +90,14 @@ def compile(
         raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
     if registry.disable_mode(fn) is not None:
         return fn  # disable wins, as in torch.compile: compiling its wrapper would compile fn
-    options = {"fullgraph": fullgraph, "backend": backend, "dynamic": dynamic, "mode": mode}
-    form = callables.compiled_form(fn, functools.partial(compile, **options, signatures=signatures))
-    if form is not None:  # a bound method, a callable object, a partial (jit/callables.py)
-        return form
+    if not isinstance(fn, types.FunctionType):  # a bound method, a callable object, a partial
+        from astcompile.jit import callables
+
+        options = {"fullgraph": fullgraph, "backend": backend, "dynamic": dynamic, "mode": mode}
+        make = functools.partial(compile, **options, signatures=signatures)
+        form = callables.compiled_form(fn, make)
+        if form is not None:
+            return form
     if registry.is_compiled(fn):
         fn = fn.__wrapped__
     compiled = CompiledFunction(

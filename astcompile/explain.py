@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from astcompile.jit import dispatch, region_tiering, telemetry
-from astcompile.jit.callables import explained_call
 from astcompile.jit.function import CompiledFunction
 
 #: Warn in ``str(explain(...))`` when eager segments take more than this share of the call.
@@ -85,6 +84,8 @@ class ExplainOutput:
 
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
     """Compile ``fn`` afresh, run it on the arguments, and report what happened."""
+    from astcompile.jit.callables import explained_call
+
     original, args, kwargs, made = explained_call(fn, args, kwargs)  # methods, partials...
     options = {}
     if isinstance(made, CompiledFunction):

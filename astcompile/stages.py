@@ -145,8 +145,7 @@ def rewrite(work: FunctionWork) -> None:
 
 def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
-    from astcompile.frontend.source import def_name
-    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
+    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite

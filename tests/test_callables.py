@@ -277,3 +277,41 @@ def test_explain_of_a_method_decorated_in_its_class():
     assert_same_value(out.out, X * 3.0)
     model.k = 4.0
     assert_same_value(model.forward(X), X * 4.0)
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    @astcompile.compile
+    def __call__(self, x):
+        return x * self.k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_callable_object_compiled_in_its_class(backend):
+    layer = Scaled(2.0)
+    compiled = astcompile.compile(layer, backend=backend)
+    assert_same_value(compiled(X), X * 2.0)
+    layer.k = 3.0
+    assert_same_value(compiled(X), X * 3.0)
+    compiled_regions(compiled, X)
+
+    def twice(layer, x):
+        return layer(layer(x))
+
+    assert_same_value(astcompile.compile(twice, backend=backend)(layer, X), X * 9.0)
+    compiled_regions(astcompile.compile(twice, backend=backend), layer, X)
+
+
+def test_a_compiled_partial_is_a_partial_and_compiles_again():
+    model = Linear(2.0)
+    p = functools.partial(model.forward)
+    compiled = astcompile.compile(p)
+    assert type(compiled) is functools.partial and compiled.keywords is p.keywords
+    assert_same_value(compiled(X), model.forward(X))
+    again = astcompile.compile(compiled, backend="eager")
+    assert again.func.__func__.backend_name == "eager"
+    model.w = 5.0
+    assert_same_value(again(X), model.forward(X))
+    compiled_regions(again, X)

@@ -362,3 +362,23 @@ def test_check_reports_a_method_with_side_effects(tmp_path):
     report = check_file(str(path))
     assert [(b.line, b.code) for b in report.breaks] == [(7, "GB003")]
     assert "self.mask() has graph breaks" in report.breaks[0].detail
+
+
+@astcompile.compile
+def compiled_gelu(x):
+    return gelu(x)
+
+
+@astcompile.compile
+def compiled_jitter(x):
+    return jitter(x)
+
+
+def test_a_compiled_function_on_an_attribute_is_inlined_or_called():
+    block = Block(compiled_gelu)
+    compiled = astcompile.compile(Block.by_attribute)
+    out = astcompile.explain(compiled, block, X)
+    assert (out.graph_break_count, out.graph_count) == (0, 1)
+    assert_same_value(out.out, block.by_attribute(X))
+    block.act = compiled_jitter
+    same_with_seed(lambda x: compiled(block, x), block.by_attribute, X)

@@ -19,7 +19,7 @@ import ast
 import types
 from collections.abc import Callable
 
-from astcompile.frontend.source import def_name
+from astcompile.frontend.spec import def_name
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 

@@ -22,13 +22,14 @@ _ACCESSORS = frozenset(("property", "cached_property", "setter", "getter", "dele
 
 def called_object(obj: Any) -> Any | None:
     """What a call of ``obj`` runs when that is another object: a partial's function, a
-    callable object's ``__call__`` (looked up on its class, as Python does); None otherwise."""
+    callable object's ``__call__`` (looked up on its class, as Python does: a function, or a
+    compiled one); None otherwise."""
     if type(obj) is functools.partial:
         return obj.func
     if isinstance(obj, (type, types.FunctionType, types.MethodType, types.BuiltinFunctionType)):
         return None
     call = class_call(type(obj))
-    return call if isinstance(call, types.FunctionType) else None
+    return call if isinstance(call, types.FunctionType) or registry.is_compiled(call) else None
 
 
 def class_call(cls: type) -> Any:

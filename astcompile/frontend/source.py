@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from astcompile.errors import NoSourceError
+from astcompile.frontend.spec import LAMBDA_DEF
 
 
 @dataclass(frozen=True)
@@ -56,16 +57,6 @@ def function_source(fn: Callable) -> FunctionSource:
     if raw.__code__.co_name == "<lambda>":
         return lambda_source(raw, filename)
     return _from_block(lines, max(first_line, 1), filename, raw, raw.__code__.co_name)
-
-
-#: The ``def`` name a lambda's source is given (a lambda's code is named ``<lambda>``).
-LAMBDA_DEF = "__ac_lambda"
-
-
-def def_name(fn: types.FunctionType) -> str:
-    """The name of the ``def`` in ``fn``'s source (:func:`lambda_source` names a lambda's)."""
-    name = fn.__code__.co_name
-    return LAMBDA_DEF if name == "<lambda>" else name
 
 
 def lambda_source(fn: types.FunctionType, filename: str) -> FunctionSource:

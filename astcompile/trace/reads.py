@@ -209,11 +209,20 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
-    if not _is_user_function(value.__func__):  # a library's method: its state is hidden
+    func = value.__func__
+    if not (_is_user_function(func) or registry.is_compiled(func)):  # a library's: hidden state
         return _builtin_method(recorder, path, value)
     func = recorder.see(path + (("func",),), value.__func__)
     owner = recorder.see(path + (("self",),), value.__self__)
     return types.MethodType(func, owner)
+
+
+def _compiled(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A compiled function (``self.h = astcompile.compile(h)``, a ``__call__`` compiled in its
+    class) that the callee analysis lets the trace inline: the same compiled function at every
+    call, and its function's body traced like any user function's."""
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return recorder.see(path + (("attr", "__wrapped__"),), value.__wrapped__)
 
 
 def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> Any:
@@ -335,6 +344,13 @@ def _is_user_function(value: Any) -> bool:
     return not _is_library(value)
 
 
+def _is_compiled_user_function(value: Any) -> bool:
+    """A compiled function of the user's itself (a bound method of one is a method)."""
+    if type(value) is types.MethodType or not registry.is_compiled(value):
+        return False
+    return _is_user_function(getattr(value, "__wrapped__", None))
+
+
 def _is_library_callable(value: Any) -> bool:
     """Functions and callable objects of libraries (ufuncs, builtins, NumPy's Python
     functions, compiled functions): the trace calls them as they are, guarded by identity."""
@@ -351,6 +367,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, np.ndarray), _subclass),
     (lambda v: type(v) in (tuple, list), _sequence),
     (_is_user_function, _user_function),
+    (_is_compiled_user_function, _compiled),
     (lambda v: type(v) is types.MethodType, _method),
     (lambda v: type(v) is functools.partial, _partial),
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
