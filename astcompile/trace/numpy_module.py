@@ -7,6 +7,11 @@ right-hand side of an ODE, ``return np.array([a * x - b * x * y, d * x * y - c *
 the region ("conversion to a concrete array"). A traced read of ``numpy`` (a global or closure
 cell that is the module) therefore sees this view of it: the creation functions route through
 ``ac_create``, every other attribute is NumPy's own object.
+
+Every library module is seen through such a view (:class:`TracedModule`), so that a function
+the callee analysis would refuse a call by name (``np.random.rand``, ``time.perf_counter``)
+is refused however traced code reached it: through a local alias (``r = np.random``), an
+attribute (``self.clock = time``) or a submodule.
 """
 
 from __future__ import annotations
