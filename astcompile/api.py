@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
@@ -90,6 +91,14 @@ def compile(
         raise TypeError(f"astcompile.compile expects a function, got {type(fn).__name__}")
     if registry.disable_mode(fn) is not None:
         return fn  # disable wins, as in torch.compile: compiling its wrapper would compile fn
+    if not isinstance(fn, types.FunctionType):  # a bound method, a callable object, a partial
+        from astcompile.jit import callables
+
+        options = {"fullgraph": fullgraph, "backend": backend, "dynamic": dynamic, "mode": mode}
+        make = functools.partial(compile, **options, signatures=signatures)
+        form = callables.compiled_form(fn, make)
+        if form is not None:
+            return form
     if registry.is_compiled(fn):
         fn = fn.__wrapped__
     compiled = CompiledFunction(

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from astcompile import registry
 from astcompile.jit import dispatch, region_tiering, telemetry
 from astcompile.jit.function import CompiledFunction
 
@@ -90,17 +89,19 @@ class ExplainOutput:
 
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
     """Compile ``fn`` afresh, run it on the arguments, and report what happened."""
-    original = fn.__wrapped__ if registry.is_compiled(fn) else fn
+    from astcompile.jit.callables import explained_call
+
+    original, args, kwargs, made = explained_call(fn, args, kwargs)  # methods, partials...
     options = {}
-    if isinstance(fn, CompiledFunction):
-        options = {"fullgraph": fn.fullgraph, "backend": fn.backend_name}
+    if isinstance(made, CompiledFunction):
+        options = {"fullgraph": made.fullgraph, "backend": made.backend_name}
     compiled = CompiledFunction(original, **options)
     with dispatch.fresh_cache(), telemetry.Recorder() as recorder:
         out = compiled(*args, **kwargs)
     summary = _summarise(recorder, out)
     summary.targets = region_targets(compiled)
-    if isinstance(fn, CompiledFunction):
-        summary.performance += performance_notes(fn, recorder)
+    if isinstance(made, CompiledFunction):
+        summary.performance += performance_notes(made, recorder)
     return summary
 
 

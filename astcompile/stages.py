@@ -148,7 +148,7 @@ def rewrite(work: FunctionWork) -> None:
 
 def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
-    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
+    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
@@ -163,7 +163,7 @@ def materialise(work: FunctionWork) -> None:
         )
         free[spec.name] = region = owner.new_region(spec, body)
         work.regions.append(region)
-    name = owner.fn.__code__.co_name
+    name = def_name(owner.fn)
     work.impl = build_function(made.source, name, owner.fn, free, made.filename)
 
 

@@ -52,10 +52,28 @@ def test_the_traced_view_is_numpy_everywhere_else():
     view = recorder.see((("fn",), ("gdict",), ("item", "np")), np)
     assert isinstance(view, ModuleRead)
     assert view.float64 is np.float64 and view.sin is np.sin
-    assert isinstance(view.random, ModuleRead) and view.random.rand == np.random.rand
+    assert isinstance(view.random, ModuleRead) and untraced(view.random.rand) is np.random.rand
     assert view.array is not np.array and view.array.real is np.array
     assert untraced(view.array) is np.array and untraced(view) is np
     assert recorder.see((("fn",), ("gdict",), ("item", "math")), math).sqrt is math.sqrt
+
+
+def test_functions_with_side_effects_break_however_they_are_reached():
+    """``r = np.random; r.rand(3)``, ``self.clock = time``: a library module's attributes are
+    refused where the callee analysis refuses a call by name (frontend/callees.py)."""
+    import time
+
+    from astcompile.trace.context import TraceBreak
+    from astcompile.trace.library_modules import untraced
+    from astcompile.trace.reads import ReadRecorder
+
+    recorder = ReadRecorder(lambda value, name: value, (), ())
+    for module, name in ((np.random, "rand"), (np, "save"), (time, "perf_counter")):
+        view = recorder.see((("fn",), ("gdict",), ("item", module.__name__)), module)
+        refused = getattr(view, name)
+        assert untraced(refused) is getattr(module, name)
+        with pytest.raises(TraceBreak, match=r"side effects|unknown function|not a NumPy"):
+            refused(3)
 
 
 def hands_out_numpy(x):

@@ -101,8 +101,8 @@ def test_globals_of_a_function_passed_in_are_read_each_call(backend):
     "fn, op, why",
     [
         (apply, print, "op is a function with side effects"),
-        (unary, with_print, "f is a user function with graph breaks"),
-        (unary, with_loop, "f is a user function with graph breaks or loops"),
+        (unary, with_print, "f is with_print(), whose line"),
+        (unary, with_loop, "f is with_loop(), which has a loop"),
     ],
 )
 def test_functions_the_trace_may_not_run_are_called_in_python(capsys, fn, op, why, backend):

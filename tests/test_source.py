@@ -141,17 +141,27 @@ def test_generators_and_coroutines_are_returned():
     assert function_source(coroutine).text.startswith("async def coroutine")
 
 
+PAIR = (lambda x: x + 1, lambda x: x - 1)
+SQUARE = lambda x, k=2: x**k
+
+
 @pytest.mark.parametrize(
     "obj, message",
     [
         (len, "not a Python function"),
-        (lambda x: x, "not defined by a def statement"),
+        (PAIR[0], "holds 2 lambdas"),
         (functools.partial(module_level, 1), "not a Python function"),
     ],
 )
 def test_no_source_errors_are_clear(obj, message):
     with pytest.raises(NoSourceError, match=message):
         function_source(obj)
+
+
+def test_a_lambda_alone_on_its_line_is_a_def_of_its_own():
+    src = function_source(SQUARE)
+    assert src.text == "def __ac_lambda(x, k=2): return (x**k)\n"
+    assert src.def_line == SQUARE.__code__.co_firstlineno and src.name == "<lambda>"
 
 
 def test_exec_defined_function_has_no_source():

@@ -221,7 +221,7 @@ def test_what_a_region_reads_from_an_argument_is_an_input(argument):
 
 
 def test_a_random_generator_is_not_traced():
-    with pytest.raises(TraceBreak, match="method of a Python object"):
+    with pytest.raises(TraceBreak, match=r"g\.normal is a function with side effects"):
         trace(
             lambda x, g: x + g.normal(size=2),
             (np.ones(2), np.random.default_rng(0)),

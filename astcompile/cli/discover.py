@@ -1,7 +1,7 @@
 """Find the compiled functions of a module statically, with the options they are compiled with.
 
 Nothing is imported or executed: the module's ``ast`` is read, and names are qualified through
-its imports (the :class:`~astcompile.frontend.resolve.StaticResolver`'s ``qualify``), so every
+its imports (the static resolver's ``qualify``, frontend/static_resolve.py), so every
 spelling of ``astcompile.compile`` is found::
 
     import astcompile as ac                      from astcompile import compile as jit
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from astcompile.frontend import tables as T
 from astcompile.frontend.analysis import FunctionAnalysis
-from astcompile.frontend.resolve import StaticResolver
 from astcompile.frontend.source import FunctionSource, sources_in_module
+from astcompile.frontend.static_resolve import StaticResolver
 
 #: How a target was found: decorated, wrapped by a module-level call, or reached from one.
 DECORATOR, CALL, CALLEE = "decorator", "call", "callee"

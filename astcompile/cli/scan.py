@@ -2,7 +2,7 @@
 
 Per file: read it, ``ast.parse`` it (a syntax error becomes an ``E999`` problem and the file is
 skipped), find its compiled functions (:mod:`discover`), and run the decorator's own analysis on
-each with a :class:`~astcompile.frontend.resolve.StaticResolver` shared by the whole file, so the
+each with a ``StaticResolver`` (frontend/static_resolve.py) shared by the whole file, so the
 module is parsed by libcst once and each callee's verdict is computed once. A user function with
 breaks that compiled code calls is compiled on its own at run time, so it is checked as well.
 Files that never mention ``astcompile`` cannot compile anything and are only syntax-checked.
@@ -31,8 +31,8 @@ from astcompile.cli.discover import (
 from astcompile.errors import NoSourceError
 from astcompile.frontend.analysis import analyze_function
 from astcompile.frontend.breaks import BreakReason, GraphBreak
-from astcompile.frontend.resolve import StaticResolver
 from astcompile.frontend.source import FunctionSource
+from astcompile.frontend.static_resolve import StaticResolver
 from astcompile.frontend.tree import ModuleTree
 
 #: Below this many files per process, starting processes costs more than it saves.

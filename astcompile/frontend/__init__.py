@@ -4,7 +4,7 @@ Public entry points (used by the API and, without executing user code, by the CL
 
 - ``source.function_source(fn) -> FunctionSource`` (``sources_in_module`` for a file's text)
 - ``analysis.analyze_function(src, resolver, tree=None) -> FunctionAnalysis`` with a
-  ``resolve.RuntimeResolver(fn)`` or ``resolve.StaticResolver(module, filename, tree=...)``;
+  ``resolve.RuntimeResolver(fn)`` or ``static_resolve.StaticResolver(module, filename, ...)``;
   the CLI passes the file's ``tree.ModuleTree`` (parsed once) so no def is parsed again
 - ``rewrite.rewrite_function(src, analysis, all_eager=False) -> RewriteResult``
 - ``materialize.build_function(...)`` turns rewritten source back into a live function that

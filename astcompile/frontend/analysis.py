@@ -158,6 +158,8 @@ class _Checker:
         #: parameters the body never rebinds: a call of one is vetted by the tracer, which
         #: sees the value passed in (trace/reads.py, ``passed_in_problem``)
         self.passed_in = self.params - set(name_sets(fdef.body).writes)
+        params = [*fdef.params.posonly_params, *fdef.params.params]
+        self.receiver = params[0].name.value if params else None  # ``self``/``cls`` of a method
         self.declared = declared_names(fdef)
         self.dynamic = dynamic_locals(fdef)
         self.local_fns = nested.local_functions(fdef)
@@ -288,20 +290,12 @@ class _Checker:
                 reason = R.STAR_ARGS
             found.append(Problem(reason, call, {"callee": self.text(call.func)}))
         for lam in facts.lambdas:
-            found += self._lambda_problems(lam)
+            found += nested.lambda_problems(self, lam)
         for keyword, where, test in facts.dynamic_tests:
             found.append(
                 Problem(R.DATA_DEPENDENT, where, {"keyword": keyword, "test": self.text(test)})
             )
         return found
-
-    def _lambda_problems(self, lam: cst.Lambda) -> list[Problem]:
-        """A bound local lambda is judged like a local def; any other lambda is a break."""
-        local = next((f for f in self.local_fns.values() if f.node is lam), None)
-        if local is None:
-            fields = {"kind": "lambda", "name": "<lambda>", "why": "is created at run time"}
-            return [Problem(R.NESTED_DEF, lam, fields)]
-        return [] if nested.inlinable(self, local) else nested.problems(self, local)
 
     def scope(self, node: nested.Function) -> _Checker:
         """A checker for a local function's body: its own locals over ours; the breaks, call
@@ -326,8 +320,10 @@ class _Checker:
                 kind = CallKind.GRAPHABLE if inline else CallKind.LOCAL_BREAK
             elif dotted in self.passed_in:
                 kind = CallKind.GRAPHABLE  # ``op(x)`` with ``op`` an argument: see __init__
+            elif (method := self._method_kind(dotted)) is not None:
+                kind = method
             elif dotted and dotted.split(".")[0] in self.locals:
-                kind = CallKind.GRAPHABLE if "." in dotted else CallKind.UNKNOWN
+                kind = CallKind.GRAPHABLE  # ``layer(x)``: the trace judges what it holds
             elif dotted is None and isinstance(call.func, cst.Attribute):
                 kind = CallKind.GRAPHABLE  # a method of a computed value: the tracer decides
             else:
@@ -338,6 +334,15 @@ class _Checker:
                 self.breaking.append(call)
             self._kinds[call] = kind
         return self._kinds[call]
+
+    def _method_kind(self, dotted: str | None) -> CallKind | None:
+        """``self.m(...)`` in a method: the resolver judges the class's ``m`` like a function
+        called by name (None where it cannot: the trace then judges what ``self.m`` holds)."""
+        root, _, attr = (dotted or "").partition(".")
+        if not attr or "." in attr or root != self.receiver or root not in self.passed_in:
+            return None
+        classify = getattr(self.resolver, "classify_method", None)
+        return classify(self.src, attr) if classify is not None else None
 
     def breaking_calls(self) -> tuple[str, ...]:
         """Names of the user functions with breaks that this function calls, in source order."""

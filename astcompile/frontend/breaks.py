@@ -196,6 +196,15 @@ class GraphBreak:
         )
 
 
+def no_source(fn: object, name: str, why: Exception) -> GraphBreak:
+    """GB001 for ``fn``, whose source cannot be read (``fullgraph=True`` raises it): at its
+    code's first line where it has code, else nowhere."""
+    code = getattr(fn, "__code__", None)
+    where = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
+    detail = f"{BreakReason.NO_SOURCE.format(name=name)} ({why})"
+    return GraphBreak(BreakReason.NO_SOURCE, detail, *where, 1, "", name)
+
+
 def catalogue_markdown() -> str:
     """The catalogue as a markdown table, so ``docs/graph-breaks.md`` cannot drift from the code."""
     rows = ["| Code | Reason | Fix |", "|---|---|---|"]

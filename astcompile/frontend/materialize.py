@@ -19,6 +19,8 @@ import ast
 import types
 from collections.abc import Callable
 
+from astcompile.frontend.spec import def_name
+
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 
 
@@ -44,7 +46,7 @@ def build_function(
         else template.__closure__[template_free.index(var)]
         for var in code.co_freevars
     )
-    same = name == template.__code__.co_name
+    same = name == def_name(template)
     qualname = template.__code__.co_qualname if same else f"{template.__qualname__}.{name}"
     code = code.replace(co_qualname=qualname)
     function = types.FunctionType(

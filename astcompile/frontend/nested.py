@@ -247,6 +247,15 @@ def problems(checker: Any, lf: LocalFunction) -> list[Problem]:
     return found
 
 
+def lambda_problems(checker: Any, lam: cst.Lambda) -> list[Problem]:
+    """A bound local lambda is judged like a local def; any other lambda is a break."""
+    local = next((f for f in checker.local_fns.values() if f.node is lam), None)
+    if local is None:
+        fields = {"kind": "lambda", "name": "<lambda>", "why": "is created at run time"}
+        return [Problem(R.NESTED_DEF, lam, fields)]
+    return [] if inlinable(checker, local) else problems(checker, local)
+
+
 def report(checker: Any, lf: LocalFunction) -> None:
     """Report why a local ``def`` runs in Python: at its ``def``, or its body's own breaks."""
     for problem in problems(checker, lf):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from astcompile.errors import NoSourceError
 from astcompile.frontend.code_match import compiles_to
+from astcompile.frontend.spec import LAMBDA_DEF
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ def function_source(fn: Callable) -> FunctionSource:
     filename = inspect.getsourcefile(raw) or code.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
+    if code.co_name == "<lambda>":
+        return lambda_source(raw, filename)
     try:
         lines, first_line = _def_lines(raw)
         found, why = _from_block(lines, max(first_line, 1), filename, raw, code.co_name), None
@@ -87,6 +90,44 @@ def function_source(fn: Callable) -> FunctionSource:
         f"the source of {label} in {filename} is not the code that runs "
         "(the file was edited after it was imported; re-import it to compile the new text)"
     )
+
+
+def lambda_source(fn: types.FunctionType, filename: str) -> FunctionSource:
+    """A lambda as ``def __ac_lambda(params): return (body)`` on the lambda's own line, when
+    that line of the file holds this one lambda and the def compiles to the lambda's code
+    (anything else: NoSourceError, and it runs as it is)."""
+    code = fn.__code__
+    text = "".join(linecache.getlines(code.co_filename, fn.__globals__))
+    try:
+        lambdas = [
+            node
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+        ]
+    except (SyntaxError, ValueError) as exc:
+        raise NoSourceError(f"cannot parse {filename}: {exc}") from None
+    where = f"line {code.co_firstlineno} of {filename}"
+    if len(lambdas) != 1:
+        raise NoSourceError(f"{where} holds {len(lambdas)} lambdas; give this one a def")
+    node = lambdas[0]
+    head = _segment(text, node.lineno, node.col_offset, node.body.lineno, node.body.col_offset)
+    params = head.strip()[len("lambda") :].removesuffix(":").strip()
+    body = ast.get_source_segment(text, node.body)
+    source = f"def {LAMBDA_DEF}({params}): return ({body})\n"
+    module = sys.modules.get(fn.__module__ or "")
+    if not compiles_to(source, code.replace(co_name=LAMBDA_DEF), module):
+        raise NoSourceError(f"the lambda on {where} is not the code that runs")
+    return FunctionSource(fn, "<lambda>", filename, node.lineno, source, 0)
+
+
+def _segment(text: str, line: int, col: int, end_line: int, end_col: int) -> str:
+    """The text between two ``ast`` positions (columns are UTF-8 byte offsets)."""
+    lines = text.splitlines(keepends=True)[line - 1 : end_line]
+    encoded = [x.encode() for x in lines]
+    if len(encoded) == 1:
+        return encoded[0][col:end_col].decode()
+    middle = b"".join(encoded[1:-1])
+    return (encoded[0][col:] + middle + encoded[-1][:end_col]).decode()
 
 
 def _moved(fn: types.FunctionType, filename: str) -> FunctionSource | None:

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
+
+#: The ``def`` name a lambda's source is given (frontend/source.lambda_source): a lambda's
+#: code is named ``<lambda>``, which no ``def`` can be.
+LAMBDA_DEF = "__ac_lambda"
+
+
+def def_name(fn: types.FunctionType) -> str:
+    """The name of the ``def`` in ``fn``'s source, which the rewrite keeps."""
+    name = fn.__code__.co_name
+    return LAMBDA_DEF if name == "<lambda>" else name
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ compiled wrappers are called as they are: they already know what to do.
 
 from __future__ import annotations
 
+import functools
 import threading
 import types
 from collections.abc import Callable
@@ -68,10 +69,29 @@ def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
 def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
+    if not isinstance(callee, _PLAIN):
+        return _call_object(owner, callee, args, kwargs)
     if isinstance(callee, types.MethodType) and is_user_function(callee.__func__):
         return compiled_callee(callee.__func__, owner)(callee.__self__, *args, **kwargs)
     if is_user_function(callee) and not registry.is_allowed_in_graph(callee):
         return compiled_callee(callee, owner)(*args, **kwargs)
+    return callee(*args, **kwargs)
+
+
+_PLAIN = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
+
+
+def _call_object(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
+    """A partial (its function, with its arguments read now) or a callable object (its
+    class's ``__call__``, bound to it), compiled as a function called by name would be."""
+    from astcompile.frontend.methods import called_object
+
+    if type(callee) is functools.partial:
+        args, kwargs = (*callee.args, *args), {**callee.keywords, **kwargs}
+        return call_from_compiled(owner, callee.func, args, kwargs)
+    call = called_object(callee)
+    if call is not None and not registry.is_allowed_in_graph(callee):
+        return call_from_compiled(owner, types.MethodType(call, callee), args, kwargs)
     return callee(*args, **kwargs)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from astcompile import config, logs, registry
 from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError, NoSourceError
-from astcompile.frontend.breaks import BreakReason, GraphBreak
+from astcompile.frontend.breaks import BreakReason, GraphBreak, no_source
 from astcompile.ir.checks import RunPlain
 from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
@@ -299,8 +299,8 @@ class CompiledFunction:
 
         try:
             analysis = pipeline.analyse(self).analysis
-        except NoSourceError:
-            return
+        except NoSourceError as exc:  # nothing of it can be a graph: GB001
+            raise GraphBreakError(self.name, [no_source(self.fn, self.name, exc)]) from None
         certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
         if certain:
             raise GraphBreakError(self.name, certain)
@@ -362,8 +362,8 @@ class CompiledFunction:
                 self._sole_region = None
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
-        filename = exc.loc.filename if exc.loc else "<unknown>"
-        line = exc.loc.line if exc.loc else 0
+        filename = exc.origin.filename if exc.origin else "<unknown>"
+        line = exc.origin.line if exc.origin else 0
         source_line = linecache.getline(filename, line).strip()
         graph_break = GraphBreak(
             exc.reason.code,

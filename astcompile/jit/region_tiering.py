@@ -173,9 +173,9 @@ def _loops(fn: Any) -> tuple[tuple[int, int], ...]:
     """(first, last) file lines of every ``for``/``while`` loop in ``fn``'s source."""
     try:
         lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):  # a lambda's line is no statement: no loops
         return ()
-    tree = ast.parse(textwrap.dedent("".join(lines)))
     offset = max(start, 1) - 1
     return tuple(
         (node.lineno + offset, (node.end_lineno or node.lineno) + offset)

@@ -27,15 +27,24 @@ class TraceBreak(Exception):
     """The tracer met something it cannot model; the region runs in NumPy instead.
 
     ``reason`` says why (its phrase starts the message, its ``code`` is the graph break a user
-    sees); ``detail`` says what, in the user's terms; ``loc`` is the user's line.
+    sees); ``detail`` says what, in the user's terms; ``loc`` is the user's line that the trace
+    was running; ``origin``, where the break is reported when that is elsewhere (a callee's own
+    line that the trace never ran: frontend/callees.py).
     """
 
-    def __init__(self, reason: TraceReason, detail: str, loc: Loc | None = None) -> None:
+    def __init__(
+        self,
+        reason: TraceReason,
+        detail: str,
+        loc: Loc | None = None,
+        origin: Loc | None = None,
+    ) -> None:
         if not isinstance(reason, TraceReason):
             raise TypeError(f"TraceBreak needs a TraceReason, not {reason!r}")
         self.reason = reason
         self.detail = detail
         self.loc = loc if loc is not None else user_location()
+        self.origin = origin or self.loc
         where = f"{self.loc}: " if self.loc else ""
         super().__init__(f"{where}{reason.phrase}: {detail}")
 

@@ -30,8 +30,10 @@ import numpy as np
 
 from astcompile import registry
 from astcompile.runtime.reads import Path, Read, ReadKind
+from astcompile.trace.callable_kinds import is_user_function
 from astcompile.trace.numpy_module import Routed, routed
-from astcompile.trace.stand_ins import ObjectRead, _parts
+from astcompile.trace.refused import Refused, refused_or_itself
+from astcompile.trace.stand_ins import ObjectRead, PassedCallee, _parts
 
 if TYPE_CHECKING:
     from astcompile.trace.reads import ReadRecorder
@@ -62,12 +64,10 @@ def kept_by_identity(value: Any) -> bool:
     callable (``np.s_``): their state is the library's, which the trace does not follow. A
     callable object (``np.sum``, a ``MagicMock`` patched in its place) is seen like any read:
     NumPy's are kept by identity there, an unknown one is a trace break when called."""
-    from astcompile.trace.reads import _is_user_function
-
     if isinstance(value, types.BuiltinFunctionType):
         return True
     if isinstance(value, types.MethodType):  # ``np.random.rand``: of NumPy's RandomState
-        return not _is_user_function(value.__func__)
+        return not is_user_function(value.__func__)
     if isinstance(value, _SEEN_TYPES) or registry.is_compiled(value):
         return False
     return is_library_class(type(value)) and not callable(value)
@@ -114,12 +114,17 @@ def attribute(recorder: ReadRecorder, module: types.ModuleType, path: Path, name
         recorder.record(Read(path + (("has", name),), ReadKind.VALUE, False))
         raise
     step = path + (("attr", name),)
-    seen = recorder.keep(step, value) if kept_by_identity(value) else recorder.see(step, value)
+    if kept_by_identity(value):  # refused where a call by name would be: ``r = np.random``
+        seen = refused_or_itself(recorder.keep(step, value), f"{module.__name__}.{name}")
+    else:
+        seen = recorder.see(step, value)
     return routed(module, value, seen)
 
 
 def untraced(value: Any) -> Any:
     """What a value that leaves a region is to the user: the module, NumPy's own function."""
-    if isinstance(value, ModuleRead):
+    if isinstance(value, (ModuleRead, PassedCallee)):
         return _parts(value)[0]
+    if isinstance(value, Refused):
+        return value.__wrapped__
     return value.real if isinstance(value, Routed) else value

@@ -19,20 +19,25 @@ Python, so nothing a region does can make a value read at its entry stale.
 
 from __future__ import annotations
 
-import dis
 import enum
 import functools
 import re
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from astcompile import registry
+from astcompile.frontend.methods import called_object
 from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
+from astcompile.trace.callable_kinds import (
+    compares_identity,
+    is_compiled_user_function,
+    is_user_function,
+)
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.library_modules import (
     KNOWN_LIBRARIES,
@@ -51,6 +56,9 @@ from astcompile.trace.stand_ins import (
     argument_base,
     is_read_stand_in,
 )
+
+if TYPE_CHECKING:
+    from astcompile.frontend.callees import CalleeVerdict
 
 _MAX_ITEMS = 64  # longer lists/tuples read by a region: plain Python (one input per item)
 _VALUE_TYPES = (
@@ -127,9 +135,9 @@ class ReadRecorder:
             self.record(Read(path, ReadKind.SAME, known[0]))
             self._seen[path] = known[1]
             return known[1]
-        why = passed_in_problem(path, value)
-        if why is not None:
-            seen = _refused(self, path, value, why)
+        refused = _refusal(value)
+        if refused is not None:
+            seen = _refused(self, path, value, refused)
         else:
             seen = next(handler for applies, handler in _RULES if applies(value))(self, path, value)
         self._seen[path] = seen
@@ -158,7 +166,7 @@ class ReadRecorder:
         ``cell_index`` maps a free variable to its cell's index in the function at ``path``
         where the clone's code is not that function's own (a region body built from the user's
         function); -1 marks a cell of the compiler's own, passed as it is."""
-        if _compares_identity(fn.__code__):
+        if compares_identity(fn.__code__):
             raise TraceBreak(
                 TraceReason.IDENTITY_COMPARISON,
                 f"{fn.__qualname__} compares objects with 'is'; a region that does runs as Python",
@@ -232,11 +240,20 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
-    if not _is_user_function(value.__func__):  # a library's method: its state is hidden
+    func = value.__func__
+    if not (is_user_function(func) or registry.is_compiled(func)):  # a library's: hidden state
         return _builtin_method(recorder, path, value)
     func = recorder.see(path + (("func",),), value.__func__)
     owner = recorder.see(path + (("self",),), value.__self__)
     return types.MethodType(func, owner)
+
+
+def _compiled(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A compiled function (``self.h = astcompile.compile(h)``, a ``__call__`` compiled in its
+    class) that the callee analysis lets the trace inline: the same compiled function at every
+    call, and its function's body traced like any user function's."""
+    recorder.record(Read(path, ReadKind.IDENTITY, value))
+    return recorder.see(path + (("attr", "__wrapped__"),), value.__wrapped__)
 
 
 def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> Any:
@@ -261,34 +278,26 @@ def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     )
 
 
-def passed_in_problem(path: Path, value: Any) -> str | None:
-    """Why the trace may not call ``value``, a function passed in as a region's argument
-    (``def f(x, op=np.add)``: ``op(x, 1)`` is graph-able in the source, frontend/analysis.py),
-    or None when it may: NumPy, math and safe builtins, ``allow_in_graph`` functions, and
-    user functions whose whole body is graph-able (inlined, as a call by name would be)."""
-    if len(path) != 1 or path[0][0] != "arg" or not callable(value) or isinstance(value, type):
+def _refusal(value: Any) -> CalleeVerdict | None:
+    """Why the trace may not call ``value``, a callable the region read (an argument, an
+    attribute, an item, a global or a cell of a callee), or None when it may: the verdict of
+    the one callee analysis (frontend/callees.py), which a call by name gets too. A callable
+    object of the user's is read like any object: its ``__call__`` is judged when called."""
+    if isinstance(value, type) or not callable(value) or is_read_stand_in(value):
         return None
-    from astcompile.frontend.analysis import CallKind
-    from astcompile.frontend.resolve import RuntimeResolver
+    from astcompile.frontend.callees import judge
 
-    kind = RuntimeResolver(passed_in_problem).classify_object(value)
-    if kind in (CallKind.GRAPHABLE, CallKind.INLINE_USER):
-        return None
-    return _CALLEE_PROBLEMS.get(kind.value, "not a NumPy, math or graph-able user function")
-
-
-_CALLEE_PROBLEMS = {
-    "side_effect": "a function with side effects",
-    "break_user": "a user function with graph breaks or loops",
-    "disabled": "marked astcompile.disable",
-    "disallowed": "marked disallow_in_graph",
-    "graph_break": "astcompile.graph_break",
-}
+    if type(value) is not functools.partial and not registry.is_compiled(value):
+        called = called_object(value)
+        if called is not None and is_user_function(called):
+            return None
+    verdict = judge(value)
+    return None if verdict.traceable else verdict
 
 
-def _refused(recorder: ReadRecorder, path: Path, value: Any, why: str) -> Any:
+def _refused(recorder: ReadRecorder, path: Path, value: Any, verdict: CalleeVerdict) -> Any:
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    stand_in = PassedCallee(value, path, recorder, why)
+    stand_in = PassedCallee(value, path, recorder, verdict)
     recorder.note_argument(path, value, stand_in)
     return stand_in
 
@@ -340,20 +349,6 @@ def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
     return _proxy(recorder, path, value)
 
 
-def _is_user_function(value: Any) -> bool:
-    """A function of the user's whose body the trace runs: its reads are seen. Black boxes
-    (``allow_in_graph``: the user promised it is pure; ``disable``) are kept by identity."""
-    if type(value) is not types.FunctionType or registry.is_compiled(value):
-        return False
-    if registry.is_allowed_in_graph(value) or registry.disable_mode(value) is not None:
-        return False
-    if (value.__module__ or "").split(".")[0] == "astcompile":
-        return False
-    from astcompile.frontend.resolve import _is_library
-
-    return not _is_library(value)
-
-
 def _is_library_callable(value: Any) -> bool:
     """Functions and callable objects of libraries (ufuncs, builtins, NumPy's Python
     functions, compiled functions): the trace calls them as they are, guarded by identity."""
@@ -369,9 +364,10 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: type(v) is np.ndarray or (is_leaf(v) and not isinstance(v, np.ndarray)), _input),
     (lambda v: isinstance(v, np.ndarray), _subclass),
     (lambda v: type(v) in (tuple, list), _sequence),
-    (_is_user_function, _user_function),
+    (is_user_function, _user_function),
+    (lambda v: type(v) is types.MethodType, _method),  # a compiled one's function: below
+    (is_compiled_user_function, _compiled),
     (registry.is_compiled, _compiled_function),
-    (lambda v: type(v) is types.MethodType, _method),
     (lambda v: type(v) is functools.partial, _partial),
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
@@ -380,19 +376,6 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, type) or type(v) is object or _is_library_callable(v), _identity),
     (lambda v: True, _proxy),
 )
-
-
-@functools.cache
-def _compares_identity(code: types.CodeType) -> bool:
-    """Whether ``code`` (or a comprehension or lambda in it) compares two values with ``is``.
-    Stand-ins are not the objects they stand for, so such a comparison could take another
-    branch than Python would; ``x is None`` (a constant operand) is safe and common."""
-    previous = None
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "IS_OP" and previous not in ("LOAD_CONST",):
-            return True
-        previous = instruction.opname
-    return any(_compares_identity(c) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 __all__ = ["ReadRecorder", "is_read_stand_in"]

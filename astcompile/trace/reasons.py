@@ -63,7 +63,13 @@ class TraceReason(Enum):
     LIST_WRITE = ("write into a Python list", _OTHER)
     OBJECT_WRITE = ("write into a Python object", _OTHER)
     SIDE_EFFECT = ("side effect on a Python object", BreakReason.SIDE_EFFECT)
-    PASSED_CALLEE = ("call of a function passed in", BreakReason.UNKNOWN_CALL)
+    # callees the region read (frontend/callees.py): what the trace does not run
+    PASSED_CALLEE = ("call of an unknown function", BreakReason.UNKNOWN_CALL)
+    CALLEE_SIDE_EFFECT = ("call of a function with side effects", BreakReason.SIDE_EFFECT)
+    CALLEE_WITH_BREAKS = ("callee with graph breaks", BreakReason.BREAKING_USER_CALL)
+    CALLEE_DISABLED = ("call of a disabled function", BreakReason.DISABLED_CALL)
+    CALLEE_DISALLOWED = ("call of an op marked disallow_in_graph", BreakReason.DISALLOWED_CALL)
+    CALLEE_EXPLICIT_BREAK = ("explicit graph break", BreakReason.EXPLICIT_BREAK)
     TRACED_VALUE_ESCAPES = ("traced value in a Python object", _OTHER)
     MUTABLE_VALUE_ESCAPES = ("mutable value made in the region", _OTHER)
 

@@ -19,6 +19,7 @@ from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.refused import refuse_call, refused_or_itself
 from astcompile.trace.symbolic import SymArray
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class RecordingGlobals(dict):
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
             if name in _SEE_THROUGH:
                 return functools.partial(_SEE_THROUGH[name], self._recorder)
-            raise
+            return _builtin(dict.__getitem__(self, "__builtins__"), name)
         return self._recorder.see(self._path + (("item", name),), value)
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -55,6 +56,14 @@ class RecordingGlobals(dict):
             return self[name]
         except KeyError:
             return default
+
+
+def _builtin(scope: Any, name: str) -> Any:
+    """A builtin the code names, where the callee analysis lets the trace call it; ``print``
+    reached through a local (``log = print``) is a trace break when called."""
+    scope = vars(scope) if isinstance(scope, types.ModuleType) else scope
+    value = scope[name]  # KeyError: CPython raises NameError
+    return value if isinstance(value, type) else refused_or_itself(value, name)
 
 
 def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
@@ -266,23 +275,20 @@ class ClassRead(CallableRead):
 
 
 class PassedCallee(ObjectRead):
-    """A function passed in as an argument that the trace must not run (``print``, a user
-    function with graph breaks, a callable object): seen by identity, and a call of it is a
-    trace break, so the region runs as Python and calls it there."""
+    """A callable the region read that the trace must not run (``print``, ``np.random.rand``,
+    a user function with side effects or graph breaks: frontend/callees.py): seen by identity,
+    and a call of it is a trace break, so the region runs as Python and calls it there. The
+    break is reported at the callee's own line, where its analysis found one."""
 
-    __slots__ = ("_ac_why",)
+    __slots__ = ("_ac_verdict",)
 
-    def __init__(self, target: Any, path: Path, recorder: ReadRecorder, why: str) -> None:
+    def __init__(self, target: Any, path: Path, recorder: ReadRecorder, verdict: Any) -> None:
         super().__init__(target, path, recorder)
-        object.__setattr__(self, "_ac_why", why)
+        object.__setattr__(self, "_ac_verdict", verdict)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _, path, recorder = _parts(self)
-        raise TraceBreak(
-            TraceReason.PASSED_CALLEE,
-            f"{describe(path, recorder.names)} is {object.__getattribute__(self, '_ac_why')}; "
-            "the region runs as Python",
-        )
+        refuse_call(describe(path, recorder.names), object.__getattribute__(self, "_ac_verdict"))
 
 
 def _constant_key(key: Any, path: Path, recorder: ReadRecorder) -> None:

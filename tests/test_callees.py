@@ -1,0 +1,384 @@
+"""One callee analysis for every user callee, however the region reaches it
+(frontend/callees.py): a method through ``self``, a function on an attribute or in a container,
+a callable object, a partial, a closure, an alias of a library function. Side effects (NumPy's
+global random state, ``print``, appends, counters) happen at every call, as in Python, never
+once at trace time; each test compares with the plain function, the global RNG seeded alike."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_value
+
+import astcompile
+from astcompile.cli.scan import check_file
+
+X = np.linspace(-1.0, 1.0, 8)
+
+
+def same_with_seed(compiled, plain, *args, calls=3):
+    """Each call of ``compiled`` returns what ``plain`` returns from the same RNG state."""
+    for seed in range(calls):
+        np.random.seed(seed)
+        expected = plain(*args)
+        np.random.seed(seed)
+        assert_same_value(compiled(*args), expected)
+
+
+# -- methods through self ----------------------------------------------------------------------
+
+
+class Dropout:
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def forward(self, x):
+        return x * self.mask(x) / (1 - self.p)
+
+    def mask(self, x):
+        return np.random.rand(*x.shape) > self.p
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_method_drawing_random_numbers_draws_at_every_call(backend):
+    layer = Dropout()
+    compiled = astcompile.compile(Dropout.forward, backend=backend)
+    same_with_seed(lambda x: compiled(layer, x), layer.forward, X)
+    masks = {compiled(layer, np.ones(1000)).tobytes() for _ in range(20)}
+    assert len(masks) == 20
+
+
+def test_the_break_is_reported_at_the_callees_own_line():
+    layer = Dropout()
+    out = astcompile.explain(astcompile.compile(Dropout.forward), layer, X)
+    call, own = out.break_reasons  # the call, then the callee compiled on its own
+    assert call.code == "GB003" and "self.mask() has graph breaks" in call.detail
+    assert (own.code, own.function) == ("GB012", "mask")
+    assert own.source_line == "return np.random.rand(*x.shape) > self.p"
+
+
+def test_fullgraph_raises_naming_the_callee():
+    with pytest.raises(astcompile.GraphBreakError, match=r"GB003 self\.mask\(\)"):
+        astcompile.compile(Dropout.forward, fullgraph=True)  # the class exists: at once
+
+    class Late:
+        @astcompile.compile(fullgraph=True)  # a class in a function: the trace finds it
+        def forward(self, x):
+            return x * self.mask(x)
+
+        mask = Dropout.mask
+        p = 0.5
+
+    with pytest.raises(astcompile.GraphBreakError, match=r"self\.mask is Dropout\.mask\(\)"):
+        Late().forward(X)
+
+
+def test_fullgraph_raises_for_a_callee_only_the_trace_meets():
+    class Holder:
+        fn = staticmethod(jitter)
+
+        @astcompile.compile(fullgraph=True)
+        def forward(self, x):
+            f = self.fn
+            return f(x)
+
+    with pytest.raises(astcompile.GraphBreakError, match=r"self\.fn is jitter\(\)"):
+        Holder().forward(X)
+
+
+class Logged:
+    def __init__(self):
+        self.seen = []
+        self.calls = 0
+
+    @astcompile.compile
+    def __call__(self, x):
+        y = self.note(x)
+        return self.count(y) * 2.0
+
+    def note(self, x):
+        print("norm", float(np.abs(x).max()))
+        return x + 1
+
+    def count(self, y):
+        self.calls += 1
+        return y
+
+
+def test_print_and_counters_in_methods_run_at_every_call(capsys):
+    model = Logged()
+    for k in range(3):
+        assert_same_value(model(X * k), (X * k + 1) * 2.0)
+    assert model.calls == 3
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"norm {float(np.abs(X * k).max())}" for k in range(3)]
+
+
+class Base:
+    scale = 2.0
+
+    @astcompile.compile
+    def forward(self, x):
+        return self.act(x) * self.scale
+
+    def act(self, x):
+        return np.tanh(x)
+
+
+class Noisy(Base):
+    def act(self, x):
+        return np.tanh(x) + np.random.normal(size=x.shape)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_subclass_overriding_a_pure_method_with_a_noisy_one(backend):
+    compiled = astcompile.compile(Base.forward.__wrapped__, backend=backend)
+    for model in (Base(), Noisy(), Base()):
+        same_with_seed(
+            lambda x, m=model: compiled(m, x), model.forward.__wrapped__.__get__(model), X
+        )
+
+
+def test_a_pure_method_is_still_inlined():
+    out = astcompile.explain(Base.forward, Base(), X)
+    assert out.graph_break_count == 0 and out.graph_count == 1
+
+
+def test_an_instance_attribute_shadowing_a_pure_method():
+    model = Base()
+    model.act = lambda x: x + np.random.rand(*x.shape)
+    same_with_seed(model.forward, lambda x: model.act(x) * 2.0, X)
+
+
+# -- functions on attributes, in containers, callable objects, partials, closures ----------------
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+
+
+def jitter(x):
+    return x + np.random.uniform(-0.1, 0.1, size=x.shape)
+
+
+class Block:
+    def __init__(self, act):
+        self.act = act
+        self.acts = {"gelu": gelu, "jitter": jitter}
+        self.chain = [gelu, jitter]
+
+    def by_attribute(self, x):
+        return self.act(x) * 2
+
+    def by_key(self, x, name):
+        return self.acts[name](x) - 1
+
+    def by_constant_key(self, x):
+        return self.acts["jitter"](x) + self.acts["gelu"](x)
+
+    def by_list(self, x):
+        for f in self.chain:
+            x = f(x)
+        return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "method, extra",
+    [
+        ("by_attribute", ()),
+        ("by_constant_key", ()),
+        ("by_key", ("jitter",)),
+        ("by_key", ("gelu",)),
+        ("by_list", ()),
+    ],
+)
+def test_functions_reached_through_objects(backend, method, extra):
+    block = Block(jitter)
+    compiled = astcompile.compile(getattr(Block, method), backend=backend)
+    plain = getattr(block, method)
+    same_with_seed(lambda x: compiled(block, x, *extra), lambda x: plain(x, *extra), X)
+    block.act = gelu  # a pure one now: compiled, and the change is seen
+    block.acts["jitter"] = gelu
+    block.chain = [gelu, gelu]
+    same_with_seed(lambda x: compiled(block, x, *extra), lambda x: plain(x, *extra), X)
+
+
+@dataclasses.dataclass
+class Step:
+    rate: float
+    noise: object = None
+
+    def __call__(self, x):
+        y = x * self.rate
+        return y if self.noise is None else y + self.noise(x.shape)
+
+
+def gaussian(shape):
+    return np.random.standard_normal(shape)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_callable_dataclass_with_a_noise_source(backend):
+    def run(step, x):
+        return step(x) + step(x)
+
+    compiled = astcompile.compile(run, backend=backend)
+    quiet, noisy = Step(0.5), Step(0.5, gaussian)
+    for step in (quiet, noisy, quiet):
+        same_with_seed(lambda x, s=step: compiled(s, x), lambda x, s=step: run(s, x), X)
+    quiet.rate = 3.0
+    same_with_seed(lambda x: compiled(quiet, x), lambda x: run(quiet, x), X)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_partial_and_closure_callees(backend):
+    def noisy_scale(x, k):
+        return x * k + np.random.rand()
+
+    def make(k):
+        def inner(x):
+            return noisy_scale(x, k)
+
+        return inner
+
+    class Holder:
+        def __init__(self):
+            self.p = functools.partial(noisy_scale, k=2.0)
+            self.c = make(3.0)
+
+        def run(self, x):
+            return self.p(x) + self.c(x)
+
+    holder = Holder()
+    compiled = astcompile.compile(Holder.run, backend=backend)
+    same_with_seed(lambda x: compiled(holder, x), holder.run, X)
+
+
+class Appender:
+    def __init__(self):
+        self.history = []
+
+    def record(self, x):
+        self.history.append(x.sum())
+        return x
+
+    @astcompile.compile
+    def step(self, x):
+        return self.record(x * 2) + 1
+
+
+def test_appends_in_a_method_happen_at_every_call():
+    model = Appender()
+    for k in range(4):
+        model.step(X + k)
+    assert [float(v) for v in model.history] == [float((X + k).sum() * 2) for k in range(4)]
+
+
+# -- library functions reached without their name ---------------------------------------------
+
+
+class Clocked:
+    def __init__(self):
+        self.rng = np.random
+        self.rand = np.random.rand
+        self.clock = time
+
+    def by_module(self, x):
+        return x * self.rng.rand(*x.shape)
+
+    def by_function(self, x):
+        return x * self.rand(*x.shape)
+
+    def by_time(self, x):
+        return x + self.clock.perf_counter()
+
+
+@pytest.mark.parametrize("method", ["by_module", "by_function"])
+def test_numpy_random_through_attributes(method):
+    obj = Clocked()
+    compiled = astcompile.compile(getattr(Clocked, method))
+    same_with_seed(lambda x: compiled(obj, x), getattr(obj, method), X)
+
+
+def test_a_clock_on_an_attribute_is_read_at_every_call():
+    obj = Clocked()
+    compiled = astcompile.compile(Clocked.by_time)
+    first = compiled(obj, X)
+    time.sleep(0.01)
+    assert compiled(obj, X)[0] > first[0]
+
+
+def test_local_aliases_of_side_effect_functions(capsys):
+    def drawn(x):
+        r = np.random
+        return x * r.rand(x.shape[0])
+
+    def logged(x):
+        log = print
+        log("called")
+        return x + 1
+
+    same_with_seed(astcompile.compile(drawn), drawn, X)
+    compiled = astcompile.compile(logged)
+    for _ in range(3):
+        compiled(X)
+    assert capsys.readouterr().out == "called\n" * 3
+
+
+# -- the static report ------------------------------------------------------------------------
+
+
+def test_check_reports_a_method_with_side_effects(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+            import astcompile
+
+            class Dropout:
+                @astcompile.compile(fullgraph=True)
+                def forward(self, x):
+                    return x * self.mask(x)
+
+                def mask(self, x):
+                    return np.random.rand(*x.shape) > 0.5
+
+                @astcompile.compile
+                def pure(self, x):
+                    return self.scale(x) + 1
+
+                def scale(self, x):
+                    return x * 2
+            """
+        )
+    )
+    report = check_file(str(path))
+    assert [(b.line, b.code) for b in report.breaks] == [(7, "GB003")]
+    assert "self.mask() has graph breaks" in report.breaks[0].detail
+
+
+@astcompile.compile
+def compiled_gelu(x):
+    return gelu(x)
+
+
+@astcompile.compile
+def compiled_jitter(x):
+    return jitter(x)
+
+
+def test_a_compiled_function_on_an_attribute_is_inlined_or_called():
+    block = Block(compiled_gelu)
+    compiled = astcompile.compile(Block.by_attribute)
+    out = astcompile.explain(compiled, block, X)
+    assert (out.graph_break_count, out.graph_count) == (0, 1)
+    assert_same_value(out.out, block.by_attribute(X))
+    block.act = compiled_jitter
+    same_with_seed(lambda x: compiled(block, x), block.by_attribute, X)
