@@ -157,7 +157,8 @@ class KeyChecks:
 
     @staticmethod
     def list_kind(var: str) -> str:
-        """The local bound to the :func:`pylists.kind` of the typed list named ``var``."""
+        """The local bound to the :func:`pylists.kind` of the typed list named ``var`` (once
+        per call, before every check: see :func:`list_kinds`)."""
         return f"_k{var}"
 
     def leaf(self, var: str) -> str:
@@ -237,13 +238,24 @@ def _list_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     _, code, dims, rows = k
     found = checks.list_kind(a)
     checks.conds.append(
-        f"type({a}) is list and ({found} := _list_kind({a})) is not None"
-        f" and {found}[0] == {code!r} and len({found}) == {2 if rows is None else 4}"
+        f"{found} is not None and {found}[0] == {code!r} and len({found}) == {4 if rows else 2}"
     )
     if rows is not None:
         checks.conds.append(f"{found}[3] is {rows}")
     checks.conds.append(f"({checks.shape(a)} := {found}[1:{1 + len(dims)}])")  # shape guards
     _size_checks(checks, [f"{found}[{axis + 1}]" for axis in range(len(dims))], dims)
+
+
+def list_kinds(keys: list[tuple], args: list[str]) -> list[str]:
+    """Lines binding the kind of each argument that some of ``keys`` says is a typed list
+    (None for anything but a list), for the checks of every key to share: one pass over the
+    items per call, however many entries and keys there are."""
+    at = sorted({i for key in keys for i, k in enumerate(key[: len(args)]) if pylists.is_key(k)})
+    return [
+        f"{KeyChecks.list_kind(args[i])} = _list_kind({args[i]}) if type({args[i]}) is list "
+        "else None"
+        for i in at
+    ]
 
 
 def _size_checks(checks: KeyChecks, sizes: list[str], dims: tuple) -> None:

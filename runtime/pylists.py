@@ -69,6 +69,13 @@ def kind(value: list) -> tuple | None:
     return _kind(value)
 
 
+def kind_function() -> Any:
+    """:func:`kind` itself, the C function when the extension is loaded (for generated guard
+    functions: one call less per check)."""
+    module = fastcall.loaded()
+    return kind if module is None else module.list_kind
+
+
 def unbox(value: list, found: tuple) -> np.ndarray:
     """The items of ``value`` (whose :func:`kind` is ``found``) as a new array."""
     module = fastcall.loaded()

@@ -242,3 +242,22 @@ def test_a_long_untyped_list_has_a_short_key():
     key = G.call_key((mixed,))
     assert len(repr(key)) < 100
     assert G.call_key(([1.5] * 5000,)) == G.call_key(([2.5] * 7000,))
+
+
+def test_a_guard_function_reads_each_list_once_per_call(monkeypatch):
+    """However many entries and plain keys a region has, its generated guard function looks
+    at a list argument's items once per call (a region called from a Python loop pays it on
+    every iteration)."""
+    from astcompile.runtime import pylists
+
+    kind = pylists.kind_function()
+    seen = []
+    monkeypatch.setattr(pylists, "kind_function", lambda: lambda v: seen.append(1) or kind(v))
+    compiled = astcompile.compile(shift_ints, backend="c")
+    for d in (1, -1, 2**20, -(2**40), 3):  # one entry per int class of d
+        compiled(list(range(30)), d)
+    region = compiled.regions[0]
+    assert sum(len(v) for v in region.entries.values()) >= 3
+    seen.clear()
+    assert region.guards(list(range(20)), 7) == (list(range(7, 27)),)
+    assert len(seen) == 1

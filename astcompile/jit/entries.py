@@ -244,13 +244,16 @@ def specialised_guards(
         "_ndarray": np.ndarray,
         "_tuple": tuple,
         "_int_class": G.int_class,
-        "_list_kind": pylists.kind,
+        "_list_kind": pylists.kind_function(),
         "_list_unbox": pylists.unbox,
         "_list_overlap": pylists.overlap,
         "_stats": stats,
         "_eager": eager,
         "_promote": promote,
     }
+    lines += [
+        f"    {line}" for line in G.list_kinds([e.key for e in entries] + list(eager_keys), args)
+    ]
     count = ["_stats.compiled_calls += 1"]
     if promote is not None:
         count.append(f"if _stats.compiled_calls >= {fastcall.PROMOTE_AFTER}: _promote()")

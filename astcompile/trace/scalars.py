@@ -28,7 +28,6 @@ from astcompile.trace import build as B
 from astcompile.trace import control as C
 from astcompile.trace import int_bounds
 from astcompile.trace.context import TraceBreak
-from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
 
@@ -38,8 +37,6 @@ _INT_LIMIT = 2.0**63
 
 def ac_scalar(func: Callable, *args: Any) -> Any:
     """``func(*args)``, traced when an argument is a run-time value and ``func`` is known."""
-    if func is len and len(args) == 1 and type(args[0]) is SymList:
-        return args[0].length()  # a typed list's length stays a symbolic size
     try:
         handler = HANDLERS.get(func)
     except TypeError:  # an unhashable callable: not one of ours
