@@ -11,7 +11,9 @@ valid for it:
   layout; the type for numbers). ``self.lr`` may change every call without a recompile.
 - ``VALUE``: what tracing specialised on (a string that steers a branch, a bool, ``None``, a
   container's length or keys): compared with ``==`` at every call.
-- ``IDENTITY``: a callable, class or library module the trace called into: ``is`` at every call.
+- ``IDENTITY``: a callable, class or library module the trace called into, the code object of
+  a function whose body it ran (``f.__code__`` may be swapped, as IPython's autoreload does):
+  ``is`` at every call.
 - ``SAME``: the value is the same object as the one at another path (``expected``), as it was
   when traced, so reads through either path saw one object.
 
@@ -78,6 +80,8 @@ _STEPS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
     "item": (lambda obj, key: obj[key], lambda x, key: f"{x}[{key}]"),
     "cell": (_cell, lambda x, i, name="": f"{x}.__closure__[{i}].cell_contents"),
     "gdict": (lambda fn: fn.__globals__, lambda x: f"{x}.__globals__"),
+    "code": (lambda fn: fn.__code__, lambda x: f"{x}.__code__"),
+    "none": (lambda value: value is None, lambda x: f"({x} is None)"),
     "defaults": (lambda fn: fn.__defaults__, lambda x: f"{x}.__defaults__"),
     "kwdefaults": (lambda fn: fn.__kwdefaults__, lambda x: f"{x}.__kwdefaults__"),
     "func": (lambda method: method.__func__, lambda x: f"{x}.__func__"),
@@ -166,6 +170,10 @@ def describe(path: Path, names: tuple[str, ...] = ()) -> str:
             text = name if text is None else f"{name} (closure of {text})"
         elif kind == "attr":
             text = f"{text}.{step[1]}"
+        elif kind == "code":
+            text = f"{text or 'the function'}.__code__"
+        elif kind == "none":
+            text = f"({text} is None)"
         elif kind == "item":
             text = f"{text}[{step[1]!r}]"
         else:
@@ -204,6 +212,7 @@ def _value_holds(value: Any, read: Read, _: Any) -> bool:
 def _named(obj: Any) -> str:
     """``function relu``, ``module numpy``: an object a read holds by identity, in words."""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "")
+    name = name or getattr(obj, "co_qualname", "")  # a function's __code__
     return f"{type(obj).__name__} {name}".rstrip()
 
 

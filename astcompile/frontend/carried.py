@@ -15,16 +15,14 @@ compile something else than the function the user pickled.
 """
 
 from __future__ import annotations
-import __future__
 
-import ast
-import dis
 import importlib
 import linecache
 import os
 import types
 from typing import Any
 
+from astcompile.frontend.code_match import compiles_to
 from astcompile.frontend.source import FunctionSource, carried_sources, function_source
 
 #: (qualified name, first line of the code) -> the carried fields of its FunctionSource
@@ -32,10 +30,6 @@ Record = tuple[str, int, str, str, int, str, int]
 
 #: How many functions one pickle carries at most (a walk through a large ``__main__``).
 MOST = 64
-
-_FUTURE_FLAGS = 0
-for _feature in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
 def records(fn: types.FunctionType) -> tuple[Record, ...]:
@@ -124,62 +118,8 @@ def by_reference(obj: Any) -> bool:
 
 def matches_code(src: FunctionSource, code: types.CodeType) -> bool:
     """Whether ``src`` compiles to ``code``: the same instructions, names and constants (line
-    numbers and the file name aside). The ``def`` is compiled inside a function that binds
-    ``code``'s free variables, so that they compile as cells, as they did."""
-    try:
-        fdef = ast.parse(src.text).body[0]
-    except (SyntaxError, IndexError):
-        return False
-    cells = [ast.parse(f"{name} = None").body[0] for name in code.co_freevars]
-    outer = ast.parse("def __ac_outer():\n    pass").body[0]
-    outer.body = [*cells, fdef]
-    module = ast.Module(body=[outer], type_ignores=[])
-    flags = code.co_flags & _FUTURE_FLAGS
-    try:
-        compiled = compile(module, src.filename, "exec", flags=flags, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    made = _code_named(_code_named(compiled, "__ac_outer"), code.co_name)
-    return made is not None and _same(made, code)
-
-
-def _code_named(code: types.CodeType | None, name: str) -> types.CodeType | None:
-    if code is None:
-        return None
-    found = [c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
-    return found[0] if found else None
-
-
-def _same(a: types.CodeType, b: types.CodeType) -> bool:
-    fields = ("co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount")
-    if any(getattr(a, f) != getattr(b, f) for f in fields) or _steps(a) != _steps(b):
-        return False
-    nested = [(x, y) for x, y in zip(a.co_consts, b.co_consts) if isinstance(x, types.CodeType)]
-    return all(isinstance(y, types.CodeType) and _same(x, y) for x, y in nested)
-
-
-#: Instructions one compiler emits for the same source in two ways, depending on the module
-#: around it: ``np.sin(x)`` is a method load, unless ``np`` was imported in that module.
-_SAME_OP = {"LOAD_METHOD": "LOAD_ATTR"}
-
-
-def _steps(code: types.CodeType) -> list[tuple]:
-    """``code``'s instructions as (operation, argument): names and constants by value, jump
-    targets by instruction number, nested code by name."""
-    instructions = list(dis.get_instructions(code))
-    number = {ins.offset: i for i, ins in enumerate(instructions)}
-    jumps = set(dis.hasjrel) | set(dis.hasjabs)
-    steps = []
-    for ins in instructions:
-        arg = ins.argval
-        if ins.opcode in jumps:
-            arg = number.get(arg)
-        elif isinstance(arg, types.CodeType):
-            arg = arg.co_name
-        elif isinstance(arg, float) and arg != arg:
-            arg = "nan"
-        steps.append((_SAME_OP.get(ins.opname, ins.opname), repr(arg)))
-    return steps
+    numbers and the file name aside; see ``frontend/code_match.py``)."""
+    return compiles_to(src.text, code)
 
 
 def _show_in_tracebacks(src: FunctionSource) -> None:

@@ -315,11 +315,11 @@ def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, i
 
 def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.codegen.fastplan import NoFastPlan, dim_plan
-    from astcompile.runtime.fastcall_program import assemble
+    from astcompile.runtime.fastcall_program import assemble, global_reads
 
     parts = getattr(entry.run, "parts", None)
     plan = getattr(parts, "fast", None)
-    reads = _global_reads(entry.reads, root)
+    reads = global_reads(entry.reads, root)
     if plan is None or not entry.plain or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
@@ -336,22 +336,3 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
     return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
-
-
-def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
-    """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
-    function (``np``, a module constant); else None."""
-    found = []
-    for read in reads:
-        path = read.path
-        if not (
-            len(path) == 3
-            and path[0] == ("fn",)
-            and path[1] == ("gdict",)
-            and path[2][0] == "item"
-            and type(path[2][1]) is str
-            and read.kind is not R.ReadKind.SAME
-        ):
-            return None
-        found.append((root.__globals__, path[2][1], read.kind.value, read.expected))
-    return found

@@ -101,7 +101,7 @@ def constant(value: Any, given: Callable[[Any], bool]) -> OutSpec:
     """``value`` as a result returned as itself, or a TraceBreak. ``given(value)`` says whether
     the region was handed that very object (an argument, a global): returning it again is what
     Python does."""
-    from astcompile.trace.numpy_module import untraced
+    from astcompile.trace.library_modules import untraced
 
     value = untraced(value)  # ``make = np.array``: NumPy's function, not the tracer's view
     kind = type(value).__name__
