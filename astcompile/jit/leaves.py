@@ -74,7 +74,7 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
     return box(value)
 
 
-def _rebuild(spec: OutSpec | tuple | list, outputs: list, leaves: list, args: tuple) -> Any:
+def _rebuild(spec: OutSpec | tuple | list, outputs: list, leaves: list, args: tuple = ()) -> Any:
     if isinstance(spec, OutSpec):
         if spec.kind == "graph":
             return _box(outputs[spec.index], spec.box, outputs)
