@@ -70,11 +70,13 @@ class SymList:
             raise TypeError("'tuple' object does not support item assignment")
         if self.rows is not None:
             raise TraceBreak(TraceReason.LIST_WRITE, f"a row of {self.name} is replaced")
-        if _python_type(value) is not self.item:
+        kind = _python_type(value)
+        if kind is not self.item:  # compiled, the list would hold another type
+            got = "NumPy value" if kind is SymArray else kind.__name__
             raise TraceBreak(
-                TraceReason.LIST_WRITE,
-                f"{self.name} holds {self.item.__name__}s and would get a "
-                f"{_python_type(value).__name__}",
+                TraceReason.SIDE_EFFECT,
+                f"the region changes a list it was given: {self.name} holds "
+                f"{self.item.__name__}s and would get a {got}",
             )
         self.array[_index(key, self.name)] = value
         self.owner.written = True
