@@ -72,6 +72,14 @@ def flags(mask, xs):
     return count
 
 
+def complex_scale(zs, k):
+    s = 0j
+    for i in range(len(zs)):
+        zs[i] = zs[i] * k
+        s += zs[i] * zs[i]
+    return s
+
+
 def _floats(n, seed=0):
     rng = random.Random(seed)
     return [rng.uniform(-2, 2) for _ in range(n)]
@@ -89,6 +97,7 @@ CALLS = {
     centroid: [([(1.0, 2.0), (3.0, 5.0), (-1.0, 0.5)],), ([(0.5, 0.25)] * 4,)],
     shift_ints: [([1, 2, 3, -4], 5), ([10] * 40, -3), ([2**62, 2**62], 2**62)],
     flags: [([True, False, True], [1.0, 2.0, 3.0]), ([False] * 5, _floats(5))],
+    complex_scale: [([1 + 2j, 3 - 1j] * 10, 2j), ([0.5j] * 7, 1.5 + 0j)],
 }
 
 
@@ -106,6 +115,7 @@ def test_loops_over_typed_lists_give_pythons_results(fn, backend):
         (bump_rows, ([[float(i * j) for j in range(5)] for i in range(4)], 0.5)),
         (centroid, ([(float(i), float(-i)) for i in range(10)],)),
         (flags, ([True, False] * 4, _floats(8))),
+        (complex_scale, ([1 + 2j, 3 - 1j] * 10, 2j)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
