@@ -51,6 +51,7 @@ typedef struct {
 
 static PyObject *s_compiled_calls, *s_nthreads, *one;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
+static int add_lists(PyObject *module);  /* fastcall_lists.c */
 
 static const int INT_CLASSES[8] = {7, 8, 15, 16, 31, 32, 63, 64};
 
@@ -416,5 +417,6 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     Py_INCREF(&GuardsType);
     if (PyModule_AddObject(m, "Guards", (PyObject *)&GuardsType) < 0) return NULL;
     if (add_switch(m) < 0) return NULL;
+    if (add_lists(m) < 0) return NULL;
     return m;
 }

@@ -47,7 +47,9 @@ from . import build, cache, forksafe, parallel
 from .errors import CompilerNotFound, RuntimeBuildError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = tuple(os.path.join(_HERE, name) for name in ("fastcall.c", "fastcall_switch.c"))
+SOURCES = tuple(
+    os.path.join(_HERE, name) for name in ("fastcall.c", "fastcall_switch.c", "fastcall_lists.c")
+)
 MODULE = "astcompile_fastcall"
 FLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing")
 #: Compiled calls of a region's entries before it asks for the extension (built once per

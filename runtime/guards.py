@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from . import pylists
+
 #: Sentinel key entry for an argument no compiled code can take (subclass, object dtype, ...).
 UNSUPPORTED = "unsupported"
 
@@ -88,12 +90,26 @@ def value_key(value: Any, sizes: dict[int, int]) -> Any:
 
 def call_key(args: tuple, sizes: dict[int, int] | None = None) -> tuple:
     """The guard key of a whole region call; identical arrays passed twice are noted.
-    ``sizes`` (filled here) lets later keys, of the values a region reads, share its classes."""
+    ``sizes`` (filled here) lets later keys, of the values a region reads, share its classes.
+    A list argument of numbers of one type is a typed list (runtime/pylists.py): its key
+    holds its item type and sizes, not one key per item."""
     sizes = {} if sizes is None else sizes
-    keys = tuple(value_key(a, sizes) for a in args)
-    arrays = _array_ids(args, [])
+    lists = pylists.classify(args)
+    keys = tuple(
+        value_key(a, sizes) if i not in lists else _list_key(lists[i], sizes)
+        for i, a in enumerate(args)
+    )
+    arrays = _array_ids([a for i, a in enumerate(args) if i not in lists], [])
     aliased = len(set(arrays)) != len(arrays)
     return keys + ((aliased, tuple(arrays.index(i) for i in arrays)),) if aliased else keys
+
+
+def _list_key(found: tuple | str, sizes: dict[int, int]) -> tuple:
+    """A typed list's key; a list no compiled code takes (``found`` says why) is keyed by that
+    alone, however long it is."""
+    if type(found) is str:
+        return (UNSUPPORTED, found)
+    return pylists.key(found, lambda n: _dim_class(n, sizes))
 
 
 def _array_ids(values: tuple | list, ids: list[int]) -> list[int]:
@@ -123,6 +139,7 @@ class KeyChecks:
         self.consts: dict[str, Any] = {}
         self.sizes: list[str] = []  # size class -1, -2, ... -> the local bound to it
         self.arrays: list[str] = []  # the values checked as arrays, in order
+        self.lists: list[str] = []  # the values checked as typed lists, in order
 
     def const(self, value: Any) -> str:
         """The name the checks use for ``value`` (one name per object)."""
@@ -138,6 +155,17 @@ class KeyChecks:
         """The local bound to the shape of the value named ``var`` (``_a0``, a read)."""
         return f"_sh{var}"
 
+    @staticmethod
+    def list_kind(var: str) -> str:
+        """The local bound to the :func:`pylists.kind` of the typed list named ``var`` (once
+        per call, before every check: see :func:`list_kinds`)."""
+        return f"_k{var}"
+
+    def leaf(self, var: str) -> str:
+        """The expression of the graph leaf of the value named ``var``: a typed list's array
+        (read from the list on every call), else the value itself."""
+        return f"_list_unbox({var}, {self.list_kind(var)})" if var in self.lists else var
+
 
 def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
     """The checks for ``key`` over ``nargs`` arguments; None when some part has no cheap
@@ -149,6 +177,8 @@ def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
         if not value_checks(checks, f"_a{i}", k):
             return None
     checks.conds += [f"{a} is not {b}" for a, b in itertools.combinations(checks.arrays, 2)]
+    if len(checks.lists) > 1:
+        checks.conds.append(f"not _list_overlap(({', '.join(checks.lists)},))")
     return checks
 
 
@@ -162,6 +192,9 @@ def value_checks(checks: KeyChecks, a: str, k: Any) -> bool:
     if _is_array_key(k):
         _array_checks(checks, a, k)
         checks.arrays.append(a)
+    elif pylists.is_key(k):
+        _list_checks(checks, a, k)
+        checks.lists.append(a)
     elif k is float or k is complex:
         checks.conds.append(f"type({a}) is {k.__name__}")
     elif type(k) is not tuple or not k:
@@ -188,8 +221,48 @@ def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     conds.append(
         f"type({a}) is _ndarray and {a}.dtype is {checks.const(dtype)} and {a}.ndim == {len(dims)}"
     )
-    for axis, d in enumerate(dims):
-        size = f"(({sh} := {a}.shape)[0])" if axis == 0 else f"{sh}[{axis}]"
+    sizes = [f"(({sh} := {a}.shape)[0])"] + [f"{sh}[{i}]" for i in range(1, len(dims))]
+    _size_checks(checks, sizes, dims)
+    flags = f"_fl{a}"
+    conds.append(
+        {
+            "C": f"{a}.flags.c_contiguous",
+            "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
+            "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
+        }[layout]
+    )
+
+
+def _list_checks(checks: KeyChecks, a: str, k: tuple) -> None:
+    """``a`` is a typed list of ``k``'s item type, rows and size classes."""
+    _, code, dims, rows = k
+    found = checks.list_kind(a)
+    checks.conds.append(
+        f"{found} is not None and {found}[0] == {code!r} and len({found}) == {4 if rows else 2}"
+    )
+    if rows is not None:
+        checks.conds.append(f"{found}[3] is {rows}")
+    checks.conds.append(f"({checks.shape(a)} := {found}[1:{1 + len(dims)}])")  # shape guards
+    _size_checks(checks, [f"{found}[{axis + 1}]" for axis in range(len(dims))], dims)
+
+
+def list_kinds(keys: list[tuple], args: list[str]) -> list[str]:
+    """Lines binding the kind of each argument that some of ``keys`` says is a typed list
+    (None for anything but a list), for the checks of every key to share: one pass over the
+    items per call, however many entries and keys there are."""
+    at = sorted({i for key in keys for i, k in enumerate(key[: len(args)]) if pylists.is_key(k)})
+    return [
+        f"{KeyChecks.list_kind(args[i])} = _list_kind({args[i]}) if type({args[i]}) is list "
+        "else None"
+        for i in at
+    ]
+
+
+def _size_checks(checks: KeyChecks, sizes: list[str], dims: tuple) -> None:
+    """Each size (a Python expression) is in its class: 0, 1, or one of the classes >= 2, all
+    unequal (the duck sizing of :func:`value_key`)."""
+    conds = checks.conds
+    for d, size in zip(dims, sizes):
         if d in (0, 1):
             conds.append(f"{size} == {d}")
         elif -d <= len(checks.sizes):
@@ -199,14 +272,6 @@ def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
             conds.append(f"({var} := {size}) > 1")
             conds += [f"{var} != {other}" for other in checks.sizes]
             checks.sizes.append(var)
-    flags = f"_fl{a}"
-    conds.append(
-        {
-            "C": f"{a}.flags.c_contiguous",
-            "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
-            "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
-        }[layout]
-    )
 
 
 _LAYOUTS = {"C": "C-contiguous", "F": "Fortran-ordered", "S": "strided"}
@@ -224,6 +289,10 @@ def _dims(dims: tuple) -> str:
 
 
 def _describe(value_k: Any) -> str:
+    if pylists.is_key(value_k):
+        _, code, dims, rows = value_k
+        rows = f" of {rows}s" if rows else ""
+        return f"list{rows} of {pylists.ITEMS[code][0].__name__}, {_dims(dims)}"
     if _is_array_key(value_k):
         _, dtype, dims, layout = value_k
         return f"ndarray[{dtype}, {_dims(dims)}, {_LAYOUTS[layout]}]"

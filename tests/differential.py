@@ -181,6 +181,16 @@ def assert_same_calls(
             except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
                 with pytest.raises(type(exc)):
                     compiled(*compiled_args)
+                _same_lists(compiled_args, expected_args)
                 continue
             got = compiled(*compiled_args)
         assert_same_value(got, expected, floor=input_tolerance(args))
+        _same_lists(compiled_args, expected_args)
+
+
+def _same_lists(got: tuple, expected: tuple) -> None:
+    """Python lists among the arguments hold what the plain call left in them (item types
+    too): compiled code writes into them as Python does."""
+    for i, (a, b) in enumerate(zip(got, expected)):
+        if type(b) is list:
+            assert_same_value(a, b, f"list argument {i} after the call")

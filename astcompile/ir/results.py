@@ -29,6 +29,7 @@ class OutKind(NamedKind):
     GRAPH = "graph"  # graph output ``index``, boxed by ``box``
     LEAF = "leaf"  # argument leaf ``index``, returned as the same object
     CONST = "const"  # ``value`` itself
+    ARG = "arg"  # argument ``index`` itself (a typed list, runtime/pylists.py)
 
 
 class Box(NamedKind):
@@ -67,3 +68,6 @@ class TraceResult:
     value_guards: list[tuple[int, Any]] = field(default_factory=list)
     leaf_names: list[str] = field(default_factory=list)
     reads: tuple = ()  # runtime.reads.Read: what the region read besides its arguments
+    #: (leaf index, argument position) of each typed list the region stores into: its array
+    #: goes back into the list when the region returns or raises (runtime/pylists.py)
+    written_lists: tuple[tuple[int, int], ...] = ()

@@ -13,65 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.results import OutSpec, TraceResult, is_leaf
+from astcompile.ir.checks import RunPlain
+from astcompile.ir.results import OutSpec, TraceResult
 from astcompile.ir.shapes import DimOp, ShapeGuard
-from astcompile.runtime import fastcall
+from astcompile.jit.leaves import _rebuild, current_leaves, leaves_of
+from astcompile.runtime import fastcall, pylists
 from astcompile.runtime import guards as G
 from astcompile.runtime import reads as R
-
-
-def leaves_of(args: tuple) -> list[Any]:
-    """Flattened array/scalar leaves, each distinct array once (as the tracer numbered them)."""
-    leaves: list[Any] = []
-    seen: set[int] = set()
-    stack = list(reversed(args))
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is tuple or kind is list:
-            stack.extend(reversed(value))
-        elif kind is np.ndarray:
-            if id(value) not in seen:
-                seen.add(id(value))
-                leaves.append(value)
-        elif is_leaf(value):
-            leaves.append(value)
-    return leaves
-
-
-def current_leaves(args: tuple, reads: tuple, root: Any, known: dict | None = None) -> list:
-    """The leaves of ``args`` and of the values ``reads`` find now (or ``known`` holds: read
-    by the trace), guards unchecked; a read that fails ends the list."""
-    leaves, known = leaves_of(args), known or {}
-    for read in reads:
-        if read.kind is R.ReadKind.INPUT:
-            try:
-                path = read.path
-                leaves.append(known[path] if path in known else R.evaluate(path, args, root))
-            except Exception:
-                break
-    return leaves
-
-
-def _box(value: Any, box: Any, outputs: list) -> Any:
-    if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
-        value = value[()] if isinstance(value, np.ndarray) else value
-        return box[1](value) if outputs[box[2]] else value
-    if box == "array":
-        return value
-    if box == "scalar":
-        return value[()] if isinstance(value, np.ndarray) else value
-    if box == "0d":
-        return value if isinstance(value, np.ndarray) else np.asarray(value)
-    return box(value)
-
-
-def _rebuild(spec: OutSpec | tuple | list, outputs: list, leaves: list) -> Any:
-    if isinstance(spec, OutSpec):
-        if spec.kind == "graph":
-            return _box(outputs[spec.index], spec.box, outputs)
-        return leaves[spec.index] if spec.kind == "leaf" else spec.value
-    return type(spec)(_rebuild(s, outputs, leaves) for s in spec)
 
 
 def _is_plain_arrays(template: Any) -> bool:
@@ -92,7 +40,8 @@ class Entry:
 
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards
-        self.plain = _is_plain_arrays(self.result.template)
+        self.written = getattr(self.result, "written_lists", ())
+        self.plain = _is_plain_arrays(self.result.template) and not self.written
         self.reads = self.result.reads
 
     def checks(self, nargs: int, root: Any, prefix: str = "") -> _Checks | None:
@@ -142,10 +91,24 @@ class Entry:
             return all(g.holds(shapes) for g in graph_guards)
         return True
 
-    def __call__(self, leaves: list) -> Any:
+    def __call__(self, leaves: list, args: tuple = ()) -> Any:
         if self.plain:
             return tuple(self.run(leaves))
-        return _rebuild(self.result.template, self.run(leaves), leaves)
+        if not self.written:
+            return _rebuild(self.result.template, self.run(leaves), leaves, args)
+        try:
+            outputs = self.run(leaves)
+        except RunPlain:  # the region's statements run instead: the lists stay as they were
+            raise
+        except BaseException:  # Python's error: the lists hold what was stored before it
+            self._write_back(leaves, args)
+            raise
+        self._write_back(leaves, args)
+        return _rebuild(self.result.template, outputs, leaves, args)
+
+    def _write_back(self, leaves: list, args: tuple) -> None:
+        for leaf, position in self.written:
+            pylists.box(args[position], leaves[leaf])
 
 
 @dataclass
@@ -225,7 +188,7 @@ def _miss_all(*args: Any) -> object:
 
 def _is_leaf_key(k: Any) -> bool:
     """Whether an argument with guard key ``k`` is a graph leaf (see ``trace.is_leaf``)."""
-    if k is float or k is complex:
+    if k is float or k is complex or pylists.is_key(k):
         return True
     return type(k) is tuple and (
         k[0] is np.ndarray
@@ -274,16 +237,23 @@ def specialised_guards(
     called once the entries have run ``fastcall.PROMOTE_AFTER`` compiled calls (the region
     then asks for the C-level call path)."""
     args = [f"_a{i}" for i in range(len(params))]
+    argv = f"({', '.join(args)}{',' if len(args) == 1 else ''})"
     lines = [f"def guards_{name}({', '.join(args)}):", f"    # {', '.join(params)}"]
     namespace: dict[str, Any] = {
         "_MISS": MISS,
         "_ndarray": np.ndarray,
         "_tuple": tuple,
         "_int_class": G.int_class,
+        "_list_kind": pylists.kind_function(),
+        "_list_unbox": pylists.unbox,
+        "_list_overlap": pylists.overlap,
         "_stats": stats,
         "_eager": eager,
         "_promote": promote,
     }
+    lines += [
+        f"    {line}" for line in G.list_kinds([e.key for e in entries] + list(eager_keys), args)
+    ]
     count = ["_stats.compiled_calls += 1"]
     if promote is not None:
         count.append(f"if _stats.compiled_calls >= {fastcall.PROMOTE_AFTER}: _promote()")
@@ -292,8 +262,8 @@ def specialised_guards(
         if found is None:
             continue
         namespace.update(found.keys.consts)
-        leaves = "[" + ", ".join(found.leaf_names) + "]"
-        call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves})"
+        leaves = "[" + ", ".join(map(found.keys.leaf, found.leaf_names)) + "]"
+        call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves}, {argv})"
         namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
         lines += _guarded_block(found, [*count, f"return {call}"])
     for n, key in enumerate(eager_keys):
@@ -301,7 +271,7 @@ def specialised_guards(
         if checks is None:
             continue
         namespace.update(checks.consts)
-        call = f"return _eager(({', '.join(args)}{',' if len(args) == 1 else ''}))"
+        call = f"return _eager({argv})"
         lines += _guarded_block(_Checks(checks, [], []), [call])
     lines.append("    return _MISS")
     source = "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from astcompile.ir.results import is_leaf
 from astcompile.ir.shapes import Rel, ShapeGuard, evaluate
 from astcompile.jit.entries import Entry, dim_source
 from astcompile.runtime import guards as G
+from astcompile.runtime import pylists
 from astcompile.runtime import reads as R
 
 
@@ -123,8 +124,13 @@ def named_leaves(args: tuple, names: tuple) -> tuple[list[tuple[str, Any]], tupl
         elif is_leaf(value):
             found.append((label, value))
 
+    lists = pylists.classify(args)
     for i, value in enumerate(args):
-        visit(names[i] if i < len(names) else f"argument {i}", value)
+        label = names[i] if i < len(names) else f"argument {i}"
+        if i not in lists:
+            visit(label, value)
+        elif type(lists[i]) is tuple:  # a typed list: one leaf, its items' array
+            found.append((label, pylists.unbox(value, lists[i])))
     return found, tuple(arrays)
 
 

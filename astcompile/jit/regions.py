@@ -108,7 +108,7 @@ class Region:
                 leaves = entry.bind(args, root)
                 if leaves is not None:
                     self.stats.compiled_calls += 1
-                    return entry(leaves)
+                    return entry(leaves, args)
         if key in self.eager_keys:
             return self._eager(args)
         return self._miss(key, args)
@@ -142,7 +142,7 @@ class Region:
         if found is not None:
             entry, leaves = found
             self.stats.compiled_calls += 1
-            return entry(leaves)
+            return entry(leaves, args)
         mode = frozen_mode()
         if mode is not None:
             if mode == "strict":
@@ -164,7 +164,7 @@ class Region:
             return self._eager(args)
         entry, leaves = compiled
         self.stats.compiled_calls += 1
-        return entry(leaves)
+        return entry(leaves, args)
 
     def _settled(self, key: tuple, args: tuple) -> bool:
         """Whether ``args`` now have an entry or run eagerly: threads that missed together wait

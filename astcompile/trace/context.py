@@ -82,6 +82,8 @@ class TraceContext:
         self.effect_frames: list[list[Node]] = [[]]  # STORE/LOOP/IF nodes per (nested) graph
         #: checks whose failure re-runs the region: (the user's line, why, what)
         self.plain_reruns: list[tuple[Loc | None, TraceReason, str]] = []
+        #: INPUT arrays of typed lists (trace/lists.py): stores reach the list only at the end
+        self.private: set[Node] = set()
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:

@@ -25,13 +25,14 @@ import numpy as np
 from astcompile import registry
 from astcompile.ir.results import OutKind, OutSpec
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.lists import SymList
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.nonzero import NonzeroAxis
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import is_read_stand_in
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
-TRACED = (SymArray, SymScalar, SymInt, MaskedValue, NonzeroAxis)
+TRACED = (SymArray, SymScalar, SymInt, MaskedValue, NonzeroAxis, SymList)
 _EMPTY = object()
 
 #: Values no caller can change: returned as themselves, the same object on every call.

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.trace.context import TraceBreak, is_tracing
+from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import ObjectRead, ReadOnlyList, target_of
 from astcompile.trace.symbolic import SymArray
@@ -70,7 +71,10 @@ def _is_sequence(value: Any) -> bool:
 
 
 def _traced(value: Any) -> Any:
-    if isinstance(value, (SymArray, np.ndarray)) or type(value) in (*_SEQUENCES, ReadOnlyList):
+    if isinstance(value, (SymArray, np.ndarray, SymList)) or type(value) in (
+        *_SEQUENCES,
+        ReadOnlyList,
+    ):
         return value
     if isinstance(value, ObjectRead):
         target = target_of(value)

@@ -24,6 +24,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.lists import is_private_store
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymInt
 
@@ -97,8 +98,11 @@ def repeatable(effects: list[Node]) -> bool:
 
 
 def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
+    private = current().private
     for node in effects:
         if node.op in (Op.CHECK, Op.SIZE_CHECK):
+            continue
+        if node.op is Op.STORE and is_private_store(node, private):
             continue
         if not loops_allowed or node.op not in (Op.LOOP, Op.IF):
             return False

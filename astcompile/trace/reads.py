@@ -85,8 +85,7 @@ class ReadRecorder:
         self.names = tuple(names)
         self.reads: list[Read] = []
         self.sizes: dict[int, int] = {}
-        for arg in args:  # size classes continue from the arguments' (see guards.call_key)
-            G.value_key(arg, self.sizes)
+        G.call_key(tuple(args), self.sizes)  # size classes continue from the arguments'
         self._seen: dict[Path, Any] = {}
         #: the value found at each path, as the trace read it: the first call binds these
         #: instead of reading again (a user's ``__getattr__`` runs as often as in Python)

@@ -105,8 +105,12 @@ def _has_attr(recorder: ReadRecorder, obj: Any, name: Any) -> bool:
 def _len_of(recorder: ReadRecorder, value: Any) -> Any:
     """``len(x)`` of a traced array is its first size, symbolic like ``x.shape[0]``: a new
     length does not recompile (CPython's ``len`` would need an int, and guard the value)."""
+    from astcompile.trace.lists import SymList
+
     if isinstance(value, SymArray) and value.ndim and not is_runtime(value.node.shape[0]):
         return value.shape[0]
+    if type(value) is SymList:  # a typed list (trace/lists.py): its size, symbolic too
+        return value.length()
     return len(value)  # a run-time length (a window x[i:i + k]): __len__ says why it breaks
 
 

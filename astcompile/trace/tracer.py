@@ -17,8 +17,9 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
+from astcompile.runtime import pylists
 from astcompile.runtime.reads import Read, ReadKind
-from astcompile.trace import escapes, int_bounds
+from astcompile.trace import escapes, int_bounds, lists
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
 from astcompile.trace.control import require_no_stores
@@ -161,6 +162,8 @@ class _Outputs:
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
+        if type(value) is lists.SymList:
+            return lists.output(value)
         if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
             python, flag = value.python
             flag_index = self._graph(flag.node, Box.ZERO_D).index
@@ -209,8 +212,11 @@ def trace(
     with ctx:
         inputs = _Inputs(ctx, dynamic)
         reads = ReadRecorder(inputs.leaf, tuple(names), tuple(args))
+        typed = pylists.classify(tuple(args))
         symbolic_args = [
             _symbolize(a, n, inputs, reads, (("arg", i),))
+            if i not in typed
+            else _typed_list(a, typed[i], n, i, inputs)
             for i, (a, n) in enumerate(zip(args, names))
         ]
         # the safety net for changes made behind the stand-ins' backs: the real objects
@@ -232,7 +238,17 @@ def trace(
     verify_between(graph, "trace")
     if observed is not None:
         observed.update(reads.observed)
-    return TraceResult(graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads))
+    written = lists.written([a for a in symbolic_args if type(a) is lists.SymList])
+    return TraceResult(
+        graph, template, list(ctx.value_guards), inputs.names, tuple(reads.reads), written
+    )
+
+
+def _typed_list(value: list, found: tuple | str, name: str, position: int, inputs: _Inputs) -> Any:
+    """A list argument runtime/pylists.py classified: a typed list, or a break saying why not."""
+    if type(found) is str:
+        lists.refuse(found, name)
+    return lists.argument(value, found, name, position, inputs.leaf)
 
 
 def _cell_index(body: Callable, root: Callable) -> dict[str, int]:

@@ -18,6 +18,7 @@ import numpy as np
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.iteration import UNTIL_EXHAUSTED, Stream
+from astcompile.trace.lists import SymList
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 UNROLL_LIMIT = 4
@@ -47,6 +48,8 @@ def _length(sequence: Any) -> Any:
         return sequence.shape[0]
     if isinstance(sequence, (tuple, list)):
         return _SequenceLength(len(sequence))
+    if type(sequence) is SymList:  # a typed list: its length stays symbolic
+        return sequence.length()
     if isinstance(sequence, Stream):  # plain Python over an iterator (trace/iteration.py)
         return UNTIL_EXHAUSTED
     return len(sequence)

@@ -1,0 +1,84 @@
+"""What a compiled region call takes and gives: its leaves and its rebuilt results.
+
+The *leaves* of a call are what the graph's INPUT nodes stand for, in the tracer's order: each
+array once, the numbers inside tuples and lists, a typed list argument as one array of its
+items (runtime/pylists.py). The *results* are the graph's outputs put back into the Python
+structure the trace returned (tuples, NumPy or Python scalars, arguments themselves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.results import OutSpec, is_leaf
+from astcompile.runtime import pylists
+from astcompile.runtime import reads as R
+
+
+def leaves_of(args: tuple) -> list[Any]:
+    """Flattened array/scalar leaves, each distinct array once (as the tracer numbered them);
+    a typed list argument is one leaf, its items as a new array (runtime/pylists.py)."""
+    leaves: list[Any] = []
+    seen: set[int] = set()
+    lists = pylists.classify(args) if list in map(type, args) else {}
+    for i, arg in enumerate(args):
+        found = lists.get(i)
+        if type(found) is tuple:
+            leaves.append(pylists.unbox(arg, found))
+        elif found is None:
+            _walk(arg, leaves, seen)
+    return leaves
+
+
+def _walk(arg: Any, leaves: list[Any], seen: set[int]) -> None:
+    stack = [arg]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is tuple or kind is list:
+            stack.extend(reversed(value))
+        elif kind is np.ndarray:
+            if id(value) not in seen:
+                seen.add(id(value))
+                leaves.append(value)
+        elif is_leaf(value):
+            leaves.append(value)
+
+
+def current_leaves(args: tuple, reads: tuple, root: Any, known: dict | None = None) -> list:
+    """The leaves of ``args`` and of the values ``reads`` find now (or ``known`` holds: read
+    by the trace), guards unchecked; a read that fails ends the list."""
+    leaves, known = leaves_of(args), known or {}
+    for read in reads:
+        if read.kind is R.ReadKind.INPUT:
+            try:
+                path = read.path
+                leaves.append(known[path] if path in known else R.evaluate(path, args, root))
+            except Exception:
+                break
+    return leaves
+
+
+def _box(value: Any, box: Any, outputs: list) -> Any:
+    if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
+        value = value[()] if isinstance(value, np.ndarray) else value
+        return box[1](value) if outputs[box[2]] else value
+    if box == "array":
+        return value
+    if box == "scalar":
+        return value[()] if isinstance(value, np.ndarray) else value
+    if box == "0d":
+        return value if isinstance(value, np.ndarray) else np.asarray(value)
+    return box(value)
+
+
+def _rebuild(spec: OutSpec | tuple | list, outputs: list, leaves: list, args: tuple = ()) -> Any:
+    if isinstance(spec, OutSpec):
+        if spec.kind == "graph":
+            return _box(outputs[spec.index], spec.box, outputs)
+        if spec.kind == "arg":
+            return args[spec.index]
+        return leaves[spec.index] if spec.kind == "leaf" else spec.value
+    return type(spec)(_rebuild(s, outputs, leaves, args) for s in spec)
