@@ -366,3 +366,26 @@ def test_a_close_comparison_of_quick_calls_takes_more_rounds(clock, costs, round
         f(*args)
     assert f._tier.choice is not None and f._tier.choice.rounds == rounds
     assert f"best of {rounds} sampled calls" in f._tier.choice.describe()
+
+
+@astcompile.compile(backend="c")
+def recursive_sum(n):
+    if n < 2:
+        return 1.0
+    return n * 0.5 + recursive_sum(n - 1)
+
+
+def plain_recursive_sum(n):
+    return 1.0 if n < 2 else n * 0.5 + plain_recursive_sum(n - 1)
+
+
+def test_a_recursive_function_is_sampled_whole(clock):
+    """Its calls of itself run inside a sampled call: they are part of that sample, on the
+    same path, not samples of other sizes that would keep the comparison from ever choosing
+    (a recursive function ran 100x slower than plain, measured forever)."""
+    for _ in range(_calls_until_choice()):
+        assert recursive_sum(12) == plain_recursive_sum(12)
+    tier = recursive_sum._tier
+    assert tier.choice is not None and tier.plain
+    assert tier.choice.signature == tiering.signature((12,), {})
+    assert recursive_sum(30) == plain_recursive_sum(30)

@@ -149,11 +149,18 @@ class Tier:
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
+    #: (thread, path) of the sample running now: a recursive call inside it is part of that
+    #: sample and runs the same path, neither timed alone nor counted as another size
+    sampling: tuple[int, str] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
         if any(_lazy(a) for a in (*args, *kwargs.values())):
             return compiled(*args, **kwargs)  # timing it would time building a task graph
+        if self.sampling == (threading.get_ident(), "plain"):
+            return plain(*args, **kwargs)  # recursion inside a sample: part of it, same path
+        if self.sampling is not None and self.sampling[0] == threading.get_ident():
+            return compiled(*args, **kwargs)
         if not self.pending and self.choice is None:
             self._open()
         try:
@@ -161,7 +168,11 @@ class Tier:
         except IndexError:  # none pending (or another thread took the last one)
             path = "plain" if self.plain else "compiled"
         run = plain if path == "plain" else compiled
-        result, seconds, clean = _timed(self.name, path, run, args, kwargs)
+        outer, self.sampling = self.sampling, (threading.get_ident(), path)
+        try:
+            result, seconds, clean = _timed(self.name, path, run, args, kwargs)
+        finally:
+            self.sampling = outer
         sig = self.sign(args, kwargs)
         if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
             return result
