@@ -3,12 +3,18 @@ exactly what the Python guard function and wrapper would, and anything else goes
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
 import astcompile
 from astcompile.runtime import build, fastcall
 from astcompile.runtime.errors import CompilerNotFound
+from tests.trust_helpers import gone, hanging_compiler, started
 
 SCALE = 3.0
 
@@ -327,3 +333,55 @@ def test_a_cache_folder_set_after_the_first_function_is_looked_in(tmp_path, monk
     monkeypatch.setattr(astcompile.config, "cache_dir", built_in)
     after = astcompile.compile(fma)
     assert not hasattr(before, "current_route") and hasattr(after, "current_route")
+
+
+def test_a_hanging_compiler_holds_the_promoting_call_at_most_the_timeout(tmp_path, monkeypatch):
+    """The kernels build; the extension's compiler hangs. The call that asks for it (the
+    region's PROMOTE_AFTER-th compiled call) returns within the kernels' timeout, the
+    compiler's whole group is killed, and the region runs on its Python path."""
+    cc, pids = hanging_compiler(tmp_path, "*-fno-strict-aliasing*")  # the extension's flags
+    monkeypatch.setenv("CC", cc)
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(astcompile.config, "build_timeout", 2.0)
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    slowest = 0.0
+    for _ in range(fastcall.PROMOTE_AFTER + 5):
+        start = time.perf_counter()
+        np.testing.assert_array_equal(f(a, a + 1, a + 2), fma(a, a + 1, a + 2))
+        slowest = max(slowest, time.perf_counter() - start)
+    assert len(started(pids)) == 2, "the extension's build never ran"
+    assert 2.0 <= slowest < 8.0
+    assert all(gone(pid) for pid in started(pids))
+    assert fastcall.tried() and fastcall.loaded() is None  # not asked for again
+    assert not any(n.startswith(".build") for n in os.listdir(tmp_path / "cache" / "c-v1"))
+
+
+_EXITS = """
+import sys, time
+from astcompile.runtime import fastcall
+fastcall.build_in_background(sys.argv[1])
+while len(open(sys.argv[2]).read().split()) < 2:
+    time.sleep(0.05)
+"""
+
+
+def test_exit_stops_a_background_build(tmp_path):
+    """A program that ends while the extension builds in the background exits at once, and
+    the compiler goes with it (with no timeout to end it)."""
+    cc, pids = hanging_compiler(tmp_path)
+    with open(pids, "w"):
+        pass
+    env = {**os.environ, "CC": cc, "ASTCOMPILE_BUILD_TIMEOUT": "0"}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXITS, str(tmp_path / "cache"), pids],
+        env=env,
+        timeout=120,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.perf_counter() - start < 30
+    assert len(started(pids)) == 2 and all(gone(pid) for pid in started(pids))
