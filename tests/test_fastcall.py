@@ -7,12 +7,14 @@ import os
 import subprocess
 import sys
 import time
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import astcompile
-from astcompile.runtime import build, fastcall
+from astcompile.runtime import build, cache, fastcall, trust
 from astcompile.runtime.errors import CompilerNotFound
 from tests.trust_helpers import gone, hanging_compiler, started
 
@@ -385,3 +387,59 @@ def test_exit_stops_a_background_build(tmp_path):
     assert done.returncode == 0, done.stderr
     assert time.perf_counter() - start < 30
     assert len(started(pids)) == 2 and all(gone(pid) for pid in started(pids))
+
+
+PLANTED_LIB = '#include <stdio.h>\n__attribute__((constructor)) static void ran(void) {{ fclose(fopen("{marker}", "w")); }}\n'
+
+
+def _plant_extension(tmp_path, cache_dir, marker) -> tuple[str, str, str]:
+    """A library whose constructor creates ``marker``, where the extension would be: (its
+    cache folder, the extension's key, the library's path)."""
+    compiler = build.find_compiler()
+    key = "fastcall-" + fastcall._key(compiler, fastcall._headers())
+    entries = cache.ensure_cache_dir(str(cache_dir))
+    lib = os.path.join(entries, key + ".so")
+    build.compile_shared(PLANTED_LIB.format(marker=marker), lib, str(tmp_path), compiler, libs=())
+    return entries, key, lib
+
+
+@pytest.mark.parametrize("planted", ["record of another file", "group-writable", "a link"])
+def test_a_planted_extension_is_never_loaded(tmp_path, monkeypatch, planted):
+    """A library in place of the extension runs code the moment it is loaded (its
+    constructor): it is loaded only when it passes the trust rules and has the SHA-256 its
+    record holds; otherwise the extension is built afresh over it."""
+    import hashlib
+    import json
+
+    marker, cache_dir = tmp_path / "ran", tmp_path / "cache"
+    monkeypatch.setattr(fastcall, "_state", {})
+    entries, key, lib = _plant_extension(tmp_path, cache_dir, marker)
+    data = Path(lib).read_bytes()
+    record = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if planted == "record of another file":
+        record["sha256"] = hashlib.sha256(b"the extension").hexdigest()
+    elif planted == "group-writable":
+        os.chmod(lib, 0o775)
+    else:
+        os.replace(lib, tmp_path / "elsewhere.so")
+        os.symlink(tmp_path / "elsewhere.so", lib)
+    with open(os.path.join(entries, key + ".json"), "w") as f:
+        json.dump(record, f)
+    trust.forget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the refusal says why, once
+        module = fastcall.extension(str(cache_dir))
+    assert module is not None and not marker.exists()
+    assert not os.path.islink(lib) and cache.lookup(entries, key) == lib
+
+
+def test_the_planted_library_of_those_tests_would_run(tmp_path, monkeypatch):
+    """The control: passing the rules with its true SHA-256 (only its owner could write that
+    record), the same library is loaded, and its constructor runs."""
+    marker, cache_dir = tmp_path / "ran", tmp_path / "cache"
+    monkeypatch.setattr(fastcall, "_state", {})
+    entries, key, lib = _plant_extension(tmp_path, cache_dir, marker)
+    size, sha = cache.file_digest(lib)
+    Path(entries, key + ".json").write_text(f'{{"size": {size}, "sha256": "{sha}"}}')
+    fastcall.extension(str(cache_dir))
+    assert marker.exists()
