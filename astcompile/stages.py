@@ -136,11 +136,14 @@ def rewrite(work: FunctionWork) -> None:
     )
     owner.loop_reasons = dict(done.loop_reasons)  # explain: why a loop runs in Python
     saved = (done.source, done.regions, analysis.breaks, work.lookups)
-    kept = loops or lines
+    kept = loops or lines or analysis.source.moved  # moved: its lines are not the code's
     digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
     breaks = tuple(analysis.breaks)
     filename = analysis.source.filename
-    work.rewrite = CachedRewrite(done.source, tuple(done.regions), breaks, digest, filename)
+    lookups = tuple(work.lookups)
+    work.rewrite = CachedRewrite(
+        done.source, tuple(done.regions), breaks, digest, filename, lookups
+    )
 
 
 def materialise(work: FunctionWork) -> None:
@@ -197,6 +200,9 @@ def trace(work: RegionWork) -> None:
     from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
 
     region = work.region
+    if region.owner.analysis_changed():  # a callee rebound or swapped: its statements run
+        work.done = True
+        return
     try:
         result = region.trace(work.key, work.args, work.observed)
     except TraceBreak as exc:
@@ -252,9 +258,15 @@ def target_unset(stage: str, work: RegionWork) -> bool:
     return work.target is None
 
 
-def graph_pass(fn: Pass) -> Run:
+def graph_pass(name: str, fn: Pass) -> Run:
+    """The pass as a stage; the graph it leaves is verified (with ``config.verify_ir``, which
+    the tests set), so a broken invariant names the pass that broke it in a real compile."""
+
     def run(work: RegionWork) -> None:
+        from astcompile.ir.graph import verify_between
+
         work.graph, work.changed = fn(work.graph)
+        verify_between(work.graph, f"pass {name}")
 
     return run
 

@@ -25,7 +25,7 @@
 enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
-    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_END
+    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32 };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
@@ -157,6 +157,11 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 3;
             break;
         }
+        case OP_CODE: /* slot = fn.__code__ of the user's function, for the IS that follows
+                       * (a swapped code object, as autoreload makes, fails it) */
+            slots[c[0]] = PyFunction_GET_CODE(PyTuple_GET_ITEM(p->consts, c[1]));
+            c += 2;
+            break;
         case OP_EQ: { /* a value guard: arg == value, as Python compares (a NaN never holds) */
             PyObject *eq = PyObject_RichCompare(slots[c[0]], PyTuple_GET_ITEM(p->consts, c[1]), Py_EQ);
             int holds = eq == NULL ? -1 : PyObject_IsTrue(eq);
@@ -284,14 +289,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
 /* Check a program's words are well formed before any call runs it: operand counts, indices
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
-    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 2, 3, 2, 0};
+    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 2, 3, 2, 2, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_TYPEIS) return -1;
+        if (op < OP_ARRAY || op > OP_CODE) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -304,8 +309,9 @@ static int validate(const Program *p) {
         if (takes_arg && c[0] >= p->nargs) return -1;
         if ((op == OP_NOTSAME || op == OP_DIM) && c[1] >= p->nargs) return -1;
         int takes_const = op == OP_ARRAY || op == OP_EMPTY || op == OP_IS || op == OP_EQ ||
-                          op == OP_TYPEIS || op == OP_GLOBAL;
+                          op == OP_TYPEIS || op == OP_GLOBAL || op == OP_CODE;
         if (takes_const && c[1] >= nconsts) return -1;
+        if (op == OP_CODE && !PyFunction_Check(PyTuple_GET_ITEM(p->consts, c[1]))) return -1;
         if (op == OP_GLOBAL &&
             (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
             return -1;

@@ -18,14 +18,17 @@ Part of the runtime: must not import the compiler.
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .reads import ReadKind
+
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
- WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, END) = range(1, 27)  # fmt: skip
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, END) = range(1, 28)  # fmt: skip
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
@@ -155,14 +158,18 @@ def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:
 
 
 def _read_check(p: _Program, read: tuple, leaves: list) -> None:
-    """A global the region reads (``fn.__globals__[name]``) is still the object (IDENTITY) or
-    value (VALUE) it was traced with, or (INPUT) a number of its key, the next leaf:
-    ``reads.check_source``'s conditions, in C. A name that is gone fails the entry, as the
-    guard function's ``except`` does."""
-    gdict, name, kind, expected = read
+    """A global the region reads (``scope[name]``, ``scope`` the function's globals) is still
+    the object (IDENTITY) or value (VALUE) it was traced with, or (INPUT) a number of its key,
+    the next leaf: ``reads.check_source``'s conditions, in C. A name that is gone fails the
+    entry, as the guard function's ``except`` does. A ``scope`` that is a function stands for
+    its ``__code__`` (IDENTITY: not swapped since the region was made from it)."""
+    scope, name, kind, expected = read
     slot = p.nslots
     p.nslots += 1
-    p.emit(GLOBAL, slot, p.const(gdict), p.const(name))
+    if type(scope) is dict:
+        p.emit(GLOBAL, slot, p.const(scope), p.const(name))
+    else:
+        p.emit(CODE, slot, p.const(scope))
     if kind == "input":
         if expected is float:
             p.emit(FLOAT, slot)
@@ -249,3 +256,39 @@ def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:
         p.emit(WI, arg, bits, int(signed))
     else:
         raise _Unsupported(f"a {kind} scalar passed as {ctype}")
+
+
+def global_reads(reads: tuple, root: Any) -> list[tuple] | None:
+    """The reads as ``(scope, name, kind, expected)``, ``scope[name]`` being a dict look-up
+    (the globals of the user's function or of a callee, ``np``, a module constant; a plain
+    module's ``__dict__``: ``np.sum``) or ``(function, "__code__", ...)``; else None. Each
+    scope is a constant: the function or module it belongs to is checked by identity first."""
+    found = []
+    held: dict[tuple, Any] = {(("fn",),): root}  # path -> the object checked to be there
+    for read in reads:
+        kind, expected = read.kind, read.expected
+        if kind is ReadKind.SAME:  # the object at another path, held by identity there
+            if read.expected not in held:
+                return None
+            kind, expected = ReadKind.IDENTITY, held[read.expected]
+        place = _place(read.path, held)
+        if place is None:
+            return None
+        found.append((*place, kind.value, expected))
+        if kind is ReadKind.IDENTITY:
+            held[read.path] = expected
+    return found
+
+
+def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is held
+    step = path[-1]
+    if step == ("code",):
+        owner = held.get(path[:-1])
+        return (owner, "__code__") if type(owner) is types.FunctionType else None
+    if step[0] == "item" and path[-2:-1] == (("gdict",),) and type(step[1]) is str:
+        owner = held.get(path[:-2])
+        return (owner.__globals__, step[1]) if type(owner) is types.FunctionType else None
+    owner = held.get(path[:-1])
+    if step[0] == "attr" and type(owner) is types.ModuleType and step[1] in vars(owner):
+        return vars(owner), step[1]
+    return None

@@ -115,7 +115,8 @@ def test_a_global_read_is_a_leaf_checked_on_every_call(monkeypatch):
     """``head`` reads the module global SCALE: its value is an input of the graph, its type
     a guard, so rebinding it to another float reuses the entry with the new value."""
     entry = _entry(head, np.arange(5.0))
-    (read,) = entry.reads
+    code, read = entry.reads  # first: the function still runs the code traced
+    assert code.path == (("fn",), ("code",)) and code.expected is head.__code__
     assert read.expected is float
     guards = _guards(head, [entry])
     monkeypatch.setattr(f"{__name__}.SCALE", 10.0)

@@ -4,11 +4,14 @@ for; and a region whose loops cannot be traced keeps them in Python from the nex
 
 from __future__ import annotations
 
+import textwrap
 import threading
+import warnings
 
 import numpy as np
 import pytest
 from differential import BACKENDS
+from module_helpers import edit_module, load_module
 
 import astcompile
 from astcompile.backends import c_backend_available
@@ -160,3 +163,84 @@ def test_a_loop_that_cannot_be_traced_runs_in_python_from_the_next_call(caplog):
 
 def test_repr_names_the_function():
     assert repr(astcompile.compile(affine)) == "<astcompile compiled function affine>"
+
+
+# -- the file on disk may have changed since the function was made -----------------------------
+
+EDITED = """
+    import numpy as np
+    import astcompile
+
+    class A:
+        @astcompile.compile(backend={backend!r})
+        def forward(self, x):
+            return x + 1.0
+
+    class B:
+        @astcompile.compile(backend={backend!r})
+        def forward(self, x):
+            return x * 2.0
+
+    def helper(x):
+        return x * 2.0
+
+    @astcompile.compile(backend={backend!r})
+    def caller(x):
+        return np.exp(helper(x)) + 1.0
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lines_added_above_a_method_keep_its_own_body(tmp_path, backend):
+    """Three lines above ``B.forward`` and its code's first line is in ``A.forward``: the
+    compiled method still computes ``x * 2.0``, as the method that runs does."""
+    text = EDITED.format(backend=backend)
+    mod = load_module(tmp_path, f"above_{backend}", text)
+    edit_module(mod, "# one\n# two\n# three\n" + textwrap.dedent(text))
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(mod.B().forward(x), x * 2.0)
+    np.testing.assert_array_equal(mod.A().forward(x), x + 1.0)
+    assert mod.B.forward.regions  # found where it went: compiled
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_body_edited_after_import_runs_plain_with_a_warning(tmp_path, backend):
+    text = EDITED.format(backend=backend)
+    mod = load_module(tmp_path, f"body_{backend}", text)
+    edit_module(mod, text.replace("x * 2.0", "x * 3.0"))
+    x = np.arange(4.0)
+    with pytest.warns(RuntimeWarning, match=rf"body_{backend}\.py is not the code that runs"):
+        got = mod.B().forward(x)
+    np.testing.assert_array_equal(got, x * 2.0)  # the code that runs, not the file's text
+    np.testing.assert_array_equal(mod.B().forward(x), x * 2.0)
+    assert not mod.B.forward.regions
+    np.testing.assert_array_equal(mod.caller(x), np.exp(x * 2.0) + 1.0)  # helper: live code
+
+
+NOISY = """
+    import numpy as np
+    import astcompile
+
+    def helper(x):
+        print("helper ran")
+        return x * 2.0
+
+    @astcompile.compile(backend={backend!r})
+    def caller(x):
+        return np.exp(helper(x)) + 1.0
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_callee_edited_after_import_is_not_inlined_from_its_text(tmp_path, backend, capsys):
+    """``helper``'s text no longer prints; its code (what the plain caller calls) still does:
+    inlined from the text, the print would run once, at the trace."""
+    text = NOISY.format(backend=backend)
+    mod = load_module(tmp_path, f"callee_{backend}", text)
+    edit_module(mod, text.replace('print("helper ran")', "pass"))
+    x = np.arange(4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for _ in range(3):
+            np.testing.assert_array_equal(mod.caller(x), np.exp(x * 2.0) + 1.0)
+    assert capsys.readouterr().out.count("helper ran") == 3

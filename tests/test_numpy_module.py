@@ -43,16 +43,19 @@ def test_creation_in_called_functions_is_traced(fn, args, backend):
 
 
 def test_the_traced_view_is_numpy_everywhere_else():
-    from astcompile.trace.numpy_module import TracedNumpy, seen_while_tracing, untraced
-
-    view = seen_while_tracing(np)
-    assert isinstance(view, TracedNumpy)
-    assert view.float64 is np.float64 and view.random is np.random and view.sin is np.sin
-    assert view.array is not np.array and view.array.real is np.array
-    assert untraced(view.array) is np.array and untraced(view) is np
     import math
 
-    assert seen_while_tracing(math) is math
+    from astcompile.trace.library_modules import ModuleRead, untraced
+    from astcompile.trace.reads import ReadRecorder
+
+    recorder = ReadRecorder(lambda value, name: value, (), ())
+    view = recorder.see((("fn",), ("gdict",), ("item", "np")), np)
+    assert isinstance(view, ModuleRead)
+    assert view.float64 is np.float64 and view.sin is np.sin
+    assert isinstance(view.random, ModuleRead) and view.random.rand == np.random.rand
+    assert view.array is not np.array and view.array.real is np.array
+    assert untraced(view.array) is np.array and untraced(view) is np
+    assert recorder.see((("fn",), ("gdict",), ("item", "math")), math).sqrt is math.sqrt
 
 
 def hands_out_numpy(x):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls, assert_same_value
+
+import astcompile
 
 
 def _nan_sign(y):
@@ -17,6 +19,21 @@ def _nan_sign(y):
 def test_a_negative_nan_constant_keeps_its_sign(backend):
     """``-np.nan`` has its sign bit set; C's ``NAN`` macro has not (the literal is ``-NAN``)."""
     got = assert_same(_nan_sign, np.array([1.0, -2.0]), backend=backend)
+    np.testing.assert_array_equal(got[0], [-1.0, -2.0])
+
+
+_NAN = np.nan
+
+
+def _negated_global_nan(y):
+    return np.copysign(y, -_NAN), -_NAN
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_negated_nan_read_from_a_global_keeps_its_sign(backend):
+    """A NaN read from a global is an input: ``-x`` of it must set the sign bit as Python and
+    NumPy do (``x * -1`` does not, on x86)."""
+    got = assert_same(_negated_global_nan, np.array([1.0, -2.0]), backend=backend)
     np.testing.assert_array_equal(got[0], [-1.0, -2.0])
 
 
@@ -323,3 +340,30 @@ def test_a_carried_python_int_keeps_its_type_until_a_numpy_value_is_assigned(bac
 def test_a_maybe_python_float_mixed_with_float32_runs_in_numpy(backend, x):
     """``0.0 * float32_array`` is float32, ``np.float64(2.5) * float32_array`` float64."""
     assert_same_calls(_maybe_assigned_then_mixed, [(x, np.ones(2, np.float32))], backend=backend)
+
+
+def _owns_memory(x):
+    if x.base is None:
+        return x * 2.0
+    return x + 1.0
+
+
+class _Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def scaled(self, x):
+        return x * (3.0 if self.w.base is None else -3.0) + self.w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_base_is_none_follows_the_argument(backend):
+    """``x.base is None`` is whether the argument owns its memory: a view passed after an
+    array that owns its memory takes the other branch, as in NumPy (issue 22, item 6)."""
+    a = np.arange(7.0)
+    owns = astcompile.compile(_owns_memory, backend=backend)
+    for x in (a, a[1:], a[::1], a):  # not copied: a copy owns its memory
+        assert_same_value(owns(x), _owns_memory(x))
+    scaled = astcompile.compile(_Holder.scaled, backend=backend)
+    for w in (np.ones(6), np.ones(7)[1:], np.ones(6)):
+        assert_same_value(scaled(_Holder(w), a[:6]), _Holder(w).scaled(a[:6]))

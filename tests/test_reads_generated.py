@@ -1,5 +1,5 @@
 """Generated programs: a holder of one value (an attribute, a dict item, a closure cell, a
-global, ...) read by a compiled function, replaced between calls, sometimes by another kind of
+global, a function's attribute or default, a module's attribute, ...) read by a compiled function, replaced between calls, sometimes by another kind of
 value; the compiled result must equal the plain function's after every change (see
 tests/test_reads.py for one test per kind of read)."""
 
@@ -35,6 +35,31 @@ _HOLDERS = {  # name: (module set-up, parameters, how the function reads it, how
         "global V\n    V = new",
     ),
     "namespace": ("import types\nns = types.SimpleNamespace(v={init})", "x", "ns.v", "ns.v = new"),
+    "function attribute": ("def g():\n    pass\ng.v = {init}", "x", "g.v", "g.v = new"),
+    "callee default": (
+        "def helper(v={init}):\n    return v",
+        "x",
+        "helper()",
+        "helper.__defaults__ = (new,)",
+    ),
+    "callee keyword default": (
+        "def helper(*, v={init}):\n    return v",
+        "x",
+        "helper()",
+        "helper.__kwdefaults__ = {'v': new}",
+    ),
+    "module without a file": (
+        "import types\nm = types.ModuleType('m')\nm.v = {init}",
+        "x",
+        "m.v",
+        "m.v = new",
+    ),
+    "numpy attribute": (
+        "np.ac_generated_v = {init}",
+        "x",
+        "np.ac_generated_v",
+        "np.ac_generated_v = new",
+    ),
     "closure": (
         (
             "def make():\n    v = {init}\n    def f(x):\n{body}\n    def setter(new):\n"

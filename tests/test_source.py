@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from module_helpers import edit_module, load_module
 
 from astcompile.errors import NoSourceError
 from astcompile.frontend.source import function_source, sources_in_module
@@ -205,6 +206,92 @@ def test_sources_in_module_finds_functions_and_methods():
     ]
     assert found[1].text == "def meth(self):\n    return 1\n"
     assert [s.name for s in sources_in_module(text, "/tmp/m.py", methods=False)] == ["top"]
+
+
+# -- the text read now must be the text the live code was compiled from -----------------------
+
+TWO_CLASSES = """
+    import numpy as np
+
+    class A:
+        def forward(self, x):
+            return x + 1.0
+
+    class B:
+        def forward(self, x):
+            return x * 2.0
+"""
+
+
+def test_a_body_edited_after_import_is_refused(tmp_path):
+    mod = load_module(tmp_path, "edited_body", TWO_CLASSES)
+    edit_module(mod, TWO_CLASSES.replace("x * 2.0", "x * 3.0"))
+    with pytest.raises(NoSourceError, match=r"edited_body\.py is not the code that runs"):
+        function_source(mod.B.forward)
+    assert "x + 1.0" in function_source(mod.A.forward).text  # its text did not change
+
+
+def test_lines_added_above_find_the_def_where_it_went(tmp_path):
+    """The code says line 9; after three lines above it, line 9 is in A.forward."""
+    mod = load_module(tmp_path, "moved_down", TWO_CLASSES)
+    edit_module(mod, "# one\n# two\n# three\n" + textwrap.dedent(TWO_CLASSES))
+    src = function_source(mod.B.forward)
+    assert "x * 2.0" in src.text and src.moved
+    assert src.def_line == mod.B.forward.__code__.co_firstlineno + 3
+    assert not function_source(mod.A.forward).text.count("x * 2.0")
+
+
+def test_lines_removed_above_and_the_body_edited_is_refused(tmp_path):
+    mod = load_module(tmp_path, "moved_up", TWO_CLASSES)
+    edited = textwrap.dedent(TWO_CLASSES).replace("import numpy as np\n", "")
+    edit_module(mod, edited.replace("x * 2.0", "x * 2.5"))
+    with pytest.raises(NoSourceError, match="not the code that runs"):
+        function_source(mod.B.forward)
+
+
+SCOPES = """
+    import numpy as np
+
+    class Base:
+        def scale(self):
+            return 2.0
+
+    class __Private(Base):
+        def method(self, x):
+            self.__k = 1
+            return super().scale() * x + self.__k
+
+    def outer(k):
+        import math as m
+
+        def inner(x):
+            return m.sqrt(k) * np.abs(x) + m.pi
+
+        return inner
+"""
+
+
+def test_mangled_names_super_closures_and_imports_match(tmp_path):
+    """What the compiler makes of the def depends on its scope: private names are mangled
+    with the class name, ``super()`` reads a ``__class__`` cell, a closure reads cells, and
+    a method call on an imported name compiles differently. None of it is a mismatch."""
+    mod = load_module(tmp_path, "scopes", SCOPES)
+    private = vars(mod)["__Private"]
+    assert function_source(private.method).text.startswith("def method(self, x):")
+    assert function_source(mod.outer(4.0)).text.startswith("def inner(x):")
+    assert function_source(mod.outer).text.startswith("def outer(k):")
+
+
+def asserting(x):
+    assert x > 0, f"{x} is not positive"
+    return x
+
+
+def test_asserts_rewritten_by_pytest_match_their_text():
+    """pytest compiles a test module's ``assert`` statements into code of its own: a function
+    defined in a test file still has its source (pytest's rewrite is applied to the text too)."""
+    assert type(sys.modules[__name__].__spec__.loader).__name__ == "AssertionRewritingHook"
+    assert "assert x > 0" in function_source(asserting).text
 
 
 def test_the_source_is_read_without_searching_every_module(monkeypatch):

@@ -147,6 +147,46 @@ def test_edits_on_disk_are_seen_by_a_new_process(tmp_path):
     assert traces[1] == 0 and traces[2] == 0  # warm: the new K is an input, not a new trace
 
 
+EDITED_LATER = textwrap.dedent("""
+    import os, sys, warnings
+    sys.path.insert(0, {folder!r})
+    import numpy as np, astcompile, scaled
+    if os.environ.get("EDIT"):  # the file changes after the import, before the first call
+        with open(scaled.__file__, "w") as out:
+            out.write(os.environ["EDIT"])
+    warnings.simplefilter("ignore")
+    f = astcompile.compile(scaled.f, backend={backend!r})
+    print(f(np.arange(3.0)).tolist())
+""")
+
+
+@pytest.mark.parametrize("backend", ["c", "eager"])
+@pytest.mark.parametrize("edit", ["body", "lines above"])
+def test_a_rewrite_of_text_edited_after_import_is_never_saved(tmp_path, backend, edit):
+    """A process whose file changed after its import runs the code it imported (the text is
+    refused, or found where it moved and not saved), and leaves nothing in the cache that a
+    process importing the original file would take."""
+    original = "def f(x):\n    return x * 2.0\n"
+    edited = original.replace("2.0", "3.0") if edit == "body" else "# a\n# b\n" + original
+    (tmp_path / "scaled.py").write_text(original)
+    code = EDITED_LATER.format(folder=str(tmp_path), backend=backend)
+    env = {**_env(), "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    outputs = []
+    for change in (edited, None, None):
+        if change is None:
+            (tmp_path / "scaled.py").write_text(original)
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**env, "EDIT": change} if change else env,
+            check=True,
+        )
+        outputs.append(run.stdout.strip())
+    assert outputs == ["[0.0, 2.0, 4.0]"] * 3
+
+
 def test_warm_process_does_not_import_libcst(tmp_path):
     _module(tmp_path, "warm_d")
     code = textwrap.dedent(f"""

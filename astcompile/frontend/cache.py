@@ -30,7 +30,7 @@ from astcompile.frontend.lookup import code_hash, fingerprint, lookup
 from astcompile.frontend.spec import RegionSpec, structured_specs
 from astcompile.runtime import artifacts
 
-FORMAT = "frontend-v3"
+FORMAT = "frontend-v4"  # v4: rewrites only of text that compiles to the live code
 Lookups = Sequence[tuple[tuple[str, ...], str, "str | None"]]
 
 
@@ -45,6 +45,7 @@ class CachedRewrite:
         str | None
     )  # names this entry's content (region entries are keyed by it); None: not cached
     filename: str = ""
+    lookups: tuple = ()  # what the names resolved to when it was made (see stale_reason)
 
 
 def function_key(fn: Callable, all_eager: bool) -> str | None:
@@ -186,7 +187,8 @@ def _from_entry(entry: dict[str, Any], filename: str, digest: str) -> CachedRewr
         )
         for record in entry["breaks"]
     )
-    return CachedRewrite(entry["source"], regions, breaks, digest, filename)
+    lookups = tuple(entry["lookups"])
+    return CachedRewrite(entry["source"], regions, breaks, digest, filename, lookups)
 
 
 def _filename(fn: Callable) -> str:

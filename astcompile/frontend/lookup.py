@@ -70,6 +70,11 @@ def code_hash(fn: types.FunctionType) -> str:
     return digest.hexdigest()[:24]
 
 
+def code_digest(code: types.CodeType) -> str:
+    """A hash of a code object alone (the file name left out, as in :func:`code_hash`)."""
+    return hashlib.sha256(marshal.dumps(_without_filename(code))).hexdigest()[:24]
+
+
 def _without_filename(code: types.CodeType) -> types.CodeType:
     consts = tuple(
         _without_filename(c) if isinstance(c, types.CodeType) else c for c in code.co_consts

@@ -8,16 +8,20 @@ Decorators are dropped here because the rewritten function must not re-apply the
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import io
 import linecache
 import os
+import sys
 import tokenize
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from astcompile.errors import NoSourceError
+from astcompile.frontend.code_match import compiles_to
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,14 @@ class FunctionSource:
     def_line: int
     text: str
     indent: int
+    moved: bool = False  # found away from where ``fn``'s code says: the file changed above it
+
+
+#: Sources that came with a pickle (``frontend/carried.py``), by code object: a function that
+#: was read in another process has no file here to read. Each was checked against its code.
+carried_sources: weakref.WeakKeyDictionary[types.CodeType, FunctionSource] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def function_source(fn: Callable) -> FunctionSource:
@@ -41,19 +53,63 @@ def function_source(fn: Callable) -> FunctionSource:
 
     A ``functools.wraps`` wrapper is a function of its own: its source is the wrapper's, never
     the ``__wrapped__`` function's, or compiling it would skip the wrapper's code.
+
+    The file is read now, and may have been edited since ``fn`` was made: the text must compile
+    to ``fn``'s live code (``code_match``). Where lines were added or removed above it, the
+    same ``def`` is looked for in the whole file; otherwise NoSourceError (it runs as it is).
     """
     raw = _unwrap(fn)
     label = getattr(raw, "__qualname__", repr(raw))
     if not isinstance(raw, types.FunctionType):
         raise NoSourceError(f"{label} is not a Python function (got {type(raw).__name__})")
-    try:
-        lines, first_line = _def_lines(raw)
-    except (OSError, TypeError) as exc:
-        raise NoSourceError(f"cannot read the source of {label}: {exc}") from None
-    filename = inspect.getsourcefile(raw) or raw.__code__.co_filename
+    code = raw.__code__
+    carried = carried_sources.get(code)
+    if carried is not None:
+        return carried
+    filename = inspect.getsourcefile(raw) or code.co_filename
     if not filename.startswith("<"):
         filename = os.path.abspath(filename)
-    return _from_block(lines, max(first_line, 1), filename, raw, raw.__code__.co_name)
+    try:
+        lines, first_line = _def_lines(raw)
+        found, why = _from_block(lines, max(first_line, 1), filename, raw, code.co_name), None
+    except (OSError, TypeError) as exc:  # no file, or no such line (any more)
+        found, why = None, NoSourceError(f"cannot read the source of {label}: {exc}")
+    except NoSourceError as exc:  # a lambda, or no def there (any more)
+        found, why = None, exc
+    if found is not None and compiles_to(found.text, code, sys.modules.get(raw.__module__ or "")):
+        return found
+    if why is not None and (not code.co_name.isidentifier() or not os.path.exists(filename)):
+        raise why  # a lambda, a function exec'd from a string
+    moved = _moved(raw, filename)
+    if moved is not None:
+        return moved
+    raise NoSourceError(
+        f"the source of {label} in {filename} is not the code that runs "
+        "(the file was edited after it was imported; re-import it to compile the new text)"
+    )
+
+
+def _moved(fn: types.FunctionType, filename: str) -> FunctionSource | None:
+    """A ``def`` of ``fn``'s name anywhere in its file whose text compiles to its code (the
+    nearest to where the code says, should several: they run the same)."""
+    lines = linecache.getlines(filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    code = fn.__code__
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            block = lines[first - 1 : node.end_lineno]
+            try:
+                src = _from_block(block, first, filename, fn, code.co_name)
+            except NoSourceError:
+                continue
+            if compiles_to(src.text, code, sys.modules.get(fn.__module__ or "")):
+                found.append(dataclasses.replace(src, moved=True))
+    return min(found, key=lambda s: abs(s.def_line - code.co_firstlineno), default=None)
 
 
 def _def_lines(raw: types.FunctionType) -> tuple[list[str], int]:

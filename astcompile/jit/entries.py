@@ -234,18 +234,23 @@ def _is_leaf_key(k: Any) -> bool:
     )
 
 
-def _dim_source(d: Any, leaf_names: list[str]) -> str:
+def dim_source(
+    d: Any, leaf_names: list[str], shape: Callable[[str], str] = G.KeyChecks.shape
+) -> str:
+    """A size as Python over the leaves' shapes (``shape(name)`` names a leaf's shape)."""
     if isinstance(d, int):
         return str(d)
     if d.op is DimOp.SYM:
         leaf, axis = d.source
-        return f"{G.KeyChecks.shape(leaf_names[leaf])}[{axis}]"
-    a, b = (_dim_source(x, leaf_names) for x in d.args)
+        return f"{shape(leaf_names[leaf])}[{axis}]"
+    a, b = (dim_source(x, leaf_names, shape) for x in d.args)
     return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
 
 
 def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
-    return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
+    return (
+        f"{dim_source(guard.lhs, leaf_names)} {guard.rel.value} {dim_source(guard.rhs, leaf_names)}"
+    )
 
 
 def specialised_guards(
@@ -340,11 +345,11 @@ def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, i
 
 def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.codegen.fastplan import NoFastPlan, dim_plan
-    from astcompile.runtime.fastcall_program import assemble
+    from astcompile.runtime.fastcall_program import assemble, global_reads
 
     parts = getattr(entry.run, "parts", None)
     plan = getattr(parts, "fast", None)
-    reads = _global_reads(entry.reads, root)
+    reads = global_reads(entry.reads, root)
     if plan is None or not entry.plain or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
@@ -361,22 +366,3 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
     return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
-
-
-def _global_reads(reads: tuple, root: Any) -> list[tuple] | None:
-    """The reads as ``(globals, name, kind, expected)`` when each is a global of the user's
-    function (``np``, a module constant); else None."""
-    found = []
-    for read in reads:
-        path = read.path
-        if not (
-            len(path) == 3
-            and path[0] == ("fn",)
-            and path[1] == ("gdict",)
-            and path[2][0] == "item"
-            and type(path[2][1]) is str
-            and read.kind is not R.ReadKind.SAME
-        ):
-            return None
-        found.append((root.__globals__, path[2][1], read.kind.value, read.expected))
-    return found

@@ -23,6 +23,7 @@ from astcompile.ir.checks import RunPlain
 from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
+from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
 from astcompile.jit.regions import Region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
@@ -93,6 +94,7 @@ class CompiledFunction:
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
+        self._fresh = Freshness(fn)  # what the rewrite was made from
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._target_name: str | None = None
@@ -128,7 +130,7 @@ class CompiledFunction:
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 result = sole.guards(*args)
                 if result is MISS:
-                    result = sole.call(args)
+                    result = (self._full_call(args, {}),)  # a miss: the code may be new
             except RunPlain:
                 return sole.run_body(args)[0]
             return result[0]
@@ -191,7 +193,7 @@ class CompiledFunction:
             try:
                 result = sole.guards(*args)
                 if result is MISS:
-                    result = sole.call(args)
+                    result = (self._full_call(args, {}),)  # a miss: the code may be new
             except RunPlain:
                 return sole.run_body(args)[0]
             return result[0]
@@ -200,6 +202,8 @@ class CompiledFunction:
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._build()
+        if impl is not self.fn:
+            impl = self._current(impl)
         recorder = telemetry.active()
         if recorder is not None:
             recorder.note_function(self.name, self.static_breaks)
@@ -207,6 +211,15 @@ class CompiledFunction:
             with frozen(strict=False):
                 return impl(*args, **kwargs)
         return impl(*args, **kwargs)
+
+    def _current(self, impl: Callable) -> Callable:
+        """The rewrite, made again if the code was swapped (autoreload), with fn's defaults."""
+        if self._fresh.swapped(self.fn):
+            self.reset()
+            self.python_loops.clear()  # lines of the old code
+            self.python_lines.clear()
+            impl = self._build()
+        return impl if impl is self.fn else with_defaults(self.fn, impl)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else types.MethodType(self, obj)
@@ -239,6 +252,7 @@ class CompiledFunction:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
+        self._fresh.built(self.fn)
         work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER
@@ -254,6 +268,7 @@ class CompiledFunction:
             logs.graph_breaks.info("%s", graph_break.describe())
         self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
+        self._fresh.built(self.fn, rewrite.lookups)
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
@@ -261,6 +276,14 @@ class CompiledFunction:
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             self._sole_region = sole
         return work.impl
+
+    def analysis_changed(self) -> bool:
+        """Before a trace: a callee changed (jit/freshness.py)? Then the next call rewrites."""
+        if not self._fresh.analysis_changed(self.fn, self.name):
+            return False
+        with self._lock:
+            self._impl = self._sole_region = None
+        return True
 
     def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
         return region_tiering.attach(Region(spec, body, self))

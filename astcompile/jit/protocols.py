@@ -49,6 +49,11 @@ class Owner(Protocol):
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak: ...
 
+    def analysis_changed(self) -> bool:
+        """Whether a name the analysis resolved means something else now (then the function
+        is rewritten on its next call)."""
+        ...
+
     def compare_again(self) -> None:
         """What the compiled path costs changed: measuring compares the paths again."""
         ...

@@ -188,7 +188,15 @@ class Region:
                 self.spec.name,
                 self._miss_reason(key, args),
             )
-        return pipeline.compile_region(self, key, args)
+        start = time.perf_counter()
+        try:
+            return pipeline.compile_region(self, key, args)
+        finally:  # explain reports a region's time with its compiling apart
+            recorder = telemetry.active()
+            if recorder is not None:
+                lines = (self.spec.first_line, self.spec.last_line)
+                run = recorder.region_run(self.owner.name, self.spec.name, lines)
+                run.compile_seconds += time.perf_counter() - start
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult:
         """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard
@@ -262,6 +270,8 @@ class Region:
             promote=self._promote if wait else None,
         )
         self.guards = fastcall.guards(programs, python_guards, self.stats)
+        if entries:
+            logs.guards.info("%s:\n%s", self.owner.name, python_guards.py_source)
 
     def _promote(self) -> None:
         """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: get the C-level call path
@@ -277,6 +287,11 @@ class Region:
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
+        names = result.leaf_names
+        values = [
+            f"{names[i] if i < len(names) else f'leaf {i}'} == {value!r}"
+            for i, value in result.value_guards
+        ]
         recorder = telemetry.active()
         if recorder is not None:
             recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
@@ -286,7 +301,7 @@ class Region:
             "%s %s guards: %s",
             self.owner.name,
             self.spec.name,
-            [str(g) for g in result.graph.guards] + result.value_guards + reads,
+            [str(g) for g in result.graph.guards] + values + reads,
         )
 
     def record_code(self, graph: Graph, run: Callable | None, number: int | None = None) -> None:
@@ -364,10 +379,11 @@ class Region:
             recorder.add_break(graph_break)
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
-        previous = next(reversed(self.entries))  # the most recent entry: the likeliest match
-        if previous == key:
-            return "a shape relation or a specialised scalar changed"
-        return G.describe_difference(self.names, previous, key)
+        """What differs from the closest entry (``jit/misses.py``), in the user's words."""
+        from astcompile.jit.misses import closest_reason
+
+        entries = [entry for group in self.entries.values() for entry in group]
+        return closest_reason(entries, key, args, self.names, self.owner.fn)
 
     def _warn_limit(self, key: tuple, args: tuple) -> None:
         if self._limit_warned:

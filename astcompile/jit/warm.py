@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from astcompile import config, logs
+from astcompile import config, logs, registry
 from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
-from astcompile.frontend.lookup import code_hash, fingerprint
+from astcompile.frontend.lookup import code_digest, code_hash, fingerprint
 from astcompile.jit import telemetry
 from astcompile.jit.entries import Entry
 from astcompile.runtime import artifacts, build, cache, forksafe, trust
@@ -160,9 +160,11 @@ def _identity(obj: Any) -> str:
     """A name for an object a guard key holds by identity, the same in every process."""
     if isinstance(obj, np.dtype):
         return repr(obj)
+    if isinstance(obj, types.CodeType):  # a function's __code__: what it runs, not where it is
+        return f"code:{code_digest(obj)}"
     if isinstance(
         obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
-    ):
+    ) or registry.is_compiled(obj):
         found = fingerprint(obj)
         if found is not None:
             return found

@@ -5,12 +5,13 @@ NumPy cannot hand a call with no array argument, or a list of traced scalars, to
 A user function that a region calls runs unrewritten on traced values (it is inlined), so the
 right-hand side of an ODE, ``return np.array([a * x - b * x * y, d * x * y - c * y])``, broke
 the region ("conversion to a concrete array"). A traced read of ``numpy`` (a global or closure
-cell that is the module) therefore sees this view of it: the creation functions route through
-``ac_create``, every other attribute is NumPy's own object.
+cell that is the module, seen through ``library_modules.ModuleRead``) therefore routes the
+creation functions through ``ac_create``; every other attribute is NumPy's own object.
 """
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Any
@@ -33,37 +34,16 @@ class Routed:
         return f"<{self.real.__name__}, as traced code calls it>"
 
 
-class TracedNumpy:
-    """``numpy`` with ``array``, ``zeros``, ``arange``... calling the tracer's creation."""
+def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
+    """What traced code calls for ``value``, an attribute of ``module`` that the trace sees as
+    ``seen``: NumPy's creation functions go to the tracer."""
+    from astcompile.trace.numpy_api import CREATION
 
-    __slots__ = ("_numpy", "_routed")
-
-    def __init__(self, numpy: types.ModuleType) -> None:
-        self._numpy = numpy
-        self._routed: dict[str, Routed] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        from astcompile.trace.numpy_api import CREATION
-
-        real = getattr(self._numpy, name)
-        if not callable(real) or real not in CREATION:
-            return real
-        routed = self._routed.get(name)
-        if routed is None:
-            routed = self._routed[name] = Routed(real)
-        return routed
-
-    def __repr__(self) -> str:
-        return f"<numpy, as traced code sees it: {self._numpy!r}>"
+    if module.__name__ != "numpy" or not isinstance(value, Callable) or value not in CREATION:
+        return seen
+    return _routed(value)
 
 
-def untraced(value: Any) -> Any:
-    """What a value that leaves a region is to the user: NumPy's own module or function."""
-    if isinstance(value, TracedNumpy):
-        return value._numpy
-    return value.real if isinstance(value, Routed) else value
-
-
-def seen_while_tracing(module: types.ModuleType) -> Any:
-    """What traced code gets for ``module``: numpy's tracing view, any other module itself."""
-    return TracedNumpy(module) if module.__name__ == "numpy" else module
+@functools.cache
+def _routed(real: Callable) -> Routed:  # one per function: ``np.zeros is np.zeros`` holds
+    return Routed(real)

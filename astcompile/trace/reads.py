@@ -22,9 +22,7 @@ from __future__ import annotations
 import dis
 import enum
 import functools
-import os
 import re
-import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -36,13 +34,21 @@ from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.library_modules import (
+    KNOWN_LIBRARIES,
+    ModuleRead,
+    is_library_class,
+    is_library_module,
+)
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import (
+    CallableRead,
     ClassRead,
     ObjectRead,
     PassedCallee,
     ReadOnlyList,
     RecordingGlobals,
+    argument_base,
     is_read_stand_in,
 )
 
@@ -83,6 +89,8 @@ class ReadRecorder:
     def note_argument(self, path: Path, value: Any, symbolic: Any) -> None:
         """An argument leaf or object the trace already has: later reads of it are SAME."""
         self._objects.setdefault(id(value), (path, symbolic, value))
+        if type(value) is np.ndarray and symbolic.origin is None:  # what ``x.base`` asks
+            symbolic.origin = functools.partial(argument_base, self, path, value)
 
     def record(self, read: Read) -> None:
         self.reads.append(read)
@@ -127,6 +135,18 @@ class ReadRecorder:
         self._seen[path] = seen
         return seen
 
+    def keep(self, path: Path, value: Any) -> Any:
+        """``value`` as it is, checked by identity at every call."""
+        if path not in self._seen:
+            self.record(Read(path, ReadKind.IDENTITY, value))
+            self._seen[path] = value
+        return self._seen[path]
+
+    def function_seen(self, clone: Any) -> tuple[Path, Any] | None:
+        """(path, the real function) of a clone this trace made, else None."""
+        known = self._objects.get(id(clone))
+        return (known[0], known[2]) if known is not None and known[1] is clone else None
+
     def leaf_name(self, path: Path) -> str:
         return re.sub(r"\W+", "_", describe(path, self.names)).strip("_") or "read"
 
@@ -153,6 +173,7 @@ class ReadRecorder:
             new_cells or None,
         )
         self._objects[id(fn)] = (path, clone, fn)  # before the cells: it may refer to itself
+        self._objects[id(clone)] = (path, clone, fn)  # hasattr(clone, k) asks fn (stand_ins)
         clone.__qualname__, clone.__module__ = fn.__qualname__, fn.__module__
         clone.__dict__.update(fn.__dict__)
         if fn.__defaults__:
@@ -200,8 +221,14 @@ def _sequence(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 
 
 def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A user's function the trace may call or read: the same object, running the same code
+    (``f.__code__`` may be swapped), with its attributes (``f.scale``) seen at every call."""
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    return recorder.function(value, path)
+    recorder.record(Read(path + (("code",),), ReadKind.IDENTITY, value.__code__))
+    clone = recorder.function(value, path)
+    for name, attribute in value.__dict__.items():  # one added later: see stand_ins._has_attr
+        clone.__dict__[name] = recorder.see(path + (("attr", name),), attribute)
+    return clone
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:
@@ -226,7 +253,7 @@ def _partial(recorder: ReadRecorder, path: Path, value: functools.partial) -> An
 
 def _builtin_method(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     owner = value.__self__
-    if owner is None or isinstance(owner, (types.ModuleType, type)) or _is_library_module(owner):
+    if owner is None or isinstance(owner, (types.ModuleType, type)) or is_library_module(owner):
         return _identity(recorder, path, value)
     raise TraceBreak(
         TraceReason.OBJECT_METHOD,
@@ -289,40 +316,28 @@ def _subclass(recorder: ReadRecorder, path: Path, value: Any) -> Any:
 def _user_class(recorder: ReadRecorder, path: Path, value: type) -> Any:
     """A class of the user's: the same class at every call, and its attributes (``cls.k``,
     ``Model.EPS``) read at every call like an object's."""
+    return _identified(recorder, path, value, ClassRead)
+
+
+def _compiled_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    """A compiled function (``@astcompile.compile`` on the function that reads ``f.scale``):
+    called as it is, its attributes read at every call."""
+    return _identified(recorder, path, value, CallableRead)
+
+
+def _identified(recorder: ReadRecorder, path: Path, value: Any, kind: type) -> Any:
     recorder.record(Read(path, ReadKind.IDENTITY, value))
-    proxy = ClassRead(value, path, recorder)
+    proxy = kind(value, path, recorder)
     recorder.note_argument(path, value, proxy)
     return proxy
 
 
-def _is_library_class(cls: type) -> bool:
-    module = sys.modules.get(cls.__module__ or "")
-    return module is None or _is_library_module(module)
-
-
 def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
-    """A library module is taken as it is (by identity); a user's module is read like an
-    object, so ``cfg.SCALE`` is seen at every call."""
-    if _is_library_module(value):
-        from astcompile.trace.numpy_module import seen_while_tracing
-
-        return seen_while_tracing(_identity(recorder, path, value))
+    """A module is read like an object, so ``cfg.SCALE`` is seen at every call; a library's
+    keeps its functions and classes by identity (trace/library_modules.py)."""
+    if is_library_module(value):
+        return _identified(recorder, path, value, ModuleRead)
     return _proxy(recorder, path, value)
-
-
-_KNOWN_LIBRARIES = frozenset(
-    ("numpy", "math", "cmath", "operator", "functools", "itertools", "builtins", "astcompile")
-)
-
-
-def _is_library_module(module: Any) -> bool:
-    if not isinstance(module, types.ModuleType):
-        return False
-    if module.__name__.split(".")[0] in _KNOWN_LIBRARIES or not getattr(module, "__file__", None):
-        return True
-    from astcompile.frontend.resolve import _LIBRARY_DIRS
-
-    return os.path.realpath(module.__file__).startswith(_LIBRARY_DIRS)
 
 
 def _is_user_function(value: Any) -> bool:
@@ -345,7 +360,7 @@ def _is_library_callable(value: Any) -> bool:
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
         return True  # a library function or a compiled function (user functions came first)
     module = getattr(type(value), "__module__", "") or ""
-    return callable(value) and module.split(".")[0] in _KNOWN_LIBRARIES
+    return callable(value) and module.split(".")[0] in KNOWN_LIBRARIES
 
 
 #: What the trace sees for a value read by a region: the first rule that applies decides.
@@ -355,12 +370,13 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (lambda v: isinstance(v, np.ndarray), _subclass),
     (lambda v: type(v) in (tuple, list), _sequence),
     (_is_user_function, _user_function),
+    (registry.is_compiled, _compiled_function),
     (lambda v: type(v) is types.MethodType, _method),
     (lambda v: type(v) is functools.partial, _partial),
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
     (lambda v: isinstance(v, types.ModuleType), _module),
-    (lambda v: isinstance(v, type) and not _is_library_class(v), _user_class),
+    (lambda v: isinstance(v, type) and not is_library_class(v), _user_class),
     (lambda v: isinstance(v, type) or type(v) is object or _is_library_callable(v), _identity),
     (lambda v: True, _proxy),
 )

@@ -15,9 +15,11 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray
 
 if TYPE_CHECKING:
     from astcompile.trace.reads import ReadRecorder
@@ -80,11 +82,31 @@ def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
     return callable(value)
 
 
+def _has_attr(recorder: ReadRecorder, obj: Any, name: Any) -> bool:
+    """``hasattr(f, "k")`` of a function the trace made a clone of: the real function's
+    answer, compared at every call (its attributes may come and go)."""
+    seen = recorder.function_seen(obj) if type(obj) is types.FunctionType else None
+    if seen is None or type(name) is not str:
+        return hasattr(obj, name)
+    path, fn = seen
+    return recorder.value(path + (("has", name),), hasattr(fn, name))
+
+
 #: Builtins whose answer for a stand-in must be the answer for what it stands for.
+def _len_of(recorder: ReadRecorder, value: Any) -> Any:
+    """``len(x)`` of a traced array is its first size, symbolic like ``x.shape[0]``: a new
+    length does not recompile (CPython's ``len`` would need an int, and guard the value)."""
+    if isinstance(value, SymArray) and value.ndim and not is_runtime(value.node.shape[0]):
+        return value.shape[0]
+    return len(value)  # a run-time length (a window x[i:i + k]): __len__ says why it breaks
+
+
 _SEE_THROUGH: dict[str, Callable[..., Any]] = {
+    "len": _len_of,
     "type": _type_of,
     "id": _refuse_identity,
     "callable": _callable_of,
+    "hasattr": _has_attr,
 }
 
 
@@ -213,9 +235,26 @@ def _look_up(
     return recorder.see(path + (step,), value)
 
 
-class ClassRead(ObjectRead):
-    """A user's class a region reads: attributes are seen; being the same class at every call
-    (an IDENTITY read), it answers ``isinstance``, ``==``, ``hash`` and calls as itself."""
+class CallableRead(ObjectRead):
+    """A callable a region reads that is the same object at every call (an IDENTITY read), a
+    compiled function say: its attributes are seen (``f.scale``), and it answers ``==``,
+    ``hash`` and calls as itself."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _parts(self)[0](*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        target = _parts(self)[0]
+        return target is (_parts(other)[0] if isinstance(other, CallableRead) else other)
+
+    def __hash__(self) -> int:
+        return hash(_parts(self)[0])
+
+
+class ClassRead(CallableRead):
+    """A user's class a region reads: a callable read that answers ``isinstance`` too."""
 
     __slots__ = ()
 
@@ -224,16 +263,6 @@ class ClassRead(ObjectRead):
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return issubclass(cls, _parts(self)[0])
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _parts(self)[0](*args, **kwargs)
-
-    def __eq__(self, other: object) -> bool:
-        target = _parts(self)[0]
-        return target is (_parts(other)[0] if isinstance(other, ClassRead) else other)
-
-    def __hash__(self) -> int:
-        return hash(_parts(self)[0])
 
 
 class PassedCallee(ObjectRead):
@@ -296,3 +325,28 @@ def is_read_stand_in(value: Any) -> bool:
     return isinstance(value, (ObjectRead, ReadOnlyList)) or (
         type(value) is types.FunctionType and isinstance(value.__globals__, RecordingGlobals)
     )
+
+
+class ViewedBase:
+    """``x.base`` of an argument that is a view: it is not None, and the trace reads nothing
+    else of it (the array it views is no value the region was given)."""
+
+    __slots__ = ("_ac_name",)
+
+    def __init__(self, name: str) -> None:
+        self._ac_name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        raise TraceBreak(
+            TraceReason.UNSUPPORTED_ARGUMENT,
+            f"{self._ac_name}.base.{attribute}: the array a view argument views; "
+            "the region runs as Python",
+        )
+
+
+def argument_base(recorder: ReadRecorder, path: Path, array: Any) -> Any:
+    """``x.base`` of an array read at ``path``: whether it owns its memory is compared at
+    every call; a view's base is nothing the trace can use but ``is None``."""
+    if recorder.value(path + (("attr", "base"), ("none",)), array.base is None):
+        return None
+    return ViewedBase(describe(path, recorder.names))

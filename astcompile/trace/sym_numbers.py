@@ -147,7 +147,13 @@ class SymScalar:
         return SymScalar(node, True, f"({self.description} {fn.__name__} ...)", dynamic=True)
 
     def __neg__(self) -> Any:
-        return self._arith(Op.MUL, operator.mul, -1, False)
+        """``-x`` flips the sign bit, of a NaN too (``-np.nan``); ``x * -1`` need not."""
+        if not isinstance(self.hint, (float, complex, np.floating, np.complexfloating)):
+            return self._arith(Op.MUL, operator.mul, -1, False)  # ints: exact; -True is -1
+        node = B.elementwise(Op.NEG, [arrays.operand(self)])
+        result = SymScalar(node, -self.hint, f"(-{self.description})", None, self.sources)
+        result.dynamic, result.dims = self.dynamic, self.dims
+        return result
 
     def __pos__(self) -> SymScalar:
         return self

@@ -75,7 +75,7 @@ def operand(value: Any) -> B.Operand:
 def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> SymArray:
     result = SymArray(node, is_scalar)
     if base is not None:
-        result.base = base
+        result.view_of = base
         base.has_views = True
     return result
 
@@ -138,7 +138,8 @@ class SymArray:
         self.node = node
         self.is_scalar = is_scalar
         self.is_input = False
-        self.base: SymArray | None = None
+        self.view_of: SymArray | None = None  # the traced array this one is a view of
+        self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False
         self.python: tuple | None = None  # (type, flag) of a union (trace/unions.py)
 
@@ -150,6 +151,12 @@ class SymArray:
     @property
     def ndim(self) -> int:
         return self.node.ndim
+
+    @property
+    def base(self) -> Any:
+        """NumPy's ``x.base``: for an argument, whether it owns its memory is guarded (a view
+        must not take the branch of the array it views); else the traced array it views."""
+        return self.origin() if self.origin is not None else self.view_of
 
     @property
     def shape(self) -> tuple:
@@ -272,7 +279,7 @@ class SymArray:
             return result
         if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
             raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
-        if self.is_input or self.base is not None or self.has_views:
+        if self.is_input or self.view_of is not None or self.has_views:
             self[...] = result
             return self
         node = result.node if result.dtype == self.dtype else B.astype(operand(result), self.dtype)

@@ -17,6 +17,7 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
+from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext
@@ -142,8 +143,8 @@ def _array_box(value: SymArray) -> Box:
 
 
 def _views_an_argument(value: SymArray) -> bool:
-    while value.base is not None:
-        value = value.base
+    while value.view_of is not None:
+        value = value.view_of
     return value.is_input
 
 
@@ -214,7 +215,8 @@ def trace(
         ]
         # the safety net for changes made behind the stand-ins' backs: the real objects
         watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
-        if root is not None:
+        if root is not None:  # the body was made from root's code: it must still be root's
+            reads.record(Read((("fn",), ("code",)), ReadKind.IDENTITY, root.__code__))
             fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
         try:
             with np.errstate(all="ignore"):
