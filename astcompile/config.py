@@ -4,18 +4,49 @@
 ``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
 ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``, ``ASTCOMPILE_TIERING=0``,
 ``ASTCOMPILE_TRITON_AUTOTUNE=0``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
+
+Each is checked here: a value outside what a setting accepts stops the import with a
+:class:`SettingError` naming the variable and what it accepts, rather than a bare parse error
+at import or, worse, a value that fails every build later (a negative timeout) or means
+nothing (a negative size).
 """
 
 from __future__ import annotations
 
+import math
 import os
+
+#: What a flag may be set to (any case): the words for on, then those for off.
+_ON, _OFF = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+
+
+class SettingError(ValueError):
+    """An environment variable set to something astcompile does not accept (at import)."""
 
 
 def _env_flag(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() not in ("", "0", "false", "no", "off")
+    word = value.strip().lower()
+    if word not in _ON + _OFF:
+        raise SettingError(f"{name}={value!r}: expected 1 or 0 (also true/false, yes/no, on/off)")
+    return word in _ON
+
+
+def _env_number(name: str, default: float, kind: type, accepted: str) -> float:
+    """A number of ``kind`` (int or float), finite, at least 0; ``accepted`` says what it
+    means in the error naming ``name``."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < 0:
+        raise SettingError(f"{name}={os.environ[name]!r}: expected {accepted}")
+    return value
 
 
 def _env_bytes(name: str, default: int) -> int:
@@ -25,11 +56,15 @@ def _env_bytes(name: str, default: int) -> int:
         return default
     scale = 1 << (10 * "KMG".index(text[-1]) + 10) if text[-1] in "KMG" else 1
     try:
-        return int(float(text.rstrip("KMG")) * scale)
+        value = float(text.rstrip("KMG")) * scale
     except ValueError:
-        raise ValueError(
-            f"{name}={os.environ[name]!r}: expected bytes, like 536870912 or 512M"
-        ) from None
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        raise SettingError(
+            f"{name}={os.environ[name]!r}: expected a size in bytes of 0 or more (0: no "
+            "limit), like 536870912 or 512M"
+        )
+    return int(value)
 
 
 def _default_cache_dir() -> str:
@@ -47,15 +82,19 @@ def _default_debug_dir() -> str | None:
 #: A failing backend compile falls back to NumPy for that region with a warning instead of raising.
 suppress_errors: bool = _env_flag("ASTCOMPILE_SUPPRESS_ERRORS", False)
 #: Compiled entries kept per region before it runs eagerly with a one-time warning.
-cache_size_limit: int = int(os.environ.get("ASTCOMPILE_CACHE_SIZE_LIMIT", "8"))
+cache_size_limit: int = _env_number(
+    "ASTCOMPILE_CACHE_SIZE_LIMIT", 8, int, "a whole number of entries, 0 or more"
+)
 #: On-disk cache of built kernels.
 cache_dir: str = os.environ.get("ASTCOMPILE_CACHE_DIR") or _default_cache_dir()
 #: The on-disk cache is kept under this many bytes, least recently used entries evicted first
-#: (0: no limit). Entries used in the last 10 minutes are never evicted.
+#: (0: no limit). Only an entry another process is loading at that moment is spared.
 cache_max_bytes: int = _env_bytes("ASTCOMPILE_CACHE_MAX_BYTES", 512 << 20)
 #: Seconds the C compiler may take on one region before the build fails with CompileError
 #: (0: no limit).
-build_timeout: float = float(os.environ.get("ASTCOMPILE_BUILD_TIMEOUT", "120"))
+build_timeout: float = _env_number(
+    "ASTCOMPILE_BUILD_TIMEOUT", 120.0, float, "seconds, a number of 0 or more (0: no limit)"
+)
 #: When set, the rewritten source, every graph and the generated C and wrappers are written below
 #: this folder (one folder per function; see astcompile/debug_dump.py).
 debug_dir: str | None = _default_debug_dir()

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from . import build, cache, forksafe, trust
+from . import build, cache, evict, forksafe, trust
 from .errors import RuntimeBuildError, UnsafeCacheDir
 
 ARTIFACT_DIR = "__astcache__"
@@ -107,6 +107,8 @@ class Store:
         path = self.path(kind, name)
         trust.make_folders(os.path.dirname(path), self.base, self.modes.folder)
         trust.write_file(path, data, self.modes.file)
+        if not self.shared:  # the user's cache: counted against its size (evict.py)
+            evict.account(self.base, len(data))
 
     def add_library(self, path: str) -> tuple[str, int, str]:
         """Put the kernel library ``path`` among this store's kernels (copied with its C

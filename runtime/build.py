@@ -23,6 +23,7 @@ and the build is most of a first call.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -122,7 +123,8 @@ def compile_shared(
     (``flags`` and ``libs``: a kernel library's unless told; see :mod:`fastcall`).
 
     The compiler runs in its own process group, so that on ``timeout`` (or an interrupt) the
-    whole group goes (gcc's cc1, as and ld with it) and nothing is left running."""
+    whole group goes (gcc's cc1, as and ld with it) and nothing is left running; at exit too
+    (:func:`stop_running`), and when this process is killed outright (a watchdog)."""
     src_path = os.path.join(workdir, "kernels.c")
     with open(src_path, "w") as f:
         f.write(source)
@@ -130,6 +132,8 @@ def compile_shared(
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    _running.add(proc)
+    watchdog = _watch(proc.pid)
     try:
         _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -142,10 +146,59 @@ def compile_shared(
     except BaseException:
         _kill_group(proc)
         raise
+    finally:
+        _running.discard(proc)
+        _release(watchdog)
     if proc.returncode != 0:
         raise RuntimeBuildError(
             f"C compiler failed (exit {proc.returncode}): {' '.join(cmd)}\n{stderr[-4000:]}"
         )
+
+
+#: Compilers running now (killed, with their groups, at exit: a build in a daemon thread).
+_running: set[subprocess.Popen] = set()
+#: The watchdog of a build: it reads one line from a pipe only this process can write; a
+#: process killed outright (SIGKILL) closes the pipe, and the watchdog kills the compiler's
+#: group, which would otherwise run on, orphaned, writing into the cache.
+_WATCHDOG = 'read line; [ "$line" = done ] || kill -KILL "-$1"'
+
+
+def _watch(pgid: int) -> subprocess.Popen | None:
+    sh = shutil.which("sh")
+    if sh is None or not hasattr(os, "killpg"):
+        return None  # no POSIX shell: the timeout and the exit handler still end it
+    try:
+        return subprocess.Popen(
+            [sh, "-c", _WATCHDOG, "sh", str(pgid)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a signal to our own group must not end it first
+        )
+    except OSError:
+        return None
+
+
+def _release(watchdog: subprocess.Popen | None) -> None:
+    """Tell the watchdog the compiler is done (it exits without killing anything)."""
+    if watchdog is None:
+        return
+    with contextlib.suppress(OSError):
+        watchdog.stdin.write(b"done\n")
+        watchdog.stdin.close()
+    watchdog.wait()
+
+
+def stop_running() -> None:
+    """Kill every compiler this process runs now, with its group (at exit: a build running
+    in a daemon thread would otherwise be left behind when the interpreter ends)."""
+    for proc in list(_running):
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+atexit.register(stop_running)
+os.register_at_fork(after_in_child=_running.clear)  # the parent's compilers are not the child's
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

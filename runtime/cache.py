@@ -57,19 +57,15 @@ def file_digest(path: str) -> tuple[int, str]:
 
 def intact(path: str, size: Any, sha256: Any) -> bool:
     """Whether the library at ``path`` is trusted and is the one its record describes."""
-    if not trust.trusted_file(path):
-        return False
-    try:
-        return file_digest(path) == (size, sha256)
-    except OSError:
-        return False
+    return trust.matches(path, size, sha256)
 
 
 def touch(path: str) -> None:
     """Mark ``path`` used now (its access time) for the least-recently-used eviction: set
     explicitly, because mounts with ``relatime`` or ``noatime`` do not on a read."""
     with contextlib.suppress(OSError):
-        os.utime(path, ns=(time.time_ns(), os.stat(path).st_mtime_ns))
+        mtime = os.lstat(path).st_mtime_ns  # a link is refused at the load: never touch its target
+        os.utime(path, ns=(time.time_ns(), mtime), follow_symlinks=False)
 
 
 def lookup(entries: str, key: str) -> str | None:
@@ -81,7 +77,7 @@ def lookup(entries: str, key: str) -> str | None:
         meta = json.loads(data) if data is not None else {}
     except ValueError:
         return None
-    if not meta or not intact(so_path, meta.get("size"), meta.get("sha256")):
+    if not isinstance(meta, dict) or not intact(so_path, meta.get("size"), meta.get("sha256")):
         return None
     return so_path
 
@@ -111,13 +107,15 @@ def store(
 
     Returns the published path and what ``opened`` returned."""
     os.makedirs(entries, mode=trust.PRIVATE.folder, exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=".build-", dir=entries)
+    workdir = tempfile.mkdtemp(prefix=trust.leftover_prefix(".build"), dir=entries)
     try:
         tmp_so = os.path.join(workdir, key + ".so")
         build(tmp_so, workdir)
         os.chmod(tmp_so, trust.PRIVATE.library)
         loaded = opened(tmp_so)
         size, sha = file_digest(tmp_so)
+        mtime = os.stat(tmp_so).st_mtime_ns  # our reads are no look-up (see evict.py)
+        os.utime(tmp_so, ns=(mtime, mtime))
         tmp_meta = os.path.join(workdir, key + ".json")
         with open(os.open(tmp_meta, os.O_WRONLY | os.O_CREAT, trust.PRIVATE.file), "w") as f:
             json.dump({"size": size, "sha256": sha}, f)
@@ -145,7 +143,7 @@ def keep_source(so_path: str, source: str) -> None:
 
 
 def evict(entries: str, key: str) -> None:
-    """Remove an entry (found corrupt); missing files are fine."""
+    """Remove an entry (found corrupt: whatever stands at its paths, a folder or a FIFO too);
+    missing files are fine."""
     for ext in (".json", ".so", ".c"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(os.path.join(entries, key + ext))
+        trust.remove(os.path.join(entries, key + ext))

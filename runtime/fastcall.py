@@ -22,7 +22,9 @@ integrity rules as kernels (:mod:`cache`), and imported from there. Where it can
 (no compiler, no headers, a refused cache) regions keep their Python guard functions: slower,
 never different. The first build costs about half a second of compiler time, so a region takes
 it from the cache when it is there and asks for a build only once its entries have run many
-times (``PROMOTE_AFTER``).
+times (``PROMOTE_AFTER``). That build has the kernels' deadline (``config.build_timeout``) and
+their process-group handling (:mod:`build`): a compiler that hangs holds that call at most the
+timeout, then the region keeps its Python path for the rest of the process.
 
 Part of the runtime: must not import the compiler.
 """
@@ -105,8 +107,8 @@ def switch_type() -> type | None:
 def build_in_background(cache_dir: str) -> None:
     """Build the extension without waiting for it, once per process (a function measuring
     sent to the plain path asks: the functions compiled after it is built, here or in a
-    later process, run that path through ``Switch``). Exit waits for a build under way, so
-    that no compiler is left writing into the cache."""
+    later process, run that path through ``Switch``). Exit stops a build under way, so that
+    no compiler is left writing into the cache."""
     if tried() or "building" in _state:
         return
     thread = threading.Thread(
@@ -114,7 +116,14 @@ def build_in_background(cache_dir: str) -> None:
     )
     _state["building"] = thread
     thread.start()
-    atexit.register(thread.join, 60.0)
+    atexit.register(_stop, thread)
+
+
+def _stop(thread: threading.Thread) -> None:
+    """At exit: end a build under way (its compiler killed; the thread then removes its
+    build folder) rather than keep the program waiting for an optional speed-up."""
+    build.stop_running()
+    thread.join(10.0)
 
 
 def _headers() -> tuple[str, ...]:
@@ -162,9 +171,18 @@ def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
 
 def _builder(compiler: str, includes: tuple[str, ...]) -> Callable[[str, str], None]:
     def run(out_path: str, workdir: str) -> None:
-        build.compile_shared(_source(), out_path, workdir, compiler, None, FLAGS + includes, ())
+        timeout = _timeout()
+        build.compile_shared(_source(), out_path, workdir, compiler, timeout, FLAGS + includes, ())
 
     return run
+
+
+def _timeout() -> float | None:
+    """The kernels' limit (``config.build_timeout``): a call that asked for the extension
+    waits at most that for a compiler that hangs, then runs on its Python path for good."""
+    from astcompile import config
+
+    return config.build_timeout or None
 
 
 def _exists(path: str) -> str:

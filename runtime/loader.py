@@ -67,7 +67,8 @@ def load_library(
                 loaded = _try_open(path, cdecls) if path else None
                 if loaded is None:
                     path, loaded = _build(entries, key, source, cdecls, compiler, timeout)
-                    evict.after_build(os.path.dirname(entries), max_bytes)
+                    cache.keep_source(path, source)
+                    evict.after_build(os.path.dirname(entries), max_bytes, path)
         cache.keep_source(path, source)
         _loaded[key] = loaded
         _paths[id(loaded[1])] = os.path.abspath(path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import linecache
 import os
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from . import trust
 from .triton_math import interpreting
 from .triton_tuning import Call, Tuner, tuner_for
 
@@ -300,28 +302,43 @@ def matmul_kernels() -> ModuleType:
     return sys.modules[name]
 
 
+#: Triton's own cache as this process set it (a value the user set is left alone).
+_triton_cache: dict[str, str] = {}
+
+
 def load_module(source: str, cache_dir: str) -> ModuleType:
-    """The kernels' module, written to ``<cache_dir>/triton/`` (Triton reads a kernel's
-    source from its file) and imported once per process; Triton's own compile cache goes
-    under the same directory unless ``TRITON_CACHE_DIR`` says otherwise."""
-    folder = os.path.join(cache_dir, "triton")
-    os.makedirs(folder, exist_ok=True)
-    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(folder, "cache"))
+    """The kernels' module, run from ``source`` itself and imported once per process.
+
+    Triton reads a kernel's source through ``inspect``, so the source is also kept in
+    ``<cache_dir>/triton/``, under the trust rules of :mod:`trust` (a refused cache folder is
+    replaced by a private temporary one, whatever the target), and given to ``linecache``:
+    what the file holds is never run (one planted there is overwritten). Triton's own compile
+    cache goes to ``triton/cache`` (private, checked) unless ``TRITON_CACHE_DIR`` says
+    otherwise."""
+    root = trust.cache_root(cache_dir, ("triton", "triton/cache"))
+    _use_triton_cache(os.path.join(root, "triton", "cache"))
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     name = f"astcompile_triton_{digest}_{mode()}"
     if name in sys.modules:
         return sys.modules[name]
-    path = os.path.join(folder, f"{name}.py")
-    if not os.path.exists(path):
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            f.write(source)
-        os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
+    path = os.path.join(root, "triton", f"{name}.py")
+    code = trust.own_source(path, source, trust.PRIVATE.file)
+    linecache.cache[path] = (len(code), None, source.splitlines(True), path)
+    module = ModuleType(name)
+    module.__file__ = path
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        exec(compile(code, path, "exec"), module.__dict__)  # noqa: S102 - the source we made
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module
+
+
+def _use_triton_cache(folder: str) -> None:
+    current = os.environ.get("TRITON_CACHE_DIR")
+    if current is None or current == _triton_cache.get("set"):
+        os.environ["TRITON_CACHE_DIR"] = _triton_cache["set"] = folder
 
 
 def _host_scalar(value: Any) -> Any:

@@ -23,11 +23,11 @@ import hashlib
 import inspect
 import json
 import os
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from . import forksafe, trust
 from .triton_math import interpreting
 
 #: (BLOCK, num_warps)
@@ -118,7 +118,7 @@ class Tuner:
         self.chosen: dict[str, Config] | None = None
         self.digests: dict[Any, str] = {}
         self.recent: dict[tuple, tuple[tuple[int], dict]] = {}  #: exact sizes -> launch
-        self.lock = threading.Lock()
+        self.lock = forksafe.object_lock(self, "lock")
 
     def choose(self, call: Call, grid: tuple[int], options: dict) -> tuple[tuple[int], dict]:
         """(grid, options) to launch ``call`` with: the known config for its kernel and shape
@@ -193,22 +193,19 @@ class Tuner:
     def read(self) -> dict[str, Config]:
         """The saved configs; an entry that is not two powers of two is left out (timed
         again), as is everything in a file that is not JSON."""
-        try:
-            with open(self.path) as f:
-                saved = json.load(f)
+        try:  # under the trust rules (runtime/trust.py), as every file the caches read
+            saved = json.loads(trust.read_file(self.path) or b"{}")
             return {k: (v[0], v[1]) for k, v in saved.items() if _valid(v)}
-        except (OSError, ValueError, AttributeError):
+        except (ValueError, AttributeError):
             return {}  # none yet, or unreadable: tuned again and rewritten
 
     def save(self, key: str, config: Config) -> None:
         """Adds ``key`` to the file, keeping what other processes wrote (temp + rename)."""
         merged = {**self.read(), **self.known(), key: config}
         self.chosen = merged
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump({k: list(v) for k, v in sorted(merged.items())}, f, indent=1)
-        os.replace(tmp, self.path)
+        os.makedirs(os.path.dirname(self.path), mode=trust.PRIVATE.folder, exist_ok=True)
+        data = json.dumps({k: list(v) for k, v in sorted(merged.items())}, indent=1)
+        trust.write_file(self.path, data.encode(), trust.PRIVATE.file)
 
 
 def gpu_time(run: Callable[[], None], config: Config) -> float:

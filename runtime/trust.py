@@ -13,6 +13,13 @@ cache, ``c-v1/`` and ``warm-v1/``, and a package's ``__astcache__/``):
   writable by group or others either (whoever may rename ``__astcache__`` may swap in another
   between our check and our load).
 
+* a file is read through one open that does not follow a symbolic link and never blocks: a
+  link in place of an entry is refused like a foreign file; a FIFO, a folder or a device in
+  place of one is a corrupt entry (absent: rebuilt, and replaced when written again);
+* what is executed is what we checked: a library is opened only when its bytes have the size and
+  SHA-256 its record holds (:mod:`cache`), Python source only from the bytes we generated
+  (:func:`own_source`), never from whatever a file holds now.
+
 A refused folder or file is not used (one warning per path: why, and how to fix it) and the
 code compiles as if it were absent. A cache folder that cannot be created or is refused is
 replaced, for this process, by a private temporary folder (one warning naming
@@ -28,19 +35,22 @@ Part of the runtime: must not import the compiler.
 from __future__ import annotations
 
 import atexit
+import errno
+import hashlib
 import logging
 import os
+import platform
 import shutil
 import stat
 import tempfile
-import threading
 import warnings
 from dataclasses import dataclass
 
+from . import forksafe
 from .errors import UnsafeCacheDir
 
 _log = logging.getLogger("astcompile")
-_lock = threading.Lock()
+_lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _fallbacks: dict[str, str] = {}  # refused cache folder -> this process's temporary one
 
@@ -122,16 +132,43 @@ def trusted_folder(folder: str, base: str, parent: bool = False) -> bool:
     return True
 
 
+class NotAFile(OSError):
+    """Something other than a regular file where an entry should be (a FIFO, a folder, a
+    device): a corrupt entry, treated as absent."""
+
+
+#: One open for reading an entry: not through a symbolic link, never waiting (a FIFO would
+#: wait for a writer forever), not inherited by the compilers we start.
+_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | os.O_CLOEXEC
+
+
 def read_checked(path: str) -> bytes:
     """The bytes of ``path``, checked on the opened file (so it cannot be swapped between check
-    and read). Raises :class:`UnsafeCacheDir` or :class:`OSError`."""
-    with open(path, "rb") as f:
-        check(path, os.fstat(f.fileno()))
+    and read). Raises :class:`UnsafeCacheDir`, :class:`NotAFile` or :class:`OSError`."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise UnsafeCacheDir(
+            f"{path} is a symbolic link, and compiled code is only loaded from files the cache "
+            "wrote itself; remove it if you did not make it"
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(errno.EINVAL, "not a regular file", path)
+        check(path, st)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
         return f.read()
 
 
 def read_file(path: str) -> bytes | None:
-    """:func:`read_checked`, or None when absent or refused (warned once)."""
+    """:func:`read_checked`, or None when absent, not a regular file, or refused (warned
+    once)."""
     try:
         return read_checked(path)
     except UnsafeCacheDir as exc:
@@ -141,16 +178,21 @@ def read_file(path: str) -> bytes | None:
     return None
 
 
-def trusted_file(path: str) -> bool:
-    """Whether ``path`` exists and is trusted (for files opened by path, like ``dlopen``)."""
-    try:
-        check(path, os.stat(path))
-    except OSError:
-        return False
-    except UnsafeCacheDir as exc:
-        refuse(path, str(exc))
-        return False
-    return True
+def matches(path: str, size: object, sha256: object) -> bool:
+    """Whether ``path`` passes the rules and holds ``size`` bytes with SHA-256 ``sha256``
+    (the record written when it was built): what a library must pass before ``dlopen``."""
+    data = read_file(path)
+    return data is not None and (len(data), hashlib.sha256(data).hexdigest()) == (size, sha256)
+
+
+def own_source(path: str, source: str, mode: int) -> bytes:
+    """``source``, kept in ``path`` for the tools that read a module's file (Triton reads a
+    kernel's source through ``inspect``). The caller runs the bytes returned, never the file;
+    a file holding anything else (planted, stale, a link, a FIFO) is replaced."""
+    data = source.encode()
+    if read_file(path) != data:
+        write_file(path, data, mode)
+    return data
 
 
 def refuse(path: str, why: str) -> None:
@@ -180,16 +222,59 @@ def make_folders(folder: str, base: str, mode: int) -> None:
 
 
 def write_file(path: str, data: bytes, mode: int) -> None:
-    """Write ``path`` atomically (a temporary file, then ``os.replace``) with ``mode``."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    """Write ``path`` atomically (a temporary file, then ``os.replace``) with ``mode``; a
+    folder in its place (a corrupt entry) is removed first."""
+    fd, tmp = tempfile.mkstemp(prefix=leftover_prefix(".tmp"), dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, mode)
+        if os.path.isdir(path) and not os.path.islink(path):
+            remove(path)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def remove(path: str) -> None:
+    """Remove whatever is at ``path`` (a file, a link, a FIFO, a folder with its contents),
+    never following a link; nothing there is fine."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+# -- leftovers ---------------------------------------------------------------------------------
+
+_HOST = hashlib.sha256(platform.node().encode()).hexdigest()[:8]
+
+
+def leftover_prefix(kind: str) -> str:
+    """The name start of a temporary file or build folder (``kind``: ``.tmp``, ``.build``):
+    it names the process that owns it, so that a sweep can tell a killed build's leftovers
+    (removed at once) from a build under way."""
+    return f"{kind}-{os.getpid()}-{_HOST}-"
+
+
+def owner_gone(name: str) -> bool:
+    """Whether the process named in a leftover's ``name`` (:func:`leftover_prefix`) is known
+    to be dead: on this host (the same process ids), and no such process. False when unsure
+    (another host, a name of another form): those wait out their grace period."""
+    parts = name.split("-", 3)
+    if len(parts) < 4 or parts[2] != _HOST or not parts[1].isdigit():
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, and someone else's
+        return False
+    return False
 
 
 # -- the user's cache folder -------------------------------------------------------------------
@@ -229,12 +314,15 @@ def _ensure(level: str) -> None:
 
 def _fallback(cache_dir: str, why: str, folders: tuple[str, ...]) -> str:
     with _lock:
-        if cache_dir in _fallbacks:
-            return _fallbacks[cache_dir]
-        folder = _fallbacks[cache_dir] = tempfile.mkdtemp(prefix="astcompile-cache-")
-        for name in folders:
+        folder = _fallbacks.get(cache_dir)
+        new = folder is None
+        if new:
+            folder = _fallbacks[cache_dir] = tempfile.mkdtemp(prefix="astcompile-cache-")
+            atexit.register(_remove, folder, os.getpid())
+        for name in folders:  # those this caller needs (an earlier one may have needed others)
             make_folders(os.path.join(folder, name), folder, PRIVATE.folder)
-    atexit.register(_remove, folder, os.getpid())
+    if not new:
+        return folder
     message = (
         f"astcompile: not using the cache folder {cache_dir}: {why}. Compiled kernels go "
         f"to {folder} for this process only. Set ASTCOMPILE_CACHE_DIR to a folder you own "

@@ -3,12 +3,20 @@ exactly what the Python guard function and wrapper would, and anything else goes
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import astcompile
-from astcompile.runtime import build, fastcall
+from astcompile.runtime import build, cache, fastcall, trust
 from astcompile.runtime.errors import CompilerNotFound
+from tests.trust_helpers import gone, hanging_compiler, started
 
 SCALE = 3.0
 
@@ -327,3 +335,111 @@ def test_a_cache_folder_set_after_the_first_function_is_looked_in(tmp_path, monk
     monkeypatch.setattr(astcompile.config, "cache_dir", built_in)
     after = astcompile.compile(fma)
     assert not hasattr(before, "current_route") and hasattr(after, "current_route")
+
+
+def test_a_hanging_compiler_holds_the_promoting_call_at_most_the_timeout(tmp_path, monkeypatch):
+    """The kernels build; the extension's compiler hangs. The call that asks for it (the
+    region's PROMOTE_AFTER-th compiled call) returns within the kernels' timeout, the
+    compiler's whole group is killed, and the region runs on its Python path."""
+    cc, pids = hanging_compiler(tmp_path, "*-fno-strict-aliasing*")  # the extension's flags
+    monkeypatch.setenv("CC", cc)
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(astcompile.config, "build_timeout", 2.0)
+    f = _compiled(fma)
+    a = np.arange(4.0)
+    slowest = 0.0
+    for _ in range(fastcall.PROMOTE_AFTER + 5):
+        start = time.perf_counter()
+        np.testing.assert_array_equal(f(a, a + 1, a + 2), fma(a, a + 1, a + 2))
+        slowest = max(slowest, time.perf_counter() - start)
+    assert len(started(pids)) == 2, "the extension's build never ran"
+    assert 2.0 <= slowest < 8.0
+    assert all(gone(pid) for pid in started(pids))
+    assert fastcall.tried() and fastcall.loaded() is None  # not asked for again
+    assert not any(n.startswith(".build") for n in os.listdir(tmp_path / "cache" / "c-v1"))
+
+
+_EXITS = """
+import sys, time
+from astcompile.runtime import fastcall
+fastcall.build_in_background(sys.argv[1])
+while len(open(sys.argv[2]).read().split()) < 2:
+    time.sleep(0.05)
+"""
+
+
+def test_exit_stops_a_background_build(tmp_path):
+    """A program that ends while the extension builds in the background exits at once, and
+    the compiler goes with it (with no timeout to end it)."""
+    cc, pids = hanging_compiler(tmp_path)
+    with open(pids, "w"):
+        pass
+    env = {**os.environ, "CC": cc, "ASTCOMPILE_BUILD_TIMEOUT": "0"}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXITS, str(tmp_path / "cache"), pids],
+        env=env,
+        timeout=120,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.perf_counter() - start < 30
+    assert len(started(pids)) == 2 and all(gone(pid) for pid in started(pids))
+
+
+PLANTED_LIB = '#include <stdio.h>\n__attribute__((constructor)) static void ran(void) {{ fclose(fopen("{marker}", "w")); }}\n'
+
+
+def _plant_extension(tmp_path, cache_dir, marker) -> tuple[str, str, str]:
+    """A library whose constructor creates ``marker``, where the extension would be: (its
+    cache folder, the extension's key, the library's path)."""
+    compiler = build.find_compiler()
+    key = "fastcall-" + fastcall._key(compiler, fastcall._headers())
+    entries = cache.ensure_cache_dir(str(cache_dir))
+    lib = os.path.join(entries, key + ".so")
+    build.compile_shared(PLANTED_LIB.format(marker=marker), lib, str(tmp_path), compiler, libs=())
+    return entries, key, lib
+
+
+@pytest.mark.parametrize("planted", ["record of another file", "group-writable", "a link"])
+def test_a_planted_extension_is_never_loaded(tmp_path, monkeypatch, planted):
+    """A library in place of the extension runs code the moment it is loaded (its
+    constructor): it is loaded only when it passes the trust rules and has the SHA-256 its
+    record holds; otherwise the extension is built afresh over it."""
+    import hashlib
+    import json
+
+    marker, cache_dir = tmp_path / "ran", tmp_path / "cache"
+    monkeypatch.setattr(fastcall, "_state", {})
+    entries, key, lib = _plant_extension(tmp_path, cache_dir, marker)
+    data = Path(lib).read_bytes()
+    record = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if planted == "record of another file":
+        record["sha256"] = hashlib.sha256(b"the extension").hexdigest()
+    elif planted == "group-writable":
+        os.chmod(lib, 0o775)
+    else:
+        os.replace(lib, tmp_path / "elsewhere.so")
+        os.symlink(tmp_path / "elsewhere.so", lib)
+    with open(os.path.join(entries, key + ".json"), "w") as f:
+        json.dump(record, f)
+    trust.forget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the refusal says why, once
+        module = fastcall.extension(str(cache_dir))
+    assert module is not None and not marker.exists()
+    assert not os.path.islink(lib) and cache.lookup(entries, key) == lib
+
+
+def test_the_planted_library_of_those_tests_would_run(tmp_path, monkeypatch):
+    """The control: passing the rules with its true SHA-256 (only its owner could write that
+    record), the same library is loaded, and its constructor runs."""
+    marker, cache_dir = tmp_path / "ran", tmp_path / "cache"
+    monkeypatch.setattr(fastcall, "_state", {})
+    entries, key, lib = _plant_extension(tmp_path, cache_dir, marker)
+    size, sha = cache.file_digest(lib)
+    Path(entries, key + ".json").write_text(f'{{"size": {size}, "sha256": "{sha}"}}')
+    fastcall.extension(str(cache_dir))
+    assert marker.exists()

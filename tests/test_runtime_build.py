@@ -4,6 +4,8 @@ exactly (runtime/build.py)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -12,7 +14,8 @@ from differential import assert_matches
 
 import astcompile
 from astcompile.errors import CompileError
-from astcompile.runtime import BuildTimeout, CompilerNotFound, build
+from astcompile.runtime import BuildTimeout, CompilerNotFound, build, evict, load_library
+from tests.trust_helpers import gone, hanging_compiler, started
 
 HANG = "#!/bin/sh\necho $$ > {pidfile}\nsleep 60\n"
 
@@ -69,3 +72,38 @@ def test_an_explicit_cc_that_cannot_run_is_an_error_naming_cc(tmp_path, monkeypa
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
     with pytest.raises(CompileError, match=r"\$CC is set to"):  # not gcc, not silently NumPy
         astcompile.compile(scale_exp)(np.ones(3))
+
+
+_BUILDS = """
+import sys
+from astcompile.runtime import fastcall
+fastcall.extension(sys.argv[1])
+"""
+
+
+def test_a_killed_build_takes_its_compiler_along_and_its_folder_goes_next_time(tmp_path):
+    """A process SIGKILLed while its compiler runs: a watchdog kills the compiler's group
+    (nothing is left running, orphaned), and the next build sweeps the dead owner's build
+    folder at once, not 10 minutes later."""
+    cc, pids = hanging_compiler(tmp_path)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "CC": cc, "ASTCOMPILE_BUILD_TIMEOUT": "0"}
+    proc = subprocess.Popen([sys.executable, "-c", _BUILDS, str(cache)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(started(pids)) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None, "the build never started"
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while not all(gone(pid) for pid in started(pids)):
+        assert time.monotonic() < deadline, "the compiler outlived the process that ran it"
+        time.sleep(0.05)
+    entries = cache / "c-v1"
+    (left,) = [n for n in os.listdir(entries) if n.startswith(".build-")]
+    assert str(proc.pid) in left
+    evict.reset_counter()  # as in the next process to start: its first build sweeps
+    load_library("int one(void) { return 1; }", "int one(void);", str(cache))
+    assert not any(n.startswith(".build-") for n in os.listdir(entries))

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -80,6 +81,30 @@ def test_corrupt_entry_is_rebuilt(tmp_path):
     assert load_library(src, decl, str(tmp_path))[1].triple_d(7) == 21
     key = so[:-3]
     assert cache.lookup(entries, key)
+
+
+@pytest.mark.parametrize("planted", ["a folder as the library", "a FIFO as its record"])
+def test_what_is_no_regular_file_is_a_corrupt_entry_rebuilt(tmp_path, planted):
+    """A folder in place of a ``.so`` (it cannot be unlinked), a FIFO in place of a ``.json``
+    (opening it would wait forever): each is rebuilt, not an error at every call."""
+    src, decl = _src("fifo" if "FIFO" in planted else "dir")
+    load_library(src, decl, str(tmp_path))
+    entries = tmp_path / cache.FORMAT
+    key = loader.library_key(src, loader.build.find_compiler())
+    path = entries / (key + (".json" if "FIFO" in planted else ".so"))
+    path.unlink()
+    if "FIFO" in planted:
+        os.mkfifo(path, 0o600)
+    else:
+        (path / "inside").mkdir(parents=True)
+    loader._loaded.clear()
+    result = []
+    call = threading.Thread(target=lambda: result.append(load_library(src, decl, str(tmp_path))))
+    call.start()
+    call.join(timeout=120)
+    assert not call.is_alive(), "the load waits on a FIFO"
+    assert result[0][1].__getattr__(f"triple_{'fifo' if 'FIFO' in planted else 'dir'}")(2) == 6
+    assert path.is_file() and cache.lookup(str(entries), key)
 
 
 def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):

@@ -63,3 +63,34 @@ def test_fork_during_a_compile_the_childs_call_completes(tmp_path, monkeypatch):
     status = _child_status(pid, 60)
     compiling.join(timeout=60)
     assert status == 0, "the forked child hung or failed" if status is None else status
+
+
+def test_fork_during_the_call_paths_build_the_childs_calls_complete(tmp_path, monkeypatch):
+    """A thread builds the C-level call path (``runtime/fastcall.py``, holding its lock and a
+    compiler run) when the process forks: the child asks for the extension itself, compiles
+    a function of its own, and finishes."""
+    from astcompile.runtime import fastcall
+
+    started = tmp_path / "started"
+    cc = tmp_path / "slowcc"
+    cc.write_text(SLOW.format(started=started, gcc=shutil.which("gcc") or shutil.which("cc")))
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setattr(fastcall, "_state", {})
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    building = threading.Thread(target=fastcall.extension, args=(str(tmp_path / "cache"),))
+    building.start()
+    _wait_for(started, 30)  # the thread now holds fastcall's lock, its compiler running
+    pid = os.fork()
+    if pid == 0:
+        try:
+            x = np.linspace(0, 2, 50)
+            ok = fastcall.extension(str(tmp_path / "child")) is not None
+            ok = ok and np.allclose(astcompile.compile(shifted_log)(x), shifted_log(x))
+            os._exit(0 if ok else 1)
+        except BaseException:  # noqa: BLE001 - the child must exit, whatever happened
+            os._exit(2)
+    status = _child_status(pid, 120)
+    building.join(timeout=60)
+    assert status == 0, "the forked child hung or failed" if status is None else status
+    assert fastcall.loaded() is not None  # and the parent's build finished, untouched

@@ -3,8 +3,10 @@ create (runtime/trust.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+import subprocess
 
 import pytest
 
@@ -50,15 +52,61 @@ def test_files_of_another_user_are_refused_with_one_warning(tmp_path):
     with pytest.warns(RuntimeWarning, match=f"owned by uid {uid}, neither you"):
         assert trust.read_file(str(path)) is None
     assert trust.read_file(str(path)) is None  # warned once per path
-    assert trust.trusted_file(str(path)) is False
+    assert trust.matches(str(path), 4, hashlib.sha256(b"data").hexdigest()) is False
 
 
 def test_group_writable_file_is_refused(tmp_path):
     path = tmp_path / "k.so"
     path.write_bytes(b"\x7fELF")
     os.chmod(path, 0o664)
+    digest = hashlib.sha256(b"\x7fELF").hexdigest()
     with pytest.warns(RuntimeWarning, match="writable by its group"):
-        assert trust.trusted_file(str(path)) is False
+        assert trust.matches(str(path), 4, digest) is False
+    os.chmod(path, 0o644)
+    assert trust.matches(str(path), 4, digest) is True
+    assert trust.matches(str(path), 4, hashlib.sha256(b"\x7fELG").hexdigest()) is False
+
+
+def test_a_link_in_place_of_a_file_is_refused_even_to_our_own_file(tmp_path):
+    target = tmp_path / "ours.pkl"
+    target.write_bytes(b"data")
+    link = tmp_path / "entry.pkl"
+    link.symlink_to(target)
+    with pytest.warns(RuntimeWarning, match="entry.pkl is a symbolic link"):
+        assert trust.read_file(str(link)) is None
+    trust.write_file(str(link), b"new", 0o600)  # rewriting the entry replaces the link itself
+    assert not link.is_symlink() and link.read_bytes() == b"new"
+    assert target.read_bytes() == b"data"
+
+
+def test_a_fifo_or_a_folder_in_place_of_a_file_is_absent_and_never_blocks(tmp_path):
+    fifo, folder = tmp_path / "entry.pkl", tmp_path / "k.so"
+    os.mkfifo(fifo, 0o600)  # open() for reading would wait for a writer forever
+    (folder / "inside").mkdir(parents=True)
+    for path in (fifo, folder):
+        assert trust.read_file(str(path)) is None
+        with pytest.raises(trust.NotAFile):
+            trust.read_checked(str(path))
+        trust.write_file(str(path), b"rebuilt", 0o600)
+        assert path.is_file() and path.read_bytes() == b"rebuilt"
+
+
+def test_own_source_replaces_whatever_the_file_holds(tmp_path):
+    path = tmp_path / "module.py"
+    assert trust.own_source(str(path), "x = 1\n", 0o600) == b"x = 1\n"
+    path.write_text("import os; os.system('planted')\n")
+    assert trust.own_source(str(path), "x = 1\n", 0o600) == b"x = 1\n"
+    assert path.read_text() == "x = 1\n" and _mode(path) == 0o600
+
+
+def test_leftovers_name_their_owner(tmp_path):
+    mine = trust.leftover_prefix(".build") + "abc"
+    assert not trust.owner_gone(mine)  # this process
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    assert trust.owner_gone(mine.replace(f"-{os.getpid()}-", f"-{dead.pid}-"))
+    assert not trust.owner_gone(".build-abc123")  # another form: unsure, waits its grace
+    assert not trust.owner_gone(f".build-{dead.pid}-otherhost-abc")
 
 
 def test_created_private_whatever_the_umask(tmp_path):

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -244,7 +245,7 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
 
 
-@pytest.mark.parametrize("planted_by", ["another user", "anyone (group-writable)"])
+@pytest.mark.parametrize("planted_by", ["another user", "anyone (group-writable)", "a link"])
 def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, planted_by):
     """A region entry is a pickle: one that someone else could have written is refused before
     it is unpickled, with a warning, and the region compiles afresh (then replaces it)."""
@@ -258,6 +259,9 @@ def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, plante
         path.write_bytes(planted_pickle(str(marker)))
         if planted_by == "another user":
             os.chown(path, other_uid(), -1)
+        elif planted_by == "a link":  # to a file of ours, private: still not the entry
+            os.replace(path, tmp_path / "elsewhere.pkl")
+            path.symlink_to(tmp_path / "elsewhere.pkl")
         else:
             os.chmod(path, 0o666)
     trust.forget()
@@ -270,6 +274,28 @@ def test_a_planted_region_entry_is_never_unpickled(tmp_path, monkeypatch, plante
     assert all(
         p.stat().st_uid == os.getuid() and p.stat().st_mode & 0o077 == 0 for p in regions.iterdir()
     )  # replaced by our own entry
+    assert not any(p.is_symlink() for p in regions.iterdir())
+
+
+def test_fifos_in_place_of_entries_are_rebuilt_never_waited_on(tmp_path, monkeypatch):
+    """A FIFO where a rewrite or a region entry should be: opening it for reading would wait
+    for a writer forever. It is a corrupt entry: compiled afresh, and replaced."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    mod = _module(tmp_path, "warm_fifo")
+    x = np.linspace(0, 1, 10)
+    astcompile.compile(mod.f)(x)
+    warm = tmp_path / "cache" / "warm-v1"
+    planted = [*(warm / "regions").iterdir(), *(warm / "frontend").iterdir()]
+    for path in planted:
+        path.unlink()
+        os.mkfifo(path, 0o600)
+    result = []
+    call = threading.Thread(target=lambda: result.append(astcompile.compile(mod.f)(x)))
+    call.start()
+    call.join(timeout=120)
+    assert not call.is_alive(), "the call waits on a FIFO"
+    assert_matches(result[0], np.exp(x * 2.0) + 1.0)
+    assert all(path.is_file() for path in planted)
 
 
 def test_corrupt_kernels_of_warm_entries_are_rebuilt_in_a_new_process(tmp_path, monkeypatch):

@@ -74,3 +74,49 @@ def _put(path: str, data: bytes) -> None:
     os.unlink(path)
     with open(os.open(path, os.O_WRONLY | os.O_CREAT, mode & 0o777), "wb") as f:
         f.write(data)
+
+
+#: A C compiler that hangs (``sleep`` in a child, so that only killing its whole process group
+#: ends it) when its arguments match ``pattern``, and is gcc otherwise. It writes its own and
+#: its child's process ids to ``pids``.
+HANGING_CC = """#!/bin/sh
+case "$*" in
+  {pattern})
+    echo $$ >> {pids}
+    sleep 300 &
+    echo $! >> {pids}
+    wait
+    ;;
+  *) exec {gcc} "$@" ;;
+esac
+"""
+
+
+def hanging_compiler(folder, pattern: str = "*") -> tuple[str, str]:
+    """(path of a :data:`HANGING_CC` script, path of its process-id file)."""
+    import shutil
+
+    pids, cc = os.path.join(folder, "cc-pids"), os.path.join(folder, "hangcc")
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    with open(cc, "w") as f:
+        f.write(HANGING_CC.format(pattern=pattern, pids=pids, gcc=gcc))
+    os.chmod(cc, 0o755)
+    return cc, pids
+
+
+def started(pids: str) -> list[int]:
+    """The process ids a hanging compiler wrote so far."""
+    try:
+        with open(pids) as f:
+            return [int(line) for line in f.read().split()]
+    except OSError:
+        return []
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie nobody reaped yet has ended too). Linux."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
