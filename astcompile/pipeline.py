@@ -59,7 +59,6 @@ FUNCTION_STAGES: tuple[Stage, ...] = (
         "rewrite_cache",
         stages.load_rewrite,
         "a warm start reuses the rewrite an earlier process or `astcompile build` saved",
-        when=stages.no_loops_in_python,
         dump=stages.rewrite_dump,
     ),
     Stage(

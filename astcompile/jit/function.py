@@ -315,28 +315,31 @@ class CompiledFunction:
 
     def keep_loops_in_python(
         self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
-    ) -> None:
+    ) -> bool:
         """A region could not be traced (or lowered): from the next call on, its loops run in
         Python and their bodies become regions of their own (the break stays local). When the
         failing file ``line`` is known and inside some of its loops, only those loops fall
         back; a known line outside them is a statement of its own that runs as written, and
-        the loops stay native."""
+        the loops stay native. True when that changes the rewrite (the next call rebuilds)."""
         from astcompile.frontend.loop_extents import loops_holding
         from astcompile.frontend.spec import LoopSpec
 
         lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}
         holding = loops_holding(self.fn, line, lines) if line else set()
         if line and not holding and lines and spec.first_line <= line <= spec.last_line:
-            self._keep_in_python(self.python_lines, {line})
-            return
-        self._keep_in_python(self.python_loops, holding if holding or only_holding else lines)
+            return self._keep_in_python(self.python_lines, {line})
+        return self._keep_in_python(
+            self.python_loops, holding if holding or only_holding else lines
+        )
 
-    def _keep_in_python(self, kept: set[int], lines: set[int]) -> None:
+    def _keep_in_python(self, kept: set[int], lines: set[int]) -> bool:
         with self._lock:
-            if lines - kept:
-                kept |= lines
-                self._impl = None
-                self._sole_region = None
+            if not lines - kept:
+                return False
+            kept |= lines
+            self._impl = None
+            self._sole_region = None
+            return True
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
         filename = exc.loc.filename if exc.loc else "<unknown>"

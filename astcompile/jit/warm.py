@@ -34,6 +34,7 @@ import numpy as np
 from astcompile import config, logs
 from astcompile.buildid import compiler_id
 from astcompile.frontend import cache as rewrite_cache
+from astcompile.frontend.cache import NOTHING_KEPT, Kept
 from astcompile.frontend.lookup import code_hash, fingerprint
 from astcompile.jit import telemetry
 from astcompile.jit.entries import Entry
@@ -109,13 +110,13 @@ def warn_once(tag: str, message: str) -> None:
 
 
 def load_rewrite(
-    fn: Callable[..., Any], all_eager: bool, validate: bool = True
+    fn: Callable[..., Any], all_eager: bool, validate: bool = True, kept: Kept = NOTHING_KEPT
 ) -> rewrite_cache.CachedRewrite | None:
-    """The cached rewrite of ``fn``, warning when a package build has a stale one."""
+    """The cached rewrite of ``fn`` (``kept`` lines in Python), warning when stale."""
     if not isinstance(fn, types.FunctionType):
         return None
     stores = stores_for(fn.__code__.co_filename)
-    found = rewrite_cache.load(fn, all_eager, stores, validate)
+    found = rewrite_cache.load(fn, all_eager, stores, validate, kept)
     if found is None and validate and stores and stores[0].root.endswith(artifacts.ARTIFACT_DIR):
         _warn_stale(fn, stores[0])
     return found
@@ -139,7 +140,9 @@ def _warn_stale(fn: Callable[..., Any], store: artifacts.Store) -> None:
     )
 
 
-def save_rewrite(fn: Callable[..., Any], all_eager: bool, *args: Any) -> str | None:
+def save_rewrite(
+    fn: Callable[..., Any], all_eager: bool, *args: Any, kept: Kept = NOTHING_KEPT
+) -> str | None:
     """Persist a fresh rewrite (see :func:`astcompile.frontend.cache.save`); its digest or None."""
     if not isinstance(fn, types.FunctionType):
         return None
@@ -147,7 +150,7 @@ def save_rewrite(fn: Callable[..., Any], all_eager: bool, *args: Any) -> str | N
     if store is None:
         return None
     try:
-        return rewrite_cache.save(fn, all_eager, store, *args)
+        return rewrite_cache.save(fn, all_eager, store, *args, kept=kept)
     except OSError as exc:
         logs.root.info("could not cache the rewrite of %s: %s", fn.__qualname__, exc)
         return None
@@ -197,12 +200,12 @@ def persistent_key(region: CompilingRegion, key: tuple, args: tuple) -> str | No
         return None
 
 
-def _entry_name(region: CompilingRegion, pkey: str) -> str | None:
+def entry_name(region: CompilingRegion, pkey: str, suffix: str = ".pkl") -> str | None:
     digest = getattr(region.owner, "cache_digest", None)
     if digest is None or region.owner.backend_name not in ("auto", "c"):
         return None
     parts = (FORMAT, compiler_id(), digest, region.spec.name, build.cpu_features(), pkey)
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + ".pkl"
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + suffix
 
 
 def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry, list] | None:
@@ -217,7 +220,7 @@ def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry,
             return None
         tried.add(key)
     pkey = persistent_key(region, key, args)
-    name = _entry_name(region, pkey) if pkey else None
+    name = entry_name(region, pkey) if pkey else None
     if name is None:
         return None
     loaded = []
@@ -337,7 +340,7 @@ def save_entry(region: CompilingRegion, key: tuple, args: tuple, entry: Entry) -
     """Persist a fresh C entry of ``region``; anything not persistable is skipped quietly."""
     parts = getattr(entry.run, "parts", None)
     pkey = persistent_key(region, key, args) if parts is not None else None
-    name = _entry_name(region, pkey) if pkey else None
+    name = entry_name(region, pkey) if pkey else None
     store = target_store(region.owner.fn.__code__.co_filename) if name else None
     if store is None:
         return
