@@ -3,7 +3,8 @@
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
 ``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
 ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``, ``ASTCOMPILE_TIERING=0``,
-``ASTCOMPILE_TRITON_AUTOTUNE=0``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
+``ASTCOMPILE_TRITON_AUTOTUNE=0``, ``ASTCOMPILE_COMPILE_BUDGET=0.5``; the test hook
+``ASTCOMPILE_PLANT_MISCOMPILE=1``.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
 #: that is faster (``jit/tiering.py``). Off: always the compiled path (tests that count
 #: compiled calls turn it off; results are the same either way).
 tiering: bool = _env_flag("ASTCOMPILE_TIERING", True)
+#: Seconds a compiled function may spend compiling in the caller's thread before the rest is
+#: put off: built in the background, or traced once the time run plain pays for it
+#: (``jit/budget.py``; the rule is in docs/api.md). ``inf``: always compile at once (the tests).
+compile_budget: float = float(os.environ.get("ASTCOMPILE_COMPILE_BUDGET", "0.5"))
 #: On a GPU, time a few block sizes and warp counts on a Triton kernel's first launch for a new
 #: shape class and keep the fastest, saved under ``cache_dir`` (runtime/triton_tuning.py).
 #: Off: the fixed table's choice. Never under TRITON_INTERPRET.

@@ -21,6 +21,7 @@ from astcompile.errors import GraphBreakError, NoSourceError
 from astcompile.frontend.breaks import BreakReason, GraphBreak
 from astcompile.ir.checks import RunPlain
 from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
+from astcompile.jit.budget import Budget
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
 from astcompile.jit.frozen import frozen
@@ -93,6 +94,7 @@ class CompiledFunction:
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
+        self._outgrown: Callable | None = None  # the rewrite before loops went to Python
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._target_name: str | None = None
@@ -100,6 +102,7 @@ class CompiledFunction:
         self._measured_class = type(self)
         self._plain_class: type | None = None  # made on the first run_plain
         self._tier = tiering.for_function(self)
+        self.budget = Budget(fullgraph)  # what compiling may cost its calls (jit/budget.py)
         self.run_measured()
         if fullgraph:
             self._check_fullgraph_statically()
@@ -199,7 +202,7 @@ class CompiledFunction:
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
-        impl = self._impl or self._build()
+        impl = self._impl or self._rebuild_or_not()
         recorder = telemetry.active()
         if recorder is not None:
             recorder.note_function(self.name, self.static_breaks)
@@ -220,7 +223,7 @@ class CompiledFunction:
     def reset(self) -> None:
         """Drop the rewrite and every compiled region; the next call builds again."""
         with self._lock:
-            self._impl = None
+            self._impl = self._outgrown = None
             self._sole_region = None
             self.regions = []
             self._live_regions = []
@@ -232,14 +235,23 @@ class CompiledFunction:
     def _build(self) -> Callable:
         with self._lock:
             if self._impl is None:
-                self._impl = self._build_impl()
+                self._impl, self._outgrown = self._build_impl(), None
             return self._impl
+
+    def _rebuild_or_not(self) -> Callable:
+        """A rewrite that sent loops to Python is used once compiling may go on; until then
+        the one before it runs (its failed regions run their statements: jit/budget.py)."""
+        outgrown = self._outgrown
+        if outgrown is None or self.budget.may_trace():
+            return self._build()
+        return outgrown
 
     def _build_impl(self) -> Callable:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
-        work = pipeline.build_function(self)
+        with self.budget.spending():
+            work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER
             self.run_plain()
@@ -337,7 +349,7 @@ class CompiledFunction:
             if not lines - kept:
                 return False
             kept |= lines
-            self._impl = None
+            self._outgrown, self._impl = self._impl, None
             self._sole_region = None
             return True
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from astcompile.frontend.breaks import GraphBreak
     from astcompile.frontend.spec import RegionSpec
     from astcompile.ir.results import TraceResult
+    from astcompile.jit.budget import Budget
     from astcompile.jit.entries import Entry
     from astcompile.jit.failures import Why
     from astcompile.trace.context import TraceBreak
@@ -31,6 +32,7 @@ class Owner(Protocol):
     all_eager: bool
     python_loops: set[int]
     python_lines: set[int]
+    budget: Budget
 
     def target(self, args: tuple | None = None) -> Backend: ...
 
@@ -61,6 +63,7 @@ class CompilingRegion(Protocol):
     owner: Owner
     spec: RegionSpec
     names: tuple[str, ...]
+    pending: set[tuple]  # keys whose build the budget sent to the background
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult: ...
 

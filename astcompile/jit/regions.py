@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from astcompile import config, debug_dump, logs, verify
 from astcompile import dask as dask_arrays
 from astcompile.ir.checks import RunPlain
-from astcompile.jit import telemetry
+from astcompile.jit import background, telemetry
 from astcompile.jit.entries import (
     MISS,
     Entry,
@@ -65,6 +65,7 @@ class Region(Failing):
         self.eager_keys: set[tuple] = set()
         self.failures = Failures()  # argument classes it failed on: never traced again
         self.superseded = False  # its failure made the function rewrite some loops as Python
+        self.pending: set[tuple] = set()  # keys being built in the background
         self.stats = RegionStats()
         self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
         self._limit_warned = False
@@ -100,11 +101,14 @@ class Region(Failing):
         return self.body(*args)
 
     def call(self, args: tuple) -> tuple:
-        """The generic path: guard key, entries for it, else eager or a new compile. A class
-        of arguments the region failed on runs eagerly before any key is computed (a list's
-        key walks the whole list)."""
-        if self.failures.plain and not self.entries and self.failures.runs_plain(args):
-            return self._eager(args)
+        """The generic path: guard key, entries for it, else eager or a new compile. A region
+        with no entry knows without a key (a list's key walks the whole list) when a call runs
+        its statements: their class failed, or compiling is put off (``jit/budget.py``)."""
+        if not self.entries:
+            if self.failures.plain and self.failures.runs_plain(args):
+                return self._eager(args)
+            if not self.owner.budget.may_trace():
+                return self._wait(args)
         key = self.key(args)
         entries = self.entries.get(key)
         if entries:
@@ -116,6 +120,8 @@ class Region(Failing):
                     return entry(leaves)
         if key in self.eager_keys or self.failures.runs_plain(args):
             return self._eager(args)
+        if key in self.pending:
+            return self._wait(args)
         return self._miss(key, args)
 
     def _recorded_call(self, recorder: telemetry.Recorder, args: tuple) -> tuple:
@@ -159,6 +165,8 @@ class Region(Failing):
                     f"{self.spec.last_line}) in frozen mode"
                 )
             return self._eager(args)
+        if not self.owner.budget.may_trace():  # compiling is put off: see jit/budget.py
+            return self._wait(args)
         with self._lock:
             settled = self._settled(key, args)  # by another thread while this one waited
             if not settled and self._count() >= config.cache_size_limit:
@@ -168,12 +176,46 @@ class Region(Failing):
         if settled:
             return self.call(args)
         if compiled is None:
-            return self.run_after_failure(key, args)
+            return self._wait(args) if key in self.pending else self.run_after_failure(key, args)
         if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
         self.stats.compiled_calls += 1
         return entry(leaves)
+
+    def _wait(self, args: tuple) -> tuple:
+        """The statements, timed, while compiled code is put off or built (jit/budget.py)."""
+        self.stats.eager_calls += 1
+        return self.owner.budget.wait_with(self.body, args)
+
+    def _build_later(self, work: Any) -> bool:
+        """After the trace: with the budget spent, the build goes to the background and this
+        call runs the statements (True), else it goes on here (False)."""
+        if self.owner.budget.allows():
+            return False
+        self.pending.add(work.key)
+        background.submit(self, lambda: self._finish(work))
+        return True
+
+    def _finish(self, work: Any) -> None:
+        """The build :meth:`_build_later` put off, on the background thread."""
+        from astcompile import pipeline
+
+        try:
+            with self._lock:
+                pipeline.finish_region(work)
+        except Exception as exc:  # no user call to raise it in: said, and given up
+            why = f"building {self.spec.name} in the background failed: {exc}"
+            warnings.warn(
+                f"astcompile: {self.owner.name}: {why}; it runs as written",
+                RuntimeWarning,
+                stacklevel=1,
+            )
+            with self._lock:
+                self.give_up(work.key, work.args, why)
+        finally:
+            self.pending.discard(work.key)
+        self.owner.compare_again()  # the compiled path changed
 
     def _settled(self, key: tuple, args: tuple) -> bool:
         """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
@@ -197,7 +239,8 @@ class Region(Failing):
                 self.spec.name,
                 self._miss_reason(key, args),
             )
-        return pipeline.compile_region(self, key, args)
+        with self.owner.budget.spending():
+            return pipeline.compile_region(self, key, args, later=self._build_later)
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult:
         """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard

@@ -5,15 +5,14 @@ Two things are persisted (see ``runtime/artifacts.py`` for the layout): a functi
 trace result (graph, output template, value guards), the generated wrapper and its kernel
 library. On a region miss, :func:`load_entry` looks for one saved under the region's
 *persistent* guard key before tracing; :func:`save_entry` writes one after every compile. A
-warm process therefore imports neither libcst nor the code generator and never runs a compiler.
+warm process imports neither libcst nor the code generator and never runs a compiler.
 
 Stores are searched in order: ``__astcache__/`` beside the function's module (written by
 ``astcompile build``, used only while its manifest matches this machine and versions), then the
 user's cache. Both are bypassed while ``astcompile build`` runs, which writes into the first.
-
-An entry is saved only when its guard key means the same thing in another process: arrays,
-scalars and modules/functions/dtypes (by name and code hash) do; a key naming any other object
-by identity (a global array read by the region, say) is not persisted.
+An entry is saved only when its guard key means the same thing in another process (arrays,
+scalars, modules/functions/dtypes by name and code hash), not when it names another object by
+identity (a global array read by the region, say).
 """
 
 from __future__ import annotations
@@ -50,6 +49,7 @@ _lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
 _aot = threading.Event()  # set while ``astcompile build`` runs
+building_ahead = _aot.is_set  # then compiling has no budget (jit/budget.py)
 built: list[dict[str, Any]] = []  # what the running build saved: the manifest lists it
 
 
