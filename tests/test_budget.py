@@ -51,7 +51,7 @@ def test_past_the_budget_a_region_waits_then_builds_in_the_background(budget):
     assert region.stats.traces == 0 and region.stats.eager_calls == 1
     assert f.budget.waited > 0
 
-    f.budget.waited = f.budget.spent + 1e-3  # as if it had waited that long, run plain
+    f.budget.waited = f.budget.spent + 1e-9  # as if it had waited that long, run plain
     assert_same_value(f(x), smooth(x))  # traced here; the trace spent it again: built elsewhere
     assert region.stats.traces == 1
     background.wait()
@@ -103,7 +103,7 @@ def test_a_forked_child_forgets_builds_left_in_the_parent(budget):
     x = np.linspace(-1, 1, 2000)
     f = astcompile.compile(smooth, backend="c")
     f(x)
-    f.budget.waited = f.budget.spent + 1e-3
+    f.budget.waited = f.budget.spent + 1e-9
     region = _sole(f)
     f(x)  # traced; its build queued on the parent's background thread
     assert region.stats.traces == 1
