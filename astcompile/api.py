@@ -55,8 +55,9 @@ def compile(
 ) -> Any:
     """Compile a NumPy function; use as ``@compile`` or ``@compile(fullgraph=True, ...)``.
 
-    ``backend`` is "auto" (C on CPU when a compiler is available), "eager" or "c" (the
-    Triton GPU backend is not built yet: "triton" raises ``ValueError``);
+    ``backend`` is "auto" (C on CPU when a compiler is available; Triton for GPU arrays or
+    inside ``astcompile.device("cuda")``), "eager", "c" or "triton" (NVIDIA GPUs, with the
+    ``[gpu]`` extra: docs/gpu.md);
     ``fullgraph=True`` raises :class:`~astcompile.GraphBreakError` instead of breaking;
     ``mode="frozen"`` never compiles and uses only what is already compiled;
     ``signatures=["float64[:, :], float64"]`` declares argument types that ``astcompile build``

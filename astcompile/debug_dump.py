@@ -7,6 +7,7 @@ One folder per function, ``<debug_dir>/<module>.<function>/``, holds what each s
     __ac_region_0.0.trace.txt        the region's graph, traced for its first guard set
     __ac_region_0.0.cse.txt          the graph after a pass that changed it (one per pass)
     __ac_region_0.0.lower.c          the C of its kernels (with the quoted source lines)
+    __ac_region_0.0.lower.triton.py  or, on the Triton target, its Triton kernels
     __ac_region_0.0.wrap.py          the generated Python that checks guards and calls them
 
 The pipeline writes the first three; this module the code.
@@ -51,8 +52,11 @@ def region(
     if where is None and not logs.output_code.isEnabledFor(logging.INFO):
         return
     c_text, wrapper = code_of(run)
+    triton_text = triton_of(run)
     if c_text:
         logs.output_code.info("%s %s C:\n%s", name, region_name, c_text)
+    if triton_text:
+        logs.output_code.info("%s %s Triton:\n%s", name, region_name, triton_text)
     if wrapper:
         logs.output_code.info("%s %s wrapper:\n%s", name, region_name, wrapper)
     if where is None:
@@ -63,6 +67,8 @@ def region(
     stem = f"{region_name}.{number}"
     if c_text:
         _write(where, f"{stem}.lower.c", c_text)
+    if triton_text:
+        _write(where, f"{stem}.lower.triton.py", triton_text)
     if wrapper:
         _write(where, f"{stem}.wrap.py", wrapper)
 
@@ -85,6 +91,18 @@ def code_of(run: Callable | None) -> tuple[str, str]:
     except OSError:
         return f"/* warm start: loaded {library}; its C source was not kept */\n", wrapper
     return f"/* warm start: loaded {library}, built from {kept} */\n{c_text}", wrapper
+
+
+def triton_of(run: Callable | None) -> str:
+    """The Triton kernels of an entry on the Triton target (the wrapper calls them by name,
+    ``_kernel('tr_region_0_k0', ...)``), first naming the module file they are imported from
+    (``<cache_dir>/triton/``, where Triton reads a kernel's source); "" for other entries."""
+    source = getattr(run, "triton_source", None)
+    if not source:
+        return ""
+    module = getattr(run, "triton_module", None)
+    where = getattr(module, "__file__", None) or "a module of the kernel cache"
+    return f"# Triton kernels, imported from {where}\n{source}"
 
 
 def _number(where: str, region_name: str) -> int:

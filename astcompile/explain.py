@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,11 @@ class ExplainOutput:
     performance: list = field(default_factory=list)  # what measuring earlier calls chose
     targets: dict = field(default_factory=dict)  # (function, region) -> targets of its entries
     out: Any = None
+
+    def __iter__(self) -> Iterator[Any]:
+        """``explanation, out_guards, graphs, ops_per_graph = explain(fn, ...)``: the four
+        values torch's ``dynamo.explain`` returned as a tuple, in its order."""
+        return iter((str(self), self.guards, self.graphs, self.ops_per_graph))
 
     def __str__(self) -> str:
         ops = sum(self.ops_per_graph)
@@ -60,7 +65,7 @@ class ExplainOutput:
             lines.append(
                 f"  {run.function} {run.region} (lines {run.lines[0]}-{run.lines[1]}): "
                 f"{state}, {run.compiled_calls} compiled / {run.eager_calls} plain call(s), "
-                f"{run.seconds * 1e3:.3f} ms{_on(self.targets.get((run.function, run.region)))}"
+                f"{_time(run)}{_on(self.targets.get((run.function, run.region)))}"
             )
         if self.guards:
             lines.append(" Guards (checked at every call; a read value is passed in):")
@@ -108,6 +113,14 @@ def region_targets(compiled: CompiledFunction) -> dict[tuple[str, str], list[str
         )
         for r in compiled.regions
     }
+
+
+def _time(run: telemetry.RegionRun) -> str:
+    """A region's time in the call, with what compiling it took (traces and builds) apart."""
+    if run.compile_seconds <= 0:
+        return f"{run.seconds * 1e3:.3f} ms"
+    compiling = min(run.compile_seconds, run.seconds)
+    return f"{run.seconds * 1e3:.3f} ms ({compiling * 1e3:.3f} ms of it compiling)"
 
 
 def _on(targets: list[str] | None) -> str:

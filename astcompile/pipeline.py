@@ -104,7 +104,7 @@ ENTRY_CACHE = Stage(
 _PASSES = tuple(
     Stage(
         name,
-        stages.graph_pass(fn),
+        stages.graph_pass(name, fn),
         why,
         when=stages.for_codegen,
         on_error=stages.codegen_failed,

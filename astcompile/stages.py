@@ -265,9 +265,15 @@ def target_unset(stage: str, work: RegionWork) -> bool:
     return work.target is None
 
 
-def graph_pass(fn: Pass) -> Run:
+def graph_pass(name: str, fn: Pass) -> Run:
+    """The pass as a stage; the graph it leaves is verified (with ``config.verify_ir``, which
+    the tests set), so a broken invariant names the pass that broke it in a real compile."""
+
     def run(work: RegionWork) -> None:
+        from astcompile.ir.graph import verify_between
+
         work.graph, work.changed = fn(work.graph)
+        verify_between(work.graph, f"pass {name}")
 
     return run
 

@@ -6,7 +6,7 @@ each other ("duck sizing"), contiguity, and the values of arguments that are not
 (bools, None, strings). Python floats and complex numbers are passed by value and never guarded
 by value; Python
 ints only by magnitude class, because NEP 50 makes ``int8_array + 300`` an error. A recompile
-reason is the difference of two keys, printed in words by :func:`describe_difference`.
+reason is the difference of two keys, printed in words by :func:`key_changes`.
 
 This module is part of the runtime: it must not import the compiler.
 """
@@ -209,28 +209,106 @@ def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     )
 
 
+_LAYOUTS = {"C": "C-contiguous", "F": "Fortran-ordered", "S": "strided"}
+
+
+def _is_array_key(k: Any) -> bool:
+    return isinstance(k, tuple) and len(k) == 4 and k[0] is np.ndarray
+
+
+def _dims(dims: tuple) -> str:
+    """Size classes as a shape: 0 and 1 as they are, other sizes ``sN`` (equal names, equal
+    sizes)."""
+    shown = ["0" if d == 0 else "1" if d == 1 else f"s{-d}" for d in dims]
+    return f"({shown[0]},)" if len(shown) == 1 else f"({', '.join(shown)})"
+
+
 def _describe(value_k: Any) -> str:
-    if isinstance(value_k, tuple) and value_k and value_k[0] is np.ndarray:
+    if _is_array_key(value_k):
         _, dtype, dims, layout = value_k
-        shown = ", ".join("0" if d == 0 else "1" if d == 1 else f"s{-d}" for d in dims)
-        return f"ndarray[{dtype}, ({shown}), {layout}-layout]"
+        return f"ndarray[{dtype}, {_dims(dims)}, {_LAYOUTS[layout]}]"
     if isinstance(value_k, tuple) and value_k and value_k[0] is int:
         negative, k = value_k[1]
         bound = _INT_CLASSES[k] if k < len(_INT_CLASSES) else "more"
         return f"int ({'negative, ' if negative else ''}up to {bound} bits)"
-    if isinstance(value_k, tuple) and len(value_k) == 2 and isinstance(value_k[0], type):
-        return f"{value_k[0].__name__} {value_k[1]!r}"
+    if isinstance(value_k, tuple) and len(value_k) == 2 and value_k[0] in (bool, str, type(None)):
+        return repr(value_k[1])
+    if isinstance(value_k, tuple) and len(value_k) == 2 and value_k[0] in (tuple, list):
+        return f"{value_k[0].__name__} of {len(value_k[1])}"
+    if isinstance(value_k, tuple) and value_k and isinstance(value_k[0], type):
+        return value_k[0].__name__
     if isinstance(value_k, type):
         return value_k.__name__
+    if isinstance(value_k, tuple) and value_k and value_k[0] == "id":
+        return "another object"
     return repr(value_k)
 
 
-def describe_difference(names: tuple[str, ...], old: tuple, new: tuple) -> str:
-    """Why ``new`` missed the entry traced for ``old``, in words, naming the argument."""
-    for i, (a, b) in enumerate(zip(old, new)):
-        if a != b:
-            name = names[i] if i < len(names) else f"argument {i}"
-            return f"{name}: expected {_describe(a)}, got {_describe(b)}"
-    if len(old) != len(new):
-        return "aliasing between arguments changed"
-    return "no difference in argument guards (a shape relation or a specialised value changed)"
+def _array_changes(old: tuple, new: tuple) -> list[str]:
+    (_, dtype0, dims0, layout0), (_, dtype1, dims1, layout1) = old, new
+    changes = []
+    if dtype0 != dtype1:
+        changes.append(f"dtype {dtype0} → {dtype1}")
+    if len(dims0) != len(dims1):
+        changes.append(f"ndim {len(dims0)} → {len(dims1)}")
+    elif dims0 != dims1:
+        changes.append(f"shape {_dims(dims0)} → {_dims(dims1)}")
+    if layout0 != layout1:
+        changes.append(f"layout {_LAYOUTS[layout0]} → {_LAYOUTS[layout1]}")
+    return changes
+
+
+def describe_changes(old: Any, new: Any) -> list[str]:
+    """How one value's guard key changed, one item per guard, in words: ``dtype float64 →
+    float32``, ``False → True``, ``shape (s1, 1) → (s1, s2)``, ``float → ndarray[...]``."""
+    if _is_array_key(old) and _is_array_key(new):
+        return _array_changes(old, new)
+    same_sequence = (
+        isinstance(old, tuple)
+        and isinstance(new, tuple)
+        and len(old) == len(new) == 2
+        and old[0] is new[0]
+        and old[0] in (tuple, list)
+        and len(old[1]) == len(new[1])
+    )
+    if same_sequence:
+        return [
+            f"[{i}] {change}"
+            for i, (a, b) in enumerate(zip(old[1], new[1]))
+            if a != b
+            for change in describe_changes(a, b)
+        ]
+    return [f"{_describe(old)} → {_describe(new)}"]
+
+
+def key_changes(
+    names: tuple[str, ...], old: tuple, new: tuple, arrays: tuple[str, ...] = ()
+) -> list[str]:
+    """Why a call with key ``new`` misses an entry traced for ``old``, one item per failing
+    guard: each argument whose key differs, by name, and how (``x: dtype float64 →
+    float32``); a change in which arguments are one array (the item :func:`call_key` adds)
+    last, naming the arrays by ``arrays`` (the names of the arrays among the arguments, in
+    order, where known)."""
+    n = len(names)
+    changes = [
+        f"{names[i]}: {change}"
+        for i, (a, b) in enumerate(zip(old[:n], new[:n]))
+        if a != b
+        for change in describe_changes(a, b)
+    ]
+    if old[n:] != new[n:]:
+        changes.append(f"aliasing: {_sharing(old[n:], arrays)} → {_sharing(new[n:], arrays)}")
+    return changes
+
+
+def _sharing(extra: tuple, arrays: tuple[str, ...]) -> str:
+    """The aliasing item of a key in words: ``(True, (0, 1, 0))`` is ``z is x`` when the
+    arrays are ``x, y, z``."""
+    if not extra:
+        return "distinct arrays"
+
+    def name(i: int) -> str:
+        return arrays[i] if i < len(arrays) else f"array {i}"
+
+    order = extra[0][1]
+    return ", ".join(f"{name(i)} is {name(first)}" for i, first in enumerate(order) if first != i)

@@ -181,6 +181,8 @@ class _KindRule:
     source: Callable[[str, Read, Callable[[Any], str], Callable[[Path], str]], str | None]
     holds: Callable[[Any, Read, Callable[[Path], Any]], bool]
     words: Callable[[str, Read, tuple[str, ...]], str]
+    #: how the read failed, in words, given the value found now (a recompile's reason)
+    changed: Callable[[str, Read, Any, tuple[str, ...]], str]
 
 
 def _is_singleton(expected: Any) -> bool:
@@ -199,29 +201,48 @@ def _value_holds(value: Any, read: Read, _: Any) -> bool:
     return type(value) is type(read.expected) and bool(value == read.expected)
 
 
+def _named(obj: Any) -> str:
+    """``function relu``, ``module numpy``: an object a read holds by identity, in words."""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "")
+    return f"{type(obj).__name__} {name}".rstrip()
+
+
 def _identity_words(shown: str, read: Read, _: Any) -> str:
-    expected = read.expected
-    name = getattr(expected, "__qualname__", None) or getattr(expected, "__name__", "")
-    return f"{shown} is the {type(expected).__name__} {name}".rstrip()
+    return f"{shown} is the {_named(read.expected)}"
+
+
+def _identity_changed(shown: str, read: Read, value: Any, _: Any) -> str:
+    was, now = _named(read.expected), _named(value)
+    return f"{shown}: {was} → {now}" if was != now else f"{shown}: another {now}"
 
 
 _KIND_RULES: dict[ReadKind, _KindRule] = {
     # an INPUT is checked through its key, like an argument (jit/entries.py)
     ReadKind.INPUT: _KindRule(
-        lambda *_: None, lambda *_: True, lambda shown, read, names: f"{shown}: read at every call"
+        lambda *_: None,
+        lambda *_: True,
+        lambda shown, read, names: f"{shown}: read at every call",
+        lambda shown, read, value, names: f"{shown}: changed",  # its key says how (entries)
     ),
     ReadKind.VALUE: _KindRule(
-        _value_source, _value_holds, lambda shown, read, names: f"{shown} == {read.expected!r}"
+        _value_source,
+        _value_holds,
+        lambda shown, read, names: f"{shown} == {read.expected!r}",
+        lambda shown, read, value, names: f"{shown}: {read.expected!r} → {value!r}",
     ),
     ReadKind.IDENTITY: _KindRule(
         lambda value, read, const, path: f"{value} is {const(read.expected)}",
         lambda value, read, value_at: value is read.expected,
         _identity_words,
+        _identity_changed,
     ),
     ReadKind.SAME: _KindRule(
         lambda value, read, const, path: f"{value} is {path(read.expected)}",
         lambda value, read, value_at: value is value_at(read.expected),
         lambda shown, read, names: f"{shown} is {describe(read.expected, names)}",
+        lambda shown, read, value, names: (
+            f"{shown}: no longer the same object as {describe(read.expected, names)}"
+        ),
     ),
 }
 
@@ -232,6 +253,11 @@ def check_source(
     """The condition that ``read`` still holds, over the variable ``value`` bound to its path;
     None for INPUT (checked through its argument key by the caller)."""
     return _KIND_RULES[read.kind].source(value, read, const, path_source)
+
+
+def changed(read: Read, value: Any, names: tuple[str, ...] = ()) -> str:
+    """How ``read`` fails for ``value``, in words: ``self.mode: 'a' → 'b'``."""
+    return _KIND_RULES[read.kind].changed(describe(read.path, names), read, value, names)
 
 
 def holds(read: Read, value: Any, value_at: Callable[[Path], Any]) -> bool:

@@ -73,3 +73,15 @@ def region_calls(name: str) -> tuple[int, int]:
         sum(r.stats.compiled_calls for r in regions),
         sum(r.stats.eager_calls for r in regions),
     )
+
+
+def rebuilt_functions() -> list[tuple[str, bool, int]]:
+    """Each compiled function this process unpickled by value (a closure, the reductions'
+    combine steps): its name, whether it was rewritten from its source (not run as it is, for
+    want of one) and how many compiled region calls it made."""
+    from astcompile.jit import pickling
+
+    return [
+        (f.name, f.rewritten_source is not None, sum(r.stats.compiled_calls for r in f.regions))
+        for f in list(pickling._rebuilt.values())
+    ]

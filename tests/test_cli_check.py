@@ -260,6 +260,20 @@ def test_bad_config_and_missing_paths_are_usage_errors(tmp_path):
     assert run_check().returncode == 2  # no paths
 
 
+def test_the_build_commands_signatures_table_is_not_an_unknown_key(tmp_path):
+    """``[tool.astcompile.signatures]`` (docs/api.md) is ``astcompile build``'s: the check,
+    and so the pre-commit hook, passes over it, and still reads its own keys."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.astcompile]\nmax-breaks = 0\n\n[tool.astcompile.signatures]\n"m:f" = ["float64[:]"]\n'
+    )
+    (tmp_path / "m.py").write_text(
+        "import astcompile\n\n\n@astcompile.compile\ndef f(x):\n    print(x)\n    return x\n"
+    )
+    result = run_check("m.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr  # over max-breaks = 0: the budget was read
+    assert "unknown key" not in result.stderr
+
+
 def test_folder_walk_skips_caches_venvs_and_build_output(tmp_path):
     source = (SAMPLES / "strict" / "kernels.py").read_text()
     for folder in (".hidden", "__pycache__", "__astcache__", "build", "env", "pkg", "x.egg-info"):

@@ -71,3 +71,19 @@ def test_graph_break_and_positional_regions(client):
 def test_closure_reaches_workers_by_value(client):
     shifted = H.make_shifted(0.25)
     _check(client, shifted(_x()), np.tanh(X + 0.25))
+
+
+def test_functions_sent_by_value_compile_in_the_workers(client):
+    """A closure, and the combine step of a reduction (the project's own closure,
+    ``combine_step.<locals>.combine``), reach the workers by value with their sources: each
+    compiles there (it never runs as it is for want of a readable source). The closure is a
+    task of its own: on a Dask array, its read of ``shift`` makes it Dask's NumPy API."""
+    shifted = H.make_shifted(0.5)
+    np.testing.assert_allclose(client.submit(shifted, X).result(), np.tanh(X + 0.5), rtol=1e-14)
+    _check(client, H.column_sums(_x(), _y()), H.column_sums.fn(X, Y))
+    seen = [f for found in client.run(H.rebuilt_functions).values() for f in found]
+    names = {name for name, _, _ in seen}
+    assert {"make_shifted.<locals>.shifted", "combine_step.<locals>.combine"} <= names
+    assert all(rewritten for _, rewritten, _ in seen), seen
+    for name in ("make_shifted.<locals>.shifted", "combine_step.<locals>.combine"):
+        assert sum(calls for n, _, calls in seen if n == name) > 0

@@ -11,6 +11,7 @@ import traceback
 
 import numpy as np
 import pytest
+from differential import TRITON, target_mode
 
 import astcompile
 
@@ -151,3 +152,36 @@ def test_a_size_check_in_a_compiled_loop_points_at_the_users_line():
     text = "".join(traceback.format_exception(info.value))
     line = shift.__code__.co_firstlineno + 3
     assert f'File "{__file__}", line {line}, in shift\n    out[:] = x[i : i + k]' in text
+
+
+def softplus(x, y):
+    return np.log1p(np.exp(x)) * y + 1.0
+
+
+@pytest.mark.skipif(not TRITON, reason="needs triton (the test extra; its interpreter runs here)")
+def test_debug_folder_and_output_code_show_the_triton_kernels(tmp_path, monkeypatch, caplog):
+    """The wrapper calls ``_kernel('tr_region_0_k0', ...)``; the kernel itself is in the
+    folder beside it and in the log, headed by the module file Triton imports it from."""
+    import logging
+
+    monkeypatch.setattr(astcompile.config, "debug_dir", str(tmp_path))
+    caplog.set_level(logging.INFO, logger="astcompile.output_code")
+    x, y = np.linspace(-2.0, 2.0, 40), np.ones(40)
+    with target_mode("triton"):
+        got = astcompile.compile(softplus, backend="triton")(x, y)
+    np.testing.assert_allclose(got, softplus(x, y), rtol=1e-12)
+    (folder,) = tmp_path.iterdir()
+    kernels = (folder / "__ac_region_0.0.lower.triton.py").read_text()
+    wrapper = (folder / "__ac_region_0.0.wrap.py").read_text()
+    (called,) = {
+        line.split("_kernel('")[1].split("'")[0]
+        for line in wrapper.splitlines()
+        if "_kernel('" in line
+    }
+    assert f"def {called}(" in kernels and "@triton.jit" in kernels
+    module = kernels.splitlines()[0].removeprefix("# Triton kernels, imported from ")
+    with open(module) as f:
+        assert f.read() == kernels.split("\n", 1)[1]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "softplus __ac_region_0 Triton:\n# Triton kernels, imported from " in logged
+    assert f"def {called}(" in logged

@@ -18,7 +18,10 @@ def test_readme_has_the_two_setup_commands():
     assert "python -m pip install -e . && python -m astcompile.demo" in readme
     assert 'python -m pip install -e ".[test]" && python -m pytest -q' in readme
     ci = (DOCS.parent / ".ci" / "run").read_text()
-    assert "python -m pytest -q" in ci
-    # lint and formatting are checked before the tests, with the ruff of the test extra
-    assert ci.index("ruff check .") < ci.index("ruff format --check .") < ci.index("pytest")
+    # CI runs exactly the README's test command (the installed wheel is tested inside it, by
+    # tests/test_packaging.py), after lint and formatting with the ruff of the test extra
+    test_command = 'python -m pip install -e ".[test]" && python -m pytest -q'
+    assert test_command in ci.splitlines()
+    assert ci.index("ruff check .") < ci.index("ruff format --check .") < ci.index(test_command)
+    assert "test_packaging.py" in readme
     assert '"ruff>=' in (DOCS.parent / "pyproject.toml").read_text()

@@ -253,3 +253,31 @@ def test_a_loop_body_break_names_the_users_file_not_the_library():
     output = astcompile.explain(astcompile.compile(appends_in_a_for_loop), np.ones(2), 3)
     (found,) = [r for r in output.break_reasons if "made outside it" in r.detail]
     assert found.filename == __file__ and "for _ in range(n)" in found.source_line, str(output)
+
+
+def sum_of_list(xs, weights):
+    return xs[0] * weights[0] + xs[1] * weights[1]
+
+
+def add_to_list_argument(xs):
+    xs.append(xs[0] * 2)
+    return xs[0] + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_argument_read_by_the_region_compiles(backend):
+    """A list of arrays and a list of numbers, passed in and only read: traced, they are
+    lists of traced values from the start, which is no leak."""
+    args = ([np.arange(4.0), np.ones(4)], [0.5, 2.0])
+    assert_same(sum_of_list, *args, backend=backend)
+    explained = astcompile.explain(astcompile.compile(sum_of_list, backend=backend), *args)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_argument_the_region_changes_still_breaks(backend):
+    assert_same(add_to_list_argument, [np.arange(3.0)], backend=backend)
+    explained = astcompile.explain(
+        astcompile.compile(add_to_list_argument, backend=backend), [np.arange(3.0)]
+    )
+    assert [b.code for b in explained.break_reasons] == ["GB012"]

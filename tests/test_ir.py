@@ -167,3 +167,23 @@ def test_unknown_kinds_are_refused():
         IndexItem("range")
     with pytest.raises(ValueError):
         OutSpec("graph", 0, "matrix")
+
+
+def test_a_real_compile_verifies_after_the_trace_and_every_graph_pass(monkeypatch):
+    """The stage list itself verifies (not only the test-only ``run_passes``): a pass that
+    breaks an invariant in a user's compile is named there."""
+    import astcompile
+    from astcompile.ir import graph as graph_module
+
+    seen: list[str] = []
+    monkeypatch.setattr(config, "verify_ir", True)
+    monkeypatch.setattr(graph_module, "verify_between", lambda g, stage: seen.append(stage))
+
+    @astcompile.compile(backend="c")
+    def scaled(x):
+        return np.sqrt(x * 2.0 + 1.0).sum()
+
+    scaled(np.ones(5))
+    assert [f"pass {name}" for name, _, _ in pipeline.PIPELINE] == [
+        s for s in seen if s.startswith("pass ")
+    ]

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import multiprocessing
 import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +19,9 @@ from astcompile.jit import pickling
 from tests import pickling_helpers as H
 
 X = np.linspace(-2.0, 2.0, 24).reshape(4, 6)
+NEEDS_DASK = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="needs distributed (the [dask] extra)"
+)
 
 
 def _round_trip(obj):
@@ -91,3 +100,65 @@ def test_pool_maps_compiled_functions(method):
     for block, got, got_closure in zip(blocks, by_name, by_value):
         np.testing.assert_allclose(got, np.sin(block) * 2.0 + 1.0, rtol=1e-14)
         np.testing.assert_array_equal(got_closure, block * 2.0 + 1.0)
+
+
+JOB = Path(__file__).resolve().parent / "pickling_samples" / "closure_job.py"
+
+
+def _job(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(cwd / JOB.name), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def _ran_compiled(seen: dict) -> None:
+    """What ``closure_job.run_in_worker`` reported: the closure and its helper from ``__main__``
+    compiled as one graph and ran on C, without a warning, with the plain function's result."""
+    assert seen["warnings"] == []
+    assert (seen["graphs"], seen["breaks"], seen["compiled_calls"], seen["plain_calls"]) == (
+        1,
+        0,
+        1,
+        0,
+    )
+    assert seen["targets"] == ["c"]
+    assert seen["right"]
+
+
+@pytest.mark.parametrize("where", ["spawn", pytest.param("cluster", marks=NEEDS_DASK)])
+def test_a_closure_of_a_main_script_runs_compiled_in_another_process(tmp_path, where):
+    """A spawn pool and a 2-process LocalCluster: the closure and ``helper`` pickle by value
+    (cloudpickle renames their code's file), and the worker compiles them from the sources the
+    pickle carries."""
+    shutil.copy(JOB, tmp_path / JOB.name)
+    ran = _job(where, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    _ran_compiled(json.loads(ran.stdout.strip().splitlines()[-1]))
+
+
+def test_the_source_comes_with_the_pickle_not_from_the_file(tmp_path):
+    """The script is gone when another process unpickles its closure: it compiles anyway."""
+    shutil.copy(JOB, tmp_path / JOB.name)
+    dumped = _job("dump", str(tmp_path / "job.pkl"), cwd=tmp_path)
+    assert dumped.returncode == 0, dumped.stderr
+    (tmp_path / JOB.name).unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sys_path = str(JOB.parent)  # run_in_worker only: the pickle does not need the script
+    code = (
+        "import json, pickle, sys\n"
+        f"sys.path.append({sys_path!r})\n"
+        "from closure_job import run_in_worker\n"
+        f"f, x = pickle.load(open({str(tmp_path / 'job.pkl')!r}, 'rb'))\n"
+        "print(json.dumps(run_in_worker(f, x)))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True, timeout=300
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    _ran_compiled(json.loads(ran.stdout.strip().splitlines()[-1]))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value
+from differential import BACKENDS, assert_same_calls, assert_same_value
 
+import astcompile
 from astcompile.backends.eager import run_graph
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
@@ -241,3 +242,34 @@ def test_state_read_from_an_object_is_read_on_every_call(backend):
     rng = np.random.default_rng(0)
     draw = astcompile.compile(lambda x, g: x + g.normal(size=2), backend=backend)
     assert not np.array_equal(draw(np.zeros(2), rng), draw(np.zeros(2), rng))
+
+
+def _mean(y):
+    return y.sum() / len(y)
+
+
+def _sum_by_index(y):
+    total = 0.0
+    for i in range(len(y)):
+        total += y[i]
+    return total
+
+
+def _rows_and_empty(m, xs):
+    return m * len(m) + len(xs) + len(m[0])
+
+
+@pytest.mark.parametrize("fn", [_mean, _sum_by_index, _rows_and_empty])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_len_of_an_array_is_a_symbolic_size(fn, backend):
+    """``len(y)`` is ``y.shape[0]``: new lengths reuse the one compiled entry (a list's length
+    is part of its guard key, as ever), and the result is what NumPy gives."""
+    n_args = fn.__code__.co_argcount
+    calls = [(np.arange(float(n)).reshape(-1, 1) * 1.5, [1, 2])[:n_args] for n in (3, 7, 100)]
+    if fn is not _rows_and_empty:
+        calls = [(a[:, 0],) for a, *_ in calls]
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    for args in calls:
+        compiled(*args)
+    assert [region._count() for region in compiled.regions] == [1]

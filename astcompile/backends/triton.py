@@ -187,5 +187,6 @@ class TritonBackend:
                 "TRITON_INTERPRET=1 to run them in Triton's interpreter on the CPU"
             ) from exc
         run.triton_source = code.source
+        run.triton_module = work.library  # the debug dump names its file
         run.target = code.target()
         work.run = run

@@ -10,7 +10,8 @@ of a git repository. Keys (all optional)::
     select = ["GB"]              # report only codes starting with one of these
     ignore = ["GB012"]           # never report codes starting with one of these
 
-Command-line options override the file.
+Command-line options override the file. ``[tool.astcompile.signatures]`` belongs to
+``astcompile build`` (``aot.pyproject_signatures``): the check passes over it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _KEYS = {
     "select": "select",
     "ignore": "ignore",
 }
+#: Keys of ``[tool.astcompile]`` that other commands read (not unknown, not the check's).
+_OTHER_COMMANDS = {"signatures": "astcompile build"}
 
 
 class ConfigError(Exception):
@@ -69,6 +72,8 @@ def load_config(pyproject: str | None) -> Config:
     table = _read(pyproject).get("tool", {}).get("astcompile", {})
     values: dict[str, object] = {"source": pyproject}
     for key, value in table.items():
+        if key in _OTHER_COMMANDS:
+            continue
         if key not in _KEYS:
             raise ConfigError(f"{pyproject}: unknown key {key!r} in [tool.astcompile]")
         values[_KEYS[key]] = _checked(pyproject, key, value)

@@ -10,6 +10,7 @@ are. Nothing is computed here: the caller gets lazy arrays, as from Dask's own N
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -71,7 +72,13 @@ def plan_for(region: Region, args: tuple) -> tuple[Plan, TraceResult | None]:
     key = tuple(_kind(a) for a in args)
     known = _plans.setdefault(region, {})
     if key not in known:
+        start = time.perf_counter()
         known[key] = _traced_plan(region, args)
+        recorder = telemetry.active()  # explain: the trace is compiling, apart from the call
+        if recorder is not None:
+            lines = (region.spec.first_line, region.spec.last_line)
+            run = recorder.region_run(region.owner.name, region.spec.name, lines)
+            run.compile_seconds += time.perf_counter() - start
     return known[key]
 
 

@@ -14,6 +14,7 @@ import linecache
 import os
 import tokenize
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,6 +37,13 @@ class FunctionSource:
     indent: int
 
 
+#: Sources that came with a pickle (``frontend/carried.py``), by code object: a function that
+#: was read in another process has no file here to read. Each was checked against its code.
+carried_sources: weakref.WeakKeyDictionary[types.CodeType, FunctionSource] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def function_source(fn: Callable) -> FunctionSource:
     """The source of ``fn`` (through bound, static and class methods), or NoSourceError.
 
@@ -46,6 +54,9 @@ def function_source(fn: Callable) -> FunctionSource:
     label = getattr(raw, "__qualname__", repr(raw))
     if not isinstance(raw, types.FunctionType):
         raise NoSourceError(f"{label} is not a Python function (got {type(raw).__name__})")
+    carried = carried_sources.get(raw.__code__)
+    if carried is not None:
+        return carried
     try:
         lines, first_line = _def_lines(raw)
     except (OSError, TypeError) as exc:

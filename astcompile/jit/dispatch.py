@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import registry
+from astcompile.frontend.source import carried_sources
 from astcompile.runtime import forksafe
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ def is_user_function(fn: Any) -> bool:
     module = getattr(fn, "__module__", "") or ""
     if module.split(".")[0] in _LIBRARY_PREFIXES:
         return False
-    return not fn.__code__.co_filename.startswith("<")
+    code = fn.__code__  # a function a pickle brought with its source is the user's too
+    return not code.co_filename.startswith("<") or code in carried_sources
 
 
 def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:

@@ -234,18 +234,23 @@ def _is_leaf_key(k: Any) -> bool:
     )
 
 
-def _dim_source(d: Any, leaf_names: list[str]) -> str:
+def dim_source(
+    d: Any, leaf_names: list[str], shape: Callable[[str], str] = G.KeyChecks.shape
+) -> str:
+    """A size as Python over the leaves' shapes (``shape(name)`` names a leaf's shape)."""
     if isinstance(d, int):
         return str(d)
     if d.op is DimOp.SYM:
         leaf, axis = d.source
-        return f"{G.KeyChecks.shape(leaf_names[leaf])}[{axis}]"
-    a, b = (_dim_source(x, leaf_names) for x in d.args)
+        return f"{shape(leaf_names[leaf])}[{axis}]"
+    a, b = (dim_source(x, leaf_names, shape) for x in d.args)
     return f"max({a}, {b})" if d.op is DimOp.MAX else f"({a} {d.op.value} {b})"
 
 
 def _guard_source(guard: ShapeGuard, leaf_names: list[str]) -> str:
-    return f"{_dim_source(guard.lhs, leaf_names)} {guard.rel.value} {_dim_source(guard.rhs, leaf_names)}"
+    return (
+        f"{dim_source(guard.lhs, leaf_names)} {guard.rel.value} {dim_source(guard.rhs, leaf_names)}"
+    )
 
 
 def specialised_guards(

@@ -8,7 +8,9 @@ on-disk cache, which is safe under many processes: :mod:`astcompile.runtime.cach
 A closure, a function compiled under another name (``g = compile(f)``) or one defined in
 ``__main__`` (which a worker process does not have) pickles by value: the plain function,
 through cloudpickle when it is installed (``dask.distributed`` ships it; plain pickle handles
-only importable functions), and the compile options. The unpickling process compiles it again;
+only importable functions), its source and those of the helpers it reaches by value (the
+receiving process may have no file to read them from: ``frontend/carried.py``), and the
+compile options. The unpickling process compiles it again;
 equal payloads unpickle to one compiled function per process (:data:`_rebuilt`), so a Dask
 worker that receives the same closure with every task traces and loads it once.
 
@@ -19,9 +21,9 @@ class attribute is the compiled function.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import pickle
 import threading
+import types
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -40,24 +42,22 @@ _lock = threading.Lock()
 def reduce(compiled: CompiledFunction) -> str | tuple:
     """``__reduce__`` of a compiled function: its qualified name when importing its module
     gives back this very object, else :func:`rebuild` with its plain function and options."""
-    if _importable(compiled):
+    from astcompile.frontend import carried
+
+    if carried.by_reference(compiled):
         return compiled.__qualname__
     options = tuple(getattr(compiled, o) for o in OPTIONS)
     kind = type(compiled)  # a class made at run time (jit/function.py) names the one it stands for
-    return rebuild, (kind.__dict__.get("pickled_as", kind), _dump(compiled.fn), options)
+    pickled_as = kind.__dict__.get("pickled_as", kind)
+    return rebuild, (pickled_as, _dump(compiled.fn), options, _sources(compiled.fn))
 
 
-def _importable(compiled: CompiledFunction) -> bool:
-    module = getattr(compiled, "__module__", None)
-    if module in (None, "__main__"):
-        return False
-    try:
-        found: Any = importlib.import_module(module)
-        for part in compiled.__qualname__.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError):
-        return False
-    return found is compiled
+def _sources(fn: Any) -> tuple:
+    """The sources the receiving process compiles from (``frontend/carried.py``): it may have
+    no file to read them from."""
+    from astcompile.frontend import carried
+
+    return carried.records(fn) if isinstance(fn, types.FunctionType) else ()
 
 
 def _dump(fn: Any) -> bytes:
@@ -76,10 +76,13 @@ def _dump(fn: Any) -> bytes:
     return cloudpickle.dumps(fn)
 
 
-def rebuild(kind: type[CompiledFunction], payload: bytes, options: tuple) -> CompiledFunction:
+def rebuild(
+    kind: type[CompiledFunction], payload: bytes, options: tuple, sources: tuple = ()
+) -> CompiledFunction:
     """The compiled function pickled by value: one per distinct payload in this process.
     ``kind`` is its class, pickled by name (this module does not import it: it is imported
-    by it)."""
+    by it); ``sources`` are the sources it and its helpers were read from, which become
+    theirs here where they compile to the unpickled code."""
     key = hashlib.sha256(payload + repr(options).encode()).digest()
     with _lock:
         found = _rebuilt.get(key)
@@ -87,6 +90,10 @@ def rebuild(kind: type[CompiledFunction], payload: bytes, options: tuple) -> Com
             _rebuilt.move_to_end(key)
             return found
     fn = pickle.loads(payload)  # what the caller is unpickling already: no new trust
+    if sources:
+        from astcompile.frontend import carried
+
+        carried.register(fn, sources)
     fullgraph, backend, dynamic, mode, all_eager, signatures = options
     compiled = kind(
         fn,

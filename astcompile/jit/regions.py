@@ -239,8 +239,16 @@ class Region(Failing):
                 self.spec.name,
                 self._miss_reason(key, args),
             )
-        with self.owner.budget.spending():
-            return pipeline.compile_region(self, key, args, later=self._build_later)
+        start = time.perf_counter()
+        try:
+            with self.owner.budget.spending():
+                return pipeline.compile_region(self, key, args, later=self._build_later)
+        finally:  # explain reports a region's time with its compiling apart
+            recorder = telemetry.active()
+            if recorder is not None:
+                lines = (self.spec.first_line, self.spec.last_line)
+                run = recorder.region_run(self.owner.name, self.spec.name, lines)
+                run.compile_seconds += time.perf_counter() - start
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult:
         """Trace the body (the pipeline's ``trace`` stage). A Python scalar whose value guard
@@ -314,6 +322,8 @@ class Region(Failing):
             promote=self._promote if wait else None,
         )
         self.guards = fastcall.guards(programs, python_guards, self.stats)
+        if entries:
+            logs.guards.info("%s:\n%s", self.owner.name, python_guards.py_source)
 
     def _promote(self) -> None:
         """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: get the C-level call path
@@ -329,6 +339,11 @@ class Region(Failing):
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
+        names = result.leaf_names
+        values = [
+            f"{names[i] if i < len(names) else f'leaf {i}'} == {value!r}"
+            for i, value in result.value_guards
+        ]
         recorder = telemetry.active()
         if recorder is not None:
             recorder.graphs.append((self.owner.name, self.spec.name, result.graph))
@@ -338,7 +353,7 @@ class Region(Failing):
             "%s %s guards: %s",
             self.owner.name,
             self.spec.name,
-            [str(g) for g in result.graph.guards] + result.value_guards + reads,
+            [str(g) for g in result.graph.guards] + values + reads,
         )
 
     def record_code(self, graph: Graph, run: Callable | None, number: int | None = None) -> None:
@@ -348,10 +363,11 @@ class Region(Failing):
         debug_dump.region(self.owner.fn, self.owner.name, self.spec.name, graph, run, number)
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
-        previous = next(reversed(self.entries))  # the most recent entry: the likeliest match
-        if previous == key:
-            return "a shape relation or a specialised scalar changed"
-        return G.describe_difference(self.names, previous, key)
+        """What differs from the closest entry (``jit/misses.py``), in the user's words."""
+        from astcompile.jit.misses import closest_reason
+
+        entries = [entry for group in self.entries.values() for entry in group]
+        return closest_reason(entries, key, args, self.names, self.owner.fn)
 
     def _warn_limit(self, key: tuple, args: tuple) -> None:
         if self._limit_warned:

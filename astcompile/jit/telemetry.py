@@ -30,7 +30,8 @@ class RegionRun:
     lines: tuple[int, int]
     compiled_calls: int = 0
     eager_calls: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the region's calls, compiling included
+    compile_seconds: float = 0.0  # of ``seconds``: tracing and building its entries
     dask: str = ""  # the Dask operation the region became, when called with Dask arrays
 
 

@@ -179,6 +179,8 @@ class Watch:
         self.watched: list[tuple[Any, Any, Callable]] = []
         for value in values:
             self._add(value)
+        # the arguments as traced (a list of traced arrays) hold traced values from the start
+        self.traced_from_start = {id(v) for v, _, _ in self.watched if holds_traced(v)}
 
     def _add(self, value: Any) -> None:
         if id(value) in self.given or is_read_stand_in(value):  # its reads are guarded
@@ -208,7 +210,9 @@ class Watch:
     def check(self, message: str = _GIVEN) -> None:
         """Undo the trace's changes and break, if it made any or left a traced value inside;
         ``message`` says what changed what (``{kind}``: the changed value's type)."""
-        leaked = [v for v, _, _ in self.watched if holds_traced(v)]
+        leaked = [
+            v for v, _, _ in self.watched if holds_traced(v) and id(v) not in self.traced_from_start
+        ]
         changed = self.undo()
         if changed or leaked:
             kind = type(changed[0][0] if changed else leaked[0]).__name__

@@ -15,9 +15,11 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray
 
 if TYPE_CHECKING:
     from astcompile.trace.reads import ReadRecorder
@@ -81,7 +83,16 @@ def _callable_of(recorder: ReadRecorder, value: Any) -> bool:
 
 
 #: Builtins whose answer for a stand-in must be the answer for what it stands for.
+def _len_of(recorder: ReadRecorder, value: Any) -> Any:
+    """``len(x)`` of a traced array is its first size, symbolic like ``x.shape[0]``: a new
+    length does not recompile (CPython's ``len`` would need an int, and guard the value)."""
+    if isinstance(value, SymArray) and value.ndim and not is_runtime(value.node.shape[0]):
+        return value.shape[0]
+    return len(value)  # a run-time length (a window x[i:i + k]): __len__ says why it breaks
+
+
 _SEE_THROUGH: dict[str, Callable[..., Any]] = {
+    "len": _len_of,
     "type": _type_of,
     "id": _refuse_identity,
     "callable": _callable_of,
