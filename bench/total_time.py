@@ -109,20 +109,29 @@ def child(name: str) -> dict:
     }
 
 
-def run(name: str, budget: str, python: str) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, ASTCOMPILE_CACHE_DIR=os.path.join(tmp, "cache"))
-        env["ASTCOMPILE_COMPILE_BUDGET"] = budget
-        env.pop("PYTHONPATH", None)  # the children import ``python``'s own astcompile
-        code = (
-            "import importlib.util, json, sys\n"
-            f"spec = importlib.util.spec_from_file_location('total_time', {__file__!r})\n"
-            "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
-            f"print(json.dumps(mod.child({name!r})))\n"
-        )
+def run(name: str, budget: str, python: str, timeout: float, tmp: str) -> dict | None:
+    """One case in a new process on the cache in ``tmp``; None past ``timeout`` seconds."""
+    env = dict(os.environ, ASTCOMPILE_CACHE_DIR=os.path.join(tmp, "cache"))
+    env["ASTCOMPILE_COMPILE_BUDGET"] = budget
+    env.pop("PYTHONPATH", None)  # the children import ``python``'s own astcompile
+    code = (
+        "import importlib.util, json, sys\n"
+        f"spec = importlib.util.spec_from_file_location('total_time', {__file__!r})\n"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        f"print(json.dumps(mod.child({name!r})))\n"
+    )
+    try:
         out = subprocess.run(
-            [python, "-c", code], capture_output=True, text=True, env=env, cwd=tmp, check=True
+            [python, "-c", code],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp,
+            check=True,
+            timeout=timeout,
         )
+    except subprocess.TimeoutExpired:
+        return None
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -134,21 +143,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", action="append", help="compile budget(s), e.g. 0.5, inf")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the children")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per program")
     options = parser.parse_args()
     budgets = options.budget or ["0.5", "inf"]
     print(
-        "| program | budget | first call plain / compiled | ratio | first 10 calls ratio "
-        "| steady ratio | compiling |"
+        "| program | budget | cache | first call plain / compiled | ratio "
+        "| first 10 calls ratio | steady ratio | compiling |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name in CASES:
         for budget in budgets:
-            r = run(name, budget, options.python)
-            (p1, p10, ps), (c1, c10, cs) = r["plain"], r["compiled"]
-            print(
-                f"| {name} | {budget} | {_t(p1)} / {_t(c1)} | {p1 / c1:.3f} | {p10 / c10:.3f} "
-                f"| {ps / cs:.2f} | {_t(r['compile'])} |"
-            )
+            with tempfile.TemporaryDirectory() as tmp:  # cold, then warm on what cold left
+                for cache in ("cold", "warm"):
+                    found = run(name, budget, options.python, options.timeout, tmp)
+                    _row(name, budget, cache, found)
+
+
+def _row(name: str, budget: str, cache: str, r: dict | None) -> None:
+    if r is None:
+        print(f"| {name} | {budget} | {cache} | did not finish |||||")
+        return
+    (p1, p10, ps), (c1, c10, cs) = r["plain"], r["compiled"]
+    print(
+        f"| {name} | {budget} | {cache} | {_t(p1)} / {_t(c1)} | {p1 / c1:.3f} "
+        f"| {p10 / c10:.3f} | {ps / cs:.2f} | {_t(r['compile'])} |"
+    )
 
 
 if __name__ == "__main__":
