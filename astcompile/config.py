@@ -3,7 +3,8 @@
 ``ASTCOMPILE_SUPPRESS_ERRORS=1``, ``ASTCOMPILE_CACHE_SIZE_LIMIT=8``, ``ASTCOMPILE_CACHE_DIR``,
 ``ASTCOMPILE_CACHE_MAX_BYTES``, ``ASTCOMPILE_BUILD_TIMEOUT``, ``ASTCOMPILE_DEBUG=1`` (or
 ``ASTCOMPILE_DEBUG_DIR``), ``ASTCOMPILE_VERIFY=1``, ``ASTCOMPILE_TIERING=0``,
-``ASTCOMPILE_TRITON_AUTOTUNE=0``; the test hook ``ASTCOMPILE_PLANT_MISCOMPILE=1``.
+``ASTCOMPILE_TRITON_AUTOTUNE=0``, ``ASTCOMPILE_COMPILE_BUDGET=0.5``; the test hook
+``ASTCOMPILE_PLANT_MISCOMPILE=1``.
 
 Each is checked here: a value outside what a setting accepts stops the import with a
 :class:`SettingError` naming the variable and what it accepts, rather than a bare parse error
@@ -34,9 +35,11 @@ def _env_flag(name: str, default: bool) -> bool:
     return word in _ON
 
 
-def _env_number(name: str, default: float, kind: type, accepted: str) -> float:
-    """A number of ``kind`` (int or float), finite, at least 0; ``accepted`` says what it
-    means in the error naming ``name``."""
+def _env_number(
+    name: str, default: float, kind: type, accepted: str, infinite: bool = False
+) -> float:
+    """A number of ``kind`` (int or float), at least 0 and finite unless ``infinite`` says it
+    may be ``inf``; ``accepted`` says what it means in the error naming ``name``."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -44,7 +47,7 @@ def _env_number(name: str, default: float, kind: type, accepted: str) -> float:
         value = kind(text)
     except ValueError:
         value = None
-    if value is None or not math.isfinite(value) or value < 0:
+    if value is None or math.isnan(value) or value < 0 or (math.isinf(value) and not infinite):
         raise SettingError(f"{name}={os.environ[name]!r}: expected {accepted}")
     return value
 
@@ -105,6 +108,12 @@ verify: bool = _env_flag("ASTCOMPILE_VERIFY", False)
 #: that is faster (``jit/tiering.py``). Off: always the compiled path (tests that count
 #: compiled calls turn it off; results are the same either way).
 tiering: bool = _env_flag("ASTCOMPILE_TIERING", True)
+#: Seconds a compiled function may spend compiling in the caller's thread before the rest is
+#: put off: built in the background, or traced once the time run plain pays for it
+#: (``jit/budget.py``; the rule is in docs/api.md). ``inf``: always compile at once (the tests).
+compile_budget: float = _env_number(
+    "ASTCOMPILE_COMPILE_BUDGET", 0.5, float, "seconds, a number of 0 or more, or inf", True
+)
 #: On a GPU, time a few block sizes and warp counts on a Triton kernel's first launch for a new
 #: shape class and keep the fastest, saved under ``cache_dir`` (runtime/triton_tuning.py).
 #: Off: the fixed table's choice. Never under TRITON_INTERPRET.

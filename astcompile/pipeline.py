@@ -59,7 +59,6 @@ FUNCTION_STAGES: tuple[Stage, ...] = (
         "rewrite_cache",
         stages.load_rewrite,
         "a warm start reuses the rewrite an earlier process or `astcompile build` saved",
-        when=stages.no_loops_in_python,
         dump=stages.rewrite_dump,
     ),
     Stage(
@@ -151,7 +150,8 @@ TARGET_STAGES: tuple[Stage, ...] = (
     ),
 )
 
-#: On a region miss that the entry cache did not answer, under the region's lock.
+#: On a region miss that the entry cache did not answer, under the region's lock. The trace
+#: comes first (``compile_region`` may finish the rest in the background).
 REGION_STAGES: tuple[Stage, ...] = (
     Stage(
         "trace",
@@ -234,14 +234,26 @@ def cached_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entr
 
 
 def compile_region(
-    region: CompilingRegion, key: tuple, args: tuple
+    region: CompilingRegion,
+    key: tuple,
+    args: tuple,
+    later: Callable[[RegionWork], bool] | None = None,
 ) -> tuple[Entry, list | None] | None:
     """The region stages for one miss: the new entry and the leaves to run it on for ``args``
     (bound from the values the trace read: nothing is read twice; None when a guard fails),
-    or None (the key now runs in NumPy)."""
+    or None (the key now runs in NumPy, or ``later`` took the stages after the trace to
+    finish them elsewhere: ``jit/budget.py``)."""
     work = RegionWork(region=region, key=key, args=args)  # the ``target`` stage sets target
-    entry = run_stages(REGION_STAGES, work).entry
+    run_stages(REGION_STAGES[:1], work)  # the trace: always here, on the user's objects
+    if not work.done and later is not None and later(work):
+        return None
+    entry = finish_region(work).entry
     return None if entry is None else (entry, entry.bind(args, region.owner.fn, work.observed))
+
+
+def finish_region(work: RegionWork) -> RegionWork:
+    """The region stages after the trace: from the traced graph to an entry of the region."""
+    return run_stages(REGION_STAGES[1:], work)
 
 
 def compile_graph(graph: Graph, target: Backend) -> CompiledGraph:

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, debug_dump, logs, verify
 from astcompile.errors import CompileError, Unlowerable
-from astcompile.jit import warm
+from astcompile.jit import remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
+from astcompile.jit.failures import SIZED_REASONS, failure_class
 from astcompile.passes.pipeline import Pass
 from astcompile.runtime import timing
 
@@ -93,7 +94,18 @@ class RegionWork:
 
 
 def load_rewrite(work: FunctionWork) -> None:
-    work.rewrite = warm.load_rewrite(work.owner.fn, work.owner.all_eager)
+    """The cached rewrite; a new process starts with the loops and lines that earlier ones
+    found would not compile already in Python (never traced again: ``jit/failures.py``)."""
+    owner = work.owner
+    if not owner.python_loops and not owner.python_lines and remembered.keeps_failures(owner):
+        loops, lines = remembered.load_kept(owner.fn, owner.all_eager)
+        owner.python_loops.update(loops)
+        owner.python_lines.update(lines)
+    work.rewrite = warm_rewrite.load_rewrite(owner.fn, owner.all_eager, kept=kept_lines(owner))
+
+
+def kept_lines(owner: Owner) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return tuple(sorted(owner.python_loops)), tuple(sorted(owner.python_lines))
 
 
 def read_source(work: FunctionWork) -> None:
@@ -136,8 +148,13 @@ def rewrite(work: FunctionWork) -> None:
     )
     owner.loop_reasons = dict(done.loop_reasons)  # explain: why a loop runs in Python
     saved = (done.source, done.regions, analysis.breaks, work.lookups)
-    kept = loops or lines or analysis.source.moved  # moved: its lines are not the code's
-    digest = None if kept else warm.save_rewrite(owner.fn, owner.all_eager, *saved)
+    kept = kept_lines(owner)
+    moved = analysis.source.moved  # found away from its code's lines: never saved
+    digest = (
+        None if moved else warm_rewrite.save_rewrite(owner.fn, owner.all_eager, *saved, kept=kept)
+    )
+    if (loops or lines) and not moved and remembered.keeps_failures(owner):
+        remembered.save_kept(owner.fn, owner.all_eager, kept)  # where the next process starts
     breaks = tuple(analysis.breaks)
     filename = analysis.source.filename
     lookups = tuple(work.lookups)
@@ -167,12 +184,6 @@ def materialise(work: FunctionWork) -> None:
     work.impl = build_function(made.source, name, owner.fn, free, made.filename)
 
 
-def no_loops_in_python(stage: str, work: FunctionWork) -> bool:
-    """The rewrite cache holds the rewrite with every loop lowered: a function whose loops
-    fell back to Python rewrites anew."""
-    return not work.owner.python_loops and not work.owner.python_lines
-
-
 def not_rewritten(stage: str, work: FunctionWork) -> bool:
     return work.rewrite is None
 
@@ -193,6 +204,9 @@ def load_entry(work: RegionWork) -> None:
     if found is not None:
         work.entry, work.leaves = found
         work.done = True
+    else:  # an earlier process failed on the arguments' class: the region runs its statements
+        classes = (failure_class(work.args), failure_class(work.args, sized=True))
+        work.done = remembered.load_plain(work.region, classes, work.args)
 
 
 def trace(work: RegionWork) -> None:
@@ -205,14 +219,16 @@ def trace(work: RegionWork) -> None:
         return
     try:
         result = region.trace(work.key, work.args, work.observed)
-    except TraceBreak as exc:
-        region.on_trace_break(work.key, exc)
+    except TraceBreak as exc:  # fails again for any arguments of the class: jit/failures.py
+        sized = exc.reason.name in SIZED_REASONS
+        region.give_up(work.key, work.args, region.on_trace_break(work.key, exc), sized=sized)
         work.done = True
         return
     except VerifyError:  # a broken IR (config.verify_ir): a compiler bug, never hidden
         raise
     except Exception as exc:  # noqa: BLE001 - a user error (NumPy raises it again) or a tracer gap
-        region.on_trace_failure(work.key, exc)
+        graph_break = region.on_trace_failure(work.key, exc)
+        region.give_up(work.key, work.args, graph_break, certain=False)  # the eager run decides
         work.done = True
         return
     work.result, work.graph, work.kind = result, result.graph, graph_kind(result.graph)
@@ -223,7 +239,7 @@ def trace(work: RegionWork) -> None:
             region.owner.name,
             region.spec.name,
         )
-        region.add_eager_key(work.key)
+        region.give_up(work.key, work.args, f"{region.spec.name} computes only scalars")
         work.done = True
 
 
@@ -334,9 +350,9 @@ def codegen_failed(work: RegionWork, exc: Exception) -> None:
     if region is None:
         raise exc
     if isinstance(exc, Unlowerable):  # not an error: the region runs the user's statements
-        region.note_unlowerable(work.target.name, exc)
+        graph_break = region.note_unlowerable(work.target.name, exc)
         region.keep_loops_around(exc.loc, only_holding=True)  # the rest may compile next call
-        region.add_eager_key(work.key)
+        region.give_up(work.key, work.args, graph_break)
         work.done = True
         return
     owner, spec = region.owner, region.spec
@@ -352,7 +368,7 @@ def codegen_failed(work: RegionWork, exc: Exception) -> None:
         f"(lines {spec.first_line}-{spec.last_line}): {exc}; "
         "running that region in NumPy (suppress_errors=True)"
     )
-    region.add_eager_key(work.key)
+    region.give_up(work.key, work.args, f"backend {backend!r} failed: {exc}")
     work.done = True
 
 

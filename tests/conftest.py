@@ -30,6 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "ci")
     os.environ.setdefault("ASTCOMPILE_VERIFY_IR", "1")  # processes the tests start verify too
+    os.environ.setdefault("ASTCOMPILE_COMPILE_BUDGET", "inf")  # and compile on the first call
     from differential import BACKENDS, TRITON, gpu_present
 
     if "triton" in BACKENDS and not gpu_present():  # the semantic suite on the Triton target
@@ -74,6 +75,8 @@ def _isolated_cache(
     # Which path runs must not depend on this machine's timing: tests that count compiled
     # calls see the compiled path; tests/test_tiering.py turns measuring on with a test clock.
     monkeypatch.setattr(astcompile.config, "tiering", False)
+    # Likewise what compiles on the first call: all of it (tests/test_budget.py sets a budget).
+    monkeypatch.setattr(astcompile.config, "compile_budget", float("inf"))
     monkeypatch.setattr(astcompile.config, "verify_ir", True)  # the IR checked after each pass
     os.environ.setdefault("ASTCOMPILE_CACHE_DIR", str(cache))
     yield

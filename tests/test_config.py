@@ -19,6 +19,7 @@ from astcompile import config
         ("ASTCOMPILE_BUILD_TIMEOUT=abc", r"ASTCOMPILE_BUILD_TIMEOUT='abc': expected seconds"),
         ("ASTCOMPILE_BUILD_TIMEOUT=-1", r"ASTCOMPILE_BUILD_TIMEOUT='-1': expected seconds, a "),
         ("ASTCOMPILE_CACHE_MAX_BYTES=-5", r"ASTCOMPILE_CACHE_MAX_BYTES='-5': expected a size"),
+        ("ASTCOMPILE_COMPILE_BUDGET=soon", r"ASTCOMPILE_COMPILE_BUDGET='soon': expected seconds"),
     ],
 )
 def test_a_bad_setting_stops_the_import_naming_it(setting, message):
@@ -49,6 +50,15 @@ def test_timeouts_are_finite_and_not_negative(monkeypatch, value):
 def test_accepted_timeouts(monkeypatch, value, expected):
     monkeypatch.setenv("ASTCOMPILE_BUILD_TIMEOUT", value)
     assert config._env_number("ASTCOMPILE_BUILD_TIMEOUT", 120.0, float, "") == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [("inf", float("inf")), ("0.25", 0.25)])
+def test_the_compile_budget_may_be_infinite(monkeypatch, value, expected):
+    monkeypatch.setenv("ASTCOMPILE_COMPILE_BUDGET", value)
+    assert config._env_number("ASTCOMPILE_COMPILE_BUDGET", 0.5, float, "", True) == expected
+    monkeypatch.setenv("ASTCOMPILE_COMPILE_BUDGET", "nan")
+    with pytest.raises(config.SettingError, match="ASTCOMPILE_COMPILE_BUDGET='nan'"):
+        config._env_number("ASTCOMPILE_COMPILE_BUDGET", 0.5, float, "", True)
 
 
 def test_entry_limits_are_whole_numbers(monkeypatch):

@@ -32,6 +32,10 @@ from astcompile.runtime import artifacts
 
 FORMAT = "frontend-v4"  # v4: rewrites only of text that compiles to the live code
 Lookups = Sequence[tuple[tuple[str, ...], str, "str | None"]]
+#: Lines of the loops and statements that failed to compile and run in Python
+#: (``CompiledFunction.python_loops``, ``python_lines``): a rewrite is cached per set.
+Kept = tuple[tuple[int, ...], tuple[int, ...]]
+NOTHING_KEPT: Kept = ((), ())
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,9 @@ class CachedRewrite:
     lookups: tuple = ()  # what the names resolved to when it was made (see stale_reason)
 
 
-def function_key(fn: Callable, all_eager: bool) -> str | None:
-    """The entry name for ``fn``, or None when ``fn`` cannot be cached (closure, no code)."""
+def function_key(fn: Callable, all_eager: bool, kept: Kept = NOTHING_KEPT) -> str | None:
+    """The entry name for ``fn``, or None when ``fn`` cannot be cached (closure, no code);
+    ``kept``: of the rewrite with those loops and lines in Python."""
     if not isinstance(fn, types.FunctionType) or fn.__closure__:
         return None
     from astcompile.buildid import compiler_id
@@ -61,20 +66,25 @@ def function_key(fn: Callable, all_eager: bool) -> str | None:
         np.__version__,
         str(fn.__module__),  # None for a function exec'd without a __name__ in its globals
         fn.__qualname__,
-        code_hash(fn),
+        code_hash(fn),  # the code's line numbers too: ``kept`` lines stay where they were
         str(all_eager),
+        *([repr(kept)] if kept != NOTHING_KEPT else []),
     )
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
 
 
 def load(
-    fn: Callable, all_eager: bool, stores: Sequence[artifacts.Store], validate: bool = True
+    fn: Callable,
+    all_eager: bool,
+    stores: Sequence[artifacts.Store],
+    validate: bool = True,
+    kept: Kept = NOTHING_KEPT,
 ) -> CachedRewrite | None:
     """The first valid entry for ``fn`` in ``stores``; stale entries are logged and skipped.
 
     ``validate=False`` skips re-resolving the recorded names (for a provisional early look).
     """
-    key = function_key(fn, all_eager)
+    key = function_key(fn, all_eager, kept)
     if key is None:
         return None
     for store in stores:
@@ -102,9 +112,10 @@ def save(
     regions: Sequence[RegionSpec],
     breaks: Sequence[GraphBreak],
     lookups: Lookups,
+    kept: Kept = NOTHING_KEPT,
 ) -> str | None:
     """Store the rewrite of ``fn``; returns the entry's digest, None when it is not cacheable."""
-    key = function_key(fn, all_eager)
+    key = function_key(fn, all_eager, kept)
     if key is None or any(fp is None for _, _, fp in lookups):
         return None
     filename = _filename(fn)
@@ -120,6 +131,28 @@ def save(
     data = json.dumps(entry, sort_keys=True).encode()
     store.write("frontend", key + ".json", data)
     return _digest(data)
+
+
+def load_kept(fn: Callable, all_eager: bool, stores: Sequence[artifacts.Store]) -> Kept:
+    """The loops and lines an earlier process found would not compile and left in Python."""
+    key = function_key(fn, all_eager)
+    for store in stores if key is not None else ():
+        data = store.read("frontend", key + ".kept.json")
+        try:
+            found = json.loads(data) if data is not None else None
+            if found is not None and found.get("format") == FORMAT:
+                return tuple(sorted(found["loops"])), tuple(sorted(found["lines"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            logs.root.info("unreadable kept loops of %s: %s", fn.__qualname__, exc)
+    return NOTHING_KEPT
+
+
+def save_kept(fn: Callable, all_eager: bool, store: artifacts.Store, kept: Kept) -> None:
+    """Record ``kept`` for :func:`load_kept` (the sets only grow within a process)."""
+    key = function_key(fn, all_eager)
+    if key is not None:
+        record = {"format": FORMAT, "loops": list(kept[0]), "lines": list(kept[1])}
+        store.write("frontend", key + ".kept.json", json.dumps(record).encode())
 
 
 def _unique(lookups: Lookups) -> list[list[Any]]:

@@ -17,10 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry
 from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
-from astcompile.errors import GraphBreakError, NoSourceError
-from astcompile.frontend.breaks import BreakReason, GraphBreak, no_source
+from astcompile.errors import GraphBreakError
+from astcompile.frontend.breaks import GraphBreak
 from astcompile.ir.checks import RunPlain
-from astcompile.jit import pickling, region_tiering, routes, telemetry, tiering, warm
+from astcompile.jit import (
+    fullgraph_check,
+    pickling,
+    region_tiering,
+    routes,
+    telemetry,
+    tiering,
+)
+from astcompile.jit.budget import Budget
 from astcompile.jit.dispatch import call_from_compiled
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
@@ -95,6 +103,7 @@ class CompiledFunction:
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
         self._impl: Callable | None = None
         self._fresh = Freshness(fn)  # what the rewrite was made from
+        self._outgrown: Callable | None = None  # the rewrite before loops went to Python
         self._sole_region: Region | None = None  # set when the function is just one region
         self._backend: Backend | None = None
         self._target_name: str | None = None
@@ -102,9 +111,10 @@ class CompiledFunction:
         self._measured_class = type(self)
         self._plain_class: type | None = None  # made on the first run_plain
         self._tier = tiering.for_function(self)
+        self.budget = Budget(fullgraph)  # what compiling may cost its calls (jit/budget.py)
         self.run_measured()
         if fullgraph:
-            self._check_fullgraph_statically()
+            fullgraph_check.breaks_in_source(self)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> CompiledFunction:
         routed = routes.routed_class(cls)
@@ -201,7 +211,7 @@ class CompiledFunction:
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
-        impl = self._impl or self._build()
+        impl = self._impl or self._rebuild_or_not()
         if impl is not self.fn:
             impl = self._current(impl)
         recorder = telemetry.active()
@@ -233,7 +243,7 @@ class CompiledFunction:
     def reset(self) -> None:
         """Drop the rewrite and every compiled region; the next call builds again."""
         with self._lock:
-            self._impl = None
+            self._impl = self._outgrown = None
             self._sole_region = None
             self.regions = []
             self._live_regions = []
@@ -245,15 +255,24 @@ class CompiledFunction:
     def _build(self) -> Callable:
         with self._lock:
             if self._impl is None:
-                self._impl = self._build_impl()
+                self._impl, self._outgrown = self._build_impl(), None
             return self._impl
+
+    def _rebuild_or_not(self) -> Callable:
+        """A rewrite that sent loops to Python is used once compiling may go on; until then
+        the one before it runs (its failed regions run their statements: jit/budget.py)."""
+        outgrown = self._outgrown
+        if outgrown is None or self.budget.may_trace():
+            return self._build()
+        return outgrown
 
     def _build_impl(self) -> Callable:
         """The function stages of the pipeline, then the breaks they found reported."""
         from astcompile import pipeline  # the compiler, imported on the first call
 
         self._fresh.built(self.fn)
-        work = pipeline.build_function(self)
+        with self.budget.spending():
+            work = pipeline.build_function(self)
         if work.impl is None:  # no source: it runs as it is, with nothing of ours on the call
             self._tier.countdown = tiering.NEVER
             self.run_plain()
@@ -288,36 +307,6 @@ class CompiledFunction:
     def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
         return region_tiering.attach(Region(spec, body, self))
 
-    def _check_fullgraph_statically(self) -> None:
-        """Breaks visible in the source raise now; names not yet defined are checked at call.
-
-        A cached rewrite without breaks skips the analysis (the first call re-checks it)."""
-        cached = warm.load_rewrite(self.fn, self.all_eager, validate=False)
-        if cached is not None and not cached.breaks:
-            return
-        from astcompile import pipeline
-
-        try:
-            analysis = pipeline.analyse(self).analysis
-        except NoSourceError as exc:  # nothing of it can be a graph: GB001
-            raise GraphBreakError(self.name, [no_source(self.fn, self.name, exc)]) from None
-        certain = [b for b in analysis.breaks if not self._maybe_unresolved(b)]
-        if certain:
-            raise GraphBreakError(self.name, certain)
-
-    def _maybe_unresolved(self, graph_break: GraphBreak) -> bool:
-        if graph_break.reason not in (BreakReason.UNKNOWN_CALL, BreakReason.STAR_ARGS):
-            return False
-        import builtins
-
-        names = (
-            set(self.globals)
-            | set(getattr(self.fn.__code__, "co_freevars", ()))
-            | set(dir(builtins))
-        )
-        root = graph_break.detail.split("(")[0].split(".")[0].strip("`' ")
-        return root not in names
-
     # --- services for regions ---
     def target(self, args: tuple | None = None) -> Backend:
         """The backend that compiles this function's graphs (resolved on first use); with a
@@ -338,28 +327,31 @@ class CompiledFunction:
 
     def keep_loops_in_python(
         self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
-    ) -> None:
+    ) -> bool:
         """A region could not be traced (or lowered): from the next call on, its loops run in
         Python and their bodies become regions of their own (the break stays local). When the
         failing file ``line`` is known and inside some of its loops, only those loops fall
         back; a known line outside them is a statement of its own that runs as written, and
-        the loops stay native."""
+        the loops stay native. True when that changes the rewrite (the next call rebuilds)."""
         from astcompile.frontend.loop_extents import loops_holding
         from astcompile.frontend.spec import LoopSpec
 
         lines = {s.line for s in spec.structured if isinstance(s, LoopSpec)}
         holding = loops_holding(self.fn, line, lines) if line else set()
         if line and not holding and lines and spec.first_line <= line <= spec.last_line:
-            self._keep_in_python(self.python_lines, {line})
-            return
-        self._keep_in_python(self.python_loops, holding if holding or only_holding else lines)
+            return self._keep_in_python(self.python_lines, {line})
+        return self._keep_in_python(
+            self.python_loops, holding if holding or only_holding else lines
+        )
 
-    def _keep_in_python(self, kept: set[int], lines: set[int]) -> None:
+    def _keep_in_python(self, kept: set[int], lines: set[int]) -> bool:
         with self._lock:
-            if lines - kept:
-                kept |= lines
-                self._impl = None
-                self._sole_region = None
+            if not lines - kept:
+                return False
+            kept |= lines
+            self._outgrown, self._impl = self._impl, None
+            self._sole_region = None
+            return True
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
         filename = exc.origin.filename if exc.origin else "<unknown>"

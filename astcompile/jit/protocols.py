@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from astcompile.frontend.breaks import GraphBreak
     from astcompile.frontend.spec import RegionSpec
     from astcompile.ir.results import TraceResult
+    from astcompile.jit.budget import Budget
     from astcompile.jit.entries import Entry
+    from astcompile.jit.failures import Why
     from astcompile.trace.context import TraceBreak
 
 
@@ -30,6 +32,7 @@ class Owner(Protocol):
     all_eager: bool
     python_loops: set[int]
     python_lines: set[int]
+    budget: Budget
 
     def target(self, args: tuple | None = None) -> Backend: ...
 
@@ -45,7 +48,7 @@ class Owner(Protocol):
 
     def keep_loops_in_python(
         self, spec: RegionSpec, line: int | None = None, only_holding: bool = False
-    ) -> None: ...
+    ) -> bool: ...
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak: ...
 
@@ -65,14 +68,21 @@ class CompilingRegion(Protocol):
     owner: Owner
     spec: RegionSpec
     names: tuple[str, ...]
+    pending: set[tuple]  # keys whose build the budget sent to the background
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult: ...
 
-    def on_trace_break(self, key: tuple, exc: TraceBreak) -> None: ...
+    def on_trace_break(self, key: tuple, exc: TraceBreak) -> GraphBreak: ...
 
-    def on_trace_failure(self, key: tuple, exc: Exception) -> None: ...
+    def on_trace_failure(self, key: tuple, exc: Exception) -> GraphBreak: ...
 
     def add_eager_key(self, key: tuple) -> None: ...
+
+    def give_up(
+        self, key: tuple, args: tuple, why: Why, certain: bool = True, sized: bool = False
+    ) -> None: ...
+
+    def remember_plain(self, cls: tuple, why: Why) -> None: ...
 
     def add_entry(self, entry: Entry) -> None: ...
 

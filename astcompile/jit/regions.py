@@ -12,7 +12,6 @@ right.
 
 from __future__ import annotations
 
-import linecache
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from astcompile import config, debug_dump, logs, verify
 from astcompile import dask as dask_arrays
 from astcompile.ir.checks import RunPlain
-from astcompile.jit import telemetry
+from astcompile.jit import background, telemetry
 from astcompile.jit.entries import (
     MISS,
     Entry,
@@ -32,6 +31,7 @@ from astcompile.jit.entries import (
     leaves_of,
     specialised_guards,
 )
+from astcompile.jit.failures import Failing, Failures
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
 from astcompile.runtime import errstate, fastcall, forksafe
 from astcompile.runtime import guards as G
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
     from astcompile.ir.results import TraceResult
     from astcompile.jit.protocols import Owner
-    from astcompile.trace.context import TraceBreak
 
 __all__ = ["MISS", "Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
 
@@ -54,7 +53,7 @@ class RegionStats:
     breaks: list = field(default_factory=list)
 
 
-class Region:
+class Region(Failing):
     """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
 
     def __init__(self, spec: RegionSpec, body: Callable[..., tuple], owner: Owner) -> None:
@@ -64,6 +63,9 @@ class Region:
         self.names = tuple(spec.params)
         self.entries: dict[tuple, list[Entry]] = {}
         self.eager_keys: set[tuple] = set()
+        self.failures = Failures()  # argument classes it failed on: never traced again
+        self.superseded = False  # its failure made the function rewrite some loops as Python
+        self.pending: set[tuple] = set()  # keys being built in the background
         self.stats = RegionStats()
         self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
         self._limit_warned = False
@@ -99,7 +101,14 @@ class Region:
         return self.body(*args)
 
     def call(self, args: tuple) -> tuple:
-        """The generic path: guard key, entries for it, else eager or a new compile."""
+        """The generic path: guard key, entries for it, else eager or a new compile. A region
+        with no entry knows without a key (a list's key walks the whole list) when a call runs
+        its statements: their class failed, or compiling is put off (``jit/budget.py``)."""
+        if not self.entries:
+            if self.failures.plain and self.failures.runs_plain(args):
+                return self._eager(args)
+            if not self.owner.budget.may_trace():
+                return self._wait(args)
         key = self.key(args)
         entries = self.entries.get(key)
         if entries:
@@ -109,8 +118,10 @@ class Region:
                 if leaves is not None:
                     self.stats.compiled_calls += 1
                     return entry(leaves, args)
-        if key in self.eager_keys:
+        if key in self.eager_keys or self.failures.runs_plain(args):
             return self._eager(args)
+        if key in self.pending:
+            return self._wait(args)
         return self._miss(key, args)
 
     def _recorded_call(self, recorder: telemetry.Recorder, args: tuple) -> tuple:
@@ -143,6 +154,8 @@ class Region:
             entry, leaves = found
             self.stats.compiled_calls += 1
             return entry(leaves, args)
+        if self.failures.runs_plain(args):  # another process failed on this class
+            return self._eager(args)
         mode = frozen_mode()
         if mode is not None:
             if mode == "strict":
@@ -152,6 +165,8 @@ class Region:
                     f"{self.spec.last_line}) in frozen mode"
                 )
             return self._eager(args)
+        if not self.owner.budget.may_trace():  # compiling is put off: see jit/budget.py
+            return self._wait(args)
         with self._lock:
             settled = self._settled(key, args)  # by another thread while this one waited
             if not settled and self._count() >= config.cache_size_limit:
@@ -160,11 +175,47 @@ class Region:
             compiled = None if settled else self._compile(key, args)
         if settled:
             return self.call(args)
-        if compiled is None or compiled[1] is None:  # not compiled, or a guard fails already
+        if compiled is None:
+            return self._wait(args) if key in self.pending else self.run_after_failure(key, args)
+        if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
         self.stats.compiled_calls += 1
         return entry(leaves, args)
+
+    def _wait(self, args: tuple) -> tuple:
+        """The statements, timed, while compiled code is put off or built (jit/budget.py)."""
+        self.stats.eager_calls += 1
+        return self.owner.budget.wait_with(self.body, args)
+
+    def _build_later(self, work: Any) -> bool:
+        """After the trace: with the budget spent, the build goes to the background and this
+        call runs the statements (True), else it goes on here (False)."""
+        if self.owner.budget.allows():
+            return False
+        self.pending.add(work.key)
+        background.submit(self, lambda: self._finish(work))
+        return True
+
+    def _finish(self, work: Any) -> None:
+        """The build :meth:`_build_later` put off, on the background thread."""
+        from astcompile import pipeline
+
+        try:
+            with self._lock:
+                pipeline.finish_region(work)
+        except Exception as exc:  # no user call to raise it in: said, and given up
+            why = f"building {self.spec.name} in the background failed: {exc}"
+            warnings.warn(
+                f"astcompile: {self.owner.name}: {why}; it runs as written",
+                RuntimeWarning,
+                stacklevel=1,
+            )
+            with self._lock:
+                self.give_up(work.key, work.args, why)
+        finally:
+            self.pending.discard(work.key)
+        self.owner.compare_again()  # the compiled path changed
 
     def _settled(self, key: tuple, args: tuple) -> bool:
         """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
@@ -190,7 +241,8 @@ class Region:
             )
         start = time.perf_counter()
         try:
-            return pipeline.compile_region(self, key, args)
+            with self.owner.budget.spending():
+                return pipeline.compile_region(self, key, args, later=self._build_later)
         finally:  # explain reports a region's time with its compiling apart
             recorder = telemetry.active()
             if recorder is not None:
@@ -309,74 +361,6 @@ class Region:
         folder (``astcompile/debug_dump.py``); ``number`` is the trace stage's dump number
         (None for an entry loaded on a warm start, which no trace stage dumped)."""
         debug_dump.region(self.owner.fn, self.owner.name, self.spec.name, graph, run, number)
-
-    def on_trace_break(self, key: tuple, exc: TraceBreak) -> None:
-        self.keep_loops_around(exc.loc)  # a loop region retries with Python loops
-        graph_break = self.owner.trace_break(exc)
-        self.stats.breaks.append(graph_break)
-        self.add_eager_key(key)
-        recorder = telemetry.active()
-        if recorder is not None:
-            recorder.add_break(graph_break)
-        logs.graph_breaks.info("%s", graph_break.describe())
-
-    def keep_loops_around(self, loc: Any, only_holding: bool = False) -> None:
-        """Send the region's loops that hold the failing user line to Python (all of them when
-        the line is elsewhere, say in a callee's file, unless ``only_holding``)."""
-        here = loc is not None and loc.filename == self.owner.fn.__code__.co_filename
-        if here or not only_holding:
-            self.owner.keep_loops_in_python(self.spec, loc.line if here else None, only_holding)
-
-    def note_unlowerable(self, backend: str, exc: Exception) -> None:
-        """The backend cannot lower this region's graph: it runs as written (the caller adds
-        the eager key), and ``explain`` and the graph_breaks log say why, at the region."""
-        from astcompile.frontend.breaks import BreakReason, GraphBreak
-
-        detail = BreakReason.TARGET_UNSUPPORTED.format(backend=backend, feature=exc)
-        filename = self.owner.fn.__code__.co_filename
-        line = self.spec.first_line
-        source = linecache.getline(filename, line).strip()
-        graph_break = GraphBreak(
-            BreakReason.TARGET_UNSUPPORTED, detail, filename, line, 1, source, self.owner.name
-        )
-        self.stats.breaks.append(graph_break)
-        recorder = telemetry.active()
-        if recorder is not None:
-            recorder.add_break(graph_break)
-        logs.graph_breaks.info("%s", graph_break.describe())
-
-    def on_trace_failure(self, key: tuple, exc: Exception) -> None:
-        """The tracer raised: a user error (the eager run raises it again, as NumPy does) or
-        a gap in the tracer. Either way the region runs in NumPy, and ``explain`` lists it as a
-        break so that nobody is slowed down silently; ``fullgraph`` is not enforced here,
-        because a user error must surface as NumPy's own exception."""
-        from astcompile.frontend.breaks import BreakReason, GraphBreak
-        from astcompile.trace.context import location_in_traceback
-
-        logs.graph_breaks.info(
-            "%s: tracing %s failed (%s: %s); running it in NumPy",
-            self.owner.name,
-            self.spec.name,
-            type(exc).__name__,
-            exc,
-        )
-        loc = location_in_traceback(exc.__traceback__)
-        self.keep_loops_around(loc)
-        self.add_eager_key(key)
-        filename, line = (loc.filename, loc.line) if loc else ("<unknown>", 0)
-        graph_break = GraphBreak(
-            BreakReason.TRACE_UNSUPPORTED,
-            f"tracing failed: {type(exc).__name__}: {exc}",
-            filename,
-            line,
-            1,
-            linecache.getline(filename, line).strip(),
-            self.owner.name,
-        )
-        self.stats.breaks.append(graph_break)
-        recorder = telemetry.active()
-        if recorder is not None:
-            recorder.add_break(graph_break)
 
     def _miss_reason(self, key: tuple, args: tuple) -> str:
         """What differs from the closest entry (``jit/misses.py``), in the user's words."""

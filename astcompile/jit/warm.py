@@ -1,19 +1,18 @@
 """Warm starts and ahead-of-time artifacts at call time.
 
 Two things are persisted (see ``runtime/artifacts.py`` for the layout): a function's rewrite
-(:mod:`astcompile.frontend.cache`) and its regions' compiled entries. A region entry is the
+(:mod:`astcompile.frontend.cache`, loaded and saved by ``jit/warm_rewrite.py``) and its regions' compiled entries. A region entry is the
 trace result (graph, output template, value guards), the generated wrapper and its kernel
 library. On a region miss, :func:`load_entry` looks for one saved under the region's
 *persistent* guard key before tracing; :func:`save_entry` writes one after every compile. A
-warm process therefore imports neither libcst nor the code generator and never runs a compiler.
+warm process imports neither libcst nor the code generator and never runs a compiler.
 
 Stores are searched in order: ``__astcache__/`` beside the function's module (written by
 ``astcompile build``, used only while its manifest matches this machine and versions), then the
 user's cache. Both are bypassed while ``astcompile build`` runs, which writes into the first.
-
-An entry is saved only when its guard key means the same thing in another process: arrays,
-scalars and modules/functions/dtypes (by name and code hash) do; a key naming any other object
-by identity (a global array read by the region, say) is not persisted.
+An entry is saved only when its guard key means the same thing in another process (arrays,
+scalars, modules/functions/dtypes by name and code hash), not when it names another object by
+identity (a global array read by the region, say).
 """
 
 from __future__ import annotations
@@ -26,15 +25,13 @@ import threading
 import types
 import warnings
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from astcompile import config, logs, registry
 from astcompile.buildid import compiler_id
-from astcompile.frontend import cache as rewrite_cache
-from astcompile.frontend.lookup import code_digest, code_hash, fingerprint
+from astcompile.frontend.lookup import code_digest, fingerprint
 from astcompile.jit import telemetry
 from astcompile.jit.entries import Entry
 from astcompile.runtime import artifacts, build, cache, forksafe, trust
@@ -49,6 +46,7 @@ _lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()
 _aot = threading.Event()  # set while ``astcompile build`` runs
+building_ahead = _aot.is_set  # then compiling has no budget (jit/budget.py)
 built: list[dict[str, Any]] = []  # what the running build saved: the manifest lists it
 
 
@@ -105,54 +103,6 @@ def warn_once(tag: str, message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
-# -- rewrites ----------------------------------------------------------------------------------
-
-
-def load_rewrite(
-    fn: Callable[..., Any], all_eager: bool, validate: bool = True
-) -> rewrite_cache.CachedRewrite | None:
-    """The cached rewrite of ``fn``, warning when a package build has a stale one."""
-    if not isinstance(fn, types.FunctionType):
-        return None
-    stores = stores_for(fn.__code__.co_filename)
-    found = rewrite_cache.load(fn, all_eager, stores, validate)
-    if found is None and validate and stores and stores[0].root.endswith(artifacts.ARTIFACT_DIR):
-        _warn_stale(fn, stores[0])
-    return found
-
-
-def _warn_stale(fn: Callable[..., Any], store: artifacts.Store) -> None:
-    from astcompile.version import __version__
-
-    manifest, _ = artifacts.check_manifest(os.path.dirname(store.root), __version__)
-    name = f"{fn.__module__}:{fn.__qualname__}"
-    record = (manifest or {}).get("functions", {}).get(name)
-    if record is None:
-        return
-    why = "its source changed after the build"
-    if record.get("code_hash") == code_hash(fn):
-        why = rewrite_cache.stale_reason(fn, record.get("lookups", [])) or "its entry is missing"
-    warn_once(
-        f"stale:{name}",
-        f"astcompile: ahead-of-time artifacts for {name} in {store.root} "
-        f"are stale ({why}); compiling it instead",
-    )
-
-
-def save_rewrite(fn: Callable[..., Any], all_eager: bool, *args: Any) -> str | None:
-    """Persist a fresh rewrite (see :func:`astcompile.frontend.cache.save`); its digest or None."""
-    if not isinstance(fn, types.FunctionType):
-        return None
-    store = target_store(fn.__code__.co_filename)
-    if store is None:
-        return None
-    try:
-        return rewrite_cache.save(fn, all_eager, store, *args)
-    except OSError as exc:
-        logs.root.info("could not cache the rewrite of %s: %s", fn.__qualname__, exc)
-        return None
-
-
 # -- region entries ----------------------------------------------------------------------------
 
 
@@ -199,12 +149,12 @@ def persistent_key(region: CompilingRegion, key: tuple, args: tuple) -> str | No
         return None
 
 
-def _entry_name(region: CompilingRegion, pkey: str) -> str | None:
+def entry_name(region: CompilingRegion, pkey: str, suffix: str = ".pkl") -> str | None:
     digest = getattr(region.owner, "cache_digest", None)
     if digest is None or region.owner.backend_name not in ("auto", "c"):
         return None
     parts = (FORMAT, compiler_id(), digest, region.spec.name, build.cpu_features(), pkey)
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + ".pkl"
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40] + suffix
 
 
 def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry, list] | None:
@@ -219,7 +169,7 @@ def load_entry(region: CompilingRegion, key: tuple, args: tuple) -> tuple[Entry,
             return None
         tried.add(key)
     pkey = persistent_key(region, key, args)
-    name = _entry_name(region, pkey) if pkey else None
+    name = entry_name(region, pkey) if pkey else None
     if name is None:
         return None
     loaded = []
@@ -339,7 +289,7 @@ def save_entry(region: CompilingRegion, key: tuple, args: tuple, entry: Entry) -
     """Persist a fresh C entry of ``region``; anything not persistable is skipped quietly."""
     parts = getattr(entry.run, "parts", None)
     pkey = persistent_key(region, key, args) if parts is not None else None
-    name = _entry_name(region, pkey) if pkey else None
+    name = entry_name(region, pkey) if pkey else None
     store = target_store(region.owner.fn.__code__.co_filename) if name else None
     if store is None:
         return

@@ -227,8 +227,10 @@ def trace(
         try:
             with np.errstate(all="ignore"):
                 result = fn(*symbolic_args)
-        finally:
-            watch.check()
+        except BaseException:  # its own break names the user's line; changes are undone
+            watch.undo()
+            raise
+        watch.check()
         require_no_stores(ctx, ctx.effect_frames[0])
         outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)

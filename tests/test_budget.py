@@ -1,0 +1,126 @@
+"""Total time, not steady state (jit/budget.py, jit/background.py): compiling in the caller's
+thread stops at the budget; past it, builds go to the background and traces wait until the time
+run plain pays for them. Results are the plain function's throughout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import assert_same_value
+
+import astcompile
+from astcompile.jit import background
+from tests.c_helpers import forked_results
+
+
+def smooth(x):
+    y = np.exp(-x * x) * 0.5 + np.sin(x)
+    return y / (1.0 + np.abs(y))
+
+
+def norms(arrays, out):
+    for k, a in enumerate(arrays):
+        print(end="")  # the loop stays in Python: the region below misses once per dtype
+        out[k] = np.sqrt((a * a + 1).sum())
+    return out
+
+
+@pytest.fixture
+def budget(monkeypatch, tmp_path):
+    """Sets ``config.compile_budget``; the cache is the test's own (nothing comes warm)."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+
+    def set_to(seconds: float) -> None:
+        monkeypatch.setattr(astcompile.config, "compile_budget", seconds)
+
+    yield set_to
+    background.wait()  # no build of this test outlives it
+
+
+def _sole(compiled):
+    (region,) = compiled.regions
+    return region
+
+
+def test_past_the_budget_a_region_waits_then_builds_in_the_background(budget):
+    budget(0.0)
+    x = np.linspace(-2, 2, 5000)
+    f = astcompile.compile(smooth, backend="c")
+    assert_same_value(f(x), smooth(x))  # the rewrite spent the budget: the statements ran
+    region = _sole(f)
+    assert region.stats.traces == 0 and region.stats.eager_calls == 1
+    assert f.budget.waited > 0
+
+    f.budget.waited = f.budget.spent + 1e-9  # as if it had waited that long, run plain
+    assert_same_value(f(x), smooth(x))  # traced here; the trace spent it again: built elsewhere
+    assert region.stats.traces == 1
+    background.wait()
+    assert not region.pending and region.entries
+    assert_same_value(f(x), smooth(x))
+    assert region.stats.compiled_calls == 1
+
+
+def test_the_budget_bounds_what_a_first_call_compiles(budget, monkeypatch, tmp_path):
+    """Eight dtypes, eight regions to build (each a C compile): at the default budget the
+    first call builds a few, then runs the statements; without one it builds all eight. (A
+    tenth of a second: eight C builds take more, however fast the machine.)"""
+    arrays = [np.arange(6).astype(t) for t in "bBhHiIlf"]
+    budget(0.1)
+    f = astcompile.compile(norms, backend="c")
+    assert_same_value(f(arrays, np.zeros(8)), norms(arrays, np.zeros(8)))
+    (region,) = f.regions
+    assert region.stats.traces < len(arrays)
+    assert f.budget.spent < 0.1 + 2.0  # the floor, and the one compile that crossed it
+    budget(float("inf"))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "again"))
+    g = astcompile.compile(norms, backend="c")
+    assert_same_value(g(arrays, np.zeros(8)), norms(arrays, np.zeros(8)))
+    assert g.regions[0].stats.traces == len(arrays)
+
+
+def test_fullgraph_traces_on_the_first_call_whatever_the_budget(budget):
+    budget(0.0)
+
+    def breaks(x, items):
+        for i in range(3):
+            items[i] = x  # writes into a list it was given: a break only tracing sees
+        return x
+
+    f = astcompile.compile(breaks, backend="c", fullgraph=True)
+    with pytest.raises(astcompile.GraphBreakError):
+        f(np.ones(3), [0, 0, 0])
+
+
+def test_explain_shows_the_compiled_code_whatever_the_budget(budget):
+    budget(0.0)
+    x = np.linspace(0, 1, 100)
+    out = astcompile.explain(astcompile.compile(smooth, backend="c"), x)
+    assert out.graph_count == 1
+    assert_same_value(out.out, smooth(x))
+
+
+def test_a_forked_child_forgets_builds_left_in_the_parent(budget):
+    budget(0.0)
+    x = np.linspace(-1, 1, 2000)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)
+    f.budget.waited = f.budget.spent + 1e-9
+    region = _sole(f)
+    f(x)  # traced; its build queued on the parent's background thread
+    assert region.stats.traces == 1
+
+    def child(queue):
+        queue.put((sorted(region.pending), bool(np.allclose(f(x), smooth(x)))))
+
+    assert forked_results(child) == [([], True)] * 2
+
+
+def test_a_program_gets_the_budget_unless_it_says_otherwise():
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ASTCOMPILE_COMPILE_BUDGET"}
+    code = "import astcompile; print(astcompile.config.compile_budget)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.stdout.strip() == "0.5"

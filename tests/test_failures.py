@@ -1,0 +1,194 @@
+"""Failures are remembered (jit/failures.py, jit/remembered.py): a region that cannot compile
+for a class of arguments is traced once for it, says so once, and runs the user's statements
+from then on, here and in the next process."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from differential import assert_same_value
+
+import astcompile
+from astcompile.jit.failures import Failures, failure_class
+from astcompile.trace import tracer
+from bench.programs.list_matmul import list_matmul
+from bench.programs.list_matmul import setup as list_matmul_setup
+
+
+@pytest.fixture
+def traces(monkeypatch):
+    """How many times the tracer ran, by the name of the region body it traced."""
+    counted: dict[str, int] = {}
+    real = tracer.trace
+
+    def counting(fn, *args, **kwargs):
+        counted[fn.__name__] = counted.get(fn.__name__, 0) + 1
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(tracer, "trace", counting)
+    return counted
+
+
+# The way people write it: Python lists filled in loops (ints first, floats after).
+def fill(out, n):
+    for i in range(n):
+        out[i] = i * 2.0
+    return out
+
+
+def update(dg, x, n):
+    for i in range(n):
+        dg[i] = dg[i] + x[i] * 2.0
+    return dg
+
+
+def squares_reported(values, acc):
+    for k, v in enumerate(values):
+        print(k)  # a break: the loop runs in Python and calls the region below each time
+        acc[k] = acc[k] + v * v
+    return acc
+
+
+def _calls(fn, make, times):
+    """``fn`` compiled and called ``times`` times on fresh inputs, each result against the
+    plain function's; the trace count after each call."""
+    compiled = astcompile.compile(fn, backend="c")
+    for _ in range(times):
+        expected, got = fn(*make()), compiled(*make())
+        assert_same_value(got, expected)
+        yield compiled
+
+
+def _total(traces):
+    return sum(traces.values())
+
+
+@pytest.mark.parametrize(
+    "fn, make",
+    [
+        (fill, lambda: ([0] * 60, 60)),
+        (update, lambda: ([0] * 40, [0.5 * i for i in range(40)], 40)),
+        (squares_reported, lambda: ([1.5, 2.0, 3.0, 0.25] * 10, [0] * 40)),
+    ],
+    ids=["fill", "update", "region-in-a-python-loop"],
+)
+def test_a_region_writing_into_a_given_list_is_traced_once_per_class(fn, make, traces, capsys):
+    counts = [_total(traces) for _ in _calls(fn, make, 4)]
+    # one trace of the loop region, one of the statement left in its Python loop; never one
+    # per iteration (the list's guard key changes at every iteration: ints become floats)
+    assert counts[-1] <= 2, traces
+    assert counts[1] == counts[-1]  # nothing traced after the second call
+
+
+def test_a_list_of_lists_matrix_product_settles_in_a_few_calls(traces):
+    a, b = list_matmul_setup(small=True)
+    counts = [_total(traces) for _ in _calls(list_matmul, lambda: (a, b), 5)]
+    assert counts[-1] <= 6, traces
+    assert counts[2] == counts[-1]
+
+
+def test_the_log_says_it_once(caplog):
+    caplog.set_level(logging.INFO, logger="astcompile.graph_breaks")
+    for _ in _calls(fill, lambda: ([0] * 30, 30), 4):
+        pass
+    said = [r.getMessage() for r in caplog.records if "GB012" in r.getMessage()]
+    assert len(said) == 1, said
+
+
+def test_a_tracer_error_the_statements_do_not_raise_is_remembered(monkeypatch):
+    """A gap in the tracer (here a planted one) fails again for the class: traced once."""
+    tried = []
+
+    def gap(fn, *args, **kwargs):
+        tried.append(fn.__name__)
+        raise RuntimeError("a gap in the tracer")
+
+    monkeypatch.setattr(tracer, "trace", gap)
+
+    def scale(xs):
+        out = []
+        for x in xs:
+            print(end="")  # the loop stays in Python
+            out.append(x * 3)
+        return out
+
+    compiled = astcompile.compile(scale, backend="c")
+    for _ in range(3):
+        assert compiled(list(range(20))) == scale(list(range(20)))
+    (region,) = compiled.regions
+    assert len(region.failures.plain) == 2  # ``out`` empty, then a list of numbers
+    assert len(tried) == 2  # once for each, not once per iteration
+
+
+def test_a_user_error_is_not_remembered_for_the_class():
+    def pick(x, i):
+        return x[i] * 2.0
+
+    compiled = astcompile.compile(pick, backend="c")
+    with pytest.raises(IndexError):
+        compiled(np.arange(3.0), 7)
+    assert all(not r.failures.plain for r in compiled.regions)
+    np.testing.assert_array_equal(compiled(np.ones((2, 2)), 1), pick(np.ones((2, 2)), 1))
+
+
+def test_suspects_count_only_when_the_statements_run():
+    failures = Failures()
+    failures.suspect(("k",), ([1.0],), "tracer gap")
+    failures.acquit(("k",))
+    assert failures.confirm(("k",)) is None and not failures.plain
+    failures.suspect(("k",), ([1.0],), "tracer gap")
+    assert failures.confirm(("k",)) == (failure_class(([1.0],)), "tracer gap")
+    assert failures.runs_plain(([2, 3, 4],)) and not failures.runs_plain((np.ones(3),))
+
+
+def test_failure_classes():
+    assert failure_class(([0] * 5,)) == failure_class(([0.5] * 9,))  # a list of numbers
+    assert failure_class(([[0.0]],)) != failure_class(([np.ones(2)],))
+    assert failure_class((np.ones(3),)) == failure_class((np.zeros(7),))
+    assert failure_class((np.ones(3),)) != failure_class((np.ones((3, 3)),))
+    assert failure_class((np.ones(1),)) != failure_class((np.ones(3),))  # broadcasting
+    assert failure_class((True,)) != failure_class((False,))  # steers the trace
+    assert failure_class((3,)) == failure_class((2**40,))
+    assert failure_class((3,), sized=True) != failure_class((2**40,), sized=True)
+    assert failure_class(([0] * 3,), sized=True) != failure_class(([0] * 3000,), sized=True)
+
+
+def test_a_new_process_neither_traces_nor_rebuilds_what_failed(tmp_path):
+    module = tmp_path / "listy.py"
+    module.write_text(
+        textwrap.dedent("""
+        def fill(out, n):
+            for i in range(n):
+                out[i] = i * 2.0
+            return out
+    """)
+    )
+    code = textwrap.dedent(f"""
+        import logging, sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import astcompile, listy
+        astcompile.set_logs("graph_breaks")
+        f = astcompile.compile(listy.fill)
+        for _ in range(3):
+            assert f([0] * 50, 50) == listy.fill([0] * 50, 50)
+        print(sorted(astcompile.compile_times()))
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+    env["ASTCOMPILE_CACHE_DIR"] = str(tmp_path / "cache")
+    env["ASTCOMPILE_COMPILE_BUDGET"] = "inf"  # the cold process traces however busy the machine
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        for _ in range(2)
+    ]
+    cold, warm = runs
+    assert "trace" in cold.stdout
+    assert "trace" not in warm.stdout and "analysis" not in warm.stdout
+    assert warm.stderr.count("GB012") == 1  # the break is still said, once
