@@ -434,3 +434,39 @@ def test_explain_says_why_a_graph_able_loop_runs_in_python():
     report = str(astcompile.explain(carries_a_name_bound_only_inside, np.ones(3), 4))
     assert "loop over 4 iterations runs in Python: `q` may be unbound" in report
     assert "bind it before the loop" in report
+
+
+def clip_each(x, lo, hi, out):
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        out[i] = v
+    return out
+
+
+def grade(scores):
+    total = 0
+    for s in scores:
+        if s >= 90:
+            g = 4
+        elif s >= 80:
+            g = 3
+        elif s >= 70:
+            total += 100
+            g = 2
+        else:
+            g = 0
+        total += g
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_elif_in_a_loop_passes_on_what_it_assigns(backend):
+    """An ``elif`` is no statement of its own: what it assigns is live after the ``if`` it
+    belongs to (it was dropped, and the loop stored the unclipped value)."""
+    x = np.array([0.3, 2.0, -3.0, 0.1, np.nan])
+    assert_same(clip_each, x, -0.5, 0.5, np.zeros(5), backend=backend)
+    assert_same(grade, np.array([95, 85, 75, 10, 80, 70]), backend=backend)

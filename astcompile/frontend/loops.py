@@ -161,8 +161,13 @@ class StructuredPlanner:
             return self._stays(unit, _unbound_names(names - bound, "the code after its jump"))
         return [*found, GuardSpec(self.line_of[unit], jump[0], tuple(sorted(names)))]
 
-    def _branch(self, node: cst.If, bound: Live, jump: _Jump) -> list[Spec] | None:
-        after = self.liveness.after.get(node, frozenset())
+    def _branch(
+        self, node: cst.If, bound: Live, jump: _Jump, after: Live | None = None
+    ) -> list[Spec] | None:
+        """``after``: what is live after an ``elif``, which is no statement of its own (it is
+        what is live after the ``if`` it belongs to)."""
+        if after is None:
+            after = self.liveness.after.get(node, frozenset())
         blocks = child_blocks(node)
         names: frozenset[str] = frozenset()
         for block in blocks:
@@ -182,7 +187,7 @@ class StructuredPlanner:
                 return None
             specs += inner
         if isinstance(node.orelse, cst.If):
-            inner = self._branch(node.orelse, bound, jump)
+            inner = self._branch(node.orelse, bound, jump, after)
             if inner is None:
                 return None
             specs += inner
