@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench.programs.branchy_sum import branchy_sum
+
 
 def spring_chain(x0, v0, k, dt, steps):
     """A 1-D chain of masses joined by springs, explicit Euler steps: neighbour updates."""
@@ -161,6 +163,11 @@ LOOP_CASES = [
     ),
     LoopCase("escape-time fractal (200^2, 40 its)", escape_time, _plane, escape_time_numba),
     LoopCase("complex LMS filter (20k, 16 taps)", lms_filter, _signal),
+    LoopCase(
+        "scalar branch per element, summed (262k)",
+        branchy_sum,
+        lambda q, r: [r.random(65_536 if q else 262_144)],
+    ),
     LoopCase(
         "Newton sqrt, while loop (100k)",
         newton_sqrt,

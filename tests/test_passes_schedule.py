@@ -87,5 +87,6 @@ def test_pipeline_is_a_named_list():
         "matmul_loops",
         "constfold",
         "cse",
+        "ifconvert",
         "dce",
     ]

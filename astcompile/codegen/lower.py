@@ -73,6 +73,20 @@ def _bool_or_infix(bool_op: str, op: str) -> Callable:
     return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
 
 
+def _where(node: Node, a: list[str]) -> str:
+    """``c ? a : b``; a float scalar picked by data through astc_select (no jump), except
+    ``a > b ? a : b``, which GCC already makes one max/min instruction."""
+    if node.shape == () and node.dtype.kind == "f" and not _compare_select(node):
+        return f"astc_select_{ctype(node.dtype)}({a[0]}, {a[1]}, {a[2]})"
+    return f"({a[0]} ? {a[1]} : {a[2]})"
+
+
+def _compare_select(node: Node) -> bool:
+    if len(node.inputs) != 3 or node.inputs[0].op not in COMPARISONS:
+        return False
+    return {i.id for i in node.inputs[0].inputs} == {i.id for i in node.inputs[1:]}
+
+
 def _pow(node: Node, a: list[str]) -> str:
     return _fn("pow")(node, a)
 
@@ -211,7 +225,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     **INFIX_RULES,
     Op.LSHIFT: _helper("lshift"),
     Op.RSHIFT: _helper("rshift"),
-    Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+    Op.WHERE: _where,
     Op.REAL: _IDENT,  # of a real value: the value itself (complex operands: lower_complex)
     Op.IMAG: lambda n, a: "0",
     Op.CLIP: _int_or(

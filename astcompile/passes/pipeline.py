@@ -39,6 +39,7 @@ PIPELINE: list[tuple[str, Pass, str]] = [
     ("matmul_loops", _Lazy("matmul_loops"), "products inside loop regions as native sums"),
     ("constfold", _Lazy("constfold"), "scalar constant expressions computed once, at compile time"),
     ("cse", _Lazy("cse"), "one node per distinct computation (decomposition duplicates some)"),
+    ("ifconvert", _Lazy("ifconvert"), "cheap scalar if/else in loops as selects, no branch"),
     ("dce", _Lazy("dce"), "drop identity casts and unary plus"),
 ]
 

@@ -48,10 +48,11 @@ def subgraphs(node: Node) -> list[Graph]:
     return []
 
 
-def rebuild(graph: Graph, rule: Rule) -> tuple[Graph, bool]:
-    """The rewritten graph and whether anything changed."""
+def rebuild(graph: Graph, rule: Rule, drop: frozenset[int] = frozenset()) -> tuple[Graph, bool]:
+    """The rewritten graph and whether anything changed. ``drop``: ids of effects (IF nodes a
+    rule turned into values, passes/ifconvert.py) left out of every level's effects."""
     if graph.effects or any(subgraphs(n) for n in graph.nodes()):
-        return _rebuild_levels(graph, rule)
+        return _rebuild_levels(graph, rule, drop)
     new: dict[int, Node] = {}
     for node in graph.nodes():
         inputs = tuple(new[i.id] for i in node.inputs)
@@ -63,9 +64,9 @@ def rebuild(graph: Graph, rule: Rule) -> tuple[Graph, bool]:
     return _remapped(graph, new), True
 
 
-def _remapped(graph: Graph, new: dict[int, Node]) -> Graph:
+def _remapped(graph: Graph, new: dict[int, Node], drop: frozenset[int] = frozenset()) -> Graph:
     def each(nodes: list[Node]) -> list[Node]:
-        return [new[n.id] for n in nodes]
+        return [new[n.id] for n in nodes if n.id not in drop]
 
     return Graph(
         graph.name, each(graph.inputs), each(graph.outputs), each(graph.effects), list(graph.guards)
@@ -75,8 +76,9 @@ def _remapped(graph: Graph, new: dict[int, Node]) -> Graph:
 class _Levels:
     """The state of one rebuild of a loop graph."""
 
-    def __init__(self, rule: Rule) -> None:
+    def __init__(self, rule: Rule, drop: frozenset[int]) -> None:
         self.rule = rule
+        self.drop = drop
         self.new: dict[int, Node] = {}  # original id -> its node in the new graph
         self.copies: dict[int, Node] = {}  # original id -> the copy that keeps its place
         self.placed: set[int] = set()  # ids of the nodes in ``new``
@@ -110,7 +112,7 @@ class _Levels:
         return copy
 
     def _control_attr(self, node: Node) -> object:
-        bodies = {id(g): _remapped(g, self.new) for g in subgraphs(node)}
+        bodies = {id(g): _remapped(g, self.new, self.drop) for g in subgraphs(node)}
         if isinstance(node.attr, LoopAttr):
             return dataclasses.replace(node.attr, body=bodies[id(node.attr.body)])
         return dataclasses.replace(
@@ -132,17 +134,17 @@ def _same(node: Node, replaced: Node, inputs: tuple[Node, ...]) -> bool:
     )
 
 
-def _rebuild_levels(graph: Graph, rule: Rule) -> tuple[Graph, bool]:
-    state = _Levels(rule)
+def _rebuild_levels(graph: Graph, rule: Rule, drop: frozenset[int]) -> tuple[Graph, bool]:
+    state = _Levels(rule, drop)
     every = {n.id: n for n in walk(graph.nodes())}
     try:
         for node in sorted(every.values(), key=lambda n: n.id):
             state.visit(node)
     except KeyError:  # a body node after its LOOP/IF: leave the graph as it is
         return graph, False
-    if not state.changed:
+    if not state.changed and not drop:
         return graph, False
-    return _remapped(graph, state.new), True
+    return _remapped(graph, state.new, drop), True
 
 
 def scopes(graph: Graph) -> dict[int, Scope]:
