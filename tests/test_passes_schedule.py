@@ -85,6 +85,7 @@ def test_pipeline_is_a_named_list():
     assert [name for name, _, _ in PIPELINE] == [
         "decompose",
         "matmul_loops",
+        "reshape_late",
         "constfold",
         "cse",
         "ifconvert",

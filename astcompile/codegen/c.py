@@ -23,7 +23,7 @@ from astcompile.codegen import c_reduce as red
 from astcompile.codegen.c_entry import arr as _arr
 from astcompile.codegen.c_entry import entry, parameters, struct
 from astcompile.codegen.c_entry import out as _out
-from astcompile.codegen.chunks import CALL, ReductionLoops, Work
+from astcompile.codegen.chunks import CALL, CHUNK, ReductionLoops, Work
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import Operand, lower, operand_expr
@@ -272,10 +272,10 @@ class _Emitter(ReductionLoops):
 
     def _unpack(self) -> None:
         kernel = self.kernel
-        for a in range(len(kernel.domain)):
-            self.emit(f"const int64_t n{a} = A->n{a};")
+        for a, d in enumerate(kernel.domain):  # a size known here lets GCC unroll its loop
+            self.emit(f"const int64_t n{a} = {d if isinstance(d, int) else f'A->n{a}'};")
         if self.plan.inner:
-            self.emit("const int64_t ch = A->ch, nch = A->nch;")
+            self.emit(f"const int64_t ch = {_chunking(kernel.domain, self.plan.inner)};")
         for buf in self.plan.loads:
             nm = _arr(buf)
             self.emit(f"const {ctype(buf.dtype)}* {self._restrict(buf)}{nm} = A->{nm};")
@@ -314,6 +314,14 @@ class _Emitter(ReductionLoops):
     def _row_offset(self, base: str, axis_map: tuple) -> str:
         terms = [f"i{a} * {base}_s{t}" for t, a in enumerate(axis_map) if a in self.plan.rows]
         return " + ".join(terms) or "0"
+
+
+def _chunking(domain: tuple, inner: tuple[int, ...]) -> str:
+    """``ch, nch``: the entry's values (chunks.chunk_size, chunk_count), as constants where the
+    inner axes' sizes are known, so a short row (``np.repeat(x, 4)``) is a fixed loop."""
+    if len(inner) > 1 or not isinstance(domain[inner[0]], int):
+        return "A->ch, nch = A->nch"
+    return f"{CHUNK}, nch = {-(-domain[inner[0]] // CHUNK)}"
 
 
 def kernel_source(

@@ -37,6 +37,11 @@ class _Lazy:
 PIPELINE: list[tuple[str, Pass, str]] = [
     ("decompose", _Lazy("decompose"), "var/std into mean and elementwise ops the codegen knows"),
     ("matmul_loops", _Lazy("matmul_loops"), "products inside loop regions as native sums"),
+    (
+        "reshape_late",
+        _Lazy("reshape_late"),
+        "elementwise ops before a reshape, fused with its input",
+    ),
     ("constfold", _Lazy("constfold"), "scalar constant expressions computed once, at compile time"),
     ("cse", _Lazy("cse"), "one node per distinct computation (decomposition duplicates some)"),
     ("ifconvert", _Lazy("ifconvert"), "cheap scalar if/else in loops as selects, no branch"),
