@@ -13,6 +13,8 @@ from differential import BACKENDS, assert_same, assert_same_calls
 from test_loop_control import fibonacci
 
 import astcompile
+from bench.programs.insertion_sort import insertion_sort
+from bench.programs.merge_sorted import merge_sorted
 
 
 def factorial(n):
@@ -164,8 +166,10 @@ def iterations(values, tol):
         (stencil, (np.arange(10.0),)),
         (count_positive, (np.array([1.0, -2.0, 3.0, 0.5]), np.zeros(4))),
         (iterations, (np.array([2.0, 9.0, 1e6]), 1e-9)),
+        (insertion_sort, (np.array([5, 1, 4, 1, 5, 9, 2, 6]),)),
+        (merge_sorted, (np.array([0.5, 1.0, 7.0]), np.array([0.0, 2.0, 3.0, 9.0]))),
     ],
-    ids=["stencil", "counter", "while-counter"],
+    ids=["stencil", "counter", "while-counter", "counter-after-loop", "counters-after-loop"],
 )
 def test_indices_and_counters_need_no_check(fn, args):
     assert_same(fn, *args, backend="c")

@@ -281,7 +281,9 @@ def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: l
     captured = _captured(traced.graph, traced.owned)
     loop = ctx.node(Op.LOOP, (*heads, *captured), np.dtype(bool), (), attr)
     ctx.add_effect(loop)
-    return _results(ctx, loop, kinds)
+    results = _results(ctx, loop, kinds)
+    counting.assume(list(results), traced.counters)  # a counter ends where it may have got to
+    return results
 
 
 class _Traced:
