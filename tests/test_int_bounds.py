@@ -122,9 +122,54 @@ def test_int_true_division_is_correctly_rounded(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_ints_outgrowing_int64_in_loops_that_store(backend):
     x = np.arange(1.0, 41.0)
-    assert_same(table, x, backend=backend)  # the loop stays Python: it stores, then overflows
+    assert_same(table, x, backend=backend)  # stores into its own array, overflows, reruns
     assert_same_calls(hashed, [(x, 1), (x, 2**40)], backend=backend)
     assert_same(truncated, np.array([0.5, 3.0, -7.25]), backend=backend)
+
+
+def binned(values, lo, hi, bins):
+    counts = np.zeros(bins, dtype=np.int64)
+    width = (hi - lo) / bins
+    for v in values:
+        k = int((v - lo) / width)
+        if 0 <= k < bins:
+            counts[k] += 1
+    return counts
+
+
+def binned_into(values, width, counts):
+    for v in values:
+        k = int(v / width)
+        if 0 <= k < counts.shape[0]:
+            counts[k] += 1
+    return counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_storing_into_its_own_array_reruns_when_an_int_outgrows_int64(backend):
+    """``int(v / width)`` may be a Python int past int64: then the region's statements run
+    from the start, which is allowed where the loop stores only into an array the region
+    made (``counts``): nobody saw it, and the rerun makes a new one."""
+    x = np.random.default_rng(2).normal(size=200)
+    outlier, nan = x.copy(), x.copy()
+    outlier[150], nan[150] = 1e300, np.nan
+    calls = [(x, -3.0, 3.0, 12), (outlier, -3.0, 3.0, 12), (nan, -3.0, 3.0, 12)]
+    assert_same_calls(binned, calls, backend=backend)
+    assert (
+        astcompile.explain(astcompile.compile(binned, backend=backend), *calls[0]).graph_break_count
+        == 0
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_storing_into_an_argument_still_runs_as_python(backend):
+    x = np.random.default_rng(2).normal(size=50)
+    x[30] = 1e300
+    assert_same(binned_into, x, 0.5, np.zeros(8, dtype=np.int64), backend=backend)
+    report = astcompile.explain(
+        astcompile.compile(binned_into, backend=backend), x, 0.5, np.zeros(8, dtype=np.int64)
+    )
+    assert report.graph_break_count == 1 and "outgrow int64" in report.break_reasons[0].detail
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

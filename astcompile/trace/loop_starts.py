@@ -20,7 +20,7 @@ from astcompile.frontend.spec import UNBOUND
 from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.graph import CheckAttr, Node
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import Op, is_fresh, is_view
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace.context import TraceBreak, current
@@ -97,12 +97,22 @@ def repeatable(effects: list[Node]) -> bool:
     return _repeatable(effects, loops_allowed=True)
 
 
+def _into_own(store: Node) -> bool:
+    """Whether ``store`` writes into an array the region made (``counts = np.zeros(n)``): no
+    one else sees it before the region returns, and running the statements again makes a new
+    one, so the store is not done twice."""
+    target = store.inputs[0]
+    while is_view(target.op) or target.op is Op.STORE:  # a view of it, or it after a store
+        target = target.inputs[0]
+    return is_fresh(target.op)
+
+
 def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
     private = current().private
     for node in effects:
         if node.op in (Op.CHECK, Op.SIZE_CHECK):
             continue
-        if node.op is Op.STORE and is_private_store(node, private):
+        if node.op is Op.STORE and (is_private_store(node, private) or _into_own(node)):
             continue
         if not loops_allowed or node.op not in (Op.LOOP, Op.IF):
             return False
