@@ -342,6 +342,26 @@ def test_a_maybe_python_float_mixed_with_float32_runs_in_numpy(backend, x):
     assert_same_calls(_maybe_assigned_then_mixed, [(x, np.ones(2, np.float32))], backend=backend)
 
 
+def _mean_of_logs(x, n):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            total += np.log(x[i])
+    return total / n, n / (total + 1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_maybe_python_float_divides_as_python_and_numpy_both_do(backend):
+    """``total / n`` is a Python float or a NumPy float64 (no positive value, or some): the
+    same quotient, and the type follows; only Python raises on a zero ``n``, and only where
+    ``total`` stayed the Python float."""
+    pos, neg = np.array([1.0, 2.0, 3.0]), np.array([-1.0, -2.0])
+    calls = [(pos, 3), (neg, 3), (pos, 0), (neg, 0), (pos, 2.5), (np.array([0.5]), 7)]
+    assert_same_calls(_mean_of_logs, calls, backend=backend)
+    report = astcompile.explain(astcompile.compile(_mean_of_logs, backend=backend), pos, 3)
+    assert report.graph_break_count == 0
+
+
 def _owns_memory(x):
     if x.base is None:
         return x * 2.0

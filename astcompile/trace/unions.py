@@ -101,10 +101,30 @@ def elementwise(op: Op, values: tuple, numpy_fn: Callable | None, ufunc: bool) -
     if ufunc or not all(operand(v).weak for v in others):
         return result
     python = _PYTHON_OF.get(result.dtype.kind)
+    flags = [v.python[1] for v in values if is_union(v)]
+    if op is Op.TRUEDIV and all(v.python[0] is float for v in values if is_union(v)):
+        return make(result, float, _python_division(values, _all_python(flags)))
     bool_math = op not in COMPARISONS and any(v.python[0] is bool for v in values if is_union(v))
     if op in _PYTHON_DIFFERS or bool_math or NATURAL.get(python) != result.dtype:
         raise broken(f"{op.name.lower()} of Python numbers")
-    return make(result, python, _all_python([v.python[1] for v in values if is_union(v)]))
+    return make(result, python, _all_python(flags))
+
+
+def _python_division(values: tuple, flag: Any) -> Any:
+    """``a / b`` of a float union and Python numbers: the same quotient either way (Python
+    converts an int operand to float as NumPy does); only a zero ``b`` differs, where Python
+    raises and NumPy gives inf or nan, so that raises where the result is the Python float.
+    Returns ``flag``, the quotient's own."""
+    from astcompile.trace import control as C
+    from astcompile.trace.symbolic import operand
+
+    divisor = operand(plain(values[1]))
+    if divisor.node.op is Op.CONST and divisor.node.attr.value != 0:
+        return flag
+    zero = B.elementwise(Op.EQ, [divisor, B.const_operand(0)])
+    raises = B.elementwise(Op.LOGICAL_AND, [_operand(flag), C.node_operand(zero)])
+    C.check(C.negate(_flag_value(raises)), "ZeroDivisionError", "float division by zero")
+    return flag
 
 
 def _all_python(flags: list) -> Any:
