@@ -15,8 +15,10 @@ type of a returned value. Where the two types would compute differently, the uni
 traced (a trace break, so NumPy runs it):
 
 * mixed with a NumPy scalar or array of another dtype (``worst * x32``: float32 or float64);
-* only with Python numbers, in ``/``, ``//``, ``%``, ``**`` (Python raises on zero, NumPy
-  gives inf), or as a bool in arithmetic (``True + True`` is 2, NumPy's is True);
+* only with Python numbers, in ``//``, ``%``, ``**`` and ``/`` of ints (Python raises on
+  zero, NumPy gives inf), or as a bool in arithmetic (``True + True`` is 2, NumPy's is True);
+  ``/`` of a float is traced: the same quotient, and a check raises ZeroDivisionError where
+  the Python float is divided by zero;
 * stored into an integer array of another dtype, passed to ``math.*`` or used as an index.
 
 Same-dtype arithmetic, comparisons, truth tests, stores into float arrays and being returned
