@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+import glob
+import os
 
+import numpy as np
+from differential import assert_same
+
+import astcompile
+from astcompile import config
 from astcompile.backends.c import supported
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
@@ -91,3 +97,18 @@ def test_pipeline_is_a_named_list():
         "ifconvert",
         "dce",
     ]
+
+
+def stencil_of_slices(a):
+    return (a[:-2, :-2] - a[:-2, 2:] + 2 * a[1:-1, :-2]) ** 2 + (a[2:, 1:-1] - a[1:-1, 1:-1])
+
+
+def test_slices_cut_from_either_end_fuse_into_one_kernel(tmp_path, monkeypatch):
+    a = np.random.default_rng(0).random((9, 9))
+    assert_same(stencil_of_slices, a, backend="c")
+    monkeypatch.setattr(config, "debug_dir", str(tmp_path))
+    monkeypatch.setattr(config, "tiering", False)
+    astcompile.compile(stencil_of_slices, backend="c")(a)
+    (c_file,) = glob.glob(os.path.join(str(tmp_path), "*", "*.lower.c"))
+    with open(c_file) as f:
+        assert f.read().count("_rows(const") == 1

@@ -54,3 +54,13 @@ def test_folding_keeps_expressions_short():
     assert S.dim_add(S.dim_sub(n, 1), 1) == n
     assert S.dim_mul(n, 1) == n and S.dim_add(n, 0) == n
     assert str(S.dim_floordiv(S.dim_add(n, 1), 2)) == "((n + 1) // 2)"
+
+
+def test_one_size_has_one_spelling():
+    """``x[:-2]`` is ``n + -2`` long and ``x[2:]`` ``n - 2``: spelled apart, the two slices of a
+    stencil had shapes the scheduler could not match, and it split one kernel into four."""
+    n = S.symbol("n", 9, (0, 0))
+    assert S.dim_add(n, -2) == S.dim_sub(n, 2) and str(S.dim_add(n, -2)) == "(n - 2)"
+    assert S.dim_sub(n, -2) == S.dim_add(n, 2)
+    assert S.dim_add(3, n) == S.dim_add(n, 3)
+    assert S.dim_add(S.dim_add(n, -3), 1) == S.dim_sub(n, 2)

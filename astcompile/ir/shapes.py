@@ -96,6 +96,10 @@ def _fold(op: DimOp, a: Dim, b: Dim) -> Dim | None:
         return a
     if op is DimOp.ADD and a == 0:
         return b
+    if op is DimOp.ADD and isinstance(a, int) and isinstance(b, SymDim):
+        return dim_add(b, a)  # one spelling per size: ``n + 2``, never ``2 + n``
+    if op in (DimOp.ADD, DimOp.SUB) and isinstance(b, int) and b < 0 and isinstance(a, SymDim):
+        return (dim_sub if op is DimOp.ADD else dim_add)(a, -b)  # ``n - 2``, never ``n + -2``
     if op is DimOp.MUL and (b == 1 or a == 1):
         return a if b == 1 else b
     if op is DimOp.MUL and (a == 0 or b == 0):
