@@ -308,7 +308,7 @@ def test_a_branch_on_a_device_value_is_read_back_and_said(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     report = _report(early_exit, (np.ones(5), 10, 0.1))
     line = early_exit.__code__.co_firstlineno + 3
-    assert f"read back from the device per test: the if test at line {line}" in report
+    assert f"read back from the device per test: the break test at line {line}" in report
     assert "read back" not in _report(every_other, (np.ones(5), 3))  # t % 2 on the host
 
 

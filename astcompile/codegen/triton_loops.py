@@ -260,7 +260,9 @@ class _Builder:
         if attr.is_while and not (self.is_host(loop.inputs[0]) and self.is_host(test)):
             self.reads_back.append(f"the while test at {where}")
         elif attr.exits and not attr.is_while and not self.is_host(test):
-            self.reads_back.append(f"the break test at {where}")
+            said = test.inputs[0] if test.op is Op.LOGICAL_NOT else test  # the if's own test
+            said = said if said.loc else loop
+            self.reads_back.append(f"the break test at {_where(said)}")
         bounds = loop.inputs[: attr.heads]
         if not attr.is_while and not all(self.is_host(b) for b in bounds):
             self.reads_back.append(f"the range computed at {where}")
