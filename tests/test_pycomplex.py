@@ -241,6 +241,20 @@ def compare(z):
     return n
 
 
+def rounded(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += round(complex(x[i], 0.0))
+    return s
+
+
+def stored_in_a_real_array(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = complex(x[i], 1.0)
+    return out
+
+
 _Z = np.array([1 + 1j, 2 - 1j, -3j])
 
 
@@ -258,6 +272,8 @@ def test_python_errors_are_raised(backend):
     )
     assert_same_calls(phase_of, [(_Z,), (np.array([1e308 + 1e-310j]),)], backend)
     assert_same_calls(compare, [(_Z,)], backend)
+    assert_same_calls(rounded, [(np.array([0.5, 2.0]),)], backend)
+    assert_same_calls(stored_in_a_real_array, [(np.array([0.5, 2.0]),)], backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

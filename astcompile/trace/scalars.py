@@ -152,6 +152,8 @@ def _to_int(op: Op | None) -> Callable:
 
     def handler(x: Any) -> Any:
         kind = _kind(x)
+        if kind is complex:  # Python's TypeError, raised by the plain code
+            raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "a complex number rounded to an int")
         if kind is not float:
             return _py(operand(x).node, int)
         x = _float(x)
