@@ -106,6 +106,8 @@ def impedance(freqs, R, L, C):
         z = R + 1j * w * L + 1 / (1j * w * C)
         mag[i] = abs(z)
         ph[i] = cmath.phase(z)
+        r, phi = cmath.polar(z / 1000.0)
+        mag[i] += r + phi
     return mag, ph
 
 
@@ -233,6 +235,14 @@ def phase_of(z):
     return s
 
 
+def polar_of(z):
+    s = 0.0
+    for i in range(z.shape[0]):
+        r, phi = cmath.polar(complex(z[i]))
+        s += r - phi
+    return s
+
+
 def compare(z):
     n = 0
     for i in range(z.shape[0]):
@@ -271,6 +281,8 @@ def test_python_errors_are_raised(backend):
         power_of, [(_Z, 1.0), (zero, 1.0), (huge, 0.0), (np.array([1e300j]), 1.0)], backend
     )
     assert_same_calls(phase_of, [(_Z,), (np.array([1e308 + 1e-310j]),)], backend)
+    big = np.array([1e308 + 1e308j, 1e308 + 1e-310j])
+    assert_same_calls(polar_of, [(_Z,), (big[1:],), (big,)], backend)
     assert_same_calls(compare, [(_Z,)], backend)
     assert_same_calls(rounded, [(np.array([0.5, 2.0]),)], backend)
     assert_same_calls(stored_in_a_real_array, [(np.array([0.5, 2.0]),)], backend)

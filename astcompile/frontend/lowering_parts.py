@@ -57,6 +57,7 @@ MATH_FUNCTIONS = frozenset(
         "isfinite",
         "copysign",
         "phase",  # cmath
+        "polar",
     ]
 )
 

@@ -12,7 +12,8 @@ part in CPython as in NumPy, so they need nothing here; what does:
 * ``z ** n`` for an integer ``n`` is CPython's repeated squaring, ``OverflowError`` on an
   infinite part, ``ZeroDivisionError`` for ``0j ** -n``; other powers run in Python;
 * ``cmath.exp``/``cmath.sqrt`` are CPython's own formulas (ops PY_CEXP, PY_CSQRT) with its
-  ``ValueError``/``OverflowError``; ``cmath.phase`` is ``atan2(z.imag, z.real)``.
+  ``ValueError``/``OverflowError``; ``cmath.phase`` is ``atan2(z.imag, z.real)``,
+  ``cmath.polar`` the pair of ``abs`` and phase.
 
 A NumPy complex (``z[i]`` of a complex128 array) mixed with a Python one computes as NumPy
 does: that is the SymArray path, untouched here.
@@ -75,16 +76,12 @@ def part(z: SymScalar, op: Op) -> SymScalar:
     return runtime(current().node(op, (z.node,), _F64, ()), float)
 
 
-def absolute(z: Any) -> SymScalar:
+def absolute(z: Any, message: str = "absolute value too large") -> SymScalar:
     """``abs(z)``: ``hypot`` of the parts (an infinite part gives inf, even beside NaN), and
     Python's OverflowError when finite parts give an infinite result."""
     parts = [part(z, Op.REAL), part(z, Op.IMAG)]
     result = runtime(apply_elementwise(Op.HYPOT, *parts).node, float)  # not NumPy's abs
-    C.check(
-        C.negate(_all([_inf(result), *map(_finite, parts)])),
-        "OverflowError",
-        "absolute value too large",
-    )
+    C.check(C.negate(_all([_inf(result), *map(_finite, parts)])), "OverflowError", message)
     return result
 
 
@@ -167,8 +164,16 @@ def phase(z: Any) -> SymScalar:
     return result
 
 
+def polar(z: Any) -> tuple[SymScalar, SymScalar]:
+    """``cmath.polar``: ``(abs(z), atan2(imag, real))``; only the modulus raises (cmath's
+    abs resets the errno an underflowing atan2 set)."""
+    z = as_complex(z)
+    angle = apply_elementwise(Op.ARCTAN2, part(z, Op.IMAG), part(z, Op.REAL)).node
+    return absolute(z, "math range error"), runtime(angle, float)
+
+
 #: The calls a run-time complex argument may reach, by function (trace/scalars.py merges them).
-HANDLERS = {complex: make, cmath.exp: exp, cmath.sqrt: sqrt, cmath.phase: phase}
+HANDLERS = {complex: make, cmath.exp: exp, cmath.sqrt: sqrt, cmath.phase: phase, cmath.polar: polar}
 
 
 # -- tests on floats -------------------------------------------------------------------------
