@@ -259,6 +259,8 @@ def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
         return np.result_type(*args)
     if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
         return operands[0].dtype  # abs(z), z.real: computed on z
+    if node.op is Op.COMPLEX:
+        return operands[0].dtype  # complex(re, im): built from two doubles
     return node.dtype
 
 
@@ -267,7 +269,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
     if node.op is Op.CAST:
         return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
     work = compute_dtype(node, operands)
-    rules = COMPLEX_RULES if work.kind == "c" else RULES
+    rules = COMPLEX_RULES if is_complex(node) else RULES
     if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
         x = _convert(operands[0], work)
         return "(" + " * ".join([x] * int(operands[1].value)) + ")"

@@ -7,6 +7,9 @@ every op that is not plain component arithmetic calls a helper of
 ``f`` variants keep complex64 math in float as NumPy does. ``+``, ``-``, negation, ``==``, ``!=``
 and ``?:`` act on each part, so they stay C operators.
 
+``complex(re, im)``, and Python's complex division, ``cmath.exp`` and ``cmath.sqrt`` (ops of
+their own: CPython's algorithms, not NumPy's) call the ``astc_py*`` helpers.
+
 Ops with no rule here (ordering ops other than comparisons, trigonometry, ``sign``, ...) and
 casts that drop the imaginary part (NumPy warns) run in NumPy.
 """
@@ -69,6 +72,12 @@ COMPLEX_RULES: dict[Op, Rule] = {
     Op.ISINF: _helper("cisinf"),
     Op.ISFINITE: _helper("cisfinite"),
     Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+    # Python complex scalars (complex128 only): CPython's algorithms
+    Op.COMPLEX: lambda n, a: f"ASTC_CMPLX({a[0]}, {a[1]})",
+    Op.PY_CMUL: _helper("pycmul"),
+    Op.PY_CDIV: _helper("pycdiv"),
+    Op.PY_CEXP: _helper("pycexp"),
+    Op.PY_CSQRT: _helper("pycsqrt"),
 }
 
 #: Ops whose result is real but which compute on their complex operand.

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir import python_complex
 from astcompile.ir.attrs import (
     CheckAttr,
     ConstAttr,
@@ -152,6 +153,12 @@ class Op(Enum):
     IF = auto()
     RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
     CHECK = auto()  # raises when its bool input is false; attr: ir.CheckAttr
+    # Python ``complex`` scalars, where Python's rules are not NumPy's (ir/python_complex.py)
+    COMPLEX = auto()  # complex(re, im) of two float64 values
+    PY_CMUL = auto()  # a * b as CPython multiplies complex numbers
+    PY_CDIV = auto()  # a / b as CPython divides complex numbers
+    PY_CEXP = auto()  # cmath.exp
+    PY_CSQRT = auto()  # cmath.sqrt
 
 
 @dataclass(frozen=True)
@@ -291,6 +298,11 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
     Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),
     Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 1),
+    Op.COMPLEX: _row(Op.COMPLEX, E, python_complex.make_complex, 2),
+    Op.PY_CMUL: _row(Op.PY_CMUL, E, python_complex.product, 2),
+    Op.PY_CDIV: _row(Op.PY_CDIV, E, python_complex.quotient, 2),
+    Op.PY_CEXP: _row(Op.PY_CEXP, E, python_complex.exp, 1),
+    Op.PY_CSQRT: _row(Op.PY_CSQRT, E, python_complex.sqrt, 1),
 }
 REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
 REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})

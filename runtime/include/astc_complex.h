@@ -13,6 +13,7 @@
 #ifndef ASTC_COMPLEX_H
 #define ASTC_COMPLEX_H
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #undef I /* a user variable may be called I */
@@ -93,6 +94,82 @@
     }
 ASTC_COMPLEX_OPS(double, double complex, , ASTC_CMPLX)
 ASTC_COMPLEX_OPS(float, float complex, f, ASTC_CMPLXF)
+
+/* Python's `complex` (complex128), with CPython's algorithms: add, subtract and negate act on
+ * each part as NumPy's do; abs is hypot of the parts; these are the others. The
+ * errors Python raises (a zero divisor, cmath's range and domain errors) are checks the
+ * generated code makes around the call, so each helper only computes. */
+
+/* A product rounded before it is added: GCC 12's vectoriser fuses the products of a complex
+ * multiply into vfmaddsub even under -ffp-contract=off (one rounding instead of two: an
+ * infinity where CPython gets NaN, a last bit off); a barrier keeps them two operations. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_assoc_barrier)
+#define ASTC_ROUNDED(x) __builtin_assoc_barrier(x)
+#endif
+#endif
+#ifndef ASTC_ROUNDED
+#define ASTC_ROUNDED(x) (x)
+#endif
+
+/* a * b as CPython's _Py_c_prod: the textbook formula, NaN where C99 recovers an infinity */
+static inline double complex astc_pycmul(double complex a, double complex b) {
+    const double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return ASTC_CMPLX(ASTC_ROUNDED(ar * br) - ASTC_ROUNDED(ai * bi),
+                      ASTC_ROUNDED(ar * bi) + ASTC_ROUNDED(ai * br));
+}
+
+/* a / b as CPython's _Py_c_quot: Smith's algorithm dividing by the denominator, where NumPy
+ * multiplies by its reciprocal (the last bit differs); NaN parts when a part of b is NaN. */
+static inline double complex astc_pycdiv(double complex a, double complex b) {
+    const double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    const double abs_br = fabs(br), abs_bi = fabs(bi);
+    if (abs_br >= abs_bi) {
+        if (abs_br == 0.0) return ASTC_CMPLX(0.0, 0.0); /* ZeroDivisionError, checked */
+        const double ratio = bi / br, denom = br + ASTC_ROUNDED(bi * ratio);
+        return ASTC_CMPLX((ar + ASTC_ROUNDED(ai * ratio)) / denom,
+                          (ai - ASTC_ROUNDED(ar * ratio)) / denom);
+    }
+    if (abs_bi >= abs_br) {
+        const double ratio = br / bi, denom = ASTC_ROUNDED(br * ratio) + bi;
+        return ASTC_CMPLX((ASTC_ROUNDED(ar * ratio) + ai) / denom,
+                          (ASTC_ROUNDED(ai * ratio) - ar) / denom);
+    }
+    return ASTC_CMPLX(NAN, NAN);
+}
+
+#define ASTC_PY_E 2.7182818284590452354 /* Py_MATH_E */
+/* cmath.exp: CPython's formula for finite z (exp(x - 1) * e past log(DBL_MAX / 4), so that
+ * exp(x) may overflow while the result does not); C99's special values, as glibc's cexp. */
+static inline double complex astc_pycexp(double complex z) {
+    const double x = creal(z), y = cimag(z);
+    if (!__builtin_isfinite(x) || !__builtin_isfinite(y)) return cexp(z);
+    if (x > log(DBL_MAX / 4.0)) {
+        const double l = exp(x - 1.0);
+        return ASTC_CMPLX(l * cos(y) * ASTC_PY_E, l * sin(y) * ASTC_PY_E);
+    }
+    const double l = exp(x);
+    return ASTC_CMPLX(l * cos(y), l * sin(y));
+}
+
+/* cmath.sqrt: CPython's scaled formula (subnormal parts scaled by 2**53); C99's special
+ * values, as glibc's csqrt. */
+static inline double complex astc_pycsqrt(double complex z) {
+    const double x = creal(z), y = cimag(z);
+    if (!__builtin_isfinite(x) || !__builtin_isfinite(y)) return csqrt(z);
+    if (x == 0.0 && y == 0.0) return ASTC_CMPLX(0.0, y);
+    double ax = fabs(x), s;
+    const double ay = fabs(y);
+    if (ax < DBL_MIN && ay < DBL_MIN) {
+        ax = ldexp(ax, 53);
+        s = ldexp(sqrt(ax + hypot(ax, ldexp(ay, 53))), -27);
+    } else {
+        ax /= 8.0;
+        s = 2.0 * sqrt(ax + hypot(ax, ay / 8.0));
+    }
+    const double d = ay / (2.0 * s);
+    return x >= 0.0 ? ASTC_CMPLX(s, copysign(d, y)) : ASTC_CMPLX(d, copysign(s, y));
+}
 
 /* prod() of complex values in `omp simd` loops: NumPy's multiply, not C's. */
 #pragma omp declare reduction(astc_cprod : double complex : omp_out = astc_cmul(omp_out, omp_in)) \
