@@ -389,3 +389,77 @@ def test_a_recursive_function_is_sampled_whole(clock):
     assert tier.choice is not None and tier.plain
     assert tier.choice.signature == tiering.signature((12,), {})
     assert recursive_sum(30) == plain_recursive_sum(30)
+
+
+@astcompile.compile(backend="c")
+def count_leaves(n, at_leaf):
+    if n == 0:
+        at_leaf()
+        return 1
+    return count_leaves(n - 1, at_leaf) + count_leaves(n - 1, at_leaf)
+
+
+def _nothing():
+    return None
+
+
+def _sampled_signatures(monkeypatch, f: CompiledFunction) -> list:
+    """The argument sizes of every call measuring sees as a sample of ``f``."""
+    seen: list = []
+    sign = f._tier.sign
+
+    def recorded(args, kwargs):
+        seen.append(sign(args, kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(f._tier, "sign", recorded)
+    return seen
+
+
+def test_recursion_on_the_compiled_path_is_neither_counted_nor_sampled(clock, monkeypatch):
+    """Calls of itself from its compiled path run that path directly: the counter that picks
+    the next sample counts the program's own calls only, so samples time them whole (a nested
+    call sampled with its own size reopened the comparison, which then never chose plain)."""
+    clock.costs = {"compiled": 1e-6, "plain": 10e-6}
+    count_leaves.reset()
+    seen = _sampled_signatures(monkeypatch, count_leaves)
+    for _ in range(300):  # 300 calls of 63 calls each: samples are due many times over
+        assert count_leaves(5, _nothing) == 32
+    assert count_leaves._tier.choice is not None and not count_leaves._tier.plain
+    assert set(seen) == {tiering.signature((5, _nothing), {})}
+    assert len(seen) < 2 * tiering.ROUNDS + 10  # the comparison, then a few checks
+
+
+def test_a_sampled_plain_call_runs_its_recursion_unmeasured(clock, monkeypatch):
+    """While the plain path is timed, the function's calls of itself reach the user's function
+    directly, as they do once plain is chosen: the sample times what plain costs."""
+    count_leaves.reset()
+    sampled = []
+    through = CompiledFunction._sampled_call
+
+    def counted(self, args, kwargs):
+        sampled.append(args[0])
+        return through(self, args, kwargs)
+
+    monkeypatch.setattr(CompiledFunction, "_sampled_call", counted)
+    for _ in range(_calls_until_choice()):
+        assert count_leaves(5, _nothing) == 32
+    assert count_leaves._tier.plain
+    assert sampled == [5] * (_calls_until_choice() - tiering.WARMUP_CALLS + 1)
+
+
+def test_a_sample_due_inside_a_recursion_waits_for_a_call_of_the_program(clock, monkeypatch):
+    """The resampler wakes a plain-running function in the middle of a recursion: the next
+    call is one of its calls of itself, which is no sample (its size is not the program's);
+    it goes back to plain and waits for the next wake, its choice unchanged."""
+    count_leaves.reset()
+    for _ in range(_calls_until_choice()):
+        count_leaves(5, _nothing)
+    tier = count_leaves._tier
+    choice, delay = tier.choice, tier.delay
+    assert tier.plain and resample.resampler.pending() == 1
+    seen = _sampled_signatures(monkeypatch, count_leaves)
+    wake_once = [lambda: resample.resampler.run_due(math.inf)]
+    assert count_leaves(5, lambda: wake_once and wake_once.pop()()) == 32
+    assert seen == [] and tier.choice is choice and not tier.pending
+    assert tier.plain and tier.delay == delay and resample.resampler.pending() == 1

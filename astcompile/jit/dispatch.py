@@ -67,6 +67,8 @@ def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
 
 
 def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
+    if callee is owner:  # recursion on the compiled path stays on it, neither counted nor sampled
+        return owner.recurse(args, kwargs)
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
     if not isinstance(callee, _PLAIN):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
+import sys
 import threading
 import types
 from collections.abc import Callable
@@ -194,7 +195,23 @@ class CompiledFunction:
             if region_tiering.settling(regions, tier):  # time the path they settle on
                 tier.countdown = 1
                 return self._compiled_call(*args, **kwargs)
-        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs)
+        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs, self._running())
+
+    def _running(self) -> bool:
+        """Whether this thread is inside a call of this function already: a call of itself
+        through its name (the plain path's recursion, or through another function)."""
+        codes = {getattr(f, "__code__", None) for f in (self.fn, self._impl, self._outgrown)}
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code in codes:
+                return True
+            frame = frame.f_back
+        return False
+
+    def recurse(self, args: tuple, kwargs: dict) -> Any:
+        """A call of itself from its compiled path (``__ac_call``): that path again, neither
+        counted nor sampled, so that samples time the program's own calls, whole."""
+        return self._compiled_call(*args, **kwargs)
 
     def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
         """The compiled path (what sampled calls time); ``__call__`` inlines its fast path."""

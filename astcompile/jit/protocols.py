@@ -44,6 +44,10 @@ class Owner(Protocol):
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any: ...
 
+    def recurse(self, args: tuple, kwargs: dict) -> Any:
+        """A call of itself from its own compiled path: that path again, directly."""
+        ...
+
     def python_loop(self, first: int, last: int, iterable: Any) -> Any: ...
 
     def keep_loops_in_python(
