@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -372,7 +373,8 @@ def test_a_close_comparison_of_quick_calls_takes_more_rounds(clock, costs, round
 def recursive_sum(n):
     if n < 2:
         return 1.0
-    return n * 0.5 + recursive_sum(n - 1)
+    half = n * 0.5  # a region: measuring has a compiled path to compare
+    return half + recursive_sum(n - 1)
 
 
 def plain_recursive_sum(n):
@@ -463,3 +465,44 @@ def test_a_sample_due_inside_a_recursion_waits_for_a_call_of_the_program(clock, 
     assert count_leaves(5, lambda: wake_once and wake_once.pop()()) == 32
     assert seen == [] and tier.choice is choice and not tier.pending
     assert tier.plain and tier.delay == delay and resample.resampler.pending() == 1
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+def relay(n):
+    if n < 1:
+        return 0
+    return _step(n)
+
+
+def _step(n):
+    return n + 1
+
+
+def _as_decorated(fn):
+    """``fn`` compiled as ``@astcompile.compile`` leaves it: its name means the compiled one."""
+    namespace = dict(fn.__globals__)
+    clone = types.FunctionType(fn.__code__, namespace, fn.__name__)
+    namespace[fn.__name__] = compiled = astcompile.compile(clone, backend="c")
+    return compiled
+
+
+def test_a_function_without_regions_calling_only_itself_runs_plain_at_once(clock, runs):
+    """Its rewrite is its own statements with our frames around each call of itself: nothing
+    compiled to win, so after the first call (which finds that out) it is the user's function,
+    with no sample to take (a compiled sample of fib(22) took 100x the plain call)."""
+    f = _as_decorated(fib)
+    assert f(15) == fib(15)
+    assert runs(f) is f.fn and f._tier.countdown == tiering.NEVER
+    assert f(16) == fib(16) and f._tier.choice is None and resample.resampler.pending() == 0
+
+
+def test_a_function_without_regions_calling_others_is_measured(clock, runs):
+    """The functions it calls are compiled on its compiled path: that path may win."""
+    f = _as_decorated(relay)
+    assert f(3) == 4
+    assert runs(f) is CompiledFunction.__call__

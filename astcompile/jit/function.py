@@ -30,7 +30,7 @@ from astcompile.jit import (
     tiering,
 )
 from astcompile.jit.budget import Budget
-from astcompile.jit.dispatch import call_from_compiled
+from astcompile.jit.dispatch import call_from_compiled, calls_only
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
@@ -308,6 +308,10 @@ class CompiledFunction:
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
+        if not work.regions and calls_only(rewrite.source, self):  # nothing of ours to run
+            self._tier.countdown = tiering.NEVER
+            self.run_plain()
+            return self.fn
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             self._sole_region = sole
