@@ -30,6 +30,7 @@ class Owner(Protocol):
     backend_name: str
     cache_digest: str | None
     all_eager: bool
+    mode: str  # "default" or "frozen"
     python_loops: set[int]
     python_lines: set[int]
     budget: Budget
