@@ -506,3 +506,25 @@ def test_a_function_without_regions_calling_others_is_measured(clock, runs):
     f = _as_decorated(relay)
     assert f(3) == 4
     assert runs(f) is CompiledFunction.__call__
+
+
+def test_a_plain_sample_leaves_a_choice_made_meanwhile_in_place(clock, runs):
+    """Another thread may decide while a plain sample runs (and hold the tier's lock, so the
+    sample is not recorded): the sample's end does not undo the path that decision settled
+    on (measuring with no countdown left would run the compiled path until the next wake)."""
+    f = _as_decorated(count_leaves.fn)
+    tier = f._tier
+    for _ in range(_calls_until_choice()):
+        f(1, _nothing)
+    assert tier.plain and resample.resampler.run_due(math.inf) == 1  # a plain sample is due
+
+    def decided_elsewhere():
+        if tier.lock.acquire(blocking=False):
+            tier.countdown = tiering.NEVER
+            f.settle(True)
+
+    try:
+        assert f(2, decided_elsewhere) == 4
+    finally:
+        tier.lock.release()
+    assert runs(f) is f.fn

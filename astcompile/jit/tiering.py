@@ -212,7 +212,7 @@ class Tier:
             return _timed(self.name, path, run, args, kwargs)
         finally:
             self.sampling = outer
-            if unmeasured:
+            if unmeasured and self.countdown != NEVER:  # not settled by another thread meanwhile
                 self.switch.run_measured()
 
     def _not_now(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
