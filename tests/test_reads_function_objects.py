@@ -145,6 +145,33 @@ def test_callee_defaults_rebound(backend):
         weighted.__defaults__, weighted.__kwdefaults__ = saved
 
 
+def gives_sine():
+    return np.sin
+
+
+def gives_cosine():
+    return np.cos
+
+
+def calls_what_it_is_given(x):
+    return gives_sine()(x) * 2.0 + 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_code_swapped_under_a_callee_whose_statements_run_as_python(backend):
+    """``gives_sine`` is compiled on its own from the eager code, one region that runs its
+    statements (it returns a function): that path checks the code too."""
+    saved = gives_sine.__code__
+    try:
+        follows(calls_what_it_is_given, swap_code(gives_sine, gives_cosine), backend=backend)
+        gives_sine.__code__ = saved
+        follows(
+            gives_sine, swap_code(gives_sine, gives_cosine), call=lambda f: f(), backend=backend
+        )
+    finally:
+        gives_sine.__code__ = saved
+
+
 # -- function attributes -----------------------------------------------------------------------
 
 
