@@ -1,0 +1,319 @@
+"""Hypothesis strategies for the generated holder programs of tests/test_reads_generated.py.
+
+A program is the text of a module that defines ``f`` (the function compiled), ``args()`` (a
+fresh argument tuple for one call) and ``state()`` (what its calls leave behind: counters,
+appended lists), with the changes made to it between calls. Each kind is a place a compiled
+function reads a value from, or a callee it reaches, that the user changes later:
+
+* value holders (``HOLDERS``): attributes, containers, closures, globals, a function's own
+  attributes, defaults and code, a callee's defaults and code (swapped as ``%autoreload`` does),
+  the module's file edited after import, modules without a file, installed packages, NumPy's
+  own names (set, or patched with ``mock.patch.object``);
+* callees with side effects (``EFFECTS``) reached through ``self``, a function stored on an
+  attribute or an instance attribute shadowing a method: random draws, appends, counters, prints;
+* iteration (``LOOPS``) over dicts, views, sets, frozensets and generators held in an argument,
+  a global or an attribute, changed in place or rebound.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+#: name: (module set-up after ``def f``, f's parameters, the arguments ``args()`` passes after x,
+#: how f reads the value, how a change sets it: a statement of ``setter(new)``, or ``code f`` /
+#: ``code helper`` (that function's ``__code__`` from the module written again with ``new``),
+#: ``edit`` / ``edit above`` (the module's file written again with ``new``, lines added above)).
+HOLDERS = {
+    "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h", "h.v", "h.v = new"),
+    "nested": (
+        "class H: pass\nh = H()\nh.cfg = H()\nh.cfg.v = {init}",
+        "x, h",
+        "h",
+        "h.cfg.v",
+        "h.cfg.v = new",
+    ),
+    "class attribute": ("class H:\n    v = {init}\nh = H()", "x, h", "h", "h.v", "H.v = new"),
+    "dict": ("d = {{'v': {init}}}", "x, d", "d", "d['v']", "d['v'] = new"),
+    "list": ("lst = [{init}, 0]", "x, lst", "lst", "lst[0]", "lst[0] = new"),
+    "global": ("V = {init}", "x", "", "V", "global V\n    V = new"),
+    "callee global": (
+        "V = {init}\ndef helper():\n    return V",
+        "x",
+        "",
+        "helper()",
+        "global V\n    V = new",
+    ),
+    "namespace": (
+        "import types\nns = types.SimpleNamespace(v={init})",
+        "x",
+        "",
+        "ns.v",
+        "ns.v = new",
+    ),
+    "closure": (None, "x", "", "v", None),  # the factory of _closure_source
+    "function attribute": ("def g():\n    pass\ng.v = {init}", "x", "", "g.v", "g.v = new"),
+    "own attribute": ("f.v = {init}", "x", "", "f.v", "f.v = new"),
+    "own default": ("", "x, v={init}", "", "v", "f.__defaults__ = (new,)"),
+    "own keyword default": ("", "x, *, v={init}", "", "v", "f.__kwdefaults__ = {'v': new}"),
+    "own code": ("", "x", "", "({init})", "code f"),
+    "callee default": (
+        "def helper(v={init}):\n    return v",
+        "x",
+        "",
+        "helper()",
+        "helper.__defaults__ = (new,)",
+    ),
+    "callee keyword default": (
+        "def helper(*, v={init}):\n    return v",
+        "x",
+        "",
+        "helper()",
+        "helper.__kwdefaults__ = {'v': new}",
+    ),
+    "callee code": ("def helper():\n    return {init}", "x", "", "helper()", "code helper"),
+    "file edited": ("", "x", "", "({init})", "edit"),
+    "file edited above": ("", "x", "", "({init})", "edit above"),
+    "module without a file": (
+        "import types\nm = types.ModuleType('m')\nm.v = {init}",
+        "x",
+        "",
+        "m.v",
+        "m.v = new",
+    ),
+    "installed package": ("", "x", "", "pkg.V", "pkg.V = new"),
+    "numpy attribute": (
+        "np.ac_generated_v = {init}",
+        "x",
+        "",
+        "np.ac_generated_v",
+        "np.ac_generated_v = new",
+    ),
+    "numpy patched": (
+        "mock.patch.object(np, 'negative', {init}).start()",
+        "x",
+        "",
+        "np.negative",
+        "mock.patch.object(np, 'negative', new).start()",
+    ),
+}
+#: The changes the test makes itself, not ``setter(new)``.
+SPECIAL = ("code f", "code helper", "edit", "edit above")
+#: The holders of each test group (one test per group and backend).
+GROUPS = {
+    "reads": ["attribute", "nested", "class attribute", "dict", "list", "global", "namespace"],
+    "functions": [
+        "closure",
+        "callee global",
+        "function attribute",
+        "own attribute",
+        "own default",
+        "own keyword default",
+        "callee default",
+        "callee keyword default",
+    ],
+    "source": ["file edited", "file edited above", "own code", "callee code"],
+    "modules": ["module without a file", "installed package", "numpy attribute", "numpy patched"],
+}
+#: What the function does with the value, by the kind of value.
+BODIES = {
+    "number": "return x * {read} + 1.0",
+    "bool": "if {read}:\n    return x + 1.0\nreturn x - 1.0",
+    "str": "if {read} == 'a':\n    return x * 2.0\nreturn x",
+    "dtype": "return (x * 2.5).astype({read})",
+    "callable": "return {read}(x) * 2.0 + 1.0",
+}
+_NUMBERS = st.one_of(
+    st.floats(-4, 4, allow_nan=False).map(repr),
+    st.integers(-5, 5).map(repr),
+    st.floats(-4, 4, allow_nan=False, width=32).map(lambda v: f"np.float32({v!r})"),
+    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}.5)"),
+    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}, dtype=np.int32)"),
+)
+VALUES = {
+    "number": _NUMBERS,
+    "bool": st.sampled_from(["True", "False"]),
+    "str": st.sampled_from(["'a'", "'b'"]),
+    "dtype": st.sampled_from(["np.float32", "np.float64", "np.int32", "np.int64", "'float32'"]),
+    "callable": st.sampled_from(
+        ["np.sin", "np.cos", "np.negative", "np.abs", "lambda v: v * 3.0", "triple"]
+    ),
+}
+#: The kinds of value a holder takes where not all do ("numpy patched" holds a function).
+_KINDS = {"numpy patched": ["callable"]}
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A value holder program: the holder, the kind of value, the values in turn."""
+
+    holder: str
+    kind: str
+    values: tuple[str, ...]
+
+    def source(self, value: str) -> str:
+        """The module with ``value`` in the holder (again with a new value for ``code``
+        and ``edit`` changes: what the user's edited file says)."""
+        setup, params, extra, read, setter = HOLDERS[self.holder]
+        body = BODIES[self.kind].format(read=read.format(init=value))
+        head = (
+            "import numpy as np\nfrom unittest import mock\n\ndef triple(v):\n    return v * 3.0\n"
+        )
+        if self.holder == "installed package":
+            head += "import ac_generated_pkg as pkg\n"
+        if self.holder == "file edited above":
+            head = "# lines added above\n" * self.values.index(value) + head
+        if self.holder == "closure":
+            return head + _closure_source(body, value)
+        setter = "pass" if setter in SPECIAL else setter
+        return (
+            f"{head}\n"
+            f"def f({params.format(init=value)}):\n{_indent(body, 4)}\n\n"
+            f"{setup.format(init=value)}\n\ndef setter(new):\n    {setter}\n\n"
+            f"def args():\n    return (X.copy(), {extra})\n\nX = np.arange(4.0) - 1.5\n"
+        )
+
+
+def _closure_source(body: str, value: str) -> str:
+    return (
+        f"def make():\n    v = {value}\n    def f(x):\n{_indent(body, 8)}\n"
+        "    def setter(new):\n        nonlocal v\n        v = new\n    return f, setter\n"
+        "f, setter = make()\n\ndef args():\n    return (np.arange(4.0) - 1.5,)\n"
+    )
+
+
+def _indent(text: str, spaces: int) -> str:
+    return textwrap.indent(text, " " * spaces)
+
+
+@st.composite
+def holders(draw, group: str) -> Holder:
+    holder = draw(st.sampled_from(GROUPS[group]))
+    kind = draw(st.sampled_from(_KINDS.get(holder, sorted(BODIES))))
+    values = draw(st.lists(VALUES[kind], min_size=2, max_size=4, unique=True))
+    return Holder(holder, kind, tuple(values))
+
+
+# -- callees with side effects -------------------------------------------------------------------
+
+#: name: the body of a callee with that effect, written for a method (``self``) and for a
+#: module function (``G``, a namespace of the module's globals state).
+EFFECTS = {
+    "random": "return np.random.rand(*x.shape) > 0.5",
+    "random scalar": "return np.random.normal()",
+    "append": "{who}.log.append(float(x.sum()))\nreturn 2.0",
+    "count": "{who}.n += 1\nreturn {who}.n",
+    "print": "print('effect', x.sum())\nreturn 1.5",
+    "pure": "return x * 0.5",
+}
+#: How ``forward`` reaches the callee, and how a change puts another effect there.
+REACHES = {
+    "method": ("self.effect(x)", "M.effect = M.effect_{new}"),
+    "attribute function": ("self.fn(x)", "m.fn = fn_{new}"),
+    "shadowing attribute": ("self.effect(x)", "m.effect = fn_{new}"),
+    "callable attribute": ("self.layer(x)", "Layer.__call__ = Layer.effect_{new}"),
+}
+
+
+def _name(effect: str) -> str:
+    return effect.replace(" ", "_")
+
+
+def effects_source(reach: str, first: str) -> str:
+    """A class whose compiled ``forward`` reaches a callee with effect ``first``; every effect
+    is there as a method, a module function and a callable class's method."""
+    methods = "".join(
+        f"    def effect_{_name(e)}(self, x):\n{_indent(b.format(who='self'), 8)}\n"
+        for e, b in EFFECTS.items()
+    )
+    functions = "".join(
+        f"def fn_{_name(e)}(x):\n{_indent(b.format(who='G'), 4)}\n\n" for e, b in EFFECTS.items()
+    )
+    call = REACHES[reach][0]
+    first = _name(first)
+    return (
+        "import types\nimport numpy as np\n\nG = types.SimpleNamespace(n=0, log=[])\n\n"
+        f"{functions}class Layer:\n    def __init__(self):\n        self.n, self.log = 0, []\n\n"
+        f"{methods}    __call__ = effect_{first}\n\n\n"
+        "class M:\n    def __init__(self):\n        self.n, self.log = 0, []\n"
+        f"        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
+        f"    def forward(self, x):\n        return x * {call} + 1.0\n\n"
+        f"{methods}    effect = effect_{first}\n\n\n"
+        "m = M()\nf = M.forward\n\n\ndef args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
+        "def state():\n    return (m.n, m.log, m.layer.n, m.layer.log, G.n, G.log)\n"
+    )
+
+
+@st.composite
+def callees(draw) -> tuple[str, tuple[str, ...]]:
+    reach = draw(st.sampled_from(sorted(REACHES)))
+    effects = draw(st.lists(st.sampled_from(sorted(EFFECTS)), min_size=1, max_size=4))
+    return reach, tuple(effects)
+
+
+# -- iteration -----------------------------------------------------------------------------------
+
+#: How f loops over ``c`` (each key ``k`` reaches x's rows through ``I``, so int and str keys
+#: both index).
+LOOPS = {
+    "for": "for k in c:\n    acc = acc * 2.0 + x[I[k]]",
+    "enumerate": "for n, k in enumerate(c):\n    acc = acc * 2.0 + n * x[I[k]]",
+    "zip": "for k, row in zip(c, x):\n    acc = acc * 2.0 + I[k] * row",
+    "items": "for k, v in c.items():\n    acc = acc * 2.0 + x[I[k]] * I[v]",
+}
+#: What ``c`` is, made from the dict ``D``.
+CONTAINERS = {
+    "dict": "D",
+    "keys": "D.keys()",
+    "values": "D.values()",
+    "items of": "D",  # iterated by the "items" loop
+    "set": "set(D)",
+    "frozenset": "frozenset(D)",
+    "generator": "(k for k in D)",
+}
+#: Where f finds ``c``: (f's parameters, its first line, the arguments ``args()`` passes).
+PLACES = {
+    "argument": ("x, c", "", "C"),
+    "global": ("x", "c = C", ""),
+    "attribute": ("x, h", "c = h.c", "h"),
+}
+KEYS = st.lists(st.sampled_from([0, 1, 2, 3, "a", "b"]), max_size=4, unique=True)
+_INDEX = "I = {0: 0, 1: 1, 2: 2, 3: 3, 'a': 1, 'b': 3}"
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An iteration program: the loop, the container, where f finds it, the dicts in turn and
+    whether a change rebinds the container (or only changes ``D`` in place)."""
+
+    loop: str
+    container: str
+    place: str
+    dicts: tuple[str, ...]
+    rebind: bool
+
+    def source(self) -> str:
+        params, first, extra = PLACES[self.place]
+        body = f"{first}\nacc = np.zeros(x.shape[1])\n{LOOPS[self.loop]}\nreturn acc"
+        rebind = "C = " + CONTAINERS[self.container] if self.rebind else "pass"
+        return (
+            f"import numpy as np\n\n{_INDEX}\nD = {self.dicts[0]}\n"
+            f"C = {CONTAINERS[self.container]}\n\n\nclass H:\n    pass\n\n\nh = H()\nh.c = C\n\n\n"
+            f"def f({params}):\n{_indent(body, 4)}\n\n\n"
+            f"def setter(new):\n    global C\n    D.clear()\n    D.update(new)\n    {rebind}\n    h.c = C\n\n\n"
+            f"def args():\n    return (np.arange(12.0).reshape(4, 3), {extra})\n"
+        )
+
+
+@st.composite
+def loops(draw) -> Loop:
+    loop = draw(st.sampled_from(sorted(LOOPS)))
+    items = ["items of"] if loop == "items" else sorted(set(CONTAINERS) - {"items of"})
+    container = draw(st.sampled_from(items))
+    keys = draw(st.lists(KEYS, min_size=2, max_size=4))
+    values = st.sampled_from([0, 1, 2, 3, "a", "b"])
+    dicts = tuple(repr({k: draw(values) for k in ks}) for ks in keys)
+    place = draw(st.sampled_from(sorted(PLACES)))
+    return Loop(loop, container, place, dicts, draw(st.booleans()))
