@@ -195,8 +195,8 @@ def assert_same_call(
     floor: tuple[float, float] = EXACT,
 ) -> None:
     """One call of each on its own arguments (two copies, or two twins' objects): the same
-    result, or where the plain call raises, the same exception type; the same text printed;
-    afterwards the arrays and Python lists among the arguments hold what the plain call left."""
+    result (which arrays are the arguments or share their memory too), or where the plain call
+    raises, the same exception type; the same text printed; afterwards the arrays and Python lists among the arguments hold what the plain call left."""
     outputs = []
     with np.errstate(all="ignore"), target_mode(backend):
         with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -210,7 +210,10 @@ def assert_same_call(
                 with pytest.raises(type(expected)):
                     compiled(*compiled_args)
             else:
-                assert_same_value(compiled(*compiled_args), expected, floor=floor)
+                got = compiled(*compiled_args)
+                assert_same_value(got, expected, floor=floor)
+                want, have = aliasing(plain_args, expected), aliasing(compiled_args, got)
+                assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
         outputs.append(printed.getvalue())
     assert outputs[1] == outputs[0], f"printed {outputs[1]!r}, plain printed {outputs[0]!r}"
     for i, (a, b) in enumerate(zip(compiled_args, plain_args)):

@@ -120,6 +120,7 @@ GROUPS = {
 #: What the function does with the value, by the kind of value.
 BODIES = {
     "number": "return x * {read} + 1.0",
+    "in place": "x += {read}\nreturn x",
     "bool": "if {read}:\n    return x + 1.0\nreturn x - 1.0",
     "str": "if {read} == 'a':\n    return x * 2.0\nreturn x",
     "dtype": "return (x * 2.5).astype({read})",
@@ -132,10 +133,11 @@ _NUMBERS = st.one_of(
     st.integers(-3, 3).map(lambda v: f"np.full(4, {v}.5)"),
     st.integers(-3, 3).map(lambda v: f"np.full(4, {v}, dtype=np.int32)"),
 )
-VALUES = {
+VALUES = {  # an array where a bool is tested raises, as Python does
     "number": _NUMBERS,
-    "bool": st.sampled_from(["True", "False"]),
-    "str": st.sampled_from(["'a'", "'b'"]),
+    "in place": _NUMBERS,
+    "bool": st.one_of(st.sampled_from(["True", "False"]), _NUMBERS),
+    "str": st.one_of(st.sampled_from(["'a'", "'b'"]), _NUMBERS),
     "dtype": st.sampled_from(["np.float32", "np.float64", "np.int32", "np.int64", "'float32'"]),
     "callable": st.sampled_from(
         ["np.sin", "np.cos", "np.negative", "np.abs", "lambda v: v * 3.0", "triple"]

@@ -47,8 +47,9 @@ ALL_BACKENDS = list(dict.fromkeys([*BACKENDS, *TRITON]))
 #: Examples per group and backend: 15 in a default run (the "ci" profile's 150 / 25), 200
 #: under ``--slow`` (the "slow" profile's 5000 / 25; tests/conftest.py).
 EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 25))
-#: Calls after each change: one, a few, or past the promotion to the C-level call path.
-CALLS = st.sampled_from([1, 2, 1, 2, fastcall.PROMOTE_AFTER + 2])
+#: Calls after each change (one, a few, or past the promotion to the C-level call path), and
+#: whether the first change comes before the first call (the first compile sees it).
+CALLS = st.tuples(st.sampled_from([1, 2, 1, 2, fastcall.PROMOTE_AFTER + 2]), st.booleans())
 _NAMES = itertools.count()
 
 
@@ -74,13 +75,16 @@ class Twins:
             if hasattr(self.plain, "state"):
                 assert_same_value(self.other.state(), self.plain.state(), "state")
 
-    def follow(self, changes: list, calls: int) -> None:
-        """Compared before each change and after the last; the modules unloaded after."""
+    def follow(self, changes: list, calls: tuple[int, bool]) -> None:
+        """Compared before each change (but the first, if ``calls`` says it comes before the
+        first call) and after the last; the modules unloaded after."""
+        count, early = calls
         try:
-            for change in changes:
-                self.compare(calls)
+            for n, change in enumerate(changes):
+                if n or not early:
+                    self.compare(count)
                 change()
-            self.compare(calls)
+            self.compare(count)
         finally:
             for name in list(sys.modules):
                 if name.startswith(f"gen_{self.tag}_"):
