@@ -47,9 +47,12 @@ ALL_BACKENDS = list(dict.fromkeys([*BACKENDS, *TRITON]))
 #: Examples per group and backend: 15 in a default run (the "ci" profile's 150 / 25), 200
 #: under ``--slow`` (the "slow" profile's 5000 / 25; tests/conftest.py).
 EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 25))
-#: Calls after each change (one, a few, or past the promotion to the C-level call path), and
-#: whether the first change comes before the first call (the first compile sees it).
-CALLS = st.tuples(st.sampled_from([1, 2, 1, 2, fastcall.PROMOTE_AFTER + 2]), st.booleans())
+#: Calls after each change (one, a few, or past the promotion to the C-level call path),
+#: whether the first change comes before the first call (the first compile sees it), and
+#: whether the last calls start from the disk cache (every entry in memory forgotten).
+CALLS = st.tuples(
+    st.sampled_from([1, 2, 1, 2, fastcall.PROMOTE_AFTER + 2]), st.booleans(), st.booleans()
+)
 _NAMES = itertools.count()
 
 
@@ -75,15 +78,19 @@ class Twins:
             if hasattr(self.plain, "state"):
                 assert_same_value(self.other.state(), self.plain.state(), "state")
 
-    def follow(self, changes: list, calls: tuple[int, bool]) -> None:
+    def follow(self, changes: list, calls: tuple[int, bool, bool]) -> None:
         """Compared before each change (but the first, if ``calls`` says it comes before the
-        first call) and after the last; the modules unloaded after."""
-        count, early = calls
+        first call) and after the last (warm from the disk cache, if it says so); the modules
+        unloaded after."""
+        count, early, warm = calls
         try:
             for n, change in enumerate(changes):
                 if n or not early:
                     self.compare(count)
                 change()
+            if warm:
+                astcompile.reset()
+                self.compiled = astcompile.compile(self.other.f, backend=self.backend)
             self.compare(count)
         finally:
             for name in list(sys.modules):
