@@ -98,12 +98,76 @@ HOLDERS = {
         "np.negative",
         "mock.patch.object(np, 'negative', new).start()",
     ),
+    "numpy constant patched": (
+        "mock.patch.object(np, 'e', {init}).start()",
+        "x",
+        "",
+        "np.e",
+        "mock.patch.object(np, 'e', new).start()",
+    ),
+    "math patched": (
+        "import math\nmock.patch.object(math, 'tau', {init}).start()",
+        "x",
+        "",
+        "math.tau",
+        "mock.patch.object(math, 'tau', new).start()",
+    ),
+    "base class attribute": (
+        "class A:\n    v = {init}\nclass H(A):\n    pass\nh = H()",
+        "x, h",
+        "h",
+        "h.v",
+        "A.v = new",
+    ),
+    "shadowed class attribute": (
+        "class H:\n    v = {init}\nh = H()",
+        "x, h",
+        "h",
+        "h.v",
+        "h.v = new",
+    ),
+    "property": (
+        "class H:\n    @property\n    def v(self):\n        return self._v\nh = H()\nh._v = {init}",
+        "x, h",
+        "h",
+        "h.v",
+        "h._v = new",
+    ),
+    "slots": (
+        "class H:\n    __slots__ = ('v',)\nh = H()\nh.v = {init}",
+        "x, h",
+        "h",
+        "h.v",
+        "h.v = new",
+    ),
+    "nested containers": (
+        "cfg = {{'layers': [{{'v': {init}}}]}}",
+        "x, cfg",
+        "cfg",
+        "cfg['layers'][0]['v']",
+        "cfg['layers'][0] = {'v': new}",
+    ),
+    "global tuple": ("T = ({init}, 0)", "x", "", "T[0]", "global T\n    T = (new, 0)"),
 }
 #: The changes the test makes itself, not ``setter(new)``.
 SPECIAL = ("code f", "code helper", "edit", "edit above")
 #: The holders of each test group (one test per group and backend).
 GROUPS = {
-    "reads": ["attribute", "nested", "class attribute", "dict", "list", "global", "namespace"],
+    "reads": [
+        "attribute",
+        "nested",
+        "class attribute",
+        "base class attribute",
+        "shadowed class attribute",
+        "property",
+        "slots",
+        "dict",
+        "list",
+        "nested containers",
+        "global",
+        "global tuple",
+        "namespace",
+    ],
     "functions": [
         "closure",
         "callee global",
@@ -115,7 +179,14 @@ GROUPS = {
         "callee keyword default",
     ],
     "source": ["file edited", "file edited above", "own code", "callee code"],
-    "modules": ["module without a file", "installed package", "numpy attribute", "numpy patched"],
+    "modules": [
+        "module without a file",
+        "installed package",
+        "numpy attribute",
+        "numpy patched",
+        "numpy constant patched",
+        "math patched",
+    ],
 }
 #: What the function does with the value, by the kind of value.
 BODIES = {
@@ -144,7 +215,11 @@ VALUES = {  # an array where a bool is tested raises, as Python does
     ),
 }
 #: The kinds of value a holder takes where not all do ("numpy patched" holds a function).
-_KINDS = {"numpy patched": ["callable"]}
+_KINDS = {
+    "numpy patched": ["callable"],
+    "numpy constant patched": ["number", "in place", "bool"],
+    "math patched": ["number", "in place", "bool"],
+}
 
 
 @dataclass(frozen=True)
@@ -209,6 +284,17 @@ EFFECTS = {
     "count": "{who}.n += 1\nreturn {who}.n",
     "print": "print('effect', x.sum())\nreturn 1.5",
     "pure": "return x * 0.5",
+    "generator": "return {who}.rng.random(x.shape)",
+    "accumulate": "{who}.buf += x\nreturn {who}.buf.sum()",
+    "total": "{who}.total = {who}.total + float(x.sum())\nreturn {who}.total",
+}
+#: What each holder of effects starts with (``who`` is ``self`` or the module's ``G``).
+_STATE = "n=0, log=[], total=0.0, rng=np.random.default_rng(0), buf=np.zeros(4)"
+#: How ``forward`` uses what the callee returns.
+FORWARDS = {
+    "once": "return x * {call} + 1.0",
+    "loop": "acc = x\nfor i in range(2):\n    acc = acc * {call} + i\nreturn acc",
+    "branch": "y = {call}\nif x.sum() > 0:\n    return x + y\nreturn x - y",
 }
 #: How ``forward`` reaches the callee, and how a change puts another effect there.
 REACHES = {
@@ -223,7 +309,7 @@ def _name(effect: str) -> str:
     return effect.replace(" ", "_")
 
 
-def effects_source(reach: str, first: str) -> str:
+def effects_source(reach: str, forward: str, first: str) -> str:
     """A class whose compiled ``forward`` reaches a callee with effect ``first``; every effect
     is there as a method, a module function and a callable class's method."""
     methods = "".join(
@@ -233,26 +319,26 @@ def effects_source(reach: str, first: str) -> str:
     functions = "".join(
         f"def fn_{_name(e)}(x):\n{_indent(b.format(who='G'), 4)}\n\n" for e, b in EFFECTS.items()
     )
-    call = REACHES[reach][0]
+    body = FORWARDS[forward].format(call=REACHES[reach][0])
+    init = "    def __init__(self):\n        self.__dict__.update(types.SimpleNamespace(" + _STATE
     first = _name(first)
     return (
-        "import types\nimport numpy as np\n\nG = types.SimpleNamespace(n=0, log=[])\n\n"
-        f"{functions}class Layer:\n    def __init__(self):\n        self.n, self.log = 0, []\n\n"
-        f"{methods}    __call__ = effect_{first}\n\n\n"
-        "class M:\n    def __init__(self):\n        self.n, self.log = 0, []\n"
-        f"        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
-        f"    def forward(self, x):\n        return x * {call} + 1.0\n\n"
-        f"{methods}    effect = effect_{first}\n\n\n"
+        f"import types\nimport numpy as np\n\nG = types.SimpleNamespace({_STATE})\n\n"
+        f"{functions}class Layer:\n{init}).__dict__)\n\n{methods}    __call__ = effect_{first}\n\n\n"
+        f"class M:\n{init}).__dict__)\n        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
+        f"    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}    effect = effect_{first}\n\n\n"
         "m = M()\nf = M.forward\n\n\ndef args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
-        "def state():\n    return (m.n, m.log, m.layer.n, m.layer.log, G.n, G.log)\n"
+        "def state():\n    return [_kept(h) for h in (m, m.layer, G)]\n\n\n"
+        "def _kept(h):\n    return (h.n, h.log, h.total, h.buf, h.rng.bit_generator.state['state'])\n"
     )
 
 
 @st.composite
-def callees(draw) -> tuple[str, tuple[str, ...]]:
+def callees(draw) -> tuple[str, str, tuple[str, ...]]:
     reach = draw(st.sampled_from(sorted(REACHES)))
+    forward = draw(st.sampled_from(sorted(FORWARDS)))
     effects = draw(st.lists(st.sampled_from(sorted(EFFECTS)), min_size=1, max_size=4))
-    return reach, tuple(effects)
+    return reach, forward, tuple(effects)
 
 
 # -- iteration -----------------------------------------------------------------------------------

@@ -165,8 +165,9 @@ def test_holders_follow_changes(group, backend, data, tmp_path_factory):
 @EXAMPLES
 @given(program=callees(), calls=CALLS)
 def test_callees_with_effects_run_at_every_call(backend, program, calls, tmp_path_factory):
-    reach, effects = program
-    twins = Twins(tmp_path_factory.mktemp("callees"), effects_source(reach, effects[0]), backend)
+    reach, forward, effects = program
+    source = effects_source(reach, forward, effects[0])
+    twins = Twins(tmp_path_factory.mktemp("callees"), source, backend)
     news = [REACHES[reach][1].format(new=e.replace(" ", "_")) for e in effects[1:]]
     twins.follow([lambda new=new: twins.change(new) for new in news], calls)
 
