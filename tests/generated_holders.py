@@ -350,6 +350,9 @@ LOOPS = {
     "enumerate": "for n, k in enumerate(c):\n    acc = acc * 2.0 + n * x[I[k]]",
     "zip": "for k, row in zip(c, x):\n    acc = acc * 2.0 + I[k] * row",
     "items": "for k, v in c.items():\n    acc = acc * 2.0 + x[I[k]] * I[v]",
+    "reversed": "for k in reversed(c):\n    acc = acc * 2.0 + x[I[k]]",  # sets raise
+    "list of": "for k in list(c):\n    acc = acc * 2.0 + x[I[k]]",
+    "sum": "acc = acc + sum(x[I[k]] * 2.0 for k in c)",
 }
 #: What ``c`` is, made from the dict ``D``.
 CONTAINERS = {
@@ -366,6 +369,7 @@ PLACES = {
     "argument": ("x, c", "", "C"),
     "global": ("x", "c = C", ""),
     "attribute": ("x, h", "c = h.c", "h"),
+    "made per call": ("x, c", "", "{make}"),
 }
 KEYS = st.lists(st.sampled_from([0, 1, 2, 3, "a", "b"]), max_size=4, unique=True)
 _INDEX = "I = {0: 0, 1: 1, 2: 2, 3: 3, 'a': 1, 'b': 3}"
@@ -384,14 +388,16 @@ class Loop:
 
     def source(self) -> str:
         params, first, extra = PLACES[self.place]
+        made = CONTAINERS[self.container]
         body = f"{first}\nacc = np.zeros(x.shape[1])\n{LOOPS[self.loop]}\nreturn acc"
-        rebind = "C = " + CONTAINERS[self.container] if self.rebind else "pass"
+        rebind = f"C = {made}" if self.rebind else "pass"
         return (
-            f"import numpy as np\n\n{_INDEX}\nD = {self.dicts[0]}\n"
-            f"C = {CONTAINERS[self.container]}\n\n\nclass H:\n    pass\n\n\nh = H()\nh.c = C\n\n\n"
+            f"import numpy as np\n\n{_INDEX}\nD = {self.dicts[0]}\nC = {made}\n\n\n"
+            "class H:\n    pass\n\n\nh = H()\nh.c = C\n\n\n"
             f"def f({params}):\n{_indent(body, 4)}\n\n\n"
-            f"def setter(new):\n    global C\n    D.clear()\n    D.update(new)\n    {rebind}\n    h.c = C\n\n\n"
-            f"def args():\n    return (np.arange(12.0).reshape(4, 3), {extra})\n"
+            "def setter(new):\n    global C\n    D.clear()\n    D.update(new)\n"
+            f"    {rebind}\n    h.c = C\n\n\n"
+            f"def args():\n    return (np.arange(12.0).reshape(4, 3), {extra.format(make=made)})\n"
         )
 
 
