@@ -39,6 +39,10 @@ BACKENDS = os.environ.get("ASTCOMPILE_TEST_BACKENDS", "eager,c").split(",")
 #: (tests/test_backend_triton*.py) pick their cases.
 TRITON = ["triton"] if importlib.util.find_spec("triton") else []
 
+#: The backends the soundness tests run on (what a compiled function reads, calls and iterates,
+#: changed between calls): every one here, Triton's interpreter too; their programs are small.
+EVERY_BACKEND = list(dict.fromkeys([*BACKENDS, *TRITON]))
+
 
 @functools.cache
 def gpu_present() -> bool:

@@ -22,7 +22,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same_call, assert_same_value
+from differential import EVERY_BACKEND, assert_same_call, assert_same_value
 from generated_holders import (
     GROUPS,
     HOLDERS,
@@ -42,8 +42,6 @@ import astcompile
 from astcompile.frontend import resolve
 from astcompile.runtime import fastcall
 
-#: Every backend, Triton's interpreter included: the generated programs are small.
-ALL_BACKENDS = list(dict.fromkeys([*BACKENDS, *TRITON]))
 #: Examples per group and backend: 15 in a default run (the "ci" profile's 150 / 25), 200
 #: under ``--slow`` (the "slow" profile's 5000 / 25; tests/conftest.py).
 EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 25))
@@ -146,7 +144,7 @@ def _change_holder(twins: Twins, program: Holder, new: str) -> None:
             edit_module(module, program.source(new))
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize("group", sorted(GROUPS))
 @EXAMPLES
 @given(data=st.data())
@@ -161,7 +159,7 @@ def test_holders_follow_changes(group, backend, data, tmp_path_factory):
         )
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @EXAMPLES
 @given(program=callees(), calls=CALLS)
 def test_callees_with_effects_run_at_every_call(backend, program, calls, tmp_path_factory):
@@ -172,7 +170,7 @@ def test_callees_with_effects_run_at_every_call(backend, program, calls, tmp_pat
     twins.follow([lambda new=new: twins.change(new) for new in news], calls)
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @EXAMPLES
 @given(program=loops(), calls=CALLS)
 def test_iteration_follows_python(backend, program, calls, tmp_path_factory):
