@@ -309,9 +309,11 @@ def _name(effect: str) -> str:
     return effect.replace(" ", "_")
 
 
-def effects_source(reach: str, forward: str, first: str) -> str:
+def effects_source(reach: str, forward: str, first: str, backend: str = "") -> str:
     """A class whose compiled ``forward`` reaches a callee with effect ``first``; every effect
-    is there as a method, a module function and a callable class's method."""
+    is there as a method, a module function and a callable class's method. With a
+    ``backend``, ``forward`` is compiled in the class by a decorator and ``f`` calls it
+    through the object (the way the issue's users wrote it), else ``f`` is ``M.forward``."""
     methods = "".join(
         f"    def effect_{_name(e)}(self, x):\n{_indent(b.format(who='self'), 8)}\n"
         for e, b in EFFECTS.items()
@@ -322,23 +324,28 @@ def effects_source(reach: str, forward: str, first: str) -> str:
     body = FORWARDS[forward].format(call=REACHES[reach][0])
     init = "    def __init__(self):\n        self.__dict__.update(types.SimpleNamespace(" + _STATE
     first = _name(first)
+    decorator = f"    @astcompile.compile(backend={backend!r})\n" if backend else ""
+    entry = "def f(m, x):\n    return m.forward(x)" if backend else "f = M.forward"
     return (
-        f"import types\nimport numpy as np\n\nG = types.SimpleNamespace({_STATE})\n\n"
+        f"import types\nimport numpy as np\nimport astcompile\n\nG = types.SimpleNamespace({_STATE})\n\n"
         f"{functions}class Layer:\n{init}).__dict__)\n\n{methods}    __call__ = effect_{first}\n\n\n"
         f"class M:\n{init}).__dict__)\n        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
-        f"    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}    effect = effect_{first}\n\n\n"
-        "m = M()\nf = M.forward\n\n\ndef args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
+        f"{decorator}    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}"
+        f"    effect = effect_{first}\n\n\nm = M()\n{entry}\n\n\n"
+        "def args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
         "def state():\n    return [_kept(h) for h in (m, m.layer, G)]\n\n\n"
         "def _kept(h):\n    return (h.n, h.log, h.total, h.buf, h.rng.bit_generator.state['state'])\n"
     )
 
 
 @st.composite
-def callees(draw) -> tuple[str, str, tuple[str, ...]]:
+def callees(draw) -> tuple[str, str, tuple[str, ...], bool]:
+    """How f reaches the callee, how forward uses it, its effects in turn, and whether forward
+    is compiled by a decorator in its class."""
     reach = draw(st.sampled_from(sorted(REACHES)))
     forward = draw(st.sampled_from(sorted(FORWARDS)))
     effects = draw(st.lists(st.sampled_from(sorted(EFFECTS)), min_size=1, max_size=4))
-    return reach, forward, tuple(effects)
+    return reach, forward, tuple(effects), draw(st.booleans())
 
 
 # -- iteration -----------------------------------------------------------------------------------

@@ -57,11 +57,21 @@ _NAMES = itertools.count()
 class Twins:
     """The program imported twice from its own file: ``plain`` runs it, ``other`` compiled."""
 
-    def __init__(self, folder: Path, source: str, backend: str) -> None:
+    def __init__(self, folder: Path, source: str, backend: str, compiling: str = "") -> None:
+        """``compiling``: the source of the compiled copy where it compiles itself (a
+        decorator in it), else the test compiles ``f``."""
         tag = next(_NAMES)
-        self.folder, self.tag, self.backend = folder, tag, backend
-        self.plain, self.other = (load_module(folder, f"gen_{tag}_{s}", source) for s in "pc")
-        self.compiled = astcompile.compile(self.other.f, backend=backend)
+        self.folder, self.tag, self.backend, self.decorated = folder, tag, backend, bool(compiling)
+        self.plain = load_module(folder, f"gen_{tag}_p", source)
+        self.other = load_module(folder, f"gen_{tag}_c", compiling or source)
+        self.compiled = self._compiled()
+
+    def _compiled(self):
+        return (
+            self.other.f
+            if self.decorated
+            else astcompile.compile(self.other.f, backend=self.backend)
+        )
 
     def compare(self, calls: int) -> None:
         """``calls`` calls of each, from the same random state; then the twins' state."""
@@ -88,7 +98,7 @@ class Twins:
                 change()
             if warm:
                 astcompile.reset()
-                self.compiled = astcompile.compile(self.other.f, backend=self.backend)
+                self.compiled = self._compiled()
             self.compare(count)
         finally:
             for name in list(sys.modules):
@@ -163,9 +173,10 @@ def test_holders_follow_changes(group, backend, data, tmp_path_factory):
 @EXAMPLES
 @given(program=callees(), calls=CALLS)
 def test_callees_with_effects_run_at_every_call(backend, program, calls, tmp_path_factory):
-    reach, forward, effects = program
+    reach, forward, effects, decorated = program
     source = effects_source(reach, forward, effects[0])
-    twins = Twins(tmp_path_factory.mktemp("callees"), source, backend)
+    compiling = effects_source(reach, forward, effects[0], backend) if decorated else ""
+    twins = Twins(tmp_path_factory.mktemp("callees"), source, backend, compiling)
     news = [REACHES[reach][1].format(new=e.replace(" ", "_")) for e in effects[1:]]
     twins.follow([lambda new=new: twins.change(new) for new in news], calls)
 
