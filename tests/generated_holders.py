@@ -147,6 +147,24 @@ HOLDERS = {
         "cfg['layers'][0]['v']",
         "cfg['layers'][0] = {'v': new}",
     ),
+    "getattr": (
+        (
+            "class H:\n    def __getattr__(self, name):\n        return self.d[name]\nh = H()\n"
+            "h.d = {{'v': {init}}}"
+        ),
+        "x, h",
+        "h",
+        "h.v",
+        "h.d['v'] = new",
+    ),
+    "class swapped": (
+        "class H:\n    v = {init}\nclass K:\n    v = {init}\nh = H()",
+        "x, h",
+        "h",
+        "h.v",
+        "K.v = new\n    h.__class__ = K if h.__class__ is H else H",
+    ),
+    "builtin shadowed": ("", "x", "", "abs", "globals()['abs'] = new"),
     "global tuple": ("T = ({init}, 0)", "x", "", "T[0]", "global T\n    T = (new, 0)"),
 }
 #: The changes the test makes itself, not ``setter(new)``.
@@ -164,7 +182,10 @@ GROUPS = {
         "dict",
         "list",
         "nested containers",
+        "getattr",
+        "class swapped",
         "global",
+        "builtin shadowed",
         "global tuple",
         "namespace",
     ],
@@ -217,6 +238,7 @@ VALUES = {  # an array where a bool is tested raises, as Python does
 #: The kinds of value a holder takes where not all do ("numpy patched" holds a function).
 _KINDS = {
     "numpy patched": ["callable"],
+    "builtin shadowed": ["callable"],
     "numpy constant patched": ["number", "in place", "bool"],
     "math patched": ["number", "in place", "bool"],
 }
@@ -302,6 +324,8 @@ REACHES = {
     "attribute function": ("self.fn(x)", "m.fn = fn_{new}"),
     "shadowing attribute": ("self.effect(x)", "m.effect = fn_{new}"),
     "callable attribute": ("self.layer(x)", "Layer.__call__ = Layer.effect_{new}"),
+    "partial attribute": ("self.part(x)", "m.part = functools.partial(fn_{new})"),
+    "static method": ("self.static(x)", "M.static = staticmethod(fn_{new})"),
 }
 
 
@@ -327,11 +351,12 @@ def effects_source(reach: str, forward: str, first: str, backend: str = "") -> s
     decorator = f"    @astcompile.compile(backend={backend!r})\n" if backend else ""
     entry = "def f(m, x):\n    return m.forward(x)" if backend else "f = M.forward"
     return (
-        f"import types\nimport numpy as np\nimport astcompile\n\nG = types.SimpleNamespace({_STATE})\n\n"
+        f"import functools\nimport types\nimport numpy as np\nimport astcompile\n\nG = types.SimpleNamespace({_STATE})\n\n"
         f"{functions}class Layer:\n{init}).__dict__)\n\n{methods}    __call__ = effect_{first}\n\n\n"
         f"class M:\n{init}).__dict__)\n        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
         f"{decorator}    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}"
-        f"    effect = effect_{first}\n\n\nm = M()\n{entry}\n\n\n"
+        f"    effect = effect_{first}\n    static = staticmethod(fn_{first})\n\n\n"
+        f"m = M()\nm.part = functools.partial(fn_{first})\n{entry}\n\n\n"
         "def args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
         "def state():\n    return [_kept(h) for h in (m, m.layer, G)]\n\n\n"
         "def _kept(h):\n    return (h.n, h.log, h.total, h.buf, h.rng.bit_generator.state['state'])\n"
