@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 #: name: (module set-up after ``def f``, f's parameters, the arguments ``args()`` passes after x,
 #: how f reads the value, how a change sets it: a statement of ``setter(new)``, or ``code f`` /
 #: ``code helper`` (that function's ``__code__`` from the module written again with ``new``),
-#: ``edit`` / ``edit above`` (the module's file written again with ``new``, lines added above)).
+#: ``edit`` / ``edit above`` (the module's file written again with ``new``, lines added above),
+#: ``autoreload`` (the file written again, imported again, f's and helper's code swapped)).
 HOLDERS = {
     "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h", "h.v", "h.v = new"),
     "nested": (
@@ -76,6 +77,13 @@ HOLDERS = {
     "callee code": ("def helper():\n    return {init}", "x", "", "helper()", "code helper"),
     "file edited": ("", "x", "", "({init})", "edit"),
     "file edited above": ("", "x", "", "({init})", "edit above"),
+    "autoreload": (
+        "def helper():\n    return {init}",
+        "x",
+        "",
+        "helper() * ({init})",
+        "autoreload",
+    ),
     "module without a file": (
         "import types\nm = types.ModuleType('m')\nm.v = {init}",
         "x",
@@ -168,7 +176,7 @@ HOLDERS = {
     "global tuple": ("T = ({init}, 0)", "x", "", "T[0]", "global T\n    T = (new, 0)"),
 }
 #: The changes the test makes itself, not ``setter(new)``.
-SPECIAL = ("code f", "code helper", "edit", "edit above")
+SPECIAL = ("code f", "code helper", "edit", "edit above", "autoreload")
 #: The holders of each test group (one test per group and backend).
 GROUPS = {
     "reads": [
@@ -199,7 +207,7 @@ GROUPS = {
         "callee default",
         "callee keyword default",
     ],
-    "source": ["file edited", "file edited above", "own code", "callee code"],
+    "source": ["file edited", "file edited above", "own code", "callee code", "autoreload"],
     "modules": [
         "module without a file",
         "installed package",
@@ -213,6 +221,11 @@ GROUPS = {
 BODIES = {
     "number": "return x * {read} + 1.0",
     "in place": "x += {read}\nreturn x",
+    "loop": "acc = x * 0.0\nfor i in range(3):\n    acc = acc * 0.5 + x * {read}\nreturn acc",
+    "elementwise": (
+        "out = np.empty_like(x)\nfor i in range(x.shape[0]):\n    out[i] = x[i] * {read} + i\n"
+        "return out"
+    ),
     "bool": "if {read}:\n    return x + 1.0\nreturn x - 1.0",
     "str": "if {read} == 'a':\n    return x * 2.0\nreturn x",
     "dtype": "return (x * 2.5).astype({read})",
@@ -228,6 +241,8 @@ _NUMBERS = st.one_of(
 VALUES = {  # an array where a bool is tested raises, as Python does
     "number": _NUMBERS,
     "in place": _NUMBERS,
+    "loop": _NUMBERS,
+    "elementwise": _NUMBERS,  # an array raises (a sequence stored into an element)
     "bool": st.one_of(st.sampled_from(["True", "False"]), _NUMBERS),
     "str": st.one_of(st.sampled_from(["'a'", "'b'"]), _NUMBERS),
     "dtype": st.sampled_from(["np.float32", "np.float64", "np.int32", "np.int64", "'float32'"]),
@@ -239,8 +254,8 @@ VALUES = {  # an array where a bool is tested raises, as Python does
 _KINDS = {
     "numpy patched": ["callable"],
     "builtin shadowed": ["callable"],
-    "numpy constant patched": ["number", "in place", "bool"],
-    "math patched": ["number", "in place", "bool"],
+    "numpy constant patched": ["number", "in place", "loop", "elementwise", "bool"],
+    "math patched": ["number", "in place", "loop", "elementwise", "bool"],
 }
 
 

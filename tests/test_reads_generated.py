@@ -36,7 +36,7 @@ from generated_holders import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from module_helpers import edit_module, load_module
+from module_helpers import edit_module, import_file, load_module
 
 import astcompile
 from astcompile.frontend import resolve
@@ -149,6 +149,11 @@ def _change_holder(twins: Twins, program: Holder, new: str) -> None:
         name = setter.split()[1]
         for module in (twins.plain, twins.other):
             getattr(module, name).__code__ = getattr(alt, name).__code__
+    elif setter == "autoreload":  # %autoreload itself: the file edited, run again, code swapped
+        for module in (twins.plain, twins.other):
+            edit_module(module, program.source(new))
+            again = import_file(module.__file__, f"gen_{twins.tag}_{next(_NAMES)}")
+            module.f.__code__, module.helper.__code__ = again.f.__code__, again.helper.__code__
     else:  # edited on disk, not imported again: both still run the code they were imported with
         for module in (twins.plain, twins.other):
             edit_module(module, program.source(new))
