@@ -221,6 +221,7 @@ GROUPS = {
 BODIES = {
     "number": "return x * {read} + 1.0",
     "in place": "x += {read}\nreturn x",
+    "scalar": "return float(x.sum()) * {read} + len(x) * {read}",  # Python or NumPy scalars
     "loop": "acc = x * 0.0\nfor i in range(3):\n    acc = acc * 0.5 + x * {read}\nreturn acc",
     "elementwise": (
         "out = np.empty_like(x)\nfor i in range(x.shape[0]):\n    out[i] = x[i] * {read} + i\n"
@@ -241,6 +242,7 @@ _NUMBERS = st.one_of(
 VALUES = {  # an array where a bool is tested raises, as Python does
     "number": _NUMBERS,
     "in place": _NUMBERS,
+    "scalar": _NUMBERS,
     "loop": _NUMBERS,
     "elementwise": _NUMBERS,  # an array raises (a sequence stored into an element)
     "bool": st.one_of(st.sampled_from(["True", "False"]), _NUMBERS),
@@ -254,8 +256,8 @@ VALUES = {  # an array where a bool is tested raises, as Python does
 _KINDS = {
     "numpy patched": ["callable"],
     "builtin shadowed": ["callable"],
-    "numpy constant patched": ["number", "in place", "loop", "elementwise", "bool"],
-    "math patched": ["number", "in place", "loop", "elementwise", "bool"],
+    "numpy constant patched": ["number", "in place", "scalar", "loop", "elementwise", "bool"],
+    "math patched": ["number", "in place", "scalar", "loop", "elementwise", "bool"],
 }
 
 
