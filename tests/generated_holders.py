@@ -177,46 +177,6 @@ HOLDERS = {
 }
 #: The changes the test makes itself, not ``setter(new)``.
 SPECIAL = ("code f", "code helper", "edit", "edit above", "autoreload")
-#: The holders of each test group (one test per group and backend).
-GROUPS = {
-    "reads": [
-        "attribute",
-        "nested",
-        "class attribute",
-        "base class attribute",
-        "shadowed class attribute",
-        "property",
-        "slots",
-        "dict",
-        "list",
-        "nested containers",
-        "getattr",
-        "class swapped",
-        "global",
-        "builtin shadowed",
-        "global tuple",
-        "namespace",
-    ],
-    "functions": [
-        "closure",
-        "callee global",
-        "function attribute",
-        "own attribute",
-        "own default",
-        "own keyword default",
-        "callee default",
-        "callee keyword default",
-    ],
-    "source": ["file edited", "file edited above", "own code", "callee code", "autoreload"],
-    "modules": [
-        "module without a file",
-        "installed package",
-        "numpy attribute",
-        "numpy patched",
-        "numpy constant patched",
-        "math patched",
-    ],
-}
 #: What the function does with the value, by the kind of value.
 BODIES = {
     "number": "return x * {read} + 1.0",
@@ -305,8 +265,7 @@ def _indent(text: str, spaces: int) -> str:
 
 
 @st.composite
-def holders(draw, group: str) -> Holder:
-    holder = draw(st.sampled_from(GROUPS[group]))
+def holders(draw, holder: str) -> Holder:
     kind = draw(st.sampled_from(_KINDS.get(holder, sorted(BODIES))))
     values = draw(st.lists(VALUES[kind], min_size=2, max_size=4, unique=True))
     return Holder(holder, kind, tuple(values))

@@ -7,7 +7,7 @@ its arguments, the same exceptions, prints, random draws and counters.
 
 Each program is written to a file and imported twice ("twins"): one copy runs plain, the other
 compiled, so what their calls leave behind (a counter, an appended list) is compared too, and
-every change is made to both. Every backend runs every group, with measuring off
+every change is made to both. Every backend runs every kind, with measuring off
 (tests/conftest.py), Triton in its interpreter where there is no GPU; ``--slow`` draws many
 more examples (the "slow" profile). tests/test_reads.py has one test per kind of read.
 """
@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from differential import EVERY_BACKEND, assert_same_call, assert_same_value
 from generated_holders import (
-    GROUPS,
     HOLDERS,
     REACHES,
     SPECIAL,
@@ -42,9 +41,11 @@ import astcompile
 from astcompile.frontend import resolve
 from astcompile.runtime import fastcall
 
-#: Examples per group and backend: 15 in a default run (the "ci" profile's 150 / 25), 200
-#: under ``--slow`` (the "slow" profile's 5000 / 25; tests/conftest.py).
-EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 25))
+#: Examples per kind and backend: 15 in a default run (the "ci" profile's 150 / 10), 500 under
+#: ``--slow`` (the "slow" profile's 5000 / 10; tests/conftest.py); per holder, a few (each kind
+#: of value it takes is a new program): 4 and 125.
+EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 10))
+HOLDER_EXAMPLES = settings(max_examples=max(4, settings.default.max_examples // 40))
 #: Calls after each change (one, a few, or past the promotion to the C-level call path),
 #: whether the first change comes before the first call (the first compile sees it), and
 #: whether the last calls start from the disk cache (every entry in memory forgotten).
@@ -160,11 +161,11 @@ def _change_holder(twins: Twins, program: Holder, new: str) -> None:
 
 
 @pytest.mark.parametrize("backend", EVERY_BACKEND)
-@pytest.mark.parametrize("group", sorted(GROUPS))
-@EXAMPLES
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+@HOLDER_EXAMPLES
 @given(data=st.data())
-def test_holders_follow_changes(group, backend, data, tmp_path_factory):
-    program, calls = data.draw(holders(group)), data.draw(CALLS)
+def test_holders_follow_changes(holder, backend, data, tmp_path_factory):
+    program, calls = data.draw(holders(holder)), data.draw(CALLS)
     folder = tmp_path_factory.mktemp("holders")
     with _installed(folder, program.values[0]):
         twins = Twins(folder, program.source(program.values[0]), backend)
