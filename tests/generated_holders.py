@@ -59,6 +59,14 @@ HOLDERS = {
     "own attribute": ("f.v = {init}", "x", "", "f.v", "f.v = new"),
     "own default": ("", "x, v={init}", "", "v", "f.__defaults__ = (new,)"),
     "own keyword default": ("", "x, *, v={init}", "", "v", "f.__kwdefaults__ = {'v': new}"),
+    "own keyword default in place": ("", "x, *, v={init}", "", "v", "f.__kwdefaults__['v'] = new"),
+    "own mutable default": (
+        "",
+        "x, d={{'v': {init}}}",
+        "",
+        "d['v']",
+        "f.__defaults__[0]['v'] = new",
+    ),
     "own code": ("", "x", "", "({init})", "code f"),
     "callee default": (
         "def helper(v={init}):\n    return v",
@@ -182,6 +190,7 @@ BODIES = {
     "number": "return x * {read} + 1.0",
     "in place": "x += {read}\nreturn x",
     "scalar": "return float(x.sum()) * {read} + len(x) * {read}",  # Python or NumPy scalars
+    "split": "y = x * {read}\nprint('between')\nreturn y + {read}",  # two regions, Python between
     "loop": "acc = x * 0.0\nfor i in range(3):\n    acc = acc * 0.5 + x * {read}\nreturn acc",
     "elementwise": (
         "out = np.empty_like(x)\nfor i in range(x.shape[0]):\n    out[i] = x[i] * {read} + i\n"
@@ -203,6 +212,7 @@ VALUES = {  # an array where a bool is tested raises, as Python does
     "number": _NUMBERS,
     "in place": _NUMBERS,
     "scalar": _NUMBERS,
+    "split": _NUMBERS,
     "loop": _NUMBERS,
     "elementwise": _NUMBERS,  # an array raises (a sequence stored into an element)
     "bool": st.one_of(st.sampled_from(["True", "False"]), _NUMBERS),
@@ -216,8 +226,16 @@ VALUES = {  # an array where a bool is tested raises, as Python does
 _KINDS = {
     "numpy patched": ["callable"],
     "builtin shadowed": ["callable"],
-    "numpy constant patched": ["number", "in place", "scalar", "loop", "elementwise", "bool"],
-    "math patched": ["number", "in place", "scalar", "loop", "elementwise", "bool"],
+    "numpy constant patched": [
+        "number",
+        "in place",
+        "scalar",
+        "split",
+        "loop",
+        "elementwise",
+        "bool",
+    ],
+    "math patched": ["number", "in place", "scalar", "split", "loop", "elementwise", "bool"],
 }
 
 
