@@ -180,3 +180,21 @@ def test_a_result_whose_length_varies_with_an_argument_has_numpys_length(fn, bac
     ``x[:k]``'s length (it was returned at ``x``'s length, the tail uninitialised)."""
     x = np.arange(10.0)
     assert_same_calls(fn, [(x, k) for k in (3, 4, 5, 12, -2, 0)], backend=backend)
+
+
+def _zeros_of_a_slice_length(x, n):
+    s = 0.0
+    for i in range(n):
+        y = x[i:]
+        s += np.zeros(len(y)).sum() + y.sum()
+    return s
+
+
+def test_a_loop_dependent_size_used_as_a_value_breaks_at_the_users_line():
+    """ir/ raises its own error for it; the tracer reports the break at the line that used it."""
+    assert_same(_zeros_of_a_slice_length, np.ones(6), 3, backend="c")
+    compiled = astcompile.compile(_zeros_of_a_slice_length)
+    report = str(astcompile.explain(compiled, np.ones(6), 3))
+    line = _zeros_of_a_slice_length.__code__.co_firstlineno + 4
+    assert "size known only at run time" in report
+    assert f"line {line}, in _zeros_of_a_slice_length" in report

@@ -95,6 +95,20 @@ def test_no_import_cycle_through_the_call_time_layer():
     assert on_cycles == []
 
 
+def test_the_ir_imports_nothing_of_the_tracer():
+    """ir/ is what every stage after the trace reads; the tracer builds it, not the reverse
+    (an IR condition the tracer must report is an IR exception it turns into a break)."""
+    known = _modules()
+    reaching = {
+        (m, t)
+        for m, p in known.items()
+        if m.startswith("astcompile.ir.")
+        for t in _imported(m, p, known)
+        if t.startswith("astcompile.trace")
+    }
+    assert not reaching
+
+
 def test_the_cycle_check_sees_lazy_imports(tmp_path, monkeypatch):
     known = {"astcompile.a": str(tmp_path / "a.py"), "astcompile.b": str(tmp_path / "b.py")}
     (tmp_path / "a.py").write_text("def f():\n    from astcompile import b\n")

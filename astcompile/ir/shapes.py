@@ -289,14 +289,17 @@ def _no_runtime(*dims: Dim) -> None:
             _runtime_break(d)
 
 
-def _runtime_break(d: Dim) -> None:
-    from astcompile.trace.context import TraceBreak
-    from astcompile.trace.reasons import TraceReason
+class RuntimeSizeUsed(Exception):
+    """A size known only when the code runs is used where its value is needed.
 
-    raise TraceBreak(
-        TraceReason.RUNTIME_SIZE,
+    The IR knows nothing of tracing: the tracer turns this into the RUNTIME_SIZE graph break
+    at the user's line (trace/tracer.py)."""
+
+
+def _runtime_break(d: Dim) -> None:
+    raise RuntimeSizeUsed(
         f"the size {d} of a slice with loop-dependent bounds is used where the "
-        "compiler needs its value (a shape, len(), reshape or a further slice)",
+        "compiler needs its value (a shape, len(), reshape or a further slice)"
     )
 
 

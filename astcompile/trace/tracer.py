@@ -17,11 +17,12 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
+from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, lists
 from astcompile.trace.build import check_dtype
-from astcompile.trace.context import TraceBreak, TraceContext
+from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
@@ -227,6 +228,10 @@ def trace(
         try:
             with np.errstate(all="ignore"):
                 result = fn(*symbolic_args)
+        except RuntimeSizeUsed as exc:  # the IR's word for it, a break at the user's line
+            watch.undo()
+            where = location_in_traceback(exc.__traceback__)
+            raise TraceBreak(TraceReason.RUNTIME_SIZE, str(exc), where) from None
         except BaseException:  # its own break names the user's line; changes are undone
             watch.undo()
             raise
