@@ -320,6 +320,10 @@ REACHES = {
     "callable attribute": ("self.layer(x)", "Layer.__call__ = Layer.effect_{new}"),
     "partial attribute": ("self.part(x)", "m.part = functools.partial(fn_{new})"),
     "static method": ("self.static(x)", "M.static = staticmethod(fn_{new})"),
+    "dict on the object": ("self.ops['act'](x)", "m.ops['act'] = fn_{new}"),
+    "list on the object": ("self.fns[0](x)", "m.fns[0] = fn_{new}"),
+    "getattr": ("getattr(self, 'effect')(x)", "M.effect = M.effect_{new}"),
+    "through a pure method": ("self.outer(x)", "M.effect = M.effect_{new}"),
 }
 
 
@@ -349,8 +353,10 @@ def effects_source(reach: str, forward: str, first: str, backend: str = "") -> s
         f"{functions}class Layer:\n{init}).__dict__)\n\n{methods}    __call__ = effect_{first}\n\n\n"
         f"class M:\n{init}).__dict__)\n        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
         f"{decorator}    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}"
-        f"    effect = effect_{first}\n    static = staticmethod(fn_{first})\n\n\n"
-        f"m = M()\nm.part = functools.partial(fn_{first})\n{entry}\n\n\n"
+        f"    effect = effect_{first}\n    static = staticmethod(fn_{first})\n\n"
+        "    def outer(self, x):\n        return self.effect(x)\n\n\n"
+        f"m = M()\nm.part = functools.partial(fn_{first})\nm.ops = {{'act': fn_{first}}}\n"
+        f"m.fns = [fn_{first}]\n{entry}\n\n\n"
         "def args():\n    return (m, np.arange(4.0) - 1.5)\n\n\n"
         "def state():\n    return [_kept(h) for h in (m, m.layer, G)]\n\n\n"
         "def _kept(h):\n    return (h.n, h.log, h.total, h.buf, h.rng.bit_generator.state['state'])\n"
