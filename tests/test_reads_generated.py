@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
+import subprocess
 import sys
 from pathlib import Path
 from unittest import mock
 
 import numpy as np
 import pytest
-from differential import EVERY_BACKEND, assert_same_call, assert_same_value
+from differential import EVERY_BACKEND, assert_same_call, assert_same_value, gpu_present
 from generated_holders import (
     HOLDERS,
     REACHES,
@@ -195,3 +197,40 @@ def test_iteration_follows_python(backend, program, calls, tmp_path_factory):
     twins.follow(
         [lambda new=new: twins.change(f"setter({new})") for new in program.dicts[1:]], calls
     )
+
+
+_PROCESS = """
+import sys
+sys.path[:0] = [{folder!r}, {tests!r}]
+import {name} as mod
+from differential import assert_same_call
+import astcompile
+compiled = astcompile.compile(mod.f, backend={backend!r})
+for _ in range(2):
+    assert_same_call(compiled, mod.args(), mod.f, mod.args(), {backend!r})
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@settings(max_examples=10)  # a few seconds each: only under --slow
+@given(data=st.data())
+def test_holders_in_a_new_process(backend, data, tmp_path_factory):
+    """The module as another process imports it, with the next value (the user edited the file
+    and ran again): nothing the first process saved in the disk cache may be served for it."""
+    holder = data.draw(st.sampled_from(sorted(set(HOLDERS) - {"installed package"})))
+    program = data.draw(holders(holder))
+    folder = tmp_path_factory.mktemp("processes")
+    name = f"gen_{next(_NAMES)}_process"
+    env = {**os.environ, "ASTCOMPILE_CACHE_DIR": str(folder / "cache"), "ASTCOMPILE_TIERING": "0"}
+    if not gpu_present():
+        env["TRITON_INTERPRET"] = "1"
+    for value in program.values:
+        (folder / f"{name}.py").write_text(program.source(value))
+        script = _PROCESS.format(
+            folder=str(folder), tests=str(Path(__file__).parent), name=name, backend=backend
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0, f"{program}, {value}:\n{run.stderr[-3000:]}"
