@@ -16,8 +16,10 @@ import contextlib
 import copy
 import functools
 import importlib.util
+import io
 import itertools
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,10 @@ BACKENDS = os.environ.get("ASTCOMPILE_TEST_BACKENDS", "eager,c").split(",")
 #: ``BACKENDS``: the interpreter costs about 1 ms per program instance, so the Triton tests
 #: (tests/test_backend_triton*.py) pick their cases.
 TRITON = ["triton"] if importlib.util.find_spec("triton") else []
+
+#: The backends the soundness tests run on (what a compiled function reads, calls and iterates,
+#: changed between calls): every one here, Triton's interpreter too; their programs are small.
+EVERY_BACKEND = list(dict.fromkeys([*BACKENDS, *TRITON]))
 
 
 @functools.cache
@@ -114,7 +120,8 @@ def assert_same_value(
 ) -> None:
     """``got`` is ``expected``: the same Python type (tuple, ndarray, NumPy scalar, Python
     scalar), then dtype, shape and values as :func:`assert_matches` compares them; a Python
-    float or complex compares as float64 or complex128, a Python int or bool exactly."""
+    float or complex compares as float64 or complex128, a Python int or bool exactly, a
+    function by its code (two imports of one module make two equal ones)."""
     if isinstance(expected, (tuple, list)):
         assert type(got) is type(expected), f"{path}: {type(got)} != {type(expected)}"
         assert len(got) == len(expected), f"{path}: length {len(got)} != {len(expected)}"
@@ -124,8 +131,14 @@ def assert_same_value(
     assert type(got) is type(expected), f"{path}: type {type(got)} != {type(expected)}"
     if isinstance(expected, (np.ndarray, np.generic, float, complex)):
         assert_matches(got, expected, path, floor)
+    elif isinstance(expected, types.FunctionType):  # one from each of two copies of a module
+        assert _code(got) == _code(expected), f"{path}: {got!r} != {expected!r}"
     else:  # a Python int or bool, or None
         assert got == expected, f"{path}: {got!r} != {expected!r}"
+
+
+def _code(fn: types.FunctionType) -> tuple:
+    return fn.__qualname__, fn.__code__.co_code, fn.__code__.co_consts
 
 
 def _arrays(value: Any) -> list[np.ndarray]:
@@ -170,27 +183,43 @@ def assert_same_calls(
     fn: Callable, calls: list[tuple], backend: str = "eager", **options: Any
 ) -> None:
     """One compiled ``fn`` called with each argument tuple in turn (later calls reuse what the
-    earlier ones compiled): each result equals NumPy's, and where NumPy raises, the compiled
-    call raises the same exception type."""
+    earlier ones compiled): each call as :func:`assert_same_call` compares it."""
     compiled = astcompile.compile(fn, backend=backend, **options)
     for args in calls:
-        expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
-        with np.errstate(all="ignore"), target_mode(backend):
+        floor = input_tolerance(args)
+        assert_same_call(compiled, copy.deepcopy(args), fn, copy.deepcopy(args), backend, floor)
+
+
+def assert_same_call(
+    compiled: Callable,
+    compiled_args: tuple,
+    plain: Callable,
+    plain_args: tuple,
+    backend: str = "eager",
+    floor: tuple[float, float] = EXACT,
+) -> None:
+    """One call of each on its own arguments (two copies, or two twins' objects): the same
+    result (which arrays are the arguments or share their memory too), or where the plain call
+    raises, the same exception type; the same text printed; afterwards the arrays and Python lists among the arguments hold what the plain call left."""
+    outputs = []
+    with np.errstate(all="ignore"), target_mode(backend):
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
             try:
-                expected = fn(*expected_args)
+                expected = plain(*plain_args)
             except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
-                with pytest.raises(type(exc)):
+                expected = exc
+        outputs.append(printed.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            if isinstance(expected, Exception):
+                with pytest.raises(type(expected)):
                     compiled(*compiled_args)
-                _same_lists(compiled_args, expected_args)
-                continue
-            got = compiled(*compiled_args)
-        assert_same_value(got, expected, floor=input_tolerance(args))
-        _same_lists(compiled_args, expected_args)
-
-
-def _same_lists(got: tuple, expected: tuple) -> None:
-    """Python lists among the arguments hold what the plain call left in them (item types
-    too): compiled code writes into them as Python does."""
-    for i, (a, b) in enumerate(zip(got, expected)):
-        if type(b) is list:
-            assert_same_value(a, b, f"list argument {i} after the call")
+            else:
+                got = compiled(*compiled_args)
+                assert_same_value(got, expected, floor=floor)
+                want, have = aliasing(plain_args, expected), aliasing(compiled_args, got)
+                assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
+        outputs.append(printed.getvalue())
+    assert outputs[1] == outputs[0], f"printed {outputs[1]!r}, plain printed {outputs[0]!r}"
+    for i, (a, b) in enumerate(zip(compiled_args, plain_args)):
+        if type(b) is list or isinstance(b, np.ndarray):
+            assert_same_value(a, b, f"argument {i} after the call", input_tolerance(plain_args))
