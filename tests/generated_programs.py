@@ -171,6 +171,7 @@ _UPDATES = [
     "acc = acc + 1",
     "acc = abs(acc)",
     "acc = acc * yr[0]",
+    "acc = max(acc, i)",
 ]
 #: start values; ``k`` stays out of them: Python int arithmetic in a compiled loop wraps at int64
 #: where Python's int grows (a documented deviation), so carried Python ints start small
@@ -204,7 +205,17 @@ def branch_loops(draw) -> list[str]:
         lines.append(f"    {draw(st.sampled_from(_UPDATES))}")
     if draw(st.booleans()):
         lines += [f"    if acc < {draw(st.sampled_from(['0', '-2', 'k']))}:", "        break"]
-    after = draw(st.sampled_from(["acc", "(acc, acc * y)", "(acc, acc > 1)", "acc + x"]))
+    after = draw(
+        st.sampled_from(
+            [
+                "acc",
+                "(acc, acc * y)",
+                "(acc, acc > 1)",
+                "acc + x",
+                "(acc > np.int64(-2), float(acc))",
+            ]
+        )
+    )
     return lines + [f"z = {after}"]
 
 

@@ -135,6 +135,8 @@ class SymScalar:
     def _compare(self, fn: Callable, other: Any) -> Any:
         if isinstance(other, (arrays.SymArray, np.ndarray)):
             return NotImplemented
+        if self.dynamic and isinstance(other, np.generic):  # NumPy's: an np.bool_
+            return arrays.apply_elementwise(arrays.COMPARE_OPS[fn.__name__], self, other)
         if self.dynamic or _is_dynamic(other):
             return self._dynamic_compare(fn, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))
