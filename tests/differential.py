@@ -1,10 +1,11 @@
 """The one helper every differential test uses: run through NumPy and astcompile, compare.
 
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
-(exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
-before each run so a function that writes into its arguments is compared fairly. Identity is
-compared too: which returned arrays are the same object as, or share memory with, another
-result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two buffers, ``b = a`` one).
+(exact for bool and integer dtypes; close for floats, NaN equal to NaN; complex values part by
+part). Arrays are copied before each run so a function that writes into its arguments is
+compared fairly. Identity is compared too: which returned arrays are the same object as, or
+share memory with, another result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two
+buffers, ``b = a`` one).
 
 It also holds what every comparison shares: ``BACKENDS`` (the backends a test runs on) and
 ``TOLERANCE`` (one table by dtype), which the C backend's tests (``c_helpers.check``) use too.
@@ -102,6 +103,9 @@ def assert_matches(
     rtol, atol = tolerance(expected.dtype)
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(got, expected, err_msg=path)
+    elif expected.dtype.kind == "c":  # part by part: nan+infj is not -inf+infj
+        assert_matches(got.real, expected.real, f"{path}.real", floor)
+        assert_matches(got.imag, expected.imag, f"{path}.imag", floor)
     else:
         rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
         np.testing.assert_allclose(

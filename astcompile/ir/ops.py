@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.attrs import (
+    ArithKind,
     CheckAttr,
     ConstAttr,
     IfAttr,
@@ -378,6 +379,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.CHECK: Signature(1, CheckAttr),
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
     Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
+    Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),
 }
 
 
