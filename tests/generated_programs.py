@@ -8,7 +8,7 @@ expression, or a few statements from templates that reached NumPy's edges before
   ufuncs of Python numbers (``np.ceil(2.5)`` is a strong float64), NaN signs, 0-d constants;
 * a Python number carried through a loop whose branch may not run;
 * inner loops whose trip count is known only at run time (and may be zero);
-* stores of out-of-range values and of infinities into integer arrays;
+* stores of out-of-range values and of infinities into integer arrays, and of size-1 arrays;
 * indices read from (uint64) arrays;
 * complex values with infinite parts and products that overflow.
 """
@@ -255,6 +255,7 @@ _VALUES = (
     + FLOAT_EDGES
     + STRONG
     + ["y.max()", "y.min()", "y.ravel()[0]", "y.sum()", "y.ravel()[0] * 1e300"]
+    + ["y.ravel()[:1].copy()", "y.reshape(1, -1)[:, :1]"]
 )
 
 
