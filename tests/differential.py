@@ -132,19 +132,19 @@ def assert_same_value(
         assert got == expected, f"{path}: {got!r} != {expected!r}"
 
 
-def assert_same_nan_signs(got: Any, expected: Any, path: str = "result") -> None:
-    """Where ``expected`` holds a NaN, ``got``'s has the same sign bit (NumPy's results are
-    compared bit for bit: ``np.signbit``, ``.view(int)``); the values themselves are
-    :func:`assert_same_value`'s business."""
+def assert_same_signs(got: Any, expected: Any, path: str = "result") -> None:
+    """Where ``expected`` holds a NaN or a zero, ``got``'s has the same sign bit (NumPy's
+    results are compared bit for bit: ``np.signbit``, ``.view(int)``); the values themselves
+    are :func:`assert_same_value`'s business."""
     if isinstance(expected, (tuple, list)):
         for i, (g, e) in enumerate(zip(got, expected)):
-            assert_same_nan_signs(g, e, f"{path}[{i}]")
+            assert_same_signs(g, e, f"{path}[{i}]")
         return
     got, expected = np.asarray(got), np.asarray(expected)
     if expected.dtype.kind == "f":
-        nan = np.isnan(expected)
-        same = np.signbit(got[nan]) == np.signbit(expected[nan])
-        assert same.all(), f"{path}: NaN signs differ at {np.argwhere(nan)[~same].tolist()}"
+        signed = np.isnan(expected) | (expected == 0)
+        same = np.signbit(got[signed]) == np.signbit(expected[signed])
+        assert same.all(), f"{path}: signs differ at {np.argwhere(signed)[~same].tolist()}"
 
 
 def _arrays(value: Any) -> list[np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import BACKENDS, assert_same_signs, assert_same_value, run_both
 
 import astcompile
 from astcompile.codegen import c_reduce
@@ -116,8 +117,8 @@ def test_c_accumulators_updates_and_finals():
     assert c_reduce.finalize(s, "t1", "n") == "((float)t1)"
     m = reduction(Op.MAX, np.dtype(np.float64))
     assert [a.omp for a in c_reduce.accumulators(m)] == ["max", "|"]
-    assert c_reduce.update(m, "a1", "v") == ["a1 = (v > a1) ? v : a1;", "a1_nan |= (v != v);"]
-    assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 > t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
+    assert c_reduce.update(m, "a1", "v") == ["a1 = (v >= a1) ? v : a1;", "a1_nan |= (v != v);"]
+    assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 >= t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
     assert c_reduce.finalize(m, "t1", "n") == "((double)(t1_nan ? NAN : t1))"
     p = reduction(Op.PROD, np.dtype(np.complex128))
     assert [a.suffix for a in c_reduce.accumulators(p)] == ["", "_set"]
@@ -204,3 +205,28 @@ def test_a_nan_anywhere_in_a_long_row_gives_nan_in_a_loop():
     X[1, 15_000] = np.nan  # in the second chunk
     got = astcompile.compile(maxima_in_a_loop, backend="c")(X)
     np.testing.assert_array_equal(got, maxima_in_a_loop(X))
+
+
+def _signed_zero_extremes(x):
+    m = x * 1.0
+    return np.max(m), np.min(m), m.max(axis=0), m.min(axis=-1), np.max([-0.0, 0.0])
+
+
+def _in_a_loop(x):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.max(x[i] * 2) + np.min(x[i] * 3)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [_signed_zero_extremes, _in_a_loop])
+@pytest.mark.parametrize(
+    "rows", [[[-0.0, 0.0], [0.0, -0.0]], [[0.0, -0.0, -0.0], [-0.0, 0.0, 0.0]]]
+)
+def test_max_and_min_of_signed_zeros_give_numpys_zero(backend, fn, rows):
+    """Equal values differ only in the sign of a zero: NumPy's max/min keep the later one
+    (``np.max([-0.0, 0.0])`` is ``0.0``); C kept the first."""
+    expected, got = run_both(fn, np.array(rows), backend=backend)
+    assert_same_value(got, expected)
+    assert_same_signs(got, expected)

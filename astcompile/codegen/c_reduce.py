@@ -1,10 +1,11 @@
 """The reduction rules (:mod:`astcompile.codegen.reduce`) written in C.
 
 Each fold op has one row: the C operator of its compound assignment and its OpenMP
-``reduction`` operator. Folds of max/min are selects (``acc = (v > acc) ? v : acc``) with the
-NaN flag beside them, which GCC vectorises; complex products multiply with NumPy's formula
-(``astc_cmul``) one element after another, as NumPy's loop (no ``omp simd``:
-:func:`sequential`), and a complex mean divides as NumPy does (Smith's division by ``count + 0j``). Complex max/min
+``reduction`` operator. Folds of max/min are selects (``acc = (v >= acc) ? v : acc``: of
+``0.0`` and ``-0.0`` the later one, as NumPy's loop keeps) with the NaN flag beside them,
+which GCC vectorises; complex products multiply with NumPy's formula (``astc_cmul``) one
+element after another, as NumPy's loop (no ``omp simd``: :func:`sequential`), and a complex
+mean divides as NumPy does (Smith's division by ``count + 0j``). Complex max/min
 (lexicographic) run in NumPy.
 """
 
@@ -46,8 +47,8 @@ FOLDS: dict[Op, CFold] = {
     Op.MUL: CFold("*", "*"),
     Op.LOGICAL_OR: CFold("|", "|"),
     Op.LOGICAL_AND: CFold("&", "&"),
-    Op.MAXIMUM: CFold(">", "max", select=True),
-    Op.MINIMUM: CFold("<", "min", select=True),
+    Op.MAXIMUM: CFold(">=", "max", select=True),
+    Op.MINIMUM: CFold("<=", "min", select=True),
 }
 
 
