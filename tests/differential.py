@@ -1,10 +1,11 @@
 """The one helper every differential test uses: run through NumPy and astcompile, compare.
 
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
-(exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
-before each run so a function that writes into its arguments is compared fairly. Identity is
-compared too: which returned arrays are the same object as, or share memory with, another
-result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two buffers, ``b = a`` one).
+(exact for bool and integer dtypes; close for floats, NaN equal to NaN; complex values part by
+part). Arrays are copied before each run so a function that writes into its arguments is
+compared fairly. Identity is compared too: which returned arrays are the same object as, or
+share memory with, another result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two
+buffers, ``b = a`` one).
 
 It also holds what every comparison shares: ``BACKENDS`` (the backends a test runs on) and
 ``TOLERANCE`` (one table by dtype), which the C backend's tests (``c_helpers.check``) use too.
@@ -108,6 +109,9 @@ def assert_matches(
     rtol, atol = tolerance(expected.dtype)
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(got, expected, err_msg=path)
+    elif expected.dtype.kind == "c":  # part by part: nan+infj is not -inf+infj
+        assert_matches(got.real, expected.real, f"{path}.real", floor)
+        assert_matches(got.imag, expected.imag, f"{path}.imag", floor)
     else:
         rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
         np.testing.assert_allclose(
@@ -139,6 +143,21 @@ def assert_same_value(
 
 def _code(fn: types.FunctionType) -> tuple:
     return fn.__qualname__, fn.__code__.co_code, fn.__code__.co_consts
+
+
+def assert_same_signs(got: Any, expected: Any, path: str = "result") -> None:
+    """Where ``expected`` holds a NaN or a zero, ``got``'s has the same sign bit (NumPy's
+    results are compared bit for bit: ``np.signbit``, ``.view(int)``); the values themselves
+    are :func:`assert_same_value`'s business."""
+    if isinstance(expected, (tuple, list)):
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_same_signs(g, e, f"{path}[{i}]")
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    if expected.dtype.kind == "f":
+        signed = np.isnan(expected) | (expected == 0)
+        same = np.signbit(got[signed]) == np.signbit(expected[signed])
+        assert same.all(), f"{path}: signs differ at {np.argwhere(signed)[~same].tolist()}"
 
 
 def _arrays(value: Any) -> list[np.ndarray]:

@@ -8,8 +8,9 @@ expression, or a few statements from templates that reached NumPy's edges before
   ufuncs of Python numbers (``np.ceil(2.5)`` is a strong float64), NaN signs, 0-d constants;
 * a Python number carried through a loop whose branch may not run;
 * inner loops whose trip count is known only at run time (and may be zero);
-* stores of out-of-range values and of infinities into integer arrays;
-* indices read from (uint64) arrays.
+* stores of out-of-range values and of infinities into integer arrays, and of size-1 arrays;
+* indices read from (uint64) arrays;
+* complex values with infinite parts and products that overflow.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from hypothesis.extra import numpy as hnp
 
 from astcompile.runtime.guards import int_class_bounds
 
-DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"]
+DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64", "complex64"]
+DTYPES += ["complex128"]
 UNARY = [
     "np.exp({})",
     "np.log1p(np.abs({}))",
@@ -171,6 +173,7 @@ _UPDATES = [
     "acc = acc + 1",
     "acc = abs(acc)",
     "acc = acc * yr[0]",
+    "acc = max(acc, i)",
 ]
 #: start values; ``k`` stays out of them: Python int arithmetic in a compiled loop wraps at int64
 #: where Python's int grows (a documented deviation), so carried Python ints start small
@@ -204,7 +207,17 @@ def branch_loops(draw) -> list[str]:
         lines.append(f"    {draw(st.sampled_from(_UPDATES))}")
     if draw(st.booleans()):
         lines += [f"    if acc < {draw(st.sampled_from(['0', '-2', 'k']))}:", "        break"]
-    after = draw(st.sampled_from(["acc", "(acc, acc * y)", "(acc, acc > 1)", "acc + x"]))
+    after = draw(
+        st.sampled_from(
+            [
+                "acc",
+                "(acc, acc * y)",
+                "(acc, acc > 1)",
+                "acc + x",
+                "(acc > np.int64(-2), float(acc))",
+            ]
+        )
+    )
     return lines + [f"z = {after}"]
 
 
@@ -242,6 +255,7 @@ _VALUES = (
     + FLOAT_EDGES
     + STRONG
     + ["y.max()", "y.min()", "y.ravel()[0]", "y.sum()", "y.ravel()[0] * 1e300"]
+    + ["y.ravel()[:1].copy()", "y.reshape(1, -1)[:, :1]"]
 )
 
 
@@ -296,6 +310,10 @@ def _elements(dtype: np.dtype) -> st.SearchStrategy:
         return st.one_of(
             st.floats(-10, 10, width=32), _SPECIAL, st.sampled_from([1e30, -1e30, 300.5, -1.5])
         )
+    if dtype.kind == "c":  # infinite parts, and products that overflow
+        big = -3e38 if dtype == np.complex64 else 1e200
+        part = st.sampled_from([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, big, -big])
+        return st.builds(complex, part, part)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         small = st.integers(max(info.min, -5), min(info.max, 5))

@@ -34,12 +34,13 @@ def compile_program(lines: list[str], tmp_path) -> object:
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(program=programs(), args=operands())
 def test_generated_programs_match_numpy(backend, program, args, tmp_path_factory):
-    """Two calls of one compiled program: with ``k`` and with ``k2`` of the same guard class
-    (the second reuses the first's compiled code, and its run-time checks). Where NumPy raises,
-    astcompile must raise the same exception type."""
+    """Three calls of one compiled program: with ``k`` and with ``k2`` of the same guard class
+    (the second reuses the first's compiled code, and its run-time checks), then ``x`` flipped
+    (other values take other branches, and a view may recompile): each result has NumPy's
+    value and Python type. Where NumPy raises, astcompile must raise the same exception type."""
     fn = compile_program(program, tmp_path_factory.mktemp("programs"))
     x, y, k, k2 = args
-    assert_same_calls(fn, [(x, y, k), (x, y, k2)], backend=backend)
+    assert_same_calls(fn, [(x, y, k), (x, y, k2), (np.flip(x), y, k)], backend=backend)
 
 
 def _scalar_transpose(x):

@@ -23,6 +23,7 @@ from astcompile.codegen.lower_complex import (
     can_lower_complex,
     is_complex,
 )
+from astcompile.codegen.nan_signs import with_numpy_nan
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
 
@@ -233,6 +234,12 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
         lambda n, a: f"({a[0]} < {a[1]} ? {a[1]} : ({a[0]} > {a[2]} ? {a[2]} : {a[0]}))",
     ),
 }
+
+#: libm functions of one float whose NaN results take NumPy's sign (codegen/nan_signs.py)
+_NAN_SIGNED = (Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
+_NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH)
+_NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
+RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 
 _PREDICATES = COMPARISONS | {
     Op.ISNAN,

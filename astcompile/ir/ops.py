@@ -16,6 +16,7 @@ import numpy as np
 
 from astcompile.ir import python_complex
 from astcompile.ir.attrs import (
+    ArithKind,
     CheckAttr,
     ConstAttr,
     IfAttr,
@@ -340,6 +341,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.CHECK: Signature(1, CheckAttr),
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
     Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
+    Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),
 }
 
 

@@ -146,6 +146,8 @@ class SymScalar:
             return NotImplemented
         if _is_complex(self) or _is_complex(other):
             fn(_hint_of(self), _hint_of(other))  # complex numbers are not ordered: TypeError
+        if self.dynamic and isinstance(other, np.generic):  # NumPy's: an np.bool_
+            return arrays.apply_elementwise(arrays.COMPARE_OPS[fn.__name__], self, other)
         if self.dynamic or _is_dynamic(other):
             return self._dynamic_compare(fn, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))

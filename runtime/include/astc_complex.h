@@ -5,7 +5,10 @@
  * those follow Annex G (calls to __muldc3/__divdc3, which recover infinities NumPy leaves as
  * NaN, and are slow and not vectorisable). NumPy multiplies with the textbook formula and
  * divides with Smith's algorithm; the helpers below are those formulas on the real and
- * imaginary parts, which GCC inlines and vectorises. abs is hypot (NumPy's npy_cabs); exp,
+ * imaginary parts, which GCC inlines and vectorises. NumPy's array loops on a CPU with FMA
+ * fuse each part of a product into one multiply-add (astc_cmul_fused), its scalar operators,
+ * reductions and powers do not (astc_cmul): (-3e38-infj)**2 is -inf+infj one way, nan+infj
+ * the other. abs is hypot (NumPy's npy_cabs); exp,
  * sqrt and the general power are glibc's cexp, csqrt and cpow, as NumPy's npy_cexp, npy_csqrt
  * and npy_cpow use on Linux. Ordering comparisons are NumPy's lexicographic order.
  * complex64 math stays in float (the `f` variants), as in NumPy.
@@ -27,6 +30,12 @@
         const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
         const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
         return MK(ar * br - ai * bi, ar * bi + ai * br);                                \
+    }                                                                                   \
+    /* NumPy's array loop where it fuses (AVX2/AVX-512): each part one multiply-add */   \
+    static inline C astc_cmul_fused##SUF(C a, C b) {                                    \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        return MK(fma##SUF(ar, br, -(ai * bi)), fma##SUF(ar, bi, ai * br));             \
     }                                                                                   \
     /* Smith's algorithm, as NumPy's complex divide (x / 0 gives inf or NaN parts) */   \
     static inline C astc_cdiv##SUF(C a, C b) {                                          \
@@ -170,8 +179,4 @@ static inline double complex astc_pycsqrt(double complex z) {
     const double d = ay / (2.0 * s);
     return x >= 0.0 ? ASTC_CMPLX(s, copysign(d, y)) : ASTC_CMPLX(d, copysign(s, y));
 }
-
-/* prod() of complex values in `omp simd` loops: NumPy's multiply, not C's. */
-#pragma omp declare reduction(astc_cprod : double complex : omp_out = astc_cmul(omp_out, omp_in)) \
-    initializer(omp_priv = ASTC_CMPLX(1, 0))
 #endif
