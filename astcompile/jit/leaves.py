@@ -67,6 +67,8 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
         return box[1](value) if outputs[box[2]] else value
     if box == "array":
         return value
+    if box == "list":
+        return value.tolist()
     if box == "scalar":
         return value[()] if isinstance(value, np.ndarray) else value
     if box == "0d":

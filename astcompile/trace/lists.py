@@ -47,6 +47,7 @@ class SymList:
         self.owner = self  # the whole list a row belongs to (its writes are the list's)
         self.tuple_row = False  # a row that is a tuple: Python refuses writes into it
         self.items: Any = None  # a whole list argument's items, as traced
+        self.fill: Any = None  # the one number a list made as ``[x] * n`` holds, until stored
 
     # --- what a list can do in compiled code ---
     def length(self) -> Any:
@@ -70,7 +71,7 @@ class SymList:
             raise TypeError("'tuple' object does not support item assignment")
         if self.rows is not None:
             raise TraceBreak(TraceReason.LIST_WRITE, f"a row of {self.name} is replaced")
-        kind = _python_type(value)
+        kind = python_type(value)
         if kind is not self.item:  # compiled, the list would hold another type
             got = "NumPy value" if kind is SymArray else kind.__name__
             raise TraceBreak(
@@ -80,6 +81,7 @@ class SymList:
             )
         self.array[_index(key, self.name)] = value
         self.owner.written = True
+        self.fill = None
 
     def __iter__(self) -> Any:
         """Unpacking a short row (``x, y = point``): its items, its length guarded."""
@@ -106,6 +108,12 @@ class SymList:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        if self.owner.position is None:  # made in the region (trace/local_lists.py)
+            raise TraceBreak(
+                TraceReason.SIDE_EFFECT,
+                f"{name}() on a list made outside it: only a list's items compile, "
+                "the loop runs as written",
+            )
         raise TraceBreak(TraceReason.OBJECT_METHOD, f"{self.name}.{name}() on a list")
 
     def _unsupported(self, *_: Any) -> Any:
@@ -193,7 +201,7 @@ def _python_number(node: Node, item: type, name: str) -> SymScalar:
     return SymScalar(node, item(1), f"an item of {name}", dynamic=True)
 
 
-def _python_type(value: Any) -> type:
+def python_type(value: Any) -> type:
     if isinstance(value, SymScalar):
         return type(value.hint)
     if isinstance(value, SymInt):

@@ -27,7 +27,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes, user_names
+from astcompile.trace import escapes, local_lists, user_names
 from astcompile.trace import int_bounds as IB
 from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
@@ -65,6 +65,7 @@ def _for(
         if is_tracing():
             LS.bound_after(values)
         return values
+    local_lists.adopt(body, current().given)
     with escapes.unchanged(body, "loop body"):
         return _trace_loop(body, bounds, init, brk, peeled)
 
@@ -81,6 +82,7 @@ def ac_while(
             if brk is not None and values[brk]:
                 break
         return values
+    local_lists.adopt(body, current().given)
     with escapes.unchanged(body, "loop body"):
         return _trace_while(test, body, tuple(carried), brk)
 
