@@ -87,6 +87,8 @@ class TraceContext:
         self.private: set[Node] = set()
         #: whether the region was handed an object (trace/local_lists.py adopts only its own)
         self.given: Callable[[Any], bool] = lambda value: True
+        self.loop_depth = 0  # loop bodies being traced, one in another
+        self.growing: list[Any] = []  # lists loops append to (trace/growing_lists.py)
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:

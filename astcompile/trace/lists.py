@@ -17,6 +17,7 @@ break: the region runs as written.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -48,18 +49,41 @@ class SymList:
         self.tuple_row = False  # a row that is a tuple: Python refuses writes into it
         self.items: Any = None  # a whole list argument's items, as traced
         self.fill: Any = None  # the one number a list made as ``[x] * n`` holds, until stored
+        self.growth: Any = None  # a list a loop appends to (trace/growing_lists.py)
 
     # --- what a list can do in compiled code ---
     def length(self) -> Any:
         """``len(xs)``: a size that stays symbolic (a new length does not recompile)."""
+        if self.growth is not None:
+            return self.growth.size
         return SymInt.of(self.array.node.shape[0])
 
     def __len__(self) -> int:
+        if self.growth is not None:
+            return operator.index(self.growth.size)
         return len(self.array)
 
-    def __getitem__(self, key: Any) -> Any:
+    def _items(self) -> SymArray:
+        """The array of the items: a growing list's first ``len`` items of its buffer."""
+        return self.array if self.growth is None else self.array[: self.growth.size]
+
+    def _at(self, key: Any, store: bool = False) -> Any:
+        """Where ``self[key]`` is in the array; a growing list checks the index against its
+        length as Python does (its buffer is longer)."""
         index = _index(key, self.name)
-        value = self.array[index]
+        if self.growth is None:
+            return index
+        from astcompile.trace.growing_lists import position
+
+        return position(index, self.growth.size, store)
+
+    def append(self, value: Any) -> None:
+        from astcompile.trace.growing_lists import append
+
+        append(self, value)
+
+    def __getitem__(self, key: Any) -> Any:
+        value = self.array[self._at(key)]
         if self.rows is not None:
             row = SymList(value, self.item, f"{self.name}[...]")
             row.owner, row.tuple_row = self.owner, self.rows is tuple
@@ -79,7 +103,7 @@ class SymList:
                 f"the region changes a list it was given: {self.name} holds "
                 f"{self.item.__name__}s and would get a {got}",
             )
-        self.array[_index(key, self.name)] = value
+        self.array[self._at(key, store=True)] = value
         self.owner.written = True
         self.fill = None
 
@@ -92,7 +116,7 @@ class SymList:
 
     def as_array(self) -> SymArray:
         """What NumPy makes of the list (``np.asarray(xs)``): a new array of its items."""
-        node = self.array.node
+        node = self._items().node
         return wrap(current().node(Op.COPY, (node,), node.dtype, node.shape))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:

@@ -31,11 +31,11 @@ from astcompile.runtime import pylists
 from astcompile.trace.lists import SymList, python_type
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
-_DTYPES = dict(pylists.ITEMS.values())
+DTYPES = dict(pylists.ITEMS.values())
 _I64 = (-(2**63), 2**63 - 1)
 #: Rows of a comprehension stacked store by store past this many (each a node): left alone.
 _MAX_STACKED = 64
-_NAME = "a list made in the region"
+NAME = "a list made in the region"
 #: References to an object held once (by a list or a cell), seen from :func:`_held_once`: the
 #: holder, the loop variable and getrefcount's own argument.
 _HELD_ONCE = 3
@@ -44,27 +44,30 @@ _HELD_ONCE = 3
 def repeat(items: list, times: Any) -> SymList | Any:
     """``items * times`` for a traced ``times``: a typed list when ``items`` is one number
     (``[0.0] * n``), else NotImplemented (Python's own repeat, which specialises ``times``)."""
-    item = _item_type(items) if len(items) == 1 else None
+    item = item_type(items) if len(items) == 1 else None
     size = _length(times)
     if item is None or size is None:
         return NotImplemented
     value = items[0]
     from astcompile.trace.numpy_fill import new_array
 
-    made = SymList(new_array((size,), _DTYPES[item], value), item, _NAME)
+    made = SymList(new_array((size,), DTYPES[item], value), item, NAME)
     made.fill = value if not isinstance(value, (SymScalar, SymInt)) else None
     return made
 
 
-def adopt(body: Callable, given: Callable[[Any], bool]) -> None:
+def adopt(body: Callable, given: Callable[[Any], bool], flat: bool = True) -> None:
     """Put a typed list in place of each Python list ``body`` reads through its closure that
-    the region made (``given`` says which objects it was handed instead), where one fits."""
+    the region made (``given`` says which objects it was handed instead), where one fits;
+    lists of numbers only where ``flat`` (else trace/growing_lists.py takes them)."""
     for cell in body.__closure__ or ():
         try:
             value = cell.cell_contents
         except ValueError:  # a name not bound yet
             continue
         if type(value) is not list or given(value) or sys.getrefcount(value) > _HELD_ONCE:
+            continue
+        if not flat and not (value and type(value[0]) is SymList):
             continue
         typed = typed_list(value)
         if typed is not None:
@@ -75,13 +78,13 @@ def typed_list(value: list) -> SymList | None:
     """The typed list that stands for the Python list ``value``, or None."""
     if value and all(type(row) is SymList for row in value):
         return _rows(value)
-    item = _item_type(value)
+    item = item_type(value)
     if item is None:
         return None
     from astcompile.trace.numpy_fill import new_array
 
-    items = np.array(value, dtype=_DTYPES[item])
-    return SymList(new_array(items.shape, items.dtype, items), item, _NAME)
+    items = np.array(value, dtype=DTYPES[item])
+    return SymList(new_array(items.shape, items.dtype, items), item, NAME)
 
 
 def _rows(rows: list) -> SymList | None:
@@ -99,12 +102,12 @@ def _rows(rows: list) -> SymList | None:
 
     shape = (len(rows), length)
     if len(fills) == 1 and rows[0].fill is not None:
-        array = new_array(shape, _DTYPES[item], rows[0].fill)
+        array = new_array(shape, DTYPES[item], rows[0].fill)
     elif len(rows) <= _MAX_STACKED:
         array = _stacked([r.array for r in rows])
     else:
         return None
-    return SymList(array, item, _NAME, rows=list)
+    return SymList(array, item, NAME, rows=list)
 
 
 def _plain_row(row: SymList, kind: tuple) -> bool:
@@ -123,13 +126,13 @@ def _stacked(parts: list[SymArray]) -> SymArray:
     return stack(parts)
 
 
-def _item_type(items: list) -> type | None:
+def item_type(items: list) -> type | None:
     """The one Python number type of ``items`` (traced or not), ints within int64."""
     kinds = {python_type(v) for v in items}
     if len(kinds) != 1:
         return None
     kind = kinds.pop()
-    if kind not in _DTYPES:
+    if kind not in DTYPES:
         return None
     if kind is int and any(type(v) is int and not _I64[0] <= v <= _I64[1] for v in items):
         return None

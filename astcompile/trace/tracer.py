@@ -27,7 +27,7 @@ from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
@@ -169,7 +169,10 @@ class _Outputs:
                 TraceReason.UNSUPPORTED_OUTPUT, "a list made in the region leaves it twice"
             )
         self.lists.add(id(value))
-        return self._graph(value.array.node, Box.LIST)
+        if value.growth is None:
+            return self._graph(value.array.node, Box.LIST)
+        length = self._graph(operand(value.growth.size).node, Box.ZERO_D).index
+        return self._graph(value.array.node, (Box.LIST, length))
 
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
