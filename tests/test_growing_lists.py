@@ -173,5 +173,4 @@ def test_a_new_length_does_not_recompile():
     compiled = astcompile.compile(list_prefix_sums, backend="c")
     for n in (3, 9, 40, 41, 300):
         assert compiled(list(range(n))) == list_prefix_sums(list(range(n)))
-    region = compiled.regions[0]
-    assert sum(len(v) for v in region.entries.values()) == 1
+    assert compiled.regions[0].stats.traces <= 1  # none where an earlier test's entry is found

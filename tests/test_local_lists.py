@@ -181,5 +181,4 @@ def test_a_new_length_of_a_size_does_not_recompile():
     compiled = astcompile.compile(halves_of, backend="c")
     for n in (5, 9, 40, 41):
         assert compiled([1.0] * n) == [0.5] * n
-    region = compiled.regions[0]
-    assert sum(len(v) for v in region.entries.values()) == 1
+    assert compiled.regions[0].stats.traces <= 1  # none where an earlier test's entry is found
