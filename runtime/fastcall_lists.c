@@ -124,27 +124,23 @@ static int kind_of_code(const char *code) {
 
 /* store items[0..m) of kind `kind` at `out`; -1 (an error set) on an item of another type */
 static int unbox_items(PyObject *const *items, Py_ssize_t m, int kind, char *out) {
-    if (kind == K_INT) {
-        for (Py_ssize_t j = 0; j < m; j++) {
-            if (!PyLong_CheckExact(items[j]) || !int64_of(items[j], (long long *)out + j)) {
-                PyErr_SetString(PyExc_TypeError, "a typed list changed while it was read");
-                return -1;
-            }
+    /* one loop per kind: the common ones stay a few instructions an item */
+    Py_ssize_t j = 0;
+    if (kind == K_FLOAT) {
+        for (; j < m && PyFloat_CheckExact(items[j]); j++)
+            ((double *)out)[j] = PyFloat_AS_DOUBLE(items[j]);
+    } else if (kind == K_INT) {
+        for (; j < m && PyLong_CheckExact(items[j]); j++)
+            if (!int64_of(items[j], (long long *)out + j)) break;
+    } else {
+        for (; j < m && item_kind(items[j]) == kind; j++) {
+            if (kind == K_COMPLEX) ((Py_complex *)out)[j] = ((PyComplexObject *)items[j])->cval;
+            else ((npy_bool *)out)[j] = items[j] == Py_True;
         }
-        return 0;
     }
-    for (Py_ssize_t j = 0; j < m; j++) {
-        PyObject *item = items[j];
-        if (item_kind(item) != kind) {
-            PyErr_SetString(PyExc_TypeError, "a typed list changed while it was read");
-            return -1;
-        }
-        switch (kind) {
-        case K_FLOAT: ((double *)out)[j] = PyFloat_AS_DOUBLE(item); break;
-        case K_INT: ((long long *)out)[j] = PyLong_AsLongLong(item); break;
-        case K_COMPLEX: ((Py_complex *)out)[j] = ((PyComplexObject *)item)->cval; break;
-        default: ((npy_bool *)out)[j] = item == Py_True; break;
-        }
+    if (j < m) {
+        PyErr_SetString(PyExc_TypeError, "a typed list changed while it was read");
+        return -1;
     }
     return 0;
 }
