@@ -10,6 +10,7 @@ import pytest
 from differential import assert_same_calls
 
 import astcompile
+from bench.programs.lcs_length import lcs_length
 from bench.programs.list_matmul import list_matmul
 from bench.programs.poly_mul_lists import poly_mul_lists
 
@@ -107,6 +108,34 @@ def big_ints(n):
     return out
 
 
+def rolling(xs, n):
+    a = [0.0] * len(xs)
+    b = [0.0] * len(xs)
+    for _ in range(n):
+        for i in range(len(xs)):
+            b[i] = a[i] * 0.5 + xs[i]
+        a, b = b, a
+    return a
+
+
+def last_rows(n, m):
+    prev = [0] * m
+    cur = prev
+    for i in range(n):
+        cur = [0] * m
+        for j in range(m):
+            cur[j] = prev[j] + i * j
+        prev = cur
+    return prev, cur  # one list, twice
+
+
+def resized(n):
+    row = [0.0] * 2
+    for i in range(n):
+        row = [1.0] * (i + 2)  # another length each time: runs as written
+    return row
+
+
 CALLS = {
     halves: [(0,), (1,), (7,), (50,)],
     halves_of: [([1.0, 2.0, -3.5],), ([0.25] * 40,), ([],)],
@@ -122,6 +151,10 @@ CALLS = {
     mixed: [(3,), (5,)],
     big_ints: [(2,), (3,), (5,)],
     poly_mul_lists: [([1.0, 2.0, 3.0], [0.5, -1.0]), ([0.25] * 9, [2.0] * 4)],
+    lcs_length: [([1, 2, 3, 2, 1], [2, 3, 1, 2]), ([5] * 6, [5, 4, 5]), ([1], [2])],
+    rolling: [([1.0, 2.0, 3.0], 4), ([0.5] * 5, 0), ([2.0], 7)],
+    last_rows: [(3, 4), (0, 2), (1, 3)],
+    resized: [(3,), (0,)],
     list_matmul: [
         ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]]),
         ([[0.5] * 4 for _ in range(3)], [[1.5] * 3 for _ in range(4)]),
@@ -148,6 +181,8 @@ def test_lists_made_in_the_region_give_pythons_results(fn, backend):
         (marks, (10,)),
         (poly_mul_lists, ([1.0, 2.0, 3.0], [0.5, -1.0])),
         (list_matmul, ([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.5, 1.0]])),
+        (lcs_length, ([1, 2, 3, 2, 1], [2, 3, 1, 2])),
+        (rolling, ([1.0, 2.0, 3.0], 4)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -169,6 +204,11 @@ def test_returned_lists_hold_pythons_number_types():
 def test_one_list_under_two_names_stays_one_list():
     first, second = astcompile.compile(twice, backend="c")(5)
     assert first is second and first == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_one_list_carried_under_two_names_stays_one_list():
+    prev, cur = astcompile.compile(last_rows, backend="c")(3, 4)
+    assert prev is cur and prev == last_rows(3, 4)[0]
 
 
 def test_rows_are_new_lists_at_every_call():

@@ -156,6 +156,7 @@ class _Outputs:
         self.watch = watch
         self.nodes: list[Node] = []
         self.lists: set[int] = set()
+        self.carried_lists = 0
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
         self.nodes.append(node)
@@ -169,6 +170,13 @@ class _Outputs:
                 TraceReason.UNSUPPORTED_OUTPUT, "a list made in the region leaves it twice"
             )
         self.lists.add(id(value))
+        if value.array.node.op is Op.RESULT:  # carried through a loop or an if
+            self.carried_lists += 1
+            if self.carried_lists > 1:  # two names may be one list: Python returns it twice
+                raise TraceBreak(
+                    TraceReason.UNSUPPORTED_OUTPUT,
+                    "two lists a loop or an if carried leave the region (they may be one list)",
+                )
         if value.growth is None:
             return self._graph(value.array.node, Box.LIST)
         length = self._graph(operand(value.growth.size).node, Box.ZERO_D).index
