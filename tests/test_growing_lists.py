@@ -174,3 +174,19 @@ def test_a_new_length_does_not_recompile():
     for n in (3, 9, 40, 41, 300):
         assert compiled(list(range(n))) == list_prefix_sums(list(range(n)))
     assert compiled.regions[0].stats.traces <= 1  # none where an earlier test's entry is found
+
+
+def weighted(xs):
+    w = [0.25, 0.5, 0.25]
+    s = 0.0
+    for i in range(len(xs)):
+        s += w[i % 3] * xs[i]
+    a, b, c = w  # a list no loop appends to keeps its length: it unpacks
+    return s, a + b + c
+
+
+def test_a_list_no_loop_appends_to_keeps_its_length():
+    assert_same_calls(weighted, [([1.0, 2.0, 3.0, 4.0],), ([0.5],)], backend="c")
+    compiled = astcompile.compile(weighted, backend="c")
+    report = astcompile.explain(compiled, [1.0, 2.0])
+    assert report.graph_break_count == 0, str(report)

@@ -157,7 +157,7 @@ def cells(body: Callable, bounds: tuple) -> list[types.CellType]:
     """Closure cells of ``body`` holding a Python list the region made, held there alone,
     empty or of one kind of Python number, when the loop's trip count is a size."""
     found: list[types.CellType] = []
-    if _trips(bounds) is None:
+    if not takes(body, bounds):
         return found
     for cell in body.__closure__ or ():
         try:
@@ -189,8 +189,16 @@ def _adopt(cell: types.CellType, index: int, trips: S.Dim, hint: tuple | None) -
     return typed
 
 
-def trips_known(bounds: tuple) -> bool:
-    return _trips(bounds) is not None
+def takes(body: Callable, bounds: tuple) -> bool:
+    """Whether this loop makes the lists its body reads growable: it calls an ``append``
+    and its trip count is a size (else a list it reads keeps its length: local_lists.py)."""
+    return _trips(bounds) is not None and _calls_append(body.__code__)
+
+
+def _calls_append(code: types.CodeType) -> bool:
+    if "append" in code.co_names:
+        return True
+    return any(isinstance(c, types.CodeType) and _calls_append(c) for c in code.co_consts)
 
 
 def _trips(bounds: tuple) -> S.Dim | None:

@@ -67,7 +67,7 @@ def _for(
         if is_tracing():
             LS.bound_after(values)
         return values
-    local_lists.adopt(body, current().given, flat=not growing_lists.trips_known(bounds))
+    local_lists.adopt(body, current().given, flat=not growing_lists.takes(body, bounds))
     cells = growing_lists.cells(body, bounds)  # before the watch holds their lists too
     with escapes.unchanged(body, "loop body"):
         trace = lambda b, values, names: _trace_loop(b, bounds, values, brk, peeled, names)
