@@ -190,3 +190,17 @@ def test_a_list_no_loop_appends_to_keeps_its_length():
     compiled = astcompile.compile(weighted, backend="c")
     report = astcompile.explain(compiled, [1.0, 2.0])
     assert report.graph_break_count == 0, str(report)
+
+
+def extend_given(out, xs):
+    for x in xs:
+        out.append(x * 2.0)
+    return out
+
+
+def test_a_list_passed_in_that_grows_runs_as_written():
+    out = [1.0]
+    compiled = astcompile.compile(extend_given, backend="c")
+    assert compiled(out, [1.0, 2.0]) is out and out == [1.0, 2.0, 4.0]
+    report = astcompile.explain(compiled, [1.0], [1.0, 2.0])
+    assert any("grows a list it was given" in r.detail for r in report.break_reasons), report

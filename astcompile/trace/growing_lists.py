@@ -84,6 +84,11 @@ def run_for(
 def append(target: SymList, value: Any) -> None:
     """``target.append(value)`` on a growable list, while its loop's body is traced."""
     growth = target.growth
+    if target.owner.position is not None:
+        raise TraceBreak(
+            TraceReason.SIDE_EFFECT,
+            f"{target.name}.append(): the region grows a list it was given; runs as written",
+        )
     if growth is None or current().loop_depth != growth.depth:
         raise TraceBreak(
             TraceReason.SIDE_EFFECT,
