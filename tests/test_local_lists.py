@@ -136,6 +136,13 @@ def resized(n):
     return row
 
 
+def pair_sums(xs):
+    out = [0.0] * (len(xs) - 2)  # negative for short lists: Python's []
+    for i in range(len(out)):
+        out[i] = xs[i] + xs[i + 1]
+    return out
+
+
 CALLS = {
     halves: [(0,), (1,), (7,), (50,)],
     halves_of: [([1.0, 2.0, -3.5],), ([0.25] * 40,), ([],)],
@@ -151,6 +158,7 @@ CALLS = {
     mixed: [(3,), (5,)],
     big_ints: [(2,), (3,), (5,)],
     poly_mul_lists: [([1.0, 2.0, 3.0], [0.5, -1.0]), ([0.25] * 9, [2.0] * 4)],
+    pair_sums: [([1.0] * 5,), ([1.0, 2.0, 3.0],), ([1.0, 2.0],), ([1.0],), ([2.0] * 7,)],
     lcs_length: [([1, 2, 3, 2, 1], [2, 3, 1, 2]), ([5] * 6, [5, 4, 5]), ([1], [2])],
     rolling: [([1.0, 2.0, 3.0], 4), ([0.5] * 5, 0), ([2.0], 7)],
     last_rows: [(3, 4), (0, 2), (1, 3)],

@@ -36,8 +36,8 @@ _I64 = (-(2**63), 2**63 - 1)
 #: Rows of a comprehension stacked store by store past this many (each a node): left alone.
 _MAX_STACKED = 64
 NAME = "a list made in the region"
-#: References to an object held once (by a list or a cell), seen from :func:`_held_once`: the
-#: holder, the loop variable and getrefcount's own argument.
+#: References to an object held once (by a cell or a list), as :func:`adopt` and :func:`_rows`
+#: count them: the holder, their own variable and getrefcount's argument.
 _HELD_ONCE = 3
 
 
