@@ -10,7 +10,8 @@ expression, or a few statements from templates that reached NumPy's edges before
 * inner loops whose trip count is known only at run time (and may be zero);
 * stores of out-of-range values and of infinities into integer arrays, and of size-1 arrays;
 * indices read from (uint64) arrays;
-* complex values with infinite parts and products that overflow.
+* complex values with infinite parts and products that overflow;
+* Python lists the program makes and fills in a loop (appends, stores, reads past the end).
 """
 
 from __future__ import annotations
@@ -284,6 +285,45 @@ def index_reads(draw) -> list[str]:
     ]
 
 
+_LIST_STARTS = [
+    "[]",
+    "[0.0] * n",
+    "[0] * (n + 1)",
+    "[k] * 2",
+    "[1.5, -0.5]",
+    "[[0.0] * 2 for _ in range(n)]",
+]
+_LIST_STEPS = [
+    "out.append(i * 0.5)",
+    "out.append(k + i)",
+    "out.append(xr[i])",  # a NumPy scalar: Python's list holds it, the loop runs as written
+    "out.append(i > 1)",
+    "if xr[i] > 0:\n    out.append(i)",
+    "out.append(len(out))",
+    "out[i] = i * 2.5",
+    "out[i] += k",
+    "out[-1] = i",
+    "out[i][1] = i * 0.25",
+    "out.append(out[-1] * 0.5 + i)",
+]
+_LIST_ENDS = ["out", "(out, len(out))", "out[k2 % 7]", "out[-1]"]
+
+
+@st.composite
+def list_loops(draw) -> list[str]:
+    """A Python list the program makes, filled by a loop (appends, stores, reads; an index
+    past its end, another item type, NumPy scalars, rows), then returned or read."""
+    return [
+        "xr = x.ravel()",
+        "n = xr.shape[0]",
+        f"k2 = {draw(st.sampled_from(['0', '1', '-1', '5', 'k']))}",
+        f"out = {draw(st.sampled_from(_LIST_STARTS))}",
+        "for i in range(n):",
+        *(f"    {line}" for line in draw(st.sampled_from(_LIST_STEPS)).split("\n")),
+        f"z = {draw(st.sampled_from(_LIST_ENDS))}",
+    ]
+
+
 @st.composite
 def programs(draw) -> list[str]:
     kind = draw(
@@ -295,6 +335,7 @@ def programs(draw) -> list[str]:
                 runtime_bound_loops,
                 stores,
                 index_reads,
+                list_loops,
             ]
         )
     )

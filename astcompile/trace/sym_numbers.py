@@ -96,6 +96,8 @@ class SymScalar:
     __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
+        if op is Op.MUL and type(other) is list:  # [0.0] * n: a list the region made
+            return _repeat(other, self)
         if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
             return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
         if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
@@ -221,6 +223,12 @@ _PYTHON_COMPLEX = {Op.MUL: Op.PY_CMUL, Op.TRUEDIV: Op.PY_CDIV}
 
 def _is_complex(value: Any) -> bool:
     return isinstance(_hint_of(value), complex)
+
+
+def _repeat(items: list, times: Any) -> Any:
+    from astcompile.trace.local_lists import repeat
+
+    return repeat(items, times)
 
 
 def _is_dynamic(value: Any) -> bool:
@@ -359,6 +367,8 @@ def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
     dim_fn = _DIM_FNS.get(name)
 
     def method(self: SymInt, other: Any) -> Any:
+        if op is Op.MUL and type(other) is list:
+            return _repeat(other, self)
         is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
         if dim_fn is not None and is_int:
             return self._dim_op(dim_fn, other, reflected)
