@@ -6,7 +6,8 @@ expression, or a few statements from templates that reached NumPy's edges before
 
 * Python numbers at and beyond a dtype's limits (``uint8 >= -1``, ``int64 < 2**63``, ``+ 300``),
   ufuncs of Python numbers (``np.ceil(2.5)`` is a strong float64), NaN signs, 0-d constants;
-* a Python number carried through a loop whose branch may not run;
+* a Python number carried through a loop whose branch may not run (then clipped: NumPy's
+  clip makes it a strong array);
 * inner loops whose trip count is known only at run time (and may be zero);
 * stores of out-of-range values and of infinities into integer arrays;
 * indices read from (uint64) arrays.
@@ -35,6 +36,7 @@ UNARY = [
     "({}).T",
     "({}).astype(np.float32)",
     "np.clip({}, -1, 2)",
+    "np.clip({}, 2, -1)",
     "np.square({})",
     "np.sign({})",
     "np.squeeze({})",
@@ -204,7 +206,11 @@ def branch_loops(draw) -> list[str]:
         lines.append(f"    {draw(st.sampled_from(_UPDATES))}")
     if draw(st.booleans()):
         lines += [f"    if acc < {draw(st.sampled_from(['0', '-2', 'k']))}:", "        break"]
-    after = draw(st.sampled_from(["acc", "(acc, acc * y)", "(acc, acc > 1)", "acc + x"]))
+    after = draw(
+        st.sampled_from(
+            ["acc", "(acc, acc * y)", "(acc, acc > 1)", "acc + x", "np.clip(acc, 0, np.float32(1))"]
+        )
+    )
     return lines + [f"z = {after}"]
 
 
