@@ -2,7 +2,8 @@
 
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
 (exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
-before each run so a function that writes into its arguments is compared fairly. Identity is
+before each run so a function that writes into its arguments is compared fairly, each copy
+keeping the array's layout (F order, strides, broadcast zero strides, read-only). Identity is
 compared too: which returned arrays are the same object as, or share memory with, another
 result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two buffers, ``b = a`` one).
 
@@ -144,9 +145,30 @@ def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
     ]
 
 
+def copy_args(args: Any) -> Any:
+    """A deep copy of ``args`` whose arrays keep their layout: strides (F order, a step, a
+    negative or zero stride), read-only flags and shared memory, each array a view of a copy
+    of the buffer it views (``copy.deepcopy`` makes every array a new C-contiguous one)."""
+    roots: dict[int, np.ndarray] = {}
+    return copy.deepcopy(args, {id(a): _same_layout(a, roots) for a in _arrays(list(args))})
+
+
+def _same_layout(a: np.ndarray, roots: dict[int, np.ndarray]) -> np.ndarray:
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.base is not None or a.dtype.hasobject or type(a) is not np.ndarray:
+        return copy.deepcopy(a)  # memory NumPy does not own (a memory map, bytes): a copy
+    new_root = roots.setdefault(id(root), root.copy(order="K"))
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    view = np.ndarray(a.shape, a.dtype, new_root.data, offset, a.strides)
+    view.flags.writeable = a.flags.writeable
+    return view
+
+
 def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
     """``(numpy_result, astcompile_result)`` of ``fn(*args)``, each on its own copy of args."""
-    expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected_args, compiled_args = copy_args(args), copy_args(args)
     with np.errstate(all="ignore"), target_mode(backend):
         expected = fn(*expected_args)
         compiled = astcompile.compile(fn, backend=backend, **options)
@@ -174,7 +196,7 @@ def assert_same_calls(
     call raises the same exception type."""
     compiled = astcompile.compile(fn, backend=backend, **options)
     for args in calls:
-        expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+        expected_args, compiled_args = copy_args(args), copy_args(args)
         with np.errstate(all="ignore"), target_mode(backend):
             try:
                 expected = fn(*expected_args)

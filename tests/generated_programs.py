@@ -321,8 +321,11 @@ def operands(draw) -> tuple[np.ndarray, np.ndarray, int, int]:
     y_dtype = np.dtype(draw(st.sampled_from([dtype.name, "float64", "int64", "uint64"])))
     x = draw(hnp.arrays(dtype, x_shape, elements=_elements(dtype)))
     y = draw(hnp.arrays(y_dtype, y_shape, elements=_elements(y_dtype)))
-    if draw(st.booleans()) and x.ndim >= 1 and x.shape[-1] > 1:
-        x = np.repeat(x, 2, axis=-1)[..., ::2]  # a strided view
+    layout = draw(st.sampled_from(["C", "C", "strided", "F"]))
+    if layout == "strided" and x.ndim >= 1 and x.shape[-1] > 1:
+        x = np.repeat(x, 2, axis=-1)[..., ::2]  # a strided view (ravel copies it)
+    if layout == "F":
+        x = np.asfortranarray(x)
     k = draw(st.sampled_from(K_VALUES))
     low, high = int_class_bounds(k)
     return x, y, k, draw(st.integers(max(low, -(2**64)), min(high, 2**64)))

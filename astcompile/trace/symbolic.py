@@ -140,6 +140,7 @@ class SymArray:
         self.node = node
         self.is_scalar = is_scalar
         self.is_input = False
+        self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False

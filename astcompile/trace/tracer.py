@@ -91,6 +91,7 @@ class _Inputs:
             self._input(index, name, kind, dtype, shape), isinstance(value, np.generic)
         )
         symbolic.is_input = True
+        symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
         return symbolic
 
     def _input(
