@@ -173,9 +173,7 @@ def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -
         expected = fn(*expected_args)
         compiled = astcompile.compile(fn, backend=backend, **options)
         got = compiled(*compiled_args)
-    for i, (a, b) in enumerate(zip(compiled_args, expected_args)):
-        if isinstance(b, np.ndarray):  # writes into arguments, within the same tolerances
-            assert_same_value(a, b, f"argument {i} after the call", input_tolerance(args))
+    _same_arguments(compiled_args, expected_args, input_tolerance(args))
     want, have = aliasing(expected_args, expected), aliasing(compiled_args, got)
     assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
     return expected, got
@@ -203,16 +201,19 @@ def assert_same_calls(
             except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
                 with pytest.raises(type(exc)):
                     compiled(*compiled_args)
-                _same_lists(compiled_args, expected_args)
+                _same_arguments(compiled_args, expected_args, input_tolerance(args))
                 continue
             got = compiled(*compiled_args)
         assert_same_value(got, expected, floor=input_tolerance(args))
-        _same_lists(compiled_args, expected_args)
+        _same_arguments(compiled_args, expected_args, input_tolerance(args))
 
 
-def _same_lists(got: tuple, expected: tuple) -> None:
-    """Python lists among the arguments hold what the plain call left in them (item types
-    too): compiled code writes into them as Python does."""
+def _same_arguments(got: tuple, expected: tuple, floor: tuple[float, float]) -> None:
+    """Arrays and Python lists among the arguments hold what the plain call left in them (a
+    list's item types too), also where the call raised: compiled code writes into them as
+    NumPy and Python do, and not before NumPy would raise."""
     for i, (a, b) in enumerate(zip(got, expected)):
-        if type(b) is list:
+        if isinstance(b, np.ndarray):  # writes into arguments, within the same tolerances
+            assert_same_value(a, b, f"argument {i} after the call", floor)
+        elif type(b) is list:
             assert_same_value(a, b, f"list argument {i} after the call")

@@ -10,6 +10,7 @@ expression, or a few statements from templates that reached NumPy's edges before
   clip makes it a strong array);
 * inner loops whose trip count is known only at run time (and may be zero);
 * stores of out-of-range values and of infinities into integer arrays;
+* stores through listed indices, out of range too (NumPy writes nothing then);
 * indices read from (uint64) arrays.
 """
 
@@ -263,6 +264,15 @@ def stores(draw) -> list[str]:
 
 
 @st.composite
+def scatters(draw) -> list[str]:
+    """A store through listed indices into the argument ``x``, some out of range: NumPy checks
+    every index before it writes any."""
+    idx = draw(st.sampled_from(["[0, 1]", "[-1, 0]", "[0, 3]", "[1, -5]", "[0, 0]"]))
+    value = draw(st.sampled_from(["7", "x.reshape(-1)[:1] * 2", "y.ravel()[:1]"]))
+    return ["xv = x.reshape(-1)", f"xv[{idx}] = {value}", "z = xv.sum()"]
+
+
+@st.composite
 def index_reads(draw) -> list[str]:
     """Indices read from an array (a uint64 one above int64 must raise, not wrap)."""
     read = draw(st.sampled_from(["xr[yr[k2]]", "xr[yr[k2]:].sum()", "xr[:yr[k2]].sum()"]))
@@ -286,6 +296,7 @@ def programs(draw) -> list[str]:
                 branch_loops,
                 runtime_bound_loops,
                 stores,
+                scatters,
                 index_reads,
             ]
         )
