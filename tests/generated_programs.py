@@ -11,6 +11,7 @@ expression, or a few statements from templates that reached NumPy's edges before
 * inner loops whose trip count is known only at run time (and may be zero);
 * stores of out-of-range values and of infinities into integer arrays;
 * stores through listed indices, out of range too (NumPy writes nothing then);
+* values nothing reads that NumPy raises on;
 * indices read from (uint64) arrays.
 """
 
@@ -273,6 +274,14 @@ def scatters(draw) -> list[str]:
 
 
 @st.composite
+def unread_values(draw) -> list[str]:
+    """A value nothing reads that NumPy raises on (an integer to a negative integer power)."""
+    powers = ["x ** y", "y ** x", "np.power(x, k)", "x ** x", "x.astype(np.int8) ** np.int8(-1)"]
+    value = draw(st.sampled_from(powers))
+    return [f"unused = {value}", f"z = {draw(expressions())}"]
+
+
+@st.composite
 def index_reads(draw) -> list[str]:
     """Indices read from an array (a uint64 one above int64 must raise, not wrap)."""
     read = draw(st.sampled_from(["xr[yr[k2]]", "xr[yr[k2]:].sum()", "xr[:yr[k2]].sum()"]))
@@ -297,6 +306,7 @@ def programs(draw) -> list[str]:
                 runtime_bound_loops,
                 stores,
                 scatters,
+                unread_values,
                 index_reads,
             ]
         )

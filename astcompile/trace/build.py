@@ -141,7 +141,10 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
     if op in COMPARISONS and len(set(loop)) > 1:
         raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
-    return current().node(op, inputs, dtype, shape)
+    node = current().node(op, inputs, dtype, shape)
+    if op is Op.POW and dtype.kind in "iu":
+        limits.power_check(node)
+    return node
 
 
 def _is_python_int(operand: Operand) -> bool:

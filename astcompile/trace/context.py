@@ -84,6 +84,9 @@ class TraceContext:
         self.plain_reruns: list[tuple[Loc | None, TraceReason, str]] = []
         #: INPUT arrays of typed lists (trace/lists.py): stores reach the list only at the end
         self.private: set[Node] = set()
+        #: (value, the check of NumPy's error for it, effect frame, position): kept where
+        #: nothing reads the value (trace/limits.py, keep_unread_checks)
+        self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:
