@@ -266,10 +266,12 @@ def stores(draw) -> list[str]:
 
 @st.composite
 def scatters(draw) -> list[str]:
-    """A store through listed indices into the argument ``x``, some out of range: NumPy checks
-    every index before it writes any."""
+    """A store into the argument ``x``: through listed indices, some out of range (NumPy checks
+    every index before it writes any), or in place."""
     idx = draw(st.sampled_from(["[0, 1]", "[-1, 0]", "[0, 3]", "[1, -5]", "[0, 0]"]))
     value = draw(st.sampled_from(["7", "x.reshape(-1)[:1] * 2", "y.ravel()[:1]"]))
+    if draw(st.booleans()):  # into x itself (read-only where it is broadcast)
+        return [f"x[...] += {value}", "z = x.sum()"]
     return ["xv = x.reshape(-1)", f"xv[{idx}] = {value}", "z = xv.sum()"]
 
 
@@ -342,11 +344,13 @@ def operands(draw) -> tuple[np.ndarray, np.ndarray, int, int]:
     y_dtype = np.dtype(draw(st.sampled_from([dtype.name, "float64", "int64", "uint64"])))
     x = draw(hnp.arrays(dtype, x_shape, elements=_elements(dtype)))
     y = draw(hnp.arrays(y_dtype, y_shape, elements=_elements(y_dtype)))
-    layout = draw(st.sampled_from(["C", "C", "strided", "F"]))
+    layout = draw(st.sampled_from(["C", "C", "strided", "F", "broadcast"]))
     if layout == "strided" and x.ndim >= 1 and x.shape[-1] > 1:
         x = np.repeat(x, 2, axis=-1)[..., ::2]  # a strided view (ravel copies it)
     if layout == "F":
         x = np.asfortranarray(x)
+    if layout == "broadcast" and x.size:  # zero strides, read-only: NumPy raises on writes
+        x = np.broadcast_to(x[(slice(0, 1),) * x.ndim], x.shape)
     k = draw(st.sampled_from(K_VALUES))
     low, high = int_class_bounds(k)
     return x, y, k, draw(st.integers(max(low, -(2**64)), min(high, 2**64)))

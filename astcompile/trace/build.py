@@ -308,6 +308,11 @@ def broadcast_to(node: Node, shape: Sequence[S.Dim]) -> Node:
     return current().node(Op.BROADCAST_TO, (node,), node.dtype, target, target)
 
 
+def same_shape(a: Sequence[S.Dim], b: Sequence[S.Dim]) -> bool:
+    env = current().env
+    return len(a) == len(b) and all(x == y or env.is_eq(x, y) for x, y in zip(a, b))
+
+
 def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
     """``target[...] = value`` needs ``value`` to broadcast to ``target``; NumPy's error if not."""
     env = current().env

@@ -156,6 +156,8 @@ def _squeeze(a: Any, axis: Any = None) -> Any:
     )
     if any(shape[i] != 1 for i in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    if not axes and not array.is_scalar:
+        return array  # NumPy returns the array itself, not a new view
     return _keeps_scalar(
         array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
     )

@@ -282,6 +282,11 @@ class SymArray:
             return result
         if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
             raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
+        if not B.same_shape(result.node.shape, self.node.shape):  # NumPy's out= must hold it
+            raise ValueError(
+                f"non-broadcastable output operand with shape {self.node.shape} doesn't match "
+                f"the broadcast shape {result.node.shape}"
+            )
         if self.is_input or self.view_of is not None or self.has_views:
             self[...] = result
             return self
