@@ -60,7 +60,7 @@ def unsafe_writes(leaves: Sequence[Any], stored: Sequence[int], overlap: bool) -
     """Whether a call writes into a read-only NumPy argument (NumPy raises) or, with
     ``overlap``, into one that another argument overlaps (``f(a[1:], a[:-1])``: the iterations
     of a loop made whole-array statements would see each other's writes, and on a GPU each
-    argument is copied on its own). Such a call runs the graph eagerly, as NumPy would."""
+    argument is copied on its own). Such a call runs the region's own statements."""
     for i in stored:
         w = leaves[i]
         if not isinstance(w, np.ndarray):
@@ -104,15 +104,15 @@ def bind(
     del wrapper.parts  # not a C entry: the warm cache must not persist it as one
     if mode() != "cuda":
         return wrapper
-    return _device_call(wrapper, tuple(stored), wrapper.__globals__["_eager"])
+    return _device_call(wrapper, tuple(stored), wrapper.__globals__["_RunPlain"])
 
 
-def _device_call(wrapper: Callable, stored: tuple[int, ...], eager: Callable) -> Callable:
+def _device_call(wrapper: Callable, stored: tuple[int, ...], run_plain: type) -> Callable:
     cp = cupy()
 
     def run(leaves: Sequence[Any]) -> list:
-        if stored and unsafe_writes(leaves, stored, True):
-            return eager(leaves)
+        if stored and unsafe_writes(leaves, stored, True):  # the region's own statements
+            raise run_plain("a written argument is read-only or overlaps another argument")
         on_gpu = any(on_device(v) for v in leaves)
         moved = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in leaves]
         try:

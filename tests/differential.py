@@ -3,9 +3,10 @@
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
 (exact for bool and integer dtypes; close for floats, NaN equal to NaN; complex values part by
 part). Arrays are copied before each run so a function that writes into its arguments is
-compared fairly. Identity is compared too: which returned arrays are the same object as, or
-share memory with, another result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two
-buffers, ``b = a`` one).
+compared fairly, each copy keeping the array's layout (F order, strides, broadcast zero
+strides, read-only). Identity is compared too: which returned arrays are the same object as,
+or share memory with, another result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are
+two buffers, ``b = a`` one).
 
 It also holds what every comparison shares: ``BACKENDS`` (the backends a test runs on) and
 ``TOLERANCE`` (one table by dtype), which the C backend's tests (``c_helpers.check``) use too.
@@ -176,16 +177,35 @@ def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
     ]
 
 
+def copy_args(args: Any) -> Any:
+    """A deep copy of ``args`` whose arrays keep their layout: strides (F order, a step, a
+    negative or zero stride), read-only flags and shared memory, each array a view of a copy
+    of the buffer it views (``copy.deepcopy`` makes every array a new C-contiguous one)."""
+    roots: dict[int, np.ndarray] = {}
+    return copy.deepcopy(args, {id(a): _same_layout(a, roots) for a in _arrays(list(args))})
+
+
+def _same_layout(a: np.ndarray, roots: dict[int, np.ndarray]) -> np.ndarray:
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.base is not None or a.dtype.hasobject or type(a) is not np.ndarray:
+        return copy.deepcopy(a)  # memory NumPy does not own (a memory map, bytes): a copy
+    new_root = roots.setdefault(id(root), root.copy(order="K"))
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    view = np.ndarray(a.shape, a.dtype, new_root.data, offset, a.strides)
+    view.flags.writeable = a.flags.writeable
+    return view
+
+
 def run_both(fn: Callable, *args: Any, backend: str = "eager", **options: Any) -> tuple[Any, Any]:
     """``(numpy_result, astcompile_result)`` of ``fn(*args)``, each on its own copy of args."""
-    expected_args, compiled_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected_args, compiled_args = copy_args(args), copy_args(args)
     with np.errstate(all="ignore"), target_mode(backend):
         expected = fn(*expected_args)
         compiled = astcompile.compile(fn, backend=backend, **options)
         got = compiled(*compiled_args)
-    for i, (a, b) in enumerate(zip(compiled_args, expected_args)):
-        if isinstance(b, np.ndarray):  # writes into arguments, within the same tolerances
-            assert_same_value(a, b, f"argument {i} after the call", input_tolerance(args))
+    _same_arguments(compiled_args, expected_args, input_tolerance(args))
     want, have = aliasing(expected_args, expected), aliasing(compiled_args, got)
     assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
     return expected, got
@@ -206,7 +226,7 @@ def assert_same_calls(
     compiled = astcompile.compile(fn, backend=backend, **options)
     for args in calls:
         floor = input_tolerance(args)
-        assert_same_call(compiled, copy.deepcopy(args), fn, copy.deepcopy(args), backend, floor)
+        assert_same_call(compiled, copy_args(args), fn, copy_args(args), backend, floor)
 
 
 def assert_same_call(
@@ -239,6 +259,15 @@ def assert_same_call(
                 assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
         outputs.append(printed.getvalue())
     assert outputs[1] == outputs[0], f"printed {outputs[1]!r}, plain printed {outputs[0]!r}"
-    for i, (a, b) in enumerate(zip(compiled_args, plain_args)):
-        if type(b) is list or isinstance(b, np.ndarray):
-            assert_same_value(a, b, f"argument {i} after the call", input_tolerance(plain_args))
+    _same_arguments(compiled_args, plain_args, input_tolerance(plain_args))
+
+
+def _same_arguments(got: tuple, expected: tuple, floor: tuple[float, float]) -> None:
+    """Arrays and Python lists among the arguments hold what the plain call left in them (a
+    list's item types too), also where the call raised: compiled code writes into them as
+    NumPy and Python do, and not before NumPy would raise."""
+    for i, (a, b) in enumerate(zip(got, expected)):
+        if isinstance(b, np.ndarray):  # writes into arguments, within the same tolerances
+            assert_same_value(a, b, f"argument {i} after the call", floor)
+        elif type(b) is list:
+            assert_same_value(a, b, f"list argument {i} after the call")

@@ -6,9 +6,12 @@ expression, or a few statements from templates that reached NumPy's edges before
 
 * Python numbers at and beyond a dtype's limits (``uint8 >= -1``, ``int64 < 2**63``, ``+ 300``),
   ufuncs of Python numbers (``np.ceil(2.5)`` is a strong float64), NaN signs, 0-d constants;
-* a Python number carried through a loop whose branch may not run;
+* a Python number carried through a loop whose branch may not run (then clipped: NumPy's
+  clip makes it a strong array);
 * inner loops whose trip count is known only at run time (and may be zero);
 * stores of out-of-range values and of infinities into integer arrays, and of size-1 arrays;
+* stores through listed indices, out of range too (NumPy writes nothing then);
+* values nothing reads that NumPy raises on;
 * indices read from (uint64) arrays;
 * complex values with infinite parts and products that overflow;
 * Python lists the program makes and fills in a loop (appends, stores, reads past the end).
@@ -38,6 +41,7 @@ UNARY = [
     "({}).T",
     "({}).astype(np.float32)",
     "np.clip({}, -1, 2)",
+    "np.clip({}, 2, -1)",
     "np.square({})",
     "np.sign({})",
     "np.squeeze({})",
@@ -216,6 +220,7 @@ def branch_loops(draw) -> list[str]:
                 "(acc, acc > 1)",
                 "acc + x",
                 "(acc > np.int64(-2), float(acc))",
+                "np.clip(acc, 0, np.float32(1))",
             ]
         )
     )
@@ -269,6 +274,25 @@ def stores(draw) -> list[str]:
         op = draw(st.sampled_from(["=", "=", "+="]))
         lines.append(f"w[{key}] {op} {value}")
     return lines + ["z = w"]
+
+
+@st.composite
+def scatters(draw) -> list[str]:
+    """A store into the argument ``x``: through listed indices, some out of range (NumPy checks
+    every index before it writes any), or in place."""
+    idx = draw(st.sampled_from(["[0, 1]", "[-1, 0]", "[0, 3]", "[1, -5]", "[0, 0]"]))
+    value = draw(st.sampled_from(["7", "x.reshape(-1)[:1] * 2", "y.ravel()[:1]"]))
+    if draw(st.booleans()):  # into x itself (read-only where it is broadcast)
+        return [f"x[...] += {value}", "z = x.sum()"]
+    return ["xv = x.reshape(-1)", f"xv[{idx}] = {value}", "z = xv.sum()"]
+
+
+@st.composite
+def unread_values(draw) -> list[str]:
+    """A value nothing reads that NumPy raises on (an integer to a negative integer power)."""
+    powers = ["x ** y", "y ** x", "np.power(x, k)", "x ** x", "x.astype(np.int8) ** np.int8(-1)"]
+    value = draw(st.sampled_from(powers))
+    return [f"unused = {value}", f"z = {draw(expressions())}"]
 
 
 @st.composite
@@ -334,6 +358,8 @@ def programs(draw) -> list[str]:
                 branch_loops,
                 runtime_bound_loops,
                 stores,
+                scatters,
+                unread_values,
                 index_reads,
                 list_loops,
             ]
@@ -374,8 +400,13 @@ def operands(draw) -> tuple[np.ndarray, np.ndarray, int, int]:
     y_dtype = np.dtype(draw(st.sampled_from([dtype.name, "float64", "int64", "uint64"])))
     x = draw(hnp.arrays(dtype, x_shape, elements=_elements(dtype)))
     y = draw(hnp.arrays(y_dtype, y_shape, elements=_elements(y_dtype)))
-    if draw(st.booleans()) and x.ndim >= 1 and x.shape[-1] > 1:
-        x = np.repeat(x, 2, axis=-1)[..., ::2]  # a strided view
+    layout = draw(st.sampled_from(["C", "C", "strided", "F", "broadcast"]))
+    if layout == "strided" and x.ndim >= 1 and x.shape[-1] > 1:
+        x = np.repeat(x, 2, axis=-1)[..., ::2]  # a strided view (ravel copies it)
+    if layout == "F":
+        x = np.asfortranarray(x)
+    if layout == "broadcast" and x.size:  # zero strides, read-only: NumPy raises on writes
+        x = np.broadcast_to(x[(slice(0, 1),) * x.ndim], x.shape)
     k = draw(st.sampled_from(K_VALUES))
     low, high = int_class_bounds(k)
     return x, y, k, draw(st.integers(max(low, -(2**64)), min(high, 2**64)))

@@ -176,3 +176,16 @@ def test_logaddexp_matches_numpy_in_kernels_and_loops(backend, dtype):
 def test_logaddexp_is_generated_not_left_to_numpy():
     _, source, *_ = generate(trace_callable(softplus_sum, [np.ones(4), np.ones(4)]))
     assert "astc_logaddexp_double(" in source
+
+
+def clip_crossed_bounds(i, f, b):
+    return np.clip(i, 4, 1), np.clip(f, 4.0, 1.0), np.clip(b, True, False), np.clip(i, -2, 5)
+
+
+@pytest.mark.parametrize("backend", differential.BACKENDS + differential.TRITON)
+def test_clip_is_the_minimum_of_the_maximum_as_in_numpy(backend):
+    """``np.clip(x, lo, hi)`` is ``min(max(x, lo), hi)``: bounds that cross give ``hi`` for
+    every element, integers too (the integer rule was a select that gave ``lo`` below it)."""
+    i = np.array([0, 3, 7, -5], np.int32)
+    f = np.array([0.0, 3.0, 7.0, np.nan])
+    differential.assert_same(clip_crossed_bounds, i, f, f > 1, backend=backend)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, TRITON, assert_same, assert_same_calls
 
 import astcompile
 
@@ -98,3 +98,23 @@ def test_a_list_index_out_of_range_raises_index_error(backend):
     compiled = astcompile.compile(swap_rows, backend=backend)
     with pytest.raises(IndexError):
         compiled(np.ones((3, 2)), 0, 3)
+
+
+def scatter_listed(a):
+    a[[0, 1]] = 7
+    return a
+
+
+def scatter_in_a_loop(a, idx):
+    for t in range(2):
+        a[idx] = a[::-1] * t
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_a_scatter_checks_every_index_before_it_writes(backend):
+    """``a[[0, 1]] = 7`` on one element raises IndexError having written nothing: NumPy
+    checks all indices first (compiled, ``a[0]`` was written before ``a[1]`` raised)."""
+    assert_same_calls(scatter_listed, [(np.array([1]),), (np.array([1, 2]),)], backend=backend)
+    calls = [(np.arange(3.0), np.array([0, -3, 2])), (np.arange(3.0), np.array([0, 2, 5]))]
+    assert_same_calls(scatter_in_a_loop, calls, backend=backend)

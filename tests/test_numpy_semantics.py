@@ -387,3 +387,34 @@ def test_base_is_none_follows_the_argument(backend):
     scaled = astcompile.compile(_Holder.scaled, backend=backend)
     for w in (np.ones(6), np.ones(7)[1:], np.ones(6)):
         assert_same_value(scaled(_Holder(w), a[:6]), _Holder(w).scaled(a[:6]))
+
+
+def _clip_a_python_float(x, t):
+    s = 1.5
+    for i in range(x.shape[0]):
+        s = s * 0.5
+    return np.clip(s, 0, t), np.clip(x.shape[0] * 2, 0, t)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_clip_of_a_python_number_clips_a_strong_array(backend):
+    """NumPy's ``np.clip(s, lo, hi)`` calls the method of ``np.asarray(s)``: a Python float
+    is a strong float64 there (a float32 bound does not make it float32), an int an int64."""
+    got = assert_same(_clip_a_python_float, np.ones(3), np.float32(1), backend=backend)
+    assert type(got[0]) is np.float64
+
+
+def _add_into_smaller(x, y):
+    z = x * 2.0
+    z += y
+    x[...] += y[:1]
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_in_place_op_whose_result_does_not_fit_raises(backend):
+    """``z += y`` is ``np.add(z, y, out=z)``: a ``y`` that broadcasts ``z`` to a larger shape
+    raises ValueError (compiled, ``z`` was rebound to the larger result, and a store into a
+    0-d argument raised TypeError)."""
+    calls = [(np.ones(3), np.ones(3)), (np.ones(1), np.ones(3)), (np.array(1.0), np.ones(2))]
+    assert_same_calls(_add_into_smaller, calls, backend=backend)

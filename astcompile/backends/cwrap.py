@@ -14,6 +14,7 @@ import numpy as np
 
 from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
 from astcompile.codegen.names import sanitize
+from astcompile.ir.checks import RunPlain
 from astcompile.ir.graph import Graph, Node
 from astcompile.runtime import nthreads
 
@@ -63,14 +64,26 @@ def _pointers(ffi: Any) -> tuple[Callable, Callable]:
     return ptr, from_buffer
 
 
+def unit_last(a: np.ndarray) -> np.ndarray:
+    """``a`` with a unit last stride, for kernels that index its last axis so: a copy, in which
+    an axis ``a`` broadcasts (stride 0) other than the last stays broadcast, so a broadcast
+    input (``np.broadcast_to(1.0, (60000, 60000))``) costs one row, not the whole array."""
+    key = tuple(
+        slice(0, 1) if stride == 0 and axis < a.ndim - 1 else slice(None)
+        for axis, stride in enumerate(a.strides)
+    )
+    return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
+
+
 def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
     """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound."""
     namespace: dict[str, Any] = {
         "_np": np,
         "_ndarray": np.ndarray,
         "_empty": np.empty,
-        "_contiguous": np.ascontiguousarray,
+        "_contiguous": unit_last,
         "_eager": EagerBackend().compile(graph),
+        "_RunPlain": RunPlain,
         "_nthreads": nthreads,
         "_step": _step_runner(),
         "_stop": _stop,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.attrs import ArithKind
-from astcompile.ir.checks import make_error, size_check_holds, size_check_message
+from astcompile.ir.checks import RunPlain, make_error, size_check_holds, size_check_message
 from astcompile.ir.graph import (
     ConstAttr,
     DynIndex,
@@ -27,6 +27,7 @@ from astcompile.ir.graph import (
     ReduceAttr,
     SizeCheckAttr,
     own_nodes,
+    walk,
 )
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.ir.shapes import Dim, evaluate
@@ -340,6 +341,9 @@ def run_graph(
     return run_plan(graph, plan(graph), leaves, shapes)
 
 
+_WRITEABLE = np.empty(0).flags  # what a leaf without flags (a device array) counts as
+
+
 class EagerBackend:
     """Backend "eager": no code generation, the graph is interpreted with NumPy."""
 
@@ -354,9 +358,18 @@ class EagerBackend:
         work.run = self.compile(work.graph)
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
+        """The graph's interpreter. A call that would store into a read-only argument runs the
+        region's own statements: NumPy raises there before it computes the value stored
+        (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first."""
+        from astcompile.codegen.triton_host import written_arguments
+
         steps = plan(graph)
+        stores = [n.inputs[0] for n in walk(graph.nodes()) if n.op is Op.STORE]
+        written = written_arguments(graph, stores) if stores else ()
 
         def run(leaves: Sequence[Any]) -> list:
+            if any(not getattr(leaves[k], "flags", _WRITEABLE).writeable for k in written):
+                raise RunPlain("a written argument is read-only")
             return run_plan(graph, steps, leaves)
 
         return run

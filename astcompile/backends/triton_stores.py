@@ -40,7 +40,7 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
     steps: dict = {}
     py = store_sources(region, assured, parts, signatures, consts, steps, notes)
-    if region.stored_leaves:  # a read-only argument: NumPy raises, so the graph runs eagerly
+    if region.stored_leaves:  # a read-only argument: NumPy raises, so the statements run
         name = f"region_{sanitize(region.name)}"
         py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
         lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
@@ -51,12 +51,13 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
 
 def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
     """Wrapper lines: a call writing into a read-only argument (or, with ``overlap``, into one
-    another argument overlaps) runs the graph eagerly (``runtime.triton_device.unsafe_writes``)."""
+    another argument overlaps) runs the region's own statements, as NumPy would run them
+    (``runtime.triton_device.unsafe_writes``)."""
     if not stored:
         return []
     return [
         f"    if _unsafe(leaves, {stored!r}, {overlap}):  # read-only or overlapping arguments",
-        "        return _eager(leaves)",
+        '        raise _RunPlain("a written argument is read-only or overlaps another argument")',
     ]
 
 

@@ -229,10 +229,8 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.WHERE: _where,
     Op.REAL: _IDENT,  # of a real value: the value itself (complex operands: lower_complex)
     Op.IMAG: lambda n, a: "0",
-    Op.CLIP: _int_or(
-        lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
-        lambda n, a: f"({a[0]} < {a[1]} ? {a[1]} : ({a[0]} > {a[2]} ? {a[2]} : {a[0]}))",
-    ),
+    # min(max(x, lo), hi) as NumPy: lo > hi gives hi (the macros compare ints plainly)
+    Op.CLIP: lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
 }
 
 #: libm functions of one float whose NaN results take NumPy's sign (codegen/nan_signs.py)

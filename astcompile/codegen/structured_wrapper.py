@@ -2,7 +2,7 @@
 
 The wrapper checks the arguments (as the fused-kernel wrapper does), refuses arguments the C
 code cannot treat like NumPy would (a written array that is read-only or overlaps another
-argument: those calls run the eager interpreter), runs the NumPy steps that come before
+argument: those calls run the region's own statements), runs the NumPy steps that come before
 everything else (``x.sort()``'s sort: ``StructPlan.hoisted``), allocates every buffer with
 ``np.empty``, calls the C function once and turns its status into NumPy's exception. Array outputs are the
 buffers themselves or NumPy views of arguments and buffers, built here so views escape as views.
@@ -26,6 +26,9 @@ from astcompile.codegen.wrapper import argument_checks
 from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
+
+#: why a call runs the region's own statements: NumPy raises, or reads what it writes
+_UNSAFE = "a written argument is read-only or overlaps another argument"
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
 #: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop
@@ -177,7 +180,8 @@ class _Wrapper:
         return "\n".join(lines) + "\n"
 
     def _aliasing(self) -> list[str]:
-        """Calls whose written arrays are read-only or overlap another argument run eagerly."""
+        """Calls whose written arrays are read-only or overlap another argument run the
+        region's own statements (NumPy raises, or writes through the overlap, as written)."""
         arrays = [n for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY]
         written = [n for n in arrays if n.id in self.em.written]
         conds = [f"not {value_name(n)}.flags.writeable" for n in written]
@@ -189,7 +193,7 @@ class _Wrapper:
             ]
         if not conds:
             return []
-        return [f"    if {' or '.join(conds)}:", "        return _eager(leaves)"]
+        return [f"    if {' or '.join(conds)}:", f"        raise _RunPlain({_UNSAFE!r})"]
 
     def ref(self, node: Node, j: int = -1) -> str:
         """Python for an output: an argument, a buffer, or a NumPy view of one of them."""

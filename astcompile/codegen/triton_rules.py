@@ -134,7 +134,7 @@ def _clip(node: Node, a: list[str]) -> str:
     if node.dtype.kind == "f":
         inner = f"tl.maximum({a[0]}, {a[1]}, {NAN_FIRST})"
         return f"tl.minimum({inner}, {a[2]}, {NAN_FIRST})"
-    return f"tl.where({a[0]} < {a[1]}, {a[1]}, tl.where({a[0]} > {a[2]}, {a[2]}, {a[0]}))"
+    return f"tl.minimum(tl.maximum({a[0]}, {a[1]}), {a[2]})"  # lo > hi gives hi, as NumPy
 
 
 _IDENT: Rule = lambda node, a: a[0]

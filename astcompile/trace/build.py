@@ -145,7 +145,10 @@ def elementwise(
     if op in COMPARISONS and len(set(loop)) > 1:
         raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
-    return current().node(op, inputs, dtype, shape, _arith_kind(op, dtype, operands, ufunc))
+    node = current().node(op, inputs, dtype, shape, _arith_kind(op, dtype, operands, ufunc))
+    if op is Op.POW and dtype.kind in "iu":
+        limits.power_check(node)
+    return node
 
 
 def _arith_kind(op: Op, dtype: np.dtype, operands: Sequence[Operand], ufunc: bool) -> Any:
@@ -318,6 +321,11 @@ def broadcast_to(node: Node, shape: Sequence[S.Dim]) -> Node:
         if have != 1 and not (have == want or env.is_eq(have, want)):
             raise ValueError("operands could not be broadcast together with remapped shapes")
     return current().node(Op.BROADCAST_TO, (node,), node.dtype, target, target)
+
+
+def same_shape(a: Sequence[S.Dim], b: Sequence[S.Dim]) -> bool:
+    env = current().env
+    return len(a) == len(b) and all(x == y or env.is_eq(x, y) for x, y in zip(a, b))
 
 
 def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:

@@ -89,6 +89,9 @@ class TraceContext:
         self.given: Callable[[Any], bool] = lambda value: True
         self.loop_depth = 0  # loop bodies being traced, one in another
         self.growing: list[Any] = []  # lists loops append to (trace/growing_lists.py)
+        #: (value, the check of NumPy's error for it, effect frame, position): kept where
+        #: nothing reads the value (trace/limits.py, keep_unread_checks)
+        self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:

@@ -99,6 +99,7 @@ def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
 def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
     copied first (it may read ``array``), then written row by row."""
+    from astcompile.trace.control import check
     from astcompile.trace.loops import ac_for
 
     _check_rank(array, rest)
@@ -111,6 +112,8 @@ def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     value = value if isinstance(value, SymArray) else wrap(operand(value).node)
     rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
     rows = np.copy(rows)
+    size = array.shape[0]  # NumPy checks every index before it writes any row
+    check(((idx + size >= 0) & (idx < size)).all(), "IndexError", "index out of bounds for axis 0")
 
     def put(k: Any) -> tuple:
         array[(idx[k], *rest)] = rows[k]

@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.graph import CheckAttr, ConstAttr, InputKind, Node
+from astcompile.ir.graph import CheckAttr, ConstAttr, Graph, InputKind, Node, ReduceAttr, walk
 from astcompile.ir.ops import Op
 from astcompile.runtime.guards import int_class_bounds
-from astcompile.trace.context import current
+from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.reasons import TraceReason
 
 _I64, _U64, _BOOL = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(bool)
 #: ``a OP b`` is ``b MIRROR[OP] a``
@@ -114,6 +115,41 @@ def require(ok: Node, exception: str, message: str) -> None:
         return
     ctx = current()
     ctx.add_effect(ctx.node(Op.CHECK, (ok,), _BOOL, (), CheckAttr(exception, message)))
+
+
+def power_check(power: Node) -> None:
+    """NumPy's ValueError for an integer raised to a negative integer power. A power that is
+    read raises in NumPy's own step; one nothing reads (``y = x ** x``, ``y`` unused) would
+    vanish with the graph's unread nodes: its check is kept for :func:`keep_unread_checks`."""
+    exponent = power.inputs[1]
+    if exponent.dtype.kind != "i" or (
+        exponent.op is Op.CONST and np.all(np.asarray(exponent.attr.value) >= 0)
+    ):
+        return
+    ctx = current()
+    zero = ctx.node(Op.CONST, (), exponent.dtype, (), ConstAttr(exponent.dtype.type(0)))
+    if exponent.shape != power.shape:  # checked over the power's elements: none, no error
+        exponent = ctx.node(Op.BROADCAST_TO, (exponent,), exponent.dtype, power.shape, power.shape)
+    ok = ctx.node(Op.GE, (exponent, zero), _BOOL, power.shape)
+    if power.ndim:
+        ok = ctx.node(Op.ALL, (ok,), _BOOL, (), ReduceAttr(tuple(range(power.ndim)), False))
+    attr = CheckAttr("ValueError", "Integers to negative integer powers are not allowed.")
+    frame = ctx.effect_frames[-1]
+    ctx.unread_checks.append((power, ctx.node(Op.CHECK, (ok,), _BOOL, (), attr), frame, len(frame)))
+
+
+def keep_unread_checks(ctx: Any, outputs: list[Node]) -> None:
+    """Each check of a value nothing reads goes into the effects where its value was made, so
+    the error NumPy raises there is raised, in order. One inside a loop or branch body (whose
+    graph is already made) runs the region as written."""
+    roots = [*ctx.effect_frames[0], *outputs]
+    read = {id(n) for n in walk(Graph("read", [], roots).nodes())}
+    for value, check, frame, position in reversed(ctx.unread_checks):
+        if id(value) in read:
+            continue
+        if frame is not ctx.effect_frames[0]:
+            raise TraceBreak(TraceReason.NOT_SUPPORTED, "an unread value that may raise")
+        frame.insert(position, check)
 
 
 def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:

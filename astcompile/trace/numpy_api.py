@@ -130,13 +130,15 @@ def _clip(
     max: Any = np._NoValue,
 ) -> Any:
     """``np.clip``; the bounds by position (``a_min``, ``a_max``) or by keyword (``min=``,
-    ``max=``, NumPy 2's names)."""
+    ``max=``, NumPy 2's names). NumPy calls the method of ``np.asarray(a)``: a Python number
+    clipped is a strong float64 or int64 (only the bounds stay weak)."""
     low = min if a_min is np._NoValue else a_min
     high = max if a_max is np._NoValue else a_max
     if out is not None:
         raise _unsupported("np.clip with out=")
     if any(bound is None or bound is np._NoValue for bound in (low, high)):
         raise _unsupported("np.clip with a missing bound")
+    a = a if isinstance(a, SymArray) else literals.asarray(a)
     return apply_elementwise(Op.CLIP, a, low, high, numpy_fn=np._core.umath.clip, ufunc=True)
 
 

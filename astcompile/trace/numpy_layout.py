@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.ops import Op
+from astcompile.ir import shapes as S
+from astcompile.ir.ops import Op, is_fresh
 from astcompile.trace import build as B
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
@@ -58,8 +59,27 @@ def _transpose_method(a: Any, *axes: Any) -> Any:
     return _transpose(a, _varargs(axes) if axes else None)
 
 
+def c_contiguous(array: SymArray) -> bool:
+    """Whether ``array`` is C-contiguous whenever the code runs: an argument whose guard key
+    says so (runtime/guards.py keys the layout), a NumPy scalar, or a new array the region
+    made. Of a view, nothing is known (its sizes are run-time values)."""
+    if array.node.op is Op.INPUT:
+        return array.c_contiguous or array.is_scalar
+    return is_fresh(array.node.op)
+
+
 def _ravel(a: Any, order: str = "C") -> Any:
-    return _reshape(a, -1, order=order)
+    """``np.ravel``: a view only of a C-contiguous array, else a copy, even where a reshape
+    would be a view (``x[::2].ravel()``). Where the layout is not known before the code runs,
+    NumPy's own ravel decides (a step that may be a view of ``a``)."""
+    array = as_sym(a)
+    if order != "C" or c_contiguous(array):
+        return _reshape(array, -1, order=order)
+    from astcompile.trace.numpy_steps import step
+
+    result = step("ravel", [array], {}, lambda n: (S.prod(n[0].shape),), view_of=0)
+    result.view_of, array.has_views = array, True  # a write through it may reach ``a``
+    return result
 
 
 def _flatten(a: Any, order: str = "C") -> Any:
@@ -136,6 +156,8 @@ def _squeeze(a: Any, axis: Any = None) -> Any:
     )
     if any(shape[i] != 1 for i in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    if not axes and not array.is_scalar:
+        return array  # NumPy returns the array itself, not a new view
     return _keeps_scalar(
         array, array[tuple(0 if i in axes else slice(None) for i in range(array.ndim))]
     )

@@ -140,6 +140,7 @@ class SymArray:
         self.node = node
         self.is_scalar = is_scalar
         self.is_input = False
+        self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False
@@ -281,6 +282,11 @@ class SymArray:
             return result
         if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
             raise TypeError(f"Cannot cast ufunc output from {result.dtype} to {self.dtype}")
+        if not B.same_shape(result.node.shape, self.node.shape):  # NumPy's out= must hold it
+            raise ValueError(
+                f"non-broadcastable output operand with shape {self.node.shape} doesn't match "
+                f"the broadcast shape {result.node.shape}"
+            )
         if self.is_input or self.view_of is not None or self.has_views:
             self[...] = result
             return self

@@ -20,7 +20,7 @@ from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult
 from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
 from astcompile.runtime.reads import Read, ReadKind
-from astcompile.trace import escapes, int_bounds, lists
+from astcompile.trace import escapes, int_bounds, limits, lists
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
@@ -91,6 +91,7 @@ class _Inputs:
             self._input(index, name, kind, dtype, shape), isinstance(value, np.generic)
         )
         symbolic.is_input = True
+        symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
         return symbolic
 
     def _input(
@@ -264,6 +265,7 @@ def trace(
         require_no_stores(ctx, ctx.effect_frames[0])
         outputs = _Outputs(ctx, watch)
         template = outputs.spec(result)
+        limits.keep_unread_checks(ctx, outputs.nodes)
     graph = Graph(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )

@@ -1,0 +1,37 @@
+"""NumPy's errors at the limits of a dtype (trace/limits.py): raised compiled where NumPy
+raises them, also for a value nothing reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, TRITON, assert_same_calls
+
+
+def unread_power(x, y):
+    unused = x**y  # noqa: F841 - NumPy raises here though nothing reads it
+    return x + 1
+
+
+def unread_power_before_a_store(x, y):
+    x[0] = 5
+    unused = np.power(y, x)  # noqa: F841
+    x[1] = 6
+    return x
+
+
+def read_power(x, k):
+    return x**k + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_an_integer_to_a_negative_power_raises_though_nothing_reads_it(backend):
+    """``x ** y`` of integers with a negative ``y`` raises ValueError in NumPy; the graph kept
+    only what the outputs read, so compiled, nothing raised."""
+    x, y = np.array([1, -2, 3]), np.array([2, 0, 1])
+    empty = np.ones((0, 3), np.int64)
+    calls = [(x, y), (x, -y), (x, x), (empty, -y), (np.int64(2), np.int64(-1))]
+    assert_same_calls(unread_power, calls, backend=backend)
+    calls = [(np.array([1, 2]), np.array([3, 1])), (np.array([1, -2]), np.array([3, 1]))]
+    assert_same_calls(unread_power_before_a_store, calls, backend=backend)
+    assert_same_calls(read_power, [(x, 2), (x, -1), (x.astype(np.uint8), 3)], backend=backend)
