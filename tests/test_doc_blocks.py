@@ -128,6 +128,9 @@ def _env(tmp: Path, extra: dict[str, str]) -> dict[str, str]:
         PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
         ASTCOMPILE_CACHE_DIR=str(tmp / "cache"),
         ASTCOMPILE_TIERING="0",
+        # past the budget a build goes to the background: on a loaded machine a block's
+        # logs would come late, or never
+        ASTCOMPILE_COMPILE_BUDGET="inf",
         NO_COLOR="1",
     )
     return {**env, **extra}
