@@ -85,19 +85,21 @@ _PLAIN = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
 _CALL = "__ac_call"  # what the rewrite routes calls through (the compiler's rewrite.CALL)
 
 
-def calls_only(source: str, owner: Owner) -> bool:
-    """Whether the eager code of ``owner``'s rewrite (``source``) routes no call but calls of
-    ``owner`` itself, by a name that means it now: a rewrite with no regions then runs the
-    user's statements exactly, and its compiled path is the plain path with our frames added."""
+def calls_of_itself(source: str, owner: Owner) -> int | None:
+    """How many calls the eager code of ``owner``'s rewrite (``source``) routes, when every one
+    is a call of ``owner`` itself by a name that means it now; None when one calls anything
+    else. With no regions, such a rewrite runs the user's statements exactly: its compiled path
+    is the plain path with our frames added."""
+    count = 0
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == _CALL:
             callee = node.args[0] if node.args else None
-            if (
-                not isinstance(callee, ast.Name)
-                or getattr(owner.fn, "__globals__", {}).get(callee.id) is not owner
-            ):
-                return False
-    return True
+            if not isinstance(callee, ast.Name):
+                return None
+            if getattr(owner.fn, "__globals__", {}).get(callee.id) is not owner:
+                return None
+            count += 1
+    return count
 
 
 def _call_object(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:

@@ -30,7 +30,7 @@ from astcompile.jit import (
     tiering,
 )
 from astcompile.jit.budget import Budget
-from astcompile.jit.dispatch import call_from_compiled, calls_only
+from astcompile.jit.dispatch import call_from_compiled, calls_of_itself
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
@@ -285,11 +285,11 @@ class CompiledFunction:
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
-        calls_itself = calls_only(rewrite.source, self)
-        scalar = scalar_calls.for_function(self) if calls_itself else None
+        recursion = calls_of_itself(rewrite.source, self)
+        scalar = scalar_calls.for_function(self) if recursion else None
         if scalar is not None:  # a recursion on scalars: one C function, regions unused
             return scalar
-        if calls_itself and not work.regions:  # nothing of ours to run
+        if recursion is not None and not work.regions:  # nothing of ours to run
             self._tier.countdown = tiering.NEVER
             self.run_plain()
             return self.fn
