@@ -45,9 +45,9 @@ from astcompile.runtime import fastcall
 
 #: Examples per kind and backend: 15 in a default run (the "ci" profile's 150 / 10), 500 under
 #: ``--slow`` (the "slow" profile's 5000 / 10; tests/conftest.py); per holder, a few (each kind
-#: of value it takes is a new program): 4 and 125.
+#: of value it takes is a new program): 3 and 125.
 EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 10))
-HOLDER_EXAMPLES = settings(max_examples=max(4, settings.default.max_examples // 40))
+HOLDER_EXAMPLES = settings(max_examples=max(3, settings.default.max_examples // 40))
 #: Calls after each change (one, a few, or past the promotion to the C-level call path),
 #: whether the first change comes before the first call (the first compile sees it), and
 #: whether the last calls start from the disk cache (every entry in memory forgotten).
