@@ -1,4 +1,4 @@
-"""Generated programs (tests/generated_holders.py): a value a compiled function reads through a
+"""Generated programs (tests/generated_holders.py, tests/generated_loops.py): a value a compiled function reads through a
 holder (an attribute, a container, a closure, a global, its own attributes, defaults and code, a
 callee's, its file on disk, a module), a callee with side effects it reaches through ``self``,
 or a container it iterates, changed between calls. After every change the compiled function
@@ -33,8 +33,8 @@ from generated_holders import (
     callees,
     effects_source,
     holders,
-    loops,
 )
+from generated_loops import loops
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from module_helpers import edit_module, import_file, load_module
