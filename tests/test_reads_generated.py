@@ -63,6 +63,7 @@ class Twins:
     def __init__(self, folder: Path, source: str, backend: str, compiling: str = "") -> None:
         """``compiling``: the source of the compiled copy where it compiles itself (a
         decorator in it), else the test compiles ``f``."""
+        assert not astcompile.config.tiering, "measuring picks the path: a stale one may hide"
         tag = next(_NAMES)
         self.folder, self.tag, self.backend, self.decorated = folder, tag, backend, bool(compiling)
         self.plain = load_module(folder, f"gen_{tag}_p", source)
