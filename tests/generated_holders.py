@@ -11,8 +11,7 @@ function reads a value from, or a callee it reaches, that the user changes later
   own names (set, or patched with ``mock.patch.object``);
 * callees with side effects (``EFFECTS``) reached through ``self``, a function stored on an
   attribute or an instance attribute shadowing a method: random draws, appends, counters, prints;
-* iteration (``LOOPS``) over dicts, views, sets, frozensets and generators held in an argument,
-  a global or an attribute, changed in place or rebound.
+* iteration over dicts, views, sets and generators: tests/generated_loops.py.
 """
 
 from __future__ import annotations
@@ -264,7 +263,7 @@ class Holder:
         setter = "pass" if setter in SPECIAL else setter
         return (
             f"{head}\n"
-            f"def f({params.format(init=value)}):\n{_indent(body, 4)}\n\n"
+            f"def f({params.format(init=value)}):\n{indent(body, 4)}\n\n"
             f"{setup.format(init=value)}\n\ndef setter(new):\n    {setter}\n\n"
             f"def args():\n    return (X.copy(), {extra})\n\nX = np.arange(4.0) - 1.5\n"
         )
@@ -272,13 +271,13 @@ class Holder:
 
 def _closure_source(body: str, value: str) -> str:
     return (
-        f"def make():\n    v = {value}\n    def f(x):\n{_indent(body, 8)}\n"
+        f"def make():\n    v = {value}\n    def f(x):\n{indent(body, 8)}\n"
         "    def setter(new):\n        nonlocal v\n        v = new\n    return f, setter\n"
         "f, setter = make()\n\ndef args():\n    return (np.arange(4.0) - 1.5,)\n"
     )
 
 
-def _indent(text: str, spaces: int) -> str:
+def indent(text: str, spaces: int) -> str:
     return textwrap.indent(text, " " * spaces)
 
 
@@ -337,11 +336,11 @@ def effects_source(reach: str, forward: str, first: str, backend: str = "") -> s
     ``backend``, ``forward`` is compiled in the class by a decorator and ``f`` calls it
     through the object (the way the issue's users wrote it), else ``f`` is ``M.forward``."""
     methods = "".join(
-        f"    def effect_{_name(e)}(self, x):\n{_indent(b.format(who='self'), 8)}\n"
+        f"    def effect_{_name(e)}(self, x):\n{indent(b.format(who='self'), 8)}\n"
         for e, b in EFFECTS.items()
     )
     functions = "".join(
-        f"def fn_{_name(e)}(x):\n{_indent(b.format(who='G'), 4)}\n\n" for e, b in EFFECTS.items()
+        f"def fn_{_name(e)}(x):\n{indent(b.format(who='G'), 4)}\n\n" for e, b in EFFECTS.items()
     )
     body = FORWARDS[forward].format(call=REACHES[reach][0])
     init = "    def __init__(self):\n        self.__dict__.update(types.SimpleNamespace(" + _STATE
@@ -352,7 +351,7 @@ def effects_source(reach: str, forward: str, first: str, backend: str = "") -> s
         f"import functools\nimport types\nimport numpy as np\nimport astcompile\n\nG = types.SimpleNamespace({_STATE})\n\n"
         f"{functions}class Layer:\n{init}).__dict__)\n\n{methods}    __call__ = effect_{first}\n\n\n"
         f"class M:\n{init}).__dict__)\n        self.fn = fn_{first}\n        self.layer = Layer()\n\n"
-        f"{decorator}    def forward(self, x):\n{_indent(body, 8)}\n\n{methods}"
+        f"{decorator}    def forward(self, x):\n{indent(body, 8)}\n\n{methods}"
         f"    effect = effect_{first}\n    static = staticmethod(fn_{first})\n\n"
         "    def outer(self, x):\n        return self.effect(x)\n\n\n"
         f"m = M()\nm.part = functools.partial(fn_{first})\nm.ops = {{'act': fn_{first}}}\n"
@@ -371,75 +370,3 @@ def callees(draw) -> tuple[str, str, tuple[str, ...], bool]:
     forward = draw(st.sampled_from(sorted(FORWARDS)))
     effects = draw(st.lists(st.sampled_from(sorted(EFFECTS)), min_size=1, max_size=4))
     return reach, forward, tuple(effects), draw(st.booleans())
-
-
-# -- iteration -----------------------------------------------------------------------------------
-
-#: How f loops over ``c`` (each key ``k`` reaches x's rows through ``I``, so int and str keys
-#: both index).
-LOOPS = {
-    "for": "for k in c:\n    acc = acc * 2.0 + x[I[k]]",
-    "enumerate": "for n, k in enumerate(c):\n    acc = acc * 2.0 + n * x[I[k]]",
-    "zip": "for k, row in zip(c, x):\n    acc = acc * 2.0 + I[k] * row",
-    "items": "for k, v in c.items():\n    acc = acc * 2.0 + x[I[k]] * I[v]",
-    "reversed": "for k in reversed(c):\n    acc = acc * 2.0 + x[I[k]]",  # sets raise
-    "list of": "for k in list(c):\n    acc = acc * 2.0 + x[I[k]]",
-    "sum": "acc = acc + sum(x[I[k]] * 2.0 for k in c)",
-}
-#: What ``c`` is, made from the dict ``D``.
-CONTAINERS = {
-    "dict": "D",
-    "keys": "D.keys()",
-    "values": "D.values()",
-    "items of": "D",  # iterated by the "items" loop
-    "set": "set(D)",
-    "frozenset": "frozenset(D)",
-    "generator": "(k for k in D)",
-}
-#: Where f finds ``c``: (f's parameters, its first line, the arguments ``args()`` passes).
-PLACES = {
-    "argument": ("x, c", "", "C"),
-    "global": ("x", "c = C", ""),
-    "attribute": ("x, h", "c = h.c", "h"),
-    "made per call": ("x, c", "", "{make}"),
-}
-KEYS = st.lists(st.sampled_from([0, 1, 2, 3, "a", "b"]), max_size=4, unique=True)
-_INDEX = "I = {0: 0, 1: 1, 2: 2, 3: 3, 'a': 1, 'b': 3}"
-
-
-@dataclass(frozen=True)
-class Loop:
-    """An iteration program: the loop, the container, where f finds it, the dicts in turn and
-    whether a change rebinds the container (or only changes ``D`` in place)."""
-
-    loop: str
-    container: str
-    place: str
-    dicts: tuple[str, ...]
-    rebind: bool
-
-    def source(self) -> str:
-        params, first, extra = PLACES[self.place]
-        made = CONTAINERS[self.container]
-        body = f"{first}\nacc = np.zeros(x.shape[1])\n{LOOPS[self.loop]}\nreturn acc"
-        rebind = f"C = {made}" if self.rebind else "pass"
-        return (
-            f"import numpy as np\n\n{_INDEX}\nD = {self.dicts[0]}\nC = {made}\n\n\n"
-            "class H:\n    pass\n\n\nh = H()\nh.c = C\n\n\n"
-            f"def f({params}):\n{_indent(body, 4)}\n\n\n"
-            "def setter(new):\n    global C\n    D.clear()\n    D.update(new)\n"
-            f"    {rebind}\n    h.c = C\n\n\n"
-            f"def args():\n    return (np.arange(12.0).reshape(4, 3), {extra.format(make=made)})\n"
-        )
-
-
-@st.composite
-def loops(draw) -> Loop:
-    loop = draw(st.sampled_from(sorted(LOOPS)))
-    items = ["items of"] if loop == "items" else sorted(set(CONTAINERS) - {"items of"})
-    container = draw(st.sampled_from(items))
-    keys = draw(st.lists(KEYS, min_size=2, max_size=4))
-    values = st.sampled_from([0, 1, 2, 3, "a", "b"])
-    dicts = tuple(repr({k: draw(values) for k in ks}) for ks in keys)
-    place = draw(st.sampled_from(sorted(PLACES)))
-    return Loop(loop, container, place, dicts, draw(st.booleans()))
