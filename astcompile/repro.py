@@ -4,11 +4,14 @@
 
 - ``repro.py``: the region's statements as a plain function, and a few lines that compile it
   with astcompile, run it compiled and plain on the saved inputs and print the differences;
-  ``python repro.py`` exits with status 1 while they still differ;
+  ``python repro.py`` exits with status 1 while they still differ (2 when a saved value
+  cannot be loaded back);
 - ``values.npz`` and ``values.json``: the region's arguments (before the compiled run wrote
   into any of them) and the globals and closure values its statements read. Arrays and NumPy
   scalars go to the ``.npz``; the JSON describes the structure and holds Python scalars as
-  text, modules and functions by import name. Nothing is pickled: a repro runs no stored code.
+  text, modules and functions by import name, dicts as their items, objects (``self``) as
+  their class's import name and their attributes. Nothing is pickled: a repro runs no stored
+  code.
 """
 
 from __future__ import annotations
@@ -88,9 +91,13 @@ def _new_folder(root: str, label: str) -> str:
     raise OSError(f"too many repros of {label} in {root}")
 
 
-def _describe(value: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    """A JSON description of ``value``; arrays are added to ``arrays`` under a fresh key."""
+def _describe(value: Any, arrays: dict[str, np.ndarray], depth: int = 0) -> dict[str, Any]:
+    """A JSON description of ``value``; arrays are added to ``arrays`` under a fresh key. A
+    dict is its items; an object of an importable class (``self``) its class by import name
+    and its attributes, each described in turn (a few levels deep)."""
     kind = type(value)
+    if depth > 8:
+        return {"unsupported": f"{kind.__module__}.{kind.__qualname__} (nested too deep)"}
     if kind is np.ndarray or isinstance(value, np.generic):
         key = f"v{len(arrays)}"
         arrays[key] = np.asarray(value)
@@ -100,13 +107,19 @@ def _describe(value: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     if value is None or kind is str:
         return {"literal": value}
     if kind in (tuple, list):
-        return {kind.__name__: [_describe(v, arrays) for v in value]}
+        return {kind.__name__: [_describe(v, arrays, depth + 1) for v in value]}
+    if kind is dict:
+        items = value.items()
+        return {"dict": [[_describe(k, arrays), _describe(v, arrays, depth + 1)] for k, v in items]}
     if isinstance(value, np.dtype):
         return {"dtype": value.str}
     if isinstance(value, types.ModuleType):
         return {"module": value.__name__}
     if _importable(value):
         return {"import": f"{value.__module__}:{value.__qualname__}"}
+    if _importable(kind) and type(getattr(value, "__dict__", None)) is dict:
+        attrs = {n: _describe(v, arrays, depth + 1) for n, v in vars(value).items()}
+        return {"object": [f"{kind.__module__}:{kind.__qualname__}", attrs]}
     return {"unsupported": f"{kind.__module__}.{kind.__qualname__}"}
 
 
@@ -128,6 +141,19 @@ def load_values(folder: str) -> tuple[tuple, dict[str, Any]]:
     return args, {n: _rebuild(d, arrays) for n, d in described["context"].items()}
 
 
+#: A repro's exit status when its saved values cannot be loaded (1 says "still differs").
+CANNOT_LOAD = 2
+
+
+def load_for_script(folder: str) -> tuple[tuple, dict[str, Any]]:
+    """:func:`load_values`, or exit with :data:`CANNOT_LOAD` saying which value failed."""
+    try:
+        return load_values(folder)
+    except (ValueError, ImportError, AttributeError) as exc:
+        print(f"astcompile repro: a saved value cannot be loaded: {exc}", file=sys.stderr)
+        raise SystemExit(CANNOT_LOAD) from exc
+
+
 def _rebuild(d: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
     ((kind, data),) = d.items()
     if kind == "array":
@@ -140,17 +166,29 @@ def _rebuild(d: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
         return data
     if kind in ("tuple", "list"):
         return {"tuple": tuple, "list": list}[kind](_rebuild(x, arrays) for x in data)
+    if kind == "dict":
+        return {_rebuild(k, arrays): _rebuild(v, arrays) for k, v in data}
     if kind == "dtype":
         return np.dtype(data)
     if kind == "module":
         return __import__(data, fromlist=["_"])
     if kind == "import":
-        module, _, qualname = data.partition(":")
-        target: Any = __import__(module, fromlist=["_"])
-        for part in qualname.split("."):
-            target = getattr(target, part)
-        return target
+        return _imported(data)
+    if kind == "object":  # its attributes set on a bare instance: no __init__, no stored code
+        cls = _imported(data[0])
+        obj = cls.__new__(cls)
+        obj.__dict__.update({n: _rebuild(v, arrays) for n, v in data[1].items()})
+        return obj
     raise ValueError(f"a value of type {data} could not be saved with the repro")
+
+
+def _imported(name: str) -> Any:
+    """``module:qualname`` imported."""
+    module, _, qualname = name.partition(":")
+    target: Any = __import__(module, fromlist=["_"])
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
 
 
 _SCRIPT = '''"""astcompile verify: a repro of {region} of {function}.
@@ -160,7 +198,8 @@ From {filename}, lines {first}-{last}. Its compiled result differed from the pla
 
 Run ``python repro.py``: it compiles the statements below with astcompile (backend {backend!r},
 in a fresh kernel cache), runs them compiled and as plain Python on the inputs saved next to
-this file, prints what differs and exits with status 1 while anything does.
+this file, prints what differs and exits with status 1 while anything does (2: a saved value
+could not be loaded).
 """
 
 import os as _os
@@ -171,7 +210,7 @@ from astcompile.repro_run import main as _main
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _sys.path.insert(0, {module_dir!r})  # the user's module: functions the statements call
-_ARGS, _CONTEXT = _repro.load_values(_HERE)
+_ARGS, _CONTEXT = _repro.load_for_script(_HERE)
 globals().update(_CONTEXT)  # the globals and closure values the statements read
 
 

@@ -16,12 +16,32 @@ enum { K_NONE = -1, K_FLOAT = 0, K_INT = 1, K_COMPLEX = 2, K_BOOL = 3 };
 static const char *const kind_codes[] = {"d", "q", "D", "?"};
 static const int kind_types[] = {NPY_FLOAT64, NPY_INT64, NPY_COMPLEX128, NPY_BOOL};
 
+/* The value of an exact int, 1 when it fits int64. A one-digit int (|v| < 2**30, the ints of
+ * most lists) is read from its digit: PyLong_AsLongLongAndOverflow costs 5 ns an item, more
+ * than a plain loop's work on it. */
+static inline int int64_of(PyObject *item, long long *value) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyUnstable_Long_IsCompact((PyLongObject *)item)) {
+        *value = (long long)PyUnstable_Long_CompactValue((PyLongObject *)item);
+        return 1;
+    }
+#elif PY_VERSION_HEX >= 0x030B0000
+    Py_ssize_t size = Py_SIZE(item);
+    if (size >= -1 && size <= 1) {
+        *value = (long long)size * (long long)((PyLongObject *)item)->ob_digit[0];
+        return 1;
+    }
+#endif
+    int overflow = 0;
+    *value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    return !overflow;
+}
+
 static int item_kind(PyObject *item) {
     if (PyFloat_CheckExact(item)) return K_FLOAT;
     if (PyLong_CheckExact(item)) {
-        int overflow = 0;
-        (void)PyLong_AsLongLongAndOverflow(item, &overflow);
-        return overflow ? K_NONE : K_INT;
+        long long value;
+        return int64_of(item, &value) ? K_INT : K_NONE;
     }
     if (PyComplex_CheckExact(item)) return K_COMPLEX;
     if (PyBool_Check(item)) return K_BOOL;
@@ -32,8 +52,11 @@ static int item_kind(PyObject *item) {
 static int items_kind(PyObject *const *items, Py_ssize_t n, int kind) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *item = items[i];
+        long long value;
         if (kind == K_FLOAT) {
             if (!PyFloat_CheckExact(item)) return K_NONE;
+        } else if (kind == K_INT) {
+            if (!PyLong_CheckExact(item) || !int64_of(item, &value)) return K_NONE;
         } else if (kind == K_NONE || item_kind(item) != kind) {
             return K_NONE;
         }
@@ -101,18 +124,23 @@ static int kind_of_code(const char *code) {
 
 /* store items[0..m) of kind `kind` at `out`; -1 (an error set) on an item of another type */
 static int unbox_items(PyObject *const *items, Py_ssize_t m, int kind, char *out) {
-    for (Py_ssize_t j = 0; j < m; j++) {
-        PyObject *item = items[j];
-        if (item_kind(item) != kind) {
-            PyErr_SetString(PyExc_TypeError, "a typed list changed while it was read");
-            return -1;
+    /* one loop per kind: the common ones stay a few instructions an item */
+    Py_ssize_t j = 0;
+    if (kind == K_FLOAT) {
+        for (; j < m && PyFloat_CheckExact(items[j]); j++)
+            ((double *)out)[j] = PyFloat_AS_DOUBLE(items[j]);
+    } else if (kind == K_INT) {
+        for (; j < m && PyLong_CheckExact(items[j]); j++)
+            if (!int64_of(items[j], (long long *)out + j)) break;
+    } else {
+        for (; j < m && item_kind(items[j]) == kind; j++) {
+            if (kind == K_COMPLEX) ((Py_complex *)out)[j] = ((PyComplexObject *)items[j])->cval;
+            else ((npy_bool *)out)[j] = items[j] == Py_True;
         }
-        switch (kind) {
-        case K_FLOAT: ((double *)out)[j] = PyFloat_AS_DOUBLE(item); break;
-        case K_INT: ((long long *)out)[j] = PyLong_AsLongLong(item); break;
-        case K_COMPLEX: ((Py_complex *)out)[j] = ((PyComplexObject *)item)->cval; break;
-        default: ((npy_bool *)out)[j] = item == Py_True; break;
-        }
+    }
+    if (j < m) {
+        PyErr_SetString(PyExc_TypeError, "a typed list changed while it was read");
+        return -1;
     }
     return 0;
 }
@@ -166,10 +194,8 @@ static int same_item(PyObject *item, int kind, const char *at) {
         return PyFloat_CheckExact(item) &&
                memcmp(&((PyFloatObject *)item)->ob_fval, at, sizeof(double)) == 0;
     case K_INT: {
-        if (!PyLong_CheckExact(item)) return 0;
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
-        return !overflow && v == *(const long long *)at;
+        long long v;
+        return PyLong_CheckExact(item) && int64_of(item, &v) && v == *(const long long *)at;
     }
     case K_COMPLEX:
         return PyComplex_CheckExact(item) &&

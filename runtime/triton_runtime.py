@@ -14,11 +14,13 @@ a kernel's first launch for a new shape class and keeps the fastest.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import linecache
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -165,7 +167,7 @@ class KernelLauncher:
         if self.tuner is not None:  # on a GPU: the config timed fastest for this shape class
             call = Call(self, fn, sizes, loads, outputs, args)
             grid, options = self.tuner.choose(call, grid, options)
-        fn[grid](*args, **options, enable_fp_fusion=False)
+        _launch(self.host, fn, grid, args, **options)
 
     def _args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list:
         if self.host:
@@ -189,7 +191,7 @@ class KernelLauncher:
         finish_block = _pow2(max(parts, 16))
         for fn, finish in self.steps:
             grid, step = ((nrows,), finish_block) if finish else ((parts, nrows), block)
-            fn[grid](*args, BLOCK=step, num_warps=_warps(self.blocks, step), enable_fp_fusion=False)
+            _launch(self.host, fn, grid, args, BLOCK=step, num_warps=_warps(self.blocks, step))
 
     def _pointer(self, array: Any) -> Any:
         return HostArray(array) if self.host else DeviceArray(array)
@@ -223,6 +225,17 @@ class KernelLauncher:
         if length <= b.row_limit:
             return self.block, (nrows,), _pow2(max(length, 16))
         return self.loop, (nrows,), b.loop
+
+
+#: Triton's interpreter patches ``triton.language`` process-wide for the kernel it runs: two
+#: threads interpreting kernels at once meet each other's patches ("Did you forget to add
+#: @triton.jit?"), so interpreted launches take turns; launches on a GPU do not need to.
+_INTERPRETER = threading.Lock()
+
+
+def _launch(host: bool, fn: Any, grid: tuple, args: list, **options: Any) -> None:
+    with _INTERPRETER if host else contextlib.nullcontext():
+        fn[grid](*args, **options, enable_fp_fusion=False)
 
 
 def _parts(blocks: Blocks, nrows: int, length: int) -> int:

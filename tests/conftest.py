@@ -83,6 +83,17 @@ def _isolated_cache(
     astcompile.reset()
 
 
+@pytest.fixture(autouse=True)
+def _triton_interpreted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test run on backend "triton" where there is no GPU runs its kernels in Triton's
+    interpreter, every call of it (``differential.target_mode`` does so for one call)."""
+    from differential import gpu_present
+
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("backend") == "triton" and not gpu_present():
+        monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+
 @pytest.fixture(params=["class", "routed"])
 def runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Callable:
     """Each way a compiled function made in the test changes what its calls run: by class (its

@@ -1,11 +1,12 @@
 """The one helper every differential test uses: run through NumPy and astcompile, compare.
 
 Compared: the Python type (ndarray vs NumPy scalar vs Python scalar), dtype, shape, and values
-(exact for bool and integer dtypes; close for floats, NaN equal to NaN). Arrays are copied
-before each run so a function that writes into its arguments is compared fairly, each copy
-keeping the array's layout (F order, strides, broadcast zero strides, read-only). Identity is
-compared too: which returned arrays are the same object as, or share memory with, another
-result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are two buffers, ``b = a`` one).
+(exact for bool and integer dtypes; close for floats, NaN equal to NaN; complex values part by
+part). Arrays are copied before each run so a function that writes into its arguments is
+compared fairly, each copy keeping the array's layout (F order, strides, broadcast zero
+strides, read-only). Identity is compared too: which returned arrays are the same object as,
+or share memory with, another result or an argument (``w = np.zeros(2); g = np.zeros(2)`` are
+two buffers, ``b = a`` one).
 
 It also holds what every comparison shares: ``BACKENDS`` (the backends a test runs on) and
 ``TOLERANCE`` (one table by dtype), which the C backend's tests (``c_helpers.check``) use too.
@@ -17,8 +18,10 @@ import contextlib
 import copy
 import functools
 import importlib.util
+import io
 import itertools
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +41,10 @@ BACKENDS = os.environ.get("ASTCOMPILE_TEST_BACKENDS", "eager,c").split(",")
 #: ``BACKENDS``: the interpreter costs about 1 ms per program instance, so the Triton tests
 #: (tests/test_backend_triton*.py) pick their cases.
 TRITON = ["triton"] if importlib.util.find_spec("triton") else []
+
+#: The backends the soundness tests run on (what a compiled function reads, calls and iterates,
+#: changed between calls): every one here, Triton's interpreter too; their programs are small.
+EVERY_BACKEND = list(dict.fromkeys([*BACKENDS, *TRITON]))
 
 
 @functools.cache
@@ -104,6 +111,9 @@ def assert_matches(
     rtol, atol = tolerance(expected.dtype)
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(got, expected, err_msg=path)
+    elif expected.dtype.kind == "c":  # part by part: nan+infj is not -inf+infj
+        assert_matches(got.real, expected.real, f"{path}.real", floor)
+        assert_matches(got.imag, expected.imag, f"{path}.imag", floor)
     else:
         rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
         np.testing.assert_allclose(
@@ -116,7 +126,8 @@ def assert_same_value(
 ) -> None:
     """``got`` is ``expected``: the same Python type (tuple, ndarray, NumPy scalar, Python
     scalar), then dtype, shape and values as :func:`assert_matches` compares them; a Python
-    float or complex compares as float64 or complex128, a Python int or bool exactly."""
+    float or complex compares as float64 or complex128, a Python int or bool exactly, a
+    function by its code (two imports of one module make two equal ones)."""
     if isinstance(expected, (tuple, list)):
         assert type(got) is type(expected), f"{path}: {type(got)} != {type(expected)}"
         assert len(got) == len(expected), f"{path}: length {len(got)} != {len(expected)}"
@@ -128,8 +139,29 @@ def assert_same_value(
         assert memory_order(got) == memory_order(expected), f"{path}: memory order differs"
     if isinstance(expected, (np.ndarray, np.generic, float, complex)):
         assert_matches(got, expected, path, floor)
+    elif isinstance(expected, types.FunctionType):  # one from each of two copies of a module
+        assert _code(got) == _code(expected), f"{path}: {got!r} != {expected!r}"
     else:  # a Python int or bool, or None
         assert got == expected, f"{path}: {got!r} != {expected!r}"
+
+
+def _code(fn: types.FunctionType) -> tuple:
+    return fn.__qualname__, fn.__code__.co_code, fn.__code__.co_consts
+
+
+def assert_same_signs(got: Any, expected: Any, path: str = "result") -> None:
+    """Where ``expected`` holds a NaN or a zero, ``got``'s has the same sign bit (NumPy's
+    results are compared bit for bit: ``np.signbit``, ``.view(int)``); the values themselves
+    are :func:`assert_same_value`'s business."""
+    if isinstance(expected, (tuple, list)):
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_same_signs(g, e, f"{path}[{i}]")
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    if expected.dtype.kind == "f":
+        signed = np.isnan(expected) | (expected == 0)
+        same = np.signbit(got[signed]) == np.signbit(expected[signed])
+        assert same.all(), f"{path}: signs differ at {np.argwhere(signed)[~same].tolist()}"
 
 
 def _arrays(value: Any) -> list[np.ndarray]:
@@ -193,22 +225,44 @@ def assert_same_calls(
     fn: Callable, calls: list[tuple], backend: str = "eager", **options: Any
 ) -> None:
     """One compiled ``fn`` called with each argument tuple in turn (later calls reuse what the
-    earlier ones compiled): each result equals NumPy's, and where NumPy raises, the compiled
-    call raises the same exception type."""
+    earlier ones compiled): each call as :func:`assert_same_call` compares it."""
     compiled = astcompile.compile(fn, backend=backend, **options)
     for args in calls:
-        expected_args, compiled_args = copy_args(args), copy_args(args)
-        with np.errstate(all="ignore"), target_mode(backend):
+        floor = input_tolerance(args)
+        assert_same_call(compiled, copy_args(args), fn, copy_args(args), backend, floor)
+
+
+def assert_same_call(
+    compiled: Callable,
+    compiled_args: tuple,
+    plain: Callable,
+    plain_args: tuple,
+    backend: str = "eager",
+    floor: tuple[float, float] = EXACT,
+) -> None:
+    """One call of each on its own arguments (two copies, or two twins' objects): the same
+    result (which arrays are the arguments or share their memory too), or where the plain call
+    raises, the same exception type; the same text printed; afterwards the arrays and Python lists among the arguments hold what the plain call left."""
+    outputs = []
+    with np.errstate(all="ignore"), target_mode(backend):
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
             try:
-                expected = fn(*expected_args)
+                expected = plain(*plain_args)
             except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
-                with pytest.raises(type(exc)):
+                expected = exc
+        outputs.append(printed.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            if isinstance(expected, Exception):
+                with pytest.raises(type(expected)):
                     compiled(*compiled_args)
-                _same_arguments(compiled_args, expected_args, input_tolerance(args))
-                continue
-            got = compiled(*compiled_args)
-        assert_same_value(got, expected, floor=input_tolerance(args))
-        _same_arguments(compiled_args, expected_args, input_tolerance(args))
+            else:
+                got = compiled(*compiled_args)
+                assert_same_value(got, expected, floor=floor)
+                want, have = aliasing(plain_args, expected), aliasing(compiled_args, got)
+                assert have == want, f"identity differs (i, j, is, shares memory): {have} != {want}"
+        outputs.append(printed.getvalue())
+    assert outputs[1] == outputs[0], f"printed {outputs[1]!r}, plain printed {outputs[0]!r}"
+    _same_arguments(compiled_args, plain_args, input_tolerance(plain_args))
 
 
 def _same_arguments(got: tuple, expected: tuple, floor: tuple[float, float]) -> None:

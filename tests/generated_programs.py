@@ -9,10 +9,12 @@ expression, or a few statements from templates that reached NumPy's edges before
 * a Python number carried through a loop whose branch may not run (then clipped: NumPy's
   clip makes it a strong array);
 * inner loops whose trip count is known only at run time (and may be zero);
-* stores of out-of-range values and of infinities into integer arrays;
+* stores of out-of-range values and of infinities into integer arrays, and of size-1 arrays;
 * stores through listed indices, out of range too (NumPy writes nothing then);
 * values nothing reads that NumPy raises on;
-* indices read from (uint64) arrays.
+* indices read from (uint64) arrays;
+* complex values with infinite parts and products that overflow;
+* Python lists the program makes and fills in a loop (appends, stores, reads past the end).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from hypothesis.extra import numpy as hnp
 
 from astcompile.runtime.guards import int_class_bounds
 
-DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"]
+DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64", "complex64"]
+DTYPES += ["complex128"]
 UNARY = [
     "np.exp({})",
     "np.log1p(np.abs({}))",
@@ -175,6 +178,7 @@ _UPDATES = [
     "acc = acc + 1",
     "acc = abs(acc)",
     "acc = acc * yr[0]",
+    "acc = max(acc, i)",
 ]
 #: start values; ``k`` stays out of them: Python int arithmetic in a compiled loop wraps at int64
 #: where Python's int grows (a documented deviation), so carried Python ints start small
@@ -210,7 +214,14 @@ def branch_loops(draw) -> list[str]:
         lines += [f"    if acc < {draw(st.sampled_from(['0', '-2', 'k']))}:", "        break"]
     after = draw(
         st.sampled_from(
-            ["acc", "(acc, acc * y)", "(acc, acc > 1)", "acc + x", "np.clip(acc, 0, np.float32(1))"]
+            [
+                "acc",
+                "(acc, acc * y)",
+                "(acc, acc > 1)",
+                "acc + x",
+                "(acc > np.int64(-2), float(acc))",
+                "np.clip(acc, 0, np.float32(1))",
+            ]
         )
     )
     return lines + [f"z = {after}"]
@@ -250,6 +261,7 @@ _VALUES = (
     + FLOAT_EDGES
     + STRONG
     + ["y.max()", "y.min()", "y.ravel()[0]", "y.sum()", "y.ravel()[0] * 1e300"]
+    + ["y.ravel()[:1].copy()", "y.reshape(1, -1)[:, :1]"]
 )
 
 
@@ -297,6 +309,45 @@ def index_reads(draw) -> list[str]:
     ]
 
 
+_LIST_STARTS = [
+    "[]",
+    "[0.0] * n",
+    "[0] * (n + 1)",
+    "[k] * 2",
+    "[1.5, -0.5]",
+    "[[0.0] * 2 for _ in range(n)]",
+]
+_LIST_STEPS = [
+    "out.append(i * 0.5)",
+    "out.append(k + i)",
+    "out.append(xr[i])",  # a NumPy scalar: Python's list holds it, the loop runs as written
+    "out.append(i > 1)",
+    "if xr[i] > 0:\n    out.append(i)",
+    "out.append(len(out))",
+    "out[i] = i * 2.5",
+    "out[i] += k",
+    "out[-1] = i",
+    "out[i][1] = i * 0.25",
+    "out.append(out[-1] * 0.5 + i)",
+]
+_LIST_ENDS = ["out", "(out, len(out))", "out[k2 % 7]", "out[-1]"]
+
+
+@st.composite
+def list_loops(draw) -> list[str]:
+    """A Python list the program makes, filled by a loop (appends, stores, reads; an index
+    past its end, another item type, NumPy scalars, rows), then returned or read."""
+    return [
+        "xr = x.ravel()",
+        "n = xr.shape[0]",
+        f"k2 = {draw(st.sampled_from(['0', '1', '-1', '5', 'k']))}",
+        f"out = {draw(st.sampled_from(_LIST_STARTS))}",
+        "for i in range(n):",
+        *(f"    {line}" for line in draw(st.sampled_from(_LIST_STEPS)).split("\n")),
+        f"z = {draw(st.sampled_from(_LIST_ENDS))}",
+    ]
+
+
 @st.composite
 def programs(draw) -> list[str]:
     kind = draw(
@@ -310,6 +361,7 @@ def programs(draw) -> list[str]:
                 scatters,
                 unread_values,
                 index_reads,
+                list_loops,
             ]
         )
     )
@@ -325,6 +377,10 @@ def _elements(dtype: np.dtype) -> st.SearchStrategy:
         return st.one_of(
             st.floats(-10, 10, width=32), _SPECIAL, st.sampled_from([1e30, -1e30, 300.5, -1.5])
         )
+    if dtype.kind == "c":  # infinite parts, and products that overflow
+        big = -3e38 if dtype == np.complex64 else 1e200
+        part = st.sampled_from([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, big, -big])
+        return st.builds(complex, part, part)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         small = st.integers(max(info.min, -5), min(info.max, 5))

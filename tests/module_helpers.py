@@ -15,6 +15,12 @@ def load_module(folder: Path, name: str, text: str) -> types.ModuleType:
     """``text`` (dedented) written to ``folder/name.py`` and imported as module ``name``."""
     path = folder / f"{name}.py"
     path.write_text(textwrap.dedent(text))
+    return import_file(path, name)
+
+
+def import_file(path: Path | str, name: str) -> types.ModuleType:
+    """The file at ``path`` imported (again) as module ``name``, as ``%autoreload`` runs an
+    edited file before it swaps the new code into the old functions."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -133,3 +133,16 @@ def test_each_float_binary(op, dtype):
     x, y = _floats(dtype)
     grid_x, grid_y = np.meshgrid(x, y)
     assert_same(_binary(op), grid_x, grid_y, backend="triton")
+
+
+def _against_minus_one(u):
+    return u > -1, u >= -1, u == -1, u > -1, (u > -1).sum(), np.where(u != -5, u, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.uint8])
+def test_unsigned_arrays_compare_with_negative_python_ints(dtype):
+    """``uint64_array > -1`` compares as NumPy does (the -1 converted as NumPy converts it);
+    building the kernel's literal raised OverflowError (a CompileError on every call)."""
+    u = np.arange(300).astype(dtype)
+    u[-1] = np.iinfo(dtype).max
+    assert_same(_against_minus_one, u, backend="triton")

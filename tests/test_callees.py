@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value
+from differential import EVERY_BACKEND, assert_same_value
 
 import astcompile
 from astcompile.cli.scan import check_file
@@ -44,7 +44,7 @@ class Dropout:
         return np.random.rand(*x.shape) > self.p
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_method_drawing_random_numbers_draws_at_every_call(backend):
     layer = Dropout()
     compiled = astcompile.compile(Dropout.forward, backend=backend)
@@ -135,7 +135,7 @@ class Noisy(Base):
         return np.tanh(x) + np.random.normal(size=x.shape)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_subclass_overriding_a_pure_method_with_a_noisy_one(backend):
     compiled = astcompile.compile(Base.forward.__wrapped__, backend=backend)
     for model in (Base(), Noisy(), Base()):
@@ -187,7 +187,7 @@ class Block:
         return x
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "method, extra",
     [
@@ -223,7 +223,7 @@ def gaussian(shape):
     return np.random.standard_normal(shape)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_callable_dataclass_with_a_noise_source(backend):
     def run(step, x):
         return step(x) + step(x)
@@ -236,7 +236,7 @@ def test_callable_dataclass_with_a_noise_source(backend):
     same_with_seed(lambda x: compiled(quiet, x), lambda x: run(quiet, x), X)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_partial_and_closure_callees(backend):
     def noisy_scale(x, k):
         return x * k + np.random.rand()

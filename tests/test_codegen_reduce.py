@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import BACKENDS, assert_same_signs, assert_same_value, run_both
 
 import astcompile
 from astcompile.codegen import c_reduce
-from astcompile.codegen.reduce import RULES, acc_dtype, exact_identity, has_nan_flag, identity
+from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity
 from astcompile.ir.graph import Node, ReduceAttr
 from astcompile.ir.ops import Op
 from astcompile.runtime import nthreads, set_num_threads
@@ -69,20 +70,29 @@ def test_folding_from_the_identity_is_numpys_reduction(op, dtype):
 
 
 @pytest.mark.parametrize(("op", "dtype"), cases())
-def test_the_identity_leaves_a_value_unchanged_where_exact_identity_says(op, dtype):
+def test_the_identity_leaves_a_value_unchanged_but_in_complex_products(op, dtype):
+    """A single chunk folds straight into its total (codegen/chunks.py): exact for these."""
     node = reduction(op, np.dtype(dtype))
     fold = UFUNCS[RULES[op].fold]
     for x in values(dtype).astype(acc_dtype(node)):
         same = fold(identity(node), x)
-        assert not exact_identity(node) or np.asarray(same).tobytes() == np.asarray(x).tobytes()
+        exact = np.asarray(same).tobytes() == np.asarray(x).tobytes()
+        assert c_reduce.sequential(node) or exact
 
 
-def test_complex_products_have_no_exact_identity():
-    """NumPy's formula: ``(1+0j) * (inf+0j)`` is ``(1*inf - 0*0) + (1*0 + 0*inf)j``."""
+def test_complex_products_fold_in_order_in_their_own_dtype():
+    """NumPy's formula: ``(1+0j) * (inf+0j)`` is ``(1*inf - 0*0) + (1*0 + 0*inf)j``, so a
+    product folds element after element as NumPy's does, the first chunk's product taken as
+    it is; a complex64 product overflows where NumPy's does."""
     node = reduction(Op.PROD, np.dtype(np.complex128))
     with np.errstate(invalid="ignore"):
         assert np.isnan(np.multiply(identity(node), np.complex128(complex(np.inf, 0))).imag)
-    assert not exact_identity(node)
+    assert c_reduce.sequential(node)
+    assert c_reduce.combine(node, "t1", "a1") == [
+        "t1 = t1_set ? astc_cmul(t1, a1) : a1;",
+        "t1_set = 1;",
+    ]
+    assert acc_dtype(reduction(Op.PROD, np.dtype(np.complex64))) == np.complex64
 
 
 def test_accumulator_dtypes():
@@ -107,11 +117,11 @@ def test_c_accumulators_updates_and_finals():
     assert c_reduce.finalize(s, "t1", "n") == "((float)t1)"
     m = reduction(Op.MAX, np.dtype(np.float64))
     assert [a.omp for a in c_reduce.accumulators(m)] == ["max", "|"]
-    assert c_reduce.update(m, "a1", "v") == ["a1 = (v > a1) ? v : a1;", "a1_nan |= (v != v);"]
-    assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 > t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
+    assert c_reduce.update(m, "a1", "v") == ["a1 = (v >= a1) ? v : a1;", "a1_nan |= (v != v);"]
+    assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 >= t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
     assert c_reduce.finalize(m, "t1", "n") == "((double)(t1_nan ? NAN : t1))"
     p = reduction(Op.PROD, np.dtype(np.complex128))
-    assert c_reduce.accumulators(p)[0].omp == "astc_cprod"
+    assert [a.suffix for a in c_reduce.accumulators(p)] == ["", "_set"]
     assert c_reduce.update(p, "a1", "v") == ["a1 = astc_cmul(a1, v);"]
     mean = reduction(Op.MEAN, np.dtype(np.float64), ddof=1)
     assert c_reduce.finalize(mean, "t1", "n") == "((double)(t1 / (double)(n > 1 ? n - 1 : 0)))"
@@ -195,3 +205,28 @@ def test_a_nan_anywhere_in_a_long_row_gives_nan_in_a_loop():
     X[1, 15_000] = np.nan  # in the second chunk
     got = astcompile.compile(maxima_in_a_loop, backend="c")(X)
     np.testing.assert_array_equal(got, maxima_in_a_loop(X))
+
+
+def _signed_zero_extremes(x):
+    m = x * 1.0
+    return np.max(m), np.min(m), m.max(axis=0), m.min(axis=-1), np.max([-0.0, 0.0])
+
+
+def _in_a_loop(x):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.max(x[i] * 2) + np.min(x[i] * 3)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [_signed_zero_extremes, _in_a_loop])
+@pytest.mark.parametrize(
+    "rows", [[[-0.0, 0.0], [0.0, -0.0]], [[0.0, -0.0, -0.0], [-0.0, 0.0, 0.0]]]
+)
+def test_max_and_min_of_signed_zeros_give_numpys_zero(backend, fn, rows):
+    """Equal values differ only in the sign of a zero: NumPy's max/min keep the later one
+    (``np.max([-0.0, 0.0])`` is ``0.0``); C kept the first."""
+    expected, got = run_both(fn, np.array(rows), backend=backend)
+    assert_same_value(got, expected)
+    assert_same_signs(got, expected)

@@ -81,6 +81,20 @@ def carried_sum(z):
     return s
 
 
+def overflowing_products(z, w):
+    """NumPy's array loops fuse each part of a product into a multiply-add (on a CPU with
+    FMA), its scalar operators and its prod do not, and prod folds in order from ``1+0j``:
+    ``(-3e38-infj)**2`` is ``-inf+infj`` in an array, ``nan+infj`` as NumPy scalars, and
+    ``np.prod([1e300+0j, 1e300+0j])`` is ``inf+0j``."""
+    s = z[0]
+    for i in range(1, z.shape[0]):
+        s = s * z[i]
+    return z * z, z * w, np.square(z), z.prod(), z[1:3].prod(), s, z[0] * z[0], z[1] * z[1]
+
+
+#: products that overflow, and a pair whose real part is nonzero only when fused
+_BIG = [complex(-3e38, -np.inf), complex(-1e200, -np.inf), 1e300, 1e300, 1 + 2**-30 + 1j]
+_BIG = np.array(_BIG + [1 - 2**-30 + 1j, complex(np.inf, 0), 1 + 2**-13 + 1j, 1 - 2**-13 + 1j])
 _g = np.linspace(-2.0, 1.0, 9)
 _rng = np.random.default_rng(5)
 _x = _rng.standard_normal(80) + 1j * _rng.standard_normal(80)
@@ -101,6 +115,8 @@ PROGRAMS = [
     (bench_escape_time, lambda: ((_g[:, None] * 1j + _g).astype(np.complex64), 15)),
     (lms_filter, lambda: (_x, _d, 0.05, 4)),
     (lms_filter, lambda: (_x.astype(np.complex64), _d.astype(np.complex64), 0.05, 4)),
+    (overflowing_products, lambda: (_BIG, _BIG[::-1].copy())),
+    (overflowing_products, lambda: (_BIG.astype(np.complex64), _BIG[::-1].astype(np.complex64))),
 ]
 
 

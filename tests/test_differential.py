@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same, assert_same_calls
-from generated_programs import operands, programs
+from generated_programs import list_loops, operands, programs
 from hypothesis import given
 
 _counter = itertools.count()
@@ -34,10 +34,21 @@ def compile_program(lines: list[str], tmp_path) -> object:
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(program=programs(), args=operands())
 def test_generated_programs_match_numpy(backend, program, args, tmp_path_factory):
-    """Two calls of one compiled program: with ``k`` and with ``k2`` of the same guard class
-    (the second reuses the first's compiled code, and its run-time checks). Where NumPy raises,
-    astcompile must raise the same exception type."""
+    """Three calls of one compiled program: with ``k`` and with ``k2`` of the same guard class
+    (the second reuses the first's compiled code, and its run-time checks), then ``x`` flipped
+    (other values take other branches, and a view may recompile): each result has NumPy's
+    value and Python type. Where NumPy raises, astcompile must raise the same exception type."""
     fn = compile_program(program, tmp_path_factory.mktemp("programs"))
+    x, y, k, k2 = args
+    assert_same_calls(fn, [(x, y, k), (x, y, k2), (np.flip(x), y, k)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+@given(program=list_loops(), args=operands())
+def test_generated_list_programs_match_python(backend, program, args, tmp_path_factory):
+    """Lists the program makes and fills in a loop: the same items of the same Python types,
+    the same exceptions (an index past the end), whichever way each one compiles."""
+    fn = compile_program(program, tmp_path_factory.mktemp("lists"))
     x, y, k, k2 = args
     assert_same_calls(fn, [(x, y, k), (x, y, k2)], backend=backend)
 

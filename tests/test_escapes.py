@@ -218,22 +218,11 @@ def sets_a_dict_entry_in_a_loop(x, n):
     return total, seen
 
 
-def appends_in_a_branch_of_a_loop(x):
-    picked = []
-    acc = 0.0
-    for i in range(x.shape[0]):
-        if x[i] > 0:
-            acc = acc + x[i]
-            picked.append(i)
-    return acc, picked
-
-
 LOOPS = [
     (appends_in_a_for_loop, (np.ones(2), 6)),
     (appends_in_a_for_loop, (1.5, 7)),
     (appends_in_a_while_loop, (1.0, 0.25, 9)),
     (sets_a_dict_entry_in_a_loop, (np.arange(3.0), 8)),
-    (appends_in_a_branch_of_a_loop, (np.array([1.0, -2.0, 3.0, 4.0, -1.0, 2.0]),)),
 ]
 
 

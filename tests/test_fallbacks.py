@@ -89,6 +89,25 @@ def test_full_cache_runs_the_body(backend, interpreted, monkeypatch):
     assert _plain_calls(f) == 1 and interpreted == []
 
 
+def _bincount_labelled(x, label):
+    y = (x * 2).astype(np.int64)
+    return np.bincount(y), label + "!"
+
+
+def test_kinds_that_cannot_compile_count_toward_the_limit(monkeypatch):
+    """A string steers the trace, so each value is a kind of its own; a loop calling a region
+    with 5,000 lines of text traced it 5,000 times (and regenerated its guards each time)."""
+    monkeypatch.setattr(astcompile.config, "cache_size_limit", 8)
+    f = astcompile.compile(_bincount_labelled, backend="c")
+    with pytest.warns(RuntimeWarning, match=r"cache_size_limit=8 \(0 compiled, 8 that could"):
+        for i in range(40):
+            out = f(np.arange(5.0), f"line {i}")
+    np.testing.assert_array_equal(out[0], _bincount_labelled(np.arange(5.0), "")[0])
+    assert out[1] == "line 39!"
+    (region,) = f.regions
+    assert len(region.eager_keys) == 8
+
+
 @TARGETS
 def test_frozen_miss_runs_the_body(backend, interpreted):
     """Frozen mode compiles nothing: with no cached entry, the statements run as written."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_calls, assert_same_value
+from differential import EVERY_BACKEND, assert_same, assert_same_calls, assert_same_value
 
 import astcompile
 
@@ -57,7 +57,7 @@ def stop_at(x, items):
     return acc
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_dict_keys_are_iterated_not_positions(backend):
     assert_same_calls(
         weighted_by_key,
@@ -74,7 +74,7 @@ def test_dict_keys_are_iterated_not_positions(backend):
     assert astcompile.explain(compiled, np.ones(2), {1: 1.0, 0: 5.0}).graph_break_count == 0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_string_keys_compile_over_the_dict_order(backend):
     rng = np.random.default_rng(0)
     params = {"w1": rng.random((3, 3)), "b1": rng.random(3), "w2": rng.random((3, 3))}
@@ -84,7 +84,7 @@ def test_string_keys_compile_over_the_dict_order(backend):
     assert astcompile.explain(compiled, X, params).graph_break_count == 0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "make",
     [
@@ -117,7 +117,7 @@ def test_sets_views_iterators_and_sequences_of_indices(backend, make):
         assert_same_value(compiled(x, make()), rows_of(x, make()))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_frozensets_equal_but_ordered_otherwise_do_not_share_an_entry(backend):
     x = np.arange(40.0).reshape(10, 4)
     calls = [(x, frozenset([1, 9])), (x, frozenset([9, 1])), (x, frozenset([1, 9]))]
@@ -125,7 +125,7 @@ def test_frozensets_equal_but_ordered_otherwise_do_not_share_an_entry(backend):
     assert_same_calls(rows_of, calls, backend=backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_enumerate_and_zip_of_a_dict(backend):
     d = {3: "x", 1: "y", 2: "z"}
     assert_same(enumerate_keys, X, d, backend=backend)
@@ -133,7 +133,7 @@ def test_enumerate_and_zip_of_a_dict(backend):
     assert_same(zip_keys, X, {3: 0, 1: 0, 2: 0, 0: 0, 1.5: 0}, backend=backend)  # zip stops
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_generator_argument_is_consumed_once(backend):
     compiled = astcompile.compile(stop_at, backend=backend)
     for _ in range(2):  # the first call and the one after a break
@@ -145,7 +145,7 @@ def test_a_generator_argument_is_consumed_once(backend):
         assert list(gen) == [0]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_generator_in_a_zip_is_taken_in_zips_order(backend):
     def pairs(x, gen):
         acc = np.zeros(x.shape[1])
@@ -159,7 +159,7 @@ def test_a_generator_in_a_zip_is_taken_in_zips_order(backend):
     assert next(compiled_gen) == next(plain_gen) == 4  # zip took 4 items, none lost
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_strings_iterate_by_character(backend):
     def counts(x, text):
         acc = np.zeros_like(x)
@@ -170,7 +170,7 @@ def test_strings_iterate_by_character(backend):
     assert_same_calls(counts, [(X, "abc"), (X, "hello world"), (X, "")], backend=backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_iterating_what_is_not_iterable_raises_pythons_error(backend):
     with pytest.raises(TypeError, match="not iterable"):
         astcompile.compile(rows_of, backend=backend)(X, 3)

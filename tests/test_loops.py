@@ -470,3 +470,56 @@ def test_an_elif_in_a_loop_passes_on_what_it_assigns(backend):
     x = np.array([0.3, 2.0, -3.0, 0.1, np.nan])
     assert_same(clip_each, x, -0.5, 0.5, np.zeros(5), backend=backend)
     assert_same(grade, np.array([95, 85, 75, 10, 80, 70]), backend=backend)
+
+
+def backwards_weights(xs):
+    s = 0.0
+    for i in range(len(xs) - 1, -1, -1):
+        s = s * 0.5 + xs[i]
+    return s
+
+
+def stepped_down(x, a, b, k):
+    s = 0.0
+    last = -100
+    for i in range(a, b, k):
+        s = s * 0.25 + x[i] + i
+        last = i
+    return s, last
+
+
+def suffix_max(x):
+    out = np.empty_like(x)
+    m = -np.inf
+    for i in range(x.shape[0] - 1, -1, -1):
+        m = max(m, x[i])
+        out[i] = m
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ranges_with_negative_steps_run_as_pythons(backend):
+    """range(a, b, -k): empty when a <= b, the last value where Python stops, negative
+    starts and stops as Python counts them (no wrap-around)."""
+    x = np.arange(10.0) ** 1.5
+    calls = [
+        (x, 9, -1, -1),
+        (x, 9, 0, -2),
+        (x, 8, 1, -3),
+        (x, 3, 3, -1),  # empty
+        (x, 2, 5, -1),  # empty: start below stop
+        (x, 9, -1, -4),
+        (x, 5, -11, -2),  # on to -9: negative indices, read as Python reads them
+        (x, 9, 4, 1),
+    ]
+    assert_same_calls(stepped_down, calls, backend=backend)
+    assert_same_calls(backwards_weights, [([1.0, 2.0, 3.0],), ([],), ([2.5],)], backend=backend)
+    assert_same_calls(suffix_max, [(x[::-1].copy(),), (np.array([1.0, np.nan, 0.5]),)], backend)
+
+
+def test_a_loop_with_a_negative_step_compiles():
+    x = np.arange(10.0)
+    compiled = astcompile.compile(stepped_down, backend="c")
+    report = astcompile.explain(compiled, x, 9, -1, -2)
+    assert report.graph_break_count == 0, str(report)
+    assert compiled(x, 9, -1, -2) == stepped_down(x, 9, -1, -2)

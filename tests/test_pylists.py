@@ -13,6 +13,10 @@ ROW = [1.0, 2.0]
 KINDS = [
     ([1.5, -2.0, float("nan")], ("d", 3)),
     ([1, -(2**63), 2**63 - 1], ("q", 3)),
+    # one-digit ints are read from their digit: both sides of each digit boundary, and zero
+    ([0, -1, 2**30 - 1, 2**30, -(2**30) + 1, -(2**30), 2**60, -(2**62)], ("q", 8)),
+    ([5, 2**64], None),
+    ([-(2**63) - 1, 0], None),
     ([1j, 2 + 0j], ("D", 2)),
     ([True, False], ("?", 2)),
     ([[1.0, 2.0], [3.0, 4.0]], ("d", 2, 2, list)),

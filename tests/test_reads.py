@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value
+from differential import EVERY_BACKEND, assert_same_value
 
 import astcompile
 
@@ -46,7 +46,7 @@ class Scale:
         return x * self.s + self.bias
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_instance_attribute_of_new_and_same_object(backend):
     obj = Scale(2.0)
     compiled = astcompile.compile(Scale.forward, backend=backend)
@@ -57,7 +57,7 @@ def test_instance_attribute_of_new_and_same_object(backend):
     assert_same_value(compiled(obj, A), obj.forward(A))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_class_attribute(backend):
     obj = Scale(2.0)
 
@@ -111,7 +111,7 @@ class Model:
         return self.helper(x) + 1.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "method, change",
     [
@@ -146,7 +146,7 @@ def scaled_by_kwargs(x, **kw):
     return x * kw["scale"]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_dict_contents(backend):
     d = {"s": 2.0}
     follows(
@@ -154,13 +154,13 @@ def test_dict_contents(backend):
     )
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_list_contents(backend):
     w = [2.0, 3.0]
     follows(scaled_by_list, (A, w), lambda: w.__setitem__(0, 9.0), backend=backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_kwargs_contents(backend):
     compiled = astcompile.compile(scaled_by_kwargs, backend=backend)
     for scale in (2.0, 3.0, 4.5):
@@ -183,7 +183,7 @@ def _closure():
     return inner, set_c
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_closure_cell_rebound_through_nonlocal(backend):
     inner, set_c = _closure()
     follows(inner, (A,), lambda: set_c(8.0), lambda: set_c(-1.0), backend=backend)
@@ -248,7 +248,7 @@ def restore_globals():
     globals().update(saved)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "fn, changes",
     [
@@ -283,7 +283,7 @@ def user_modules(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_other_modules_attribute_and_callee_globals(backend, user_modules):
     cfg, ops = user_modules
 
@@ -299,7 +299,7 @@ def test_other_modules_attribute_and_callee_globals(backend, user_modules):
     )
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_callee_default_argument(backend):
     def helper(x, s=2.0):
         return x * s
@@ -361,7 +361,7 @@ def unpacks_namedtuple(x, p):
     return x * a + b + p.a
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize("method", ["by_identity", "by_enum", "by_type"])
 def test_identity_enum_and_type_follow_the_object(backend, method):
     layer = Layer()
@@ -374,7 +374,7 @@ def test_identity_enum_and_type_follow_the_object(backend, method):
     assert_same_value(compiled(sub, A), getattr(Layer, method)(sub, A))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_namedtuple_items(backend):
     compiled = astcompile.compile(unpacks_namedtuple, backend=backend)
     for p in (Pair(2.0, 1.0), Pair(3.0, -1.0)):
@@ -397,7 +397,7 @@ def through_class(x):
     return x / (x.std() + Constants.EPS)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "fn, args",
     [
@@ -419,7 +419,7 @@ def test_class_attributes_read_through_the_class(backend, fn, args):
 # -- what a region must not change, and what it does not compile ---------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_write_into_a_read_object_runs_plain(backend):
     def fills(x, d):
         d["seen"] = 1.0
@@ -431,7 +431,7 @@ def test_write_into_a_read_object_runs_plain(backend):
     assert d1 == d2
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_attribute_that_disappears_runs_plain(backend):
     class Holder:
         pass
@@ -489,7 +489,7 @@ class Fresh:
         return first + self.b
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_temporary_values_from_properties_are_not_taken_for_one_another(backend):
     obj = Fresh()
     follows(Fresh.uses_both, (obj, A), backend=backend)
@@ -558,7 +558,7 @@ def _lookups(cfg) -> list:
     return [cfg.__dict__["lookups"]] if isinstance(cfg, Lazy) else list(LOOKUPS)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 @pytest.mark.parametrize(
     "make", [lambda: Lazy(scale=2.0, offset=1.0), Quiet], ids=["counted-on-self", "quiet"]
 )

@@ -13,7 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value
+from differential import EVERY_BACKEND, assert_same_value
 from module_helpers import load_module
 
 import astcompile
@@ -58,7 +58,7 @@ def swap_code(fn, other):
 # -- the compiled function itself ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_code_swapped_under_the_compiled_function(backend):
     """What ``%autoreload`` does to a function it reloads: the object stays, its code is new."""
 
@@ -69,7 +69,7 @@ def test_code_swapped_under_the_compiled_function(backend):
     assert compiled.fn is f
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_code_swapped_under_a_decorated_function(backend, tmp_path):
     mod = decorated(tmp_path, f"swapped_{backend}", backend, "def f(x, y): return np.sin(x) + y")
 
@@ -84,7 +84,7 @@ def test_code_swapped_under_a_decorated_function(backend, tmp_path):
             assert_same_value(mod.f(A, A), plain(A, A))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_defaults_rebound(backend):
     def f(x, k=2.0, *, b=1.0):
         return x * k + b
@@ -112,7 +112,7 @@ def calls_helper(x):
     return np.exp(helper(x)) + 1.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_code_swapped_under_an_inlined_callee(backend):
     saved = helper.__code__
     try:
@@ -129,7 +129,7 @@ def calls_weighted(x):
     return weighted(x) - 1.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_callee_defaults_rebound(backend):
     saved = weighted.__defaults__, weighted.__kwdefaults__
 
@@ -143,6 +143,33 @@ def test_callee_defaults_rebound(backend):
         follows(calls_weighted, defaults, kwdefaults, backend=backend)
     finally:
         weighted.__defaults__, weighted.__kwdefaults__ = saved
+
+
+def gives_sine():
+    return np.sin
+
+
+def gives_cosine():
+    return np.cos
+
+
+def calls_what_it_is_given(x):
+    return gives_sine()(x) * 2.0 + 1.0
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_code_swapped_under_a_callee_whose_statements_run_as_python(backend):
+    """``gives_sine`` is compiled on its own from the eager code, one region that runs its
+    statements (it returns a function): that path checks the code too."""
+    saved = gives_sine.__code__
+    try:
+        follows(calls_what_it_is_given, swap_code(gives_sine, gives_cosine), backend=backend)
+        gives_sine.__code__ = saved
+        follows(
+            gives_sine, swap_code(gives_sine, gives_cosine), call=lambda f: f(), backend=backend
+        )
+    finally:
+        gives_sine.__code__ = saved
 
 
 # -- function attributes -----------------------------------------------------------------------
@@ -167,7 +194,7 @@ def tuned_offset():
 tuned_offset.offset = 0.5
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_attribute_of_the_function_read_through_its_global(backend):
     def change():
         by_attribute.scale = 3.0
@@ -178,7 +205,7 @@ def test_attribute_of_the_function_read_through_its_global(backend):
     follows(by_attribute, change, to_int, backend=backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_attribute_added_later_and_a_callee_attribute(backend):
     def add():
         tuned.gain = 3.0
@@ -196,7 +223,7 @@ def test_attribute_added_later_and_a_callee_attribute(backend):
         tuned_offset.offset = 0.5
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_attribute_of_a_decorated_function(backend, tmp_path):
     """``f`` is the compiled function: ``f.scale`` is an attribute of the wrapper."""
     mod = decorated(tmp_path, f"decorated_{backend}", backend, "def f(x): return x * f.scale")
@@ -266,7 +293,7 @@ def noisy(x):
     return x * 3.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_callee_swapped_for_code_with_side_effects_is_analysed_again(backend, capsys):
     """The analysis inlined ``quiet``; its new code prints. Traced without a new analysis, the
     print would run once, at the trace: the function is rewritten, and prints at every call."""

@@ -1,135 +1,236 @@
-"""Generated programs: a holder of one value (an attribute, a dict item, a closure cell, a
-global, a function's attribute or default, a module's attribute, ...) read by a compiled function, replaced between calls, sometimes by another kind of
-value; the compiled result must equal the plain function's after every change (see
-tests/test_reads.py for one test per kind of read)."""
+"""Generated programs (tests/generated_holders.py): a value a compiled function reads through a
+holder (an attribute, a container, a closure, a global, its own attributes, defaults and code, a
+callee's, its file on disk, a module), a callee with side effects it reaches through ``self``,
+or a container it iterates, changed between calls. After every change the compiled function
+must do what the plain one does: the same values, dtypes and Python types, the same writes into
+its arguments, the same exceptions, prints, random draws and counters.
+
+Each program is written to a file and imported twice ("twins"): one copy runs plain, the other
+compiled, so what their calls leave behind (a counter, an appended list) is compared too, and
+every change is made to both. Every backend runs every kind, with measuring off
+(tests/conftest.py), Triton in its interpreter where there is no GPU; ``--slow`` draws many
+more examples (the "slow" profile). tests/test_reads.py has one test per kind of read.
+"""
 
 from __future__ import annotations
 
-import importlib
+import contextlib
+import itertools
+import os
+import subprocess
 import sys
-import textwrap
+from pathlib import Path
+from unittest import mock
 
 import numpy as np
-from differential import BACKENDS, assert_same_value
+import pytest
+from differential import EVERY_BACKEND, assert_same_call, assert_same_value, gpu_present
+from generated_holders import (
+    HOLDERS,
+    REACHES,
+    SPECIAL,
+    Holder,
+    callees,
+    effects_source,
+    holders,
+    loops,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from module_helpers import edit_module, import_file, load_module
 
 import astcompile
+from astcompile.frontend import resolve
+from astcompile.runtime import fastcall
 
-_HOLDERS = {  # name: (module set-up, parameters, how the function reads it, how a change sets it)
-    "attribute": ("class H: pass\nh = H()\nh.v = {init}", "x, h", "h.v", "h.v = new"),
-    "nested": (
-        "class H: pass\nh = H()\nh.cfg = H()\nh.cfg.v = {init}",
-        "x, h",
-        "h.cfg.v",
-        "h.cfg.v = new",
-    ),
-    "class attribute": ("class H:\n    v = {init}\nh = H()", "x, h", "h.v", "H.v = new"),
-    "dict": ("d = {{'v': {init}}}", "x, d", "d['v']", "d['v'] = new"),
-    "list": ("lst = [{init}, 0]", "x, lst", "lst[0]", "lst[0] = new"),
-    "global": ("V = {init}", "x", "V", "global V\n    V = new"),
-    "callee global": (
-        "V = {init}\ndef helper():\n    return V",
-        "x",
-        "helper()",
-        "global V\n    V = new",
-    ),
-    "namespace": ("import types\nns = types.SimpleNamespace(v={init})", "x", "ns.v", "ns.v = new"),
-    "function attribute": ("def g():\n    pass\ng.v = {init}", "x", "g.v", "g.v = new"),
-    "callee default": (
-        "def helper(v={init}):\n    return v",
-        "x",
-        "helper()",
-        "helper.__defaults__ = (new,)",
-    ),
-    "callee keyword default": (
-        "def helper(*, v={init}):\n    return v",
-        "x",
-        "helper()",
-        "helper.__kwdefaults__ = {'v': new}",
-    ),
-    "module without a file": (
-        "import types\nm = types.ModuleType('m')\nm.v = {init}",
-        "x",
-        "m.v",
-        "m.v = new",
-    ),
-    "numpy attribute": (
-        "np.ac_generated_v = {init}",
-        "x",
-        "np.ac_generated_v",
-        "np.ac_generated_v = new",
-    ),
-    "closure": (
-        (
-            "def make():\n    v = {init}\n    def f(x):\n{body}\n    def setter(new):\n"
-            "        nonlocal v\n        v = new\n    return f, setter\nf, setter = make()"
-        ),
-        None,
-        "v",
-        None,
-    ),
-}
-_BODIES = {  # what the function does with the value, by the kind of value
-    "number": "return x * {read} + 1.0",
-    "bool": "if {read}:\n    return x + 1.0\nreturn x - 1.0",
-    "str": "if {read} == 'a':\n    return x * 2.0\nreturn x",
-}
-_NUMBERS = st.one_of(
-    st.floats(-4, 4, allow_nan=False).map(repr),
-    st.integers(-5, 5).map(repr),
-    st.floats(-4, 4, allow_nan=False, width=32).map(lambda v: f"np.float32({v!r})"),
-    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}.5)"),
-    st.integers(-3, 3).map(lambda v: f"np.full(4, {v}, dtype=np.int32)"),
+#: Examples per kind and backend: 15 in a default run (the "ci" profile's 150 / 10), 500 under
+#: ``--slow`` (the "slow" profile's 5000 / 10; tests/conftest.py); per holder, a few (each kind
+#: of value it takes is a new program): 4 and 125.
+EXAMPLES = settings(max_examples=max(15, settings.default.max_examples // 10))
+HOLDER_EXAMPLES = settings(max_examples=max(4, settings.default.max_examples // 40))
+#: Calls after each change (one, a few, or past the promotion to the C-level call path),
+#: whether the first change comes before the first call (the first compile sees it), and
+#: whether the last calls start from the disk cache (every entry in memory forgotten).
+CALLS = st.tuples(
+    st.sampled_from([1, 2, 1, 2, fastcall.PROMOTE_AFTER + 2]), st.booleans(), st.booleans()
 )
-_VALUES = {
-    "number": _NUMBERS,
-    "bool": st.sampled_from(["True", "False"]),
-    "str": st.sampled_from(["'a'", "'b'"]),
-}
+_NAMES = itertools.count()
 
 
-@st.composite
-def _programs(draw):
-    holder = draw(st.sampled_from(sorted(_HOLDERS)))
-    kind = draw(st.sampled_from(sorted(_BODIES)))
-    values = draw(st.lists(_VALUES[kind], min_size=2, max_size=4))
-    return holder, kind, values, draw(st.sampled_from(BACKENDS))
+class Twins:
+    """The program imported twice from its own file: ``plain`` runs it, ``other`` compiled."""
+
+    def __init__(self, folder: Path, source: str, backend: str, compiling: str = "") -> None:
+        """``compiling``: the source of the compiled copy where it compiles itself (a
+        decorator in it), else the test compiles ``f``."""
+        tag = next(_NAMES)
+        self.folder, self.tag, self.backend, self.decorated = folder, tag, backend, bool(compiling)
+        self.plain = load_module(folder, f"gen_{tag}_p", source)
+        self.other = load_module(folder, f"gen_{tag}_c", compiling or source)
+        self.compiled = self._compiled()
+
+    def _compiled(self):
+        return (
+            self.other.f
+            if self.decorated
+            else astcompile.compile(self.other.f, backend=self.backend)
+        )
+
+    def compare(self, calls: int) -> None:
+        """``calls`` calls of each, from the same random state; then the twins' state."""
+        for seed in range(calls):
+            assert_same_call(
+                _seeded(self.compiled, seed),
+                self.other.args(),
+                _seeded(self.plain.f, seed),
+                self.plain.args(),
+                self.backend,
+            )
+            if hasattr(self.plain, "state"):
+                assert_same_value(self.other.state(), self.plain.state(), "state")
+
+    def follow(self, changes: list, calls: tuple[int, bool, bool]) -> None:
+        """Compared before each change (but the first, if ``calls`` says it comes before the
+        first call) and after the last (warm from the disk cache, if it says so); the modules
+        unloaded after."""
+        count, early, warm = calls
+        try:
+            for n, change in enumerate(changes):
+                if n or not early:
+                    self.compare(count)
+                change()
+            if warm:
+                astcompile.reset()
+                self.compiled = self._compiled()
+            self.compare(count)
+        finally:
+            for name in list(sys.modules):
+                if name.startswith(f"gen_{self.tag}_"):
+                    del sys.modules[name]
+
+    def change(self, statement: str) -> None:
+        for module in (self.plain, self.other):
+            exec(statement, vars(module))  # noqa: S102 - the generated program's own change
 
 
-def _indent(text: str, spaces: int) -> str:
-    return textwrap.indent(text, " " * spaces)
+def _seeded(fn, seed: int):
+    def call(*args):
+        np.random.seed(seed)
+        return fn(*args)
+
+    return call
 
 
-def _program_source(holder: str, kind: str, init: str) -> str:
-    setup, params, read, setter = _HOLDERS[holder]
-    body = _BODIES[kind].format(read=read)
-    if params is None:  # the closure: the function and its setter live in the factory
-        return "import numpy as np\n" + setup.format(init=init, body=_indent(body, 8)) + "\n"
-    return (
-        f"import numpy as np\n{setup.format(init=init)}\n\ndef f({params}):\n"
-        f"{_indent(body, 4)}\n\ndef setter(new):\n    {setter}\n"
+@contextlib.contextmanager
+def _installed(folder: Path, value: str):
+    """``ac_generated_pkg`` in a site-packages folder on ``sys.path``, as ``pip install .``
+    leaves a user's package; NumPy patches of the program end with it."""
+    site = folder / "site-packages"
+    site.mkdir(exist_ok=True)
+    text = f"import numpy as np\ndef triple(v):\n    return v * 3.0\nV = {value}\n"
+    (site / "ac_generated_pkg.py").write_text(text)
+    sys.path.insert(0, str(site))
+    dirs = (*resolve._LIBRARY_DIRS, f"{site}/")
+    try:
+        with mock.patch.object(resolve, "_LIBRARY_DIRS", dirs):
+            yield
+    finally:
+        mock.patch.stopall()
+        sys.path.remove(str(site))
+        sys.modules.pop("ac_generated_pkg", None)
+        if hasattr(np, "ac_generated_v"):
+            del np.ac_generated_v
+
+
+def _change_holder(twins: Twins, program: Holder, new: str) -> None:
+    setter = HOLDERS[program.holder][4]
+    if setter not in SPECIAL:
+        for module in (twins.plain, twins.other):
+            module.setter(eval(new, vars(module)))
+    elif setter.startswith("code"):  # what %autoreload does: the module again, its code swapped
+        alt = load_module(twins.folder, f"gen_{twins.tag}_{next(_NAMES)}", program.source(new))
+        name = setter.split()[1]
+        for module in (twins.plain, twins.other):
+            getattr(module, name).__code__ = getattr(alt, name).__code__
+    elif setter == "autoreload":  # %autoreload itself: the file edited, run again, code swapped
+        for module in (twins.plain, twins.other):
+            edit_module(module, program.source(new))
+            again = import_file(module.__file__, f"gen_{twins.tag}_{next(_NAMES)}")
+            module.f.__code__, module.helper.__code__ = again.f.__code__, again.helper.__code__
+    else:  # edited on disk, not imported again: both still run the code they were imported with
+        for module in (twins.plain, twins.other):
+            edit_module(module, program.source(new))
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+@HOLDER_EXAMPLES
+@given(data=st.data())
+def test_holders_follow_changes(holder, backend, data, tmp_path_factory):
+    program, calls = data.draw(holders(holder)), data.draw(CALLS)
+    folder = tmp_path_factory.mktemp("holders")
+    with _installed(folder, program.values[0]):
+        twins = Twins(folder, program.source(program.values[0]), backend)
+        changes = (*program.values[1:], program.values[0])
+        twins.follow(
+            [lambda new=new: _change_holder(twins, program, new) for new in changes], calls
+        )
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@EXAMPLES
+@given(program=callees(), calls=CALLS)
+def test_callees_with_effects_run_at_every_call(backend, program, calls, tmp_path_factory):
+    reach, forward, effects, decorated = program
+    source = effects_source(reach, forward, effects[0])
+    compiling = effects_source(reach, forward, effects[0], backend) if decorated else ""
+    twins = Twins(tmp_path_factory.mktemp("callees"), source, backend, compiling)
+    news = [REACHES[reach][1].format(new=e.replace(" ", "_")) for e in effects[1:]]
+    twins.follow([lambda new=new: twins.change(new) for new in news], calls)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@EXAMPLES
+@given(program=loops(), calls=CALLS)
+def test_iteration_follows_python(backend, program, calls, tmp_path_factory):
+    twins = Twins(tmp_path_factory.mktemp("loops"), program.source(), backend)
+    twins.follow(
+        [lambda new=new: twins.change(f"setter({new})") for new in program.dicts[1:]], calls
     )
 
 
-@settings(max_examples=40)
-@given(_programs())
-def test_generated_holders_follow_changes(tmp_path_factory, program):
-    holder, kind, values, backend = program
-    folder = tmp_path_factory.mktemp("holders")
-    name = f"holders_{abs(hash((holder, kind, tuple(values), backend)))}"
-    (folder / f"{name}.py").write_text(_program_source(holder, kind, values[0]))
-    sys.path.insert(0, str(folder))
-    try:
-        module = importlib.import_module(name)
-    finally:
-        sys.path.remove(str(folder))
-    params = _HOLDERS[holder][1] or "x"
-    extra = [getattr(module, p.strip()) for p in params.split(",")[1:]]
-    compiled = astcompile.compile(module.f, backend=backend)
-    x = np.arange(4.0) - 1.5
-    for new in values[1:] + [values[0]]:
-        expected = module.f(x.copy(), *extra)
-        assert_same_value(compiled(x.copy(), *extra), expected)
-        module.setter(eval(new, {"np": np}))
-    sys.modules.pop(name, None)
+_PROCESS = """
+import sys
+sys.path[:0] = [{folder!r}, {tests!r}]
+import {name} as mod
+from differential import assert_same_call
+import astcompile
+compiled = astcompile.compile(mod.f, backend={backend!r})
+for _ in range(2):
+    assert_same_call(compiled, mod.args(), mod.f, mod.args(), {backend!r})
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@settings(max_examples=10)  # a few seconds each: only under --slow
+@given(data=st.data())
+def test_holders_in_a_new_process(backend, data, tmp_path_factory):
+    """The module as another process imports it, with the next value (the user edited the file
+    and ran again): nothing the first process saved in the disk cache may be served for it."""
+    holder = data.draw(st.sampled_from(sorted(set(HOLDERS) - {"installed package"})))
+    program = data.draw(holders(holder))
+    folder = tmp_path_factory.mktemp("processes")
+    name = f"gen_{next(_NAMES)}_process"
+    env = {**os.environ, "ASTCOMPILE_CACHE_DIR": str(folder / "cache"), "ASTCOMPILE_TIERING": "0"}
+    if not gpu_present():
+        env["TRITON_INTERPRET"] = "1"
+    for value in program.values:
+        (folder / f"{name}.py").write_text(program.source(value))
+        script = _PROCESS.format(
+            folder=str(folder), tests=str(Path(__file__).parent), name=name, backend=backend
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0, f"{program}, {value}:\n{run.stderr[-3000:]}"

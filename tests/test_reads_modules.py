@@ -13,7 +13,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value
+from differential import EVERY_BACKEND, assert_same_value
 from module_helpers import load_module
 
 import astcompile
@@ -43,7 +43,7 @@ def reads_fileless(x):
     return x * cfg.SCALE + cfg.W
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_numbers_and_arrays_of_a_module_with_no_file(backend):
     def number():
         cfg.SCALE = 3.5
@@ -78,7 +78,7 @@ def installed(tmp_path, monkeypatch):
     sys.modules.pop("userpkg_consts", None)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_numbers_of_an_installed_package(backend, installed):
     def reads_installed(x):
         return (x * installed.K + installed.OFFSETS).astype(installed.DTYPE)
@@ -103,7 +103,7 @@ def sums(x):
     return x * np.sum(x) + np.linalg.norm(x)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_a_numpy_name_rebound(backend, monkeypatch):
     monkeypatch.setattr(np, "float_", np.float64, raising=False)  # gone from NumPy 2
 
@@ -113,7 +113,7 @@ def test_a_numpy_name_rebound(backend, monkeypatch):
     follows(casts, rebind, backend=backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
 def test_numpy_functions_patched_with_mock(backend):
     """``mock.patch.object`` swaps NumPy's function for the test's: calls go to the mock (as
     many as the plain function makes), and back to NumPy when the patch ends."""

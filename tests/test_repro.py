@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -113,3 +116,62 @@ def test_closure_cells_and_global_arrays_become_globals_of_the_repro(tmp_path, b
     namespace = {"__file__": str(script), "__name__": "not_main"}
     exec(compile(script.read_text(), str(script), "exec"), namespace)  # noqa: S102
     assert repro_run.main(namespace["region"], namespace["_ARGS"], backend=backend) == 0
+
+
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+        self.table = {"offset": np.float64(0.5), "names": ("a", "b")}
+
+    def apply(self, x):
+        return x * self.w + self.table["offset"]
+
+
+def with_a_dict(x, params):
+    return x * params["scale"] + params["shift"]
+
+
+def test_objects_and_dicts_round_trip(tmp_path):
+    repro.save_values(str(tmp_path), (Scaler(np.arange(3.0)), {"scale": 2, 3: [1.5]}), {})
+    (scaler, params), _ = repro.load_values(str(tmp_path))
+    assert type(scaler) is Scaler and scaler.table["names"] == ("a", "b")
+    np.testing.assert_array_equal(scaler.w, np.arange(3.0))
+    assert params == {"scale": 2, 3: [1.5]}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "make_call",
+    [
+        lambda: (Scaler(np.arange(3.0)).apply, (np.ones(3),)),
+        lambda: (with_a_dict, (np.ones(3), {"scale": 2.0, "shift": np.float64(1.0)})),
+    ],
+    ids=["self", "dict"],
+)
+def test_a_repro_of_a_method_or_a_dict_argument_runs(tmp_path, monkeypatch, backend, make_call):
+    """Verify mode's repro of a region that reads ``self`` or a dict argument: it ran into
+    an unsaved value and exited 1, the status that says "still differs"."""
+    monkeypatch.setattr(astcompile.config, "verify", True)
+    monkeypatch.setattr(astcompile.config, "debug_dir", str(tmp_path))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(astcompile.config, "plant_miscompile", True)
+    fn, args = make_call()
+    with pytest.warns(RuntimeWarning, match="astcompile verify"):
+        astcompile.compile(fn, backend=backend)(*args)
+    (folder,) = (tmp_path / "verify").iterdir()
+    assert _run(folder, plant=True).returncode == 1
+    fixed = _run(folder, plant=False)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_a_value_that_cannot_be_loaded_exits_2(tmp_path):
+    repro.save_values(str(tmp_path), (object(),), {})
+    with pytest.raises(SystemExit) as exit_:
+        repro.load_for_script(str(tmp_path))
+    assert exit_.value.code == repro.CANNOT_LOAD == 2
+
+
+def _run(folder, plant):
+    env = {**os.environ, "ASTCOMPILE_PLANT_MISCOMPILE": "1" if plant else "0"}
+    script = [sys.executable, str(folder / "repro.py")]
+    return subprocess.run(script, env=env, cwd="/", capture_output=True, text=True, check=False)

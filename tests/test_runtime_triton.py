@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -142,3 +143,33 @@ def test_a_triton_cache_the_user_chose_is_left_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
     astcompile.compile(softmax, backend="triton")(X)
     assert os.environ["TRITON_CACHE_DIR"] == str(tmp_path / "theirs")
+
+
+def _sine_plus_sum(x):
+    return np.sin(x) * 2 + x.sum()
+
+
+def test_threads_interpreting_kernels_at_once_take_turns(monkeypatch):
+    """Eight threads call one compiled function with eight dtypes at once (eight kernels):
+    Triton's interpreter patches ``triton.language`` for the kernel it runs, so two at once
+    failed ("Did you forget to add @triton.jit?")."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(_sine_plus_sum, backend="triton")
+    dtypes = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.int16, np.int8, np.uint16]
+    barrier, failures = threading.Barrier(len(dtypes)), []
+
+    def call(dtype):
+        x = (np.arange(100) % 7).astype(dtype)
+        barrier.wait()
+        try:
+            for _ in range(3):
+                assert_matches(compiled(x), _sine_plus_sum(x))
+        except Exception as exc:  # noqa: BLE001 - reported below, with its thread's dtype
+            failures.append((dtype, exc))
+
+    threads = [threading.Thread(target=call, args=(d,)) for d in dtypes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures

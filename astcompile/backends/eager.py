@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.checks import RunPlain, make_error, size_check_holds, size_check_message
 from astcompile.ir.graph import (
     ConstAttr,
@@ -263,6 +264,14 @@ def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
     return info(node.op).numpy(*args)
 
 
+def _multiply(node: Node, ctx: EvalContext, args: list) -> Any:
+    """``s * t`` of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
+    multiplies complex values otherwise than its array loops."""
+    if node.attr is ArithKind.SCALAR:
+        return np.asarray(args[0])[()] * np.asarray(args[1])[()]
+    return np.multiply(*args)
+
+
 #: op -> how to run it; ops missing here run their registry's NumPy function on the inputs.
 _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.CONST: _const,
@@ -281,6 +290,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.IF: _if,
     Op.RESULT: _result,
     Op.CHECK: _check,
+    Op.MUL: _multiply,
     Op.NUMPY: _numpy_step,
     Op.NUMPY_VIEW: _numpy_step,
 }

@@ -1,16 +1,19 @@
 """The reduction rules (:mod:`astcompile.codegen.reduce`) written in C.
 
 Each fold op has one row: the C operator of its compound assignment and its OpenMP
-``reduction`` operator. Folds of max/min are selects (``acc = (v > acc) ? v : acc``) with the
-NaN flag beside them, which GCC vectorises; complex products multiply with NumPy's formula
-(``astc_cmul``, declared as an OpenMP reduction ``astc_cprod`` in ``astc_complex.h``), and a
-complex mean divides as NumPy does (Smith's division by ``count + 0j``). Complex max/min
+``reduction`` operator. Folds of max/min are selects (``acc = (v >= acc) ? v : acc``: of
+``0.0`` and ``-0.0`` the later one, as NumPy's loop keeps) with the NaN flag beside them,
+which GCC vectorises; complex products multiply with NumPy's formula (``astc_cmul``) one
+element after another, as NumPy's loop (no ``omp simd``: :func:`sequential`), and a complex
+mean divides as NumPy does (Smith's division by ``count + 0j``). Complex max/min
 (lexicographic) run in NumPy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
 from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
@@ -44,8 +47,8 @@ FOLDS: dict[Op, CFold] = {
     Op.MUL: CFold("*", "*"),
     Op.LOGICAL_OR: CFold("|", "|"),
     Op.LOGICAL_AND: CFold("&", "&"),
-    Op.MAXIMUM: CFold(">", "max", select=True),
-    Op.MINIMUM: CFold("<", "min", select=True),
+    Op.MAXIMUM: CFold(">=", "max", select=True),
+    Op.MINIMUM: CFold("<=", "min", select=True),
 }
 
 
@@ -59,14 +62,22 @@ def acc_type(node: Node) -> str:
 
 
 def accumulators(node: Node) -> list[Acc]:
-    """The accumulator variables of ``node``: its value, and a NaN flag for float max/min."""
-    fold = FOLDS[rule(node).fold]
-    omp = "astc_cprod" if _complex_product(node) else fold.omp
+    """The accumulator variables of ``node``: its value, a NaN flag for float max/min, and
+    for a complex product a flag saying a total holds a chunk's product (see :func:`combine`)."""
     init = literal(identity(node), acc_dtype(node))
-    accs = [Acc(acc_type(node), "", init, omp)]
+    accs = [Acc(acc_type(node), "", init, FOLDS[rule(node).fold].omp)]
     if has_nan_flag(node):
         accs.append(Acc("int", "_nan", "0", "|"))
+    if sequential(node):
+        accs.append(Acc("int", "_set", "0", "|"))
     return accs
+
+
+def sequential(node: Node) -> bool:
+    """A complex product folds element after element into ``1+0j``, as NumPy's loop does:
+    no ``omp simd`` may reorder it, since ``(1+0j) * complex(inf, 0)`` has a NaN part (an
+    identity multiplied in between changes the result)."""
+    return _complex_product(node)
 
 
 def reduction_input(node: Node, expr: str) -> str:
@@ -79,19 +90,28 @@ def reduction_input(node: Node, expr: str) -> str:
 
 def update(node: Node, acc: str, value: str) -> list[str]:
     """Statements folding ``value`` (already as :func:`reduction_input` made it) into ``acc``."""
+    if sequential(node):
+        return [f"{acc} = {_cmul(node)}({acc}, {value});"]
     return _fold(node, acc, value, f"{acc}_nan |= ({value} != {value});")
 
 
 def combine(node: Node, acc: str, part: str) -> list[str]:
-    """Statements folding a partial result (the accumulators named ``part``) into ``acc``."""
+    """Statements folding a partial result (the accumulators named ``part``) into ``acc``;
+    the first chunk's product of a complex product is taken as it is (``1+0j`` times it
+    could differ)."""
+    if sequential(node):
+        return [f"{acc} = {acc}_set ? {_cmul(node)}({acc}, {part}) : {part};", f"{acc}_set = 1;"]
     return _fold(node, acc, part, f"{acc}_nan |= {part}_nan;")
+
+
+def _cmul(node: Node) -> str:
+    """NumPy's reduction multiplies with the textbook formula, in the values' own dtype."""
+    return "astc_cmulf" if node.dtype == np.complex64 else "astc_cmul"
 
 
 def _fold(node: Node, acc: str, value: str, nan_line: str) -> list[str]:
     fold = FOLDS[rule(node).fold]
-    if _complex_product(node):
-        lines = [f"{acc} = astc_cmul({acc}, {value});"]
-    elif fold.select:
+    if fold.select:
         lines = [f"{acc} = ({value} {fold.op} {acc}) ? {value} : {acc};"]
     else:
         lines = [f"{acc} {fold.op}= {value};"]

@@ -29,7 +29,6 @@ import numpy as np
 from astcompile.codegen import c_reduce as red
 from astcompile.codegen.ctext import CText
 from astcompile.codegen.ids import nid
-from astcompile.codegen.reduce import exact_identity
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
@@ -101,10 +100,10 @@ class ReductionLoops(CText):
 
     def serial_chunks(self, work: Work, total: str) -> None:
         """Every chunk on this thread, into the totals ``{total}{id}`` (declared here). A
-        row that fits one chunk folds straight into the totals where that gives the same
-        bits (:func:`~astcompile.codegen.reduce.exact_identity`): a 3-element sum in a loop
-        ran 20% slower through a chunk loop and a fold of its result, and still 15% slower
-        until the branch was marked as the likely one."""
+        row that fits one chunk folds straight into the totals (the same bits: each total
+        starts at the identity its chunks start at): a
+        3-element sum in a loop ran 20% slower through a chunk loop and a fold of its
+        result, and still 15% slower until the branch was marked as the likely one."""
         first = self.inner[0]
         size = self.size(first)
         self.emit("/* in chunks as a fused kernel sums them: the same bits */")
@@ -113,11 +112,7 @@ class ReductionLoops(CText):
             self.emit(line)
         self.accumulate(work.reds, total)
         self.open(f"if (__builtin_expect({size} <= ch, 1))  /* one chunk */")
-        if all(exact_identity(r) for r in work.reds):
-            self.chunk(work, first, into=total)
-        else:
-            self.chunk(work, first, into="a")
-            self.combine(work.reds, total, "a")
+        self.chunk(work, first, into=total)
         self.close(" else {")
         self.depth += 1
         self.open(f"for (int64_t c = 0; c < {chunk_count(size, 'ch')}; c++)")
@@ -129,14 +124,12 @@ class ReductionLoops(CText):
     def chunk(self, work: Work, first: int, into: str | None = None) -> None:
         """Chunk ``c``: the loop nest over the inner axes, ``first`` cut to the chunk, into
         fresh accumulators ``a``; with ``into``, the only chunk, into the accumulators
-        ``{into}`` (``a``: fresh ones)."""
+        ``{into}``."""
         size = self.size(first)
         if into is None:
             self.accumulate(work.reds, "a")
             self.emit(f"const int64_t lo = c * ch, hi = lo + ch < {size} ? lo + ch : {size};")
         else:
-            if into == "a":
-                self.accumulate(work.reds, "a")
             self.emit(f"const int64_t lo = 0, hi = {size};")
         acc = into or "a"
         if not work.plain and self.blockable(work):
@@ -162,7 +155,7 @@ class ReductionLoops(CText):
             for r in work.reds
             for a in red.accumulators(r)
         )
-        if simd:
+        if simd and not any(red.sequential(r) for r in work.reds):
             self.emit(f"#pragma omp simd{clauses}")
         self.open(f"for (int64_t i{axis} = {bounds[0]}; i{axis} < {bounds[1]}; i{axis}++)")
         work.element(acc, "")

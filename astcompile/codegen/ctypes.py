@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,13 @@ def _complex_of(dtype: np.dtype, re: str, im: str) -> str:
     return f"{'ASTC_CMPLXF' if dtype == np.complex64 else 'ASTC_CMPLX'}({re}, {im})"
 
 
+def as_integer(value: Any, dtype: np.dtype) -> int:
+    """``value`` converted to the integer ``dtype`` as NumPy's cast converts it (a cast of
+    ``-1`` to uint64 wraps to ``2**64 - 1``: ``uint64_array > -1`` compares so)."""
+    with np.errstate(all="ignore"):
+        return int(np.asarray(value).astype(dtype)[()])
+
+
 def literal(value, dtype: np.dtype) -> str:
     """A C literal for ``value`` converted to ``dtype`` (NaN and inf spelled as macros; a NaN
     keeps its sign, which ``np.copysign(x, -np.nan)`` reads)."""
@@ -55,7 +63,7 @@ def literal(value, dtype: np.dtype) -> str:
         else:
             text = repr(v)
         return f"(({ctype(dtype)}){text})"
-    v = int(dtype.type(value))
+    v = as_integer(value, dtype)
     if dtype == np.int64 and v == -(2**63):
         return "INT64_MIN"
     suffix = "ULL" if dtype.kind == "u" else "LL"

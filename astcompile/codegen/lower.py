@@ -23,6 +23,7 @@ from astcompile.codegen.lower_complex import (
     can_lower_complex,
     is_complex,
 )
+from astcompile.codegen.nan_signs import with_numpy_nan
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
 
@@ -232,6 +233,12 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.CLIP: lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
 }
 
+#: libm functions of one float whose NaN results take NumPy's sign (codegen/nan_signs.py)
+_NAN_SIGNED = (Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
+_NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH)
+_NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
+RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
+
 _PREDICATES = COMPARISONS | {
     Op.ISNAN,
     Op.ISINF,
@@ -257,6 +264,8 @@ def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
         return np.result_type(*args)
     if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
         return operands[0].dtype  # abs(z), z.real: computed on z
+    if node.op is Op.COMPLEX:
+        return operands[0].dtype  # complex(re, im): built from two doubles
     return node.dtype
 
 
@@ -265,7 +274,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
     if node.op is Op.CAST:
         return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
     work = compute_dtype(node, operands)
-    rules = COMPLEX_RULES if work.kind == "c" else RULES
+    rules = COMPLEX_RULES if is_complex(node) else RULES
     if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
         x = _convert(operands[0], work)
         return "(" + " * ".join([x] * int(operands[1].value)) + ")"

@@ -4,8 +4,12 @@ C's ``*`` and ``/`` on complex values follow Annex G (``__muldc3``/``__divdc3``)
 infinities that NumPy's textbook multiply and Smith divide leave as NaN, and they are slow. So
 every op that is not plain component arithmetic calls a helper of
 ``runtime/include/astc_complex.h`` (``astc_cmul``, ``astc_cdiv``, ``astc_cabs``, ...), whose
-``f`` variants keep complex64 math in float as NumPy does. ``+``, ``-``, negation, ``==``, ``!=``
+``f`` variants keep complex64 math in float as NumPy does. A product of arrays is fused into
+multiply-adds where NumPy's own loop fuses them (:func:`numpy_fuses`). ``+``, ``-``, negation, ``==``, ``!=``
 and ``?:`` act on each part, so they stay C operators.
+
+``complex(re, im)``, and Python's complex division, ``cmath.exp`` and ``cmath.sqrt`` (ops of
+their own: CPython's algorithms, not NumPy's) call the ``astc_py*`` helpers.
 
 Ops with no rule here (ordering ops other than comparisons, trigonometry, ``sign``, ...) and
 casts that drop the imaginary part (NumPy warns) run in NumPy.
@@ -13,10 +17,12 @@ casts that drop the imaginary part (NumPy warns) run in NumPy.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
@@ -30,6 +36,23 @@ def _suffix(node: Node) -> str:
 
 def _helper(name: str) -> Rule:
     return lambda node, a: f"astc_{name}{_suffix(node)}({', '.join(a)})"
+
+
+@functools.cache
+def numpy_fuses(dtype: np.dtype) -> bool:
+    """Whether NumPy's complex multiply loop for ``dtype`` fuses each part into one
+    multiply-add, as its AVX2 and AVX-512 loops do (its SSE2 loop, scalar operators and
+    reductions do not): asked of NumPy itself, with a product whose real part is nonzero only
+    when fused."""
+    e = 2.0**-30 if dtype == np.complex128 else 2.0**-13
+    a, b = np.array([1 + e + 1j], dtype), np.array([1 - e + 1j], dtype)
+    return bool((a * b)[0].real != 0)
+
+
+def _multiply(node: Node, a: list[str]) -> str:
+    """NumPy's product: as its array loop computes it, or its scalar operator (textbook)."""
+    fused = node.attr is not ArithKind.SCALAR and numpy_fuses(node.dtype)
+    return _helper("cmul_fused" if fused else "cmul")(node, a)
 
 
 def _libm(name: str) -> Rule:
@@ -49,9 +72,9 @@ COMPLEX_RULES: dict[Op, Rule] = {
     Op.BROADCAST_TO: lambda n, a: a[0],
     Op.ADD: _infix("+"),
     Op.SUB: _infix("-"),
-    Op.MUL: _helper("cmul"),
+    Op.MUL: _multiply,
     Op.TRUEDIV: _helper("cdiv"),
-    Op.SQUARE: lambda n, a: _helper("cmul")(n, [a[0], a[0]]),
+    Op.SQUARE: lambda n, a: _multiply(n, [a[0], a[0]]),
     Op.POW: _helper("cpow"),
     Op.ABS: _helper("cabs"),
     Op.SQRT: _helper("csqrt"),
@@ -69,6 +92,12 @@ COMPLEX_RULES: dict[Op, Rule] = {
     Op.ISINF: _helper("cisinf"),
     Op.ISFINITE: _helper("cisfinite"),
     Op.WHERE: lambda n, a: f"({a[0]} ? {a[1]} : {a[2]})",
+    # Python complex scalars (complex128 only): CPython's algorithms
+    Op.COMPLEX: lambda n, a: f"ASTC_CMPLX({a[0]}, {a[1]})",
+    Op.PY_CMUL: _helper("pycmul"),
+    Op.PY_CDIV: _helper("pycdiv"),
+    Op.PY_CEXP: _helper("pycexp"),
+    Op.PY_CSQRT: _helper("pycsqrt"),
 }
 
 #: Ops whose result is real but which compute on their complex operand.

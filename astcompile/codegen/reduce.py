@@ -76,12 +76,13 @@ def rule(node: Node) -> Reduction:
 
 
 def acc_dtype(node: Node) -> np.dtype:
-    """The accumulator's dtype: bool for truth folds, complex128 for complex values, float64
-    for wide float folds, else the result's own dtype (an int sum wraps as NumPy's does)."""
+    """The accumulator's dtype: bool for truth folds, complex128 for complex sums (a complex
+    product overflows where NumPy's does: in its own dtype), float64 for wide float folds,
+    else the result's own dtype (an int sum wraps as NumPy's does)."""
     r = rule(node)
     if r.truth:
         return np.dtype(bool)
-    if node.dtype.kind == "c":
+    if node.dtype.kind == "c" and r.fold is not Op.MUL:
         return np.dtype(np.complex128)
     if r.wide and node.dtype.kind == "f":
         return np.dtype(np.float64)
@@ -96,11 +97,3 @@ def identity(node: Node) -> Any:
 def has_nan_flag(node: Node) -> bool:
     """Whether the accumulator keeps a NaN flag beside its value (float max/min)."""
     return rule(node).nan_flag and node.dtype.kind == "f"
-
-
-def exact_identity(node: Node) -> bool:
-    """Whether folding a value into a fresh accumulator gives that value bit for bit, so a
-    loop with one chunk may fold straight into its total. True for every fold but complex
-    products: NumPy's formula makes ``(1+0j) * complex(inf, 0)`` have a NaN part. (A float
-    sum's chunk result is never -0.0, as it started from +0.0.)"""
-    return not (rule(node).fold is Op.MUL and node.dtype.kind == "c")

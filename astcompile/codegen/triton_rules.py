@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.codegen.ctypes import as_integer
 from astcompile.codegen.lower import INFIX_RULES, Operand, compute_dtype, convert_operand
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
@@ -68,7 +69,7 @@ def constant(value: Any, dtype: np.dtype) -> str:
     kernel module's ``NAN`` and ``INF``."""
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
-        return str(int(bool(value)) if dtype.kind == "b" else int(dtype.type(value)))
+        return str(int(bool(value)) if dtype.kind == "b" else as_integer(value, dtype))
     v = float(dtype.type(value))
     if math.isinf(v):
         return "INF" if v > 0 else "-INF"

@@ -40,6 +40,15 @@ class IndexKind(NamedKind):
     DSLICE = "dslice"  # a slice whose bounds are known only at run time
 
 
+class ArithKind(NamedKind):
+    """How NumPy computes an elementwise op, where it computes it two ways: a complex
+    ``MUL`` of NumPy scalars or Python numbers (``s * t``, NumPy's scalar operators) uses the
+    textbook formula, where its array loops (and any ufunc call) may fuse each part into one
+    multiply-add (codegen/lower_complex.py). The attribute is None for the array way."""
+
+    SCALAR = "scalar"
+
+
 class SizeCheckKind(NamedKind):
     """Which fact a SIZE_CHECK asserts about RUN sizes (see :mod:`astcompile.ir.checks`)."""
 

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir import python_complex
 from astcompile.ir.attrs import (
+    ArithKind,
     CheckAttr,
     ConstAttr,
     IfAttr,
@@ -152,6 +154,12 @@ class Op(Enum):
     IF = auto()
     RESULT = auto()  # picks result k of a multi-result node (LOOP, IF); attr: k
     CHECK = auto()  # raises when its bool input is false; attr: ir.CheckAttr
+    # Python ``complex`` scalars, where Python's rules are not NumPy's (ir/python_complex.py)
+    COMPLEX = auto()  # complex(re, im) of two float64 values
+    PY_CMUL = auto()  # a * b as CPython multiplies complex numbers
+    PY_CDIV = auto()  # a / b as CPython divides complex numbers
+    PY_CEXP = auto()  # cmath.exp
+    PY_CSQRT = auto()  # cmath.sqrt
 
 
 @dataclass(frozen=True)
@@ -177,80 +185,30 @@ def _row(op: Op, kind: Kind, fn: Callable | None, nin: int = 1) -> OpInfo:
 
 E, R, V = Kind.ELEMENTWISE, Kind.REDUCTION, Kind.VIEW
 
-_UNARY_UFUNCS: dict[Op, np.ufunc] = {
-    Op.NEG: np.negative,
-    Op.POS: np.positive,
-    Op.ABS: np.absolute,
-    Op.SQUARE: np.square,
-    Op.RECIPROCAL: np.reciprocal,
-    Op.SQRT: np.sqrt,
-    Op.CBRT: np.cbrt,
-    Op.EXP: np.exp,
-    Op.EXP2: np.exp2,
-    Op.EXPM1: np.expm1,
-    Op.LOG: np.log,
-    Op.LOG2: np.log2,
-    Op.LOG10: np.log10,
-    Op.LOG1P: np.log1p,
-    Op.SIN: np.sin,
-    Op.COS: np.cos,
-    Op.TAN: np.tan,
-    Op.ARCSIN: np.arcsin,
-    Op.ARCCOS: np.arccos,
-    Op.ARCTAN: np.arctan,
-    Op.SINH: np.sinh,
-    Op.COSH: np.cosh,
-    Op.TANH: np.tanh,
-    Op.ARCSINH: np.arcsinh,
-    Op.ARCCOSH: np.arccosh,
-    Op.ARCTANH: np.arctanh,
-    Op.FLOOR: np.floor,
-    Op.CEIL: np.ceil,
-    Op.TRUNC: np.trunc,
-    Op.RINT: np.rint,
-    Op.SIGN: np.sign,
-    Op.ISNAN: np.isnan,
-    Op.ISINF: np.isinf,
-    Op.ISFINITE: np.isfinite,
-    Op.SIGNBIT: np.signbit,
-    Op.LOGICAL_NOT: np.logical_not,
-    Op.INVERT: np.invert,
-    Op.DEG2RAD: np.deg2rad,
-    Op.RAD2DEG: np.rad2deg,
-    Op.CONJ: np.conjugate,
-}
 
-_BINARY_UFUNCS: dict[Op, np.ufunc] = {
-    Op.ADD: np.add,
-    Op.SUB: np.subtract,
-    Op.MUL: np.multiply,
-    Op.TRUEDIV: np.true_divide,
-    Op.FLOORDIV: np.floor_divide,
-    Op.MOD: np.remainder,
-    Op.POW: np.power,
-    Op.MAXIMUM: np.maximum,
-    Op.MINIMUM: np.minimum,
-    Op.FMAX: np.fmax,
-    Op.FMIN: np.fmin,
-    Op.ARCTAN2: np.arctan2,
-    Op.LOGADDEXP: np.logaddexp,
-    Op.HYPOT: np.hypot,
-    Op.COPYSIGN: np.copysign,
-    Op.EQ: np.equal,
-    Op.NE: np.not_equal,
-    Op.LT: np.less,
-    Op.LE: np.less_equal,
-    Op.GT: np.greater,
-    Op.GE: np.greater_equal,
-    Op.LOGICAL_AND: np.logical_and,
-    Op.LOGICAL_OR: np.logical_or,
-    Op.LOGICAL_XOR: np.logical_xor,
-    Op.BITWISE_AND: np.bitwise_and,
-    Op.BITWISE_OR: np.bitwise_or,
-    Op.BITWISE_XOR: np.bitwise_xor,
-    Op.LSHIFT: np.left_shift,
-    Op.RSHIFT: np.right_shift,
-}
+def _ufuncs(table: str) -> dict[Op, np.ufunc]:
+    """``OP`` (the ufunc of that name, lower case) or ``OP:ufunc_name``, separated by spaces."""
+    pairs = (word.partition(":") for word in table.split())
+    return {Op[op]: getattr(np, name or op.lower()) for op, _, name in pairs}
+
+
+_UNARY_UFUNCS: dict[Op, np.ufunc] = _ufuncs(
+    """
+    NEG:negative POS:positive ABS:absolute SQUARE RECIPROCAL SQRT CBRT EXP EXP2 EXPM1 LOG LOG2
+    LOG10 LOG1P SIN COS TAN ARCSIN ARCCOS ARCTAN SINH COSH TANH ARCSINH ARCCOSH ARCTANH FLOOR
+    CEIL TRUNC RINT SIGN ISNAN ISINF ISFINITE SIGNBIT LOGICAL_NOT INVERT DEG2RAD RAD2DEG
+    CONJ:conjugate
+    """
+)
+
+_BINARY_UFUNCS: dict[Op, np.ufunc] = _ufuncs(
+    """
+    ADD SUB:subtract MUL:multiply TRUEDIV:true_divide FLOORDIV:floor_divide MOD:remainder
+    POW:power MAXIMUM MINIMUM FMAX FMIN ARCTAN2 LOGADDEXP HYPOT COPYSIGN EQ:equal NE:not_equal
+    LT:less LE:less_equal GT:greater GE:greater_equal LOGICAL_AND LOGICAL_OR LOGICAL_XOR
+    BITWISE_AND BITWISE_OR BITWISE_XOR LSHIFT:left_shift RSHIFT:right_shift
+    """
+)
 
 _REDUCTIONS: dict[Op, Callable] = {
     Op.SUM: np.sum,
@@ -291,6 +249,11 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.IF: _row(Op.IF, Kind.CONTROL, None, 0),
     Op.RESULT: _row(Op.RESULT, Kind.CONTROL, None, 1),
     Op.CHECK: _row(Op.CHECK, Kind.EFFECT, None, 1),
+    Op.COMPLEX: _row(Op.COMPLEX, E, python_complex.make_complex, 2),
+    Op.PY_CMUL: _row(Op.PY_CMUL, E, python_complex.product, 2),
+    Op.PY_CDIV: _row(Op.PY_CDIV, E, python_complex.quotient, 2),
+    Op.PY_CEXP: _row(Op.PY_CEXP, E, python_complex.exp, 1),
+    Op.PY_CSQRT: _row(Op.PY_CSQRT, E, python_complex.sqrt, 1),
 }
 REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
 REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})
@@ -378,6 +341,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.CHECK: Signature(1, CheckAttr),
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
     Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
+    Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),
 }
 
 

@@ -38,6 +38,7 @@ class Box(NamedKind):
     ARRAY = "array"  # the array as computed
     SCALAR = "scalar"  # a NumPy scalar
     ZERO_D = "0d"  # a 0-d array (backends may compute it as a scalar)
+    LIST = "list"  # a new Python list of the items (``tolist()``: Python's own number types)
     PYTHON = "python"  # tag of ``(Box.PYTHON, type, flag)``, see :class:`OutSpec`
 
 

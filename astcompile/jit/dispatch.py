@@ -7,6 +7,7 @@ compiled wrappers are called as they are: they already know what to do.
 
 from __future__ import annotations
 
+import ast
 import functools
 import threading
 import types
@@ -67,6 +68,8 @@ def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
 
 
 def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
+    if callee is owner:  # recursion on the compiled path stays on it, neither counted nor sampled
+        return owner.recurse(args, kwargs)
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
     if not isinstance(callee, _PLAIN):
@@ -79,6 +82,22 @@ def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> 
 
 
 _PLAIN = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
+_CALL = "__ac_call"  # what the rewrite routes calls through (the compiler's rewrite.CALL)
+
+
+def calls_only(source: str, owner: Owner) -> bool:
+    """Whether the eager code of ``owner``'s rewrite (``source``) routes no call but calls of
+    ``owner`` itself, by a name that means it now: a rewrite with no regions then runs the
+    user's statements exactly, and its compiled path is the plain path with our frames added."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == _CALL:
+            callee = node.args[0] if node.args else None
+            if (
+                not isinstance(callee, ast.Name)
+                or getattr(owner.fn, "__globals__", {}).get(callee.id) is not owner
+            ):
+                return False
+    return True
 
 
 def _call_object(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:

@@ -232,8 +232,10 @@ def specialised_guards(
     value and shape guards), with no generic walk over the arguments. Entries it cannot check
     are left to the generic path. Calls whose key is in ``eager_keys`` go to ``eager`` (the
     user's statements) after the entries, as on the generic path: a region that runs in Python
-    inside a Python loop must not pay for a generic key on every iteration. ``root`` is the
-    user's function, where reads of its globals and closure cells start. ``promote`` is
+    inside a Python loop must not pay for a generic key on every iteration; only while
+    ``root`` still runs the code the statements were made from (a ``__code__`` swapped since
+    misses, so the function is rewritten: the entries check it as one of their reads).
+    ``root`` is the user's function, where reads of its globals and closure cells start. ``promote`` is
     called once the entries have run ``fastcall.PROMOTE_AFTER`` compiled calls (the region
     then asks for the C-level call path)."""
     args = [f"_a{i}" for i in range(len(params))]
@@ -250,6 +252,8 @@ def specialised_guards(
         "_stats": stats,
         "_eager": eager,
         "_promote": promote,
+        "_root": root,
+        "_code": getattr(root, "__code__", None),
     }
     lines += [
         f"    {line}" for line in G.list_kinds([e.key for e in entries] + list(eager_keys), args)
@@ -266,6 +270,8 @@ def specialised_guards(
         call = f"_tuple(_run{n}({leaves}))" if entry.plain else f"_entry{n}({leaves}, {argv})"
         namespace[f"_run{n}"], namespace[f"_entry{n}"] = entry.run, entry
         lines += _guarded_block(found, [*count, f"return {call}"])
+    if eager_keys and namespace["_code"] is not None:
+        lines.append("    if _root.__code__ is not _code:\n        return _MISS")
     for n, key in enumerate(eager_keys):
         checks = G.key_checks(key, len(params), prefix=f"x{n}")
         if checks is None:

@@ -7,9 +7,9 @@ source raise immediately.
 
 from __future__ import annotations
 
-import ast
 import functools
 import linecache
+import sys
 import threading
 import types
 from collections.abc import Callable
@@ -25,15 +25,17 @@ from astcompile.jit import (
     pickling,
     region_tiering,
     routes,
+    scalar_calls,
     telemetry,
     tiering,
 )
 from astcompile.jit.budget import Budget
-from astcompile.jit.dispatch import call_from_compiled
+from astcompile.jit.dispatch import call_from_compiled, calls_only
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
 from astcompile.jit.regions import Region
+from astcompile.jit.sole_region import alone, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, fastcall, forksafe
 
@@ -41,31 +43,7 @@ if TYPE_CHECKING:
     from astcompile.frontend.spec import RegionSpec
     from astcompile.trace.context import TraceBreak
 
-__all__ = ["STRUCTURED_CALLS", "CompiledFunction"]
-
-
-def is_sole_region(source: str, region: str) -> bool:
-    """Whether the rewritten function is exactly ``(__ac_ret,) = region(p0, p1, ...)`` and
-    ``return __ac_ret`` over its own plain positional parameters, in order: a call with just
-    those arguments may then call the region directly (0.5 us less on a small call)."""
-    body = ast.parse(source).body
-    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].decorator_list:
-        return False
-    params = body[0].args
-    if params.posonlyargs or params.vararg or params.kwonlyargs or params.kwarg or params.defaults:
-        return False
-    expected = f"__ac_ret, = {region}({', '.join(a.arg for a in params.args)})\nreturn __ac_ret"
-    return "\n".join(ast.unparse(s) for s in body[0].body) == expected
-
-
-def _alone(sole: Region, args: tuple) -> bool:
-    """Whether ``args`` may go straight to the sole region's guards: the region's arity, and
-    neither explain, verify nor NumPy's error state needs the full path."""
-    return (
-        len(args) == len(sole.names)
-        and not (telemetry.recording or config.verify)
-        and errstate.quiet()
-    )
+__all__ = ["STRUCTURED_CALLS", "CompiledFunction", "is_sole_region"]
 
 
 class CompiledFunction:
@@ -194,12 +172,28 @@ class CompiledFunction:
             if region_tiering.settling(regions, tier):  # time the path they settle on
                 tier.countdown = 1
                 return self._compiled_call(*args, **kwargs)
-        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs)
+        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs, self._running())
+
+    def _running(self) -> bool:
+        """Whether this thread is inside a call of this function already: a call of itself
+        through its name (the plain path's recursion, or through another function)."""
+        codes = {getattr(f, "__code__", None) for f in (self.fn, self._impl, self._outgrown)}
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code in codes:
+                return True
+            frame = frame.f_back
+        return False
+
+    def recurse(self, args: tuple, kwargs: dict) -> Any:
+        """A call of itself from its compiled path (``__ac_call``): that path again, neither
+        counted nor sampled, so that samples time the program's own calls, whole."""
+        return self._compiled_call(*args, **kwargs)
 
     def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
         """The compiled path (what sampled calls time); ``__call__`` inlines its fast path."""
         sole = self._sole_region  # the function is one region: its guards straight away
-        if sole is not None and not kwargs and _alone(sole, args):
+        if sole is not None and not kwargs and alone(sole, args):
             try:
                 result = sole.guards(*args)
                 if result is MISS:
@@ -291,6 +285,14 @@ class CompiledFunction:
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces
         self._live_regions = list(work.regions)  # those the rewrite calls
         logs.output_code.info("%s rewritten:\n%s", self.name, rewrite.source.lstrip("\n"))
+        calls_itself = calls_only(rewrite.source, self)
+        scalar = scalar_calls.for_function(self) if calls_itself else None
+        if scalar is not None:  # a recursion on scalars: one C function, regions unused
+            return scalar
+        if calls_itself and not work.regions:  # nothing of ours to run
+            self._tier.countdown = tiering.NEVER
+            self.run_plain()
+            return self.fn
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             self._sole_region = sole

@@ -30,6 +30,7 @@ class Owner(Protocol):
     backend_name: str
     cache_digest: str | None
     all_eager: bool
+    mode: str  # "default" or "frozen"
     python_loops: set[int]
     python_lines: set[int]
     budget: Budget
@@ -43,6 +44,10 @@ class Owner(Protocol):
     def compile_callee(self, fn: Callable[..., Any]) -> Callable[..., Any]: ...
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def recurse(self, args: tuple, kwargs: dict) -> Any:
+        """A call of itself from its own compiled path: that path again, directly."""
+        ...
 
     def python_loop(self, first: int, last: int, iterable: Any) -> Any: ...
 

@@ -51,6 +51,9 @@ class Switch:
     def run_measured(self) -> None:
         self.region.__class__ = self.measuring
 
+    def run_plain(self) -> None:
+        self.region.__class__ = self.plain
+
 
 def _subclass(base: type, role: str, body: dict) -> type:
     cls = type(f"{base.__name__}_{role}", (base,), {"__slots__": (), **body})

@@ -118,8 +118,8 @@ class Region(Failing):
                 if leaves is not None:
                     self.stats.compiled_calls += 1
                     return entry(leaves, args)
-        if key in self.eager_keys or self.failures.runs_plain(args):
-            return self._eager(args)
+        if key in self.eager_keys or self._limit_warned or self.failures.runs_plain(args):
+            return self._eager(args)  # (past cache_size_limit, a new kind runs as written)
         if key in self.pending:
             return self._wait(args)
         return self._miss(key, args)
@@ -227,7 +227,9 @@ class Region(Failing):
         )
 
     def _count(self) -> int:
-        return sum(len(v) for v in self.entries.values())
+        """Traces spent: compiled entries and argument kinds given up (a string steering the
+        trace is a kind of its own: a loop over 5,000 lines must not trace 5,000 times)."""
+        return sum(len(v) for v in self.entries.values()) + len(self.eager_keys)
 
     def _compile(self, key: tuple, args: tuple) -> tuple[Entry, list | None] | None:
         from astcompile import pipeline
@@ -375,7 +377,8 @@ class Region(Failing):
         self._limit_warned = True
         warnings.warn(
             f"astcompile: {self.owner.name} (lines {self.spec.first_line}-{self.spec.last_line}) "
-            f"hit cache_size_limit={config.cache_size_limit}; last guard failure: "
+            f"hit cache_size_limit={config.cache_size_limit} ({self._count() - len(self.eager_keys)} "
+            f"compiled, {len(self.eager_keys)} that could not compile); last guard failure: "
             f"{self._miss_reason(key, args)}. New argument kinds now run in NumPy. Raise "
             "astcompile.config.cache_size_limit or make the arguments more uniform.",
             RuntimeWarning,

@@ -129,6 +129,11 @@ class Switch(Protocol):
         """Run the measuring path: calls count down, and the next one is a sample."""
         ...
 
+    def run_plain(self) -> None:
+        """Run the plain path for a while, uncounted (a sampled plain call's own calls of
+        itself then cost what they cost plain)."""
+        ...
+
 
 @dataclass
 class Tier:
@@ -154,25 +159,32 @@ class Tier:
     sampling: tuple[int, str] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def sampled_call(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
+    def sampled_call(
+        self,
+        compiled: Callable,
+        plain: Callable,
+        args: tuple,
+        kwargs: dict,
+        nested: bool = False,
+    ) -> Any:
+        """Time the call on the path the comparison needs next. A call ``nested`` in a running
+        call of the same function (recursion) is no sample: its time is part of the outer
+        call's, and its arguments are not the sizes the program calls it with."""
         if any(_lazy(a) for a in (*args, *kwargs.values())):
             return compiled(*args, **kwargs)  # timing it would time building a task graph
         if self.sampling == (threading.get_ident(), "plain"):
             return plain(*args, **kwargs)  # recursion inside a sample: part of it, same path
         if self.sampling is not None and self.sampling[0] == threading.get_ident():
             return compiled(*args, **kwargs)
+        if nested:
+            return self._not_now(compiled, plain, args, kwargs)
         if not self.pending and self.choice is None:
             self._open()
         try:
             path = self.pending[0]
         except IndexError:  # none pending (or another thread took the last one)
             path = "plain" if self.plain else "compiled"
-        run = plain if path == "plain" else compiled
-        outer, self.sampling = self.sampling, (threading.get_ident(), path)
-        try:
-            result, seconds, clean = _timed(self.name, path, run, args, kwargs)
-        finally:
-            self.sampling = outer
+        result, seconds, clean = self._sample(path, compiled, plain, args, kwargs)
         sig = self.sign(args, kwargs)
         if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
             return result
@@ -184,6 +196,37 @@ class Tier:
         finally:
             self.lock.release()
         return result
+
+    def _sample(
+        self, path: str, compiled: Callable, plain: Callable, args: tuple, kwargs: dict
+    ) -> tuple[Any, float, bool]:
+        """One timed call on ``path``. Its calls of itself run the same path at that path's
+        own cost: the plain path runs unmeasured meanwhile (a recursive call reaches the
+        user's function directly), the compiled one calls itself directly (``dispatch``)."""
+        run = plain if path == "plain" else compiled
+        outer, self.sampling = self.sampling, (threading.get_ident(), path)
+        unmeasured = path == "plain" and self.switch is not None
+        if unmeasured:
+            self.switch.run_plain()
+        try:
+            return _timed(self.name, path, run, args, kwargs)
+        finally:
+            self.sampling = outer
+            if unmeasured and self.countdown != NEVER:  # not settled by another thread meanwhile
+                self.switch.run_measured()
+
+    def _not_now(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
+        """A due sample landed inside a call of the same function: run the chosen path and
+        leave the sample for a later call (the plain path, woken in the middle of a
+        recursion, goes back to plain until the resampler's next wake)."""
+        if self.choice is not None and not self.pending:
+            with self.lock:
+                if self.switch is not None and self.switch.settle(self.plain):
+                    self.countdown = NEVER
+                    resample.resampler.schedule(self, self.delay)
+                else:
+                    self.countdown = self.interval
+        return plain(*args, **kwargs) if self.plain else compiled(*args, **kwargs)
 
     def reopen(self) -> None:
         """Compare again from the next call (what the compiled path runs has changed)."""

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import ConstAttr, IndexItem, IndexKind, Node, ReduceAttr, SizeCheckKind
 from astcompile.ir.ops import COMPARISONS, Op, info
 from astcompile.trace import limits
@@ -122,8 +123,11 @@ def _weak_type(example: Any, all_bool: bool) -> Any:
     return type(example)
 
 
-def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None = None) -> Node:
-    """A broadcasting elementwise op; operands are cast to the ufunc loop's dtypes."""
+def elementwise(
+    op: Op, operands: Sequence[Operand], numpy_fn: Callable | None = None, ufunc: bool = False
+) -> Node:
+    """A broadcasting elementwise op; operands are cast to the ufunc loop's dtypes. ``ufunc``:
+    called as a NumPy ufunc, which computes NumPy scalars as arrays (see :func:`_arith_kind`)."""
     fn = numpy_fn or info(op).numpy
     result = _example_call(fn, [o.example for o in operands])
     dtype = check_dtype(np.asarray(result).dtype)
@@ -141,10 +145,21 @@ def elementwise(op: Op, operands: Sequence[Operand], numpy_fn: Callable | None =
     if op in COMPARISONS and len(set(loop)) > 1:
         raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
-    node = current().node(op, inputs, dtype, shape)
+    node = current().node(op, inputs, dtype, shape, _arith_kind(op, dtype, operands, ufunc))
     if op is Op.POW and dtype.kind in "iu":
         limits.power_check(node)
     return node
+
+
+def _arith_kind(op: Op, dtype: np.dtype, operands: Sequence[Operand], ufunc: bool) -> Any:
+    """``ArithKind.SCALAR`` for a complex product of NumPy scalars or Python numbers by an
+    operator (``s * t``: NumPy's scalar math), None for one of arrays (0-d ones too) or a
+    ufunc call: the two compute infinities and roundings differently."""
+    if op is not Op.MUL or dtype.kind != "c" or ufunc:
+        return None
+    if any(isinstance(o.example, np.ndarray) for o in operands):
+        return None
+    return ArithKind.SCALAR
 
 
 def _is_python_int(operand: Operand) -> bool:

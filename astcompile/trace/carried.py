@@ -33,6 +33,8 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.lists import SymList
+from astcompile.trace.local_lists import NAME
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, spread
 from astcompile.trace.user_names import BodyNames
@@ -42,6 +44,9 @@ _UNBOUND = ("unbound",)
 
 
 def kind_of(value: Any) -> tuple:
+    if type(value) is SymList and _is_local(value):  # travels as its array (local_lists.py)
+        array = value.array
+        return ("list", array.dtype, array.node.shape, value.item, value.rows)
     if value is UNBOUND:  # not bound before the loop: the body binds it (frontend/loops.py)
         return _UNBOUND
     if unions.is_union(value):
@@ -80,6 +85,12 @@ def unify(before: tuple, after: tuple) -> tuple:
     union = _union_of(before, after)
     if union is not None:
         return union
+    if "list" in (before[0], after[0]):
+        raise TraceBreak(
+            TraceReason.LOOP_CARRIED_TYPE,
+            "a list made in the region changes its length or item type from one iteration "
+            "to the next, or is another value on one path",
+        )
     if "union" in (before[0], after[0]):
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE,
@@ -160,7 +171,7 @@ def placeholders(
         if kind is _UNBOUND:
             values.append(UNBOUND)
             continue
-        values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
+        values.append(_value(parts, kind))
     return values, nodes
 
 
@@ -179,6 +190,8 @@ def _parts(kind: tuple) -> list[tuple]:
     unbound start value travels as nothing (the body binds it before reading it)."""
     if kind is _UNBOUND:
         return []
+    if kind[0] == "list":
+        return [("array", kind[1], kind[2], False)]
     return [("array", kind[1], (), True), _FLAG] if kind[0] == "union" else [kind]
 
 
@@ -210,6 +223,8 @@ def layout(kinds: list) -> list[tuple]:
 
 def as_nodes(value: Any, kind: tuple) -> list[Node]:
     """``value`` as the nodes of ``kind`` (a union: its value, and the flag "a Python number")."""
+    if kind[0] == "list":
+        return [as_kind(value.array, _parts(kind)[0])]
     if kind[0] != "union":
         return [as_kind(value, kind)]
     if unions.is_union(value):
@@ -224,8 +239,22 @@ def from_nodes(nodes: list[Node], kinds: list) -> list:
     for kind in kinds:
         parts = [runtime_value(nodes[at + j], k) for j, k in enumerate(_parts(kind))]
         at += len(parts)
-        values.append(unions.make(parts[0], kind[2], parts[1]) if kind[0] == "union" else parts[0])
+        values.append(_value(parts, kind))
     return values
+
+
+def _value(parts: list, kind: tuple) -> Any:
+    """The value of ``kind`` whose nodes' values are ``parts``."""
+    if kind[0] == "union":
+        return unions.make(parts[0], kind[2], parts[1])
+    if kind[0] == "list":
+        return SymList(parts[0], kind[3], NAME, kind[4])
+    return parts[0]
+
+
+def _is_local(value: SymList) -> bool:
+    """A whole list the region made, of a fixed length: its array is all there is to it."""
+    return value.position is None and value.owner is value and value.growth is None
 
 
 def results(nodes: list[Node], kinds: list) -> list:
@@ -235,8 +264,9 @@ def results(nodes: list[Node], kinds: list) -> list:
     rebinding ``acc`` to a new array the caller never sees."""
     values = from_nodes(nodes, kinds)
     for value in values:
-        if isinstance(value, SymArray):
-            value.is_input = True
+        array = value.array if type(value) is SymList else value
+        if isinstance(array, SymArray):
+            array.is_input = True
     return values
 
 

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,10 @@ class TraceContext:
         self.plain_reruns: list[tuple[Loc | None, TraceReason, str]] = []
         #: INPUT arrays of typed lists (trace/lists.py): stores reach the list only at the end
         self.private: set[Node] = set()
+        #: whether the region was handed an object (trace/local_lists.py adopts only its own)
+        self.given: Callable[[Any], bool] = lambda value: True
+        self.loop_depth = 0  # loop bodies being traced, one in another
+        self.growing: list[Any] = []  # lists loops append to (trace/growing_lists.py)
         #: (value, the check of NumPy's error for it, effect frame, position): kept where
         #: nothing reads the value (trace/limits.py, keep_unread_checks)
         self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []

@@ -232,11 +232,25 @@ def store(
         check_scalar_store(value, array.dtype, basic=True)
         stored = B.cast(source, array.dtype)
     B.check_broadcast(stored.shape, view_shape)
+    stored = _leading_ones_dropped(stored, view_shape)
     ctx = current()
     node = ctx.node(
         Op.STORE, (array.node, stored, *dynamic), array.dtype, array.node.shape, StoreAttr(items)
     )
     ctx.add_effect(node)
+
+
+def _leading_ones_dropped(value: Node, target: tuple) -> Node:
+    """A value with more axes than the place it is stored into (all of them size 1, as
+    check_broadcast made sure): NumPy drops them (``m[0] = np.ones((1, 2))`` on a 2-D ``m``),
+    except into one element, where its own store says what it does (NumPy 2.4 raises
+    ValueError for ``m[-1] = np.array([5.0])``; earlier versions stored it)."""
+    extra = len(value.shape) - len(target)
+    if extra <= 0:
+        return value
+    if not target:
+        np.zeros(1, value.dtype)[0] = np.zeros((1,) * extra, value.dtype)
+    return B.reshape(value, value.shape[extra:])
 
 
 def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:

@@ -17,6 +17,7 @@ break: the region runs as written.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -47,18 +48,42 @@ class SymList:
         self.owner = self  # the whole list a row belongs to (its writes are the list's)
         self.tuple_row = False  # a row that is a tuple: Python refuses writes into it
         self.items: Any = None  # a whole list argument's items, as traced
+        self.fill: Any = None  # the one number a list made as ``[x] * n`` holds, until stored
+        self.growth: Any = None  # a list a loop appends to (trace/growing_lists.py)
 
     # --- what a list can do in compiled code ---
     def length(self) -> Any:
         """``len(xs)``: a size that stays symbolic (a new length does not recompile)."""
+        if self.growth is not None:
+            return self.growth.size
         return SymInt.of(self.array.node.shape[0])
 
     def __len__(self) -> int:
+        if self.growth is not None:
+            return operator.index(self.growth.size)
         return len(self.array)
 
-    def __getitem__(self, key: Any) -> Any:
+    def _items(self) -> SymArray:
+        """The array of the items: a growing list's first ``len`` items of its buffer."""
+        return self.array if self.growth is None else self.array[: self.growth.size]
+
+    def _at(self, key: Any, store: bool = False) -> Any:
+        """Where ``self[key]`` is in the array; a growing list checks the index against its
+        length as Python does (its buffer is longer)."""
         index = _index(key, self.name)
-        value = self.array[index]
+        if self.growth is None:
+            return index
+        from astcompile.trace.growing_lists import position
+
+        return position(index, self.growth.size, store)
+
+    def append(self, value: Any) -> None:
+        from astcompile.trace.growing_lists import append
+
+        append(self, value)
+
+    def __getitem__(self, key: Any) -> Any:
+        value = self.array[self._at(key)]
         if self.rows is not None:
             row = SymList(value, self.item, f"{self.name}[...]")
             row.owner, row.tuple_row = self.owner, self.rows is tuple
@@ -70,7 +95,7 @@ class SymList:
             raise TypeError("'tuple' object does not support item assignment")
         if self.rows is not None:
             raise TraceBreak(TraceReason.LIST_WRITE, f"a row of {self.name} is replaced")
-        kind = _python_type(value)
+        kind = python_type(value)
         if kind is not self.item:  # compiled, the list would hold another type
             got = "NumPy value" if kind is SymArray else kind.__name__
             raise TraceBreak(
@@ -78,8 +103,9 @@ class SymList:
                 f"the region changes a list it was given: {self.name} holds "
                 f"{self.item.__name__}s and would get a {got}",
             )
-        self.array[_index(key, self.name)] = value
+        self.array[self._at(key, store=True)] = value
         self.owner.written = True
+        self.fill = None
 
     def __iter__(self) -> Any:
         """Unpacking a short row (``x, y = point``): its items, its length guarded."""
@@ -90,7 +116,7 @@ class SymList:
 
     def as_array(self) -> SymArray:
         """What NumPy makes of the list (``np.asarray(xs)``): a new array of its items."""
-        node = self.array.node
+        node = self._items().node
         return wrap(current().node(Op.COPY, (node,), node.dtype, node.shape))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
@@ -106,6 +132,12 @@ class SymList:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        if self.owner.position is None:  # made in the region (trace/local_lists.py)
+            raise TraceBreak(
+                TraceReason.SIDE_EFFECT,
+                f"{name}() on a list made outside it: only a list's items compile, "
+                "the loop runs as written",
+            )
         raise TraceBreak(TraceReason.OBJECT_METHOD, f"{self.name}.{name}() on a list")
 
     def _unsupported(self, *_: Any) -> Any:
@@ -193,7 +225,7 @@ def _python_number(node: Node, item: type, name: str) -> SymScalar:
     return SymScalar(node, item(1), f"an item of {name}", dynamic=True)
 
 
-def _python_type(value: Any) -> type:
+def python_type(value: Any) -> type:
     if isinstance(value, SymScalar):
         return type(value.hint)
     if isinstance(value, SymInt):

@@ -22,15 +22,17 @@ from typing import Any
 import numpy as np
 
 from astcompile.frontend.spec import UNBOUND
-from astcompile.ir.graph import Graph, IfAttr, InputAttr, InputKind, LoopAttr, Node
+from astcompile.ir.graph import Graph, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes, user_names
+from astcompile.trace import escapes, growing_lists, local_lists, user_names
 from astcompile.trace import int_bounds as IB
 from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
+from astcompile.trace import subgraphs as SG
+from astcompile.trace.branches import trace_if
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.iteration import Exhausted
 from astcompile.trace.reasons import TraceReason
@@ -65,8 +67,11 @@ def _for(
         if is_tracing():
             LS.bound_after(values)
         return values
+    local_lists.adopt(body, current().given, flat=not growing_lists.takes(body, bounds))
+    cells = growing_lists.cells(body, bounds)  # before the watch holds their lists too
     with escapes.unchanged(body, "loop body"):
-        return _trace_loop(body, bounds, init, brk, peeled)
+        trace = lambda b, values, names: _trace_loop(b, bounds, values, brk, peeled, names)
+        return growing_lists.run_for(body, cells, bounds, init, trace)
 
 
 def ac_while(
@@ -81,6 +86,7 @@ def ac_while(
             if brk is not None and values[brk]:
                 break
         return values
+    local_lists.adopt(body, current().given)
     with escapes.unchanged(body, "loop body"):
         return _trace_while(test, body, tuple(carried), brk)
 
@@ -113,7 +119,7 @@ def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]
     is only known at run time."""
     if not _is_runtime_value(test):
         return then_fn(*values) if test else else_fn(*values)
-    return _trace_if(test, then_fn, else_fn, tuple(values))
+    return trace_if(test, then_fn, else_fn, tuple(values))
 
 
 def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -150,7 +156,12 @@ def _bound(value: Any) -> Node:
 
 
 def _trace_loop(
-    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+    body: Callable,
+    bounds: Sequence[Any],
+    init: tuple,
+    brk: int | None,
+    peeled: bool,
+    names: user_names.BodyNames | None = None,
 ) -> tuple:
     ctx = current()
     bounds = tuple(bounds)
@@ -166,7 +177,7 @@ def _trace_loop(
         outs = tuple(body(IB.bounded(ivar, IB.range_bounds(*bounds)), *values))
         return outs, None if brk is None else C.negate(outs[brk])
 
-    traced, kinds = _trace_widening(ctx, step, init, user_names.of_for(body))
+    traced, kinds = _trace_widening(ctx, step, init, names or user_names.of_for(body))
     if any(v is UNBOUND for v in init):
         starts = LS.typed_starts(init, kinds, bounds, bound_nodes)
         if starts is None:  # an array the first iteration binds: trace that iteration alone
@@ -174,7 +185,7 @@ def _trace_loop(
         init = starts
     if not CK.start_holds(init, kinds):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
-    init_nodes = _flat(init, kinds)
+    init_nodes = SG.flat(init, kinds)
     attr = LoopAttr(traced.graph, len(init_nodes), exits=brk is not None)
     return _loop_node(ctx, (*bound_nodes, *init_nodes), traced, attr, kinds)
 
@@ -194,7 +205,7 @@ def _trace_while(
     if not CK.start_holds(init, kinds):
         rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
         return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
-    init_nodes = _flat(init, kinds)
+    init_nodes = SG.flat(init, kinds)
     go = test(*CK.from_nodes(init_nodes, kinds))
     if not _is_runtime_value(go) and not go:
         return init
@@ -278,10 +289,10 @@ def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.Bod
 
 
 def _loop_node(ctx: Any, heads: tuple, traced: _Traced, attr: LoopAttr, kinds: list) -> tuple:
-    captured = _captured(traced.graph, traced.owned)
+    captured = SG.captured(traced.graph, traced.owned)
     loop = ctx.node(Op.LOOP, (*heads, *captured), np.dtype(bool), (), attr)
     ctx.add_effect(loop)
-    results = _results(ctx, loop, kinds)
+    results = SG.results(ctx, loop, kinds)
     counting.assume(list(results), traced.counters)  # a counter ends where it may have got to
     return results
 
@@ -297,7 +308,7 @@ def _trace_body(
 ) -> _Traced:
     """Run the body once on placeholders, named as the user's variables (a ``while`` body has
     no induction variable); the nodes it creates form the LOOP's sub-graph."""
-    first = _next_id()
+    first = SG.next_id()
     inputs, ivar = [], None
     if names.ivar is not None:
         attr = InputAttr(0, names.ivar, InputKind.LOOP_VAR, weak=True)
@@ -307,87 +318,17 @@ def _trace_body(
     holders, holder_nodes = CK.placeholders(ctx, kinds, 1, names)
     counting.assume(holders, counters)
     ctx.effect_frames.append([])
+    ctx.loop_depth += 1
     try:
         outs, go = step(ivar, tuple(holders))
         go_node = None if go is None else C.truth_node(go)
     finally:
         effects = ctx.effect_frames.pop()
+        ctx.loop_depth -= 1
     out_kinds = [CK.kind_of(v) for v in outs]
-    out_nodes = _flat(outs, [CK.unify(k, ok) for k, ok in zip(kinds, out_kinds)])
+    out_nodes = SG.flat(outs, [CK.unify(k, ok) for k, ok in zip(kinds, out_kinds)])
     if go_node is not None:
         out_nodes.append(go_node)
     graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
     return _Traced(graph, owned, out_kinds, counting.verified(holders, outs, counters))
-
-
-def _next_id() -> int:
-    from astcompile.ir.graph import _ids
-
-    probe = next(_ids)
-    return probe + 1
-
-
-def _flat(values: Sequence[Any], kinds: list) -> list[Node]:
-    """The nodes carrying ``values`` (a union travels as two, see trace/carried.py)."""
-    return [n for v, k in zip(values, kinds) for n in CK.as_nodes(v, k)]
-
-
-def _results(ctx: Any, owner: Node, kinds: list) -> tuple:
-    """The values a LOOP or IF node gives back, one RESULT node per carried node."""
-    nodes = [
-        ctx.node(Op.RESULT, (owner,), dtype, shape, k)
-        for k, (dtype, shape) in enumerate(CK.layout(kinds))
-    ]
-    return tuple(CK.results(nodes, kinds))
-
-
-def _captured(graph: Graph, owned: set[int]) -> list[Node]:
-    """Nodes of enclosing graphs the sub-graph reads directly (LOOP/IF list them as inputs)."""
-    inputs = {n.id for n in graph.inputs}
-    seen: dict[int, Node] = {}
-    readers = [n for n in graph.nodes() if n.id in owned]
-    for node in [*(i for r in readers for i in r.inputs), *graph.outputs]:
-        if node.id not in owned and node.id not in inputs:
-            seen[node.id] = node
-    return [seen[k] for k in sorted(seen)]
-
-
-# -- if ------------------------------------------------------------------------------------------
-
-
-def _trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> tuple:
-    ctx = current()
-    cond = C.truth_node(test)
-    branches = []
-    for fn in (then_fn, else_fn):
-        with escapes.unchanged(fn, "branch"):
-            branches.append(_trace_branch(ctx, fn, values))
-    kinds = CK.same_kinds(branches[0][2], branches[1][2])
-    # a value both branches leave as it was is no result of the IF: it stays what it is
-    keep = [k for k, (a, b) in enumerate(zip(branches[0][0], branches[1][0])) if a is not b]
-    keep = keep or list(range(min(1, len(kinds))))
-    graphs, owned = [], set()
-    for outs, effects, _, first in branches:
-        nodes = _flat([outs[k] for k in keep], [kinds[k] for k in keep])
-        graph = Graph("branch", [], nodes, effects)
-        owned |= {n.id for n in graph.nodes() if n.id >= first}
-        graphs.append(graph)
-    captured = {n.id: n for g in graphs for n in _captured(g, owned)}
-    captured_nodes = [captured[k] for k in sorted(captured)]
-    node = ctx.node(Op.IF, (cond, *captured_nodes), np.dtype(bool), (), IfAttr(*graphs))
-    ctx.add_effect(node)
-    values = list(branches[0][0])
-    for k, value in zip(keep, _results(ctx, node, [kinds[k] for k in keep])):
-        values[k] = value
-    return tuple(values)
-
-
-def _trace_branch(ctx: Any, fn: Callable, values: tuple) -> tuple:
-    first = _next_id()
-    ctx.effect_frames.append([])
-    try:
-        outs = fn(*values)
-    finally:
-        effects = ctx.effect_frames.pop()
-    return outs, effects, [CK.kind_of(v) for v in outs], first

@@ -26,7 +26,7 @@ import numpy as np
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace import control as C
-from astcompile.trace import int_bounds
+from astcompile.trace import int_bounds, pycomplex
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
@@ -43,34 +43,38 @@ def ac_scalar(func: Callable, *args: Any) -> Any:
         handler = None
     if handler is None or not any(C.is_runtime(a) for a in args):
         return func(*args)
-    if any(isinstance(a, SymArray) and (a.ndim or a.dtype.kind == "c") for a in args):
+    if any(isinstance(a, SymArray) and (a.ndim or _numpy_complex(func, a)) for a in args):
         return func(*args)  # arrays, complex values: NumPy's own behaviour (or a break)
     return handler(*args)
+
+
+def _numpy_complex(func: Callable, value: SymArray) -> bool:
+    """A NumPy complex scalar where NumPy, not Python, decides (``abs(z[i])`` is NumPy's
+    abs); ``complex()`` and ``cmath`` take its value as a Python complex."""
+    return value.dtype.kind == "c" and func not in pycomplex.HANDLERS
 
 
 # -- values ----------------------------------------------------------------------------------
 
 
-def _py(node: Any, kind: type) -> SymScalar:
-    """A Python scalar of type ``kind`` computed at run time."""
-    dtype = {float: _F64, int: _I64, bool: np.dtype(bool)}[kind]
-    if node.dtype != dtype:
-        node = B.cast(B.Operand(node, False, None), dtype)
-    return SymScalar(node, kind(1), f"a {kind.__name__} computed in a loop", dynamic=True)
+_py = pycomplex.runtime  # a Python scalar of a given type computed at run time
 
 
 def _kind(value: Any) -> type:
-    """The Python type a value acts as: bool, int or float (NumPy scalars by their kind)."""
+    """The Python type a value acts as: bool, int, float or complex (NumPy scalars by their
+    kind)."""
     if isinstance(value, SymScalar):
         return type(value.hint)
     dtype = value.dtype if isinstance(value, (SymArray, np.generic)) else np.result_type(value)
-    if dtype.kind not in "biuf":
+    if dtype.kind not in "biufc":
         raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, f"a {dtype} value in a scalar function")
-    return {"b": bool, "f": float}.get(dtype.kind, int)
+    return {"b": bool, "f": float, "c": complex}.get(dtype.kind, int)
 
 
 def _float(value: Any) -> SymScalar:
-    """``float(value)``."""
+    """``float(value)``: of a complex number, Python's TypeError (raised by the plain code)."""
+    if pycomplex.is_complex(value):
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "a complex number where a real is needed")
     return _py(operand(value).node, float)
 
 
@@ -148,6 +152,8 @@ def _to_int(op: Op | None) -> Callable:
 
     def handler(x: Any) -> Any:
         kind = _kind(x)
+        if kind is complex:  # Python's TypeError, raised by the plain code
+            raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "a complex number rounded to an int")
         if kind is not float:
             return _py(operand(x).node, int)
         x = _float(x)
@@ -193,7 +199,10 @@ def _extreme(pick: str) -> Callable:
 
 
 def _abs(x: Any) -> Any:
-    return _py(operand(x).node, int) if _kind(x) is bool else abs(x)
+    kind = _kind(x)
+    if kind is complex:
+        return pycomplex.absolute(x)
+    return _py(operand(x).node, int) if kind is bool else abs(x)
 
 
 def _round(x: Any, ndigits: Any = None) -> Any:
@@ -266,4 +275,5 @@ HANDLERS: dict[Callable, Callable] = {
     abs: _abs,
     min: _extreme("min"),
     max: _extreme("max"),
+    **pycomplex.HANDLERS,
 }

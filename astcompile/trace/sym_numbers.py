@@ -84,6 +84,9 @@ class SymScalar:
     def __index__(self) -> int:
         return operator.index(self._specialize())
 
+    def __complex__(self) -> complex:
+        return complex(self._specialize())
+
     def __hash__(self) -> int:
         return hash(self._specialize())
 
@@ -93,6 +96,8 @@ class SymScalar:
     __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
+        if op is Op.MUL and type(other) is list:  # [0.0] * n: a list the region made
+            return _repeat(other, self)
         if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
             return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
         if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
@@ -109,6 +114,10 @@ class SymScalar:
         a = a.as_scalar() if isinstance(a, SymInt) else a
         b = b.as_scalar() if isinstance(b, SymInt) else b
         dynamic = _is_dynamic(a) or _is_dynamic(b)
+        if dynamic and op is Op.POW and (_is_complex(a) or _is_complex(b)):
+            from astcompile.trace import pycomplex
+
+            return pycomplex.power(a, b)
         if dynamic:
             from astcompile.trace.scalars import python_arith
 
@@ -121,7 +130,9 @@ class SymScalar:
         exact = _python_ints(a, b)
         if exact is not None:
             exact.beyond_int64(hint)
-        node = B.elementwise(op, [arrays.operand(a), arrays.operand(b)])
+        # Python multiplies and divides complex numbers its own way (trace/pycomplex.py)
+        node_op = _PYTHON_COMPLEX.get(op, op) if isinstance(hint, complex) else op
+        node = B.elementwise(node_op, [arrays.operand(a), arrays.operand(b)])
         node = B.cast(B.Operand(node, False, None), np.result_type(hint))
         sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
         result = SymScalar(
@@ -135,6 +146,10 @@ class SymScalar:
     def _compare(self, fn: Callable, other: Any) -> Any:
         if isinstance(other, (arrays.SymArray, np.ndarray)):
             return NotImplemented
+        if _is_complex(self) or _is_complex(other):
+            fn(_hint_of(self), _hint_of(other))  # complex numbers are not ordered: TypeError
+        if self.dynamic and isinstance(other, np.generic):  # NumPy's: an np.bool_
+            return arrays.apply_elementwise(arrays.COMPARE_OPS[fn.__name__], self, other)
         if self.dynamic or _is_dynamic(other):
             return self._dynamic_compare(fn, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))
@@ -158,7 +173,35 @@ class SymScalar:
     def __pos__(self) -> SymScalar:
         return self
 
+    @property
+    def real(self) -> Any:
+        """``x.real``: a float of a complex; a real number itself (an int of a bool)."""
+        if isinstance(self.hint, complex):
+            from astcompile.trace import pycomplex
+
+            return pycomplex.part(self, Op.REAL)
+        return self + 0 if isinstance(self.hint, bool) else self
+
+    @property
+    def imag(self) -> Any:
+        if isinstance(self.hint, complex):
+            from astcompile.trace import pycomplex
+
+            return pycomplex.part(self, Op.IMAG)
+        return type(self.hint + 0)(0)
+
+    def conjugate(self) -> Any:
+        if isinstance(self.hint, complex):
+            from astcompile.trace import pycomplex
+
+            return pycomplex.runtime(B.elementwise(Op.CONJ, [arrays.operand(self)]), complex)
+        return self.real
+
     def __abs__(self) -> Any:
+        if isinstance(self.hint, complex):
+            from astcompile.trace import pycomplex
+
+            return pycomplex.absolute(self)
         if self.dynamic:
             node = B.elementwise(Op.ABS, [arrays.operand(self)])
             result = SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
@@ -172,6 +215,20 @@ def _python_ints(a: Any, b: Any) -> Any:
     from astcompile.trace import int_bounds
 
     return int_bounds if int_bounds.is_python_int(a) and int_bounds.is_python_int(b) else None
+
+
+#: Ops on Python complex numbers whose rules are CPython's, not NumPy's.
+_PYTHON_COMPLEX = {Op.MUL: Op.PY_CMUL, Op.TRUEDIV: Op.PY_CDIV}
+
+
+def _is_complex(value: Any) -> bool:
+    return isinstance(_hint_of(value), complex)
+
+
+def _repeat(items: list, times: Any) -> Any:
+    from astcompile.trace.local_lists import repeat
+
+    return repeat(items, times)
 
 
 def _is_dynamic(value: Any) -> bool:
@@ -310,6 +367,8 @@ def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
     dim_fn = _DIM_FNS.get(name)
 
     def method(self: SymInt, other: Any) -> Any:
+        if op is Op.MUL and type(other) is list:
+            return _repeat(other, self)
         is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
         if dim_fn is not None and is_int:
             return self._dim_op(dim_fn, other, reflected)

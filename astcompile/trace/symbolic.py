@@ -127,7 +127,7 @@ def apply_elementwise(
 
         return unions.elementwise(op, values, numpy_fn, ufunc)
     operands = [operand(v) for v in values]
-    node = B.elementwise(op, operands, numpy_fn)
+    node = B.elementwise(op, operands, numpy_fn, ufunc)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
     return fresh_layout(wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,)), values)
 

@@ -27,7 +27,7 @@ from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, spread
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, spread
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
@@ -157,15 +157,39 @@ class _Outputs:
         self.ctx = ctx
         self.watch = watch
         self.nodes: list[Node] = []
+        self.lists: set[int] = set()
+        self.carried_lists = 0
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
         self.nodes.append(node)
         return OutSpec(OutKind.GRAPH, len(self.nodes) - 1, box)
 
+    def _list(self, value: lists.SymList) -> OutSpec:
+        """A list the region made, handed back as a new Python list of its items (once: two
+        names of one list would become two lists)."""
+        if id(value) in self.lists:
+            raise TraceBreak(
+                TraceReason.UNSUPPORTED_OUTPUT, "a list made in the region leaves it twice"
+            )
+        self.lists.add(id(value))
+        if value.array.node.op is Op.RESULT:  # carried through a loop or an if
+            self.carried_lists += 1
+            if self.carried_lists > 1:  # two names may be one list: Python returns it twice
+                raise TraceBreak(
+                    TraceReason.UNSUPPORTED_OUTPUT,
+                    "two lists a loop or an if carried leave the region (they may be one list)",
+                )
+        if value.growth is None:
+            return self._graph(value.array.node, Box.LIST)
+        length = self._graph(operand(value.growth.size).node, Box.ZERO_D).index
+        return self._graph(value.array.node, (Box.LIST, length))
+
     def spec(self, value: Any) -> Any:
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
         if type(value) is lists.SymList:
+            if value.position is None and value.owner is value:  # made in the region
+                return self._list(value)
             return lists.output(value)
         if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
             python, flag = value.python
@@ -230,6 +254,7 @@ def trace(
         ]
         # the safety net for changes made behind the stand-ins' backs: the real objects
         watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
+        ctx.given = watch.is_given
         if root is not None:  # the body was made from root's code: it must still be root's
             reads.record(Read((("fn",), ("code",)), ReadKind.IDENTITY, root.__code__))
             fn = reads.function(fn, (("fn",),), _cell_index(fn, root))

@@ -5,7 +5,10 @@
  * those follow Annex G (calls to __muldc3/__divdc3, which recover infinities NumPy leaves as
  * NaN, and are slow and not vectorisable). NumPy multiplies with the textbook formula and
  * divides with Smith's algorithm; the helpers below are those formulas on the real and
- * imaginary parts, which GCC inlines and vectorises. abs is hypot (NumPy's npy_cabs); exp,
+ * imaginary parts, which GCC inlines and vectorises. NumPy's array loops on a CPU with FMA
+ * fuse each part of a product into one multiply-add (astc_cmul_fused), its scalar operators,
+ * reductions and powers do not (astc_cmul): (-3e38-infj)**2 is -inf+infj one way, nan+infj
+ * the other. abs is hypot (NumPy's npy_cabs); exp,
  * sqrt and the general power are glibc's cexp, csqrt and cpow, as NumPy's npy_cexp, npy_csqrt
  * and npy_cpow use on Linux. Ordering comparisons are NumPy's lexicographic order.
  * complex64 math stays in float (the `f` variants), as in NumPy.
@@ -13,6 +16,7 @@
 #ifndef ASTC_COMPLEX_H
 #define ASTC_COMPLEX_H
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #undef I /* a user variable may be called I */
@@ -26,6 +30,12 @@
         const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
         const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
         return MK(ar * br - ai * bi, ar * bi + ai * br);                                \
+    }                                                                                   \
+    /* NumPy's array loop where it fuses (AVX2/AVX-512): each part one multiply-add */   \
+    static inline C astc_cmul_fused##SUF(C a, C b) {                                    \
+        const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
+        const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        return MK(fma##SUF(ar, br, -(ai * bi)), fma##SUF(ar, bi, ai * br));             \
     }                                                                                   \
     /* Smith's algorithm, as NumPy's complex divide (x / 0 gives inf or NaN parts) */   \
     static inline C astc_cdiv##SUF(C a, C b) {                                          \
@@ -94,7 +104,79 @@
 ASTC_COMPLEX_OPS(double, double complex, , ASTC_CMPLX)
 ASTC_COMPLEX_OPS(float, float complex, f, ASTC_CMPLXF)
 
-/* prod() of complex values in `omp simd` loops: NumPy's multiply, not C's. */
-#pragma omp declare reduction(astc_cprod : double complex : omp_out = astc_cmul(omp_out, omp_in)) \
-    initializer(omp_priv = ASTC_CMPLX(1, 0))
+/* Python's `complex` (complex128), with CPython's algorithms: add, subtract and negate act on
+ * each part as NumPy's do; abs is hypot of the parts; these are the others. The
+ * errors Python raises (a zero divisor, cmath's range and domain errors) are checks the
+ * generated code makes around the call, so each helper only computes. */
+
+/* A product rounded before it is added: GCC 12's vectoriser fuses the products of a complex
+ * multiply into vfmaddsub even under -ffp-contract=off (one rounding instead of two: an
+ * infinity where CPython gets NaN, a last bit off); a barrier keeps them two operations. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_assoc_barrier)
+#define ASTC_ROUNDED(x) __builtin_assoc_barrier(x)
+#endif
+#endif
+#ifndef ASTC_ROUNDED
+#define ASTC_ROUNDED(x) (x)
+#endif
+
+/* a * b as CPython's _Py_c_prod: the textbook formula, NaN where C99 recovers an infinity */
+static inline double complex astc_pycmul(double complex a, double complex b) {
+    const double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return ASTC_CMPLX(ASTC_ROUNDED(ar * br) - ASTC_ROUNDED(ai * bi),
+                      ASTC_ROUNDED(ar * bi) + ASTC_ROUNDED(ai * br));
+}
+
+/* a / b as CPython's _Py_c_quot: Smith's algorithm dividing by the denominator, where NumPy
+ * multiplies by its reciprocal (the last bit differs); NaN parts when a part of b is NaN. */
+static inline double complex astc_pycdiv(double complex a, double complex b) {
+    const double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    const double abs_br = fabs(br), abs_bi = fabs(bi);
+    if (abs_br >= abs_bi) {
+        if (abs_br == 0.0) return ASTC_CMPLX(0.0, 0.0); /* ZeroDivisionError, checked */
+        const double ratio = bi / br, denom = br + ASTC_ROUNDED(bi * ratio);
+        return ASTC_CMPLX((ar + ASTC_ROUNDED(ai * ratio)) / denom,
+                          (ai - ASTC_ROUNDED(ar * ratio)) / denom);
+    }
+    if (abs_bi >= abs_br) {
+        const double ratio = br / bi, denom = ASTC_ROUNDED(br * ratio) + bi;
+        return ASTC_CMPLX((ASTC_ROUNDED(ar * ratio) + ai) / denom,
+                          (ASTC_ROUNDED(ai * ratio) - ar) / denom);
+    }
+    return ASTC_CMPLX(NAN, NAN);
+}
+
+#define ASTC_PY_E 2.7182818284590452354 /* Py_MATH_E */
+/* cmath.exp: CPython's formula for finite z (exp(x - 1) * e past log(DBL_MAX / 4), so that
+ * exp(x) may overflow while the result does not); C99's special values, as glibc's cexp. */
+static inline double complex astc_pycexp(double complex z) {
+    const double x = creal(z), y = cimag(z);
+    if (!__builtin_isfinite(x) || !__builtin_isfinite(y)) return cexp(z);
+    if (x > log(DBL_MAX / 4.0)) {
+        const double l = exp(x - 1.0);
+        return ASTC_CMPLX(l * cos(y) * ASTC_PY_E, l * sin(y) * ASTC_PY_E);
+    }
+    const double l = exp(x);
+    return ASTC_CMPLX(l * cos(y), l * sin(y));
+}
+
+/* cmath.sqrt: CPython's scaled formula (subnormal parts scaled by 2**53); C99's special
+ * values, as glibc's csqrt. */
+static inline double complex astc_pycsqrt(double complex z) {
+    const double x = creal(z), y = cimag(z);
+    if (!__builtin_isfinite(x) || !__builtin_isfinite(y)) return csqrt(z);
+    if (x == 0.0 && y == 0.0) return ASTC_CMPLX(0.0, y);
+    double ax = fabs(x), s;
+    const double ay = fabs(y);
+    if (ax < DBL_MIN && ay < DBL_MIN) {
+        ax = ldexp(ax, 53);
+        s = ldexp(sqrt(ax + hypot(ax, ldexp(ay, 53))), -27);
+    } else {
+        ax /= 8.0;
+        s = 2.0 * sqrt(ax + hypot(ax, ay / 8.0));
+    }
+    const double d = ay / (2.0 * s);
+    return x >= 0.0 ? ASTC_CMPLX(s, copysign(d, y)) : ASTC_CMPLX(d, copysign(s, y));
+}
 #endif

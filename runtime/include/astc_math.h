@@ -132,6 +132,16 @@ static inline int64_t astc_f2i64(double x) {
     return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
 }
 
+/* A NaN result with the sign NumPy's own loop gives it (libmvec's vector functions, glibc's
+ * scalar ones and NumPy's SIMD loops differ there; codegen/nan_signs.py asks NumPy): `in` for
+ * a NaN argument (0 its sign, 1 the other, 2 +, 3 -), `neg` for a NaN from a number. */
+#define ASTC_NANSIGN(T, SUF)                                                            \
+    static inline T astc_nansign_##T(T r, T x, int in, int neg) {                      \
+        const T s = in == 0 ? x : in == 1 ? -x : in == 2 ? (T)1 : (T)-1;               \
+        return r == r ? r : copysign##SUF(r, x == x ? (neg ? (T)-1 : (T)1) : s);        \
+    }
+ASTC_NANSIGN(double, ) ASTC_NANSIGN(float, f)
+
 /* NumPy's sign: NaN stays NaN, +-0 gives +0. */
 #define ASTC_SIGN(a) ((a) > 0 ? 1 : ((a) < 0 ? -1 : ((a) == 0 ? 0 : (a))))
 

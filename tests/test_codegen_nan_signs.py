@@ -1,0 +1,48 @@
+"""NaN results carry NumPy's sign bit (codegen/nan_signs.py): out of a function's domain, and
+from a NaN argument, in fused kernels (libmvec's vector functions) and in loops alike."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, TRITON, assert_same_signs, run_both
+
+from astcompile.codegen.nan_signs import numpy_nan_signs
+from astcompile.ir.ops import Op
+
+_SPECIAL = np.array([2.0, -2.0, np.nan, -np.nan, np.inf, -np.inf, 0.5, -0.0, -3.0])
+
+
+def inverse_trig_and_logs(x):
+    return np.arcsin(x), np.arccos(x), np.arctanh(x), np.log10(x), np.tanh(x), np.sin(x)
+
+
+def in_a_loop(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.arcsin(x[i]) * 2.0 - np.arccos(x[i])
+    return out
+
+
+def divisions(a, x):
+    return a / a, a[1] / a[1], x // np.nan, np.floor_divide(x, x[::-1]), x % -np.nan
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("repeat", [1, 50])
+def test_nan_results_have_numpys_sign(backend, dtype, repeat):
+    """``np.arcsin(2.0)`` is ``-nan`` in NumPy, ``+nan`` from libmvec's vector ``asin``."""
+    x = np.tile(_SPECIAL.astype(dtype), repeat)
+    for fn, args in [(inverse_trig_and_logs, (x,)), (in_a_loop, (x,))]:
+        expected, got = run_both(fn, *args, backend=backend)
+        assert_same_signs(got, expected)
+    expected, got = run_both(divisions, np.array([True, False]), x, backend=backend)
+    assert_same_signs(got, expected)
+
+
+def test_the_rule_is_asked_of_numpy():
+    """NaN arguments keep their sign in NumPy's arcsin; a number outside its domain gives
+    x86's default NaN, which is negative."""
+    keep, negative = numpy_nan_signs(Op.ARCSIN, np.dtype(np.float64))
+    assert (keep, negative) == (0, int(np.signbit(np.arcsin(np.float64(2.0)))))
