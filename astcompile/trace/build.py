@@ -324,8 +324,14 @@ def broadcast_to(node: Node, shape: Sequence[S.Dim]) -> Node:
 
 
 def same_shape(a: Sequence[S.Dim], b: Sequence[S.Dim]) -> bool:
+    """Whether two shapes are one, as far as the trace may tell: a size known only at run time
+    counts as equal (its value may not be asked for)."""
     env = current().env
-    return len(a) == len(b) and all(x == y or env.is_eq(x, y) for x, y in zip(a, b))
+
+    def same(x: S.Dim, y: S.Dim) -> bool:
+        return x == y or S.is_runtime(x) or S.is_runtime(y) or env.is_eq(x, y)
+
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
 
 
 def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
