@@ -89,21 +89,3 @@ def test_a_broadcast_argument_is_read_through_its_strides(backend):
             _peak_bytes(compiled, x)  # compiles
             copied = x.size * x.itemsize  # a copy of x would cost this much
             assert _peak_bytes(compiled, x) < _peak_bytes(fn, x) + copied // 4, fn.__name__
-
-
-def _fortran_results(a, v):
-    b = a + 0
-    c = b.reshape(-1)  # NumPy: a copy of the F-ordered b, so the loop leaves b alone
-    for i in range(c.shape[0]):
-        c[i] += v % 3
-    return b, np.exp(a.T), a.astype(np.float32), np.zeros_like(a), (a.T * 2.0).sum(axis=0)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_new_arrays_keep_numpys_memory_order(backend, order):
-    """NumPy makes an elementwise result, a cast or ``zeros_like`` in its operands' memory
-    order: ``a + 0`` of an F-ordered ``a`` is F-ordered, so ``reshape(-1)`` copies it (compiled
-    it came back C-ordered, the reshape was a view, and the loop wrote into ``b``)."""
-    a = np.asarray(np.arange(12).reshape(3, 4), order=order)
-    assert_same(_fortran_results, a, 4, backend=backend)

@@ -72,8 +72,7 @@ def test_basic_indexing_matches_numpy(key):
 
 def test_2d_indexing_and_transpose_views():
     x = np.arange(24.0).reshape(4, 6)
-    # (NumPy makes ``x.T + 1`` in Fortran order, which may not leave a region: ``.copy()``)
-    check(lambda x: ((x[1:, ::2].T + 1).copy(), x[:, None, 2], x[..., -1]), x)
+    check(lambda x: (x[1:, ::2].T + 1, x[:, None, 2], x[..., -1]), x)
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)])

@@ -161,7 +161,7 @@ def _broadcast_to(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
-    return np.array(args[0], copy=True, order="C")  # COPY is C-ordered on every target
+    return np.array(args[0], copy=True)
 
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:

@@ -36,7 +36,7 @@ from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
 from astcompile.trace.local_lists import NAME
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, spread
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 from astcompile.trace.user_names import BodyNames
 
 _FLAG = ("array", np.dtype(bool), (), True)
@@ -52,11 +52,6 @@ def kind_of(value: Any) -> tuple:
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])
     if isinstance(value, SymArray):
-        if not value.c_order and spread(value.node.shape):  # its holder would be C-ordered
-            raise TraceBreak(
-                TraceReason.LOOP_CARRIED_VALUE,
-                "an array in Fortran order (or transposed) carried through a loop runs in Python",
-            )
         return ("array", value.dtype, value.node.shape, value.is_scalar)
     if isinstance(value, SymScalar):
         return ("scalar", value.node.dtype, type(value.hint))

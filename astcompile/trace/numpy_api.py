@@ -41,7 +41,6 @@ from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import (
     SymArray,
     apply_elementwise,
-    fresh_layout,
     matmul,
     operand,
     wrap,
@@ -100,7 +99,7 @@ def _reduce(op: Op) -> Callable:
             raise _unsupported(f"np.{op.name.lower()} of a Python sequence")
         keep = bool(keepdims) if keepdims is not np._NoValue else False
         node, is_scalar = B.reduction(op, operand(a), axis, keep, int(ddof))
-        return fresh_layout(wrap(node, is_scalar=is_scalar), [a])
+        return wrap(node, is_scalar=is_scalar)
 
     return handler
 

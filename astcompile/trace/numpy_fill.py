@@ -17,7 +17,7 @@ from astcompile.ir.ops import Op
 from astcompile.trace import build as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, fresh_layout, operand, wrap
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 
 
 def dims(shape: Any) -> tuple:
@@ -49,8 +49,7 @@ def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) ->
     target = np.dtype(dtype) if dtype is not None else array.dtype
     traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
     value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
-    made = new_array(array.node.shape if shape is None else dims(shape), target, value)
-    return fresh_layout(made, [array] if shape is None else [])  # NumPy's order="K"
+    return new_array(array.node.shape if shape is None else dims(shape), target, value)
 
 
 def _like(fill: Any) -> Callable:

@@ -19,7 +19,7 @@ from astcompile.trace import build as B
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
-from astcompile.trace.symbolic import SymArray, fresh_layout, operand, wrap
+from astcompile.trace.symbolic import SymArray, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
@@ -87,13 +87,11 @@ def _flatten(a: Any, order: str = "C") -> Any:
 
 
 def _copy(a: Any, order: str = "K") -> Any:
-    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar);
-    in the memory order of ``a`` (``order="K"``) or C's (``x.copy()``)."""
+    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
     array = as_sym(a)
     from astcompile.trace.context import current
 
-    copied = wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
-    return fresh_layout(copied, [array] if order in ("K", "A") else [])
+    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
 
 
 def _copy_method(array: SymArray, order: str = "C") -> Any:
@@ -112,8 +110,7 @@ def _astype(
         )
     if target == array.dtype:
         return _copy_method(array) if copy else array
-    cast = wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
-    return fresh_layout(cast, [array] if order in ("K", "A") else [])
+    return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:

@@ -74,8 +74,6 @@ def step(
     ``probe`` replaces keyword arguments that the small examples cannot take (``kth=5`` of
     ``np.partition``). ``view_of`` is the array NumPy may return (a view of) instead of a new
     array (``np.diag`` of a matrix: 0): a NUMPY_VIEW node, which no kernel writes over."""
-    if any(isinstance(a, SymArray) and a.mismatch for a in arrays):
-        raise unsupported(f"np.{name} of an array NumPy makes in Fortran order")
     nodes = [operand(a).node for a in arrays]
     attr = NumpyCallAttr(name, tuple(sorted(kwargs.items())), keywords, item, lead, view_of or 0)
     raw = _try(attr, nodes, {**kwargs, **(probe or {})})

@@ -79,41 +79,6 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
     if base is not None:
         result.view_of = base
         base.has_views = True
-        _view_layout(result, base)
-    return result
-
-
-def spread(shape: tuple) -> bool:
-    """Whether an array of ``shape`` may have two axes longer than one: only then can its
-    memory order differ from C's (a size that is not 1 here is at least 2, or run-time; a
-    symbolic size is never compared, which would guard or need its value)."""
-    return sum(1 for d in shape if not (type(d) is int and d == 1)) >= 2
-
-
-def _view_layout(view: SymArray, base: SymArray) -> None:
-    """A view is laid out as NumPy lays it out (the wrapper makes it with NumPy), over our
-    memory: a reshape of an array we lay out otherwise than NumPy is a view where NumPy's is a
-    copy (``(a + 0).reshape(-1)`` of an F-ordered ``a``): it runs in NumPy."""
-    if base.mismatch and view.node.op is Op.RESHAPE:
-        raise TraceBreak(
-            TraceReason.NOT_SUPPORTED,
-            "a reshape of an array NumPy lays out in Fortran order runs in NumPy",
-        )
-    view.mismatch = base.mismatch
-    moved = view.node.op is Op.TRANSPOSE and spread(view.node.shape)
-    view.c_order = view.node.op is Op.RESHAPE or (base.c_order and not moved)
-
-
-def fresh_layout(result: SymArray, values: Any) -> SymArray:
-    """A new array: NumPy makes it in the memory order of its operands (``order='K'``), we
-    make it C-ordered; where NumPy's would not be (an F-ordered or transposed operand), the two
-    differ (``mismatch``), which may not be seen: it must not leave the region, be reshaped or
-    be handed to NumPy (tracer._Outputs, :func:`_view_layout`, numpy_steps.step)."""
-    operands = [v for v in values if isinstance(v, SymArray)]
-    result.c_order = not spread(result.node.shape) or all(
-        v.c_order or not spread(v.node.shape) for v in operands
-    )
-    result.mismatch = not result.c_order
     return result
 
 
@@ -129,7 +94,7 @@ def apply_elementwise(
     operands = [operand(v) for v in values]
     node = B.elementwise(op, operands, numpy_fn, ufunc)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
-    return fresh_layout(wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,)), values)
+    return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
 
 
 def matmul(op: Op, a: Any, b: Any) -> SymArray:
@@ -176,8 +141,6 @@ class SymArray:
         self.is_scalar = is_scalar
         self.is_input = False
         self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
-        self.c_order = True  # NumPy's array has its axes in C order in memory (strides fall)
-        self.mismatch = False  # we lay it out otherwise than NumPy (see fresh_layout)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False

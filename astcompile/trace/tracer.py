@@ -27,7 +27,7 @@ from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, spread
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 __all__ = ["LEAF_TYPES", "OutSpec", "TraceResult", "flatten", "is_leaf", "trace", "trace_callable"]
 
@@ -92,7 +92,6 @@ class _Inputs:
         )
         symbolic.is_input = True
         symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
-        symbolic.c_order = symbolic.c_contiguous or not spread(shape)  # the key holds "C"
         return symbolic
 
     def _input(
@@ -198,12 +197,6 @@ class _Outputs:
         if isinstance(value, SymArray):
             if value.is_input and value.node.op is Op.INPUT:
                 return OutSpec(OutKind.LEAF, value.node.attr.index)
-            if value.mismatch:
-                raise TraceBreak(
-                    TraceReason.UNSUPPORTED_OUTPUT,
-                    "NumPy makes this array in Fortran order (its operands are); leaving the "
-                    "region it runs in NumPy",
-                )
             return self._graph(value.node, _array_box(value))
         if isinstance(value, SymScalar):
             if value.node.op is Op.INPUT:
