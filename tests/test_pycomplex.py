@@ -17,7 +17,10 @@ from differential import BACKENDS, assert_same_calls
 from test_complex import check
 
 import astcompile
+from bench.programs.dft_cmath import dft_cmath as dft
 from bench.programs.mandelbrot_complex import mandelbrot_complex
+from bench.programs.newton_fractal import newton_fractal
+from bench.programs.quadratic_roots import quadratic_roots
 
 _PARTS = [0.0, -0.0, 1.5, -2.0, 1e-310, 1e308, np.inf, -np.inf, np.nan]
 GRID = np.array([complex(r, i) for r in _PARTS for i in _PARTS])
@@ -37,42 +40,12 @@ def same_bits(got: np.ndarray, expected: np.ndarray) -> None:
 # -- the programs ------------------------------------------------------------------------------
 
 
-def dft(x):
-    N = x.shape[0]
-    out = np.zeros(N, dtype=np.complex128)
-    for k in range(N):
-        s = 0j
-        for n in range(N):
-            s += x[n] * cmath.exp(-2j * cmath.pi * k * n / N)
-        out[k] = s
-    return out
-
-
 def goertzel(samples, freq, rate):
     s = 0j
     for i, v in enumerate(samples):
         t = 2.0 * math.pi * freq * i / rate
         s += v * complex(math.cos(t), -math.sin(t))
     return abs(s), s, s.real, s.conjugate()
-
-
-def newton_fractal(xs, ys, max_iter):
-    out = np.zeros((len(ys), len(xs)), dtype=np.int64)
-    for i in range(len(ys)):
-        for j in range(len(xs)):
-            z = complex(xs[j], ys[i])
-            k = 0
-            while k < max_iter:
-                dz = 3 * z * z
-                if dz == 0:
-                    break
-                z_new = z - (z * z * z - 1) / dz
-                if abs(z_new - z) < 1e-10:
-                    break
-                z = z_new
-                k += 1
-            out[i, j] = k
-    return out
 
 
 def horner(coeffs, zs):
@@ -84,17 +57,6 @@ def horner(coeffs, zs):
             acc = acc * z + c
         out[i] = acc
     return out
-
-
-def quadratic_roots(a, b, c):
-    n = a.shape[0]
-    r1 = np.empty(n, dtype=np.complex128)
-    r2 = np.empty(n, dtype=np.complex128)
-    for i in range(n):
-        d = cmath.sqrt(b[i] * b[i] - 4.0 * a[i] * c[i])
-        r1[i] = (-b[i] + d) / (2.0 * a[i])
-        r2[i] = (-b[i] - d) / (2.0 * a[i])
-    return r1, r2
 
 
 def impedance(freqs, R, L, C):
