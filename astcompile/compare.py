@@ -30,7 +30,7 @@ EXACT = (0.0, 0.0)
 
 def tolerance(dtype: np.dtype) -> tuple[float, float]:
     """``(rtol, atol)`` for values of ``dtype``; an inexact dtype not in the table (float16,
-    longdouble) at float64's: compiled code rounds float16 after each operation, as NumPy does."""
+    longdouble) at float64's: the compiled code gives NumPy's float16 results."""
     if dtype.kind not in "fc":
         return EXACT
     return TOLERANCE.get(dtype, TOLERANCE[np.dtype(np.float64)])
