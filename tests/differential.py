@@ -24,6 +24,7 @@ import numpy as np
 import astcompile
 from astcompile.compare import (
     EXACT,
+    arrays_in,
     call_differences,
     copy_args,
     differences,
@@ -85,16 +86,10 @@ def assert_same_value(
     _assert_none(differences(got, expected, path, floor))
 
 
-def _arrays(value: Any) -> list[np.ndarray]:
-    if isinstance(value, (tuple, list)):
-        return [a for item in value for a in _arrays(item)]
-    return [value] if isinstance(value, np.ndarray) else []
-
-
 def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
     """For each pair of arrays among the arguments and results: (i, j, same object, sharing
     memory)."""
-    arrays = _arrays(list(args)) + _arrays(result)
+    arrays = [a for a in arrays_in([*args, result]) if isinstance(a, np.ndarray)]
     return [
         (i, j, a is b, bool(np.shares_memory(a, b)))
         for (i, a), (j, b) in itertools.combinations(enumerate(arrays), 2)
