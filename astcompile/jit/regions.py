@@ -68,7 +68,7 @@ class Region(Failing):
         self.pending: set[tuple] = set()  # keys being built in the background
         self.stats = RegionStats()
         self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
-        self._limit_warned = False
+        self.past_limit = False  # cache_size_limit reached (and warned): new kinds run as written
         self.dynamic_leaves: frozenset[int] = frozenset()  # scalars seen to change: not guarded
         self.guards: Callable = _miss_all  # specialised to the entries; see specialised_guards
 
@@ -118,7 +118,7 @@ class Region(Failing):
                 if leaves is not None:
                     self.stats.compiled_calls += 1
                     return entry(leaves, args)
-        if key in self.eager_keys or self._limit_warned or self.failures.runs_plain(args):
+        if key in self.eager_keys or self.past_limit or self.failures.runs_plain(args):
             return self._eager(args)  # (past cache_size_limit, a new kind runs as written)
         if key in self.pending:
             return self._wait(args)
@@ -372,9 +372,9 @@ class Region(Failing):
         return closest_reason(entries, key, args, self.names, self.owner.fn)
 
     def _warn_limit(self, key: tuple, args: tuple) -> None:
-        if self._limit_warned:
+        if self.past_limit:
             return
-        self._limit_warned = True
+        self.past_limit = True
         warnings.warn(
             f"astcompile: {self.owner.name} (lines {self.spec.first_line}-{self.spec.last_line}) "
             f"hit cache_size_limit={config.cache_size_limit} ({self._count() - len(self.eager_keys)} "
