@@ -16,10 +16,11 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op, is_fresh
 from astcompile.trace import build as B
+from astcompile.trace import memory_order
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
-from astcompile.trace.symbolic import SymArray, operand, wrap
+from astcompile.trace.symbolic import SymArray, in_numpy_order, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
@@ -37,7 +38,16 @@ def _reshape(
         raise unsupported("reshape with order= or copy=")
     target = newshape if shape is None else shape
     array = as_sym(a)
-    return _keeps_scalar(array, wrap(B.reshape(array.node, dims(target)), base=array))
+    node = B.reshape(array.node, dims(target))
+    if array.perm is not None and _long_sizes(node.shape) != _long_sizes(array.node.shape):
+        copied = _copy(array)  # not in C order: NumPy reshapes a copy (memory_order.py)
+        node = B.reshape(copied.node, node.shape)
+        return _keeps_scalar(array, wrap(node, base=copied))
+    return _keeps_scalar(array, wrap(node, base=array))
+
+
+def _long_sizes(shape: tuple) -> list:
+    return [shape[a] for a in memory_order.long_axes(shape)]
 
 
 def _varargs(values: tuple) -> Any:
@@ -110,7 +120,10 @@ def _astype(
         )
     if target == array.dtype:
         return _copy_method(array) if copy else array
-    return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
+    if order not in ("K", "A"):
+        return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
+    make = lambda ops: B.astype(ops[0], target)
+    return in_numpy_order([array], [operand(array)], make, is_scalar=array.is_scalar)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:

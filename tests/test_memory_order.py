@@ -1,0 +1,85 @@
+"""NumPy's memory order of new arrays (trace/memory_order.py): an elementwise result is laid
+out like its operands (``order='K'``), so ``flags``, ``strides``, a later ``reshape`` (a view
+or a copy) and writes through it are NumPy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same, copy_args, target_mode
+
+import astcompile
+
+
+def _layout(value):
+    """What a later reshape, ``.T`` or ``.flags`` sees of an array: its flags and strides."""
+    if isinstance(value, tuple):
+        return tuple(_layout(v) for v in value)
+    flags = value.flags
+    return flags.c_contiguous, flags.f_contiguous, value.strides
+
+
+def assert_same_layout(fn, *args, backend):
+    """Values as NumPy's (the differential helper), then each result's flags and strides."""
+    expected = fn(*copy_args(args))
+    with target_mode(backend):
+        got = astcompile.compile(fn, backend=backend)(*copy_args(args))
+    assert_same(fn, *args, backend=backend)
+    assert _layout(got) == _layout(expected)
+
+
+def _chain(a):
+    return np.exp(a) * 2.0 + a
+
+
+def _mixed(a, c, row):
+    return a + 0, a + row, a + c, a.T + 1.0, np.where(a > 3, a, -a), (a * 2).astype(np.float32)
+
+
+def _reshape_then_write(a):
+    b = a + 0
+    c = b.reshape(-1)  # NumPy: a copy of the F-ordered b, so the loop leaves b alone
+    for i in range(c.shape[0]):
+        c[i] += 1.0
+    return b.sum(axis=1), c
+
+
+def _flat_reshape_then_write(a):
+    b = a * 1.0
+    c = b.reshape(-1)
+    c[0] = 99.0
+    return b, c
+
+
+def _fortran(shape=(3, 4)):
+    return np.asfortranarray(np.arange(float(np.prod(shape))).reshape(shape))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elementwise_results_of_fortran_arrays_are_fortran_ordered(backend):
+    assert_same_layout(_chain, _fortran(), backend=backend)
+    assert_same_layout(_chain, _fortran((2, 3, 4)), backend=backend)
+    assert_same_layout(_mixed, _fortran(), np.ones((3, 4)), np.ones(4), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_transposed_argument_gives_a_fortran_ordered_result(backend):
+    """``x.T + 1.0`` of a C-ordered ``x`` is F-ordered in NumPy (its operand's order)."""
+    assert_same_layout(lambda x: (x.T + 1.0, np.sin(x.T) * x.T), np.ones((3, 4)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reshape_of_a_fortran_result_is_a_copy(backend):
+    """The reshape copies in NumPy: writes through it do not reach ``b`` (compiled, they did:
+    off by one everywhere)."""
+    assert_same(_reshape_then_write, _fortran(), backend=backend)
+    assert_same(_flat_reshape_then_write, _fortran(), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_broadcast_operands_stay_c_ordered_and_compiled(backend):
+    """Arrays of zero strides (what Dask's stand-ins are) have no say: C order, one graph."""
+    x = np.broadcast_to(1.0, (3, 4))
+    fn = lambda x: x * 2.0 + 1.0
+    assert_same_layout(fn, x, backend=backend)
+    assert astcompile.explain(fn, x).graph_count == 1
