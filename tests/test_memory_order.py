@@ -83,3 +83,37 @@ def test_broadcast_operands_stay_c_ordered_and_compiled(backend):
     fn = lambda x: x * 2.0 + 1.0
     assert_same_layout(fn, x, backend=backend)
     assert astcompile.explain(fn, x).graph_count == 1
+
+
+def _layouts():
+    """Arguments of every kind of layout the guard key tells apart, (3, 4) or (2, 3, 4)."""
+    c2, c3 = np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4)
+    wide = np.arange(48.0).reshape(6, 8)
+    return {
+        "C": c2,
+        "F": np.asfortranarray(c2),
+        "F-step": np.asfortranarray(wide)[::2, ::2],
+        "T-step": np.arange(48.0).reshape(8, 6).T[::2, ::2],
+        "C-step": wide[::2, ::2],
+        "3-D strided (2, 0, 1)": np.arange(96.0).reshape(4, 6, 4)[::2, ::2].transpose(2, 0, 1),
+        "reversed": np.asfortranarray(c2)[::-1],
+        "broadcast": np.broadcast_to(np.arange(4.0), (3, 4)),
+        "3-D F": np.asfortranarray(c3),
+        "3-D (1, 0, 2)": np.arange(24.0).reshape(3, 2, 4).transpose(1, 0, 2),
+    }
+
+
+def _two(a, b):
+    return a + b, np.where(a > 2.0, a, b * 2.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", list(_layouts()))
+def test_results_take_numpys_layout_from_any_argument_layout(backend, kind):
+    """One argument of each layout, alone and with an F- and a C-ordered partner (where they
+    disagree NumPy takes C order) or a broadcast row."""
+    a = _layouts()[kind]
+    partners = [np.ones(a.shape), np.asfortranarray(np.ones(a.shape)), np.ones(a.shape[-1])]
+    assert_same_layout(_chain, a, backend=backend)
+    for b in partners:
+        assert_same_layout(_two, a, b, backend=backend)

@@ -1,29 +1,30 @@
 """NumPy's memory order of new arrays (``order='K'``), kept by computing in it.
 
 NumPy lays a ufunc's result out like its operands: ``a + 0`` of a Fortran-ordered ``a`` is
-Fortran-ordered, so ``(a + 0).reshape(-1)`` is a copy, ``.T`` is C-contiguous and
-``.flags`` say F. The rule, measured against NumPy 2 (the ufunc iterator): the operands that
-span the result (no broadcast axis) and have two or more axes longer than one each have an
-axis order (their strides, largest first); where they all agree, the result has it, else C
-order. Broadcast operands, scalars and arrays with one long axis do not count.
+Fortran-ordered, so ``(a + 0).reshape(-1)`` is a copy, ``.T`` is C-contiguous and ``.flags``
+say F. The rule is NumPy's iterator's (runtime/memory_order.py): axes sorted by the operands'
+strides, an operand having no say on an axis where it is broadcast or of length one, C order
+where operands disagree.
 
-A region keeps that layout without touching the kernels: the op runs on the operands
+A region keeps that layout without touching the kernels: the op runs on its operands
 transposed into that order (for an F-ordered ``a``, ``a.T`` is C-contiguous, so the kernel
-reads it with unit stride) and the result is the transpose back, a view of a C-ordered
-buffer laid out exactly as NumPy's. A chain of such ops cancels the transposes between them
-(:func:`to_order`), so they still fuse into one kernel.
+reads it with unit stride) and the result is the transpose back, a view of a C-ordered buffer
+laid out exactly as NumPy's. A chain of such ops cancels the transposes between them
+(:func:`to_order`), so they still fuse into one kernel, and no region breaks.
 
-A ``SymArray``'s ``perm`` is its axes from the largest stride to the smallest, where that is
-not C order (None: C order, or nothing known): an argument's comes from its guarded layout
-(runtime/guards.py keys C, F and strided), a view's from the array it views.
+A ``SymArray``'s ``ranks`` order its strides as :func:`runtime.memory_order.stride_ranks`
+does (None: C order, or nothing known): an argument's come from its guarded layout
+(runtime/guards.py keys them), a view's from the array it views.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.runtime.memory_order import axis_order
 from astcompile.trace import build as B
 
 
@@ -44,56 +45,47 @@ def inverse(perm: Sequence[int]) -> tuple[int, ...]:
     return tuple(found)
 
 
-def of_input(c_contiguous: bool, f_contiguous: bool, ndim: int) -> tuple[int, ...] | None:
-    """An argument's order from its guarded layout class: F order reverses the axes."""
-    if f_contiguous and not c_contiguous and ndim >= 2:
-        return tuple(reversed(range(ndim)))
-    return None
+def ranks_of(value: Any) -> list[int]:
+    """``value``'s stride ranks (C order's where none are known), 0 on its size-1 axes."""
+    shape = value.node.shape
+    ranks = value.ranks or tuple(range(len(shape), 0, -1))
+    return [0 if type(d) is int and d <= 1 else r for r, d in zip(ranks, shape)]
 
 
-def of_transpose(base_perm: tuple[int, ...] | None, axes: Sequence[int]) -> tuple | None:
-    """Axis ``k`` of ``x.transpose(axes)`` is axis ``axes[k]`` of ``x``: the same memory in
-    the order of the new axis numbers."""
-    order = base_perm if base_perm is not None else tuple(range(len(axes)))
-    where = inverse(axes)
-    found = tuple(where[a] for a in order)
-    return None if found == tuple(range(len(axes))) else found
+def c_ordered(value: Any) -> bool:
+    """Whether NumPy's ``value`` (a SymArray) is laid out in C order, as far as known."""
+    return value.ranks is None or axis_order([ranks_of(value)]) == tuple(range(value.ndim))
 
 
-def of_view(node: Node, base_perm: tuple[int, ...] | None, base_shape: Sequence) -> tuple | None:
-    """A view's order: a transpose reorders its base's axes; a slice or step keeps them (its
-    strides keep their order); of anything else (a reshape, an index that drops an axis)
-    nothing is known."""
+def of_view(node: Node, base: Any) -> tuple[int, ...] | None:
+    """A view's stride ranks: a transpose reorders its base's; a slice, step or broadcast
+    keeps them (a broadcast axis had length one: rank 0); of anything else (a reshape, an
+    index that drops an axis) nothing is known."""
     if node.op is Op.TRANSPOSE:
-        return of_transpose(base_perm, node.attr)
-    if base_perm is not None and len(node.shape) == len(base_shape) and node.op is not Op.RESHAPE:
-        return base_perm
+        ranks = ranks_of(base)
+        return tuple(ranks[a] for a in node.attr)
+    if base.ranks is not None and len(node.shape) == base.ndim and node.op is not Op.RESHAPE:
+        return tuple(ranks_of(base))
     return None
 
 
-def _key(perm: tuple[int, ...] | None, shape: Sequence) -> tuple[int, ...]:
-    """The order of the long axes only: size-1 axes have no say in the layout."""
+def _strides(value: Any, shape: Sequence) -> list[int]:
+    """``value``'s stride ranks once broadcast to ``shape`` (0 where it has no say)."""
+    from astcompile.trace.symbolic import SymArray
+
+    if not isinstance(value, SymArray) or value.ndim == 0:
+        return [0] * len(shape)
     long = set(long_axes(shape))
-    return tuple(a for a in (perm or range(len(shape))) if a in long)
+    found = [0] * (len(shape) - value.ndim) + ranks_of(value)
+    return [r if a in long else 0 for a, r in enumerate(found)]
 
 
 def result_order(values: Sequence, shape: Sequence) -> tuple[int, ...] | None:
-    """NumPy's order of an elementwise result of ``shape`` from ``values`` (None: C)."""
-    from astcompile.trace.symbolic import SymArray
-
+    """NumPy's axis order of a new array of ``shape`` made from ``values`` (None: C)."""
     if not spread(shape):
         return None
-    counted = [
-        v
-        for v in values
-        if isinstance(v, SymArray)
-        and v.ndim == len(shape)
-        and long_axes(v.node.shape) == long_axes(shape)
-    ]
-    keys = {_key(v.perm, shape) for v in counted}
-    if len(keys) != 1 or counted[0].perm is None:
-        return None
-    return counted[0].perm
+    found = axis_order([_strides(v, shape) for v in values])
+    return None if found == tuple(range(len(shape))) else found
 
 
 def to_order(node: Node, shape: tuple, perm: tuple[int, ...]) -> Node:

@@ -81,7 +81,7 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
     if base is not None:
         result.view_of = base
         base.has_views = True
-        result.perm = order.of_view(node, base.perm, base.node.shape)
+        result.ranks = order.of_view(node, base)
     return result
 
 
@@ -164,7 +164,7 @@ class SymArray:
         self.is_scalar = is_scalar
         self.is_input = False
         self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
-        self.perm: tuple[int, ...] | None = None  # NumPy's memory order (trace/memory_order.py)
+        self.ranks: tuple[int, ...] | None = None  # its strides' order (trace/memory_order.py)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False

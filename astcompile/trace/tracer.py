@@ -19,9 +19,9 @@ from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
+from astcompile.runtime.memory_order import known_ranks
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists
-from astcompile.trace import memory_order as order
 from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
@@ -93,9 +93,8 @@ class _Inputs:
         )
         symbolic.is_input = True
         symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
-        if kind is InputKind.ARRAY:
-            flags = value.flags
-            symbolic.perm = order.of_input(flags.c_contiguous, flags.f_contiguous, value.ndim)
+        if kind is InputKind.ARRAY:  # what the guard key's layout holds
+            symbolic.ranks = known_ranks(value)
         return symbolic
 
     def _input(
