@@ -117,3 +117,22 @@ def test_results_take_numpys_layout_from_any_argument_layout(backend, kind):
     assert_same_layout(_chain, a, backend=backend)
     for b in partners:
         assert_same_layout(_two, a, b, backend=backend)
+
+
+def _reductions(a):
+    return a.sum(axis=1), a.max(axis=2), a.mean(0), np.var(a, axis=1), a.sum(0, keepdims=True)
+
+
+def _scans_and_indexing(a):
+    return np.cumsum(a, axis=1), np.exp(a).sum(axis=2) + a[:, :, 0], a.argmax(0), a[1] * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["3-D F", "3-D (1, 0, 2)", "3-D strided (2, 0, 1)"])
+def test_reductions_scans_and_indexing_keep_the_arrays_order(backend, kind):
+    """A reduction keeps the order of the axes it keeps (``F3.sum(axis=1)`` is F-ordered;
+    argmax is C-ordered), so does ``np.cumsum`` along an axis, and ``a[:, :, 0]`` of an F
+    array is F-ordered."""
+    a = _layouts()[kind]
+    assert_same_layout(_reductions, a, backend=backend)
+    assert_same_layout(_scans_and_indexing, a, backend=backend)

@@ -20,8 +20,10 @@ does (None: C order, or nothing known): an argument's come from its guarded layo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from astcompile.ir.attrs import IndexKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.runtime.memory_order import axis_order
@@ -52,9 +54,13 @@ def ranks_of(value: Any) -> list[int]:
     return [0 if type(d) is int and d <= 1 else r for r, d in zip(ranks, shape)]
 
 
-def c_ordered(value: Any) -> bool:
-    """Whether NumPy's ``value`` (a SymArray) is laid out in C order, as far as known."""
-    return value.ranks is None or axis_order([ranks_of(value)]) == tuple(range(value.ndim))
+def order_of(value: Any) -> tuple[int, ...] | None:
+    """The axis order of a new array NumPy makes from ``value`` alone (``order='K'``), where
+    it is not C order and matters (two long axes)."""
+    if value.ranks is None or not spread(value.node.shape):
+        return None
+    found = axis_order([ranks_of(value)])
+    return None if found == tuple(range(value.ndim)) else found
 
 
 def of_view(node: Node, base: Any) -> tuple[int, ...] | None:
@@ -64,9 +70,25 @@ def of_view(node: Node, base: Any) -> tuple[int, ...] | None:
     if node.op is Op.TRANSPOSE:
         ranks = ranks_of(base)
         return tuple(ranks[a] for a in node.attr)
-    if base.ranks is not None and len(node.shape) == base.ndim and node.op is not Op.RESHAPE:
-        return tuple(ranks_of(base))
-    return None
+    if base.ranks is None or node.op is Op.RESHAPE:
+        return None
+    if node.op is Op.INDEX:
+        return _indexed(ranks_of(base), node.attr)
+    return tuple(ranks_of(base)) if len(node.shape) == base.ndim else None
+
+
+def _indexed(ranks: list[int], items: Sequence) -> tuple[int, ...]:
+    """Basic indexing keeps the order of the axes it slices, drops those it takes one element
+    of, and adds new axes of length one (no say)."""
+    found, axis = [], 0
+    for item in items:
+        if item.kind is IndexKind.NEWAXIS:
+            found.append(0)
+            continue
+        if item.kind is not IndexKind.INT:
+            found.append(ranks[axis])
+        axis += 1
+    return tuple(found)
 
 
 def _strides(value: Any, shape: Sequence) -> list[int]:
@@ -98,3 +120,26 @@ def to_order(node: Node, shape: tuple, perm: tuple[int, ...]) -> Node:
     if tuple(node.shape) != tuple(shape):
         node = B.broadcast_to(node, shape)
     return B.transpose(node, perm)
+
+
+def reduction(op: Op, array: Any, axis: Any, keepdims: bool, ddof: int) -> Any:
+    """A reduction's SymArray, laid out as NumPy's: the kept axes in the order of the array's
+    strides (``F3.sum(axis=1)`` is F-ordered), reduced over the array transposed into that
+    order and handed back transposed (argmax and argmin make C-ordered results)."""
+    from astcompile.trace.symbolic import SymArray, operand, wrap
+
+    source = operand(array)
+    perm = axis_order([ranks_of(array)]) if isinstance(array, SymArray) else ()
+    if perm == tuple(range(len(perm))) or op in (Op.ARGMAX, Op.ARGMIN) or axis is None:
+        return wrap(*B.reduction(op, source, axis, keepdims, ddof))
+    axes = B.normalize_axes(axis, array.ndim)
+    kept = [a for a in perm if a not in axes]
+    back = perm if keepdims else tuple(sorted(kept).index(a) for a in kept)
+    shape = [d for a, d in enumerate(array.node.shape) if keepdims or a not in axes]
+    if not spread(shape) or back == tuple(range(len(back))):
+        return wrap(*B.reduction(op, source, axis, keepdims, ddof))
+    moved = replace(source, node=B.transpose(array.node, perm))
+    node, is_scalar = B.reduction(
+        op, moved, tuple(sorted(perm.index(a) for a in axes)), keepdims, ddof
+    )
+    return wrap(B.transpose(node, inverse(back)), base=wrap(node, is_scalar))

@@ -39,9 +39,7 @@ def _reshape(
     target = newshape if shape is None else shape
     array = as_sym(a)
     node = B.reshape(array.node, dims(target))
-    if not memory_order.c_ordered(array) and _long_sizes(node.shape) != _long_sizes(
-        array.node.shape
-    ):
+    if memory_order.order_of(array) and _long_sizes(node.shape) != _long_sizes(array.node.shape):
         copied = _copy(array)  # not in C order: NumPy reshapes a copy (memory_order.py)
         node = B.reshape(copied.node, node.shape)
         return _keeps_scalar(array, wrap(node, base=copied))

@@ -22,7 +22,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
-from astcompile.trace import numpy_join
+from astcompile.trace import memory_order, numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap
@@ -81,7 +81,13 @@ def _scan(ufunc: np.ufunc) -> Callable:
         if axis is None or array.ndim == 0:  # NumPy scans a 0-d array as a 1-D one
             array, axis = _flat(array), 0 if axis is None else axis
         (axis,) = B.normalize_axes(axis, array.ndim)
-        return _accumulate(ufunc, array, axis, target)
+        perm = memory_order.order_of(array)
+        if perm is None:
+            return _accumulate(ufunc, array, axis, target)
+        # NumPy's result has the array's memory order: scanned in it, handed back transposed
+        moved = wrap(B.transpose(array.node, perm), base=array)
+        done = _accumulate(ufunc, moved, perm.index(axis), target)
+        return wrap(B.transpose(done.node, memory_order.inverse(perm)), base=done)
 
     return handler
 
