@@ -15,6 +15,7 @@ import numpy as np
 
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
+from astcompile.trace import memory_order
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
@@ -49,7 +50,13 @@ def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) ->
     target = np.dtype(dtype) if dtype is not None else array.dtype
     traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
     value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
-    return new_array(array.node.shape if shape is None else dims(shape), target, value)
+    made = array.node.shape if shape is None else dims(shape)
+    perm = memory_order.result_order([array], made) if len(made) == array.ndim else None
+    if perm is None:
+        return new_array(made, target, value)
+    # NumPy's order="K": the prototype's memory order, made transposed (memory_order.py)
+    moved = new_array(tuple(made[p] for p in perm), target, value)
+    return wrap(B.transpose(moved.node, memory_order.inverse(perm)), base=moved)
 
 
 def _like(fill: Any) -> Callable:
