@@ -174,3 +174,15 @@ def test_a_reshape_is_a_view_or_a_copy_as_numpy_decides(backend):
     as written)."""
     assert_same_layout(_split_then_write, _fortran(), backend=backend, whole=False)
     assert_same_layout(_merge_then_write, _fortran(), backend=backend)
+
+
+def _joins(a):
+    return np.concatenate([a, a * 2.0]), np.stack([a, a]), np.hstack([a, a]), np.roll(a, 1, 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["C", "F", "T-step"])
+def test_joined_arrays_take_their_parts_order(backend, kind):
+    """``np.concatenate`` (and stack, hstack, roll through it) lays its result out in the
+    order of its parts' strides, as NumPy does."""
+    assert_same_layout(_joins, _layouts()[kind], backend=backend)

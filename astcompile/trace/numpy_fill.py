@@ -51,11 +51,16 @@ def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) ->
     traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
     value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
     made = array.node.shape if shape is None else dims(shape)
-    perm = memory_order.result_order([array], made) if len(made) == array.ndim else None
+    return new_like([array] if len(made) == array.ndim else [], made, target, value)
+
+
+def new_like(values: list, shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
+    """:func:`new_array` in the memory order NumPy gives a new array made from ``values``
+    (``order='K'``): made with its axes in that order and handed back transposed."""
+    perm = memory_order.result_order(values, shape)
     if perm is None:
-        return new_array(made, target, value)
-    # NumPy's order="K": the prototype's memory order, made transposed (memory_order.py)
-    moved = new_array(tuple(made[p] for p in perm), target, value)
+        return new_array(shape, dtype, fill)
+    moved = new_array(tuple(shape[p] for p in perm), dtype, fill)
     return wrap(B.transpose(moved.node, memory_order.inverse(perm)), base=moved)
 
 
