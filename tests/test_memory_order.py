@@ -186,3 +186,20 @@ def test_joined_arrays_take_their_parts_order(backend, kind):
     """``np.concatenate`` (and stack, hstack, roll through it) lays its result out in the
     order of its parts' strides, as NumPy does."""
     assert_same_layout(_joins, _layouts()[kind], backend=backend)
+
+
+def _carried(a, n):
+    b = np.zeros_like(a)
+    c = a + 0.0
+    for i in range(n):
+        b += a
+        c = c * 2.0
+    return b, c, c.reshape(-1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["F", "3-D (1, 0, 2)"])
+def test_arrays_carried_through_loops_keep_their_order(backend, kind):
+    """The buffer a loop carries an array in is laid out as NumPy's array (its axes in their
+    memory order), whether updated in place or rebound."""
+    assert_same_layout(_carried, _layouts()[kind], 3, backend=backend)

@@ -29,7 +29,7 @@ from numpy.lib.stride_tricks import as_strided
 from astcompile.ir import shapes as S
 from astcompile.ir.attrs import IndexKind
 from astcompile.ir.graph import Node
-from astcompile.ir.ops import Op, is_fresh
+from astcompile.ir.ops import Op
 from astcompile.runtime.memory_order import axis_order
 from astcompile.trace import build as B
 
@@ -69,11 +69,12 @@ def order_of(value: Any) -> tuple[int, ...] | None:
 
 def reshape_copies(value: Any, shape: Sequence) -> bool:
     """Whether NumPy's ``value.reshape(shape)`` is a copy where ours would be a view: ``value``
-    is laid out in another order than C's, densely (an F-ordered argument, or a new array
-    made in its operands' order), and NumPy finds no strides for the new shape over that
-    memory. Asked of NumPy itself, on a stand-in of the same sizes and stride order that
-    never reads memory. A strided array's reshape is left to NumPy at run time, as before."""
-    if order_of(value) is None or not _dense(value):
+    is laid out in another order than C's, and NumPy finds no strides for the new shape even
+    over memory without gaps in that order (a strided array of that order needs a copy then
+    too). Asked of NumPy itself, on a stand-in of the same sizes and stride order that never
+    reads memory. Where that stand-in reshapes to a view, the reshape stays one: NumPy decides
+    at run time, as before."""
+    if order_of(value) is None:
         return False
     sizes = [int(S.hint(d)) for d in value.node.shape]
     strides, step = [0] * len(sizes), 1
@@ -95,16 +96,6 @@ def _views(stand_in: np.ndarray, shape: list[int]) -> bool:
         except AttributeError:
             return False
     return True
-
-
-def _dense(value: Any) -> bool:
-    """Whether ``value`` is a transpose of an array with no gaps: an argument the guard key
-    holds C- or F-ordered, or a new array."""
-    while value.node.op is Op.TRANSPOSE and value.view_of is not None:
-        value = value.view_of
-    if value.is_input:
-        return value.contiguous
-    return is_fresh(value.node.op) and value.view_of is None
 
 
 def of_view(node: Node, base: Any) -> tuple[int, ...] | None:

@@ -164,7 +164,6 @@ class SymArray:
         self.is_scalar = is_scalar
         self.is_input = False
         self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
-        self.contiguous = False  # an argument's: C- or F-contiguous (trace/memory_order.py)
         self.ranks: tuple[int, ...] | None = None  # its strides' order (trace/memory_order.py)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)

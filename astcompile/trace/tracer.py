@@ -95,7 +95,6 @@ class _Inputs:
         symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
         if kind is InputKind.ARRAY:  # what the guard key's layout holds
             symbolic.ranks = known_ranks(value)
-            symbolic.contiguous = value.flags.c_contiguous or value.flags.f_contiguous
         return symbolic
 
     def _input(
