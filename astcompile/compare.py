@@ -106,11 +106,21 @@ def differences(got: Any, expected: Any, path: str = "result", floor: float = 0.
     return []  # other objects: the type is all two runs can be held to
 
 
+def memory_order(a: np.ndarray) -> str:
+    """``C``, ``F``, ``C and F`` (one axis longer than 1) or ``strided``: what NumPy's
+    ``flags`` say, and what a later reshape (a view or a copy), ``.T`` or ``ravel`` follow."""
+    flags = a.flags
+    found = [name for name, held in (("C", flags.c_contiguous), ("F", flags.f_contiguous)) if held]
+    return " and ".join(found) or "strided"
+
+
 def _array_differences(got: np.ndarray, expected: np.ndarray, path: str, floor: float) -> list[str]:
     if got.dtype != expected.dtype:
         return [f"{path}: dtype {got.dtype} != {expected.dtype}"]
     if got.shape != expected.shape:
         return [f"{path}: shape {got.shape} != {expected.shape}"]
+    if memory_order(got) != memory_order(expected):
+        return [f"{path}: memory order {memory_order(got)} != {memory_order(expected)}"]
     rtol = rtol_of(expected.dtype)
     if rtol == 0.0:
         bad = got != expected

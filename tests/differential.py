@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 import astcompile
+from astcompile.compare import memory_order
 
 #: The backends every differential test runs a function on. ``ASTCOMPILE_TEST_BACKENDS``
 #: (comma-separated) replaces them: ``eager,c,triton`` runs the whole semantic suite on the
@@ -134,6 +135,8 @@ def assert_same_value(
             assert_same_value(g, e, f"{path}[{i}]", floor)
         return
     assert type(got) is type(expected), f"{path}: type {type(got)} != {type(expected)}"
+    if isinstance(expected, np.ndarray):  # C or F order: a later reshape or .T follows it
+        assert memory_order(got) == memory_order(expected), f"{path}: memory order differs"
     if isinstance(expected, (np.ndarray, np.generic, float, complex)):
         assert_matches(got, expected, path, floor)
     elif isinstance(expected, types.FunctionType):  # one from each of two copies of a module
