@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, copy_args, target_mode
+from differential import BACKENDS, TRITON, assert_same, copy_args, target_mode
 
 import astcompile
 
@@ -203,3 +203,13 @@ def test_arrays_carried_through_loops_keep_their_order(backend, kind):
     """The buffer a loop carries an array in is laid out as NumPy's array (its axes in their
     memory order), whether updated in place or rebound."""
     assert_same_layout(_carried, _layouts()[kind], 3, backend=backend)
+
+
+@pytest.mark.parametrize("backend", TRITON)
+def test_the_triton_target_keeps_numpys_order(backend):
+    """The same transposes on Triton (its interpreter without a GPU): one chain, a reduction,
+    an array carried through a loop."""
+    a = _fortran()
+    assert_same_layout(_chain, a, backend=backend)
+    assert_same_layout(lambda a: a.sum(axis=1) + a[:, 0], _fortran((2, 3, 4)), backend=backend)
+    assert_same_layout(_carried, a, 2, backend=backend)
