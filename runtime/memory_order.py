@@ -65,16 +65,17 @@ def order_of(ranks: Sequence[int]) -> tuple[int, ...] | None:
 def layout_class(a: np.ndarray) -> str:
     """The guard key's layout: ``C``, ``F``, or ``S`` (strided) followed by the stride ranks
     that decide the layout of what NumPy makes from it (``S12``: a ``x.T[::2]``, ``S00``: a
-    broadcast scalar); a bare ``S`` for more than nine axes, whose ranks are not kept."""
+    broadcast scalar); a bare ``S`` for one axis or more than nine, whose ranks are not kept."""
     flags = a.flags
     if flags.c_contiguous:
         return "C"
     if flags.f_contiguous:
         return "F"
     ranks = stride_ranks(a)
-    return "S" + ("".join(map(str, ranks)) if a.ndim <= 9 else "")
+    return "S" + ("".join(map(str, ranks)) if 2 <= a.ndim <= 9 else "")
 
 
 def known_ranks(a: np.ndarray) -> tuple[int, ...] | None:
-    """The stride ranks the guard key holds of ``a`` (None: not kept)."""
-    return stride_ranks(a) if a.ndim <= 9 else None
+    """The stride ranks the guard key holds of ``a`` (None: not kept, or of one axis, which
+    never has a say: the rule compares two axes)."""
+    return stride_ranks(a) if 2 <= a.ndim <= 9 else None

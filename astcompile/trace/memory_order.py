@@ -159,22 +159,22 @@ def to_order(node: Node, shape: tuple, perm: tuple[int, ...]) -> Node:
 
 def reduction(op: Op, array: Any, axis: Any, keepdims: bool, ddof: int) -> Any:
     """A reduction's SymArray, laid out as NumPy's: the kept axes in the order of the array's
-    strides (``F3.sum(axis=1)`` is F-ordered), reduced over the array transposed into that
-    order and handed back transposed (argmax and argmin make C-ordered results)."""
+    strides (``F3.sum(axis=1)`` is F-ordered). It reduces the array transposed into that
+    order, which also undoes the transpose of an operand computed in it (``(a * 2).sum(0)``
+    of an F-ordered ``a`` stays one kernel), and hands the result back transposed. argmax
+    and argmin (whose flat index follows C order) reduce the array as it is."""
     from astcompile.trace.symbolic import SymArray, operand, wrap
 
     source = operand(array)
     perm = axis_order([ranks_of(array)]) if isinstance(array, SymArray) else ()
-    if perm == tuple(range(len(perm))) or op in (Op.ARGMAX, Op.ARGMIN) or axis is None:
+    if perm == tuple(range(len(perm))) or op in (Op.ARGMAX, Op.ARGMIN):
         return wrap(*B.reduction(op, source, axis, keepdims, ddof))
     axes = B.normalize_axes(axis, array.ndim)
     kept = [a for a in perm if a not in axes]
     back = perm if keepdims else tuple(sorted(kept).index(a) for a in kept)
-    shape = [d for a, d in enumerate(array.node.shape) if keepdims or a not in axes]
-    if not spread(shape) or back == tuple(range(len(back))):
-        return wrap(*B.reduction(op, source, axis, keepdims, ddof))
-    moved = replace(source, node=B.transpose(array.node, perm))
-    node, is_scalar = B.reduction(
-        op, moved, tuple(sorted(perm.index(a) for a in axes)), keepdims, ddof
-    )
+    moved = replace(source, node=to_order(array.node, array.node.shape, perm))
+    inner = None if axis is None else tuple(sorted(perm.index(a) for a in axes))
+    node, is_scalar = B.reduction(op, moved, inner, keepdims, ddof)
+    if back == tuple(range(len(back))):
+        return wrap(node, is_scalar)
     return wrap(B.transpose(node, inverse(back)), base=wrap(node, is_scalar))
