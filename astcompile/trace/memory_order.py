@@ -178,3 +178,16 @@ def reduction(op: Op, array: Any, axis: Any, keepdims: bool, ddof: int) -> Any:
     if back == tuple(range(len(back))):
         return wrap(node, is_scalar)
     return wrap(B.transpose(node, inverse(back)), base=wrap(node, is_scalar))
+
+
+def relaid(value: Any, perm: tuple[int, ...] | None) -> Any:
+    """A copy of the new array ``value`` with its axes in ``perm`` in memory (as itself where
+    ``perm`` is None, C order)."""
+    if perm is None:
+        return value
+    from astcompile.trace.context import current
+    from astcompile.trace.symbolic import wrap
+
+    moved = B.transpose(value.node, perm)
+    copied = wrap(current().node(Op.COPY, (moved,), value.dtype, moved.shape))
+    return wrap(B.transpose(copied.node, inverse(perm)), base=copied)

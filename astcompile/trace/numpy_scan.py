@@ -81,13 +81,10 @@ def _scan(ufunc: np.ufunc) -> Callable:
         if axis is None or array.ndim == 0:  # NumPy scans a 0-d array as a 1-D one
             array, axis = _flat(array), 0 if axis is None else axis
         (axis,) = B.normalize_axes(axis, array.ndim)
-        perm = memory_order.order_of(array)
-        if perm is None:
-            return _accumulate(ufunc, array, axis, target)
-        # NumPy's result has the array's memory order: scanned in it, handed back transposed
-        moved = wrap(B.transpose(array.node, perm), base=array)
-        done = _accumulate(ufunc, moved, perm.index(axis), target)
-        return wrap(B.transpose(done.node, memory_order.inverse(perm)), base=done)
+        done = _accumulate(ufunc, array, axis, target)
+        # NumPy's result has the array's memory order: the scan (a row kernel where it can
+        # be one) is copied into it, one elementwise pass
+        return memory_order.relaid(done, memory_order.order_of(array))
 
     return handler
 
