@@ -127,6 +127,14 @@ def _code(fn: types.FunctionType) -> tuple:
     return fn.__qualname__, fn.__code__.co_code, fn.__code__.co_consts
 
 
+def memory_order(a: np.ndarray) -> str:
+    """``C``, ``F``, ``C and F`` (one axis longer than 1) or ``strided``: what NumPy's
+    ``flags`` say, and what a later reshape (a view or a copy), ``.T`` or ``ravel`` follow."""
+    flags = a.flags
+    found = [name for name, held in (("C", flags.c_contiguous), ("F", flags.f_contiguous)) if held]
+    return " and ".join(found) or "strided"
+
+
 def _array_differences(
     got: np.ndarray, expected: np.ndarray, path: str, floor: tuple[float, float] | None
 ) -> list[str]:
@@ -134,6 +142,8 @@ def _array_differences(
         return [f"{path}: dtype {got.dtype} != {expected.dtype}"]
     if got.shape != expected.shape:
         return [f"{path}: shape {got.shape} != {expected.shape}"]
+    if memory_order(got) != memory_order(expected):
+        return [f"{path}: memory order {memory_order(got)} != {memory_order(expected)}"]
     rtol, atol = tolerance(expected.dtype)
     if expected.dtype.kind not in "fc":
         bad = got != expected

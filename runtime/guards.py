@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import pylists
+from .memory_order import layout_class
 
 #: Sentinel key entry for an argument no compiled code can take (subclass, object dtype, ...).
 UNSUPPORTED = "unsupported"
@@ -63,9 +64,8 @@ def _dim_class(size: int, sizes: dict[int, int]) -> int:
 
 
 def _array_key(value: np.ndarray, sizes: dict[int, int]) -> tuple:
-    layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "S")
     dims = tuple(_dim_class(d, sizes) for d in value.shape)
-    return (np.ndarray, value.dtype, dims, layout)
+    return (np.ndarray, value.dtype, dims, layout_class(value))
 
 
 def value_key(value: Any, sizes: dict[int, int]) -> Any:
@@ -182,6 +182,13 @@ def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
     return checks
 
 
+def _layout_words(layout: str) -> str:
+    """``S12``: strided, its strides ranked (1, 2) from the smallest (0: broadcast)."""
+    if layout[0] == "S" and len(layout) > 1:
+        return f"strided, strides ranked {tuple(map(int, layout[1:]))}"
+    return _LAYOUTS[layout]
+
+
 def _is_array_key(k: Any) -> bool:
     return type(k) is tuple and len(k) == 4 and k[0] is np.ndarray
 
@@ -224,13 +231,12 @@ def _array_checks(checks: KeyChecks, a: str, k: tuple) -> None:
     sizes = [f"(({sh} := {a}.shape)[0])"] + [f"{sh}[{i}]" for i in range(1, len(dims))]
     _size_checks(checks, sizes, dims)
     flags = f"_fl{a}"
-    conds.append(
-        {
-            "C": f"{a}.flags.c_contiguous",
-            "F": f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous",
-            "S": f"not ({flags} := {a}.flags).c_contiguous and not {flags}.f_contiguous",
-        }[layout]
-    )
+    if layout == "C":
+        conds.append(f"{a}.flags.c_contiguous")
+    elif layout == "F":
+        conds.append(f"not ({flags} := {a}.flags).c_contiguous and {flags}.f_contiguous")
+    else:  # strided: the axis order of what NumPy makes from it too (runtime/memory_order.py)
+        conds.append(f"{checks.const(layout_class)}({a}) == {layout!r}")
 
 
 def _list_checks(checks: KeyChecks, a: str, k: tuple) -> None:
@@ -277,6 +283,13 @@ def _size_checks(checks: KeyChecks, sizes: list[str], dims: tuple) -> None:
 _LAYOUTS = {"C": "C-contiguous", "F": "Fortran-ordered", "S": "strided"}
 
 
+def _layout_words(layout: str) -> str:
+    """``S12``: strided, its strides ranked (1, 2) from the smallest (0: broadcast)."""
+    if layout[0] == "S" and len(layout) > 1:
+        return f"strided, strides ranked {tuple(map(int, layout[1:]))}"
+    return _LAYOUTS[layout]
+
+
 def _is_array_key(k: Any) -> bool:
     return isinstance(k, tuple) and len(k) == 4 and k[0] is np.ndarray
 
@@ -295,7 +308,7 @@ def _describe(value_k: Any) -> str:
         return f"list{rows} of {pylists.ITEMS[code][0].__name__}, {_dims(dims)}"
     if _is_array_key(value_k):
         _, dtype, dims, layout = value_k
-        return f"ndarray[{dtype}, {_dims(dims)}, {_LAYOUTS[layout]}]"
+        return f"ndarray[{dtype}, {_dims(dims)}, {_layout_words(layout)}]"
     if isinstance(value_k, tuple) and value_k and value_k[0] is int:
         negative, k = value_k[1]
         bound = _INT_CLASSES[k] if k < len(_INT_CLASSES) else "more"
@@ -323,7 +336,7 @@ def _array_changes(old: tuple, new: tuple) -> list[str]:
     elif dims0 != dims1:
         changes.append(f"shape {_dims(dims0)} → {_dims(dims1)}")
     if layout0 != layout1:
-        changes.append(f"layout {_LAYOUTS[layout0]} → {_LAYOUTS[layout1]}")
+        changes.append(f"layout {_layout_words(layout0)} → {_layout_words(layout1)}")
     return changes
 
 

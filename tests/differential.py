@@ -80,8 +80,11 @@ def _assert_none(problems: list[str]) -> None:
 def assert_matches(
     got: Any, expected: Any, path: str = "result", floor: tuple[float, float] = EXACT
 ) -> None:
-    """Equal dtype, shape and values, both sides taken as arrays (no Python type check)."""
-    _assert_none(differences(np.asarray(got), np.asarray(expected), path, floor))
+    """Equal dtype, shape and values, both sides taken as arrays (no Python type check, and
+    no memory order: two backends' runs of one graph on arguments of another layout than it
+    was traced for are held to their values)."""
+    got, expected = np.ascontiguousarray(got), np.ascontiguousarray(expected)
+    _assert_none(differences(got, expected, path, floor))
 
 
 def assert_same_value(

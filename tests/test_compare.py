@@ -118,3 +118,12 @@ def test_copies_keep_views_aliasing_and_read_only_flags():
     cfv[0, 0] = -7.0
     assert cf[0, 1] == -7.0 and f_order[0, 1] == 1.0
     assert nested[0] is cx and nested[1]["k"] is ctail
+
+
+def test_a_result_in_another_memory_order_differs():
+    """A C-ordered result where NumPy's is F-ordered differs: a later ``reshape`` is a view
+    of one and a copy of the other (verify mode compared values only)."""
+    a = np.ones((2, 3))
+    assert differences(np.asfortranarray(a), a) == ["result: memory order F != C"]
+    assert differences(a[:, ::2], a[:, :2].copy()) == ["result: memory order strided != C"]
+    assert differences(a[:1], np.ones((1, 3))) == []

@@ -40,7 +40,7 @@ def unique_scaled(x):
 
 
 def flat_first(x):
-    y = x.T.reshape(-1)
+    y = x[:, ::2].reshape(-1)  # a store through a reshape of a strided array
     y[0] = 5.0
     return y
 

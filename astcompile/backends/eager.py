@@ -75,7 +75,7 @@ def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
     if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar: unsafe, as
         return np.asarray(value).astype(node.dtype)[()]  # in C (range checks are CHECK nodes)
-    return value.astype(node.dtype)
+    return value.astype(node.dtype, order="C")  # a cast is C-ordered on every target
 
 
 def _iota(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -161,7 +161,7 @@ def _broadcast_to(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
-    return np.array(args[0], copy=True)
+    return np.array(args[0], copy=True, order="C")  # COPY is C-ordered on every target
 
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:

@@ -203,7 +203,9 @@ def _force_buffers(plan: StructPlan) -> None:
                     _force(plan, init)
             elif node.op is Op.RESULT and node.inputs[0].op is Op.IF and node.shape != ():
                 plan.buffers.add(node.id)
-    for out in plan.graph.outputs:
+    for out in plan.graph.outputs:  # a transpose leaves as a view, in NumPy's memory order
+        while out.op is Op.TRANSPOSE:
+            out = out.inputs[0]
         _force(plan, out)
 
 

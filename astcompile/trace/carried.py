@@ -31,15 +31,16 @@ from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
+from astcompile.trace import memory_order as order
 from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
 from astcompile.trace.local_lists import NAME
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 from astcompile.trace.user_names import BodyNames
 
-_FLAG = ("array", np.dtype(bool), (), True)
+_FLAG = ("array", np.dtype(bool), (), True, None)
 _UNBOUND = ("unbound",)
 
 
@@ -51,14 +52,14 @@ def kind_of(value: Any) -> tuple:
         return _UNBOUND
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])
-    if isinstance(value, SymArray):
-        return ("array", value.dtype, value.node.shape, value.is_scalar)
+    if isinstance(value, SymArray):  # and NumPy's memory order (trace/memory_order.py)
+        return ("array", value.dtype, value.node.shape, value.is_scalar, order.order_of(value))
     if isinstance(value, SymScalar):
         return ("scalar", value.node.dtype, type(value.hint))
     if isinstance(value, SymInt):
         return ("scalar", np.dtype(np.int64), int)
     if isinstance(value, np.generic):  # before Python's types: np.float64 is a float
-        return ("array", B.check_dtype(value.dtype), (), True)
+        return ("array", B.check_dtype(value.dtype), (), True, None)
     if isinstance(value, (bool, int, float, complex)):
         return ("scalar", np.result_type(value), type(value))
     raise TraceBreak(
@@ -97,11 +98,13 @@ def unify(before: tuple, after: tuple) -> tuple:
                 TraceReason.LOOP_CARRIED_SHAPE,
                 "an array changes shape from one iteration to the next",
             )
-        return ("array", np.promote_types(before[1], after[1]), before[2], before[3])
+        # a layout that changes between iterations is C's (a gap: NumPy's is the last one)
+        kept = before[4] if before[4] == after[4] else None
+        return ("array", np.promote_types(before[1], after[1]), before[2], before[3], kept)
     if before[0] == "array" and after[0] == "scalar":
         return unify(after, before)  # branches meet in either order
     if before[0] == "scalar" and after[0] == "array" and after[2] == () and after[3]:
-        return ("array", np.result_type(before[2](0), after[1].type(0)), (), True)
+        return ("array", np.result_type(before[2](0), after[1].type(0)), (), True, None)
     if before[0] == "scalar" and after[0] == "scalar":
         python = after[2] if after[2] in (float, complex) else before[2]
         return ("scalar", np.promote_types(before[1], after[1]), python)
@@ -130,7 +133,7 @@ def same_kinds(then_kinds: list, else_kinds: list) -> list:
     kinds = []
     for a, b in zip(then_kinds, else_kinds):
         kind = unify(a, b)  # shape changes: their own message
-        if a != b and kind[0] != "union":
+        if a[:4] != b[:4] and kind[0] != "union":  # (a layout that differs is C's)
             raise TraceBreak(
                 TraceReason.VALUE_DEPENDENT_TYPE,
                 f"a variable is {_describe(a)} after one "
@@ -186,13 +189,14 @@ def _parts(kind: tuple) -> list[tuple]:
     if kind is _UNBOUND:
         return []
     if kind[0] == "list":
-        return [("array", kind[1], kind[2], False)]
-    return [("array", kind[1], (), True), _FLAG] if kind[0] == "union" else [kind]
+        return [("array", kind[1], kind[2], False, None)]
+    return [("array", kind[1], (), True, None), _FLAG] if kind[0] == "union" else [kind]
 
 
 def _placeholder(ctx: Any, kind: tuple, index: int, name: str) -> Any:
     if kind[0] == "array":
-        node = ctx.node(Op.INPUT, (), kind[1], kind[2], InputAttr(index, name, InputKind.CARRIED))
+        attr = InputAttr(index, name, InputKind.CARRIED)
+        node = ctx.node(Op.INPUT, (), kind[1], _held_shape(kind), attr)
         holder = SymArray(node, kind[3])
         holder.is_input = True  # in-place updates write through to the buffer it stands for
         return holder
@@ -205,7 +209,9 @@ def start_holds(values: tuple, kinds: list) -> bool:
     """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
     holding a start value (the Python number, flagged) exactly."""
     return all(
-        k == kind_of(v) or (k[0] == "union" and _union_of(kind_of(v), k) == k)
+        k == kind_of(v)
+        or (k[0] == "array" and k[:4] == kind_of(v)[:4])  # a layout that differs is C's
+        or (k[0] == "union" and _union_of(kind_of(v), k) == k)
         for v, k in zip(values, kinds)
     )
 
@@ -213,7 +219,23 @@ def start_holds(values: tuple, kinds: list) -> bool:
 def layout(kinds: list) -> list[tuple]:
     """(dtype, shape) of each node values of ``kinds`` travel as."""
     parts = [p for kind in kinds for p in _parts(kind)]
-    return [(p[1], p[2] if p[0] == "array" else ()) for p in parts]
+    return [(p[1], _held_shape(p) if p[0] == "array" else ()) for p in parts]
+
+
+def _held_shape(kind: tuple) -> tuple:
+    """The shape an array of ``kind`` is carried in: its axes in its memory order, so the
+    buffer the loop keeps it in is laid out as NumPy's (memory_order.py)."""
+    perm = kind[4]
+    return tuple(kind[2]) if perm is None else tuple(kind[2][a] for a in perm)
+
+
+def _in_order(held: SymArray, kind: tuple) -> SymArray:
+    """The value of ``kind`` a carried buffer ``held`` holds: its transpose back, if any."""
+    if kind[4] is None:
+        return held
+    value = wrap(B.transpose(held.node, order.inverse(kind[4])), held.is_scalar, base=held)
+    value.is_input = held.is_input
+    return value
 
 
 def as_nodes(value: Any, kind: tuple) -> list[Node]:
@@ -244,7 +266,7 @@ def _value(parts: list, kind: tuple) -> Any:
         return unions.make(parts[0], kind[2], parts[1])
     if kind[0] == "list":
         return SymList(parts[0], kind[3], NAME, kind[4])
-    return parts[0]
+    return _in_order(parts[0], kind) if kind[0] == "array" else parts[0]
 
 
 def _is_local(value: SymList) -> bool:
@@ -262,6 +284,8 @@ def results(nodes: list[Node], kinds: list) -> list:
         array = value.array if type(value) is SymList else value
         if isinstance(array, SymArray):
             array.is_input = True
+            if array.view_of is not None:  # the buffer under a carried layout (_in_order)
+                array.view_of.is_input = True
     return values
 
 
@@ -271,6 +295,8 @@ def as_kind(value: Any, kind: tuple) -> Node:
         node = B.cast(B.Operand(node, False, None), kind[1])
     if kind[0] == "array" and node.shape != tuple(kind[2]):
         node = B.broadcast_to(node, kind[2])
+    if kind[0] == "array" and kind[4] is not None:
+        node = order.to_order(node, tuple(kind[2]), kind[4])
     return node
 
 

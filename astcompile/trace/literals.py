@@ -34,7 +34,7 @@ def array(
         return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
     _check_options(copy, order, ndmin)
     if isinstance(object, _SYMBOLIC):
-        return _of_value(object, dtype, copy=True)
+        return _of_value(object, dtype, copy=True, order=order)
     return _build(object, dtype)
 
 
@@ -45,7 +45,7 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -
         return np.asarray(a, dtype, order, copy=copy)
     _check_options(copy, order, 0)
     if isinstance(a, _SYMBOLIC):
-        return _of_value(a, dtype, copy=bool(copy))
+        return _of_value(a, dtype, copy=copy, order=order)  # None: a copy only if need be
     return _build(a, dtype)
 
 
@@ -60,17 +60,18 @@ def _unsupported(what: str) -> TraceBreak:
 
 
 def _check_options(copy: Any, order: Any, ndmin: int) -> None:
-    """``copy``/``order`` change nothing for a new C-ordered array; the rest is NumPy's."""
+    """``order="F"``, ``copy=False`` and ``ndmin`` are NumPy's business."""
     if copy is False or order not in (None, "K", "A", "C") or ndmin != 0:
         raise _unsupported("np.array with ndmin=, order='F' or copy=False")
 
 
-def _of_value(value: Any, dtype: Any, copy: bool) -> Any:
+def _of_value(value: Any, dtype: Any, copy: Any, order: Any = None) -> Any:
     """``np.array(v)`` copies a traced array (a 0-d array for a scalar); ``np.asarray`` only
-    where asked to (or where a scalar or a cast makes a new array anyway)."""
+    where asked to (or where a scalar or a cast makes a new array anyway), in the memory
+    order asked for (``K``, the array's own, unless ``order="C"``)."""
     from astcompile.trace.numpy_layout import asarray
 
-    return asarray(value, dtype, copy=copy)
+    return asarray(value, dtype, order, copy=copy)
 
 
 def _build(obj: list | tuple, dtype: Any) -> SymArray:

@@ -14,10 +14,10 @@ import numpy as np
 
 from astcompile import registry
 from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
-from astcompile.trace import build as B
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import (
     literals,
+    memory_order,
     numpy_bind,
     numpy_construct,
     numpy_diag,
@@ -42,8 +42,6 @@ from astcompile.trace.symbolic import (
     SymArray,
     apply_elementwise,
     matmul,
-    operand,
-    wrap,
 )
 from astcompile.trace.vectors import inner_product
 
@@ -98,8 +96,7 @@ def _reduce(op: Op) -> Callable:
         if isinstance(a, (list, tuple)):
             raise _unsupported(f"np.{op.name.lower()} of a Python sequence")
         keep = bool(keepdims) if keepdims is not np._NoValue else False
-        node, is_scalar = B.reduction(op, operand(a), axis, keep, int(ddof))
-        return wrap(node, is_scalar=is_scalar)
+        return memory_order.reduction(op, a, axis, keep, int(ddof))
 
     return handler
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
+from astcompile.trace import memory_order
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
@@ -49,7 +50,18 @@ def _full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) ->
     target = np.dtype(dtype) if dtype is not None else array.dtype
     traced = isinstance(fill_value, (SymArray, SymScalar, SymInt))
     value = fill_value if traced else np.asarray(fill_value).astype(target)[()]
-    return new_array(array.node.shape if shape is None else dims(shape), target, value)
+    made = array.node.shape if shape is None else dims(shape)
+    return new_like([array] if len(made) == array.ndim else [], made, target, value)
+
+
+def new_like(values: list, shape: tuple, dtype: np.dtype, fill: Any) -> SymArray:
+    """:func:`new_array` in the memory order NumPy gives a new array made from ``values``
+    (``order='K'``): made with its axes in that order and handed back transposed."""
+    perm = memory_order.result_order(values, shape)
+    if perm is None:
+        return new_array(shape, dtype, fill)
+    moved = new_array(tuple(shape[p] for p in perm), dtype, fill)
+    return wrap(B.transpose(moved.node, memory_order.inverse(perm)), base=moved)
 
 
 def _like(fill: Any) -> Callable:

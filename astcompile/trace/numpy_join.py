@@ -97,7 +97,9 @@ def concatenate(
     target = _result_dtype(parts, dtype, casting)
     shape = list(parts[0].node.shape)
     shape[axis] = reduce(S.dim_add, (p.node.shape[axis] for p in parts))
-    result = fresh(tuple(shape), target)
+    from astcompile.trace.numpy_fill import new_like
+
+    result = new_like(parts, tuple(shape), target, 0)  # NumPy's: in the parts' memory order
     whole = tuple(IndexItem(IndexKind.SLICE, 0, d, 1) for d in shape[:axis])
     offset: S.Dim = 0
     for part in parts:

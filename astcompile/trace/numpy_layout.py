@@ -16,10 +16,11 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op, is_fresh
 from astcompile.trace import build as B
+from astcompile.trace import memory_order
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
-from astcompile.trace.symbolic import SymArray, operand, wrap
+from astcompile.trace.symbolic import SymArray, in_numpy_order, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
@@ -37,7 +38,12 @@ def _reshape(
         raise unsupported("reshape with order= or copy=")
     target = newshape if shape is None else shape
     array = as_sym(a)
-    return _keeps_scalar(array, wrap(B.reshape(array.node, dims(target)), base=array))
+    node = B.reshape(array.node, dims(target))
+    if memory_order.reshape_copies(array, node.shape):
+        copied = _copy(array, "C")  # NumPy reshapes a copy
+        node = B.reshape(copied.node, node.shape)
+        return _keeps_scalar(array, wrap(node, base=copied))
+    return _keeps_scalar(array, wrap(node, base=array))
 
 
 def _varargs(values: tuple) -> Any:
@@ -87,11 +93,17 @@ def _flatten(a: Any, order: str = "C") -> Any:
 
 
 def _copy(a: Any, order: str = "K") -> Any:
-    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar)."""
+    """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar);
+    in the memory order of ``a`` (``order="K"``, memory_order.py) or C's (``x.copy()``)."""
     array = as_sym(a)
     from astcompile.trace.context import current
 
-    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
+    def make(ops: list) -> Any:
+        return current().node(Op.COPY, (ops[0].node,), array.dtype, ops[0].node.shape)
+
+    if order in ("K", "A"):
+        return in_numpy_order([array], [operand(array)], make)
+    return wrap(make([operand(array)]))
 
 
 def _copy_method(array: SymArray, order: str = "C") -> Any:
@@ -110,7 +122,10 @@ def _astype(
         )
     if target == array.dtype:
         return _copy_method(array) if copy else array
-    return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
+    if order not in ("K", "A"):
+        return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
+    make = lambda ops: B.astype(ops[0], target)
+    return in_numpy_order([array], [operand(array)], make, is_scalar=array.is_scalar)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -> Any:
@@ -120,9 +135,11 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None) -
     if copy is False and dtype is not None and np.dtype(dtype) != array.dtype:
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     if dtype is not None and np.dtype(dtype) != array.dtype:
-        return _astype(array, dtype)
+        return _astype(array, dtype, "C" if order == "C" else "K")
     if array.is_scalar or copy:
-        return _copy(array)  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
+        return _copy(
+            array, "C" if order == "C" else "K"
+        )  # NumPy makes a new 0-d array of a scalar; its own node, boxed so
     return array
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
-from astcompile.trace import numpy_join
+from astcompile.trace import memory_order, numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap
@@ -81,7 +81,10 @@ def _scan(ufunc: np.ufunc) -> Callable:
         if axis is None or array.ndim == 0:  # NumPy scans a 0-d array as a 1-D one
             array, axis = _flat(array), 0 if axis is None else axis
         (axis,) = B.normalize_axes(axis, array.ndim)
-        return _accumulate(ufunc, array, axis, target)
+        done = _accumulate(ufunc, array, axis, target)
+        # NumPy's result has the array's memory order: the scan (a row kernel where it can
+        # be one) is copied into it, one elementwise pass
+        return memory_order.relaid(done, memory_order.order_of(array))
 
     return handler
 

@@ -12,7 +12,8 @@ data-dependent control flow; ``int(n)`` on a size or Python scalar specialises i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
+from astcompile.trace import memory_order as order
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.sym_numbers import SymInt, SymScalar
@@ -79,6 +81,7 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
     if base is not None:
         result.view_of = base
         base.has_views = True
+        result.ranks = order.of_view(node, base)
     return result
 
 
@@ -92,9 +95,29 @@ def apply_elementwise(
 
         return unions.elementwise(op, values, numpy_fn, ufunc)
     operands = [operand(v) for v in values]
-    node = B.elementwise(op, operands, numpy_fn, ufunc)
     all_zero_d = all(o.node.ndim == 0 for o in operands)
-    return wrap(node, is_scalar=all_zero_d and op not in (Op.WHERE,))
+    return in_numpy_order(
+        values,
+        operands,
+        lambda ops: B.elementwise(op, ops, numpy_fn, ufunc),
+        is_scalar=all_zero_d and op not in (Op.WHERE,),
+    )
+
+
+def in_numpy_order(
+    values: Sequence, operands: list[B.Operand], make: Callable, is_scalar: bool = False
+) -> SymArray:
+    """``make(operands)``'s new array, laid out as NumPy lays out its result from ``values``
+    (``order='K'``): computed on the operands transposed into that order and handed back as
+    the transpose of that (trace/memory_order.py)."""
+    shape = S.broadcast_shapes(current().env, *(o.node.shape for o in operands))
+    perm = order.result_order(values, shape)
+    if perm is not None:
+        operands = [replace(o, node=order.to_order(o.node, shape, perm)) for o in operands]
+    result = wrap(make(operands), is_scalar=is_scalar)
+    if perm is None:
+        return result
+    return wrap(B.transpose(result.node, order.inverse(perm)), base=result)
 
 
 def matmul(op: Op, a: Any, b: Any) -> SymArray:
@@ -141,6 +164,7 @@ class SymArray:
         self.is_scalar = is_scalar
         self.is_input = False
         self.c_contiguous = False  # an argument's guarded layout (trace/numpy_layout.py)
+        self.ranks: tuple[int, ...] | None = None  # its strides' order (trace/memory_order.py)
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False

@@ -19,6 +19,7 @@ from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
+from astcompile.runtime.memory_order import known_ranks
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists
 from astcompile.trace.build import check_dtype
@@ -92,6 +93,8 @@ class _Inputs:
         )
         symbolic.is_input = True
         symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
+        if kind is InputKind.ARRAY:  # what the guard key's layout holds
+            symbolic.ranks = known_ranks(value)
         return symbolic
 
     def _input(
