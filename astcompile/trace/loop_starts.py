@@ -23,6 +23,7 @@ from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op, is_fresh, is_view
 from astcompile.trace import build as B
 from astcompile.trace import carried as CK
+from astcompile.trace import handlers
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.lists import is_private_store
 from astcompile.trace.reasons import TraceReason
@@ -84,6 +85,7 @@ def must_run(bound_nodes: list[Node], step: Any) -> bool:
     return True
 
 
+@handlers.register
 def nothing_done_yet(loops_allowed: bool = False) -> bool:
     """Whether a region traced so far has done nothing a second run would do again (a store,
     or with ``loops_allowed`` a loop or branch holding one): RunPlain runs the region's
@@ -92,6 +94,7 @@ def nothing_done_yet(loops_allowed: bool = False) -> bool:
     return len(ctx.effect_frames) == 1 and _repeatable(ctx.effect_frames[0], loops_allowed)
 
 
+@handlers.register
 def repeatable(effects: list[Node]) -> bool:
     """Whether ``effects`` (a whole region's) hold no store, in loops and branches too."""
     return _repeatable(effects, loops_allowed=True)

@@ -17,6 +17,7 @@ from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.trace import build as B
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import (
+    handlers,
     literals,
     numpy_bind,
     numpy_construct,
@@ -36,6 +37,7 @@ from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.masks import MaskedValue, masked_ufunc
+from astcompile.trace.nonzero import nonzero
 from astcompile.trace.outargs import ufunc_into
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import (
@@ -58,6 +60,7 @@ def _check_allowed(func: Any) -> None:
         raise TraceBreak(TraceReason.DISALLOWED_OP, f"{name} is marked disallow_in_graph")
 
 
+@handlers.register
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     _check_allowed(ufunc)
     if any(isinstance(v, MaskedValue) for v in inputs):
@@ -106,8 +109,6 @@ def _reduce(op: Op) -> Callable:
 
 def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None and y is None:
-        from astcompile.trace.nonzero import nonzero
-
         return nonzero(condition)  # indices: compiled where they only index (trace/nonzero.py)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
@@ -115,8 +116,6 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 
 def _nonzero(a: Any) -> Any:
-    from astcompile.trace.nonzero import nonzero
-
     return nonzero(a)
 
 
@@ -210,6 +209,7 @@ FUNCTIONS: dict[Callable, Callable] = {
 }
 
 
+@handlers.register
 def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     _check_allowed(func)
     if any(isinstance(v, MaskedValue) for v in (*args, *kwargs.values())):
@@ -240,6 +240,7 @@ METHODS: dict[str, Callable] = {
 }
 
 
+@handlers.register
 def array_method(array: SymArray, name: str) -> Callable:
     handler = METHODS.get(name)
     if handler is None:

@@ -23,6 +23,7 @@ from astcompile.trace import build as B
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store
 from astcompile.trace.numpy_construct import unsupported
+from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.symbolic import SymArray, operand, wrap
 
 
@@ -77,8 +78,6 @@ def _check_shapes(parts: Sequence[SymArray], axis: int | None) -> None:
 
 def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
     """A new array the parts are stored into (zero-filled: every element is then written)."""
-    from astcompile.trace.numpy_fill import new_array
-
     return new_array(shape, dtype, 0)
 
 

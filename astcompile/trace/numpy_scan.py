@@ -22,7 +22,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
 from astcompile.trace import build as B
-from astcompile.trace import numpy_join
+from astcompile.trace import handlers, numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap
@@ -54,8 +54,6 @@ def _along(axis: int, index: Any) -> tuple:
 
 def _accumulate(ufunc: np.ufunc, array: SymArray, axis: int, target: np.dtype) -> SymArray:
     """``ufunc.accumulate(array, axis)``: the first slice copied, then a native loop."""
-    from astcompile.trace.loops import ac_for
-
     source = array if array.dtype == target else wrap(B.astype(operand(array), target))
     shape = source.node.shape
     out = numpy_join.fresh(shape, target)
@@ -65,7 +63,7 @@ def _accumulate(ufunc: np.ufunc, array: SymArray, axis: int, target: np.dtype) -
         out[_along(axis, k)] = ufunc(out[_along(axis, k - 1)], source[_along(axis, k)])
         return ()
 
-    ac_for(step, (1, SymInt.of(shape[axis]), 1), ())
+    handlers.ac_for(step, (1, SymInt.of(shape[axis]), 1), ())
     return out
 
 

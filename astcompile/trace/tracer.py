@@ -8,6 +8,8 @@ plus a template that rebuilds the Python structure (tuples, scalars, pass-throug
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -294,10 +296,6 @@ def _cell_index(body: Callable, root: Callable) -> dict[str, int]:
 def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
     """The graph of ``fn(*args)`` for tests and benchmarks of backends."""
     names = [f"arg{i}" for i in range(len(args))]
-    try:
-        import inspect
-
+    with contextlib.suppress(TypeError, ValueError):
         names = list(inspect.signature(fn).parameters)[: len(args)]
-    except (TypeError, ValueError):
-        pass
     return trace(fn, args, names, getattr(fn, "__name__", "graph")).graph
