@@ -14,9 +14,9 @@ from astcompile.codegen.lower import Operand
 from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.codegen.triton_kernel import loc_comment
 from astcompile.codegen.triton_rules import SIGNATURE, convert
+from astcompile.ir.attrs import index_shape
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
-from astcompile.trace.build import index_shape
 
 #: Views a store may write through (each a NumPy view of its input, never a copy).
 TARGET_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE})
