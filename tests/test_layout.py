@@ -3,7 +3,10 @@ tests/test_jit_layer.py checks the call-time layer."""
 
 from __future__ import annotations
 
-from test_jit_layer import _imported, _modules
+import ast
+from pathlib import Path
+
+from test_jit_layer import _cycles, _imported, _modules
 
 #: Stages after the trace read the graph only; the tracer's helpers they need live in ir/.
 AFTER_TRACE = ("astcompile.codegen", "astcompile.passes", "astcompile.backends")
@@ -19,3 +22,23 @@ def test_later_stages_import_nothing_of_the_tracer():
         if t.startswith("astcompile.trace")
     )
     assert reaching == []
+
+
+def test_no_import_cycle_among_the_backends():
+    """backends/triton.py routes a region to the store and host-loop writers, which share the
+    flat writer (backends/triton_flat.py) instead of importing the backend back."""
+    assert [c for c in _cycles() if any(m.startswith("astcompile.backends") for m in c)] == []
+
+
+def test_no_backend_imports_a_private_name():
+    known = _modules()
+    private = sorted(
+        f"{m}: {node.module}.{alias.name}"
+        for m, p in known.items()
+        if m.startswith("astcompile.backends")
+        for node in ast.walk(ast.parse(Path(p).read_text()))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and node.module != "__future__"
+    )
+    assert private == []

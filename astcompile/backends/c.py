@@ -80,7 +80,7 @@ def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
             )
 
 
-def _assured(work: RegionWork) -> Assured:
+def assured(work: RegionWork) -> Assured:
     """What the guard key of the entry being compiled checks before its wrapper runs (every
     call of an entry's wrapper comes after its key held); nothing for a bare graph."""
     if work.region is None or work.result is None:
@@ -129,7 +129,7 @@ class CBackend:
         graph = work.graph
         with numbering():
             if work.kind is GraphKind.FLAT:
-                source, decls, py, wrapper = _flat_code(work.schedule, _assured(work))
+                source, decls, py, wrapper = _flat_code(work.schedule, assured(work))
                 steps = dict(wrapper.steps)
                 work.code = CCode(
                     source,

@@ -16,7 +16,7 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
-from astcompile.backends.triton import TritonCode, built
+from astcompile.backends.triton_flat import TritonCode, built
 from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
