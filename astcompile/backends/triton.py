@@ -24,11 +24,11 @@ from astcompile import config, logs
 from astcompile.backends.c import CBackend, assured
 from astcompile.backends.cwrap import make_wrapper
 from astcompile.backends.triton_flat import TritonCode, flat_code
-from astcompile.backends.triton_loops import loop_code
+from astcompile.backends.triton_host_loops import loop_code
 from astcompile.backends.triton_stores import store_code
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
-from astcompile.codegen.triton_loops import c_target_reason, host_program
+from astcompile.codegen.triton_loop_plan import c_target_reason, host_program
 from astcompile.codegen.triton_stores import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING

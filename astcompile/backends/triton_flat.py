@@ -2,7 +2,7 @@
 
 A flat graph's code is its kernels' module and one wrapper (``flat_code``); store phases and the
 bodies of host loops are flat schedules too, written with ``built`` (backends/triton_stores.py,
-backends/triton_loops.py).
+backends/triton_host_loops.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from astcompile.backends.triton_stores import no_identity, store_sources, unsafe
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
-from astcompile.codegen.triton_loops import (
+from astcompile.codegen.triton_loop_plan import (
     HostBranch,
     HostIndex,
     HostLoop,
@@ -49,7 +49,7 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
 
 def generate_loops(graph: Graph) -> TritonCode:
     """The code of a traced loop graph after the graph passes (tests, ahead-of-time checks)."""
-    from astcompile.codegen.triton_loops import host_program
+    from astcompile.codegen.triton_loop_plan import host_program
     from astcompile.passes.pipeline import run_passes
 
     program = host_program(run_passes(graph))
