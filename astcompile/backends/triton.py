@@ -10,7 +10,7 @@ Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on
 the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
 device (CuPy) and results copied back, device arrays staying where they are.
 
-Stores into views without loops are lowered as store kernels (codegen/triton_stores.py).
+Stores into views without loops are lowered as store kernels (codegen/triton_store_plan.py).
 Loop graphs (loops, branches, run-time indices) have no Triton lowering yet: they go to the C
 target's stages, and the graph_breaks log says so.
 """
@@ -25,11 +25,11 @@ from astcompile.backends.c import CBackend, assured
 from astcompile.backends.cwrap import make_wrapper
 from astcompile.backends.triton_flat import TritonCode, flat_code
 from astcompile.backends.triton_host_loops import loop_code
-from astcompile.backends.triton_stores import store_code
+from astcompile.backends.triton_host_stores import store_code
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
 from astcompile.codegen.triton_loop_plan import c_target_reason, host_program
-from astcompile.codegen.triton_stores import store_region
+from astcompile.codegen.triton_store_plan import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import NOTHING
 from astcompile.errors import CompileError

@@ -1,7 +1,7 @@
 """The Triton module and wrapper of a flat schedule: what the Triton backend's routes share.
 
 A flat graph's code is its kernels' module and one wrapper (``flat_code``); store phases and the
-bodies of host loops are flat schedules too, written with ``built`` (backends/triton_stores.py,
+bodies of host loops are flat schedules too, written with ``built`` (backends/triton_host_stores.py,
 backends/triton_host_loops.py).
 """
 

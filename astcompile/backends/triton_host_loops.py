@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
+from astcompile.backends.triton_host_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr

@@ -1,4 +1,4 @@
-"""The store kernels of :mod:`astcompile.codegen.triton_stores` and the wrapper lines that run them.
+"""The store kernels of :mod:`astcompile.codegen.triton_store_plan` and the wrapper lines that run them.
 
 A store kernel writes ``src`` (the value, broadcast to the view's shape: stride 0 along the
 broadcast axes) into ``dst`` (the view itself: its pointer and element strides, negative for a

@@ -22,7 +22,7 @@ from astcompile.codegen.triton_store_kernels import (
     store_parameters,
     view_ndim,
 )
-from astcompile.codegen.triton_stores import Phase, StoreRegion
+from astcompile.codegen.triton_store_plan import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import Assured, WrapperSource
 from astcompile.ir.ops import Op
