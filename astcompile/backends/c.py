@@ -17,7 +17,7 @@ from typing import Any
 
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
-from astcompile.codegen import c as cgen
+from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
