@@ -27,7 +27,7 @@ from astcompile.frontend.breaks import GraphBreak
 from astcompile.frontend.compound import COMPOUND_RULES, if_chain
 from astcompile.frontend.dynamic import dynamic_locals
 from astcompile.frontend.exprs import dotted_name, is_static, scan
-from astcompile.frontend.names import (
+from astcompile.frontend.local_names import (
     block_units,
     child_blocks,
     declared_names,

@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from astcompile.frontend.exprs import dotted_name
-from astcompile.frontend.names import small_statements
+from astcompile.frontend.local_names import small_statements
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
 
 #: Iterables a ``for`` may lower from: the callee's dotted name -> its kind.

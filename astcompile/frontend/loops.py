@@ -21,8 +21,8 @@ from __future__ import annotations
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, surely_bound
+from astcompile.frontend.local_names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.loopcheck import own_jumps
-from astcompile.frontend.names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.

@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from astcompile.frontend.analysis import FunctionAnalysis
-from astcompile.frontend.names import function_locals, name_sets
+from astcompile.frontend.local_names import function_locals, name_sets
 from astcompile.frontend.regions import Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.spec import RET, UNBOUND_NAME, RegionSpec
