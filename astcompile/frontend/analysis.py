@@ -231,7 +231,7 @@ class _Checker:
             jumps = (cst.Break, cst.Continue)  # in a loop: its own, lowered to flags
             if not (in_loop or allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
-            # a return in a loop body ends the loop like a break (frontend/loops.py)
+            # a return in a loop body ends the loop like a break (frontend/loop_plan.py)
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
         if isinstance(unit, (cst.For, cst.While)):

@@ -47,7 +47,7 @@ def kind_of(value: Any) -> tuple:
     if type(value) is SymList and _is_local(value):  # travels as its array (local_lists.py)
         array = value.array
         return ("list", array.dtype, array.node.shape, value.item, value.rows)
-    if value is UNBOUND:  # not bound before the loop: the body binds it (frontend/loops.py)
+    if value is UNBOUND:  # not bound before the loop: the body binds it (frontend/loop_plan.py)
         return _UNBOUND
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])

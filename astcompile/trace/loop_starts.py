@@ -2,7 +2,7 @@
 variables its first iteration binds.
 
 The frontend starts a variable the loop body binds before reading it, and that code after the
-loop reads, as UNBOUND (frontend/loops.py: ``for ...: p = f(x)`` then ``return p``). Such a
+loop reads, as UNBOUND (frontend/loop_plan.py: ``for ...: p = f(x)`` then ``return p``). Such a
 loop is traced as if it ran: a scalar starts as a zero of the kind the body gives it, an array
 makes trace/loops.py trace the first iteration on its own. Where only the running code knows
 whether the loop runs, a CHECK says it does; a call where it does not runs the region's plain
@@ -31,7 +31,7 @@ from astcompile.trace.symbolic import SymInt
 
 
 def bound_after(values: tuple) -> None:
-    """A traced loop that leaves a variable unbound (it ran zero times; frontend/loops.py
+    """A traced loop that leaves a variable unbound (it ran zero times; frontend/loop_plan.py
     starts such variables as UNBOUND) runs as plain statements, where a read of it raises."""
     if any(v is UNBOUND for v in values):
         raise TraceBreak(

@@ -54,7 +54,7 @@ class StructuredPlanner:
         self.liveness = liveness
         self.line_of = line_of
         self.last_line_of = last_line_of or {}
-        #: why each loop planned here stays in Python, for ``explain`` (frontend/regions.py)
+        #: why each loop planned here stays in Python, for ``explain`` (frontend/region_cuts.py)
         self.why: dict[cst.CSTNode, str] = {}
         self.failed: cst.CSTNode | None = None  # the unit a body could not plan
 

@@ -25,8 +25,8 @@ from astcompile.frontend.local_names import (
     small_statements,
     target_sets,
 )
+from astcompile.frontend.loop_plan import Spec, StructuredPlanner
 from astcompile.frontend.loopcheck import own_jumps
-from astcompile.frontend.loops import Spec, StructuredPlanner
 from astcompile.frontend.nested import local_functions
 from astcompile.frontend.spec import RET
 from astcompile.frontend.walk import find
