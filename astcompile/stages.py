@@ -248,7 +248,7 @@ def scalar_only(graph: Graph) -> bool:
     stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
     compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
     from astcompile.ir.ops import Kind, Op
-    from astcompile.trace.build import index_shape
+    from astcompile.trace.nodes import index_shape
 
     for node in graph.nodes():
         if node.kind is Kind.CONTROL:

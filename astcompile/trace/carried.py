@@ -30,7 +30,7 @@ import numpy as np
 from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList

@@ -24,8 +24,8 @@ import numpy as np
 from astcompile.ir.checks import RUN_PLAIN, make_error
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, TraceContext, current, is_tracing, user_location
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand, plain

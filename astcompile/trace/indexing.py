@@ -16,8 +16,8 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import DynIndex, IndexItem, IndexKind, Node, StoreAttr
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import gather, handlers, limits, masks, unions
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.numpy_sequences import stored
 from astcompile.trace.reasons import TraceReason

@@ -36,9 +36,9 @@ from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.runtime.guards import int_class_bounds
-from astcompile.trace import build as B
 from astcompile.trace import control as C
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymInt, SymScalar, operand

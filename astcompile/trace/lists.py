@@ -27,8 +27,8 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.results import OutKind, OutSpec
 from astcompile.runtime import fastcall, pylists
-from astcompile.trace import build as B
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.numpy_api import array_function, array_ufunc
 from astcompile.trace.reasons import TraceReason

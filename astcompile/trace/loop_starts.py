@@ -21,9 +21,9 @@ from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op, is_fresh, is_view
-from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.lists import is_private_store
 from astcompile.trace.reasons import TraceReason

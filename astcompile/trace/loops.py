@@ -24,13 +24,13 @@ import numpy as np
 from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import Graph, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
 from astcompile.trace import escapes, growing_lists, handlers, local_lists, user_names
 from astcompile.trace import int_bounds as IB
 from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
+from astcompile.trace import nodes as B
 from astcompile.trace import subgraphs as SG
 from astcompile.trace.branches import trace_if
 from astcompile.trace.context import TraceBreak, current, is_tracing

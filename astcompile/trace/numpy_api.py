@@ -14,7 +14,6 @@ import numpy as np
 
 from astcompile import registry
 from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
-from astcompile.trace import build as B
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import (
     handlers,
@@ -33,6 +32,7 @@ from astcompile.trace import (
     numpy_steps_more,
     numpy_steps_search,
 )
+from astcompile.trace import nodes as B
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak

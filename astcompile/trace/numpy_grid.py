@@ -18,7 +18,7 @@ from numpy.lib._arraypad_impl import _as_pairs
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import IndexItem
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace import numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store

@@ -19,7 +19,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import IndexItem, IndexKind
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store
 from astcompile.trace.numpy_construct import unsupported

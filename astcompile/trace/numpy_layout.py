@@ -15,7 +15,7 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op, is_fresh
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims

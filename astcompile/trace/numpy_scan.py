@@ -21,8 +21,8 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import handlers, numpy_join
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import handlers, literals
+from astcompile.trace import nodes as B
 from astcompile.trace.numpy_construct import iota
 from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap

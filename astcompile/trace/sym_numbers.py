@@ -18,8 +18,8 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 

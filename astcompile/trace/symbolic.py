@@ -20,8 +20,8 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.sym_numbers import SymInt, SymScalar
@@ -54,7 +54,7 @@ COMPARE_OPS: dict[str, Op] = {
 
 
 def operand(value: Any) -> B.Operand:
-    """Any value an op may meet, as an :class:`~astcompile.trace.build.Operand`."""
+    """Any value an op may meet, as an :class:`~astcompile.trace.nodes.Operand`."""
     if isinstance(value, SymArray):
         if value.python is not None:
             raise handlers.broken("this use")

@@ -23,10 +23,10 @@ from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists
-from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
+from astcompile.trace.nodes import check_dtype
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import COMPARISONS, Op, info
-from astcompile.trace import build as B
 from astcompile.trace import control as C
 from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, apply_elementwise, is_union, operand, plain
