@@ -14,7 +14,7 @@ import pytest
 from differential import assert_matches
 
 import astcompile
-from astcompile.frontend import cache as rewrite_cache
+from astcompile.frontend import rewrite_cache
 from astcompile.jit import warm
 from astcompile.runtime import cache, trust
 from tests.trust_helpers import flip_byte, other_uid, planted_pickle, truncate

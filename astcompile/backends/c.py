@@ -29,7 +29,7 @@ from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
-from astcompile.passes.pipeline import run_passes
+from astcompile.passes.pass_list import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path

@@ -42,7 +42,7 @@ __all__ = ["TritonBackend", "generate"]
 
 def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     """(schedule, code) of a graph after the graph passes (tests)."""
-    from astcompile.passes.pipeline import run_passes
+    from astcompile.passes.pass_list import run_passes
 
     graph = run_passes(graph)
     graph = fold_scans(graph) or graph

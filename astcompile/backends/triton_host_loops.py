@@ -50,7 +50,7 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
 def generate_loops(graph: Graph) -> TritonCode:
     """The code of a traced loop graph after the graph passes (tests, ahead-of-time checks)."""
     from astcompile.codegen.triton_loop_plan import host_program
-    from astcompile.passes.pipeline import run_passes
+    from astcompile.passes.pass_list import run_passes
 
     program = host_program(run_passes(graph))
     if program is None:
