@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from test_jit_layer import _cycles, _imported, _modules
+from test_jit_layer import ROOT, _cycles, _imported, _modules
 
 #: Stages after the trace read the graph only; the tracer's helpers they need live in ir/.
 AFTER_TRACE = ("astcompile.codegen", "astcompile.passes", "astcompile.backends")
@@ -42,3 +42,13 @@ def test_no_backend_imports_a_private_name():
         if alias.name.startswith("_") and node.module != "__future__"
     )
     assert private == []
+
+
+def test_no_file_name_is_used_twice_under_astcompile():
+    """A file name says one job: two ``triton_loops.py`` (one planning host programs, one
+    writing their code) had to be told apart by folder in every conversation."""
+    seen: dict[str, list[str]] = {}
+    for path in Path(ROOT, "astcompile").rglob("*.py"):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
