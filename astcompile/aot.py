@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from astcompile.frontend import cache as rewrite_cache
+from astcompile.frontend import rewrite_cache
 from astcompile.frontend.lookup import code_hash
 from astcompile.jit import warm
 from astcompile.runtime import artifacts, build
@@ -75,7 +75,7 @@ def package_modules(pkg_dir: str) -> tuple[str, list[str]]:
 
 def pyproject_signatures(pkg_dir: str) -> dict[str, list[str]]:
     """``[tool.astcompile.signatures]`` of the nearest pyproject.toml above ``pkg_dir``."""
-    from astcompile.cli.config import _read, find_pyproject
+    from astcompile.cli.project_config import _read, find_pyproject
 
     path = find_pyproject([pkg_dir])
     table = _read(path).get("tool", {}).get("astcompile", {}).get("signatures", {}) if path else {}

@@ -162,7 +162,7 @@ def _summarise(recorder: telemetry.Recorder, out: Any) -> ExplainOutput:
 
 def python_loop_notes(loops: dict, breaks: list, reasons: dict | None = None) -> list[str]:
     """Why each loop that ran in Python did: the first graph break inside it, else what kept
-    a graph-able loop in Python (frontend/loops.py: a variable unbound before it, ...)."""
+    a graph-able loop in Python (frontend/loop_plan.py: a variable unbound before it, ...)."""
     notes = []
     for (function, first, last), count in sorted(loops.items(), key=lambda kv: kv[0][1]):
         inside = [b for b in breaks if b.function == function and first <= b.line <= last]

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from astcompile import config, stages
-from astcompile.passes.pipeline import PIPELINE as GRAPH_PASSES
+from astcompile.passes.pass_list import PIPELINE as GRAPH_PASSES
 from astcompile.runtime.timing import phase
 from astcompile.stages import FunctionWork, RegionWork
 

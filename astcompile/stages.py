@@ -23,12 +23,12 @@ from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
 from astcompile.jit.failures import SIZED_REASONS, failure_class
-from astcompile.passes.pipeline import Pass
+from astcompile.passes.pass_list import Pass
 from astcompile.runtime import timing
 
 if TYPE_CHECKING:
     from astcompile.backends import Backend, CompiledGraph
-    from astcompile.frontend.cache import CachedRewrite
+    from astcompile.frontend.rewrite_cache import CachedRewrite
     from astcompile.ir.graph import Graph
     from astcompile.ir.results import TraceResult
     from astcompile.jit.protocols import CompilingRegion, Owner
@@ -134,8 +134,8 @@ def analyse(work: FunctionWork) -> None:
 
 
 def rewrite(work: FunctionWork) -> None:
-    from astcompile.frontend.cache import CachedRewrite
     from astcompile.frontend.rewrite import rewrite_function
+    from astcompile.frontend.rewrite_cache import CachedRewrite
 
     owner, analysis = work.owner, work.analysis
     loops, lines = frozenset(owner.python_loops), frozenset(owner.python_lines)
@@ -248,7 +248,7 @@ def scalar_only(graph: Graph) -> bool:
     stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
     compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
     from astcompile.ir.ops import Kind, Op
-    from astcompile.trace.build import index_shape
+    from astcompile.trace.nodes import index_shape
 
     for node in graph.nodes():
         if node.kind is Kind.CONTROL:

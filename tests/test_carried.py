@@ -1,4 +1,4 @@
-"""Sources carried by a pickle (``frontend/carried.py``): used only where they compile to the
+"""Sources carried by a pickle (``frontend/pickled_sources.py``): used only where they compile to the
 unpickled code, for the compiled function and the helpers it reaches by value."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 import astcompile
 from astcompile.errors import NoSourceError
-from astcompile.frontend import carried
+from astcompile.frontend import pickled_sources as carried
 from astcompile.frontend.source import carried_sources, function_source
 from astcompile.jit import pickling
 

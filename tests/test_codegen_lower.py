@@ -16,7 +16,7 @@ import pytest
 
 import astcompile
 from astcompile.backends.c import generate
-from astcompile.codegen.c import HEADER
+from astcompile.codegen.c_kernel import HEADER
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.lower import RULES, Operand, can_lower, lower

@@ -10,7 +10,7 @@ from astcompile.backends.eager import EagerBackend
 from astcompile.codegen.scan_steps import fold_scans, scan_of
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.passes.pipeline import run_passes
+from astcompile.passes.pass_list import run_passes
 from astcompile.stages import GraphKind, graph_kind
 from astcompile.trace.tracer import trace_callable
 

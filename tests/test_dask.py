@@ -14,8 +14,8 @@ import astcompile
 
 da = pytest.importorskip("dask.array")
 
-from astcompile.dask import build  # noqa: E402 - after the skip
-from astcompile.dask.plan import Form  # noqa: E402
+from astcompile.dask import arrays  # noqa: E402 - after the skip
+from astcompile.dask.operation import Form  # noqa: E402
 from tests import dask_helpers as H  # noqa: E402
 
 RNG = np.random.default_rng(3)
@@ -29,7 +29,7 @@ def _lazy(array, chunks=(20, 5)):
 
 def _forms(fn) -> list[Form]:
     """The forms of ``fn``'s regions, in order, after a call with Dask arrays."""
-    return [plans[key][0].form for r in fn.regions for plans in [build._plans[r]] for key in plans]
+    return [plans[key][0].form for r in fn.regions for plans in [arrays._plans[r]] for key in plans]
 
 
 def _same(lazy, expected, rtol=1e-12):

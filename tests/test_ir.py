@@ -26,7 +26,7 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import SIGNATURES, Op
 from astcompile.ir.results import Box, OutKind, OutSpec
-from astcompile.passes import pipeline
+from astcompile.passes import pass_list
 from astcompile.trace.tracer import trace_callable
 
 F64 = np.dtype(np.float64)
@@ -122,12 +122,12 @@ def _break_an_add(graph: Graph) -> tuple[Graph, bool]:
 
 
 def test_the_pass_runner_verifies_after_each_pass_and_names_it(monkeypatch):
-    monkeypatch.setattr(pipeline, "PIPELINE", [("breaks_adds", _break_an_add, "a bug")])
+    monkeypatch.setattr(pass_list, "PIPELINE", [("breaks_adds", _break_an_add, "a bug")])
     graph = trace_callable(lambda x: x + 1.0, [np.ones(3)])
     with pytest.raises(VerifyError, match=r"after pass breaks_adds: .* has 1 inputs"):
-        pipeline.run_passes(graph)
+        pass_list.run_passes(graph)
     monkeypatch.setattr(config, "verify_ir", False)
-    pipeline.run_passes(graph)  # off (outside the tests): no check, no cost
+    pass_list.run_passes(graph)  # off (outside the tests): no check, no cost
 
 
 def test_verify_between_names_the_stage():
@@ -184,6 +184,6 @@ def test_a_real_compile_verifies_after_the_trace_and_every_graph_pass(monkeypatc
         return np.sqrt(x * 2.0 + 1.0).sum()
 
     scaled(np.ones(5))
-    assert [f"pass {name}" for name, _, _ in pipeline.PIPELINE] == [
+    assert [f"pass {name}" for name, _, _ in pass_list.PIPELINE] == [
         s for s in seen if s.startswith("pass ")
     ]

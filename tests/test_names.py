@@ -1,4 +1,4 @@
-"""Names a ``match`` statement binds (frontend/names.py, liveness.py, regions.py): a capture
+"""Names a ``match`` statement binds (frontend/local_names.py, liveness.py, regions.py): a capture
 pattern is a local the case body reads, so regions inside a case take it as a parameter."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from differential import BACKENDS, assert_same_calls
 
-from astcompile.frontend.names import function_locals, name_sets
+from astcompile.frontend.local_names import function_locals, name_sets
 
 
 def apply(x, op):

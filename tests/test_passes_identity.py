@@ -9,7 +9,7 @@ from differential import BACKENDS, assert_same
 
 from astcompile.ir.ops import Op, is_fresh
 from astcompile.passes.identity import buffer_of, identity
-from astcompile.passes.pipeline import run_passes
+from astcompile.passes.pass_list import run_passes
 from astcompile.trace.tracer import trace_callable
 
 

@@ -13,7 +13,7 @@ from test_loops import clip_each
 
 from astcompile.ir.ops import Op
 from astcompile.passes.ifconvert import ifconvert
-from astcompile.passes.pipeline import run_passes
+from astcompile.passes.pass_list import run_passes
 from bench.programs.branchy_sum import branchy_sum
 
 SPECIAL = np.array([0.3, np.nan, -0.0, 0.0, np.inf, -np.inf, 0.7, 0.5, -2.5, 1e308, 1e308])

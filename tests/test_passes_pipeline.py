@@ -1,4 +1,4 @@
-"""passes/pipeline.py: the passes in order, each module imported when its pass first runs (a
+"""passes/pass_list.py: the passes in order, each module imported when its pass first runs (a
 warm start imports the stage list but runs no pass)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from astcompile.passes.pipeline import PIPELINE, run_passes
+from astcompile.passes.pass_list import PIPELINE, run_passes
 
 
 def test_listing_the_passes_imports_none_of_them():
@@ -15,7 +15,7 @@ def test_listing_the_passes_imports_none_of_them():
         "print(sorted(m for m in sys.modules if m.startswith('astcompile.passes.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['astcompile.passes.pipeline']"
+    assert out.stdout.strip() == "['astcompile.passes.pass_list']"
 
 
 def test_a_pass_runs_its_module_function():

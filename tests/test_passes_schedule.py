@@ -13,7 +13,7 @@ from astcompile import config
 from astcompile.backends.c import supported
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.passes.pipeline import PIPELINE, run_passes
+from astcompile.passes.pass_list import PIPELINE, run_passes
 from astcompile.passes.schedule import Kernel, NumpyStep, schedule
 from astcompile.trace.tracer import trace_callable
 

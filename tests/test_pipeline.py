@@ -14,7 +14,7 @@ import pytest
 import astcompile
 from astcompile import config, pipeline, stages
 from astcompile.backends.eager import EagerBackend
-from astcompile.passes.pipeline import PIPELINE
+from astcompile.passes.pass_list import PIPELINE
 from astcompile.runtime import timing
 from astcompile.trace.tracer import trace_callable
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
-from astcompile.codegen import c as cgen
+from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ids import numbering
@@ -29,7 +29,7 @@ from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
-from astcompile.passes.pipeline import run_passes
+from astcompile.passes.pass_list import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path
@@ -80,7 +80,7 @@ def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
             )
 
 
-def _assured(work: RegionWork) -> Assured:
+def assured(work: RegionWork) -> Assured:
     """What the guard key of the entry being compiled checks before its wrapper runs (every
     call of an entry's wrapper comes after its key held); nothing for a bare graph."""
     if work.region is None or work.result is None:
@@ -129,7 +129,7 @@ class CBackend:
         graph = work.graph
         with numbering():
             if work.kind is GraphKind.FLAT:
-                source, decls, py, wrapper = _flat_code(work.schedule, _assured(work))
+                source, decls, py, wrapper = _flat_code(work.schedule, assured(work))
                 steps = dict(wrapper.steps)
                 work.code = CCode(
                     source,

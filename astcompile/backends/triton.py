@@ -10,7 +10,7 @@ Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on
 the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
 device (CuPy) and results copied back, device arrays staying where they are.
 
-Stores into views without loops are lowered as store kernels (codegen/triton_stores.py).
+Stores into views without loops are lowered as store kernels (codegen/triton_store_plan.py).
 Loop graphs (loops, branches, run-time indices) have no Triton lowering yet: they go to the C
 target's stages, and the graph_breaks log says so.
 """
@@ -18,76 +18,31 @@ target's stages, and the graph_breaks log says so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from astcompile import config, logs
-from astcompile.backends.c import CBackend, _assured
-from astcompile.backends.cwrap import WrapperParts, make_wrapper
+from astcompile.backends.c import CBackend, assured
+from astcompile.backends.cwrap import make_wrapper
+from astcompile.backends.triton_flat import TritonCode, flat_code
+from astcompile.backends.triton_host_loops import loop_code
+from astcompile.backends.triton_host_stores import store_code
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
-from astcompile.codegen.triton_loops import c_target_reason, host_program
-from astcompile.codegen.triton_matmul import matmul_note
-from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
-from astcompile.codegen.triton_source import HEADER
-from astcompile.codegen.triton_stores import store_region
+from astcompile.codegen.triton_loop_plan import c_target_reason, host_program
+from astcompile.codegen.triton_store_plan import store_region
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
+from astcompile.codegen.wrapper import NOTHING
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
-from astcompile.passes.schedule import Kernel, Schedule
+from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
 
 __all__ = ["TritonBackend", "generate"]
 
 
-@dataclass
-class TritonCode:
-    """What ``lower`` made for a flat graph: the kernels' module source and the wrapper."""
-
-    source: str
-    parts: WrapperParts
-    signatures: dict[str, dict[str, str]]  #: kernel function -> its parameters' types (AOT)
-    stored_leaves: tuple[int, ...] = ()  #: arguments written into (copied back from a GPU)
-    notes: tuple[str, ...] = ()  #: how its loops and matmuls run, for ``explain``
-
-    def target(self) -> str:
-        """``triton``, with how its loops and matmuls run: what ``explain`` prints."""
-        return f"triton ({'; '.join(self.notes)})" if self.notes else "triton"
-
-
-def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
-    """The Triton module and the wrapper of a flat graph's schedule."""
-    parts, signatures, notes = [HEADER], {}, []
-    wrapper, py = built(sched, assured, parts, signatures, notes)
-    parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
-    return TritonCode("".join(parts), parts_, signatures, notes=tuple(notes))
-
-
-def built(
-    sched: Schedule, assured: Assured, parts: list[str], signatures: dict, notes: list[str]
-) -> tuple[WrapperSource, str]:
-    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``, where
-    its matmuls run to ``notes``."""
-    plans = {}
-    notes += [n for n in map(matmul_note, sched.steps) if n is not None]
-    for step in sched.steps:
-        if isinstance(step, Kernel):
-            code = TRITON.kernel(step, frozenset())
-            parts.append(code.source)
-            plans[step.name] = code.plan
-            signatures.update(TRITON.signatures(code.plan))
-    for node in scan_steps(sched):
-        parts.append(scan_functions(node))
-        signatures.update(scan_signatures(node))
-    wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
-    return wrapper, wrapper.build()
-
-
 def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
     """(schedule, code) of a graph after the graph passes (tests)."""
-    from astcompile.backends.triton_stores import store_code
-    from astcompile.passes.pipeline import run_passes
+    from astcompile.passes.pass_list import run_passes
 
     graph = run_passes(graph)
     graph = fold_scans(graph) or graph
@@ -131,22 +86,18 @@ class TritonBackend:
         if scans is not None and not scans.effects:  # np.cumsum/np.cumprod: scan kernels
             work.schedule = TRITON.schedule(scans)
             with numbering():
-                work.code = flat_code(work.schedule, _assured(work))
+                work.code = flat_code(work.schedule, assured(work))
             return
         graph = scans or graph
         stores = store_region(graph) if work.kind is not GraphKind.FLAT else None
         if stores is not None:  # stores into views, no loop: phases of kernels and stores
-            from astcompile.backends.triton_stores import store_code
-
             with numbering():
-                work.code = store_code(stores, _assured(work))
+                work.code = store_code(stores, assured(work))
             return
         program = host_program(work.graph) if work.kind is not GraphKind.FLAT else None
         if program is not None:  # host loops launching their bodies' kernels
-            from astcompile.backends.triton_loops import loop_code
-
             with numbering():
-                work.code = loop_code(program, _assured(work))
+                work.code = loop_code(program, assured(work))
             return
         if work.kind is not GraphKind.FLAT:
             logs.graph_breaks.info(
@@ -157,7 +108,7 @@ class TritonBackend:
             self.c.lower(work)
             return
         with numbering():
-            work.code = flat_code(work.schedule, _assured(work))
+            work.code = flat_code(work.schedule, assured(work))
 
     def load(self, work: RegionWork) -> None:
         if not isinstance(work.code, TritonCode):

@@ -12,9 +12,9 @@ import json
 import sys
 from dataclasses import dataclass
 
-from astcompile.cli.config import Config, ConfigError, find_pyproject, load_config
 from astcompile.cli.files import MissingPathError, python_files
 from astcompile.cli.options import add_jobs, count, jobs
+from astcompile.cli.project_config import Config, ConfigError, find_pyproject, load_config
 from astcompile.cli.report import format_text, to_json
 from astcompile.cli.scan import CODES, CheckOptions, CheckReport, check_paths
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.codegen import c as cgen
+from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_reduce import can_reduce
 from astcompile.codegen.ctypes import scalar_args, scalar_params, supported_dtype
 from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, product

@@ -4,7 +4,7 @@ A reduction walks its inner axes in chunks of about :data:`CHUNK` elements along
 Each chunk folds its elements into fresh accumulators (``a``); the chunk results are folded
 into the total in chunk order. So a sum is the same bits whether one thread walks every chunk
 (a loop region, a small kernel) or several threads take shares of the chunks (a fused kernel's
-few long rows, :mod:`astcompile.codegen.c`): ``np.sum`` inside a compiled loop equals the
+few long rows, :mod:`astcompile.codegen.c_kernel`): ``np.sum`` inside a compiled loop equals the
 fused kernel's ``np.sum`` of the same array, for any thread count.
 
 Blocked float64 sums: one ``omp simd reduction(+:...)`` loop keeps one vector of partial sums,

@@ -59,8 +59,7 @@ from astcompile.ir.graph import (
     SizeCheckAttr,
 )
 from astcompile.ir.ops import Kind, Op
-from astcompile.ir.shapes import Dim, upper_bound
-from astcompile.trace.build import store_checks
+from astcompile.ir.shapes import Dim, store_checks, upper_bound
 
 
 @dataclass

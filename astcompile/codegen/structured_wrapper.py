@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from astcompile.codegen.c import HEADER
+from astcompile.codegen.c_kernel import HEADER
 from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name

@@ -15,7 +15,7 @@ A target adds three things:
   dtype picks ``expf`` or ``exp``) and its operands as expressions already converted to the
   op's computation type (C: :data:`astcompile.codegen.lower.RULES`);
 * ``kernel``: the kernel emitter, one planned kernel -> its source in the target's language
-  (C: :mod:`astcompile.codegen.c`, a row function and an OpenMP entry);
+  (C: :mod:`astcompile.codegen.c_kernel`, a row function and an OpenMP entry);
 * ``launcher``: the wrapper statements that allocate one kernel's outputs and call it with
   its arrays, sizes and scalars (C: :mod:`astcompile.codegen.c_target`, cffi pointers and byte
   strides).

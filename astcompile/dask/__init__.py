@@ -27,7 +27,7 @@ def holds_dask(args: tuple) -> bool:
 
 
 def region_call(region: Region, args: tuple) -> tuple:
-    """``region(*args)`` as Dask operations: see :mod:`astcompile.dask.build`."""
-    from astcompile.dask import build
+    """``region(*args)`` as Dask operations: see :mod:`astcompile.dask.arrays`."""
+    from astcompile.dask import arrays
 
-    return build.region_call(region, args)
+    return arrays.region_call(region, args)

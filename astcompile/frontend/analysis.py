@@ -27,7 +27,7 @@ from astcompile.frontend.breaks import GraphBreak
 from astcompile.frontend.compound import COMPOUND_RULES, if_chain
 from astcompile.frontend.dynamic import dynamic_locals
 from astcompile.frontend.exprs import dotted_name, is_static, scan
-from astcompile.frontend.names import (
+from astcompile.frontend.local_names import (
     block_units,
     child_blocks,
     declared_names,
@@ -231,7 +231,7 @@ class _Checker:
             jumps = (cst.Break, cst.Continue)  # in a loop: its own, lowered to flags
             if not (in_loop or allow_jumps) and any(isinstance(s, jumps) for s in smalls):
                 return Verdict.EAGER
-            # a return in a loop body ends the loop like a break (frontend/loops.py)
+            # a return in a loop body ends the loop like a break (frontend/loop_plan.py)
             has_return = any(isinstance(s, cst.Return) for s in smalls)
             return Verdict.RETURNS if has_return else Verdict.GRAPHABLE
         if isinstance(unit, (cst.For, cst.While)):

@@ -10,7 +10,7 @@ function whose body has side effects (``print``, ``np.random``, I/O, writes into
 graph breaks is never run by the trace, so nothing of it happens once at trace time.
 
 The analysis of a user function is remembered while its code and every name it looked up still
-resolve to the same things (the rewrite cache's own check, frontend/cache.py).
+resolve to the same things (the rewrite cache's own check, frontend/rewrite_cache.py).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 from astcompile.errors import NoSourceError
 from astcompile.frontend.analysis import CallKind, analyze_function
 from astcompile.frontend.breaks import GraphBreak
-from astcompile.frontend.cache import stale_reason
 from astcompile.frontend.resolve import RuntimeResolver, callee_of
+from astcompile.frontend.rewrite_cache import stale_reason
 from astcompile.frontend.source import function_source
 
 #: What the trace may run: the rest is called by the region's Python, at every call.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from astcompile.frontend.exprs import dotted_name, is_static
-from astcompile.frontend.names import target_sets
+from astcompile.frontend.local_names import target_sets
 from astcompile.frontend.walk import Visitor
 
 #: A binding's value: an expression to judge, or a verdict already known.

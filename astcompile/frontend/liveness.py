@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from astcompile.frontend.names import block_units, name_sets, small_statements, target_sets
+from astcompile.frontend.local_names import block_units, name_sets, small_statements, target_sets
 
 Live = frozenset[str]
 EMPTY: Live = frozenset()

@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from astcompile.frontend.exprs import dotted_name
-from astcompile.frontend.names import small_statements
+from astcompile.frontend.local_names import small_statements
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
 
 #: Iterables a ``for`` may lower from: the callee's dotted name -> its kind.
@@ -98,7 +98,7 @@ def test_problems(checker: Any, test: cst.BaseExpression) -> list[Problem]:
 def body_problems(checker: Any, unit: cst.CSTNode) -> list[Problem]:
     """Like ``checker.problems`` for a simple unit inside a lowered loop: ``assert`` may test
     run-time values there (it becomes a check in the compiled code), and ``raise E(...)`` ends
-    the loop (its exception is made in Python: frontend/loops.py)."""
+    the loop (its exception is made in Python: frontend/loop_plan.py)."""
     found: list[Problem] = []
     for small in small_statements(unit):
         if isinstance(small, cst.Raise) and small.exc is not None and small.cause is None:

@@ -1,4 +1,4 @@
-"""Lower planned loops and branches of a region body (see frontend/loops.py) on its ``ast``.
+"""Lower planned loops and branches of a region body (see frontend/loop_plan.py) on its ``ast``.
 
 Done right before the body is compiled, so the rewrite cache needs no libcst to load it, and
 every new node takes the line of the statement it replaces: tracebacks keep the user's lines.
@@ -48,7 +48,7 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
 
 
 def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
-    """A region's loop holding ``return e`` (frontend/loops.py) breaks out with its
+    """A region's loop holding ``return e`` (frontend/loop_plan.py) breaks out with its
     ``returned`` flag set; the region then returns ``e``, evaluated after the loop (nothing
     ran since the return, so every name holds the value it had there), else runs the rest::
 
@@ -86,7 +86,7 @@ LOOPS = (ast.For, ast.While)
 def _updated(statements: list[ast.stmt]) -> tuple[str, ...]:
     """Names ``statements`` read and then assign (``s = s - 1``): a branch function made of
     them takes and returns them (assigned, they are its locals). They are bound: the region
-    reads them there (frontend/regions.py keeps maybe-unbound reads in Python)."""
+    reads them there (frontend/region_cuts.py keeps maybe-unbound reads in Python)."""
     read_first, written = set(), set()
     for stmt in statements:
         names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]

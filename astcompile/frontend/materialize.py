@@ -64,7 +64,7 @@ def _inner_code(
     source: str, name: str, free: tuple[str, ...], filename: str, structured: tuple = ()
 ) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
-    loops are lowered to structured calls on the way (see frontend/loops.py)."""
+    loops are lowered to structured calls on the way (see frontend/loop_plan.py)."""
     module = ast.parse(source, filename=filename)
     if "__ac_create" in free:
         from astcompile.frontend.lowering import lower_structured

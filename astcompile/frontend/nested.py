@@ -32,7 +32,7 @@ import libcst as cst
 
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.exprs import scan
-from astcompile.frontend.names import (
+from astcompile.frontend.local_names import (
     NameSets,
     block_units,
     child_blocks,

@@ -32,8 +32,8 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from astcompile.frontend.analysis import FunctionAnalysis
-from astcompile.frontend.names import function_locals, name_sets
-from astcompile.frontend.regions import Plan, Run, plan_regions
+from astcompile.frontend.local_names import function_locals, name_sets
+from astcompile.frontend.region_cuts import Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.spec import RET, UNBOUND_NAME, RegionSpec
 from astcompile.frontend.tree import node_positions
@@ -211,7 +211,7 @@ def _call_statement(run: Run, height: int) -> tuple[list[cst.SimpleStatementLine
     span = height - 1
     call = f"{run.name}({', '.join(run.params)})"
     code = f"{_tuple(run.outputs)} = {call}" if run.outputs else call
-    if run.unbound:  # the planner kept a line for each (frontend/loops.py)
+    if run.unbound:  # the planner kept a line for each (frontend/loop_plan.py)
         unbind = [f"if {n} is {UNBOUND_NAME}: del {n}" for n in run.unbound]
         statements = [cst.parse_statement(line) for line in (code, *unbind)]
         return statements, span - len(unbind)

@@ -42,7 +42,7 @@ class FunctionSource:
     moved: bool = False  # found away from where ``fn``'s code says: the file changed above it
 
 
-#: Sources that came with a pickle (``frontend/carried.py``), by code object: a function that
+#: Sources that came with a pickle (``frontend/pickled_sources.py``), by code object: a function that
 #: was read in another process has no file here to read. Each was checked against its code.
 carried_sources: weakref.WeakKeyDictionary[types.CodeType, FunctionSource] = (
     weakref.WeakKeyDictionary()

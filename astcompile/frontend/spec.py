@@ -19,7 +19,7 @@ def def_name(fn: types.FunctionType) -> str:
 @dataclass(frozen=True)
 class LoopSpec:
     """A ``for`` or ``while`` at ``line`` lowered to a body function of its target and the
-    ``carried`` names (see frontend/loops.py). ``brk`` names the flag a ``break`` sets (one of
+    ``carried`` names (see frontend/loop_plan.py). ``brk`` names the flag a ``break`` sets (one of
     the carried names), ``go`` the flag that is false once a ``break``/``continue`` ran in the
     current iteration; both are empty when the body has no such jump."""
 
@@ -29,7 +29,7 @@ class LoopSpec:
     brk: str = ""
     go: str = ""
     #: carried names that may be unbound when the loop starts (first assigned in its body and
-    #: read only after it): they start as UNBOUND, see frontend/loops.py
+    #: read only after it): they start as UNBOUND, see frontend/loop_plan.py
     unbound: tuple[str, ...] = ()
     #: the carried copy of the target, when the target is read after the loop ("" if not)
     last: str = ""

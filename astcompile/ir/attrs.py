@@ -8,6 +8,7 @@ working, and a kind prints as its word in graph listings and generated code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -232,3 +233,17 @@ def _call_numpy(
     split = len(args) - len(keywords)
     result = fn(*lead, *args[:split], **dict(zip(keywords, args[split:])), **kw)
     return result if item is None else result[item]
+
+
+def index_shape(shape: Sequence[Dim], items: Sequence[IndexItem]) -> tuple[Dim, ...]:
+    """The shape of ``x[items]`` for ``x`` of ``shape``; axes past the items are kept whole."""
+    result: list[Dim] = []
+    axis = 0
+    for item in items:
+        if item.kind is IndexKind.NEWAXIS:
+            result.append(1)
+            continue
+        if item.kind in (IndexKind.SLICE, IndexKind.DSLICE):
+            result.append(item.length)
+        axis += 1
+    return (*result, *shape[axis:])

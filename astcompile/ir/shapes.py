@@ -365,3 +365,10 @@ def slice_extent(env: ShapeEnv, s: slice, n: Dim) -> tuple[Dim, Dim]:
     if not env.is_ge(span, 1):
         return start, 0
     return start, dim_floordiv(dim_add(span, -step - 1), -step)
+
+
+def store_checks(value: Sequence[Dim], target: Sequence[Dim]) -> list[tuple[Dim, Dim]]:
+    """The (value size, target size) pairs a store must check when it runs: those that
+    involve a size known only at run time (the value size must equal the target's, or be 1)."""
+    pairs = zip(reversed(value), reversed(target))
+    return [(v, t) for v, t in pairs if v != 1 and v != t and (is_runtime(v) or is_runtime(t))]

@@ -26,7 +26,7 @@ class Freshness:
     def built(self, fn: Any, lookups: tuple = ()) -> None:
         """A build from ``fn`` as it is now, whose analysis resolved ``lookups``."""
         self.code = getattr(fn, "__code__", None)
-        self.lookups = lookups  # (path, dotted name, fingerprint): frontend/cache.py
+        self.lookups = lookups  # (path, dotted name, fingerprint): frontend/rewrite_cache.py
 
     def swapped(self, fn: Any) -> bool:
         """Whether ``fn`` runs other code than the build was made from."""
@@ -36,7 +36,7 @@ class Freshness:
         """Whether a name the analysis resolved now means another function, or one that runs
         other code: tracing would inline what nobody analysed (a ``print`` in it would run
         once, at the trace)."""
-        from astcompile.frontend.cache import stale_reason
+        from astcompile.frontend.rewrite_cache import stale_reason
 
         why = stale_reason(fn, self.lookups) if self.lookups else None
         if why is not None:

@@ -9,7 +9,7 @@ A closure, a function compiled under another name (``g = compile(f)``) or one de
 ``__main__`` (which a worker process does not have) pickles by value: the plain function,
 through cloudpickle when it is installed (``dask.distributed`` ships it; plain pickle handles
 only importable functions), its source and those of the helpers it reaches by value (the
-receiving process may have no file to read them from: ``frontend/carried.py``), and the
+receiving process may have no file to read them from: ``frontend/pickled_sources.py``), and the
 compile options. The unpickling process compiles it again;
 equal payloads unpickle to one compiled function per process (:data:`_rebuilt`), so a Dask
 worker that receives the same closure with every task traces and loads it once.
@@ -42,7 +42,7 @@ _lock = threading.Lock()
 def reduce(compiled: CompiledFunction) -> str | tuple:
     """``__reduce__`` of a compiled function: its qualified name when importing its module
     gives back this very object, else :func:`rebuild` with its plain function and options."""
-    from astcompile.frontend import carried
+    from astcompile.frontend import pickled_sources as carried
 
     if carried.by_reference(compiled):
         return compiled.__qualname__
@@ -53,9 +53,9 @@ def reduce(compiled: CompiledFunction) -> str | tuple:
 
 
 def _sources(fn: Any) -> tuple:
-    """The sources the receiving process compiles from (``frontend/carried.py``): it may have
+    """The sources the receiving process compiles from (``frontend/pickled_sources.py``): it may have
     no file to read them from."""
-    from astcompile.frontend import carried
+    from astcompile.frontend import pickled_sources as carried
 
     return carried.records(fn) if isinstance(fn, types.FunctionType) else ()
 
@@ -91,7 +91,7 @@ def rebuild(
             return found
     fn = pickle.loads(payload)  # what the caller is unpickling already: no new trust
     if sources:
-        from astcompile.frontend import carried
+        from astcompile.frontend import pickled_sources as carried
 
         carried.register(fn, sources)
     fullgraph, backend, dynamic, mode, all_eager, signatures = options

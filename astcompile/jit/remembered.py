@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import logs
-from astcompile.frontend import cache as rewrite_cache
+from astcompile.frontend import rewrite_cache
 from astcompile.jit import telemetry
 from astcompile.jit.warm import entry_name, persistent_key, stores_for, target_store
 from astcompile.runtime import forksafe

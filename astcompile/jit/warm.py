@@ -1,7 +1,7 @@
 """Warm starts and ahead-of-time artifacts at call time.
 
 Two things are persisted (see ``runtime/artifacts.py`` for the layout): a function's rewrite
-(:mod:`astcompile.frontend.cache`, loaded and saved by ``jit/warm_rewrite.py``) and its regions' compiled entries. A region entry is the
+(:mod:`astcompile.frontend.rewrite_cache`, loaded and saved by ``jit/warm_rewrite.py``) and its regions' compiled entries. A region entry is the
 trace result (graph, output template, value guards), the generated wrapper and its kernel
 library. On a region miss, :func:`load_entry` looks for one saved under the region's
 *persistent* guard key before tracing; :func:`save_entry` writes one after every compile. A

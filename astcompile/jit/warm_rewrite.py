@@ -1,5 +1,5 @@
 """A function's persisted rewrite at call time: the warm start's first step (the stores are
-``jit/warm.py``'s; the format is ``frontend/cache.py``'s)."""
+``jit/warm.py``'s; the format is ``frontend/rewrite_cache.py``'s)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from astcompile import logs
-from astcompile.frontend import cache as rewrite_cache
-from astcompile.frontend.cache import NOTHING_KEPT, Kept
+from astcompile.frontend import rewrite_cache
 from astcompile.frontend.lookup import code_hash
+from astcompile.frontend.rewrite_cache import NOTHING_KEPT, Kept
 from astcompile.jit.warm import stores_for, target_store, warn_once
 from astcompile.runtime import artifacts
 
@@ -50,7 +50,7 @@ def _warn_stale(fn: Callable[..., Any], store: artifacts.Store) -> None:
 def save_rewrite(
     fn: Callable[..., Any], all_eager: bool, *args: Any, kept: Kept = NOTHING_KEPT
 ) -> str | None:
-    """Persist a fresh rewrite (see :func:`astcompile.frontend.cache.save`); its digest or None."""
+    """Persist a fresh rewrite (see :func:`astcompile.frontend.rewrite_cache.save`); its digest or None."""
     if not isinstance(fn, types.FunctionType):
         return None
     store = target_store(fn.__code__.co_filename)

@@ -10,6 +10,7 @@ import types
 from typing import Any
 
 from astcompile import registry
+from astcompile.frontend.resolve import _is_library
 
 
 def is_user_function(value: Any) -> bool:
@@ -21,7 +22,6 @@ def is_user_function(value: Any) -> bool:
         return False
     if (value.__module__ or "").split(".")[0] == "astcompile":
         return False
-    from astcompile.frontend.resolve import _is_library  # libcst: not on a warm start
 
     return not _is_library(value)
 

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
+from astcompile.trace import handlers
 from astcompile.trace.context import current
+from astcompile.trace.symbolic import _sym_or_const, wrap
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
@@ -23,17 +25,17 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
 
 def part(array: Any, op: Op) -> Any:
     """``array.real`` (op REAL) or ``array.imag`` (op IMAG) as a view of ``array``."""
-    from astcompile.trace.symbolic import _sym_or_const, wrap
-
     array = _sym_or_const(array)
     node = current().node(op, (array.node,), _real_dtype(array.dtype), array.node.shape)
     return wrap(node, is_scalar=array.is_scalar, base=array)
 
 
+@handlers.register
 def real(val: Any) -> Any:
     return part(val, Op.REAL)
 
 
+@handlers.register
 def imag(val: Any) -> Any:
     return part(val, Op.IMAG)
 

@@ -24,11 +24,11 @@ import numpy as np
 from astcompile.ir.checks import RUN_PLAIN, make_error
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, TraceContext, current, is_tracing, user_location
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymScalar, operand
-from astcompile.trace.unions import plain
+from astcompile.trace.symbolic import SymArray, SymScalar, operand, plain
 
 
 def is_runtime(value: Any) -> bool:
@@ -97,9 +97,7 @@ def _as_bool(value: Any) -> Any:
 
 
 def _select(test: Any, then_fn: Callable, else_fn: Callable) -> Any:
-    from astcompile.trace.loops import ac_if
-
-    return ac_if(test, then_fn, else_fn, ())[0]
+    return handlers.ac_if(test, then_fn, else_fn, ())[0]
 
 
 def ac_assert(test: Any, message: str | Callable[[], Any] | None = None) -> None:
@@ -139,9 +137,7 @@ def require_no_stores(ctx: TraceContext, effects: list[Node]) -> None:
     """A region whose failed check re-runs its statements (an assert with a computed message,
     an int outgrowing int64) must have done nothing a second run would do again: it stores
     into no array. Otherwise it runs as Python (and its loops with it)."""
-    from astcompile.trace.loop_starts import repeatable
-
-    if not ctx.plain_reruns or repeatable(effects):
+    if not ctx.plain_reruns or handlers.repeatable(effects):
         return
     loc, reason, what = ctx.plain_reruns[0]
     detail = f"{what}, in a region that stores into arrays"
@@ -159,9 +155,8 @@ def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:
         if raised:
             raise make()
         return
-    from astcompile.trace.loop_starts import nothing_done_yet
 
-    if not nothing_done_yet(loops_allowed=True):
+    if not handlers.nothing_done_yet(loops_allowed=True):
         raise TraceBreak(
             TraceReason.NOT_SUPPORTED, "a raise in a loop that stores into arrays runs in Python"
         )

@@ -25,6 +25,7 @@ import numpy as np
 from astcompile import registry
 from astcompile.ir.results import OutKind, OutSpec
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.library_modules import untraced
 from astcompile.trace.lists import SymList
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.nonzero import NonzeroAxis
@@ -101,8 +102,6 @@ def constant(value: Any, given: Callable[[Any], bool]) -> OutSpec:
     """``value`` as a result returned as itself, or a TraceBreak. ``given(value)`` says whether
     the region was handed that very object (an argument, a global): returning it again is what
     Python does."""
-    from astcompile.trace.library_modules import untraced
-
     value = untraced(value)  # ``make = np.array``: NumPy's function, not the tracer's view
     kind = type(value).__name__
     if holds_traced(value):

@@ -13,20 +13,20 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.trace import handlers, numpy_fill
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.control import check
+from astcompile.trace.numpy_sequences import as_operand
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 
 
 def _is_index_array(value: Any) -> bool:
-    from astcompile.trace.symbolic import SymArray
-
     return isinstance(value, SymArray) and value.ndim > 0 and value.dtype.kind in "iu"
 
 
 def _is_int(value: Any) -> bool:
     """A Python, NumPy or traced integer scalar (not a bool: ``[True, False]`` is a mask)."""
-    from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
-
     if isinstance(value, (bool, np.bool_)):
         return False
     if isinstance(value, (int, np.integer, SymInt)):
@@ -41,7 +41,6 @@ def _listed_rows(entry: Any) -> Any:
     takes it: an integer array. Other entries are returned as they are."""
     if not (isinstance(entry, list) and entry and all(_is_int(e) for e in entry)):
         return entry
-    from astcompile.trace.numpy_sequences import as_operand
 
     rows = as_operand(entry)
     return rows if _is_index_array(rows) else entry
@@ -80,35 +79,27 @@ def _check_rank(array: Any, rest: tuple) -> None:
 
 def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
     """``array[idx, *rest]``: rows of ``array`` picked by ``idx``, into a fresh array."""
-    from astcompile.trace.loops import ac_for
-    from astcompile.trace.numpy_api import CREATION
-
     _check_rank(array, rest)
     count = idx.shape[0]
     row_shape = array[(0, *rest)].shape  # the shape of one picked row, after ``rest``
-    out = CREATION[np.empty]((count, *row_shape), array.dtype)
+    out = numpy_fill.CREATION[np.empty]((count, *row_shape), array.dtype)
 
     def pick(k: Any) -> tuple:
         out[k] = array[(idx[k], *rest)]
         return ()
 
-    ac_for(pick, (0, count, 1), ())
+    handlers.ac_for(pick, (0, count, 1), ())
     return out
 
 
 def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
     copied first (it may read ``array``), then written row by row."""
-    from astcompile.trace.control import check
-    from astcompile.trace.loops import ac_for
-
     _check_rank(array, rest)
     count = idx.shape[0]
     row_shape = array[(0, *rest)].shape
-    from astcompile.trace.indexing import check_scalar_store
-    from astcompile.trace.symbolic import SymArray, operand, wrap
 
-    check_scalar_store(value, array.dtype, basic=False)
+    handlers.check_scalar_store(value, array.dtype, basic=False)
     value = value if isinstance(value, SymArray) else wrap(operand(value).node)
     rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
     rows = np.copy(rows)
@@ -119,4 +110,4 @@ def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
         array[(idx[k], *rest)] = rows[k]
         return ()
 
-    ac_for(put, (0, count, 1), ())
+    handlers.ac_for(put, (0, count, 1), ())

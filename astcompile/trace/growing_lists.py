@@ -27,10 +27,12 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.trace import handlers, user_names
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.control import check
 from astcompile.trace.lists import SymList, python_type
 from astcompile.trace.local_lists import DTYPES, NAME, item_type
+from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymInt
 
@@ -81,6 +83,7 @@ def run_for(
     raise TraceBreak(TraceReason.SIDE_EFFECT, "a list keeps changing what the loop appends")
 
 
+@handlers.register
 def append(target: SymList, value: Any) -> None:
     """``target.append(value)`` on a growable list, while its loop's body is traced."""
     growth = target.growth
@@ -111,6 +114,7 @@ def append(target: SymList, value: Any) -> None:
     growth.size = growth.size + 1
 
 
+@handlers.register
 def position(index: Any, size: Any, store: bool) -> Any:
     """Where item ``index`` of a list of ``size`` items is, an IndexError (at run time where
     either is known only then) where Python's list raises one."""
@@ -146,8 +150,6 @@ def _carry(body: Callable, init: tuple, grown: list[SymList], trace: Callable) -
         outs = tuple(body(i, *values[:n]))
         return (*outs, *(sl.growth.size for sl in grown))
 
-    from astcompile.trace import user_names
-
     ctx.growing.extend(grown)
     try:
         results = trace(sized, (*init, *(sl.growth.size for sl in grown)), user_names.of_for(body))
@@ -177,8 +179,6 @@ def cells(body: Callable, bounds: tuple) -> list[types.CellType]:
 
 
 def _adopt(cell: types.CellType, index: int, trips: S.Dim, hint: tuple | None) -> SymList:
-    from astcompile.trace.numpy_fill import new_array
-
     items: list = cell.cell_contents
     item, per_iteration = hint or (None, 1)
     guessed = not items and item is None

@@ -14,18 +14,18 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import DynIndex, IndexItem, IndexKind, Node
+from astcompile.ir.graph import DynIndex, IndexItem, IndexKind, Node, StoreAttr
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
-from astcompile.trace import gather, limits, masks
+from astcompile.trace import gather, handlers, limits, masks, unions
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.numpy_sequences import stored
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 
 
 def _as_index(value: Any) -> Any:
     """An index entry as a Python int or a size expression; sizes stay symbolic."""
-    from astcompile.trace.symbolic import SymInt
-
     if isinstance(value, SymInt):
         return value.dim
     if value is None or isinstance(value, (int, np.integer)):
@@ -101,8 +101,6 @@ def _dynamic_slice(entry: slice, size: S.Dim, dynamic: list[Node]) -> IndexItem 
 def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
     """The int64 node of an index only known at run time (a loop variable, ``idx[k]``); a
     uint64 one above int64 raises as in NumPy, or as a slice bound (``clamp``) is clipped."""
-    from astcompile.trace.symbolic import SymArray, SymScalar
-
     if (isinstance(entry, SymScalar) and entry.dynamic) or (
         isinstance(entry, SymArray) and entry.ndim == 0
     ):
@@ -165,9 +163,8 @@ def _check_key(key: Any) -> None:
             )
 
 
+@handlers.register
 def getitem(array: Any, key: Any) -> Any:
-    from astcompile.trace.symbolic import wrap
-
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_read(array, mask)
@@ -188,6 +185,7 @@ def _has_ellipsis(key: Any) -> bool:
     return any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
 
 
+@handlers.register
 def setitem(array: Any, key: Any, value: Any) -> None:
     """``array[key] = value`` as a STORE effect on the buffer ``array`` aliases.
 
@@ -203,8 +201,6 @@ def setitem(array: Any, key: Any, value: Any) -> None:
     dynamic: list[Node] = []
     items = tuple(index_items(key, array.node.shape, dynamic))
     if isinstance(value, (list, tuple)):
-        from astcompile.trace.numpy_sequences import stored
-
         value = stored(value, array.dtype)  # converted item by item to the array's dtype
     store(array, items, value, dynamic)
 
@@ -214,10 +210,6 @@ def store(
 ) -> None:
     """``array[items] = value`` for normalised ``items`` (builders that know the exact slices,
     like np.concatenate, call it directly: no slice clamping, so no size guards)."""
-    from astcompile.ir.graph import StoreAttr
-    from astcompile.trace import unions
-    from astcompile.trace.symbolic import operand
-
     view_shape = B.index_shape(array.node.shape, items)
     items = tuple(_shift_dynamic(item, 1) for item in items)  # STORE inputs: target, value, *dyn
     if unions.is_union(value):
@@ -253,12 +245,11 @@ def _leading_ones_dropped(value: Node, target: tuple) -> Node:
     return B.reshape(value, value.shape[extra:])
 
 
+@handlers.register
 def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
     """NumPy's checks on a scalar stored into an integer array (see trace/limits.py): a
     Python number must convert, and so must a NumPy scalar in an element or slice store
     (``basic``) into a signed dtype; arrays, 0-d ones too, are cast unsafely."""
-    from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
-
     if isinstance(value, SymArray):
         scalar = value.is_scalar
     else:

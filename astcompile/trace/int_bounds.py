@@ -36,8 +36,9 @@ from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.runtime.guards import int_class_bounds
-from astcompile.trace import build as B
 from astcompile.trace import control as C
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymInt, SymScalar, operand
@@ -50,6 +51,7 @@ _RERUN = "a Python int outgrew int64: the region's statements compute it"
 Bounds = tuple[int, int]
 
 
+@handlers.register
 def is_python_int(value: Any) -> bool:
     """A Python ``int``/``bool`` (traced or not), never a NumPy integer."""
     if isinstance(value, SymScalar):
@@ -75,6 +77,7 @@ def _fit(low: int, high: int) -> Bounds:
     return max(low, I64_MIN), min(high, I64_MAX)
 
 
+@handlers.register
 def dim_bounds(d: S.Dim) -> Bounds:
     """A size expression's range: symbols lie within what NumPy allows for their array."""
     if isinstance(d, int):
@@ -134,6 +137,7 @@ def range_bounds(start: Any, stop: Any, step: Any) -> Bounds:
     return min(a_lo, b_lo), max(a_hi, b_hi)
 
 
+@handlers.register
 def bounded(value: SymScalar, bounds: Bounds) -> SymScalar:
     value.bounds = bounds
     return value
@@ -247,6 +251,7 @@ _RULES: dict[Op, tuple[Callable[[Bounds, Bounds], Bounds], Callable[..., B.Opera
 }
 
 
+@handlers.register
 def exact(op: Op, a: Any, b: Any, result: SymScalar) -> None:
     """``result = a op b`` on Python ints: give it its range, and check where it may leave
     int64 (or, for ``/``, where the operands may not convert to float exactly)."""
@@ -264,6 +269,7 @@ def exact(op: Op, a: Any, b: Any, result: SymScalar) -> None:
     result.bounds = _fit(low, high)
 
 
+@handlers.register
 def exact_abs(value: SymScalar, result: SymScalar) -> SymScalar:
     """``abs(n)``: only ``-2**63`` has no int64 absolute value."""
     low, high = bounds_of(value)
@@ -274,6 +280,7 @@ def exact_abs(value: SymScalar, result: SymScalar) -> SymScalar:
     return bounded(result, (max(0, -high), max(-low, high)) if high > 0 else (-high, -low))
 
 
+@handlers.register
 def beyond_int64(hint: Any) -> None:
     """A traced Python int that already left int64: the region runs as Python."""
     if type(hint) is int and not I64_MIN <= hint <= I64_MAX:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from astcompile import registry
+from astcompile.frontend.resolve import _LIBRARY_DIRS
 from astcompile.runtime.reads import Path, Read, ReadKind
 from astcompile.trace.callable_kinds import is_user_function
 from astcompile.trace.numpy_module import Routed, routed
@@ -84,7 +85,6 @@ def is_library_module(module: Any) -> bool:
         return False
     if module.__name__.split(".")[0] in KNOWN_LIBRARIES or not getattr(module, "__file__", None):
         return True
-    from astcompile.frontend.resolve import _LIBRARY_DIRS
 
     return os.path.realpath(module.__file__).startswith(_LIBRARY_DIRS)
 

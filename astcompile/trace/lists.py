@@ -27,8 +27,10 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.results import OutKind, OutSpec
 from astcompile.runtime import fastcall, pylists
-from astcompile.trace import build as B
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.numpy_api import array_function, array_ufunc
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, wrap
 
@@ -73,14 +75,11 @@ class SymList:
         index = _index(key, self.name)
         if self.growth is None:
             return index
-        from astcompile.trace.growing_lists import position
 
-        return position(index, self.growth.size, store)
+        return handlers.position(index, self.growth.size, store)
 
     def append(self, value: Any) -> None:
-        from astcompile.trace.growing_lists import append
-
-        append(self, value)
+        handlers.append(self, value)
 
     def __getitem__(self, key: Any) -> Any:
         value = self.array[self._at(key)]
@@ -120,13 +119,9 @@ class SymList:
         return wrap(current().node(Op.COPY, (node,), node.dtype, node.shape))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from astcompile.trace.numpy_api import array_function
-
         return array_function(func, _arrays(args), _arrays(kwargs))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from astcompile.trace.numpy_api import array_ufunc
-
         return array_ufunc(ufunc, method, _arrays(inputs), kwargs)
 
     def __getattr__(self, name: str) -> Any:

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.trace import numpy_layout
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
@@ -69,14 +71,10 @@ def _of_value(value: Any, dtype: Any, copy: Any, order: Any = None) -> Any:
     """``np.array(v)`` copies a traced array (a 0-d array for a scalar); ``np.asarray`` only
     where asked to (or where a scalar or a cast makes a new array anyway), in the memory
     order asked for (``K``, the array's own, unless ``order="C"``)."""
-    from astcompile.trace.numpy_layout import asarray
-
-    return asarray(value, dtype, order, copy=copy)
+    return numpy_layout.asarray(value, dtype, order, copy=copy)
 
 
 def _build(obj: list | tuple, dtype: Any) -> SymArray:
-    from astcompile.trace.numpy_fill import new_array
-
     leaves: list[tuple[tuple[int, ...], Any]] = []
     outer = walk(obj, (), leaves)
     inner = {shape_of(leaf) for _, leaf in leaves}

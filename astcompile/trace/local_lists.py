@@ -28,7 +28,10 @@ from typing import Any
 import numpy as np
 
 from astcompile.runtime import pylists
+from astcompile.trace import handlers
 from astcompile.trace.lists import SymList, python_type
+from astcompile.trace.numpy_fill import new_array
+from astcompile.trace.numpy_join import stack
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
 DTYPES = dict(pylists.ITEMS.values())
@@ -41,6 +44,7 @@ NAME = "a list made in the region"
 _HELD_ONCE = 3
 
 
+@handlers.register
 def repeat(items: list, times: Any) -> SymList | Any:
     """``items * times`` for a traced ``times``: a typed list when ``items`` is one number
     (``[0.0] * n``), else NotImplemented (Python's own repeat, which specialises ``times``)."""
@@ -49,7 +53,6 @@ def repeat(items: list, times: Any) -> SymList | Any:
     if item is None or size is None:
         return NotImplemented
     value = items[0]
-    from astcompile.trace.numpy_fill import new_array
 
     made = SymList(new_array((size,), DTYPES[item], value), item, NAME)
     made.fill = value if not isinstance(value, (SymScalar, SymInt)) else None
@@ -81,7 +84,6 @@ def typed_list(value: list) -> SymList | None:
     item = item_type(value)
     if item is None:
         return None
-    from astcompile.trace.numpy_fill import new_array
 
     items = np.array(value, dtype=DTYPES[item])
     return SymList(new_array(items.shape, items.dtype, items), item, NAME)
@@ -98,7 +100,6 @@ def _rows(rows: list) -> SymList | None:
         return None
     fills = {(type(r.fill), repr(r.fill)) for r in rows}  # -0.0 is not 0.0
     item, (length,) = kind
-    from astcompile.trace.numpy_fill import new_array
 
     shape = (len(rows), length)
     if len(fills) == 1 and rows[0].fill is not None:
@@ -121,8 +122,6 @@ def _plain_row(row: SymList, kind: tuple) -> bool:
 
 
 def _stacked(parts: list[SymArray]) -> SymArray:
-    from astcompile.trace.numpy_join import stack
-
     return stack(parts)
 
 

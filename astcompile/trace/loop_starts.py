@@ -2,7 +2,7 @@
 variables its first iteration binds.
 
 The frontend starts a variable the loop body binds before reading it, and that code after the
-loop reads, as UNBOUND (frontend/loops.py: ``for ...: p = f(x)`` then ``return p``). Such a
+loop reads, as UNBOUND (frontend/loop_plan.py: ``for ...: p = f(x)`` then ``return p``). Such a
 loop is traced as if it ran: a scalar starts as a zero of the kind the body gives it, an array
 makes trace/loops.py trace the first iteration on its own. Where only the running code knows
 whether the loop runs, a CHECK says it does; a call where it does not runs the region's plain
@@ -21,8 +21,9 @@ from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op, is_fresh, is_view
-from astcompile.trace import build as B
 from astcompile.trace import carried as CK
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.lists import is_private_store
 from astcompile.trace.reasons import TraceReason
@@ -30,7 +31,7 @@ from astcompile.trace.symbolic import SymInt
 
 
 def bound_after(values: tuple) -> None:
-    """A traced loop that leaves a variable unbound (it ran zero times; frontend/loops.py
+    """A traced loop that leaves a variable unbound (it ran zero times; frontend/loop_plan.py
     starts such variables as UNBOUND) runs as plain statements, where a read of it raises."""
     if any(v is UNBOUND for v in values):
         raise TraceBreak(
@@ -84,6 +85,7 @@ def must_run(bound_nodes: list[Node], step: Any) -> bool:
     return True
 
 
+@handlers.register
 def nothing_done_yet(loops_allowed: bool = False) -> bool:
     """Whether a region traced so far has done nothing a second run would do again (a store,
     or with ``loops_allowed`` a loop or branch holding one): RunPlain runs the region's
@@ -92,6 +94,7 @@ def nothing_done_yet(loops_allowed: bool = False) -> bool:
     return len(ctx.effect_frames) == 1 and _repeatable(ctx.effect_frames[0], loops_allowed)
 
 
+@handlers.register
 def repeatable(effects: list[Node]) -> bool:
     """Whether ``effects`` (a whole region's) hold no store, in loops and branches too."""
     return _repeatable(effects, loops_allowed=True)

@@ -24,17 +24,19 @@ import numpy as np
 from astcompile.frontend.spec import UNBOUND
 from astcompile.ir.graph import Graph, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes, growing_lists, local_lists, user_names
+from astcompile.trace import escapes, growing_lists, handlers, local_lists, user_names
 from astcompile.trace import int_bounds as IB
 from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
+from astcompile.trace import nodes as B
 from astcompile.trace import subgraphs as SG
 from astcompile.trace.branches import trace_if
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.iteration import Exhausted
+from astcompile.trace.numpy_api import CREATION
+from astcompile.trace.numpy_bind import call_function
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
@@ -42,6 +44,7 @@ from astcompile.trace.trip_counts import unrolls
 _RETRACES = 3
 
 
+@handlers.register
 def ac_for(
     body: Callable, bounds: Sequence[Any], carried: Sequence[Any], brk: int | None = None
 ) -> tuple:
@@ -114,6 +117,7 @@ def _nest(body: Callable, shape: tuple, outer: tuple, carried: tuple, brk: int |
     return ac_for(inner, (shape[len(outer)],), carried, brk)
 
 
+@handlers.register
 def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]) -> tuple:
     """``values = then_fn(*values) if test else else_fn(*values)``; an IF node when ``test``
     is only known at run time."""
@@ -122,12 +126,10 @@ def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]
     return trace_if(test, then_fn, else_fn, tuple(values))
 
 
+@handlers.register
 def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
     """``np.zeros(shape)``-style calls from a region body: symbolic while tracing."""
     if is_tracing():
-        from astcompile.trace.numpy_api import CREATION
-        from astcompile.trace.numpy_bind import call_function
-
         handler = CREATION.get(func)
         if handler is not None:
             return call_function(func, handler, args, kwargs)

@@ -26,10 +26,12 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
-from astcompile.trace import numpy_bind
+from astcompile.trace import handlers, numpy_bind
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
+from astcompile.trace.nonzero import as_mask
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, operand, wrap
 
 
 def _break(detail: str) -> TraceBreak:
@@ -38,9 +40,6 @@ def _break(detail: str) -> TraceBreak:
 
 def mask_of(key: Any) -> Any:
     """The boolean array ``key`` indexes with (``x[I]``, ``x[I,]``), else None."""
-    from astcompile.trace.nonzero import as_mask
-    from astcompile.trace.symbolic import SymArray, operand, wrap
-
     found = as_mask(key)  # np.where(mask)'s indices: the mask itself
     if found is not None:
         return found
@@ -266,11 +265,8 @@ def _expanded(mask: Any, ndim: int) -> Any:
 
 def masked_store(array: Any, mask: Any, value: Any) -> None:
     """``array[mask] = value`` as ``array[...] = where(mask, value, array)``."""
-    from astcompile.trace.indexing import check_scalar_store, setitem
-    from astcompile.trace.symbolic import operand, wrap
-
     _check_shape(array, mask)
-    check_scalar_store(value, array.dtype, basic=False)
+    handlers.check_scalar_store(value, array.dtype, basic=False)
     rest = array.node.shape[mask.ndim :]
     new = _operand_full(value, mask, rest)
     source = operand(new)
@@ -278,7 +274,9 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
         raise TraceBreak(
             TraceReason.COMPLEX_TO_REAL_STORE, "NumPy warns and drops the imaginary part"
         )
-    cast = B.cast(source, array.dtype)  # unsafe, as NumPy's setitem; never round-trips `array`
+    cast = B.cast(
+        source, array.dtype
+    )  # unsafe, as NumPy's handlers.setitem; never round-trips `array`
     picked = B.elementwise(
         Op.WHERE,
         [
@@ -287,7 +285,7 @@ def masked_store(array: Any, mask: Any, value: Any) -> None:
             operand(array),
         ],
     )
-    setitem(array, Ellipsis, wrap(picked))
+    handlers.setitem(array, Ellipsis, wrap(picked))
 
 
 def _plain_reduction(what: str, axis: Any, dtype: Any, out: Any, keepdims: Any) -> None:

@@ -20,7 +20,6 @@ does (None: C order, or nothing known): an argument's come from its guarded layo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,7 @@ from astcompile.ir.attrs import IndexKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.runtime.memory_order import axis_order
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 
 
 def long_axes(shape: Sequence) -> list[int]:
@@ -128,9 +127,7 @@ def _indexed(ranks: list[int], items: Sequence) -> tuple[int, ...]:
 
 def _strides(value: Any, shape: Sequence) -> list[int]:
     """``value``'s stride ranks once broadcast to ``shape`` (0 where it has no say)."""
-    from astcompile.trace.symbolic import SymArray
-
-    if not isinstance(value, SymArray) or value.ndim == 0:
+    if not hasattr(value, "ranks") or value.ndim == 0:  # not a traced array (nor 0-d)
         return [0] * len(shape)
     long = set(long_axes(shape))
     found = [0] * (len(shape) - value.ndim) + ranks_of(value)
@@ -155,39 +152,3 @@ def to_order(node: Node, shape: tuple, perm: tuple[int, ...]) -> Node:
     if tuple(node.shape) != tuple(shape):
         node = B.broadcast_to(node, shape)
     return B.transpose(node, perm)
-
-
-def reduction(op: Op, array: Any, axis: Any, keepdims: bool, ddof: int) -> Any:
-    """A reduction's SymArray, laid out as NumPy's: the kept axes in the order of the array's
-    strides (``F3.sum(axis=1)`` is F-ordered). It reduces the array transposed into that
-    order, which also undoes the transpose of an operand computed in it (``(a * 2).sum(0)``
-    of an F-ordered ``a`` stays one kernel), and hands the result back transposed. argmax
-    and argmin (whose flat index follows C order) reduce the array as it is."""
-    from astcompile.trace.symbolic import SymArray, operand, wrap
-
-    source = operand(array)
-    perm = axis_order([ranks_of(array)]) if isinstance(array, SymArray) else ()
-    if perm == tuple(range(len(perm))) or op in (Op.ARGMAX, Op.ARGMIN):
-        return wrap(*B.reduction(op, source, axis, keepdims, ddof))
-    axes = B.normalize_axes(axis, array.ndim)
-    kept = [a for a in perm if a not in axes]
-    back = perm if keepdims else tuple(sorted(kept).index(a) for a in kept)
-    moved = replace(source, node=to_order(array.node, array.node.shape, perm))
-    inner = None if axis is None else tuple(sorted(perm.index(a) for a in axes))
-    node, is_scalar = B.reduction(op, moved, inner, keepdims, ddof)
-    if back == tuple(range(len(back))):
-        return wrap(node, is_scalar)
-    return wrap(B.transpose(node, inverse(back)), base=wrap(node, is_scalar))
-
-
-def relaid(value: Any, perm: tuple[int, ...] | None) -> Any:
-    """A copy of the new array ``value`` with its axes in ``perm`` in memory (as itself where
-    ``perm`` is None, C order)."""
-    if perm is None:
-        return value
-    from astcompile.trace.context import current
-    from astcompile.trace.symbolic import wrap
-
-    moved = B.transpose(value.node, perm)
-    copied = wrap(current().node(Op.COPY, (moved,), value.dtype, moved.shape))
-    return wrap(B.transpose(copied.node, inverse(perm)), base=copied)

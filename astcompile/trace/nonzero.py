@@ -19,6 +19,7 @@ from typing import Any
 
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray
 
 
 def _only_indexing() -> TraceBreak:
@@ -56,8 +57,6 @@ class NonzeroAxis:
 def nonzero(mask: Any) -> tuple[NonzeroAxis, ...]:
     """``np.nonzero(mask)`` while tracing (``mask`` a traced array, cast to bool as NumPy
     does)."""
-    from astcompile.trace.symbolic import SymArray
-
     if not isinstance(mask, SymArray) or mask.ndim == 0:
         raise TraceBreak(TraceReason.NOT_SUPPORTED, "np.nonzero of a 0-d value runs in NumPy")
     truth = mask if mask.dtype.kind == "b" else mask != 0

@@ -8,14 +8,17 @@ the subset can only ever make code faster, never wrong.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from astcompile import registry
 from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
+from astcompile.runtime.memory_order import axis_order
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import (
+    handlers,
     literals,
     memory_order,
     numpy_bind,
@@ -32,17 +35,15 @@ from astcompile.trace import (
     numpy_steps_more,
     numpy_steps_search,
 )
+from astcompile.trace import nodes as B
 from astcompile.trace import numpy_layout as L
 from astcompile.trace import numpy_views_norms as views_norms
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.masks import MaskedValue, masked_ufunc
+from astcompile.trace.nonzero import nonzero
 from astcompile.trace.outargs import ufunc_into
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import (
-    SymArray,
-    apply_elementwise,
-    matmul,
-)
+from astcompile.trace.symbolic import SymArray, apply_elementwise, matmul, operand, wrap
 from astcompile.trace.vectors import inner_product
 
 
@@ -56,6 +57,7 @@ def _check_allowed(func: Any) -> None:
         raise TraceBreak(TraceReason.DISALLOWED_OP, f"{name} is marked disallow_in_graph")
 
 
+@handlers.register
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     _check_allowed(ufunc)
     if any(isinstance(v, MaskedValue) for v in inputs):
@@ -96,15 +98,13 @@ def _reduce(op: Op) -> Callable:
         if isinstance(a, (list, tuple)):
             raise _unsupported(f"np.{op.name.lower()} of a Python sequence")
         keep = bool(keepdims) if keepdims is not np._NoValue else False
-        return memory_order.reduction(op, a, axis, keep, int(ddof))
+        return _ordered_reduction(op, a, axis, keep, int(ddof))
 
     return handler
 
 
 def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None and y is None:
-        from astcompile.trace.nonzero import nonzero
-
         return nonzero(condition)  # indices: compiled where they only index (trace/nonzero.py)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
@@ -112,8 +112,6 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 
 def _nonzero(a: Any) -> Any:
-    from astcompile.trace.nonzero import nonzero
-
     return nonzero(a)
 
 
@@ -207,6 +205,7 @@ FUNCTIONS: dict[Callable, Callable] = {
 }
 
 
+@handlers.register
 def array_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     _check_allowed(func)
     if any(isinstance(v, MaskedValue) for v in (*args, *kwargs.values())):
@@ -237,6 +236,7 @@ METHODS: dict[str, Callable] = {
 }
 
 
+@handlers.register
 def array_method(array: SymArray, name: str) -> Callable:
     handler = METHODS.get(name)
     if handler is None:
@@ -244,3 +244,24 @@ def array_method(array: SymArray, name: str) -> Callable:
             raise _unsupported(f"ndarray.{name}")
         raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
     return lambda *args, **kwargs: numpy_bind.call_method(name, handler, array, args, kwargs)
+
+
+def _ordered_reduction(op: Op, array: Any, axis: Any, keepdims: bool, ddof: int) -> Any:
+    """A reduction's SymArray, laid out as NumPy's: the kept axes in the order of the array's
+    strides (``F3.sum(axis=1)`` is F-ordered). It reduces the array transposed into that
+    order, which also undoes the transpose of an operand computed in it (``(a * 2).sum(0)``
+    of an F-ordered ``a`` stays one kernel), and hands the result back transposed. argmax
+    and argmin (whose flat index follows C order) reduce the array as it is."""
+    source = operand(array)
+    perm = axis_order([memory_order.ranks_of(array)]) if isinstance(array, SymArray) else ()
+    if perm == tuple(range(len(perm))) or op in (Op.ARGMAX, Op.ARGMIN):
+        return wrap(*B.reduction(op, source, axis, keepdims, ddof))
+    axes = B.normalize_axes(axis, array.ndim)
+    kept = [a for a in perm if a not in axes]
+    back = perm if keepdims else tuple(sorted(kept).index(a) for a in kept)
+    moved = replace(source, node=memory_order.to_order(array.node, array.node.shape, perm))
+    inner = None if axis is None else tuple(sorted(perm.index(a) for a in axes))
+    node, is_scalar = B.reduction(op, moved, inner, keepdims, ddof)
+    if back == tuple(range(len(back))):
+        return wrap(node, is_scalar)
+    return wrap(B.transpose(node, memory_order.inverse(back)), base=wrap(node, is_scalar))

@@ -23,7 +23,7 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap

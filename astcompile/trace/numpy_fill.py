@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import memory_order
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap

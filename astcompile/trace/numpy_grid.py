@@ -18,12 +18,13 @@ from numpy.lib._arraypad_impl import _as_pairs
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import IndexItem
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace import numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import new_array
+from astcompile.trace.numpy_steps_more import pad_step
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, wrap
 
 
@@ -86,8 +87,6 @@ def pad(
     options = {"stat_length": stat_length, "reflect_type": reflect_type, "end_values": end_values}
     options = {k: v for k, v in options.items() if v is not None}
     if mode != "constant":
-        from astcompile.trace.numpy_steps_more import pad_step
-
         source = numpy_join.as_array(array)
         return pad_step(source, _widths(pad_width, source.ndim), mode, options)
     if options:

@@ -19,10 +19,11 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import IndexItem, IndexKind
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store
 from astcompile.trace.numpy_construct import unsupported
+from astcompile.trace.numpy_fill import new_array, new_like
 from astcompile.trace.symbolic import SymArray, operand, wrap
 
 
@@ -77,8 +78,6 @@ def _check_shapes(parts: Sequence[SymArray], axis: int | None) -> None:
 
 def fresh(shape: tuple, dtype: np.dtype) -> SymArray:
     """A new array the parts are stored into (zero-filled: every element is then written)."""
-    from astcompile.trace.numpy_fill import new_array
-
     return new_array(shape, dtype, 0)
 
 
@@ -97,8 +96,6 @@ def concatenate(
     target = _result_dtype(parts, dtype, casting)
     shape = list(parts[0].node.shape)
     shape[axis] = reduce(S.dim_add, (p.node.shape[axis] for p in parts))
-    from astcompile.trace.numpy_fill import new_like
-
     result = new_like(parts, tuple(shape), target, 0)  # NumPy's: in the parts' memory order
     whole = tuple(IndexItem(IndexKind.SLICE, 0, d, 1) for d in shape[:axis])
     offset: S.Dim = 0

@@ -15,11 +15,13 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op, is_fresh
-from astcompile.trace import build as B
 from astcompile.trace import memory_order
+from astcompile.trace import nodes as B
+from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
+from astcompile.trace.numpy_steps import step
 from astcompile.trace.symbolic import SymArray, in_numpy_order, operand, wrap
 
 
@@ -81,7 +83,6 @@ def _ravel(a: Any, order: str = "C") -> Any:
     array = as_sym(a)
     if order != "C" or c_contiguous(array):
         return _reshape(array, -1, order=order)
-    from astcompile.trace.numpy_steps import step
 
     result = step("ravel", [array], {}, lambda n: (S.prod(n[0].shape),), view_of=0)
     result.view_of, array.has_views = array, True  # a write through it may reach ``a``
@@ -96,7 +97,6 @@ def _copy(a: Any, order: str = "K") -> Any:
     """``np.copy``: always an array, even of a NumPy scalar (``s.copy()`` keeps the scalar);
     in the memory order of ``a`` (``order="K"``, memory_order.py) or C's (``x.copy()``)."""
     array = as_sym(a)
-    from astcompile.trace.context import current
 
     def make(ops: list) -> Any:
         return current().node(Op.COPY, (ops[0].node,), array.dtype, ops[0].node.shape)

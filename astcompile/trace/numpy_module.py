@@ -16,6 +16,9 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from astcompile.trace import handlers
+from astcompile.trace.numpy_api import CREATION
+
 
 class Routed:
     """``np.array`` and friends as traced code calls them; leaving a region, it is NumPy's."""
@@ -26,9 +29,7 @@ class Routed:
         self.real = self.__wrapped__ = real
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from astcompile.trace.loops import ac_create
-
-        return ac_create(self.real, *args, **kwargs)
+        return handlers.ac_create(self.real, *args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<{self.real.__name__}, as traced code calls it>"
@@ -37,8 +38,6 @@ class Routed:
 def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
     """What traced code calls for ``value``, an attribute of ``module`` that the trace sees as
     ``seen``: NumPy's creation functions go to the tracer."""
-    from astcompile.trace.numpy_api import CREATION
-
     if module.__name__ != "numpy" or not isinstance(value, Callable) or value not in CREATION:
         return seen
     return _routed(value)

@@ -22,7 +22,7 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace import numpy_join
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported

@@ -21,8 +21,8 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
-from astcompile.trace import memory_order, numpy_join
+from astcompile.trace import handlers, memory_order, numpy_join
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap
@@ -54,8 +54,6 @@ def _along(axis: int, index: Any) -> tuple:
 
 def _accumulate(ufunc: np.ufunc, array: SymArray, axis: int, target: np.dtype) -> SymArray:
     """``ufunc.accumulate(array, axis)``: the first slice copied, then a native loop."""
-    from astcompile.trace.loops import ac_for
-
     source = array if array.dtype == target else wrap(B.astype(operand(array), target))
     shape = source.node.shape
     out = numpy_join.fresh(shape, target)
@@ -65,7 +63,7 @@ def _accumulate(ufunc: np.ufunc, array: SymArray, axis: int, target: np.dtype) -
         out[_along(axis, k)] = ufunc(out[_along(axis, k - 1)], source[_along(axis, k)])
         return ()
 
-    ac_for(step, (1, SymInt.of(shape[axis]), 1), ())
+    handlers.ac_for(step, (1, SymInt.of(shape[axis]), 1), ())
     return out
 
 
@@ -84,7 +82,7 @@ def _scan(ufunc: np.ufunc) -> Callable:
         done = _accumulate(ufunc, array, axis, target)
         # NumPy's result has the array's memory order: the scan (a row kernel where it can
         # be one) is copied into it, one elementwise pass
-        return memory_order.relaid(done, memory_order.order_of(array))
+        return _relaid(done, memory_order.order_of(array))
 
     return handler
 
@@ -226,3 +224,13 @@ FUNCTIONS: dict[Callable, Callable] = {
 }
 
 METHODS: dict[str, Callable] = {"cumsum": _scan(np.add), "cumprod": _scan(np.multiply)}
+
+
+def _relaid(value: Any, perm: tuple[int, ...] | None) -> Any:
+    """A copy of the new array ``value`` with its axes in ``perm`` in memory (as itself where
+    ``perm`` is None, C order)."""
+    if perm is None:
+        return value
+    moved = B.transpose(value.node, perm)
+    copied = wrap(current().node(Op.COPY, (moved,), value.dtype, moved.shape))
+    return wrap(B.transpose(copied.node, memory_order.inverse(perm)), base=copied)

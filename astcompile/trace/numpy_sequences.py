@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
-from astcompile.trace import literals
+from astcompile.trace import handlers, literals
+from astcompile.trace import nodes as B
 from astcompile.trace.numpy_construct import iota
+from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, apply_elementwise, operand, wrap
 
 #: Sequences of up to this many elements become tables; longer ones stay array constants.
@@ -80,6 +81,7 @@ def _strong(leaf: Any, dtype: np.dtype) -> Any:
     return np.asarray(leaf).astype(dtype)[()]
 
 
+@handlers.register
 def as_operand(sequence: list | tuple) -> Any:
     """What NumPy computes with in place of ``sequence``: ``np.asarray(sequence)``."""
     if not _holds_traced(sequence):
@@ -98,7 +100,6 @@ def stored(sequence: list | tuple, dtype: np.dtype) -> Any:
     ``dtype`` item by item, as NumPy's assignment does (with its errors)."""
     if not _holds_traced(sequence):
         return _constant(np.asarray(sequence, dtype=dtype))
-    from astcompile.trace.numpy_fill import new_array
 
     leaves: list[tuple[tuple[int, ...], Any]] = []
     outer = literals.walk(sequence, (), leaves)

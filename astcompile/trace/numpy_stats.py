@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.trace import build as B
 from astcompile.trace import limits, numpy_join
+from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.symbolic import SymArray, SymInt, operand, wrap

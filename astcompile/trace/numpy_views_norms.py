@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray

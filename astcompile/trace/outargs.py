@@ -16,6 +16,7 @@ import numpy as np
 
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, operand
 
 
 def _unsupported(detail: str) -> TraceBreak:
@@ -24,8 +25,6 @@ def _unsupported(detail: str) -> TraceBreak:
 
 def ufunc_into(ufunc: np.ufunc, compute: Callable[[], Any], inputs: tuple, out: Any) -> Any:
     """``ufunc(*inputs, out=out)`` where ``compute()`` traces ``ufunc(*inputs)``."""
-    from astcompile.trace.symbolic import SymArray, operand
-
     if isinstance(out, tuple):
         if len(out) != 1:
             raise _unsupported(f"np.{ufunc.__name__} with several outputs")

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import control as C
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand
@@ -38,6 +39,7 @@ _C128 = np.dtype(np.complex128)
 _F64 = np.dtype(np.float64)
 
 
+@handlers.register
 def runtime(node: Any, kind: type) -> SymScalar:
     """A Python scalar of type ``kind`` (bool, int, float or complex) computed at run time."""
     dtype = {float: _F64, int: np.dtype(np.int64), bool: np.dtype(bool), complex: _C128}[kind]
@@ -71,11 +73,13 @@ def make(real: Any = 0.0, imag: Any = None) -> SymScalar:
     return runtime(current().node(Op.COMPLEX, (re.node, im.node), _C128, ()), complex)
 
 
+@handlers.register
 def part(z: SymScalar, op: Op) -> SymScalar:
     """``z.real`` (op REAL) or ``z.imag`` (IMAG) of a run-time Python complex: a float."""
     return runtime(current().node(op, (z.node,), _F64, ()), float)
 
 
+@handlers.register
 def absolute(z: Any, message: str = "absolute value too large") -> SymScalar:
     """``abs(z)``: ``hypot`` of the parts (an infinite part gives inf, even beside NaN), and
     Python's OverflowError when finite parts give an infinite result."""
@@ -92,6 +96,7 @@ def quotient(a: Any, b: Any) -> SymScalar:
     return runtime(node, complex)
 
 
+@handlers.register
 def power(base: Any, exponent: Any) -> SymScalar:
     """``z ** n`` for an integer ``n`` known when tracing, |n| <= 100: CPython's ``c_powi``
     (the product of the squarings ``n``'s bits select, then ``1 / r`` for ``n < 0``)."""

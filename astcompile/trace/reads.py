@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from astcompile import registry
+from astcompile.frontend.callees import judge
 from astcompile.frontend.methods import called_object
 from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
@@ -284,7 +285,6 @@ def _refusal(value: Any) -> CalleeVerdict | None:
     object of the user's is read like any object: its ``__call__`` is judged when called."""
     if isinstance(value, type) or not callable(value) or is_read_stand_in(value):
         return None
-    from astcompile.frontend.callees import judge
 
     if type(value) is not functools.partial and not registry.is_compiled(value):
         called = called_object(value)

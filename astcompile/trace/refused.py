@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from astcompile.frontend.callees import judge
 from astcompile.ir.graph import Loc
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -18,7 +19,6 @@ def refused_or_itself(value: Any, label: str) -> Any:
     (frontend/callees.py) does not let the trace call it."""
     if not callable(value):
         return value
-    from astcompile.frontend.callees import judge
 
     verdict = judge(value)
     return value if verdict.traceable else Refused(value, label, verdict)

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
 from astcompile.trace import control as C
-from astcompile.trace import int_bounds, pycomplex
+from astcompile.trace import handlers, int_bounds, pycomplex
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
@@ -211,6 +211,7 @@ def _round(x: Any, ndigits: Any = None) -> Any:
     return _to_int(Op.RINT)(x)
 
 
+@handlers.register
 def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     """Python's rules for ``a op b`` on Python scalars where one varies at run time: division
     by zero raises ZeroDivisionError (with Python's message), and a power must not turn

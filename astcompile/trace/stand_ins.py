@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.refused import refuse_call, refused_or_itself
 from astcompile.trace.symbolic import SymArray
@@ -105,8 +106,6 @@ def _has_attr(recorder: ReadRecorder, obj: Any, name: Any) -> bool:
 def _len_of(recorder: ReadRecorder, value: Any) -> Any:
     """``len(x)`` of a traced array is its first size, symbolic like ``x.shape[0]``: a new
     length does not recompile (CPython's ``len`` would need an int, and guard the value)."""
-    from astcompile.trace.lists import SymList
-
     if isinstance(value, SymArray) and value.ndim and not is_runtime(value.node.shape[0]):
         return value.shape[0]
     if type(value) is SymList:  # a typed list (trace/lists.py): its size, symbolic too

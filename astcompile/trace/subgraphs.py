@@ -7,14 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from astcompile.ir.graph import Graph, Node
+from astcompile.ir.graph import Graph, Node, _ids
 from astcompile.ir.ops import Op
 from astcompile.trace import carried as CK
 
 
 def next_id() -> int:
-    from astcompile.ir.graph import _ids
-
     probe = next(_ids)
     return probe + 1
 

@@ -18,7 +18,8 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 
@@ -29,9 +30,7 @@ def _python_scalar_ufunc(
     """A ufunc of a traced Python number is traced, not computed from a specialised value:
     ``np.ceil(2.5)`` is the *strong* NumPy scalar ``np.float64(3.0)`` (NEP 50), where
     NumPy's object loop would have returned the weak Python int 3."""
-    from astcompile.trace.numpy_api import array_ufunc
-
-    return array_ufunc(ufunc, method, inputs, kwargs)
+    return handlers.array_ufunc(ufunc, method, inputs, kwargs)
 
 
 class SymScalar:
@@ -115,13 +114,9 @@ class SymScalar:
         b = b.as_scalar() if isinstance(b, SymInt) else b
         dynamic = _is_dynamic(a) or _is_dynamic(b)
         if dynamic and op is Op.POW and (_is_complex(a) or _is_complex(b)):
-            from astcompile.trace import pycomplex
-
-            return pycomplex.power(a, b)
+            return handlers.power(a, b)
         if dynamic:
-            from astcompile.trace.scalars import python_arith
-
-            python_arith(op, fn, a, b)  # Python's errors (x / 0), not C's or NumPy's
+            handlers.python_arith(op, fn, a, b)  # Python's errors (x / 0), not C's or NumPy's
         hint = (
             _example_result(fn, _hint_of(a), _hint_of(b))
             if dynamic
@@ -177,31 +172,23 @@ class SymScalar:
     def real(self) -> Any:
         """``x.real``: a float of a complex; a real number itself (an int of a bool)."""
         if isinstance(self.hint, complex):
-            from astcompile.trace import pycomplex
-
-            return pycomplex.part(self, Op.REAL)
+            return handlers.part(self, Op.REAL)
         return self + 0 if isinstance(self.hint, bool) else self
 
     @property
     def imag(self) -> Any:
         if isinstance(self.hint, complex):
-            from astcompile.trace import pycomplex
-
-            return pycomplex.part(self, Op.IMAG)
+            return handlers.part(self, Op.IMAG)
         return type(self.hint + 0)(0)
 
     def conjugate(self) -> Any:
         if isinstance(self.hint, complex):
-            from astcompile.trace import pycomplex
-
-            return pycomplex.runtime(B.elementwise(Op.CONJ, [arrays.operand(self)]), complex)
+            return handlers.runtime(B.elementwise(Op.CONJ, [arrays.operand(self)]), complex)
         return self.real
 
     def __abs__(self) -> Any:
         if isinstance(self.hint, complex):
-            from astcompile.trace import pycomplex
-
-            return pycomplex.absolute(self)
+            return handlers.absolute(self)
         if self.dynamic:
             node = B.elementwise(Op.ABS, [arrays.operand(self)])
             result = SymScalar(node, self.hint, f"abs({self.description})", dynamic=True)
@@ -211,10 +198,9 @@ class SymScalar:
 
 
 def _python_ints(a: Any, b: Any) -> Any:
-    """trace/int_bounds.py when ``a`` and ``b`` are both Python ints (exact arithmetic)."""
-    from astcompile.trace import int_bounds
-
-    return int_bounds if int_bounds.is_python_int(a) and int_bounds.is_python_int(b) else None
+    """trace/int_bounds.py's handlers when ``a`` and ``b`` are both Python ints (exact
+    arithmetic)."""
+    return handlers if handlers.is_python_int(a) and handlers.is_python_int(b) else None
 
 
 #: Ops on Python complex numbers whose rules are CPython's, not NumPy's.
@@ -226,9 +212,7 @@ def _is_complex(value: Any) -> bool:
 
 
 def _repeat(items: list, times: Any) -> Any:
-    from astcompile.trace.local_lists import repeat
-
-    return repeat(items, times)
+    return handlers.repeat(items, times)
 
 
 def _is_dynamic(value: Any) -> bool:
@@ -309,10 +293,8 @@ class SymInt:
         return current().env.specialize(self.dim)
 
     def as_scalar(self) -> SymScalar:
-        from astcompile.trace.int_bounds import bounded, dim_bounds
-
         scalar = SymScalar(self.as_node(), self.hint, str(self.dim), dim=self.dim)
-        return bounded(scalar, dim_bounds(self.dim))
+        return handlers.bounded(scalar, handlers.dim_bounds(self.dim))
 
     def __index__(self) -> int:
         return self._specialize()

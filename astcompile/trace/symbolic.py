@@ -21,8 +21,9 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import handlers
 from astcompile.trace import memory_order as order
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.sym_numbers import SymInt, SymScalar
@@ -55,12 +56,10 @@ COMPARE_OPS: dict[str, Op] = {
 
 
 def operand(value: Any) -> B.Operand:
-    """Any value an op may meet, as an :class:`~astcompile.trace.build.Operand`."""
+    """Any value an op may meet, as an :class:`~astcompile.trace.nodes.Operand`."""
     if isinstance(value, SymArray):
         if value.python is not None:
-            from astcompile.trace.unions import broken
-
-            raise broken("this use")
+            raise handlers.broken("this use")
         example = value.node.dtype.type(1) if value.is_scalar else np.ones((), value.node.dtype)
         return B.Operand(value.node, False, example)
     if isinstance(value, SymScalar):
@@ -70,9 +69,7 @@ def operand(value: Any) -> B.Operand:
     if hasattr(type(value), "as_array"):  # a typed list (trace/lists.py): NumPy's array of it
         return operand(value.as_array())
     if isinstance(value, (list, tuple)):
-        from astcompile.trace.numpy_sequences import as_operand
-
-        return operand(as_operand(value))  # np.asarray(value), as NumPy computes with it
+        return operand(handlers.as_operand(value))  # np.asarray(value), as NumPy computes with it
     return B.const_operand(value)
 
 
@@ -91,9 +88,7 @@ def apply_elementwise(
     """``op`` on any operands; ``ufunc``: called as a NumPy ufunc (whose result is a NumPy
     value even of Python numbers), not as a Python operator."""
     if any(isinstance(v, SymArray) and v.python is not None for v in values):
-        from astcompile.trace import unions
-
-        return unions.elementwise(op, values, numpy_fn, ufunc)
+        return handlers.elementwise(op, values, numpy_fn, ufunc)
     operands = [operand(v) for v in values]
     all_zero_d = all(o.node.ndim == 0 for o in operands)
     return in_numpy_order(
@@ -148,6 +143,16 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
 
 def is_operand(value: Any) -> bool:
     return isinstance(value, (SymArray, SymScalar, SymInt, *_CONCRETE_OPERANDS))
+
+
+def is_union(value: Any) -> bool:
+    """A Python number or NumPy scalar depending on the branch taken (trace/unions.py)."""
+    return isinstance(value, SymArray) and value.python is not None
+
+
+def plain(value: Any) -> Any:
+    """The value as its NumPy twin (for uses where the two types agree)."""
+    return SymArray(value.node, True) if is_union(value) else value
 
 
 #: Values an operator takes besides traced ones; NumPy makes lists and tuples arrays.
@@ -231,35 +236,25 @@ class SymArray:
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from astcompile.trace.indexing import setitem
-
-        setitem(self, key, value)
+        handlers.setitem(self, key, value)
 
     def __repr__(self) -> str:
         return f"SymArray({self.node.dtype}, {tuple(str(d) for d in self.node.shape)})"
 
     # --- NumPy protocols: implemented in numpy_api to keep this file about operators ---
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from astcompile.trace.numpy_api import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        return handlers.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        from astcompile.trace.numpy_api import array_function
-
-        return array_function(func, args, kwargs)
+        return handlers.array_function(func, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        from astcompile.trace.numpy_api import array_method
-
         if name.startswith("__"):
             raise AttributeError(name)
-        return array_method(self, name)
+        return handlers.array_method(self, name)
 
     def __getitem__(self, key: Any) -> SymArray:
-        from astcompile.trace.indexing import getitem
-
-        return getitem(self, key)
+        return handlers.getitem(self, key)
 
     def __matmul__(self, other: Any) -> SymArray:
         return matmul(Op.MATMUL, self, other)
@@ -281,15 +276,11 @@ class SymArray:
 
     @property
     def real(self) -> SymArray:
-        from astcompile.trace.complex import real
-
-        return real(self)
+        return handlers.real(self)
 
     @property
     def imag(self) -> SymArray:
-        from astcompile.trace.complex import imag
-
-        return imag(self)
+        return handlers.imag(self)
 
     @property
     def T(self) -> SymArray:

@@ -8,6 +8,8 @@ plus a template that rebuilds the Python structure (tuples, scalars, pass-throug
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,10 +24,10 @@ from astcompile.runtime import pylists
 from astcompile.runtime.memory_order import known_ranks
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists
-from astcompile.trace.build import check_dtype
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
+from astcompile.trace.nodes import check_dtype
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
@@ -297,10 +299,6 @@ def _cell_index(body: Callable, root: Callable) -> dict[str, int]:
 def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
     """The graph of ``fn(*args)`` for tests and benchmarks of backends."""
     names = [f"arg{i}" for i in range(len(args))]
-    try:
-        import inspect
-
+    with contextlib.suppress(TypeError, ValueError):
         names = list(inspect.signature(fn).parameters)[: len(args)]
-    except (TypeError, ValueError):
-        pass
     return trace(fn, args, names, getattr(fn, "__name__", "graph")).graph

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import Op
-from astcompile.trace import build as B
+from astcompile.trace import nodes as B
 from astcompile.trace.iteration import UNTIL_EXHAUSTED, Stream
 from astcompile.trace.lists import SymList
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand

@@ -33,9 +33,12 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import COMPARISONS, Op, info
-from astcompile.trace import build as B
+from astcompile.trace import control as C
+from astcompile.trace import handlers
+from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, apply_elementwise, is_union, operand, plain
 
 #: the NumPy dtype holding a Python number's value, with the same arithmetic
 NATURAL = {
@@ -52,31 +55,15 @@ _PYTHON_DIFFERS = frozenset(
 )
 
 
-def is_union(value: Any) -> bool:
-    from astcompile.trace.symbolic import SymArray
-
-    return isinstance(value, SymArray) and value.python is not None
-
-
-def plain(value: Any) -> Any:
-    """The value as its NumPy twin (for uses where the two types agree)."""
-    if not is_union(value):
-        return value
-    from astcompile.trace.symbolic import SymArray
-
-    return SymArray(value.node, True)
-
-
 def make(value: Any, python: type, flag: Any) -> Any:
     """``value`` (a NumPy scalar of ``python``'s natural dtype) that is the Python number
     where the 0-d bool ``flag`` holds."""
-    from astcompile.trace.symbolic import SymArray
-
     union = SymArray(value.node, True)
     union.python = (python, flag)
     return union
 
 
+@handlers.register
 def broken(what: str) -> TraceBreak:
     return TraceBreak(
         TraceReason.VALUE_DEPENDENT_TYPE,
@@ -86,12 +73,11 @@ def broken(what: str) -> TraceBreak:
     )
 
 
+@handlers.register
 def elementwise(op: Op, values: tuple, numpy_fn: Callable | None, ufunc: bool) -> Any:
     """``op`` on values of which some are unions: NumPy's result where both types compute the
     same dtype; the result is itself a union when the other operands are Python numbers too
     (Python arithmetic gives a Python number), unless it comes from a ufunc (always NumPy)."""
-    from astcompile.trace.symbolic import apply_elementwise, operand
-
     fn = numpy_fn or info(op).numpy
     examples = [v.python[0](1) if is_union(v) else operand(v).example for v in values]
     result = apply_elementwise(op, *(plain(v) for v in values), numpy_fn=numpy_fn)
@@ -117,9 +103,6 @@ def _python_division(values: tuple, flag: Any) -> Any:
     converts an int operand to float as NumPy does); only a zero ``b`` differs, where Python
     raises and NumPy gives inf or nan, so that raises where the result is the Python float.
     Returns ``flag``, the quotient's own."""
-    from astcompile.trace import control as C
-    from astcompile.trace.symbolic import operand
-
     divisor = operand(plain(values[1]))
     if divisor.node.op is Op.CONST and divisor.node.attr.value != 0:
         return flag
@@ -143,8 +126,6 @@ def _operand(flag: Any) -> B.Operand:
 
 
 def _flag_value(node: Any) -> Any:
-    from astcompile.trace.symbolic import SymArray
-
     return SymArray(node, True)
 
 

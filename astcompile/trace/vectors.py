@@ -18,6 +18,7 @@ from astcompile.ir import shapes as S
 from astcompile.ir.graph import SizeCheckKind
 from astcompile.ir.ops import Op
 from astcompile.trace.context import current
+from astcompile.trace.symbolic import apply_elementwise
 
 _KEEPS_DTYPE = frozenset("fc")
 
@@ -29,8 +30,6 @@ def _vector_length(value: Any) -> S.Dim | None:
 
 def inner_product(a: Any, b: Any, in_loop_only: bool = False) -> Any:
     """``sum(a * b)`` for 1-D ``a`` and ``b``, or None where the extern call should stay."""
-    from astcompile.trace.symbolic import apply_elementwise
-
     n, m = _vector_length(a), _vector_length(b)
     if n is None or m is None:
         return None

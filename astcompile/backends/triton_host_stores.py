@@ -11,7 +11,7 @@ earlier values are typed by the phase that made them.
 from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
-from astcompile.backends.triton import TritonCode, built
+from astcompile.backends.triton_flat import TritonCode, built
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER
@@ -22,7 +22,7 @@ from astcompile.codegen.triton_store_kernels import (
     store_parameters,
     view_ndim,
 )
-from astcompile.codegen.triton_stores import Phase, StoreRegion
+from astcompile.codegen.triton_store_plan import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.codegen.wrapper import Assured, WrapperSource
 from astcompile.ir.ops import Op

@@ -21,8 +21,8 @@ from __future__ import annotations
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, surely_bound
+from astcompile.frontend.local_names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.loopcheck import own_jumps
-from astcompile.frontend.names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
@@ -54,7 +54,7 @@ class StructuredPlanner:
         self.liveness = liveness
         self.line_of = line_of
         self.last_line_of = last_line_of or {}
-        #: why each loop planned here stays in Python, for ``explain`` (frontend/regions.py)
+        #: why each loop planned here stays in Python, for ``explain`` (frontend/region_cuts.py)
         self.why: dict[cst.CSTNode, str] = {}
         self.failed: cst.CSTNode | None = None  # the unit a body could not plan
 

@@ -16,12 +16,12 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
-from astcompile.backends.triton import TritonCode, built
-from astcompile.backends.triton_stores import no_identity, store_sources, unsafe_check
+from astcompile.backends.triton_flat import TritonCode, built
+from astcompile.backends.triton_host_stores import no_identity, store_sources, unsafe_check
 from astcompile.codegen.ids import nid, numbering
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
-from astcompile.codegen.triton_loops import (
+from astcompile.codegen.triton_loop_plan import (
     HostBranch,
     HostIndex,
     HostLoop,
@@ -49,8 +49,8 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
 
 def generate_loops(graph: Graph) -> TritonCode:
     """The code of a traced loop graph after the graph passes (tests, ahead-of-time checks)."""
-    from astcompile.codegen.triton_loops import host_program
-    from astcompile.passes.pipeline import run_passes
+    from astcompile.codegen.triton_loop_plan import host_program
+    from astcompile.passes.pass_list import run_passes
 
     program = host_program(run_passes(graph))
     if program is None:

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, must_assign, surely_bound
-from astcompile.frontend.loopcheck import own_jumps
-from astcompile.frontend.loops import Spec, StructuredPlanner
-from astcompile.frontend.names import (
+from astcompile.frontend.local_names import (
     block_units,
     function_locals,
     name_sets,
@@ -27,6 +25,8 @@ from astcompile.frontend.names import (
     small_statements,
     target_sets,
 )
+from astcompile.frontend.loop_plan import Spec, StructuredPlanner
+from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.nested import local_functions
 from astcompile.frontend.spec import RET
 from astcompile.frontend.walk import find

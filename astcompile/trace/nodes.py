@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.attrs import ArithKind
+from astcompile.ir.attrs import ArithKind, index_shape
 from astcompile.ir.graph import ConstAttr, IndexItem, IndexKind, Node, ReduceAttr, SizeCheckKind
 from astcompile.ir.ops import COMPARISONS, Op, info
 from astcompile.trace import limits
@@ -252,20 +252,6 @@ def reduction(
     return reduced, not isinstance(result, np.ndarray)
 
 
-def index_shape(shape: Sequence[S.Dim], items: Sequence[IndexItem]) -> tuple[S.Dim, ...]:
-    """The shape of ``x[items]`` for ``x`` of ``shape``; axes past the items are kept whole."""
-    result: list[S.Dim] = []
-    axis = 0
-    for item in items:
-        if item.kind is IndexKind.NEWAXIS:
-            result.append(1)
-            continue
-        if item.kind in (IndexKind.SLICE, IndexKind.DSLICE):
-            result.append(item.length)
-        axis += 1
-    return (*result, *shape[axis:])
-
-
 def index(node: Node, items: Sequence[IndexItem], dynamic: Sequence[Node] = ()) -> Node:
     """A view of ``node``; ``dynamic`` are the run-time index values DynIndex items refer to."""
     consumed = sum(1 for item in items if item.kind is not IndexKind.NEWAXIS)
@@ -350,13 +336,6 @@ def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
                 f"could not broadcast input array from shape {_hints(value)} "
                 f"into shape {_hints(target)}"
             )
-
-
-def store_checks(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> list[tuple[S.Dim, S.Dim]]:
-    """The (value size, target size) pairs a store must check when it runs: those that
-    involve a size known only at run time (the value size must equal the target's, or be 1)."""
-    pairs = zip(reversed(value), reversed(target))
-    return [(v, t) for v, t in pairs if v != 1 and v != t and (S.is_runtime(v) or S.is_runtime(t))]
 
 
 def _hints(shape: Sequence[S.Dim]) -> tuple[int, ...]:

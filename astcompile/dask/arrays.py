@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 
 from astcompile.dask import tasks
-from astcompile.dask.plan import Form, Plan, classify, numpy_plan
+from astcompile.dask.operation import Form, Plan, classify, numpy_plan
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op, info
 from astcompile.ir.results import OutKind, TraceResult

@@ -1,0 +1,54 @@
+"""Rules of astcompile's folder layout (issue 25), checked on the source as
+tests/test_jit_layer.py checks the call-time layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from test_jit_layer import ROOT, _cycles, _imported, _modules
+
+#: Stages after the trace read the graph only; the tracer's helpers they need live in ir/.
+AFTER_TRACE = ("astcompile.codegen", "astcompile.passes", "astcompile.backends")
+
+
+def test_later_stages_import_nothing_of_the_tracer():
+    known = _modules()
+    reaching = sorted(
+        f"{m} -> {t}"
+        for m, p in known.items()
+        if m.startswith(AFTER_TRACE)
+        for t in _imported(m, p, known)
+        if t.startswith("astcompile.trace")
+    )
+    assert reaching == []
+
+
+def test_no_import_cycle_among_the_backends():
+    """backends/triton.py routes a region to the store and host-loop writers, which share the
+    flat writer (backends/triton_flat.py) instead of importing the backend back."""
+    assert [c for c in _cycles() if any(m.startswith("astcompile.backends") for m in c)] == []
+
+
+def test_no_backend_imports_a_private_name():
+    known = _modules()
+    private = sorted(
+        f"{m}: {node.module}.{alias.name}"
+        for m, p in known.items()
+        if m.startswith("astcompile.backends")
+        for node in ast.walk(ast.parse(Path(p).read_text()))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and node.module != "__future__"
+    )
+    assert private == []
+
+
+def test_no_file_name_is_used_twice_under_astcompile():
+    """A file name says one job: two ``triton_loops.py`` (one planning host programs, one
+    writing their code) had to be told apart by folder in every conversation."""
+    seen: dict[str, list[str]] = {}
+    for path in Path(ROOT, "astcompile").rglob("*.py"):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
