@@ -109,6 +109,15 @@ def test_the_ir_imports_nothing_of_the_tracer():
     assert not reaching
 
 
+def test_the_graph_passes_run_only_as_stages_of_the_one_list():
+    """A second pass runner (the test-only ``run_passes`` was one) skips what the stage runner
+    does between stages (verifying the IR, timing, dumps) and lets tests check a pipeline that
+    no compile runs; tests stop the one list early instead (``run_target_stages``)."""
+    known = _modules()
+    users = {m for m, p in known.items() if "astcompile.passes.pipeline" in _imported(m, p, known)}
+    assert users == {"astcompile.pipeline"}
+
+
 def test_the_cycle_check_sees_lazy_imports(tmp_path, monkeypatch):
     known = {"astcompile.a": str(tmp_path / "a.py"), "astcompile.b": str(tmp_path / "b.py")}
     (tmp_path / "a.py").write_text("def f():\n    from astcompile import b\n")

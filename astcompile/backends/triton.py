@@ -38,7 +38,7 @@ from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Kernel, Schedule
 from astcompile.stages import GraphKind, RegionWork
 
-__all__ = ["TritonBackend", "generate"]
+__all__ = ["TritonBackend"]
 
 
 @dataclass
@@ -82,23 +82,6 @@ def built(
         signatures.update(scan_signatures(node))
     wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
     return wrapper, wrapper.build()
-
-
-def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
-    """(schedule, code) of a graph after the graph passes (tests)."""
-    from astcompile.backends.triton_stores import store_code
-    from astcompile.passes.pipeline import run_passes
-
-    graph = run_passes(graph)
-    graph = fold_scans(graph) or graph
-    stores = store_region(graph) if graph.effects else None
-    if stores is not None:  # the first phase's schedule, and the whole region's code
-        with numbering():
-            code = store_code(stores, NOTHING)
-        return TRITON.schedule(stores.phases[0].graph), code
-    sched = TRITON.schedule(graph)
-    with numbering():
-        return sched, flat_code(sched)
 
 
 class TritonBackend:
