@@ -26,12 +26,19 @@ from astcompile.jit.failures import SIZED_REASONS, failure_class
 from astcompile.runtime import timing
 
 if TYPE_CHECKING:
-    from astcompile.backends import Backend, CompiledGraph
+    from types import ModuleType
+
+    from cffi import FFI
+
+    from astcompile.backends import Backend, CompiledGraph, Lowered
+    from astcompile.frontend.analysis import FunctionAnalysis
     from astcompile.frontend.cache import CachedRewrite
+    from astcompile.frontend.source import FunctionSource
     from astcompile.ir.graph import Graph
     from astcompile.ir.results import TraceResult
     from astcompile.jit.protocols import CompilingRegion, Owner
     from astcompile.passes.pipeline import Pass
+    from astcompile.passes.schedule import Schedule
 
 Run = Callable[[Any], None]
 
@@ -58,8 +65,8 @@ class FunctionWork:
     owner: Owner
     done: bool = False  # a stage finished the job early: the stages after it do not run
     rewrite: CachedRewrite | None = None
-    source: Any = None  # frontend.source.FunctionSource
-    analysis: Any = None  # frontend.analysis.FunctionAnalysis
+    source: FunctionSource | None = None
+    analysis: FunctionAnalysis | None = None
     lookups: list = field(default_factory=list)  # what the analysis resolved (cache key)
     regions: list[CompilingRegion] = field(default_factory=list)
     impl: Callable[..., Any] | None = None
@@ -76,9 +83,9 @@ class RegionWork:
     graph: Graph | None = None
     kind: GraphKind = GraphKind.FLAT
     changed: bool = False  # whether the last graph pass changed the graph
-    schedule: Any = None  # the target's schedule (C: passes.schedule.Schedule)
-    code: Any = None  # what the target's lower made, for its load and wrap
-    library: Any = None
+    schedule: Schedule | None = None  # a flat graph's kernels and NumPy steps
+    code: Lowered | None = None  # what the target's lower made, for its load and wrap
+    library: tuple[FFI, object] | ModuleType | None = None  # C: cffi's (ffi, lib); Triton: module
     run: CompiledGraph | None = None
     entry: Entry | None = None
     leaves: list | None = None  # the arguments' leaves bound to a cached entry
