@@ -104,7 +104,7 @@ ENTRY_CACHE = Stage(
 _PASSES = tuple(
     Stage(
         name,
-        stages.graph_pass(name, fn),
+        stages.graph_pass(fn),
         why,
         when=stages.for_codegen,
         on_error=stages.codegen_failed,
@@ -174,7 +174,9 @@ REGION_STAGES: tuple[Stage, ...] = (
 
 
 def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
-    """Run each stage of ``stage_list`` that applies, in order, each timed under its name."""
+    """Run each stage of ``stage_list`` that applies, in order, each timed under its name; with
+    ``config.verify_ir`` (the tests set it) the graph a stage leaves is verified, so a broken
+    invariant names the stage that broke it."""
     for stage in stage_list:
         if work.done:
             break
@@ -188,6 +190,10 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
                     raise
                 stage.on_error(work, exc)
                 continue
+            if config.verify_ir and getattr(work, "graph", None) is not None:
+                from astcompile.ir.graph import verify_between  # a broken IR: raised as is
+
+                verify_between(work.graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:
                 _write_dump(stage, work)
     return work
@@ -258,8 +264,17 @@ def finish_region(work: RegionWork) -> RegionWork:
 
 def compile_graph(graph: Graph, target: Backend) -> CompiledGraph:
     """``target``'s callable for a bare graph (``backend.compile``): the target stages."""
-    work = RegionWork(graph=graph, kind=stages.graph_kind(graph), target=target)
-    run = run_stages(TARGET_STAGES, work).run
+    run = run_target_stages(graph, target).run
     if run is None:
         raise AssertionError(f"target {target.name!r} made no callable for {graph.name}")
     return run
+
+
+def run_target_stages(graph: Graph, target: Backend, stop_before: str | None = None) -> RegionWork:
+    """The target stages on a bare graph, all of them or those before the stage named
+    ``stop_before``: the work holds what they made (the graph after the passes, the schedule,
+    the code), which tests read from the one pipeline a compile runs."""
+    work = RegionWork(graph=graph, kind=stages.graph_kind(graph), target=target)
+    names = [stage.name for stage in TARGET_STAGES]
+    end = len(names) if stop_before is None else names.index(stop_before)
+    return run_stages(TARGET_STAGES[:end], work)

@@ -3,7 +3,9 @@
 A traced graph shows what the tracer emits today; a hand-built one pins the exact shape a pass
 must handle (two equal nodes, a constant subexpression, an identity cast), whatever the tracer
 later folds itself. ``evaluate`` runs a graph through the eager interpreter, so a test can
-check that a pass kept the values as well as changed the structure.
+check that a pass kept the values as well as changed the structure. ``passed`` and ``lowered``
+run the compile's own stages on a graph and stop before a stage, for tests that read what the
+stages before it made.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.backends import get_backend
 from astcompile.backends.eager import run_graph
 from astcompile.ir.graph import ConstAttr, Graph, InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
+from astcompile.pipeline import run_target_stages
+from astcompile.stages import RegionWork
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)
@@ -67,3 +72,14 @@ def all_nodes(g: Graph) -> list[Node]:
     from astcompile.ir.graph import walk
 
     return sorted({n.id: n for n in walk(g.nodes())}.values(), key=lambda n: n.id)
+
+
+def passed(graph: Graph) -> Graph:
+    """``graph`` after the pipeline's graph passes (its stages before ``schedule``)."""
+    return run_target_stages(graph, get_backend("c"), stop_before="schedule").graph
+
+
+def lowered(graph: Graph, backend: str = "c") -> RegionWork:
+    """What ``backend``'s stages up to ``lower`` made of ``graph`` (its graph after the passes,
+    schedule and code), nothing built yet."""
+    return run_target_stages(graph, get_backend(backend), stop_before="load")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from graphs import lowered
 
-from astcompile.backends.c import generate
 from astcompile.trace.tracer import trace_callable
 
 
@@ -16,7 +16,8 @@ def scaled_tanh(signal, gain):
 
 def test_c_names_user_variables_and_points_at_source_lines():
     graph = trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0])
-    _, source, decls, wrapper, _ = generate(graph)
+    code = lowered(graph).code
+    source, decls, wrapper = code.source, code.decls, code.parts.py
     assert "signal_" in source and "s_gain_" in source
     assert "/* return np.tanh(signal * gain)  (test_codegen_c.py:" in source  # quoted line
     code = re.sub(r"/\*.*?\*/", "", source, flags=re.DOTALL)  # the quote says tanh too
@@ -29,15 +30,15 @@ def test_c_names_user_variables_and_points_at_source_lines():
 def test_kernels_calling_math_functions_prefer_wide_vectors():
     """512-bit vectors (where the CPU has them) for loops that call libm, GCC's default for
     the others."""
-    _, wide, *_ = generate(trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0]))
-    _, plain, *_ = generate(trace_callable(lambda x: x.sum(axis=-1), [np.ones((3, 5))]))
+    wide = lowered(trace_callable(scaled_tanh, [np.ones(4, np.float32), 2.0])).code.source
+    plain = lowered(trace_callable(lambda x: x.sum(axis=-1), [np.ones((3, 5))])).code.source
     assert '#pragma GCC target("prefer-vector-width=512")' in wide
     assert "prefer-vector-width" not in plain
 
 
 def test_sizes_and_strides_are_parameters():
     graph = trace_callable(lambda x: x + 1, [np.ones((3, 5))])
-    _, source, *_ = generate(graph)
+    source = lowered(graph).code.source
     assert "int64_t n0, int64_t n1" in source and "_bs1" in source
     assert "[5]" not in source and " 3;" not in source
 

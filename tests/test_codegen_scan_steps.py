@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from graphs import passed
 
 from astcompile.backends.eager import EagerBackend
 from astcompile.codegen.scan_steps import fold_scans, scan_of
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.passes.pass_list import run_passes
 from astcompile.stages import GraphKind, graph_kind
 from astcompile.trace.tracer import trace_callable
 
@@ -18,7 +18,7 @@ X = np.random.default_rng(2).standard_normal((4, 6))
 
 
 def _folded(fn, *args):
-    return fold_scans(run_passes(trace_callable(fn, list(args))))
+    return fold_scans(passed(trace_callable(fn, list(args))))
 
 
 def both(x):

@@ -1,4 +1,4 @@
-"""The IR itself: ``verify`` against the op table, the verify hook between passes, and the
+"""The IR itself: ``verify`` against the op table, the verify hook between stages, and the
 attribute kinds (enums that are also their words, pickled into the warm cache)."""
 
 from __future__ import annotations
@@ -121,13 +121,27 @@ def _break_an_add(graph: Graph) -> tuple[Graph, bool]:
     return _graph(Node(Op.ADD, out.inputs[:1], out.dtype, out.shape), inputs=graph.inputs), True
 
 
-def test_the_pass_runner_verifies_after_each_pass_and_names_it(monkeypatch):
-    monkeypatch.setattr(pass_list, "PIPELINE", [("breaks_adds", _break_an_add, "a bug")])
+def test_the_stage_runner_verifies_after_each_pass_and_names_it(monkeypatch):
+    """A broken graph is raised as it is, past the stage's ``on_error`` (a compiler bug is
+    never turned into a fallback)."""
+    from astcompile import pipeline as stage_list
+    from astcompile import stages
+    from astcompile.backends.c import CBackend
+
+    bug = stage_list.Stage(
+        "breaks_adds",
+        stages.graph_pass(_break_an_add),
+        "a bug",
+        when=stages.for_codegen,
+        on_error=stages.codegen_failed,
+    )
+    monkeypatch.setattr(stage_list, "TARGET_STAGES", (bug,))
+    monkeypatch.setattr(config, "suppress_errors", True)
     graph = trace_callable(lambda x: x + 1.0, [np.ones(3)])
-    with pytest.raises(VerifyError, match=r"after pass breaks_adds: .* has 1 inputs"):
-        pass_list.run_passes(graph)
+    with pytest.raises(VerifyError, match=r"after breaks_adds: .* has 1 inputs"):
+        stage_list.run_target_stages(graph, CBackend())
     monkeypatch.setattr(config, "verify_ir", False)
-    pass_list.run_passes(graph)  # off (outside the tests): no check, no cost
+    stage_list.run_target_stages(graph, CBackend())  # off (outside the tests): no check, no cost
 
 
 def test_verify_between_names_the_stage():
@@ -170,7 +184,7 @@ def test_unknown_kinds_are_refused():
 
 
 def test_a_real_compile_verifies_after_the_trace_and_every_graph_pass(monkeypatch):
-    """The stage list itself verifies (not only the test-only ``run_passes``): a pass that
+    """The stage runner verifies the graph every stage leaves: a pass or target stage that
     breaks an invariant in a user's compile is named there."""
     import astcompile
     from astcompile.ir import graph as graph_module
@@ -184,6 +198,6 @@ def test_a_real_compile_verifies_after_the_trace_and_every_graph_pass(monkeypatc
         return np.sqrt(x * 2.0 + 1.0).sum()
 
     scaled(np.ones(5))
-    assert [f"pass {name}" for name, _, _ in pass_list.PIPELINE] == [
-        s for s in seen if s.startswith("pass ")
-    ]
+    names = [name for name, _, _ in pass_list.PIPELINE]
+    assert seen[0] == "trace" and names == [s for s in seen if s in names]
+    assert {"schedule", "lower", "load", "wrap"} <= set(seen)

@@ -109,6 +109,29 @@ def test_the_ir_imports_nothing_of_the_tracer():
     assert not reaching
 
 
+def test_the_graph_passes_run_only_as_stages_of_the_one_list():
+    """A second pass runner (the test-only ``run_passes`` was one) skips what the stage runner
+    does between stages (verifying the IR, timing, dumps) and lets tests check a pipeline that
+    no compile runs; tests stop the one list early instead (``run_target_stages``)."""
+    known = _modules()
+    users = {m for m, p in known.items() if "astcompile.passes.pass_list" in _imported(m, p, known)}
+    assert users == {"astcompile.pipeline"}
+
+
+def test_the_work_the_stages_share_is_typed():
+    """Each field of the stages' work says what it holds: no field is ``Any`` (a bag of state
+    whose contents only the code that fills it knows)."""
+    from astcompile.stages import FunctionWork, RegionWork
+
+    loose = [
+        f"{work.__name__}.{name}"
+        for work in (FunctionWork, RegionWork)
+        for name, note in work.__annotations__.items()
+        if "Any" in str(note).split(" | ")
+    ]
+    assert loose == []
+
+
 def test_the_cycle_check_sees_lazy_imports(tmp_path, monkeypatch):
     known = {"astcompile.a": str(tmp_path / "a.py"), "astcompile.b": str(tmp_path / "b.py")}
     (tmp_path / "a.py").write_text("def f():\n    from astcompile import b\n")

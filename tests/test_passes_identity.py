@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same
+from graphs import passed
 
 from astcompile.ir.ops import Op, is_fresh
 from astcompile.passes.identity import buffer_of, identity
-from astcompile.passes.pass_list import run_passes
 from astcompile.trace.tracer import trace_callable
 
 
@@ -154,12 +154,12 @@ def test_a_store_through_views_writes_the_buffer():
 
 
 def test_cse_keeps_equal_outputs_apart_and_merges_what_nobody_sees():
-    graph = run_passes(trace_callable(lambda x: (x + 1, x + 1, (x + 1) * 2), [np.ones(3)]))
+    graph = passed(trace_callable(lambda x: (x + 1, x + 1, (x + 1) * 2), [np.ones(3)]))
     first, second, _ = graph.outputs
     assert first is not second
     assert [n.op for n in graph.nodes()].count(Op.ADD) == 2  # the third merged into one
 
 
 def test_dce_keeps_a_no_op_whose_view_escapes():
-    graph = run_passes(trace_callable(lambda x: (+x)[1:], [np.ones(3)]))
+    graph = passed(trace_callable(lambda x: (+x)[1:], [np.ones(3)]))
     assert Op.POS in [n.op for n in graph.nodes()]

@@ -8,12 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same
-from graphs import all_nodes, traced
+from graphs import all_nodes, passed, traced
 from test_loops import clip_each
 
 from astcompile.ir.ops import Op
 from astcompile.passes.ifconvert import ifconvert
-from astcompile.passes.pass_list import run_passes
 from bench.programs.branchy_sum import branchy_sum
 
 SPECIAL = np.array([0.3, np.nan, -0.0, 0.0, np.inf, -np.inf, 0.7, 0.5, -2.5, 1e308, 1e308])
@@ -136,7 +135,7 @@ def flagged_sum(x):
 
 
 def test_a_flag_set_in_one_side_is_logic_not_a_select():
-    graph = run_passes(traced(flagged_sum, _data()))  # CSE: one load of x[i]
+    graph = passed(traced(flagged_sum, _data()))  # CSE: one load of x[i]
     ops = [n.op for n in all_nodes(graph)]
     assert Op.IF not in ops and Op.LOGICAL_OR in ops
     assert [n.dtype.kind for n in all_nodes(graph) if n.op is Op.WHERE] == ["f"]
@@ -145,7 +144,7 @@ def test_a_flag_set_in_one_side_is_logic_not_a_select():
 
 
 def _converted(fn, *args):
-    return [n.op for n in all_nodes(run_passes(traced(fn, *args)))]
+    return [n.op for n in all_nodes(passed(traced(fn, *args)))]
 
 
 def test_a_carried_sum_adds_a_select_once_per_iteration():

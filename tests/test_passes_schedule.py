@@ -7,19 +7,20 @@ import os
 
 import numpy as np
 from differential import assert_same
+from graphs import passed
 
 import astcompile
 from astcompile import config
 from astcompile.backends.c import supported
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.passes.pass_list import PIPELINE, run_passes
+from astcompile.passes.pass_list import PIPELINE
 from astcompile.passes.schedule import Kernel, NumpyStep, schedule
 from astcompile.trace.tracer import trace_callable
 
 
 def _schedule(fn, *args):
-    graph = run_passes(trace_callable(fn, list(args)))
+    graph = passed(trace_callable(fn, list(args)))
     return schedule(graph, supported)
 
 
@@ -67,21 +68,21 @@ def test_independent_outputs_over_one_input_fuse_horizontally():
 
 
 def test_var_decomposes_into_two_means():
-    graph = run_passes(trace_callable(lambda x: x.var(axis=0), [np.ones((3, 4), np.float32)]))
+    graph = passed(trace_callable(lambda x: x.var(axis=0), [np.ones((3, 4), np.float32)]))
     verify(graph)
     ops = [n.op for n in graph.nodes()]
     assert Op.VAR not in ops and ops.count(Op.MEAN) == 2
 
 
 def test_cse_merges_repeated_work():
-    graph = run_passes(trace_callable(lambda x: np.exp(x) + np.exp(x), [np.ones(3)]))
+    graph = passed(trace_callable(lambda x: np.exp(x) + np.exp(x), [np.ones(3)]))
     assert [n.op for n in graph.nodes()].count(Op.EXP) == 1
 
 
 def test_a_mean_with_and_without_keepdims_is_one_reduction():
     """``x.mean(), x.var()``: the mean inside var (kept dims) is the user's mean, reshaped."""
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
-    graph = run_passes(trace_callable(lambda x: (x.mean(axis=1), x.var(axis=1)), [x]))
+    graph = passed(trace_callable(lambda x: (x.mean(axis=1), x.var(axis=1)), [x]))
     verify(graph)
     ops = [n.op for n in graph.nodes()]
     assert ops.count(Op.MEAN) == 2 and Op.RESHAPE in ops  # the user's mean + var's outer mean

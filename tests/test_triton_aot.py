@@ -15,11 +15,11 @@ import sys
 import numpy as np
 import pytest
 from differential import TRITON
+from graphs import lowered
 from test_backend_triton import CASES as KERNEL_CASES
 from test_backend_triton_scans import SCAN_CASES
 from test_triton_matmul import MATMUL_CASES, dense_relu, kept, mixed, mlp, product
 
-from astcompile.backends.triton import generate
 from astcompile.codegen.triton_matmul import MatmulKernel
 from astcompile.runtime.triton_math import FUNCTIONS
 from astcompile.runtime.triton_runtime import load_module
@@ -127,7 +127,8 @@ def compiled_aot(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("aot")
     jobs = {}
     for k, (fn, args) in enumerate(AOT_CASES):
-        sched, code = generate(trace_callable(fn, list(args)))
+        work = lowered(trace_callable(fn, list(args)), "triton")
+        sched, code = work.schedule, work.code
         jobs[_case_id(fn, k)] = {
             "source": code.source,
             "signatures": code.signatures,
@@ -148,8 +149,7 @@ def compiled_aot(tmp_path_factory) -> dict:
 
 
 def _code(fn, args):
-    _, code = generate(trace_callable(fn, list(args)))
-    return code
+    return lowered(trace_callable(fn, list(args)), "triton").code
 
 
 def _functions(source: str) -> dict[str, str]:

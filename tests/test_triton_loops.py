@@ -14,9 +14,9 @@ import warnings
 import numpy as np
 import pytest
 from differential import TRITON, assert_same, assert_same_calls
+from graphs import lowered
 
 import astcompile
-from astcompile.backends.triton_host_loops import generate_loops
 from astcompile.codegen.triton_loop_plan import host_program
 from tests.test_loop_parallel import rows as scaled_rows
 from tests.test_loop_schedule import energy, halve_rows
@@ -420,7 +420,7 @@ def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):
     for fn in [heat, jacobi, swap_buffers, scaled_rows, neighbours, halve_rows, history, forced]:
         args = [a.copy() if isinstance(a, np.ndarray) else a for a in programs[fn]]
         graph = astcompile.explain(astcompile.compile(fn), *args).graphs[0]
-        codes[fn.__name__] = generate_loops(graph)
+        codes[fn.__name__] = lowered(graph, "triton").code
     aot.compiled_in_a_child(codes, tmp_path)
 
 

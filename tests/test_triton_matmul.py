@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import TRITON, assert_matches, assert_same, target_mode
+from graphs import lowered
 
 import astcompile
-from astcompile.backends.triton import generate
 from astcompile.trace.tracer import trace_callable
 
 pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
@@ -173,7 +173,8 @@ def test_epilogue_is_fused_into_the_matmul_kernel():
     accumulator tile before its only store, and no NumPy step computes the product."""
     from astcompile.codegen.triton_matmul import MatmulKernel
 
-    sched, code = generate(trace_callable(dense_relu, [A, W, B]))
+    work = lowered(trace_callable(dense_relu, [A, W, B]), "triton")
+    sched, code = work.schedule, work.code
     (step,) = sched.steps
     assert isinstance(step, MatmulKernel)
     assert [n.op.name for n in step.nodes] == ["ADD", "MAXIMUM"]
@@ -182,7 +183,7 @@ def test_epilogue_is_fused_into_the_matmul_kernel():
 
 
 def test_a_product_read_elsewhere_is_stored_by_its_kernel():
-    sched, _ = generate(trace_callable(kept, [A, W]))
+    sched = lowered(trace_callable(kept, [A, W]), "triton").schedule
     (step,) = sched.steps
     assert step.product in step.outputs and len(step.outputs) == 2
 
@@ -192,7 +193,7 @@ def test_a_reduction_of_a_product_reads_it_from_memory():
     kernel of its own and the reductions read what it stored."""
     from astcompile.codegen.triton_matmul import MatmulKernel
 
-    sched, _ = generate(trace_callable(reduced, [A32, W32]))
+    sched = lowered(trace_callable(reduced, [A32, W32]), "triton").schedule
     matmuls = [s for s in sched.steps if isinstance(s, MatmulKernel)]
     assert matmuls and all(not s.nodes for s in matmuls)
 

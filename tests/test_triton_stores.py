@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import TRITON, assert_same
+from graphs import lowered
 
 import astcompile
-from astcompile.backends.triton import generate
 from astcompile.trace.tracer import trace_callable
 
 pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")
@@ -206,7 +206,7 @@ def test_store_kernels_compile_for_sm80_and_sm90(tmp_path, monkeypatch):
     codes = {}
     aot_cases = [interior, strided_update, into_a_fresh_array, read_after_the_stores]
     for fn, args in [(f, a) for f, a in STORES if f in aot_cases]:
-        _, code = generate(trace_callable(fn, list(args)))
+        code = lowered(trace_callable(fn, list(args)), "triton").code
         assert any(name.endswith("_s0") for name in code.signatures)
         codes[fn.__name__] = code
     aot.compiled_in_a_child(codes, tmp_path)

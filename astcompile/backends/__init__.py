@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from astcompile import logs
 
 if TYPE_CHECKING:
+    from astcompile.backends.cwrap import WrapperParts
     from astcompile.ir.graph import Graph
 
 CompiledGraph = Callable[[Sequence[object]], list]
@@ -34,6 +35,14 @@ class Backend(Protocol):
     steps: Mapping[str, Callable[[Any], None]]
 
     def compile(self, graph: Graph) -> CompiledGraph: ...
+
+
+class Lowered(Protocol):
+    """What a target's ``lower`` leaves in ``work.code`` for its ``load`` and ``wrap`` (C's
+    ``CCode``, Triton's ``TritonCode``): the source it generated and the Python wrapper."""
+
+    source: str
+    parts: WrapperParts
 
 
 def get_backend(name: str) -> Backend:

@@ -29,26 +29,17 @@ from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
-from astcompile.passes.pass_list import run_passes
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path
 from astcompile.stages import GraphKind, RegionWork
 
-__all__ = ["CBackend", "generate"]
+__all__ = ["CBackend"]
 
 
 def supported(node: Node) -> bool:
     """Whether the C code generator handles ``node`` (else it runs as a NumPy step)."""
     return C.supports(node)
-
-
-def generate(graph: Graph) -> tuple[Schedule, str, str, str, WrapperSource]:
-    """(schedule, C source, cffi declarations, Python wrapper source) for a graph: the graph
-    passes, scheduling and lowering that the pipeline runs as stages, in one call (tests)."""
-    sched = schedule(run_passes(graph), supported)
-    with numbering():
-        return (sched, *_flat_code(sched))
 
 
 def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:

@@ -31,29 +31,11 @@ from astcompile.codegen.scan_steps import fold_scans
 from astcompile.codegen.triton_loop_plan import c_target_reason, host_program
 from astcompile.codegen.triton_store_plan import store_region
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import NOTHING
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
-from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
 
-__all__ = ["TritonBackend", "generate"]
-
-
-def generate(graph: Graph) -> tuple[Schedule, TritonCode]:
-    """(schedule, code) of a graph after the graph passes (tests)."""
-    from astcompile.passes.pass_list import run_passes
-
-    graph = run_passes(graph)
-    graph = fold_scans(graph) or graph
-    stores = store_region(graph) if graph.effects else None
-    if stores is not None:  # the first phase's schedule, and the whole region's code
-        with numbering():
-            code = store_code(stores, NOTHING)
-        return TRITON.schedule(stores.phases[0].graph), code
-    sched = TRITON.schedule(graph)
-    with numbering():
-        return sched, flat_code(sched)
+__all__ = ["TritonBackend"]
 
 
 class TritonBackend:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
 from astcompile.backends.triton_flat import TritonCode, built
 from astcompile.backends.triton_host_stores import no_identity, store_sources, unsafe_check
-from astcompile.codegen.ids import nid, numbering
+from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
 from astcompile.codegen.triton_loop_plan import (
@@ -31,9 +31,9 @@ from astcompile.codegen.triton_loop_plan import (
 )
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import NOTHING, Assured, argument_checks
+from astcompile.codegen.wrapper import Assured, argument_checks
 from astcompile.ir.attrs import DynIndex, InputKind
-from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
 from astcompile.runtime.triton_device import broadcast, owned, scalar_array
 
@@ -45,18 +45,6 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
     parts = WrapperParts(source, host.consts, host.steps)
     notes = (note(program), *host.notes)
     return TritonCode("".join(host.kernels), parts, host.signatures, program.stored_leaves, notes)
-
-
-def generate_loops(graph: Graph) -> TritonCode:
-    """The code of a traced loop graph after the graph passes (tests, ahead-of-time checks)."""
-    from astcompile.codegen.triton_loop_plan import host_program
-    from astcompile.passes.pass_list import run_passes
-
-    program = host_program(run_passes(graph))
-    if program is None:
-        raise ValueError(f"{graph.name} has no Triton host-loop form")
-    with numbering():
-        return loop_code(program, NOTHING)
 
 
 def note(program: HostProgram) -> str:

@@ -245,7 +245,7 @@ class VerifyError(AssertionError):
 
 
 def verify_between(graph: Graph, stage: str) -> None:
-    """The hook the compile calls after tracing and after each graph pass: with
+    """The hook the stage runner calls after each stage that leaves a graph: with
     ``config.verify_ir`` set (tests set it) the graph is verified, and a broken invariant names
     the stage that broke it. Off, it costs one attribute read."""
     if not config.verify_ir:

@@ -1,7 +1,7 @@
-"""The pass pipeline: one ordered list of named passes, then scheduling.
+"""The graph passes: one ordered list of named passes, each a stage of ``astcompile.pipeline``.
 
-Each pass is ``graph -> (graph, changed)``. ``run_passes`` applies them in order and verifies
-the IR after each pass when ``config.verify_ir`` is set (tests set it).
+Each pass is ``graph -> (graph, changed)``; the stage runner verifies the graph each one leaves
+when ``config.verify_ir`` is set (tests set it).
 
 A pass's module is imported when the pass first runs: ``astcompile.pipeline`` lists the passes
 as stages, and a warm start, which loads compiled entries and runs no pass, imports that list.
@@ -47,12 +47,3 @@ PIPELINE: list[tuple[str, Pass, str]] = [
     ("ifconvert", _Lazy("ifconvert"), "cheap scalar if/else in loops as selects, no branch"),
     ("dce", _Lazy("dce"), "drop identity casts and unary plus"),
 ]
-
-
-def run_passes(graph: Graph) -> Graph:
-    from astcompile.ir.graph import verify_between
-
-    for name, fn, _why in PIPELINE:
-        graph, _changed = fn(graph)
-        verify_between(graph, f"pass {name}")
-    return graph

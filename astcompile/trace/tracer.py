@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
-from astcompile.ir.graph import Graph, InputAttr, InputKind, Node, verify_between
+from astcompile.ir.graph import Graph, InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import RuntimeSizeUsed
@@ -274,7 +274,6 @@ def trace(
     graph = Graph(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )
-    verify_between(graph, "trace")
     if observed is not None:
         observed.update(reads.observed)
     written = lists.written([a for a in symbolic_args if type(a) is lists.SymList])
