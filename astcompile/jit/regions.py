@@ -270,11 +270,23 @@ class Region(Failing):
                 result = trace(self.body, args, self.names, name, dynamic, root, observed)
                 self.dynamic_leaves = dynamic
             except TraceBreak:
-                pass
+                if self._in_a_python_loop():
+                    raise  # a value specialised per iteration: one build per iteration
         if result is None:
             result = trace(self.body, args, self.names, name, root=root, observed=observed)
         self.stats.traces += 1
         return result
+
+    def _in_a_python_loop(self) -> bool:
+        """Whether a loop of the function that runs in Python holds this region (its body, or
+        part of it): a value the region needs concretely (``s[j]`` of a string, ``if j > 0``)
+        then changes on each call, and specialising on it compiles once per iteration, up to
+        the cache limit, each call then binding every entry (a DP table over two strings ran
+        2000x slower than plain). Such a region gives its key up instead."""
+        from astcompile.frontend.loop_extents import loop_extents
+
+        first = self.spec.first_line
+        return any(a < first <= b for a, b in loop_extents(self.owner.fn).items())
 
     def _changed_scalars(self, key: tuple, args: tuple) -> frozenset[int]:
         """Leaves whose specialised value differs from an entry traced for the same key."""
