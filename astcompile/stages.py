@@ -122,13 +122,17 @@ def read_source(work: FunctionWork) -> None:
 
 
 def import_frontend(work: FunctionWork) -> None:
-    import libcst
+    # libcst warns as it is imported (mypy_extensions' TypedDict); under the user's
+    # ``-W error`` or pytest's ``filterwarnings = error`` that failed every first call.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import libcst
 
-    import astcompile.frontend.analysis
-    import astcompile.frontend.resolve
-    import astcompile.frontend.rewrite  # noqa: F401 - imported here to be timed apart
+        import astcompile.frontend.analysis
+        import astcompile.frontend.resolve
+        import astcompile.frontend.rewrite  # noqa: F401 - imported here to be timed apart
 
-    libcst.parse_module("")  # its parser is imported on the first parse
+        libcst.parse_module("")  # its parser is imported on the first parse
 
 
 def analyse(work: FunctionWork) -> None:

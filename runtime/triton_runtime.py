@@ -200,7 +200,9 @@ class KernelLauncher:
         """Each array's pointer, then its strides in elements."""
         args: list[Any] = []
         for a in arrays:
-            a = np.asarray(a) if isinstance(a, np.generic) else a  # a NumPy step's scalar
+            # a NumPy step's scalar, or a Python number (the real part of a Python complex
+            # the host loop carries): a 0-d array of the dtype the graph gave it
+            a = a if isinstance(a, np.ndarray) else np.asarray(a)
             args.append(HostArray(a) if self.host else DeviceArray(a))
             args += [s // a.itemsize for s in a.strides]
         return args

@@ -195,3 +195,29 @@ def test_the_cache_limit_warning_names_the_closest_entrys_change(monkeypatch):
             np.testing.assert_array_equal(inc(x, flag), inc.fn(x, flag))
     (limit,) = [w for w in caught if "cache_size_limit" in str(w.message)]
     assert "last guard failure: flag: True → False." in str(limit.message)
+
+
+def edit_table(a, b):
+    """A DP table over two strings: ``a[i - 1]`` of a string needs ``i``'s value, so the loops
+    run in Python and their body is a region called with the loop variables."""
+    dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                dp[i][j] = dp[i - 1][j - 1] + 1
+            else:
+                dp[i][j] = max(dp[i - 1][j], dp[i][j - 1])
+    return dp[len(a)][len(b)]
+
+
+def test_a_value_needed_on_each_iteration_of_a_python_loop_is_not_specialised(reasons):
+    """A region in a loop that runs in Python, specialised on the loop variable, compiled once
+    per iteration up to the cache limit (then every call bound each entry: 2000x plain); at
+    the first change its statements go back into the loop, as written, with no region call."""
+    compiled = astcompile.compile(edit_table, backend="c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no cache_size_limit warning
+        for a, b in [("ACGTTGCA", "TGCATGCA"), ("GATTACA", "TACGAT"), ("ACGT", "TTGA")]:
+            assert compiled(a, b) == edit_table(a, b)
+    assert reasons() == ["j: 1 → 2"]
+    assert "            if a[i - 1] == b[j - 1]:" in compiled.rewritten_source

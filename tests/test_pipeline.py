@@ -69,6 +69,28 @@ def test_analysis_is_the_function_s_own_work_not_an_import(tmp_path):
     assert run.stdout.split() == ["[]", "False"]  # nor was the loop emitter imported: no loop
 
 
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_a_first_call_under_warnings_as_errors(tmp_path, backend):
+    """``python -W error`` (pytest's ``filterwarnings = error``): the front end's imports warn
+    (libcst: mypy_extensions' TypedDict), which made every call raise DeprecationWarning."""
+    code = textwrap.dedent(f"""
+        import numpy as np
+        import astcompile
+
+        def axpy(a, x, y):
+            return a * x + y
+
+        print(astcompile.compile(axpy, backend="{backend}")(2.0, np.ones(2), np.ones(2)))
+    """)
+    script = tmp_path / "strict.py"
+    script.write_text(code)
+    env = {**os.environ, "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-W", "error", str(script)]
+    run = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[3.", "3.]"]
+
+
 def test_region_stages_in_order_with_the_graph_passes_and_the_target_stages():
     expected = ["trace", "target", *PASS_NAMES, *TARGET, "guards", "record"]
     assert _names(pipeline.REGION_STAGES) == expected

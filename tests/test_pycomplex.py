@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, TRITON, assert_same_calls
 from test_complex import check
 
 import astcompile
@@ -271,3 +271,19 @@ def mixed(z, c):
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_numpy_complex_mixed_with_python_complex_follows_numpy(caplog, backend, dtype):
     check(caplog, mixed, _Z.astype(dtype), 0.5 - 2j, backend=backend)
+
+
+def escape_time(c, maxiter):
+    z = 0j
+    for n in range(maxiter):
+        if abs(z) > 2:
+            return n
+        z = z * z + c
+    return maxiter
+
+
+@pytest.mark.parametrize("backend", TRITON)
+def test_triton_loop_carrying_a_python_complex(backend):
+    """A Python complex carried by a host loop hands its real part, a Python float, to a
+    kernel: Triton took it for an array (AttributeError: 'float' object has no 'dtype')."""
+    assert_same_calls(escape_time, [(0.3 + 0.2j, 20), (-2 + 0j, 20), (1j, 5)], backend)

@@ -167,3 +167,35 @@ def test_only_recursive_scalar_functions_take_the_c_path():
     assert not scalar_function.scalar_shaped(tree("def f(n):\n    return f(n[0])\n"))
     assert not scalar_function.scalar_shaped(tree("def f(n):\n    print(n)\n    return f(n)\n"))
     assert scalar_calls.for_function(_as_decorated(fib)) is not None
+
+
+@pytest.mark.parametrize("decorator", ["@astcompile.compile", '@astcompile.compile(backend="c")'])
+def test_a_function_decorated_as_users_write_it_takes_the_c_path(tmp_path, decorator):
+    """The decorator line is not the function's statements: ``@astcompile.compile(...)`` (a
+    call of something else) made every decorated recursion run as written, slower than plain."""
+    from tests.module_helpers import load_module
+
+    module = load_module(
+        tmp_path,
+        f"decorated_fib_{len(decorator)}",
+        f"""
+        import astcompile
+
+        {decorator}
+        def fib(n):
+            if n < 2:
+                return n
+            return fib(n - 1) + fib(n - 2)
+        """,
+    )
+    assert module.fib(20) == fib(20)
+    assert _ran_in_c(module.fib, 20)
+
+
+def test_a_function_compiled_without_rebinding_its_name_takes_the_c_path():
+    """``fast = astcompile.compile(fib)``: the name ``fib`` still means the plain function,
+    whose answer is the compiled one's. Each level went through ``__ac_call`` to a second
+    compiled copy: 30-100x slower than plain with tiering off."""
+    compiled = astcompile.compile(fib, backend="c")
+    assert_same_value(compiled(20), fib(20))
+    assert _ran_in_c(compiled, 20)

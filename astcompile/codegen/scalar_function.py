@@ -129,12 +129,14 @@ def scalar_shaped(fdef: ast.FunctionDef) -> bool:
     """Whether ``fdef`` calls itself and holds only statements and expressions :func:`emit`
     may compile, for some argument types."""
     calls_itself = False
-    for node in ast.walk(fdef):
+    # Its parameters and statements, not its decorators: ``@astcompile.compile(backend="c")``
+    # calls something else once, at definition (what the name means is checked per call).
+    for node in (n for top in (fdef.args, *fdef.body) for n in ast.walk(top)):
         if isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id == fdef.name):
                 return False
             calls_itself = True
-        if node is not fdef and not isinstance(node, _SHAPE):
+        if not isinstance(node, _SHAPE):
             return False
     return calls_itself
 

@@ -35,3 +35,11 @@ def loops_holding(fn: Callable, line: int, loop_lines: Iterable[int]) -> set[int
     line ``line``; empty when none does or the source cannot be read."""
     extents = loop_extents(fn)
     return {first for first in loop_lines if first <= line <= extents.get(first, -1)}
+
+
+def in_a_loop(fn: Callable, line: int) -> bool:
+    """Whether a loop of ``fn`` holds file line ``line`` past its own first line. A region
+    there, called by a loop left in Python, that needs a changing value concretely (``s[j]``
+    of a string, ``if j > 0``) would be specialised once per iteration, a trace and a build
+    each, up to the cache limit (a DP table over two strings ran 2000x slower than plain)."""
+    return any(first < line <= last for first, last in loop_extents(fn).items())

@@ -68,7 +68,7 @@ def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
 
 
 def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
-    if callee is owner:  # recursion on the compiled path stays on it, neither counted nor sampled
+    if is_itself(callee, owner):  # recursion on the compiled path stays on it, not counted
         return owner.recurse(args, kwargs)
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
@@ -85,6 +85,13 @@ _PLAIN = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
 _CALL = "__ac_call"  # what the rewrite routes calls through (the compiler's rewrite.CALL)
 
 
+def is_itself(callee: Any, owner: Owner) -> bool:
+    """Whether a call of ``callee`` is a call of ``owner``: the compiled function, or the
+    user's function it compiles (``fast = astcompile.compile(fib)`` leaves the name ``fib``
+    meaning the plain one, whose answer is the compiled one's)."""
+    return callee is owner or callee is owner.fn
+
+
 def calls_of_itself(source: str, owner: Owner) -> int | None:
     """How many calls the eager code of ``owner``'s rewrite (``source``) routes, when every one
     is a call of ``owner`` itself by a name that means it now; None when one calls anything
@@ -96,7 +103,7 @@ def calls_of_itself(source: str, owner: Owner) -> int | None:
             callee = node.args[0] if node.args else None
             if not isinstance(callee, ast.Name):
                 return None
-            if getattr(owner.fn, "__globals__", {}).get(callee.id) is not owner:
+            if not is_itself(getattr(owner.fn, "__globals__", {}).get(callee.id), owner):
                 return None
             count += 1
     return count

@@ -346,6 +346,11 @@ class CompiledFunction:
             self.python_loops, holding if holding or only_holding else lines
         )
 
+    def keep_lines_in_python(self, first: int, last: int) -> bool:
+        """The statements on file lines ``first``..``last`` run as written from the next call
+        on, with no region around them (``frontend/loop_extents.in_a_loop`` says when)."""
+        return self._keep_in_python(self.python_lines, set(range(first, last + 1)))
+
     def _keep_in_python(self, kept: set[int], lines: set[int]) -> bool:
         with self._lock:
             if not lines - kept:

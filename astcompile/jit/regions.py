@@ -257,7 +257,9 @@ class Region(Failing):
         failed before is traced as a run-time value (like torch.compile's automatic dynamic
         shapes), so a loop index passed in on every iteration compiles once, not once per
         value; where the body needs that value (``range(n)``, ``if n > 0``) the trace
-        specialises it as before."""
+        specialises it as before, unless a loop left in Python calls the region: then its
+        statements run as written, region and all (``loop_extents.in_a_loop``)."""
+        from astcompile.frontend.loop_extents import in_a_loop
         from astcompile.trace.context import TraceBreak
         from astcompile.trace.tracer import trace
 
@@ -269,8 +271,13 @@ class Region(Failing):
             try:
                 result = trace(self.body, args, self.names, name, dynamic, root, observed)
                 self.dynamic_leaves = dynamic
-            except TraceBreak:
-                pass
+            except TraceBreak:  # needed as a value: specialised, unless it is per iteration
+                spec = self.spec
+                if in_a_loop(root, spec.first_line):  # a loop in Python calls this region
+                    self.superseded |= self.owner.keep_lines_in_python(
+                        spec.first_line, spec.last_line
+                    )
+                    raise
         if result is None:
             result = trace(self.body, args, self.names, name, root=root, observed=observed)
         self.stats.traces += 1

@@ -50,7 +50,8 @@ class ScalarCalls:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         owner = self.owner
         fn = owner.fn
-        if kwargs or fn.__globals__.get(self.fdef.name) is not owner:
+        named = fn.__globals__.get(self.fdef.name)
+        if kwargs or (named is not owner and named is not fn):
             return fn(*args, **kwargs)  # its recursive calls would reach something else
         key = tuple(map(type, args))
         entry = self.entries.get(key, False)
