@@ -176,8 +176,8 @@ def rewrite(work: FunctionWork) -> None:
 
 def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
-    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
-    from astcompile.jit.structured_calls import STRUCTURED_CALLS
+    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, LoopSpec, def_name
+    from astcompile.jit.structured_calls import AS_WRITTEN, STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
     free: dict[str, Any] = {
@@ -186,10 +186,15 @@ def materialise(work: FunctionWork) -> None:
         UNBOUND_NAME: UNBOUND,
     }
     for spec in made.regions:
-        body = build_function(
+        traced = build_function(
             spec.body_source, spec.name, owner.fn, STRUCTURED_CALLS, made.filename, spec.structured
         )
-        free[spec.name] = region = owner.new_region(spec, body)
+        body = traced
+        if any(isinstance(s, LoopSpec) for s in spec.structured):  # run plain as written: a
+            body = build_function(  # loop as calls of its body costs a call per iteration
+                spec.body_source, spec.name, owner.fn, AS_WRITTEN, made.filename, spec.structured
+            )
+        free[spec.name] = region = owner.new_region(spec, body, traced)
         work.regions.append(region)
     name = def_name(owner.fn)
     work.impl = build_function(made.source, name, owner.fn, free, made.filename)

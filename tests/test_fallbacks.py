@@ -8,12 +8,15 @@ statements as Python. The interpreter (``backends/eager.run_plan``) is only for
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from differential import TRITON
 
 import astcompile
 from astcompile.backends import eager
+from bench.programs.matvec_lists import matvec_lists
 
 #: The compiling targets: each falls back to the plain body, never the interpreter.
 TARGETS = pytest.mark.parametrize("backend", ["c", *TRITON])
@@ -106,6 +109,31 @@ def test_kinds_that_cannot_compile_count_toward_the_limit(monkeypatch):
     assert out[1] == "line 39!"
     (region,) = f.regions
     assert len(region.eager_keys) == 8
+
+
+def test_a_region_run_plain_runs_its_loops_as_written(tmp_path, monkeypatch):
+    """A region's plain run (a call its compiled code declines, a kind that failed, a call
+    while it builds) is the user's statements, not its loops lowered for the tracer: a call
+    of the loop body per iteration ran a 250x250 matvec on lists at 5x the plain time."""
+    A = [[float(i * j % 7) for j in range(30)] for i in range(30)]
+    x, b = [1.0] * 30, [2.0] * 30
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # nothing remembered
+    f = astcompile.compile(matvec_lists, backend="c")
+    assert f(A, x, b) == matvec_lists(A, x, b)
+    (region,) = [r for r in f.regions if r.traced is not r.body]  # the one with loops
+    assert region.names == ("A", "x", "b")
+    assert "_for" in _functions_called(region.traced, A, x, b)  # the lowered form: a call each
+    assert "_for" not in _functions_called(region.run_body, (A, x, b))
+
+
+def _functions_called(fn, *args) -> set[str]:
+    calls = set()
+    sys.setprofile(lambda frame, event, arg: calls.add(frame.f_code.co_name))
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return calls
 
 
 @TARGETS

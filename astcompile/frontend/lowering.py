@@ -47,6 +47,27 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
     return module
 
 
+def seed_unbound(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
+    """The region body as written, but for the names a planned loop may leave unbound (it ran
+    zero times): they start as UNBOUND before it, so the region can return them and the
+    function unbinds them again (rewrite.py), as the lowered body does (``start_values``)."""
+    by_line = {s.line: s for s in specs if isinstance(s, LoopSpec) and s.unbound}
+    for node in ast.walk(module):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(isinstance(n, LOOPS) for n in block):
+                setattr(node, field, [m for stmt in block for m in _seeded(stmt, by_line)])
+    ast.fix_missing_locations(module)
+    return module
+
+
+def _seeded(stmt: ast.stmt, by_line: dict) -> list[ast.stmt]:
+    spec = by_line.get(stmt.lineno) if isinstance(stmt, LOOPS) else None
+    if spec is None:
+        return [stmt]
+    return [*(P.store(name, P.load(UNBOUND_NAME), stmt) for name in spec.unbound), stmt]
+
+
 def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
     """A region's loop holding ``return e`` (frontend/loop_plan.py) breaks out with its
     ``returned`` flag set; the region then returns ``e``, evaluated after the loop (nothing

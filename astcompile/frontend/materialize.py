@@ -70,6 +70,10 @@ def _inner_code(
         from astcompile.frontend.lowering import lower_structured
 
         module = lower_structured(module, structured)
+    elif structured:  # the region as written (a plain run of it): its loops stay loops
+        from astcompile.frontend.lowering import seed_unbound
+
+        module = seed_unbound(module, structured)
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")

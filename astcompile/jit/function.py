@@ -306,8 +306,10 @@ class CompiledFunction:
             self._impl = self._sole_region = None
         return True
 
-    def new_region(self, spec: RegionSpec, body: Callable[..., tuple]) -> Region:
-        return region_tiering.attach(Region(spec, body, self))
+    def new_region(
+        self, spec: RegionSpec, body: Callable[..., tuple], traced: Callable[..., tuple]
+    ) -> Region:
+        return region_tiering.attach(Region(spec, body, self, traced))
 
     # --- services for regions ---
     def target(self, args: tuple | None = None) -> Backend:

@@ -56,9 +56,16 @@ class RegionStats:
 class Region(Failing):
     """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
 
-    def __init__(self, spec: RegionSpec, body: Callable[..., tuple], owner: Owner) -> None:
+    def __init__(
+        self,
+        spec: RegionSpec,
+        body: Callable[..., tuple],
+        owner: Owner,
+        traced: Callable[..., tuple] | None = None,
+    ) -> None:
         self.spec = spec
-        self.body = body
+        self.body = body  # the user's statements: what every plain run of the region runs
+        self.traced = traced or body  # the same with its loops and branches as calls to trace
         self.owner = owner
         self.names = tuple(spec.params)
         self.entries: dict[tuple, list[Entry]] = {}
@@ -269,7 +276,7 @@ class Region(Failing):
         result = None
         if dynamic:
             try:
-                result = trace(self.body, args, self.names, name, dynamic, root, observed)
+                result = trace(self.traced, args, self.names, name, dynamic, root, observed)
                 self.dynamic_leaves = dynamic
             except TraceBreak:  # needed as a value: specialised, unless it is per iteration
                 spec = self.spec
@@ -279,7 +286,7 @@ class Region(Failing):
                     )
                     raise
         if result is None:
-            result = trace(self.body, args, self.names, name, root=root, observed=observed)
+            result = trace(self.traced, args, self.names, name, root=root, observed=observed)
         self.stats.traces += 1
         return result
 
