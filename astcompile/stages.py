@@ -177,14 +177,11 @@ def rewrite(work: FunctionWork) -> None:
 def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
     from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, LoopSpec, def_name
-    from astcompile.jit.structured_calls import AS_WRITTEN, STRUCTURED_CALLS
+    from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
-    free: dict[str, Any] = {
-        "__ac_call": owner.dispatch,
-        "__ac_loop": owner.python_loop,
-        UNBOUND_NAME: UNBOUND,
-    }
+    unbound = {UNBOUND_NAME: UNBOUND}  # the marker of a name a loop left unbound
+    free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop, **unbound}
     for spec in made.regions:
         traced = build_function(
             spec.body_source, spec.name, owner.fn, STRUCTURED_CALLS, made.filename, spec.structured
@@ -192,7 +189,7 @@ def materialise(work: FunctionWork) -> None:
         body = traced
         if any(isinstance(s, LoopSpec) for s in spec.structured):  # run plain as written: a
             body = build_function(  # loop as calls of its body costs a call per iteration
-                spec.body_source, spec.name, owner.fn, AS_WRITTEN, made.filename, spec.structured
+                spec.body_source, spec.name, owner.fn, unbound, made.filename, spec.structured
             )
         free[spec.name] = region = owner.new_region(spec, body, traced)
         work.regions.append(region)

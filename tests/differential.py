@@ -124,7 +124,9 @@ def _assert_same_call(
 ) -> None:
     """The results, the arguments as each call left them (arrays, lists and dicts: objects of
     other types may be two twins' own classes), and which arrays are which."""
-    written = [i for i, a in enumerate(plain_args) if type(a) in (np.ndarray, list, dict)]
+    written = [
+        i for i, a in enumerate(plain_args) if isinstance(a, np.ndarray) or type(a) in (list, dict)
+    ]
     problems = call_differences(
         got,
         expected,

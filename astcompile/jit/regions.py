@@ -61,11 +61,11 @@ class Region(Failing):
         spec: RegionSpec,
         body: Callable[..., tuple],
         owner: Owner,
-        traced: Callable[..., tuple] | None = None,
+        traced: Callable[..., tuple],
     ) -> None:
         self.spec = spec
         self.body = body  # the user's statements: what every plain run of the region runs
-        self.traced = traced or body  # the same with its loops and branches as calls to trace
+        self.traced = traced  # the same with its loops and branches as calls to trace
         self.owner = owner
         self.names = tuple(spec.params)
         self.entries: dict[tuple, list[Entry]] = {}

@@ -48,7 +48,3 @@ STRUCTURED_CALLS: dict[str, Any] = {
     name: _bound_on_first_call(module, attr) for name, (module, attr) in _TARGETS.items()
 }
 STRUCTURED_CALLS[UNBOUND_NAME] = UNBOUND  # a value, not a call: see frontend/spec.py
-
-#: What a region body as the user wrote it needs (its loops and branches not lowered): the
-#: marker of names a region may leave unbound.
-AS_WRITTEN: dict[str, Any] = {UNBOUND_NAME: UNBOUND}
