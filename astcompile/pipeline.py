@@ -10,9 +10,10 @@ Two ordered lists of named stages, each with the reason it exists (what each doe
   mode, the cache size limit and the region's lock sit between that look-up and the stages.
 
 Loop graphs (loops, branches, stores) and flat graphs go through the same list; a stage's
-``when`` says, as data, which graphs and targets it is for. A *target* (C, eager; later
-Triton) plugs in as the ``schedule``, ``lower``, ``load`` and ``wrap`` stages
-(``backend.steps``, see ``backends/__init__.py``); a target without one skips it.
+``when`` says, as data, which graphs and targets it is for. A *target* (C, eager, Triton)
+plugs in as the ``schedule``, ``accept``, ``lower``, ``load`` and ``wrap`` stages
+(``backend.steps``, see ``backends/__init__.py``); a target without one skips it, and one whose
+``accept`` refuses a graph hands it to C there.
 
 :func:`run_stages` times each stage under its name: ``astcompile.compile_times()`` reports
 these names, never overlapping (the C compiler is ``build``, timed inside ``load``), and they
@@ -132,6 +133,14 @@ TARGET_STAGES: tuple[Stage, ...] = (
         "nodes grouped into fused kernels and NumPy steps",
         stages.flat_target_step,
     ),
+    Stage(
+        "accept",
+        stages.accept,
+        "the target takes the graph in one of its forms, or hands it to C, saying why",
+        stages.target_has,
+        stages.codegen_failed,
+        stages.accept_dump,
+    ),
     _target(
         "lower",
         "the target's source (C kernels) and the Python wrapper that calls it",
@@ -143,10 +152,12 @@ TARGET_STAGES: tuple[Stage, ...] = (
         stages.target_has,
         inner=("build",),
     ),
-    _target(
+    Stage(
         "wrap",
+        stages.wrap,
         "the callable that takes the region's leaves and returns its outputs",
         stages.target_has,
+        stages.codegen_failed,
     ),
 )
 

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from cffi import FFI
 
     from astcompile.backends import Backend, CompiledGraph, Lowered
+    from astcompile.backends.triton import Form
+    from astcompile.codegen.triton_loop_plan import HostProgram
+    from astcompile.codegen.triton_store_plan import StoreRegion
     from astcompile.frontend.analysis import FunctionAnalysis
     from astcompile.frontend.rewrite_cache import CachedRewrite
     from astcompile.frontend.source import FunctionSource
@@ -83,7 +86,9 @@ class RegionWork:
     graph: Graph | None = None
     kind: GraphKind = GraphKind.FLAT
     changed: bool = False  # whether the last graph pass changed the graph
-    schedule: Schedule | None = None  # a flat graph's kernels and NumPy steps
+    schedule: Schedule | StoreRegion | HostProgram | None = None  # the plan lower writes
+    form: Form | None = None  # what the plan is (Triton's forms), set by the ``accept`` stage
+    handed_over: str | None = None  # why the target refused the graph and C compiles it
     code: Lowered | None = None  # what the target's lower made, for its load and wrap
     library: tuple[FFI, object] | ModuleType | None = None  # C: cffi's (ffi, lib); Triton: module
     run: CompiledGraph | None = None
@@ -224,6 +229,7 @@ def load_entry(work: RegionWork) -> None:
 
 def trace(work: RegionWork) -> None:
     from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
+    from astcompile.trace.tracer import scalar_only
 
     region = work.region
     if region.owner.analysis_changed():  # a callee rebound or swapped: its statements run
@@ -251,29 +257,6 @@ def trace(work: RegionWork) -> None:
         )
         region.give_up(work.key, work.args, f"{region.spec.name} computes only scalars")
         work.done = True
-
-
-def scalar_only(graph: Graph) -> bool:
-    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
-    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
-    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
-    from astcompile.ir.ops import Kind, Op
-    from astcompile.trace.nodes import index_shape
-
-    for node in graph.nodes():
-        if node.kind is Kind.CONTROL:
-            return False
-        if node.op is Op.INPUT:
-            continue
-        if node.op is Op.STORE:
-            target, value = node.inputs[:2]
-            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
-                return False
-        elif node.shape != ():
-            return False
-        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
-            return False  # a scalar from a whole array (``x.mean()``): O(n) work
-    return True
 
 
 def resolve_target(work: RegionWork) -> None:
@@ -315,6 +298,26 @@ def target_has(stage: str, work: RegionWork) -> bool:
     return stage in work.target.steps
 
 
+def accept(work: RegionWork) -> None:
+    """The target takes the graph, or hands it to the C target, which compiles it from here on
+    (the graph_breaks log says why now, ``explain`` with the entry: :func:`wrap`)."""
+    reason = work.target.steps["accept"](work)
+    if reason is not None:
+        logs.graph_breaks.info("%s: %s: it runs on the C target (CPU)", work.graph.name, reason)
+        work.target, work.handed_over = work.target.fallback(), reason
+
+
+def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
+
+
+def wrap(work: RegionWork) -> None:
+    work.target.steps["wrap"](work)
+    if work.handed_over is not None:
+        work.run.target = f"c ({work.handed_over})"  # what ``explain`` says it runs on
+
+
 def add_entry(work: RegionWork) -> None:
     work.entry = Entry(work.key, work.result, verify.plant(work.run))  # plant: a test hook
     work.region.add_entry(work.entry)
@@ -354,7 +357,8 @@ def codegen_failed(work: RegionWork, exc: Exception) -> None:
     if region is None:
         raise exc
     if isinstance(exc, Unlowerable):  # not an error: the region runs the user's statements
-        graph_break = region.note_unlowerable(work.target.name, exc)
+        chosen = region.owner.target(work.args).name  # a target that handed it over: named
+        graph_break = region.note_unlowerable(chosen, exc)
         region.keep_loops_around(exc.loc, only_holding=True)  # the rest may compile next call
         region.give_up(work.key, work.args, graph_break)
         work.done = True

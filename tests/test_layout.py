@@ -52,3 +52,25 @@ def test_no_file_name_is_used_twice_under_astcompile():
         if path.name != "__init__.py":
             seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+def test_no_backend_holds_another_backend():
+    """A target hands a graph it cannot lower to another at the ``accept`` stage, where the
+    stage list shows it: a backend inside a backend (``TritonBackend.c``) lowered, loaded and
+    wrapped graphs in its place where no stage said so."""
+    from astcompile.backends import BACKENDS, get_backend
+
+    made = []
+    for name in BACKENDS[1:]:  # after "auto"
+        try:
+            made.append(get_backend(name))
+        except ValueError:  # triton not installed
+            continue
+    kinds = tuple({type(backend) for backend in made})
+    held = [
+        f"{type(backend).__name__}.{field}"
+        for backend in made
+        for field, value in vars(backend).items()
+        if isinstance(value, kinds)
+    ]
+    assert len(made) >= 2 and held == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -18,8 +19,9 @@ from astcompile.passes.pass_list import PIPELINE
 from astcompile.runtime import timing
 from astcompile.trace.tracer import trace_callable
 
+TRITON = importlib.util.find_spec("triton") is not None
 PASS_NAMES = [name for name, _, _ in PIPELINE]
-TARGET = ["schedule", "lower", "load", "wrap"]
+TARGET = ["schedule", "accept", "lower", "load", "wrap"]
 
 
 def _names(stage_list):
@@ -190,7 +192,8 @@ def test_loop_graphs_go_through_the_same_list(tmp_path, monkeypatch):
     for stage in pipeline.REGION_STAGES:
         if stage.name in PASS_NAMES:
             assert stage.when is stages.for_codegen
-    assert pipeline.TARGET_STAGES[-4].when is stages.flat_target_step  # schedule
+    schedule = next(s for s in pipeline.TARGET_STAGES if s.name == "schedule")
+    assert schedule.when is stages.flat_target_step
 
 
 def test_which_stages_apply_to_which_graphs():
@@ -202,9 +205,66 @@ def test_which_stages_apply_to_which_graphs():
     def ran(work):
         return [s.name for s in pipeline.TARGET_STAGES if s.when(s.name, work)]
 
-    assert ran(flat) == [*PASS_NAMES, *TARGET]
+    assert ran(flat) == [*PASS_NAMES, "schedule", "lower", "load", "wrap"]
     assert ran(loop) == [*PASS_NAMES, "lower", "load", "wrap"]
     assert ran(eager) == ["wrap"]
+    if TRITON:  # the one target that takes only some graphs says so at ``accept``
+        triton = astcompile.backends.get_backend("triton")
+        assert ran(stages.RegionWork(target=triton, kind=stages.GraphKind.FLAT)) == [
+            *PASS_NAMES,
+            *TARGET,
+        ]
+        loop.target = triton
+        assert ran(loop) == [*PASS_NAMES, "accept", "lower", "load", "wrap"]
+
+
+def doubled(x):
+    return x * 2.0
+
+
+def running(x):
+    return np.cumsum(x)
+
+
+def shifted(x):
+    x[1:] = x[:-1] * 2.0
+    return x
+
+
+def heat(u, c, steps):
+    for t in range(steps):
+        u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def prefix(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] + x[i]
+    return x
+
+
+FORMS = [
+    (doubled, ("triton", "kernels", None)),
+    (running, ("triton", "scans", None)),
+    (shifted, ("triton", "stores", None)),
+    (heat, ("triton", "host_loops", None)),
+    (prefix, ("c", None, "a loop of scalar element updates: no GPU form")),
+]
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+@pytest.mark.parametrize("fn, taken", FORMS, ids=[f.__name__ for f, _ in FORMS])
+def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken):
+    """Which route a graph takes through the Triton target is decided at the ``accept`` stage,
+    in sight of the stage list: the first of its forms that plans the graph; a graph none
+    plans goes to C there, with the reason ``explain`` gives."""
+    from astcompile.backends.triton import TritonBackend
+
+    args = (np.arange(6.0), 0.1, 2) if fn is heat else (np.arange(6.0),)
+    graph = astcompile.explain(astcompile.compile(fn, backend="eager"), *args).graphs[0]
+    work = pipeline.run_target_stages(graph, TritonBackend(), stop_before="lower")
+    reason = work.handed_over and work.handed_over.split(";")[0]
+    assert (work.target.name, work.form and work.form.name, reason) == taken
 
 
 def test_graph_kind():
@@ -247,6 +307,18 @@ def test_debug_dumps_are_named_by_stage(tmp_path, monkeypatch):
     assert "__ac_region_0.0.decompose.txt" in files  # var became mean, sub, mul, mean
     text = (tmp_path / folder / "__ac_region_0.0.decompose.txt").read_text()
     assert "var(" not in text and "mean(" in text
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+def test_the_accept_stage_dumps_the_form_or_the_hand_over(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(config, "debug_dir", str(tmp_path))
+    for fn in (shifted, prefix):
+        compiled = astcompile.compile(fn, backend="triton")
+        np.testing.assert_array_equal(compiled(np.arange(6.0)), fn(np.arange(6.0)))
+    made = {f.parent.name.rpartition(".")[2]: f for f in tmp_path.rglob("*.accept.txt")}
+    assert made["shifted"].read_text() == "stores\n"
+    assert made["prefix"].read_text().startswith("c (a loop of scalar element updates")
 
 
 def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch):

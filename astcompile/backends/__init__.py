@@ -25,14 +25,16 @@ CompiledGraph = Callable[[Sequence[object]], list]
 class Backend(Protocol):
     """A target of the compile pipeline (``astcompile/pipeline.py``).
 
-    ``steps`` maps the target stages it implements (``schedule``, ``lower``, ``load``,
-    ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``); the
-    pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. ``graph_passes`` says
-    whether the graph passes run before it. ``compile`` runs those stages on a bare graph."""
+    ``steps`` maps the target stages it implements (``schedule``, ``accept``, ``lower``,
+    ``load``, ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``);
+    the pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. A target that lowers
+    only some graphs says at ``accept`` why it refuses one (else None) and hands it to the C
+    target its ``fallback()`` makes. ``graph_passes`` says whether the graph passes run before
+    it. ``compile`` runs those stages on a bare graph."""
 
     name: str
     graph_passes: bool
-    steps: Mapping[str, Callable[[Any], None]]
+    steps: Mapping[str, Callable[[Any], str | None]]
 
     def compile(self, graph: Graph) -> CompiledGraph: ...
 

@@ -26,7 +26,7 @@ from astcompile.codegen.source_notes import annotate
 from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
-from astcompile.ir.graph import Graph, Node
+from astcompile.ir.graph import Graph
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
 from astcompile.passes.schedule import Kernel, Schedule, schedule
@@ -37,9 +37,7 @@ from astcompile.stages import GraphKind, RegionWork
 __all__ = ["CBackend"]
 
 
-def supported(node: Node) -> bool:
-    """Whether the C code generator handles ``node`` (else it runs as a NumPy step)."""
-    return C.supports(node)
+supported = C.supports  #: whether C's code generator handles a node (else a NumPy step)
 
 
 def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:
@@ -97,12 +95,7 @@ class CBackend:
 
     def __init__(self, cache_dir: str | None = None) -> None:
         self.cache_dir = cache_dir
-        self.steps = {
-            "schedule": self.schedule,
-            "lower": self.lower,
-            "load": self.load,
-            "wrap": self.wrap,
-        }
+        self.steps = {n: getattr(self, n) for n in ("schedule", "lower", "load", "wrap")}
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         from astcompile.pipeline import compile_graph
@@ -144,24 +137,22 @@ class CBackend:
 
     def load(self, work: RegionWork) -> None:
         """The library of the C source; a flat graph made only of NumPy steps has none."""
-        code = work.code
-        if code.decls:
-            work.library = self._load(code.source, code.decls)
-            code.parts.library = library_path(work.library[1])
-
-    def wrap(self, work: RegionWork) -> None:
-        run = make_wrapper(work.graph, work.code.parts, work.library)
-        run.c_source = work.code.source
-        work.run = run
-
-    def _load(self, source: str, decls: str) -> tuple[Any, Any]:
+        code, folder = work.code, self.cache_dir or config.cache_dir
+        if not code.decls:
+            return
         try:
-            return load_library(
-                source,
-                decls,
-                self.cache_dir or config.cache_dir,
+            work.library = load_library(
+                code.source,
+                code.decls,
+                folder,
                 timeout=config.build_timeout or None,
                 max_bytes=config.cache_max_bytes,
             )
         except RuntimeBuildError as exc:
             raise CompileError(str(exc)) from exc
+        code.parts.library = library_path(work.library[1])
+
+    def wrap(self, work: RegionWork) -> None:
+        run = make_wrapper(work.graph, work.code.parts, work.library)
+        run.c_source = work.code.source
+        work.run = run

@@ -1,26 +1,24 @@
 """Backend "triton": the schedule's fused kernels as Triton kernels, on a GPU or interpreted.
 
 The second target of the pipeline. ``schedule`` groups a flat graph into kernels with the
-Triton target's ``supports`` (what it has no rule for runs as a NumPy step), ``lower`` writes
-one Python module holding every kernel's ``@triton.jit`` functions and the region's wrapper,
-``load`` imports the module from the cache directory (Triton compiles from a kernel's source
-file; its own compile cache is under the same directory), ``wrap`` binds the wrapper.
+Triton target's ``supports`` (what it has no rule for runs as a NumPy step), ``accepts`` picks
+the graph's form (:data:`FORMS`; a loop graph none takes runs on the C target, and the
+graph_breaks log and ``explain`` say why), ``lower`` writes one Python module holding every
+kernel's ``@triton.jit`` functions and the region's wrapper, ``load`` imports the module from
+the cache directory (Triton compiles from a kernel's source file; its own compile cache is
+under the same directory), ``wrap`` binds the wrapper.
 
 Where kernels run: with ``TRITON_INTERPRET=1`` Triton's interpreter runs them on the CPU over
 the NumPy arrays themselves (what CI tests); otherwise on the GPU, NumPy inputs copied to the
 device (CuPy) and results copied back, device arrays staying where they are.
-
-Stores into views without loops are lowered as store kernels (codegen/triton_store_plan.py).
-Loop graphs (loops, branches, run-time indices) have no Triton lowering yet: they go to the C
-target's stages, and the graph_breaks log says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from astcompile import config, logs
+from astcompile import config
 from astcompile.backends.c import CBackend, assured
 from astcompile.backends.cwrap import make_wrapper
 from astcompile.backends.triton_flat import TritonCode, flat_code
@@ -33,9 +31,38 @@ from astcompile.codegen.triton_store_plan import store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
+from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
 
-__all__ = ["TritonBackend"]
+__all__ = ["FORMS", "TritonBackend"]
+
+
+class Form(NamedTuple):
+    """A form Triton lowers graphs in (rules as data): ``plan(work, scans)`` is its plan of the
+    work's graph or None (not in this form); ``write(plan, assured)`` writes the plan's code."""
+
+    name: str
+    plan: Callable[[RegionWork, Graph | None], object]
+    write: Callable[..., TritonCode]
+
+
+def _kernels(work: RegionWork, scans: Graph | None) -> Schedule | None:
+    return work.schedule if work.kind is GraphKind.FLAT else None
+
+
+def _scan_kernels(work: RegionWork, scans: Graph | None) -> Schedule | None:
+    return TRITON.schedule(scans) if scans is not None and not scans.effects else None
+
+
+#: How Triton lowers a region's graph: in the first form whose ``plan(work, graph with its scans
+#: folded)`` is not None (stores: phases of kernels and stores into views, no loop; host_loops:
+#: host loops launching their bodies' kernels). A graph no form takes runs on C (``accepts``).
+FORMS = (
+    Form("kernels", _kernels, flat_code),  # a flat graph: its schedule's fused kernels
+    Form("scans", _scan_kernels, flat_code),  # np.cumsum/np.cumprod only: scan kernels
+    Form("stores", lambda work, scans: store_region(scans or work.graph), store_code),
+    Form("host_loops", lambda work, scans: host_program(work.graph), loop_code),
+)
 
 
 class TritonBackend:
@@ -46,13 +73,8 @@ class TritonBackend:
 
     def __init__(self, cache_dir: str | None = None) -> None:
         self.cache_dir = cache_dir
-        self.c = CBackend(cache_dir)
-        self.steps = {
-            "schedule": self.schedule,
-            "lower": self.lower,
-            "load": self.load,
-            "wrap": self.wrap,
-        }
+        self.steps = {n: getattr(self, n) for n in ("schedule", "lower", "load", "wrap")}
+        self.steps["accept"] = self.accepts  # says why it refuses a graph (stages.accept)
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         from astcompile.pipeline import compile_graph
@@ -62,53 +84,35 @@ class TritonBackend:
     def schedule(self, work: RegionWork) -> None:
         work.schedule = TRITON.schedule(work.graph)
 
+    def accepts(self, work: RegionWork) -> str | None:
+        """The ``accept`` stage: the form this target lowers the graph in, with its plan, left
+        in the work; or why it has none (the region then runs on the C target)."""
+        scans = fold_scans(work.graph)
+        for form in FORMS:
+            plan = form.plan(work, scans)
+            if plan is not None:
+                work.form, work.schedule = form, plan
+                return None
+        return c_target_reason(work.graph)
+
+    def fallback(self) -> CBackend:
+        """The target of a graph this one refuses (made when it refuses one)."""
+        return CBackend(self.cache_dir)
+
     def lower(self, work: RegionWork) -> None:
-        graph = work.graph
-        scans = fold_scans(graph) if work.kind is not GraphKind.FLAT else None
-        if scans is not None and not scans.effects:  # np.cumsum/np.cumprod: scan kernels
-            work.schedule = TRITON.schedule(scans)
-            with numbering():
-                work.code = flat_code(work.schedule, assured(work))
-            return
-        graph = scans or graph
-        stores = store_region(graph) if work.kind is not GraphKind.FLAT else None
-        if stores is not None:  # stores into views, no loop: phases of kernels and stores
-            with numbering():
-                work.code = store_code(stores, assured(work))
-            return
-        program = host_program(work.graph) if work.kind is not GraphKind.FLAT else None
-        if program is not None:  # host loops launching their bodies' kernels
-            with numbering():
-                work.code = loop_code(program, assured(work))
-            return
-        if work.kind is not GraphKind.FLAT:
-            logs.graph_breaks.info(
-                "%s: %s: it runs on the C target (CPU)",
-                work.graph.name,
-                c_target_reason(work.graph),
-            )
-            self.c.lower(work)
-            return
         with numbering():
-            work.code = flat_code(work.schedule, assured(work))
+            work.code = work.form.write(work.schedule, assured(work))
 
     def load(self, work: RegionWork) -> None:
-        if not isinstance(work.code, TritonCode):
-            self.c.load(work)
-            return
         from astcompile.runtime.triton_runtime import load_module
 
         if work.code.signatures:
             work.library = load_module(work.code.source, self.cache_dir or config.cache_dir)
 
     def wrap(self, work: RegionWork) -> None:
-        code = work.code
-        if not isinstance(code, TritonCode):
-            self.c.wrap(work)
-            work.run.target = f"c ({c_target_reason(work.graph)})"
-            return
         from astcompile.runtime import triton_device
 
+        code = work.code
         try:
             run = triton_device.bind(
                 work.graph, code.parts, work.library, make_wrapper, code.stored_leaves

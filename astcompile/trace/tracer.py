@@ -17,7 +17,7 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import Graph, InputAttr, InputKind, Node
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import Kind, Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
@@ -27,7 +27,7 @@ from astcompile.trace import escapes, int_bounds, limits, lists
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
-from astcompile.trace.nodes import check_dtype
+from astcompile.trace.nodes import check_dtype, index_shape
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
@@ -301,3 +301,23 @@ def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
     with contextlib.suppress(TypeError, ValueError):
         names = list(inspect.signature(fn).parameters)[: len(args)]
     return trace(fn, args, names, getattr(fn, "__name__", "graph")).graph
+
+
+def scalar_only(graph: Graph) -> bool:
+    """A graph that touches O(1) elements (scalar arithmetic, element reads ``x[i]``, element
+    stores ``out[i] = v``) and has no loop or branch: Python runs it faster than a call into
+    compiled code can (the call alone costs microseconds). Typical of a loop left in Python."""
+    for node in graph.nodes():
+        if node.kind is Kind.CONTROL:
+            return False
+        if node.op is Op.INPUT:
+            continue
+        if node.op is Op.STORE:
+            target, value = node.inputs[:2]
+            if index_shape(target.shape, node.attr.index) != () or value.shape != ():
+                return False
+        elif node.shape != ():
+            return False
+        elif node.op is not Op.INDEX and any(i.shape != () for i in node.inputs):
+            return False  # a scalar from a whole array (``x.mean()``): O(n) work
+    return True
