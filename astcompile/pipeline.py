@@ -152,12 +152,10 @@ TARGET_STAGES: tuple[Stage, ...] = (
         stages.target_has,
         inner=("build",),
     ),
-    Stage(
+    _target(
         "wrap",
-        stages.wrap,
         "the callable that takes the region's leaves and returns its outputs",
         stages.target_has,
-        stages.codegen_failed,
     ),
 )
 

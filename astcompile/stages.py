@@ -300,22 +300,16 @@ def target_has(stage: str, work: RegionWork) -> bool:
 
 def accept(work: RegionWork) -> None:
     """The target takes the graph, or hands it to the C target, which compiles it from here on
-    (the graph_breaks log says why now, ``explain`` with the entry: :func:`wrap`)."""
+    (the graph_breaks log says why now, ``explain`` with the entry: ``CBackend.wrap``)."""
     reason = work.target.steps["accept"](work)
     if reason is not None:
         logs.graph_breaks.info("%s: %s: it runs on the C target (CPU)", work.graph.name, reason)
-        work.target, work.handed_over = work.target.fallback(), reason
+        work.target, work.handed_over = work.target.fallback(work.target.cache_dir), reason
 
 
 def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
     return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
-
-
-def wrap(work: RegionWork) -> None:
-    work.target.steps["wrap"](work)
-    if work.handed_over is not None:
-        work.run.target = f"c ({work.handed_over})"  # what ``explain`` says it runs on
 
 
 def add_entry(work: RegionWork) -> None:

@@ -28,8 +28,8 @@ class Backend(Protocol):
     ``steps`` maps the target stages it implements (``schedule``, ``accept``, ``lower``,
     ``load``, ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``);
     the pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. A target that lowers
-    only some graphs says at ``accept`` why it refuses one (else None) and hands it to the C
-    target its ``fallback()`` makes. ``graph_passes`` says whether the graph passes run before
+    only some graphs says at ``accept`` why it refuses one (else None) and hands it to its
+    ``fallback`` target (C). ``graph_passes`` says whether the graph passes run before
     it. ``compile`` runs those stages on a bare graph."""
 
     name: str
@@ -48,7 +48,8 @@ class Lowered(Protocol):
 
 
 def get_backend(name: str) -> Backend:
-    """The backend object for a user-facing name ("eager", "c")."""
+    """The backend object for a user-facing name ("eager", "c", "triton")."""
+    check_backend_name(name)  # a name we cannot run: a ValueError that says what to do
     if name == "eager":
         from astcompile.backends.eager import EagerBackend
 
@@ -58,12 +59,10 @@ def get_backend(name: str) -> Backend:
 
         return CBackend()
     if name == "triton":
-        check_backend_name(name)
         from astcompile.backends.triton import TritonBackend
 
         return TritonBackend()
-    check_backend_name(name)
-    raise AssertionError(name)  # check_backend_name raised
+    raise AssertionError(name)  # "auto" is resolved before (resolve_backend)
 
 
 def on_device(values: Sequence[object]) -> bool:

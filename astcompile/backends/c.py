@@ -40,8 +40,17 @@ __all__ = ["CBackend"]
 supported = C.supports  #: whether C's code generator handles a node (else a NumPy step)
 
 
-def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:
-    """C source, cffi declarations, wrapper source and wrapper of a flat graph's schedule."""
+@dataclass
+class CCode:
+    """What ``lower`` made: one C source for all of a region's functions, and its wrapper."""
+
+    source: str
+    decls: str
+    parts: WrapperParts
+
+
+def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> CCode:
+    """The C source, cffi declarations and wrapper of a flat graph's schedule."""
     parts, decls, plans = [cgen.HEADER, WORD_UNION], [], {}
     reuse = reused_buffers(sched)
     aliased = frozenset(reuse) | {t.id for t in reuse.values()}
@@ -51,8 +60,10 @@ def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, s
             parts.append(code.source)
             decls.append(code.decl)
             plans[step.name] = code.plan
-    wrapper = WrapperSource(sched, plans, reuse, assured=assured)
-    return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
+    wrapper, cdecls = WrapperSource(sched, plans, reuse, assured=assured), "\n".join(decls)
+    source, py = annotate("\n".join(parts)), wrapper.build()
+    wrapped = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps), cdecls, fast=wrapper.fast)
+    return CCode(source, cdecls, wrapped)
 
 
 def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
@@ -76,15 +87,6 @@ def assured(work: RegionWork) -> Assured:
         return NOTHING
     leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn, work.observed)
     return assured_by(work.graph, leaves)
-
-
-@dataclass
-class CCode:
-    """What ``lower`` made: one C source for all of a region's functions, and its wrapper."""
-
-    source: str
-    decls: str
-    parts: WrapperParts
 
 
 class CBackend:
@@ -113,13 +115,7 @@ class CBackend:
         graph = work.graph
         with numbering():
             if work.kind is GraphKind.FLAT:
-                source, decls, py, wrapper = _flat_code(work.schedule, assured(work))
-                steps = dict(wrapper.steps)
-                work.code = CCode(
-                    source,
-                    decls,
-                    WrapperParts(py, dict(wrapper.consts), steps, decls, fast=wrapper.fast),
-                )
+                work.code = _flat_code(work.schedule, assured(work))
                 return
             # The loop emitter is imported with the first loop graph: a program of flat
             # regions (and its first call) does without it.
@@ -155,4 +151,6 @@ class CBackend:
     def wrap(self, work: RegionWork) -> None:
         run = make_wrapper(work.graph, work.code.parts, work.library)
         run.c_source = work.code.source
+        if work.handed_over is not None:  # explain: "on c (why the chosen target refused it)"
+            run.target = f"c ({work.handed_over})"
         work.run = run

@@ -38,8 +38,7 @@ __all__ = ["FORMS", "TritonBackend"]
 
 
 class Form(NamedTuple):
-    """A form Triton lowers graphs in (rules as data): ``plan(work, scans)`` is its plan of the
-    work's graph or None (not in this form); ``write(plan, assured)`` writes the plan's code."""
+    """A way to lower a graph: ``plan`` makes its plan or None, ``write`` the plan's code."""
 
     name: str
     plan: Callable[[RegionWork, Graph | None], object]
@@ -70,6 +69,7 @@ class TritonBackend:
 
     name = "triton"
     graph_passes = True
+    fallback = CBackend  #: the target of a graph it refuses, made then (stages.accept)
 
     def __init__(self, cache_dir: str | None = None) -> None:
         self.cache_dir = cache_dir
@@ -94,10 +94,6 @@ class TritonBackend:
                 work.form, work.schedule = form, plan
                 return None
         return c_target_reason(work.graph)
-
-    def fallback(self) -> CBackend:
-        """The target of a graph this one refuses (made when it refuses one)."""
-        return CBackend(self.cache_dir)
 
     def lower(self, work: RegionWork) -> None:
         with numbering():
