@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -254,7 +255,7 @@ FORMS = [
 
 @pytest.mark.skipif(not TRITON, reason="triton is not installed")
 @pytest.mark.parametrize("fn, taken", FORMS, ids=[f.__name__ for f, _ in FORMS])
-def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken):
+def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken, caplog):
     """Which route a graph takes through the Triton target is decided at the ``accept`` stage,
     in sight of the stage list: the first of its forms that plans the graph; a graph none
     plans goes to C there, with the reason ``explain`` gives."""
@@ -262,9 +263,33 @@ def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken):
 
     args = (np.arange(6.0), 0.1, 2) if fn is heat else (np.arange(6.0),)
     graph = astcompile.explain(astcompile.compile(fn, backend="eager"), *args).graphs[0]
-    work = pipeline.run_target_stages(graph, TritonBackend(), stop_before="lower")
+    with caplog.at_level(logging.INFO, "astcompile.graph_breaks"):
+        work = pipeline.run_target_stages(graph, TritonBackend(), stop_before="lower")
     reason = work.handed_over and work.handed_over.split(";")[0]
     assert (work.target.name, work.form and work.form.name, reason) == taken
+    said = [r.getMessage() for r in caplog.records if "runs on the C target" in r.getMessage()]
+    assert said == (
+        []
+        if reason is None
+        else [f"{graph.name}: {work.handed_over}: it runs on the C target (CPU)"]
+    )
+
+
+def flat_first(x):
+    y = x[:, ::2].reshape(-1)  # C's loop emitter has no strided reshape (yet)
+    y[0] = 5.0
+    return y
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+def test_a_graph_handed_to_c_that_c_cannot_lower_names_the_backend_the_user_chose(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(flat_first, backend="triton")
+    x = np.arange(24.0).reshape(4, 6)
+    report = astcompile.explain(compiled, x.copy())
+    np.testing.assert_array_equal(report.out, flat_first(x.copy()))
+    assert [b.code for b in report.break_reasons] == ["GB023"]
+    assert "the triton backend does not support reshape" in report.break_reasons[0].detail
 
 
 def test_graph_kind():
