@@ -31,9 +31,7 @@ if TYPE_CHECKING:
     from cffi import FFI
 
     from astcompile.backends import Backend, CompiledGraph, Lowered
-    from astcompile.backends.triton import Form
-    from astcompile.codegen.triton_loop_plan import HostProgram
-    from astcompile.codegen.triton_store_plan import StoreRegion
+    from astcompile.backends.triton import Form, Plan
     from astcompile.frontend.analysis import FunctionAnalysis
     from astcompile.frontend.rewrite_cache import CachedRewrite
     from astcompile.frontend.source import FunctionSource
@@ -86,7 +84,7 @@ class RegionWork:
     graph: Graph | None = None
     kind: GraphKind = GraphKind.FLAT
     changed: bool = False  # whether the last graph pass changed the graph
-    schedule: Schedule | StoreRegion | HostProgram | None = None  # the plan lower writes
+    schedule: Schedule | Plan | None = None  # a flat graph's kernels, or a form's plan
     form: Form | None = None  # what the plan is (Triton's forms), set by the ``accept`` stage
     handed_over: str | None = None  # why the target refused the graph and C compiles it
     code: Lowered | None = None  # what the target's lower made, for its load and wrap
@@ -289,8 +287,8 @@ def for_codegen(stage: str, work: RegionWork) -> bool:
 
 
 def flat_target_step(stage: str, work: RegionWork) -> bool:
-    """Scheduling into fused kernels is for flat graphs; a loop graph is planned as it is
-    lowered (one structured function)."""
+    """Scheduling into fused kernels is for flat graphs; a loop graph is planned at ``accept``
+    (Triton's forms) or as it is lowered (C: one structured function)."""
     return work.kind is GraphKind.FLAT and stage in work.target.steps
 
 

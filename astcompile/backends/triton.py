@@ -26,8 +26,8 @@ from astcompile.backends.triton_host_loops import loop_code
 from astcompile.backends.triton_host_stores import store_code
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
-from astcompile.codegen.triton_loop_plan import c_target_reason, host_program
-from astcompile.codegen.triton_store_plan import store_region
+from astcompile.codegen.triton_loop_plan import HostProgram, c_target_reason, host_program
+from astcompile.codegen.triton_store_plan import StoreRegion, store_region
 from astcompile.codegen.triton_target import TRITON
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
@@ -36,12 +36,14 @@ from astcompile.stages import GraphKind, RegionWork
 
 __all__ = ["FORMS", "TritonBackend"]
 
+Plan = Schedule | StoreRegion | HostProgram  #: what a form plans, and ``lower`` writes
+
 
 class Form(NamedTuple):
     """A way to lower a graph: ``plan`` makes its plan or None, ``write`` the plan's code."""
 
     name: str
-    plan: Callable[[RegionWork, Graph | None], object]
+    plan: Callable[[RegionWork, Graph | None], Plan | None]
     write: Callable[..., TritonCode]
 
 
