@@ -67,7 +67,7 @@ FORMS = (
 
 
 class TritonBackend:
-    """The Triton target: its ``schedule``, ``lower``, ``load`` and ``wrap`` stages."""
+    """The Triton target: its ``schedule``, ``accept``, ``lower``, ``load``, ``wrap`` stages."""
 
     name = "triton"
     graph_passes = True
