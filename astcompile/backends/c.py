@@ -20,10 +20,10 @@ from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
+from astcompile.codegen.host import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.source_notes import annotate
-from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
@@ -53,7 +53,7 @@ def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, s
             parts.append(code.source)
             decls.append(code.decl)
             plans[step.name] = code.plan
-    wrapper = WrapperSource(sched, plans, reuse, assured=assured)
+    wrapper = WrapperSource(sched, plans, C, reuse, assured)
     return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
 
 

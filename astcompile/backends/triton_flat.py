@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astcompile.backends.cwrap import WrapperParts
+from astcompile.codegen.host import EAGER, NOTHING, Assured, WrapperSource
 from astcompile.codegen.triton_matmul import matmul_note
 from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.passes.schedule import Kernel, Schedule
 
 
@@ -42,10 +42,15 @@ def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
 
 
 def built(
-    sched: Schedule, assured: Assured, parts: list[str], signatures: dict, notes: list[str]
+    sched: Schedule,
+    assured: Assured,
+    parts: list[str],
+    signatures: dict,
+    notes: list[str],
+    fallback: str = EAGER,
 ) -> tuple[WrapperSource, str]:
     """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``, where
-    its matmuls run to ``notes``."""
+    its matmuls run to ``notes``; ``fallback``: what a call that fails its checks runs."""
     plans = {}
     notes += [n for n in map(matmul_note, sched.steps) if n is not None]
     for step in sched.steps:
@@ -57,5 +62,5 @@ def built(
     for node in scan_steps(sched):
         parts.append(scan_functions(node))
         signatures.update(scan_signatures(node))
-    wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
+    wrapper = WrapperSource(sched, plans, TRITON, assured=assured, fallback=fallback)
     return wrapper, wrapper.build()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.codegen.ids import nid
+from astcompile.codegen.host import EAGER, Assured, WrapperSource, unsafe_lines
 from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_store_kernels import (
@@ -24,7 +24,6 @@ from astcompile.codegen.triton_store_kernels import (
 )
 from astcompile.codegen.triton_store_plan import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import Assured, WrapperSource
 from astcompile.ir.ops import Op
 from astcompile.runtime.triton_device import broadcast, owned
 
@@ -49,16 +48,18 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
 
 
+#: what a phase that runs after stores does when a check fails: only a max/min over an empty
+#: axis can, and NumPy raises there
+NO_IDENTITY = "raise _no_identity()"
+
+
 def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
     """Wrapper lines: a call writing into a read-only argument (or, with ``overlap``, into one
     another argument overlaps) runs the region's own statements, as NumPy would run them
     (``runtime.triton_device.unsafe_writes``)."""
     if not stored:
         return []
-    return [
-        f"    if _unsafe(leaves, {stored!r}, {overlap}):  # read-only or overlapping arguments",
-        '        raise _RunPlain("a written argument is read-only or overlaps another argument")',
-    ]
+    return unsafe_lines(f"_unsafe(leaves, {stored!r}, {overlap})", "  # read-only or overlapping")
 
 
 def store_sources(
@@ -80,41 +81,43 @@ def store_sources(
     for i, phase in enumerate(region.phases):
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
-        wrapper, py = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes)
-        py = _with_tail(py, wrapper, phase, parts, signatures)
+        fallback = _fallback(i, len(region.phases), checks)
+        wrapper, _ = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes, fallback)
+        sources.append(_with_tail(wrapper, phase, parts, signatures))
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
-        if i == 0 and checks and len(region.phases) > 1:
-            py = py.replace("return _eager(leaves)", "return None")
-        elif i > 0 or not checks:  # after stores: only a max/min over an empty axis can fail
-            py = py.replace("return _eager(leaves)", "raise _no_identity()")
-        sources.append(py)
     if len(region.phases) > 1:
         sources.append(_in_turn(region, checks))
     return "".join(sources)
 
 
-def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
-    """``py`` with the phase's store kernels launched, in program order, before it returns
-    what it hands on."""
-    lines = py.rstrip("\n").split("\n")
-    assert lines[-1].startswith("    return"), lines[-1]
-    head, body = [], lines[:-1]
+def _fallback(phase: int, phases: int, checks: bool) -> str:
+    """What phase ``phase`` runs when a check fails: the first falls back to the graph (or,
+    followed by others, says so with None); one after stores raises NumPy's error."""
+    if phase > 0 or not checks:
+        return NO_IDENTITY
+    return "return None" if phases > 1 else EAGER
+
+
+def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
+    """The phase's wrapper with its store kernels launched, in program order, before it
+    returns what it hands on."""
+    wrapper.lines.pop()  # its return comes after the stores
+    head = []
     for k, tail in enumerate(phase.tail):
         store = tail.store
         if store.op is Op.CHECK:  # raises here, after the stores before it, as NumPy would
-            wrapper.steps[f"n{nid(store)}"] = store
-            body.append(f"    _step(n{nid(store)}, [{wrapper.ref(tail.value)}], leaves)")
+            wrapper.numpy_step(store, [wrapper.ref(tail.value)])
             continue
         name, ndim = store_name(phase.graph, k), view_ndim(store)
         parts.append(store_kernel(store, name, ndim))
         signatures[name] = dict(store_parameters(store, ndim))
         head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
         refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
-        body += ["    " + line for line in store_lines(store, k, name, refs, tail.overlaps)]
-    outs = [wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]]
-    body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-    return "\n".join([*head, *body]) + "\n"
+        for line in store_lines(store, k, name, refs, tail.overlaps):
+            wrapper.emit(line)
+    wrapper.returns([wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]])
+    return wrapper.source([*head, *wrapper.header])
 
 
 def _in_turn(region: StoreRegion, checks: bool) -> str:
@@ -124,7 +127,7 @@ def _in_turn(region: StoreRegion, checks: bool) -> str:
     if checks:
         lines += [
             "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
-            "        return _eager(leaves)",
+            f"        {EAGER}",
         ]
     for name in names[1:]:
         lines += ["    leaves = (*leaves, *carried)", f"    carried = {name}(leaves)"]

@@ -26,7 +26,7 @@ from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, pro
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
-from astcompile.codegen.pyexpr import dim_expr, shape_expr
+from astcompile.codegen.pyexpr import dim_expr
 from astcompile.codegen.target import KernelCode, Launcher, Rule, WrapperLines
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
@@ -65,8 +65,7 @@ class CLauncher:
                 self.words[o.id] = self.words.get(temp.id, [])
                 self._record(lambda o, t: ("alias", _ref(o), _ref(t)), o, temp)
                 continue
-            w.consts[f"_odt{nid(o)}"] = o.dtype
-            w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
+            w.alloc_node(o)
             self.fresh.add(o.id)
             self._record(_empty_step, o)
         args += [a for s in plan.scalars for a in scalar_args(w.ref(s), s.dtype)]
@@ -137,9 +136,7 @@ class CLauncher:
         if node.op is Op.INPUT and node.id in self.w.assured.typed and node.shape == ():
             self.words[node.id] = self._input_words(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
-            item = node.dtype.itemsize
-            w.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")
-            name = self.arrays[node.id] = f"u_{name}"
+            name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
         w.emit("try:")
         w.emit(f"    {ptr} = _fb({name})")
         w.emit("except ValueError:  # not C-contiguous: by address")

@@ -1,6 +1,6 @@
 """A flat region's wrapper as plain data: what the C-level call path runs instead of it.
 
-The generated wrapper (:mod:`astcompile.codegen.wrapper`) is Python; the same steps written as
+The generated wrapper (:mod:`astcompile.codegen.host`) is Python; the same steps written as
 tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extension
 (``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
@@ -70,7 +70,7 @@ def fresh_strides(node: Node) -> list[tuple]:
 
 
 def size_conditions(graph: Graph, minmax: list[tuple[Kernel, tuple, tuple]]) -> list[tuple]:
-    """The wrapper's size checks (see ``wrapper.argument_checks``) as ``("eq", x, y)`` and
+    """The wrapper's size checks (see ``host.HostWriter.checks``) as ``("eq", x, y)`` and
     ``("rows", inner, rows)`` (a max/min kernel's rows are not empty, or there are none)."""
     conds: list[tuple] = []
     defined: set[tuple] = set()

@@ -6,7 +6,7 @@ s, one loop nest each, and :func:`~astcompile.codegen.plan.plan_kernel` says, fo
 which axes a kernel's rows and inner loops walk, which arrays and scalars it reads and with
 which axis maps, and in which phase each reduction and output is computed. The reduction rules
 (:mod:`astcompile.codegen.reduce`) say what every reduction starts from and folds with. The
-Python wrapper (:mod:`astcompile.codegen.wrapper`) checks arguments, allocates outputs, runs
+Python wrapper (:mod:`astcompile.codegen.host`) checks arguments, allocates outputs, runs
 NumPy steps and returns values.
 
 A target adds three things:
@@ -35,7 +35,7 @@ from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel
 
 if TYPE_CHECKING:
-    from astcompile.codegen.wrapper import Assured
+    from astcompile.codegen.host import Assured
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
@@ -59,6 +59,10 @@ class WrapperLines(Protocol):
     def emit(self, text: str) -> None: ...
 
     def ref(self, node: Node) -> str: ...
+
+    def alloc_node(self, node: Node) -> None: ...
+
+    def unit_last(self, name: str, itemsize: int) -> str: ...
 
 
 class Launcher(Protocol):

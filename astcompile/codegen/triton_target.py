@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from astcompile.codegen.ids import nid
 from astcompile.codegen.plan import KernelPlan
-from astcompile.codegen.pyexpr import dim_expr, shape_expr
+from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
@@ -32,10 +32,6 @@ from astcompile.codegen.triton_source import signatures as kernel_signatures
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, Schedule, schedule
-
-
-def _tuple(items: list[str]) -> str:
-    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 class TritonLauncher:
@@ -72,24 +68,22 @@ class TritonLauncher:
         if not is_scan_step(node):
             return False
         w = self.w
-        w.consts[f"_odt{nid(node)}"] = node.dtype
-        w.emit(f"t{nid(node)} = _empty({shape_expr(node.shape)}, _odt{nid(node)})")
-        sizes = _tuple([dim_expr(d) for d in node.shape])
+        w.alloc_node(node)
+        sizes = tuple_expr([dim_expr(d) for d in node.shape])
         w.emit(f"_k_{scan_name(node)}({sizes}, ({w.ref(node.inputs[0])},), (), (t{nid(node)},))")
         return True
 
     def launch(self, kernel: Kernel) -> None:
         w, plan = self.w, self.plans[kernel.name]
         for o in kernel.outputs:
-            w.consts[f"_odt{nid(o)}"] = o.dtype
-            w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
+            w.alloc_node(o)
         dims = (
             [*kernel.domain, kernel.shared] if isinstance(kernel, MatmulKernel) else kernel.domain
         )
-        sizes = _tuple([dim_expr(d) for d in dims])
-        loads = _tuple([w.ref(b) for b in plan.loads])
-        scalars = _tuple([w.ref(s) for s in plan.scalars])
-        outs = _tuple([w.ref(o) for o in kernel.outputs])
+        sizes = tuple_expr([dim_expr(d) for d in dims])
+        loads = tuple_expr([w.ref(b) for b in plan.loads])
+        scalars = tuple_expr([w.ref(s) for s in plan.scalars])
+        outs = tuple_expr([w.ref(o) for o in kernel.outputs])
         w.emit(f"_k_{kernel.name}({sizes}, {loads}, {scalars}, {outs})")
 
 
