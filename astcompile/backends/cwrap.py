@@ -39,7 +39,7 @@ def _step_runner() -> Callable:
     return run
 
 
-def quiet_step_runner() -> Callable:
+def _quiet_step_runner() -> Callable:
     """A NumPy step that reports no floating-point error, as compiled code computes: a loop
     region's host scalars (``k // d`` where Python raises through the region's own check)."""
     step = _step_runner()
@@ -49,6 +49,11 @@ def quiet_step_runner() -> Callable:
             return step(node, args, leaves)
 
     return run
+
+
+def _no_identity() -> ValueError:
+    """NumPy's error for a max/min over an empty axis, raised where a store phase meets it."""
+    return ValueError("zero-size array to reduction operation which has no identity")
 
 
 def _stop(value: int) -> int | None:
@@ -86,6 +91,8 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_RunPlain": RunPlain,
         "_nthreads": nthreads,
         "_step": _step_runner(),
+        "_host": _quiet_step_runner(),
+        "_no_identity": _no_identity,
         "_stop": _stop,
         **parts.consts,
         **parts.steps,

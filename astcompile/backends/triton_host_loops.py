@@ -15,15 +15,10 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 
 from __future__ import annotations
 
-from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
+from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.backends.triton_host_stores import (
-    NO_IDENTITY,
-    no_identity,
-    store_sources,
-    unsafe_check,
-)
-from astcompile.codegen.host import Assured, HostWriter
+from astcompile.backends.triton_host_stores import store_sources, unsafe_check
+from astcompile.codegen.host import NO_IDENTITY, Assured, HostWriter
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
@@ -40,7 +35,6 @@ from astcompile.codegen.triton_target import TRITON
 from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
-from astcompile.runtime.triton_device import broadcast, owned, scalar_array
 
 
 def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
@@ -86,13 +80,6 @@ class _Host(HostWriter):
         self.region_assured = assured
         self.kernels: list[str] = [HEADER]
         self.signatures: dict[str, dict[str, str]] = {}
-        self.consts = {
-            "_bcast": broadcast,
-            "_own": owned,
-            "_no_identity": no_identity,
-            "_a0": scalar_array,
-            "_host": quiet_step_runner(),
-        }
         self.notes: list[str] = []  #: where the matmuls run, for explain
         self.sources: list[str] = []
         self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}

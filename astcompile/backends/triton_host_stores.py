@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.codegen.host import EAGER, Assured, WrapperSource, unsafe_lines
+from astcompile.codegen.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_store_kernels import (
@@ -25,18 +25,12 @@ from astcompile.codegen.triton_store_kernels import (
 from astcompile.codegen.triton_store_plan import Phase, StoreRegion
 from astcompile.codegen.triton_target import TRITON
 from astcompile.ir.ops import Op
-from astcompile.runtime.triton_device import broadcast, owned
-
-
-def no_identity() -> ValueError:
-    """NumPy's error for a max/min over an empty axis, raised where the phase meets it."""
-    return ValueError("zero-size array to reduction operation which has no identity")
 
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     """The Triton module and the wrapper of ``region``."""
     parts, signatures, notes = [HEADER], {}, []
-    consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
+    consts: dict[str, object] = {}
     steps: dict = {}
     py = store_sources(region, assured, parts, signatures, consts, steps, notes)
     if region.stored_leaves:  # a read-only argument: NumPy raises, so the statements run
@@ -46,11 +40,6 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
         py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
     wrapper_parts = WrapperParts(py, consts, steps)
     return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
-
-
-#: what a phase that runs after stores does when a check fails: only a max/min over an empty
-#: axis can, and NumPy raises there
-NO_IDENTITY = "raise _no_identity()"
 
 
 def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:

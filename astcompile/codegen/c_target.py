@@ -18,6 +18,7 @@ constant array) leaves the region on the Python wrapper.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_reduce import can_reduce
@@ -27,17 +28,20 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import dim_expr
-from astcompile.codegen.target import KernelCode, Launcher, Rule, WrapperLines
+from astcompile.codegen.target import KernelCode, Launcher, Rule
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel
+
+if TYPE_CHECKING:
+    from astcompile.codegen.host import WrapperSource
 
 
 class CLauncher:
     """Calls of one wrapper's C kernels."""
 
     def __init__(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> None:
         self.w, self.plans, self.reuse = wrapper, plans, reuse
         self.unit_inner = set().union(*(unit_inner_buffers(p) for p in plans.values()))
@@ -184,7 +188,7 @@ class CTarget:
         return KernelCode(source, f"{decl}\nvoid {kernel.name}_packed(const void*);", plan)
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         return CLauncher(wrapper, plans, reuse)
 

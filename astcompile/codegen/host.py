@@ -40,6 +40,8 @@ from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 #: what a call that fails the argument checks does by default: the eager interpreter runs it
 EAGER = "return _eager(leaves)"
+#: what a call run after stores does when a check fails: only a max/min over an empty axis can
+NO_IDENTITY = "raise _no_identity()"
 #: why a call runs the region's own statements: NumPy raises, or reads what it writes
 UNSAFE = "a written argument is read-only or overlaps another argument"
 

@@ -35,7 +35,7 @@ from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel
 
 if TYPE_CHECKING:
-    from astcompile.codegen.host import Assured
+    from astcompile.codegen.host import WrapperSource
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
@@ -48,21 +48,6 @@ class KernelCode:
     source: str  #: the definition
     decl: str  #: what the loader needs to find it (a C prototype for cffi)
     plan: KernelPlan  #: the plan it was written from (the launcher passes what it lists)
-
-
-class WrapperLines(Protocol):
-    """The part of the Python wrapper a launcher writes into."""
-
-    consts: dict[str, object]
-    assured: Assured  # what the guards run before the wrapper checked of its inputs
-
-    def emit(self, text: str) -> None: ...
-
-    def ref(self, node: Node) -> str: ...
-
-    def alloc_node(self, node: Node) -> None: ...
-
-    def unit_last(self, name: str, itemsize: int) -> str: ...
 
 
 class Launcher(Protocol):
@@ -99,7 +84,7 @@ class Target(Protocol):
         ...
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         """The launcher of one wrapper; ``reuse``: output id -> the temporary it may be
         written over (in place)."""

@@ -11,12 +11,14 @@ element strides, a grid and a block at call time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from astcompile.codegen.ids import nid
 from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
-from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.target import KernelCode, Launcher
 from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_matmul import (
     MatmulKernel,
@@ -33,12 +35,15 @@ from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 
+if TYPE_CHECKING:
+    from astcompile.codegen.host import WrapperSource
+
 
 class TritonLauncher:
     """Calls of one wrapper's Triton kernels (``_kernel``: the region's kernel module's
     launcher factory, bound by the backend)."""
 
-    def __init__(self, wrapper: WrapperLines, plans: dict[str, KernelPlan]) -> None:
+    def __init__(self, wrapper: WrapperSource, plans: dict[str, KernelPlan]) -> None:
         self.w, self.plans = wrapper, plans
 
     def prelude(self, kernels: list[Kernel]) -> list[str]:
@@ -126,7 +131,7 @@ class TritonTarget:
         return kernel_signatures(plan)
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         return TritonLauncher(wrapper, plans)
 
