@@ -1,23 +1,15 @@
 """The one writer of a region's Python wrapper: the statement forms every wrapper has.
 
-A wrapper is straight-line code, one statement per step, so the per-call path is as short as
-Python allows: unpack the leaves under the user's names, check them, run what the program says
-(kernel calls through the target's launcher, NumPy steps, a C loop function, host loops), return
-the outputs. :class:`HostWriter` owns those forms; the writers of a flat schedule
-(:class:`WrapperSource`, for every target), of a C loop region
-(:mod:`astcompile.codegen.structured_wrapper`) and of a Triton host program
-(:mod:`astcompile.backends.triton_host_loops`) walk their own program and supply only what
-differs.
-
-A call whose arrays do not match what the code was generated for (type, dtype, rank, the 0/1
-sizes and equal sizes the trace relied on, the non-empty reductions ``max``/``min`` need) runs
-the wrapper's ``fallback`` (the eager interpreter, unless the caller says otherwise): never a
-wrong answer. A region's entry runs its wrapper only after the entry's guard key held (the
-generated guard function, the generic key or a warm-cache load, which looks entries up by that
-key), so a wrapper generated for a region leaves out what that key already checked
-(:class:`Assured`); a bare graph's wrapper (``backend.compile``) checks everything itself.
-The names the forms use (``_eager``, ``_step``, ``_empty``, ...) are bound by
-:func:`astcompile.backends.cwrap.make_wrapper`.
+Straight-line code, one statement per step, so the per-call path is as short as Python allows:
+the leaves under the user's names, their checks, what the program says (kernel calls through
+the target's launcher, NumPy steps, a C loop function, host loops), the outputs. Flat schedules
+(:class:`WrapperSource`, every target), C loop regions (``structured_wrapper``) and Triton host
+programs (``backends/triton_host_loops``) walk their own program through :class:`HostWriter`.
+A call whose arrays do not match what the code was generated for (type, dtype, rank, the sizes
+the trace relied on, the non-empty reductions ``max``/``min`` need) runs the ``fallback`` (the
+eager interpreter): never a wrong answer. A region's wrapper runs only after the entry's guard
+key held, so it leaves out what that key checked (:class:`Assured`); a bare graph's wrapper
+(``backend.compile``) checks everything. ``cwrap.make_wrapper`` binds the names it uses.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.fastplan import NoFastPlan, dim_plan, product, region_plan
+from astcompile.codegen.fastplan import NoFastPlan, dim_plan, product, region_plan, size_facts
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan
@@ -35,7 +27,6 @@ from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr, 
 from astcompile.codegen.target import Target
 from astcompile.ir.graph import Graph, InputKind, Node
 from astcompile.ir.ops import Op
-from astcompile.ir.shapes import DimOp, SymDim
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
 
 #: what a call that fails the argument checks does by default: the eager interpreter runs it
@@ -110,8 +101,6 @@ class HostWriter:
         """Check each input's type, dtype and rank (unless ``assured``), bind its sizes
         (``d0_1``), and check the size facts the trace relied on and ``extra``: a call that
         fails one runs the fallback."""
-        defined: set[str] = set()
-        conds: list[str] = []
         for k, node in enumerate(graph.inputs):
             name = value_name(node)
             if node.attr.input_kind is InputKind.SCALAR:
@@ -126,13 +115,7 @@ class HostWriter:
             dims = [f"d{k}_{a}" for a in range(len(node.shape))]
             if dims:
                 self.emit(f"{', '.join(dims)}{',' if len(dims) == 1 else ''} = {name}.shape")
-            for a, d in enumerate(node.shape):
-                var = f"d{k}_{a}"
-                if isinstance(d, SymDim) and d.op is DimOp.SYM and d.source == (k, a):
-                    defined.add(var)
-                elif not isinstance(d, SymDim) or d.op is not DimOp.SYM or dim_expr(d) in defined:
-                    conds.append(f"{var} == {dim_expr(d)}")
-        conds += extra
+        conds = [f"d{k}_{a} == {dim_expr(d)}" for k, a, d in size_facts(graph)] + list(extra)
         if conds:
             self.emit(f"if not ({' and '.join(conds)}):")
             self.emit(self.fallback, 2)
@@ -183,9 +166,7 @@ class WrapperSource(HostWriter):
         fallback: str = EAGER,
     ) -> None:
         super().__init__(fallback)
-        self.sched = sched
-        self.plans = plans
-        self.assured = assured
+        self.sched, self.plans, self.assured = sched, plans, assured
         self.minmax: list[tuple] = []  # (kernel, inner, rows) sizes of max/min kernels
         self.fast: dict | None = None  # the wrapper as a fast plan (codegen/fastplan.py)
         # reuse: output id -> the owned temporary it is written over

@@ -108,21 +108,21 @@ def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
             if len(parts) > 1:  # a complex scalar arrives as its two parts
                 prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
-        py = unit_name(node) if em.unit_last(node) else name
         params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
-        params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
-        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
-        for a in range(node.ndim):
-            params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
-            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+        _array(node, unit_name(node) if em.unit_last(node) else name, params, prologue)
     for node in em.plan.hoisted:  # NumPy's result: its own pointer and strides, sizes known
-        name, t = value_name(node), ctype(node.dtype)
-        params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
-        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
-        for a in range(node.ndim):
-            params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
-            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+        _array(node, value_name(node), params, prologue)
     return params, prologue
+
+
+def _array(node: Node, py: str, params: list[Param], prologue: list[str]) -> None:
+    """An array's pointer and byte strides (``py``: the wrapper's array), as typed C names."""
+    name, t = value_name(node), ctype(node.dtype)
+    params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
+    prologue.append(f"{t}* {name} = ({t}*){name}_p;")
+    for a in range(node.ndim):
+        params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
+        prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
 
 
 _VIEWS = (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO, Op.REAL, Op.IMAG)
