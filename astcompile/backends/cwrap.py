@@ -31,24 +31,16 @@ class WrapperParts:
     fast: dict | None = None  # the wrapper as a fast plan, if it has one (codegen/fastplan.py)
 
 
-def _step_runner() -> Callable:
-    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-        ctx = EvalContext([np.shape(v) for v in leaves])
-        return rule_for(node)(node, ctx, args)
-
-    return run
+def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+    """A NumPy step, by the eager interpreter's rule for ``node``."""
+    return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
 
 
-def _quiet_step_runner() -> Callable:
+def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     """A NumPy step that reports no floating-point error, as compiled code computes: a loop
     region's host scalars (``k // d`` where Python raises through the region's own check)."""
-    step = _step_runner()
-
-    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-        with np.errstate(all="ignore"):
-            return step(node, args, leaves)
-
-    return run
+    with np.errstate(all="ignore"):
+        return _step(node, args, leaves)
 
 
 def _no_identity() -> ValueError:
@@ -90,8 +82,8 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_eager": EagerBackend().compile(graph),
         "_RunPlain": RunPlain,
         "_nthreads": nthreads,
-        "_step": _step_runner(),
-        "_host": _quiet_step_runner(),
+        "_step": _step,
+        "_host": _quiet_step,
         "_no_identity": _no_identity,
         "_stop": _stop,
         **parts.consts,

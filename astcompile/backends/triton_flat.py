@@ -36,21 +36,17 @@ class TritonCode:
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule."""
     parts, signatures, notes = [HEADER], {}, []
-    wrapper, py = built(sched, assured, parts, signatures, notes)
+    wrapper, py = built(sched, assured, (parts, signatures, notes))
     parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
     return TritonCode("".join(parts), parts_, signatures, notes=tuple(notes))
 
 
 def built(
-    sched: Schedule,
-    assured: Assured,
-    parts: list[str],
-    signatures: dict,
-    notes: list[str],
-    fallback: str = EAGER,
+    sched: Schedule, assured: Assured, made: tuple[list, dict, list], fallback: str = EAGER
 ) -> tuple[WrapperSource, str]:
-    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``, where
-    its matmuls run to ``notes``; ``fallback``: what a call that fails its checks runs."""
+    """The wrapper of ``sched`` and its source; ``made``: where its kernels' source, their
+    signatures and where its matmuls run are added; ``fallback``: what a failed check runs."""
+    parts, signatures, notes = made
     plans = {}
     notes += [n for n in map(matmul_note, sched.steps) if n is not None]
     for step in sched.steps:

@@ -175,7 +175,7 @@ class _Host(HostWriter):
         else:
             sched = TRITON.schedule(seg.graph)
             made = (self.kernels, self.signatures, self.notes)
-            wrapper, src = built(sched, typed, *made, NO_IDENTITY)
+            wrapper, src = built(sched, typed, made, NO_IDENTITY)
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)
         self.sources.append(src)

@@ -71,7 +71,8 @@ def store_sources(
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
         fallback = _fallback(i, len(region.phases), checks)
-        wrapper, _ = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes, fallback)
+        made = (parts, signatures, notes)
+        wrapper, _ = built(TRITON.schedule(phase.graph), typed, made, fallback)
         sources.append(_with_tail(wrapper, phase, parts, signatures))
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
