@@ -33,11 +33,6 @@ def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     consts: dict[str, object] = {}
     steps: dict = {}
     py = store_sources(region, assured, parts, signatures, consts, steps, notes)
-    if region.stored_leaves:  # a read-only argument: NumPy raises, so the statements run
-        name = f"region_{sanitize(region.name)}"
-        py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
-        lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
-        py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
     wrapper_parts = WrapperParts(py, consts, steps)
     return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
 
@@ -62,7 +57,8 @@ def store_sources(
     checks: bool = True,
 ) -> str:
     """The wrapper source of ``region``, its kernels added to ``parts`` (their constants,
-    NumPy steps and explain's notes to the others). Without ``checks``
+    NumPy steps and explain's notes to the others); the first phase checks the written
+    arguments (``unsafe_check``) before anything else. Without ``checks``
     (a segment of a loop region, whose host checked the arguments) no phase falls back to
     the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
     sources = []
@@ -73,6 +69,8 @@ def store_sources(
         fallback = _fallback(i, len(region.phases), checks)
         made = (parts, signatures, notes)
         wrapper, _ = built(TRITON.schedule(phase.graph), typed, made, fallback)
+        if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
+            wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
         sources.append(_with_tail(wrapper, phase, parts, signatures))
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
