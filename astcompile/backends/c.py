@@ -25,7 +25,6 @@ from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.source_notes import annotate
 from astcompile.errors import CompileError, Unlowerable
-from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
@@ -42,8 +41,8 @@ def supported(node: Node) -> bool:
     return C.supports(node)
 
 
-def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, str, WrapperSource]:
-    """C source, cffi declarations, wrapper source and wrapper of a flat graph's schedule."""
+def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, WrapperSource]:
+    """C source, cffi declarations and (written) wrapper of a flat graph's schedule."""
     parts, decls, plans = [cgen.HEADER, WORD_UNION], [], {}
     reuse = reused_buffers(sched)
     aliased = frozenset(reuse) | {t.id for t in reuse.values()}
@@ -54,7 +53,8 @@ def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> tuple[str, str, s
             decls.append(code.decl)
             plans[step.name] = code.plan
     wrapper = WrapperSource(sched, plans, C, reuse, assured)
-    return annotate("\n".join(parts)), "\n".join(decls), wrapper.build(), wrapper
+    wrapper.build()
+    return annotate("\n".join(parts)), "\n".join(decls), wrapper
 
 
 def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
@@ -120,13 +120,8 @@ class CBackend:
         graph = work.graph
         with numbering():
             if work.kind is GraphKind.FLAT:
-                source, decls, py, wrapper = _flat_code(work.schedule, assured(work))
-                steps = dict(wrapper.steps)
-                work.code = CCode(
-                    source,
-                    decls,
-                    WrapperParts(py, dict(wrapper.consts), steps, decls, fast=wrapper.fast),
-                )
+                source, decls, wrapper = _flat_code(work.schedule, assured(work))
+                work.code = CCode(source, decls, WrapperParts.of(wrapper, decls))
                 return
             # The loop emitter is imported with the first loop graph: a program of flat
             # regions (and its first call) does without it.
@@ -135,12 +130,10 @@ class CBackend:
             from astcompile.codegen.structured_wrapper import region_source
 
             try:
-                src = region_source(graph, generate_structured(graph))
+                c, decl, wrapper = region_source(graph, generate_structured(graph))
             except StructuredUnsupported as exc:
                 raise Unlowerable(str(exc), exc.loc) from exc
-        consts = {**src.consts, "_raise": raise_error}
-        parts = WrapperParts(src.py, consts, src.steps, src.decl)
-        work.code = CCode(annotate(src.c), src.decl, parts)
+        work.code = CCode(annotate(c), decl, WrapperParts.of(wrapper, decl))
 
     def load(self, work: RegionWork) -> None:
         """The library of the C source; a flat graph made only of NumPy steps has none."""

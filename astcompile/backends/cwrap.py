@@ -14,7 +14,7 @@ import numpy as np
 
 from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
 from astcompile.codegen.names import sanitize
-from astcompile.ir.checks import RunPlain
+from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.runtime import nthreads
 
@@ -29,6 +29,12 @@ class WrapperParts:
     cdecls: str = ""  # declarations of its kernels ("" when it calls none)
     library: str | None = None  # the kernels' shared object
     fast: dict | None = None  # the wrapper as a fast plan, if it has one (codegen/fastplan.py)
+
+    @classmethod
+    def of(cls, writer: Any, cdecls: str = "") -> WrapperParts:
+        """The parts of a wrapper written by ``codegen/host.py``'s writers."""
+        fast = getattr(writer, "fast", None)
+        return cls(writer.source(), dict(writer.consts), dict(writer.steps), cdecls, fast=fast)
 
 
 def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
@@ -81,6 +87,7 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_contiguous": unit_last,
         "_eager": EagerBackend().compile(graph),
         "_RunPlain": RunPlain,
+        "_raise": raise_error,
         "_nthreads": nthreads,
         "_step": _step,
         "_host": _quiet_step,

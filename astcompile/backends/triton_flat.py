@@ -36,15 +36,14 @@ class TritonCode:
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule."""
     parts, signatures, notes = [HEADER], {}, []
-    wrapper, py = built(sched, assured, (parts, signatures, notes))
-    parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
-    return TritonCode("".join(parts), parts_, signatures, notes=tuple(notes))
+    wrapper = built(sched, assured, (parts, signatures, notes))
+    return TritonCode("".join(parts), WrapperParts.of(wrapper), signatures, notes=tuple(notes))
 
 
 def built(
     sched: Schedule, assured: Assured, made: tuple[list, dict, list], fallback: str = EAGER
-) -> tuple[WrapperSource, str]:
-    """The wrapper of ``sched`` and its source; ``made``: where its kernels' source, their
+) -> WrapperSource:
+    """The (written) wrapper of ``sched``; ``made``: where its kernels' source, their
     signatures and where its matmuls run are added; ``fallback``: what a failed check runs."""
     parts, signatures, notes = made
     plans = {}
@@ -59,4 +58,5 @@ def built(
         parts.append(scan_functions(node))
         signatures.update(scan_signatures(node))
     wrapper = WrapperSource(sched, plans, TRITON, assured=assured, fallback=fallback)
-    return wrapper, wrapper.build()
+    wrapper.build()
+    return wrapper

@@ -175,7 +175,8 @@ class _Host(HostWriter):
         else:
             sched = TRITON.schedule(seg.graph)
             made = (self.kernels, self.signatures, self.notes)
-            wrapper, src = built(sched, typed, made, NO_IDENTITY)
+            wrapper = built(sched, typed, made, NO_IDENTITY)
+            src = wrapper.source()
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)
         self.sources.append(src)

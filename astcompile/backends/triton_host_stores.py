@@ -68,7 +68,7 @@ def store_sources(
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
         fallback = _fallback(i, len(region.phases), checks)
         made = (parts, signatures, notes)
-        wrapper, _ = built(TRITON.schedule(phase.graph), typed, made, fallback)
+        wrapper = built(TRITON.schedule(phase.graph), typed, made, fallback)
         if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
             wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
         sources.append(_with_tail(wrapper, phase, parts, signatures))
@@ -105,7 +105,8 @@ def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: di
         for line in store_lines(store, k, name, refs, tail.overlaps):
             wrapper.emit(line)
     wrapper.returns([wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]])
-    return wrapper.source([*head, *wrapper.header])
+    wrapper.header = [*head, *wrapper.header]
+    return wrapper.source()
 
 
 def _in_turn(region: StoreRegion, checks: bool) -> str:

@@ -82,6 +82,7 @@ class HostWriter:
     statement; ``fallback``: the statement a call that fails the argument checks runs."""
 
     def __init__(self, fallback: str = EAGER) -> None:
+        self.header: list[str] = []  # module lines run once, when the wrapper is defined
         self.lines: list[str] = []
         self.consts: dict[str, object] = {}
         self.steps: dict[str, Node] = {}  # NumPy steps the wrapper runs, by name
@@ -147,9 +148,9 @@ class HostWriter:
     def returns(self, outs: Sequence[str], depth: int = 1) -> None:
         self.emit(f"return {tuple_expr(outs)}", depth)
 
-    def source(self, header: Sequence[str] = ()) -> str:
-        """The wrapper's module text: ``header`` (run once, when it is defined), the function."""
-        return "\n".join([*header, *self.lines]) + "\n"
+    def source(self) -> str:
+        """The wrapper's module text: its header, then the function."""
+        return "\n".join([*self.header, *self.lines]) + "\n"
 
 
 class WrapperSource(HostWriter):
@@ -174,7 +175,7 @@ class WrapperSource(HostWriter):
 
     def build(self) -> str:
         graph = self.sched.graph
-        header = self.launcher.prelude([s for s in self.sched.steps if isinstance(s, Kernel)])
+        self.header = self.launcher.prelude([s for s in self.sched.steps if isinstance(s, Kernel)])
         self.open(f"region_{sanitize(graph.name)}", graph)
         self.checks(graph, self._minmax_checks(), self.assured)
         for node in graph.nodes():
@@ -189,8 +190,7 @@ class WrapperSource(HostWriter):
         self.returns([self.ref(o) for o in graph.outputs])
         calls = getattr(self.launcher, "fast", None)
         self.fast = region_plan(self.sched, self.assured.typed, calls, self.minmax)
-        self.header = header
-        return self.source(header)
+        return self.source()
 
     def ref(self, node: Node) -> str:
         if node.op is Op.INPUT:

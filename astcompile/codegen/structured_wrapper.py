@@ -10,7 +10,7 @@ buffers themselves or NumPy views of arguments and buffers, built here so views 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,16 +46,8 @@ class Param:
     py: str
 
 
-@dataclass
-class RegionSource:
-    c: str
-    decl: str
-    py: str
-    consts: dict[str, object] = field(default_factory=dict)
-    steps: dict[str, Node] = field(default_factory=dict)  # NumPy steps the wrapper runs
-
-
-def region_source(graph: Graph, em: Emitter) -> RegionSource:
+def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
+    """The region's C function, its cffi declaration and its (written) wrapper."""
     name = f"region_{sanitize(graph.name)}"
     params, prologue = _input_params(graph, em)
     for a in em.allocs:
@@ -82,8 +74,9 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
         function = [*CHEAP_VECTORS, *function, "#pragma GCC pop_options"]
     c = "\n".join([HEADER, PRELUDE, *function, ""])
     decl = f"int {name}({', '.join(p.ctype for p in params)});"
-    py = _Wrapper(graph, em, name, params, sels)
-    return RegionSource(c, decl, py.build(), py.consts, py.steps)
+    wrapper = _Wrapper(graph, em, name, params, sels)
+    wrapper.build()
+    return c, decl, wrapper
 
 
 def _selects_in_loops(graph: Graph) -> bool:
