@@ -40,9 +40,9 @@ from astcompile.ir.ops import Op
 def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
     """The Triton module of every segment's kernels, and the region's wrapper."""
     host = _Host(program, assured)
-    source = host.build()
-    parts = WrapperParts(source, host.consts, host.steps)
+    host.build()
     notes = (note(program), *host.notes)
+    parts = WrapperParts.of(host)
     return TritonCode("".join(host.kernels), parts, host.signatures, program.stored_leaves, notes)
 
 
@@ -81,7 +81,6 @@ class _Host(HostWriter):
         self.kernels: list[str] = [HEADER]
         self.signatures: dict[str, dict[str, str]] = {}
         self.notes: list[str] = []  #: where the matmuls run, for explain
-        self.sources: list[str] = []
         self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}
         self.all_nodes = list(walk(self.graph.nodes()))
 
@@ -92,7 +91,7 @@ class _Host(HostWriter):
         self.lines += unsafe_check(self.program.stored_leaves, bool(self.program.grids))
         self._items(self.program.body, 1)
         self.returns([self.ref(o) for o in graph.outputs])
-        return "".join(self.sources) + self.source()
+        return self.source()
 
     def ref(self, node: Node) -> str:
         """The host expression of ``node``'s value."""
@@ -179,7 +178,7 @@ class _Host(HostWriter):
             src = wrapper.source()
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)
-        self.sources.append(src)
+        self.header.append(src.rstrip("\n"))  # the segment's functions
         stand_in_nodes = seg.graph.inputs[len(self.graph.inputs) :]
         args = [self._argument(x, s) for x, s in zip(seg.reads, stand_in_nodes)]
         call = f"{name}((*leaves, {', '.join(args)}))" if args else f"{name}(leaves)"
