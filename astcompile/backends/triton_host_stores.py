@@ -23,7 +23,7 @@ from astcompile.codegen.triton_store_kernels import (
     view_ndim,
 )
 from astcompile.codegen.triton_store_plan import Phase, StoreRegion
-from astcompile.codegen.triton_target import TRITON
+from astcompile.codegen.triton_target import TRITON, kernel_lookup
 from astcompile.ir.ops import Op
 
 
@@ -100,7 +100,7 @@ def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: di
         name, ndim = store_name(phase.graph, k), view_ndim(store)
         parts.append(store_kernel(store, name, ndim))
         signatures[name] = dict(store_parameters(store, ndim))
-        head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
+        head.append(kernel_lookup(name, (), (), False))
         refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
         for line in store_lines(store, k, name, refs, tail.overlaps):
             wrapper.emit(line)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from astcompile.codegen.ids import nid
 from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
@@ -39,6 +38,16 @@ if TYPE_CHECKING:
     from astcompile.codegen.host import WrapperSource
 
 
+def kernel_call(name: str, sizes: str, *groups: list[str]) -> str:
+    """A kernel's launch: its sizes, then the arrays it reads, its scalars, its outputs."""
+    return f"_k_{name}({', '.join([sizes, *map(tuple_expr, groups)])})"
+
+
+def kernel_lookup(name: str, rows: tuple, inner: tuple, reduces: bool, extra: str = "") -> str:
+    """The wrapper's header line binding a kernel's launcher, once when it is defined."""
+    return f"_k_{name} = _kernel({name!r}, {rows!r}, {inner!r}, {reduces}{extra})"
+
+
 class TritonLauncher:
     """Calls of one wrapper's Triton kernels (``_kernel``: the region's kernel module's
     launcher factory, bound by the backend)."""
@@ -56,16 +65,11 @@ class TritonLauncher:
             # the part and finish functions' scratch buffers: (dtype, one per part), in order
             bufs = tuple((dtype.str, each) for _, dtype, each in scratch(plan))
             extra = f", {bufs!r}" if is_grid_reduction(plan) else ""
-            lines.append(
-                f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
-                f"{bool(k.reduce_axes)}{extra})"
-            )
+            lines.append(kernel_lookup(k.name, plan.rows, plan.inner, bool(k.reduce_axes), extra))
         for node in scan_steps(self.w.sched):
             rows, inner = tuple(range(node.ndim - 1)), (node.ndim - 1,)
-            name = scan_name(node)
-            lines.append(
-                f"_k_{name} = _kernel({name!r}, {rows}, {inner}, True, {scan_scratch(node)})"
-            )
+            extra = f", {scan_scratch(node)}"
+            lines.append(kernel_lookup(scan_name(node), rows, inner, True, extra))
         return lines
 
     def step(self, node: Node) -> bool:
@@ -75,7 +79,7 @@ class TritonLauncher:
         w = self.w
         w.alloc_node(node)
         sizes = tuple_expr([dim_expr(d) for d in node.shape])
-        w.emit(f"_k_{scan_name(node)}({sizes}, ({w.ref(node.inputs[0])},), (), (t{nid(node)},))")
+        w.emit(kernel_call(scan_name(node), sizes, [w.ref(node.inputs[0])], [], [w.ref(node)]))
         return True
 
     def launch(self, kernel: Kernel) -> None:
@@ -86,10 +90,9 @@ class TritonLauncher:
             [*kernel.domain, kernel.shared] if isinstance(kernel, MatmulKernel) else kernel.domain
         )
         sizes = tuple_expr([dim_expr(d) for d in dims])
-        loads = tuple_expr([w.ref(b) for b in plan.loads])
-        scalars = tuple_expr([w.ref(s) for s in plan.scalars])
-        outs = tuple_expr([w.ref(o) for o in kernel.outputs])
-        w.emit(f"_k_{kernel.name}({sizes}, {loads}, {scalars}, {outs})")
+        loads, scalars = [w.ref(b) for b in plan.loads], [w.ref(s) for s in plan.scalars]
+        outs = [w.ref(o) for o in kernel.outputs]
+        w.emit(kernel_call(kernel.name, sizes, loads, scalars, outs))
 
 
 class TritonTarget:
