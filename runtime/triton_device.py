@@ -93,8 +93,8 @@ def bind(
 ) -> Callable:
     """The region's callable for ``parts`` (its wrapper) over ``module`` (its kernels);
     ``stored``: the leaves its stores write into."""
-    consts = {**parts.consts, "_kernel": _factory(module), "_matmul": _matmul_factory(module)}
-    consts["_unsafe"] = unsafe_writes
+    consts = {"_bcast": broadcast, "_own": owned, "_a0": scalar_array, "_unsafe": unsafe_writes}
+    consts.update(parts.consts, _kernel=_factory(module), _matmul=_matmul_factory(module))
     if mode() == "cuda":  # the NumPy arguments are checked before they are copied
         consts["_unsafe"] = _never
         cp = cupy()

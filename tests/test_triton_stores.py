@@ -270,3 +270,17 @@ def test_a_store_into_a_read_only_argument_raises_numpys_error(monkeypatch):
     with pytest.raises(ValueError, match="read-only"):
         astcompile.compile(interior, backend="triton")(out, np.ones((6, 5)))
     assert not out.any()
+
+
+@pytest.mark.parametrize("fn", [interior, read_after_the_stores], ids=["one phase", "phases"])
+def test_a_later_call_with_a_read_only_argument_stores_nothing(fn, monkeypatch):
+    """The compiled entry's first phase checks the written arguments before anything is
+    stored: a read-only one raises NumPy's error, as the plain statements do."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    compiled = astcompile.compile(fn, backend="triton")
+    compiled(np.zeros((6, 5)), np.ones((6, 5)))
+    out = np.zeros((6, 5))
+    out.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        compiled(out, np.ones((6, 5)))
+    assert not out.any()

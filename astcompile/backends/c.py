@@ -20,12 +20,11 @@ from astcompile.backends.cwrap import WrapperParts, make_wrapper
 from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
+from astcompile.codegen.host import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
 from astcompile.codegen.source_notes import annotate
-from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.errors import CompileError, Unlowerable
-from astcompile.ir.checks import raise_error
 from astcompile.ir.graph import Graph
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
@@ -60,10 +59,9 @@ def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> CCode:
             parts.append(code.source)
             decls.append(code.decl)
             plans[step.name] = code.plan
-    wrapper, cdecls = WrapperSource(sched, plans, reuse, assured=assured), "\n".join(decls)
-    source, py = annotate("\n".join(parts)), wrapper.build()
-    wrapped = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps), cdecls, fast=wrapper.fast)
-    return CCode(source, cdecls, wrapped)
+    wrapper, cdecls = WrapperSource(sched, plans, C, reuse, assured), "\n".join(decls)
+    wrapper.build()
+    return CCode(annotate("\n".join(parts)), cdecls, WrapperParts.of(wrapper, cdecls))
 
 
 def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
@@ -124,12 +122,10 @@ class CBackend:
             from astcompile.codegen.structured_wrapper import region_source
 
             try:
-                src = region_source(graph, generate_structured(graph))
+                c, decl, wrapper = region_source(graph, generate_structured(graph))
             except StructuredUnsupported as exc:
                 raise Unlowerable(str(exc), exc.loc) from exc
-        consts = {**src.consts, "_raise": raise_error}
-        parts = WrapperParts(src.py, consts, src.steps, src.decl)
-        work.code = CCode(annotate(src.c), src.decl, parts)
+        work.code = CCode(annotate(c), decl, WrapperParts.of(wrapper, decl))
 
     def load(self, work: RegionWork) -> None:
         """The library of the C source; a flat graph made only of NumPy steps has none."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
 from astcompile.codegen.names import sanitize
-from astcompile.ir.checks import RunPlain
+from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.runtime import nthreads
 
@@ -30,25 +30,28 @@ class WrapperParts:
     library: str | None = None  # the kernels' shared object
     fast: dict | None = None  # the wrapper as a fast plan, if it has one (codegen/fastplan.py)
 
-
-def _step_runner() -> Callable:
-    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-        ctx = EvalContext([np.shape(v) for v in leaves])
-        return rule_for(node)(node, ctx, args)
-
-    return run
+    @classmethod
+    def of(cls, writer: Any, cdecls: str = "") -> WrapperParts:
+        """The parts of a wrapper written by ``codegen/host.py``'s writers."""
+        fast = getattr(writer, "fast", None)
+        return cls(writer.source(), dict(writer.consts), dict(writer.steps), cdecls, fast=fast)
 
 
-def quiet_step_runner() -> Callable:
+def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+    """A NumPy step, by the eager interpreter's rule for ``node``."""
+    return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+
+
+def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     """A NumPy step that reports no floating-point error, as compiled code computes: a loop
     region's host scalars (``k // d`` where Python raises through the region's own check)."""
-    step = _step_runner()
+    with np.errstate(all="ignore"):
+        return _step(node, args, leaves)
 
-    def run(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-        with np.errstate(all="ignore"):
-            return step(node, args, leaves)
 
-    return run
+def _no_identity() -> ValueError:
+    """NumPy's error for a max/min over an empty axis, raised where a store phase meets it."""
+    return ValueError("zero-size array to reduction operation which has no identity")
 
 
 def _stop(value: int) -> int | None:
@@ -84,8 +87,11 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_contiguous": unit_last,
         "_eager": EagerBackend().compile(graph),
         "_RunPlain": RunPlain,
+        "_raise": raise_error,
         "_nthreads": nthreads,
-        "_step": _step_runner(),
+        "_step": _step,
+        "_host": _quiet_step,
+        "_no_identity": _no_identity,
         "_stop": _stop,
         **parts.consts,
         **parts.steps,

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astcompile.backends.cwrap import WrapperParts
+from astcompile.codegen.host import EAGER, NOTHING, Assured, WrapperSource
 from astcompile.codegen.triton_matmul import matmul_note
 from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import NOTHING, Assured, WrapperSource
 from astcompile.passes.schedule import Kernel, Schedule
 
 
@@ -36,16 +36,16 @@ class TritonCode:
 def flat_code(sched: Schedule, assured: Assured = NOTHING) -> TritonCode:
     """The Triton module and the wrapper of a flat graph's schedule."""
     parts, signatures, notes = [HEADER], {}, []
-    wrapper, py = built(sched, assured, parts, signatures, notes)
-    parts_ = WrapperParts(py, dict(wrapper.consts), dict(wrapper.steps))
-    return TritonCode("".join(parts), parts_, signatures, notes=tuple(notes))
+    wrapper = built(sched, assured, (parts, signatures, notes))
+    return TritonCode("".join(parts), WrapperParts.of(wrapper), signatures, notes=tuple(notes))
 
 
 def built(
-    sched: Schedule, assured: Assured, parts: list[str], signatures: dict, notes: list[str]
-) -> tuple[WrapperSource, str]:
-    """The wrapper of ``sched`` and its source; its kernels' source added to ``parts``, where
-    its matmuls run to ``notes``."""
+    sched: Schedule, assured: Assured, made: tuple[list, dict, list], fallback: str = EAGER
+) -> WrapperSource:
+    """The (written) wrapper of ``sched``; ``made``: where its kernels' source, their
+    signatures and where its matmuls run are added; ``fallback``: what a failed check runs."""
+    parts, signatures, notes = made
     plans = {}
     notes += [n for n in map(matmul_note, sched.steps) if n is not None]
     for step in sched.steps:
@@ -57,5 +57,6 @@ def built(
     for node in scan_steps(sched):
         parts.append(scan_functions(node))
         signatures.update(scan_signatures(node))
-    wrapper = WrapperSource(sched, plans, {}, target=TRITON, assured=assured)
-    return wrapper, wrapper.build()
+    wrapper = WrapperSource(sched, plans, TRITON, assured=assured, fallback=fallback)
+    wrapper.build()
+    return wrapper

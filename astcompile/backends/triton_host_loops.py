@@ -15,9 +15,10 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 
 from __future__ import annotations
 
-from astcompile.backends.cwrap import WrapperParts, quiet_step_runner
+from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.backends.triton_host_stores import no_identity, store_sources, unsafe_check
+from astcompile.backends.triton_host_stores import store_sources, unsafe_check
+from astcompile.codegen.host import NO_IDENTITY, Assured, HostWriter
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
@@ -31,19 +32,17 @@ from astcompile.codegen.triton_loop_plan import (
 )
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import Assured, argument_checks
 from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
-from astcompile.runtime.triton_device import broadcast, owned, scalar_array
 
 
 def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
     """The Triton module of every segment's kernels, and the region's wrapper."""
     host = _Host(program, assured)
-    source = host.build()
-    parts = WrapperParts(source, host.consts, host.steps)
+    host.build()
     notes = (note(program), *host.notes)
+    parts = WrapperParts.of(host)
     return TritonCode("".join(host.kernels), parts, host.signatures, program.stored_leaves, notes)
 
 
@@ -72,45 +71,27 @@ def _all_items(items: tuple) -> list:
     return out
 
 
-class _Host:
+class _Host(HostWriter):
     def __init__(self, program: HostProgram, assured: Assured) -> None:
+        super().__init__()
         self.program, self.graph = program, program.graph
         arrays = {n.id for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY}
         self.assured = Assured(frozenset(arrays), assured.unit_c)  # the host checked them
         self.region_assured = assured
         self.kernels: list[str] = [HEADER]
         self.signatures: dict[str, dict[str, str]] = {}
-        self.consts: dict[str, object] = {
-            "_bcast": broadcast,
-            "_own": owned,
-            "_no_identity": no_identity,
-            "_a0": scalar_array,
-            "_host": quiet_step_runner(),
-        }
-        self.steps: dict = {}
         self.notes: list[str] = []  #: where the matmuls run, for explain
-        self.sources: list[str] = []
         self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}
-        self.lines: list[str] = []
         self.all_nodes = list(walk(self.graph.nodes()))
 
     def build(self) -> str:
         graph = self.graph
-        self.lines = [f"def region_{sanitize(graph.name)}(leaves):"]
-        if graph.inputs:
-            names = [value_name(n) for n in graph.inputs]
-            self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = leaves")
-        checks, consts = argument_checks(graph, [], self.region_assured)
-        self.lines += checks
-        self.consts.update(consts)
+        self.open(f"region_{sanitize(graph.name)}", graph)
+        self.checks(graph, (), self.region_assured)
         self.lines += unsafe_check(self.program.stored_leaves, bool(self.program.grids))
         self._items(self.program.body, 1)
-        outs = [self.ref(o) for o in graph.outputs]
-        self.lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-        return "".join(self.sources) + "\n".join(self.lines) + "\n"
-
-    def emit(self, depth: int, text: str) -> None:
-        self.lines.append("    " * depth + text)
+        self.returns([self.ref(o) for o in graph.outputs])
+        return self.source()
 
     def ref(self, node: Node) -> str:
         """The host expression of ``node``'s value."""
@@ -139,20 +120,20 @@ class _Host:
         node = branch.node
         picked = [f"r{nid(node)}_{k}" for k in range(len(node.attr.then_graph.outputs))]
         test = node.inputs[0]
-        self.emit(depth, f"if {self.ref(test)}:  # {node.loc}{self._read(test, ',')}")
+        self.emit(f"if {self.ref(test)}:  # {node.loc}{self._read(test, ',')}", depth)
         for block, graph, word in [
             (branch.then, node.attr.then_graph, None),
             (branch.orelse, node.attr.else_graph, "else:"),
         ]:
             if word:
-                self.emit(depth, word)
+                self.emit(word, depth)
             start = len(self.lines)
             self._items(block, depth + 1)
             if picked:
                 outs = ", ".join(self.ref(o) for o in graph.outputs)
-                self.emit(depth + 1, f"{', '.join(picked)}, = {outs},")
+                self.emit(f"{', '.join(picked)}, = {outs},", depth + 1)
             if len(self.lines) == start:
-                self.emit(depth + 1, "pass")
+                self.emit("pass", depth + 1)
         for user in self.all_nodes:
             if user.op is Op.RESULT and user.inputs[0] is node:
                 self.names[user.id] = picked[user.attr]
@@ -175,14 +156,13 @@ class _Host:
         if node.ndim == 0 and not item.view:
             expr = f"_own({expr})"  # one element's value, as NumPy reads it
         self.names[node.id] = f"v{nid(node)}"
-        self.emit(depth, f"v{nid(node)} = {expr}  # {node.loc}")
+        self.emit(f"v{nid(node)} = {expr}  # {node.loc}", depth)
 
     def _host_step(self, node: Node, depth: int) -> None:
         """A host scalar, by the eager interpreter's rule: NumPy's scalar arithmetic."""
-        self.steps[f"n{nid(node)}"] = node
-        args = ", ".join(self.ref(i) for i in node.inputs)
         self.names[node.id] = f"v{nid(node)}"
-        self.emit(depth, f"v{nid(node)} = _host(n{nid(node)}, [{args}], leaves)  # {node.loc}")
+        args = [self.ref(i) for i in node.inputs]
+        self.numpy_step(node, args, f"v{nid(node)}", depth, runner="_host", note=f"  # {node.loc}")
 
     def _segment(self, seg: Segment, depth: int) -> None:
         name = f"region_{sanitize(seg.graph.name)}"
@@ -193,11 +173,12 @@ class _Host:
             src = store_sources(seg.stores, typed, *made, checks=False)
         else:
             sched = TRITON.schedule(seg.graph)
-            wrapper, src = built(sched, typed, self.kernels, self.signatures, self.notes)
+            made = (self.kernels, self.signatures, self.notes)
+            wrapper = built(sched, typed, made, NO_IDENTITY)
+            src = wrapper.source()
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)
-            src = src.replace("return _eager(leaves)", "raise _no_identity()")
-        self.sources.append(src)
+        self.header.append(src.rstrip("\n"))  # the segment's functions
         stand_in_nodes = seg.graph.inputs[len(self.graph.inputs) :]
         args = [self._argument(x, s) for x, s in zip(seg.reads, stand_in_nodes)]
         call = f"{name}((*leaves, {', '.join(args)}))" if args else f"{name}(leaves)"
@@ -206,7 +187,7 @@ class _Host:
         outs = [self.names[n.id] for n in seg.hands_on]
         if outs:
             call = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-        self.emit(depth, call)
+        self.emit(call, depth)
 
     def _argument(self, node: Node, stand_in: Node) -> str:
         """A segment's argument: a 0-d array for a scalar it reads from memory."""
@@ -224,13 +205,13 @@ class _Host:
         holders = [value_name(h) for h in attr.holders]
         self.names.update((h.id, name) for h, name in zip(attr.holders, holders))
         if holders:
-            self.emit(depth, f"{', '.join(holders)}, = {', '.join(self.ref(i) for i in inits)},")
+            self.emit(f"{', '.join(holders)}, = {', '.join(self.ref(i) for i in inits)},", depth)
         self._loop_head(node, depth)
         start = len(self.lines)
         self._items(loop.body, depth + 1)
         self._loop_tail(node, holders, depth + 1)
         if len(self.lines) == start:
-            self.emit(depth + 1, "pass")
+            self.emit("pass", depth + 1)
         for k, result in self._results(node):
             self.names[result.id] = holders[k]
 
@@ -239,13 +220,13 @@ class _Host:
         where = f"  # {node.loc}: a host loop" if node.loc else ""
         if attr.is_while:
             test, go = node.inputs[0], f"go{nid(node)}"
-            self.emit(depth, f"{go} = bool({self.ref(test)}){self._read(test)}")
-            self.emit(depth, f"while {go}:{where}")
+            self.emit(f"{go} = bool({self.ref(test)}){self._read(test)}", depth)
+            self.emit(f"while {go}:{where}", depth)
             return
         var = attr.body.inputs[0]
         self.names[var.id] = value_name(var)
         bounds = ", ".join(self._bound(b) for b in node.inputs[:3])
-        self.emit(depth, f"for {value_name(var)} in range({bounds}):{where}")
+        self.emit(f"for {value_name(var)} in range({bounds}):{where}", depth)
 
     def _loop_tail(self, node: Node, holders: list[str], depth: int) -> None:
         """The carried values' next values (all read before any is set), then the exit test."""
@@ -253,15 +234,15 @@ class _Host:
         outs = [self.ref(o) for o in attr.body.outputs]
         if not attr.exits:
             if holders:
-                self.emit(depth, f"{', '.join(holders)}, = {', '.join(outs)},")
+                self.emit(f"{', '.join(holders)}, = {', '.join(outs)},", depth)
             return
-        self.emit(depth, f"{', '.join([*holders, go])}, = {', '.join(outs)},")
+        self.emit(f"{', '.join([*holders, go])}, = {', '.join(outs)},", depth)
         read = self._read(attr.body.outputs[-1])
         if attr.is_while:
-            self.emit(depth, f"{go} = bool({go}){read}")
+            self.emit(f"{go} = bool({go}){read}", depth)
         else:
-            self.emit(depth, f"if not {go}:{read}")
-            self.emit(depth + 1, "break")
+            self.emit(f"if not {go}:{read}", depth)
+            self.emit("break", depth + 1)
 
     def _bound(self, node: Node) -> str:
         ref = self.ref(node)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.codegen.ids import nid
+from astcompile.codegen.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.codegen.names import sanitize
 from astcompile.codegen.triton_source import HEADER
 from astcompile.codegen.triton_store_kernels import (
@@ -23,28 +23,16 @@ from astcompile.codegen.triton_store_kernels import (
     view_ndim,
 )
 from astcompile.codegen.triton_store_plan import Phase, StoreRegion
-from astcompile.codegen.triton_target import TRITON
-from astcompile.codegen.wrapper import Assured, WrapperSource
+from astcompile.codegen.triton_target import TRITON, kernel_lookup
 from astcompile.ir.ops import Op
-from astcompile.runtime.triton_device import broadcast, owned
-
-
-def no_identity() -> ValueError:
-    """NumPy's error for a max/min over an empty axis, raised where the phase meets it."""
-    return ValueError("zero-size array to reduction operation which has no identity")
 
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     """The Triton module and the wrapper of ``region``."""
     parts, signatures, notes = [HEADER], {}, []
-    consts: dict[str, object] = {"_bcast": broadcast, "_own": owned, "_no_identity": no_identity}
+    consts: dict[str, object] = {}
     steps: dict = {}
     py = store_sources(region, assured, parts, signatures, consts, steps, notes)
-    if region.stored_leaves:  # a read-only argument: NumPy raises, so the statements run
-        name = f"region_{sanitize(region.name)}"
-        py = py.replace(f"def {name}(leaves):", f"def {name}__stores(leaves):")
-        lines = [f"def {name}(leaves):", *unsafe_check(region.stored_leaves, False)]
-        py += "\n".join([*lines, f"    return {name}__stores(leaves)"]) + "\n"
     wrapper_parts = WrapperParts(py, consts, steps)
     return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
 
@@ -55,10 +43,7 @@ def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
     (``runtime.triton_device.unsafe_writes``)."""
     if not stored:
         return []
-    return [
-        f"    if _unsafe(leaves, {stored!r}, {overlap}):  # read-only or overlapping arguments",
-        '        raise _RunPlain("a written argument is read-only or overlaps another argument")',
-    ]
+    return unsafe_lines(f"_unsafe(leaves, {stored!r}, {overlap})", "  # read-only or overlapping")
 
 
 def store_sources(
@@ -72,7 +57,8 @@ def store_sources(
     checks: bool = True,
 ) -> str:
     """The wrapper source of ``region``, its kernels added to ``parts`` (their constants,
-    NumPy steps and explain's notes to the others). Without ``checks``
+    NumPy steps and explain's notes to the others); the first phase checks the written
+    arguments (``unsafe_check``) before anything else. Without ``checks``
     (a segment of a loop region, whose host checked the arguments) no phase falls back to
     the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
     sources = []
@@ -80,41 +66,47 @@ def store_sources(
     for i, phase in enumerate(region.phases):
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
-        wrapper, py = built(TRITON.schedule(phase.graph), typed, parts, signatures, notes)
-        py = _with_tail(py, wrapper, phase, parts, signatures)
+        fallback = _fallback(i, len(region.phases), checks)
+        made = (parts, signatures, notes)
+        wrapper = built(TRITON.schedule(phase.graph), typed, made, fallback)
+        if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
+            wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
+        sources.append(_with_tail(wrapper, phase, parts, signatures))
         consts.update(wrapper.consts)
         steps.update(wrapper.steps)
-        if i == 0 and checks and len(region.phases) > 1:
-            py = py.replace("return _eager(leaves)", "return None")
-        elif i > 0 or not checks:  # after stores: only a max/min over an empty axis can fail
-            py = py.replace("return _eager(leaves)", "raise _no_identity()")
-        sources.append(py)
     if len(region.phases) > 1:
         sources.append(_in_turn(region, checks))
     return "".join(sources)
 
 
-def _with_tail(py: str, wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
-    """``py`` with the phase's store kernels launched, in program order, before it returns
-    what it hands on."""
-    lines = py.rstrip("\n").split("\n")
-    assert lines[-1].startswith("    return"), lines[-1]
-    head, body = [], lines[:-1]
+def _fallback(phase: int, phases: int, checks: bool) -> str:
+    """What phase ``phase`` runs when a check fails: the first falls back to the graph (or,
+    followed by others, says so with None); one after stores raises NumPy's error."""
+    if phase > 0 or not checks:
+        return NO_IDENTITY
+    return "return None" if phases > 1 else EAGER
+
+
+def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
+    """The phase's wrapper with its store kernels launched, in program order, before it
+    returns what it hands on."""
+    wrapper.lines.pop()  # its return comes after the stores
+    head = []
     for k, tail in enumerate(phase.tail):
         store = tail.store
         if store.op is Op.CHECK:  # raises here, after the stores before it, as NumPy would
-            wrapper.steps[f"n{nid(store)}"] = store
-            body.append(f"    _step(n{nid(store)}, [{wrapper.ref(tail.value)}], leaves)")
+            wrapper.numpy_step(store, [wrapper.ref(tail.value)])
             continue
         name, ndim = store_name(phase.graph, k), view_ndim(store)
         parts.append(store_kernel(store, name, ndim))
         signatures[name] = dict(store_parameters(store, ndim))
-        head.append(f"_k_{name} = _kernel({name!r}, (), (), False)")
+        head.append(kernel_lookup(name, (), (), False))
         refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
-        body += ["    " + line for line in store_lines(store, k, name, refs, tail.overlaps)]
-    outs = [wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]]
-    body.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-    return "\n".join([*head, *body]) + "\n"
+        for line in store_lines(store, k, name, refs, tail.overlaps):
+            wrapper.emit(line)
+    wrapper.returns([wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]])
+    wrapper.header = [*head, *wrapper.header]
+    return wrapper.source()
 
 
 def _in_turn(region: StoreRegion, checks: bool) -> str:
@@ -124,7 +116,7 @@ def _in_turn(region: StoreRegion, checks: bool) -> str:
     if checks:
         lines += [
             "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
-            "        return _eager(leaves)",
+            f"        {EAGER}",
         ]
     for name in names[1:]:
         lines += ["    leaves = (*leaves, *carried)", f"    carried = {name}(leaves)"]

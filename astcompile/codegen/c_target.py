@@ -18,6 +18,7 @@ constant array) leaves the region on the Python wrapper.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_reduce import can_reduce
@@ -26,18 +27,21 @@ from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, pro
 from astcompile.codegen.ids import nid
 from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
-from astcompile.codegen.pyexpr import dim_expr, shape_expr
-from astcompile.codegen.target import KernelCode, Launcher, Rule, WrapperLines
+from astcompile.codegen.pyexpr import dim_expr
+from astcompile.codegen.target import KernelCode, Launcher, Rule
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel
+
+if TYPE_CHECKING:
+    from astcompile.codegen.host import WrapperSource
 
 
 class CLauncher:
     """Calls of one wrapper's C kernels."""
 
     def __init__(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> None:
         self.w, self.plans, self.reuse = wrapper, plans, reuse
         self.unit_inner = set().union(*(unit_inner_buffers(p) for p in plans.values()))
@@ -65,8 +69,7 @@ class CLauncher:
                 self.words[o.id] = self.words.get(temp.id, [])
                 self._record(lambda o, t: ("alias", _ref(o), _ref(t)), o, temp)
                 continue
-            w.consts[f"_odt{nid(o)}"] = o.dtype
-            w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
+            w.alloc_node(o)
             self.fresh.add(o.id)
             self._record(_empty_step, o)
         args += [a for s in plan.scalars for a in scalar_args(w.ref(s), s.dtype)]
@@ -137,9 +140,7 @@ class CLauncher:
         if node.op is Op.INPUT and node.id in self.w.assured.typed and node.shape == ():
             self.words[node.id] = self._input_words(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
-            item = node.dtype.itemsize
-            w.emit(f"u_{name} = {name} if {name}.strides[-1] == {item} else _contiguous({name})")
-            name = self.arrays[node.id] = f"u_{name}"
+            name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
         w.emit("try:")
         w.emit(f"    {ptr} = _fb({name})")
         w.emit("except ValueError:  # not C-contiguous: by address")
@@ -187,7 +188,7 @@ class CTarget:
         return KernelCode(source, f"{decl}\nvoid {kernel.name}_packed(const void*);", plan)
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         return CLauncher(wrapper, plans, reuse)
 

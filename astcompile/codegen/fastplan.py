@@ -1,6 +1,6 @@
 """A flat region's wrapper as plain data: what the C-level call path runs instead of it.
 
-The generated wrapper (:mod:`astcompile.codegen.wrapper`) is Python; the same steps written as
+The generated wrapper (:mod:`astcompile.codegen.host`) is Python; the same steps written as
 tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extension
 (``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
@@ -69,20 +69,26 @@ def fresh_strides(node: Node) -> list[tuple]:
     return [("e", product([item, *shape[a + 1 :]])) for a in range(len(shape))]
 
 
-def size_conditions(graph: Graph, minmax: list[tuple[Kernel, tuple, tuple]]) -> list[tuple]:
-    """The wrapper's size checks (see ``wrapper.argument_checks``) as ``("eq", x, y)`` and
-    ``("rows", inner, rows)`` (a max/min kernel's rows are not empty, or there are none)."""
-    conds: list[tuple] = []
-    defined: set[tuple] = set()
+def size_facts(graph: Graph) -> list[tuple[int, int, Any]]:
+    """(input, axis, size) of each size fact the trace relied on, which the wrapper checks: an
+    array axis of a known size, or of a size an earlier axis (the first with it) defines."""
+    facts, defined = [], set()
     for k, node in enumerate(graph.inputs):
         if node.attr.input_kind is InputKind.SCALAR:
             continue
         for a, d in enumerate(node.shape):
-            here = ("d", k, a)
-            if isinstance(d, SymDim) and d.op is DimOp.SYM and d.source == (k, a):
-                defined.add(here)
-            elif not (isinstance(d, SymDim) and d.op is DimOp.SYM) or dim_plan(d) in defined:
-                conds.append(("eq", here, dim_plan(d)))
+            sym = isinstance(d, SymDim) and d.op is DimOp.SYM
+            if sym and d.source == (k, a):
+                defined.add((k, a))
+            elif not sym or d.source in defined:
+                facts.append((k, a, d))
+    return facts
+
+
+def size_conditions(graph: Graph, minmax: list[tuple[Kernel, tuple, tuple]]) -> list[tuple]:
+    """The wrapper's size checks (``size_facts``) as ``("eq", x, y)`` and
+    ``("rows", inner, rows)`` (a max/min kernel's rows are not empty, or there are none)."""
+    conds = [("eq", ("d", k, a), dim_plan(d)) for k, a, d in size_facts(graph)]
     if any(inner is None for _, inner, _ in minmax):
         raise NoFastPlan("a max/min kernel with sizes a plan cannot say")
     conds += [("rows", inner, rows) for _, inner, rows in minmax]

@@ -25,9 +25,13 @@ def dim_expr(d: Dim) -> str:
     return f"({a} {_PY_OP[d.op]} {b})"
 
 
-def shape_expr(shape: Sequence[Dim]) -> str:
-    items = [dim_expr(d) for d in shape]
+def tuple_expr(items: Sequence[str]) -> str:
+    """Python for a tuple of ``items``: ``(a,)``, ``(a, b)``, ``()``."""
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def shape_expr(shape: Sequence[Dim]) -> str:
+    return tuple_expr([dim_expr(d) for d in shape])
 
 
 def _item(item: IndexItem) -> str:

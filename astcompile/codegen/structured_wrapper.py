@@ -10,25 +10,21 @@ buffers themselves or NumPy views of arguments and buffers, built here so views 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from astcompile.codegen.c_kernel import HEADER
 from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
-from astcompile.codegen.ids import nid
+from astcompile.codegen.host import HostWriter, unsafe_lines
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.structured import PRELUDE, Emitter
 from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.wrapper import argument_checks
 from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
-
-#: why a call runs the region's own statements: NumPy raises, or reads what it writes
-_UNSAFE = "a written argument is read-only or overlaps another argument"
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
 #: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop
@@ -50,16 +46,8 @@ class Param:
     py: str
 
 
-@dataclass
-class RegionSource:
-    c: str
-    decl: str
-    py: str
-    consts: dict[str, object] = field(default_factory=dict)
-    steps: dict[str, Node] = field(default_factory=dict)  # NumPy steps the wrapper runs
-
-
-def region_source(graph: Graph, em: Emitter) -> RegionSource:
+def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
+    """The region's C function, its cffi declaration and its (written) wrapper."""
     name = f"region_{sanitize(graph.name)}"
     params, prologue = _input_params(graph, em)
     for a in em.allocs:
@@ -86,8 +74,9 @@ def region_source(graph: Graph, em: Emitter) -> RegionSource:
         function = [*CHEAP_VECTORS, *function, "#pragma GCC pop_options"]
     c = "\n".join([HEADER, PRELUDE, *function, ""])
     decl = f"int {name}({', '.join(p.ctype for p in params)});"
-    py = _Wrapper(graph, em, name, params, sels)
-    return RegionSource(c, decl, py.build(), py.consts, py.steps)
+    wrapper = _Wrapper(graph, em, name, params, sels)
+    wrapper.build()
+    return c, decl, wrapper
 
 
 def _selects_in_loops(graph: Graph) -> bool:
@@ -112,74 +101,63 @@ def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
             if len(parts) > 1:  # a complex scalar arrives as its two parts
                 prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
-        py = unit_name(node) if em.unit_last(node) else name
         params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
-        params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
-        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
-        for a in range(node.ndim):
-            params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
-            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+        _array(node, unit_name(node) if em.unit_last(node) else name, params, prologue)
     for node in em.plan.hoisted:  # NumPy's result: its own pointer and strides, sizes known
-        name, t = value_name(node), ctype(node.dtype)
-        params.append(Param("void*", f"{name}_p", f"_ptr({name})"))
-        prologue.append(f"{t}* {name} = ({t}*){name}_p;")
-        for a in range(node.ndim):
-            params.append(Param("int64_t", f"{name}_bs{a}", f"{name}.strides[{a}]"))
-            prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+        _array(node, value_name(node), params, prologue)
     return params, prologue
+
+
+def _array(node: Node, py: str, params: list[Param], prologue: list[str]) -> None:
+    """An array's pointer and byte strides (``py``: the wrapper's array), as typed C names."""
+    name, t = value_name(node), ctype(node.dtype)
+    params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
+    prologue.append(f"{t}* {name} = ({t}*){name}_p;")
+    for a in range(node.ndim):
+        params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
+        prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
 
 
 _VIEWS = (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO, Op.REAL, Op.IMAG)
 
 
-class _Wrapper:
+class _Wrapper(HostWriter):
+    """The region's wrapper: the shared forms around one call of its C function, whose status
+    turns into NumPy's exception."""
+
     def __init__(
         self, graph: Graph, em: Emitter, name: str, params: list[Param], sels: list
     ) -> None:
+        super().__init__()
         self.graph, self.em, self.name, self.params = graph, em, name, params
         self.sels = {rid: j for j, (rid, _) in enumerate(sels)}
-        self.consts: dict[str, object] = {"_i64": np.dtype(np.int64)}
-        self.steps: dict[str, Node] = {}
 
     def build(self) -> str:
-        names = [value_name(n) for n in self.graph.inputs]
-        lines = [f"def {self.name}(leaves):"]
-        if names:
-            lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = leaves")
-        checks, consts = argument_checks(self.graph, [])
-        lines += checks
-        self.consts.update(consts)
-        lines += self._aliasing()
+        self.open(self.name, self.graph)
+        self.checks(self.graph)
+        self._aliasing()
         for node in self.em.plan.hoisted:
-            self.steps[f"n{nid(node)}"] = node
-            args = ", ".join(value_name(i) for i in node.inputs)
-            lines.append(f"    {value_name(node)} = _step(n{nid(node)}, [{args}], leaves)")
+            self.numpy_step(node, [value_name(i) for i in node.inputs], value_name(node))
         for n in self.graph.inputs:
             if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):
-                name, item = value_name(n), n.dtype.itemsize
-                lines.append(
-                    f"    {unit_name(n)} = {name} if {name}.strides[-1] == {item}"
-                    f" else _contiguous({name})"
-                )
+                self.unit_last(value_name(n), n.dtype.itemsize)
         for a in self.em.allocs:
-            self.consts[f"_dt_{a.name}"] = a.dtype
-            lines.append(f"    {a.name} = _empty({shape_expr(a.shape)}, _dt_{a.name})")
+            self.alloc(a.name, shape_expr(a.shape), f"_dt_{a.name}", a.dtype)
         for j, out in enumerate(self.graph.outputs):
             if self.em.plan.is_scalar(out):
-                self.consts[f"_odt{j}"] = out.dtype
-                lines.append(f"    out{j} = _empty((), _odt{j})")
-        lines.append(f"    sel = _empty({len(self.sels) or 1}, _i64)")
-        lines.append("    err = _empty(4, _i64)")
-        lines.append(f"    rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
-        lines.append("    if rc:")
+                self.alloc(f"out{j}", "()", f"_odt{j}", out.dtype)
+        self.alloc("sel", str(len(self.sels) or 1), "_i64", np.dtype(np.int64))
+        self.emit("err = _empty(4, _i64)")
+        self.emit(f"rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
+        self.emit("if rc:")
         self.consts["_checks"] = tuple(self.em.checks)
         self.consts["_sites"] = tuple(self.em.sites)
-        lines.append("        _raise(rc, err, _checks, _sites)")
+        self.emit("_raise(rc, err, _checks, _sites)", 2)
         outs = [self.ref(_sized(o), j) for j, o in enumerate(self.graph.outputs)]
-        lines.append(f"    return [{', '.join(outs)}]")
-        return "\n".join(lines) + "\n"
+        self.emit(f"return [{', '.join(outs)}]")
+        return self.source()
 
-    def _aliasing(self) -> list[str]:
+    def _aliasing(self) -> None:
         """Calls whose written arrays are read-only or overlap another argument run the
         region's own statements (NumPy raises, or writes through the overlap, as written)."""
         arrays = [n for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY]
@@ -191,9 +169,8 @@ class _Wrapper:
                 for o in arrays
                 if o is not w
             ]
-        if not conds:
-            return []
-        return [f"    if {' or '.join(conds)}:", f"        raise _RunPlain({_UNSAFE!r})"]
+        if conds:
+            self.lines += unsafe_lines(" or ".join(conds))
 
     def ref(self, node: Node, j: int = -1) -> str:
         """Python for an output: an argument, a buffer, or a NumPy view of one of them."""

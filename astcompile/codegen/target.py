@@ -6,7 +6,7 @@ s, one loop nest each, and :func:`~astcompile.codegen.plan.plan_kernel` says, fo
 which axes a kernel's rows and inner loops walk, which arrays and scalars it reads and with
 which axis maps, and in which phase each reduction and output is computed. The reduction rules
 (:mod:`astcompile.codegen.reduce`) say what every reduction starts from and folds with. The
-Python wrapper (:mod:`astcompile.codegen.wrapper`) checks arguments, allocates outputs, runs
+Python wrapper (:mod:`astcompile.codegen.host`) checks arguments, allocates outputs, runs
 NumPy steps and returns values.
 
 A target adds three things:
@@ -35,7 +35,7 @@ from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel
 
 if TYPE_CHECKING:
-    from astcompile.codegen.wrapper import Assured
+    from astcompile.codegen.host import WrapperSource
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
@@ -48,17 +48,6 @@ class KernelCode:
     source: str  #: the definition
     decl: str  #: what the loader needs to find it (a C prototype for cffi)
     plan: KernelPlan  #: the plan it was written from (the launcher passes what it lists)
-
-
-class WrapperLines(Protocol):
-    """The part of the Python wrapper a launcher writes into."""
-
-    consts: dict[str, object]
-    assured: Assured  # what the guards run before the wrapper checked of its inputs
-
-    def emit(self, text: str) -> None: ...
-
-    def ref(self, node: Node) -> str: ...
 
 
 class Launcher(Protocol):
@@ -95,7 +84,7 @@ class Target(Protocol):
         ...
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         """The launcher of one wrapper; ``reuse``: output id -> the temporary it may be
         written over (in place)."""

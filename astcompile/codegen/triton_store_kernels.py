@@ -14,6 +14,7 @@ from astcompile.codegen.lower import Operand
 from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.codegen.triton_kernel import loc_comment
 from astcompile.codegen.triton_rules import SIGNATURE, convert
+from astcompile.codegen.triton_target import kernel_call
 from astcompile.ir.attrs import index_shape
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
@@ -48,7 +49,7 @@ def store_lines(store: Node, k: int, name: str, refs: tuple[str, str], overlaps:
     value = f"_own({value_ref})" if overlaps else value_ref
     return [
         f"_v{k} = {view}",
-        f"_k_{name}(_v{k}.shape, (_bcast({value}, _v{k}.shape),), (), (_v{k},))",
+        kernel_call(name, f"_v{k}.shape", [f"_bcast({value}, _v{k}.shape)"], [], [f"_v{k}"]),
     ]
 
 

@@ -11,12 +11,13 @@ element strides, a grid and a block at call time.
 
 from __future__ import annotations
 
-from astcompile.codegen.ids import nid
+from typing import TYPE_CHECKING
+
 from astcompile.codegen.plan import KernelPlan
-from astcompile.codegen.pyexpr import dim_expr, shape_expr
+from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
-from astcompile.codegen.target import KernelCode, Launcher, WrapperLines
+from astcompile.codegen.target import KernelCode, Launcher
 from astcompile.codegen.triton_grid import is_grid_reduction, scratch
 from astcompile.codegen.triton_matmul import (
     MatmulKernel,
@@ -33,16 +34,25 @@ from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 
+if TYPE_CHECKING:
+    from astcompile.codegen.host import WrapperSource
 
-def _tuple(items: list[str]) -> str:
-    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+def kernel_call(name: str, sizes: str, *groups: list[str]) -> str:
+    """A kernel's launch: its sizes, then the arrays it reads, its scalars, its outputs."""
+    return f"_k_{name}({', '.join([sizes, *map(tuple_expr, groups)])})"
+
+
+def kernel_lookup(name: str, rows: tuple, inner: tuple, reduces: bool, extra: str = "") -> str:
+    """The wrapper's header line binding a kernel's launcher, once when it is defined."""
+    return f"_k_{name} = _kernel({name!r}, {rows!r}, {inner!r}, {reduces}{extra})"
 
 
 class TritonLauncher:
     """Calls of one wrapper's Triton kernels (``_kernel``: the region's kernel module's
     launcher factory, bound by the backend)."""
 
-    def __init__(self, wrapper: WrapperLines, plans: dict[str, KernelPlan]) -> None:
+    def __init__(self, wrapper: WrapperSource, plans: dict[str, KernelPlan]) -> None:
         self.w, self.plans = wrapper, plans
 
     def prelude(self, kernels: list[Kernel]) -> list[str]:
@@ -55,16 +65,11 @@ class TritonLauncher:
             # the part and finish functions' scratch buffers: (dtype, one per part), in order
             bufs = tuple((dtype.str, each) for _, dtype, each in scratch(plan))
             extra = f", {bufs!r}" if is_grid_reduction(plan) else ""
-            lines.append(
-                f"_k_{k.name} = _kernel({k.name!r}, {plan.rows!r}, {plan.inner!r}, "
-                f"{bool(k.reduce_axes)}{extra})"
-            )
+            lines.append(kernel_lookup(k.name, plan.rows, plan.inner, bool(k.reduce_axes), extra))
         for node in scan_steps(self.w.sched):
             rows, inner = tuple(range(node.ndim - 1)), (node.ndim - 1,)
-            name = scan_name(node)
-            lines.append(
-                f"_k_{name} = _kernel({name!r}, {rows}, {inner}, True, {scan_scratch(node)})"
-            )
+            extra = f", {scan_scratch(node)}"
+            lines.append(kernel_lookup(scan_name(node), rows, inner, True, extra))
         return lines
 
     def step(self, node: Node) -> bool:
@@ -72,25 +77,22 @@ class TritonLauncher:
         if not is_scan_step(node):
             return False
         w = self.w
-        w.consts[f"_odt{nid(node)}"] = node.dtype
-        w.emit(f"t{nid(node)} = _empty({shape_expr(node.shape)}, _odt{nid(node)})")
-        sizes = _tuple([dim_expr(d) for d in node.shape])
-        w.emit(f"_k_{scan_name(node)}({sizes}, ({w.ref(node.inputs[0])},), (), (t{nid(node)},))")
+        w.alloc_node(node)
+        sizes = tuple_expr([dim_expr(d) for d in node.shape])
+        w.emit(kernel_call(scan_name(node), sizes, [w.ref(node.inputs[0])], [], [w.ref(node)]))
         return True
 
     def launch(self, kernel: Kernel) -> None:
         w, plan = self.w, self.plans[kernel.name]
         for o in kernel.outputs:
-            w.consts[f"_odt{nid(o)}"] = o.dtype
-            w.emit(f"t{nid(o)} = _empty({shape_expr(o.shape)}, _odt{nid(o)})")
+            w.alloc_node(o)
         dims = (
             [*kernel.domain, kernel.shared] if isinstance(kernel, MatmulKernel) else kernel.domain
         )
-        sizes = _tuple([dim_expr(d) for d in dims])
-        loads = _tuple([w.ref(b) for b in plan.loads])
-        scalars = _tuple([w.ref(s) for s in plan.scalars])
-        outs = _tuple([w.ref(o) for o in kernel.outputs])
-        w.emit(f"_k_{kernel.name}({sizes}, {loads}, {scalars}, {outs})")
+        sizes = tuple_expr([dim_expr(d) for d in dims])
+        loads, scalars = [w.ref(b) for b in plan.loads], [w.ref(s) for s in plan.scalars]
+        outs = [w.ref(o) for o in kernel.outputs]
+        w.emit(kernel_call(kernel.name, sizes, loads, scalars, outs))
 
 
 class TritonTarget:
@@ -132,7 +134,7 @@ class TritonTarget:
         return kernel_signatures(plan)
 
     def launcher(
-        self, wrapper: WrapperLines, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
     ) -> Launcher:
         return TritonLauncher(wrapper, plans)
 
