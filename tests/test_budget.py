@@ -124,3 +124,42 @@ def test_a_program_gets_the_budget_unless_it_says_otherwise():
     code = "import astcompile; print(astcompile.config.compile_budget)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.stdout.strip() == "0.5"
+
+
+def _slow_compiler(tmp_path, then: str = 'exec gcc "$@"') -> str:
+    """A C compiler that takes two seconds (a big program, a loaded machine), then ``then``."""
+    cc = tmp_path / "slow-cc"
+    cc.write_text(f"#!/bin/sh\nsleep 2\n{then}\n")
+    cc.chmod(0o755)
+    return str(cc)
+
+
+def test_a_slow_build_does_not_hold_the_first_call_past_the_budget(budget, monkeypatch, tmp_path):
+    """The trace fits the budget, the build does not: the call waits for it only as long as
+    the budget has left, runs the statements, and the build goes on in the background."""
+    budget(0.5)
+    x = np.linspace(-2, 2, 50)
+    astcompile.compile(smooth, backend="c")(x)  # the analysis and tracer imported: a warm start
+    monkeypatch.setenv("CC", _slow_compiler(tmp_path))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "slow"))
+    f = astcompile.compile(smooth, backend="c")
+    assert_same_value(f(x), smooth(x))
+    region = _sole(f)
+    assert region.stats.traces == 1 and region.stats.eager_calls == 1 and region.pending
+    background.wait()
+    assert_same_value(f(x), smooth(x))
+    assert region.stats.compiled_calls == 1
+
+
+def test_a_build_done_within_the_budget_is_the_first_calls_own(budget, monkeypatch, tmp_path):
+    """Built on the background thread within the budget: the call runs compiled, and a build
+    error is raised in it, as when the build runs in the call's thread."""
+    budget(30.0)
+    x = np.linspace(-2, 2, 50)
+    f = astcompile.compile(smooth, backend="c")
+    assert_same_value(f(x), smooth(x))
+    assert _sole(f).stats.compiled_calls == 1 and not _sole(f).pending
+    monkeypatch.setenv("CC", _slow_compiler(tmp_path, then="exit 3"))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "failing"))
+    with pytest.raises(astcompile.CompileError, match="exit 3"):
+        astcompile.compile(smooth, backend="c")(x)
