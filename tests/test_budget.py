@@ -4,6 +4,12 @@ run plain pays for them. Results are the plain function's throughout."""
 
 from __future__ import annotations
 
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from differential import assert_same_value
@@ -163,3 +169,25 @@ def test_a_build_done_within_the_budget_is_the_first_calls_own(budget, monkeypat
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "failing"))
     with pytest.raises(astcompile.CompileError, match="exit 3"):
         astcompile.compile(smooth, backend="c")(x)
+
+
+def test_a_build_the_call_stopped_waiting_for_is_finished_at_exit(tmp_path):
+    """A one-call run whose build outlasts the budget: the call runs plain, the program's end
+    waits for the build, and the next process finds it in the cache (a warm start)."""
+    (tmp_path / "smoothing.py").write_text("import numpy as np\n\n\n" + inspect.getsource(smooth))
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, smoothing
+        f = astcompile.compile(smoothing.smooth, backend="c")
+        f(np.linspace(-2, 2, 50))
+        print(f.regions[0].stats.compiled_calls, "libcst" in sys.modules)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+    env |= {"ASTCOMPILE_COMPILE_BUDGET": "2", "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    env |= {"CC": _slow_compiler(tmp_path, then='sleep 2; exec gcc "$@"')}
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        for _ in range(2)
+    ]
+    assert [r.stdout.split() for r in runs] == [["0", "True"], ["1", "False"]], runs

@@ -16,6 +16,7 @@ tests and benchmarks that want the compiled code before their next call.
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
@@ -24,6 +25,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from astcompile import config
 from astcompile.runtime import forksafe
 
 if TYPE_CHECKING:
@@ -74,6 +76,8 @@ class Handoff:
         self.done.wait(max(seconds, 0.0))
         with self._lock:
             self.waiting = self.done.is_set()
+            if not self.waiting:
+                _owed.add(self)
             return self.waiting
 
     def report(self, error: Exception | None) -> bool:
@@ -81,7 +85,22 @@ class Handoff:
         with self._lock:
             self.error = error
             self.done.set()
+            _owed.discard(self)
             return self.waiting
+
+
+#: Builds a call stopped waiting for. The program's end waits for them (each bounded by
+#: ``config.build_timeout``), so that the next process finds them in the cache: a run that
+#: makes one call pays the rest of its build at exit instead of in the call, never twice.
+_owed: set[Handoff] = set()
+
+
+def _finish_owed() -> None:
+    for handoff in list(_owed):
+        handoff.done.wait(config.build_timeout or None)
+
+
+atexit.register(_finish_owed)  # before runtime/build.py's, which kills running compilers
 
 
 class Builds:
@@ -164,6 +183,7 @@ def wait() -> None:
 def _forget_in_child() -> None:
     global _jobs, _thread
     _jobs, _thread = queue.Queue(), None
+    _owed.clear()
     for region in list(_waiting):
         region.pending.clear()
     _waiting.clear()
