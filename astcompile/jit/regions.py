@@ -194,12 +194,14 @@ class Region(Failing, background.Builds):
         return entry(leaves, args)
 
     def _settled(self, key: tuple, args: tuple) -> bool:
-        """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
-        for the region's lock, and all but the first find the first one's work (one trace and
-        one build for any number of concurrent first calls)."""
+        """Whether ``args`` now have an entry, run eagerly or are being built: threads that
+        missed together wait for the region's lock, and all but the first find the first one's
+        work (one trace and one build for any number of concurrent first calls)."""
         root = self.owner.fn
-        return key in self.eager_keys or any(
-            entry.bind(args, root) is not None for entry in self.entries.get(key, ())
+        return (
+            key in self.eager_keys
+            or key in self.pending
+            or any(entry.bind(args, root) is not None for entry in self.entries.get(key, ()))
         )
 
     def _count(self) -> int:
