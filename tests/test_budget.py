@@ -191,3 +191,24 @@ def test_a_build_the_call_stopped_waiting_for_is_finished_at_exit(tmp_path):
         for _ in range(2)
     ]
     assert [r.stdout.split() for r in runs] == [["0", "True"], ["1", "False"]], runs
+
+
+class _LooksLate(set):
+    """Pending keys the calling thread sees only once the background thread is idle."""
+
+    def __contains__(self, key: object) -> bool:
+        background.wait()
+        return set.__contains__(self, key)
+
+
+def test_a_build_done_before_its_call_looks_is_still_that_calls(budget):
+    """The build may be done (its key no longer pending) before the call that traced it looks:
+    the call still takes its entry and runs compiled, as if built in its thread."""
+    budget(30.0)
+    x = np.linspace(-2, 2, 50)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)
+    region = _sole(f)
+    region.pending = _LooksLate()
+    assert_same_value(f(x.astype(np.float32)), smooth(x.astype(np.float32)))  # a new key
+    assert region.stats.traces == 2 and region.stats.compiled_calls == 2

@@ -183,10 +183,9 @@ class Region(Failing, background.Builds):
             compiled = None if settled else self._compile(key, args)
         if settled:
             return self.call(args)
-        if compiled is None:
-            return (
-                self._built(key, args) if key in self.pending else self.run_after_failure(key, args)
-            )
+        if compiled is None:  # put off: its build may be done already (then not pending)
+            built = key in self.pending or key in self.handoffs
+            return self._built(key, args) if built else self.run_after_failure(key, args)
         if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
