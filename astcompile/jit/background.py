@@ -186,6 +186,7 @@ def _forget_in_child() -> None:
     _owed.clear()
     for region in list(_waiting):
         region.pending.clear()
+        region.handoffs.clear()  # no thread of the child builds them
     _waiting.clear()
 
 
