@@ -118,11 +118,11 @@ def disable(fn: Callable | None = None, *, recursive: bool = True) -> Any:
     if fn is None:
         return functools.partial(disable, recursive=recursive)
     original = fn.__wrapped__ if registry.is_compiled(fn) else fn
-    if recursive:
-        target: Callable = original
-    else:
-        shallow = CompiledFunction(original, all_eager=True)
-        target = shallow
+    if recursive and type(original) is types.FunctionType:
+        twin = _twin(original)
+        setattr(twin, registry.DISABLED_ATTR, "recursive")
+        return twin
+    target: Callable = CompiledFunction(original, all_eager=True) if not recursive else original
 
     @functools.wraps(original)
     def disabled(*args: Any, **kwargs: Any) -> Any:
@@ -130,6 +130,20 @@ def disable(fn: Callable | None = None, *, recursive: bool = True) -> Any:
 
     setattr(disabled, registry.DISABLED_ATTR, "recursive" if recursive else "shallow")
     return disabled
+
+
+def _twin(fn: types.FunctionType) -> types.FunctionType:
+    """A second function object on ``fn``'s code, globals, closure and defaults.
+
+    Calling it is calling ``fn`` itself: no wrapper frame, nothing added per call (a wrapper
+    costs about 60 ns, more than many small functions take). It is a new object so that the
+    disable mark is not set on ``fn``, which stays compilable where it is called by its own name.
+    """
+    twin = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    return functools.update_wrapper(twin, fn)
 
 
 def allow_in_graph(fn: F) -> F:

@@ -4,6 +4,12 @@ run plain pays for them. Results are the plain function's throughout."""
 
 from __future__ import annotations
 
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from differential import assert_same_value
@@ -71,6 +77,7 @@ def test_the_budget_bounds_what_a_first_call_compiles(budget, monkeypatch, tmp_p
     (region,) = f.regions
     assert region.stats.traces < len(arrays)
     assert f.budget.spent < 0.1 + 2.0  # the floor, and the one compile that crossed it
+    background.wait()  # a build f's call stopped waiting for writes into the cache it finds
     budget(float("inf"))
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "again"))
     g = astcompile.compile(norms, backend="c")
@@ -124,3 +131,85 @@ def test_a_program_gets_the_budget_unless_it_says_otherwise():
     code = "import astcompile; print(astcompile.config.compile_budget)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.stdout.strip() == "0.5"
+
+
+def _slow_compiler(tmp_path, then: str = 'exec gcc "$@"') -> str:
+    """A C compiler that takes two seconds (a big program, a loaded machine), then ``then``."""
+    cc = tmp_path / "slow-cc"
+    cc.write_text(f"#!/bin/sh\nsleep 2\n{then}\n")
+    cc.chmod(0o755)
+    return str(cc)
+
+
+def test_a_slow_build_does_not_hold_the_first_call_past_the_budget(budget, monkeypatch, tmp_path):
+    """The trace fits the budget, the build does not: the call waits for it only as long as
+    the budget has left, runs the statements, and the build goes on in the background."""
+    budget(0.5)
+    x = np.linspace(-2, 2, 50)
+    astcompile.compile(smooth, backend="c")(x)  # the analysis and tracer imported: a warm start
+    monkeypatch.setenv("CC", _slow_compiler(tmp_path))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "slow"))
+    f = astcompile.compile(smooth, backend="c")
+    assert_same_value(f(x), smooth(x))
+    region = _sole(f)
+    assert region.stats.traces == 1 and region.stats.eager_calls == 1 and region.pending
+    background.wait()
+    assert_same_value(f(x), smooth(x))
+    assert region.stats.compiled_calls == 1
+
+
+def test_a_build_done_within_the_budget_is_the_first_calls_own(budget, monkeypatch, tmp_path):
+    """Built on the background thread within the budget: the call runs compiled, and a build
+    error is raised in it, as when the build runs in the call's thread."""
+    budget(30.0)
+    x = np.linspace(-2, 2, 50)
+    f = astcompile.compile(smooth, backend="c")
+    assert_same_value(f(x), smooth(x))
+    assert _sole(f).stats.compiled_calls == 1 and not _sole(f).pending
+    monkeypatch.setenv("CC", _slow_compiler(tmp_path, then="exit 3"))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "failing"))
+    with pytest.raises(astcompile.CompileError, match="exit 3"):
+        astcompile.compile(smooth, backend="c")(x)
+
+
+def test_a_build_the_call_stopped_waiting_for_is_finished_at_exit(tmp_path):
+    """A one-call run whose build outlasts the budget: the call runs plain, the program's end
+    waits for the build, and the next process finds it in the cache (a warm start)."""
+    (tmp_path / "smoothing.py").write_text("import numpy as np\n\n\n" + inspect.getsource(smooth))
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, smoothing
+        f = astcompile.compile(smoothing.smooth, backend="c")
+        f(np.linspace(-2, 2, 50))
+        print(f.regions[0].stats.compiled_calls, "libcst" in sys.modules)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+    env |= {"ASTCOMPILE_COMPILE_BUDGET": "2", "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    env |= {"CC": _slow_compiler(tmp_path, then='sleep 2; exec gcc "$@"')}
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        for _ in range(2)
+    ]
+    assert [r.stdout.split() for r in runs] == [["0", "True"], ["1", "False"]], runs
+
+
+class _LooksLate(set):
+    """Pending keys the calling thread sees only once the background thread is idle."""
+
+    def __contains__(self, key: object) -> bool:
+        background.wait()
+        return set.__contains__(self, key)
+
+
+def test_a_build_done_before_its_call_looks_is_still_that_calls(budget):
+    """The build may be done (its key no longer pending) before the call that traced it looks:
+    the call still takes its entry and runs compiled, as if built in its thread."""
+    budget(30.0)
+    x = np.linspace(-2, 2, 50)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)
+    region = _sole(f)
+    region.pending = _LooksLate()
+    assert_same_value(f(x.astype(np.float32)), smooth(x.astype(np.float32)))  # a new key
+    assert region.stats.traces == 2 and region.stats.compiled_calls == 2

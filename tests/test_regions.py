@@ -148,15 +148,20 @@ def softsign_sum(x):
     return (x / (1.0 + np.abs(x))).sum() + np.tanh(x).max()
 
 
-def test_concurrent_first_calls_trace_once_and_build_once(tmp_path, monkeypatch):
+@pytest.mark.parametrize("budget", [float("inf"), 5.0])
+def test_concurrent_first_calls_trace_once_and_build_once(tmp_path, monkeypatch, budget):
     """Eight threads call a new function at once: they wait for the region's lock, and all
-    but the first find the entry the first one compiled."""
+    but the first find the entry the first one compiled, or, under a budget (the build
+    runs on the background thread), the build under way: they run the statements meanwhile."""
     import threading
     import time
 
+    from astcompile.jit import background
     from astcompile.runtime import loader
 
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # nothing on disk yet
+    monkeypatch.setattr(astcompile.config, "compile_budget", budget)
+    monkeypatch.setattr(loader, "_loaded", {})  # nor in this process: the build is counted
     builds = []
     real = loader.build.compile_shared
 
@@ -180,6 +185,7 @@ def test_concurrent_first_calls_trace_once_and_build_once(tmp_path, monkeypatch)
         t.start()
     for t in threads:
         t.join(timeout=60)
+    background.wait()
     assert all(np.isclose(r, softsign_sum(x)) for r in results)
     assert sum(r.stats.traces for r in compiled.regions) == 1
     assert len(builds) == 1

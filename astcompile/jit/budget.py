@@ -11,8 +11,11 @@ trace and build); ``waited`` is the time its regions have run as written because
 was put off. The first ``compile_budget`` seconds (0.5 by default) are free, so an ordinary
 first call compiles at once, as before. Past them:
 
-* a region whose trace used up the budget is built in the background (``jit/background.py``)
-  while its statements run as written; the call after the build runs compiled;
+* a region's build (everything after its trace) runs on the background thread
+  (``jit/background.py``) and the call waits for it only as long as the budget has left: a
+  build done in time is the call's own (compiled result, or its error raised), as if built in
+  the call; past that, the statements run as written and the call after the build runs compiled
+  (a slow C compiler never holds a call longer than the budget);
 * a region that misses with the budget spent is not traced at all: its statements run, timed,
   and it tries again once the time so waited pays for it (the ski-rental rule: compiling never
   costs more than the floor plus the time spent running plain, so a whole run is at most about
@@ -26,6 +29,7 @@ The budget does not apply under ``explain`` or verify mode (they show the compil
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,12 +59,17 @@ class Budget:
 
     def allows(self) -> bool:
         """Whether the function may compile now, in the user's thread (see the module doc)."""
+        return self.left() > 0
+
+    def left(self) -> float:
+        """Seconds the function may still spend compiling in the user's thread: how long a
+        call may wait for a build before it runs the statements (inf: no bound)."""
+        if telemetry.recording > 0 or config.verify or warm.building_ahead():
+            return math.inf
         since, spent = self.since, self.spent
         if since is not None:
             spent += time.perf_counter() - since
-        if spent < config.compile_budget + RATIO * self.waited:
-            return True
-        return telemetry.recording > 0 or config.verify or warm.building_ahead()
+        return config.compile_budget + RATIO * self.waited - spent
 
     @contextmanager
     def spending(self) -> Iterator[None]:

@@ -78,6 +78,7 @@ class CompilingRegion(Protocol):
     spec: RegionSpec
     names: tuple[str, ...]
     pending: set[tuple]  # keys whose build the budget sent to the background
+    handoffs: dict[tuple, Any]  # of those, builds the call that traced them waits for
 
     def trace(self, key: tuple, args: tuple, observed: dict | None = None) -> TraceResult: ...
 

@@ -53,7 +53,7 @@ class RegionStats:
     breaks: list = field(default_factory=list)
 
 
-class Region(Failing):
+class Region(Failing, background.Builds):
     """Callable standing for ``spec``'s statements; ``owner`` supplies backend and options."""
 
     def __init__(
@@ -73,6 +73,7 @@ class Region(Failing):
         self.failures = Failures()  # argument classes it failed on: never traced again
         self.superseded = False  # its failure made the function rewrite some loops as Python
         self.pending: set[tuple] = set()  # keys being built in the background
+        self.handoffs: dict[tuple, background.Handoff] = {}  # builds a call waits for
         self.stats = RegionStats()
         self._lock = forksafe.object_lock(self)  # a forked child gets it back unlocked
         self.past_limit = False  # cache_size_limit reached (and warned): new kinds run as written
@@ -182,55 +183,24 @@ class Region(Failing):
             compiled = None if settled else self._compile(key, args)
         if settled:
             return self.call(args)
-        if compiled is None:
-            return self._wait(args) if key in self.pending else self.run_after_failure(key, args)
+        if compiled is None:  # put off: its build may be done already (then not pending)
+            built = key in self.pending or key in self.handoffs
+            return self._built(key, args) if built else self.run_after_failure(key, args)
         if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
         self.stats.compiled_calls += 1
         return entry(leaves, args)
 
-    def _wait(self, args: tuple) -> tuple:
-        """The statements, timed, while compiled code is put off or built (jit/budget.py)."""
-        self.stats.eager_calls += 1
-        return self.owner.budget.wait_with(self.body, args)
-
-    def _build_later(self, work: Any) -> bool:
-        """After the trace: with the budget spent, the build goes to the background and this
-        call runs the statements (True), else it goes on here (False)."""
-        if self.owner.budget.allows():
-            return False
-        self.pending.add(work.key)
-        background.submit(self, lambda: self._finish(work))
-        return True
-
-    def _finish(self, work: Any) -> None:
-        """The build :meth:`_build_later` put off, on the background thread."""
-        from astcompile import pipeline
-
-        try:
-            with self._lock:
-                pipeline.finish_region(work)
-        except Exception as exc:  # no user call to raise it in: said, and given up
-            why = f"building {self.spec.name} in the background failed: {exc}"
-            warnings.warn(
-                f"astcompile: {self.owner.name}: {why}; it runs as written",
-                RuntimeWarning,
-                stacklevel=1,
-            )
-            with self._lock:
-                self.give_up(work.key, work.args, why)
-        finally:
-            self.pending.discard(work.key)
-        self.owner.compare_again()  # the compiled path changed
-
     def _settled(self, key: tuple, args: tuple) -> bool:
-        """Whether ``args`` now have an entry or run eagerly: threads that missed together wait
-        for the region's lock, and all but the first find the first one's work (one trace and
-        one build for any number of concurrent first calls)."""
+        """Whether ``args`` now have an entry, run eagerly or are being built: threads that
+        missed together wait for the region's lock, and all but the first find the first one's
+        work (one trace and one build for any number of concurrent first calls)."""
         root = self.owner.fn
-        return key in self.eager_keys or any(
-            entry.bind(args, root) is not None for entry in self.entries.get(key, ())
+        return (
+            key in self.eager_keys
+            or key in self.pending
+            or any(entry.bind(args, root) is not None for entry in self.entries.get(key, ()))
         )
 
     def _count(self) -> int:
