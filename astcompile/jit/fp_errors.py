@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from astcompile.ir.ops import UFUNC_TO_OP, Op
+from astcompile.jit.entries import MISS
 from astcompile.runtime import fpflags
 
 if TYPE_CHECKING:
@@ -36,11 +37,28 @@ _RAISED_BY = {
 RAISED_BY = {kind: tuple(Op[name] for name in ops.split()) for kind, ops in _RAISED_BY.items()}
 
 
-def after_compiled(region: Region, args: tuple, result: Any, flags: int) -> Any:
-    """``result`` of a compiled run that raised ``flags``, or what NumPy's errstate makes of
-    them: the region's statements run as written, or warnings."""
+def guarded(region: Region, args: tuple) -> Any:
+    """``region.guards(*args)`` (a compiled run, or MISS), flags checked."""
+    fpflags.clear()
+    result = region.guards(*args)
+    if result is not MISS and fpflags.raised():
+        return after_compiled(region, args, result)
+    return result
+
+
+def run_entry(region: Region, entry: Any, leaves: list, args: tuple) -> tuple:
+    """A compiled call of ``entry`` through the region's generic path, flags checked."""
+    region.stats.compiled_calls += 1
+    fpflags.clear()
+    result = entry(leaves, args)
+    return after_compiled(region, args, result) if fpflags.raised() else result
+
+
+def after_compiled(region: Region, args: tuple, result: Any) -> Any:
+    """``result`` of a compiled run that raised floating-point flags, or what NumPy's errstate
+    makes of them: the region's statements run as written, or warnings."""
     modes = np.geterr()
-    loud = [kind for kind in fpflags.kinds(flags) if modes[kind] != "ignore"]
+    loud = [kind for kind in fpflags.kinds(fpflags.raised()) if modes[kind] != "ignore"]
     if not loud or region.owner.target_name() != "c":  # eager, Triton: NumPy's ops warned
         return result
     entries = [entry for group in region.entries.values() for entry in group]

@@ -32,6 +32,7 @@ from astcompile.jit.entries import (
     specialised_guards,
 )
 from astcompile.jit.failures import Failing, Failures
+from astcompile.jit.fp_errors import after_compiled, guarded, run_entry  # noqa: F401 (function.py)
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.runtime import guards as G
@@ -99,24 +100,9 @@ class Region(Failing):
             result = self.guards(*args)
             if result is MISS:
                 return self.call(args)
-            if fpflags.raised():
-                return self.fp_raised(args, result)
-            return result
+            return after_compiled(self, args, result) if fpflags.raised() else result
         except RunPlain:
             return self.run_body(args)
-
-    def fp_raised(self, args: tuple, result: tuple) -> tuple:
-        """A compiled run raised a floating-point flag: what NumPy's errstate makes of it."""
-        from astcompile.jit.fp_errors import after_compiled
-
-        return after_compiled(self, args, result, fpflags.raised())
-
-    def run_entry(self, entry: Entry, leaves: list, args: tuple) -> tuple:
-        """A compiled call through the generic path, floating-point flags checked."""
-        self.stats.compiled_calls += 1
-        fpflags.clear()
-        result = entry(leaves, args)
-        return self.fp_raised(args, result) if fpflags.raised() else result
 
     def run_body(self, args: tuple) -> tuple:
         """The region's own statements, for a call its compiled code declined (RunPlain)."""
@@ -139,7 +125,7 @@ class Region(Failing):
             for entry in entries:
                 leaves = entry.bind(args, root)
                 if leaves is not None:
-                    return self.run_entry(entry, leaves, args)
+                    return run_entry(self, entry, leaves, args)
         if key in self.eager_keys or self.past_limit or self.failures.runs_plain(args):
             return self._eager(args)  # (past cache_size_limit, a new kind runs as written)
         if key in self.pending:
@@ -174,7 +160,7 @@ class Region(Failing):
         found = pipeline.cached_entry(self, key, args)  # persisted by another process, if any
         if found is not None:
             entry, leaves = found
-            return self.run_entry(entry, leaves, args)
+            return run_entry(self, entry, leaves, args)
         if self.failures.runs_plain(args):  # another process failed on this class
             return self._eager(args)
         mode = frozen_mode()
@@ -201,7 +187,7 @@ class Region(Failing):
         if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
-        return self.run_entry(entry, leaves, args)
+        return run_entry(self, entry, leaves, args)
 
     def _wait(self, args: tuple) -> tuple:
         """The statements, timed, while compiled code is put off or built (jit/budget.py)."""
