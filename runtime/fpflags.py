@@ -17,17 +17,10 @@ import platform
 from collections.abc import Callable
 from functools import partial
 
-#: (NumPy's errstate key, the words of its message) for each flag, by machine: <fenv.h>'s values
+#: NumPy's errstate key for each flag, by machine: <fenv.h>'s values
 _FLAGS = {
     "x86_64": {4: "divide", 8: "over", 16: "under", 1: "invalid"},
     "aarch64": {2: "divide", 4: "over", 8: "under", 1: "invalid"},
-}
-#: NumPy's words for each error state key, as its RuntimeWarning and FloatingPointError say
-WORDS = {
-    "divide": "divide by zero",
-    "over": "overflow",
-    "under": "underflow",
-    "invalid": "invalid value",
 }
 KINDS: dict[int, str] = _FLAGS.get(platform.machine(), {})
 ALL = sum(KINDS)
