@@ -12,6 +12,7 @@ import pytest
 from differential import BACKENDS, assert_same, assert_same_value, assert_same_warnings
 
 import astcompile
+from astcompile.jit import fp_errors
 from astcompile.runtime import errstate
 
 
@@ -184,6 +185,30 @@ def test_runtime_warnings_as_errors_raise_as_numpy_does():
             divide(*args)
         with pytest.raises(RuntimeWarning):
             compiled(*args)
+
+
+def test_loud_flags_on_every_call_run_the_statements_directly():
+    """NaN data raises the invalid flag on every call: after two compiled runs in a row that
+    did, the region runs its statements alone for its next calls, then tries compiled again."""
+    compiled = astcompile.compile(python_float_branches, backend="c")
+    for _ in range(2 + fp_errors.PLAIN_CALLS):
+        assert_same_value(compiled(NANS), python_float_branches(NANS))
+    stats = compiled.regions[0].stats
+    assert stats.compiled_calls == 2
+    assert stats.eager_calls == 2 + fp_errors.PLAIN_CALLS  # two after compiled runs, then alone
+    compiled(NANS)  # compiled again, still loud: its statements alone for the next calls again
+    assert (stats.compiled_calls, stats.eager_calls) == (3, 3 + fp_errors.PLAIN_CALLS)
+    assert compiled(np.ones(3)) == 3.0
+    assert (stats.compiled_calls, stats.eager_calls) == (3, 4 + fp_errors.PLAIN_CALLS)
+
+
+def test_flags_on_calls_apart_stay_compiled():
+    """A loud call now and then (a compiled call with clear flags between) keeps compiled code."""
+    compiled = astcompile.compile(python_float_branches, backend="c")
+    for _ in range(4):
+        compiled(NANS)
+        assert compiled(np.ones(3)) == 3.0
+    assert compiled.regions[0].stats.compiled_calls == 8
 
 
 def test_ignored_errors_stay_compiled():

@@ -8,6 +8,13 @@ sides of an if/else. So compiled code never warns itself: a region that stored n
 caller can see runs its own statements again, and NumPy decides (its message, the user's line,
 a warnings filter that makes RuntimeWarning an error raises it). A region that stored cannot
 run twice: it returns silently (a documented deviation).
+
+Data full of NaN raises the invalid flag on every call (a compare is enough): such a region
+would pay for its compiled run and its statements each time. Once compiled runs raised loud
+flags on two calls in a row, the region runs its statements directly for its next
+``PLAIN_CALLS`` calls (exact, at the plain code's speed), then tries compiled code again (a
+loud try counts as the second in a row: another ``PLAIN_CALLS``). Calls whose flags stay clear
+pay nothing for this: it happens only after a loud one.
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ from astcompile.runtime import fpflags
 
 if TYPE_CHECKING:
     from astcompile.jit.regions import Region
+
+#: Calls that run the statements directly after loud flags on two compiled calls in a row.
+PLAIN_CALLS = 64
 
 
 def guarded(region: Region, args: tuple) -> Any:
@@ -49,6 +59,7 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
     if all(_repeatable(entry) for entry in entries):
+        _back_off(region)
         return region.run_body(args)
     return result  # it stored: silent, as the docs say
 
@@ -58,3 +69,28 @@ def _repeatable(entry: Any) -> bool:
     from astcompile.trace.loop_starts import stores_nothing_seen
 
     return not entry.written and stores_nothing_seen(entry.result.graph.effects)
+
+
+def _back_off(region: Region) -> None:
+    """On the second compiled call in a row with loud flags (no compiled call between them),
+    the region's next ``PLAIN_CALLS`` calls run its statements without the compiled run."""
+    calls = region.stats.compiled_calls
+    if region.stats.loud_at == calls - 1:
+        region.guards = _Plain(region, region.guards, PLAIN_CALLS)
+    region.stats.loud_at = calls
+
+
+class _Plain:
+    """Stands for a region's guard function for ``calls`` calls, each running the statements;
+    then the guard function is back (unless the region has made a new one meanwhile)."""
+
+    def __init__(self, region: Region, guards: Any, calls: int) -> None:
+        self.region, self.guards, self.left = region, guards, calls
+
+    def __call__(self, *args: Any) -> tuple:
+        self.left -= 1
+        if self.left <= 0 and self.region.guards is self:
+            self.region.guards = self.guards
+        result = self.region.run_body(args)
+        fpflags.clear()  # raised by NumPy or Python, which warned as they do: not compiled code
+        return result

@@ -51,6 +51,7 @@ class RegionStats:
     traces: int = 0
     compiled_calls: int = 0
     eager_calls: int = 0
+    loud_at: int = -2  # compiled_calls at the last run with loud FP flags: jit/fp_errors.py
     breaks: list = field(default_factory=list)
 
 
