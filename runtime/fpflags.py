@@ -6,7 +6,8 @@ operations, so they raise the same flags (the kernels gather an OpenMP team's fl
 calling thread: ``astc_fp_join`` in ``astc_math.h``). A region clears the flags before its
 compiled run and tests them after; only when one is raised and NumPy's error state for it is
 not "ignore" does the caller do more (``jit/fp_errors.py``). ``fetestexcept`` and
-``feclearexcept`` are libm's, called through cffi (about 0.1 us each).
+``feclearexcept`` are libm's, called through cffi (about 0.1 us each) until the C call path's
+extension is loaded (``fastcall.py``), then through it (tens of nanoseconds: :func:`use`).
 
 Part of the runtime: must not import the compiler.
 """
@@ -55,6 +56,14 @@ clear, raised = (
     if _functions is not None
     else (_unavailable, _unavailable)
 )
+
+
+def use(clear_flags: Callable[[], object], raised_flags: Callable[[], int]) -> None:
+    """Clear and test the flags with these functions from now on (the C call path's: same
+    flags, no cffi call). Machines whose flags are unknown keep looking at none."""
+    global clear, raised
+    if available:
+        clear, raised = clear_flags, raised_flags
 
 
 def kinds(flags: int) -> list[str]:
