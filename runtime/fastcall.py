@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from . import build, cache, forksafe, parallel
+from . import build, cache, forksafe, fpflags, parallel
 from .errors import CompilerNotFound, RuntimeBuildError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,6 +54,7 @@ SOURCES = tuple(
 )
 MODULE = "astcompile_fastcall"
 FLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing")
+LIBS = ("-lm",)  # feclearexcept, fetestexcept
 #: Compiled calls of a region's entries before it asks for the extension (built once per
 #: machine): a function called a few times never waits for that compiler run.
 PROMOTE_AFTER = 64
@@ -91,6 +92,8 @@ def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
             _log.debug("astcompile: the C-level call path is unavailable: %s", exc)
             module, build_it = None, True
         looked.add(cache_dir)
+        if module is not None:
+            fpflags.use(module.fp_clear, module.fp_raised)
         if module is not None or build_it:
             _state["module"] = module
         return module
@@ -147,7 +150,7 @@ def _key(compiler: str, includes: tuple[str, ...]) -> str:
     source = _source()
     abi = sysconfig.get_config_var("EXT_SUFFIX") or sys.implementation.cache_tag
     return cache.cache_key(
-        source, " ".join(FLAGS + includes), build.compiler_id(compiler), abi, np.__version__
+        source, " ".join(FLAGS + includes + LIBS), build.compiler_id(compiler), abi, np.__version__
     )
 
 
@@ -172,7 +175,9 @@ def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
 def _builder(compiler: str, includes: tuple[str, ...]) -> Callable[[str, str], None]:
     def run(out_path: str, workdir: str) -> None:
         timeout = _timeout()
-        build.compile_shared(_source(), out_path, workdir, compiler, timeout, FLAGS + includes, ())
+        build.compile_shared(
+            _source(), out_path, workdir, compiler, timeout, FLAGS + includes, LIBS
+        )
 
     return run
 

@@ -17,6 +17,7 @@ import importlib.util
 import io
 import itertools
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -198,3 +199,26 @@ def _outcome(fn: Callable, args: tuple) -> tuple[Any, BaseException | None, str]
             return fn(*args), None, printed.getvalue()
         except Exception as exc:  # noqa: BLE001 - whatever NumPy raises, compiled code must
             return None, exc, printed.getvalue()
+
+
+def runtime_warnings(fn: Callable, *args: Any) -> list[str]:
+    """The RuntimeWarning messages of one call of ``fn`` on a copy of ``args``, under NumPy's
+    default error state and every warning shown."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        fn(*copy_args(args))
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+def assert_same_warnings(fn: Callable, *args: Any, backend: str = "eager", calls: int = 3) -> None:
+    """Each of ``calls`` compiled calls of ``fn(*args)`` warns as the plain call does (the
+    first compiles), and under a filter that makes warnings errors raises as it does."""
+    compiled = astcompile.compile(fn, backend=backend)
+    expected = runtime_warnings(fn, *args)
+    with target_mode(backend):
+        for _ in range(calls):
+            assert runtime_warnings(compiled, *args) == expected
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            plain_error = _outcome(fn, copy_args(args))[1]
+            _assert_none(exception_differences(_outcome(compiled, copy_args(args))[1], plain_error))

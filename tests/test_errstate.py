@@ -9,9 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_value
+from differential import BACKENDS, assert_same, assert_same_value, assert_same_warnings
 
 import astcompile
+from astcompile.jit import fp_errors
 from astcompile.runtime import errstate
 
 
@@ -102,28 +103,79 @@ def test_errstate_inside_the_compiled_function(backend):
         compiled(np.ones(2), np.zeros(2))
 
 
+def log_scaled(x):
+    return np.log(x) * 2.0
+
+
+def sqrt_shifted(x):
+    return np.sqrt(x - 2.0) + 1.0
+
+
+def exp_over(x):
+    return np.exp(x) * 0.5
+
+
+def no_error(x):
+    return np.log(x + 1.0)
+
+
+def compare_stored(x, out):
+    out[:] = x > 0  # C's ">" raises the invalid flag on NaN; NumPy's comparison does not warn
+    return out
+
+
+def python_float_overflow(x, out):
+    s = 1.0
+    for i in range(x.shape[0]):
+        s = s * 1e300  # Python floats overflow to inf without a warning
+        out[i] = s
+    return out
+
+
+def python_float_branches(x):
+    t = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > 0.5:
+            t += v * v
+        else:
+            t -= v
+    return t
+
+
+NANS = np.array([np.nan, 1.0, -1.0] * 10)
+WARNING_CASES = [
+    (divide, (np.ones(3), np.array([1.0, 0.0, 2.0]))),
+    (log_scaled, (np.array([1.0, 0.0, 2.0]),)),
+    (log_scaled, (np.zeros(200_000),)),  # an OpenMP team: its threads' flags count too
+    (sqrt_shifted, (np.array([3.0, 1.0]),)),
+    (exp_over, (np.array([1.0, 1000.0], dtype=np.float32),)),
+    (no_error, (np.arange(4.0),)),
+]
+#: C raises flags where NumPy does not warn: a signalling compare on NaN, Python floats' own
+#: arithmetic. (The eager backend computes Python floats as NumPy scalars, which warn.)
+SILENT_CASES = [
+    (compare_stored, (NANS, np.zeros(30, bool))),
+    (python_float_overflow, (NANS, np.zeros(30))),
+    (python_float_branches, (NANS,)),
+]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_errstate_warn_gives_numpys_values(backend):
-    """ "warn" runs compiled: the values are NumPy's; the C backend does not warn (a
-    documented deviation), the eager backend runs NumPy's ops and warns."""
-    compiled = astcompile.compile(divide, backend=backend)
-    args = (np.ones(3), np.array([1.0, 0.0, 2.0]))
-    with np.errstate(all="warn"), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        got = compiled(*args)
-        expected = divide(*args)
-    np.testing.assert_array_equal(got, expected)
-    messages = [str(w.message) for w in caught if "divide by zero" in str(w.message)]
-    # NumPy's own call warns once; the eager backend and Triton's interpreter run NumPy's ops
-    assert len(messages) == (2 if backend == "eager" or _interpreted(backend) else 1)
+@pytest.mark.parametrize("fn, args", WARNING_CASES, ids=[c[0].__name__ for c in WARNING_CASES])
+def test_compiled_code_warns_as_numpy_does(backend, fn, args):
+    """NumPy's default error state warns; compiled code gives the same RuntimeWarnings on every
+    call, and raises them as NumPy does under a filter that makes them errors."""
+    assert_same_warnings(fn, *args, backend=backend)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernels do not look at the floating-point flags: under a warnings filter that "
-    "makes RuntimeWarning an error (pytest's filterwarnings = error), NumPy raises it where "
-    "compiled code returns inf; errstate.quiet() reads np.geterr(), not warnings.filters",
-)
+@pytest.mark.parametrize("fn, args", SILENT_CASES, ids=[c[0].__name__ for c in SILENT_CASES])
+def test_flags_numpy_does_not_warn_of_stay_silent(fn, args):
+    """A flag is no proof that NumPy would warn: a region that stored returns silently, one
+    that did not runs its statements (NumPy decides)."""
+    assert_same_warnings(fn, *args, backend="c")
+
+
 def test_runtime_warnings_as_errors_raise_as_numpy_does():
     compiled = astcompile.compile(divide, backend="c")
     args = (np.ones(2), np.array([1.0, 0.0]))
@@ -133,6 +185,60 @@ def test_runtime_warnings_as_errors_raise_as_numpy_does():
             divide(*args)
         with pytest.raises(RuntimeWarning):
             compiled(*args)
+
+
+def test_loud_flags_on_every_call_run_the_statements_directly():
+    """NaN data raises the invalid flag on every call: after two compiled runs in a row that
+    did, the region runs its statements alone for its next calls, then tries compiled again."""
+    compiled = astcompile.compile(python_float_branches, backend="c")
+    for _ in range(2 + fp_errors.PLAIN_CALLS):
+        assert_same_value(compiled(NANS), python_float_branches(NANS))
+    stats = compiled.regions[0].stats
+    assert stats.compiled_calls == 2
+    assert stats.eager_calls == 2 + fp_errors.PLAIN_CALLS  # two after compiled runs, then alone
+    compiled(NANS)  # compiled again, still loud: its statements alone for the next calls again
+    assert (stats.compiled_calls, stats.eager_calls) == (3, 3 + fp_errors.PLAIN_CALLS)
+    assert compiled(np.ones(3)) == 3.0
+    assert (stats.compiled_calls, stats.eager_calls) == (3, 4 + fp_errors.PLAIN_CALLS)
+
+
+def test_flags_on_calls_apart_stay_compiled():
+    """A loud call now and then (a compiled call with clear flags between) keeps compiled code."""
+    compiled = astcompile.compile(python_float_branches, backend="c")
+    for _ in range(4):
+        compiled(NANS)
+        assert compiled(np.ones(3)) == 3.0
+    assert compiled.regions[0].stats.compiled_calls == 8
+
+
+def test_ignored_errors_stay_compiled():
+    """A raised flag that errstate ignores costs nothing: the compiled result is returned."""
+    compiled = astcompile.compile(log_scaled, backend="c")
+    x = np.array([0.0, 1.0])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled(x)
+        before = compiled.regions[0].stats.eager_calls
+        assert_same_value(compiled(x), log_scaled(x))
+        assert compiled.regions[0].stats.eager_calls == before
+
+
+def store_divided(x, y):
+    x[...] = 1.0 / y
+    return x.sum()
+
+
+def test_a_region_that_stores_stays_silent():
+    """A region that wrote into an argument cannot run its statements again, and a flag is no
+    proof that NumPy would warn: it returns silently, the argument as one plain run leaves it."""
+    compiled = astcompile.compile(store_divided, backend="c")
+    for _ in range(3):
+        x, y = np.ones(3), np.array([1.0, 0.0, 2.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            total = compiled(x, y)
+        np.testing.assert_array_equal(x, [1.0, np.inf, 0.5])
+        assert total == np.inf
 
 
 def test_quiet_follows_errstate_and_seterr():
@@ -182,9 +288,3 @@ def test_quiet_costs_well_under_a_microsecond():
     errstate.quiet()
     seconds = min(timeit.repeat(errstate.quiet, number=10_000, repeat=5)) / 10_000
     assert seconds < 0.5e-6
-
-
-def _interpreted(backend: str) -> bool:
-    from astcompile.runtime.triton_math import interpreting
-
-    return backend == "triton" and interpreting()

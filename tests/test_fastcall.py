@@ -12,9 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from differential import runtime_warnings
 
 import astcompile
-from astcompile.runtime import build, cache, fastcall, trust
+from astcompile.runtime import build, cache, fastcall, fpflags, trust
 from astcompile.runtime.errors import CompilerNotFound
 from tests.trust_helpers import gone, hanging_compiler, started
 
@@ -156,6 +157,25 @@ def test_errstate_raise_still_raises(fast):
     huge = np.full(4, 1e308)
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
         f(huge, huge, a)
+
+
+def reciprocal(x):
+    return 1.0 / x + 1.0
+
+
+def test_floating_point_flags_go_through_the_extension(fast):
+    """Loaded, the extension clears and tests the flags (tens of ns, not two cffi calls): the
+    same flags, and compiled code run by its Guards warns as NumPy does."""
+    assert (fpflags.clear, fpflags.raised) == (fast.fp_clear, fast.fp_raised)
+    huge = 1e300
+    fpflags.clear()
+    assert huge * huge == np.inf and fpflags.kinds(fpflags.raised()) == ["over"]
+    fpflags.clear()
+    assert fpflags.raised() == 0
+    f, x = _compiled(reciprocal), np.array([1.0, 0.0])
+    f(np.ones(2))
+    assert _guarded_by_c(f, fast)
+    assert runtime_warnings(f, x) == runtime_warnings(reciprocal, x) != []
 
 
 def test_globals_read_by_the_region_stay_guarded(fast, monkeypatch):

@@ -3,7 +3,8 @@ array constants run in the region's C, with NumPy's results, on the eager and C 
 
 Each case checks the value, dtype and shape against the plain function, and that ``explain``
 reports no break: no GB023 (a region the C backend could not lower runs the user's
-statements), and every region ran compiled.
+statements), and every region ran compiled (only: where NumPy warns, as ``inf * 0`` does, a
+region runs its statements after its compiled run, so that NumPy warns: jit/fp_errors.py).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def check(fn, *args, backend: str) -> None:
         _same(f(*_fresh(args)), fn(*_fresh(args)))
     report = astcompile.explain(f, *_fresh(args))
     assert report.break_reasons == [], str(report)
-    assert all(r.stats.eager_calls == 0 for r in f.regions), str(report)
+    if not differential.runtime_warnings(fn, *args):  # else it runs for NumPy's warning
+        assert all(r.stats.eager_calls == 0 for r in f.regions), str(report)
 
 
 def _fresh(args: tuple) -> list:

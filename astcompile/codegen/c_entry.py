@@ -110,7 +110,11 @@ def _shared_rows(name: str, plan: KernelPlan) -> list[str]:
         *("    " + line for line in alloc),
         f"    if ({ok}) {{",
         "        #pragma omp parallel num_threads(nthreads)",
-        f"        {name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());",
+        "        {",
+        "            astc_fp_enter();",
+        f"            {name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());",
+        "            astc_fp_leave(&fp_team);",
+        "        }",
         "    } else {  /* out of memory for the partial results: one thread */",
         f"        {name}_rows(&A, 0, nrows, 0, 1);",
         "    }",
@@ -127,12 +131,15 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
     body += [
         f"const int64_t nrows = {rows}, work = nrows * ({inner});",
         f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
+        "int fp_team = 0;",
         "if (big && nrows >= 2 * nthreads) {",
         "    /* many rows: each thread a contiguous share of them, each row computed whole */",
         "    #pragma omp parallel num_threads(nthreads)",
         "    {",
         "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
+        "        astc_fp_enter();",
         f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
+        "        astc_fp_leave(&fp_team);",
         "    }",
     ]
     if plan.inner:
@@ -141,6 +148,7 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
         "} else {",
         f"    {name}_rows(&A, 0, nrows, 0, 1);",
         "}",
+        "astc_fp_join(fp_team);  /* the team's floating-point flags, for the caller */",
     ]
     signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
     return [signature, "{", *("    " + line for line in body), "}", *packed(name, params)]

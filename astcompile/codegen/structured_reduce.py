@@ -30,6 +30,9 @@ from astcompile.ir.shapes import Dim
 
 #: arg reduction -> the comparison by which an element beats the best one so far.
 ARG_PICKS: dict[Op, str] = {Op.ARGMAX: ">", Op.ARGMIN: "<"}
+#: the same for floats, quiet: C's ``>`` on NaN raises the invalid flag, which NumPy's argmax
+#: does not (a raised flag makes the region run its statements again: jit/fp_errors.py)
+QUIET_PICKS: dict[Op, str] = {Op.ARGMAX: "__builtin_isgreater", Op.ARGMIN: "__builtin_isless"}
 
 
 def can_arg_reduce(node: Node) -> bool:
@@ -147,8 +150,9 @@ class LoopReductions(ReductionLoops):
         v = self.element(src, idx)
         self.memo = {}
         wins = f"{r}_k == 0 || {v} {ARG_PICKS[node.op]} {r}_v"
-        if src.dtype.kind == "f":
-            wins += f" || ({v} != {v} && {r}_v == {r}_v)"
+        if src.dtype.kind == "f":  # the first NaN wins
+            beats = f"{QUIET_PICKS[node.op]}({v}, {r}_v)"
+            wins = f"{r}_k == 0 || {beats} || ({v} != {v} && {r}_v == {r}_v)"
         self.open(f"if ({wins})")
         self.emit(f"{r}_v = {v};")
         self.emit(f"{r}_at = {r}_k;")

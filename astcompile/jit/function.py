@@ -34,10 +34,10 @@ from astcompile.jit.dispatch import call_from_compiled, calls_of_itself
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
-from astcompile.jit.regions import Region
+from astcompile.jit.regions import Region, after_compiled, guarded
 from astcompile.jit.sole_region import alone, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
-from astcompile.runtime import errstate, fastcall, forksafe
+from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 
 if TYPE_CHECKING:
     from astcompile.frontend.spec import RegionSpec
@@ -116,9 +116,12 @@ class CompiledFunction:
             and (errstate.current() is errstate.quiet_state or errstate.quiet())
         ):
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
+                fpflags.clear()  # what NumPy would warn of: jit/fp_errors.py
                 result = sole.guards(*args)
                 if result is MISS:
                     result = (self._full_call(args, {}),)  # a miss: the code may be new
+                elif fpflags.raised():
+                    result = after_compiled(sole, args, result)
             except RunPlain:
                 return sole.run_body(args)[0]
             return result[0]
@@ -195,7 +198,7 @@ class CompiledFunction:
         sole = self._sole_region  # the function is one region: its guards straight away
         if sole is not None and not kwargs and alone(sole, args):
             try:
-                result = sole.guards(*args)
+                result = guarded(sole, args)  # __call__ inlines it
                 if result is MISS:
                     result = (self._full_call(args, {}),)  # a miss: the code may be new
             except RunPlain:

@@ -32,8 +32,9 @@ from astcompile.jit.entries import (
     specialised_guards,
 )
 from astcompile.jit.failures import Failing, Failures
+from astcompile.jit.fp_errors import after_compiled, guarded, run_entry  # noqa: F401 (function.py)
 from astcompile.jit.frozen import FrozenMiss, frozen_mode
-from astcompile.runtime import errstate, fastcall, forksafe
+from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.runtime import guards as G
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class RegionStats:
     traces: int = 0
     compiled_calls: int = 0
     eager_calls: int = 0
+    loud_at: int = -2  # compiled_calls at the last run with loud FP flags: jit/fp_errors.py
     breaks: list = field(default_factory=list)
 
 
@@ -96,10 +98,11 @@ class Region(Failing, background.Builds):
                 recorder = telemetry.active()
                 if recorder is not None:
                     return self._recorded_call(recorder, args)
+            fpflags.clear()  # what NumPy would warn of: see jit/fp_errors.py
             result = self.guards(*args)
             if result is MISS:
                 return self.call(args)
-            return result
+            return after_compiled(self, args, result) if fpflags.raised() else result
         except RunPlain:
             return self.run_body(args)
 
@@ -124,8 +127,7 @@ class Region(Failing, background.Builds):
             for entry in entries:
                 leaves = entry.bind(args, root)
                 if leaves is not None:
-                    self.stats.compiled_calls += 1
-                    return entry(leaves, args)
+                    return run_entry(self, entry, leaves, args)
         if key in self.eager_keys or self.past_limit or self.failures.runs_plain(args):
             return self._eager(args)  # (past cache_size_limit, a new kind runs as written)
         if key in self.pending:
@@ -160,8 +162,7 @@ class Region(Failing, background.Builds):
         found = pipeline.cached_entry(self, key, args)  # persisted by another process, if any
         if found is not None:
             entry, leaves = found
-            self.stats.compiled_calls += 1
-            return entry(leaves, args)
+            return run_entry(self, entry, leaves, args)
         if self.failures.runs_plain(args):  # another process failed on this class
             return self._eager(args)
         mode = frozen_mode()
@@ -189,8 +190,7 @@ class Region(Failing, background.Builds):
         if compiled[1] is None:  # a guard of the new entry fails already
             return self._eager(args)
         entry, leaves = compiled
-        self.stats.compiled_calls += 1
-        return entry(leaves, args)
+        return run_entry(self, entry, leaves, args)
 
     def _settled(self, key: tuple, args: tuple) -> bool:
         """Whether ``args`` now have an entry, run eagerly or are being built: threads that

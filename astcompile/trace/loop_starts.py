@@ -110,8 +110,14 @@ def _into_own(store: Node) -> bool:
     return is_fresh(target.op)
 
 
-def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
-    private = current().private
+def stores_nothing_seen(effects: list[Node]) -> bool:
+    """After a whole run (outside a trace): whether ``effects`` stored into nothing but arrays
+    the region made (a typed list's array has reached its list by then)."""
+    return _repeatable(effects, loops_allowed=True, private=set())
+
+
+def _repeatable(effects: list[Node], loops_allowed: bool, private: set | None = None) -> bool:
+    private = current().private if private is None else private
     for node in effects:
         if node.op in (Op.CHECK, Op.SIZE_CHECK):
             continue
@@ -122,6 +128,6 @@ def _repeatable(effects: list[Node], loops_allowed: bool) -> bool:
         graphs = (
             [node.attr.body] if node.op is Op.LOOP else [node.attr.then_graph, node.attr.else_graph]
         )
-        if not all(_repeatable(g.effects, loops_allowed) for g in graphs):
+        if not all(_repeatable(g.effects, loops_allowed, private) for g in graphs):
             return False
     return True

@@ -8,9 +8,29 @@
  */
 #ifndef ASTC_MATH_H
 #define ASTC_MATH_H
+#include <fenv.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+/* Floating-point exception flags are per thread. The caller reads the flags of the thread that
+   called the kernel (runtime/fpflags.py: NumPy warns or raises from them); an OpenMP team's
+   other threads clear theirs before their share and hand what it raised to the caller's. */
+#define ASTC_FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+static inline void astc_fp_enter(void)
+{
+    if (omp_get_thread_num() != 0) feclearexcept(ASTC_FP_FLAGS);
+}
+static inline void astc_fp_leave(int* team)
+{
+    const int raised = omp_get_thread_num() != 0 ? fetestexcept(ASTC_FP_FLAGS) : 0;
+    if (raised) __atomic_fetch_or(team, raised, __ATOMIC_RELAXED);
+}
+static inline void astc_fp_join(int team)
+{
+    if (team) feraiseexcept(team);
+}
 
 #define ASTC_SIMD __attribute__((simd("notinbranch")))
 #define ASTC_DECL2(name) ASTC_SIMD double name(double); ASTC_SIMD float name##f(float);

@@ -1,0 +1,96 @@
+"""What a region does when its compiled run raised a floating-point flag (divide by zero,
+overflow, underflow, invalid value) that NumPy's error state does not ignore.
+
+Compiled code runs only while every error mode is "ignore" or "warn" (``runtime/errstate.py``).
+A raised flag is no proof that NumPy would warn: C's ``<`` on NaN is a signalling compare
+(NumPy's comparison is silent), Python floats overflow without a word, a select computes both
+sides of an if/else. So compiled code never warns itself: a region that stored nothing the
+caller can see runs its own statements again, and NumPy decides (its message, the user's line,
+a warnings filter that makes RuntimeWarning an error raises it). A region that stored cannot
+run twice: it returns silently (a documented deviation).
+
+Data full of NaN raises the invalid flag on every call (a compare is enough): such a region
+would pay for its compiled run and its statements each time. Once compiled runs raised loud
+flags on two calls in a row, the region runs its statements directly for its next
+``PLAIN_CALLS`` calls (exact, at the plain code's speed), then tries compiled code again (a
+loud try counts as the second in a row: another ``PLAIN_CALLS``). Calls whose flags stay clear
+pay nothing for this: it happens only after a loud one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from astcompile.jit.entries import MISS
+from astcompile.runtime import fpflags
+
+if TYPE_CHECKING:
+    from astcompile.jit.regions import Region
+
+#: Calls that run the statements directly after loud flags on two compiled calls in a row.
+PLAIN_CALLS = 64
+
+
+def guarded(region: Region, args: tuple) -> Any:
+    """``region.guards(*args)`` (a compiled run, or MISS), flags checked."""
+    fpflags.clear()
+    result = region.guards(*args)
+    if result is not MISS and fpflags.raised():
+        return after_compiled(region, args, result)
+    return result
+
+
+def run_entry(region: Region, entry: Any, leaves: list, args: tuple) -> tuple:
+    """A compiled call of ``entry`` through the region's generic path, flags checked."""
+    region.stats.compiled_calls += 1
+    fpflags.clear()
+    result = entry(leaves, args)
+    return after_compiled(region, args, result) if fpflags.raised() else result
+
+
+def after_compiled(region: Region, args: tuple, result: Any) -> Any:
+    """``result`` of a compiled run that raised floating-point flags, or what NumPy's errstate
+    makes of them: the region's statements run as written where that repeats nothing."""
+    modes = np.geterr()
+    loud = [kind for kind in fpflags.kinds(fpflags.raised()) if modes[kind] != "ignore"]
+    if not loud or region.owner.target_name() != "c":  # eager, Triton: NumPy's ops warned
+        return result
+    entries = [entry for group in region.entries.values() for entry in group]
+    if all(_repeatable(entry) for entry in entries):
+        _back_off(region)
+        return region.run_body(args)
+    return result  # it stored: silent, as the docs say
+
+
+def _repeatable(entry: Any) -> bool:
+    """Whether a second run of the region's statements after ``entry``'s repeats nothing."""
+    from astcompile.trace.loop_starts import stores_nothing_seen
+
+    return not entry.written and stores_nothing_seen(entry.result.graph.effects)
+
+
+def _back_off(region: Region) -> None:
+    """On the second compiled call in a row with loud flags (no compiled call between them),
+    the region's next ``PLAIN_CALLS`` calls run its statements without the compiled run."""
+    calls = region.stats.compiled_calls
+    if region.stats.loud_at == calls - 1:
+        region.guards = _Plain(region, region.guards, PLAIN_CALLS)
+    region.stats.loud_at = calls
+
+
+class _Plain:
+    """Stands for a region's guard function for ``calls`` calls, each running the statements;
+    then the guard function is back (unless the region has made a new one meanwhile)."""
+
+    def __init__(self, region: Region, guards: Any, calls: int) -> None:
+        self.region, self.guards, self.left = region, guards, calls
+
+    def __call__(self, *args: Any) -> tuple:
+        self.left -= 1
+        if self.left <= 0 and self.region.guards is self:
+            self.region.guards = self.guards
+        result = self.region.run_body(args)
+        fpflags.clear()  # raised by NumPy or Python, which warned as they do: not compiled code
+        return result
