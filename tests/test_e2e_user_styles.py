@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_call, assert_same_calls
+
+import astcompile
 
 
 def dispatch_on_scalar_type(a, s):
@@ -40,3 +42,62 @@ def test_type_checks_answer_for_the_traced_value(fn, backend):
     dtypes = [np.float64, np.float32]
     calls = [(np.linspace(0.5, 1.0, 50 + i, dtype=dtypes[i % 2]), s) for i, s in enumerate(SCALARS)]
     assert_same_calls(fn, calls, backend)
+
+
+class Adam:
+    """The optimiser as ML code writes it: a step counter on ``self`` and bias corrections
+    ``beta ** t``, a float to a new int power at every call."""
+
+    def __init__(self, n):
+        self.m, self.v, self.t = np.zeros(n), np.zeros(n), 0
+        self.b1, self.b2, self.lr = 0.9, 0.999, 1e-2
+
+    def step(self, w, g):
+        self.t += 1
+        self.m = self.b1 * self.m + (1 - self.b1) * g
+        self.v = self.b2 * self.v + (1 - self.b2) * g * g
+        mhat = self.m / (1 - self.b1**self.t)
+        vhat = self.v / (1 - self.b2**self.t)
+        w -= self.lr * mhat / (np.sqrt(vhat) + 1e-8)
+        return w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_float_to_a_changing_int_power_is_not_pinned(backend):
+    """``b1 ** t`` had both sides pinned to their traced values: a new ``t`` at every call was
+    a new trace, until cache_size_limit sent the region to Python (and every later call first
+    tried its eight entries: 160 us a call against 2 us plain)."""
+    compiled, plain = Adam(64), Adam(64)
+    step = astcompile.compile(Adam.step, backend=backend)
+    for k in range(12):
+        g = np.sin(np.arange(64.0) + k)
+        assert_same_call(step, (compiled, np.ones(64), g), Adam.step, (plain, np.ones(64), g))
+    assert compiled.t == plain.t == 12
+    assert [len(e) for r in step.regions for e in r.entries.values()] == [1]
+
+
+def float_power(a, b, t):
+    return a * (1 - b**t), b**t
+
+
+def float_power_in_a_loop(a, x):
+    for i in range(a.shape[0]):
+        x = x**2
+        a[i] = x
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "calls"),
+    [
+        (float_power, [(0.9, 300), (10.0, 400), (0.5, -3), (0.0, -5), (-2.0, -7), (np.inf, 9)]),
+        (float_power_in_a_loop, [(1.5,), (3.0,), (-1.0001,), (0.0,)]),
+    ],
+)
+def test_a_float_power_raises_where_python_raises(fn, calls, backend):
+    """Python's ``float ** int`` raises OverflowError past the float range and
+    ZeroDivisionError for ``0.0 ** -k``; C's pow gives inf: compiled code checks, for values it
+    was not traced with too (same guard key) and for a float carried through a loop."""
+    n = 40
+    assert_same_calls(fn, [(np.ones(n), *c) for c in calls], backend)

@@ -230,6 +230,19 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
 
 
+@handlers.register
+def python_float_power(result: Any, a: Any, b: Any) -> None:
+    """A Python float power: where Python raises, compiled code raises the same (C's pow gives
+    inf, or inf for ``0.0 ** -1``). The tests are computed at run time, not pinned."""
+    result, a, b = _float(result), _float(a), _float(b)
+    zero = "0.0 cannot be raised to a negative power"
+    _ok(C.negate(_and(a == 0.0, b < 0.0)), "ZeroDivisionError", zero)
+    _ok(C.negate(_overflowed(result, a, b)), "OverflowError", _RANGE)
+
+
+_RANGE = "(34, 'Numerical result out of range')"  # str() of Python's OverflowError of a power
+
+
 def _zero_message(fn: Callable, a: Any, b: Any) -> str:
     def example(v: Any) -> Any:
         return type(v.hint)(1) if isinstance(v, SymScalar) else type(v)(1)
