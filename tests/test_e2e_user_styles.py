@@ -101,3 +101,30 @@ def test_a_float_power_raises_where_python_raises(fn, calls, backend):
     was not traced with too (same guard key) and for a float carried through a loop."""
     n = 40
     assert_same_calls(fn, [(np.ones(n), *c) for c in calls], backend)
+
+
+def discounted_return(rewards, gamma):
+    g = 0.0
+    for t in range(len(rewards)):
+        g += gamma**t * rewards[t]
+    return g
+
+
+def geometric_weights(a, r):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * r**i
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [discounted_return, geometric_weights])
+def test_a_float_to_the_loop_variable_compiles(fn, backend):
+    """``gamma ** t`` in a loop was a trace break (a power of a loop value), so the loop ran in
+    Python calling its body's region once per iteration: 37x slower than plain. Python's
+    OverflowError past the float range (``1.5 ** 3000``) is raised by the compiled loop."""
+    calls = [(np.ones(300), 0.99), (np.arange(300.0), 0.5), (np.ones(3000), 1.5), (np.ones(9), 0.0)]
+    assert_same_calls(fn, calls, backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(np.ones(50), 0.9)
+    assert all(r.stats.eager_calls == 0 and not r.stats.breaks for r in compiled.regions)

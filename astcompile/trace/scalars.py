@@ -215,8 +215,10 @@ def _round(x: Any, ndigits: Any = None) -> Any:
 def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     """Python's rules for ``a op b`` on Python scalars where one varies at run time: division
     by zero raises ZeroDivisionError (with Python's message), and a power must not turn
-    complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python."""
-    if op is Op.POW:
+    complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python (a float to
+    an int power, ``gamma ** t``, cannot)."""
+    if op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
+        # power is a float whatever the values: python_float_power checks Python's errors
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
             raise TraceBreak(
