@@ -9,6 +9,7 @@ import pytest
 from differential import BACKENDS, assert_same_call, assert_same_calls
 
 import astcompile
+from astcompile.compare import copy_args
 
 
 def dispatch_on_scalar_type(a, s):
@@ -128,3 +129,30 @@ def test_a_float_to_the_loop_variable_compiles(fn, backend):
     compiled = astcompile.compile(fn, backend=backend)
     compiled(np.ones(50), 0.9)
     assert all(r.stats.eager_calls == 0 and not r.stats.breaks for r in compiled.regions)
+
+
+def sgd_step(params, grads, lr):
+    for p, g in zip(params, grads):
+        p -= lr * g
+    return params
+
+
+def with_a_result(params, x):
+    return params, np.sin(x) * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [sgd_step, with_a_result])
+def test_a_list_argument_returned_is_the_callers_list(fn, backend):
+    """``params = step(params, grads, lr)``: the list handed back is the caller's own list (a
+    later ``append`` reaches it), not a new list of the same arrays."""
+    compiled = astcompile.compile(fn, backend=backend)
+    for n in (40, 41):
+        params = [np.ones((4, n)), np.zeros(n)]
+        args = (params, [np.full((4, n), 0.5), np.arange(float(n))], 0.1)
+        if fn is with_a_result:
+            args = (params, np.linspace(0.0, 1.0, n))
+        plain_args = (copy_args(args[0]), *args[1:])
+        assert_same_call(compiled, args, fn, plain_args, backend)
+        result = compiled(*args)
+        assert (result if fn is sgd_step else result[0]) is params
