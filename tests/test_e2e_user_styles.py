@@ -4,6 +4,9 @@ with changed inputs, compiled against plain (tests/differential.py)."""
 
 from __future__ import annotations
 
+import collections
+import enum
+
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same_call, assert_same_calls
@@ -156,3 +159,45 @@ def test_a_list_argument_returned_is_the_callers_list(fn, backend):
         assert_same_call(compiled, args, fn, plain_args, backend)
         result = compiled(*args)
         assert (result if fn is sgd_step else result[0]) is params
+
+
+class Act(enum.Enum):
+    RELU = "relu"
+    TANH = "tanh"
+    GELU = "gelu"
+
+
+Config = collections.namedtuple("Config", ["act", "scale"])
+
+
+class Holder:
+    def __init__(self, act):
+        self.act = act
+
+
+def activate(x, cfg):
+    if cfg.act is Act.RELU:
+        y = np.maximum(x, 0)
+    elif cfg.act is not Act.GELU:
+        y = np.tanh(x)
+    else:
+        y = 0.5 * x * (1 + np.tanh(0.79788456 * (x + 0.044715 * x**3)))
+    return y * cfg.scale
+
+
+def is_member(x, holder):
+    return np.sin(x), holder.act is Act.TANH, holder is Act.TANH
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_enum_members_compared_with_is(backend):
+    """``cfg.act is Act.RELU``, the usual way to test an Enum, sent the region to Python (any
+    ``is`` but ``x is None`` did): a member is read as itself, so ``is`` against one is exact."""
+    x = np.linspace(-3.0, 3.0, 50)
+    calls = [(x, Config(a, s)) for a, s in [(Act.RELU, 1.0), (Act.TANH, 2.0), (Act.GELU, 0.5)]]
+    assert_same_calls(activate, calls, backend)
+    compiled = astcompile.compile(activate, backend=backend)
+    out = astcompile.explain(compiled, x, Config(Act.GELU, 1.0))
+    assert out.graph_break_count == 0 and all(r.eager_calls == 0 for r in out.regions), str(out)
+    holders = [(x, Holder(Act.TANH)), (x, Holder(Act.RELU)), (x, Holder("tanh"))]
+    assert_same_calls(is_member, holders, backend)
