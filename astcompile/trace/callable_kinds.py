@@ -5,6 +5,7 @@ function compares values by identity, which stand-ins would change."""
 from __future__ import annotations
 
 import dis
+import enum
 import functools
 import types
 from typing import Any
@@ -33,14 +34,35 @@ def is_compiled_user_function(value: Any) -> bool:
     return is_user_function(getattr(value, "__wrapped__", None))
 
 
+def compares_identity(fn: types.FunctionType) -> bool:
+    """Whether ``fn``'s code (or a comprehension or lambda in it) compares two values with
+    ``is``. Stand-ins are not the objects they stand for, so such a comparison could take
+    another branch than Python would; ``x is None`` (a constant operand) is safe and common,
+    and so is ``mode is Mode.FAST`` with ``Mode`` a global Enum class: a member is read as
+    itself (trace/reads.py), and no stand-in stands for one."""
+    names = _identity_operands(fn.__code__)
+    return names is None or not all(_is_enum_class(fn.__globals__.get(n)) for n in names)
+
+
+def _is_enum_class(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, enum.Enum)
+
+
 @functools.cache
-def compares_identity(code: types.CodeType) -> bool:
-    """Whether ``code`` (or a comprehension or lambda in it) compares two values with ``is``.
-    Stand-ins are not the objects they stand for, so such a comparison could take another
-    branch than Python would; ``x is None`` (a constant operand) is safe and common."""
-    previous = None
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "IS_OP" and previous not in ("LOAD_CONST",):
-            return True
-        previous = instruction.opname
-    return any(compares_identity(c) for c in code.co_consts if isinstance(c, types.CodeType))
+def _identity_operands(code: types.CodeType) -> tuple[str, ...] | None:
+    """The global names ``code``'s ``is`` comparisons take a member of (``x is G.m``), or
+    None where one compares two values that are neither a constant nor such a member."""
+    names: list[str] = []
+    instructions = list(dis.get_instructions(code))
+    for k, instruction in enumerate(instructions):
+        if instruction.opname != "IS_OP" or instructions[k - 1].opname == "LOAD_CONST":
+            continue
+        if [i.opname for i in instructions[max(k - 2, 0) : k]] != ["LOAD_GLOBAL", "LOAD_ATTR"]:
+            return None
+        names.append(instructions[k - 2].argval)
+    for inner in code.co_consts:
+        found = _identity_operands(inner) if isinstance(inner, types.CodeType) else ()
+        if found is None:
+            return None
+        names += found
+    return tuple(names)

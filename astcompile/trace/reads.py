@@ -166,7 +166,7 @@ class ReadRecorder:
         ``cell_index`` maps a free variable to its cell's index in the function at ``path``
         where the clone's code is not that function's own (a region body built from the user's
         function); -1 marks a cell of the compiler's own, passed as it is."""
-        if compares_identity(fn.__code__):
+        if compares_identity(fn):
             raise TraceBreak(
                 TraceReason.IDENTITY_COMPARISON,
                 f"{fn.__qualname__} compares objects with 'is'; a region that does runs as Python",

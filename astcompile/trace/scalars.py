@@ -215,8 +215,10 @@ def _round(x: Any, ndigits: Any = None) -> Any:
 def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     """Python's rules for ``a op b`` on Python scalars where one varies at run time: division
     by zero raises ZeroDivisionError (with Python's message), and a power must not turn
-    complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python."""
-    if op is Op.POW:
+    complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python (a float to
+    an int power, ``gamma ** t``, cannot)."""
+    if op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
+        # power is a float whatever the values: python_float_power checks Python's errors
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
             raise TraceBreak(
@@ -228,6 +230,19 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         _ok(b >= 0, "ValueError", "negative shift count")
     if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
+
+
+@handlers.register
+def python_float_power(result: Any, a: Any, b: Any) -> None:
+    """A Python float power: where Python raises, compiled code raises the same (C's pow gives
+    inf, or inf for ``0.0 ** -1``). The tests are computed at run time, not pinned."""
+    result, a, b = _float(result), _float(a), _float(b)
+    zero = "0.0 cannot be raised to a negative power"
+    _ok(C.negate(_and(a == 0.0, b < 0.0)), "ZeroDivisionError", zero)
+    _ok(C.negate(_overflowed(result, a, b)), "OverflowError", _RANGE)
+
+
+_RANGE = "(34, 'Numerical result out of range')"  # str() of Python's OverflowError of a power
 
 
 def _zero_message(fn: Callable, a: Any, b: Any) -> str:

@@ -15,12 +15,15 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from astcompile.ir.shapes import is_runtime
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.refused import refuse_call, refused_or_itself
+from astcompile.trace.sym_numbers import SymInt, SymScalar
 from astcompile.trace.symbolic import SymArray
 
 if TYPE_CHECKING:
@@ -72,9 +75,37 @@ def _type_of(recorder: ReadRecorder, *args: Any) -> Any:
     if len(args) == 1 and isinstance(args[0], ObjectRead):
         target, path, _ = _parts(args[0])
         return recorder.see(path + (("type",),), type(target))
-    if len(args) == 1 and type(args[0]) is ReadOnlyList:
-        return list
+    if len(args) == 1:
+        return _python_type(args[0])
     return type(*args)
+
+
+def _isinstance_of(recorder: ReadRecorder, value: Any, classinfo: Any) -> bool:
+    """``isinstance(s, int)`` of a traced number answers for the number it stands for (a
+    tracer object is an instance of none of the user's types)."""
+    if isinstance(value, ObjectRead) or not type(value).__module__.startswith("astcompile."):
+        return isinstance(value, classinfo)  # a stand-in's __class__ is read, and guarded
+    return issubclass(_python_type(value), classinfo)
+
+
+def _python_type(value: Any) -> type:
+    """The type of the value a traced one stands for, which its guards fix: a Python number's
+    own type, a NumPy scalar's, ``np.ndarray``. A value whose type only the run decides (a
+    union of a Python number and its NumPy twin) or that no rule here names is a trace break,
+    so the region runs as Python and asks Python."""
+    if type(value) is SymArray and value.python is None:
+        return value.node.dtype.type if value.is_scalar else np.ndarray
+    if type(value) is SymScalar:
+        return type(value.hint)
+    if type(value) in (SymInt, SymList, ReadOnlyList):
+        return {SymInt: int}.get(type(value), list)
+    if type(value).__module__.startswith("astcompile."):
+        raise TraceBreak(
+            TraceReason.VALUE_DEPENDENT_TYPE,
+            "type() or isinstance() of a value whose type the trace does not fix; "
+            "the region runs as Python",
+        )
+    return type(value)
 
 
 def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
@@ -116,6 +147,7 @@ def _len_of(recorder: ReadRecorder, value: Any) -> Any:
 _SEE_THROUGH: dict[str, Callable[..., Any]] = {
     "len": _len_of,
     "type": _type_of,
+    "isinstance": _isinstance_of,
     "id": _refuse_identity,
     "callable": _callable_of,
     "hasattr": _has_attr,

@@ -103,10 +103,12 @@ class SymScalar:
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
         # Python raises (x / 0) or goes complex ((-8.0) ** 0.5) where NumPy does not: the
-        # divisor, and both sides of a power, are pinned to their traced values.
-        if op is Op.POW:
+        # divisor, and both sides of a power, are pinned to their traced values; a float to an
+        # int power (``beta ** step``) is a float whatever the values: checked at run time.
+        float_power = op is Op.POW and _float_to_int_power(a, b)
+        if op is Op.POW and not float_power:
             a = _pinned(a)
-        if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW):
+        if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW) and not float_power:
             b = _pinned(b)
         if not isinstance(a, (SymScalar, SymInt)) and not isinstance(b, (SymScalar, SymInt)):
             return fn(a, b)
@@ -134,6 +136,8 @@ class SymScalar:
             node, hint, f"({self.description} {op.name.lower()} ...)", None, sources, dynamic
         )
         result.dims = getattr(a, "dims", ()) + getattr(b, "dims", ())
+        if op is Op.POW and type(hint) is float:  # Python's errors: 0.0 ** -1, overflow
+            handlers.python_float_power(result, a, b)
         if exact is not None:
             exact.exact(op, a, b, result)
         return result
@@ -225,6 +229,10 @@ def _example_result(fn: Callable, a: Any, b: Any) -> Any:
         return fn(a, b)
     except (ArithmeticError, ValueError):
         return fn(type(a)(1), type(b)(1))
+
+
+def _float_to_int_power(a: Any, b: Any) -> bool:
+    return type(_hint_of(a)) is float and type(_hint_of(b)) is int
 
 
 def _pinned(value: Any) -> Any:

@@ -157,9 +157,12 @@ def _views_an_argument(value: SymArray) -> bool:
 
 
 class _Outputs:
-    def __init__(self, ctx: TraceContext, watch: escapes.Watch) -> None:
+    def __init__(self, ctx: TraceContext, watch: escapes.Watch, args: Sequence[Any]) -> None:
         self.ctx = ctx
         self.watch = watch
+        # a list argument the trace saw as a list of its items: returned unchanged, it is the
+        # caller's list itself (``return params``), not a new list of the same items
+        self.arguments = {id(a): (i, list(a)) for i, a in enumerate(args) if type(a) is list}
         self.nodes: list[Node] = []
         self.lists: set[int] = set()
         self.carried_lists = 0
@@ -189,6 +192,9 @@ class _Outputs:
         return self._graph(value.array.node, (Box.LIST, length))
 
     def spec(self, value: Any) -> Any:
+        position, items = self.arguments.get(id(value), (None, None))
+        if position is not None and _same_items(value, items):
+            return OutSpec(OutKind.ARG, position)
         if type(value) in (tuple, list):
             return type(value)(self.spec(v) for v in value)
         if type(value) is lists.SymList:
@@ -221,6 +227,10 @@ class _Outputs:
                 "length; it leaves the region only as a NumPy array",
             )
         return escapes.constant(value, self.watch.is_given)
+
+
+def _same_items(value: list, items: list) -> bool:
+    return len(value) == len(items) and all(a is b for a, b in zip(value, items))
 
 
 def trace(
@@ -268,7 +278,7 @@ def trace(
             raise
         watch.check()
         require_no_stores(ctx, ctx.effect_frames[0])
-        outputs = _Outputs(ctx, watch)
+        outputs = _Outputs(ctx, watch, symbolic_args)
         template = outputs.spec(result)
         limits.keep_unread_checks(ctx, outputs.nodes)
     graph = Graph(

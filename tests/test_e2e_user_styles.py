@@ -1,0 +1,220 @@
+"""Programs written the way other people write NumPy and Python numerics (type checks on
+arguments, ``isinstance`` dispatch, ``type(x).__name__`` in results), each called several times
+with changed inputs, compiled against plain (tests/differential.py)."""
+
+from __future__ import annotations
+
+import collections
+import enum
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_call, assert_same_calls
+
+import astcompile
+from astcompile.compare import copy_args
+
+
+def dispatch_on_scalar_type(a, s):
+    """A scalar argument steers the code by its Python type (a new type is a new trace)."""
+    if isinstance(s, bool):
+        return np.sin(a), "bool"
+    if isinstance(s, int):
+        return np.sin(a) * s, type(s).__name__
+    if isinstance(s, (float, np.floating)):
+        return np.cos(a) - s, type(s).__name__
+    return np.tan(a), type(s)
+
+
+def types_of_results(a, s):
+    """``type()`` and ``isinstance()`` of values the region computes: a NumPy scalar, a
+    loop-carried number, a view, a size."""
+    t = 0
+    for i in range(3):
+        t = t + a[i] * s
+    n = a.shape[0]
+    b = np.sqrt(a) * t
+    return b, type(t), isinstance(t, float), isinstance(a[0], np.float32), type(a[:1]), type(n)
+
+
+SCALARS = [3, True, 3.5, np.float64(2.0), np.int32(1), 4, 1 + 2j]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [dispatch_on_scalar_type, types_of_results])
+def test_type_checks_answer_for_the_traced_value(fn, backend):
+    dtypes = [np.float64, np.float32]
+    calls = [(np.linspace(0.5, 1.0, 50 + i, dtype=dtypes[i % 2]), s) for i, s in enumerate(SCALARS)]
+    assert_same_calls(fn, calls, backend)
+
+
+class Adam:
+    """The optimiser as ML code writes it: a step counter on ``self`` and bias corrections
+    ``beta ** t``, a float to a new int power at every call."""
+
+    def __init__(self, n):
+        self.m, self.v, self.t = np.zeros(n), np.zeros(n), 0
+        self.b1, self.b2, self.lr = 0.9, 0.999, 1e-2
+
+    def step(self, w, g):
+        self.t += 1
+        self.m = self.b1 * self.m + (1 - self.b1) * g
+        self.v = self.b2 * self.v + (1 - self.b2) * g * g
+        mhat = self.m / (1 - self.b1**self.t)
+        vhat = self.v / (1 - self.b2**self.t)
+        w -= self.lr * mhat / (np.sqrt(vhat) + 1e-8)
+        return w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_float_to_a_changing_int_power_is_not_pinned(backend):
+    """``b1 ** t`` had both sides pinned to their traced values: a new ``t`` at every call was
+    a new trace, until cache_size_limit sent the region to Python (and every later call first
+    tried its eight entries: 160 us a call against 2 us plain)."""
+    compiled, plain = Adam(64), Adam(64)
+    step = astcompile.compile(Adam.step, backend=backend)
+    for k in range(12):
+        g = np.sin(np.arange(64.0) + k)
+        assert_same_call(step, (compiled, np.ones(64), g), Adam.step, (plain, np.ones(64), g))
+    assert compiled.t == plain.t == 12
+    assert [len(e) for r in step.regions for e in r.entries.values()] == [1]
+
+
+def float_power(a, b, t):
+    return a * (1 - b**t), b**t
+
+
+def float_power_in_a_loop(a, x):
+    for i in range(a.shape[0]):
+        x = x**2
+        a[i] = x
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "calls"),
+    [
+        (float_power, [(0.9, 300), (10.0, 400), (0.5, -3), (0.0, -5), (-2.0, -7), (np.inf, 9)]),
+        (float_power_in_a_loop, [(1.5,), (3.0,), (-1.0001,), (0.0,)]),
+    ],
+)
+def test_a_float_power_raises_where_python_raises(fn, calls, backend):
+    """Python's ``float ** int`` raises OverflowError past the float range and
+    ZeroDivisionError for ``0.0 ** -k``; C's pow gives inf: compiled code checks, for values it
+    was not traced with too (same guard key) and for a float carried through a loop."""
+    n = 40
+    assert_same_calls(fn, [(np.ones(n), *c) for c in calls], backend)
+
+
+def discounted_return(rewards, gamma):
+    g = 0.0
+    for t in range(len(rewards)):
+        g += gamma**t * rewards[t]
+    return g
+
+
+def geometric_weights(a, r):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * r**i
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [discounted_return, geometric_weights])
+def test_a_float_to_the_loop_variable_compiles(fn, backend):
+    """``gamma ** t`` in a loop was a trace break (a power of a loop value), so the loop ran in
+    Python calling its body's region once per iteration: 37x slower than plain. Python's
+    OverflowError past the float range (``1.5 ** 3000``) is raised by the compiled loop."""
+    calls = [(np.ones(300), 0.99), (np.arange(300.0), 0.5), (np.ones(3000), 1.5), (np.ones(9), 0.0)]
+    assert_same_calls(fn, calls, backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(np.ones(50), 0.9)
+    assert all(r.stats.eager_calls == 0 and not r.stats.breaks for r in compiled.regions)
+
+
+def sgd_step(params, grads, lr):
+    for p, g in zip(params, grads):
+        p -= lr * g
+    return params
+
+
+def with_a_result(params, x):
+    return params, np.sin(x) * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [sgd_step, with_a_result])
+def test_a_list_argument_returned_is_the_callers_list(fn, backend):
+    """``params = step(params, grads, lr)``: the list handed back is the caller's own list (a
+    later ``append`` reaches it), not a new list of the same arrays."""
+    compiled = astcompile.compile(fn, backend=backend)
+    for n in (40, 41):
+        params = [np.ones((4, n)), np.zeros(n)]
+        args = (params, [np.full((4, n), 0.5), np.arange(float(n))], 0.1)
+        if fn is with_a_result:
+            args = (params, np.linspace(0.0, 1.0, n))
+        plain_args = (copy_args(args[0]), *args[1:])
+        assert_same_call(compiled, args, fn, plain_args, backend)
+        result = compiled(*args)
+        assert (result if fn is sgd_step else result[0]) is params
+
+
+class Act(enum.Enum):
+    RELU = "relu"
+    TANH = "tanh"
+    GELU = "gelu"
+
+
+Config = collections.namedtuple("Config", ["act", "scale"])
+
+
+class Holder:
+    def __init__(self, act):
+        self.act = act
+
+
+def activate(x, cfg):
+    if cfg.act is Act.RELU:
+        y = np.maximum(x, 0)
+    elif cfg.act is not Act.GELU:
+        y = np.tanh(x)
+    else:
+        y = 0.5 * x * (1 + np.tanh(0.79788456 * (x + 0.044715 * x**3)))
+    return y * cfg.scale
+
+
+def is_member(x, holder):
+    return np.sin(x), holder.act is Act.TANH, holder is Act.TANH
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_enum_members_compared_with_is(backend):
+    """``cfg.act is Act.RELU``, the usual way to test an Enum, sent the region to Python (any
+    ``is`` but ``x is None`` did): a member is read as itself, so ``is`` against one is exact."""
+    x = np.linspace(-3.0, 3.0, 50)
+    calls = [(x, Config(a, s)) for a, s in [(Act.RELU, 1.0), (Act.TANH, 2.0), (Act.GELU, 0.5)]]
+    assert_same_calls(activate, calls, backend)
+    compiled = astcompile.compile(activate, backend=backend)
+    out = astcompile.explain(compiled, x, Config(Act.GELU, 1.0))
+    assert out.graph_break_count == 0 and all(r.eager_calls == 0 for r in out.regions), str(out)
+    holders = [(x, Holder(Act.TANH)), (x, Holder(Act.RELU)), (x, Holder("tanh"))]
+    assert_same_calls(is_member, holders, backend)
+
+
+def window_means(x, k):
+    return [x[i : i + k].mean() for i in range(len(x) - k + 1)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a comprehension over a run-time range is unrolled by the trace: one reduction per "
+    "item, all fused into one C kernel; gcc takes 3 s for 16 windows, 57 s for 56, and past "
+    "120 s raises CompileError at the user (plain: 0.1 ms). It should be a loop, or Python.",
+)
+def test_a_comprehension_over_a_run_time_range_is_not_unrolled():
+    x = np.arange(200.0)
+    out = astcompile.explain(astcompile.compile(window_means, backend="eager"), x, 5)
+    assert out.out == window_means(x, 5)
+    assert max(out.ops_per_graph, default=0) < 100, out.ops_per_graph
