@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config
+from astcompile.jit.fp_errors import run_entry
 from astcompile.runtime import forksafe
 
 if TYPE_CHECKING:
@@ -143,8 +144,7 @@ class Builds:
         leaves = entry.bind(args, self.owner.fn, work.observed)  # nothing read twice
         if leaves is None:  # a guard of the new entry fails already
             return self._eager(args)
-        self.stats.compiled_calls += 1
-        return entry(leaves, args)
+        return run_entry(self, entry, leaves, args)  # NumPy's warnings: jit/fp_errors.py
 
     def _finish(self, work: Any, handoff: Handoff | None) -> None:
         """The build :meth:`_build_later` put off, on the background thread."""
