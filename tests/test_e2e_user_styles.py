@@ -207,14 +207,57 @@ def window_means(x, k):
     return [x[i : i + k].mean() for i in range(len(x) - k + 1)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a comprehension over a run-time range is unrolled by the trace: one reduction per "
-    "item, all fused into one C kernel; gcc takes 3 s for 16 windows, 57 s for 56, and past "
-    "120 s raises CompileError at the user (plain: 0.1 ms). It should be a loop, or Python.",
-)
-def test_a_comprehension_over_a_run_time_range_is_not_unrolled():
-    x = np.arange(200.0)
-    out = astcompile.explain(astcompile.compile(window_means, backend="eager"), x, 5)
-    assert out.out == window_means(x, 5)
+def windowed_max_total(x, n):
+    return sum(x[i : i + 3].max() for i in range(n))
+
+
+def row_sums(a):
+    return [a[i].sum() for i in range(a.shape[0])]
+
+
+def scaled_items(x):
+    return [x[i] * 2.0 + 1.0 for i in range(len(x))]
+
+
+#: Python iteration the trace runs as Python, over many items: a copy of the line per item.
+MANY_ITEMS = [
+    (window_means, (np.arange(200.0), 5)),
+    (windowed_max_total, (np.arange(100.0), 90)),
+    (row_sums, (np.ones((60, 7)),)),
+    (scaled_items, (np.arange(300.0),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", MANY_ITEMS, ids=[fn.__name__ for fn, _ in MANY_ITEMS])
+def test_python_iteration_over_many_items_is_not_unrolled(fn, args, backend):
+    """Each item's copy of the line (a reduction per window) would fuse into one kernel, and
+    gcc took a minute for 56 windows (plain: 0.1 ms): past its line's budget the region runs
+    as written, and explain names that line."""
+    assert_same_calls(fn, [args, args], backend)
+    out = astcompile.explain(astcompile.compile(fn, backend="eager"), *args)
     assert max(out.ops_per_graph, default=0) < 100, out.ops_per_graph
+    line = fn.__code__.co_firstlineno + 1
+    assert [(b.code, b.line) for b in out.break_reasons] == [("GB021", line)], str(out)
+    assert "unrolled" in out.break_reasons[0].detail
+
+
+def windowed_sum(x):
+    s = 0.0
+    for i in range(200):
+        s = s + x[i : i + 5].sum()
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_few_items_and_for_loops_still_compile(backend):
+    """Under the budget a comprehension still compiles (six window means, one graph); a
+    ``for`` over a fixed range is one loop, its body traced once, whatever the trip count."""
+    short = (np.arange(10.0), 5)
+    assert_same_calls(window_means, [short, (np.arange(10.0) ** 2, 5)], backend)
+    out = astcompile.explain(astcompile.compile(window_means, backend="eager"), *short)
+    assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+    assert_same_calls(windowed_sum, [(np.arange(210.0),), (np.linspace(0, 1, 205),)], backend)
+    out = astcompile.explain(astcompile.compile(windowed_sum, backend="eager"), np.arange(210.0))
+    assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+    assert out.ops_per_graph[0] < 20, out.ops_per_graph

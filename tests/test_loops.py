@@ -523,3 +523,21 @@ def test_a_loop_with_a_negative_step_compiles():
     report = astcompile.explain(compiled, x, 9, -1, -2)
     assert report.graph_break_count == 0, str(report)
     assert compiled(x, 9, -1, -2) == stepped_down(x, 9, -1, -2)
+
+
+def seven_statistics(a, b, n):
+    s = 0.0
+    for i in range(n):
+        s = s + a.sum() + b.sum() + a.max() + b.max() + a.min() + b.min() + (a * b).sum()
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_body_traced_again_counts_once_against_its_lines_budget(backend):
+    """The body is traced twice (the Python float ``s`` widens to a NumPy float64): only the
+    kept trace's seven reductions count against the line's budget (trace/context.py), so the
+    loop compiles instead of running as written."""
+    calls = [(np.arange(5.0), np.ones(5), 10), (np.linspace(-1, 1, 9), np.arange(9.0), 3)]
+    assert_same_calls(seven_statistics, calls, backend)
+    out = astcompile.explain(astcompile.compile(seven_statistics, backend="eager"), *calls[0])
+    assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)

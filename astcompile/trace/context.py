@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.graph import Loc, Node, SizeCheckAttr, SizeCheckKind
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import Op, is_reduction
 from astcompile.ir.shapes import Dim, ShapeEnv
 from astcompile.trace.reasons import TraceReason
 
@@ -22,6 +22,13 @@ _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 #: managers (a break raised when a ``with`` block closes would otherwise point into contextlib).
 _NOT_USER = (_PACKAGE_DIR, _NUMPY_DIR, "<frozen", os.path.abspath(contextlib.__file__))
 _local = threading.local()
+#: What one line of the user's code may add to one trace: (reductions, nodes). Python
+#: iteration the tracer runs as Python (a comprehension, ``sum(... for ...)``, a helper called
+#: in such a loop) copies its line once per item, and every copy fuses into one kernel whose
+#: build time grows faster than the count (16 window means: 1.7 s of gcc, 56: a minute). A line
+#: past its budget breaks the trace, and the region runs as written. Loops the tracer lowers
+#: trace their body once (trace/loops.py); its own short unrolls stay far below these.
+LINE_BUDGET = (12, 400)
 
 
 class TraceBreak(Exception):
@@ -92,6 +99,7 @@ class TraceContext:
         #: (value, the check of NumPy's error for it, effect frame, position): kept where
         #: nothing reads the value (trace/limits.py, keep_unread_checks)
         self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
+        self.per_line: dict[Loc | None, tuple[int, int]] = {}  # (reductions, nodes): _spend
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:
@@ -106,7 +114,24 @@ class TraceContext:
     def node(
         self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None
     ) -> Node:
-        return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, user_location())
+        loc = user_location()
+        self._spend(loc, is_reduction(op))
+        return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
+
+    def _spend(self, loc: Loc | None, reduction: bool) -> None:
+        """Count a node against its line's LINE_BUDGET; past it, the line was unrolled."""
+        reductions, nodes = self.per_line.get(loc, (0, 0))
+        spent = (reductions + reduction, nodes + 1)
+        self.per_line[loc] = spent
+        if loc is not None and any(n > most for n, most in zip(spent, LINE_BUDGET)):
+            raise TraceBreak(
+                TraceReason.UNROLLED,
+                f"this line was traced into more than {LINE_BUDGET[0]} reductions or "
+                f"{LINE_BUDGET[1]} operations, a copy per item of a comprehension or generator; "
+                "it runs in Python (a for loop storing into an array, out[i] = ..., compiles "
+                "as one loop)",
+                loc,
+            )
 
     def __enter__(self) -> TraceContext:
         stack = getattr(_local, "stack", None)

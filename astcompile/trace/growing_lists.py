@@ -71,7 +71,9 @@ def run_for(
     trips = _trips(bounds)
     originals = [cell.cell_contents for cell in cells]
     hints: dict[int, tuple] = {}
+    spent = dict(current().per_line)
     for _ in range(_RESTARTS):
+        current().per_line = dict(spent)  # a restarted trace's nodes are not kept
         grown = [_adopt(cell, k, trips, hints.get(k)) for k, cell in enumerate(cells)]
         try:
             return _carry(body, init, [g for g in grown if g is not None], trace)

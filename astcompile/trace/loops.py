@@ -281,7 +281,9 @@ def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.Bod
     float in the body is a float from the start) and every int taken for a counter is one
     (trace/int_counters.py)."""
     kinds, counters = [CK.kind_of(v) for v in init], counting.starts(init)
+    spent = dict(ctx.per_line)
     for _ in range(2 * _RETRACES):
+        ctx.per_line = dict(spent)  # only the body kept counts against a line's budget
         traced = _trace_body(ctx, step, kinds, names, counters)
         widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
         if widened == kinds and traced.counters == counters:

@@ -26,6 +26,7 @@ class TraceReason(Enum):
     VALUE_DEPENDENT_TYPE = ("value-dependent type", _OTHER)
     CONCRETE_ARRAY = ("conversion to a concrete array", _OTHER)
     ARRAY_ITERATION = ("iteration over an array", _OTHER)
+    UNROLLED = ("Python iteration unrolled past the trace's budget", _OTHER)
     # NumPy features and operands the tracer does not model
     NOT_SUPPORTED = ("not supported by the tracer", _OTHER)
     DISALLOWED_OP = ("disallowed op", BreakReason.DISALLOWED_CALL)
