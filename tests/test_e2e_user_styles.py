@@ -261,3 +261,24 @@ def test_few_items_and_for_loops_still_compile(backend):
     out = astcompile.explain(astcompile.compile(windowed_sum, backend="eager"), np.arange(210.0))
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
     assert out.ops_per_graph[0] < 20, out.ops_per_graph
+
+
+def spread(v):
+    return v.max() - v.min()
+
+
+def spreads(a, b, c, d):
+    """Fourteen calls of one helper, each from its own line: not a line copied per item."""
+    s = spread(a) + spread(b) + spread(c) + spread(d)
+    s = s + spread(a * b) + spread(a * c) + spread(a * d)
+    s = s + spread(b * c) + spread(b * d) + spread(c * d)
+    s = s + spread(a + b) + spread(a + c) + spread(a + d)
+    return s + spread(b + c)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_called_from_many_lines_is_not_an_unrolled_line(backend):
+    args = tuple(np.linspace(-1.0, k, 7) for k in range(4))
+    assert_same_calls(spreads, [args, tuple(a[::-1] for a in args)], backend)
+    out = astcompile.explain(astcompile.compile(spreads, backend="eager"), *args)
+    assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)

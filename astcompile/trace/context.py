@@ -68,6 +68,17 @@ def user_location() -> Loc | None:
     return None
 
 
+def _user_lines() -> tuple[tuple[str, int], ...]:
+    """The user's lines on the stack, innermost first (a node's line and its callers')."""
+    frame, lines = sys._getframe(2), []
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_NOT_USER):
+            lines.append((filename, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(lines)
+
+
 def location_in_traceback(tb: Any) -> Loc | None:
     """The innermost user-code frame of a traceback (where the tracer failed in user terms)."""
     found = None
@@ -99,7 +110,7 @@ class TraceContext:
         #: (value, the check of NumPy's error for it, effect frame, position): kept where
         #: nothing reads the value (trace/limits.py, keep_unread_checks)
         self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
-        self.per_line: dict[Loc | None, tuple[int, int]] = {}  # (reductions, nodes): _spend
+        self.per_line: dict[tuple, tuple[int, int]] = {}  # (reductions, nodes): _spend
         self.env.on_check = self._check
 
     def _check(self, kind: SizeCheckKind, dims: tuple) -> None:
@@ -119,11 +130,16 @@ class TraceContext:
         return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
 
     def _spend(self, loc: Loc | None, reduction: bool) -> None:
-        """Count a node against its line's LINE_BUDGET; past it, the line was unrolled."""
-        reductions, nodes = self.per_line.get(loc, (0, 0))
+        """Count a node against its line's LINE_BUDGET; past it, the line was unrolled. The
+        line is keyed with the user's lines that called it, so a helper called from many
+        places is not one line copied; a helper called per item of a comprehension is."""
+        if loc is None:
+            return
+        key = _user_lines()
+        reductions, nodes = self.per_line.get(key, (0, 0))
         spent = (reductions + reduction, nodes + 1)
-        self.per_line[loc] = spent
-        if loc is not None and any(n > most for n, most in zip(spent, LINE_BUDGET)):
+        self.per_line[key] = spent
+        if any(n > most for n, most in zip(spent, LINE_BUDGET)):
             raise TraceBreak(
                 TraceReason.UNROLLED,
                 f"this line was traced into more than {LINE_BUDGET[0]} reductions or "
