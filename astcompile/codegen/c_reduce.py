@@ -39,6 +39,7 @@ class CFold:
     op: str
     omp: str
     select: bool = False
+    quiet: str = ""  #: a select's comparison of floats, without the invalid flag on NaN
 
 
 #: fold op -> how C writes it.
@@ -47,8 +48,8 @@ FOLDS: dict[Op, CFold] = {
     Op.MUL: CFold("*", "*"),
     Op.LOGICAL_OR: CFold("|", "|"),
     Op.LOGICAL_AND: CFold("&", "&"),
-    Op.MAXIMUM: CFold(">=", "max", select=True),
-    Op.MINIMUM: CFold("<=", "min", select=True),
+    Op.MAXIMUM: CFold(">=", "max", select=True, quiet="astc_greater_equal"),
+    Op.MINIMUM: CFold("<=", "min", select=True, quiet="astc_less_equal"),
 }
 
 
@@ -111,7 +112,9 @@ def _cmul(node: Node) -> str:
 
 def _fold(node: Node, acc: str, value: str, nan_line: str) -> list[str]:
     fold = FOLDS[rule(node).fold]
-    if fold.select:
+    if fold.select and node.dtype.kind == "f":  # C's >= on NaN raises the invalid flag
+        lines = [f"{acc} = {fold.quiet}_{acc_type(node)}({value}, {acc}) ? {value} : {acc};"]
+    elif fold.select:
         lines = [f"{acc} = ({value} {fold.op} {acc}) ? {value} : {acc};"]
     else:
         lines = [f"{acc} {fold.op}= {value};"]
