@@ -20,7 +20,7 @@ import astcompile
 from astcompile.codegen.c_kernel import HEADER
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ctypes import ctype
-from astcompile.codegen.lower import RULES, Operand, can_lower, lower
+from astcompile.codegen.lower import INFIX_RULES, RULES, Operand, can_lower, lower
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import REGISTRY, Op
 from astcompile.runtime import fpflags, load_library
@@ -111,6 +111,19 @@ def test_the_table_covers_every_elementwise_ufunc_rule():
 
 def test_c_is_the_target_rule_table():
     assert C.rules is RULES and C.name == "c"
+
+
+def test_only_c_compares_floats_through_helpers():
+    """Triton's comparisons stay the shared infix rules (its source is unchanged); C's float
+    comparisons call the quiet helpers, its integer ones stay infix."""
+    from astcompile.codegen import triton_rules
+
+    assert all(triton_rules.RULES[op] is INFIX_RULES[op] for op in (Op.LT, Op.GE))
+    f8, i8, b = np.dtype(np.float64), np.dtype(np.int64), np.dtype(bool)
+    ab = [Operand("a", f8), Operand("b", f8)]
+    assert lower(node(Op.LT, f8, b), ab) == "((uint8_t)astc_less_double(a, b))"
+    ab = [Operand("a", i8), Operand("b", i8)]
+    assert lower(node(Op.LT, i8, b), ab) == "((uint8_t)(a < b))"
 
 
 @pytest.mark.parametrize(("k", "case"), list(enumerate(CASES)), ids=lambda c: str(c))
