@@ -117,10 +117,9 @@ def test_c_accumulators_updates_and_finals():
     assert c_reduce.finalize(s, "t1", "n") == "((float)t1)"
     m = reduction(Op.MAX, np.dtype(np.float64))
     assert [a.omp for a in c_reduce.accumulators(m)] == ["max", "|"]
-    pick = "a1 = astc_greater_equal_double(v, a1) ? v : a1;"  # no invalid flag on NaN
-    assert c_reduce.update(m, "a1", "v") == [pick, "a1_nan |= (v != v);"]
-    pick = "t1 = astc_greater_equal_double(a1, t1) ? a1 : t1;"
-    assert c_reduce.combine(m, "t1", "a1") == [pick, "t1_nan |= a1_nan;"]
+    v = "astc_select_double(v == v, v, ((double)(-INFINITY)))"  # NaN: no invalid flag
+    assert c_reduce.update(m, "a1", "v") == [f"a1 = ({v} >= a1) ? {v} : a1;", "a1_nan |= (v != v);"]
+    assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 >= t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
     assert c_reduce.finalize(m, "t1", "n") == "((double)(t1_nan ? NAN : t1))"
     p = reduction(Op.PROD, np.dtype(np.complex128))
     assert [a.suffix for a in c_reduce.accumulators(p)] == ["", "_set"]

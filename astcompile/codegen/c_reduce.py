@@ -39,7 +39,6 @@ class CFold:
     op: str
     omp: str
     select: bool = False
-    quiet: str = ""  #: a select's comparison of floats, without the invalid flag on NaN
 
 
 #: fold op -> how C writes it.
@@ -48,8 +47,8 @@ FOLDS: dict[Op, CFold] = {
     Op.MUL: CFold("*", "*"),
     Op.LOGICAL_OR: CFold("|", "|"),
     Op.LOGICAL_AND: CFold("&", "&"),
-    Op.MAXIMUM: CFold(">=", "max", select=True, quiet="astc_greater_equal"),
-    Op.MINIMUM: CFold("<=", "min", select=True, quiet="astc_less_equal"),
+    Op.MAXIMUM: CFold(">=", "max", select=True),
+    Op.MINIMUM: CFold("<=", "min", select=True),
 }
 
 
@@ -93,7 +92,8 @@ def update(node: Node, acc: str, value: str) -> list[str]:
     """Statements folding ``value`` (already as :func:`reduction_input` made it) into ``acc``."""
     if sequential(node):
         return [f"{acc} = {_cmul(node)}({acc}, {value});"]
-    return _fold(node, acc, value, f"{acc}_nan |= ({value} != {value});")
+    compared = _ordered(node, value) if has_nan_flag(node) else value
+    return _fold(node, acc, compared, f"{acc}_nan |= ({value} != {value});")
 
 
 def combine(node: Node, acc: str, part: str) -> list[str]:
@@ -112,13 +112,19 @@ def _cmul(node: Node) -> str:
 
 def _fold(node: Node, acc: str, value: str, nan_line: str) -> list[str]:
     fold = FOLDS[rule(node).fold]
-    if fold.select and node.dtype.kind == "f":  # C's >= on NaN raises the invalid flag
-        lines = [f"{acc} = {fold.quiet}_{acc_type(node)}({value}, {acc}) ? {value} : {acc};"]
-    elif fold.select:
+    if fold.select:
         lines = [f"{acc} = ({value} {fold.op} {acc}) ? {value} : {acc};"]
     else:
         lines = [f"{acc} {fold.op}= {value};"]
     return lines + [nan_line] if has_nan_flag(node) else lines
+
+
+def _ordered(node: Node, value: str) -> str:
+    """A float max/min's element with NaN replaced by the fold's identity (the NaN flag keeps
+    it): C's ``>=`` on NaN raises the invalid flag, NumPy's max does not. The accumulator (and
+    a partial result) is never NaN, so this costs nothing on its chain."""
+    t, start = acc_type(node), literal(identity(node), acc_dtype(node))
+    return f"astc_select_{t}({value} == {value}, {value}, {start})"
 
 
 def finalize(node: Node, acc: str, count: str) -> str:
