@@ -48,6 +48,17 @@ def black_scholes(S, K, T, r, sigma):
     return S * cdf1 - K * np.exp(-r * T) * cdf2
 
 
+def missing_values(x):
+    return (x > 0).sum(), np.where(x > 0, x, 0.0)
+
+
+def _with_nans(rng, n):
+    """Data with missing values (every 100th a NaN): compiled comparisons must stay quiet."""
+    x = rng.standard_normal(n)
+    x[::100] = np.nan
+    return x
+
+
 def small_affine(a):
     return a * 2.0 + 1.0
 
@@ -94,6 +105,12 @@ CASES = [
             0.02,
             0.3,
         ],
+    ),
+    Case(
+        "compare with NaN (4M f64)",
+        missing_values,
+        lambda q, r: [_with_nans(r, 1 << (20 if q else 22))],
+        "(x > 0).sum(), np.where: 1% NaN",
     ),
     Case("call overhead (8 f64)", small_affine, lambda q, r: [r.random(8)]),
 ]

@@ -108,5 +108,15 @@ def black_scholes(S, K, T, r, sigma):
     return out
 
 
+def missing_values(x):
+    count = 0
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        positive = x[i] > 0.0
+        count += positive
+        out[i] = x[i] if positive else 0.0
+    return count, out
+
+
 def small_affine(a):
     return a * 2.0 + 1.0  # 8 elements: the call overhead, written as in NumPy

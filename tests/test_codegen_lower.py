@@ -9,6 +9,7 @@ result must be NumPy's, exactly, or within the documented few ulp for libm/libmv
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import differential
 import numpy as np
@@ -19,10 +20,10 @@ import astcompile
 from astcompile.codegen.c_kernel import HEADER
 from astcompile.codegen.c_target import C
 from astcompile.codegen.ctypes import ctype
-from astcompile.codegen.lower import RULES, Operand, can_lower, lower
+from astcompile.codegen.lower import INFIX_RULES, RULES, Operand, can_lower, lower
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import REGISTRY, Op
-from astcompile.runtime import load_library
+from astcompile.runtime import fpflags, load_library
 from astcompile.trace.tracer import trace_callable
 
 DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64]
@@ -112,6 +113,19 @@ def test_c_is_the_target_rule_table():
     assert C.rules is RULES and C.name == "c"
 
 
+def test_only_c_compares_floats_through_helpers():
+    """Triton's comparisons stay the shared infix rules (its source is unchanged); C's float
+    comparisons call the quiet helpers, its integer ones stay infix."""
+    from astcompile.codegen import triton_rules
+
+    assert all(triton_rules.RULES[op] is INFIX_RULES[op] for op in (Op.LT, Op.GE))
+    f8, i8, b = np.dtype(np.float64), np.dtype(np.int64), np.dtype(bool)
+    ab = [Operand("a", f8), Operand("b", f8)]
+    assert lower(node(Op.LT, f8, b), ab) == "((uint8_t)astc_less_double(a, b))"
+    ab = [Operand("a", i8), Operand("b", i8)]
+    assert lower(node(Op.LT, i8, b), ab) == "((uint8_t)(a < b))"
+
+
 @pytest.mark.parametrize(("k", "case"), list(enumerate(CASES)), ids=lambda c: str(c))
 def test_each_rule_gives_numpys_answer(library, k, case):
     ffi, lib = library
@@ -189,3 +203,58 @@ def test_clip_is_the_minimum_of_the_maximum_as_in_numpy(backend):
     i = np.array([0, 3, 7, -5], np.int32)
     f = np.array([0.0, 3.0, 7.0, np.nan])
     differential.assert_same(clip_crossed_bounds, i, f, f > 1, backend=backend)
+
+
+# -- floats compare quietly: NaN data raises no invalid flag (NumPy's comparisons do not) ---
+
+QUIET = {Op.LT, Op.LE, Op.GT, Op.GE, Op.MAXIMUM, Op.MINIMUM, Op.FMAX, Op.FMIN, Op.SIGN}
+
+
+@pytest.mark.parametrize(
+    ("k", "case"),
+    [(k, c) for k, c in enumerate(CASES) if c[0] in QUIET and c[1].kind == "f"],
+    ids=lambda c: str(c),
+)
+def test_float_comparisons_raise_no_flag_on_nan(library, k, case):
+    """In vector loops too: GCC's vector ``<`` (and ``__builtin_isless``) is a signalling
+    compare; the rules' must not be (a raised flag sends the region back to its statements)."""
+    ffi, lib = library
+    args = [np.tile(a, 9) for a in operands(case[0], case[1])]
+    got = np.empty(len(args[0]), dtype=case[2])
+    fpflags.clear()
+    getattr(lib, f"rule{k}")(len(got), *(ffi.from_buffer(a) for a in args), ffi.from_buffer(got))
+    assert fpflags.kinds(fpflags.raised()) == []
+
+
+def compares(x, y):
+    return (x > 0).sum(), np.where(x > 0, x, 0), x < y, x <= y, x >= y, np.sign(x)
+
+
+def picks(x, y):
+    return np.maximum(x, y), np.fmin(x, y), np.clip(x, -1, 1), np.max(x), np.min(y)
+
+
+def loop_compares(x):
+    count, best = 0, x[0]
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            count += 1
+        best = x[i] if x[i] < best else best
+    return count, best
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fn", [compares, picks, loop_compares])
+def test_nan_data_stays_compiled_and_silent(fn, dtype):
+    """Comparisons of data with missing values (NaN) run compiled, every call, and warn of
+    nothing (NumPy's don't): before, each call ran the region's statements again."""
+    special = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 0.5, np.nan, -np.nan, 3.0]
+    x = np.array(special * 30, dtype)
+    args = (x, np.roll(x, 3))[: fn.__code__.co_argcount]
+    differential.assert_same(fn, *args, backend="c")
+    compiled = astcompile.compile(fn, backend="c")
+    with warnings.catch_warnings(), differential.target_mode("c"):
+        warnings.simplefilter("error", RuntimeWarning)
+        for _ in range(3):
+            differential.assert_same_value(compiled(*args), fn(*args))
+    assert compiled.regions and all(r.stats.eager_calls == 0 for r in compiled.regions)

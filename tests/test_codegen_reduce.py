@@ -117,7 +117,8 @@ def test_c_accumulators_updates_and_finals():
     assert c_reduce.finalize(s, "t1", "n") == "((float)t1)"
     m = reduction(Op.MAX, np.dtype(np.float64))
     assert [a.omp for a in c_reduce.accumulators(m)] == ["max", "|"]
-    assert c_reduce.update(m, "a1", "v") == ["a1 = (v >= a1) ? v : a1;", "a1_nan |= (v != v);"]
+    v = "astc_select_double(v == v, v, ((double)(-INFINITY)))"  # NaN: no invalid flag
+    assert c_reduce.update(m, "a1", "v") == [f"a1 = ({v} >= a1) ? {v} : a1;", "a1_nan |= (v != v);"]
     assert c_reduce.combine(m, "t1", "a1") == ["t1 = (a1 >= t1) ? a1 : t1;", "t1_nan |= a1_nan;"]
     assert c_reduce.finalize(m, "t1", "n") == "((double)(t1_nan ? NAN : t1))"
     p = reduction(Op.PROD, np.dtype(np.complex128))

@@ -143,6 +143,14 @@ def python_float_branches(x):
     return t
 
 
+def python_float_growth(x):
+    s = 1.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = s * 1e200  # Python floats overflow to inf without a warning (from two steps on)
+    return s
+
+
 NANS = np.array([np.nan, 1.0, -1.0] * 10)
 WARNING_CASES = [
     (divide, (np.ones(3), np.array([1.0, 0.0, 2.0]))),
@@ -158,6 +166,8 @@ SILENT_CASES = [
     (compare_stored, (NANS, np.zeros(30, bool))),
     (python_float_overflow, (NANS, np.zeros(30))),
     (python_float_branches, (NANS,)),
+    (python_float_growth, (np.ones(3),)),
+    (python_float_growth, (np.zeros(3),)),
 ]
 
 
@@ -188,26 +198,27 @@ def test_runtime_warnings_as_errors_raise_as_numpy_does():
 
 
 def test_loud_flags_on_every_call_run_the_statements_directly():
-    """NaN data raises the invalid flag on every call: after two compiled runs in a row that
-    did, the region runs its statements alone for its next calls, then tries compiled again."""
-    compiled = astcompile.compile(python_float_branches, backend="c")
+    """Python floats that overflow raise the flag on every call: after two compiled runs in a
+    row that did, the region runs its statements alone for its next calls, then tries compiled
+    again."""
+    compiled = astcompile.compile(python_float_growth, backend="c")
     for _ in range(2 + fp_errors.PLAIN_CALLS):
-        assert_same_value(compiled(NANS), python_float_branches(NANS))
+        assert_same_value(compiled(np.ones(3)), python_float_growth(np.ones(3)))
     stats = compiled.regions[0].stats
     assert stats.compiled_calls == 2
     assert stats.eager_calls == 2 + fp_errors.PLAIN_CALLS  # two after compiled runs, then alone
-    compiled(NANS)  # compiled again, still loud: its statements alone for the next calls again
+    compiled(np.ones(3))  # compiled again, still loud: its statements alone for the next calls
     assert (stats.compiled_calls, stats.eager_calls) == (3, 3 + fp_errors.PLAIN_CALLS)
-    assert compiled(np.ones(3)) == 3.0
+    assert compiled(np.zeros(3)) == 1.0
     assert (stats.compiled_calls, stats.eager_calls) == (3, 4 + fp_errors.PLAIN_CALLS)
 
 
 def test_flags_on_calls_apart_stay_compiled():
     """A loud call now and then (a compiled call with clear flags between) keeps compiled code."""
-    compiled = astcompile.compile(python_float_branches, backend="c")
+    compiled = astcompile.compile(python_float_growth, backend="c")
     for _ in range(4):
-        compiled(NANS)
-        assert compiled(np.ones(3)) == 3.0
+        compiled(np.ones(3))
+        assert compiled(np.zeros(3)) == 1.0
     assert compiled.regions[0].stats.compiled_calls == 8
 
 

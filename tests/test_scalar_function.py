@@ -199,3 +199,15 @@ def test_a_function_compiled_without_rebinding_its_name_takes_the_c_path():
     compiled = astcompile.compile(fib, backend="c")
     assert_same_value(compiled(20), fib(20))
     assert _ran_in_c(compiled, 20)
+
+
+def test_floats_compare_quietly_ints_with_operators():
+    """C's ``>`` on NaN raises the invalid flag, Python's comparison gives False silently: the
+    float comparisons are ``__builtin_isgreater`` & co.; ints keep C's operators."""
+    halve_c = scalar_function.emit(scalar_function.function_tree(halve), ("float", "int")).source
+    assert "__builtin_isgreater(v_x, 0.0)" in halve_c and "(v_n == INT64_C(0))" in halve_c
+    fib_c = scalar_function.emit(scalar_function.function_tree(fib), ("int",)).source
+    assert "(v_n < INT64_C(2))" in fib_c and "__builtin_is" not in fib_c
+    compiled = astcompile.compile(halve)
+    for x in (float("nan"), -0.0, 0.0, float("inf"), -float("inf"), 3.0):
+        assert_same_value(compiled(x, 4), halve(x, 4))

@@ -92,7 +92,8 @@ def update(node: Node, acc: str, value: str) -> list[str]:
     """Statements folding ``value`` (already as :func:`reduction_input` made it) into ``acc``."""
     if sequential(node):
         return [f"{acc} = {_cmul(node)}({acc}, {value});"]
-    return _fold(node, acc, value, f"{acc}_nan |= ({value} != {value});")
+    compared = _ordered(node, value) if has_nan_flag(node) else value
+    return _fold(node, acc, compared, f"{acc}_nan |= ({value} != {value});")
 
 
 def combine(node: Node, acc: str, part: str) -> list[str]:
@@ -116,6 +117,14 @@ def _fold(node: Node, acc: str, value: str, nan_line: str) -> list[str]:
     else:
         lines = [f"{acc} {fold.op}= {value};"]
     return lines + [nan_line] if has_nan_flag(node) else lines
+
+
+def _ordered(node: Node, value: str) -> str:
+    """A float max/min's element with NaN replaced by the fold's identity (the NaN flag keeps
+    it): C's ``>=`` on NaN raises the invalid flag, NumPy's max does not. The accumulator (and
+    a partial result) is never NaN, so this costs nothing on its chain."""
+    t, start = acc_type(node), literal(identity(node), acc_dtype(node))
+    return f"astc_select_{t}({value} == {value}, {value}, {start})"
 
 
 def finalize(node: Node, acc: str, count: str) -> str:

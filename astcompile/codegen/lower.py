@@ -53,17 +53,29 @@ def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
     return rule
 
 
-def _pick(macro: str, compare: str) -> Callable:
-    """maximum/minimum/fmax/fmin: the NaN-aware macro for floats, a plain select otherwise."""
-    return _int_or(
-        lambda n, a: f"{macro}({a[0]}, {a[1]})",
-        lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})",
-    )
+def _pick(name: str, compare: str) -> Callable:
+    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
+    return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+
+
+def _ordered(name: str, op: str) -> Callable:
+    """<, <=, >, >= in C: floats compare quietly (``astc_less_double``: C's ``<`` raises the
+    invalid flag on NaN, NumPy's comparison does not), other types with the infix operator."""
+    return _int_or(_helper(name), _infix(op))
+
+
+def _clip(node: Node, a: list[str]) -> str:
+    """min(max(x, lo), hi) as NumPy: lo > hi gives hi."""
+    if node.dtype.kind == "f":
+        t = ctype(node.dtype)
+        return f"astc_minimum_{t}(astc_maximum_{t}({a[0]}, {a[1]}), {a[2]})"
+    low = f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})"
+    return f"({low} < {a[2]} ? {low} : {a[2]})"
 
 
 def _helper(name: str) -> Callable:
     """A helper from astc_math.h specialised by C type: ``astc_floordiv_int32_t(a, b)``."""
-    return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({a[0]}, {a[1]})"
+    return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({', '.join(a)})"
 
 
 def _infix(op: str) -> Callable:
@@ -75,17 +87,10 @@ def _bool_or_infix(bool_op: str, op: str) -> Callable:
 
 
 def _where(node: Node, a: list[str]) -> str:
-    """``c ? a : b``; a float scalar picked by data through astc_select (no jump), except
-    ``a > b ? a : b``, which GCC already makes one max/min instruction."""
-    if node.shape == () and node.dtype.kind == "f" and not _compare_select(node):
+    """``c ? a : b``; a float scalar picked by data through astc_select (no jump)."""
+    if node.shape == () and node.dtype.kind == "f":
         return f"astc_select_{ctype(node.dtype)}({a[0]}, {a[1]}, {a[2]})"
     return f"({a[0]} ? {a[1]} : {a[2]})"
-
-
-def _compare_select(node: Node) -> bool:
-    if len(node.inputs) != 3 or node.inputs[0].op not in COMPARISONS:
-        return False
-    return {i.id for i in node.inputs[0].inputs} == {i.id for i in node.inputs[1:]}
 
 
 def _pow(node: Node, a: list[str]) -> str:
@@ -142,7 +147,8 @@ _FLOAT_ONLY = {
     Op.POW,
 }
 
-#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton.
+#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
+#: floats quietly: :func:`_ordered` replaces <, <=, >, >= in :data:`RULES`).
 INFIX_RULES: dict[Op, Callable] = {
     Op.EQ: _infix("=="),
     Op.NE: _infix("!="),
@@ -197,9 +203,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.CEIL: _int_or(_fn("ceil"), _IDENT),
     Op.TRUNC: _int_or(_fn("trunc"), _IDENT),
     Op.RINT: _int_or(_fn("rint"), _IDENT),
-    Op.SIGN: _int_or(
-        lambda n, a: f"ASTC_SIGN({a[0]})", lambda n, a: f"(({a[0]} > 0) - ({a[0]} < 0))"
-    ),
+    Op.SIGN: _int_or(_helper("sign"), lambda n, a: f"(({a[0]} > 0) - ({a[0]} < 0))"),
     Op.ISNAN: _int_or(lambda n, a: f"({a[0]} != {a[0]})", lambda n, a: "0"),
     Op.ISINF: lambda n, a: f"(__builtin_isinf({a[0]}) != 0)",
     Op.ISFINITE: lambda n, a: f"(__builtin_isfinite({a[0]}) != 0)",
@@ -215,22 +219,25 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.FLOORDIV: _helper("floordiv"),
     Op.MOD: _helper("mod"),
     Op.POW: _pow,
-    Op.MAXIMUM: _pick("ASTC_MAXIMUM", ">"),
-    Op.MINIMUM: _pick("ASTC_MINIMUM", "<"),
-    Op.FMAX: _pick("ASTC_FMAX", ">"),
-    Op.FMIN: _pick("ASTC_FMIN", "<"),
+    Op.MAXIMUM: _pick("maximum", ">"),
+    Op.MINIMUM: _pick("minimum", "<"),
+    Op.FMAX: _pick("fmax", ">"),
+    Op.FMIN: _pick("fmin", "<"),
     Op.ARCTAN2: _fn("atan2"),
     Op.LOGADDEXP: _helper("logaddexp"),
     Op.HYPOT: _fn("hypot"),
     Op.COPYSIGN: _fn("copysign"),
     **INFIX_RULES,
+    Op.LT: _ordered("less", "<"),
+    Op.LE: _ordered("less_equal", "<="),
+    Op.GT: _ordered("greater", ">"),
+    Op.GE: _ordered("greater_equal", ">="),
     Op.LSHIFT: _helper("lshift"),
     Op.RSHIFT: _helper("rshift"),
     Op.WHERE: _where,
     Op.REAL: _IDENT,  # of a real value: the value itself (complex operands: lower_complex)
     Op.IMAG: lambda n, a: "0",
-    # min(max(x, lo), hi) as NumPy: lo > hi gives hi (the macros compare ints plainly)
-    Op.CLIP: lambda n, a: f"ASTC_MINIMUM(ASTC_MAXIMUM({a[0]}, {a[1]}), {a[2]})",
+    Op.CLIP: _clip,
 }
 
 #: libm functions of one float whose NaN results take NumPy's sign (codegen/nan_signs.py)

@@ -42,6 +42,8 @@ _INT_OPS = {
 }
 _FLOAT_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 _COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+#: floats' ordered comparisons, quiet: C's ``<`` on NaN raises the invalid flag, Python's not
+_QUIET = {ast.Lt: "isless", ast.LtE: "islessequal", ast.Gt: "isgreater", ast.GtE: "isgreaterequal"}
 
 HELPERS = """\
 #include <stdint.h>
@@ -280,7 +282,10 @@ class _Body:
             right = self._compared(comparator, before)
             if type(op) not in _COMPARE or left[1] != right[1]:
                 raise Refused("a comparison of an int with a float, or not by value")
-            parts.append(f"({left[0]} {_COMPARE[type(op)]} {right[0]})")
+            if left[1] == "float" and type(op) in _QUIET:
+                parts.append(f"__builtin_{_QUIET[type(op)]}({left[0]}, {right[0]})")
+            else:
+                parts.append(f"({left[0]} {_COMPARE[type(op)]} {right[0]})")
             left = right
         return "(" + " && ".join(parts) + ")"
 

@@ -2,15 +2,16 @@
 overflow, underflow, invalid value) that NumPy's error state does not ignore.
 
 Compiled code runs only while every error mode is "ignore" or "warn" (``runtime/errstate.py``).
-A raised flag is no proof that NumPy would warn: C's ``<`` on NaN is a signalling compare
-(NumPy's comparison is silent), Python floats overflow without a word, a select computes both
-sides of an if/else. So compiled code never warns itself: a region that stored nothing the
+A raised flag is no proof that NumPy would warn: Python floats overflow without a word, a
+select computes both sides of an if/else. So compiled code never warns itself: a region that stored nothing the
 caller can see runs its own statements again, and NumPy decides (its message, the user's line,
 a warnings filter that makes RuntimeWarning an error raises it). A region that stored cannot
 run twice: it returns silently (a documented deviation).
 
-Data full of NaN raises the invalid flag on every call (a compare is enough): such a region
-would pay for its compiled run and its statements each time. Once compiled runs raised loud
+C's ``<`` on NaN is a signalling compare too, but the C rules compare floats quietly, as
+NumPy does (``astc_less_double`` in astc_math.h): data with missing values stays compiled.
+Data that raises a flag on every call (a Python float that overflows in a loop) would make
+such a region pay for its compiled run and its statements each time. Once compiled runs raised loud
 flags on two calls in a row, the region runs its statements directly for its next
 ``PLAIN_CALLS`` calls (exact, at the plain code's speed), then tries compiled code again (a
 loud try counts as the second in a row: another ``PLAIN_CALLS``). Calls whose flags stay clear

@@ -42,12 +42,6 @@ ASTC_DECL2(asin) ASTC_DECL2(acos) ASTC_DECL2(atan) ASTC_DECL2(sinh) ASTC_DECL2(c
 ASTC_DECL2(tanh) ASTC_DECL2(asinh) ASTC_DECL2(acosh) ASTC_DECL2(atanh) ASTC_DECL2(cbrt)
 ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
 
-/* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. */
-#define ASTC_MAXIMUM(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
-#define ASTC_MINIMUM(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
-#define ASTC_FMAX(a, b) (((a) >= (b) || (b) != (b)) ? (a) : (b))
-#define ASTC_FMIN(a, b) (((a) <= (b) || (b) != (b)) ? (a) : (b))
-
 /* c ? a : b on a float without a jump: GCC turns a float ?: in scalar code back into a branch,
    which mispredicts on data (a loop over random values ran 2-8x slower), while the bits picked
    with a mask stay branch-free, and the vectoriser takes them as it takes ?:. Every bit of
@@ -67,6 +61,42 @@ ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
     }
 ASTC_SELECT(double, uint64_t)
 ASTC_SELECT(float, uint32_t)
+
+/* Ordered comparisons of floats that raise no invalid flag on NaN, as NumPy's don't (a raised
+   flag makes a region run its statements again: jit/fp_errors.py). C's < on NaN is signalling,
+   and GCC's vector code uses signalling predicates for __builtin_isless too, so a NaN operand
+   becomes +0 by its bits first (astc_select: GCC cannot fold it back into the compare) and
+   the result requires both operands ordered; GCC vectorises this with quiet == compares. */
+#define ASTC_QUIET_COMPARE(T, NAME, OP)                                                 \
+    static inline int astc_##NAME##_##T(T a, T b)                                       \
+    {                                                                                   \
+        const T qa = astc_select_##T(a == a, a, (T)0), qb = astc_select_##T(b == b, b, (T)0); \
+        return (a == a) & (b == b) & (qa OP qb);                                        \
+    }
+#define ASTC_QUIET_COMPARES(T)                                                          \
+    ASTC_QUIET_COMPARE(T, less, <) ASTC_QUIET_COMPARE(T, less_equal, <=)                \
+    ASTC_QUIET_COMPARE(T, greater, >) ASTC_QUIET_COMPARE(T, greater_equal, >=)
+ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
+
+/* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. Quiet, as
+   NumPy's are. NumPy's sign: NaN stays NaN, +-0 gives +0. Picked with astc_select: GCC leaves
+   loops over nested ?: of these unvectorised ("control flow in loop"). */
+#define ASTC_PICKS(T)                                                                   \
+    static inline T astc_maximum_##T(T a, T b)                                          \
+    { return astc_select_##T(astc_greater_equal_##T(a, b) | (a != a), a, b); }          \
+    static inline T astc_minimum_##T(T a, T b)                                          \
+    { return astc_select_##T(astc_less_equal_##T(a, b) | (a != a), a, b); }             \
+    static inline T astc_fmax_##T(T a, T b)                                             \
+    { return astc_select_##T(astc_greater_equal_##T(a, b) | (b != b), a, b); }          \
+    static inline T astc_fmin_##T(T a, T b)                                             \
+    { return astc_select_##T(astc_less_equal_##T(a, b) | (b != b), a, b); }             \
+    static inline T astc_sign_##T(T a)                                                  \
+    {                                                                                   \
+        const T q = astc_select_##T(a == a, a, (T)0); /* NaN: +0, quiet to compare */   \
+        const T zero_or_nan = astc_select_##T(a == 0, (T)0, a);                         \
+        return astc_select_##T(q > 0, (T)1, astc_select_##T(q < 0, (T)-1, zero_or_nan)); \
+    }
+ASTC_PICKS(double) ASTC_PICKS(float)
 
 /* np.logaddexp, log(exp(a) + exp(b)) without overflow, transcribed from NumPy's
    npy_logaddexp: equal arguments (infinities of one sign too) give a + log(2), a NaN gives NaN. */
@@ -161,9 +191,6 @@ static inline int64_t astc_f2i64(double x) {
         return r == r ? r : copysign##SUF(r, x == x ? (neg ? (T)-1 : (T)1) : s);        \
     }
 ASTC_NANSIGN(double, ) ASTC_NANSIGN(float, f)
-
-/* NumPy's sign: NaN stays NaN, +-0 gives +0. */
-#define ASTC_SIGN(a) ((a) > 0 ? 1 : ((a) < 0 ? -1 : ((a) == 0 ? 0 : (a))))
 
 #include "astc_complex.h"
 #endif
