@@ -11,29 +11,16 @@ in NumPy.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
-from astcompile.codegen.lower_complex import (
-    COMPLEX_ARGUMENT,
-    COMPLEX_RULES,
-    can_lower_complex,
-    is_complex,
-)
+from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
 from astcompile.codegen.nan_signs import with_numpy_nan
+from astcompile.codegen.operands import Operand, compute_dtype, convert_operand
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
-
-
-@dataclass(frozen=True)
-class Operand:
-    expr: str
-    dtype: np.dtype
-    weak: bool = False
-    value: Any = None  # the Python value of a scalar constant
 
 
 def _fn(name: str) -> Callable:
@@ -239,34 +226,7 @@ _NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH
 _NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
 RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 
-_PREDICATES = COMPARISONS | {
-    Op.ISNAN,
-    Op.ISINF,
-    Op.ISFINITE,
-    Op.SIGNBIT,
-    Op.LOGICAL_NOT,
-    Op.LOGICAL_AND,
-    Op.LOGICAL_OR,
-    Op.LOGICAL_XOR,
-}
 _FLOAT_ARG = {Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
-
-
-def _weak_example(op: Operand) -> Any:
-    kind = op.dtype.kind
-    return {"b": False, "f": 0.0, "c": 0j}.get(kind, 0) if op.value is None else op.value
-
-
-def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
-    """The type an op computes in: the result's, or for predicates the operands' promotion."""
-    if node.op in _PREDICATES:
-        args = [_weak_example(o) if o.weak else o.dtype for o in operands]
-        return np.result_type(*args)
-    if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
-        return operands[0].dtype  # abs(z), z.real: computed on z
-    if node.op is Op.COMPLEX:
-        return operands[0].dtype  # complex(re, im): built from two doubles
-    return node.dtype
 
 
 def lower(node: Node, operands: list[Operand]) -> str:
@@ -297,23 +257,6 @@ def operand_expr(operand: Operand) -> str:
 
 def _convert(operand: Operand, dtype: np.dtype) -> str:
     return convert_operand(operand, dtype, literal, lambda expr, t: f"(({ctype(t)}){expr})")
-
-
-def convert_operand(
-    operand: Operand,
-    dtype: np.dtype,
-    literal: Callable[[Any, np.dtype], str],
-    cast: Callable[[str, np.dtype], str],
-) -> str:
-    """``operand`` as a value of ``dtype`` in a target's language: a constant as the target's
-    typed ``literal``, a truth value compared with 0 (not cast), else the target's ``cast``."""
-    if operand.value is not None and np.ndim(operand.value) == 0:
-        return literal(operand.value, dtype)
-    if operand.dtype == dtype:
-        return operand.expr
-    if dtype.kind == "b":
-        return f"({operand.expr} != 0)"
-    return cast(operand.expr, dtype)
 
 
 def can_lower(node: Node) -> bool:

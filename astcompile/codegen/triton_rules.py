@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from astcompile.codegen.ctypes import as_integer
-from astcompile.codegen.lower import INFIX_RULES, Operand, compute_dtype, convert_operand
+from astcompile.codegen.lower import INFIX_RULES
+from astcompile.codegen.operands import Operand, compute_dtype, convert_operand
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 

@@ -1,0 +1,106 @@
+"""Operands of an elementwise node, the same for every target: what they are, the dtype the op
+computes in, and the steps from operands to a target's expression.
+
+A target brings its rule table (op -> expression) and its formatting (a typed literal, a
+cast); everything else here is the same for C and Triton: the operands of a kernel's node
+(a constant, an array access, another member's value, a scalar argument), the computation
+dtype of predicates, ``x**2`` as a product (as NumPy), a ``where``'s condition as a bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from astcompile.codegen.lower_complex import COMPLEX_ARGUMENT
+from astcompile.codegen.names import value_name
+from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import COMPARISONS, Op
+from astcompile.passes.schedule import member_map
+
+
+@dataclass(frozen=True)
+class Operand:
+    expr: str
+    dtype: np.dtype
+    weak: bool = False
+    value: Any = None  # the Python value of a scalar constant
+
+
+def kernel_operands(
+    plan: KernelPlan,
+    node: Node,
+    members: set[int],
+    load: Callable[[Access], str],
+    member: Callable[[Node], str],
+    zero: str,
+) -> list[Operand]:
+    """The operands of ``node`` in a planned kernel: a scalar constant as its value, an array
+    by the target's ``load`` of its access, another member by the target's name for its value
+    (``member`` may emit it first), a scalar argument as ``s_{name}``. An iota's operand is
+    the loop index of the domain axis it follows (the target's ``zero`` where none does)."""
+    if node.op is Op.IOTA:
+        axis = member_map(node, plan.kernel)[node.attr]
+        return [Operand(zero if axis is None else f"i{axis}", node.dtype)]
+    ops = []
+    for k, src in enumerate(node.inputs):
+        if is_scalar_const(src):
+            ops.append(Operand("", src.dtype, src.attr.weak, src.attr.value))
+        elif (node.id, k) in plan.operand_access:
+            ops.append(Operand(load(plan.operand_access[(node.id, k)]), src.dtype))
+        elif src.id in members:
+            ops.append(Operand(member(src), src.dtype))
+        else:  # a scalar argument
+            weak = src.op is Op.DIM or src.attr.weak
+            ops.append(Operand(f"s_{value_name(src)}", src.dtype, weak))
+    return ops
+
+
+_PREDICATES = COMPARISONS | {
+    Op.ISNAN,
+    Op.ISINF,
+    Op.ISFINITE,
+    Op.SIGNBIT,
+    Op.LOGICAL_NOT,
+    Op.LOGICAL_AND,
+    Op.LOGICAL_OR,
+    Op.LOGICAL_XOR,
+}
+
+
+def _weak_example(op: Operand) -> Any:
+    kind = op.dtype.kind
+    return {"b": False, "f": 0.0, "c": 0j}.get(kind, 0) if op.value is None else op.value
+
+
+def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
+    """The type an op computes in: the result's, or for predicates the operands' promotion."""
+    if node.op in _PREDICATES:
+        args = [_weak_example(o) if o.weak else o.dtype for o in operands]
+        return np.result_type(*args)
+    if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
+        return operands[0].dtype  # abs(z), z.real: computed on z
+    if node.op is Op.COMPLEX:
+        return operands[0].dtype  # complex(re, im): built from two doubles
+    return node.dtype
+
+
+def convert_operand(
+    operand: Operand,
+    dtype: np.dtype,
+    literal: Callable[[Any, np.dtype], str],
+    cast: Callable[[str, np.dtype], str],
+) -> str:
+    """``operand`` as a value of ``dtype`` in a target's language: a constant as the target's
+    typed ``literal``, a truth value compared with 0 (not cast), else the target's ``cast``."""
+    if operand.value is not None and np.ndim(operand.value) == 0:
+        return literal(operand.value, dtype)
+    if operand.dtype == dtype:
+        return operand.expr
+    if dtype.kind == "b":
+        return f"({operand.expr} != 0)"
+    return cast(operand.expr, dtype)
