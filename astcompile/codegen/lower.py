@@ -18,7 +18,7 @@ import numpy as np
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
 from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
 from astcompile.codegen.nan_signs import with_numpy_nan
-from astcompile.codegen.operands import Operand, compute_dtype, convert_operand
+from astcompile.codegen.operands import Operand, convert_operand, lower_with
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
 
@@ -233,21 +233,8 @@ def lower(node: Node, operands: list[Operand]) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type)."""
     if node.op is Op.CAST:
         return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
-    work = compute_dtype(node, operands)
     rules = COMPLEX_RULES if is_complex(node) else RULES
-    if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
-        x = _convert(operands[0], work)
-        return "(" + " * ".join([x] * int(operands[1].value)) + ")"
-    start = 1 if node.op is Op.WHERE else 0
-    args = [o.expr if k < start else _convert(o, work) for k, o in enumerate(operands)]
-    if node.op is Op.WHERE:  # a constant condition (folded) is a literal, not an expression
-        args[0] = _convert(operands[0], np.dtype(bool))
-    return f"(({ctype(node.dtype)}){rules[node.op](_typed(node, work), args)})"
-
-
-def _typed(node: Node, work: np.dtype) -> Node:
-    """``node`` seen with its computation dtype (what the rule needs to pick expf vs exp)."""
-    return node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
+    return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 
 
 def operand_expr(operand: Operand) -> str:

@@ -9,7 +9,7 @@ dtype of predicates, ``x**2`` as a product (as NumPy), a ``where``'s condition a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,26 @@ def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
     if node.op is Op.COMPLEX:
         return operands[0].dtype  # complex(re, im): built from two doubles
     return node.dtype
+
+
+def lower_with(
+    node: Node,
+    operands: list[Operand],
+    rules: Mapping[Op, Callable[[Node, list[str]], str]],
+    convert: Callable[[Operand, np.dtype], str],
+    result: Callable[[str], str] = lambda expr: expr,
+) -> str:
+    """``node``'s expression by a target's ``rules``, its operands made values of the
+    computation dtype by the target's ``convert``; ``result`` gives the rule's expression the
+    node's type. ``x**2`` and ``x**3`` are products, as NumPy computes them."""
+    work = compute_dtype(node, operands)
+    if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
+        return "(" + " * ".join([convert(operands[0], work)] * int(operands[1].value)) + ")"
+    args = [convert(o, work) for o in operands]
+    if node.op is Op.WHERE:  # a constant condition (folded) is a literal, not an expression
+        args[0] = convert(operands[0], np.dtype(bool))
+    typed = node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
+    return result(rules[node.op](typed, args))  # typed: the rule picks expf vs exp by it
 
 
 def convert_operand(

@@ -22,7 +22,7 @@ import numpy as np
 
 from astcompile.codegen.ctypes import as_integer
 from astcompile.codegen.lower import INFIX_RULES
-from astcompile.codegen.operands import Operand, compute_dtype, convert_operand
+from astcompile.codegen.operands import Operand, convert_operand, lower_with
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 
@@ -215,14 +215,7 @@ def lower(node: Node, operands: list[Operand]) -> str:
     """The Triton expression computing ``node`` from its operands."""
     if node.op is Op.CAST:
         return convert(operands[0], node.dtype)
-    work = compute_dtype(node, operands)
-    if node.op is Op.POW and operands[1].value in (2, 3):  # x**2 as a product, as NumPy
-        return "(" + " * ".join([convert(operands[0], work)] * int(operands[1].value)) + ")"
-    args = [convert(o, work) for o in operands]
-    if node.op is Op.WHERE:
-        args[0] = convert(operands[0], np.dtype(bool))
-    typed = node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
-    return RULES[node.op](typed, args)
+    return lower_with(node, operands, RULES, convert)
 
 
 def convert(operand: Operand, dtype: np.dtype) -> str:
