@@ -19,6 +19,10 @@ from astcompile.codegen.ctypes import ctype, literal, supported_dtype
 from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
 from astcompile.codegen.nan_signs import with_numpy_nan
 from astcompile.codegen.operands import Operand, convert_operand, lower_with
+from astcompile.codegen.target import IDENT as _IDENT
+from astcompile.codegen.target import bool_or_infix as _bool_or_infix
+from astcompile.codegen.target import float_or as _int_or
+from astcompile.codegen.target import infix as _infix
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
 
@@ -29,13 +33,6 @@ def _fn(name: str) -> Callable:
     def rule(node: Node, a: list[str]) -> str:
         suffix = "f" if node.dtype == np.float32 else ""
         return f"{name}{suffix}({', '.join(a)})"
-
-    return rule
-
-
-def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
-    def rule(node: Node, a: list[str]) -> str:
-        return (float_rule if node.dtype.kind == "f" else int_rule)(node, a)
 
     return rule
 
@@ -51,14 +48,6 @@ def _pick(macro: str, compare: str) -> Callable:
 def _helper(name: str) -> Callable:
     """A helper from astc_math.h specialised by C type: ``astc_floordiv_int32_t(a, b)``."""
     return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({a[0]}, {a[1]})"
-
-
-def _infix(op: str) -> Callable:
-    return lambda node, a: f"({a[0]} {op} {a[1]})"
-
-
-def _bool_or_infix(bool_op: str, op: str) -> Callable:
-    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
 
 
 def _where(node: Node, a: list[str]) -> str:
@@ -95,7 +84,6 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
     return dtype.type(a) / dtype.type(b)
 
 
-_IDENT = lambda node, a: a[0]
 _FLOAT_ONLY = {
     Op.SQRT,
     Op.CBRT,
