@@ -18,7 +18,7 @@ import numpy as np
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
 from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
 from astcompile.codegen.nan_signs import with_numpy_nan
-from astcompile.codegen.operands import Operand, convert_operand, lower_with
+from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.codegen.target import IDENT as _IDENT
 from astcompile.codegen.target import bool_or_infix as _bool_or_infix
 from astcompile.codegen.target import float_or as _int_or
@@ -83,39 +83,6 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
     ``180 / pi`` is 57.295776, not float32(57.29577951...) = 57.29578)."""
     return dtype.type(a) / dtype.type(b)
 
-
-_FLOAT_ONLY = {
-    Op.SQRT,
-    Op.CBRT,
-    Op.EXP,
-    Op.EXP2,
-    Op.EXPM1,
-    Op.LOG,
-    Op.LOG2,
-    Op.LOG10,
-    Op.LOG1P,
-    Op.SIN,
-    Op.COS,
-    Op.TAN,
-    Op.ARCSIN,
-    Op.ARCCOS,
-    Op.ARCTAN,
-    Op.SINH,
-    Op.COSH,
-    Op.TANH,
-    Op.ARCSINH,
-    Op.ARCCOSH,
-    Op.ARCTANH,
-    Op.TRUEDIV,
-    Op.ARCTAN2,
-    Op.LOGADDEXP,
-    Op.HYPOT,
-    Op.COPYSIGN,
-    Op.DEG2RAD,
-    Op.RAD2DEG,
-    Op.RECIPROCAL,
-    Op.POW,
-}
 
 #: Comparisons, logical and bitwise ops: the same infix text in C and in Triton.
 INFIX_RULES: dict[Op, Callable] = {
@@ -214,8 +181,6 @@ _NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH
 _NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
 RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 
-_FLOAT_ARG = {Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
-
 
 def lower(node: Node, operands: list[Operand]) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type)."""
@@ -244,8 +209,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
-    if node.op not in RULES:
-        return False
-    if node.op in _FLOAT_ONLY and node.dtype.kind != "f":
-        return False
-    return not (node.op in _FLOAT_ARG and any(i.dtype.kind != "f" for i in node.inputs))
+    return node.op in RULES and floats_fit(node)

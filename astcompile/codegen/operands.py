@@ -60,16 +60,25 @@ def kernel_operands(
     return ops
 
 
-_PREDICATES = COMPARISONS | {
-    Op.ISNAN,
-    Op.ISINF,
-    Op.ISFINITE,
-    Op.SIGNBIT,
-    Op.LOGICAL_NOT,
-    Op.LOGICAL_AND,
-    Op.LOGICAL_OR,
-    Op.LOGICAL_XOR,
-}
+_PREDICATES = COMPARISONS | {Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.SIGNBIT, Op.LOGICAL_NOT}
+_PREDICATES |= {Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR}
+
+#: Defined for floats only (NumPy computes integer arguments in float64: the node says so).
+FLOAT_ONLY = frozenset(
+    {Op.SQRT, Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P}
+    | {Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH}
+    | {Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH, Op.TRUEDIV, Op.ARCTAN2, Op.HYPOT, Op.COPYSIGN}
+    | {Op.DEG2RAD, Op.RAD2DEG, Op.RECIPROCAL, Op.POW, Op.LOGADDEXP}
+)
+FLOAT_ARGUMENT = frozenset({Op.ISINF, Op.ISFINITE, Op.SIGNBIT})  #: bool of a float argument
+
+
+def floats_fit(node: Node) -> bool:
+    """Whether a float-only op gets floats (its result, or a predicate's arguments): the
+    rules of every target are written for float math there."""
+    if node.op in FLOAT_ARGUMENT:
+        return all(i.dtype.kind == "f" for i in node.inputs)
+    return node.op not in FLOAT_ONLY or node.dtype.kind == "f"
 
 
 def _weak_example(op: Operand) -> Any:

@@ -21,7 +21,7 @@ import numpy as np
 
 from astcompile.codegen.ctypes import as_integer
 from astcompile.codegen.lower import INFIX_RULES
-from astcompile.codegen.operands import Operand, convert_operand, lower_with
+from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.codegen.target import IDENT, Rule, bool_or_infix, float_or, infix
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
@@ -186,14 +186,6 @@ RULES: dict[Op, Rule] = {
     Op.CLIP: _clip,
 }
 
-#: Defined for floats only (NumPy computes integer arguments in float64: the node says so).
-FLOAT_ONLY = frozenset(
-    {Op.SQRT, Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P}
-    | {Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH}
-    | {Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH, Op.TRUEDIV, Op.ARCTAN2, Op.HYPOT, Op.COPYSIGN}
-    | {Op.DEG2RAD, Op.RAD2DEG, Op.RECIPROCAL, Op.POW, Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
-)
-
 
 def lower(node: Node, operands: list[Operand]) -> str:
     """The Triton expression computing ``node`` from its operands."""
@@ -215,8 +207,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind in "iu")  # NaN/overflow: NumPy's
-    if node.op not in RULES:
-        return False
-    float_args = node.op in (Op.ISINF, Op.ISFINITE, Op.SIGNBIT)
-    kinds = [i.dtype.kind for i in node.inputs] if float_args else [node.dtype.kind]
-    return not (node.op in FLOAT_ONLY and any(k != "f" for k in kinds))
+    return node.op in RULES and floats_fit(node)
