@@ -11,12 +11,11 @@ interpreter, which would be slower than the plain code).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from astcompile import config, logs
 from astcompile.backends.cwrap import WrapperParts, make_wrapper
+from astcompile.backends.staged import StagedBackend
 from astcompile.codegen import c_kernel as cgen
 from astcompile.codegen.c_entry import WORD_UNION
 from astcompile.codegen.c_target import C
@@ -87,20 +86,10 @@ def assured(work: RegionWork) -> Assured:
     return assured_by(work.graph, leaves)
 
 
-class CBackend:
+class CBackend(StagedBackend):
     """The C target: its ``schedule``, ``lower``, ``load`` and ``wrap`` pipeline stages."""
 
     name = "c"
-    graph_passes = True
-
-    def __init__(self, cache_dir: str | None = None) -> None:
-        self.cache_dir = cache_dir
-        self.steps = {n: getattr(self, n) for n in ("schedule", "lower", "load", "wrap")}
-
-    def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
-        from astcompile.pipeline import compile_graph
-
-        return compile_graph(graph, self)
 
     def schedule(self, work: RegionWork) -> None:
         work.schedule = schedule(work.graph, supported)

@@ -1,7 +1,7 @@
 """Backend "triton": the schedule's fused kernels as Triton kernels, on a GPU or interpreted.
 
 The second target of the pipeline. ``schedule`` groups a flat graph into kernels with the
-Triton target's ``supports`` (what it has no rule for runs as a NumPy step), ``accepts`` picks
+Triton target's ``supports`` (what it has no rule for runs as a NumPy step), ``accept`` picks
 the graph's form (:data:`FORMS`; a loop graph none takes runs on the C target, and the
 graph_breaks log and ``explain`` say why), ``lower`` writes one Python module holding every
 kernel's ``@triton.jit`` functions and the region's wrapper, ``load`` imports the module from
@@ -15,12 +15,13 @@ device (CuPy) and results copied back, device arrays staying where they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from astcompile import config
 from astcompile.backends.c import CBackend, assured
 from astcompile.backends.cwrap import make_wrapper
+from astcompile.backends.staged import StagedBackend
 from astcompile.backends.triton_flat import TritonCode, flat_code
 from astcompile.backends.triton_host_loops import loop_code
 from astcompile.backends.triton_host_stores import store_code
@@ -57,7 +58,7 @@ def _scan_kernels(work: RegionWork, scans: Graph | None) -> Schedule | None:
 
 #: How Triton lowers a region's graph: in the first form whose ``plan(work, graph with its scans
 #: folded)`` is not None (stores: phases of kernels and stores into views, no loop; host_loops:
-#: host loops launching their bodies' kernels). A graph no form takes runs on C (``accepts``).
+#: host loops launching their bodies' kernels). A graph no form takes runs on C (``accept``).
 FORMS = (
     Form("kernels", _kernels, flat_code),  # a flat graph: its schedule's fused kernels
     Form("scans", _scan_kernels, flat_code),  # np.cumsum/np.cumprod only: scan kernels
@@ -66,27 +67,17 @@ FORMS = (
 )
 
 
-class TritonBackend:
+class TritonBackend(StagedBackend):
     """The Triton target: its ``schedule``, ``accept``, ``lower``, ``load``, ``wrap`` stages."""
 
     name = "triton"
-    graph_passes = True
     fallback = CBackend  #: the target of a graph it refuses, made then (stages.accept)
-
-    def __init__(self, cache_dir: str | None = None) -> None:
-        self.cache_dir = cache_dir
-        self.steps = {n: getattr(self, n) for n in ("schedule", "lower", "load", "wrap")}
-        self.steps["accept"] = self.accepts  # says why it refuses a graph (stages.accept)
-
-    def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
-        from astcompile.pipeline import compile_graph
-
-        return compile_graph(graph, self)
+    STAGES = ("schedule", "accept", "lower", "load", "wrap")  # accept: why it refuses a graph
 
     def schedule(self, work: RegionWork) -> None:
         work.schedule = TRITON.schedule(work.graph)
 
-    def accepts(self, work: RegionWork) -> str | None:
+    def accept(self, work: RegionWork) -> str | None:
         """The ``accept`` stage: the form this target lowers the graph in, with its plan, left
         in the work; or why it has none (the region then runs on the C target)."""
         scans = fold_scans(work.graph)

@@ -26,12 +26,12 @@ from astcompile.codegen.c_entry import out as _out
 from astcompile.codegen.chunks import CALL, CHUNK, ReductionLoops, Work
 from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
-from astcompile.codegen.lower import Operand, lower, operand_expr
+from astcompile.codegen.lower import lower, operand_expr
 from astcompile.codegen.names import location, value_name
+from astcompile.codegen.operands import Operand, kernel_operands
 from astcompile.codegen.plan import (
     Access,
     KernelPlan,
-    is_scalar_const,
     phase_parts,
     plan_kernel,
     unit_stride,
@@ -40,7 +40,7 @@ from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.stash import plan_stashes
 from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
-from astcompile.ir.ops import Kind, Op
+from astcompile.ir.ops import Kind
 from astcompile.passes.schedule import Kernel, member_map
 
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
@@ -68,6 +68,7 @@ class _Emitter(ReductionLoops):
         self.plan = plan
         self.aliased = aliased
         self.kernel = plan.kernel
+        self.members = self.kernel.member_ids()
         self.inner = plan.inner
         self.lines: list[str] = []
         self.depth = 1
@@ -107,22 +108,7 @@ class _Emitter(ReductionLoops):
 
     # -- expressions ------------------------------------------------------------------------
     def operands(self, node: Node) -> list[Operand]:
-        if node.op is Op.IOTA:  # the loop index of the domain axis its axis follows
-            axis = member_map(node, self.kernel)[node.attr]
-            index = "0" if axis is None else f"i{axis}"
-            return [Operand(index, node.dtype)]
-        ops = []
-        for k, src in enumerate(node.inputs):
-            if is_scalar_const(src):
-                ops.append(Operand("", src.dtype, src.attr.weak, src.attr.value))
-            elif (node.id, k) in self.plan.operand_access:
-                ops.append(Operand(self.load(self.plan.operand_access[(node.id, k)]), src.dtype))
-            elif src.id in self.kernel.member_ids():
-                ops.append(Operand(_v(src), src.dtype))
-            else:  # scalar input parameter
-                weak = src.op is Op.DIM or src.attr.weak
-                ops.append(Operand(f"s_{value_name(src)}", src.dtype, weak))
-        return ops
+        return kernel_operands(self.plan, node, self.members, self.load, _v, "0")
 
     def value_stmt(self, node: Node) -> str:
         if self._reloaded(node):
@@ -173,7 +159,7 @@ class _Emitter(ReductionLoops):
         """Element-level members the phase computes per element, in program order."""
         need: dict[int, Node] = {}
         stack = [i for r in reds for i in r.inputs] + list(outs)
-        members = self.kernel.member_ids()
+        members = self.members
         while stack:
             n = stack.pop()
             if n.id in need or n.id not in members or n.id not in self.plan.elem:

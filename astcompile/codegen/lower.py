@@ -11,29 +11,20 @@ in NumPy.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from astcompile.codegen.ctypes import ctype, literal, supported_dtype
-from astcompile.codegen.lower_complex import (
-    COMPLEX_ARGUMENT,
-    COMPLEX_RULES,
-    can_lower_complex,
-    is_complex,
-)
+from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
 from astcompile.codegen.nan_signs import with_numpy_nan
+from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
+from astcompile.codegen.target import IDENT as _IDENT
+from astcompile.codegen.target import bool_or_infix as _bool_or_infix
+from astcompile.codegen.target import float_or as _int_or
+from astcompile.codegen.target import infix as _infix
 from astcompile.ir.graph import Node
-from astcompile.ir.ops import COMPARISONS, Op
-
-
-@dataclass(frozen=True)
-class Operand:
-    expr: str
-    dtype: np.dtype
-    weak: bool = False
-    value: Any = None  # the Python value of a scalar constant
+from astcompile.ir.ops import Op
 
 
 def _fn(name: str) -> Callable:
@@ -42,13 +33,6 @@ def _fn(name: str) -> Callable:
     def rule(node: Node, a: list[str]) -> str:
         suffix = "f" if node.dtype == np.float32 else ""
         return f"{name}{suffix}({', '.join(a)})"
-
-    return rule
-
-
-def _int_or(float_rule: Callable, int_rule: Callable) -> Callable:
-    def rule(node: Node, a: list[str]) -> str:
-        return (float_rule if node.dtype.kind == "f" else int_rule)(node, a)
 
     return rule
 
@@ -78,14 +62,6 @@ def _helper(name: str) -> Callable:
     return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({', '.join(a)})"
 
 
-def _infix(op: str) -> Callable:
-    return lambda node, a: f"({a[0]} {op} {a[1]})"
-
-
-def _bool_or_infix(bool_op: str, op: str) -> Callable:
-    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
-
-
 def _where(node: Node, a: list[str]) -> str:
     """``c ? a : b``; a float scalar picked by data through astc_select (no jump)."""
     if node.shape == () and node.dtype.kind == "f":
@@ -112,40 +88,6 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
     ``180 / pi`` is 57.295776, not float32(57.29577951...) = 57.29578)."""
     return dtype.type(a) / dtype.type(b)
 
-
-_IDENT = lambda node, a: a[0]
-_FLOAT_ONLY = {
-    Op.SQRT,
-    Op.CBRT,
-    Op.EXP,
-    Op.EXP2,
-    Op.EXPM1,
-    Op.LOG,
-    Op.LOG2,
-    Op.LOG10,
-    Op.LOG1P,
-    Op.SIN,
-    Op.COS,
-    Op.TAN,
-    Op.ARCSIN,
-    Op.ARCCOS,
-    Op.ARCTAN,
-    Op.SINH,
-    Op.COSH,
-    Op.TANH,
-    Op.ARCSINH,
-    Op.ARCCOSH,
-    Op.ARCTANH,
-    Op.TRUEDIV,
-    Op.ARCTAN2,
-    Op.LOGADDEXP,
-    Op.HYPOT,
-    Op.COPYSIGN,
-    Op.DEG2RAD,
-    Op.RAD2DEG,
-    Op.RECIPROCAL,
-    Op.POW,
-}
 
 #: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
 #: floats quietly: :func:`_ordered` replaces <, <=, >, >= in :data:`RULES`).
@@ -246,55 +188,13 @@ _NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH
 _NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
 RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 
-_PREDICATES = COMPARISONS | {
-    Op.ISNAN,
-    Op.ISINF,
-    Op.ISFINITE,
-    Op.SIGNBIT,
-    Op.LOGICAL_NOT,
-    Op.LOGICAL_AND,
-    Op.LOGICAL_OR,
-    Op.LOGICAL_XOR,
-}
-_FLOAT_ARG = {Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
-
-
-def _weak_example(op: Operand) -> Any:
-    kind = op.dtype.kind
-    return {"b": False, "f": 0.0, "c": 0j}.get(kind, 0) if op.value is None else op.value
-
-
-def compute_dtype(node: Node, operands: list[Operand]) -> np.dtype:
-    """The type an op computes in: the result's, or for predicates the operands' promotion."""
-    if node.op in _PREDICATES:
-        args = [_weak_example(o) if o.weak else o.dtype for o in operands]
-        return np.result_type(*args)
-    if node.op in COMPLEX_ARGUMENT and operands[0].dtype.kind == "c":
-        return operands[0].dtype  # abs(z), z.real: computed on z
-    if node.op is Op.COMPLEX:
-        return operands[0].dtype  # complex(re, im): built from two doubles
-    return node.dtype
-
 
 def lower(node: Node, operands: list[Operand]) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type)."""
     if node.op is Op.CAST:
         return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
-    work = compute_dtype(node, operands)
     rules = COMPLEX_RULES if is_complex(node) else RULES
-    if node.op is Op.POW and operands[1].value in (2, 3) and work.kind == "f":
-        x = _convert(operands[0], work)
-        return "(" + " * ".join([x] * int(operands[1].value)) + ")"
-    start = 1 if node.op is Op.WHERE else 0
-    args = [o.expr if k < start else _convert(o, work) for k, o in enumerate(operands)]
-    if node.op is Op.WHERE:  # a constant condition (folded) is a literal, not an expression
-        args[0] = _convert(operands[0], np.dtype(bool))
-    return f"(({ctype(node.dtype)}){rules[node.op](_typed(node, work), args)})"
-
-
-def _typed(node: Node, work: np.dtype) -> Node:
-    """``node`` seen with its computation dtype (what the rule needs to pick expf vs exp)."""
-    return node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
+    return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 
 
 def operand_expr(operand: Operand) -> str:
@@ -304,23 +204,6 @@ def operand_expr(operand: Operand) -> str:
 
 def _convert(operand: Operand, dtype: np.dtype) -> str:
     return convert_operand(operand, dtype, literal, lambda expr, t: f"(({ctype(t)}){expr})")
-
-
-def convert_operand(
-    operand: Operand,
-    dtype: np.dtype,
-    literal: Callable[[Any, np.dtype], str],
-    cast: Callable[[str, np.dtype], str],
-) -> str:
-    """``operand`` as a value of ``dtype`` in a target's language: a constant as the target's
-    typed ``literal``, a truth value compared with 0 (not cast), else the target's ``cast``."""
-    if operand.value is not None and np.ndim(operand.value) == 0:
-        return literal(operand.value, dtype)
-    if operand.dtype == dtype:
-        return operand.expr
-    if dtype.kind == "b":
-        return f"({operand.expr} != 0)"
-    return cast(operand.expr, dtype)
 
 
 def can_lower(node: Node) -> bool:
@@ -333,8 +216,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
-    if node.op not in RULES:
-        return False
-    if node.op in _FLOAT_ONLY and node.dtype.kind != "f":
-        return False
-    return not (node.op in _FLOAT_ARG and any(i.dtype.kind != "f" for i in node.inputs))
+    return node.op in RULES and floats_fit(node)

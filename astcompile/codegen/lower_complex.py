@@ -18,15 +18,14 @@ casts that drop the imaginary part (NumPy warns) run in NumPy.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 
+from astcompile.codegen.target import Rule
+from astcompile.codegen.target import infix as _infix
 from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-
-Rule = Callable[[Node, list[str]], str]
 
 
 def _suffix(node: Node) -> str:
@@ -58,10 +57,6 @@ def _multiply(node: Node, a: list[str]) -> str:
 def _libm(name: str) -> Rule:
     """``creal``/``crealf`` from <complex.h>."""
     return lambda node, a: f"{name}{_suffix(node)}({a[0]})"
-
-
-def _infix(op: str) -> Rule:
-    return lambda node, a: f"({a[0]} {op} {a[1]})"
 
 
 #: op -> rule(node seen with its complex computation dtype, operand expressions).

@@ -31,9 +31,10 @@ from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
 from astcompile.codegen.loop_schedule import build_schedule
-from astcompile.codegen.lower import Operand, can_lower, lower
+from astcompile.codegen.lower import can_lower, lower
 from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
+from astcompile.codegen.operands import Operand
 from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.codegen.structured_reduce import LoopReductions

@@ -40,6 +40,24 @@ if TYPE_CHECKING:
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
 
+#: The operand itself (a copy, a broadcast: the rule tables of every target).
+IDENT: Rule = lambda node, a: a[0]
+
+
+def infix(op: str) -> Rule:
+    """``(a op b)``: the same text in C and in Triton."""
+    return lambda node, a: f"({a[0]} {op} {a[1]})"
+
+
+def bool_or_infix(bool_op: str, op: str) -> Rule:
+    """``op``, and ``bool_op`` for bools (their ``+`` is ``|``, their ``*`` is ``&``)."""
+    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
+
+
+def float_or(float_rule: Rule, other_rule: Rule) -> Rule:
+    """``float_rule`` for a float node, ``other_rule`` for the rest."""
+    return lambda node, a: (float_rule if node.dtype.kind == "f" else other_rule)(node, a)
+
 
 @dataclass(frozen=True)
 class KernelCode:

@@ -25,9 +25,9 @@ import numpy as np
 
 from astcompile.codegen import reduce as red
 from astcompile.codegen.ids import nid
-from astcompile.codegen.lower import Operand
 from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const, phase_parts
+from astcompile.codegen.operands import Operand, kernel_operands
+from astcompile.codegen.plan import Access, KernelPlan, phase_parts
 from astcompile.codegen.source_notes import short
 from astcompile.codegen.triton_rules import constant, literal, lower, tl_type
 from astcompile.ir.graph import Node
@@ -107,22 +107,12 @@ class TritonEmitter:
 
     # -- values -----------------------------------------------------------------------------
     def operands(self, node: Node) -> list[Operand]:
-        if node.op is Op.IOTA:
-            axis = member_map(node, self.kernel)[node.attr]
-            return [Operand("tl.full([], 0, tl.int64)" if axis is None else f"i{axis}", node.dtype)]
-        ops = []
-        for k, src in enumerate(node.inputs):
-            if is_scalar_const(src):
-                ops.append(Operand("", src.dtype, src.attr.weak, src.attr.value))
-            elif (node.id, k) in self.plan.operand_access:
-                ops.append(Operand(self.load(self.plan.operand_access[(node.id, k)]), src.dtype))
-            elif src.id in self.members:
-                self.value(src)
-                ops.append(Operand(_v(src), src.dtype))
-            else:  # a scalar argument
-                weak = src.op is Op.DIM or src.attr.weak
-                ops.append(Operand(f"s_{value_name(src)}", src.dtype, weak))
-        return ops
+        zero = "tl.full([], 0, tl.int64)"
+        return kernel_operands(self.plan, node, self.members, self.load, self._member, zero)
+
+    def _member(self, node: Node) -> str:
+        self.value(node)
+        return _v(node)
 
     def value(self, node: Node) -> None:
         """Emit ``node``'s value (and what it needs) unless already in scope."""

@@ -15,17 +15,16 @@ run as NumPy steps between the kernels (``supports``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from astcompile.codegen.ctypes import as_integer
-from astcompile.codegen.lower import INFIX_RULES, Operand, compute_dtype, convert_operand
+from astcompile.codegen.lower import INFIX_RULES
+from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
+from astcompile.codegen.target import IDENT, Rule, bool_or_infix, float_or, infix
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-
-Rule = Callable[[Node, list[str]], str]
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {
@@ -87,21 +86,9 @@ def _lm(name: str) -> Rule:
     return lambda node, a: f"lm.{name}({', '.join(a)})"
 
 
-def _float_or(float_rule: Rule, int_rule: Rule) -> Rule:
-    return lambda node, a: (float_rule if node.dtype.kind == "f" else int_rule)(node, a)
-
-
-def _infix(op: str) -> Rule:
-    return lambda node, a: f"({a[0]} {op} {a[1]})"
-
-
-def _bool_or_infix(bool_op: str, op: str) -> Rule:
-    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
-
-
 def _pick(fn: str) -> Rule:
     """maximum/minimum: NaN wins for floats, as in NumPy."""
-    return _float_or(
+    return float_or(
         lambda n, a: f"tl.{fn}({a[0]}, {a[1]}, {NAN_FIRST})",
         lambda n, a: f"tl.{fn}({a[0]}, {a[1]})",
     )
@@ -109,7 +96,7 @@ def _pick(fn: str) -> Rule:
 
 def _pick_number(fn: str) -> Rule:
     """fmax/fmin: a NaN loses to a number."""
-    return _float_or(
+    return float_or(
         lambda n, a: (
             f"tl.where({a[1]} != {a[1]}, {a[0]}, tl.where({a[0]} != {a[0]}, {a[1]}, tl.{fn}({a[0]}, {a[1]})))"
         ),
@@ -137,15 +124,13 @@ def _clip(node: Node, a: list[str]) -> str:
     return f"tl.minimum(tl.maximum({a[0]}, {a[1]}), {a[2]})"  # lo > hi gives hi, as NumPy
 
 
-_IDENT: Rule = lambda node, a: a[0]
-
 #: op -> rule(node, operand expressions) -> Triton expression.
 RULES: dict[Op, Rule] = {
     Op.NEG: lambda n, a: f"(-{a[0]})",
-    Op.POS: _IDENT,
-    Op.COPY: _IDENT,
-    Op.IOTA: _IDENT,  # its operand is the index of the axis it follows
-    Op.BROADCAST_TO: _IDENT,
+    Op.POS: IDENT,
+    Op.COPY: IDENT,
+    Op.IOTA: IDENT,  # its operand is the index of the axis it follows
+    Op.BROADCAST_TO: IDENT,
     Op.ABS: lambda n, a: a[0] if n.dtype.kind in "ub" else f"tl.abs({a[0]})",
     Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
     Op.RECIPROCAL: lambda n, a: f"({literal(1, n.dtype)} / {a[0]})",
@@ -170,10 +155,10 @@ RULES: dict[Op, Rule] = {
     Op.ARCSINH: _lm("asinh"),
     Op.ARCCOSH: _lm("acosh"),
     Op.ARCTANH: _lm("atanh"),
-    Op.FLOOR: _float_or(_lm("floor"), _IDENT),
-    Op.CEIL: _float_or(_lm("ceil"), _IDENT),
-    Op.TRUNC: _float_or(_lm("trunc"), _IDENT),
-    Op.RINT: _float_or(_lm("rint"), _IDENT),
+    Op.FLOOR: float_or(_lm("floor"), IDENT),
+    Op.CEIL: float_or(_lm("ceil"), IDENT),
+    Op.TRUNC: float_or(_lm("trunc"), IDENT),
+    Op.RINT: float_or(_lm("rint"), IDENT),
     Op.SIGN: _sign,
     Op.ISNAN: lambda n, a: f"({a[0]} != {a[0]})",
     Op.ISINF: lambda n, a: f"(tl.abs({a[0]}) == INF)",
@@ -183,10 +168,10 @@ RULES: dict[Op, Rule] = {
     Op.INVERT: lambda n, a: f"({a[0]} == 0)" if n.dtype.kind == "b" else f"(~{a[0]})",
     Op.DEG2RAD: lambda n, a: _ratio(n, a, np.pi, 180),
     Op.RAD2DEG: lambda n, a: _ratio(n, a, 180, np.pi),
-    Op.ADD: _bool_or_infix("|", "+"),
-    Op.SUB: _infix("-"),
-    Op.MUL: _bool_or_infix("&", "*"),
-    Op.TRUEDIV: _infix("/"),
+    Op.ADD: bool_or_infix("|", "+"),
+    Op.SUB: infix("-"),
+    Op.MUL: bool_or_infix("&", "*"),
+    Op.TRUEDIV: infix("/"),
     Op.POW: _lm("pow"),
     Op.MAXIMUM: _pick("maximum"),
     Op.MINIMUM: _pick("minimum"),
@@ -197,31 +182,16 @@ RULES: dict[Op, Rule] = {
     Op.COPYSIGN: _lm("copysign"),
     **INFIX_RULES,
     Op.WHERE: lambda n, a: f"tl.where({a[0]}, {a[1]}, {a[2]})",
-    Op.REAL: _IDENT,
+    Op.REAL: IDENT,
     Op.CLIP: _clip,
 }
-
-#: Defined for floats only (NumPy computes integer arguments in float64: the node says so).
-FLOAT_ONLY = frozenset(
-    {Op.SQRT, Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P}
-    | {Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH}
-    | {Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH, Op.TRUEDIV, Op.ARCTAN2, Op.HYPOT, Op.COPYSIGN}
-    | {Op.DEG2RAD, Op.RAD2DEG, Op.RECIPROCAL, Op.POW, Op.ISINF, Op.ISFINITE, Op.SIGNBIT}
-)
 
 
 def lower(node: Node, operands: list[Operand]) -> str:
     """The Triton expression computing ``node`` from its operands."""
     if node.op is Op.CAST:
         return convert(operands[0], node.dtype)
-    work = compute_dtype(node, operands)
-    if node.op is Op.POW and operands[1].value in (2, 3):  # x**2 as a product, as NumPy
-        return "(" + " * ".join([convert(operands[0], work)] * int(operands[1].value)) + ")"
-    args = [convert(o, work) for o in operands]
-    if node.op is Op.WHERE:
-        args[0] = convert(operands[0], np.dtype(bool))
-    typed = node if work == node.dtype else Node(node.op, (), work, (), None, None, -1)
-    return RULES[node.op](typed, args)
+    return lower_with(node, operands, RULES, convert)
 
 
 def convert(operand: Operand, dtype: np.dtype) -> str:
@@ -237,8 +207,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind in "iu")  # NaN/overflow: NumPy's
-    if node.op not in RULES:
-        return False
-    float_args = node.op in (Op.ISINF, Op.ISFINITE, Op.SIGNBIT)
-    kinds = [i.dtype.kind for i in node.inputs] if float_args else [node.dtype.kind]
-    return not (node.op in FLOAT_ONLY and any(k != "f" for k in kinds))
+    return node.op in RULES and floats_fit(node)

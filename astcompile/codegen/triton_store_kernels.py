@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from astcompile.codegen.lower import Operand
+from astcompile.codegen.operands import Operand
 from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.codegen.triton_kernel import loc_comment
 from astcompile.codegen.triton_rules import SIGNATURE, convert
