@@ -178,8 +178,9 @@ def rewrite(work: FunctionWork) -> None:
 
 
 def materialise(work: FunctionWork) -> None:
+    from astcompile.frontend.lowering import routed_calls
     from astcompile.frontend.materialize import build_function
-    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, LoopSpec, def_name
+    from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
@@ -190,10 +191,10 @@ def materialise(work: FunctionWork) -> None:
             spec.body_source, spec.name, owner.fn, STRUCTURED_CALLS, made.filename, spec.structured
         )
         body = traced
-        if any(isinstance(s, LoopSpec) for s in spec.structured):  # run plain as written: a
-            body = build_function(  # loop as calls of its body costs a call per iteration
+        if spec.structured or routed_calls(spec.body_source):  # run plain as written: a loop
+            body = build_function(  # as calls of its body costs a call per iteration, a call
                 spec.body_source, spec.name, owner.fn, unbound, made.filename, spec.structured
-            )
+            )  # routed through the tracer's helpers puts our frame in warnings and tracebacks
         free[spec.name] = region = owner.new_region(spec, body, traced)
         work.regions.append(region)
     name = def_name(owner.fn)

@@ -234,6 +234,18 @@ def test_ignored_errors_stay_compiled():
         assert compiled.regions[0].stats.eager_calls == before
 
 
+def test_a_warning_from_the_statements_names_the_users_line():
+    """NumPy warns from the frame that called it: a region's statements run as written (the
+    rerun after a loud flag, a plain run), so the warning names this file, not a helper of
+    the tracer's that ``np.log`` was routed through (and the once-per-line filter works)."""
+    compiled = astcompile.compile(log_scaled, backend="c")  # (eager warns from its own ops)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        compiled(np.zeros(4))
+        compiled(np.zeros(4))
+    assert seen and {w.filename for w in seen} == {__file__}
+
+
 def store_divided(x, y):
     x[...] = 1.0 / y
     return x.sum()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
@@ -32,6 +33,23 @@ CREATE = "__ac_create"
 CREATION_NAMES = frozenset(
     {"zeros", "ones", "empty", "full", "array", "asarray", "arange", "linspace", "eye", "identity"}
 )
+
+
+#: Words of a body that the lowering may route through the tracer's helpers (a superset:
+#: a match only costs building the body as written too).
+_ROUTED = re.compile(
+    r"\b(assert|if|"
+    + "|".join(sorted(P.SCALAR_BUILTINS | P.MATH_FUNCTIONS | CREATION_NAMES))
+    + r")\b"
+)
+
+
+def routed_calls(source: str) -> bool:
+    """Whether lowering ``source`` may call the tracer's helpers (``__ac_scalar``,
+    ``__ac_create``, ``__ac_if``, ``__ac_assert``) where the user's text calls NumPy or Python
+    directly: then a plain run uses the body as written, so that NumPy's warnings and a
+    traceback name the user's line, not a frame of ours."""
+    return _ROUTED.search(source) is not None
 
 
 def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
