@@ -47,22 +47,40 @@ def _unavailable() -> int:
     return 0
 
 
-_functions = _libm()
-available = _functions is not None
+def _load() -> None:
+    """Bind :func:`clear` and :func:`raised` to libm's functions, on their first use: cffi's C
+    parser costs about 10 ms to import, and a process that imports astcompile but never runs
+    compiled code (or gets the C call path's functions first: :func:`use`) needs none of it."""
+    global clear, raised
+    functions = _libm()
+    if functions is None:
+        clear, raised = _unavailable, _unavailable
+    else:  # partials of the C functions: no Python frame per call
+        clear, raised = partial(functions[0], ALL), partial(functions[1], ALL)
+
+
+def _first_clear() -> object:
+    _load()
+    return clear()
+
+
+def _first_raised() -> int:
+    _load()
+    return raised()
+
+
 #: clear(): clear the calling thread's flags (before a compiled run); raised(): the flags
-#: raised on it since (0: none). Partials of the C functions: no Python frame per call.
-clear, raised = (
-    (partial(_functions[0], ALL), partial(_functions[1], ALL))
-    if _functions is not None
-    else (_unavailable, _unavailable)
-)
+#: raised on it since (0: none). Callers look them up on the module at each call, so the
+#: first call's :func:`_load` (or :func:`use`) rebinds them for every later one.
+clear: Callable[[], object] = _first_clear
+raised: Callable[[], int] = _first_raised
 
 
 def use(clear_flags: Callable[[], object], raised_flags: Callable[[], int]) -> None:
     """Clear and test the flags with these functions from now on (the C call path's: same
     flags, no cffi call). Machines whose flags are unknown keep looking at none."""
     global clear, raised
-    if available:
+    if KINDS:
         clear, raised = clear_flags, raised_flags
 
 
