@@ -70,7 +70,7 @@ def user_location() -> Loc | None:
 
 def _user_lines() -> tuple[tuple[str, int], ...]:
     """The user's lines on the stack, innermost first (a node's line and its callers')."""
-    frame, lines = sys._getframe(2), []
+    frame, lines = sys._getframe(1), []
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith(_NOT_USER):
@@ -125,20 +125,20 @@ class TraceContext:
     def node(
         self, op: Op, inputs: tuple, dtype: np.dtype, shape: tuple[Dim, ...], attr: Any = None
     ) -> Node:
-        loc = user_location()
-        self._spend(loc, is_reduction(op))
+        lines = _user_lines()  # one walk of the stack: the node's line and the budget's key
+        loc = Loc(*lines[0]) if lines else None
+        self._spend(lines, loc, is_reduction(op))
         return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
 
-    def _spend(self, loc: Loc | None, reduction: bool) -> None:
+    def _spend(self, lines: tuple, loc: Loc | None, reduction: bool) -> None:
         """Count a node against its line's LINE_BUDGET; past it, the line was unrolled. The
-        line is keyed with the user's lines that called it, so a helper called from many
-        places is not one line copied; a helper called per item of a comprehension is."""
+        line is keyed with the user's lines that called it (``lines``), so a helper called from
+        many places is not one line copied; a helper called per item of a comprehension is."""
         if loc is None:
             return
-        key = _user_lines()
-        reductions, nodes = self.per_line.get(key, (0, 0))
+        reductions, nodes = self.per_line.get(lines, (0, 0))
         spent = (reductions + reduction, nodes + 1)
-        self.per_line[key] = spent
+        self.per_line[lines] = spent
         if any(n > most for n, most in zip(spent, LINE_BUDGET)):
             raise TraceBreak(
                 TraceReason.UNROLLED,
