@@ -116,7 +116,7 @@ def test_c_is_the_target_rule_table():
 def test_only_c_compares_floats_through_helpers():
     """Triton's comparisons stay the shared infix rules (its source is unchanged); C's float
     comparisons call the quiet helpers, its integer ones stay infix."""
-    from astcompile.codegen import triton_rules
+    from astcompile.targets.triton import triton_rules
 
     assert all(triton_rules.RULES[op] is INFIX_RULES[op] for op in (Op.LT, Op.GE))
     f8, i8, b = np.dtype(np.float64), np.dtype(np.int64), np.dtype(bool)

@@ -25,8 +25,8 @@ def test_later_stages_import_nothing_of_the_tracer():
 
 
 def test_no_import_cycle_among_the_backends():
-    """backends/triton.py routes a region to the store and host-loop writers, which share the
-    flat writer (backends/triton_flat.py) instead of importing the backend back."""
+    """targets/triton/triton_backend.py routes a region to the store and host-loop writers, which share the
+    flat writer (targets/triton/flat.py) instead of importing the backend back."""
     assert [c for c in _cycles() if any(m.startswith("astcompile.backends") for m in c)] == []
 
 

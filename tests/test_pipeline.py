@@ -259,7 +259,7 @@ def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken, caplog):
     """Which route a graph takes through the Triton target is decided at the ``accept`` stage,
     in sight of the stage list: the first of its forms that plans the graph; a graph none
     plans goes to C there, with the reason ``explain`` gives."""
-    from astcompile.backends.triton import TritonBackend
+    from astcompile.targets.triton.triton_backend import TritonBackend
 
     args = (np.arange(6.0), 0.1, 2) if fn is heat else (np.arange(6.0),)
     graph = astcompile.explain(astcompile.compile(fn, backend="eager"), *args).graphs[0]

@@ -59,7 +59,7 @@ def get_backend(name: str) -> Backend:
 
         return CBackend()
     if name == "triton":
-        from astcompile.backends.triton import TritonBackend
+        from astcompile.targets.triton.triton_backend import TritonBackend
 
         return TritonBackend()
     raise AssertionError(name)  # "auto" is resolved before (resolve_backend)

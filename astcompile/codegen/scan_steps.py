@@ -7,7 +7,7 @@ The tracer writes ``np.cumsum(x, axis)`` as the loop NumPy runs (trace/numpy_sca
     loop k in 1..n: store(%b, add(%b[..., k - 1], x[..., k]), k)
 
 That makes a loop region, which the C target compiles as one C function. The Triton target has
-a scan kernel per row instead (:mod:`astcompile.codegen.triton_scan`), so before it gives up on
+a scan kernel per row instead (:mod:`astcompile.targets.triton.triton_scan`), so before it gives up on
 a loop region it asks :func:`fold_scans`: each such loop along the *last* axis (a flattened
 array's scan is one) becomes one NUMPY node, ``np.cumsum(x, axis=-1, dtype=...)``, read
 wherever the buffer was read after the loop; the buffer, its first store and the loop go. If
@@ -85,7 +85,7 @@ def fold_scans(graph: Graph) -> Graph | None:
 def _rebuilt(graph: Graph, nodes: list[Node], found: list[ScanLoop], dropped: set[int]) -> Graph:
     """Every node but the inputs re-created in id (program) order, each buffer replaced by its
     scan step. Even a node whose inputs are unchanged gets a new id: the store phases order
-    reads and stores by id (codegen/triton_store_plan.py), and a store re-created after a read it
+    reads and stores by id (targets/triton/store_plan.py), and a store re-created after a read it
     precedes would otherwise run after it (``c[w:] - c[:-w]`` of a concatenated cumsum)."""
     scans = {s.buffer.id: s for s in found}
     new: dict[int, Node] = {}

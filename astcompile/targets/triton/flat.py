@@ -1,8 +1,8 @@
 """The Triton module and wrapper of a flat schedule: what the Triton backend's routes share.
 
 A flat graph's code is its kernels' module and one wrapper (``flat_code``); store phases and the
-bodies of host loops are flat schedules too, written with ``built`` (backends/triton_host_stores.py,
-backends/triton_host_loops.py).
+bodies of host loops are flat schedules too, written with ``built`` (targets/triton/host_stores.py,
+targets/triton/host_loops.py).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from astcompile.backends.cwrap import WrapperParts
 from astcompile.codegen.host import EAGER, NOTHING, Assured, WrapperSource
-from astcompile.codegen.triton_matmul import matmul_note
-from astcompile.codegen.triton_scan import scan_functions, scan_signatures, scan_steps
-from astcompile.codegen.triton_source import HEADER
-from astcompile.codegen.triton_target import TRITON
 from astcompile.passes.schedule import Kernel, Schedule
+from astcompile.targets.triton.matmul import matmul_note
+from astcompile.targets.triton.triton_scan import scan_functions, scan_signatures, scan_steps
+from astcompile.targets.triton.triton_source import HEADER
+from astcompile.targets.triton.triton_target import TRITON
 
 
 @dataclass

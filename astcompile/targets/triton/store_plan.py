@@ -2,7 +2,7 @@
 
 A region whose only effects are stores and checks (no loop, no branch, no run-time index) runs
 as *phases*: flat graphs of fused kernels (as any flat region), each followed by the store kernels
-(:mod:`astcompile.codegen.triton_store_kernels`) that may run once it is done, in program
+(:mod:`astcompile.targets.triton.store_kernels`) that may run once it is done, in program
 order. A store kernel writes its value through the view's own pointer and strides: nothing
 is copied on the host, and the caller's array is the one written.
 
@@ -32,11 +32,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from astcompile.codegen.triton_rules import TL_TYPES, can_lower
-from astcompile.codegen.triton_store_kernels import TARGET_VIEWS
 from astcompile.ir.attrs import DynIndex, IndexKind, InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op, info
+from astcompile.targets.triton.store_kernels import TARGET_VIEWS
+from astcompile.targets.triton.triton_rules import TL_TYPES, can_lower
 
 #: Index items a store kernel's view is made of (a run-time slice needs the loop's index).
 STATIC_ITEMS = frozenset({IndexKind.SLICE, IndexKind.INT, IndexKind.NEWAXIS})

@@ -1,4 +1,4 @@
-"""The store kernels of :mod:`astcompile.codegen.triton_store_plan` and the wrapper lines that run them.
+"""The store kernels of :mod:`astcompile.targets.triton.store_plan` and the wrapper lines that run them.
 
 A store kernel writes ``src`` (the value, broadcast to the view's shape: stride 0 along the
 broadcast axes) into ``dst`` (the view itself: its pointer and element strides, negative for a
@@ -12,12 +12,12 @@ import re
 
 from astcompile.codegen.operands import Operand
 from astcompile.codegen.pyexpr import STEPS, _item
-from astcompile.codegen.triton_kernel import loc_comment
-from astcompile.codegen.triton_rules import SIGNATURE, convert
-from astcompile.codegen.triton_target import kernel_call
 from astcompile.ir.attrs import index_shape
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
+from astcompile.targets.triton.triton_kernel import loc_comment
+from astcompile.targets.triton.triton_rules import SIGNATURE, convert
+from astcompile.targets.triton.triton_target import kernel_call
 
 #: Views a store may write through (each a NumPy view of its input, never a copy).
 TARGET_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE})

@@ -11,20 +11,20 @@ earlier values are typed by the phase that made them.
 from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
-from astcompile.backends.triton_flat import TritonCode, built
 from astcompile.codegen.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.codegen.names import sanitize
-from astcompile.codegen.triton_source import HEADER
-from astcompile.codegen.triton_store_kernels import (
+from astcompile.ir.ops import Op
+from astcompile.targets.triton.flat import TritonCode, built
+from astcompile.targets.triton.store_kernels import (
     store_kernel,
     store_lines,
     store_name,
     store_parameters,
     view_ndim,
 )
-from astcompile.codegen.triton_store_plan import Phase, StoreRegion
-from astcompile.codegen.triton_target import TRITON, kernel_lookup
-from astcompile.ir.ops import Op
+from astcompile.targets.triton.store_plan import Phase, StoreRegion
+from astcompile.targets.triton.triton_source import HEADER
+from astcompile.targets.triton.triton_target import TRITON, kernel_lookup
 
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:

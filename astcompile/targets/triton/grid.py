@@ -1,6 +1,6 @@
 """Long reductions over many programs: a whole array's ``sum``/``max``/``mean`` on every SM.
 
-A kernel with reductions runs one program per row (:mod:`astcompile.codegen.triton_kernel`).
+A kernel with reductions runs one program per row (:mod:`astcompile.targets.triton.triton_kernel`).
 When there are few rows and they are long (a full reduction, ``x.sum()``, has one row;
 ``X.mean(axis=0)`` of a tall ``(n, 8)`` array has eight), that uses a few streaming
 multiprocessors' bandwidth. The launcher then runs the kernel instead as a few launches per
@@ -32,15 +32,15 @@ import numpy as np
 from astcompile.codegen import reduce as red
 from astcompile.codegen.ids import nid
 from astcompile.codegen.plan import KernelPlan, phase_parts
-from astcompile.codegen.triton_kernel import (
+from astcompile.ir.graph import Node
+from astcompile.targets.triton.triton_kernel import (
     FOLDS,
     TritonEmitter,
     _row_start,
     _v,
     phase_loop,
 )
-from astcompile.codegen.triton_rules import SIGNATURE, literal
-from astcompile.ir.graph import Node
+from astcompile.targets.triton.triton_rules import SIGNATURE, literal
 
 
 def is_grid_reduction(plan: KernelPlan) -> bool:

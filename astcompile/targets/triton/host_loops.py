@@ -16,13 +16,16 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 from __future__ import annotations
 
 from astcompile.backends.cwrap import WrapperParts
-from astcompile.backends.triton_flat import TritonCode, built
-from astcompile.backends.triton_host_stores import store_sources, unsafe_check
 from astcompile.codegen.host import NO_IDENTITY, Assured, HostWriter
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
-from astcompile.codegen.triton_loop_plan import (
+from astcompile.ir.attrs import DynIndex, InputKind
+from astcompile.ir.graph import Node, walk
+from astcompile.ir.ops import Op
+from astcompile.targets.triton.flat import TritonCode, built
+from astcompile.targets.triton.host_stores import store_sources, unsafe_check
+from astcompile.targets.triton.triton_loop_plan import (
     HostBranch,
     HostIndex,
     HostLoop,
@@ -30,11 +33,8 @@ from astcompile.codegen.triton_loop_plan import (
     HostStep,
     Segment,
 )
-from astcompile.codegen.triton_source import HEADER
-from astcompile.codegen.triton_target import TRITON
-from astcompile.ir.attrs import DynIndex, InputKind
-from astcompile.ir.graph import Node, walk
-from astcompile.ir.ops import Op
+from astcompile.targets.triton.triton_source import HEADER
+from astcompile.targets.triton.triton_target import TRITON
 
 
 def loop_code(program: HostProgram, assured: Assured) -> TritonCode:

@@ -19,10 +19,10 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.scan_steps import scan_of
 from astcompile.codegen.source_notes import short
-from astcompile.codegen.triton_kernel import loc_comment
-from astcompile.codegen.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
 from astcompile.ir.graph import Node
 from astcompile.passes.schedule import NumpyStep, Schedule
+from astcompile.targets.triton.triton_kernel import loc_comment
+from astcompile.targets.triton.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
 
 #: scan -> (Triton's scan of a block, how a running value joins it, the identity).
 SCAN_FORMS: dict[str, tuple[str, str, int]] = {

@@ -22,18 +22,18 @@ from astcompile import config
 from astcompile.backends.c import CBackend, assured
 from astcompile.backends.cwrap import make_wrapper
 from astcompile.backends.staged import StagedBackend
-from astcompile.backends.triton_flat import TritonCode, flat_code
-from astcompile.backends.triton_host_loops import loop_code
-from astcompile.backends.triton_host_stores import store_code
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
-from astcompile.codegen.triton_loop_plan import HostProgram, c_target_reason, host_program
-from astcompile.codegen.triton_store_plan import StoreRegion, store_region
-from astcompile.codegen.triton_target import TRITON
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
+from astcompile.targets.triton.flat import TritonCode, flat_code
+from astcompile.targets.triton.host_loops import loop_code
+from astcompile.targets.triton.host_stores import store_code
+from astcompile.targets.triton.store_plan import StoreRegion, store_region
+from astcompile.targets.triton.triton_loop_plan import HostProgram, c_target_reason, host_program
+from astcompile.targets.triton.triton_target import TRITON
 
 __all__ = ["FORMS", "TritonBackend"]
 

@@ -29,10 +29,10 @@ from astcompile.codegen.names import value_name
 from astcompile.codegen.operands import Operand, kernel_operands
 from astcompile.codegen.plan import Access, KernelPlan, phase_parts
 from astcompile.codegen.source_notes import short
-from astcompile.codegen.triton_rules import constant, literal, lower, tl_type
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import member_map
+from astcompile.targets.triton.triton_rules import constant, literal, lower, tl_type
 
 #: fold op -> (lane fold of an accumulator and a value, the combine over the block's lanes).
 FOLDS: dict[Op, tuple[str, str]] = {

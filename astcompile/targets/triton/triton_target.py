@@ -2,8 +2,8 @@
 
 The second implementation of :class:`~astcompile.codegen.target.Target` (C is the first). It
 shares the schedule, the kernel plan, the reduction rules and the Python wrapper with C; what
-is its own is :mod:`astcompile.codegen.triton_rules` (op -> expression),
-:mod:`astcompile.codegen.triton_kernel` (plan -> ``@triton.jit`` functions) and the launcher
+is its own is :mod:`astcompile.targets.triton.triton_rules` (op -> expression),
+:mod:`astcompile.targets.triton.triton_kernel` (plan -> ``@triton.jit`` functions) and the launcher
 below, which writes one call per kernel into the wrapper: sizes, the arrays read, scalars and
 outputs; :class:`astcompile.runtime.triton_runtime.KernelLauncher` turns them into pointers,
 element strides, a grid and a block at call time.
@@ -18,21 +18,21 @@ from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
 from astcompile.codegen.target import KernelCode, Launcher
-from astcompile.codegen.triton_grid import is_grid_reduction, scratch
-from astcompile.codegen.triton_matmul import (
+from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import Kind, Op
+from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.targets.triton.grid import is_grid_reduction, scratch
+from astcompile.targets.triton.matmul import (
     MatmulKernel,
     fuse_matmuls,
     matmul_functions,
     matmul_parameters,
 )
-from astcompile.codegen.triton_rules import RULES, TL_TYPES, Rule, can_lower
-from astcompile.codegen.triton_scan import is_scan_step, scan_name, scan_steps
-from astcompile.codegen.triton_scan import scratch as scan_scratch
-from astcompile.codegen.triton_source import kernel_functions, signature
-from astcompile.codegen.triton_source import signatures as kernel_signatures
-from astcompile.ir.graph import Graph, Node
-from astcompile.ir.ops import Kind, Op
-from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.targets.triton.triton_rules import RULES, TL_TYPES, Rule, can_lower
+from astcompile.targets.triton.triton_scan import is_scan_step, scan_name, scan_steps
+from astcompile.targets.triton.triton_scan import scratch as scan_scratch
+from astcompile.targets.triton.triton_source import kernel_functions, signature
+from astcompile.targets.triton.triton_source import signatures as kernel_signatures
 
 if TYPE_CHECKING:
     from astcompile.codegen.host import WrapperSource
@@ -73,7 +73,7 @@ class TritonLauncher:
         return lines
 
     def step(self, node: Node) -> bool:
-        """A scan step runs its scan kernel (:mod:`astcompile.codegen.triton_scan`)."""
+        """A scan step runs its scan kernel (:mod:`astcompile.targets.triton.triton_scan`)."""
         if not is_scan_step(node):
             return False
         w = self.w

@@ -4,7 +4,7 @@ A user loop whose loop form is a host loop (:func:`~astcompile.codegen.loop_sche
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
-region's phases (:mod:`astcompile.codegen.triton_store_plan`) when it stores into views. A
+region's phases (:mod:`astcompile.targets.triton.store_plan`) when it stores into views. A
 segment's inputs are the region's, then *stand-ins* for what it reads from elsewhere (a loop
 variable, a carried value, a value an earlier segment computed); its outputs are what the host
 or a later segment needs:
@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 
 from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.codegen.triton_host import blocks, host_leaf, host_scalars, written_arguments
-from astcompile.codegen.triton_loop_grid import vectorize
-from astcompile.codegen.triton_store_plan import StoreRegion, c_reason, store_region
 from astcompile.codegen.views import indexed_shape
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
+from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
+from astcompile.targets.triton.loop_grid import vectorize
+from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})

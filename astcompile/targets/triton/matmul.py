@@ -17,7 +17,7 @@ region) is stored as well; one with no such kernel is a kernel of its own. Other
 
 The kernel function (:func:`matmul_functions`) calls ``tile_of`` and ``tile_product`` from the
 hand-written kernel, then writes the epilogue with the elementwise emitter
-(:class:`~astcompile.codegen.triton_kernel.TritonEmitter`) over the tile's 2-D indices.
+(:class:`~astcompile.targets.triton.triton_kernel.TritonEmitter`) over the tile's 2-D indices.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan, plan_kernel
 from astcompile.codegen.source_notes import lines_of, short
-from astcompile.codegen.triton_kernel import TritonEmitter, loc_comment
-from astcompile.codegen.triton_rules import tl_type
-from astcompile.codegen.triton_source import annotated, parameters
 from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
+from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
+from astcompile.targets.triton.triton_rules import tl_type
+from astcompile.targets.triton.triton_source import annotated, parameters
 
 PRODUCTS = (Op.MATMUL, Op.DOT)
 
