@@ -34,10 +34,10 @@ from astcompile.runtime.timing import phase
 from astcompile.stages import FunctionWork, RegionWork
 
 if TYPE_CHECKING:
-    from astcompile.backends import Backend, CompiledGraph
     from astcompile.ir.graph import Graph
     from astcompile.jit.entries import Entry
     from astcompile.jit.protocols import CompilingRegion, Owner
+    from astcompile.targets import Backend, CompiledGraph
 
 
 def always(stage: str, work: Any) -> bool:

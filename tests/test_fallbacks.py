@@ -15,7 +15,7 @@ import pytest
 from differential import TRITON
 
 import astcompile
-from astcompile.backends import eager
+from astcompile.targets import eager
 from bench.programs.matvec_lists import matvec_lists
 
 #: The compiling targets: each falls back to the plain body, never the interpreter.

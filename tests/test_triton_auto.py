@@ -9,7 +9,7 @@ import pytest
 from differential import TRITON, gpu_present
 
 import astcompile
-from astcompile.backends import on_device, resolve_for_call
+from astcompile.targets import on_device, resolve_for_call
 
 
 def scale(x, a):

@@ -24,10 +24,10 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr, tuple_expr
-from astcompile.codegen.target import Target
 from astcompile.ir.graph import Graph, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
+from astcompile.targets.base import Target
 
 #: what a call that fails the argument checks does by default: the eager interpreter runs it
 EAGER = "return _eager(leaves)"

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.lower_complex import COMPLEX_ARGUMENT
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
 from astcompile.passes.schedule import member_map
+from astcompile.targets.c.complex_rules import COMPLEX_ARGUMENT
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 One row per op, for every target: the accumulator starts at the fold's identity, each element
 is folded in with an elementwise op, partial results (one per chunk of the loop, see
-:mod:`astcompile.codegen.chunks`) are folded together in chunk order, and the result is the
+:mod:`astcompile.targets.c.chunks`) are folded together in chunk order, and the result is the
 accumulator, cast back (a mean divides it by the count first). How a target writes the fold
 (a C compound assignment, an OpenMP clause, ``tl.sum``) is the target's business
-(:mod:`astcompile.codegen.c_reduce` for C).
+(:mod:`astcompile.targets.c.c_reduce` for C).
 
 Float sums and products accumulate in float64 (complex in complex128): over 16M float32
 elements a chunked float64 sum is within 1e-6 relative of NumPy's pairwise sum. Float max/min

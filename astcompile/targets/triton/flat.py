@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astcompile.backends.cwrap import WrapperParts
 from astcompile.codegen.host import EAGER, NOTHING, Assured, WrapperSource
 from astcompile.passes.schedule import Kernel, Schedule
+from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.matmul import matmul_note
 from astcompile.targets.triton.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.targets.triton.triton_source import HEADER

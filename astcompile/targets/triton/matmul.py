@@ -31,10 +31,10 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan, plan_kernel
 from astcompile.codegen.source_notes import lines_of, short
-from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
+from astcompile.targets.c.views import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
 from astcompile.targets.triton.triton_rules import tl_type
 from astcompile.targets.triton.triton_source import annotated, parameters

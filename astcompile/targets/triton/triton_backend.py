@@ -19,15 +19,15 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from astcompile import config
-from astcompile.backends.c import CBackend, assured
-from astcompile.backends.cwrap import make_wrapper
-from astcompile.backends.staged import StagedBackend
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.scan_steps import fold_scans
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
+from astcompile.targets.c.c_backend import CBackend, assured
+from astcompile.targets.c.cwrap import make_wrapper
+from astcompile.targets.staged import StagedBackend
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
 from astcompile.targets.triton.host_stores import store_code

@@ -1,6 +1,6 @@
 """Loop regions on the Triton target: a host loop launching the body's kernels each iteration.
 
-A user loop whose loop form is a host loop (:func:`~astcompile.codegen.loop_schedule.loop_form`:
+A user loop whose loop form is a host loop (:func:`~astcompile.targets.c.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from astcompile.codegen.loop_schedule import LoopForm, build_schedule, loop_forms
-from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.codegen.views import indexed_shape
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
+from astcompile.targets.c.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.targets.c.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.targets.c.views import indexed_shape
 from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.targets.triton.loop_grid import vectorize
 from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region

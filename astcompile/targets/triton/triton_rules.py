@@ -1,6 +1,6 @@
 """Op -> Triton expression: the Triton target's rule table.
 
-The same contract as the C table (:data:`astcompile.codegen.lower.RULES`): a rule gets the node
+The same contract as the C table (:data:`astcompile.targets.c.c_rules.RULES`): a rule gets the node
 (seen with its computation dtype) and its operands as Triton expressions already converted to
 that dtype, and returns an expression of the node's dtype. Math functions go through ``lm``
 (:mod:`astcompile.runtime.triton_math`): ``libdevice`` on a GPU, NumPy under the interpreter.
@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ctypes import as_integer
-from astcompile.codegen.lower import INFIX_RULES
 from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
-from astcompile.codegen.target import IDENT, Rule, bool_or_infix, float_or, infix
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.targets.base import IDENT, Rule, bool_or_infix, float_or, infix
+from astcompile.targets.c.c_rules import INFIX_RULES
+from astcompile.targets.c.ctypes import as_integer
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan, plan_kernel
 from astcompile.codegen.source_notes import lines_of
-from astcompile.codegen.views import dim_c
 from astcompile.passes.schedule import Kernel
+from astcompile.targets.c.views import dim_c
 from astcompile.targets.triton import grid
 from astcompile.targets.triton.grid import grid_parameters, is_grid_reduction
 from astcompile.targets.triton.triton_kernel import (

@@ -1,6 +1,6 @@
 """The Triton target: the op -> Triton table, the Triton kernel emitter and its launcher.
 
-The second implementation of :class:`~astcompile.codegen.target.Target` (C is the first). It
+The second implementation of :class:`~astcompile.targets.base.Target` (C is the first). It
 shares the schedule, the kernel plan, the reduction rules and the Python wrapper with C; what
 is its own is :mod:`astcompile.targets.triton.triton_rules` (op -> expression),
 :mod:`astcompile.targets.triton.triton_kernel` (plan -> ``@triton.jit`` functions) and the launcher
@@ -17,10 +17,10 @@ from astcompile.codegen.plan import KernelPlan
 from astcompile.codegen.pyexpr import dim_expr, tuple_expr
 from astcompile.codegen.reduce import RULES as REDUCTIONS
 from astcompile.codegen.reduce import rule
-from astcompile.codegen.target import KernelCode, Launcher
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.targets.base import KernelCode, Launcher
 from astcompile.targets.triton.grid import is_grid_reduction, scratch
 from astcompile.targets.triton.matmul import (
     MatmulKernel,

@@ -14,7 +14,7 @@ can change the result. The rule, checked on the graph before the loop is emitted
   runs calls whose written argument overlaps another argument eagerly, buffers are fresh).
 
 Three more conditions are confirmed once the body is emitted (see
-:mod:`astcompile.codegen.structured_parallel`): the body returns no error (every index check
+:mod:`astcompile.targets.c.structured_parallel`): the body returns no error (every index check
 was proved in range, no ``assert`` and no size check could fire in a data-dependent order, so
 a failing call raises what serial execution raises), and it needs no scratch buffer (threads
 would share it). ``x[i] = x[i - 1] + 1``, ``x[i + 1] = ...`` next to a read of ``x[i]``, and
@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astcompile.codegen.structured_plan import VIEW_OPS, StructPlan
 from astcompile.ir.graph import ConstAttr, DynIndex, Graph, IfAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
+from astcompile.targets.c.structured_plan import VIEW_OPS, StructPlan
 
 Pos = tuple[int, int] | None  # (coef, offset): the index coef * i + offset; None: unknown/range
 

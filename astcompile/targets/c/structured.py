@@ -1,8 +1,8 @@
 """C for structured graphs: one function per region holding its loops, branches and stores.
 
-The emitter walks the region's loop schedule (:mod:`~astcompile.codegen.loop_schedule`): one
+The emitter walks the region's loop schedule (:mod:`~astcompile.targets.c.loop_schedule`): one
 C writer per statement type (:data:`STATEMENTS`), in program order. Scalars are C locals computed at their
-position. Arrays in memory are :class:`~astcompile.codegen.views.View` s; other arrays are lazy
+position. Arrays in memory are :class:`~astcompile.targets.c.views.View` s; other arrays are lazy
 and fused, element by element, into the loop nest of whoever consumes them (a store, a
 reduction, a buffer, a loop-carried value). Every buffer is allocated by the Python wrapper
 (sizes never depend on a loop variable), so the C function never allocates. Errors (an index
@@ -10,7 +10,7 @@ out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; t
 raises NumPy's exception.
 
 A user loop runs on threads only when its iterations are provably independent
-(:mod:`~astcompile.codegen.independence`; pragmas: :mod:`.structured_parallel`).
+(:mod:`~astcompile.targets.c.independence`; pragmas: :mod:`.structured_parallel`).
 Element loops are independent by construction: a store that might read what it writes goes
 through a temporary first, so they use ``omp simd`` and, when large, a team of threads.
 """
@@ -23,23 +23,32 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen import loop_schedule as ls
-from astcompile.codegen import structured_checks as index_checks
-from astcompile.codegen import structured_control as control
-from astcompile.codegen import structured_parallel as parallel
-from astcompile.codegen.ctypes import ctype, literal
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import Bounds
-from astcompile.codegen.loop_schedule import build_schedule
-from astcompile.codegen.lower import can_lower, lower
 from astcompile.codegen.names import describe, value_name
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.operands import Operand
-from astcompile.codegen.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
-from astcompile.codegen.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.codegen.structured_reduce import LoopReductions
-from astcompile.codegen.structured_tables import table_decl
-from astcompile.codegen.views import (
+from astcompile.ir.graph import (
+    Graph,
+    InputAttr,
+    InputKind,
+    Node,
+    SizeCheckAttr,
+)
+from astcompile.ir.ops import Kind, Op
+from astcompile.ir.shapes import Dim, store_checks, upper_bound
+from astcompile.targets.c import loop_schedule as ls
+from astcompile.targets.c import structured_checks as index_checks
+from astcompile.targets.c import structured_control as control
+from astcompile.targets.c import structured_parallel as parallel
+from astcompile.targets.c.c_rules import can_lower, lower
+from astcompile.targets.c.ctypes import ctype, literal
+from astcompile.targets.c.loop_schedule import build_schedule
+from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
+from astcompile.targets.c.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.targets.c.structured_reduce import LoopReductions
+from astcompile.targets.c.structured_tables import table_decl
+from astcompile.targets.c.views import (
     View,
     broadcast_index,
     broadcast_strides,
@@ -52,15 +61,6 @@ from astcompile.codegen.views import (
     shape_c,
     transpose_view,
 )
-from astcompile.ir.graph import (
-    Graph,
-    InputAttr,
-    InputKind,
-    Node,
-    SizeCheckAttr,
-)
-from astcompile.ir.ops import Kind, Op
-from astcompile.ir.shapes import Dim, store_checks, upper_bound
 
 
 @dataclass
@@ -99,7 +99,7 @@ class Emitter(LoopReductions):
     tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
-        """Emit one block of the loop schedule (:mod:`~astcompile.codegen.loop_schedule`)."""
+        """Emit one block of the loop schedule (:mod:`~astcompile.targets.c.loop_schedule`)."""
         for stmt in stmts:
             self.inside = stmt.around
             STATEMENTS[type(stmt)](self, stmt)

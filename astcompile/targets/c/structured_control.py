@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from astcompile.codegen import structured_parallel as parallel
-from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import loop_bounds
-from astcompile.codegen.loop_schedule import Branch, Stmt, UserLoop
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
 from astcompile.codegen.source_notes import error_site
-from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.views import View, contiguous_strides
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
+from astcompile.targets.c import structured_parallel as parallel
+from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.loop_schedule import Branch, Stmt, UserLoop
+from astcompile.targets.c.structured_plan import StructuredUnsupported
+from astcompile.targets.c.views import View, contiguous_strides
 
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
 

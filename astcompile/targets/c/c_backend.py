@@ -4,7 +4,7 @@ The C target of the pipeline (``astcompile/pipeline.py``): after the graph passe
 groups a flat graph into kernels, ``lower`` writes one C source for all of the region's kernels
 (one compiler call), ``load`` builds or loads it through the runtime's disk cache, and ``wrap``
 makes the generated Python wrapper. Graphs with loops, branches or stores (*loop* graphs) become
-one C function each (``codegen/structured.py``); what that emitter does not support raises
+one C function each (``targets/c/structured.py``); what that emitter does not support raises
 ``Unlowerable`` and the region runs the user's own statements (never the graph
 interpreter, which would be slower than the plain code).
 """
@@ -14,11 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astcompile import config, logs
-from astcompile.backends.cwrap import WrapperParts, make_wrapper
-from astcompile.backends.staged import StagedBackend
-from astcompile.codegen import c_kernel as cgen
-from astcompile.codegen.c_entry import WORD_UNION
-from astcompile.codegen.c_target import C
 from astcompile.codegen.host import NOTHING, Assured, WrapperSource, assured_by
 from astcompile.codegen.ids import numbering
 from astcompile.codegen.inplace import reused_buffers
@@ -31,6 +26,11 @@ from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path
 from astcompile.stages import GraphKind, RegionWork
+from astcompile.targets.c import c_kernel as cgen
+from astcompile.targets.c.c_target import C
+from astcompile.targets.c.cwrap import WrapperParts, make_wrapper
+from astcompile.targets.c.entry import WORD_UNION
+from astcompile.targets.staged import StagedBackend
 
 __all__ = ["CBackend"]
 
@@ -106,9 +106,9 @@ class CBackend(StagedBackend):
                 return
             # The loop emitter is imported with the first loop graph: a program of flat
             # regions (and its first call) does without it.
-            from astcompile.codegen.structured import generate_structured
-            from astcompile.codegen.structured_plan import StructuredUnsupported
-            from astcompile.codegen.structured_wrapper import region_source
+            from astcompile.targets.c.structured import generate_structured
+            from astcompile.targets.c.structured_plan import StructuredUnsupported
+            from astcompile.targets.c.structured_wrapper import region_source
 
             try:
                 c, decl, wrapper = region_source(graph, generate_structured(graph))

@@ -4,7 +4,7 @@ A reduction walks its inner axes in chunks of about :data:`CHUNK` elements along
 Each chunk folds its elements into fresh accumulators (``a``); the chunk results are folded
 into the total in chunk order. So a sum is the same bits whether one thread walks every chunk
 (a loop region, a small kernel) or several threads take shares of the chunks (a fused kernel's
-few long rows, :mod:`astcompile.codegen.c_kernel`): ``np.sum`` inside a compiled loop equals the
+few long rows, :mod:`astcompile.targets.c.c_kernel`): ``np.sum`` inside a compiled loop equals the
 fused kernel's ``np.sum`` of the same array, for any thread count.
 
 Blocked float64 sums: one ``omp simd reduction(+:...)`` loop keeps one vector of partial sums,
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen import c_reduce as red
-from astcompile.codegen.ctext import CText
 from astcompile.codegen.ids import nid
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.targets.c import c_reduce as red
+from astcompile.targets.c.ctext import CText
 
 #: Elements per chunk of a row: the unit of parallel work and of blocked summation.
 CHUNK = 1 << 13

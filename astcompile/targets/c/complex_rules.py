@@ -21,11 +21,11 @@ import functools
 
 import numpy as np
 
-from astcompile.codegen.target import Rule
-from astcompile.codegen.target import infix as _infix
 from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.targets.base import Rule
+from astcompile.targets.base import infix as _infix
 
 
 def _suffix(node: Node) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from astcompile.codegen.ctypes import ctype, literal
 from astcompile.ir.graph import Node
+from astcompile.targets.c.ctypes import ctype, literal
 
 #: Array constants of up to this many elements become C tables; larger ones are not lowered.
 TABLE_LIMIT = 1 << 14

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.backends.eager import EagerBackend, EvalContext, rule_for
 from astcompile.codegen.names import sanitize
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.runtime import nthreads
+from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
 
 
 @dataclass

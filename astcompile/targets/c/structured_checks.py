@@ -16,11 +16,11 @@ from astcompile.codegen.ids import nid
 from astcompile.codegen.index_ranges import bounds, in_range
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.source_notes import error_site
-from astcompile.codegen.structured_plan import StructuredUnsupported
-from astcompile.codegen.views import dim_c, slice_start
 from astcompile.ir.checks import SIZE_CHECKS
 from astcompile.ir.graph import DynIndex, IndexItem, Node, SizeCheckAttr
 from astcompile.ir.shapes import Dim
+from astcompile.targets.c.structured_plan import StructuredUnsupported
+from astcompile.targets.c.views import dim_c, slice_start
 
 Emitter = Any  # structured.Emitter (it imports this module)
 

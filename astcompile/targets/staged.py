@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from astcompile.backends import CompiledGraph
     from astcompile.ir.graph import Graph
+    from astcompile.targets import CompiledGraph
 
 
 class StagedBackend:

@@ -13,11 +13,11 @@ A target adds three things:
 
 * ``rules``: op -> expression, one small function per elementwise op, taking the node (its
   dtype picks ``expf`` or ``exp``) and its operands as expressions already converted to the
-  op's computation type (C: :data:`astcompile.codegen.lower.RULES`);
+  op's computation type (C: :data:`astcompile.targets.c.c_rules.RULES`);
 * ``kernel``: the kernel emitter, one planned kernel -> its source in the target's language
-  (C: :mod:`astcompile.codegen.c_kernel`, a row function and an OpenMP entry);
+  (C: :mod:`astcompile.targets.c.c_kernel`, a row function and an OpenMP entry);
 * ``launcher``: the wrapper statements that allocate one kernel's outputs and call it with
-  its arrays, sizes and scalars (C: :mod:`astcompile.codegen.c_target`, cffi pointers and byte
+  its arrays, sizes and scalars (C: :mod:`astcompile.targets.c.c_target`, cffi pointers and byte
   strides).
 
 ``supports`` says which nodes the target generates; the scheduler leaves the others to NumPy.

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.ctypes import ctype, literal, supported_dtype
 from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
 
 
 @dataclass(frozen=True)

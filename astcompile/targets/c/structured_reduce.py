@@ -1,7 +1,7 @@
 """Reductions in loop regions, written as fused kernels write them.
 
 A region's reduction folds its input element by element (the lazy values it reads are
-computed in its loop), in the chunks and blocked lanes of :mod:`astcompile.codegen.chunks`, on
+computed in its loop), in the chunks and blocked lanes of :mod:`astcompile.targets.c.chunks`, on
 the calling thread: ``np.sum(X[i])`` in a compiled loop gives the bits ``np.sum(X, axis=1)``
 gives in a fused kernel. The result is a scalar local or is stored into its buffer.
 
@@ -17,16 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen import c_reduce as red
-from astcompile.codegen.chunks import ReductionLoops, Work
-from astcompile.codegen.ctypes import ctype, supported_dtype
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import location as loc
 from astcompile.codegen.names import value_name
-from astcompile.codegen.views import View, contiguous_strides, dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim
+from astcompile.targets.c import c_reduce as red
+from astcompile.targets.c.chunks import ReductionLoops, Work
+from astcompile.targets.c.ctypes import ctype, supported_dtype
+from astcompile.targets.c.views import View, contiguous_strides, dim_c
 
 #: arg reduction -> the comparison by which an element beats the best one so far.
 ARG_PICKS: dict[Op, str] = {Op.ARGMAX: ">", Op.ARGMIN: "<"}
@@ -73,7 +73,7 @@ class LoopReductions(ReductionLoops):
     nest: Callable[..., None]
 
     def reduction(self, node: Node, dst: View | None) -> None:
-        """A reduction as a fused kernel computes it (:mod:`astcompile.codegen.chunks`): the
+        """A reduction as a fused kernel computes it (:mod:`astcompile.targets.c.chunks`): the
         same chunks and blocked sums, so the same bits, on the calling thread."""
         if node.op in ARG_PICKS:
             return self.arg_reduction(node, dst)

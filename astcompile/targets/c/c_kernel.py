@@ -4,7 +4,7 @@ Every kernel has the same shape. The domain's *row* axes (kept axes, or all but 
 elementwise kernel) are flattened into ``row``; ``{name}_rows`` computes a range of rows, each
 in phases, each phase one loop nest over the *inner* axes. A value two phases need may be kept
 in the output between them (:mod:`astcompile.codegen.stash`); reductions walk the row in
-chunks, float64 sums with several accumulators (:mod:`astcompile.codegen.chunks`, shared with
+chunks, float64 sums with several accumulators (:mod:`astcompile.targets.c.chunks`, shared with
 the loops of loop regions). An array whose own last axis follows the
 innermost loop is indexed with stride 1 there (the wrapper passes such arrays with a unit inner
 stride, copying the rare one that has not), so GCC vectorises with contiguous loads and stores;
@@ -13,20 +13,13 @@ one loop per phase, not a unit and a strided copy of it, halves GCC's time.
 Each phase walks the row in chunks: thread ``tid`` of
 ``nthr`` takes its share of them, and reductions combine per-chunk partial results in chunk
 order, so a sum is the same for any thread count. How rows are spread over threads is the entry
-function's business (:mod:`astcompile.codegen.c_entry`). Sizes and strides are arguments: a new
+function's business (:mod:`astcompile.targets.c.entry`). Sizes and strides are arguments: a new
 size never recompiles.
 """
 
 from __future__ import annotations
 
-from astcompile.codegen import c_reduce as red
-from astcompile.codegen.c_entry import arr as _arr
-from astcompile.codegen.c_entry import entry, parameters, struct
-from astcompile.codegen.c_entry import out as _out
-from astcompile.codegen.chunks import CALL, CHUNK, ReductionLoops, Work
-from astcompile.codegen.ctypes import ctype
 from astcompile.codegen.ids import nid
-from astcompile.codegen.lower import lower, operand_expr
 from astcompile.codegen.names import location, value_name
 from astcompile.codegen.operands import Operand, kernel_operands
 from astcompile.codegen.plan import (
@@ -38,10 +31,17 @@ from astcompile.codegen.plan import (
 )
 from astcompile.codegen.source_notes import lines_of
 from astcompile.codegen.stash import plan_stashes
-from astcompile.codegen.views import dim_c
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind
 from astcompile.passes.schedule import Kernel, member_map
+from astcompile.targets.c import c_reduce as red
+from astcompile.targets.c.c_rules import lower, operand_expr
+from astcompile.targets.c.chunks import CALL, CHUNK, ReductionLoops, Work
+from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.entry import arr as _arr
+from astcompile.targets.c.entry import entry, parameters, struct
+from astcompile.targets.c.entry import out as _out
+from astcompile.targets.c.views import dim_c
 
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 

@@ -15,16 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ctypes import ctype, literal, supported_dtype
-from astcompile.codegen.lower_complex import COMPLEX_RULES, can_lower_complex, is_complex
-from astcompile.codegen.nan_signs import with_numpy_nan
 from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
-from astcompile.codegen.target import IDENT as _IDENT
-from astcompile.codegen.target import bool_or_infix as _bool_or_infix
-from astcompile.codegen.target import float_or as _int_or
-from astcompile.codegen.target import infix as _infix
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.targets.base import IDENT as _IDENT
+from astcompile.targets.base import bool_or_infix as _bool_or_infix
+from astcompile.targets.base import float_or as _int_or
+from astcompile.targets.base import infix as _infix
+from astcompile.targets.c.complex_rules import COMPLEX_RULES, can_lower_complex, is_complex
+from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
+from astcompile.targets.c.nan_signs import with_numpy_nan
 
 
 def _fn(name: str) -> Callable:
@@ -182,7 +182,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.CLIP: _clip,
 }
 
-#: libm functions of one float whose NaN results take NumPy's sign (codegen/nan_signs.py)
+#: libm functions of one float whose NaN results take NumPy's sign (targets/c/nan_signs.py)
 _NAN_SIGNED = (Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
 _NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH)
 _NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)

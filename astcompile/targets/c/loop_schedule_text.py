@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from astcompile.codegen import loop_schedule as ls
 from astcompile.ir.graph import ConstAttr, DynIndex, IndexItem, InputAttr, Node
 from astcompile.ir.ops import Op
+from astcompile.targets.c import loop_schedule as ls
 
 
 class _Names:

@@ -20,18 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from astcompile.codegen import c_kernel as cgen
-from astcompile.codegen.c_reduce import can_reduce
-from astcompile.codegen.ctypes import scalar_args, scalar_params, supported_dtype
 from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, product
 from astcompile.codegen.ids import nid
-from astcompile.codegen.lower import RULES, can_lower
 from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
 from astcompile.codegen.pyexpr import dim_expr
-from astcompile.codegen.target import KernelCode, Launcher, Rule
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.schedule import Kernel
+from astcompile.targets.base import KernelCode, Launcher, Rule
+from astcompile.targets.c import c_kernel as cgen
+from astcompile.targets.c.c_reduce import can_reduce
+from astcompile.targets.c.c_rules import RULES, can_lower
+from astcompile.targets.c.ctypes import scalar_args, scalar_params, supported_dtype
 
 if TYPE_CHECKING:
     from astcompile.codegen.host import WrapperSource

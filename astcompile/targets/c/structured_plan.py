@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from astcompile.codegen.c_reduce import can_reduce
-from astcompile.codegen.ctypes import supported_dtype
-from astcompile.codegen.lower import can_lower
-from astcompile.codegen.structured_reduce import can_arg_reduce
-from astcompile.codegen.structured_tables import can_tabulate
 from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node, walk
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.rebuild import subgraphs
+from astcompile.targets.c.c_reduce import can_reduce
+from astcompile.targets.c.c_rules import can_lower
+from astcompile.targets.c.ctypes import supported_dtype
+from astcompile.targets.c.structured_reduce import can_arg_reduce
+from astcompile.targets.c.structured_tables import can_tabulate
 
 
 class StructuredUnsupported(NotImplementedError):

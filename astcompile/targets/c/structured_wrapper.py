@@ -14,17 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.c_kernel import HEADER
-from astcompile.codegen.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.codegen.host import HostWriter, unsafe_lines
 from astcompile.codegen.names import sanitize, value_name
 from astcompile.codegen.pyexpr import STEPS, shape_expr
 from astcompile.codegen.source_notes import lines_of
-from astcompile.codegen.structured import PRELUDE, Emitter
-from astcompile.codegen.structured_plan import StructuredUnsupported
 from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
+from astcompile.targets.c.c_kernel import HEADER
+from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
+from astcompile.targets.c.structured import PRELUDE, Emitter
+from astcompile.targets.c.structured_plan import StructuredUnsupported
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
 #: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop

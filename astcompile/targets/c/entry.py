@@ -17,14 +17,14 @@ through that one signature.
 
 from __future__ import annotations
 
-from astcompile.codegen import c_reduce as red
-from astcompile.codegen.chunks import chunk_count, chunk_size
-from astcompile.codegen.ctypes import ctype, scalar_params, scalar_value
 from astcompile.codegen.ids import nid
 from astcompile.codegen.names import value_name
 from astcompile.codegen.plan import KernelPlan
 from astcompile.ir.graph import Node
 from astcompile.passes.schedule import Kernel
+from astcompile.targets.c import c_reduce as red
+from astcompile.targets.c.chunks import chunk_count, chunk_size
+from astcompile.targets.c.ctypes import ctype, scalar_params, scalar_value
 
 #: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
 PARALLEL_WORK = 1 << 16
