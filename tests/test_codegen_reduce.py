@@ -1,4 +1,4 @@
-"""The reduction rules (codegen/reduce.py), their C (targets/c/c_reduce.py), and the one
+"""The reduction rules (lower/reduce.py), their C (targets/c/c_reduce.py), and the one
 reduction strategy: a sum in a compiled loop is the fused kernel's sum, bit for bit."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from differential import BACKENDS, assert_same_signs, assert_same_value, run_both
 
 import astcompile
-from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity
 from astcompile.ir.graph import Node, ReduceAttr
 from astcompile.ir.ops import Op
+from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity
 from astcompile.runtime import nthreads, set_num_threads
 from astcompile.targets.c import c_reduce
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.codegen.index_ranges import Affine, Bounds, affine_dim, in_range
 from astcompile.ir.shapes import dim_sub, symbol
+from astcompile.lower.index_ranges import Affine, Bounds, affine_dim, in_range
 
 
 def test_affine_bounds_against_a_size():

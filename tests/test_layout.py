@@ -53,7 +53,7 @@ def test_no_target_imports_a_private_name_from_another_folder():
         if alias.name.startswith("_") and node.module != "__future__"
         if node.module.rpartition(".")[0] != m.rpartition(".")[0]
     )
-    assert private == ["astcompile.targets.triton.store_kernels: astcompile.codegen.pyexpr._item"]
+    assert private == ["astcompile.targets.triton.store_kernels: astcompile.lower.pyexpr._item"]
 
 
 def test_no_file_name_is_used_twice_under_astcompile():

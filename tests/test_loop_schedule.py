@@ -95,8 +95,8 @@ def test_stencil_time_loop_is_a_host_loop_over_array_statements():
 
 
 def test_reduction_in_a_loop_uses_the_reduction_rule_table():
-    from astcompile.codegen.reduce import RULES
     from astcompile.ir.ops import Op
+    from astcompile.lower.reduce import RULES
 
     loop = only_loop(schedule_of(norms, np.ones((4, 3))))
     (red,) = of_type(loop.body, ls.Reduce)

@@ -2,11 +2,11 @@
 
 Everything above a target is shared. The passes and the scheduler
 (:mod:`astcompile.passes.schedule`) group a graph into :class:`~astcompile.passes.schedule.Kernel`
-s, one loop nest each, and :func:`~astcompile.codegen.plan.plan_kernel` says, for any target,
+s, one loop nest each, and :func:`~astcompile.lower.plan.plan_kernel` says, for any target,
 which axes a kernel's rows and inner loops walk, which arrays and scalars it reads and with
 which axis maps, and in which phase each reduction and output is computed. The reduction rules
-(:mod:`astcompile.codegen.reduce`) say what every reduction starts from and folds with. The
-Python wrapper (:mod:`astcompile.codegen.host`) checks arguments, allocates outputs, runs
+(:mod:`astcompile.lower.reduce`) say what every reduction starts from and folds with. The
+Python wrapper (:mod:`astcompile.lower.host`) checks arguments, allocates outputs, runs
 NumPy steps and returns values.
 
 A target adds three things:
@@ -29,13 +29,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from astcompile.codegen.plan import KernelPlan
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import Kernel
 
 if TYPE_CHECKING:
-    from astcompile.codegen.host import WrapperSource
+    from astcompile.lower.host import WrapperSource
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]

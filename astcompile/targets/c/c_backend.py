@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astcompile import config, logs
-from astcompile.codegen.host import NOTHING, Assured, WrapperSource, assured_by
-from astcompile.codegen.ids import numbering
-from astcompile.codegen.inplace import reused_buffers
-from astcompile.codegen.source_notes import annotate
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.graph import Graph
 from astcompile.ir.ops import Kind
 from astcompile.jit.entries import current_leaves
+from astcompile.lower.host import NOTHING, Assured, WrapperSource, assured_by
+from astcompile.lower.ids import numbering
+from astcompile.lower.inplace import reused_buffers
+from astcompile.lower.source_notes import annotate
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path

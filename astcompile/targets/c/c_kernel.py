@@ -3,7 +3,7 @@
 Every kernel has the same shape. The domain's *row* axes (kept axes, or all but the last for an
 elementwise kernel) are flattened into ``row``; ``{name}_rows`` computes a range of rows, each
 in phases, each phase one loop nest over the *inner* axes. A value two phases need may be kept
-in the output between them (:mod:`astcompile.codegen.stash`); reductions walk the row in
+in the output between them (:mod:`astcompile.lower.stash`); reductions walk the row in
 chunks, float64 sums with several accumulators (:mod:`astcompile.targets.c.chunks`, shared with
 the loops of loop regions). An array whose own last axis follows the
 innermost loop is indexed with stride 1 there (the wrapper passes such arrays with a unit inner
@@ -19,20 +19,20 @@ size never recompiles.
 
 from __future__ import annotations
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import location, value_name
-from astcompile.codegen.operands import Operand, kernel_operands
-from astcompile.codegen.plan import (
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Kind
+from astcompile.lower.ids import nid
+from astcompile.lower.names import location, value_name
+from astcompile.lower.operands import Operand, kernel_operands
+from astcompile.lower.plan import (
     Access,
     KernelPlan,
     phase_parts,
     plan_kernel,
     unit_stride,
 )
-from astcompile.codegen.source_notes import lines_of
-from astcompile.codegen.stash import plan_stashes
-from astcompile.ir.graph import Node
-from astcompile.ir.ops import Kind
+from astcompile.lower.source_notes import lines_of
+from astcompile.lower.stash import plan_stashes
 from astcompile.passes.schedule import Kernel, member_map
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.c_rules import lower, operand_expr

@@ -1,4 +1,4 @@
-"""The reduction rules (:mod:`astcompile.codegen.reduce`) written in C.
+"""The reduction rules (:mod:`astcompile.lower.reduce`) written in C.
 
 Each fold op has one row: the C operator of its compound assignment and its OpenMP
 ``reduction`` operator. Folds of max/min are selects (``acc = (v >= acc) ? v : acc``: of
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
 from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
 
 

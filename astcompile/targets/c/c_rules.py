@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or

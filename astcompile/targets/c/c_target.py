@@ -10,7 +10,7 @@ copy (one extra pass, instead of a second, strided copy of every loop in the C).
 looked up on the library once, when the wrapper is defined.
 
 Alongside the Python lines the launcher records the same calls as plain data (``fast``: see
-:mod:`astcompile.codegen.fastplan`), from which the runtime's C-level call path is assembled; a
+:mod:`astcompile.lower.fastplan`), from which the runtime's C-level call path is assembled; a
 call it cannot express there (a strided or copied argument, a complex or bool scalar, a
 constant array) leaves the region on the Python wrapper.
 """
@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from astcompile.codegen.fastplan import NoFastPlan, dim_plan, fresh_strides, product
-from astcompile.codegen.ids import nid
-from astcompile.codegen.plan import KernelPlan, unit_inner_buffers
-from astcompile.codegen.pyexpr import dim_expr
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
+from astcompile.lower.fastplan import NoFastPlan, dim_plan, fresh_strides, product
+from astcompile.lower.ids import nid
+from astcompile.lower.plan import KernelPlan, unit_inner_buffers
+from astcompile.lower.pyexpr import dim_expr
 from astcompile.passes.schedule import Kernel
 from astcompile.targets.base import KernelCode, Launcher, Rule
 from astcompile.targets.c import c_kernel as cgen
@@ -34,7 +34,7 @@ from astcompile.targets.c.c_rules import RULES, can_lower
 from astcompile.targets.c.ctypes import scalar_args, scalar_params, supported_dtype
 
 if TYPE_CHECKING:
-    from astcompile.codegen.host import WrapperSource
+    from astcompile.lower.host import WrapperSource
 
 
 class CLauncher:

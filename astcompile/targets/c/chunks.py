@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.ids import nid
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.ctext import CText
 

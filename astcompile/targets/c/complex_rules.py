@@ -95,9 +95,6 @@ COMPLEX_RULES: dict[Op, Rule] = {
     Op.PY_CSQRT: _helper("pycsqrt"),
 }
 
-#: Ops whose result is real but which compute on their complex operand.
-COMPLEX_ARGUMENT = frozenset({Op.ABS, Op.REAL, Op.IMAG})
-
 
 def is_complex(node: Node) -> bool:
     return node.dtype.kind == "c" or any(i.dtype.kind == "c" for i in node.inputs)

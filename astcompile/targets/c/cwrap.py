@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.names import sanitize
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
+from astcompile.lower.names import sanitize
 from astcompile.runtime import nthreads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
 
@@ -28,11 +28,11 @@ class WrapperParts:
     steps: dict[str, Node] = field(default_factory=dict)  # nodes run as NumPy steps
     cdecls: str = ""  # declarations of its kernels ("" when it calls none)
     library: str | None = None  # the kernels' shared object
-    fast: dict | None = None  # the wrapper as a fast plan, if it has one (codegen/fastplan.py)
+    fast: dict | None = None  # the wrapper as a fast plan, if it has one (lower/fastplan.py)
 
     @classmethod
     def of(cls, writer: Any, cdecls: str = "") -> WrapperParts:
-        """The parts of a wrapper written by ``codegen/host.py``'s writers."""
+        """The parts of a wrapper written by ``lower/host.py``'s writers."""
         fast = getattr(writer, "fast", None)
         return cls(writer.source(), dict(writer.consts), dict(writer.steps), cdecls, fast=fast)
 

@@ -17,10 +17,10 @@ through that one signature.
 
 from __future__ import annotations
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import KernelPlan
 from astcompile.ir.graph import Node
+from astcompile.lower.ids import nid
+from astcompile.lower.names import value_name
+from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import Kernel
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.chunks import chunk_count, chunk_size

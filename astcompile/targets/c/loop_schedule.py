@@ -11,7 +11,7 @@ target needs to know about each statement:
   (:func:`~astcompile.targets.c.independence.independent`);
 * :class:`Branch`: an ``if`` with its two blocks and the values it picks;
 * :class:`Assign` (a scalar local), :class:`Buffer` (an array computed into memory),
-  :class:`Reduce` (a reduction, by the rule table :data:`astcompile.codegen.reduce.RULES`),
+  :class:`Reduce` (a reduction, by the rule table :data:`astcompile.lower.reduce.RULES`),
   :class:`Store` (``target[index] = value``): the last three over an :class:`ElementLoop`;
 * checks: :class:`IndexCheck` (run-time indices checked and clipped), :class:`SizeCheck`,
   :class:`Check` (``assert`` and Python's errors), and :class:`LoopResult` (a carried scalar's
@@ -29,10 +29,10 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from astcompile.codegen.reduce import RULES, Reduction
 from astcompile.ir.graph import DynIndex, Graph, Loc, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim
+from astcompile.lower.reduce import RULES, Reduction
 from astcompile.targets.c.independence import independent
 from astcompile.targets.c.structured_plan import StructPlan
 from astcompile.targets.c.views import indexed_shape

@@ -23,11 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.index_ranges import Bounds
-from astcompile.codegen.names import describe, value_name
-from astcompile.codegen.names import location as loc
-from astcompile.codegen.operands import Operand
 from astcompile.ir.graph import (
     Graph,
     InputAttr,
@@ -37,6 +32,11 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, store_checks, upper_bound
+from astcompile.lower.ids import nid
+from astcompile.lower.index_ranges import Bounds
+from astcompile.lower.names import describe, value_name
+from astcompile.lower.names import location as loc
+from astcompile.lower.operands import Operand
 from astcompile.targets.c import loop_schedule as ls
 from astcompile.targets.c import structured_checks as index_checks
 from astcompile.targets.c import structured_control as control

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.index_ranges import bounds, in_range
-from astcompile.codegen.names import location as loc
-from astcompile.codegen.source_notes import error_site
 from astcompile.ir.checks import SIZE_CHECKS
 from astcompile.ir.graph import DynIndex, IndexItem, Node, SizeCheckAttr
 from astcompile.ir.shapes import Dim
+from astcompile.lower.ids import nid
+from astcompile.lower.index_ranges import bounds, in_range
+from astcompile.lower.names import location as loc
+from astcompile.lower.source_notes import error_site
 from astcompile.targets.c.structured_plan import StructuredUnsupported
 from astcompile.targets.c.views import dim_c, slice_start
 
@@ -84,7 +84,7 @@ def dyn_checks(
                 dim_c(shape[axis]),
             )
             if in_range(bounds(src, em.ranges), shape[axis]):
-                # provably within [0, size): no check (see codegen/index_ranges.py)
+                # provably within [0, size): no check (see lower/index_ranges.py)
                 em.direct[node.id, item.start.input] = (
                     raw if src.dtype == np.int64 else f"((int64_t){raw})"
                 )

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.index_ranges import loop_bounds
-from astcompile.codegen.names import location as loc
-from astcompile.codegen.names import value_name
-from astcompile.codegen.source_notes import error_site
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
+from astcompile.lower.ids import nid
+from astcompile.lower.index_ranges import loop_bounds
+from astcompile.lower.names import location as loc
+from astcompile.lower.names import value_name
+from astcompile.lower.source_notes import error_site
 from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.ctypes import ctype
 from astcompile.targets.c.loop_schedule import Branch, Stmt, UserLoop

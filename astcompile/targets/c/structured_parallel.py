@@ -24,10 +24,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from astcompile.codegen.ids import nid
 from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
+from astcompile.lower.ids import nid
 from astcompile.targets.c.structured_plan import VIEW_OPS
 from astcompile.targets.c.views import dim_c, indexed_shape
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import location as loc
-from astcompile.codegen.names import value_name
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim
+from astcompile.lower.ids import nid
+from astcompile.lower.names import location as loc
+from astcompile.lower.names import value_name
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.chunks import ReductionLoops, Work
 from astcompile.targets.c.ctypes import ctype, supported_dtype

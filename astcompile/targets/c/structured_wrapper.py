@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.codegen.host import HostWriter, unsafe_lines
-from astcompile.codegen.names import sanitize, value_name
-from astcompile.codegen.pyexpr import STEPS, shape_expr
-from astcompile.codegen.source_notes import lines_of
 from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
+from astcompile.lower.host import HostWriter, unsafe_lines
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.pyexpr import STEPS, shape_expr
+from astcompile.lower.source_notes import lines_of
 from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.targets.c.structured import PRELUDE, Emitter

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from astcompile.codegen.ids import run_key
 from astcompile.ir.graph import DynIndex, IndexItem
 from astcompile.ir.shapes import Dim, DimOp, SymDim, is_runtime
+from astcompile.lower.ids import run_key
 
 #: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
 _C_FORMAT = {

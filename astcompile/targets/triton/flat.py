@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astcompile.codegen.host import EAGER, NOTHING, Assured, WrapperSource
+from astcompile.lower.host import EAGER, NOTHING, Assured, WrapperSource
 from astcompile.passes.schedule import Kernel, Schedule
 from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.matmul import matmul_note

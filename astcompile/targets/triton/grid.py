@@ -4,7 +4,7 @@ A kernel with reductions runs one program per row (:mod:`astcompile.targets.trit
 When there are few rows and they are long (a full reduction, ``x.sum()``, has one row;
 ``X.mean(axis=0)`` of a tall ``(n, 8)`` array has eight), that uses a few streaming
 multiprocessors' bandwidth. The launcher then runs the kernel instead as a few launches per
-phase of the kernel plan (:mod:`astcompile.codegen.plan`), over a grid of ``(parts, rows)``:
+phase of the kernel plan (:mod:`astcompile.lower.plan`), over a grid of ``(parts, rows)``:
 
 * ``{name}_part{k}``: program ``(p, row)`` walks part ``p`` of its row (``chunk`` elements of
   the flattened inner axes) in ``BLOCK``-sized steps. It folds phase ``k``'s reductions into
@@ -29,10 +29,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from astcompile.codegen import reduce as red
-from astcompile.codegen.ids import nid
-from astcompile.codegen.plan import KernelPlan, phase_parts
 from astcompile.ir.graph import Node
+from astcompile.lower import reduce as red
+from astcompile.lower.ids import nid
+from astcompile.lower.plan import KernelPlan, phase_parts
 from astcompile.targets.triton.triton_kernel import (
     FOLDS,
     TritonEmitter,

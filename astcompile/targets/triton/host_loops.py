@@ -15,13 +15,13 @@ the loop variable as a 0-d array (``_a0``), so a value the device computed stays
 
 from __future__ import annotations
 
-from astcompile.codegen.host import NO_IDENTITY, Assured, HostWriter
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import sanitize, value_name
-from astcompile.codegen.pyexpr import const_value, dim_expr, item_expr
 from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
+from astcompile.lower.host import NO_IDENTITY, Assured, HostWriter
+from astcompile.lower.ids import nid
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
 from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.host_stores import store_sources, unsafe_check

@@ -10,9 +10,9 @@ earlier values are typed by the phase that made them.
 
 from __future__ import annotations
 
-from astcompile.codegen.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
-from astcompile.codegen.names import sanitize
 from astcompile.ir.ops import Op
+from astcompile.lower.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
+from astcompile.lower.names import sanitize
 from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.store_kernels import (

@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import KernelPlan, plan_kernel
-from astcompile.codegen.source_notes import lines_of, short
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.ids import nid
+from astcompile.lower.names import value_name
+from astcompile.lower.plan import KernelPlan, plan_kernel
+from astcompile.lower.source_notes import lines_of, short
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.c.views import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from astcompile.codegen.operands import Operand
-from astcompile.codegen.pyexpr import STEPS, _item
 from astcompile.ir.attrs import index_shape
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
+from astcompile.lower.operands import Operand
+from astcompile.lower.pyexpr import STEPS, _item
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, convert
 from astcompile.targets.triton.triton_target import kernel_call

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from astcompile import config
-from astcompile.codegen.ids import numbering
-from astcompile.codegen.scan_steps import fold_scans
 from astcompile.errors import CompileError
 from astcompile.ir.graph import Graph
+from astcompile.lower.ids import numbering
+from astcompile.lower.scan_steps import fold_scans
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
 from astcompile.targets.c.c_backend import CBackend, assured

@@ -1,6 +1,6 @@
 """The Triton kernel emitter: one planned kernel -> readable ``@triton.jit`` functions.
 
-It walks the same :class:`~astcompile.codegen.plan.KernelPlan` as the C emitter, in Triton's
+It walks the same :class:`~astcompile.lower.plan.KernelPlan` as the C emitter, in Triton's
 terms. Sizes and element strides are arguments (a new size never recompiles), every block
 access is masked at the ragged edge, and every axis index is a value the offsets are made of:
 
@@ -12,7 +12,7 @@ access is masked at the ragged edge, and every axis index is a value the offsets
   and ``{name}_loop`` walks the row in ``BLOCK``-sized steps, phase by phase, recomputing
   what a phase needs (rows too long for one block). The launcher picks by the row's length.
 
-Reductions start from the identity of :mod:`astcompile.codegen.reduce`, fold masked-off lanes
+Reductions start from the identity of :mod:`astcompile.lower.reduce`, fold masked-off lanes
 as that identity, accumulate in the same dtype as C (float64 for float sums) and combine the
 lanes with ``tl.sum``/``tl.max``/``tl.min``/``tl.reduce``.
 """
@@ -23,14 +23,14 @@ import linecache
 
 import numpy as np
 
-from astcompile.codegen import reduce as red
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import value_name
-from astcompile.codegen.operands import Operand, kernel_operands
-from astcompile.codegen.plan import Access, KernelPlan, phase_parts
-from astcompile.codegen.source_notes import short
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
+from astcompile.lower import reduce as red
+from astcompile.lower.ids import nid
+from astcompile.lower.names import value_name
+from astcompile.lower.operands import Operand, kernel_operands
+from astcompile.lower.plan import Access, KernelPlan, phase_parts
+from astcompile.lower.source_notes import short
 from astcompile.passes.schedule import member_map
 from astcompile.targets.triton.triton_rules import constant, literal, lower, tl_type
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT, Rule, bool_or_infix, float_or, infix
 from astcompile.targets.c.c_rules import INFIX_RULES
 from astcompile.targets.c.ctypes import as_integer

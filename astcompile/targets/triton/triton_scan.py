@@ -1,6 +1,6 @@
 """Scan kernels: ``np.cumsum``/``np.cumprod`` along the last axis, one program per row.
 
-A scan step (:mod:`astcompile.codegen.scan_steps`) gets two functions, launched like a
+A scan step (:mod:`astcompile.lower.scan_steps`) gets two functions, launched like a
 reduction's (:class:`astcompile.runtime.triton_runtime.KernelLauncher` picks by the row's
 length): ``{name}_block`` holds the row in one block and scans it with ``tl.cumsum`` /
 ``tl.cumprod``; ``{name}_loop`` walks a longer row in ``BLOCK``-sized steps, each step's scan
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import value_name
-from astcompile.codegen.scan_steps import scan_of
-from astcompile.codegen.source_notes import short
 from astcompile.ir.graph import Node
+from astcompile.lower.ids import nid
+from astcompile.lower.names import value_name
+from astcompile.lower.scan_steps import scan_of
+from astcompile.lower.source_notes import short
 from astcompile.passes.schedule import NumpyStep, Schedule
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
@@ -136,7 +136,7 @@ def _offset(base: str, ndim: int) -> str:
 
 
 def acc_dtype(node: Node) -> np.dtype:
-    """The dtype a scan runs in: float64 for float32 values (as float sums, codegen/reduce.py),
+    """The dtype a scan runs in: float64 for float32 values (as float sums, lower/reduce.py),
     else the step's own (integer scans wrap as NumPy's)."""
     return np.dtype(np.float64) if node.dtype == np.float32 else node.dtype
 

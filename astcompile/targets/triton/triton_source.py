@@ -7,9 +7,9 @@ imported (:mod:`astcompile.runtime.triton_runtime`); its text names the user's a
 
 from __future__ import annotations
 
-from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import KernelPlan, plan_kernel
-from astcompile.codegen.source_notes import lines_of
+from astcompile.lower.names import value_name
+from astcompile.lower.plan import KernelPlan, plan_kernel
+from astcompile.lower.source_notes import lines_of
 from astcompile.passes.schedule import Kernel
 from astcompile.targets.c.views import dim_c
 from astcompile.targets.triton import grid

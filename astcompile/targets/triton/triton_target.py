@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from astcompile.codegen.plan import KernelPlan
-from astcompile.codegen.pyexpr import dim_expr, tuple_expr
-from astcompile.codegen.reduce import RULES as REDUCTIONS
-from astcompile.codegen.reduce import rule
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op
+from astcompile.lower.plan import KernelPlan
+from astcompile.lower.pyexpr import dim_expr, tuple_expr
+from astcompile.lower.reduce import RULES as REDUCTIONS
+from astcompile.lower.reduce import rule
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.targets.base import KernelCode, Launcher
 from astcompile.targets.triton.grid import is_grid_reduction, scratch
@@ -35,7 +35,7 @@ from astcompile.targets.triton.triton_source import kernel_functions, signature
 from astcompile.targets.triton.triton_source import signatures as kernel_signatures
 
 if TYPE_CHECKING:
-    from astcompile.codegen.host import WrapperSource
+    from astcompile.lower.host import WrapperSource
 
 
 def kernel_call(name: str, sizes: str, *groups: list[str]) -> str:

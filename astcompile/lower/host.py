@@ -16,18 +16,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from astcompile.codegen.fastplan import NoFastPlan, dim_plan, product, region_plan, size_facts
-from astcompile.codegen.ids import nid
-from astcompile.codegen.names import sanitize, value_name
-from astcompile.codegen.plan import KernelPlan
-from astcompile.codegen.pyexpr import STEPS, const_value, dim_expr, shape_expr, tuple_expr
 from astcompile.ir.graph import Graph, InputKind, Node
 from astcompile.ir.ops import Op
+from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, region_plan, size_facts
+from astcompile.lower.ids import nid
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.plan import KernelPlan
+from astcompile.lower.pyexpr import STEPS, const_value, dim_expr, shape_expr, tuple_expr
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule
-from astcompile.targets.base import Target
+
+if TYPE_CHECKING:
+    from astcompile.targets.base import Target  # the protocol, for annotations only
 
 #: what a call that fails the argument checks does by default: the eager interpreter runs it
 EAGER = "return _eager(leaves)"
@@ -169,7 +172,7 @@ class WrapperSource(HostWriter):
         super().__init__(fallback)
         self.sched, self.plans, self.assured = sched, plans, assured
         self.minmax: list[tuple] = []  # (kernel, inner, rows) sizes of max/min kernels
-        self.fast: dict | None = None  # the wrapper as a fast plan (codegen/fastplan.py)
+        self.fast: dict | None = None  # the wrapper as a fast plan (lower/fastplan.py)
         # reuse: output id -> the owned temporary it is written over
         self.launcher = target.launcher(self, plans, reuse or {})
 

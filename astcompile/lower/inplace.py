@@ -14,9 +14,9 @@ map, one access). In the C the two pointers then lose ``restrict``: they alias.
 
 from __future__ import annotations
 
-from astcompile.codegen.plan import plan_kernel
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, is_fresh
+from astcompile.lower.plan import plan_kernel
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, Step, member_map
 
 

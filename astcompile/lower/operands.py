@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.codegen.names import value_name
-from astcompile.codegen.plan import Access, KernelPlan, is_scalar_const
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import COMPARISONS, Op
+from astcompile.lower.names import value_name
+from astcompile.lower.plan import Access, KernelPlan, is_scalar_const
 from astcompile.passes.schedule import member_map
-from astcompile.targets.c.complex_rules import COMPLEX_ARGUMENT
+
+#: Ops whose result is real but which compute on their complex operand.
+COMPLEX_ARGUMENT = frozenset({Op.ABS, Op.REAL, Op.IMAG})
 
 
 @dataclass(frozen=True)

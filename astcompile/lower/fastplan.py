@@ -1,6 +1,6 @@
 """A flat region's wrapper as plain data: what the C-level call path runs instead of it.
 
-The generated wrapper (:mod:`astcompile.codegen.host`) is Python; the same steps written as
+The generated wrapper (:mod:`astcompile.lower.host`) is Python; the same steps written as
 tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extension
 (``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would

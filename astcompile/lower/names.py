@@ -5,10 +5,10 @@ from __future__ import annotations
 import keyword
 import re
 
-from astcompile.codegen.ids import nid
-from astcompile.codegen.source_notes import marker
 from astcompile.ir.graph import InputAttr, Node
 from astcompile.ir.ops import Op
+from astcompile.lower.ids import nid
+from astcompile.lower.source_notes import marker
 
 _C_RESERVED = {
     "int",
@@ -61,7 +61,7 @@ def value_name(node: Node) -> str:
 
 def location(node: Node) -> str:
     """A statement's source marker, turned into a quoted source line by
-    :func:`astcompile.codegen.source_notes.annotate`."""
+    :func:`astcompile.lower.source_notes.annotate`."""
     return marker(node)
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from astcompile.codegen.plan import KernelPlan
 from astcompile.ir.graph import Node
+from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import member_map
 
 
