@@ -1,4 +1,4 @@
-"""Bounds checks are left out only where an index provably stays in range (codegen/index_ranges)."""
+"""Bounds checks are left out only where an index provably stays in range (lower/index_ranges.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from test_jit_layer import ROOT, _cycles, _imported, _modules
 
 #: Stages after the trace read the graph only; the tracer's helpers they need live in ir/.
-AFTER_TRACE = ("astcompile.codegen", "astcompile.passes", "astcompile.targets")
+AFTER_TRACE = ("astcompile.lower", "astcompile.passes", "astcompile.targets")
 
 
 def test_later_stages_import_nothing_of_the_tracer():
@@ -23,6 +23,9 @@ def test_later_stages_import_nothing_of_the_tracer():
     )
     assert reaching == []
 
+
+#: The packages of code generation, in the order they build on each other.
+PACKAGES = ("ir", "passes", "lower", "targets")
 
 #: The one cycle left among the targets (older than the folders): ``Schedule.text`` imports its
 #: renderer inside the method and the renderer dispatches on the schedule's classes. The list
@@ -54,6 +57,42 @@ def test_no_target_imports_a_private_name_from_another_folder():
         if node.module.rpartition(".")[0] != m.rpartition(".")[0]
     )
     assert private == ["astcompile.targets.triton.store_kernels: astcompile.lower.pyexpr._item"]
+
+
+def _package_imports(packages: tuple[str, ...]) -> dict[tuple[str, str], list[str]]:
+    """(importing package, imported package) -> the module imports behind that edge, for the
+    packages of astcompile named (lazy imports count, ``TYPE_CHECKING`` ones do not)."""
+    known = _modules()
+
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return (
+            parts[1] if parts[0] == "astcompile" and parts[1:2] and parts[1] in packages else None
+        )
+
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, path in known.items():
+        source = package(module)
+        for target in _imported(module, path, known) if source else ():
+            if package(target) not in (None, source):
+                edges.setdefault((source, package(target)), []).append(f"{module} -> {target}")
+    return edges
+
+
+def test_lower_imports_nothing_of_the_targets():
+    """lower/ is what every target shares: it takes a target (``target.supports``), and the
+    ``Target`` protocol it names only for annotations, never a target's module."""
+    assert _package_imports(("lower", "targets")).get(("lower", "targets"), []) == []
+
+
+def test_no_import_cycle_between_ir_passes_lower_and_targets():
+    """Each of these packages builds on the ones before it (targets -> lower -> passes -> ir)."""
+    edges = _package_imports(PACKAGES)
+    reach = {p: {b for a, b in edges if a == p} for p in PACKAGES}
+    for _ in PACKAGES:
+        reach = {p: seen.union(*(reach[q] for q in seen)) for p, seen in reach.items()}
+    cycles = sorted(f"{p}: {edges[(p, q)][0]}" for p in PACKAGES for q in reach[p] if p in reach[q])
+    assert cycles == []
 
 
 def test_no_file_name_is_used_twice_under_astcompile():

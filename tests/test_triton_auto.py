@@ -1,4 +1,4 @@
-"""``backend="auto"`` picks per call by the arguments' kind (backends.resolve_for_call): device
+"""``backend="auto"`` picks per call by the arguments' kind (targets.resolve_for_call): device
 arrays go to Triton, NumPy arrays to the function's own choice (C, or Triton under
 ``astcompile.device("cuda")``). The whole path with a device array needs a GPU and CuPy."""
 

@@ -4,7 +4,7 @@ Straight-line code, one statement per step, so the per-call path is as short as 
 the leaves under the user's names, their checks, what the program says (kernel calls through
 the target's launcher, NumPy steps, a C loop function, host loops), the outputs. Flat schedules
 (:class:`WrapperSource`, every target), C loop regions (``structured_wrapper``) and Triton host
-programs (``backends/triton_host_loops``) walk their own program through :class:`HostWriter`.
+programs (``targets/triton/host_loops.py``) walk their own program through :class:`HostWriter`.
 A call whose arrays do not match what the code was generated for (type, dtype, rank, the sizes
 the trace relied on, the non-empty reductions ``max``/``min`` need) runs the ``fallback`` (the
 eager interpreter): never a wrong answer. A region's wrapper runs only after the entry's guard
