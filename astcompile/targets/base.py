@@ -27,15 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.host import WrapperSource
 from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import Kernel
-
-if TYPE_CHECKING:
-    from astcompile.lower.host import WrapperSource
 
 #: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
 Rule = Callable[[Node, list[str]], str]
