@@ -136,6 +136,16 @@ def scalar_math(x):
     return s
 
 
+def clamped_windows(x, r):
+    """``min``/``max`` of a loop value and a size (``x.shape[0]``), as window loops clamp."""
+    n = x.shape[0]
+    s = 0.0
+    for i in range(n):
+        for j in range(max(i - r, 0), min(i + r + 1, n)):
+            s += x[j] * (i - j)
+    return s
+
+
 def python_floor_semantics(n, d):
     a = 0
     b = 0.0
@@ -243,6 +253,7 @@ PROGRAMS = [
     (rows, lambda: (np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0], [6.0, 9.0]]),)),
     (row_iteration, lambda: (np.arange(12.0).reshape(4, 3),)),
     (scalar_math, lambda: (np.array([1.5, 2.5, -3.5, 4.25, 0.5, -2.5]),)),
+    (clamped_windows, lambda: (np.arange(7.0), 2)),
     (python_floor_semantics, lambda: (7, 3)),
     (python_floor_semantics, lambda: (5, -2)),
     (fibonacci, lambda: (40,)),
