@@ -277,6 +277,8 @@ HANDLERS: dict[Callable, Callable] = {
     math.sinh: _unary(Op.SINH, overflow=True),
     math.cosh: _unary(Op.COSH, overflow=True),
     math.tanh: _unary(Op.TANH),
+    math.erf: _unary(Op.ERF),
+    math.erfc: _unary(Op.ERFC),
     math.fabs: _unary(Op.ABS),
     math.atan2: _binary(Op.ARCTAN2),
     math.hypot: _binary(Op.HYPOT, overflow=True),
