@@ -133,6 +133,17 @@ def scalar_math(x):
         s += max(v, 0.5) + min(v, -0.5, 2.0) + math.exp(-abs(v)) + math.atan2(v, 1.0)
         s += math.log(abs(v) + 1.0) * math.pi + math.fabs(v) + math.cos(v) * math.e
         s += math.pow(abs(v), 1.5) + float(math.isnan(v)) + float(math.isinf(v))
+        s += math.erf(v) - 2.0 * math.erfc(v)  # libm's, as CPython calls them
+    return s
+
+
+def clamped_windows(x, r):
+    """``min``/``max`` of a loop value and a size (``x.shape[0]``), as window loops clamp."""
+    n = x.shape[0]
+    s = 0.0
+    for i in range(n):
+        for j in range(max(i - r, 0), min(i + r + 1, n)):
+            s += x[j] * (i - j)
     return s
 
 
@@ -243,6 +254,7 @@ PROGRAMS = [
     (rows, lambda: (np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0], [6.0, 9.0]]),)),
     (row_iteration, lambda: (np.arange(12.0).reshape(4, 3),)),
     (scalar_math, lambda: (np.array([1.5, 2.5, -3.5, 4.25, 0.5, -2.5]),)),
+    (clamped_windows, lambda: (np.arange(7.0), 2)),
     (python_floor_semantics, lambda: (7, 3)),
     (python_floor_semantics, lambda: (5, -2)),
     (fibonacci, lambda: (40,)),

@@ -56,6 +56,8 @@ MATH_FUNCTIONS = frozenset(
         "isinf",
         "isfinite",
         "copysign",
+        "erf",
+        "erfc",
         "phase",  # cmath
         "polar",
     ]

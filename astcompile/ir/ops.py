@@ -7,6 +7,7 @@ by the same :class:`Op` members, so adding an op is one row here plus one row pe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
@@ -160,6 +161,9 @@ class Op(Enum):
     PY_CDIV = auto()  # a / b as CPython divides complex numbers
     PY_CEXP = auto()  # cmath.exp
     PY_CSQRT = auto()  # cmath.sqrt
+    # ``math`` functions NumPy has no ufunc for: libm's own, as CPython calls them
+    ERF = auto()  # math.erf
+    ERFC = auto()  # math.erfc
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,8 @@ REGISTRY: dict[Op, OpInfo] = {
     Op.PY_CDIV: _row(Op.PY_CDIV, E, python_complex.quotient, 2),
     Op.PY_CEXP: _row(Op.PY_CEXP, E, python_complex.exp, 1),
     Op.PY_CSQRT: _row(Op.PY_CSQRT, E, python_complex.sqrt, 1),
+    Op.ERF: _row(Op.ERF, E, python_complex.real_of(math.erf), 1),
+    Op.ERFC: _row(Op.ERFC, E, python_complex.real_of(math.erfc), 1),
 }
 REGISTRY.update({op: _row(op, E, fn, 1) for op, fn in _UNARY_UFUNCS.items()})
 REGISTRY.update({op: _row(op, E, fn, 2) for op, fn in _BINARY_UFUNCS.items()})

@@ -1,4 +1,5 @@
-"""Reference implementations of the ops on Python ``complex`` values, for the eager backend.
+"""Reference implementations of the ops on Python ``complex`` values (and of the ``math``
+functions NumPy has no ufunc for), for the eager backend.
 
 Python's complex arithmetic is complex128, but not always NumPy's: ``a / b`` is CPython's
 ``_Py_c_quot`` (Smith's algorithm dividing by the denominator, where NumPy multiplies by its
@@ -22,10 +23,10 @@ _C128 = np.dtype(np.complex128)
 _NAN = complex(float("nan"), float("nan"))
 
 
-def _elementwise(fn: Callable[..., complex], *args: Any) -> Any:
+def _elementwise(fn: Callable[..., complex], *args: Any, dtype: np.dtype = _C128) -> Any:
     """``fn`` on Python numbers, over the broadcast arguments; a complex128 value or array."""
     arrays = np.broadcast_arrays(*(np.asarray(a) for a in args))
-    out = np.empty(arrays[0].shape if arrays else (), _C128)
+    out = np.empty(arrays[0].shape if arrays else (), dtype)
     for index in np.ndindex(out.shape):
         out[index] = fn(*(a[index].item() for a in arrays))
     return out[()] if out.ndim == 0 else out
@@ -74,3 +75,9 @@ def exp(z: Any) -> Any:
 def sqrt(z: Any) -> Any:
     """``cmath.sqrt``."""
     return _elementwise(_sqrt, z)
+
+
+def real_of(fn: Callable[[float], float]) -> Callable[[Any], Any]:
+    """A ``math`` function NumPy has no ufunc for (``math.erf``), element by element: a float64
+    value or array, as CPython computes it (C calls the same libm function)."""
+    return lambda x: _elementwise(fn, x, dtype=np.dtype(np.float64))

@@ -29,6 +29,7 @@ from astcompile.trace import handlers, int_bounds, pycomplex
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
+from astcompile.trace.sym_numbers import SymInt
 from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
@@ -65,6 +66,8 @@ def _kind(value: Any) -> type:
     kind)."""
     if isinstance(value, SymScalar):
         return type(value.hint)
+    if isinstance(value, SymInt):  # a size: ``min(i + r + 1, x.shape[0])``
+        return int
     dtype = value.dtype if isinstance(value, (SymArray, np.generic)) else np.result_type(value)
     if dtype.kind not in "biufc":
         raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, f"a {dtype} value in a scalar function")
@@ -274,6 +277,8 @@ HANDLERS: dict[Callable, Callable] = {
     math.sinh: _unary(Op.SINH, overflow=True),
     math.cosh: _unary(Op.COSH, overflow=True),
     math.tanh: _unary(Op.TANH),
+    math.erf: _unary(Op.ERF),
+    math.erfc: _unary(Op.ERFC),
     math.fabs: _unary(Op.ABS),
     math.atan2: _binary(Op.ARCTAN2),
     math.hypot: _binary(Op.HYPOT, overflow=True),

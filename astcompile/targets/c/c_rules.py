@@ -168,6 +168,8 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.ARCTAN2: _fn("atan2"),
     Op.LOGADDEXP: _helper("logaddexp"),
     Op.HYPOT: _fn("hypot"),
+    Op.ERF: _fn("erf"),
+    Op.ERFC: _fn("erfc"),
     Op.COPYSIGN: _fn("copysign"),
     **INFIX_RULES,
     Op.LT: _ordered("less", "<"),

@@ -179,6 +179,8 @@ RULES: dict[Op, Rule] = {
     Op.FMIN: _pick_number("minimum"),
     Op.ARCTAN2: _lm("atan2"),
     Op.HYPOT: _lm("hypot"),
+    Op.ERF: _lm("erf"),
+    Op.ERFC: _lm("erfc"),
     Op.COPYSIGN: _lm("copysign"),
     **INFIX_RULES,
     Op.WHERE: lambda n, a: f"tl.where({a[0]}, {a[1]}, {a[2]})",
