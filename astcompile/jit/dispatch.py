@@ -69,7 +69,7 @@ def compiled_callee(fn: types.FunctionType, owner: Owner) -> Callable[..., Any]:
 
 def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> Any:
     if is_itself(callee, owner):  # recursion on the compiled path stays on it, not counted
-        return owner.recurse(args, kwargs)
+        return recurse(owner, args, kwargs)
     if registry.is_compiled(callee) or registry.disable_mode(callee) is not None:
         return callee(*args, **kwargs)
     if not isinstance(callee, _PLAIN):
@@ -79,6 +79,26 @@ def call_from_compiled(owner: Owner, callee: Any, args: tuple, kwargs: dict) -> 
     if is_user_function(callee) and not registry.is_allowed_in_graph(callee):
         return compiled_callee(callee, owner)(*args, **kwargs)
     return callee(*args, **kwargs)
+
+
+#: Levels of a recursion that run on the compiled path; deeper ones call the user's function.
+#: A compiled level costs 6 Python frames of the recursion limit where the plain one costs 1:
+#: a memoised recursion 200 levels deep raised RecursionError compiled and ran plain.
+COMPILED_LEVELS = 8
+
+
+def recurse(owner: Owner, args: tuple, kwargs: dict) -> Any:
+    """A call of ``owner`` from its own compiled path: compiled for the first levels (array
+    work at each level of a divide and conquer runs compiled), then the user's function,
+    whose calls of its own name no longer pass through our frames."""
+    depth = getattr(_local, "depth", 0)
+    if depth >= COMPILED_LEVELS:
+        return owner.fn(*args, **kwargs)
+    _local.depth = depth + 1
+    try:
+        return owner.recurse(args, kwargs)
+    finally:
+        _local.depth = depth
 
 
 _PLAIN = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
