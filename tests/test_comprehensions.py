@@ -58,7 +58,35 @@ def raises_midway(x, n):
     return [x[i] for i in range(n)]
 
 
+def doubled_rows(a):
+    r = [a[i] * 2 for i in range(a.shape[0])]
+    return r[0] + r[-1]
+
+
+def item_pairs(x):
+    return [(x[i], x[i] + 1) for i in range(len(x))]
+
+
+def from_a_list(xs):
+    return [xs[i] * 2.0 for i in range(len(xs))]
+
+
+def inside_a_loop(a):
+    out = []
+    for j in range(a.shape[0]):
+        out.append(sum([a[j, i] * 2 for i in range(a.shape[1])]))
+    return out
+
+
+#: Items the loop's list cannot hold (rows, tuples): the trace copies the line per item, as
+#: it did before the comprehension was a loop (under the budget it still compiles).
+UNROLLED = [doubled_rows, item_pairs]
+
 CALLS = {
+    doubled_rows: [(np.ones((4, 3)),), (np.arange(6.0).reshape(2, 3),)],
+    item_pairs: [(np.arange(5.0),)],
+    from_a_list: [([1.0, 2.5, 3.0],), ([],)],
+    inside_a_loop: [(np.arange(60.0).reshape(5, 12),)],
     window_means: [(np.arange(60.0) ** 1.5, 5), (np.arange(40.0), 7), (np.arange(3.0), 5)],
     row_sums: [(np.ones((64, 9)),), (np.arange(12.0).reshape(4, 3),), (np.ones((0, 3)),)],
     odd_window_maxima: [(np.sin(np.arange(50.0)),), (np.zeros(4),)],
@@ -88,6 +116,12 @@ def test_a_comprehension_of_many_items_is_one_loop(fn):
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0, str(report)
     assert max(report.ops_per_graph) < 40, report.ops_per_graph
+
+
+@pytest.mark.parametrize("fn", UNROLLED, ids=lambda f: f.__name__)
+def test_items_a_loop_cannot_hold_still_compile_unrolled(fn):
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *CALLS[fn][0])
+    assert report.graph_break_count == 0, str(report)
 
 
 def test_the_list_holds_numpy_scalars_as_python_does():

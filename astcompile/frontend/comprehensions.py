@@ -141,7 +141,7 @@ def _loop(comp: ast.ListComp, name: str, stmt: ast.stmt) -> ast.For:
         body = [branch]
     loop = ast.For(renamer.visit(gen.target), gen.iter, body, [])
     first = next(iter(renames.values()))
-    loop.ac_spec = LoopSpec(stmt.lineno, first, ())
+    loop.ac_spec = LoopSpec(stmt.lineno, first, (), unrolled=True)
     return loop
 
 
