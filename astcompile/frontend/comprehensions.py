@@ -32,6 +32,8 @@ import ast
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.spec import BranchSpec, LoopSpec
 
+#: Off: comprehensions are traced as Python, a copy per item (bench/unrolled.py's "before").
+ENABLED = True
 #: Iterables the loop lowering takes (frontend/lowering_parts.py ``_head``).
 ITERABLES = frozenset({"range", "enumerate", "zip"})
 #: A ``range`` of literal ints with at most this many items keeps unrolling.
@@ -44,6 +46,8 @@ _STATEMENTS = (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)
 
 def lower_comprehensions(fdef: ast.FunctionDef) -> None:
     """Replace each eligible list comprehension of ``fdef`` by a loop before its statement."""
+    if not ENABLED:
+        return
     for node in list(ast.walk(fdef)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
