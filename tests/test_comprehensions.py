@@ -78,6 +78,18 @@ def inside_a_loop(a):
     return out
 
 
+def over_an_iterator(x, it):
+    return [x[v:].sum() for v in it]
+
+
+def over_dict_keys(x, d):
+    return [x[d[k] :].sum() for k in d]
+
+
+def over_a_list_of_arrays(arrays):
+    return [a.sum() for a in arrays]
+
+
 #: Items the loop's list cannot hold (rows, tuples): the trace copies the line per item, as
 #: it did before the comprehension was a loop (under the budget it still compiles).
 UNROLLED = [doubled_rows, item_pairs]
@@ -86,6 +98,8 @@ CALLS = {
     doubled_rows: [(np.ones((4, 3)),), (np.arange(6.0).reshape(2, 3),)],
     item_pairs: [(np.arange(5.0),)],
     from_a_list: [([1.0, 2.5, 3.0],), ([],)],
+    over_dict_keys: [(np.arange(10.0), {f"k{i}": i for i in range(12)})],
+    over_a_list_of_arrays: [([np.arange(float(i)) for i in range(20)],)],
     inside_a_loop: [(np.arange(60.0).reshape(5, 12),)],
     window_means: [(np.arange(60.0) ** 1.5, 5), (np.arange(40.0), 7), (np.arange(3.0), 5)],
     row_sums: [(np.ones((64, 9)),), (np.arange(12.0).reshape(4, 3),), (np.ones((0, 3)),)],
@@ -106,6 +120,16 @@ LOOPS = [window_means, row_sums, odd_window_maxima, keeps_its_own_i, scaled_item
 @pytest.mark.parametrize("fn", list(CALLS), ids=lambda f: f.__name__)
 def test_comprehensions_give_pythons_results(fn, backend):
     assert_same_calls(fn, CALLS[fn], backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_iterator_is_taken_once(backend):
+    """Iterators and generators passed in are consumed once, item by item, as Python does."""
+    x = np.arange(10.0)
+    compiled = astcompile.compile(over_an_iterator, backend=backend)
+    for _ in range(3):
+        assert compiled(x, iter([1, 2, 3])) == over_an_iterator(x, iter([1, 2, 3]))
+        assert compiled(x, (i for i in range(4))) == over_an_iterator(x, (i for i in range(4)))
 
 
 @pytest.mark.parametrize("fn", LOOPS, ids=lambda f: f.__name__)
