@@ -90,13 +90,25 @@ def over_a_list_of_arrays(arrays):
     return [a.sum() for a in arrays]
 
 
-#: Items the loop's list cannot hold (rows, tuples): the trace copies the line per item, as
-#: it did before the comprehension was a loop (under the budget it still compiles).
-UNROLLED = [doubled_rows, item_pairs]
+def summed(a):
+    return sum([a[i].sum() for i in range(a.shape[0])])
+
+
+def summed_later(a):
+    w = [a[i].sum() for i in range(a.shape[0])]
+    return sum(w)
+
+
+#: Items the loop's list cannot hold (rows, tuples), or a list that sum() iterates in Python:
+#: the trace copies the line per item, as before the comprehension was a loop (under the
+#: budget it still compiles).
+UNROLLED = [doubled_rows, item_pairs, summed, summed_later]
 
 CALLS = {
     doubled_rows: [(np.ones((4, 3)),), (np.arange(6.0).reshape(2, 3),)],
     item_pairs: [(np.arange(5.0),)],
+    summed: [(np.ones((4, 3)),)],
+    summed_later: [(np.arange(12.0).reshape(4, 3),)],
     from_a_list: [([1.0, 2.5, 3.0],), ([],)],
     over_dict_keys: [(np.arange(10.0), {f"k{i}": i for i in range(12)})],
     over_a_list_of_arrays: [([np.arange(float(i)) for i in range(20)],)],

@@ -21,8 +21,8 @@ attribute), so nothing the statement evaluates moves past them. Which ones (rule
 one ``for`` over ``range``/``enumerate``/``zip`` or a name, an element doing array work (a call
 or a subscript), no nested scope or walrus inside, and not a literal range of at most
 ``SMALL_RANGE`` items (those unroll cheaply, and each copy sees its constant index).
-Generators consumed by ``sum``/``max``/``any`` are not lowered here: the region traces them as
-before.
+Generators, and lists handed to ``sum``/``max``/... (ITERATED_BY), are not lowered here:
+the region traces them as before.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ from astcompile.frontend.spec import BranchSpec, LoopSpec
 ENABLED = True
 #: Iterables the loop lowering takes (frontend/lowering_parts.py ``_head``).
 ITERABLES = frozenset({"range", "enumerate", "zip"})
+#: Builtins that iterate a list in Python: a grown list handed to one (``sum([...])``, or
+#: ``w = [...]`` then ``max(w)``) does not trace, the copy per item does (under the budget).
+ITERATED_BY = frozenset({"sum", "max", "min", "sorted", "any", "all", "tuple", "set", "reversed"})
 #: A ``range`` of literal ints with at most this many items keeps unrolling.
 SMALL_RANGE = 8
 #: Nodes that make the element or a condition not a plain expression of the loop variable.
@@ -48,23 +51,44 @@ def lower_comprehensions(fdef: ast.FunctionDef) -> None:
     """Replace each eligible list comprehension of ``fdef`` by a loop before its statement."""
     if not ENABLED:
         return
+    iterated = _iterated_names(fdef)
     for node in list(ast.walk(fdef)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and any(isinstance(s, _STATEMENTS) for s in block):
-                setattr(node, field, [new for stmt in block for new in _lowered(stmt)])
+                lowered = [new for stmt in block for new in _lowered(stmt, iterated)]
+                setattr(node, field, lowered)
 
 
-def _lowered(stmt: ast.stmt) -> list[ast.stmt]:
+def _iterated_names(fdef: ast.FunctionDef) -> set[str]:
+    """Names handed to a builtin of ITERATED_BY anywhere in ``fdef``, and that builtin's own
+    name (for ``sum([...])`` itself)."""
+    found: set[str] = set()
+    for node in ast.walk(fdef):
+        callee = node.func if isinstance(node, ast.Call) else None
+        if isinstance(callee, ast.Name) and callee.id in ITERATED_BY:
+            found.update(a.id for a in node.args if isinstance(a, ast.Name))
+    return found
+
+
+def _lowered(stmt: ast.stmt, iterated: set[str]) -> list[ast.stmt]:
     holder = _first_evaluated(stmt)
     comp = holder[0] if holder else None
-    if not isinstance(comp, ast.ListComp) or not _eligible(comp):
+    if not isinstance(comp, ast.ListComp) or not _eligible(comp) or _iterated(stmt, iterated):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
     start = P.store(name, ast.List([], ast.Load()), stmt)
     loop = _loop(comp, name, stmt)
     holder[0] = P.load(name)
     return [start, P.located(loop, stmt), stmt]
+
+
+def _iterated(stmt: ast.stmt, iterated: set[str]) -> bool:
+    value = stmt.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id in ITERATED_BY
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    return any(isinstance(t, ast.Name) and t.id in iterated for t in targets)
 
 
 def _first_evaluated(stmt: ast.stmt) -> list:
