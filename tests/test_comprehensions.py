@@ -54,6 +54,10 @@ def few(x):
     return [x[i:].sum() for i in range(3)]
 
 
+def prefix_sums(x, n):
+    return [x[:i].sum() for i in range(n)]
+
+
 def raises_midway(x, n):
     return [x[i] for i in range(n)]
 
@@ -123,6 +127,7 @@ CALLS = {
     scaled_items: [(np.arange(300.0),), (np.arange(5.0),)],
     int_rows: [(np.arange(60).reshape(20, 3),)],
     few: [(np.arange(6.0),)],
+    prefix_sums: [(np.arange(9.0), 5), (np.arange(9.0), 7), (np.arange(9.0), 0)],
     raises_midway: [(np.arange(20.0), 10), (np.arange(20.0), 25)],
 }
 LOOPS = [window_means, row_sums, odd_window_maxima, keeps_its_own_i, scaled_items, int_rows]

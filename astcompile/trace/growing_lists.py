@@ -232,13 +232,14 @@ _DIM_OPS = {Op.ADD: S.dim_add, Op.SUB: S.dim_sub, Op.MUL: S.dim_mul}
 def _as_dim(bound: Any) -> Any:
     """A loop bound as a size: ``len(x) - k + 1`` with ``k`` an int argument is the size
     ``x_0 - 5 + 1`` under a guard on ``k``'s value (as ``np.zeros(k)`` is); anything else is
-    returned as it is (and has no size)."""
+    returned as it is (and has no size). A bound of int arguments alone (``range(n)``) stays
+    one: guarded by value, each new ``n`` would compile again."""
     if isinstance(bound, SymInt):
         return bound.dim
     if not isinstance(bound, SymScalar) or type(bound.hint) is not int or bound.dynamic:
         return bound
     dim = _node_dim(bound.node, bound.sources)
-    if dim is None:
+    if dim is None or type(dim) is int:
         return bound
     guards = current().value_guards
     guards.extend(g for g in bound.sources.items() if g not in guards)
