@@ -1,12 +1,15 @@
-"""``python -m bench.unrolled``: first calls of Python iteration the trace copies per item.
+"""``python -m bench.unrolled``: comprehensions over many items, as a copy per item and as a loop.
 
-A comprehension or generator over ``n`` items (``[x[i:i + k].mean() for i in range(n)]``) is
-run as Python by the tracer, one copy of its line per item; before the per-line budget
-(trace/context.py, ``LINE_BUDGET``) every copy fused into one C kernel. Each case runs in a new
-process on an empty cache, with the budget (now) and without it (before, ``LINE_BUDGET`` set to
-infinity): the compiled first call against the plain first call, in seconds; a first call still
-building after ``--limit`` seconds is cut off (``>limit``). A ``for`` loop over a fixed range
-is in the table as the shape that was already a loop (the same either way).
+A comprehension or generator over ``n`` items (``[x[i:i + k].mean() for i in range(n)]``) was
+run as Python by the tracer, one copy of its line per item; past the per-line budget
+(trace/context.py, ``LINE_BUDGET``: 12 reductions or 400 operations) its region ran as
+written (GB021). A list comprehension of array work is now lowered to one loop appending to a
+list (frontend/comprehensions.py). Each case runs in a new process on an empty cache, twice in
+the same run: "before" with the lowering off (``comprehensions.ENABLED = False``), "after" with
+it on. Columns: the compiled first call (build included) in seconds, then steady state (best
+call after 30 calls, when tiering has chosen) of the compiled function and of the plain one, in
+microseconds. A ``for`` loop over a fixed range is in the table as a shape that was already a
+loop.
 """
 
 from __future__ import annotations
@@ -49,28 +52,34 @@ CASES = {
     "windowed_max_total": (windowed_max_total, lambda n: (np.arange(n + 3.0), n)),
     "for loop (range(200))": (windowed_sum, lambda n: (np.arange(210.0),)),
 }
-SIZES = {"window_means": (8, 16, 32), "row_sums": (16, 64), "windowed_max_total": (64, 200)}
+SIZES = {"window_means": (16, 56, 500), "row_sums": (64,), "windowed_max_total": (200,)}
 
 _CHILD = """
 import json, time
 import numpy as np
 import astcompile
-from astcompile.trace import context
+from astcompile.frontend import comprehensions
+from bench.measure import best_time
 from bench.unrolled import CASES
-if {before}:
-    context.LINE_BUDGET = (float("inf"), float("inf"))
+comprehensions.ENABLED = {after}
 fn, make = CASES[{name!r}]
 args = make({n})
-t = time.perf_counter(); fn(*args); plain = time.perf_counter() - t
-t = time.perf_counter(); astcompile.compile(fn, backend="c")(*args); first = time.perf_counter() - t
-print(json.dumps([first, plain]))
+fn(*args)
+t = time.perf_counter(); compiled = astcompile.compile(fn, backend="c"); compiled(*args)
+first = time.perf_counter() - t
+for _ in range(30):
+    compiled(*args)
+steady = best_time(lambda: compiled(*args))
+plain = best_time(lambda: fn(*args))
+print(json.dumps([first, steady, plain]))
 """
 
 
-def _first_call(name: str, n: int, before: bool, limit: float) -> tuple[float, float] | None:
-    """(compiled first call, plain first call) in a new process, None past ``limit``."""
+def _measure(name: str, n: int, after: bool, limit: float) -> list[float] | None:
+    """[compiled first call, compiled steady call, plain call] in seconds, in a new process;
+    None past ``limit``."""
     env = dict(os.environ, ASTCOMPILE_COMPILE_BUDGET="inf", PYTHONPATH=str(ROOT))
-    code = _CHILD.format(name=name, n=n, before=before)
+    code = _CHILD.format(name=name, n=n, after=after)
     with tempfile.TemporaryDirectory() as cache:
         env["ASTCOMPILE_CACHE_DIR"] = cache
         try:
@@ -81,27 +90,32 @@ def _first_call(name: str, n: int, before: bool, limit: float) -> tuple[float, f
             return None
     if done.returncode:
         raise RuntimeError(done.stderr.decode()[-2000:])
-    first, plain = json.loads(done.stdout.decode().splitlines()[-1])
-    return first, plain
+    return json.loads(done.stdout.decode().splitlines()[-1])
 
 
-def _cell(result: tuple[float, float] | None, limit: float) -> str:
-    return f">{limit:.0f}" if result is None else f"{result[0]:.2f}"
+def _cells(result: list[float] | None, limit: float) -> str:
+    if result is None:
+        return f"{'>' + format(limit, '.0f'):>7s} {'':>9s}"
+    return f"{result[0]:7.2f} {result[1] * 1e6:9.1f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=float, default=60.0, help="seconds per first call")
+    parser.add_argument("--limit", type=float, default=120.0, help="seconds per case")
     limit = parser.parse_args().limit
-    print(f"{'case':24s} {'n':>5s} {'before s':>9s} {'now s':>7s} {'plain ms':>9s}")
+    print(
+        f"{'case':22s} {'n':>4s} | {'before: first s':>15s} {'steady us':>9s} | "
+        f"{'after: first s':>14s} {'steady us':>9s} | {'plain us':>9s} {'after x':>7s}"
+    )
     for name in CASES:
         for n in SIZES.get(name, (200,)):
-            before = _first_call(name, n, True, limit)
-            now = _first_call(name, n, False, limit)
-            plain = now[1] * 1e3 if now else float("nan")
+            before = _measure(name, n, False, limit)
+            after = _measure(name, n, True, limit)
+            plain = (after or before or [0, 0, float("nan")])[2]
+            ratio = plain / after[1] if after else float("nan")
             print(
-                f"{name:24s} {n:5d} {_cell(before, limit):>9s} {_cell(now, limit):>7s} "
-                f"{plain:9.3f}",
+                f"{name:22s} {n:4d} | {_cells(before, limit):>25s} | "
+                f"{_cells(after, limit):>24s} | {plain * 1e6:9.1f} {ratio:7.2f}",
                 flush=True,
             )
 

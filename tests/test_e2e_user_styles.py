@@ -220,9 +220,10 @@ def scaled_items(x):
 
 
 #: Python iteration the trace runs as Python, over many items: a copy of the line per item.
-MANY_ITEMS = [
+MANY_ITEMS = [(windowed_max_total, (np.arange(100.0), 90))]
+#: List comprehensions of array work: one loop (frontend/comprehensions.py), any item count.
+MANY_ITEMS_LOOPED = [
     (window_means, (np.arange(200.0), 5)),
-    (windowed_max_total, (np.arange(100.0), 90)),
     (row_sums, (np.ones((60, 7)),)),
     (scaled_items, (np.arange(300.0),)),
 ]
@@ -240,6 +241,19 @@ def test_python_iteration_over_many_items_is_not_unrolled(fn, args, backend):
     line = fn.__code__.co_firstlineno + 1
     assert [(b.code, b.line) for b in out.break_reasons] == [("GB021", line)], str(out)
     assert "unrolled" in out.break_reasons[0].detail
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", MANY_ITEMS_LOOPED, ids=[fn.__name__ for fn, _ in MANY_ITEMS_LOOPED]
+)
+def test_list_comprehensions_over_many_items_are_one_loop(fn, args, backend):
+    """The comprehension is lowered to a loop appending to a list: one small graph, no break,
+    whatever the item count."""
+    assert_same_calls(fn, [args, args], backend)
+    out = astcompile.explain(astcompile.compile(fn, backend="eager"), *args)
+    assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+    assert out.ops_per_graph[0] < 40, out.ops_per_graph
 
 
 def windowed_sum(x):

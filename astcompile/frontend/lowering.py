@@ -22,6 +22,7 @@ import copy
 import re
 
 from astcompile.frontend import lowering_parts as P
+from astcompile.frontend.comprehensions import lower_comprehensions
 from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
 IF, WHILE = "__ac_if", "__ac_while"
@@ -59,6 +60,7 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
     by_line = {(type(s), s.line): s for s in specs}
     for fdef in module.body:
         if isinstance(fdef, ast.FunctionDef):
+            lower_comprehensions(fdef)
             fdef.body = _returns_after_loops(fdef.body, by_line)
     _Lowering(by_line).visit(module)
     ast.fix_missing_locations(module)
@@ -184,7 +186,7 @@ class _Lowering(ast.NodeTransformer):
     def _visit_loop(self, node: ast.For | ast.While) -> LoopSpec | None:
         """The loop's plan (its jumps lowered first), after lowering what is inside it; None
         for a loop that stays in Python."""
-        spec = self.by_line.get((LoopSpec, node.lineno))
+        spec = getattr(node, "ac_spec", None) or self.by_line.get((LoopSpec, node.lineno))
         if spec is not None:
             if spec.raised:  # its exception is made after the loop (P.raise_after)
                 own = P.own_nodes(node.body)

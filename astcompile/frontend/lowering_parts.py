@@ -254,6 +254,8 @@ def lower_for(node: ast.For, spec: LoopSpec) -> list[ast.stmt]:
     body = function(name, [param, *spec.carried], body_stmts, spec.carried, node)
     helper, bounds = head
     call_node = call(helper, [load(name), bounds, names(spec.carried), *brk_index(spec)])
+    if spec.unrolled:
+        call_node.keywords = [ast.keyword("unrolled", ast.Constant(True))]
     loop = [*pre, *start_values(spec, node), *brk_init(spec, node), body]
     target_after = [store(spec.target, load(spec.last), node)] if spec.last else []
     return [*loop, assign(spec.carried, call_node, node), *target_after]

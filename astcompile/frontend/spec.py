@@ -39,6 +39,9 @@ class LoopSpec:
     #: the flag a ``raise`` in the body sets (it also breaks); the exception is made and
     #: raised in Python after the loop ("" without a raise)
     raised: str = ""
+    #: a comprehension's loop (frontend/comprehensions.py): where it does not trace, the trace
+    #: runs it as Python, a copy per item, as it ran the comprehension
+    unrolled: bool = False
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Box(NamedKind):
     SCALAR = "scalar"  # a NumPy scalar
     ZERO_D = "0d"  # a 0-d array (backends may compute it as a scalar)
     LIST = "list"  # a new Python list of the items (``tolist()``: Python's own number types)
+    ITEMS = "items"  # a new Python list of the items as NumPy scalars (``list(array)``)
     PYTHON = "python"  # tag of ``(Box.PYTHON, type, flag)``, see :class:`OutSpec`
 
 

@@ -64,6 +64,8 @@ def current_leaves(args: tuple, reads: tuple, root: Any, known: dict | None = No
 def _box(value: Any, box: Any, outputs: list) -> Any:
     if type(box) is tuple and box[0] == "list":  # ("list", length): the first items
         return value[: int(outputs[box[1]])].tolist()
+    if type(box) is tuple and box[0] == "items":  # the first items, as NumPy scalars
+        return list(value[: int(outputs[box[1]])])
     if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
         value = value[()] if isinstance(value, np.ndarray) else value
         return box[1](value) if outputs[box[2]] else value
@@ -71,6 +73,8 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
         return value
     if box == "list":
         return value.tolist()
+    if box == "items":
+        return list(value)
     if box == "scalar":
         return value[()] if isinstance(value, np.ndarray) else value
     if box == "0d":

@@ -27,14 +27,16 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
 from astcompile.trace import handlers, user_names
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.control import check
-from astcompile.trace.lists import SymList, python_type
+from astcompile.trace.lists import NUMPY_ITEMS, SymList, item_dtype, python_type
 from astcompile.trace.local_lists import DTYPES, NAME, item_type
 from astcompile.trace.numpy_fill import new_array
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymInt
+from astcompile.trace.symbolic import SymInt, SymScalar
 
 #: Traces of one loop that may restart for a list's item type or appends per iteration.
 _RESTARTS = 4
@@ -103,7 +105,7 @@ def append(target: SymList, value: Any) -> None:
         )
     kind = python_type(value)
     if kind is not target.item:
-        if growth.guessed and kind in DTYPES:
+        if growth.guessed and (kind in DTYPES or kind in NUMPY_ITEMS):
             raise Restart(growth.index, item=kind)
         raise TraceBreak(
             TraceReason.SIDE_EFFECT,
@@ -186,7 +188,7 @@ def _adopt(cell: types.CellType, index: int, trips: S.Dim, hint: tuple | None) -
     guessed = not items and item is None
     item = item or (item_type(items) if items else float)
     capacity = S.dim_max(S.dim_add(S.dim_mul(trips, per_iteration), len(items)), 2)
-    array = new_array((capacity,), DTYPES[item], 0)
+    array = new_array((capacity,), item_dtype(item), 0)
     if items:
         array[: len(items)] = np.array(items, dtype=DTYPES[item])
     typed = SymList(array, item, NAME)
@@ -213,7 +215,7 @@ def _trips(bounds: tuple) -> S.Dim | None:
     or ints (a loop over a list or an array, ``range(len(xs))``)."""
     parts = tuple(bounds) if len(bounds) != 1 else (0, bounds[0])
     start, stop, step = (*parts, 1)[:3]
-    dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
+    dims = [_as_dim(b) for b in (start, stop)]
     if not all(type(d) is int or isinstance(d, S.SymDim) for d in dims) or type(step) is not int:
         return None
     if step == 0:
@@ -221,3 +223,39 @@ def _trips(bounds: tuple) -> S.Dim | None:
     span = S.dim_sub(dims[1], dims[0]) if step > 0 else S.dim_sub(dims[0], dims[1])
     span = S.dim_max(span, 0)
     return S.dim_floordiv(S.dim_add(span, abs(step) - 1), abs(step))
+
+
+#: Int operations a bound computed from sizes and int arguments may use, as size operations.
+_DIM_OPS = {Op.ADD: S.dim_add, Op.SUB: S.dim_sub, Op.MUL: S.dim_mul}
+
+
+def _as_dim(bound: Any) -> Any:
+    """A loop bound as a size: ``len(x) - k + 1`` with ``k`` an int argument is the size
+    ``x_0 - 5 + 1`` under a guard on ``k``'s value (as ``np.zeros(k)`` is); anything else is
+    returned as it is (and has no size). A bound of int arguments alone (``range(n)``) stays
+    one: guarded by value, each new ``n`` would compile again."""
+    if isinstance(bound, SymInt):
+        return bound.dim
+    if not isinstance(bound, SymScalar) or type(bound.hint) is not int or bound.dynamic:
+        return bound
+    dim = _node_dim(bound.node, bound.sources)
+    if dim is None or type(dim) is int:
+        return bound
+    guards = current().value_guards
+    guards.extend(g for g in bound.sources.items() if g not in guards)
+    return dim
+
+
+def _node_dim(node: Node, sources: dict) -> Any:
+    if node.op is Op.DIM:
+        return node.attr
+    if node.op is Op.CONST and node.dtype.kind in "iu":
+        return int(node.attr.value)
+    if node.op is Op.INPUT and node.attr.index in sources:
+        return sources[node.attr.index]
+    if node.op is Op.CAST and node.dtype.kind in "iu":
+        return _node_dim(node.inputs[0], sources)
+    if node.op not in _DIM_OPS or node.dtype.kind not in "iu":
+        return None
+    a, b = (_node_dim(n, sources) for n in node.inputs)
+    return None if a is None or b is None else _DIM_OPS[node.op](a, b)

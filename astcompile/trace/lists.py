@@ -211,12 +211,20 @@ def _index(key: Any, name: str) -> Any:
 
 
 _DTYPES = dict(pylists.ITEMS.values())
+#: NumPy scalar types a list the region grows may hold (``[x[i:j].mean() for ...]`` holds
+#: np.float64s): they leave the region as those scalars, not as Python numbers.
+NUMPY_ITEMS = frozenset({np.float64, np.float32, np.int64, np.int32, np.bool_, np.complex128})
+
+
+def item_dtype(item: type) -> np.dtype:
+    """The dtype of a typed list's buffer of ``item`` (a Python number or NumPy scalar type)."""
+    return _DTYPES[item] if item in _DTYPES else np.dtype(item)
 
 
 def _python_number(node: Node, item: type, name: str) -> SymScalar:
-    """An item of a typed list: a Python number known only at run time."""
-    if node.dtype != _DTYPES[item]:
-        node = B.cast(B.Operand(node, False, None), _DTYPES[item])
+    """An item of a typed list: a Python number (or NumPy scalar) known only at run time."""
+    if node.dtype != item_dtype(item):
+        node = B.cast(B.Operand(node, False, None), item_dtype(item))
     return SymScalar(node, item(1), f"an item of {name}", dynamic=True)
 
 
@@ -225,6 +233,8 @@ def python_type(value: Any) -> type:
         return type(value.hint)
     if isinstance(value, SymInt):
         return int
+    if isinstance(value, SymArray) and value.is_scalar and value.node.ndim == 0:
+        return value.node.dtype.type  # a NumPy scalar: x[i:j].mean()
     return type(value)
 
 

@@ -42,39 +42,60 @@ from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
 
 _RETRACES = 3
+#: The name of a comprehension's list (frontend/comprehensions.py).
+COMPREHENSION_LIST = "__ac_list_"
 
 
 @handlers.register
 def ac_for(
-    body: Callable, bounds: Sequence[Any], carried: Sequence[Any], brk: int | None = None
+    body: Callable,
+    bounds: Sequence[Any],
+    carried: Sequence[Any],
+    brk: int | None = None,
+    *,
+    unrolled: bool = False,
 ) -> tuple:
     """``for i in range(*bounds): carried = body(i, *carried)``, traced as one LOOP node.
 
     ``brk`` is the position of the ``break`` flag among the carried values, if the body has a
-    ``break``: the loop stops after an iteration that sets it."""
-    return _for(body, bounds, tuple(carried), brk, peeled=False)
+    ``break``: the loop stops after an iteration that sets it. ``unrolled``: a loop that does
+    not trace runs as Python, a copy of the body per item (a comprehension's loop,
+    frontend/comprehensions.py: what the trace did with the comprehension itself)."""
+    try:
+        return _for(body, bounds, tuple(carried), brk, peeled=False)
+    except TraceBreak:
+        if not unrolled:
+            raise
+    for name, cell in zip(body.__code__.co_freevars, body.__closure__ or ()):
+        if name.startswith(COMPREHENSION_LIST):  # empty when the loop starts
+            cell.cell_contents = []
+    return _python_for(body, bounds, tuple(carried), brk)
 
 
 def _for(
     body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
     if not is_tracing() or (brk is None and unrolls(bounds)):
-        values = init
-        for i in range(*bounds):
-            try:
-                values = body(i, *values)
-            except Exhausted:  # a stream's iterator ended (trace/iteration.py)
-                break
-            if brk is not None and values[brk]:
-                break
-        if is_tracing():
-            LS.bound_after(values)
-        return values
+        return _python_for(body, bounds, init, brk)
     local_lists.adopt(body, current().given, flat=not growing_lists.takes(body, bounds))
     cells = growing_lists.cells(body, bounds)  # before the watch holds their lists too
     with escapes.unchanged(body, "loop body"):
         trace = lambda b, values, names: _trace_loop(b, bounds, values, brk, peeled, names)
         return growing_lists.run_for(body, cells, bounds, init, trace)
+
+
+def _python_for(body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None) -> tuple:
+    values = init
+    for i in range(*bounds):
+        try:
+            values = body(i, *values)
+        except Exhausted:  # a stream's iterator ended (trace/iteration.py)
+            break
+        if brk is not None and values[brk]:
+            break
+    if is_tracing():
+        LS.bound_after(values)
+    return values
 
 
 def ac_while(

@@ -186,10 +186,11 @@ class _Outputs:
                     TraceReason.UNSUPPORTED_OUTPUT,
                     "two lists a loop or an if carried leave the region (they may be one list)",
                 )
+        box = Box.ITEMS if value.item in lists.NUMPY_ITEMS else Box.LIST
         if value.growth is None:
-            return self._graph(value.array.node, Box.LIST)
+            return self._graph(value.array.node, box)
         length = self._graph(operand(value.growth.size).node, Box.ZERO_D).index
-        return self._graph(value.array.node, (Box.LIST, length))
+        return self._graph(value.array.node, (box, length))
 
     def spec(self, value: Any) -> Any:
         position, items = self.arguments.get(id(value), (None, None))
