@@ -282,3 +282,35 @@ def test_a_helper_called_from_many_lines_is_not_an_unrolled_line(backend):
     assert_same_calls(spreads, [args, tuple(a[::-1] for a in args)], backend)
     out = astcompile.explain(astcompile.compile(spreads, backend="eager"), *args)
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+
+
+def max_of_prefix(x, k):
+    return x[:k].max()
+
+
+def min_of_prefix(x, k):
+    return np.min(x[:k], axis=0)
+
+
+def argmax_of_prefix(x, k):
+    return np.argmax(x[:k])
+
+
+def argmin_of_prefix(x, k):
+    return x[:k].argmin(axis=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [max_of_prefix, min_of_prefix, argmax_of_prefix, argmin_of_prefix])
+def test_an_empty_reduction_raises_numpys_message(fn, backend):
+    """``x[:0].argmax()`` raises NumPy's own text ("attempt to get argmax of an empty
+    sequence", max/min name their op): compiled code raised one message for all four, which a
+    ``str(e)`` in an ``except`` sees."""
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(np.arange(5.0), 3)
+    for _ in range(2):
+        with pytest.raises(ValueError) as plain:
+            fn(np.arange(5.0), 0)
+        with pytest.raises(ValueError) as got:
+            compiled(np.arange(5.0), 0)
+        assert str(got.value).split("\n")[0] == str(plain.value)
