@@ -314,3 +314,16 @@ def test_an_empty_reduction_raises_numpys_message(fn, backend):
         with pytest.raises(ValueError) as got:
             compiled(np.arange(5.0), 0)
         assert str(got.value).split("\n")[0] == str(plain.value)
+
+
+def reductions_of_a_tuple(t, x):
+    return np.sum(t), np.max(t), np.mean(t), np.argmin(t), np.asarray(t) * x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reduction_of_a_tuple_of_numbers_is_numpys(backend):
+    """``np.sum(t)`` of a tuple argument ``(1, 2)``: NumPy saw no traced value to dispatch on
+    and folded an object array of the traced items with Python's ``+`` and ``>``, so the
+    compiled region returned a Python ``int``/``float`` where NumPy returns ``np.int64``."""
+    calls = [((1, 2), 2.0), ((1.5, np.nan, 0.5), 1.0), ([3, 1], 2), ((True, False), 1)]
+    assert_same_calls(reductions_of_a_tuple, calls, backend)
