@@ -46,3 +46,19 @@ def test_the_rule_is_asked_of_numpy():
     x86's default NaN, which is negative."""
     keep, negative = numpy_nan_signs(Op.ARCSIN, np.dtype(np.float64))
     assert (keep, negative) == (0, int(np.signbit(np.arcsin(np.float64(2.0)))))
+
+
+def picks_of_signed_zeros(a, b):
+    return np.maximum(a, b), np.minimum(a, b), np.maximum(b, a), np.clip(a, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_equal_zeros_pick_numpys_operand(backend, dtype):
+    """Of two equal values ``np.maximum``/``np.minimum`` give the second (``maximum(-0.0,
+    0.0)`` is ``0.0``), ``np.clip`` keeps ``x`` at a bound equal to it: compiled code picked
+    the first for both."""
+    a = np.tile(np.array([-0.0, 0.0, np.nan, 1.0], dtype), 10)
+    b = np.tile(np.array([0.0, -0.0, -0.0, np.nan], dtype), 10)
+    expected, got = run_both(picks_of_signed_zeros, a, b, backend=backend)
+    assert_same_signs(got, expected)

@@ -296,3 +296,54 @@ def test_a_helper_called_from_many_lines_is_not_an_unrolled_line(backend):
     assert_same_calls(spreads, [args, tuple(a[::-1] for a in args)], backend)
     out = astcompile.explain(astcompile.compile(spreads, backend="eager"), *args)
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+
+
+def max_of_prefix(x, k):
+    return x[:k].max()
+
+
+def min_of_prefix(x, k):
+    return np.min(x[:k], axis=0)
+
+
+def argmax_of_prefix(x, k):
+    return np.argmax(x[:k])
+
+
+def argmin_of_prefix(x, k):
+    return x[:k].argmin(axis=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [max_of_prefix, min_of_prefix, argmax_of_prefix, argmin_of_prefix])
+def test_an_empty_reduction_raises_numpys_message(fn, backend):
+    """``x[:0].argmax()`` raises NumPy's own text ("attempt to get argmax of an empty
+    sequence", max/min name their op): compiled code raised one message for all four, which a
+    ``str(e)`` in an ``except`` sees."""
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(np.arange(5.0), 3)
+    for _ in range(2):
+        with pytest.raises(ValueError) as plain:
+            fn(np.arange(5.0), 0)
+        with pytest.raises(ValueError) as got:
+            compiled(np.arange(5.0), 0)
+        assert str(got.value).split("\n")[0] == str(plain.value)
+
+
+def reductions_of_a_tuple(t, x):
+    return np.sum(t), np.max(t), np.mean(t), np.argmin(t), np.asarray(t) * x
+
+
+def other_functions_of_a_tuple(t, x):
+    return np.dot(t, t), np.nanmax(t), np.nanmin(t), np.asarray(t) * x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [reductions_of_a_tuple, other_functions_of_a_tuple])
+def test_a_reduction_of_a_tuple_of_numbers_is_numpys(fn, backend):
+    """``np.sum(t)`` of a tuple argument ``(1, 2)``: NumPy saw no traced value to dispatch on
+    and folded an object array of the traced items with Python's ``+`` and ``>``, so the
+    compiled region returned a Python ``int``/``float`` where NumPy returns ``np.int64``. A
+    function the tracer has no handler for (``np.nanmax``) breaks instead."""
+    calls = [((1, 2), 2.0), ((1.5, np.nan, 0.5), 1.0), ([3, 1], 2), ((True, False), 1)]
+    assert_same_calls(fn, calls, backend)

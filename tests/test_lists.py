@@ -7,8 +7,9 @@ from __future__ import annotations
 import copy
 import random
 
+import numpy as np
 import pytest
-from differential import assert_same_calls, assert_same_value
+from differential import BACKENDS, assert_same_calls, assert_same_value
 
 import astcompile
 from bench.programs.list_prefix_sums import list_prefix_sums as prefix_sums
@@ -271,3 +272,18 @@ def test_a_guard_function_reads_each_list_once_per_call(monkeypatch):
     seen.clear()
     assert region.guards(list(range(20)), 7) == (list(range(7, 27)),)
     assert len(seen) == 1
+
+
+def sum_of_array_of_list(xs, x):
+    return np.array(xs).sum(), np.asarray(xs).sum(axis=0), x * 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_array_made_of_a_list_argument_is_numpys(backend):
+    """``np.array(xs).sum()`` of a list argument: NumPy made an object array of the traced
+    items and ``.sum()`` folded it with Python's ``+``, a Python ``int`` out where NumPy
+    returns ``np.int64``. The first call warms the tracer's imports (a lazy import seen while
+    tracing sent the region to Python, hiding the bug)."""
+    assert_same_calls(sum_of_array_of_list, [([1, 2], np.ones(2))], backend)
+    calls = [([3, 1], np.ones(2)), ([1.5, 2.0], np.ones(3)), ([[1, 2], [3, 4]], np.ones(2))]
+    assert_same_calls(sum_of_array_of_list, calls, backend)

@@ -56,7 +56,10 @@ class SizeCheckKind(NamedKind):
     BROADCAST = "broadcast"  # a == b, or either is 1
     STORE = "store"  # value size a fits target size b: equal, or a is 1
     EQUAL = "equal"  # a == b
-    NONEMPTY = "nonempty"  # a > 0
+    NONEMPTY = "nonempty"  # a > 0: max's axis holds something (NumPy's message names the op)
+    NONEMPTY_MIN = "nonempty_min"
+    NONEMPTY_ARGMAX = "nonempty_argmax"
+    NONEMPTY_ARGMIN = "nonempty_argmin"
 
 
 class InputKind(Enum):

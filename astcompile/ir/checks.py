@@ -27,13 +27,19 @@ SIZE_CHECKS: dict[SizeCheckKind, tuple[Callable[..., bool], str, int]] = {
     SizeCheckKind.STORE: (lambda a, b: a == b or a == 1, "{0} == {1} || {0} == 1", 11),
     SizeCheckKind.EQUAL: (lambda a, b: a == b, "{0} == {1}", 12),
     SizeCheckKind.NONEMPTY: (lambda a: a > 0, "{0} > 0", 13),
+    SizeCheckKind.NONEMPTY_MIN: (lambda a: a > 0, "{0} > 0", 14),
+    SizeCheckKind.NONEMPTY_ARGMAX: (lambda a: a > 0, "{0} > 0", 15),
+    SizeCheckKind.NONEMPTY_ARGMIN: (lambda a: a > 0, "{0} > 0", 16),
 }
 
 _MESSAGES = {
     10: "operands could not be broadcast together: sizes {0} and {1}",
     11: "could not broadcast input array from size {0} into size {1}",
     12: "shapes ({0},) and ({1},) not aligned: {0} (dim 0) != {1} (dim 0)",
-    13: "zero-size array to reduction operation which has no identity",
+    13: "zero-size array to reduction operation maximum which has no identity",
+    14: "zero-size array to reduction operation minimum which has no identity",
+    15: "attempt to get argmax of an empty sequence",
+    16: "attempt to get argmin of an empty sequence",
 }
 
 
@@ -83,7 +89,7 @@ def raise_error(rc: int, err: Any, checks: tuple = (), sites: tuple = ()) -> Non
 
 def error_for(rc: int, err: Any, checks: tuple = ()) -> BaseException:
     """The exception for status ``rc``: 1 IndexError (index, axis, size in ``err``), 2 a zero
-    ``range`` step, 3 a failed CHECK (``err[0]`` indexes ``checks``), 10-13 the size checks
+    ``range`` step, 3 a failed CHECK (``err[0]`` indexes ``checks``), 10-16 the size checks
     above."""
     if rc == 3:  # (exception, message[, the dtypes of the values it names: err[1], err[2]])
         exception, message, *named = checks[int(err[0])]

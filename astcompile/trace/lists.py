@@ -119,10 +119,10 @@ class SymList:
         return wrap(current().node(Op.COPY, (node,), node.dtype, node.shape))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        return array_function(func, _arrays(args), _arrays(kwargs))
+        return array_function(func, numpy_arrays(args), numpy_arrays(kwargs))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        return array_ufunc(ufunc, method, _arrays(inputs), kwargs)
+        return array_ufunc(ufunc, method, numpy_arrays(inputs), kwargs)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -238,12 +238,12 @@ def python_type(value: Any) -> type:
     return type(value)
 
 
-def _arrays(values: Any) -> Any:
+def numpy_arrays(values: Any) -> Any:
     """``values`` with each SymList as the array NumPy would make of it."""
     if isinstance(values, SymList):
         return values.as_array()
     if type(values) in (tuple, list):
-        return type(values)(_arrays(v) for v in values)
+        return type(values)(numpy_arrays(v) for v in values)
     if type(values) is dict:
-        return {k: _arrays(v) for k, v in values.items()}
+        return {k: numpy_arrays(v) for k, v in values.items()}
     return values

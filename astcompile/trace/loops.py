@@ -35,6 +35,7 @@ from astcompile.trace import subgraphs as SG
 from astcompile.trace.branches import trace_if
 from astcompile.trace.context import TraceBreak, current, is_tracing
 from astcompile.trace.iteration import Exhausted
+from astcompile.trace.lists import numpy_arrays
 from astcompile.trace.numpy_api import CREATION
 from astcompile.trace.numpy_bind import call_function
 from astcompile.trace.reasons import TraceReason
@@ -149,11 +150,13 @@ def ac_if(test: Any, then_fn: Callable, else_fn: Callable, values: Sequence[Any]
 
 @handlers.register
 def ac_create(func: Callable, *args: Any, **kwargs: Any) -> Any:
-    """``np.zeros(shape)``-style calls from a region body: symbolic while tracing."""
+    """``np.zeros(shape)``-style calls from a region body: symbolic while tracing. A list
+    argument's items are the array NumPy makes of it (``np.array(xs)``), not an object
+    array of traced numbers that ``.sum()`` folds into a Python int."""
     if is_tracing():
         handler = CREATION.get(func)
         if handler is not None:
-            return call_function(func, handler, args, kwargs)
+            return call_function(func, handler, numpy_arrays(args), numpy_arrays(kwargs))
     return func(*args, **kwargs)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from astcompile.ir import shapes as S
 from astcompile.ir.attrs import ArithKind, index_shape
+from astcompile.ir.checks import size_check_message
 from astcompile.ir.graph import ConstAttr, IndexItem, IndexKind, Node, ReduceAttr, SizeCheckKind
 from astcompile.ir.ops import COMPARISONS, Op, info
 from astcompile.trace import limits
@@ -220,6 +221,15 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
+#: the reductions an empty axis makes raise, each with NumPy's own message (it names the op)
+_NO_IDENTITY = {
+    Op.MAX: SizeCheckKind.NONEMPTY,
+    Op.MIN: SizeCheckKind.NONEMPTY_MIN,
+    Op.ARGMAX: SizeCheckKind.NONEMPTY_ARGMAX,
+    Op.ARGMIN: SizeCheckKind.NONEMPTY_ARGMIN,
+}
+
+
 def reduction(
     op: Op, operand: Operand, axis: Any, keepdims: bool, ddof: int = 0
 ) -> tuple[Node, bool]:
@@ -231,11 +241,12 @@ def reduction(
     empty = any(node.shape[a] == 0 for a in axes) or (
         node.ndim and axis is None and 0 in node.shape
     )
-    if empty and op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN):
-        raise ValueError("zero-size array to reduction operation which has no identity")
+    nonempty = _NO_IDENTITY.get(op)
+    if empty and nonempty:
+        raise ValueError(size_check_message(nonempty, (0,)))
     reduced_dims = [node.shape[a] for a in axes]
-    if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(map(S.is_runtime, reduced_dims)):
-        current().env.check(SizeCheckKind.NONEMPTY, S.prod(reduced_dims))
+    if nonempty and any(map(S.is_runtime, reduced_dims)):
+        current().env.check(nonempty, S.prod(reduced_dims))
     kwargs: dict[str, Any] = {"keepdims": keepdims}
     if op in (Op.VAR, Op.STD):
         kwargs["ddof"] = ddof

@@ -6,7 +6,11 @@ A user function that a region calls runs unrewritten on traced values (it is inl
 right-hand side of an ODE, ``return np.array([a * x - b * x * y, d * x * y - c * y])``, broke
 the region ("conversion to a concrete array"). A traced read of ``numpy`` (a global or closure
 cell that is the module, seen through ``library_modules.ModuleRead``) therefore routes the
-creation functions through ``ac_create``; every other attribute is NumPy's own object.
+creation functions through ``ac_create``. Its other functions are routed too, for one case:
+traced numbers that reach them only inside a Python list or tuple (``np.max([lo, hi])``,
+``np.sum(t)`` of a tuple argument), where NumPy finds nothing to dispatch on and computes on
+an object array (Python's ``+`` and ``>``: a Python number out, NaN lost). Its types,
+ufuncs and other attributes are NumPy's own objects.
 """
 
 from __future__ import annotations
@@ -16,8 +20,17 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from astcompile.ir.ops import REDUCTION_TO_OP
 from astcompile.trace import handlers
-from astcompile.trace.numpy_api import CREATION
+from astcompile.trace.context import TraceBreak, is_tracing
+from astcompile.trace.numpy_api import CREATION, FUNCTIONS
+from astcompile.trace.numpy_bind import call_function
+from astcompile.trace.reasons import TraceReason
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
+
+_TRACED = (SymArray, SymScalar, SymInt)
 
 
 class Routed:
@@ -29,16 +42,61 @@ class Routed:
         self.real = self.__wrapped__ = real
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return handlers.ac_create(self.real, *args, **kwargs)
+        if self.real in CREATION:
+            return handlers.ac_create(self.real, *args, **kwargs)
+        if is_tracing() and _hidden_in_sequences((*args, *kwargs.values())):
+            if self.real in REDUCTION_TO_OP:
+                args = tuple(_as_array(a) for a in args)  # NumPy's np.asarray of each
+            elif self.real in FUNCTIONS:
+                return call_function(self.real, FUNCTIONS[self.real], args, kwargs)
+            else:
+                what = f"np.{getattr(self.real, '__name__', '')} of traced numbers in a list"
+                raise TraceBreak(TraceReason.NOT_SUPPORTED, what)
+        return self.real(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # ``np.sum.__name__``
+        return getattr(self.real, name)
+
+    def __eq__(self, other: Any) -> bool:  # ``{np.sum: 1}.get(fn)`` of the user's own np.sum
+        return self.real == (other.real if isinstance(other, Routed) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.real)
 
     def __repr__(self) -> str:
         return f"<{self.real.__name__}, as traced code calls it>"
 
 
+def _as_array(value: Any) -> Any:
+    """A reduction's operand as NumPy takes it, ``np.asarray(a)``: a Python
+    list or tuple of traced numbers (``np.max([lo, hi])``) is a traced array."""
+    if isinstance(value, (list, tuple)) and _holds(value):
+        return handlers.as_operand(value)
+    return value
+
+
+def _hidden_in_sequences(values: tuple) -> bool:
+    """Whether traced values reach a NumPy function only inside Python lists or tuples
+    (``np.dot(t, t)`` of a tuple argument): NumPy finds nothing to dispatch on and makes an
+    object array of them, folded with Python's ``+`` and ``>`` (a Python number out where
+    NumPy returns ``np.float64``, NaN lost), so the function's handler takes the call."""
+    if any(isinstance(v, _TRACED) for v in values):
+        return False
+    return any(isinstance(v, (list, tuple)) and _holds(v) for v in values)
+
+
+def _holds(sequence: list | tuple) -> bool:
+    return any(
+        _holds(v) if isinstance(v, (list, tuple)) else isinstance(v, _TRACED) for v in sequence
+    )
+
+
 def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
     """What traced code calls for ``value``, an attribute of ``module`` that the trace sees as
-    ``seen``: NumPy's creation functions go to the tracer."""
-    if module.__name__ != "numpy" or not isinstance(value, Callable) or value not in CREATION:
+    ``seen``: NumPy's functions (not its types and ufuncs) go to the tracer."""
+    if module.__name__ != "numpy" or not isinstance(value, Callable) or seen is not value:
+        return seen  # (a refused function, ``np.save``, stays refused)
+    if isinstance(value, (type, np.ufunc)):  # a ufunc's traced values dispatch in NumPy
         return seen
     return _routed(value)
 

@@ -52,7 +52,7 @@ def _clip(node: Node, a: list[str]) -> str:
     """min(max(x, lo), hi) as NumPy: lo > hi gives hi."""
     if node.dtype.kind == "f":
         t = ctype(node.dtype)
-        return f"astc_minimum_{t}(astc_maximum_{t}({a[0]}, {a[1]}), {a[2]})"
+        return f"astc_clip_{t}({a[0]}, {a[1]}, {a[2]})"
     low = f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})"
     return f"({low} < {a[2]} ? {low} : {a[2]})"
 
