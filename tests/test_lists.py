@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls, assert_same_value
+from differential import BACKENDS, EVERY_BACKEND, assert_same_calls, assert_same_value
 
 import astcompile
 from bench.programs.list_prefix_sums import list_prefix_sums as prefix_sums
@@ -171,6 +171,37 @@ def test_index_error_raises_with_the_items_stored_before_it():
         compiled(xs, out)
     assert out == [2.0, 3.0, 0.0, 0.0]  # Python stored two items before the error
     assert xs == [1.0, 2.0, 3.0]
+
+
+def sum_first(xs, n):
+    s = 0.0
+    for i in range(n):
+        s += xs[i]
+    return s
+
+
+def fill_first(xs, n, v):
+    for i in range(n):
+        xs[i] = v
+    return xs
+
+
+def sum_row(rows, r, n):
+    s = 0.0
+    for j in range(n):
+        s += rows[r][j]
+    return s
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_an_index_past_the_end_raises_pythons_message(backend):
+    """The items are an array compiled, but the check that fails raises what Python's list
+    (or tuple row) raises: ``list index out of range``, not NumPy's message naming an axis."""
+    floats, pairs = [1.0, 2.0, 3.0], [(1.0, 2.0), (3.0, 4.0)]
+    assert_same_calls(sum_first, [(floats, 3), (floats, 4), (floats, -4)], backend=backend)
+    assert_same_calls(fill_first, [(floats, 3, 0.5), (floats, 5, 0.5)], backend=backend)
+    assert_same_calls(sum_row, [(pairs, 1, 2), (pairs, 1, 3)], backend=backend)
+    assert_same_calls(sum_row, [([list(p) for p in pairs], 0, 2), (pairs, 0, 3)], backend=backend)
 
 
 def test_storing_another_type_runs_as_written():

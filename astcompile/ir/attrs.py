@@ -111,10 +111,12 @@ class DynIndex:
 
     Used as ``IndexItem.start`` of an INT item (``x[i]`` with ``i`` a loop variable). NumPy's
     rules apply when it runs: a negative index counts from the end once, and anything still
-    out of range raises ``IndexError``.
+    out of range raises ``IndexError``: NumPy's, or ``message`` where the indexed array holds
+    the items of a Python list or tuple (``xs[i]``, trace/lists.py), whose own check it is.
     """
 
     input: int
+    message: str | None = None  # one of checks.SEQUENCE_ERRORS
 
     def __str__(self) -> str:
         return f"${self.input}"

@@ -63,6 +63,26 @@ class RunPlain(Exception):
     plain statements instead (jit/regions.py catches it)."""
 
 
+#: Python's IndexError messages for a list's (read, store) or a tuple's items: a failed check
+#: of an index into them (``DynIndex.message``) reports ``-1 - position`` in place of the axis,
+#: so the check NumPy's message comes from raises Python's at no extra cost.
+SEQUENCE_ERRORS = (
+    "list index out of range",
+    "list assignment index out of range",
+    "tuple index out of range",
+)
+
+
+def axis_code(message: str | None, axis: int) -> int:
+    """What a failed index check reports as its axis: ``axis``, or the code of ``message``."""
+    return axis if message is None else -1 - SEQUENCE_ERRORS.index(message)
+
+
+def sequence_message(items: Sequence[Any]) -> str | None:
+    """Python's message for an index of ``items`` (IndexItems) out of range, None for NumPy's."""
+    return next((i.start.message for i in items if getattr(i.start, "message", None)), None)
+
+
 #: the CHECK exception name of :class:`RunPlain`
 RUN_PLAIN = "RunPlain"
 
@@ -96,6 +116,8 @@ def error_for(rc: int, err: Any, checks: tuple = ()) -> BaseException:
         kinds = named[0] if named else ()
         values = [np.int64(v).view(kind) for v, kind in zip(err[1:3], kinds)]
         return make_error(exception, message, *values)
+    if rc == 1 and err[1] < 0:  # the index of a list's or tuple's items: Python's message
+        return IndexError(SEQUENCE_ERRORS[-1 - int(err[1])])
     if rc == 1:
         return IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
     if rc == 2:

@@ -15,7 +15,13 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.attrs import ArithKind
-from astcompile.ir.checks import RunPlain, make_error, size_check_holds, size_check_message
+from astcompile.ir.checks import (
+    RunPlain,
+    make_error,
+    sequence_message,
+    size_check_holds,
+    size_check_message,
+)
 from astcompile.ir.graph import (
     ConstAttr,
     DynIndex,
@@ -145,7 +151,19 @@ def index_key(
 
 
 def _index(node: Node, ctx: EvalContext, args: list) -> Any:
-    return args[0][index_key(node.attr, ctx.dim, args, ctx.runtime)]
+    key = index_key(node.attr, ctx.dim, args, ctx.runtime)
+    try:
+        return args[0][key]
+    except IndexError:
+        _python_index_error(node.attr)
+        raise
+
+
+def _python_index_error(items: Sequence[IndexItem]) -> None:
+    """Raise Python's IndexError where NumPy's raised for an index into a list's items."""
+    message = sequence_message(items)
+    if message is not None:
+        raise IndexError(message) from None
 
 
 def _reshape(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -166,7 +184,12 @@ def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:
     target, value = args[0], args[1]
-    target[index_key(node.attr.index, ctx.dim, args, ctx.runtime)] = value
+    key = index_key(node.attr.index, ctx.dim, args, ctx.runtime)
+    try:
+        target[key] = value
+    except IndexError:
+        _python_index_error(node.attr.index)
+        raise
     return target
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.ir.checks import SEQUENCE_ERRORS
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.trace import handlers, user_names
@@ -122,7 +123,7 @@ def append(target: SymList, value: Any) -> None:
 def position(index: Any, size: Any, store: bool) -> Any:
     """Where item ``index`` of a list of ``size`` items is, an IndexError (at run time where
     either is known only then) where Python's list raises one."""
-    what = "list assignment index out of range" if store else "list index out of range"
+    what = SEQUENCE_ERRORS[store]
     if type(index) is int and type(size) is int:
         if not -size <= index < size:
             raise IndexError(what)

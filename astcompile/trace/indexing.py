@@ -9,6 +9,7 @@ size 7. Boolean masks are modelled in :mod:`astcompile.trace.masks`; other advan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,9 @@ def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
     return key[:at] + (slice(None),) * (ndim - consumed) + key[at + 1 :]
 
 
-def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexItem:
+def _int_item(
+    env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int, message: str | None
+) -> IndexItem:
     if S.hint(value) < 0:
         position = S.dim_add(size, value)
         in_range = env.is_ge(position, 0)
@@ -62,7 +65,8 @@ def _int_item(env: S.ShapeEnv, value: S.Dim, size: S.Dim, axis: int) -> IndexIte
         in_range = env.is_ge(S.dim_sub(size, 1), value)
     if not in_range:
         raise IndexError(
-            f"index {S.hint(value)} is out of bounds for axis {axis} with size {S.hint(size)}"
+            message
+            or f"index {S.hint(value)} is out of bounds for axis {axis} with size {S.hint(size)}"
         )
     return IndexItem(IndexKind.INT, position)
 
@@ -119,9 +123,13 @@ def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
 
 
 def index_items(
-    key: Any, shape: tuple[S.Dim, ...], dynamic: list[Node] | None = None
+    key: Any,
+    shape: tuple[S.Dim, ...],
+    dynamic: list[Node] | None = None,
+    message: str | None = None,
 ) -> list[IndexItem]:
-    """Normalise a basic-indexing key against ``shape``; run-time indices go to ``dynamic``."""
+    """Normalise a basic-indexing key against ``shape``; run-time indices go to ``dynamic``.
+    ``message``: Python's IndexError where the array holds a list's items (checks.py)."""
     env = current().env
     key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), len(shape))
     items: list[IndexItem] = []
@@ -130,7 +138,7 @@ def index_items(
         node = _dynamic_node(entry) if dynamic is not None else None
         if node is not None:
             dynamic.append(node)
-            items.append(IndexItem(IndexKind.INT, DynIndex(len(dynamic))))
+            items.append(IndexItem(IndexKind.INT, DynIndex(len(dynamic), message)))
             axis += 1
         elif entry is None:
             items.append(IndexItem(IndexKind.NEWAXIS))
@@ -147,7 +155,7 @@ def index_items(
         elif isinstance(entry, (bool, np.bool_)):
             raise TraceBreak(TraceReason.ADVANCED_INDEXING, "boolean scalar indices run in NumPy")
         else:
-            items.append(_int_item(env, _as_index(entry), shape[axis], axis))
+            items.append(_int_item(env, _as_index(entry), shape[axis], axis, message))
             axis += 1
     return items
 
@@ -164,7 +172,7 @@ def _check_key(key: Any) -> None:
 
 
 @handlers.register
-def getitem(array: Any, key: Any) -> Any:
+def getitem(array: Any, key: Any, message: str | None = None) -> Any:
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_read(array, mask)
@@ -173,7 +181,7 @@ def getitem(array: Any, key: Any) -> Any:
         return gather.gather(array, *picked)
     _check_key(key)
     dynamic: list[Node] = []
-    items = index_items(key, array.node.shape, dynamic)
+    items = index_items(key, array.node.shape, dynamic, message)
     node = B.index(array.node, items, dynamic)
     all_ints = all(i.kind is IndexKind.INT for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
@@ -186,7 +194,7 @@ def _has_ellipsis(key: Any) -> bool:
 
 
 @handlers.register
-def setitem(array: Any, key: Any, value: Any) -> None:
+def setitem(array: Any, key: Any, value: Any, message: str | None = None) -> None:
     """``array[key] = value`` as a STORE effect on the buffer ``array`` aliases.
 
     NumPy casts the value unsafely to the array's dtype and broadcasts it to the indexed shape.
@@ -199,7 +207,7 @@ def setitem(array: Any, key: Any, value: Any) -> None:
         return gather.scatter(array, *picked, value)
     _check_key(key)
     dynamic: list[Node] = []
-    items = tuple(index_items(key, array.node.shape, dynamic))
+    items = tuple(index_items(key, array.node.shape, dynamic, message))
     if isinstance(value, (list, tuple)):
         value = stored(value, array.dtype)  # converted item by item to the array's dtype
     store(array, items, value, dynamic)
@@ -271,5 +279,5 @@ def check_scalar_store(value: Any, dtype: np.dtype, basic: bool) -> None:
 
 
 def _shift_dynamic(item: IndexItem, by: int) -> IndexItem:
-    shift = lambda b: DynIndex(b.input + by) if isinstance(b, DynIndex) else b
+    shift = lambda b: replace(b, input=b.input + by) if isinstance(b, DynIndex) else b
     return IndexItem(item.kind, shift(item.start), item.length, item.step, shift(item.stop))

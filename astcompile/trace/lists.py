@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from astcompile import config
+from astcompile.ir.checks import SEQUENCE_ERRORS
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.results import OutKind, OutSpec
@@ -78,11 +79,15 @@ class SymList:
 
         return handlers.position(index, self.growth.size, store)
 
+    def _message(self, store: bool) -> str:
+        """Python's IndexError for this list (or a tuple row) indexed out of range."""
+        return SEQUENCE_ERRORS[2] if self.tuple_row else SEQUENCE_ERRORS[store]
+
     def append(self, value: Any) -> None:
         handlers.append(self, value)
 
     def __getitem__(self, key: Any) -> Any:
-        value = self.array[self._at(key)]
+        value = handlers.getitem(self.array, self._at(key), self._message(False))
         if self.rows is not None:
             row = SymList(value, self.item, f"{self.name}[...]")
             row.owner, row.tuple_row = self.owner, self.rows is tuple
@@ -102,7 +107,7 @@ class SymList:
                 f"the region changes a list it was given: {self.name} holds "
                 f"{self.item.__name__}s and would get a {got}",
             )
-        self.array[self._at(key, store=True)] = value
+        handlers.setitem(self.array, self._at(key, store=True), value, self._message(True))
         self.owner.written = True
         self.fill = None
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.checks import SIZE_CHECKS
+from astcompile.ir.checks import SIZE_CHECKS, axis_code
 from astcompile.ir.graph import DynIndex, IndexItem, Node, SizeCheckAttr
 from astcompile.ir.shapes import Dim
 from astcompile.lower.ids import nid
@@ -92,9 +92,9 @@ def dyn_checks(
                 continue
             em.emit(f"int64_t {name} = (int64_t){raw};{loc(node)}")
             em.emit(f"if ({name} < 0) {name} += {size};")
-            site = error_site(em.sites, node)
+            site, code = error_site(em.sites, node), axis_code(item.start.message, axis)
             em.bail(
-                f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {axis}, {size}, {site});"
+                f"if ({name} < 0 || {name} >= {size}) return astc_index_error(err, (int64_t){raw}, {code}, {size}, {site});"
             )
         axis += 1
 

@@ -355,7 +355,7 @@ def _runtime_index(node: Node) -> bool:
 def _shifted(item: IndexItem) -> IndexItem:
     """A store's index item as the index of its view: the view's inputs lack the value."""
     if isinstance(item.start, DynIndex):
-        return replace(item, start=DynIndex(item.start.input - 1))
+        return replace(item, start=replace(item.start, input=item.start.input - 1))
     return item
 
 
