@@ -89,14 +89,15 @@ COMPILED_LEVELS = 8
 
 def recurse(owner: Owner, args: tuple, kwargs: dict) -> Any:
     """A call of ``owner`` from its own compiled path: compiled for the first levels (array
-    work at each level of a divide and conquer runs compiled), then the user's function,
-    whose calls of its own name no longer pass through our frames."""
+    work at each level of a divide and conquer runs compiled), then the user's function with
+    ``owner`` on its plain path, so that calls of its own name (the compiled object, where it
+    decorates the function) pass through no frame of ours either."""
     depth = getattr(_local, "depth", 0)
-    if depth >= COMPILED_LEVELS:
+    if depth > COMPILED_LEVELS:  # inside the plain levels, reached another way than by name
         return owner.fn(*args, **kwargs)
     _local.depth = depth + 1
     try:
-        return owner.recurse(args, kwargs)
+        return owner.recurse(args, kwargs, compiled=depth < COMPILED_LEVELS)
     finally:
         _local.depth = depth
 

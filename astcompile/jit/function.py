@@ -188,9 +188,11 @@ class CompiledFunction:
             frame = frame.f_back
         return False
 
-    def recurse(self, args: tuple, kwargs: dict) -> Any:
+    def recurse(self, args: tuple, kwargs: dict, compiled: bool = True) -> Any:
         """A call of itself from its compiled path (``__ac_call``): that path again, neither
         counted nor sampled, so that samples time the program's own calls, whole."""
+        if not compiled:  # past its compiled levels: the user's function, on the plain path
+            return self._tier.plain_meanwhile(self.fn, args, kwargs)
         return self._compiled_call(*args, **kwargs)
 
     def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
@@ -369,15 +371,8 @@ class CompiledFunction:
         filename = exc.origin.filename if exc.origin else "<unknown>"
         line = exc.origin.line if exc.origin else 0
         source_line = linecache.getline(filename, line).strip()
-        graph_break = GraphBreak(
-            exc.reason.code,
-            f"{exc.reason.phrase}: {exc.detail}",
-            filename,
-            line,
-            1,
-            source_line,
-            self.name,
-        )
+        detail = f"{exc.reason.phrase}: {exc.detail}"
+        graph_break = GraphBreak(exc.reason.code, detail, filename, line, 1, source_line, self.name)
         if self.fullgraph:
             raise GraphBreakError(self.name, [graph_break])
         return graph_break

@@ -47,8 +47,9 @@ class Owner(Protocol):
 
     def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any: ...
 
-    def recurse(self, args: tuple, kwargs: dict) -> Any:
-        """A call of itself from its own compiled path: that path again, directly."""
+    def recurse(self, args: tuple, kwargs: dict, compiled: bool = True) -> Any:
+        """A call of itself from its own compiled path: that path again, directly, or (not
+        ``compiled``) the user's function, its own calls by name reaching it directly."""
         ...
 
     def python_loop(self, first: int, last: int, iterable: Any) -> Any: ...

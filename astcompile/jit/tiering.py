@@ -215,6 +215,19 @@ class Tier:
             if unmeasured and self.countdown != NEVER:  # not settled by another thread meanwhile
                 self.switch.run_measured()
 
+    def plain_meanwhile(self, run: Callable, args: tuple, kwargs: dict) -> Any:
+        """``run`` with the owner on its plain path meanwhile: a recursion past its compiled
+        levels (jit/dispatch.py) reaches the user's function by its name (the compiled
+        object) with no frame of ours, as deep as the plain function goes. Other threads'
+        calls run plain meanwhile too (the user's own function: the same answers). Back to
+        measuring after, unless measuring chose plain meanwhile."""
+        self.switch.run_plain()
+        try:
+            return run(*args, **kwargs)
+        finally:
+            if not self.plain:
+                self.switch.run_measured()
+
     def _not_now(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
         """A due sample landed inside a call of the same function: run the chosen path and
         leave the sample for a later call (the plain path, woken in the middle of a

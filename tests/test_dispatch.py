@@ -1,0 +1,56 @@
+"""jit/dispatch.py: a compiled function calling itself. Past its compiled levels a recursion
+costs what the plain function's does, also where the function's own name (the decorator's
+result) means the compiled object: the recursion limit is reached as deep as plain."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+MODULE = """\
+import astcompile
+
+
+{decorator}
+def binom(n, k, memo):
+    if k == 0 or k == n:
+        return 1
+    key = (n, k)
+    if key not in memo:
+        memo[key] = binom(n - 1, k - 1, memo) + binom(n - 1, k, memo)
+    return memo[key]
+"""
+
+
+def _binom(tmp_path, decorator=""):
+    """``binom`` in a module of its own, as a user writes it (decorated, or plain)."""
+    path = tmp_path / ("pascal_compiled.py" if decorator else "pascal_plain.py")
+    path.write_text(MODULE.format(decorator=decorator))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.binom
+
+
+#: How deep each way of switching paths goes: by route the compiled object's call is the
+#: user's function at C level (no frame of ours); by class a C call of a Python object
+#: counts one level of the limit more, in CPython, on every level, plain-path ones too.
+DEPTHS = {"routed": (200, 900), "class": (200, 440)}
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_a_decorated_recursion_goes_as_deep_as_the_plain_function(tmp_path, backend, runs):
+    compiled = _binom(tmp_path, f"@astcompile.compile(backend={backend!r})")
+    plain = _binom(tmp_path)
+    mode = "routed" if getattr(compiled, "current_route", None) is not None else "class"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default
+    try:
+        for n in DEPTHS[mode]:
+            assert compiled(n, n // 2, {}) == plain(n, n // 2, {})
+    finally:
+        sys.setrecursionlimit(limit)
+    assert runs(compiled) is not compiled.fn  # back on the measuring path
+    assert compiled(12, 6, {}) == 924
