@@ -312,7 +312,8 @@ def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
 
 
 def add_entry(work: RegionWork) -> None:
-    work.entry = Entry(work.key, work.result, verify.plant(work.run))  # plant: a test hook
+    run = verify.plant(work.run)  # plant: a test hook
+    work.entry = Entry(work.key, work.result, run, c_built=work.target.name == "c")
     work.region.add_entry(work.entry)
 
 

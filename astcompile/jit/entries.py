@@ -37,6 +37,10 @@ class Entry:
     key: tuple
     result: TraceResult
     run: Callable[[list], list]
+    #: built by the C target, whose kernels raise the CPU's floating-point flags silently (the
+    #: caller reruns the statements so that NumPy warns: jit/fp_errors.py); eager's NumPy ops
+    #: and Triton's kernels report their own
+    c_built: bool = True
 
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards

@@ -56,13 +56,13 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     makes of them: the region's statements run as written where that repeats nothing."""
     modes = np.geterr()
     loud = [kind for kind in fpflags.kinds(fpflags.raised()) if modes[kind] != "ignore"]
-    if not loud or region.owner.target_name() != "c":  # eager, Triton: NumPy's ops warned
+    if not loud:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
-    if all(_repeatable(entry) for entry in entries):
+    if all(entry.c_built and _repeatable(entry) for entry in entries):
         _back_off(region)
         return region.run_body(args)
-    return result  # it stored: silent, as the docs say
+    return result  # it stored (or eager, Triton ran: their NumPy ops warned): as the docs say
 
 
 def _repeatable(entry: Any) -> bool:
