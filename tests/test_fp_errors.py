@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from differential import TRITON, assert_same_warnings
 
+from astcompile.runtime import parallel
+
 
 def reciprocal_sum(x):
     t = 0.0
@@ -31,3 +33,38 @@ def test_a_triton_region_handed_to_c_warns(fn):
     """The check keys on the backend that built the region: a ``backend="triton"`` region the
     accept stage handed to C raises the CPU's flags like any C region (it was silent)."""
     assert_same_warnings(fn, np.array([1.0, 0.0, 2.0]), backend="triton")
+
+
+def reciprocals(x):
+    y = np.empty(x.shape[0])
+    for i in range(x.shape[0]):  # independent iterations: omp parallel for
+        y[i] = 1.0 / x[i]
+    return y
+
+
+def logs_then_prefix(x):
+    y = np.empty(x.shape[0])
+    y[:] = np.log(x)  # an element nest outside every loop: omp parallel for
+    for i in range(1, 4):
+        y[i] = y[i - 1] + y[i]
+    return y
+
+
+TEAMS = [reciprocals, logs_then_prefix]
+
+
+@pytest.fixture
+def four_threads():
+    before = parallel.nthreads()
+    parallel.set_num_threads(4)
+    yield
+    parallel.set_num_threads(before)
+
+
+@pytest.mark.parametrize("fn", TEAMS, ids=[f.__name__ for f in TEAMS])
+def test_a_structured_loops_team_hands_its_flags_to_the_caller(fn, four_threads):
+    """A structured region's ``omp parallel`` loops gather their threads' flags onto the calling
+    thread, as flat kernels do: a zero in the last thread's share warns (it was silent)."""
+    x = np.ones(600_000)
+    x[-1] = 0.0
+    assert_same_warnings(fn, x, backend="c")
