@@ -68,3 +68,48 @@ def test_a_structured_loops_team_hands_its_flags_to_the_caller(fn, four_threads)
     x = np.ones(600_000)
     x[-1] = 0.0
     assert_same_warnings(fn, x, backend="c")
+
+
+def floor_divide(a, b):
+    return a // b
+
+
+def remainder(a, b):
+    return a % b
+
+
+def both(a, b):
+    return a // b + a % b * 2
+
+
+def floor_divide_in_loop(a, b):
+    t = np.int64(0)
+    for i in range(a.shape[0]):
+        t = t + a[i] // b[i]  # NumPy int64 scalars: warn as arrays do
+    return t
+
+
+INTS = np.array([7, -7, 3, 0])
+ZEROS = np.array([2, 0, -2, 0])
+INT_CASES = [
+    (floor_divide, (INTS, ZEROS)),
+    (remainder, (INTS, ZEROS)),
+    (both, (INTS.astype(np.int8), ZEROS.astype(np.int8))),
+    (both, (INTS.astype(np.uint8), ZEROS.astype(np.uint8))),
+    (both, (INTS.astype(np.uint64), ZEROS.astype(np.uint64))),
+    (floor_divide, (np.array([True, False]), np.array([False, True]))),
+    (floor_divide, (np.array([-(2**63), 5]), np.array([-1, -1]))),  # overflow, no zero
+    (remainder, (np.array([-(2**63), 5]), np.array([-1, -1]))),  # no warning
+    (floor_divide, (INTS, 0)),
+    (floor_divide, (7, ZEROS)),
+    (floor_divide, (np.zeros(0, np.int64), np.zeros(0, np.int64))),
+    (floor_divide_in_loop, (INTS, ZEROS)),
+    (floor_divide, (INTS, np.array([1, 2, 3, 4]))),  # no warning
+]
+
+
+@pytest.mark.parametrize("fn, args", INT_CASES, ids=[c[0].__name__ for c in INT_CASES])
+def test_integer_division_by_zero_warns_as_numpy_does(fn, args):
+    """NumPy warns of an integer // or % by zero (and of INT_MIN // -1): the C helpers raise
+    the divide-by-zero (overflow) flag exactly there, so the region reruns its statements."""
+    assert_same_warnings(fn, *args, backend="c")
