@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
-from differential import TRITON, assert_same_warnings
+from differential import BACKENDS, TRITON, assert_same_warnings
 
+import astcompile
 from astcompile.runtime import parallel
 
 
@@ -113,3 +116,60 @@ def test_integer_division_by_zero_warns_as_numpy_does(fn, args):
     """NumPy warns of an integer // or % by zero (and of INT_MIN // -1): the C helpers raise
     the divide-by-zero (overflow) flag exactly there, so the region reruns its statements."""
     assert_same_warnings(fn, *args, backend="c")
+
+
+def log_scaled(x):
+    return np.log(x) * 2.0
+
+
+def python_float_growth(x):
+    s = 1.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = s * 1e200  # a Python float: inf without a warning (a NumPy float64 warns)
+    return s
+
+
+def python_float_ratio(x, k):
+    r = k / 3.0
+    return x * (r * r * r)  # Python floats overflow silently; the array op does not warn
+
+
+def test_eager_warns_from_the_users_line():
+    """The eager backend's NumPy ops warned from its interpreter's line (backends/eager.py):
+    a region that can run again notes the errors and runs its statements, so NumPy's warning
+    names the user's line (and the default once-per-line filter tells functions apart)."""
+    compiled = astcompile.compile(log_scaled, backend="eager")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        compiled(np.zeros(4))
+        compiled(np.zeros(4))
+    assert len(seen) == 2 and {w.filename for w in seen} == {__file__}
+
+
+EAGER_CASES = [
+    (log_scaled, (np.array([1.0, 0.0, -1.0]),)),
+    (python_float_growth, (np.ones(3),)),
+    (python_float_growth, (np.zeros(3),)),
+    (python_float_ratio, (np.ones(2), 1e300)),
+    (python_float_ratio, (np.ones(2), float("inf"))),
+    (python_float_ratio, (np.ones(2), float("nan"))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", EAGER_CASES, ids=[c[0].__name__ for c in EAGER_CASES])
+def test_python_floats_stay_python_floats(backend, fn, args):
+    """Python floats the graph computes as NumPy scalars warned on overflow on the eager
+    backend, where plain Python is silent; now eager warns exactly where NumPy does."""
+    assert_same_warnings(fn, *args, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ignored_and_warned_kinds_follow_the_users_errstate(backend):
+    """The noted errors are filtered by the user's own error state, kind by kind."""
+    x = np.array([0.0, -1.0, 1.0])
+    with np.errstate(divide="ignore", invalid="warn"):
+        assert_same_warnings(log_scaled, x, backend=backend)
+    with np.errstate(all="ignore"):
+        assert_same_warnings(log_scaled, x, backend=backend)

@@ -31,6 +31,7 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.ir.shapes import Dim, evaluate
+from astcompile.runtime import fpflags
 
 Env = dict[int, Any]
 
@@ -354,13 +355,20 @@ class EagerBackend:
         self.steps = {"wrap": self.wrap}
 
     def wrap(self, work: Any) -> None:
-        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering."""
-        work.run = self.compile(work.graph)
+        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering. A
+        region whose statements can run again (it stored nothing the caller sees) notes NumPy's
+        floating-point errors instead of warning from this file's line: its statements run
+        again and NumPy warns from the user's (as after C: jit/fp_errors.py)."""
+        from astcompile.jit import fp_errors
 
-    def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
+        rerun = bool(fpflags.KINDS) and fp_errors.repeatable(work.result)
+        work.run = self.compile(work.graph, rerun)
+
+    def compile(self, graph: Graph, rerun: bool = False) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
         region's own statements: NumPy raises there before it computes the value stored
-        (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first."""
+        (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first. With
+        ``rerun``, NumPy's errors become the CPU's flags (:func:`_noting_errors`)."""
         from astcompile.codegen.triton_host import written_arguments
 
         steps = plan(graph)
@@ -370,6 +378,30 @@ class EagerBackend:
         def run(leaves: Sequence[Any]) -> list:
             if any(not getattr(leaves[k], "flags", _WRITEABLE).writeable for k in written):
                 raise RunPlain("a written argument is read-only")
+            if rerun:
+                return _noting_errors(run_plan, graph, steps, leaves)
             return run_plan(graph, steps, leaves)
 
+        run.fp_silent = rerun  # its errors are the flags' (stages.add_entry)
         return run
+
+
+#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
+_ERROR_KEYS = {
+    "divide by zero": "divide",
+    "overflow": "over",
+    "underflow": "under",
+    "invalid value": "invalid",
+}
+
+
+def _noting_errors(run: Callable[..., list], *args: Any) -> list:
+    """``run(*args)`` with NumPy's floating-point errors noted, not reported, then raised as the
+    CPU's flags: Python floats computed as NumPy scalars warn where Python is silent, and
+    NumPy's warning would name this file. The region tests the flags as after a C run, and its
+    statements run again where the user's error state reports one (jit/fp_errors.py)."""
+    noted: set[str] = set()
+    with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+        outputs = run(*args)
+    fpflags.raise_kinds(noted)
+    return outputs

@@ -28,6 +28,7 @@ from astcompile.jit.entries import MISS
 from astcompile.runtime import fpflags
 
 if TYPE_CHECKING:
+    from astcompile.ir.results import TraceResult
     from astcompile.jit.regions import Region
 
 #: Calls that run the statements directly after loud flags on two compiled calls in a row.
@@ -59,17 +60,19 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     if not loud:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
-    if all(entry.c_built and _repeatable(entry) for entry in entries):
+    if all(entry.silent and repeatable(entry.result) for entry in entries):
         _back_off(region)
         return region.run_body(args)
-    return result  # it stored (or eager, Triton ran: their NumPy ops warned): as the docs say
+    return result  # it stored (or Triton ran: NumPy's ops warned): as the docs say
 
 
-def _repeatable(entry: Any) -> bool:
-    """Whether a second run of the region's statements after ``entry``'s repeats nothing."""
+def repeatable(result: TraceResult) -> bool:
+    """Whether a second run of the region's statements after a run of the graph traced as
+    ``result`` repeats nothing: it stored into no typed list and no array the caller sees."""
     from astcompile.trace.loop_starts import stores_nothing_seen
 
-    return not entry.written and stores_nothing_seen(entry.result.graph.effects)
+    written = getattr(result, "written_lists", ())
+    return not written and stores_nothing_seen(result.graph.effects)
 
 
 def _back_off(region: Region) -> None:
