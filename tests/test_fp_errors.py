@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same_warnings
+from differential import BACKENDS, TRITON, assert_same_call, assert_same_warnings, runtime_warnings
 
 import astcompile
 from astcompile.runtime import parallel
@@ -173,3 +173,61 @@ def test_ignored_and_warned_kinds_follow_the_users_errstate(backend):
         assert_same_warnings(log_scaled, x, backend=backend)
     with np.errstate(all="ignore"):
         assert_same_warnings(log_scaled, x, backend=backend)
+
+
+def log_into(x, out):
+    out[:] = np.log(x)
+    return out
+
+
+def reciprocals_into(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 1.0 / x[i]
+    return out
+
+
+def python_floats_into(x, out):
+    s = 1.0
+    for i in range(x.shape[0]):
+        s = s * 1e300  # Python floats: inf without a warning
+        out[i] = s + x[i]
+    return out
+
+
+def log_into_then_read(x, out):
+    out[:] = np.log(x)
+    return out.sum()  # reads what it wrote: the statements cannot run again
+
+
+WRITE_ONLY = [log_into, reciprocals_into, python_floats_into]
+X = np.array([1.0, 0.0, 2.0])
+
+
+@pytest.mark.parametrize("fn", WRITE_ONLY, ids=[f.__name__ for f in WRITE_ONLY])
+def test_a_region_that_only_writes_an_argument_warns(fn):
+    """A region whose only stores the caller sees are into arguments it never reads (an
+    ``out`` parameter) runs its statements again after loud flags: they store the same values
+    over them, and NumPy warns (or not: Python floats) as without astcompile."""
+    compiled = astcompile.compile(fn, backend="c")
+    for _ in range(3):
+        assert runtime_warnings(compiled, X, np.zeros(3)) == runtime_warnings(fn, X, np.zeros(3))
+        assert_same_call(compiled, (X.copy(), np.zeros(3)), fn, (X.copy(), np.zeros(3)), "c")
+
+
+def _overlapping(x):
+    return [(x, x), (x[:3], x[1:4]), (x[1:4], x[:3]), (x[::2], x[1::2].copy())]
+
+
+@pytest.mark.parametrize("fn", [*WRITE_ONLY, log_into_then_read])
+def test_a_written_argument_that_shares_memory_is_not_written_twice(fn):
+    """The rerun is for arguments no other array read shares memory with: ``f(x, x)`` and
+    overlapping views never store twice (the wrapper already runs most such calls as written;
+    the rerun checks the memory itself too)."""
+    compiled = astcompile.compile(fn, backend="c")
+    for make in range(4):
+        plain_args = _overlapping(np.array([1.0, 0.0, 2.0, 3.0, 0.0, 4.0]))[make]
+        ours = _overlapping(np.array([1.0, 0.0, 2.0, 3.0, 0.0, 4.0]))[make]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for _ in range(3):
+                assert_same_call(compiled, ours, fn, plain_args, "c")

@@ -20,10 +20,13 @@ pay nothing for this: it happens only after a loud one.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.ops import Op, is_fresh, is_view
 from astcompile.jit.entries import MISS
 from astcompile.runtime import fpflags
 
@@ -60,10 +63,79 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     if not loud:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
-    if all(entry.silent and repeatable(entry.result) for entry in entries):
+    if all(entry.silent and _may_rerun(entry, region, args) for entry in entries):
         _back_off(region)
         return region.run_body(args)
     return result  # it stored (or Triton ran: NumPy's ops warned): as the docs say
+
+
+def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
+    """Whether the statements may run again after ``entry``'s run: it stored nothing the caller
+    sees, or it only wrote into arguments it never reads, whose memory no other array it reads
+    shares (the rerun stores the same values over them), while no warnings filter makes the
+    rerun raise (NumPy would have raised before the first store: not undone)."""
+    if repeatable(entry.result):
+        return True
+    written = _write_only(entry.result.graph)
+    if not written or entry.written or _warnings_raise():
+        return False
+    leaves = entry.current_leaves(args, region.owner.fn)
+    if len(leaves) != len(entry.result.graph.inputs):  # a read failed: not this entry's call
+        return False
+    others = [leaf for k, leaf in enumerate(leaves) if k not in written]
+    return all(
+        type(leaves[k]) is np.ndarray
+        and not any(np.may_share_memory(leaves[k], other) for other in others)
+        for k in written
+    )
+
+
+def _warnings_raise() -> bool:
+    """Whether some warnings filter may turn NumPy's RuntimeWarning into an exception."""
+    return any(f[0] == "error" and issubclass(RuntimeWarning, f[2]) for f in warnings.filters)
+
+
+def _write_only(graph: Graph) -> set[int]:
+    """The positions among ``graph``'s inputs of the arrays it stores into but never reads
+    (through a view, a store's value or index, a loop's bounds or carried values), when every
+    other store is into an array it made and it has no effect but stores and checks; else
+    none. Running its statements again stores the same values into them."""
+    stores = [node for node in walk(graph.nodes()) if node.op is Op.STORE]
+    roots = {id(root): root for root in map(_store_root, stores) if not is_fresh(root.op)}
+    inputs = {id(node): k for k, node in enumerate(graph.inputs)}
+    if not roots or not roots.keys() <= inputs.keys() or not _only_stores(graph.effects):
+        return set()
+    written, grown = set(roots), True
+    while grown:  # views of the written arrays and their stores, until none is new
+        grown = False
+        for node in walk(graph.nodes()):
+            for position, value in enumerate(node.inputs):
+                if id(value) not in written or id(node) in written:
+                    continue
+                if position == 0 and (node.op is Op.STORE or is_view(node.op)):
+                    written.add(id(node))
+                    grown = True
+                elif not (node.op is Op.LOOP and position >= node.attr.heads + node.attr.carried):
+                    return set()  # read (a loop's captured value is read in its body instead)
+    return {inputs[key] for key in roots}
+
+
+def _store_root(store: Node) -> Node:
+    target = store.inputs[0]
+    while is_view(target.op) or target.op is Op.STORE:
+        target = target.inputs[0]
+    return target
+
+
+def _only_stores(effects: list[Node]) -> bool:
+    """Whether ``effects`` (loop and branch bodies too) are stores and checks only."""
+    for node in effects:
+        if node.op is Op.LOOP:
+            if not _only_stores(node.attr.body.effects):
+                return False
+        elif node.op not in (Op.STORE, Op.CHECK, Op.SIZE_CHECK):
+            return False
+    return True
 
 
 def repeatable(result: TraceResult) -> bool:
