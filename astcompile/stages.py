@@ -255,6 +255,7 @@ def trace(work: RegionWork) -> None:
             region.spec.name,
         )
         region.give_up(work.key, work.args, f"{region.spec.name} computes only scalars")
+        region.keep_body_in_its_loop()
         work.done = True
 
 

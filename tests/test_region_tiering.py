@@ -45,7 +45,7 @@ def walk(x, steps):
     y = x * 2.0 + 1.0
     total = 0.0
     for i in range(steps):
-        total = total + y[i] * 0.5
+        total = total + y[i : i + 2].sum() * 0.5  # O(1) work, but not scalars only
         astcompile.graph_break()  # keeps the loop in Python
     return y, total
 

@@ -64,6 +64,27 @@ def test_scalar_only_region_runs_as_python(backend):
     assert region.stats.compiled_calls == 0 and region.stats.eager_calls == 3
 
 
+def test_scalar_body_of_a_python_loop_runs_inside_the_loop(monkeypatch):
+    """A loop left in Python (a list of strings cannot be traced) whose body computes only
+    scalars runs that body as written from the second call on, with no region call per
+    iteration: with tiering off the region call cost 24x the plain loop."""
+    monkeypatch.setattr(astcompile.config, "tiering", False)
+
+    def count_words(lines):
+        total = 0
+        for line in lines:
+            total += len(line.split())
+        return total
+
+    compiled = astcompile.compile(count_words, backend="c")
+    lines = ["a b c", "d e"] * 40
+    for _ in range(3):
+        assert compiled(lines) == count_words(lines) == 200
+    calls = sum(region.stats.eager_calls for region in compiled.regions)
+    assert compiled(lines) == 200
+    assert sum(region.stats.eager_calls for region in compiled.regions) - calls <= 1
+
+
 def test_array_region_still_compiles():
     def f(x):
         return np.exp(x) + 1.0
