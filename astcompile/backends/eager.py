@@ -361,14 +361,15 @@ class EagerBackend:
         again and NumPy warns from the user's (as after C: jit/fp_errors.py)."""
         from astcompile.jit import fp_errors
 
-        rerun = bool(fpflags.KINDS) and fp_errors.repeatable(work.result)
-        work.run = self.compile(work.graph, rerun)
+        run = self.compile(work.graph)
+        work.run = (
+            noting_errors(run) if fpflags.KINDS and fp_errors.repeatable(work.result) else run
+        )
 
-    def compile(self, graph: Graph, rerun: bool = False) -> Callable[[Sequence[Any]], list]:
+    def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
         region's own statements: NumPy raises there before it computes the value stored
-        (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first. With
-        ``rerun``, NumPy's errors become the CPU's flags (:func:`_noting_errors`)."""
+        (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first."""
         from astcompile.codegen.triton_host import written_arguments
 
         steps = plan(graph)
@@ -378,11 +379,8 @@ class EagerBackend:
         def run(leaves: Sequence[Any]) -> list:
             if any(not getattr(leaves[k], "flags", _WRITEABLE).writeable for k in written):
                 raise RunPlain("a written argument is read-only")
-            if rerun:
-                return _noting_errors(run_plan, graph, steps, leaves)
             return run_plan(graph, steps, leaves)
 
-        run.fp_silent = rerun  # its errors are the flags' (stages.add_entry)
         return run
 
 
@@ -395,13 +393,18 @@ _ERROR_KEYS = {
 }
 
 
-def _noting_errors(run: Callable[..., list], *args: Any) -> list:
-    """``run(*args)`` with NumPy's floating-point errors noted, not reported, then raised as the
-    CPU's flags: Python floats computed as NumPy scalars warn where Python is silent, and
-    NumPy's warning would name this file. The region tests the flags as after a C run, and its
+def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
+    """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
+    flags: Python floats computed as NumPy scalars warn where Python is silent, and NumPy's
+    warning would name this file. The region tests the flags as after a C run, and its
     statements run again where the user's error state reports one (jit/fp_errors.py)."""
-    noted: set[str] = set()
-    with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-        outputs = run(*args)
-    fpflags.raise_kinds(noted)
-    return outputs
+
+    def noting(leaves: Sequence[Any]) -> list:
+        noted: set[str] = set()
+        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+            outputs = run(leaves)
+        fpflags.raise_kinds(noted)
+        return outputs
+
+    noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
+    return noting
