@@ -362,9 +362,8 @@ class EagerBackend:
         from astcompile.jit import fp_errors
 
         run = self.compile(work.graph)
-        work.run = (
-            noting_errors(run) if fpflags.KINDS and fp_errors.repeatable(work.result) else run
-        )
+        rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
+        work.run = noting_errors(run) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
@@ -403,6 +402,7 @@ def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[An
         noted: set[str] = set()
         with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
             outputs = run(leaves)
+        fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
         fpflags.raise_kinds(noted)
         return outputs
 
