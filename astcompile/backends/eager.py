@@ -363,7 +363,7 @@ class EagerBackend:
 
         run = self.compile(work.graph)
         rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
-        work.run = noting_errors(run) if rerun and fpflags.KINDS else run
+        work.run = fp_errors.noting_errors(run) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
@@ -381,30 +381,3 @@ class EagerBackend:
             return run_plan(graph, steps, leaves)
 
         return run
-
-
-#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
-_ERROR_KEYS = {
-    "divide by zero": "divide",
-    "overflow": "over",
-    "underflow": "under",
-    "invalid value": "invalid",
-}
-
-
-def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
-    """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
-    flags: Python floats computed as NumPy scalars warn where Python is silent, and NumPy's
-    warning would name this file. The region tests the flags as after a C run, and its
-    statements run again where the user's error state reports one (jit/fp_errors.py)."""
-
-    def noting(leaves: Sequence[Any]) -> list:
-        noted: set[str] = set()
-        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-            outputs = run(leaves)
-        fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
-        fpflags.raise_kinds(noted)
-        return outputs
-
-    noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
-    return noting

@@ -21,6 +21,7 @@ pay nothing for this: it happens only after a loud one.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -170,3 +171,31 @@ class _Plain:
         result = self.region.run_body(args)
         fpflags.clear()  # raised by NumPy or Python, which warned as they do: not compiled code
         return result
+
+
+#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
+_ERROR_KEYS = {
+    "divide by zero": "divide",
+    "overflow": "over",
+    "underflow": "under",
+    "invalid value": "invalid",
+}
+
+
+def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
+    """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
+    flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
+    Python is silent, and NumPy's warning would name backends/eager.py. The region tests the
+    flags as after a C run, and its statements run again where the user's error state reports
+    one."""
+
+    def noting(leaves: Sequence[Any]) -> list:
+        noted: set[str] = set()
+        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+            outputs = run(leaves)
+        fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
+        fpflags.raise_kinds(noted)
+        return outputs
+
+    noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
+    return noting
