@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
 from astcompile import registry
-from astcompile.backends import check_backend_name
 from astcompile.device import device as device
 from astcompile.jit import dispatch
 from astcompile.jit.frozen import FrozenMiss, frozen
 from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import forksafe, timing
 from astcompile.signatures import parse_signatures
+from astcompile.targets import check_backend_name
 
 F = TypeVar("F", bound=Callable)
 _compiled: weakref.WeakSet[CompiledFunction] = weakref.WeakSet()

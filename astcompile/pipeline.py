@@ -12,7 +12,7 @@ Two ordered lists of named stages, each with the reason it exists (what each doe
 Loop graphs (loops, branches, stores) and flat graphs go through the same list; a stage's
 ``when`` says, as data, which graphs and targets it is for. A *target* (C, eager, Triton)
 plugs in as the ``schedule``, ``accept``, ``lower``, ``load`` and ``wrap`` stages
-(``backend.steps``, see ``backends/__init__.py``); a target without one skips it, and one whose
+(``backend.steps``, see ``targets/__init__.py``); a target without one skips it, and one whose
 ``accept`` refuses a graph hands it to C there.
 
 :func:`run_stages` times each stage under its name: ``astcompile.compile_times()`` reports
@@ -34,10 +34,10 @@ from astcompile.runtime.timing import phase
 from astcompile.stages import FunctionWork, RegionWork
 
 if TYPE_CHECKING:
-    from astcompile.backends import Backend, CompiledGraph
     from astcompile.ir.graph import Graph
     from astcompile.jit.entries import Entry
     from astcompile.jit.protocols import CompilingRegion, Owner
+    from astcompile.targets import Backend, CompiledGraph
 
 
 def always(stage: str, work: Any) -> bool:

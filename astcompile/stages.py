@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
     from cffi import FFI
 
-    from astcompile.backends import Backend, CompiledGraph, Lowered
-    from astcompile.backends.triton import Form, Plan
     from astcompile.frontend.analysis import FunctionAnalysis
     from astcompile.frontend.rewrite_cache import CachedRewrite
     from astcompile.frontend.source import FunctionSource
@@ -40,6 +38,8 @@ if TYPE_CHECKING:
     from astcompile.jit.protocols import CompilingRegion, Owner
     from astcompile.passes.pass_list import Pass
     from astcompile.passes.schedule import Schedule
+    from astcompile.targets import Backend, CompiledGraph, Lowered
+    from astcompile.targets.triton.triton_backend import Form, Plan
 
 Run = Callable[[Any], None]
 

@@ -50,7 +50,7 @@ t1 = time.perf_counter()
 compiled = astcompile.compile(fn, backend="c")
 t2 = time.perf_counter(); compiled(*args); t3 = time.perf_counter(); compiled(*args)
 t4 = time.perf_counter()
-heavy = [m for m in ("astcompile.codegen.c_kernel", "libcst") if m in sys.modules]
+heavy = [m for m in ("astcompile.targets.c.c_kernel", "libcst") if m in sys.modules]
 print(json.dumps({{"import": t1 - t0, "first": t3 - t2, "second": t4 - t3,
                   "plain_first": plain_first, "plain_second": plain_second,
                   "stages": astcompile.compile_times(), "heavy": heavy}}))

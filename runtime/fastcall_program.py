@@ -3,7 +3,7 @@
 A program is a run of int64 words: first the entry's guards (the checks its guard key stands
 for, in :func:`guards.key_checks`'s terms, and the trace's shape guards), then ``COMMIT``, then
 its wrapper (the size checks, output allocation and kernel calls of its fast plan; see
-``astcompile/codegen/fastplan.py``). A guard that fails sends the call on to the next entry, a
+``astcompile/lower/fastplan.py``). A guard that fails sends the call on to the next entry, a
 check after ``COMMIT`` to the Python guard function: what the C side accepts is exactly what
 the Python side would run compiled, and it runs the same kernels on the same arguments.
 

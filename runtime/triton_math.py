@@ -5,7 +5,7 @@ rounded or few-ulp CUDA math library. Triton's interpreter (``TRITON_INTERPRET=1
 ``libdevice`` (it raises "extern_elementwise not supported in interpreter mode"), so there each
 name is the NumPy ufunc of the same function applied to the interpreter's NumPy-backed block:
 the kernel text is the same in both modes, only what ``lm.tanh`` means changes. Only the names
-the rule table (``astcompile/codegen/triton_rules.py``) uses are here; a test checks each
+the rule table (``astcompile/targets/triton/triton_rules.py``) uses are here; a test checks each
 exists in ``libdevice``.
 """
 

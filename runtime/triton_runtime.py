@@ -179,7 +179,7 @@ class KernelLauncher:
     def _grid(self, args: list, nrows: int, length: int, parts: int) -> None:
         """Few long rows on ``parts`` programs each: each phase's part function over a grid
         of (parts, rows), then its finish function on one program per row
-        (:mod:`astcompile.codegen.triton_grid`)."""
+        (:mod:`astcompile.targets.triton.grid`)."""
         block = self.blocks.loop
         parts = min(parts, block)  # a scan's part sums the totals before it in one block
         chunk = -(-length // parts)

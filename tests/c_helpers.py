@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from differential import assert_matches
 
-from astcompile.backends.c import CBackend
-from astcompile.backends.eager import run_graph
+from astcompile.targets.c.c_backend import CBackend
+from astcompile.targets.eager import run_graph
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.tracer import trace_callable
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.backends import get_backend
-from astcompile.backends.eager import run_graph
 from astcompile.ir.graph import ConstAttr, Graph, InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.pipeline import run_target_stages
 from astcompile.stages import RegionWork
+from astcompile.targets import get_backend
+from astcompile.targets.eager import run_graph
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)

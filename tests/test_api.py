@@ -184,7 +184,7 @@ def test_cache_size_limit_warns_once_naming_the_guard(monkeypatch):
 
 
 def test_suppress_errors_turns_backend_failure_into_warning(monkeypatch):
-    from astcompile.backends.eager import EagerBackend
+    from astcompile.targets.eager import EagerBackend
 
     def broken(self, graph):
         raise RuntimeError("backend exploded")

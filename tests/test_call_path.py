@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.backends.c import CBackend
+from astcompile.targets.c.c_backend import CBackend
 from astcompile.trace.tracer import trace_callable
 
 

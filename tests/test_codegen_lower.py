@@ -1,4 +1,4 @@
-"""The op -> C table (codegen/lower.py), rule by rule.
+"""The op -> C table (targets/c/c_rules.py), rule by rule.
 
 Every (op, dtype) the table says it lowers becomes one C function of one library (one compiler
 call for all of them), run over the values where C and NumPy are known to disagree: NaN,
@@ -17,13 +17,13 @@ import pytest
 from graphs import lowered
 
 import astcompile
-from astcompile.codegen.c_kernel import HEADER
-from astcompile.codegen.c_target import C
-from astcompile.codegen.ctypes import ctype
-from astcompile.codegen.lower import INFIX_RULES, RULES, Operand, can_lower, lower
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import REGISTRY, Op
 from astcompile.runtime import fpflags, load_library
+from astcompile.targets.c.c_kernel import HEADER
+from astcompile.targets.c.c_rules import INFIX_RULES, RULES, Operand, can_lower, lower
+from astcompile.targets.c.c_target import C
+from astcompile.targets.c.ctypes import ctype
 from astcompile.trace.tracer import trace_callable
 
 DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64]
@@ -116,7 +116,7 @@ def test_c_is_the_target_rule_table():
 def test_only_c_compares_floats_through_helpers():
     """Triton's comparisons stay the shared infix rules (its source is unchanged); C's float
     comparisons call the quiet helpers, its integer ones stay infix."""
-    from astcompile.codegen import triton_rules
+    from astcompile.targets.triton import triton_rules
 
     assert all(triton_rules.RULES[op] is INFIX_RULES[op] for op in (Op.LT, Op.GE))
     f8, i8, b = np.dtype(np.float64), np.dtype(np.int64), np.dtype(bool)

@@ -1,4 +1,4 @@
-"""NaN results carry NumPy's sign bit (codegen/nan_signs.py): out of a function's domain, and
+"""NaN results carry NumPy's sign bit (targets/c/nan_signs.py): out of a function's domain, and
 from a NaN argument, in fused kernels (libmvec's vector functions) and in loops alike."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from differential import BACKENDS, TRITON, assert_same_signs, run_both
 
-from astcompile.codegen.nan_signs import numpy_nan_signs
 from astcompile.ir.ops import Op
+from astcompile.targets.c.nan_signs import numpy_nan_signs
 
 _SPECIAL = np.array([2.0, -2.0, np.nan, -np.nan, np.inf, -np.inf, 0.5, -0.0, -3.0])
 

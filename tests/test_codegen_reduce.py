@@ -1,4 +1,4 @@
-"""The reduction rules (codegen/reduce.py), their C (codegen/c_reduce.py), and the one
+"""The reduction rules (lower/reduce.py), their C (targets/c/c_reduce.py), and the one
 reduction strategy: a sum in a compiled loop is the fused kernel's sum, bit for bit."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import pytest
 from differential import BACKENDS, assert_same_signs, assert_same_value, run_both
 
 import astcompile
-from astcompile.codegen import c_reduce
-from astcompile.codegen.reduce import RULES, acc_dtype, has_nan_flag, identity
 from astcompile.ir.graph import Node, ReduceAttr
 from astcompile.ir.ops import Op
+from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity
 from astcompile.runtime import nthreads, set_num_threads
+from astcompile.targets.c import c_reduce
 
 #: fold op -> the NumPy ufunc it is (what the table promises).
 UFUNCS = {
@@ -71,7 +71,7 @@ def test_folding_from_the_identity_is_numpys_reduction(op, dtype):
 
 @pytest.mark.parametrize(("op", "dtype"), cases())
 def test_the_identity_leaves_a_value_unchanged_but_in_complex_products(op, dtype):
-    """A single chunk folds straight into its total (codegen/chunks.py): exact for these."""
+    """A single chunk folds straight into its total (targets/c/chunks.py): exact for these."""
     node = reduction(op, np.dtype(dtype))
     fold = UFUNCS[RULES[op].fold]
     for x in values(dtype).astype(acc_dtype(node)):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from graphs import passed
 
-from astcompile.backends.eager import EagerBackend
-from astcompile.codegen.scan_steps import fold_scans, scan_of
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
+from astcompile.lower.scan_steps import fold_scans, scan_of
 from astcompile.stages import GraphKind, graph_kind
+from astcompile.targets.eager import EagerBackend
 from astcompile.trace.tracer import trace_callable
 
 X = np.random.default_rng(2).standard_normal((4, 6))

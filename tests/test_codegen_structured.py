@@ -9,9 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from astcompile.backends.c import CBackend
-from astcompile.codegen.structured import generate_structured
-from astcompile.codegen.structured_wrapper import region_source
 from astcompile.ir.graph import (
     ConstAttr,
     DynIndex,
@@ -26,6 +23,9 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import dim_sub, symbol
+from astcompile.targets.c.c_backend import CBackend
+from astcompile.targets.c.structured import generate_structured
+from astcompile.targets.c.structured_wrapper import region_source
 from astcompile.trace.context import TraceContext
 
 F8, I8, B1 = np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)
@@ -374,7 +374,7 @@ def test_unlowerable_region_runs_the_users_statements():
     """End to end: the region's own body runs (no graph interpreter), with NumPy's result, and
     explain names the region with GB023."""
     import astcompile
-    from astcompile.backends import eager
+    from astcompile.targets import eager
 
     def flat_first(x):
         y = x[:, ::2].reshape(-1)  # (x.T.reshape(-1) compiles: it reshapes a copy)

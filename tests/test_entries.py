@@ -10,9 +10,9 @@ import types
 import numpy as np
 import pytest
 
-from astcompile.backends.eager import EagerBackend
 from astcompile.jit.entries import MISS, Entry, leaves_of, specialised_guards
 from astcompile.runtime import guards as G
+from astcompile.targets.eager import EagerBackend
 from astcompile.trace.tracer import trace
 
 SCALE = 2.0

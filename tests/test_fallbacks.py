@@ -2,7 +2,7 @@
 
 A region that cannot run compiled — its trace breaks, the C backend cannot lower it, its cache
 is full, frozen mode has no entry for it, NumPy's error state asks to raise — runs the user's
-statements as Python. The interpreter (``backends/eager.run_plan``) is only for
+statements as Python. The interpreter (``targets/eager.run_plan``) is only for
 ``backend="eager"``; each test checks it never ran, and that the answer is NumPy's.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from differential import TRITON
 
 import astcompile
-from astcompile.backends import eager
+from astcompile.targets import eager
 from bench.programs.matvec_lists import matvec_lists
 
 #: The compiling targets: each falls back to the plain body, never the interpreter.

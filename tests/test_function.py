@@ -14,8 +14,8 @@ from differential import BACKENDS
 from module_helpers import edit_module, load_module
 
 import astcompile
-from astcompile.backends import c_backend_available
 from astcompile.jit.function import CompiledFunction, is_sole_region, resolve_backend
+from astcompile.targets import c_backend_available
 
 
 def affine(x):

@@ -1,4 +1,4 @@
-"""Bounds checks are left out only where an index provably stays in range (codegen/index_ranges)."""
+"""Bounds checks are left out only where an index provably stays in range (lower/index_ranges.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.codegen.index_ranges import Affine, Bounds, affine_dim, in_range
 from astcompile.ir.shapes import dim_sub, symbol
+from astcompile.lower.index_ranges import Affine, Bounds, affine_dim, in_range
 
 
 def test_affine_bounds_against_a_size():

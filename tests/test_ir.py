@@ -126,7 +126,7 @@ def test_the_stage_runner_verifies_after_each_pass_and_names_it(monkeypatch):
     never turned into a fallback)."""
     from astcompile import pipeline as stage_list
     from astcompile import stages
-    from astcompile.backends.c import CBackend
+    from astcompile.targets.c.c_backend import CBackend
 
     bug = stage_list.Stage(
         "breaks_adds",

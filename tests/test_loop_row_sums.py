@@ -1,4 +1,4 @@
-"""Sums over leading axes inside loop regions fold whole rows (codegen/structured_reduce.py),
+"""Sums over leading axes inside loop regions fold whole rows (targets/c/structured_reduce.py),
 and ``X.T @ v`` in a loop sums down ``X``'s rows (passes/matmul_loops.py): a contiguous vector
 loop per row instead of a strided column per result element. Compared with NumPy through the
 shared differential helper (float sums in another order, within its tolerances).

@@ -1,4 +1,4 @@
-"""The loop schedule (codegen/loop_schedule.py): target-free statements of traced loop programs,
+"""The loop schedule (targets/c/loop_schedule.py): target-free statements of traced loop programs,
 their pseudo-code, and the GPU form of each user loop."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.codegen import loop_schedule as ls
-from astcompile.codegen.structured_plan import plan_structured
+from astcompile.targets.c import loop_schedule as ls
+from astcompile.targets.c.structured_plan import plan_structured
 from tests.test_loop_parallel import carried_sum, prefix, rows
 
 
@@ -95,8 +95,8 @@ def test_stencil_time_loop_is_a_host_loop_over_array_statements():
 
 
 def test_reduction_in_a_loop_uses_the_reduction_rule_table():
-    from astcompile.codegen.reduce import RULES
     from astcompile.ir.ops import Op
+    from astcompile.lower.reduce import RULES
 
     loop = only_loop(schedule_of(norms, np.ones((4, 3))))
     (red,) = of_type(loop.body, ls.Reduce)

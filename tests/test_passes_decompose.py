@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from graphs import F32, F64, I64, apply, array, evaluate, graph, ops
 
-from astcompile.backends.c import CBackend
 from astcompile.ir.graph import ReduceAttr
 from astcompile.ir.ops import Op
 from astcompile.passes.decompose import decompose
+from astcompile.targets.c.c_backend import CBackend
 
 X = np.random.default_rng(0).standard_normal((5, 7))
 

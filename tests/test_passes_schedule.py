@@ -11,11 +11,11 @@ from graphs import passed
 
 import astcompile
 from astcompile import config
-from astcompile.backends.c import supported
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
 from astcompile.passes.pass_list import PIPELINE
 from astcompile.passes.schedule import Kernel, NumpyStep, schedule
+from astcompile.targets.c.c_backend import supported
 from astcompile.trace.tracer import trace_callable
 
 

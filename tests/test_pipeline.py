@@ -15,9 +15,9 @@ import pytest
 
 import astcompile
 from astcompile import config, pipeline, stages
-from astcompile.backends.eager import EagerBackend
 from astcompile.passes.pass_list import PIPELINE
 from astcompile.runtime import timing
+from astcompile.targets.eager import EagerBackend
 from astcompile.trace.tracer import trace_callable
 
 TRITON = importlib.util.find_spec("triton") is not None
@@ -62,7 +62,7 @@ def test_analysis_is_the_function_s_own_work_not_an_import(tmp_path):
 
         astcompile.compile(axpy, backend="c")(2.0, np.ones(3), np.ones(3))
         print([m for m in imported if m.startswith(("libcst", "astcompile.frontend"))])
-        print("astcompile.codegen.structured" in sys.modules)
+        print("astcompile.targets.c.structured" in sys.modules)
     """)
     script = tmp_path / "first.py"
     script.write_text(code)
@@ -198,7 +198,7 @@ def test_loop_graphs_go_through_the_same_list(tmp_path, monkeypatch):
 
 
 def test_which_stages_apply_to_which_graphs():
-    c = astcompile.backends.get_backend("c")
+    c = astcompile.targets.get_backend("c")
     flat = stages.RegionWork(target=c, kind=stages.GraphKind.FLAT)
     loop = stages.RegionWork(target=c, kind=stages.GraphKind.LOOP)
     eager = stages.RegionWork(target=EagerBackend(), kind=stages.GraphKind.FLAT)
@@ -210,7 +210,7 @@ def test_which_stages_apply_to_which_graphs():
     assert ran(loop) == [*PASS_NAMES, "lower", "load", "wrap"]
     assert ran(eager) == ["wrap"]
     if TRITON:  # the one target that takes only some graphs says so at ``accept``
-        triton = astcompile.backends.get_backend("triton")
+        triton = astcompile.targets.get_backend("triton")
         assert ran(stages.RegionWork(target=triton, kind=stages.GraphKind.FLAT)) == [
             *PASS_NAMES,
             *TARGET,
@@ -259,7 +259,7 @@ def test_accept_takes_a_triton_form_or_hands_the_graph_to_c(fn, taken, caplog):
     """Which route a graph takes through the Triton target is decided at the ``accept`` stage,
     in sight of the stage list: the first of its forms that plans the graph; a graph none
     plans goes to C there, with the reason ``explain`` gives."""
-    from astcompile.backends.triton import TritonBackend
+    from astcompile.targets.triton.triton_backend import TritonBackend
 
     args = (np.arange(6.0), 0.1, 2) if fn is heat else (np.arange(6.0),)
     graph = astcompile.explain(astcompile.compile(fn, backend="eager"), *args).graphs[0]
@@ -347,7 +347,7 @@ def test_the_accept_stage_dumps_the_form_or_the_hand_over(tmp_path, monkeypatch)
 
 
 def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch):
-    from astcompile.backends.c import CBackend
+    from astcompile.targets.c.c_backend import CBackend
 
     def broken(self, work):
         raise RuntimeError("lowering exploded")

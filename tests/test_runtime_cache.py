@@ -161,8 +161,8 @@ def test_truncated_and_bit_flipped_libraries_are_rebuilt_in_a_new_process(tmp_pa
 
 
 def test_missing_compiler_maps_to_compile_error(tmp_path, monkeypatch):
-    from astcompile.backends.c import CBackend
     from astcompile.errors import CompileError
+    from astcompile.targets.c.c_backend import CBackend
     from astcompile.trace.tracer import trace_callable
 
     graph = trace_callable(lambda x: x * 3.0 + 1.0, [np.ones(3)])
@@ -206,7 +206,7 @@ _COMPILED = None
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_forked_children_run_kernels_single_threaded(tmp_path):
     global _COMPILED
-    from astcompile.backends.c import CBackend
+    from astcompile.targets.c.c_backend import CBackend
     from astcompile.trace.tracer import trace_callable
 
     x = np.random.default_rng(0).random(1 << 20)

@@ -1,5 +1,5 @@
 """A recursive function on ints and floats runs as one recursive C function
-(codegen/scalar_function.py, jit/scalar_calls.py), with Python's answer or Python's error."""
+(targets/c/scalar_function.py, jit/scalar_calls.py), with Python's answer or Python's error."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import types
 import pytest
 
 import astcompile
-from astcompile.codegen import scalar_function
 from astcompile.jit import scalar_calls
+from astcompile.targets.c import scalar_function
 from tests.differential import assert_same_value
 
 

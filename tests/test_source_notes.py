@@ -8,9 +8,9 @@ import traceback
 import numpy as np
 import pytest
 
-from astcompile.codegen import source_notes as notes
 from astcompile.ir.graph import Loc, Node
 from astcompile.ir.ops import Op
+from astcompile.lower import source_notes as notes
 from astcompile.runtime import user_frames
 from astcompile.trace import user_names
 

@@ -7,10 +7,10 @@ import pytest
 from differential import BACKENDS, assert_same_calls, assert_same_value
 
 import astcompile
-from astcompile.backends.eager import run_graph
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
 from astcompile.jit.regions import _rebuild, leaves_of
+from astcompile.targets.eager import run_graph
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.tracer import trace

@@ -20,9 +20,9 @@ from test_backend_triton import CASES as KERNEL_CASES
 from test_backend_triton_scans import SCAN_CASES
 from test_triton_matmul import MATMUL_CASES, dense_relu, kept, mixed, mlp, product
 
-from astcompile.codegen.triton_matmul import MatmulKernel
 from astcompile.runtime.triton_math import FUNCTIONS
 from astcompile.runtime.triton_runtime import load_module
+from astcompile.targets.triton.matmul import MatmulKernel
 from astcompile.trace.tracer import trace_callable
 
 pytestmark = pytest.mark.skipif(not TRITON, reason="triton is not installed")

@@ -1,4 +1,4 @@
-"""``backend="auto"`` picks per call by the arguments' kind (backends.resolve_for_call): device
+"""``backend="auto"`` picks per call by the arguments' kind (targets.resolve_for_call): device
 arrays go to Triton, NumPy arrays to the function's own choice (C, or Triton under
 ``astcompile.device("cuda")``). The whole path with a device array needs a GPU and CuPy."""
 
@@ -9,7 +9,7 @@ import pytest
 from differential import TRITON, gpu_present
 
 import astcompile
-from astcompile.backends import on_device, resolve_for_call
+from astcompile.targets import on_device, resolve_for_call
 
 
 def scale(x, a):

@@ -1,4 +1,4 @@
-"""Loop regions on the Triton target (codegen/triton_loop_plan.py, backends/triton_host_loops.py).
+"""Loop regions on the Triton target (targets/triton/triton_loop_plan.py, targets/triton/host_loops.py).
 
 A sequential loop over whole-array statements runs as a host loop launching its body's
 kernels; a loop of scalar element updates, a branch or a run-time index stays on the C
@@ -17,7 +17,7 @@ from differential import TRITON, assert_same, assert_same_calls
 from graphs import lowered
 
 import astcompile
-from astcompile.codegen.triton_loop_plan import host_program
+from astcompile.targets.triton.triton_loop_plan import host_program
 from tests.test_loop_parallel import rows as scaled_rows
 from tests.test_loop_schedule import energy, halve_rows
 from tests.test_loop_schedule import norms as row_norms

@@ -1,5 +1,5 @@
 """Matmul on the Triton target: the hand-written tiled kernel (kernels/triton_matmul.py) and the
-products lowered to it with their elementwise epilogue (codegen/triton_matmul.py).
+products lowered to it with their elementwise epilogue (targets/triton/matmul.py).
 
 Everything runs in Triton's interpreter on small shapes: 33 x 17 @ 17 x 40 has ragged edges
 on every axis, and ``small_tiles`` makes it a 3 x 3 grid of 16 x 16 tiles walking the shared
@@ -171,7 +171,7 @@ def test_inf_and_nan_propagate():
 def test_epilogue_is_fused_into_the_matmul_kernel():
     """``np.maximum(a @ w + b, 0)`` is one kernel: the bias and the ReLU are applied to the
     accumulator tile before its only store, and no NumPy step computes the product."""
-    from astcompile.codegen.triton_matmul import MatmulKernel
+    from astcompile.targets.triton.matmul import MatmulKernel
 
     work = lowered(trace_callable(dense_relu, [A, W, B]), "triton")
     sched, code = work.schedule, work.code
@@ -191,7 +191,7 @@ def test_a_product_read_elsewhere_is_stored_by_its_kernel():
 def test_a_reduction_of_a_product_reads_it_from_memory():
     """A kernel with reductions does not run in the product's tiles: the product is a
     kernel of its own and the reductions read what it stored."""
-    from astcompile.codegen.triton_matmul import MatmulKernel
+    from astcompile.targets.triton.matmul import MatmulKernel
 
     sched = lowered(trace_callable(reduced, [A32, W32]), "triton").schedule
     matmuls = [s for s in sched.steps if isinstance(s, MatmulKernel)]

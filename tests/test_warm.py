@@ -223,7 +223,7 @@ def test_warm_process_reaches_steady_state_without_the_code_generator(tmp_path):
         sys.path.insert(0, {str(tmp_path)!r})
         import numpy as np, astcompile, warm_steady
         f = astcompile.compile(warm_steady.f)
-        heavy = ("astcompile.codegen.c_kernel", "astcompile.backends.c", "libcst")
+        heavy = ("astcompile.targets.c.c_kernel", "astcompile.targets.c.c_backend", "libcst")
         for _ in range(40):
             f(np.ones(4))
             print(sorted(m for m in heavy if m in sys.modules))

@@ -45,7 +45,7 @@ class ArithKind(NamedKind):
     """How NumPy computes an elementwise op, where it computes it two ways: a complex
     ``MUL`` of NumPy scalars or Python numbers (``s * t``, NumPy's scalar operators) uses the
     textbook formula, where its array loops (and any ufunc call) may fuse each part into one
-    multiply-add (codegen/lower_complex.py). The attribute is None for the array way."""
+    multiply-add (targets/c/complex_rules.py). The attribute is None for the array way."""
 
     SCALAR = "scalar"
 

@@ -324,7 +324,7 @@ def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, i
 
 
 def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
-    from astcompile.codegen.fastplan import NoFastPlan, dim_plan
+    from astcompile.lower.fastplan import NoFastPlan, dim_plan
     from astcompile.runtime.fastcall_program import assemble, global_reads
 
     parts = getattr(entry.run, "parts", None)

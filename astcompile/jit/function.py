@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, registry
-from astcompile.backends import Backend, get_backend, resolve_backend, resolve_for_call
 from astcompile.errors import GraphBreakError
 from astcompile.frontend.breaks import GraphBreak
 from astcompile.ir.checks import RunPlain
@@ -38,6 +37,7 @@ from astcompile.jit.regions import Region, after_compiled, guarded
 from astcompile.jit.sole_region import alone, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
+from astcompile.targets import Backend, get_backend, resolve_backend, resolve_for_call
 
 if TYPE_CHECKING:
     from astcompile.frontend.spec import RegionSpec

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from astcompile.backends import Backend
     from astcompile.frontend.breaks import GraphBreak
     from astcompile.frontend.spec import RegionSpec
     from astcompile.ir.results import TraceResult
     from astcompile.jit.budget import Budget
     from astcompile.jit.entries import Entry
     from astcompile.jit.failures import Why
+    from astcompile.targets import Backend
     from astcompile.trace.context import TraceBreak
 
 

@@ -2,7 +2,7 @@
 
 A function with no region whose only routed calls are calls of itself (``fib``) has nothing
 for regions to compile, and each of its levels costs a Python frame plus our call around it.
-When its statements are scalar arithmetic (``codegen/scalar_function.py``), the whole call tree
+When its statements are scalar arithmetic (``targets/c/scalar_function.py``), the whole call tree
 runs in C instead, one C function per tuple of argument types, built on the first call with
 those types. A call this path cannot take exactly runs the user's function: keywords, other
 argument types (``bool``, NumPy scalars), an int outside int64, the function's name bound to
@@ -30,7 +30,7 @@ _REFUSED = None  # an entry for argument types this path does not take
 def for_function(owner: Owner) -> ScalarCalls | None:
     """The C path of ``owner`` when its statements call itself and are all of the kinds C can
     run exactly (their types are checked per call's argument types); None otherwise."""
-    from astcompile.codegen import scalar_function
+    from astcompile.targets.c import scalar_function
 
     fdef = scalar_function.function_tree(owner.fn)
     if fdef is None or not scalar_function.scalar_shaped(fdef):
@@ -71,9 +71,9 @@ class ScalarCalls:
 
     def _entry(self, key: tuple[type, ...]) -> Any:
         """Build the C function for these argument types (within the compile budget)."""
-        from astcompile.codegen import scalar_function
         from astcompile.runtime.errors import RuntimeBuildError
         from astcompile.runtime.loader import load_library
+        from astcompile.targets.c import scalar_function
 
         types = tuple(scalar_function.PY_TYPES.get(t) for t in key)
         if None in types or self.owner.mode == "frozen":

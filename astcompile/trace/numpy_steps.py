@@ -7,7 +7,7 @@ NUMPY node: the wrapper calls NumPy's own function at that point, between the C 
 the values the plain code would pass, so results, dtypes and errors are NumPy's. The static
 arguments (an axis, ``q``, ``side``) are part of the node and guarded like any other constant.
 In a loop region (one C function) such a node runs in the wrapper before the C function when
-it reads only the region's arguments and comes before every store and loop (codegen/
+it reads only the region's arguments and comes before every store and loop (targets/c/
 structured_plan.py); elsewhere it has no lowering, and its statement runs as written (GB023).
 """
 

@@ -1,0 +1,133 @@
+"""A flat region's wrapper as plain data: what the C-level call path runs instead of it.
+
+The generated wrapper (:mod:`astcompile.lower.host`) is Python; the same steps written as
+tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extension
+(``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
+checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
+pass, return the outputs. A plan exists only for wrappers made of kernel calls on arguments
+the guard key assures (ndarrays of the node's dtype and rank), real scalars and fresh or reused
+outputs; anything else (a NumPy step, a size used as a value, a constant array, a strided
+argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
+it with the wrapper, and so that the runtime reads it without the compiler.
+
+Size expressions: ``("k", n)`` a number, ``("d", k, a)`` axis ``a`` of leaf ``k``,
+``(op, x, y)`` with ``op`` one of ``+ - * // % max``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from astcompile.ir.graph import Graph, InputKind, Node
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import DimOp, SymDim
+from astcompile.passes.schedule import Kernel, Schedule
+
+_OPS = {
+    DimOp.ADD: "+",
+    DimOp.SUB: "-",
+    DimOp.MUL: "*",
+    DimOp.FLOORDIV: "//",
+    DimOp.MOD: "%",
+    DimOp.MAX: "max",
+}
+
+
+class NoFastPlan(Exception):
+    """The wrapper does something a fast plan cannot say: the region keeps its wrapper."""
+
+
+def dim_plan(d: Any) -> tuple:
+    """The size expression of a dimension (see the module docstring)."""
+    if isinstance(d, int):
+        return ("k", d)
+    if not isinstance(d, SymDim):
+        raise NoFastPlan(f"size {d!r}")
+    if d.op is DimOp.SYM:
+        return ("d", *d.source)
+    if d.op not in _OPS:
+        raise NoFastPlan(f"a {d.op.value} size")
+    a, b = (dim_plan(x) for x in d.args)
+    return (_OPS[d.op], a, b)
+
+
+def product(items: Sequence[tuple]) -> tuple:
+    """The size expression of a product (1 for none)."""
+    if not items:
+        return ("k", 1)
+    out = items[0]
+    for item in items[1:]:
+        out = ("*", out, item)
+    return out
+
+
+def fresh_strides(node: Node) -> list[tuple]:
+    """Byte strides of a fresh C-ordered output, from its shape (as the wrapper computes them)."""
+    item = ("k", node.dtype.itemsize)
+    shape = [dim_plan(d) for d in node.shape]
+    return [("e", product([item, *shape[a + 1 :]])) for a in range(len(shape))]
+
+
+def size_facts(graph: Graph) -> list[tuple[int, int, Any]]:
+    """(input, axis, size) of each size fact the trace relied on, which the wrapper checks: an
+    array axis of a known size, or of a size an earlier axis (the first with it) defines."""
+    facts, defined = [], set()
+    for k, node in enumerate(graph.inputs):
+        if node.attr.input_kind is InputKind.SCALAR:
+            continue
+        for a, d in enumerate(node.shape):
+            sym = isinstance(d, SymDim) and d.op is DimOp.SYM
+            if sym and d.source == (k, a):
+                defined.add((k, a))
+            elif not sym or d.source in defined:
+                facts.append((k, a, d))
+    return facts
+
+
+def size_conditions(graph: Graph, minmax: list[tuple[Kernel, tuple, tuple]]) -> list[tuple]:
+    """The wrapper's size checks (``size_facts``) as ``("eq", x, y)`` and
+    ``("rows", inner, rows)`` (a max/min kernel's rows are not empty, or there are none)."""
+    conds = [("eq", ("d", k, a), dim_plan(d)) for k, a, d in size_facts(graph)]
+    if any(inner is None for _, inner, _ in minmax):
+        raise NoFastPlan("a max/min kernel with sizes a plan cannot say")
+    conds += [("rows", inner, rows) for _, inner, rows in minmax]
+    return conds
+
+
+def region_plan(
+    sched: Schedule, typed: frozenset[int], calls: list[tuple] | None, minmax: list
+) -> dict | None:
+    """The fast plan of a flat region's wrapper, or None when it has none."""
+    graph = sched.graph
+    if calls is None or not all(isinstance(s, Kernel) for s in sched.steps):
+        return None
+    inputs = []
+    for k, node in enumerate(graph.inputs):
+        if node.attr.index != k:
+            return None
+        if node.attr.input_kind is InputKind.SCALAR:
+            inputs.append(("scalar",))
+        elif node.attr.input_kind is InputKind.ARRAY and node.id in typed:
+            inputs.append(("array", len(node.shape)))
+        else:
+            return None
+    if any(n.op is Op.DIM for n in graph.nodes()):
+        return None
+    produced = {c[1] for c in calls if c[0] in ("empty", "alias")}
+    outputs = []
+    for node in graph.outputs:
+        ref = ("in", node.attr.index) if node.op is Op.INPUT else ("t", node.id)
+        if node.op is not Op.INPUT and ref not in produced:
+            return None
+        outputs.append(ref)
+    try:
+        conds = size_conditions(graph, minmax)
+    except NoFastPlan:
+        return None
+    return {
+        "inputs": tuple(inputs),
+        "conds": tuple(conds),
+        "calls": tuple(calls),
+        "outputs": tuple(outputs),
+    }

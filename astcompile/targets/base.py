@@ -1,0 +1,107 @@
+"""What a code generation target provides: a rule table, a kernel emitter and a launcher.
+
+Everything above a target is shared. The passes and the scheduler
+(:mod:`astcompile.passes.schedule`) group a graph into :class:`~astcompile.passes.schedule.Kernel`
+s, one loop nest each, and :func:`~astcompile.lower.plan.plan_kernel` says, for any target,
+which axes a kernel's rows and inner loops walk, which arrays and scalars it reads and with
+which axis maps, and in which phase each reduction and output is computed. The reduction rules
+(:mod:`astcompile.lower.reduce`) say what every reduction starts from and folds with. The
+Python wrapper (:mod:`astcompile.lower.host`) checks arguments, allocates outputs, runs
+NumPy steps and returns values.
+
+A target adds three things:
+
+* ``rules``: op -> expression, one small function per elementwise op, taking the node (its
+  dtype picks ``expf`` or ``exp``) and its operands as expressions already converted to the
+  op's computation type (C: :data:`astcompile.targets.c.c_rules.RULES`);
+* ``kernel``: the kernel emitter, one planned kernel -> its source in the target's language
+  (C: :mod:`astcompile.targets.c.c_kernel`, a row function and an OpenMP entry);
+* ``launcher``: the wrapper statements that allocate one kernel's outputs and call it with
+  its arrays, sizes and scalars (C: :mod:`astcompile.targets.c.c_target`, cffi pointers and byte
+  strides).
+
+``supports`` says which nodes the target generates; the scheduler leaves the others to NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
+from astcompile.lower.host import WrapperSource
+from astcompile.lower.plan import KernelPlan
+from astcompile.passes.schedule import Kernel
+
+#: An elementwise rule: (node, operand expressions) -> the expression of the node's value.
+Rule = Callable[[Node, list[str]], str]
+
+#: The operand itself (a copy, a broadcast: the rule tables of every target).
+IDENT: Rule = lambda node, a: a[0]
+
+
+def infix(op: str) -> Rule:
+    """``(a op b)``: the same text in C and in Triton."""
+    return lambda node, a: f"({a[0]} {op} {a[1]})"
+
+
+def bool_or_infix(bool_op: str, op: str) -> Rule:
+    """``op``, and ``bool_op`` for bools (their ``+`` is ``|``, their ``*`` is ``&``)."""
+    return lambda node, a: f"({a[0]} {bool_op if node.dtype.kind == 'b' else op} {a[1]})"
+
+
+def float_or(float_rule: Rule, other_rule: Rule) -> Rule:
+    """``float_rule`` for a float node, ``other_rule`` for the rest."""
+    return lambda node, a: (float_rule if node.dtype.kind == "f" else other_rule)(node, a)
+
+
+@dataclass(frozen=True)
+class KernelCode:
+    """One kernel in a target's language."""
+
+    source: str  #: the definition
+    decl: str  #: what the loader needs to find it (a C prototype for cffi)
+    plan: KernelPlan  #: the plan it was written from (the launcher passes what it lists)
+
+
+class Launcher(Protocol):
+    """Writes the kernel calls of one wrapper (it may remember what it bound, such as an
+    array's pointer, between kernels)."""
+
+    def prelude(self, kernels: list[Kernel]) -> list[str]:
+        """Wrapper lines run once, when the wrapper is defined (looking kernels up)."""
+        ...
+
+    def launch(self, kernel: Kernel) -> None:
+        """Emit the statements that allocate ``kernel``'s outputs (binding
+        ``wrapper.ref(out)``) and call it."""
+        ...
+
+    def step(self, node: Node) -> bool:
+        """Emit a kernel of the target's own for NumPy step ``node`` (Triton: a scan) and
+        say so; False: NumPy runs it."""
+        ...
+
+
+class Target(Protocol):
+    """A code generation target (C now; Triton is next)."""
+
+    name: str
+    rules: Mapping[Op, Rule]
+
+    def supports(self, node: Node) -> bool:
+        """Whether the target generates ``node`` inside a kernel (else NumPy runs it)."""
+        ...
+
+    def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
+        """The kernel emitter; ``aliased``: ids of arrays written in place over another."""
+        ...
+
+    def launcher(
+        self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]
+    ) -> Launcher:
+        """The launcher of one wrapper; ``reuse``: output id -> the temporary it may be
+        written over (in place)."""
+        ...

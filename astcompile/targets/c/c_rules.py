@@ -1,0 +1,219 @@
+"""Op -> C expression: one small named function per op, kept in a table keyed by ``Op``.
+
+A rule gets the node and its operands (C expression, dtype, weak flag, constant value) already
+converted to the op's computation type, and returns a C expression of the node's dtype. Where C
+and NumPy disagree (NaN in max/min, integer division by zero, shifts past the bit width,
+float->int casts of NaN) the rule calls a helper from ``runtime/include/astc_math.h`` that gives
+NumPy's answer. ``can_lower`` says whether a node has a rule for its dtypes; anything else runs
+in NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
+from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
+from astcompile.targets.base import IDENT as _IDENT
+from astcompile.targets.base import bool_or_infix as _bool_or_infix
+from astcompile.targets.base import float_or as _int_or
+from astcompile.targets.base import infix as _infix
+from astcompile.targets.c.complex_rules import COMPLEX_RULES, can_lower_complex, is_complex
+from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
+from astcompile.targets.c.nan_signs import with_numpy_nan
+
+
+def _fn(name: str) -> Callable:
+    """A libm call: ``expf`` for float32, ``exp`` for float64."""
+
+    def rule(node: Node, a: list[str]) -> str:
+        suffix = "f" if node.dtype == np.float32 else ""
+        return f"{name}{suffix}({', '.join(a)})"
+
+    return rule
+
+
+def _pick(name: str, compare: str) -> Callable:
+    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
+    return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+
+
+def _ordered(name: str, op: str) -> Callable:
+    """<, <=, >, >= in C: floats compare quietly (``astc_less_double``: C's ``<`` raises the
+    invalid flag on NaN, NumPy's comparison does not), other types with the infix operator."""
+    return _int_or(_helper(name), _infix(op))
+
+
+def _clip(node: Node, a: list[str]) -> str:
+    """min(max(x, lo), hi) as NumPy: lo > hi gives hi."""
+    if node.dtype.kind == "f":
+        t = ctype(node.dtype)
+        return f"astc_minimum_{t}(astc_maximum_{t}({a[0]}, {a[1]}), {a[2]})"
+    low = f"({a[0]} > {a[1]} ? {a[0]} : {a[1]})"
+    return f"({low} < {a[2]} ? {low} : {a[2]})"
+
+
+def _helper(name: str) -> Callable:
+    """A helper from astc_math.h specialised by C type: ``astc_floordiv_int32_t(a, b)``."""
+    return lambda node, a: f"astc_{name}_{ctype(node.dtype)}({', '.join(a)})"
+
+
+def _where(node: Node, a: list[str]) -> str:
+    """``c ? a : b``; a float scalar picked by data through astc_select (no jump)."""
+    if node.shape == () and node.dtype.kind == "f":
+        return f"astc_select_{ctype(node.dtype)}({a[0]}, {a[1]}, {a[2]})"
+    return f"({a[0]} ? {a[1]} : {a[2]})"
+
+
+def _pow(node: Node, a: list[str]) -> str:
+    return _fn("pow")(node, a)
+
+
+def _cast(node: Node, a: list[str], src: np.dtype) -> str:
+    dst = node.dtype
+    if dst.kind == "b":
+        return f"({a[0]} != 0)"
+    if src.kind == "f" and dst.kind in "iu":
+        wide = "astc_f2i64" if dst.itemsize == 8 else "astc_f2i32"
+        return f"(({ctype(dst)}){wide}({a[0]}))"
+    return f"(({ctype(dst)}){a[0]})"
+
+
+def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
+    """``a / b`` as NumPy's deg2rad/rad2deg compute it: in the dtype itself (float32
+    ``180 / pi`` is 57.295776, not float32(57.29577951...) = 57.29578)."""
+    return dtype.type(a) / dtype.type(b)
+
+
+#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
+#: floats quietly: :func:`_ordered` replaces <, <=, >, >= in :data:`RULES`).
+INFIX_RULES: dict[Op, Callable] = {
+    Op.EQ: _infix("=="),
+    Op.NE: _infix("!="),
+    Op.LT: _infix("<"),
+    Op.LE: _infix("<="),
+    Op.GT: _infix(">"),
+    Op.GE: _infix(">="),
+    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
+    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
+    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
+    Op.BITWISE_AND: _infix("&"),
+    Op.BITWISE_OR: _infix("|"),
+    Op.BITWISE_XOR: _infix("^"),
+}
+
+
+#: op -> rule(node, operand expressions) -> C expression.
+RULES: dict[Op, Callable[[Node, list[str]], str]] = {
+    Op.NEG: lambda n, a: f"(-{a[0]})",
+    Op.POS: _IDENT,
+    Op.COPY: _IDENT,
+    Op.IOTA: _IDENT,  # its operand is the loop index (c.py, structured.py)
+    Op.BROADCAST_TO: _IDENT,
+    Op.ABS: _int_or(
+        _fn("fabs"),
+        lambda n, a: a[0] if n.dtype.kind in "ub" else f"({a[0]} < 0 ? -{a[0]} : {a[0]})",
+    ),
+    Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
+    Op.RECIPROCAL: lambda n, a: f"(1 / {a[0]})",
+    Op.SQRT: _fn("sqrt"),
+    Op.CBRT: _fn("cbrt"),
+    Op.EXP: _fn("exp"),
+    Op.EXP2: _fn("exp2"),
+    Op.EXPM1: _fn("expm1"),
+    Op.LOG: _fn("log"),
+    Op.LOG2: _fn("log2"),
+    Op.LOG10: _fn("log10"),
+    Op.LOG1P: _fn("log1p"),
+    Op.SIN: _fn("sin"),
+    Op.COS: _fn("cos"),
+    Op.TAN: _fn("tan"),
+    Op.ARCSIN: _fn("asin"),
+    Op.ARCCOS: _fn("acos"),
+    Op.ARCTAN: _fn("atan"),
+    Op.SINH: _fn("sinh"),
+    Op.COSH: _fn("cosh"),
+    Op.TANH: _fn("tanh"),
+    Op.ARCSINH: _fn("asinh"),
+    Op.ARCCOSH: _fn("acosh"),
+    Op.ARCTANH: _fn("atanh"),
+    Op.FLOOR: _int_or(_fn("floor"), _IDENT),
+    Op.CEIL: _int_or(_fn("ceil"), _IDENT),
+    Op.TRUNC: _int_or(_fn("trunc"), _IDENT),
+    Op.RINT: _int_or(_fn("rint"), _IDENT),
+    Op.SIGN: _int_or(_helper("sign"), lambda n, a: f"(({a[0]} > 0) - ({a[0]} < 0))"),
+    Op.ISNAN: _int_or(lambda n, a: f"({a[0]} != {a[0]})", lambda n, a: "0"),
+    Op.ISINF: lambda n, a: f"(__builtin_isinf({a[0]}) != 0)",
+    Op.ISFINITE: lambda n, a: f"(__builtin_isfinite({a[0]}) != 0)",
+    Op.SIGNBIT: lambda n, a: f"(__builtin_signbit({a[0]}) != 0)",
+    Op.LOGICAL_NOT: lambda n, a: f"(!{a[0]})",
+    Op.INVERT: lambda n, a: f"(!{a[0]})" if n.dtype.kind == "b" else f"(~{a[0]})",
+    Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, np.pi, 180), n.dtype)})",
+    Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, 180, np.pi), n.dtype)})",
+    Op.ADD: _bool_or_infix("|", "+"),
+    Op.SUB: _infix("-"),
+    Op.MUL: _bool_or_infix("&", "*"),
+    Op.TRUEDIV: _infix("/"),
+    Op.FLOORDIV: _helper("floordiv"),
+    Op.MOD: _helper("mod"),
+    Op.POW: _pow,
+    Op.MAXIMUM: _pick("maximum", ">"),
+    Op.MINIMUM: _pick("minimum", "<"),
+    Op.FMAX: _pick("fmax", ">"),
+    Op.FMIN: _pick("fmin", "<"),
+    Op.ARCTAN2: _fn("atan2"),
+    Op.LOGADDEXP: _helper("logaddexp"),
+    Op.HYPOT: _fn("hypot"),
+    Op.COPYSIGN: _fn("copysign"),
+    **INFIX_RULES,
+    Op.LT: _ordered("less", "<"),
+    Op.LE: _ordered("less_equal", "<="),
+    Op.GT: _ordered("greater", ">"),
+    Op.GE: _ordered("greater_equal", ">="),
+    Op.LSHIFT: _helper("lshift"),
+    Op.RSHIFT: _helper("rshift"),
+    Op.WHERE: _where,
+    Op.REAL: _IDENT,  # of a real value: the value itself (complex operands: lower_complex)
+    Op.IMAG: lambda n, a: "0",
+    Op.CLIP: _clip,
+}
+
+#: libm functions of one float whose NaN results take NumPy's sign (targets/c/nan_signs.py)
+_NAN_SIGNED = (Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
+_NAN_SIGNED += (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH)
+_NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
+RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
+
+
+def lower(node: Node, operands: list[Operand]) -> str:
+    """The C expression computing ``node`` from its operands (cast to the computation type)."""
+    if node.op is Op.CAST:
+        return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
+    rules = COMPLEX_RULES if is_complex(node) else RULES
+    return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
+
+
+def operand_expr(operand: Operand) -> str:
+    """C for an operand in its own dtype: a constant (also a 0-d array one) as a literal."""
+    return _convert(operand, operand.dtype)
+
+
+def _convert(operand: Operand, dtype: np.dtype) -> str:
+    return convert_operand(operand, dtype, literal, lambda expr, t: f"(({ctype(t)}){expr})")
+
+
+def can_lower(node: Node) -> bool:
+    """Whether ``node`` (an elementwise op) has a C rule for its dtypes."""
+    dtypes = [node.dtype, *(i.dtype for i in node.inputs)]
+    if not all(supported_dtype(d) for d in dtypes):
+        return False
+    if is_complex(node):
+        return can_lower_complex(node)
+    if node.op is Op.CAST:
+        src = node.inputs[0].dtype
+        return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
+    return node.op in RULES and floats_fit(node)

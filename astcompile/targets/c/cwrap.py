@@ -1,0 +1,108 @@
+"""The namespace a generated region wrapper runs in, and the wrapper made from its source.
+
+Shared by the C backend (right after code generation) and the warm/ahead-of-time loader (from a
+persisted entry, without importing the code generator or the C compiler).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from astcompile.ir.checks import RunPlain, raise_error
+from astcompile.ir.graph import Graph, Node
+from astcompile.lower.names import sanitize
+from astcompile.runtime import nthreads
+from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
+
+
+@dataclass
+class WrapperParts:
+    """Everything a region wrapper is made of; what a warm cache persists (with the graph)."""
+
+    py: str  # the wrapper's source
+    consts: dict[str, Any] = field(default_factory=dict)  # constants and dtypes it names
+    steps: dict[str, Node] = field(default_factory=dict)  # nodes run as NumPy steps
+    cdecls: str = ""  # declarations of its kernels ("" when it calls none)
+    library: str | None = None  # the kernels' shared object
+    fast: dict | None = None  # the wrapper as a fast plan, if it has one (lower/fastplan.py)
+
+    @classmethod
+    def of(cls, writer: Any, cdecls: str = "") -> WrapperParts:
+        """The parts of a wrapper written by ``lower/host.py``'s writers."""
+        fast = getattr(writer, "fast", None)
+        return cls(writer.source(), dict(writer.consts), dict(writer.steps), cdecls, fast=fast)
+
+
+def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+    """A NumPy step, by the eager interpreter's rule for ``node``."""
+    return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+
+
+def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+    """A NumPy step that reports no floating-point error, as compiled code computes: a loop
+    region's host scalars (``k // d`` where Python raises through the region's own check)."""
+    with np.errstate(all="ignore"):
+        return _step(node, args, leaves)
+
+
+def _no_identity() -> ValueError:
+    """NumPy's error for a max/min over an empty axis, raised where a store phase meets it."""
+    return ValueError("zero-size array to reduction operation which has no identity")
+
+
+def _stop(value: int) -> int | None:
+    return None if value < 0 else value
+
+
+def _pointers(ffi: Any) -> tuple[Callable, Callable]:
+    from_buffer, cast = ffi.from_buffer, ffi.cast
+
+    def ptr(a: np.ndarray) -> Any:
+        return from_buffer(a) if a.flags.c_contiguous else cast("void*", a.ctypes.data)
+
+    return ptr, from_buffer
+
+
+def unit_last(a: np.ndarray) -> np.ndarray:
+    """``a`` with a unit last stride, for kernels that index its last axis so: a copy, in which
+    an axis ``a`` broadcasts (stride 0) other than the last stays broadcast, so a broadcast
+    input (``np.broadcast_to(1.0, (60000, 60000))``) costs one row, not the whole array."""
+    key = tuple(
+        slice(0, 1) if stride == 0 and axis < a.ndim - 1 else slice(None)
+        for axis, stride in enumerate(a.strides)
+    )
+    return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
+
+
+def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
+    """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound."""
+    namespace: dict[str, Any] = {
+        "_np": np,
+        "_ndarray": np.ndarray,
+        "_empty": np.empty,
+        "_contiguous": unit_last,
+        "_eager": EagerBackend().compile(graph),
+        "_RunPlain": RunPlain,
+        "_raise": raise_error,
+        "_nthreads": nthreads,
+        "_step": _step,
+        "_host": _quiet_step,
+        "_no_identity": _no_identity,
+        "_stop": _stop,
+        **parts.consts,
+        **parts.steps,
+    }
+    if library is not None:
+        namespace["_ffi"], namespace["_lib"] = library
+        ffi = library[0]
+        namespace["_ptr"], namespace["_fb"] = _pointers(ffi)
+    # our own generated wrapper, made from the graph (never user text): it must become a function
+    exec(compile(parts.py, f"<astcompile region {graph.name}>", "exec"), namespace)  # noqa: S102
+    fn = namespace[f"region_{sanitize(graph.name)}"]
+    fn.py_source = parts.py
+    fn.parts = parts
+    return fn

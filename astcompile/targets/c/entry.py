@@ -1,0 +1,175 @@
+"""The C around a kernel's row function: its argument struct and its exported entry function.
+
+The entry picks one of three ways to run the rows, so that a parallel team is opened at most
+once per call (opening one per row or per phase cost more than the work of a 1024-float row):
+
+* many rows: one ``omp parallel`` region, each thread a contiguous share of the rows, each row
+  computed by one thread (``tid 0 of 1``);
+* few long rows: one ``omp parallel`` region in which every thread walks all rows and takes its
+  share of each row's chunks (``tid t of n``); reductions meet at barriers through per-chunk
+  partial buffers the entry allocates;
+* little work, one thread, or a forked child (``nthreads == 1``): a plain loop, no team at all.
+
+Beside the entry, ``<kernel>_packed(const astc_word* w)`` calls it with its parameters read from
+one array of 8-byte words: the C-level call path (``runtime/fastcall.c``) calls every kernel
+through that one signature.
+"""
+
+from __future__ import annotations
+
+from astcompile.ir.graph import Node
+from astcompile.lower.ids import nid
+from astcompile.lower.names import value_name
+from astcompile.lower.plan import KernelPlan
+from astcompile.passes.schedule import Kernel
+from astcompile.targets.c import c_reduce as red
+from astcompile.targets.c.chunks import chunk_count, chunk_size
+from astcompile.targets.c.ctypes import ctype, scalar_params, scalar_value
+
+#: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
+PARALLEL_WORK = 1 << 16
+
+
+def arr(node: Node) -> str:
+    return value_name(node)
+
+
+def out(node: Node) -> str:
+    return f"out_{nid(node)}"
+
+
+def partials(plan: KernelPlan) -> list[tuple[str, str]]:
+    """(C type, field name) of the per-chunk partial buffer of every reduction accumulator."""
+    return [
+        (acc.ctype, f"p{nid(r)}{acc.suffix}")
+        for r in plan.kernel.nodes
+        if r.id in plan.phase_of and plan.inner
+        for acc in red.accumulators(r)
+    ]
+
+
+def struct(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    fields = ["int64_t nthreads;"] + [f"int64_t n{a};" for a in range(len(kernel.domain))]
+    if plan.inner:
+        fields.append("int64_t ch, nch; /* chunk length along the first inner axis, chunks */")
+    for buf in plan.loads:
+        fields.append(f"const {ctype(buf.dtype)}* {arr(buf)};")
+        fields += [f"int64_t {arr(buf)}_s{t};" for t in range(len(buf.shape))]
+    fields += [f"{ctype(s.dtype)} s_{value_name(s)};" for s in plan.scalars]
+    for o in kernel.outputs:
+        fields.append(f"{ctype(o.dtype)}* {out(o)};")
+        fields += [f"int64_t {out(o)}_s{t};" for t in range(len(o.shape))]
+    fields += [f"{t}* {name};" for t, name in partials(plan)]
+    return ["typedef struct {", *("    " + f for f in fields), f"}} {kernel.name}_args;"]
+
+
+def parameters(kernel: Kernel, plan: KernelPlan) -> list[tuple[str, str]]:
+    """The entry function's (C type, name) parameters, in call order."""
+    params = [("int64_t", "nthreads")] + [("int64_t", f"n{a}") for a in range(len(kernel.domain))]
+    for buf in plan.loads:
+        params.append(("const void*", arr(buf)))
+        params += [("int64_t", f"{arr(buf)}_bs{t}") for t in range(len(buf.shape))]
+    for s in plan.scalars:
+        params += scalar_params(f"s_{value_name(s)}", s.dtype)
+    for o in kernel.outputs:
+        params.append(("void*", out(o)))
+        params += [("int64_t", f"{out(o)}_bs{t}") for t in range(len(o.shape))]
+    return params
+
+
+def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    """Statements filling the argument struct ``A`` from the parameters."""
+    lines = ["A.nthreads = nthreads;"] + [f"A.n{a} = n{a};" for a in range(len(kernel.domain))]
+    for node, base in [(b, arr(b)) for b in plan.loads] + [(o, out(o)) for o in kernel.outputs]:
+        t = ctype(node.dtype)
+        const = "const " if node in plan.loads else ""
+        lines.append(f"A.{base} = ({const}{t}*){base};")
+        lines += [
+            f"A.{base}_s{k} = {base}_bs{k} / (int64_t)sizeof({t});" for k in range(len(node.shape))
+        ]
+    lines += [
+        f"A.s_{value_name(s)} = {scalar_value(f's_{value_name(s)}', s.dtype)};"
+        for s in plan.scalars
+    ]
+    if plan.inner:
+        first, rest = plan.inner[0], " * ".join(f"n{a}" for a in plan.inner[1:]) or "1"
+        lines += chunk_size(rest, "A.ch")
+        lines.append(f"A.nch = {chunk_count(f'n{first}', 'A.ch')};")
+    lines += [f"A.{name} = NULL;" for _, name in partials(plan)]
+    return lines
+
+
+def _shared_rows(name: str, plan: KernelPlan) -> list[str]:
+    """The few-long-rows branch: one team shares each row's chunks."""
+    bufs = partials(plan)
+    alloc = [f"A.{n} = ({t}*)malloc((A.nch ? A.nch : 1) * sizeof({t}));" for t, n in bufs]
+    ok = " && ".join(f"A.{n}" for _, n in bufs) or "1"
+    return [
+        "} else if (big) {",
+        "    /* few long rows: every thread walks the rows and takes its share of the chunks */",
+        *("    " + line for line in alloc),
+        f"    if ({ok}) {{",
+        "        #pragma omp parallel num_threads(nthreads)",
+        "        {",
+        "            astc_fp_enter();",
+        f"            {name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());",
+        "            astc_fp_leave(&fp_team);",
+        "        }",
+        "    } else {  /* out of memory for the partial results: one thread */",
+        f"        {name}_rows(&A, 0, nrows, 0, 1);",
+        "    }",
+        *(f"    free(A.{n});" for _, n in bufs),
+    ]
+
+
+def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
+    name = kernel.name
+    params = parameters(kernel, plan)
+    rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
+    inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
+    body = [f"{name}_args A;", *_fill(kernel, plan)]
+    body += [
+        f"const int64_t nrows = {rows}, work = nrows * ({inner});",
+        f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
+        "int fp_team = 0;",
+        "if (big && nrows >= 2 * nthreads) {",
+        "    /* many rows: each thread a contiguous share of them, each row computed whole */",
+        "    #pragma omp parallel num_threads(nthreads)",
+        "    {",
+        "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
+        "        astc_fp_enter();",
+        f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
+        "        astc_fp_leave(&fp_team);",
+        "    }",
+    ]
+    if plan.inner:
+        body += _shared_rows(name, plan)
+    body += [
+        "} else {",
+        f"    {name}_rows(&A, 0, nrows, 0, 1);",
+        "}",
+        "astc_fp_join(fp_team);  /* the team's floating-point flags, for the caller */",
+    ]
+    signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
+    return [signature, "{", *("    " + line for line in body), "}", *packed(name, params)]
+
+
+#: The member of ``astc_word`` a parameter of each C type is read from (others: ``.i``, cast).
+_WORD_MEMBER = {"double": "d", "float": "f", "const void*": "p", "void*": "p"}
+WORD_UNION = "typedef union { int64_t i; double d; float f; const void* p; } astc_word;"
+
+
+def packed(name: str, params: list[tuple[str, str]]) -> list[str]:
+    """``<name>_packed``: the entry called with its parameters packed in words, in order."""
+    args = []
+    for k, (t, _) in enumerate(params):
+        member = _WORD_MEMBER.get(t, "i")
+        cast = t != "int64_t" and t != "const void*" and member in ("i", "p")
+        word = f"(w + {k})->{member}"  # not w[k]: no constant in brackets (sizes never are)
+        args.append(f"({t}){word}" if cast else word)
+    return [
+        f"void {name}_packed(const astc_word* w)",
+        "{",
+        f"    {name}({', '.join(args)});",
+        "}",
+    ]

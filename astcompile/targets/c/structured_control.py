@@ -1,0 +1,284 @@
+"""LOOP, IF, RESULT and CHECK nodes of structured regions as C ``for``/``while``/``if``.
+
+A loop-carried scalar is a C local updated at the end of each iteration. A loop-carried array
+is a *placeholder* view (pointer and strides): on the first iteration it is the initial array
+itself, so stores through it reach the caller's array as in NumPy; a body that computes a new
+array writes it into one of two buffers, the one the placeholder does not point to (double
+buffering), and the placeholder moves there::
+
+    for (int64_t k_7 = 0; k_7 < steps_2; k_7 += 1) {
+        ...                                   /* body: reads u_8 */
+        double* u_8_next = u_8_sel == 0 ? u_8_b : u_8_a;
+        for (...) u_8_next[i0] = ...;         /* the new u */
+        u_8 = u_8_next; u_8_s0 = 1; u_8_sel = u_8_sel == 0 ? 1 : 0;
+    }
+
+``u_8_sel`` says where the final value lives (-1: the initial array), so the wrapper can return
+that very array. A branch result array is copied into a buffer by whichever branch runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import Op
+from astcompile.lower.ids import nid
+from astcompile.lower.index_ranges import loop_bounds
+from astcompile.lower.names import location as loc
+from astcompile.lower.names import value_name
+from astcompile.lower.source_notes import error_site
+from astcompile.targets.c import structured_parallel as parallel
+from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.loop_schedule import Branch, Stmt, UserLoop
+from astcompile.targets.c.structured_plan import StructuredUnsupported
+from astcompile.targets.c.views import View, contiguous_strides
+
+Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
+
+
+def loop(em: Emitter, stmt: UserLoop) -> None:
+    """A user loop of the schedule: carried values in, the body, carried values out."""
+    node, body = stmt.node, stmt.node.attr.body
+    ring = _rotation(em, stmt)
+    for k, c in enumerate(stmt.carried):
+        if k in ring:
+            _rotate_in(em, stmt, k, ring)
+        else:
+            _carry_in(em, node, k, c.holder, c.init)
+    go, pending = f"go{nid(node)}", None
+    if stmt.is_while:
+        em.emit(f"/* while loop */{loc(node)}")
+        em.emit(f"int {go} = {em.scalar(stmt.bounds[0])};")
+        em.open(f"while ({go})")
+    else:
+        pending = _for_header(em, stmt)
+        if pending is None:
+            return
+    em.block(stmt.body)
+    em.inside = stmt.around + 1
+    if stmt.exits:
+        em.emit(f"const int {go}_next = {em.scalar(body.outputs[-1])};")
+    updates: list[str] = []
+    for k, c in enumerate(stmt.carried):
+        if k in ring:
+            updates += _rotate_out(em, c.holder, stmt.carried[ring[k]].holder)
+        else:
+            updates += _carry_out(em, body, c.holder, c.out)
+    for line in updates:
+        em.emit(line)
+    if stmt.is_while:
+        em.emit(f"{go} = {go}_next;")
+    elif stmt.exits:
+        em.emit(f"if (!{go}_next) break;  /* break */")
+    if pending is not None:
+        parallel.end(em, pending)
+    em.inside = stmt.around
+    em.close()
+    if pending is not None:
+        parallel.after_close(em, pending)
+
+
+def _for_header(em: Emitter, stmt: UserLoop) -> parallel.Pending | None:
+    """Open ``for (i = start; ...; i += step)``; None when the step is the constant 0."""
+    node = stmt.node
+    start, stop, step = stmt.bounds
+    ivar = node.attr.body.inputs[0]
+    iv = value_name(ivar)
+    em.emit(f"/* for {ivar.attr.name} in range(...) */{loc(node)}")
+    lo, hi, by = (em.cast(em.scalar(n), n.dtype, ivar.dtype) for n in (start, stop, step))
+    if step.op is Op.CONST:
+        if step.attr.value == 0:
+            em.bail(
+                f"{_site(em, node)} return 2;  /* ValueError: range() arg 3 must not be zero */"
+            )
+            return None
+        cond = f"{iv} < {hi}" if step.attr.value > 0 else f"{iv} > {hi}"
+        by = str(int(step.attr.value))
+        found = loop_bounds(start, stop, int(step.attr.value), em.ranges)
+        if found is not None:
+            em.ranges[ivar.id] = found
+    else:
+        em.bail(
+            f"if ({by} == 0) {{ {_site(em, node)} return 2; }}  /* ValueError: range() step 0 */"
+        )
+        cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
+    bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
+    pending = parallel.begin(em, stmt, f"{hi} - {lo}")
+    em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
+    return pending
+
+
+def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
+    name, t = value_name(cin), ctype(cin.dtype)
+    if em.plan.is_scalar(cin):
+        em.emit(f"{t} {name} = {em.cast(em.scalar(init), init.dtype, cin.dtype)};")
+        return
+    if cin.shape != init.shape:
+        raise StructuredUnsupported(f"a carried array whose shape changes ({node.loc})")
+    view = em.view(init)
+    em.emit(f"{t}* {name} = {view.base_pointer()};  /* starts as the initial array */")
+    for a, s in enumerate(view.strides):
+        em.emit(f"int64_t {name}_s{a} = {s};")
+    em.emit(f"int {name}_sel = -1;")
+    bufs = (f"{name}_a", f"{name}_b")
+    for buf in bufs:
+        em.alloc(buf, cin.shape, cin.dtype)
+    strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
+    placeholder = View(name, "0", strides, view.alias | {("carried", node.id, k)})
+    em.views[cin.id] = placeholder
+    result = em.plan.results.get(node.id, {}).get(k)
+    if result is not None:
+        em.views[result.id] = placeholder
+        if em.plan.owner[node.id] is em.plan.graph:
+            em.selectors[result.id] = (f"{name}_sel", (init, *bufs), 1)
+
+
+def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
+    name, t = value_name(cin), ctype(cin.dtype)
+    if em.plan.is_scalar(cin):
+        em.emit(f"const {t} {name}_next = {em.cast(em.scalar(out), out.dtype, cin.dtype)};")
+        return [f"{name} = {name}_next;"]
+    if _unchanged(out) is cin:
+        return []
+    _check_fresh(em, body, out)
+    em.emit(f"{t}* {name}_next = {name}_sel == 0 ? {name}_b : {name}_a;  /* double buffer */")
+    strides = contiguous_strides(cin.shape)
+    em.fill(View(f"{name}_next", "0", strides, frozenset()), cin.shape, cin.dtype, out)
+    moves = [f"{name}_s{a} = {s};" for a, s in enumerate(strides)]
+    return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_sel == 0 ? 1 : 0;"]
+
+
+def _rotation(em: Emitter, stmt: UserLoop) -> dict[int, int]:
+    """Carried arrays the body only passes round among themselves (``prev, cur, nxt = cur,
+    nxt, prev`` after stores into ``nxt``): carried ``k`` -> the carried ``j`` whose holder it
+    becomes. Empty unless every such hand-over is a permutation of those arrays (no array of
+    the ring is also rebound to a new value), with one shape and dtype."""
+    holders = {c.holder.id: j for j, c in enumerate(stmt.carried)}
+    ring = {
+        k: holders[_unchanged(c.out).id]
+        for k, c in enumerate(stmt.carried)
+        if not em.plan.is_scalar(c.holder) and _unchanged(c.out).id in holders
+    }
+    ring = {k: j for k, j in ring.items() if k != j}
+    kinds = {(stmt.carried[k].holder.shape, stmt.carried[k].holder.dtype) for k in ring}
+    if set(ring.values()) != set(ring) or len(kinds) > 1:
+        return {}
+    return ring
+
+
+def _rotate_in(em: Emitter, stmt: UserLoop, k: int, ring: dict[int, int]) -> None:
+    """A ring member is a pointer that starts at its own initial array and moves to the
+    others' (no buffers: the arrays themselves go round). ``_sel`` says which member's initial
+    array it points at; any member may alias any of them, so stores are checked against all."""
+    node, members = stmt.node, sorted(ring)
+    cin, init = stmt.carried[k].holder, stmt.carried[k].init
+    name, t = value_name(cin), ctype(cin.dtype)
+    view = em.view(init)
+    alias = frozenset().union(*(em.view(stmt.carried[m].init).alias for m in members))
+    em.emit(f"{t}* {name} = {view.base_pointer()};  /* goes round with the others */")
+    for a, st in enumerate(view.strides):
+        em.emit(f"int64_t {name}_s{a} = {st};")
+    em.emit(f"int {name}_sel = {members.index(k)};")
+    strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
+    tags = {("carried", node.id, m) for m in members}
+    placeholder = View(name, "0", strides, alias | tags)
+    em.views[cin.id] = placeholder
+    result = em.plan.results.get(node.id, {}).get(k)
+    if result is not None:
+        em.views[result.id] = placeholder
+        if em.plan.owner[node.id] is em.plan.graph:
+            inits = tuple(stmt.carried[m].init for m in members)
+            em.selectors[result.id] = (f"{name}_sel", inits, 0)
+
+
+def _rotate_out(em: Emitter, cin: Node, becomes: Node) -> list[str]:
+    """Take over the pointer, strides and origin of the member ``becomes`` (read before any
+    member moves: the moves come after every carried value's next one is known)."""
+    name, other, t = value_name(cin), value_name(becomes), ctype(cin.dtype)
+    em.emit(f"{t}* {name}_next = {other};  /* {name} becomes {other} */")
+    for a in range(cin.ndim):
+        em.emit(f"const int64_t {name}_next_s{a} = {other}_s{a};")
+    em.emit(f"const int {name}_next_sel = {other}_sel;")
+    moves = [f"{name}_s{a} = {name}_next_s{a};" for a in range(cin.ndim)]
+    return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_next_sel;"]
+
+
+def _unchanged(out: Node) -> Node:
+    """What ``out`` is when inner loops only updated it in place: ``out += ...`` in an inner
+    loop carries ``out`` through it unchanged (the RESULT is the inner loop's initial value,
+    the same buffer), so the outer loop carries its own placeholder on, with nothing to copy."""
+    while out.op is Op.RESULT and out.inputs[0].op is Op.LOOP:
+        loop, k = out.inputs[0], out.attr
+        attr = loop.attr
+        if attr.body.outputs[k] is not attr.holders[k]:
+            break
+        out = loop.inputs[attr.heads + k]
+    return out
+
+
+def _check_fresh(em: Emitter, graph: Graph, out: Node, where: Node | None = None) -> None:
+    """A carried or branch array must be new in that graph: copying it must not lose aliasing.
+    The fault is the loop's or the branch's (``where``): that statement can go to Python."""
+    fresh = out.id in em.plan.buffers or not em.plan.rooted(out)
+    if em.plan.owner.get(out.id) is not graph or not fresh:
+        raise StructuredUnsupported(
+            f"{out!r} leaves a loop body or branch as a view of another array ({out.loc})",
+            (where or out).loc,
+        )
+
+
+def branch(em: Emitter, stmt: Branch) -> None:
+    node, results = stmt.node, dict(stmt.results)
+    for r in results.values():
+        if em.plan.is_scalar(r):
+            em.emit(f"{ctype(r.dtype)} {value_name(r)};")
+        else:
+            em.alloc(value_name(r), r.shape, r.dtype, r)
+    em.emit(f"/* if */{loc(node)}")
+    em.open(f"if ({em.scalar(node.inputs[0])})")
+    _arm(em, stmt, stmt.then, node.attr.then_graph, results)
+    em.close(" else {")
+    em.depth += 1
+    _arm(em, stmt, stmt.orelse, node.attr.else_graph, results)
+    em.close()
+
+
+def _arm(
+    em: Emitter, stmt: Branch, stmts: tuple[Stmt, ...], graph: Graph, results: dict[int, Node]
+) -> None:
+    em.block(stmts)
+    em.inside = stmt.around
+    for k, r in sorted(results.items()):
+        out = graph.outputs[k]
+        if em.plan.is_scalar(r):
+            em.emit(f"{value_name(r)} = {em.cast(em.scalar(out), out.dtype, r.dtype)};")
+        else:
+            _check_fresh(em, graph, out, stmt.node)
+            em.fill(em.view(r), r.shape, r.dtype, out)
+
+
+def result(em: Emitter, node: Node) -> None:
+    src = node.inputs[0]
+    if src.op is Op.LOOP and em.plan.is_scalar(node):
+        cin = src.attr.holders[node.attr]
+        em.emit(f"const {ctype(node.dtype)} {value_name(node)} = {value_name(cin)};")
+
+
+def check(em: Emitter, node: Node) -> None:
+    """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check,
+    ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes)."""
+    values = node.inputs[1:3]
+    em.checks.append((node.attr.exception, node.attr.message, tuple(v.dtype.str for v in values)))
+    what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
+    named = "".join(f"err[{k}] = (int64_t){em.scalar(v)}; " for k, v in enumerate(values, 1))
+    em.bail(
+        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; {named}"
+        f"{_site(em, node)} return 3; }}"
+        f"  /* {what} */{loc(node)}"
+    )
+
+
+def _site(em: Emitter, node: Node) -> str:
+    """Where a failing statement says it failed: the user's line (source_notes.error_site)."""
+    return f"err[3] = {error_site(em.sites, node)};"

@@ -1,0 +1,237 @@
+"""OpenMP pragmas of structured C: which loops run on several threads, which on SIMD lanes.
+
+Two kinds of loop are parallel:
+
+* an **element loop nest** (a store's fill, a buffer being computed): its elements are
+  independent by construction (a store that reads what it writes elsewhere goes through a
+  temporary first), so the outermost axis is ``omp parallel for``;
+* a **user ``for`` loop** whose iterations :func:`~astcompile.targets.c.independence.independent`
+  proves disjoint, once its emitted body is known to return no error and to need no scratch
+  buffer: ``omp parallel for``, and ``omp simd`` too when it holds no loop of its own.
+
+A team is opened only outside every user loop (never a team inside a team, and never one per
+iteration of a serial loop: even a false ``if`` clause calls into the OpenMP runtime, which
+cost more than a small body, and waking sleeping threads each time step cost more than it
+saved), and only when the work is large enough to pay for waking the threads: the ``if``
+clause compares an estimate (trip count times the body's element operations) with
+:data:`PARALLEL_WORK` at run time. With one thread (``nthreads`` is 1 in a forked child) the
+``if`` is false and the loop runs on the calling thread.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
+from astcompile.ir.ops import Kind, Op
+from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
+from astcompile.lower.ids import nid
+from astcompile.targets.c.structured_plan import VIEW_OPS
+from astcompile.targets.c.views import dim_c, indexed_shape
+
+Emitter = Any  # structured.Emitter (it imports this module)
+
+if TYPE_CHECKING:
+    from astcompile.targets.c.loop_schedule import UserLoop
+
+#: Element operations below which a loop runs on one thread: waking a sleeping team of
+#: threads costs tens of microseconds, a few hundred thousand simple operations.
+PARALLEL_WORK = 1 << 18
+#: Assumed trip count of an inner loop whose bounds are computed inside the outer one.
+_UNKNOWN_TRIP = 16
+
+
+def team(work: str) -> str:
+    """The clauses of a team opened only when ``work`` (a C expression) is worth it."""
+    return f" if(parallel: nthreads > 1 && {work} >= {PARALLEL_WORK}) num_threads(nthreads)"
+
+
+def open_team(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: str) -> None:
+    """Open a team before the ``for`` at line ``mark``: its iterations are shared out, and each
+    thread hands the floating-point flags it raised to the calling thread's (``fp``, read by
+    :func:`close_team`; astc_math.h), which the region tests (runtime/fpflags.py)."""
+    indent = "    " * depth
+    em.lines[mark:mark] = [
+        f"{indent}int {fp} = 0;  /* the team's floating-point flags, for the caller */",
+        f"{indent}#pragma omp parallel{team(work)}",
+        indent + "{",
+        f"{indent}    astc_fp_enter();",
+        f"{indent}    #pragma omp for{' simd' if simd else ''} schedule(static) nowait",
+    ]
+
+
+def close_team(em: Emitter, mark: int, depth: int, fp: str) -> None:
+    """Close the team :func:`open_team` opened at ``mark``, once its loop is closed."""
+    indent, start = "    " * depth, mark + _TEAM_LINES
+    em.lines[start:] = ["    " + line for line in em.lines[start:]]
+    em.lines += [f"{indent}    astc_fp_leave(&{fp});", indent + "}", f"{indent}astc_fp_join({fp});"]
+
+
+_TEAM_LINES = 5  # the lines open_team inserts
+
+
+@dataclass
+class Pending:
+    """A ``for`` loop being emitted whose pragma is decided once its body is known."""
+
+    node: Node
+    mark: int  # where its pragma goes in ``em.lines``
+    depth: int
+    exits: int
+    allocs: int
+    loops: int
+    proved: bool  # iterations independent (the graph-level proof)
+    team: bool  # outside every other user loop: may open a team
+    trip: str  # the trip count (an upper bound), in C
+    opened: int = -1  # the line of the team end opened for it (closed by after_close)
+
+
+def begin(em: Emitter, loop: UserLoop, trip: str) -> Pending:
+    """Called just before the ``for`` line: tentatively parallel if the schedule proved its
+    iterations independent; a team only outside every other user loop."""
+    return Pending(
+        loop.node,
+        len(em.lines),
+        em.depth,
+        em.exits,
+        len(em.allocs),
+        em.loops,
+        loop.independent,
+        loop.around == 0,
+        trip,
+    )
+
+
+def end(em: Emitter, p: Pending) -> None:
+    """Insert the loop's pragma now that its body is emitted."""
+    if not p.proved or em.exits != p.exits or len(em.allocs) != p.allocs:
+        return  # an error return or a shared scratch buffer: serial
+    simd = em.loops == p.loops + 1  # no loop inside the body
+    indent = "    " * p.depth
+    work = _times(_trip(p.node), body_work(p.node.attr.body, em))
+    if not p.team or not worth_a_team(work):
+        if simd:
+            em.lines.insert(p.mark, f"{indent}#pragma omp simd")
+        return
+    flag = f"work{nid(p.node)}"
+    per_iteration = poly_c(body_work(p.node.attr.body, em))
+    em.lines[p.mark : p.mark] = [
+        f"{indent}/* iterations are independent (docs/numpy-support.md, parallel loops) */",
+        f"{indent}const int64_t {flag} = ({p.trip}) * ({per_iteration});  /* element ops */",
+    ]
+    p.opened = p.mark + 2
+    open_team(em, p.opened, p.depth, flag, simd, f"fp{nid(p.node)}")
+
+
+def after_close(em: Emitter, p: Pending) -> None:
+    """After the loop's closing brace: close the team :func:`end` opened for it, if any."""
+    if p.opened >= 0:
+        close_team(em, p.opened, p.depth, f"fp{nid(p.node)}")
+
+
+Poly = dict[tuple[Dim, ...], int]  # product of size factors -> integer coefficient
+
+
+def body_work(graph: Graph, em: Emitter) -> Poly:
+    """Element operations of one run of ``graph``, a polynomial in the region's sizes."""
+    total: Poly = {}
+    for node in em.plan.levels[id(graph)]:
+        if isinstance(node.attr, LoopAttr):
+            part = _times(_trip(node), body_work(node.attr.body, em))
+        elif node.op is Op.IF:
+            part = _plus(body_work(node.attr.then_graph, em), body_work(node.attr.else_graph, em))
+        elif node.kind is Kind.REDUCTION:
+            part = _numel(node.inputs[0].shape)
+        elif node.op is Op.STORE:
+            part = _numel(indexed_shape(node.inputs[0].shape, node.attr.index))
+        elif node.op in VIEW_OPS or node.op in (Op.INPUT, Op.CONST, Op.DIM):
+            continue
+        else:
+            part = _numel(node.shape)
+        total = _plus(total, part)
+    return total
+
+
+def _plus(a: Poly, b: Poly) -> Poly:
+    out = dict(a)
+    for term, coef in b.items():
+        out[term] = out.get(term, 0) + coef
+    return out
+
+
+def _times(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ta, ca in a.items():
+        for tb, cb in b.items():
+            out = _plus(out, {tuple(sorted(ta + tb, key=str)): ca * cb})
+    return out
+
+
+def _numel(shape: tuple[Dim, ...]) -> Poly:
+    term, coef = [], 1
+    for d in shape:
+        try:
+            d = upper_bound(d)
+        except ValueError:
+            d = _UNKNOWN_TRIP
+        if isinstance(d, int):
+            coef *= d
+        else:
+            term.append(d)
+    return {tuple(sorted(term, key=str)): coef}
+
+
+def _trip(loop: Node) -> Poly:
+    if loop.attr.is_while:
+        return {(): _UNKNOWN_TRIP}
+    start, stop = (_size(n) for n in loop.inputs[:2])
+    if start is None or stop is None:
+        return {(): _UNKNOWN_TRIP}
+    return _numel((stop,)) if start == 0 else _numel((dim_sub(stop, start),))
+
+
+def _size(node: Node) -> Dim | None:
+    if node.op is Op.CONST and isinstance(node.attr, ConstAttr) and node.dtype.kind in "iu":
+        return int(node.attr.value)
+    if node.op is Op.DIM and not is_runtime(node.attr):
+        return node.attr  # a size of the region's arguments (a RUN size is a body local)
+    return None
+
+
+def worth_a_team(poly: Poly) -> bool:
+    """Whether the work, at the sizes seen when tracing, comes near :data:`PARALLEL_WORK`: a
+    team construct costs a call into libgomp even when its ``if`` is false, so loops that were
+    small when traced get none (a later call with larger sizes runs on one thread)."""
+    traced = sum(c * math.prod(hint(d) for d in t) for t, c in poly.items())
+    return traced * 4 >= PARALLEL_WORK
+
+
+def poly_c(poly: Poly) -> str:
+    """C for a work polynomial: ``3 * n0_0 * n0_1 + 2``."""
+    terms = [
+        " * ".join(([str(c)] if c != 1 or not t else []) + [dim_c(d) for d in t])
+        for t, c in sorted(poly.items(), key=lambda tc: -len(tc[0]))
+        if c
+    ]
+    return " + ".join(terms) or "0"
+
+
+def nest_pragmas(em: Emitter, shape: tuple[Dim, ...], marks: list[tuple[int, int]]) -> None:
+    """Pragmas of an element nest just emitted (``marks``: line and depth of each ``for``):
+    ``omp simd`` inside, and a team on the outermost axis of a nest outside every user loop
+    when its work pays."""
+    if not marks:
+        return
+    ops = max(1, len(em.lines) - marks[-1][0] - 1 - len(shape))  # statements per element
+    for axis in reversed(range(len(shape))):
+        mark, depth = marks[axis]
+        inner = axis == len(shape) - 1
+        work = _times({(): ops}, _numel(shape))
+        if axis == 0 and em.inside == 0 and worth_a_team(work):
+            fp = f"fp_nest{len(em.lines)}"  # a name of its own: no two nests end on one line
+            open_team(em, mark, depth, poly_c(work), inner, fp)
+            close_team(em, mark, depth, fp)
+        elif inner:
+            em.lines.insert(mark, "    " * depth + "#pragma omp simd")

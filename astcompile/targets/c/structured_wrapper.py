@@ -1,0 +1,203 @@
+"""The C function and the Python wrapper of a structured region.
+
+The wrapper checks the arguments (as the fused-kernel wrapper does), refuses arguments the C
+code cannot treat like NumPy would (a written array that is read-only or overlaps another
+argument: those calls run the region's own statements), runs the NumPy steps that come before
+everything else (``x.sort()``'s sort: ``StructPlan.hoisted``), allocates every buffer with
+``np.empty``, calls the C function once and turns its status into NumPy's exception. Array outputs are the
+buffers themselves or NumPy views of arguments and buffers, built here so views escape as views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
+from astcompile.ir.ops import Op
+from astcompile.ir.shapes import is_runtime
+from astcompile.lower.host import HostWriter, unsafe_lines
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.pyexpr import STEPS, shape_expr
+from astcompile.lower.source_notes import lines_of
+from astcompile.targets.c.c_kernel import HEADER
+from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
+from astcompile.targets.c.structured import PRELUDE, Emitter
+from astcompile.targets.c.structured_plan import StructuredUnsupported
+
+#: Around a region function whose loops pick scalars by data (a branch made a select,
+#: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop
+#: scalar whenever vectorising needs an epilogue for the last iterations; the "cheap" model
+#: vectorises the work of each iteration that does not depend on the values carried round and
+#: keeps a carried sum scalar and in order, bit for bit (a branchy sum ran 8x faster). Only
+#: there: it costs GCC 20-40% more time on a region function.
+CHEAP_VECTORS = [
+    "#pragma GCC push_options",
+    "/* vectorise what each iteration computes apart from the values carried round */",
+    '#pragma GCC optimize("vect-cost-model=cheap")',
+]
+
+
+@dataclass
+class Param:
+    ctype: str
+    cname: str
+    py: str
+
+
+def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
+    """The region's C function, its cffi declaration and its (written) wrapper."""
+    name = f"region_{sanitize(graph.name)}"
+    params, prologue = _input_params(graph, em)
+    for a in em.allocs:
+        params.append(Param("void*", f"{a.name}_p", f"_fb({a.name})"))
+        prologue.append(f"{ctype(a.dtype)}* {a.name} = ({ctype(a.dtype)}*){a.name}_p;")
+    epilogue: list[str] = []
+    for j, out in enumerate(graph.outputs):
+        if em.plan.is_scalar(out):
+            params.append(Param("void*", f"out{j}", f"_fb(out{j})"))
+            epilogue.append(f"*({ctype(out.dtype)}*)out{j} = {em.scalar(out)};")
+    sels = list(em.selectors.items())
+    for j, (_, (var, _choices, _bias)) in enumerate(sels):
+        epilogue.append(f"sel[{j}] = {var};")
+    for buf in ("sel", "err"):
+        params.append(Param("void*", f"{buf}_p", f"_fb({buf})"))
+        prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
+    signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
+    tables = ["    " + line for line in em.tables.values()]
+    body = tables + ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
+    where = lines_of(n for ns in em.plan.levels.values() for n in ns)
+    head = f"/* region {graph.name}: from {where or '?'} */"
+    function = [head, signature, "{", *body, "    return 0;", "}"]
+    if _selects_in_loops(graph):
+        function = [*CHEAP_VECTORS, *function, "#pragma GCC pop_options"]
+    c = "\n".join([HEADER, PRELUDE, *function, ""])
+    decl = f"int {name}({', '.join(p.ctype for p in params)});"
+    wrapper = _Wrapper(graph, em, name, params, sels)
+    wrapper.build()
+    return c, decl, wrapper
+
+
+def _selects_in_loops(graph: Graph) -> bool:
+    bodies = [n.attr.body for n in walk(graph.nodes()) if isinstance(n.attr, LoopAttr)]
+    return any(n.op is Op.WHERE and n.shape == () for b in bodies for n in b.nodes())
+
+
+def unit_name(node: Node) -> str:
+    """The wrapper's name for a read-only argument with its last axis made unit-stride."""
+    return f"u_{value_name(node)}"
+
+
+def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
+    params, prologue = [Param("int64_t", "nthreads", "_nthreads()")], []
+    for k, node in enumerate(graph.inputs):
+        name, t = value_name(node), ctype(node.dtype)
+        if node.attr.input_kind is InputKind.SCALAR:
+            parts = scalar_params(name, node.dtype)
+            params += [
+                Param(pt, pn, py) for (pt, pn), py in zip(parts, scalar_args(name, node.dtype))
+            ]
+            if len(parts) > 1:  # a complex scalar arrives as its two parts
+                prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
+            continue
+        params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
+        _array(node, unit_name(node) if em.unit_last(node) else name, params, prologue)
+    for node in em.plan.hoisted:  # NumPy's result: its own pointer and strides, sizes known
+        _array(node, value_name(node), params, prologue)
+    return params, prologue
+
+
+def _array(node: Node, py: str, params: list[Param], prologue: list[str]) -> None:
+    """An array's pointer and byte strides (``py``: the wrapper's array), as typed C names."""
+    name, t = value_name(node), ctype(node.dtype)
+    params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
+    prologue.append(f"{t}* {name} = ({t}*){name}_p;")
+    for a in range(node.ndim):
+        params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
+        prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
+
+
+_VIEWS = (Op.INDEX, Op.TRANSPOSE, Op.RESHAPE, Op.BROADCAST_TO, Op.REAL, Op.IMAG)
+
+
+class _Wrapper(HostWriter):
+    """The region's wrapper: the shared forms around one call of its C function, whose status
+    turns into NumPy's exception."""
+
+    def __init__(
+        self, graph: Graph, em: Emitter, name: str, params: list[Param], sels: list
+    ) -> None:
+        super().__init__()
+        self.graph, self.em, self.name, self.params = graph, em, name, params
+        self.sels = {rid: j for j, (rid, _) in enumerate(sels)}
+
+    def build(self) -> str:
+        self.open(self.name, self.graph)
+        self.checks(self.graph)
+        self._aliasing()
+        for node in self.em.plan.hoisted:
+            self.numpy_step(node, [value_name(i) for i in node.inputs], value_name(node))
+        for n in self.graph.inputs:
+            if n.attr.input_kind is InputKind.ARRAY and self.em.unit_last(n):
+                self.unit_last(value_name(n), n.dtype.itemsize)
+        for a in self.em.allocs:
+            self.alloc(a.name, shape_expr(a.shape), f"_dt_{a.name}", a.dtype)
+        for j, out in enumerate(self.graph.outputs):
+            if self.em.plan.is_scalar(out):
+                self.alloc(f"out{j}", "()", f"_odt{j}", out.dtype)
+        self.alloc("sel", str(len(self.sels) or 1), "_i64", np.dtype(np.int64))
+        self.emit("err = _empty(4, _i64)")
+        self.emit(f"rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
+        self.emit("if rc:")
+        self.consts["_checks"] = tuple(self.em.checks)
+        self.consts["_sites"] = tuple(self.em.sites)
+        self.emit("_raise(rc, err, _checks, _sites)", 2)
+        outs = [self.ref(_sized(o), j) for j, o in enumerate(self.graph.outputs)]
+        self.emit(f"return [{', '.join(outs)}]")
+        return self.source()
+
+    def _aliasing(self) -> None:
+        """Calls whose written arrays are read-only or overlap another argument run the
+        region's own statements (NumPy raises, or writes through the overlap, as written)."""
+        arrays = [n for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY]
+        written = [n for n in arrays if n.id in self.em.written]
+        conds = [f"not {value_name(n)}.flags.writeable" for n in written]
+        for w in written:
+            conds += [
+                f"_np.may_share_memory({value_name(w)}, {value_name(o)})"
+                for o in arrays
+                if o is not w
+            ]
+        if conds:
+            self.lines += unsafe_lines(" or ".join(conds))
+
+    def ref(self, node: Node, j: int = -1) -> str:
+        """Python for an output: an argument, a buffer, or a NumPy view of one of them."""
+        if self.em.plan.is_scalar(node):
+            if j < 0:
+                raise StructuredUnsupported("a scalar inside an output view")
+            return f"out{j}"
+        if node.op is Op.INPUT or node.id in self.em.plan.buffers or node in self.em.plan.hoisted:
+            return value_name(node)
+        if node.op is Op.STORE:
+            return self.ref(node.inputs[0])
+        if node.id in self.sels:
+            _, choices, bias = self.em.selectors[node.id]
+            named = ", ".join(c if isinstance(c, str) else self.ref(c) for c in choices)
+            return f"({named},)[sel[{self.sels[node.id]}] + {bias}]"
+        if node.op in STEPS and node.op in _VIEWS:
+            if node.op is Op.INDEX and any(
+                isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
+            ):
+                raise StructuredUnsupported("an output view with a runtime index")
+            return STEPS[node.op](node, [self.ref(node.inputs[0])])
+        raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")
+
+
+def _sized(node: Node) -> Node:
+    """An output whose length only the C code knows (``x[:k]`` for a ``k`` that varies) would
+    be returned at its bound's length, its tail uninitialised: such a region runs as written."""
+    if any(is_runtime(d) for d in node.shape):
+        raise StructuredUnsupported("an output whose length is known only at run time")
+    return node
