@@ -136,7 +136,7 @@ def python_float_ratio(x, k):
 
 
 def test_eager_warns_from_the_users_line():
-    """The eager backend's NumPy ops warned from its interpreter's line (backends/eager.py):
+    """The eager backend's NumPy ops warned from its interpreter's line (targets/eager.py):
     a region that can run again notes the errors and runs its statements, so NumPy's warning
     names the user's line (and the default once-per-line filter tells functions apart)."""
     compiled = astcompile.compile(log_scaled, backend="eager")

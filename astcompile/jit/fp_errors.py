@@ -185,7 +185,7 @@ _ERROR_KEYS = {
 def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
     """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
     flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
-    Python is silent, and NumPy's warning would name backends/eager.py. The region tests the
+    Python is silent, and NumPy's warning would name targets/eager.py. The region tests the
     flags as after a C run, and its statements run again where the user's error state reports
     one."""
 
