@@ -172,8 +172,12 @@ def _far(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> np.
 
 #: Messages compiled code gives word for word where NumPy's reads so (others compare by type
 #: only: a message may word the same error otherwise): NEP 50's
-#: ``Python integer 300 out of bounds for int8``.
-SAME_MESSAGE = {OverflowError: re.compile(r"Python integer -?\d+ out of bounds for \w+")}
+#: ``Python integer 300 out of bounds for int8``, and the conversion to a C long before it.
+SAME_MESSAGE = {
+    OverflowError: re.compile(
+        r"Python integer -?\d+ out of bounds for \w+|Python int too large to convert to C long"
+    )
+}
 
 
 def exception_differences(got: BaseException | None, expected: BaseException | None) -> list[str]:
