@@ -172,10 +172,13 @@ def _far(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> np.
 
 #: Messages compiled code gives word for word where NumPy's reads so (others compare by type
 #: only: a message may word the same error otherwise): NEP 50's
-#: ``Python integer 300 out of bounds for int8``, and Python's for a list or tuple indexed out
-#: of range (compiled, its items are an array: NumPy's message would name an axis).
+#: ``Python integer 300 out of bounds for int8``, and the conversion to a C long before it;
+#: Python's for a list or tuple indexed out of range (compiled, its items are an array:
+#: NumPy's message would name an axis).
 SAME_MESSAGE = {
-    OverflowError: re.compile(r"Python integer -?\d+ out of bounds for \w+"),
+    OverflowError: re.compile(
+        r"Python integer -?\d+ out of bounds for \w+|Python int too large to convert to C long"
+    ),
     IndexError: re.compile(r"(list|list assignment|tuple) index out of range"),
 }
 

@@ -84,6 +84,29 @@ def use(clear_flags: Callable[[], object], raised_flags: Callable[[], int]) -> N
         clear, raised = clear_flags, raised_flags
 
 
+def raise_kinds(names: set[str]) -> None:
+    """Raise the flags of these error state keys ("divide", "over", ...) on the calling thread:
+    NumPy's ops noted them (the eager backend's interpreter) where compiled code raises them."""
+    flags = sum(bit for bit, kind in KINDS.items() if kind in names)
+    if flags:
+        _feraiseexcept()(flags)
+
+
+def _feraiseexcept() -> Callable[[int], int]:
+    """libm's ``feraiseexcept``, bound on the first use (cffi's parser: see :func:`_load`)."""
+    global _raise
+    if _raise is None:
+        import cffi
+
+        ffi = cffi.FFI()
+        ffi.cdef("int feraiseexcept(int);")
+        _raise = ffi.dlopen("libm.so.6").feraiseexcept
+    return _raise
+
+
+_raise: Callable[[int], int] | None = None
+
+
 def kinds(flags: int) -> list[str]:
     """The error state keys of ``flags`` in NumPy's order of reporting."""
     return [kind for bit, kind in KINDS.items() if flags & bit]

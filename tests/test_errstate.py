@@ -161,7 +161,7 @@ WARNING_CASES = [
     (no_error, (np.arange(4.0),)),
 ]
 #: C raises flags where NumPy does not warn: a signalling compare on NaN, Python floats' own
-#: arithmetic. (The eager backend computes Python floats as NumPy scalars, which warn.)
+#: arithmetic. (The eager backend of a region that stored warns of Python floats as NumPy's.)
 SILENT_CASES = [
     (compare_stored, (NANS, np.zeros(30, bool))),
     (python_float_overflow, (NANS, np.zeros(30))),

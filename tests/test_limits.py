@@ -68,3 +68,28 @@ def test_an_int_outside_the_dtype_is_named_in_the_overflow_error(backend):
     assert_same_calls(loop_offsets, [(i8, 1), (i8, 3), (u8, 4)], backend=backend)
     assert_same_calls(loop_products, [(i8, 1), (i8, 3)], backend=backend)
     assert_same_calls(loop_stores, [(i8, 2), (u8, 200)], backend=backend)
+
+
+def loop_fill(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v
+    return x
+
+
+def slice_fill(x, v):
+    x[:] = v
+    return x
+
+
+BIG = [np.uint64(2**63 + 5), np.uint64(2**64 - 1), 2**63, np.uint64(7), 2**31, 300, -1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [loop_fill, slice_fill])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint32, np.uint64])
+def test_a_uint64_above_int64_into_a_signed_array_is_too_large_for_a_c_long(backend, fn, dtype):
+    """NumPy converts a stored int to a C long first for a signed dtype: a uint64 (or Python
+    int) above int64 raises ``OverflowError: Python int too large to convert to C long``, not
+    "out of bounds for int64" (the differential helper compares both messages)."""
+    calls = [(np.ones(3, dtype), v) for v in BIG]
+    assert_same_calls(fn, calls, backend=backend)

@@ -109,7 +109,7 @@ def _parallel_user_loops(fn) -> list[bool]:
     lines = [line.strip() for line in _c_source(fn).splitlines()]
     assert lines != [""], "fell back to the eager interpreter"
     return [
-        prev.startswith("#pragma omp parallel for")
+        prev.startswith("#pragma omp for")  # inside an omp parallel team
         for prev, line in itertools.pairwise(lines)
         if _USER_LOOP.match(line)
     ]

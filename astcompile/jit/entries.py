@@ -37,6 +37,10 @@ class Entry:
     key: tuple
     result: TraceResult
     run: Callable[[list], list]
+    #: its run raises the CPU's floating-point flags without a warning (C kernels; the eager
+    #: interpreter of a region that can run again): the caller reruns the statements so that
+    #: NumPy warns (jit/fp_errors.py). Triton's kernels report their own (or nothing, on a GPU)
+    silent: bool = True
 
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards

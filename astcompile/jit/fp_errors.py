@@ -20,14 +20,19 @@ pay nothing for this: it happens only after a loud one.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from astcompile.ir.graph import Graph, Node, walk
+from astcompile.ir.ops import Op, is_fresh, is_view
 from astcompile.jit.entries import MISS
 from astcompile.runtime import fpflags
 
 if TYPE_CHECKING:
+    from astcompile.ir.results import TraceResult
     from astcompile.jit.regions import Region
 
 #: Calls that run the statements directly after loud flags on two compiled calls in a row.
@@ -56,20 +61,91 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     makes of them: the region's statements run as written where that repeats nothing."""
     modes = np.geterr()
     loud = [kind for kind in fpflags.kinds(fpflags.raised()) if modes[kind] != "ignore"]
-    if not loud or region.owner.target_name() != "c":  # eager, Triton: NumPy's ops warned
+    if not loud:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
-    if all(_repeatable(entry) for entry in entries):
+    if all(entry.silent and _may_rerun(entry, region, args) for entry in entries):
         _back_off(region)
         return region.run_body(args)
-    return result  # it stored: silent, as the docs say
+    return result  # it stored (or Triton ran: NumPy's ops warned): as the docs say
 
 
-def _repeatable(entry: Any) -> bool:
-    """Whether a second run of the region's statements after ``entry``'s repeats nothing."""
+def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
+    """Whether the statements may run again after ``entry``'s run: it stored nothing the caller
+    sees, or it only wrote into arguments it never reads, whose memory no other array it reads
+    shares (the rerun stores the same values over them), while no warnings filter makes the
+    rerun raise (NumPy would have raised before the first store: not undone)."""
+    if repeatable(entry.result):
+        return True
+    written = _write_only(entry.result.graph)
+    if not written or entry.written or _warnings_raise():
+        return False
+    leaves = entry.current_leaves(args, region.owner.fn)
+    if len(leaves) != len(entry.result.graph.inputs):  # a read failed: not this entry's call
+        return False
+    others = [leaf for k, leaf in enumerate(leaves) if k not in written]
+    return all(
+        type(leaves[k]) is np.ndarray
+        and not any(np.may_share_memory(leaves[k], other) for other in others)
+        for k in written
+    )
+
+
+def _warnings_raise() -> bool:
+    """Whether some warnings filter may turn NumPy's RuntimeWarning into an exception."""
+    return any(f[0] == "error" and issubclass(RuntimeWarning, f[2]) for f in warnings.filters)
+
+
+def _write_only(graph: Graph) -> set[int]:
+    """The positions among ``graph``'s inputs of the arrays it stores into but never reads
+    (through a view, a store's value or index, a loop's bounds or carried values), when every
+    other store is into an array it made and it has no effect but stores and checks; else
+    none. Running its statements again stores the same values into them."""
+    stores = [node for node in walk(graph.nodes()) if node.op is Op.STORE]
+    roots = {id(root): root for root in map(_store_root, stores) if not is_fresh(root.op)}
+    inputs = {id(node): k for k, node in enumerate(graph.inputs)}
+    if not roots or not roots.keys() <= inputs.keys() or not _only_stores(graph.effects):
+        return set()
+    written, grown = set(roots), True
+    while grown:  # views of the written arrays and their stores, until none is new
+        grown = False
+        for node in walk(graph.nodes()):
+            for position, value in enumerate(node.inputs):
+                if id(value) not in written or id(node) in written:
+                    continue
+                if position == 0 and (node.op is Op.STORE or is_view(node.op)):
+                    written.add(id(node))
+                    grown = True
+                elif not (node.op is Op.LOOP and position >= node.attr.heads + node.attr.carried):
+                    return set()  # read (a loop's captured value is read in its body instead)
+    return {inputs[key] for key in roots}
+
+
+def _store_root(store: Node) -> Node:
+    target = store.inputs[0]
+    while is_view(target.op) or target.op is Op.STORE:
+        target = target.inputs[0]
+    return target
+
+
+def _only_stores(effects: list[Node]) -> bool:
+    """Whether ``effects`` (loop and branch bodies too) are stores and checks only."""
+    for node in effects:
+        if node.op is Op.LOOP:
+            if not _only_stores(node.attr.body.effects):
+                return False
+        elif node.op not in (Op.STORE, Op.CHECK, Op.SIZE_CHECK):
+            return False
+    return True
+
+
+def repeatable(result: TraceResult) -> bool:
+    """Whether a second run of the region's statements after a run of the graph traced as
+    ``result`` repeats nothing: it stored into no typed list and no array the caller sees."""
     from astcompile.trace.loop_starts import stores_nothing_seen
 
-    return not entry.written and stores_nothing_seen(entry.result.graph.effects)
+    written = getattr(result, "written_lists", ())
+    return not written and stores_nothing_seen(result.graph.effects)
 
 
 def _back_off(region: Region) -> None:
@@ -95,3 +171,31 @@ class _Plain:
         result = self.region.run_body(args)
         fpflags.clear()  # raised by NumPy or Python, which warned as they do: not compiled code
         return result
+
+
+#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
+_ERROR_KEYS = {
+    "divide by zero": "divide",
+    "overflow": "over",
+    "underflow": "under",
+    "invalid value": "invalid",
+}
+
+
+def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
+    """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
+    flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
+    Python is silent, and NumPy's warning would name targets/eager.py. The region tests the
+    flags as after a C run, and its statements run again where the user's error state reports
+    one."""
+
+    def noting(leaves: Sequence[Any]) -> list:
+        noted: set[str] = set()
+        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+            outputs = run(leaves)
+        fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
+        fpflags.raise_kinds(noted)
+        return outputs
+
+    noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
+    return noting

@@ -37,6 +37,7 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.ir.shapes import Dim, evaluate
+from astcompile.runtime import fpflags
 
 Env = dict[int, Any]
 
@@ -377,8 +378,15 @@ class EagerBackend:
         self.steps = {"wrap": self.wrap}
 
     def wrap(self, work: Any) -> None:
-        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering."""
-        work.run = self.compile(work.graph)
+        """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering. A
+        region whose statements can run again (it stored nothing the caller sees) notes NumPy's
+        floating-point errors instead of warning from this file's line: its statements run
+        again and NumPy warns from the user's (as after C: jit/fp_errors.py)."""
+        from astcompile.jit import fp_errors
+
+        run = self.compile(work.graph)
+        rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
+        work.run = fp_errors.noting_errors(run) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the

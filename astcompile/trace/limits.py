@@ -155,10 +155,17 @@ def keep_unread_checks(ctx: Any, outputs: list[Node]) -> None:
 
 
 def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:
-    """NumPy's OverflowError for a Python int that does not fit the array's dtype."""
-    if not known_to_fit(node, example, dtype):
-        message = f"Python integer {{}} out of bounds for {dtype}"  # NumPy's, with the value
-        require(fits(node, dtype), "OverflowError", message, node)
+    """NumPy's OverflowError for a Python int that does not fit the array's dtype. NumPy
+    converts it to a C long first for a signed dtype: a uint64 value above that range is
+    "too large to convert", not "out of bounds"."""
+    if known_to_fit(node, example, dtype):
+        return
+    if dtype.kind == "i" and node.dtype == _U64:
+        require(fits(node, _I64), "OverflowError", "Python int too large to convert to C long")
+        if dtype == _I64:
+            return
+    message = f"Python integer {{}} out of bounds for {dtype}"  # NumPy's, with the value
+    require(fits(node, dtype), "OverflowError", message, node)
 
 
 def require_float_converts(node: Node, dtype: np.dtype) -> None:

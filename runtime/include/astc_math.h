@@ -117,24 +117,41 @@ ASTC_PICKS(double) ASTC_PICKS(float)
     }
 ASTC_LOGADDEXP(double, ) ASTC_LOGADDEXP(float, f)
 
-/* Integer floor division and remainder with Python signs; x // 0 == x % 0 == 0 (NumPy). */
-#define ASTC_INT_DIVMOD(T)                                                              \
+/* Integer floor division and remainder with Python signs; x // 0 == x % 0 == 0 and raises the
+   divide-by-zero flag, INT_MIN // -1 wraps and raises the overflow flag, as NumPy's do (the
+   region reruns its statements for NumPy's warning: jit/fp_errors.py). The flag is raised on
+   the branch taken only then: GCC keeps it out of the common path. */
+__attribute__((cold, noinline)) static inline void astc_raise_fp(int flag)
+{
+    feraiseexcept(flag);
+}
+#define ASTC_INT_DIVMOD(T, MIN)                                                         \
     static inline T astc_floordiv_##T(T a, T b) {                                       \
-        if (b == 0) return 0;                                                           \
-        if (b == -1) return (T)(0 - a); /* no trap on INT_MIN / -1: wraps (-fwrapv) */  \
+        if (__builtin_expect(b == 0, 0)) { astc_raise_fp(FE_DIVBYZERO); return 0; }     \
+        if (b == -1) {  /* no trap on INT_MIN / -1: wraps (-fwrapv) */                   \
+            if (__builtin_expect(a == MIN, 0)) astc_raise_fp(FE_OVERFLOW);              \
+            return (T)(0 - a);                                                          \
+        }                                                                               \
         T q = a / b;                                                                    \
         return (T)(q - ((a % b != 0) & ((a < 0) != (b < 0))));                          \
     }                                                                                   \
     static inline T astc_mod_##T(T a, T b) {                                            \
-        if (b == 0 || b == -1) return 0;                                                \
+        if (__builtin_expect(b == 0, 0)) { astc_raise_fp(FE_DIVBYZERO); return 0; }     \
+        if (b == -1) return 0;                                                          \
         T r = a % b;                                                                    \
         return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);                       \
     }
 #define ASTC_UINT_DIVMOD(T)                                                             \
-    static inline T astc_floordiv_##T(T a, T b) { return b == 0 ? 0 : (T)(a / b); }     \
-    static inline T astc_mod_##T(T a, T b) { return b == 0 ? 0 : (T)(a % b); }
-ASTC_INT_DIVMOD(int8_t) ASTC_INT_DIVMOD(int16_t) ASTC_INT_DIVMOD(int32_t)
-ASTC_INT_DIVMOD(int64_t)
+    static inline T astc_floordiv_##T(T a, T b) {                                       \
+        if (__builtin_expect(b == 0, 0)) { astc_raise_fp(FE_DIVBYZERO); return 0; }     \
+        return (T)(a / b);                                                              \
+    }                                                                                   \
+    static inline T astc_mod_##T(T a, T b) {                                            \
+        if (__builtin_expect(b == 0, 0)) { astc_raise_fp(FE_DIVBYZERO); return 0; }     \
+        return (T)(a % b);                                                              \
+    }
+ASTC_INT_DIVMOD(int8_t, INT8_MIN) ASTC_INT_DIVMOD(int16_t, INT16_MIN)
+ASTC_INT_DIVMOD(int32_t, INT32_MIN) ASTC_INT_DIVMOD(int64_t, INT64_MIN)
 ASTC_UINT_DIVMOD(uint8_t) ASTC_UINT_DIVMOD(uint16_t) ASTC_UINT_DIVMOD(uint32_t)
 ASTC_UINT_DIVMOD(uint64_t)
 

@@ -75,6 +75,8 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
         parallel.end(em, pending)
     em.inside = stmt.around
     em.close()
+    if pending is not None:
+        parallel.after_close(em, pending)
 
 
 def _for_header(em: Emitter, stmt: UserLoop) -> parallel.Pending | None:

@@ -45,10 +45,31 @@ _UNKNOWN_TRIP = 16
 
 def team(work: str) -> str:
     """The clauses of a team opened only when ``work`` (a C expression) is worth it."""
-    return (
-        f" if(parallel: nthreads > 1 && {work} >= {PARALLEL_WORK})"
-        " num_threads(nthreads) schedule(static)"
-    )
+    return f" if(parallel: nthreads > 1 && {work} >= {PARALLEL_WORK}) num_threads(nthreads)"
+
+
+def open_team(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: str) -> None:
+    """Open a team before the ``for`` at line ``mark``: its iterations are shared out, and each
+    thread hands the floating-point flags it raised to the calling thread's (``fp``, read by
+    :func:`close_team`; astc_math.h), which the region tests (runtime/fpflags.py)."""
+    indent = "    " * depth
+    em.lines[mark:mark] = [
+        f"{indent}int {fp} = 0;  /* the team's floating-point flags, for the caller */",
+        f"{indent}#pragma omp parallel{team(work)}",
+        indent + "{",
+        f"{indent}    astc_fp_enter();",
+        f"{indent}    #pragma omp for{' simd' if simd else ''} schedule(static) nowait",
+    ]
+
+
+def close_team(em: Emitter, mark: int, depth: int, fp: str) -> None:
+    """Close the team :func:`open_team` opened at ``mark``, once its loop is closed."""
+    indent, start = "    " * depth, mark + _TEAM_LINES
+    em.lines[start:] = ["    " + line for line in em.lines[start:]]
+    em.lines += [f"{indent}    astc_fp_leave(&{fp});", indent + "}", f"{indent}astc_fp_join({fp});"]
+
+
+_TEAM_LINES = 5  # the lines open_team inserts
 
 
 @dataclass
@@ -64,6 +85,7 @@ class Pending:
     proved: bool  # iterations independent (the graph-level proof)
     team: bool  # outside every other user loop: may open a team
     trip: str  # the trip count (an upper bound), in C
+    opened: int = -1  # the line of the team end opened for it (closed by after_close)
 
 
 def begin(em: Emitter, loop: UserLoop, trip: str) -> Pending:
@@ -94,13 +116,19 @@ def end(em: Emitter, p: Pending) -> None:
             em.lines.insert(p.mark, f"{indent}#pragma omp simd")
         return
     flag = f"work{nid(p.node)}"
-    pragma = f"#pragma omp parallel for{' simd' if simd else ''}{team(flag)}"
     per_iteration = poly_c(body_work(p.node.attr.body, em))
     em.lines[p.mark : p.mark] = [
         f"{indent}/* iterations are independent (docs/numpy-support.md, parallel loops) */",
         f"{indent}const int64_t {flag} = ({p.trip}) * ({per_iteration});  /* element ops */",
-        indent + pragma,
     ]
+    p.opened = p.mark + 2
+    open_team(em, p.opened, p.depth, flag, simd, f"fp{nid(p.node)}")
+
+
+def after_close(em: Emitter, p: Pending) -> None:
+    """After the loop's closing brace: close the team :func:`end` opened for it, if any."""
+    if p.opened >= 0:
+        close_team(em, p.opened, p.depth, f"fp{nid(p.node)}")
 
 
 Poly = dict[tuple[Dim, ...], int]  # product of size factors -> integer coefficient
@@ -202,10 +230,8 @@ def nest_pragmas(em: Emitter, shape: tuple[Dim, ...], marks: list[tuple[int, int
         inner = axis == len(shape) - 1
         work = _times({(): ops}, _numel(shape))
         if axis == 0 and em.inside == 0 and worth_a_team(work):
-            work = poly_c(work)
-            pragma = f"#pragma omp parallel for{' simd' if inner else ''}{team(work)}"
+            fp = f"fp_nest{len(em.lines)}"  # a name of its own: no two nests end on one line
+            open_team(em, mark, depth, poly_c(work), inner, fp)
+            close_team(em, mark, depth, fp)
         elif inner:
-            pragma = "#pragma omp simd"
-        else:
-            continue
-        em.lines.insert(mark, "    " * depth + pragma)
+            em.lines.insert(mark, "    " * depth + "#pragma omp simd")

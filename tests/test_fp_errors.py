@@ -1,0 +1,233 @@
+"""jit/fp_errors.py: a compiled region's raised floating-point flags become NumPy's warnings
+(its statements run again), whichever backend the user chose, wherever the kernel ran."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from differential import BACKENDS, TRITON, assert_same_call, assert_same_warnings, runtime_warnings
+
+import astcompile
+from astcompile.runtime import parallel
+
+
+def reciprocal_sum(x):
+    t = 0.0
+    for i in range(x.shape[0]):
+        t = t + 1.0 / x[i]  # a loop of scalar updates: Triton has no form, C builds it
+    return t
+
+
+def reciprocal_prefix(x):
+    y = np.zeros(x.shape[0])
+    for i in range(1, x.shape[0]):
+        y[i] = y[i - 1] + 1.0 / x[i]
+    return y
+
+
+HANDED_TO_C = [reciprocal_sum, reciprocal_prefix]
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+@pytest.mark.parametrize("fn", HANDED_TO_C, ids=[f.__name__ for f in HANDED_TO_C])
+def test_a_triton_region_handed_to_c_warns(fn):
+    """The check keys on the backend that built the region: a ``backend="triton"`` region the
+    accept stage handed to C raises the CPU's flags like any C region (it was silent)."""
+    assert_same_warnings(fn, np.array([1.0, 0.0, 2.0]), backend="triton")
+
+
+def reciprocals(x):
+    y = np.empty(x.shape[0])
+    for i in range(x.shape[0]):  # independent iterations: omp parallel for
+        y[i] = 1.0 / x[i]
+    return y
+
+
+def logs_then_prefix(x):
+    y = np.empty(x.shape[0])
+    y[:] = np.log(x)  # an element nest outside every loop: omp parallel for
+    for i in range(1, 4):
+        y[i] = y[i - 1] + y[i]
+    return y
+
+
+TEAMS = [reciprocals, logs_then_prefix]
+
+
+@pytest.fixture
+def four_threads():
+    before = parallel.nthreads()
+    parallel.set_num_threads(4)
+    yield
+    parallel.set_num_threads(before)
+
+
+@pytest.mark.parametrize("fn", TEAMS, ids=[f.__name__ for f in TEAMS])
+def test_a_structured_loops_team_hands_its_flags_to_the_caller(fn, four_threads):
+    """A structured region's ``omp parallel`` loops gather their threads' flags onto the calling
+    thread, as flat kernels do: a zero in the last thread's share warns (it was silent)."""
+    x = np.ones(600_000)
+    x[-1] = 0.0
+    assert_same_warnings(fn, x, backend="c")
+
+
+def floor_divide(a, b):
+    return a // b
+
+
+def remainder(a, b):
+    return a % b
+
+
+def both(a, b):
+    return a // b + a % b * 2
+
+
+def floor_divide_in_loop(a, b):
+    t = np.int64(0)
+    for i in range(a.shape[0]):
+        t = t + a[i] // b[i]  # NumPy int64 scalars: warn as arrays do
+    return t
+
+
+INTS = np.array([7, -7, 3, 0])
+ZEROS = np.array([2, 0, -2, 0])
+INT_CASES = [
+    (floor_divide, (INTS, ZEROS)),
+    (remainder, (INTS, ZEROS)),
+    (both, (INTS.astype(np.int8), ZEROS.astype(np.int8))),
+    (both, (INTS.astype(np.uint8), ZEROS.astype(np.uint8))),
+    (both, (INTS.astype(np.uint64), ZEROS.astype(np.uint64))),
+    (floor_divide, (np.array([True, False]), np.array([False, True]))),
+    (floor_divide, (np.array([-(2**63), 5]), np.array([-1, -1]))),  # overflow, no zero
+    (remainder, (np.array([-(2**63), 5]), np.array([-1, -1]))),  # no warning
+    (floor_divide, (INTS, 0)),
+    (floor_divide, (7, ZEROS)),
+    (floor_divide, (np.zeros(0, np.int64), np.zeros(0, np.int64))),
+    (floor_divide_in_loop, (INTS, ZEROS)),
+    (floor_divide, (INTS, np.array([1, 2, 3, 4]))),  # no warning
+]
+
+
+@pytest.mark.parametrize("fn, args", INT_CASES, ids=[c[0].__name__ for c in INT_CASES])
+def test_integer_division_by_zero_warns_as_numpy_does(fn, args):
+    """NumPy warns of an integer // or % by zero (and of INT_MIN // -1): the C helpers raise
+    the divide-by-zero (overflow) flag exactly there, so the region reruns its statements."""
+    assert_same_warnings(fn, *args, backend="c")
+
+
+def log_scaled(x):
+    return np.log(x) * 2.0
+
+
+def python_float_growth(x):
+    s = 1.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = s * 1e200  # a Python float: inf without a warning (a NumPy float64 warns)
+    return s
+
+
+def python_float_ratio(x, k):
+    r = k / 3.0
+    return x * (r * r * r)  # Python floats overflow silently; the array op does not warn
+
+
+def test_eager_warns_from_the_users_line():
+    """The eager backend's NumPy ops warned from its interpreter's line (targets/eager.py):
+    a region that can run again notes the errors and runs its statements, so NumPy's warning
+    names the user's line (and the default once-per-line filter tells functions apart)."""
+    compiled = astcompile.compile(log_scaled, backend="eager")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        compiled(np.zeros(4))
+        compiled(np.zeros(4))
+    assert len(seen) == 2 and {w.filename for w in seen} == {__file__}
+
+
+EAGER_CASES = [
+    (log_scaled, (np.array([1.0, 0.0, -1.0]),)),
+    (python_float_growth, (np.ones(3),)),
+    (python_float_growth, (np.zeros(3),)),
+    (python_float_ratio, (np.ones(2), 1e300)),
+    (python_float_ratio, (np.ones(2), float("inf"))),
+    (python_float_ratio, (np.ones(2), float("nan"))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", EAGER_CASES, ids=[c[0].__name__ for c in EAGER_CASES])
+def test_python_floats_stay_python_floats(backend, fn, args):
+    """Python floats the graph computes as NumPy scalars warned on overflow on the eager
+    backend, where plain Python is silent; now eager warns exactly where NumPy does."""
+    assert_same_warnings(fn, *args, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ignored_and_warned_kinds_follow_the_users_errstate(backend):
+    """The noted errors are filtered by the user's own error state, kind by kind."""
+    x = np.array([0.0, -1.0, 1.0])
+    with np.errstate(divide="ignore", invalid="warn"):
+        assert_same_warnings(log_scaled, x, backend=backend)
+    with np.errstate(all="ignore"):
+        assert_same_warnings(log_scaled, x, backend=backend)
+
+
+def log_into(x, out):
+    out[:] = np.log(x)
+    return out
+
+
+def reciprocals_into(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 1.0 / x[i]
+    return out
+
+
+def python_floats_into(x, out):
+    s = 1.0
+    for i in range(x.shape[0]):
+        s = s * 1e300  # Python floats: inf without a warning
+        out[i] = s + x[i]
+    return out
+
+
+def log_into_then_read(x, out):
+    out[:] = np.log(x)
+    return out.sum()  # reads what it wrote: the statements cannot run again
+
+
+WRITE_ONLY = [log_into, reciprocals_into, python_floats_into]
+X = np.array([1.0, 0.0, 2.0])
+
+
+@pytest.mark.parametrize("fn", WRITE_ONLY, ids=[f.__name__ for f in WRITE_ONLY])
+def test_a_region_that_only_writes_an_argument_warns(fn):
+    """A region whose only stores the caller sees are into arguments it never reads (an
+    ``out`` parameter) runs its statements again after loud flags: they store the same values
+    over them, and NumPy warns (or not: Python floats) as without astcompile."""
+    compiled = astcompile.compile(fn, backend="c")
+    for _ in range(3):
+        assert runtime_warnings(compiled, X, np.zeros(3)) == runtime_warnings(fn, X, np.zeros(3))
+        assert_same_call(compiled, (X.copy(), np.zeros(3)), fn, (X.copy(), np.zeros(3)), "c")
+
+
+def _overlapping(x):
+    return [(x, x), (x[:3], x[1:4]), (x[1:4], x[:3]), (x[::2], x[1::2].copy())]
+
+
+@pytest.mark.parametrize("fn", [*WRITE_ONLY, log_into_then_read])
+def test_a_written_argument_that_shares_memory_is_not_written_twice(fn):
+    """The rerun is for arguments no other array read shares memory with: ``f(x, x)`` and
+    overlapping views never store twice (the wrapper already runs most such calls as written;
+    the rerun checks the memory itself too)."""
+    compiled = astcompile.compile(fn, backend="c")
+    for make in range(4):
+        plain_args = _overlapping(np.array([1.0, 0.0, 2.0, 3.0, 0.0, 4.0]))[make]
+        ours = _overlapping(np.array([1.0, 0.0, 2.0, 3.0, 0.0, 4.0]))[make]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for _ in range(3):
+                assert_same_call(compiled, ours, fn, plain_args, "c")
