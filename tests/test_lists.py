@@ -173,10 +173,10 @@ def test_index_error_raises_with_the_items_stored_before_it():
     assert xs == [1.0, 2.0, 3.0]
 
 
-def sum_first(xs, n):
+def sum_first(xs, n, step=1):
     s = 0.0
     for i in range(n):
-        s += xs[i]
+        s += xs[i * step]
     return s
 
 
@@ -198,7 +198,7 @@ def test_an_index_past_the_end_raises_pythons_message(backend):
     """The items are an array compiled, but the check that fails raises what Python's list
     (or tuple row) raises: ``list index out of range``, not NumPy's message naming an axis."""
     floats, pairs = [1.0, 2.0, 3.0], [(1.0, 2.0), (3.0, 4.0)]
-    assert_same_calls(sum_first, [(floats, 3), (floats, 4), (floats, -4)], backend=backend)
+    assert_same_calls(sum_first, [(floats, 3), (floats, 4), (floats, 5, -1)], backend=backend)
     assert_same_calls(fill_first, [(floats, 3, 0.5), (floats, 5, 0.5)], backend=backend)
     assert_same_calls(sum_row, [(pairs, 1, 2), (pairs, 1, 3)], backend=backend)
     assert_same_calls(sum_row, [([list(p) for p in pairs], 0, 2), (pairs, 0, 3)], backend=backend)
