@@ -78,9 +78,11 @@ def axis_code(message: str | None, axis: int) -> int:
     return axis if message is None else -1 - SEQUENCE_ERRORS.index(message)
 
 
-def sequence_message(items: Sequence[Any]) -> str | None:
-    """Python's message for an index of ``items`` (IndexItems) out of range, None for NumPy's."""
-    return next((i.start.message for i in items if getattr(i.start, "message", None)), None)
+def sequence_error(items: Sequence[Any], error: IndexError) -> IndexError:
+    """What an index of ``items`` (IndexItems) out of range raises: Python's IndexError where
+    they index a list's items, else NumPy's ``error``."""
+    message = next((i.start.message for i in items if getattr(i.start, "message", None)), None)
+    return error if message is None else IndexError(message)
 
 
 #: the CHECK exception name of :class:`RunPlain`

@@ -18,7 +18,7 @@ from astcompile.ir.attrs import ArithKind
 from astcompile.ir.checks import (
     RunPlain,
     make_error,
-    sequence_message,
+    sequence_error,
     size_check_holds,
     size_check_message,
 )
@@ -152,19 +152,10 @@ def index_key(
 
 
 def _index(node: Node, ctx: EvalContext, args: list) -> Any:
-    key = index_key(node.attr, ctx.dim, args, ctx.runtime)
     try:
-        return args[0][key]
-    except IndexError:
-        _python_index_error(node.attr)
-        raise
-
-
-def _python_index_error(items: Sequence[IndexItem]) -> None:
-    """Raise Python's IndexError where NumPy's raised for an index into a list's items."""
-    message = sequence_message(items)
-    if message is not None:
-        raise IndexError(message) from None
+        return args[0][index_key(node.attr, ctx.dim, args, ctx.runtime)]
+    except IndexError as exc:  # of a list's items: Python's message (ir/checks.py)
+        raise sequence_error(node.attr, exc) from None
 
 
 def _reshape(node: Node, ctx: EvalContext, args: list) -> Any:
@@ -185,12 +176,10 @@ def _copy(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _store(node: Node, ctx: EvalContext, args: list) -> Any:
     target, value = args[0], args[1]
-    key = index_key(node.attr.index, ctx.dim, args, ctx.runtime)
     try:
-        target[key] = value
-    except IndexError:
-        _python_index_error(node.attr.index)
-        raise
+        target[index_key(node.attr.index, ctx.dim, args, ctx.runtime)] = value
+    except IndexError as exc:
+        raise sequence_error(node.attr.index, exc) from None
     return target
 
 
