@@ -230,3 +230,74 @@ def test_a_checked_product_runs_compiled_until_it_overflows():
     assert region.stats.eager_calls == 0 and region.stats.compiled_calls == 1
     assert compiled(26) == math.factorial(26) and region.stats.eager_calls == 1
     assert astcompile.explain(compiled, 10).graph_break_count == 0
+
+
+def pairs_closer_than(points, radius, out):
+    """A counter stepped two loops down, in a region that stores into an argument."""
+    found = 0
+    n = points.shape[0]
+    for i in range(n):
+        near = 0
+        for j in range(n):
+            if i != j and abs(points[i] - points[j]) < radius:
+                found += 1
+                near += 1
+        out[i] = near
+    return found
+
+
+def rounds_until_settled(x, out):
+    """A ``while`` nested in a ``for``, each stepping the outer counter."""
+    total = 0
+    for i in range(x.shape[0]):
+        v = x[i]
+        while v > 1.0:
+            v = v / 2.0
+            total += 1
+        out[i] = v
+        total -= 2
+    return total
+
+
+def doublings(x, out):
+    """Not a counter: the inner loop doubles it, so it may outgrow int64 and must stay exact."""
+    c = 1
+    for i in range(x.shape[0]):
+        for _ in range(int(x[i])):
+            c *= 2
+        out[i] = c % 7
+    return c
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (pairs_closer_than, (np.random.default_rng(4).random(30), 0.1, np.zeros(30))),
+        (rounds_until_settled, (np.array([0.5, 9.0, 1e6, 3.0]), np.zeros(4))),
+    ],
+    ids=["two-deep", "while-in-for"],
+)
+def test_a_counter_stepped_in_nested_loops_needs_no_check(fn, args, backend):
+    assert_same(fn, *args, backend=backend)
+    output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert output.graph_break_count == 0, output
+    assert all("check()" not in str(g) for g in output.graphs), output.graphs
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_growcut_counts_its_changes_compiled(backend):
+    from bench.programs import growcut
+
+    assert_same(growcut.growcut, *growcut.setup(small=True), backend=backend)
+    report = astcompile.explain(
+        astcompile.compile(growcut.growcut, backend=backend), *growcut.setup(small=True)
+    )
+    assert report.graph_break_count == 0, report
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_product_grown_in_an_inner_loop_stays_exact(backend):
+    x = np.array([3.0, 40.0, 40.0])
+    assert_same(doublings, x, np.zeros(3), backend=backend)
+    assert_same(doublings, np.array([1.0, 2.0]), np.zeros(2), backend=backend)

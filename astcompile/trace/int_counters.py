@@ -7,7 +7,10 @@ any int64: trace/int_bounds.py would check every ``+ 1`` on it. But a value that
 Python int is traced first as such a counter (its range widened by ``DRIFT`` around its start);
 after the body's trace, a slot whose new value is not its old one plus or minus at most
 ``STEP`` (through ``if`` branches too), or a constant within its start's range, is traced again
-as any int64. Nested loops add their drifts: still far from 2**63 for any real nesting.
+as any int64. Nested loops add their drifts: still far from 2**63 for any real nesting. An
+outer loop's counter may be stepped inside an inner loop (``changes += 1`` four loops deep):
+the inner loop's result then counts as a small step too, since every iteration it ran is one
+of the nest's 2**52.
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ def _offset(node: Node, holder: Node, start: IB.Bounds) -> Offset | None:
         return _offset(node.inputs[0], holder, start)
     if node.op in (Op.ADD, Op.SUB):
         return _step(node, holder, start)
+    if node.op is Op.RESULT and node.inputs[0].op is Op.LOOP:
+        return _through_loop(node, holder, start)
     if node.op is Op.RESULT and node.inputs[0].op is Op.IF:
         branches = (node.inputs[0].attr.then_graph, node.inputs[0].attr.else_graph)
         found = [_offset(g.outputs[node.attr], holder, start) for g in branches]
@@ -91,3 +96,15 @@ def _step(node: Node, holder: Node, start: IB.Bounds) -> Offset | None:
     else:
         return None
     return None if inner is None else (inner[0] + c, inner[1] + c)
+
+
+def _through_loop(node: Node, holder: Node, start: IB.Bounds) -> Offset | None:
+    """A nested loop's result is its start moved by at most STEP per iteration it ran, when
+    its own body steps the value by little: those iterations count among the 2**52 that DRIFT
+    allows the whole nest, so the result is as far from ``holder`` as the loop's start is."""
+    loop, k = node.inputs[0], node.attr
+    attr = loop.attr
+    inner = _offset(attr.body.outputs[k], attr.holders[k], start)
+    if inner is None or max(abs(inner[0]), abs(inner[1])) > STEP:
+        return None
+    return _offset(loop.inputs[attr.heads + k], holder, start)
