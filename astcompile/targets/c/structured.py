@@ -42,6 +42,7 @@ from astcompile.targets.c import structured_checks as index_checks
 from astcompile.targets.c import structured_control as control
 from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.c_rules import can_lower, lower
+from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.loop_schedule import build_schedule
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
@@ -354,7 +355,7 @@ STATEMENTS: dict[type, Callable[[Emitter, Any], None]] = {
 
 def generate_structured(graph: Graph) -> Emitter:
     """Plan and emit the body of the region function; the caller wraps it (signature, wrapper)."""
-    plan = plan_structured(graph)
+    plan = plan_structured(graph, C)
     em = Emitter(plan, build_schedule(graph, plan))
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:

@@ -33,6 +33,7 @@ from astcompile.targets.c.views import indexed_shape
 from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.targets.triton.loop_grid import vectorize
 from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region
+from astcompile.targets.triton.triton_target import TRITON
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})
@@ -108,7 +109,7 @@ def leaf_positions(graph: Graph) -> dict[int, int]:
 def host_program(graph: Graph) -> HostProgram | None:
     """``graph`` as host loops over segments, or None when some part has no Triton form."""
     try:
-        plan = plan_structured(graph)
+        plan = plan_structured(graph, TRITON)
     except StructuredUnsupported:
         return None
     forms = loop_forms(build_schedule(graph, plan))
@@ -130,7 +131,7 @@ def c_target_reason(graph: Graph) -> str:
     if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):
         return c_reason(graph)
     try:
-        forms = loop_forms(build_schedule(graph, plan_structured(graph)))
+        forms = loop_forms(build_schedule(graph, plan_structured(graph, TRITON)))
     except StructuredUnsupported:
         forms = {}
     if any(form is LoopForm.SCALAR for form in forms.values()):
