@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from astcompile.ir.graph import DynIndex, Graph, Loc, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim
+from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.reduce import RULES, Reduction
 from astcompile.targets.c.independence import independent
 from astcompile.targets.c.structured_plan import StructPlan
-from astcompile.targets.c.views import indexed_shape
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from astcompile.ir.graph import (
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, store_checks, upper_bound
 from astcompile.lower.ids import nid
-from astcompile.lower.index_ranges import Bounds
+from astcompile.lower.index_ranges import Bounds, indexed_shape
 from astcompile.lower.names import describe, value_name
 from astcompile.lower.names import location as loc
 from astcompile.lower.operands import Operand
@@ -57,7 +57,6 @@ from astcompile.targets.c.views import (
     dim_c,
     index_index,
     index_view,
-    indexed_shape,
     part_view,
     shape_c,
     transpose_view,

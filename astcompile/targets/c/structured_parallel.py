@@ -28,8 +28,9 @@ from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 from astcompile.lower.ids import nid
+from astcompile.lower.index_ranges import indexed_shape
 from astcompile.targets.c.structured_plan import VIEW_OPS
-from astcompile.targets.c.views import dim_c, indexed_shape
+from astcompile.targets.c.views import dim_c
 
 Emitter = Any  # structured.Emitter (it imports this module)
 
