@@ -1,4 +1,4 @@
-"""The loop schedule (targets/c/loop_schedule.py): target-free statements of traced loop programs,
+"""The loop schedule (lower/loop_schedule.py): target-free statements of traced loop programs,
 their pseudo-code, and the GPU form of each user loop."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.targets.c import loop_schedule as ls
+from astcompile.lower import loop_schedule as ls
+from astcompile.lower.structured_plan import plan_structured
 from astcompile.targets.c.c_target import C
-from astcompile.targets.c.structured_plan import plan_structured
 from tests.test_loop_parallel import carried_sum, prefix, rows
 
 

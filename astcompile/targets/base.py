@@ -97,7 +97,7 @@ class Target(Protocol):
 
     def in_loops(self, node: Node) -> bool:
         """Whether the target's loop emitter writes ``node``'s value inside a loop region
-        (:func:`~astcompile.targets.c.structured_plan.plan_structured`; else the region runs
+        (:func:`~astcompile.lower.structured_plan.plan_structured`; else the region runs
         as written)."""
         ...
 

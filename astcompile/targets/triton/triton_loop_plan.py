@@ -1,6 +1,6 @@
 """Loop regions on the Triton target: a host loop launching the body's kernels each iteration.
 
-A user loop whose loop form is a host loop (:func:`~astcompile.targets.c.loop_schedule.loop_form`:
+A user loop whose loop form is a host loop (:func:`~astcompile.lower.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
@@ -28,8 +28,8 @@ from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, Input
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
 from astcompile.lower.index_ranges import indexed_shape
-from astcompile.targets.c.loop_schedule import LoopForm, build_schedule, loop_forms
-from astcompile.targets.c.structured_plan import StructPlan, StructuredUnsupported, plan_structured
+from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.targets.triton.loop_grid import vectorize
 from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region

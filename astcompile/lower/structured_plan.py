@@ -1,4 +1,4 @@
-"""What the structured C emitter needs to know before it writes a line.
+"""What a target's loop emitter needs to know before it writes a line (C: structured C).
 
 * **Levels**: each node belongs to the outermost graph (region, loop body, branch) that reaches
   it; a body may use nodes of enclosing graphs directly (implicit capture).
