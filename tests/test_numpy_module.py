@@ -6,6 +6,9 @@ an ODE right-hand side used to break the whole region ("conversion to a concrete
 
 from __future__ import annotations
 
+import math
+from math import erf, sqrt
+
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same
@@ -43,8 +46,6 @@ def test_creation_in_called_functions_is_traced(fn, args, backend):
 
 
 def test_the_traced_view_is_numpy_everywhere_else():
-    import math
-
     from astcompile.trace.library_modules import ModuleRead, untraced
     from astcompile.trace.reads import ReadRecorder
 
@@ -55,7 +56,9 @@ def test_the_traced_view_is_numpy_everywhere_else():
     assert isinstance(view.random, ModuleRead) and untraced(view.random.rand) is np.random.rand
     assert view.array is not np.array and view.array.real is np.array
     assert untraced(view.array) is np.array and untraced(view) is np
-    assert recorder.see((("fn",), ("gdict",), ("item", "math")), math).sqrt is math.sqrt
+    math_view = recorder.see((("fn",), ("gdict",), ("item", "math")), math)
+    assert untraced(math_view.sqrt) is math.sqrt and math_view.sqrt == math.sqrt  # traced calls
+    assert math_view.pi == math.pi and math_view.isclose is math.isclose  # not a scalar handler
 
 
 def test_functions_with_side_effects_break_however_they_are_reached():
@@ -85,3 +88,33 @@ def hands_out_numpy(x):
 def test_numpy_and_its_functions_leave_a_region_as_themselves():
     make, xp, _ = astcompile.compile(hands_out_numpy, backend="c")(np.arange(3.0))
     assert make is np.array and xp is np
+
+
+# A helper with math.* on loop values, as Numba users write Black-Scholes (bench program).
+def _cnd(d):
+    return 0.5 * (1.0 + math.erf(d / math.sqrt(2.0)))
+
+
+def _cnd_imported(d):
+    return 0.5 * (1.0 + erf(d / sqrt(2.0)))
+
+
+def _prices(x, cnd):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = cnd(x[i] * 0.5) - math.exp(-x[i] * x[i])
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("cnd", [_cnd, _cnd_imported])
+def test_math_in_a_called_function_compiles_with_the_loop(cnd, backend):
+    """``math.erf(d)`` in a helper the loop calls asked the traced value for ``float()``: the
+    loop ran as Python. The helper's ``math`` functions (by module or imported by name) go
+    to the tracer as the region's own lines do; results equal CPython's."""
+    x = np.linspace(-3.0, 3.0, 41)
+    compiled = astcompile.compile(_prices, backend=backend)
+    assert_same(_prices, x, cnd, backend=backend)
+    compiled(x, cnd)
+    if backend != "eager":
+        assert sum(r.stats.compiled_calls for r in compiled.regions) >= 1

@@ -91,9 +91,24 @@ def _holds(sequence: list | tuple) -> bool:
     )
 
 
+class ScalarRouted(Routed):
+    """``math.erf`` and friends as traced code calls them: an inlined helper's
+    ``math.erf(d / math.sqrt(2.0))`` on a loop value asked it for ``float()`` (a break, so
+    the whole loop ran as Python), where the region's own lines route it (``__ac_scalar``)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from astcompile.trace.scalars import ac_scalar
+
+        return ac_scalar(self.real, *args) if not kwargs else self.real(*args, **kwargs)
+
+
 def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
     """What traced code calls for ``value``, an attribute of ``module`` that the trace sees as
-    ``seen``: NumPy's functions (not its types and ufuncs) go to the tracer."""
+    ``seen``: NumPy's functions (not its types and ufuncs) and ``math``'s go to the tracer."""
+    if module.__name__ == "math" and seen is value and scalar_function(value):
+        return _scalar_routed(value)
     if module.__name__ != "numpy" or not isinstance(value, Callable) or seen is not value:
         return seen  # (a refused function, ``np.save``, stays refused)
     if isinstance(value, (type, np.ufunc)):  # a ufunc's traced values dispatch in NumPy
@@ -104,3 +119,18 @@ def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
 @functools.cache
 def _routed(real: Callable) -> Routed:  # one per function: ``np.zeros is np.zeros`` holds
     return Routed(real)
+
+
+def scalar_function(value: Any) -> bool:
+    """Whether ``value`` is one of ``math``'s functions the tracer computes on loop values."""
+    from astcompile.trace.scalars import HANDLERS
+
+    try:
+        return value in HANDLERS
+    except TypeError:  # unhashable
+        return False
+
+
+@functools.cache
+def _scalar_routed(real: Callable) -> ScalarRouted:  # one per function, as _routed
+    return ScalarRouted(real)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
 import re
 import types
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from astcompile.trace.library_modules import (
     is_library_class,
     is_library_module,
 )
+from astcompile.trace.numpy_module import routed, scalar_function
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import (
     CallableRead,
@@ -340,6 +342,10 @@ def _identified(recorder: ReadRecorder, path: Path, value: Any, kind: type) -> A
     return proxy
 
 
+def _math_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
+    return routed(math, _identity(recorder, path, value), value)
+
+
 def _module(recorder: ReadRecorder, path: Path, value: types.ModuleType) -> Any:
     """A module is read like an object, so ``cfg.SCALE`` is seen at every call; a library's
     keeps its functions and classes by identity (trace/library_modules.py)."""
@@ -368,6 +374,7 @@ _RULES: tuple[tuple[Callable[[Any], bool], Callable[[ReadRecorder, Path, Any], A
     (is_compiled_user_function, _compiled),
     (registry.is_compiled, _compiled_function),
     (lambda v: type(v) is functools.partial, _partial),
+    (scalar_function, _math_function),  # ``from math import erf``: traced like math.erf
     (lambda v: isinstance(v, types.BuiltinMethodType), _builtin_method),
     (lambda v: isinstance(v, (set, bytearray)), _mutable),
     (lambda v: isinstance(v, types.ModuleType), _module),
