@@ -109,10 +109,8 @@ class TritonTarget:
             return node.dtype in TL_TYPES
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
-    def in_loops(self, node: Node) -> bool:
-        """The C target's answer: host loops (:mod:`.triton_loop_plan`) are planned as C's,
-        and a region Triton cannot write runs on C."""
-        return C.in_loops(node)
+    #: C's answer: host loops (:mod:`.triton_loop_plan`) are planned as C's loop regions are.
+    in_loops = C.in_loops
 
     def schedule(self, graph: Graph) -> Schedule:
         """The shared schedule, with products of 2-D arrays as matmul kernels (their
