@@ -9,7 +9,7 @@
 
 **NumPy steps first**: a NumPy step (``x.sort()``'s sort, ``np.percentile(x, q)``) of the
 region's own arguments, before any store, loop or branch in program order, is run by the
-wrapper before the C function and passed to it like an argument (``hoisted``); any other
+wrapper before the region function and passed to it like an argument (``hoisted``); any other
 step makes the region run as written.
 
 Program order is node id order. A lazy value is evaluated where its consumers run; if a STORE
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 
 class StructuredUnsupported(NotImplementedError):
-    """A structured graph uses something the C emitter does not handle: run it eagerly.
+    """A structured graph uses something the target's loop emitter does not write: run it eagerly.
     ``loc`` is the user's line of the node at fault, where one is known: a loop holding it
     can go back to Python so that the rest compiles (jit/regions.py)."""
 
