@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.ops import REDUCTION_TO_OP
-from astcompile.trace import handlers
+from astcompile.trace import handlers, scalars
 from astcompile.trace.context import TraceBreak, is_tracing
 from astcompile.trace.numpy_api import CREATION, FUNCTIONS
 from astcompile.trace.numpy_bind import call_function
@@ -99,9 +99,7 @@ class ScalarRouted(Routed):
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from astcompile.trace.scalars import ac_scalar
-
-        return ac_scalar(self.real, *args) if not kwargs else self.real(*args, **kwargs)
+        return scalars.ac_scalar(self.real, *args) if not kwargs else self.real(*args, **kwargs)
 
 
 def routed(module: types.ModuleType, value: Any, seen: Any) -> Any:
@@ -123,10 +121,8 @@ def _routed(real: Callable) -> Routed:  # one per function: ``np.zeros is np.zer
 
 def scalar_function(value: Any) -> bool:
     """Whether ``value`` is one of ``math``'s functions the tracer computes on loop values."""
-    from astcompile.trace.scalars import HANDLERS
-
     try:
-        return value in HANDLERS
+        return value in scalars.HANDLERS
     except TypeError:  # unhashable
         return False
 
