@@ -1,4 +1,4 @@
-"""Parallel user loops (targets/c/independence.py): only provably independent iterations run on a
+"""Parallel user loops (lower/independence.py): only provably independent iterations run on a
 team, with the same results for any thread count; dependent loops stay serial."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The loop schedule (targets/c/loop_schedule.py): target-free statements of traced loop programs,
+"""The loop schedule (lower/loop_schedule.py): target-free statements of traced loop programs,
 their pseudo-code, and the GPU form of each user loop."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.targets.c import loop_schedule as ls
-from astcompile.targets.c.structured_plan import plan_structured
+from astcompile.lower import loop_schedule as ls
+from astcompile.lower.structured_plan import plan_structured
+from astcompile.targets.c.c_target import C
 from tests.test_loop_parallel import carried_sum, prefix, rows
 
 
@@ -42,7 +43,7 @@ def clip_loop(x):
 
 def schedule_of(fn, *args) -> ls.Schedule:
     graph = astcompile.explain(astcompile.compile(fn), *args).graphs[0]
-    return ls.build_schedule(graph, plan_structured(graph))
+    return ls.build_schedule(graph, plan_structured(graph, C))
 
 
 def only_loop(schedule: ls.Schedule) -> ls.UserLoop:

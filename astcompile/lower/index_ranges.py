@@ -10,11 +10,12 @@ plus a constant, so ``i - 1`` over ``range(1, n)`` is ``[0, n - 2]``, inside ``[
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.ir.graph import ConstAttr, Node
+from astcompile.ir.graph import ConstAttr, IndexItem, Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import Dim, DimOp, SymDim
 
@@ -96,3 +97,10 @@ def in_range(value: Bounds | None, size: Dim) -> bool:
     if low.offset < 0:  # a size base is never negative, so base + offset >= offset
         return False
     return high.base == last.base and high.offset <= last.offset
+
+
+def indexed_shape(shape: Sequence[Dim], items: Sequence[IndexItem]) -> tuple[Dim, ...]:
+    """The shape of ``x[items]`` for ``x`` of ``shape``."""
+    kept = [1 if i.kind == "newaxis" else i.length for i in items if i.kind != "int"]
+    used = sum(1 for i in items if i.kind != "newaxis")
+    return (*kept, *shape[used:])

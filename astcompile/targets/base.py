@@ -95,6 +95,12 @@ class Target(Protocol):
         """Whether the target generates ``node`` inside a kernel (else NumPy runs it)."""
         ...
 
+    def in_loops(self, node: Node) -> bool:
+        """Whether the target's loop emitter writes ``node``'s value inside a loop region
+        (:func:`~astcompile.lower.structured_plan.plan_structured`; else the region runs
+        as written)."""
+        ...
+
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
         """The kernel emitter; ``aliased``: ids of arrays written in place over another."""
         ...

@@ -106,8 +106,8 @@ class CBackend(StagedBackend):
                 return
             # The loop emitter is imported with the first loop graph: a program of flat
             # regions (and its first call) does without it.
+            from astcompile.lower.structured_plan import StructuredUnsupported
             from astcompile.targets.c.structured import generate_structured
-            from astcompile.targets.c.structured_plan import StructuredUnsupported
             from astcompile.targets.c.structured_wrapper import region_source
 
             try:

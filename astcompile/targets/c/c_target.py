@@ -32,6 +32,8 @@ from astcompile.targets.c import c_kernel as cgen
 from astcompile.targets.c.c_reduce import can_reduce
 from astcompile.targets.c.c_rules import RULES, can_lower
 from astcompile.targets.c.ctypes import scalar_args, scalar_params, supported_dtype
+from astcompile.targets.c.structured_reduce import can_arg_reduce
+from astcompile.targets.c.structured_tables import can_tabulate
 
 if TYPE_CHECKING:
     from astcompile.lower.host import WrapperSource
@@ -182,6 +184,15 @@ class CTarget:
         if node.op is Op.BROADCAST_TO:
             return supported_dtype(node.dtype)
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
+
+    def in_loops(self, node: Node) -> bool:
+        if not all(supported_dtype(n.dtype) for n in (node, *node.inputs)):
+            return False
+        if node.op is Op.CONST and node.shape != ():
+            return can_tabulate(node)
+        if node.kind is Kind.REDUCTION:
+            return can_reduce(node) or can_arg_reduce(node)
+        return node.kind is not Kind.ELEMENTWISE or node.op is Op.COPY or can_lower(node)
 
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
         source, decl, plan = cgen.kernel_source(kernel, aliased)

@@ -1,6 +1,6 @@
 """C for structured graphs: one function per region holding its loops, branches and stores.
 
-The emitter walks the region's loop schedule (:mod:`~astcompile.targets.c.loop_schedule`): one
+The emitter walks the region's loop schedule (:mod:`~astcompile.lower.loop_schedule`): one
 C writer per statement type (:data:`STATEMENTS`), in program order. Scalars are C locals computed at their
 position. Arrays in memory are :class:`~astcompile.targets.c.views.View` s; other arrays are lazy
 and fused, element by element, into the loop nest of whoever consumes them (a store, a
@@ -10,7 +10,7 @@ out of bounds, ``range`` step 0) return a nonzero code and details in ``err``; t
 raises NumPy's exception.
 
 A user loop runs on threads only when its iterations are provably independent
-(:mod:`~astcompile.targets.c.independence`; pragmas: :mod:`.structured_parallel`).
+(:mod:`~astcompile.lower.independence`; pragmas: :mod:`.structured_parallel`).
 Element loops are independent by construction: a store that might read what it writes goes
 through a temporary first, so they use ``omp simd`` and, when large, a team of threads.
 """
@@ -32,20 +32,21 @@ from astcompile.ir.graph import (
 )
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, store_checks, upper_bound
+from astcompile.lower import loop_schedule as ls
 from astcompile.lower.ids import nid
-from astcompile.lower.index_ranges import Bounds
+from astcompile.lower.index_ranges import Bounds, indexed_shape
+from astcompile.lower.loop_schedule import build_schedule
 from astcompile.lower.names import describe, value_name
 from astcompile.lower.names import location as loc
 from astcompile.lower.operands import Operand
-from astcompile.targets.c import loop_schedule as ls
+from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.targets.c import structured_checks as index_checks
 from astcompile.targets.c import structured_control as control
 from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.c_rules import can_lower, lower
+from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
-from astcompile.targets.c.loop_schedule import build_schedule
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
-from astcompile.targets.c.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.targets.c.structured_reduce import LoopReductions
 from astcompile.targets.c.structured_tables import table_decl
 from astcompile.targets.c.views import (
@@ -56,7 +57,6 @@ from astcompile.targets.c.views import (
     dim_c,
     index_index,
     index_view,
-    indexed_shape,
     part_view,
     shape_c,
     transpose_view,
@@ -99,7 +99,7 @@ class Emitter(LoopReductions):
     tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
-        """Emit one block of the loop schedule (:mod:`~astcompile.targets.c.loop_schedule`)."""
+        """Emit one block of the loop schedule (:mod:`~astcompile.lower.loop_schedule`)."""
         for stmt in stmts:
             self.inside = stmt.around
             STATEMENTS[type(stmt)](self, stmt)
@@ -354,7 +354,7 @@ STATEMENTS: dict[type, Callable[[Emitter, Any], None]] = {
 
 def generate_structured(graph: Graph) -> Emitter:
     """Plan and emit the body of the region function; the caller wraps it (signature, wrapper)."""
-    plan = plan_structured(graph)
+    plan = plan_structured(graph, C)
     em = Emitter(plan, build_schedule(graph, plan))
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:

@@ -19,7 +19,7 @@ from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import bounds, in_range
 from astcompile.lower.names import location as loc
 from astcompile.lower.source_notes import error_site
-from astcompile.targets.c.structured_plan import StructuredUnsupported
+from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c.views import dim_c, slice_start
 
 Emitter = Any  # structured.Emitter (it imports this module)

@@ -25,13 +25,13 @@ from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
 from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import loop_bounds
+from astcompile.lower.loop_schedule import Branch, Stmt, UserLoop
 from astcompile.lower.names import location as loc
 from astcompile.lower.names import value_name
 from astcompile.lower.source_notes import error_site
+from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.ctypes import ctype
-from astcompile.targets.c.loop_schedule import Branch, Stmt, UserLoop
-from astcompile.targets.c.structured_plan import StructuredUnsupported
 from astcompile.targets.c.views import View, contiguous_strides
 
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)

@@ -5,7 +5,7 @@ Two kinds of loop are parallel:
 * an **element loop nest** (a store's fill, a buffer being computed): its elements are
   independent by construction (a store that reads what it writes elsewhere goes through a
   temporary first), so the outermost axis is ``omp parallel for``;
-* a **user ``for`` loop** whose iterations :func:`~astcompile.targets.c.independence.independent`
+* a **user ``for`` loop** whose iterations :func:`~astcompile.lower.independence.independent`
   proves disjoint, once its emitted body is known to return no error and to need no scratch
   buffer: ``omp parallel for``, and ``omp simd`` too when it holds no loop of its own.
 
@@ -28,13 +28,14 @@ from astcompile.ir.graph import ConstAttr, Graph, LoopAttr, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 from astcompile.lower.ids import nid
-from astcompile.targets.c.structured_plan import VIEW_OPS
-from astcompile.targets.c.views import dim_c, indexed_shape
+from astcompile.lower.index_ranges import indexed_shape
+from astcompile.lower.structured_plan import VIEW_OPS
+from astcompile.targets.c.views import dim_c
 
 Emitter = Any  # structured.Emitter (it imports this module)
 
 if TYPE_CHECKING:
-    from astcompile.targets.c.loop_schedule import UserLoop
+    from astcompile.lower.loop_schedule import UserLoop
 
 #: Element operations below which a loop runs on one thread: waking a sleeping team of
 #: threads costs tens of microseconds, a few hundred thousand simple operations.

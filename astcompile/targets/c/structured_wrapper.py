@@ -21,10 +21,10 @@ from astcompile.lower.host import HostWriter, unsafe_lines
 from astcompile.lower.names import sanitize, value_name
 from astcompile.lower.pyexpr import STEPS, shape_expr
 from astcompile.lower.source_notes import lines_of
+from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.targets.c.structured import PRELUDE, Emitter
-from astcompile.targets.c.structured_plan import StructuredUnsupported
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
 #: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop

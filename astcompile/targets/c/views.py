@@ -185,10 +185,3 @@ def index_index(
     out.extend(idx[k:])
     assert len(out) == in_ndim
     return out
-
-
-def indexed_shape(shape: Sequence[Dim], items: Sequence[IndexItem]) -> tuple[Dim, ...]:
-    """The shape of ``x[items]`` for ``x`` of ``shape``."""
-    kept = [1 if i.kind == "newaxis" else i.length for i in items if i.kind != "int"]
-    used = sum(1 for i in items if i.kind != "newaxis")
-    return (*kept, *shape[used:])

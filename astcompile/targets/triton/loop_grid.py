@@ -1,7 +1,7 @@
 """Independent loops on the Triton target: the iterations become one more array axis.
 
 A loop whose iterations provably touch disjoint memory
-(:func:`~astcompile.targets.c.independence.independent`, the proof behind the C target's
+(:func:`~astcompile.lower.independence.independent`, the proof behind the C target's
 ``omp parallel for``) needs no order: iteration ``i`` reads and writes its own slab ``i`` of
 every array it writes. Its body is rewritten as whole-array statements over all iterations at
 once, the loop variable's index becoming a slice and every value that depends on it gaining a

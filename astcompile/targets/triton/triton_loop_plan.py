@@ -1,6 +1,6 @@
 """Loop regions on the Triton target: a host loop launching the body's kernels each iteration.
 
-A user loop whose loop form is a host loop (:func:`~astcompile.targets.c.loop_schedule.loop_form`:
+A user loop whose loop form is a host loop (:func:`~astcompile.lower.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
@@ -27,12 +27,13 @@ from dataclasses import dataclass, replace
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
-from astcompile.targets.c.loop_schedule import LoopForm, build_schedule, loop_forms
-from astcompile.targets.c.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.targets.c.views import indexed_shape
+from astcompile.lower.index_ranges import indexed_shape
+from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.targets.triton.loop_grid import vectorize
 from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region
+from astcompile.targets.triton.triton_target import TRITON
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})
@@ -108,7 +109,7 @@ def leaf_positions(graph: Graph) -> dict[int, int]:
 def host_program(graph: Graph) -> HostProgram | None:
     """``graph`` as host loops over segments, or None when some part has no Triton form."""
     try:
-        plan = plan_structured(graph)
+        plan = plan_structured(graph, TRITON)
     except StructuredUnsupported:
         return None
     forms = loop_forms(build_schedule(graph, plan))
@@ -130,7 +131,7 @@ def c_target_reason(graph: Graph) -> str:
     if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):
         return c_reason(graph)
     try:
-        forms = loop_forms(build_schedule(graph, plan_structured(graph)))
+        forms = loop_forms(build_schedule(graph, plan_structured(graph, TRITON)))
     except StructuredUnsupported:
         forms = {}
     if any(form is LoopForm.SCALAR for form in forms.values()):

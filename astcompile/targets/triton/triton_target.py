@@ -21,6 +21,7 @@ from astcompile.lower.reduce import RULES as REDUCTIONS
 from astcompile.lower.reduce import rule
 from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.targets.base import KernelCode, Launcher
+from astcompile.targets.c.c_target import C
 from astcompile.targets.triton.grid import is_grid_reduction, scratch
 from astcompile.targets.triton.matmul import (
     MatmulKernel,
@@ -107,6 +108,9 @@ class TritonTarget:
         if node.op is Op.BROADCAST_TO:
             return node.dtype in TL_TYPES
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
+
+    #: C's answer: host loops (:mod:`.triton_loop_plan`) are planned as C's loop regions are.
+    in_loops = C.in_loops
 
     def schedule(self, graph: Graph) -> Schedule:
         """The shared schedule, with products of 2-D arrays as matmul kernels (their

@@ -1,4 +1,4 @@
-"""What the structured C emitter needs to know before it writes a line.
+"""What a target's loop emitter needs to know before it writes a line (C: structured C).
 
 * **Levels**: each node belongs to the outermost graph (region, loop body, branch) that reaches
   it; a body may use nodes of enclosing graphs directly (implicit capture).
@@ -9,7 +9,7 @@
 
 **NumPy steps first**: a NumPy step (``x.sort()``'s sort, ``np.percentile(x, q)``) of the
 region's own arguments, before any store, loop or branch in program order, is run by the
-wrapper before the C function and passed to it like an argument (``hoisted``); any other
+wrapper before the region function and passed to it like an argument (``hoisted``); any other
 step makes the region run as written.
 
 Program order is node id order. A lazy value is evaluated where its consumers run; if a STORE
@@ -23,19 +23,18 @@ which repeats), it is materialised at its own position instead, as NumPy would h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node, walk
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.rebuild import subgraphs
-from astcompile.targets.c.c_reduce import can_reduce
-from astcompile.targets.c.c_rules import can_lower
-from astcompile.targets.c.ctypes import supported_dtype
-from astcompile.targets.c.structured_reduce import can_arg_reduce
-from astcompile.targets.c.structured_tables import can_tabulate
+
+if TYPE_CHECKING:
+    from astcompile.targets.base import Target
 
 
 class StructuredUnsupported(NotImplementedError):
-    """A structured graph uses something the C emitter does not handle: run it eagerly.
+    """A structured graph uses something the target's loop emitter does not write: run it eagerly.
     ``loc`` is the user's line of the node at fault, where one is known: a loop holding it
     can go back to Python so that the rest compiles (jit/regions.py)."""
 
@@ -81,14 +80,17 @@ class StructPlan:
         return node.op in VIEW_OPS and self.rooted(node.inputs[0])
 
 
-def plan_structured(graph: Graph) -> StructPlan:
+def plan_structured(graph: Graph, target: Target) -> StructPlan:
+    """Plan ``graph`` for the loop emitter of ``target``, which says which values it writes
+    inside loops (:meth:`~astcompile.targets.base.Target.in_loops`); the plan itself is the
+    same for every target."""
     plan = StructPlan(graph)
     _own(plan, graph)
     plan.hoisted = _hoisted(plan)
     for nodes in plan.levels.values():
         for node in nodes:
             if node not in plan.hoisted:
-                _check(node)
+                _check(node, target)
             for src in node.inputs:
                 plan.consumers.setdefault(src.id, []).append(node)
             if node.op is Op.STORE:
@@ -128,27 +130,30 @@ def _hoisted(plan: StructPlan) -> list[Node]:
     ]
 
 
-def _check(node: Node) -> None:
+def _check(node: Node, target: Target) -> None:
     if node.op in (Op.STORE, Op.LOOP, Op.IF, Op.RESULT, Op.CHECK, Op.SIZE_CHECK):
         return
-    if not supported_dtype(node.dtype) or not all(supported_dtype(i.dtype) for i in node.inputs):
-        raise StructuredUnsupported(f"{node.op.name} on dtype {node.dtype} ({node.loc})", node.loc)
     if node.op is Op.CONST and not isinstance(node.attr, ConstAttr):
         raise StructuredUnsupported(
             f"a constant of {type(node.attr).__name__} ({node.loc})", node.loc
         )
-    if node.op is Op.CONST and node.shape != () and not can_tabulate(node):
-        raise StructuredUnsupported(f"an array constant of {node.dtype} ({node.loc})", node.loc)
+    if not target.in_loops(node):
+        raise StructuredUnsupported(f"{_what(node)} ({node.loc})", node.loc)
     if node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY and node.shape == ():
         raise StructuredUnsupported("a 0-d array argument")
-    if node.kind is Kind.REDUCTION and not (can_reduce(node) or can_arg_reduce(node)):
-        raise StructuredUnsupported(f"reduction {node.op.name} ({node.loc})", node.loc)
-    if node.kind is Kind.ELEMENTWISE and node.op is not Op.COPY and not can_lower(node):
-        raise StructuredUnsupported(f"{node.op.name} on {node.dtype} ({node.loc})", node.loc)
     if node.kind is Kind.EXTERN:
         raise StructuredUnsupported(
             f"{node.op.name} inside a structured region ({node.loc})", node.loc
         )
+
+
+def _what(node: Node) -> str:
+    """The value a target's loop emitter cannot write, as an error names it."""
+    if node.op is Op.CONST and node.shape != ():
+        return f"an array constant of {node.dtype}"
+    if node.kind is Kind.REDUCTION:
+        return f"reduction {node.op.name}"
+    return f"{node.op.name} on dtype {node.dtype}"
 
 
 def _base(node: Node) -> Node:

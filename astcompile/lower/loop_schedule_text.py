@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from astcompile.ir.graph import ConstAttr, DynIndex, IndexItem, InputAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.targets.c import loop_schedule as ls
+from astcompile.lower import loop_schedule as ls
 
 
 class _Names:

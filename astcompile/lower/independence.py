@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from astcompile.ir.graph import ConstAttr, DynIndex, Graph, IfAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.targets.c.structured_plan import VIEW_OPS, StructPlan
+from astcompile.lower.structured_plan import VIEW_OPS, StructPlan
 
 Pos = tuple[int, int] | None  # (coef, offset): the index coef * i + offset; None: unknown/range
 

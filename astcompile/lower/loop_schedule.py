@@ -1,14 +1,14 @@
 """The loop schedule: what a loop region does, as target-free data a code generator walks.
 
 A loop graph (loops, branches, stores, run-time indices) and its
-:class:`~astcompile.targets.c.structured_plan.StructPlan` become a tree of statements in program
+:class:`~astcompile.lower.structured_plan.StructPlan` become a tree of statements in program
 order. The plan decided which values live in memory (buffers), which are scalars and which
 stay lazy (fused into their consumers: no statement of their own); the schedule adds what a
 target needs to know about each statement:
 
 * :class:`UserLoop`: the user's ``for``/``while``, its loop-variable name, range, carried
   values, source line, and whether its iterations are provably independent
-  (:func:`~astcompile.targets.c.independence.independent`);
+  (:func:`~astcompile.lower.independence.independent`);
 * :class:`Branch`: an ``if`` with its two blocks and the values it picks;
 * :class:`Assign` (a scalar local), :class:`Buffer` (an array computed into memory),
   :class:`Reduce` (a reduction, by the rule table :data:`astcompile.lower.reduce.RULES`),
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from astcompile.ir.graph import DynIndex, Graph, Loc, Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim
+from astcompile.lower.independence import independent
+from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.reduce import RULES, Reduction
-from astcompile.targets.c.independence import independent
-from astcompile.targets.c.structured_plan import StructPlan
-from astcompile.targets.c.views import indexed_shape
+from astcompile.lower.structured_plan import StructPlan
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class Schedule:
         return _loops(self.body)
 
     def __str__(self) -> str:
-        from astcompile.targets.c.loop_schedule_text import render
+        from astcompile.lower.loop_schedule_text import render
 
         return render(self)
 
