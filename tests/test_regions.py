@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_matches
@@ -83,6 +85,28 @@ def test_scalar_body_of_a_python_loop_runs_inside_the_loop(monkeypatch):
     calls = sum(region.stats.eager_calls for region in compiled.regions)
     assert compiled(lines) == 200
     assert sum(region.stats.eager_calls for region in compiled.regions) - calls <= 1
+
+
+def test_a_scalar_body_reading_new_strings_is_traced_once(monkeypatch):
+    """Each line of text is a new kind (strings steer a trace): once the body is known to be
+    scalars only, the rest of the call runs it as written too, instead of tracing each new line
+    up to cache_size_limit and warning that it was hit."""
+    monkeypatch.setattr(astcompile.config, "tiering", False)
+
+    def parse(lines):
+        vals = np.zeros(len(lines))
+        for i, line in enumerate(lines):
+            parts = line.split(",")
+            vals[i] = float(parts[1]) * 2.0
+        return vals.sum()
+
+    compiled = astcompile.compile(parse, backend="c")
+    lines = [f"x,{i}" for i in range(100)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for _ in range(3):
+            assert compiled(lines) == parse(lines)
+    assert sum(region.stats.traces for region in compiled.regions) <= 2
 
 
 def test_array_region_still_compiles():

@@ -141,6 +141,7 @@ class Failing:
     failures: Failures
     stats: Any
     superseded: bool
+    past_limit: bool
 
     def run_after_failure(self, key: tuple, args: tuple) -> tuple:
         """The statements, after a miss that compiled nothing: a tracer error they do not
@@ -218,8 +219,9 @@ class Failing:
         from astcompile.frontend.loop_extents import in_a_loop
 
         first, last = self.spec.first_line, self.spec.last_line
-        if in_a_loop(self.owner.fn, first):
-            self.superseded |= self.owner.keep_lines_in_python(first, last)
+        if in_a_loop(self.owner.fn, first) and self.owner.keep_lines_in_python(first, last):
+            self.superseded = True
+            self.past_limit = True  # the rest of this call too: a new string, a new kind
 
     def note_unlowerable(self, backend: str, exc: Exception) -> GraphBreak:
         """The backend cannot lower this region's graph: it runs as written (the caller gives
