@@ -118,3 +118,26 @@ def test_math_in_a_called_function_compiles_with_the_loop(cnd, backend):
     compiled(x, cnd)
     if backend != "eager":
         assert sum(r.stats.compiled_calls for r in compiled.regions) >= 1
+
+
+_DTYPE = float  # a type read as a value: stays the type in a traced helper
+
+
+def _zeros_of_dtype(x):
+    return np.zeros(x.shape[0], dtype=_DTYPE) + x
+
+
+def _scaled_if_float(x, v):
+    return _zeros_of_dtype(x) * 2 if isinstance(v, _DTYPE) else x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_types_read_as_values_stay_types(backend):
+    """``float`` is also a scalar function the tracer knows (``float(x[i])``); read as a value
+    by a helper (``dtype=_DTYPE``, ``isinstance(v, _DTYPE)``) it is the type, and the region
+    compiles: routing it like ``math.erf`` broke both."""
+    compiled = astcompile.compile(_scaled_if_float, backend=backend)
+    assert_same(_scaled_if_float, np.arange(3.0), 1.5, backend=backend)
+    compiled(np.arange(3.0), 1.5)
+    if backend != "eager":
+        assert sum(r.stats.compiled_calls for r in compiled.regions) >= 1

@@ -120,11 +120,14 @@ def _routed(real: Callable) -> Routed:  # one per function: ``np.zeros is np.zer
 
 
 def scalar_function(value: Any) -> bool:
-    """Whether ``value`` is one of ``math``'s functions the tracer computes on loop values."""
-    try:
-        return value in scalars.HANDLERS
-    except TypeError:  # unhashable
-        return False
+    """Whether ``value`` is one of ``math``'s functions the tracer computes on loop values.
+    Only those: ``float``, ``int``, ``min`` read as values (``DTYPE = float``, then
+    ``dtype=DTYPE`` or ``isinstance(v, DTYPE)``) must stay themselves."""
+    return (
+        type(value) is types.BuiltinFunctionType
+        and value.__module__ == "math"
+        and (value in scalars.HANDLERS)
+    )
 
 
 @functools.cache
