@@ -5,8 +5,10 @@ Compiled code runs only while every error mode is "ignore" or "warn" (``runtime/
 A raised flag is no proof that NumPy would warn: Python floats overflow without a word, a
 select computes both sides of an if/else. So compiled code never warns itself: a region that stored nothing the
 caller can see runs its own statements again, and NumPy decides (its message, the user's line,
-a warnings filter that makes RuntimeWarning an error raises it). A region that stored cannot
-run twice: it returns silently (a documented deviation).
+a warnings filter that makes RuntimeWarning an error raises it); so does one whose only visible
+stores are into arguments it never reads (an ``out`` parameter: the rerun stores the same
+values), unless a warnings filter would raise. Any other region that stored cannot run twice:
+it returns silently (a documented deviation).
 
 C's ``<`` on NaN is a signalling compare too, but the C rules compare floats quietly, as
 NumPy does (``astc_less_double`` in astc_math.h): data with missing values stays compiled.
