@@ -103,16 +103,28 @@ def summed_later(a):
     return sum(w)
 
 
-#: Items the loop's list cannot hold (rows, tuples), or a list that sum() iterates in Python:
+def few_as_array(x):
+    return np.array([x[i : i + 4].mean() for i in range(len(x) - 3)])
+
+
+def few_scaled_later(x):
+    m = [x[i : i + 4].mean() for i in range(len(x) - 3)]
+    return np.array(m) * 2
+
+
+#: Items the loop's list cannot hold (rows, tuples), or a list that sum() iterates in Python or
+#: np.array() makes an array of (no target lowers an array of a grown list's run-time length):
 #: the trace copies the line per item, as before the comprehension was a loop (under the
 #: budget it still compiles).
-UNROLLED = [doubled_rows, item_pairs, summed, summed_later]
+UNROLLED = [doubled_rows, item_pairs, summed, summed_later, few_as_array, few_scaled_later]
 
 CALLS = {
     doubled_rows: [(np.ones((4, 3)),), (np.arange(6.0).reshape(2, 3),)],
     item_pairs: [(np.arange(5.0),)],
     summed: [(np.ones((4, 3)),)],
     summed_later: [(np.arange(12.0).reshape(4, 3),)],
+    few_as_array: [(np.arange(14.0),)],
+    few_scaled_later: [(np.arange(14.0),)],
     from_a_list: [([1.0, 2.5, 3.0],), ([],)],
     over_dict_keys: [(np.arange(10.0), {f"k{i}": i for i in range(12)})],
     over_a_list_of_arrays: [([np.arange(float(i)) for i in range(20)],)],

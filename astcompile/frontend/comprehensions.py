@@ -21,8 +21,10 @@ attribute), so nothing the statement evaluates moves past them. Which ones (rule
 one ``for`` over ``range``/``enumerate``/``zip`` or a name, an element doing array work (a call
 or a subscript), no nested scope or walrus inside, and not a literal range of at most
 ``SMALL_RANGE`` items (those unroll cheaply, and each copy sees its constant index).
-Generators, and lists handed to ``sum``/``max``/... (ITERATED_BY), are not lowered here:
-the region traces them as before.
+Generators, and lists used other than returned, measured (``len``) or indexed (handed to
+``sum``, ``np.array``, a helper, iterated by a ``for``: ``_used_only_as_a_list``), are not
+lowered here: a grown list does not iterate in the trace, and no target lowers an array of its
+run-time length, so the region traces them as before.
 """
 
 from __future__ import annotations
@@ -30,15 +32,14 @@ from __future__ import annotations
 import ast
 
 from astcompile.frontend import lowering_parts as P
-from astcompile.frontend.spec import BranchSpec, LoopSpec
+from astcompile.frontend.spec import RET, BranchSpec, LoopSpec
 
 #: Off: comprehensions are traced as Python, a copy per item (bench/unrolled.py's "before").
 ENABLED = True
 #: Iterables the loop lowering takes (frontend/lowering_parts.py ``_head``).
 ITERABLES = frozenset({"range", "enumerate", "zip"})
-#: Builtins that iterate a list in Python: a grown list handed to one (``sum([...])``, or
-#: ``w = [...]`` then ``max(w)``) does not trace, the copy per item does (under the budget).
-ITERATED_BY = frozenset({"sum", "max", "min", "sorted", "any", "all", "tuple", "set", "reversed"})
+#: Calls that only measure a list: a grown list may be handed to them.
+MEASURED_BY = frozenset({"len"})
 #: A ``range`` of literal ints with at most this many items keeps unrolling.
 SMALL_RANGE = 8
 #: Nodes that make the element or a condition not a plain expression of the loop variable.
@@ -51,30 +52,53 @@ def lower_comprehensions(fdef: ast.FunctionDef) -> None:
     """Replace each eligible list comprehension of ``fdef`` by a loop before its statement."""
     if not ENABLED:
         return
-    iterated = _iterated_names(fdef)
+    kept = _used_only_as_a_list(fdef)
     for node in list(ast.walk(fdef)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and any(isinstance(s, _STATEMENTS) for s in block):
-                lowered = [new for stmt in block for new in _lowered(stmt, iterated)]
+                lowered = [new for stmt in block for new in _lowered(stmt, kept)]
                 setattr(node, field, lowered)
 
 
-def _iterated_names(fdef: ast.FunctionDef) -> set[str]:
-    """Names handed to a builtin of ITERATED_BY anywhere in ``fdef``, and that builtin's own
-    name (for ``sum([...])`` itself)."""
-    found: set[str] = set()
+def _used_only_as_a_list(fdef: ast.FunctionDef) -> set[str]:
+    """Names whose every read in ``fdef`` returns (``return``, or a region's ``__ac_ret =``),
+    measures (``len``) or indexes the value."""
+    parents = {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
+    reads: dict[str, bool] = {}
     for node in ast.walk(fdef):
-        callee = node.func if isinstance(node, ast.Call) else None
-        if isinstance(callee, ast.Name) and callee.id in ITERATED_BY:
-            found.update(a.id for a in node.args if isinstance(a, ast.Name))
-    return found
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            ok = _kept_as_a_list(node, parents)
+            reads[node.id] = reads.get(node.id, True) and ok
+    return {name for name, ok in reads.items() if ok}
 
 
-def _lowered(stmt: ast.stmt, iterated: set[str]) -> list[ast.stmt]:
-    holder = _first_evaluated(stmt)
+def _kept_as_a_list(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    parent = parents.get(id(name))
+    while isinstance(parent, ast.Tuple):  # ``return w, len(w)``
+        parent = parents.get(id(parent))
+    if isinstance(parent, ast.Return) or _assigns_the_result(parent):
+        return True
+    if isinstance(parent, ast.Subscript):
+        return parent.value is name
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id in MEASURED_BY
+    )
+
+
+def _assigns_the_result(node: ast.AST | None) -> bool:
+    """``__ac_ret = ...``: a region body's ``return`` (frontend/spec.py RET)."""
+    return isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == RET for t in node.targets
+    )
+
+
+def _lowered(stmt: ast.stmt, kept: set[str]) -> list[ast.stmt]:
+    holder = _first_evaluated(stmt, kept)
     comp = holder[0] if holder else None
-    if not isinstance(comp, ast.ListComp) or not _eligible(comp) or _iterated(stmt, iterated):
+    if not isinstance(comp, ast.ListComp) or not _eligible(comp):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
     start = P.store(name, ast.List([], ast.Load()), stmt)
@@ -83,28 +107,22 @@ def _lowered(stmt: ast.stmt, iterated: set[str]) -> list[ast.stmt]:
     return [start, P.located(loop, stmt), stmt]
 
 
-def _iterated(stmt: ast.stmt, iterated: set[str]) -> bool:
-    value = stmt.value
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-        return value.func.id in ITERATED_BY
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    return any(isinstance(t, ast.Name) and t.id in iterated for t in targets)
-
-
-def _first_evaluated(stmt: ast.stmt) -> list:
-    """A one-item list (the value, or the args of a call) whose item is the expression
-    ``stmt`` evaluates first, when nothing before it runs code: the value itself, or the one
-    argument of a call of a name or module attribute; empty for other statements."""
+def _first_evaluated(stmt: ast.stmt, kept: set[str]) -> list:
+    """A one-item list whose item is the expression ``stmt`` evaluates first, when its value
+    leaves as a list: the value of a ``return``, or of ``name = ...`` where every read of
+    ``name`` is one of ``kept``; empty for other statements."""
     value = getattr(stmt, "value", None)
-    if not isinstance(stmt, _STATEMENTS) or value is None:
+    if isinstance(stmt, ast.Return) and value is not None:
+        return _Slot(stmt)
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    if value is None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or len(targets) != 1:
         return []
-    if isinstance(value, ast.Call) and _plain_callee(value.func):
-        return value.args if len(value.args) == 1 and not value.keywords else []
-    return _Slot(stmt)
+    target = targets[0]
+    return _Slot(stmt) if isinstance(target, ast.Name) and target.id in kept else []
 
 
 class _Slot(list):
-    """``stmt.value`` as a one-item list: reading and replacing it like a call's ``args``."""
+    """``stmt.value`` as a one-item list: reading and replacing it in place."""
 
     def __init__(self, stmt: ast.stmt) -> None:
         super().__init__([stmt.value])
@@ -112,12 +130,6 @@ class _Slot(list):
 
     def __setitem__(self, index: int, value: ast.expr) -> None:
         self.stmt.value = value
-
-
-def _plain_callee(func: ast.expr) -> bool:
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return isinstance(func, ast.Name)
 
 
 def _eligible(comp: ast.ListComp) -> bool:
