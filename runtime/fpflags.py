@@ -6,8 +6,8 @@ operations, so they raise the same flags (the kernels gather an OpenMP team's fl
 calling thread: ``astc_fp_join`` in ``astc_math.h``). A region clears the flags before its
 compiled run and tests them after; only when one is raised and NumPy's error state for it is
 not "ignore" does the caller do more (``jit/fp_errors.py``). ``fetestexcept`` and
-``feclearexcept`` are libm's, called through cffi (about 0.1 us each) until the C call path's
-extension is loaded (``fastcall.py``), then through it (tens of nanoseconds: :func:`use`).
+``feclearexcept`` are libm's, called through cffi's backend (about 0.1 us each) until the C call
+path's extension is loaded (``fastcall.py``), then through it (tens of nanoseconds: :func:`use`).
 
 Part of the runtime: must not import the compiler.
 """
@@ -33,14 +33,20 @@ def _libm() -> tuple[Callable[[int], int], Callable[[int], int]] | None:
     if not KINDS:
         return None
     try:
-        import cffi
-
-        ffi = cffi.FFI()
-        ffi.cdef("int fetestexcept(int); int feclearexcept(int);")
-        lib = ffi.dlopen("libm.so.6")
-        return lib.feclearexcept, lib.fetestexcept
-    except (ImportError, OSError):  # pragma: no cover - no cffi or no glibc
+        return _int_function("feclearexcept"), _int_function("fetestexcept")
+    except (ImportError, OSError, AttributeError):  # pragma: no cover - no cffi or no glibc
         return None
+
+
+def _int_function(name: str) -> Callable[[int], int]:
+    """libm's ``int name(int)``, bound through cffi's C backend: the same libffi call as
+    ``cffi.FFI().dlopen``, without the C parser ``cdef`` imports (pycparser, about 10 ms: a
+    warm process whose kernels come from the cache imports nothing else of cffi's)."""
+    import _cffi_backend
+
+    c_int = _cffi_backend.new_primitive_type("int")
+    signature = _cffi_backend.new_function_type((c_int,), c_int, False)
+    return _cffi_backend.load_library("libm.so.6").load_function(signature, name)
 
 
 def _unavailable() -> int:
@@ -48,9 +54,9 @@ def _unavailable() -> int:
 
 
 def _load() -> None:
-    """Bind :func:`clear` and :func:`raised` to libm's functions, on their first use: cffi's C
-    parser costs about 10 ms to import, and a process that imports astcompile but never runs
-    compiled code (or gets the C call path's functions first: :func:`use`) needs none of it."""
+    """Bind :func:`clear` and :func:`raised` to libm's functions, on their first use: a process
+    that imports astcompile but never runs compiled code (or gets the C call path's functions
+    first: :func:`use`) needs no library opened."""
     global clear, raised
     functions = _libm()
     if functions is None:
@@ -93,14 +99,10 @@ def raise_kinds(names: set[str]) -> None:
 
 
 def _feraiseexcept() -> Callable[[int], int]:
-    """libm's ``feraiseexcept``, bound on the first use (cffi's parser: see :func:`_load`)."""
+    """libm's ``feraiseexcept``, bound on the first use (see :func:`_load`)."""
     global _raise
     if _raise is None:
-        import cffi
-
-        ffi = cffi.FFI()
-        ffi.cdef("int feraiseexcept(int);")
-        _raise = ffi.dlopen("libm.so.6").feraiseexcept
+        _raise = _int_function("feraiseexcept")
     return _raise
 
 
