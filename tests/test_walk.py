@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import abc
+import dataclasses
+import typing
 from pathlib import Path
 
 import libcst as cst
@@ -78,3 +81,56 @@ def test_find_returns_nodes_of_a_type_in_source_order():
     module = cst.parse_module("def f():\n    if a:\n        return 1\n    return b(2)\n")
     found = walk.find(module, (cst.Return, cst.Integer))
     assert [type(n).__name__ for n in found] == ["Return", "Integer", "Return", "Integer"]
+
+
+NODE_TYPES = sorted(
+    (
+        kind
+        for kind in vars(cst).values()
+        if isinstance(kind, type)
+        and issubclass(kind, cst.CSTNode)
+        and dataclasses.is_dataclass(kind)
+    ),
+    key=lambda kind: kind.__name__,
+)
+
+
+def _resolved_fields(kind: type) -> tuple[str, ...]:
+    """The fields that may hold code as the resolved annotations and ``issubclass`` say."""
+
+    def may_hold_code(annotation: object) -> bool:
+        if isinstance(annotation, type):
+            return issubclass(annotation, cst.CSTNode) and not issubclass(annotation, walk._SKIPPED)
+        return any(may_hold_code(a) for a in typing.get_args(annotation))
+
+    hints = typing.get_type_hints(kind, vars(cst))
+    return tuple(f.name for f in dataclasses.fields(kind) if may_hold_code(hints[f.name]))
+
+
+def test_every_node_type_is_walked_through_the_fields_its_annotations_name():
+    """Forward references (``Optional["If"]``), literals and skipped tokens alike, for node
+    types the corpus above may not hold (``match``, implicit concatenation)."""
+    assert len(NODE_TYPES) > 150
+    assert {kind: walk._fields(kind) for kind in NODE_TYPES} == {
+        kind: _resolved_fields(kind) for kind in NODE_TYPES
+    }
+
+
+def test_a_process_learns_the_node_types_without_abc_subclass_checks(monkeypatch):
+    """libcst's node bases are ABCs: an ``issubclass`` that fails asks every registered
+    subclass, which made learning the node types most of a process's first analysis."""
+    monkeypatch.setattr(walk, "_field_names", {})
+    monkeypatch.setattr(walk, "_kinds", {list: walk._MANY, tuple: walk._MANY})
+    checks = []
+    original = abc.ABCMeta.__subclasscheck__
+
+    def counted(cls, sub):
+        checks.append((cls, sub))
+        return original(cls, sub)
+
+    monkeypatch.setattr(abc.ABCMeta, "__subclasscheck__", counted)
+    for kind in NODE_TYPES:
+        walk._fields(kind)
+        walk._kind(kind)
+    monkeypatch.undo()
+    assert checks == []

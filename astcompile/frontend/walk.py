@@ -44,6 +44,7 @@ _SKIPPED: tuple[type, ...] = (
     cst.BaseAugOp,
     cst.Asynchronous,
 )
+_SKIPPED_SET = frozenset(_SKIPPED)
 
 _FieldOrder = tuple[str, ...]
 _field_names: dict[type, tuple[str, ...]] = {}
@@ -115,32 +116,39 @@ def _kind(kind: type) -> str:
     """A node to enter, a sequence to look into, or anything else (skipped nodes included)."""
     found = _kinds.get(kind)
     if found is None:
-        entered = issubclass(kind, cst.CSTNode) and not issubclass(kind, _SKIPPED)
-        found = _kinds[kind] = _NODE if entered else _OTHER
+        found = _kinds[kind] = _NODE if _holds_code(kind) else _OTHER
     return found
 
 
+def _holds_code(kind: type) -> bool:
+    """``issubclass(kind, cst.CSTNode) and not issubclass(kind, _SKIPPED)``, read off the MRO:
+    libcst's bases are ABCs, whose ``issubclass`` that fails asks every subclass in turn (50 ms
+    for libcst's node types, most of a process's first analysis). libcst registers no virtual
+    subclasses, so the MRO says the same."""
+    mro = kind.__mro__
+    return cst.CSTNode in mro and _SKIPPED_SET.isdisjoint(mro)
+
+
 def _fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold code (by their annotations; all if unreadable)."""
+    """The fields of a node type that may hold code, by their annotations (as libcst's modules
+    evaluated them: no ``typing.get_type_hints``, which costs a process's first analysis a
+    millisecond per few node types)."""
     names = _field_names.get(kind)
     if names is None:
-        try:
-            hints = typing.get_type_hints(kind, vars(cst))
-        except (NameError, TypeError):
-            hints = {}
-        names = tuple(
-            f.name
-            for f in dataclasses.fields(kind)
-            if f.name not in hints or _may_hold_code(hints[f.name])
-        )
+        names = tuple(f.name for f in dataclasses.fields(kind) if _may_hold_code(f.type))
         _field_names[kind] = names
     return names
 
 
 def _may_hold_code(annotation: object) -> bool:
-    """``Sequence[LeftParen]`` or ``str`` never hold code; ``BaseExpression`` may."""
+    """``Sequence[LeftParen]`` or ``str`` never hold code; ``BaseExpression`` may, and so may
+    a name not resolved (``Optional["If"]``): the walk then looks at the value itself."""
+    if isinstance(annotation, (str, typing.ForwardRef)):
+        return True
+    if typing.get_origin(annotation) is typing.Literal:  # Literal["*", "**"]: text
+        return False
     if isinstance(annotation, type):
-        return issubclass(annotation, cst.CSTNode) and not issubclass(annotation, _SKIPPED)
+        return _holds_code(annotation)
     return any(_may_hold_code(a) for a in typing.get_args(annotation))
 
 
