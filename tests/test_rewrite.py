@@ -8,6 +8,7 @@ import inspect
 import io
 import sys
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -338,3 +339,33 @@ def test_a_first_statement_that_is_no_string_is_code_not_a_docstring():
     assert region.first_line == line_of(_sorts_first, "x.sort()")
     (region,) = rewrite(_documented).regions
     assert region.first_line == line_of(_documented, "return x.sum()")
+
+
+def test_statement_counts_are_libcsts_without_rebuilding_the_tree(monkeypatch):
+    """A region's ``statement_count`` counts nested statements as libcst's visitor meets them
+    (on this repository's frontend files), without ``visit``, which rebuilds every node."""
+    import libcst as cst
+
+    from astcompile.frontend import rewrite as rewrite_module
+
+    kinds = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+
+    class Count(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.count = 0
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.count += isinstance(node, kinds)
+            return True
+
+    root = Path(__file__).resolve().parent.parent / "astcompile" / "frontend"
+    units = [u for p in sorted(root.glob("*.py")) for u in cst.parse_module(p.read_text()).body]
+    expected = []
+    for unit in units:
+        counter = Count()
+        unit.visit(counter)
+        expected.append(counter.count)
+    counts = [rewrite_module._count_statements(u) for u in units]  # node types learnt
+    monkeypatch.setattr(cst.CSTNode, "visit", None)  # then counting must not rebuild the tree
+    assert [rewrite_module._count_statements(u) for u in units] == counts == expected
+    assert sum(expected) > 1000
