@@ -184,6 +184,7 @@ def materialise(work: FunctionWork) -> None:
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
 
     owner, made = work.owner, work.rewrite
+    owner.rewritten_source = made.source  # the loops around each region are read from it
     unbound = {UNBOUND_NAME: UNBOUND}  # the marker of a name a loop left unbound
     free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop, **unbound}
     for spec in made.regions:

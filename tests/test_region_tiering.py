@@ -169,3 +169,62 @@ def test_a_region_about_even_stays_compiled(clock):
     f = astcompile.compile(walk, backend="c")
     f(np.arange(64.0), 2 * tiering.MAX_ROUNDS + 8)  # a close comparison takes more rounds
     assert not _loop_region(f).tier.choice.plain
+
+
+def nested_loops(x, n):
+    total = x * 0.0
+    for i in range(n):
+        y = x * 2.0
+        print(i)  # a break: the loop runs in Python
+        j = 0
+        while j < 2:
+            if j == 1:
+                total = total + y * j
+            print(j)
+            j += 1
+        total = total + 1.0
+    done = total * 3.0
+    return done
+
+
+def loop_in_a_region(x, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + x * i  # the whole loop is one region: nothing around it
+    print(n)
+    return s * 2.0
+
+
+def region_ends_the_loop(x, n):
+    for i in range(n):
+        print(i)
+        x = x * 2.0
+        x = x + 1.0
+        # the rewrite leaves blank lines here, where the region's lines were
+    return x
+
+
+@pytest.mark.parametrize("fn", [nested_loops, loop_in_a_region, region_ends_the_loop])
+def test_the_loop_around_a_region_is_the_one_in_the_users_source(fn):
+    """Read from the rewrite (a warm process reads no file), the loop around each region is the
+    innermost loop of the user's source around its first line."""
+    import ast
+    import inspect
+    import textwrap
+
+    compiled = astcompile.compile(fn, backend="eager")
+    compiled(np.ones(3), 3)
+    lines, start = inspect.getsourcelines(fn)
+    loops = [
+        (node.lineno + start - 1, node.end_lineno + start - 1)
+        for node in ast.walk(ast.parse(textwrap.dedent("".join(lines))))
+        if isinstance(node, (ast.For, ast.While))
+    ]
+    assert compiled.regions
+    for region in compiled.regions:
+        around = [loop for loop in loops if loop[0] < region.spec.first_line <= loop[1]]
+        expected = max(around)[0] if around else None
+        assert region_tiering.enclosing_loop(region) == expected, region.spec.name
+    assert any(region_tiering.enclosing_loop(r) for r in compiled.regions) == (
+        fn is not loop_in_a_region
+    )

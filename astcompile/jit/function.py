@@ -75,7 +75,7 @@ class CompiledFunction:
         self.static_breaks: tuple[GraphBreak, ...] = ()
         self.regions: list[Region] = []
         self._live_regions: list[Region] = []
-        self.rewritten_source: str | None = None
+        self.rewritten_source: str | None = None  # set by the materialise stage
         self.python_loops: set[int] = set()  # lines of loops that failed to trace as loops
         self.python_lines: set[int] = set()  # lines of statements that failed outside loops
         self.loop_reasons: dict[int, str] = {}  # why a graph-able loop runs in Python, by line
@@ -284,7 +284,6 @@ class CompiledFunction:
             raise GraphBreakError(self.name, list(self.static_breaks))
         for graph_break in self.static_breaks:
             logs.graph_breaks.info("%s", graph_break.describe())
-        self.rewritten_source = rewrite.source
         self.cache_digest = rewrite.digest
         self._fresh.built(self.fn, rewrite.lookups)
         self.regions.extend(work.regions)  # a rebuild keeps the regions it replaces

@@ -29,6 +29,7 @@ class Owner(Protocol):
     name: str
     backend_name: str
     cache_digest: str | None
+    rewritten_source: str | None  # the source its regions were made from
     all_eager: bool
     mode: str  # "default" or "frozen"
     python_loops: set[int]

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
-import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -165,23 +163,24 @@ def _log_choice(region: Region) -> Any:
 def enclosing_loop(region: Region) -> int | None:
     """The line of the innermost loop of the user's function around the region: a region
     inside a loop means the loop runs in Python and calls it at every iteration."""
-    loops = _loops(region.owner.fn)
+    loops = _loops(region.owner.rewritten_source or "")
     spec = region.spec
     inside = [(first, last) for first, last in loops if first < spec.first_line <= last]
     return max(inside)[0] if inside else None
 
 
 @functools.lru_cache(maxsize=256)
-def _loops(fn: Any) -> tuple[tuple[int, int], ...]:
-    """(first, last) file lines of every ``for``/``while`` loop in ``fn``'s source."""
+def _loops(rewritten: str) -> tuple[tuple[int, int], ...]:
+    """(first, last) file lines of every ``for``/``while`` loop of the rewritten function (on
+    the user's lines): a loop around a region calls it, so it stays a loop there. Read from
+    the rewrite, which a warm process has, not the file: ``inspect`` tokenizes the source,
+    and compiling the tokenizer's expressions was a tenth of a warm first call."""
     try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):  # a lambda's line is no statement: no loops
+        tree = ast.parse(rewritten)
+    except SyntaxError:  # pragma: no cover - the rewrite compiled already
         return ()
-    offset = max(start, 1) - 1
     return tuple(
-        (node.lineno + offset, (node.end_lineno or node.lineno) + offset)
+        (node.lineno, node.end_lineno or node.lineno)
         for node in ast.walk(tree)
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor))
     )
