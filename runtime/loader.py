@@ -14,6 +14,7 @@ published to the cache.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import Any
 
@@ -92,9 +93,23 @@ def library_path(lib: Any) -> str | None:
 
 def _builder(source: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
+        parser = None
+        if "cffi.recompiler" not in sys.modules:  # the process's first build
+            parser = threading.Thread(target=_import_c_parser, daemon=True)
+            parser.start()
         build.compile_shared(source, out_path, workdir, compiler, timeout)
+        if parser is not None:
+            parser.join()
 
     return run
+
+
+def _import_c_parser() -> None:
+    """cffi's C parser, which opening the new library needs (``cdef``), and the module writer
+    its record needs (:func:`artifacts.ffi_module_source`): imported while the compiler runs,
+    on a core it leaves idle, not after it (about 10 ms of a process's first compiled call)."""
+    import cffi.cparser
+    import cffi.recompiler  # noqa: F401
 
 
 def _open(path: str, cdecls: str) -> tuple[Any, Any]:

@@ -107,3 +107,43 @@ def test_a_killed_build_takes_its_compiler_along_and_its_folder_goes_next_time(t
     evict.reset_counter()  # as in the next process to start: its first build sweeps
     load_library("int one(void) { return 1; }", "int one(void);", str(cache))
     assert not any(n.startswith(".build-") for n in os.listdir(entries))
+
+
+_FIRST_BUILD = """
+import sys, time
+import numpy as np
+import astcompile
+from astcompile.runtime import build
+sys.path.insert(0, {folder!r})
+import first_build
+
+compiling = build.compile_shared
+seen = []
+
+
+def watched(*args, **kwargs):
+    deadline = time.monotonic() + 5.0
+    while "cffi.recompiler" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.01)
+    seen.append("cffi.recompiler" in sys.modules)
+    return compiling(*args, **kwargs)
+
+
+build.compile_shared = watched
+x = np.arange(4.0)
+print(astcompile.compile(first_build.affine, backend="c")(x).tolist(), seen)
+"""
+
+
+def test_the_first_build_imports_cffis_c_parser_while_the_compiler_runs(tmp_path):
+    """Opening the new library parses its declarations with cffi's C parser (about 10 ms to
+    import): a process's first build imports it on another thread while the compiler runs."""
+    (tmp_path / "first_build.py").write_text("def affine(v):\n    return v * 2.0 + 1.0\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+    env.update(ASTCOMPILE_CACHE_DIR=str(tmp_path / "cache"), ASTCOMPILE_COMPILE_BUDGET="inf")
+    code = _FIRST_BUILD.format(folder=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.split("] ")[1].strip() == "[True]"
+    assert out.stdout.startswith("[1.0, 3.0, 5.0, 7.0]")
