@@ -19,6 +19,7 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
+from astcompile.targets.base import INFIX_RULES
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
@@ -87,24 +88,6 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
     """``a / b`` as NumPy's deg2rad/rad2deg compute it: in the dtype itself (float32
     ``180 / pi`` is 57.295776, not float32(57.29577951...) = 57.29578)."""
     return dtype.type(a) / dtype.type(b)
-
-
-#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
-#: floats quietly: :func:`_ordered` replaces <, <=, >, >= in :data:`RULES`).
-INFIX_RULES: dict[Op, Callable] = {
-    Op.EQ: _infix("=="),
-    Op.NE: _infix("!="),
-    Op.LT: _infix("<"),
-    Op.LE: _infix("<="),
-    Op.GT: _infix(">"),
-    Op.GE: _infix(">="),
-    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
-    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
-    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
-    Op.BITWISE_AND: _infix("&"),
-    Op.BITWISE_OR: _infix("|"),
-    Op.BITWISE_XOR: _infix("^"),
-}
 
 
 #: op -> rule(node, operand expressions) -> C expression.

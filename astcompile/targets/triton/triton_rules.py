@@ -21,10 +21,8 @@ import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
-from astcompile.targets.base import IDENT, Rule, bool_or_infix, float_or, infix
-from astcompile.targets.c.c_rules import INFIX_RULES
-from astcompile.targets.c.ctypes import as_integer
+from astcompile.lower.operands import Operand, as_integer, convert_operand, floats_fit, lower_with
+from astcompile.targets.base import IDENT, INFIX_RULES, Rule, bool_or_infix, float_or, infix
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {
