@@ -17,7 +17,7 @@ from astcompile import logs
 
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
-    from astcompile.targets.c.cwrap import WrapperParts
+    from astcompile.targets.wrapper import WrapperParts
 
 CompiledGraph = Callable[[Sequence[object]], list]
 
