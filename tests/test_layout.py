@@ -81,6 +81,29 @@ def test_lower_imports_nothing_of_the_targets():
     assert _package_imports(("lower", "targets")).get(("lower", "targets"), []) == []
 
 
+#: The targets' own folders: what two share lives in lower/ or targets/ itself.
+TARGET_FOLDERS = ("astcompile.targets.c", "astcompile.targets.triton")
+
+
+def test_no_target_imports_another():
+    """Triton imported C's rules, views, wrapper and backend (whose ``CBackend`` it made for a
+    region it refused): a change to C's code reached Triton. A target reaches another only by
+    name, through the backend registry (``targets.get_backend``, ``targets.target``)."""
+
+    def folder(module: str) -> str | None:
+        return next((f for f in TARGET_FOLDERS if module == f or module.startswith(f + ".")), None)
+
+    known = _modules()
+    crossing = sorted(
+        f"{m} -> {t}"
+        for m, p in known.items()
+        if folder(m)
+        for t in _imported(m, p, known)
+        if folder(t) not in (None, folder(m))
+    )
+    assert crossing == []
+
+
 def test_no_import_cycle_between_ir_passes_lower_and_targets():
     """Each of these packages builds on the ones before it (targets -> lower -> passes -> ir)."""
     edges = _package_imports(PACKAGES)

@@ -25,7 +25,6 @@ from astcompile.lower.ids import numbering
 from astcompile.lower.scan_steps import fold_scans
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
-from astcompile.targets.c.c_backend import CBackend
 from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
@@ -71,7 +70,7 @@ class TritonBackend(StagedBackend):
     """The Triton target: its ``schedule``, ``accept``, ``lower``, ``load``, ``wrap`` stages."""
 
     name = "triton"
-    fallback = CBackend  #: the target of a graph it refuses, made then (stages.accept)
+    fallback = "c"  #: the backend of a graph it refuses, by name (stages.accept makes it)
     STAGES = ("schedule", "accept", "lower", "load", "wrap")  # accept: why it refuses a graph
 
     def schedule(self, work: RegionWork) -> None:
