@@ -77,6 +77,16 @@ INFIX_RULES: dict[Op, Rule] = {
 }
 
 
+#: Ops that are one libm function of the same name in C and in Triton's ``lm`` (``np.arcsin``:
+#: ``asin``); each target's rule table calls it its own way.
+LIBM: dict[Op, str] = {
+    op: op.name.lower().replace("arc", "a")
+    for op in (Op.SQRT, Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
+    + (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH)
+    + (Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH, Op.ARCTAN2, Op.HYPOT, Op.ERF, Op.ERFC, Op.COPYSIGN)
+}
+
+
 #: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
 _C_FORMAT = {
     DimOp.ADD: "({} + {})",
