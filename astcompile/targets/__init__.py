@@ -58,7 +58,6 @@ _NAMED = {
     "c": "astcompile.targets.c.c_backend:CBackend",
     "triton": "astcompile.targets.triton.triton_backend:TritonBackend",
     "c target": "astcompile.targets.c.c_target:C",
-    "triton target": "astcompile.targets.triton.triton_target:TRITON",
 }
 
 
@@ -76,7 +75,8 @@ def get_backend(name: str, *args: Any) -> Backend:
 
 
 def target(name: str) -> Target:
-    """The code generation target of a backend name ("c", "triton")."""
+    """The code generation target of a backend name (only "c" is asked for: Triton plans
+    its host loops with C's ``in_loops``)."""
     return _named(f"{name} target")
 
 

@@ -91,8 +91,3 @@ def scalar_args(expr: str, dtype: np.dtype) -> list[str]:
     if np.dtype(dtype).kind == "c":
         return [f"{expr}.real", f"{expr}.imag"]
     return [f"int({expr})" if np.dtype(dtype).kind == "b" else expr]
-
-
-def scalar_param_dtype(dtype: np.dtype) -> np.dtype:
-    """The C parameter type of a scalar input of ``dtype``."""
-    return np.dtype(dtype)
