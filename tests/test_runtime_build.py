@@ -14,7 +14,7 @@ from differential import assert_matches
 
 import astcompile
 from astcompile.errors import CompileError
-from astcompile.runtime import BuildTimeout, CompilerNotFound, build, evict, load_library
+from astcompile.runtime import BuildTimeout, CompilerNotFound, build, evict, fastcall, load_library
 from tests.trust_helpers import gone, hanging_compiler, started
 
 HANG = "#!/bin/sh\necho $$ > {pidfile}\nsleep 60\n"
@@ -70,6 +70,9 @@ def test_an_explicit_cc_that_cannot_run_is_an_error_naming_cc(tmp_path, monkeypa
     with pytest.raises(CompilerNotFound, match=r"\$CC is set to 'no-such-compiler-xyz'"):
         build.find_compiler()
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    monkeypatch.setattr(
+        fastcall, "_state", {}
+    )  # the call path it cannot build: not for later tests
     with pytest.raises(CompileError, match=r"\$CC is set to"):  # not gcc, not silently NumPy
         astcompile.compile(scale_exp)(np.ones(3))
 
