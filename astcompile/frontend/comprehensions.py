@@ -21,15 +21,30 @@ attribute), so nothing the statement evaluates moves past them. Which ones (rule
 one ``for`` over ``range``/``enumerate``/``zip`` or a name, an element doing array work (a call
 or a subscript), no nested scope or walrus inside, and not a literal range of at most
 ``SMALL_RANGE`` items (those unroll cheaply, and each copy sees its constant index).
-Generators, and lists used other than returned, measured (``len``) or indexed (handed to
-``sum``, ``np.array``, a helper, iterated by a ``for``: ``_used_only_as_a_list``), are not
-lowered here: a grown list does not iterate in the trace, and no target lowers an array of its
-run-time length, so the region traces them as before.
+Lists used other than returned, measured (``len``) or indexed (handed to ``np.array``, a
+helper, iterated by a ``for``: ``_used_only_as_a_list``), are not lowered here: a grown list
+does not iterate in the trace, and no target lowers an array of its run-time length, so the
+region traces them as before.
+
+``sum``, ``max``, ``min``, ``any`` and ``all`` of a generator or a list comprehension (FOLDS)
+become the same loop with an accumulator in place of the list, exactly as CPython folds:
+
+    return sum((a[i] - b[i]) ** 2 for i in range(n))
+
+    __ac_builtin(sum, 'sum')                  # the name is Python's sum, or runs as written
+    __ac_sum_7_4 = 0
+    for __ac_sum_7_4_i in range(n):
+        __ac_sum_7_4 = __ac_sum_7_4 + (a[__ac_sum_7_4_i] - b[__ac_sum_7_4_i]) ** 2
+    return __ac_sum_7_4
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import sys
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.spec import RET, BranchSpec, LoopSpec
@@ -96,43 +111,74 @@ def _assigns_the_result(node: ast.AST | None) -> bool:
 
 
 def _lowered(stmt: ast.stmt, kept: set[str]) -> list[ast.stmt]:
-    holder = _first_evaluated(stmt, kept)
+    holder = _first_evaluated(stmt)
     comp = holder[0] if holder else None
-    if not isinstance(comp, ast.ListComp) or not _eligible(comp):
+    if isinstance(comp, ast.Call):
+        return _folded(stmt, holder, comp) or [stmt]
+    if not isinstance(comp, ast.ListComp) or not eligible(comp) or not _kept(stmt, kept):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
     start = P.store(name, ast.List([], ast.Load()), stmt)
-    loop = _loop(comp, name, stmt)
+    method = ast.Attribute(P.load(name), "append", ast.Load())
+    loop = comp_loop(comp, name, stmt, lambda elt: [ast.Expr(ast.Call(method, [elt], []))])
     holder[0] = P.load(name)
     return [start, P.located(loop, stmt), stmt]
 
 
-def _first_evaluated(stmt: ast.stmt, kept: set[str]) -> list:
-    """A one-item list whose item is the expression ``stmt`` evaluates first, when its value
-    leaves as a list: the value of a ``return``, or of ``name = ...`` where every read of
-    ``name`` is one of ``kept``; empty for other statements."""
+def _first_evaluated(stmt: ast.stmt) -> list:
+    """A one-item list whose item is the expression ``stmt`` evaluates first: the value of a
+    ``return`` or of ``name = ...``, or the left operand of an arithmetic value (``return
+    sum(...) / n``); empty for other statements."""
     value = getattr(stmt, "value", None)
-    if isinstance(stmt, ast.Return) and value is not None:
-        return _Slot(stmt)
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    if value is None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or len(targets) != 1:
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return []
+    elif not isinstance(stmt, ast.Return):
         return []
-    target = targets[0]
-    return _Slot(stmt) if isinstance(target, ast.Name) and target.id in kept else []
+    if value is None:
+        return []
+    owner = stmt
+    while isinstance(owner.value, ast.BinOp) and isinstance(owner.value.left, ast.Call):
+        owner = _Left(owner.value)
+    return _Slot(owner)
+
+
+def _kept(stmt: ast.stmt, kept: set[str]) -> bool:
+    """A list's value leaves as a list: returned, or assigned to a name only kept as one."""
+    if isinstance(stmt, ast.Return):
+        return True
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+    return target.id in kept
+
+
+class _Left:
+    """A binary operation seen through its left operand as ``value``."""
+
+    def __init__(self, node: ast.BinOp) -> None:
+        self.node = node
+
+    @property
+    def value(self) -> ast.expr:
+        return self.node.left
+
+    @value.setter
+    def value(self, value: ast.expr) -> None:
+        self.node.left = value
 
 
 class _Slot(list):
-    """``stmt.value`` as a one-item list: reading and replacing it in place."""
+    """``owner.value`` as a one-item list: reading and replacing it in place."""
 
-    def __init__(self, stmt: ast.stmt) -> None:
-        super().__init__([stmt.value])
-        self.stmt = stmt
+    def __init__(self, owner: ast.stmt | _Left) -> None:
+        super().__init__([owner.value])
+        self.owner = owner
 
     def __setitem__(self, index: int, value: ast.expr) -> None:
-        self.stmt.value = value
+        self.owner.value = value
 
 
-def _eligible(comp: ast.ListComp) -> bool:
+def eligible(comp: ast.ListComp | ast.GeneratorExp) -> bool:
     if len(comp.generators) != 1 or comp.generators[0].is_async:
         return False
     gen = comp.generators[0]
@@ -167,21 +213,27 @@ def _iterable(it: ast.expr) -> bool:
     return len(literal) != len(it.args) or len(range(*literal)) > SMALL_RANGE
 
 
-def _loop(comp: ast.ListComp, name: str, stmt: ast.stmt) -> ast.For:
-    """``for <renamed target> in <iter>: [if ...:] name.append(<elt>)``, planned."""
+def comp_loop(
+    comp: ast.ListComp | ast.GeneratorExp,
+    name: str,
+    stmt: ast.stmt,
+    body_of: Callable[[ast.expr], list[ast.stmt]],
+    carried: tuple[str, ...] = (),
+    **spec: Any,
+) -> ast.For:
+    """``for <renamed target> in <iter>: [if ...:] <body_of(renamed elt)>``, planned as a loop
+    carrying ``carried`` (``spec``: more LoopSpec fields)."""
     gen = comp.generators[0]
     renames = {n: f"{name.replace('list', 'item')}_{n}" for n in _target_names(gen.target)}
     renamer = _Rename(renames)
-    method = ast.Attribute(P.load(name), "append", ast.Load())
-    append = ast.Expr(ast.Call(method, [renamer.visit(comp.elt)], []))
-    body: list[ast.stmt] = [append]
+    body = body_of(renamer.visit(comp.elt))
     for test in reversed(gen.ifs):
         branch = ast.If(renamer.visit(test), body, [])
-        branch.ac_spec = BranchSpec(stmt.lineno, ())
+        branch.ac_spec = BranchSpec(stmt.lineno, carried)
         body = [branch]
     loop = ast.For(renamer.visit(gen.target), gen.iter, body, [])
     first = next(iter(renames.values()))
-    loop.ac_spec = LoopSpec(stmt.lineno, first, (), unrolled=True)
+    loop.ac_spec = LoopSpec(stmt.lineno, first, carried, unrolled=True, **spec)
     return loop
 
 
@@ -193,3 +245,129 @@ class _Rename(ast.NodeTransformer):
         if node.id in self.renames:
             return ast.copy_location(ast.Name(self.renames[node.id], node.ctx), node)
         return node
+
+
+# -- sum/max/min/any/all of a generator or comprehension: a loop with an accumulator ----------
+
+
+class _Fold(NamedTuple):
+    """How ``name(<comprehension>)`` becomes a loop: the start statements, the body made of the
+    item, the statements after the loop; the comprehensions it takes; ``start``: it takes a
+    start value (``sum``); ``filters``: it takes ``if`` clauses."""
+
+    build: Callable[[str, ast.stmt, ast.expr], tuple[list, Callable, list, dict]]
+    takes: tuple[type, ...]
+    start: bool = False
+    filters: bool = True
+
+
+def _sum(name: str, where: ast.stmt, start: ast.expr) -> tuple[list, Callable, list, dict]:
+    """``acc = start; acc = acc + item``: Python's order, from Python's ``0``."""
+    add = lambda elt: [P.store(name, ast.BinOp(P.load(name), ast.Add(), elt), where)]
+    return [P.store(name, start, where)], add, [], {"carried": (name,)}
+
+
+def _extreme(op: type) -> Callable:
+    """``max``/``min``: the first item, then each item ``op`` (``>``/``<``) the one kept, as
+    CPython compares (ties and NaN keep the earlier item); none raises Python's ValueError
+    (a run-time check: the region's statements raise it). The trace takes the first item on
+    its own (trace/loops.py ``first_alone``), so no ``if`` clause may skip it."""
+    word = "max" if op is ast.Gt else "min"
+
+    def build(name: str, where: ast.stmt, _: object) -> tuple[list, Callable, list, dict]:
+        empty, value = name.replace(word, "empty"), name.replace(word, "value")
+        better = ast.Compare(P.load(value), [op()], [P.load(name)])
+        test = ast.BoolOp(ast.Or(), [P.load(empty), better])
+        keep = [P.store(name, P.load(value), where), P.store(empty, ast.Constant(False), where)]
+        branch = ast.If(test, keep, [])
+        branch.ac_spec = BranchSpec(where.lineno, (empty, name))
+        body = lambda elt: [P.store(value, elt, where), branch]
+        error = ast.Call(P.load("ValueError"), [ast.Constant(_empty_message(word))], [])
+        raised = ast.Expr(P.call(P.RAISE_IF, [P.load(empty), P.lambda_of(error)]))
+        spec = {"carried": (empty, name), "unbound": (name,)}
+        return [P.store(empty, ast.Constant(True), where)], body, [P.located(raised, where)], spec
+
+    return build
+
+
+def _decided(found: bool) -> Callable:
+    """``any``/``all``: a Python bool, the loop stops at the first item that decides it (later
+    items are not evaluated, as in Python)."""
+
+    def build(name: str, where: ast.stmt, _: object) -> tuple[list, Callable, list, dict]:
+        word = "_any_" if found else "_all_"
+        brk, go = name.replace(word, "_brk_"), name.replace(word, "_go_")
+        stop = [P.store(name, ast.Constant(found), where), ast.Break()]
+        test = (lambda e: e) if found else (lambda e: ast.UnaryOp(ast.Not(), e))
+
+        def body(elt: ast.expr) -> list[ast.stmt]:
+            branch = P.located(ast.If(test(elt), stop, []), where)
+            branch.ac_spec = BranchSpec(where.lineno, (name, brk))
+            return [branch]
+
+        start = [P.store(name, ast.Constant(not found), where)]
+        return start, body, [], {"carried": (name, brk), "brk": brk, "go": go}
+
+    return build
+
+
+def _empty_message(word: str) -> str:
+    """Python's own words for ``max()`` of nothing (they change between versions)."""
+    try:
+        getattr(builtins, word)(())
+    except ValueError as error:
+        return str(error)
+    raise AssertionError(word)  # pragma: no cover - Python always raises
+
+
+_COMPS = (ast.GeneratorExp, ast.ListComp)
+#: Python >= 3.12 adds Python floats in ``sum`` with compensated summation, not in order.
+SUM_IN_ORDER = sys.version_info < (3, 12)
+#: The builtins whose comprehension argument becomes a loop (rules as data). ``any``/``all``
+#: take generators only: a list comprehension evaluates every item before the first test.
+FOLDS = {
+    **({"sum": _Fold(_sum, _COMPS, start=True)} if SUM_IN_ORDER else {}),
+    "max": _Fold(_extreme(ast.Gt), _COMPS, filters=False),
+    "min": _Fold(_extreme(ast.Lt), _COMPS, filters=False),
+    "any": _Fold(_decided(True), (ast.GeneratorExp,)),
+    "all": _Fold(_decided(False), (ast.GeneratorExp,)),
+}
+
+
+def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | None:
+    """``sum(<comprehension>)`` and the others of FOLDS as a loop before ``stmt``, which then
+    reads its result; None where the call is not one of them, or has more arguments than the
+    items (``key=``, ``default=``) or a start that is not a number."""
+    func = call.func.id if isinstance(call.func, ast.Name) else ""
+    fold, args = FOLDS.get(func), list(call.args)
+    if fold is None or not args or not isinstance(args[0], fold.takes) or not eligible(args[0]):
+        return None
+    if args[0].generators[0].ifs and not fold.filters:
+        return None
+    if fold.start:
+        start = _start(args[1:], call.keywords)
+    else:  # ``key=``, ``default=``: Python's own call
+        start = None if len(args) > 1 or call.keywords else ast.Constant(None)
+    if start is None:
+        return None
+    name = f"__ac_{func}_{stmt.lineno}_{stmt.col_offset}"
+    head, body_of, tail, spec = fold.build(name, stmt, start)
+    loop = comp_loop(args[0], name, stmt, body_of, **spec)
+    check = P.located(ast.Expr(P.call(BUILTIN, [P.load(func), ast.Constant(func)])), stmt)
+    holder[0] = P.load(name)
+    return [check, *head, P.located(loop, stmt), *tail, stmt]
+
+
+#: ``__ac_builtin(sum, "sum")``: the trace runs the region as written where the name is not
+#: Python's builtin (``from numpy import *`` binds ``sum``, ``max``, ``any``...).
+BUILTIN = "__ac_builtin"
+
+
+def _start(rest: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr | None:
+    """``sum``'s start: ``0``, or a literal number given (None for anything else)."""
+    given = rest + [k.value for k in keywords if k.arg == "start"]
+    if len(given) != len(rest) + len(keywords) or len(given) > 1:
+        return None
+    start = given[0] if given else ast.Constant(0)
+    ok = isinstance(start, ast.Constant) and type(start.value) in (int, float)
+    return start if ok else None
