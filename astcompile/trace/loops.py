@@ -288,14 +288,14 @@ def _first_iteration(
 ) -> tuple:
     """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
     and then the variable's type after the loop depends on it (trace/carried.py). A variable
-    the loop binds (UNBOUND before it) is bound when it runs at all: ``must_run`` adds the
+    the loop binds (UNBOUND before it) is bound, and one whose type it changes (``s = 0``
+    then ``s = s + x[i]``) has the new type, when it runs at all: ``must_run`` adds the
     run-time check that it does, whose failure runs the plain statements (ir/checks.py)."""
     if peeled:
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type"
         )
-    unbound = any(v is UNBOUND for v in init)
-    if (runs is None or _is_runtime_value(runs)) and unbound and must_run and must_run():
+    if (runs is None or _is_runtime_value(runs)) and must_run and must_run():
         return first(*init)
     if runs is None or _is_runtime_value(runs):
         what = "binds" if any(v is UNBOUND for v in init) else "changes the type of"
