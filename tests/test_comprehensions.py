@@ -257,6 +257,18 @@ def per_row_max(a):
     return out
 
 
+def count_positive(x):
+    return sum(x[i] > 0 for i in range(len(x)))
+
+
+def any_negative_nonzero(x):
+    return any(x[i] < 0 for i in range(len(x)) if x[i] != 0)
+
+
+def tenths(xs):
+    return sum(xs[i] * 0.1 for i in range(len(xs)))
+
+
 def keyed(x):
     return max((x[i] for i in range(len(x))), key=abs)
 
@@ -282,6 +294,9 @@ FOLDED = {
     ],
     per_row_max: [(np.arange(60.0).reshape(5, 12),)],
     keyed: [(np.arange(-5.0, 3.0),)],
+    count_positive: [(np.arange(-5.0, 30.0),), (np.ones(0),)],
+    any_negative_nonzero: [(np.zeros(30),), (np.arange(-3.0, 30.0),)],
+    tenths: [([0.1] * 30,), ([],)],
 }
 #: Folds of many items that are one loop now (GB021 before: a copy of the line per item).
 #: ``mean_square`` is not: its ``sum`` is the int 0 where no item passes the ``if``.
