@@ -303,6 +303,7 @@ FOLDED = {
 FOLD_LOOPS = {
     ssd: (np.arange(300.0), np.ones(300)),
     biggest_window: (np.sin(np.arange(200.0)), 5),
+    first_extreme: (np.sin(np.arange(200.0)),),
     smallest_row: (np.arange(600.0).reshape(200, 3),),
     any_neg: (np.ones((100, 3)),),
     all_pos: (np.ones((100, 3)),),

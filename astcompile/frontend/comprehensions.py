@@ -32,10 +32,10 @@ become the same loop with an accumulator in place of the list, exactly as CPytho
     return sum((a[i] - b[i]) ** 2 for i in range(n))
 
     __ac_builtin(sum, 'sum')                  # the name is Python's sum, or runs as written
-    __ac_sum_7_4 = 0
-    for __ac_sum_7_4_i in range(n):
-        __ac_sum_7_4 = __ac_sum_7_4 + (a[__ac_sum_7_4_i] - b[__ac_sum_7_4_i]) ** 2
-    return __ac_sum_7_4
+    __ac_sum_7_11 = 0
+    for __ac_sum_7_11_i in range(n):
+        __ac_sum_7_11 = __ac_sum_7_11 + (a[__ac_sum_7_11_i] - b[__ac_sum_7_11_i]) ** 2
+    return __ac_sum_7_11
 """
 
 from __future__ import annotations
@@ -113,8 +113,8 @@ def _assigns_the_result(node: ast.AST | None) -> bool:
 def _lowered(stmt: ast.stmt, kept: set[str]) -> list[ast.stmt]:
     holder = _first_evaluated(stmt)
     comp = holder[0] if holder else None
-    if isinstance(comp, ast.Call):
-        return _folded(stmt, holder, comp) or [stmt]
+    if isinstance(comp, (ast.Call, ast.Tuple)):
+        return _folds_in_order(stmt, holder)
     if not isinstance(comp, ast.ListComp) or not eligible(comp) or not _kept(stmt, kept):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
@@ -138,10 +138,28 @@ def _first_evaluated(stmt: ast.stmt) -> list:
         return []
     if value is None:
         return []
-    owner = stmt
-    while isinstance(owner.value, ast.BinOp) and isinstance(owner.value.left, ast.Call):
-        owner = _Left(owner.value)
-    return _Slot(owner)
+    owner, field = stmt, "value"
+    while isinstance(getattr(owner, field), ast.BinOp) and isinstance(
+        getattr(owner, field).left, ast.Call
+    ):
+        owner, field = getattr(owner, field), "left"
+    return _Slot(owner, field)
+
+
+def _folds_in_order(stmt: ast.stmt, holder: list) -> list[ast.stmt]:
+    """The fold in ``holder`` as a loop before ``stmt``; of a tuple (``return max(...),
+    min(...)``), each item's while those before it were folds (Python evaluates them in
+    order, and nothing else in between)."""
+    slots = [holder]
+    if isinstance(holder[0], ast.Tuple):
+        slots = [_Slot(holder[0].elts, k) for k in range(len(holder[0].elts))]
+    before: list[ast.stmt] = []
+    for slot in slots:
+        done = _folded(stmt, slot, slot[0]) if isinstance(slot[0], ast.Call) else None
+        if done is None:
+            break
+        before += done
+    return [*before, stmt]
 
 
 def _kept(stmt: ast.stmt, kept: set[str]) -> bool:
@@ -152,30 +170,19 @@ def _kept(stmt: ast.stmt, kept: set[str]) -> bool:
     return target.id in kept
 
 
-class _Left:
-    """A binary operation seen through its left operand as ``value``."""
-
-    def __init__(self, node: ast.BinOp) -> None:
-        self.node = node
-
-    @property
-    def value(self) -> ast.expr:
-        return self.node.left
-
-    @value.setter
-    def value(self, value: ast.expr) -> None:
-        self.node.left = value
-
-
 class _Slot(list):
-    """``owner.value`` as a one-item list: reading and replacing it in place."""
+    """``owner.<field>`` (or ``owner[field]``, an item of a list) as a one-item list: reading
+    and replacing it in place."""
 
-    def __init__(self, owner: ast.stmt | _Left) -> None:
-        super().__init__([owner.value])
-        self.owner = owner
+    def __init__(self, owner: Any, field: str | int) -> None:
+        self.owner, self.field = owner, field
+        super().__init__([owner[field] if isinstance(field, int) else getattr(owner, field)])
 
     def __setitem__(self, index: int, value: ast.expr) -> None:
-        self.owner.value = value
+        if isinstance(self.field, int):
+            self.owner[self.field] = value
+        else:
+            setattr(self.owner, self.field, value)
 
 
 def eligible(comp: ast.ListComp | ast.GeneratorExp) -> bool:
@@ -335,9 +342,10 @@ FOLDS = {
 
 
 def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | None:
-    """``sum(<comprehension>)`` and the others of FOLDS as a loop before ``stmt``, which then
-    reads its result; None where the call is not one of them, or has more arguments than the
-    items (``key=``, ``default=``) or a start that is not a number."""
+    """The statements computing ``sum(<comprehension>)`` (or another of FOLDS) before
+    ``stmt``, which then reads their result in place of ``call``; None where the call is not
+    one of them, or has more arguments than the items (``key=``, ``default=``) or a start that
+    is not a number."""
     func = call.func.id if isinstance(call.func, ast.Name) else ""
     fold, args = FOLDS.get(func), list(call.args)
     if fold is None or not args or not isinstance(args[0], fold.takes) or not eligible(args[0]):
@@ -350,12 +358,12 @@ def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | No
         start = None if len(args) > 1 or call.keywords else ast.Constant(None)
     if start is None:
         return None
-    name = f"__ac_{func}_{stmt.lineno}_{stmt.col_offset}"
+    name = f"__ac_{func}_{call.lineno}_{call.col_offset}"
     head, body_of, tail, spec = fold.build(name, stmt, start)
     loop = comp_loop(args[0], name, stmt, body_of, **spec)
     check = P.located(ast.Expr(P.call(BUILTIN, [P.load(func), ast.Constant(func)])), stmt)
     holder[0] = P.load(name)
-    return [check, *head, P.located(loop, stmt), *tail, stmt]
+    return [check, *head, P.located(loop, stmt), *tail]
 
 
 #: ``__ac_builtin(sum, "sum")``: the trace runs the region as written where the name is not
