@@ -41,11 +41,10 @@ become the same loop with an accumulator in place of the list, exactly as CPytho
 from __future__ import annotations
 
 import ast
-import builtins
-import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
+from astcompile.frontend import folds as F
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.spec import RET, BranchSpec, LoopSpec
 
@@ -115,7 +114,9 @@ def _lowered(stmt: ast.stmt, kept: set[str]) -> list[ast.stmt]:
     comp = holder[0] if holder else None
     if isinstance(comp, (ast.Call, ast.Tuple)):
         return _folds_in_order(stmt, holder)
-    if not isinstance(comp, ast.ListComp) or not eligible(comp) or not _kept(stmt, kept):
+    if not isinstance(comp, ast.ListComp) or holder.owner is not stmt:
+        return [stmt]
+    if not eligible(comp) or not _kept(stmt, kept):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
     start = P.store(name, ast.List([], ast.Load()), stmt)
@@ -138,12 +139,25 @@ def _first_evaluated(stmt: ast.stmt) -> list:
         return []
     if value is None:
         return []
-    owner, field = stmt, "value"
-    while isinstance(getattr(owner, field), ast.BinOp) and isinstance(
-        getattr(owner, field).left, ast.Call
-    ):
-        owner, field = getattr(owner, field), "left"
-    return _Slot(owner, field)
+    slot = _Slot(stmt, "value")
+    while (inner := _evaluated_first_in(slot[0])) is not None:
+        slot = _Slot(*inner)
+    return slot
+
+
+def _evaluated_first_in(node: ast.expr) -> tuple[Any, str | int] | None:
+    """Where in ``node`` a fold would be evaluated first (the node holding it, the field):
+    the left operand of an arithmetic operation, the first argument of ``f(...)`` or
+    ``math.f(...)`` that is not itself a fold (loading ``f`` does nothing else)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
+        return node, "left"
+    if not isinstance(node, ast.Call) or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    func = node.func
+    named = isinstance(func, ast.Name) and func.id not in F.FOLDS
+    if named or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return (node.args, 0) if isinstance(node.args[0], (ast.Call, ast.BinOp)) else None
+    return None
 
 
 def _folds_in_order(stmt: ast.stmt, holder: list) -> list[ast.stmt]:
@@ -185,17 +199,20 @@ class _Slot(list):
             setattr(self.owner, self.field, value)
 
 
-def eligible(comp: ast.ListComp | ast.GeneratorExp) -> bool:
+def eligible(comp: ast.ListComp | ast.GeneratorExp, worked: str = "element") -> bool:
+    """One plain ``for``, and array work in the element (``worked="element"``), or in the
+    element or a condition (``"anywhere"``: a fold's ``sum(1 for ... if x[i] > t)``)."""
     if len(comp.generators) != 1 or comp.generators[0].is_async:
         return False
     gen = comp.generators[0]
     names = _target_names(gen.target)
     inner = [comp.elt, *gen.ifs]
+    working = inner if worked == "anywhere" else [comp.elt]
     return (
         names is not None
         and _iterable(gen.iter)
         and not any(isinstance(n, _SCOPED) for part in inner for n in ast.walk(part))
-        and any(isinstance(n, _WORK) for n in ast.walk(comp.elt))
+        and any(isinstance(n, _WORK) for part in working for n in ast.walk(part))
     )
 
 
@@ -254,91 +271,7 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-# -- sum/max/min/any/all of a generator or comprehension: a loop with an accumulator ----------
-
-
-class _Fold(NamedTuple):
-    """How ``name(<comprehension>)`` becomes a loop: the start statements, the body made of the
-    item, the statements after the loop; the comprehensions it takes; ``start``: it takes a
-    start value (``sum``); ``filters``: it takes ``if`` clauses."""
-
-    build: Callable[[str, ast.stmt, ast.expr], tuple[list, Callable, list, dict]]
-    takes: tuple[type, ...]
-    start: bool = False
-    filters: bool = True
-
-
-def _sum(name: str, where: ast.stmt, start: ast.expr) -> tuple[list, Callable, list, dict]:
-    """``acc = start; acc = acc + item``: Python's order, from Python's ``0``."""
-    add = lambda elt: [P.store(name, ast.BinOp(P.load(name), ast.Add(), elt), where)]
-    return [P.store(name, start, where)], add, [], {"carried": (name,)}
-
-
-def _extreme(op: type) -> Callable:
-    """``max``/``min``: the first item, then each item ``op`` (``>``/``<``) the one kept, as
-    CPython compares (ties and NaN keep the earlier item); none raises Python's ValueError
-    (a run-time check: the region's statements raise it). The trace takes the first item on
-    its own (trace/loops.py ``first_alone``), so no ``if`` clause may skip it."""
-    word = "max" if op is ast.Gt else "min"
-
-    def build(name: str, where: ast.stmt, _: object) -> tuple[list, Callable, list, dict]:
-        empty, value = name.replace(word, "empty"), name.replace(word, "value")
-        better = ast.Compare(P.load(value), [op()], [P.load(name)])
-        test = ast.BoolOp(ast.Or(), [P.load(empty), better])
-        keep = [P.store(name, P.load(value), where), P.store(empty, ast.Constant(False), where)]
-        branch = ast.If(test, keep, [])
-        branch.ac_spec = BranchSpec(where.lineno, (empty, name))
-        body = lambda elt: [P.store(value, elt, where), branch]
-        error = ast.Call(P.load("ValueError"), [ast.Constant(_empty_message(word))], [])
-        raised = ast.Expr(P.call(P.RAISE_IF, [P.load(empty), P.lambda_of(error)]))
-        spec = {"carried": (empty, name), "unbound": (name,)}
-        return [P.store(empty, ast.Constant(True), where)], body, [P.located(raised, where)], spec
-
-    return build
-
-
-def _decided(found: bool) -> Callable:
-    """``any``/``all``: a Python bool, the loop stops at the first item that decides it (later
-    items are not evaluated, as in Python)."""
-
-    def build(name: str, where: ast.stmt, _: object) -> tuple[list, Callable, list, dict]:
-        word = "_any_" if found else "_all_"
-        brk, go = name.replace(word, "_brk_"), name.replace(word, "_go_")
-        stop = [P.store(name, ast.Constant(found), where), ast.Break()]
-        test = (lambda e: e) if found else (lambda e: ast.UnaryOp(ast.Not(), e))
-
-        def body(elt: ast.expr) -> list[ast.stmt]:
-            branch = P.located(ast.If(test(elt), stop, []), where)
-            branch.ac_spec = BranchSpec(where.lineno, (name, brk))
-            return [branch]
-
-        start = [P.store(name, ast.Constant(not found), where)]
-        return start, body, [], {"carried": (name, brk), "brk": brk, "go": go}
-
-    return build
-
-
-def _empty_message(word: str) -> str:
-    """Python's own words for ``max()`` of nothing (they change between versions)."""
-    try:
-        getattr(builtins, word)(())
-    except ValueError as error:
-        return str(error)
-    raise AssertionError(word)  # pragma: no cover - Python always raises
-
-
-_COMPS = (ast.GeneratorExp, ast.ListComp)
-#: Python >= 3.12 adds Python floats in ``sum`` with compensated summation, not in order.
-SUM_IN_ORDER = sys.version_info < (3, 12)
-#: The builtins whose comprehension argument becomes a loop (rules as data). ``any``/``all``
-#: take generators only: a list comprehension evaluates every item before the first test.
-FOLDS = {
-    **({"sum": _Fold(_sum, _COMPS, start=True)} if SUM_IN_ORDER else {}),
-    "max": _Fold(_extreme(ast.Gt), _COMPS, filters=False),
-    "min": _Fold(_extreme(ast.Lt), _COMPS, filters=False),
-    "any": _Fold(_decided(True), (ast.GeneratorExp,)),
-    "all": _Fold(_decided(False), (ast.GeneratorExp,)),
-}
+# -- sum/max/min/any/all of a generator or comprehension (frontend/folds.py) ------------------
 
 
 def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | None:
@@ -347,13 +280,13 @@ def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | No
     one of them, or has more arguments than the items (``key=``, ``default=``) or a start that
     is not a number."""
     func = call.func.id if isinstance(call.func, ast.Name) else ""
-    fold, args = FOLDS.get(func), list(call.args)
-    if fold is None or not args or not isinstance(args[0], fold.takes) or not eligible(args[0]):
+    fold, args = F.FOLDS.get(func), list(call.args)
+    if not (fold and args and isinstance(args[0], fold.takes) and eligible(args[0], "anywhere")):
         return None
     if args[0].generators[0].ifs and not fold.filters:
         return None
     if fold.start:
-        start = _start(args[1:], call.keywords)
+        start = F.start_of(args[1:], call.keywords)
     else:  # ``key=``, ``default=``: Python's own call
         start = None if len(args) > 1 or call.keywords else ast.Constant(None)
     if start is None:
@@ -361,21 +294,6 @@ def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | No
     name = f"__ac_{func}_{call.lineno}_{call.col_offset}"
     head, body_of, tail, spec = fold.build(name, stmt, start)
     loop = comp_loop(args[0], name, stmt, body_of, **spec)
-    check = P.located(ast.Expr(P.call(BUILTIN, [P.load(func), ast.Constant(func)])), stmt)
+    check = P.located(ast.Expr(P.call(F.BUILTIN, [P.load(func), ast.Constant(func)])), stmt)
     holder[0] = P.load(name)
     return [check, *head, P.located(loop, stmt), *tail]
-
-
-#: ``__ac_builtin(sum, "sum")``: the trace runs the region as written where the name is not
-#: Python's builtin (``from numpy import *`` binds ``sum``, ``max``, ``any``...).
-BUILTIN = "__ac_builtin"
-
-
-def _start(rest: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr | None:
-    """``sum``'s start: ``0``, or a literal number given (None for anything else)."""
-    given = rest + [k.value for k in keywords if k.arg == "start"]
-    if len(given) != len(rest) + len(keywords) or len(given) > 1:
-        return None
-    start = given[0] if given else ast.Constant(0)
-    ok = isinstance(start, ast.Constant) and type(start.value) in (int, float)
-    return start if ok else None

@@ -22,7 +22,8 @@ import copy
 import re
 
 from astcompile.frontend import lowering_parts as P
-from astcompile.frontend.comprehensions import FOLDS, lower_comprehensions
+from astcompile.frontend.comprehensions import lower_comprehensions
+from astcompile.frontend.folds import FOLDS
 from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
 IF, WHILE = "__ac_if", "__ac_while"
