@@ -91,6 +91,14 @@ def count_above(x, t):
     return n
 
 
+def per_row_max_of_first(a, k):
+    out = np.zeros(a.shape[0])
+    for j in range(a.shape[0]):
+        m = max(a[j, i] for i in range(k))
+        out[j] = m
+    return out
+
+
 def keyed(x):
     return max((x[i] for i in range(len(x))), key=abs)
 
@@ -114,7 +122,8 @@ FOLDED = {
         (np.array([0.0, -0.0, 1.0]),),
         (np.arange(12, dtype=np.int32),),
     ],
-    per_row_max: [(np.arange(60.0).reshape(5, 12),)],
+    per_row_max: [(np.arange(60.0).reshape(5, 12),), (np.ones((3, 0)),), (np.ones((0, 4)),)],
+    per_row_max_of_first: [(np.arange(60.0).reshape(5, 12), 7), (np.ones((3, 4)), 0)],
     keyed: [(np.arange(-5.0, 3.0),)],
     count_positive: [(np.arange(-5.0, 30.0),), (np.ones(0),)],
     any_negative_nonzero: [(np.zeros(30),), (np.arange(-3.0, 30.0),)],
@@ -133,6 +142,7 @@ FOLD_LOOPS = {
     all_pos: (np.ones((100, 3)),),
     mean_of_squares: (np.linspace(-1.0, 1.0, 401),),
     root_sum_square: (np.arange(300.0),),
+    per_row_max: (np.arange(600.0).reshape(3, 200),),
     count_above: (np.arange(300.0), 100.0),
 }
 

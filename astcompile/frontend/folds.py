@@ -11,7 +11,6 @@ and ``all`` stop at the item that decides and give a bool.
 from __future__ import annotations
 
 import ast
-import builtins
 import sys
 from collections.abc import Callable
 from typing import NamedTuple
@@ -39,9 +38,11 @@ def _sum(name: str, where: ast.stmt, start: ast.expr) -> tuple[list, Callable, l
 
 def _extreme(op: type) -> Callable:
     """``max``/``min``: the first item, then each item ``op`` (``>``/``<``) the one kept, as
-    CPython compares (ties and NaN keep the earlier item); none raises Python's ValueError
-    (a run-time check: the region's statements raise it). The trace takes the first item on
-    its own (trace/loops.py ``first_alone``), so no ``if`` clause may skip it."""
+    CPython compares (ties and NaN keep the earlier item). The result starts unbound: the
+    trace takes the first item on its own (trace/loops.py ``first_alone``), so no ``if``
+    clause may skip it, and never compiles a loop that leaves it unbound (no items): a
+    run-time check that the loop runs hands such a call to the region's statements, which
+    raise Python's ValueError."""
     word = "max" if op is ast.Gt else "min"
 
     def build(name: str, where: ast.stmt, _: object) -> tuple[list, Callable, list, dict]:
@@ -52,10 +53,8 @@ def _extreme(op: type) -> Callable:
         branch = ast.If(test, keep, [])
         branch.ac_spec = BranchSpec(where.lineno, (empty, name))
         body = lambda elt: [P.store(value, elt, where), branch]
-        error = ast.Call(P.load("ValueError"), [ast.Constant(_empty_message(word))], [])
-        raised = ast.Expr(P.call(P.RAISE_IF, [P.load(empty), P.lambda_of(error)]))
         spec = {"carried": (empty, name), "unbound": (name,)}
-        return [P.store(empty, ast.Constant(True), where)], body, [P.located(raised, where)], spec
+        return [P.store(empty, ast.Constant(True), where)], body, [], spec
 
     return build
 
@@ -79,15 +78,6 @@ def _decided(found: bool) -> Callable:
         return start, body, [], {"carried": (name, brk), "brk": brk, "go": go}
 
     return build
-
-
-def _empty_message(word: str) -> str:
-    """Python's own words for ``max()`` of nothing (they change between versions)."""
-    try:
-        getattr(builtins, word)(())
-    except ValueError as error:
-        return str(error)
-    raise AssertionError(word)  # pragma: no cover - Python always raises
 
 
 COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp)
