@@ -4,7 +4,8 @@ A comprehension or generator over ``n`` items (``[x[i:i + k].mean() for i in ran
 run as Python by the tracer, one copy of its line per item; past the per-line budget
 (trace/context.py, ``LINE_BUDGET``: 12 reductions or 400 operations) its region ran as
 written (GB021). A list comprehension of array work is now lowered to one loop appending to a
-list (frontend/comprehensions.py). Each case runs in a new process on an empty cache, twice in
+list, and ``sum``/``max``/``min``/``any``/``all`` of a generator to one loop with an
+accumulator (frontend/comprehensions.py). Each case runs in a new process on an empty cache, twice in
 the same run: "before" with the lowering off (``comprehensions.ENABLED = False``), "after" with
 it on. Columns: the compiled first call (build included) in seconds, then steady state (best
 call after 30 calls, when tiering has chosen) of the compiled function and of the plain one, in
@@ -38,6 +39,18 @@ def windowed_max_total(x, n):
     return sum(x[i : i + 3].max() for i in range(n))
 
 
+def ssd(a, b):
+    return sum((a[i] - b[i]) ** 2 for i in range(a.shape[0]))
+
+
+def biggest_window(x, w):
+    return max(x[i : i + w].sum() for i in range(len(x) - w + 1))
+
+
+def any_neg(rows):
+    return any(rows[i].min() < 0 for i in range(rows.shape[0]))
+
+
 def windowed_sum(x):
     s = 0.0
     for i in range(200):
@@ -50,9 +63,19 @@ CASES = {
     "window_means": (window_means, lambda n: (np.arange(n + 4.0), 5)),
     "row_sums": (row_sums, lambda n: (np.ones((n, 100)),)),
     "windowed_max_total": (windowed_max_total, lambda n: (np.arange(n + 3.0), n)),
+    "ssd": (ssd, lambda n: (np.arange(n, dtype=float), np.ones(n))),
+    "biggest_window": (biggest_window, lambda n: (np.sin(np.arange(n + 4.0)), 5)),
+    "any_neg": (any_neg, lambda n: (np.ones((n, 10)),)),
     "for loop (range(200))": (windowed_sum, lambda n: (np.arange(210.0),)),
 }
-SIZES = {"window_means": (16, 56, 500), "row_sums": (64,), "windowed_max_total": (200,)}
+SIZES = {
+    "window_means": (16, 56, 500),
+    "row_sums": (64,),
+    "windowed_max_total": (200,),
+    "ssd": (16, 1000),
+    "biggest_window": (500,),
+    "any_neg": (200,),
+}
 
 _CHILD = """
 import json, time

@@ -211,6 +211,10 @@ def windowed_max_total(x, n):
     return sum(x[i : i + 3].max() for i in range(n))
 
 
+def windowed_maxima(x, n):
+    return tuple(x[i : i + 3].max() for i in range(n))
+
+
 def row_sums(a):
     return [a[i].sum() for i in range(a.shape[0])]
 
@@ -220,9 +224,11 @@ def scaled_items(x):
 
 
 #: Python iteration the trace runs as Python, over many items: a copy of the line per item.
-MANY_ITEMS = [(windowed_max_total, (np.arange(100.0), 90))]
-#: List comprehensions of array work: one loop (frontend/comprehensions.py), any item count.
+MANY_ITEMS = [(windowed_maxima, (np.arange(100.0), 90))]
+#: List comprehensions of array work, and sum/max/min/any/all of such generators: one loop
+#: (frontend/comprehensions.py), any item count.
 MANY_ITEMS_LOOPED = [
+    (windowed_max_total, (np.arange(100.0), 90)),
     (window_means, (np.arange(200.0), 5)),
     (row_sums, (np.ones((60, 7)),)),
     (scaled_items, (np.arange(300.0),)),
@@ -248,8 +254,8 @@ def test_python_iteration_over_many_items_is_not_unrolled(fn, args, backend):
     "fn, args", MANY_ITEMS_LOOPED, ids=[fn.__name__ for fn, _ in MANY_ITEMS_LOOPED]
 )
 def test_list_comprehensions_over_many_items_are_one_loop(fn, args, backend):
-    """The comprehension is lowered to a loop appending to a list: one small graph, no break,
-    whatever the item count."""
+    """The comprehension is lowered to a loop appending to a list (or adding to a sum): one
+    small graph, no break, whatever the item count."""
     assert_same_calls(fn, [args, args], backend)
     out = astcompile.explain(astcompile.compile(fn, backend="eager"), *args)
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)

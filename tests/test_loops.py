@@ -287,6 +287,28 @@ def test_a_loop_that_runs_zero_times_runs_the_plain_statements_not_a_recompile()
     assert region.stats.eager_calls == 1 and region.stats.compiled_calls >= 2
 
 
+def int_sum_of_floats(x, n):
+    s = 0
+    for i in range(n):
+        s = s + x[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_of_an_int_count_that_changes_a_type_compiles(backend):
+    """``s = 0`` becomes a float64 when the loop runs, stays the int 0 when it does not: the
+    loop compiles with a check that it runs (before, it stayed in Python), and a zero-trip
+    call runs the region's statements, which return Python's int."""
+    calls = [(np.arange(9.0), 7), (np.arange(9.0), 0), (np.arange(9.0), -2), (np.arange(9.0), 3)]
+    assert_same_calls(int_sum_of_floats, calls, backend=backend)
+    compiled = astcompile.compile(int_sum_of_floats, backend=backend)
+    compiled(np.arange(9.0), 7)
+    assert compiled.python_loops == set()
+    assert _loop_region(compiled).stats.compiled_calls > 0
+    got = compiled(np.arange(9.0), 0)
+    assert got == 0 and type(got) is int
+
+
 # -- a return inside a loop -------------------------------------------------------------------------
 
 

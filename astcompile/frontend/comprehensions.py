@@ -21,16 +21,30 @@ attribute), so nothing the statement evaluates moves past them. Which ones (rule
 one ``for`` over ``range``/``enumerate``/``zip`` or a name, an element doing array work (a call
 or a subscript), no nested scope or walrus inside, and not a literal range of at most
 ``SMALL_RANGE`` items (those unroll cheaply, and each copy sees its constant index).
-Generators, and lists used other than returned, measured (``len``) or indexed (handed to
-``sum``, ``np.array``, a helper, iterated by a ``for``: ``_used_only_as_a_list``), are not
-lowered here: a grown list does not iterate in the trace, and no target lowers an array of its
-run-time length, so the region traces them as before.
+Lists used other than returned, measured (``len``) or indexed (handed to ``np.array``, a
+helper, iterated by a ``for``: ``_used_only_as_a_list``), are not lowered here: a grown list
+does not iterate in the trace, and no target lowers an array of its run-time length, so the
+region traces them as before.
+
+``sum``, ``max``, ``min``, ``any`` and ``all`` of a generator or a list comprehension (FOLDS)
+become the same loop with an accumulator in place of the list, exactly as CPython folds:
+
+    return sum((a[i] - b[i]) ** 2 for i in range(n))
+
+    __ac_builtin(sum, 'sum')                  # the name is Python's sum, or runs as written
+    __ac_sum_7_11 = 0
+    for __ac_sum_7_11_i in range(n):
+        __ac_sum_7_11 = __ac_sum_7_11 + (a[__ac_sum_7_11_i] - b[__ac_sum_7_11_i]) ** 2
+    return __ac_sum_7_11
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
+from astcompile.frontend import folds as F
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.spec import RET, BranchSpec, LoopSpec
 
@@ -96,53 +110,109 @@ def _assigns_the_result(node: ast.AST | None) -> bool:
 
 
 def _lowered(stmt: ast.stmt, kept: set[str]) -> list[ast.stmt]:
-    holder = _first_evaluated(stmt, kept)
+    holder = _first_evaluated(stmt)
     comp = holder[0] if holder else None
-    if not isinstance(comp, ast.ListComp) or not _eligible(comp):
+    if isinstance(comp, (ast.Call, ast.Tuple)):
+        return _folds_in_order(stmt, holder)
+    if not isinstance(comp, ast.ListComp) or holder.owner is not stmt:
+        return [stmt]
+    if not eligible(comp) or not _kept(stmt, kept):
         return [stmt]
     name = f"__ac_list_{stmt.lineno}_{stmt.col_offset}"
     start = P.store(name, ast.List([], ast.Load()), stmt)
-    loop = _loop(comp, name, stmt)
+    method = ast.Attribute(P.load(name), "append", ast.Load())
+    loop = comp_loop(comp, name, stmt, lambda elt: [ast.Expr(ast.Call(method, [elt], []))])
     holder[0] = P.load(name)
     return [start, P.located(loop, stmt), stmt]
 
 
-def _first_evaluated(stmt: ast.stmt, kept: set[str]) -> list:
-    """A one-item list whose item is the expression ``stmt`` evaluates first, when its value
-    leaves as a list: the value of a ``return``, or of ``name = ...`` where every read of
-    ``name`` is one of ``kept``; empty for other statements."""
+def _first_evaluated(stmt: ast.stmt) -> list:
+    """A one-item list whose item is the expression ``stmt`` evaluates first: the value of a
+    ``return`` or of ``name = ...``, or the left operand of an arithmetic value (``return
+    sum(...) / n``); empty for other statements."""
     value = getattr(stmt, "value", None)
-    if isinstance(stmt, ast.Return) and value is not None:
-        return _Slot(stmt)
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    if value is None or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or len(targets) != 1:
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return []
+    elif not isinstance(stmt, ast.Return):
         return []
-    target = targets[0]
-    return _Slot(stmt) if isinstance(target, ast.Name) and target.id in kept else []
+    if value is None:
+        return []
+    slot = _Slot(stmt, "value")
+    while (inner := _evaluated_first_in(slot[0])) is not None:
+        slot = _Slot(*inner)
+    return slot
+
+
+def _evaluated_first_in(node: ast.expr) -> tuple[Any, str | int] | None:
+    """Where in ``node`` a fold would be evaluated first (the node holding it, the field):
+    the left operand of an arithmetic operation, the first argument of ``f(...)`` or
+    ``math.f(...)`` that is not itself a fold (loading ``f`` does nothing else)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
+        return node, "left"
+    if not isinstance(node, ast.Call) or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    func = node.func
+    named = isinstance(func, ast.Name) and func.id not in F.FOLDS
+    if named or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return (node.args, 0) if isinstance(node.args[0], (ast.Call, ast.BinOp)) else None
+    return None
+
+
+def _folds_in_order(stmt: ast.stmt, holder: list) -> list[ast.stmt]:
+    """The fold in ``holder`` as a loop before ``stmt``; of a tuple (``return max(...),
+    min(...)``), each item's while those before it were folds (Python evaluates them in
+    order, and nothing else in between)."""
+    slots = [holder]
+    if isinstance(holder[0], ast.Tuple):
+        slots = [_Slot(holder[0].elts, k) for k in range(len(holder[0].elts))]
+    before: list[ast.stmt] = []
+    for slot in slots:
+        done = _folded(stmt, slot, slot[0]) if isinstance(slot[0], ast.Call) else None
+        if done is None:
+            break
+        before += done
+    return [*before, stmt]
+
+
+def _kept(stmt: ast.stmt, kept: set[str]) -> bool:
+    """A list's value leaves as a list: returned, or assigned to a name only kept as one."""
+    if isinstance(stmt, ast.Return):
+        return True
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+    return target.id in kept
 
 
 class _Slot(list):
-    """``stmt.value`` as a one-item list: reading and replacing it in place."""
+    """``owner.<field>`` (or ``owner[field]``, an item of a list) as a one-item list: reading
+    and replacing it in place."""
 
-    def __init__(self, stmt: ast.stmt) -> None:
-        super().__init__([stmt.value])
-        self.stmt = stmt
+    def __init__(self, owner: Any, field: str | int) -> None:
+        self.owner, self.field = owner, field
+        super().__init__([owner[field] if isinstance(field, int) else getattr(owner, field)])
 
     def __setitem__(self, index: int, value: ast.expr) -> None:
-        self.stmt.value = value
+        if isinstance(self.field, int):
+            self.owner[self.field] = value
+        else:
+            setattr(self.owner, self.field, value)
 
 
-def _eligible(comp: ast.ListComp) -> bool:
+def eligible(comp: ast.ListComp | ast.GeneratorExp, worked: str = "element") -> bool:
+    """One plain ``for``, and array work in the element (``worked="element"``), or in the
+    element or a condition (``"anywhere"``: a fold's ``sum(1 for ... if x[i] > t)``)."""
     if len(comp.generators) != 1 or comp.generators[0].is_async:
         return False
     gen = comp.generators[0]
     names = _target_names(gen.target)
     inner = [comp.elt, *gen.ifs]
+    working = inner if worked == "anywhere" else [comp.elt]
     return (
         names is not None
         and _iterable(gen.iter)
         and not any(isinstance(n, _SCOPED) for part in inner for n in ast.walk(part))
-        and any(isinstance(n, _WORK) for n in ast.walk(comp.elt))
+        and any(isinstance(n, _WORK) for part in working for n in ast.walk(part))
     )
 
 
@@ -167,21 +237,27 @@ def _iterable(it: ast.expr) -> bool:
     return len(literal) != len(it.args) or len(range(*literal)) > SMALL_RANGE
 
 
-def _loop(comp: ast.ListComp, name: str, stmt: ast.stmt) -> ast.For:
-    """``for <renamed target> in <iter>: [if ...:] name.append(<elt>)``, planned."""
+def comp_loop(
+    comp: ast.ListComp | ast.GeneratorExp,
+    name: str,
+    stmt: ast.stmt,
+    body_of: Callable[[ast.expr], list[ast.stmt]],
+    carried: tuple[str, ...] = (),
+    **spec: Any,
+) -> ast.For:
+    """``for <renamed target> in <iter>: [if ...:] <body_of(renamed elt)>``, planned as a loop
+    carrying ``carried`` (``spec``: more LoopSpec fields)."""
     gen = comp.generators[0]
     renames = {n: f"{name.replace('list', 'item')}_{n}" for n in _target_names(gen.target)}
     renamer = _Rename(renames)
-    method = ast.Attribute(P.load(name), "append", ast.Load())
-    append = ast.Expr(ast.Call(method, [renamer.visit(comp.elt)], []))
-    body: list[ast.stmt] = [append]
+    body = body_of(renamer.visit(comp.elt))
     for test in reversed(gen.ifs):
         branch = ast.If(renamer.visit(test), body, [])
-        branch.ac_spec = BranchSpec(stmt.lineno, ())
+        branch.ac_spec = BranchSpec(stmt.lineno, carried)
         body = [branch]
     loop = ast.For(renamer.visit(gen.target), gen.iter, body, [])
     first = next(iter(renames.values()))
-    loop.ac_spec = LoopSpec(stmt.lineno, first, (), unrolled=True)
+    loop.ac_spec = LoopSpec(stmt.lineno, first, carried, unrolled=True, **spec)
     return loop
 
 
@@ -193,3 +269,31 @@ class _Rename(ast.NodeTransformer):
         if node.id in self.renames:
             return ast.copy_location(ast.Name(self.renames[node.id], node.ctx), node)
         return node
+
+
+# -- sum/max/min/any/all of a generator or comprehension (frontend/folds.py) ------------------
+
+
+def _folded(stmt: ast.stmt, holder: list, call: ast.Call) -> list[ast.stmt] | None:
+    """The statements computing ``sum(<comprehension>)`` (or another of FOLDS) before
+    ``stmt``, which then reads their result in place of ``call``; None where the call is not
+    one of them, or has more arguments than the items (``key=``, ``default=``) or a start that
+    is not a number."""
+    func = call.func.id if isinstance(call.func, ast.Name) else ""
+    fold, args = F.FOLDS.get(func), list(call.args)
+    if not (fold and args and isinstance(args[0], fold.takes) and eligible(args[0], "anywhere")):
+        return None
+    if args[0].generators[0].ifs and not fold.filters:
+        return None
+    if fold.start:
+        start = F.start_of(args[1:], call.keywords)
+    else:  # ``key=``, ``default=``: Python's own call
+        start = None if len(args) > 1 or call.keywords else ast.Constant(None)
+    if start is None:
+        return None
+    name = f"__ac_{func}_{call.lineno}_{call.col_offset}"
+    head, body_of, tail, spec = fold.build(name, stmt, start)
+    loop = comp_loop(args[0], name, stmt, body_of, **spec)
+    check = P.located(ast.Expr(P.call(F.BUILTIN, [P.load(func), ast.Constant(func)])), stmt)
+    holder[0] = P.load(name)
+    return [check, *head, P.located(loop, stmt), *tail]

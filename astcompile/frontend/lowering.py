@@ -23,6 +23,7 @@ import re
 
 from astcompile.frontend import lowering_parts as P
 from astcompile.frontend.comprehensions import lower_comprehensions
+from astcompile.frontend.folds import FOLDS
 from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
 IF, WHILE = "__ac_if", "__ac_while"
@@ -40,16 +41,17 @@ CREATION_NAMES = frozenset(
 #: a match only costs building the body as written too).
 _ROUTED = re.compile(
     r"\b(assert|if|"
-    + "|".join(sorted(P.SCALAR_BUILTINS | P.MATH_FUNCTIONS | CREATION_NAMES))
+    + "|".join(sorted(P.SCALAR_BUILTINS | P.MATH_FUNCTIONS | CREATION_NAMES | FOLDS.keys()))
     + r")\b"
 )
 
 
 def routed_calls(source: str) -> bool:
     """Whether lowering ``source`` may call the tracer's helpers (``__ac_scalar``,
-    ``__ac_create``, ``__ac_if``, ``__ac_assert``) where the user's text calls NumPy or Python
-    directly: then a plain run uses the body as written, so that NumPy's warnings and a
-    traceback name the user's line, not a frame of ours."""
+    ``__ac_create``, ``__ac_if``, ``__ac_assert``, a ``sum`` folded into a loop) where the
+    user's text calls NumPy or Python directly: then a plain run uses the body as written, so
+    that NumPy's warnings and a traceback name the user's line, not a frame of ours, and a
+    ``sum`` is Python's own."""
     return _ROUTED.search(source) is not None
 
 

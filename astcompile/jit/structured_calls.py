@@ -27,6 +27,7 @@ _TARGETS = {
     "__ac_not": ("astcompile.trace.control", "ac_not"),
     "__ac_assert": ("astcompile.trace.control", "ac_assert"),
     "__ac_raise_if": ("astcompile.trace.control", "ac_raise_if"),
+    "__ac_builtin": ("astcompile.trace.control", "ac_builtin"),
 }
 
 

@@ -16,6 +16,7 @@ code stops with ``AssertionError`` where Python would.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -161,6 +162,13 @@ def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:
             TraceReason.NOT_SUPPORTED, "a raise in a loop that stores into arrays runs in Python"
         )
     check(negate(raised), RUN_PLAIN, "the loop raised: the region's statements raise it")
+
+
+def ac_builtin(value: Any, name: str) -> None:
+    """A ``sum``/``max``/... of a comprehension lowered to a loop (frontend/comprehensions.py)
+    is that builtin's only where the name means it: else the region runs as written."""
+    if value is not getattr(builtins, name):
+        raise TraceBreak(TraceReason.NOT_SUPPORTED, f"`{name}` is not Python's builtin {name}()")
 
 
 def check(ok: Any, exception: str, message: str) -> None:

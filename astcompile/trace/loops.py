@@ -63,7 +63,7 @@ def ac_for(
     not trace runs as Python, a copy of the body per item (a comprehension's loop,
     frontend/comprehensions.py: what the trace did with the comprehension itself)."""
     try:
-        return _for(body, bounds, tuple(carried), brk, peeled=False)
+        return _for(body, bounds, tuple(carried), brk, peeled=False, first_alone=unrolled)
     except TraceBreak:
         if not unrolled:
             raise
@@ -74,14 +74,21 @@ def ac_for(
 
 
 def _for(
-    body: Callable, bounds: Sequence[Any], init: tuple, brk: int | None, peeled: bool
+    body: Callable,
+    bounds: Sequence[Any],
+    init: tuple,
+    brk: int | None,
+    peeled: bool,
+    first_alone: bool = False,
 ) -> tuple:
     if not is_tracing() or (brk is None and unrolls(bounds)):
         return _python_for(body, bounds, init, brk)
     local_lists.adopt(body, current().given, flat=not growing_lists.takes(body, bounds))
     cells = growing_lists.cells(body, bounds)  # before the watch holds their lists too
     with escapes.unchanged(body, "loop body"):
-        trace = lambda b, values, names: _trace_loop(b, bounds, values, brk, peeled, names)
+        trace = lambda b, values, names: _trace_loop(
+            b, bounds, values, brk, peeled, names, first_alone
+        )
         return growing_lists.run_for(body, cells, bounds, init, trace)
 
 
@@ -188,7 +195,11 @@ def _trace_loop(
     brk: int | None,
     peeled: bool,
     names: user_names.BodyNames | None = None,
+    first_alone: bool = False,
 ) -> tuple:
+    """``first_alone``: a variable the loop binds (UNBOUND) is read from the second
+    iteration on (a comprehension's ``max``, frontend/comprehensions.py), so the first
+    iteration is traced on its own, then the loop from the second."""
     ctx = current()
     bounds = tuple(bounds)
     if len(bounds) == 1:
@@ -198,6 +209,8 @@ def _trace_loop(
     if isinstance(bounds[2], int) and bounds[2] == 0:
         raise ValueError("range() arg 3 must not be zero")
     bound_nodes = [_bound(b) for b in bounds]
+    if first_alone and not peeled and any(v is UNBOUND for v in init):
+        return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
 
     def step(ivar: Any, values: tuple) -> tuple:
         outs = tuple(body(IB.bounded(ivar, IB.range_bounds(*bounds)), *values))
@@ -275,14 +288,14 @@ def _first_iteration(
 ) -> tuple:
     """``first(*init)`` if the loop runs; ``runs`` is None when only the running code knows,
     and then the variable's type after the loop depends on it (trace/carried.py). A variable
-    the loop binds (UNBOUND before it) is bound when it runs at all: ``must_run`` adds the
+    the loop binds (UNBOUND before it) is bound, and one whose type it changes (``s = 0``
+    then ``s = s + x[i]``) has the new type, when it runs at all: ``must_run`` adds the
     run-time check that it does, whose failure runs the plain statements (ir/checks.py)."""
     if peeled:
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type"
         )
-    unbound = any(v is UNBOUND for v in init)
-    if (runs is None or _is_runtime_value(runs)) and unbound and must_run and must_run():
+    if (runs is None or _is_runtime_value(runs)) and must_run and must_run():
         return first(*init)
     if runs is None or _is_runtime_value(runs):
         what = "binds" if any(v is UNBOUND for v in init) else "changes the type of"
