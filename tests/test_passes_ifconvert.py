@@ -186,3 +186,11 @@ def sums_with_calls(x):
 
 def test_a_side_dearer_than_a_misprediction_keeps_its_branch():
     assert Op.IF in _converted(sums_with_calls, _data())
+
+
+def test_a_value_bound_in_each_arm_becomes_a_select():
+    """``if t < 0: y = t * t else: y = 2 * t + 1`` then ``out[i] = y``: one select, no IF (the
+    loop did not compile at all before: ``y`` was unbound before the ``if``)."""
+    x = _data()
+    converted = _converted(signed_zeros, x, np.empty_like(x))
+    assert Op.IF not in converted and Op.WHERE in converted
