@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 from graphs import all_nodes, passed, traced
 from test_loops import clip_each
 
@@ -225,6 +225,15 @@ def stores_on_one_side(x, out):
     return out
 
 
+def flags_into(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = 7
+        else:
+            out[i] = -1
+    return out
+
+
 def test_a_branch_storing_one_element_either_way_stores_a_select():
     """``if/elif/else`` each storing ``out[i]`` (a clip as people write it): one STORE of a
     select, no IF (it was a branch per element, a misprediction on a third of them)."""
@@ -252,3 +261,6 @@ def test_stores_of_a_select_give_numpys_answer(backend):
     assert np.signbit(got).sum() == np.signbit(stores_and_counts(x, np.ones_like(x))[0]).sum()
     assert_same(stores_elsewhere, x, np.zeros_like(x), np.ones_like(x), backend=backend)
     assert_same(stores_on_one_side, _f32(x), np.zeros(len(x), np.float32), backend=backend)
+    assert Op.IF not in _converted(flags_into, x, np.zeros(len(x), np.int8))
+    calls = [(x, np.zeros(len(x), np.int8)), (x, np.zeros(len(x) - 3, np.uint16))]  # IndexError
+    assert_same_calls(flags_into, calls, backend=backend)
