@@ -116,6 +116,42 @@ def newton_sqrt(values, tol, maxit):
     return out
 
 
+def clip_branches(x, lo, hi):
+    """A clip written as ``if``/``elif``/``else``, each arm storing into the output."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < lo:
+            out[i] = lo
+        elif v > hi:
+            out[i] = hi
+        else:
+            out[i] = v
+    return out
+
+
+def piecewise(x):
+    """A piecewise function: ``y`` first bound in the arms of an ``if`` on the element."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        t = x[i]
+        if t < 0.0:
+            y = t * t
+        else:
+            y = 2.0 * t + 1.0
+        out[i] = y
+    return out
+
+
+def count_above(a, t):
+    """A count of the elements above a threshold: an integer bumped under an ``if``."""
+    n = 0
+    for i in range(a.shape[0]):
+        if a[i] > t:
+            n += 1
+    return n
+
+
 @dataclass
 class LoopCase:
     name: str
@@ -149,6 +185,10 @@ def _signal(quick: bool, rng: np.random.Generator) -> list:
     return [x, d, 0.01, taps]
 
 
+def _clip_args(quick: bool, rng: np.random.Generator) -> list:
+    return [rng.standard_normal(65_536 if quick else 262_144), -0.5, 0.5]
+
+
 LOOP_CASES = [
     LoopCase("1-D spring chain (n=4000, 10 steps)", spring_chain, _chain),
     LoopCase(
@@ -167,6 +207,17 @@ LOOP_CASES = [
         "scalar branch per element, summed (262k)",
         branchy_sum,
         lambda q, r: [r.random(65_536 if q else 262_144)],
+    ),
+    LoopCase("branch: clip as if/elif/else stores (262k)", clip_branches, _clip_args),
+    LoopCase(
+        "branch: piecewise, y bound in both arms (262k)",
+        piecewise,
+        lambda q, r: [r.standard_normal(65_536 if q else 262_144)],
+    ),
+    LoopCase(
+        "branch: count above a threshold (262k)",
+        count_above,
+        lambda q, r: [r.standard_normal(65_536 if q else 262_144), 0.3],
     ),
     LoopCase(
         "Newton sqrt, while loop (100k)",

@@ -140,6 +140,21 @@ def test_scalar_accumulation_loop(backend):
     assert "for (int64_t i_" in fn.c_source
 
 
+def test_one_buffer_holds_the_error_words_and_the_selectors(backend):
+    """A call allocates one status buffer, not one for the error and one for the selectors (an
+    ``np.empty`` and a ``from_buffer`` less on every call of every compiled loop)."""
+    g = G()
+    x, n = g.array("x", F8, (None,)), g.scalar("n")
+    acc0 = g.const(0.0, F8)
+    i, (acc,) = g.loop_vars(("acc", acc0))
+    new = g.binary(Op.ADD, acc, g.at(x, i))
+    loop = g.loop(g.const(0), n, g.const(1), [i, acc], [new], [], inits=[acc0], captured=[x])
+    graph = g.graph([g.result(loop, 0, acc)], [loop])
+    c, decl, wrapper = region_source(graph, generate_structured(graph))
+    assert decl.count("void*") == 3  # x, the sum, the status words
+    assert "int64_t* sel = err + 4;" in c and wrapper.source().count("_empty(") == 2
+
+
 def _scatter_graph():
     """for i in range(start, stop): y[i] = x[-1 - i] * 2  (negative indices, bounds checks)."""
     g = G()

@@ -60,6 +60,25 @@ def test_an_entry_returns_graph_outputs_the_argument_itself_and_constants():
     assert same is x and three == 3
 
 
+def mixed(x, start):
+    s = start * 2.0  # a Python float from a Python float, a NumPy one from NumPy's
+    return (s, [x.sum(), x], start)
+
+
+def test_an_entry_rebuilds_its_results_without_walking_the_template_per_call():
+    """The template becomes one function per entry (it was walked at every call: 0.6 us of a
+    compiled loop's 3 us call): Python and NumPy scalars as the plain body gives them,
+    tuples and lists nested, the argument itself."""
+    x = np.array([0.2, 0.7, 0.9])
+    entry = _entry(mixed, x, 0.5)
+    assert callable(entry.rebuild)
+    for args in [(x, 0.5), (x[:1], 1.5)]:
+        got, expected = entry(entry.bind(args, mixed), args), mixed(*args)
+        assert [type(v) for v in got] == [type(v) for v in expected]
+        assert got[0] == expected[0] and type(got[1][0]) is type(expected[1][0])
+        assert got[1][1] is args[0] and got[2] is args[1]
+
+
 def test_a_plain_entry_returns_its_arrays_as_a_tuple():
     x = np.arange(5.0)
     entry = _entry(head, x)

@@ -7,6 +7,7 @@ import pytest
 from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
+from bench.loop_kernels import piecewise
 
 
 def spring_chain(x, k, rest):
@@ -563,3 +564,50 @@ def test_a_body_traced_again_counts_once_against_its_lines_budget(backend):
     assert_same_calls(seven_statistics, calls, backend)
     out = astcompile.explain(astcompile.compile(seven_statistics, backend="eager"), *calls[0])
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+
+
+def summed_pieces(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            y = x[i] * x[i]
+        elif x[i] > -1.0:
+            y = -x[i]
+        else:
+            y = 2.0 * x[i] + 1.0
+        s += y
+    return s
+
+
+def read_before_bound(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0.0:
+            y = x[i]
+        else:
+            y = y + 1.0  # the first element not above 0 reads y from the iteration before
+        out[i] = y
+    return out
+
+
+BOUND_IN_ARMS = np.array([0.3, np.nan, -0.0, 0.0, np.inf, -np.inf, 0.7, 1.0, -2.5, 1e308, 0.5])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_name_every_arm_binds_need_not_be_bound_before_the_if(backend):
+    """``y`` first bound in each arm (``if x < 0: y = ... else: y = ...``), as people write a
+    piecewise function: the loop compiles (before, the ``if`` stayed in Python and its loop
+    ran as written, slower than plain), NaN, infinities and signed zeros as NumPy gives them."""
+    x = np.concatenate([BOUND_IN_ARMS, np.random.default_rng(3).standard_normal(200)])
+    assert_same(piecewise, x, backend=backend)
+    assert_same(summed_pieces, x, backend=backend)
+    for fn in (piecewise, summed_pieces):
+        report = astcompile.explain(astcompile.compile(fn, backend=backend), x)
+        assert report.graph_break_count == 0, str(report)
+        assert [r.compiled_calls for r in report.regions] == [1], str(report)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_arm_that_reads_the_name_first_keeps_pythons_unbound_error(backend):
+    calls = [(np.array([1.0, -1.0, 2.0, -3.0]),), (np.array([-1.0, 2.0]),)]  # then unbound
+    assert_same_calls(read_before_bound, calls, backend=backend)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 from graphs import all_nodes, passed, traced
 from test_loops import clip_each
 
 from astcompile.ir.ops import Op
 from astcompile.passes.ifconvert import ifconvert
+from bench.loop_kernels import clip_branches
 from bench.programs.branchy_sum import branchy_sum
 
 SPECIAL = np.array([0.3, np.nan, -0.0, 0.0, np.inf, -np.inf, 0.7, 0.5, -2.5, 1e308, 1e308])
@@ -186,3 +187,80 @@ def sums_with_calls(x):
 
 def test_a_side_dearer_than_a_misprediction_keeps_its_branch():
     assert Op.IF in _converted(sums_with_calls, _data())
+
+
+def test_a_value_bound_in_each_arm_becomes_a_select():
+    """``if t < 0: y = t * t else: y = 2 * t + 1`` then ``out[i] = y``: one select, no IF (the
+    loop did not compile at all before: ``y`` was unbound before the ``if``)."""
+    x = _data()
+    converted = _converted(signed_zeros, x, np.empty_like(x))
+    assert Op.IF not in converted and Op.WHERE in converted
+
+
+def stores_and_counts(x, out):
+    n = 0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > 0.5:
+            out[i] = v * 2.0
+            n += 1
+        else:
+            out[i] = -0.0
+    return out, n
+
+
+def stores_elsewhere(x, out, other):
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = x[i]
+        else:
+            other[i] = x[i]
+    return out, other
+
+
+def stores_on_one_side(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = x[i]
+    return out
+
+
+def flags_into(x, out):
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = 7
+        else:
+            out[i] = -1
+    return out
+
+
+def test_a_branch_storing_one_element_either_way_stores_a_select():
+    """``if/elif/else`` each storing ``out[i]`` (a clip as people write it): one STORE of a
+    select, no IF (it was a branch per element, a misprediction on a third of them)."""
+    ops = _converted(clip_branches, _data(), -0.5, 0.5)
+    assert Op.IF not in ops and ops.count(Op.STORE) == 1 and ops.count(Op.WHERE) == 2
+    ops = _converted(stores_and_counts, _data(), np.empty(2011))
+    assert Op.IF not in ops and ops.count(Op.STORE) == 1
+
+
+def test_branches_storing_different_places_keep_their_branch():
+    x = _data()
+    assert Op.IF in _converted(stores_elsewhere, x, np.zeros_like(x), np.zeros_like(x))
+    assert Op.IF in _converted(stores_on_one_side, x, np.zeros_like(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stores_of_a_select_give_numpys_answer(backend):
+    """NaN (no side taken by a comparison with it), -0.0 kept as stored, bounds of either
+    sign; in-place results and the arguments left as the plain function leaves them."""
+    x = _data()
+    for lo, hi in [(-0.5, 0.5), (-0.0, 0.0), (0.0, -0.0), (np.nan, 1.0), (-np.inf, np.inf)]:
+        got = assert_same(clip_branches, x, lo, hi, backend=backend)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(clip_branches(x, lo, hi)))
+    got, _ = assert_same(stores_and_counts, x, np.ones_like(x), backend=backend)
+    assert np.signbit(got).sum() == np.signbit(stores_and_counts(x, np.ones_like(x))[0]).sum()
+    assert_same(stores_elsewhere, x, np.zeros_like(x), np.ones_like(x), backend=backend)
+    assert_same(stores_on_one_side, _f32(x), np.zeros(len(x), np.float32), backend=backend)
+    assert Op.IF not in _converted(flags_into, x, np.zeros(len(x), np.int8))
+    calls = [(x, np.zeros(len(x), np.int8)), (x, np.zeros(len(x) - 3, np.uint16))]  # IndexError
+    assert_same_calls(flags_into, calls, backend=backend)

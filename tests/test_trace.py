@@ -9,7 +9,7 @@ from differential import BACKENDS, assert_same_calls, assert_same_value
 import astcompile
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.jit.regions import _rebuild, leaves_of
+from astcompile.jit.leaves import leaves_of, rebuilder
 from astcompile.targets.eager import run_graph
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -21,7 +21,7 @@ def trace_and_run(fn, *args):
     result = trace(fn, args, names, fn.__name__)
     verify(result.graph)
     leaves = leaves_of(args)
-    return result, _rebuild(result.template, run_graph(result.graph, leaves), leaves)
+    return result, rebuilder(result.template)(run_graph(result.graph, leaves), leaves, ())
 
 
 def check(fn, *args):

@@ -176,9 +176,11 @@ class StructuredPlanner:
             names |= self._state([node.orelse], after)
         if own_jumps(node, _JUMPS):
             names |= jump[1]
-        if not names <= bound:
-            return self._stays(node, _unbound_names(names - bound, "its branches"))
-        specs: list[Spec] = [BranchSpec(self.line_of[node], tuple(sorted(names)))]
+        unbound = names - bound
+        if unbound and not self._binds_first(node, unbound, after):
+            return self._stays(node, _unbound_names(unbound, "its branches"))
+        line = self.line_of[node]
+        specs: list[Spec] = [BranchSpec(line, tuple(sorted(names)), tuple(sorted(unbound)))]
         for block in [node.body] + (
             [node.orelse.body] if isinstance(node.orelse, cst.Else) else []
         ):
@@ -192,6 +194,13 @@ class StructuredPlanner:
                 return None
             specs += inner
         return specs
+
+    def _binds_first(self, node: cst.If, names: Live, after: Live) -> bool:
+        """Whether every branch of ``node`` binds ``names`` before any read of them: then
+        they may be unbound before it (what they held there is never seen)."""
+        if not names <= surely_bound(frozenset(), [node]):
+            return False
+        return not names & self.liveness.live_in([node], after)
 
 
 def _unbound_names(names: frozenset[str], where: str) -> str:

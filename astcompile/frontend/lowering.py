@@ -235,7 +235,9 @@ class _Lowering(ast.NodeTransformer):
                 P.names(spec.names),
             ],
         )
-        return [then_fn, else_fn, P.assign(spec.names, call, node)]
+        unbound = spec.unbound if isinstance(spec, BranchSpec) else ()
+        starts = [P.store(name, P.load(UNBOUND_NAME), node) for name in unbound]
+        return [*starts, then_fn, else_fn, P.assign(spec.names, call, node)]
 
     def _jumps(self, body: list[ast.stmt], spec: LoopSpec) -> list[ast.stmt]:
         """``break``/``continue`` of this loop as flag assignments; what follows an ``if``

@@ -46,10 +46,13 @@ class LoopSpec:
 
 @dataclass(frozen=True)
 class BranchSpec:
-    """An ``if`` inside a lowered loop body at ``line``: the names its branches pass on."""
+    """An ``if`` inside a lowered loop body at ``line``: the names its branches pass on.
+    ``unbound``: those of them that may be unbound before it, which every branch binds before
+    any read (``y`` in ``if t < 0: y = t * t else: y = 2 * t``): they start as UNBOUND."""
 
     line: int
     names: tuple[str, ...]
+    unbound: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

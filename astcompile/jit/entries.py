@@ -16,7 +16,7 @@ import numpy as np
 from astcompile.ir.checks import RunPlain
 from astcompile.ir.results import OutSpec, TraceResult
 from astcompile.ir.shapes import DimOp, ShapeGuard
-from astcompile.jit.leaves import _rebuild, current_leaves, leaves_of
+from astcompile.jit.leaves import current_leaves, leaves_of, rebuilder
 from astcompile.runtime import fastcall, pylists
 from astcompile.runtime import guards as G
 from astcompile.runtime import reads as R
@@ -47,6 +47,7 @@ class Entry:
         self.written = getattr(self.result, "written_lists", ())
         self.plain = _is_plain_arrays(self.result.template) and not self.written
         self.reads = self.result.reads
+        self.rebuild = rebuilder(self.result.template)
 
     def checks(self, nargs: int, root: Any, prefix: str = "") -> _Checks | None:
         """Every check this entry needs, as Python source over ``_a0..``: the key's, the
@@ -99,7 +100,7 @@ class Entry:
         if self.plain:
             return tuple(self.run(leaves))
         if not self.written:
-            return _rebuild(self.result.template, self.run(leaves), leaves, args)
+            return self.rebuild(self.run(leaves), leaves, args)
         try:
             outputs = self.run(leaves)
         except RunPlain:  # the region's statements run instead: the lists stay as they were
@@ -108,7 +109,7 @@ class Entry:
             self._write_back(leaves, args)
             raise
         self._write_back(leaves, args)
-        return _rebuild(self.result.template, outputs, leaves, args)
+        return self.rebuild(outputs, leaves, args)
 
     def _write_back(self, leaves: list, args: tuple) -> None:
         for leaf, position in self.written:

@@ -8,6 +8,7 @@ structure the trace returned (tuples, NumPy or Python scalars, arguments themsel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,8 +68,7 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
     if type(box) is tuple and box[0] == "items":  # the first items, as NumPy scalars
         return list(value[: int(outputs[box[1]])])
     if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
-        value = value[()] if isinstance(value, np.ndarray) else value
-        return box[1](value) if outputs[box[2]] else value
+        return _python(value, box[1], outputs[box[2]])
     if box == "array":
         return value
     if box == "list":
@@ -82,11 +82,33 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
     return box(value)
 
 
-def _rebuild(spec: OutSpec | tuple | list, outputs: list, leaves: list, args: tuple = ()) -> Any:
-    if isinstance(spec, OutSpec):
-        if spec.kind == "graph":
-            return _box(outputs[spec.index], spec.box, outputs)
-        if spec.kind == "arg":
-            return args[spec.index]
-        return leaves[spec.index] if spec.kind == "leaf" else spec.value
-    return type(spec)(_rebuild(s, outputs, leaves, args) for s in spec)
+#: ``(outputs, leaves, args) -> result``: the results of one call, put back in their structure
+Rebuild = Callable[[list, list, tuple], Any]
+
+
+def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
+    """How a template puts a call's results back, decided once per entry: a call runs only
+    the steps its outputs need (walking the template cost 0.6 us of every call, a fifth of a
+    compiled loop's whole call on small arrays)."""
+    if not isinstance(spec, OutSpec):
+        kind, parts = type(spec), [rebuilder(s) for s in spec]
+        if kind is tuple and len(parts) == 1:
+            (one,) = parts
+            return lambda outputs, leaves, args: (one(outputs, leaves, args),)
+        return lambda outputs, leaves, args: kind([p(outputs, leaves, args) for p in parts])
+    k, box, value = spec.index, spec.box, spec.value
+    if spec.kind == "arg":
+        return lambda outputs, leaves, args: args[k]
+    if spec.kind == "leaf":
+        return lambda outputs, leaves, args: leaves[k]
+    if spec.kind != "graph":
+        return lambda outputs, leaves, args: value
+    if type(box) is tuple and box[0] == "python":  # a Python number where the flag holds
+        number, flag = box[1], box[2]
+        return lambda outputs, leaves, args: _python(outputs[k], number, outputs[flag])
+    return lambda outputs, leaves, args: _box(outputs[k], box, outputs)
+
+
+def _python(value: Any, number: type, flag: Any) -> Any:
+    value = value[()] if isinstance(value, np.ndarray) else value
+    return number(value) if flag else value

@@ -26,7 +26,6 @@ from astcompile.jit.entries import (
     MISS,
     Entry,
     _miss_all,
-    _rebuild,
     fast_programs,
     leaves_of,
     specialised_guards,
@@ -43,7 +42,7 @@ if TYPE_CHECKING:
     from astcompile.ir.results import TraceResult
     from astcompile.jit.protocols import Owner
 
-__all__ = ["MISS", "Entry", "Region", "_rebuild", "leaves_of", "specialised_guards"]
+__all__ = ["MISS", "Entry", "Region", "leaves_of", "specialised_guards"]
 
 
 @dataclass

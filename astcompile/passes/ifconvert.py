@@ -23,8 +23,9 @@ carried round the loop waits for one add per iteration, not for an add and a sel
     %31 = add(%20, %41)
 
 A branch converts when it sits in a loop body, every value it gives back is a real or integer
-scalar of one dtype on both sides, neither side stores, checks or loops (a nested branch that
-converts is fine) and each side's ops are in :data:`COSTS` within :data:`ARM_BUDGET`. Ops left
+scalar of one dtype on both sides, neither side checks or loops (a nested branch that converts
+is fine) or stores, except one store each into the same element (``if v < lo: out[i] = lo``
+``else: out[i] = v`` becomes ``out[i] = v < lo ? lo : v``, a clip written as a branch) and each side's ops are in :data:`COSTS` within :data:`ARM_BUDGET`. Ops left
 out of the table are those that may fault or trap on the side not taken (integer division and
 modulo, loads), or cost more than a misprediction (libm calls). ``x - q`` taken out as
 ``x + (-q)`` is the same number; a NaN ``q`` may come out with the other sign bit (IEEE 754
@@ -63,18 +64,28 @@ _BOOL = np.dtype(bool)  # the dtypes a select gives back (complex values keep th
 
 
 def ifconvert(graph: Graph) -> tuple[Graph, bool]:
-    convert = _convertible(graph)
+    convert, stores = _convertible(graph)
     if not convert:
         return graph, False
+    copies: dict[int, Node] = {}  # IF id -> its copy, for its RESULTs: see ``control``
 
     def rule(node: Node, inputs: tuple[Node, ...]) -> Node | None:
         if node.op is not Op.RESULT or node.inputs[0].id not in convert:
             return None
-        branch = inputs[0]
+        branch = copies.get(node.inputs[0].id, inputs[0])  # the IF, where a STORE took its place
         then, orelse = (g.outputs[node.attr] for g in _arms(branch))
         return select(branch.inputs[0], then, orelse, node)
 
-    return rebuild(graph, rule, frozenset(convert))
+    def control(node: Node, copy: Node) -> Node | None:
+        """A branch storing one element either way: one STORE of the selected value."""
+        if node.id not in stores:
+            return None
+        copies[node.id] = copy
+        a, b = (arm.effects[0] for arm in _arms(copy))  # inner branches are STOREs by now
+        value = select(copy.inputs[0], a.inputs[1], b.inputs[1], a)
+        return Node(Op.STORE, (a.inputs[0], value, *a.inputs[2:]), a.dtype, a.shape, a.attr, a.loc)
+
+    return rebuild(graph, rule, frozenset(convert.keys() - stores.keys()), control)
 
 
 def _arms(node: Node) -> tuple[Graph, Graph]:
@@ -82,10 +93,11 @@ def _arms(node: Node) -> tuple[Graph, Graph]:
     return attr.then_graph, attr.else_graph
 
 
-def _convertible(graph: Graph) -> dict[int, int]:
-    """IF node id -> the cost of its dearer side, for the branches that convert. Inner
-    branches come first (their nodes precede the IF holding them), so an outer one can count
-    an inner one that converts as its sides' cost."""
+def _convertible(graph: Graph) -> tuple[dict[int, int], dict[int, Node]]:
+    """IF node id -> the cost of its dearer side, for the branches that convert; and of those
+    that store (one element either way, :func:`_one_store`), IF id -> the then side's STORE.
+    Inner branches come first (their nodes precede the IF holding them), so an outer one can
+    count an inner one that converts as its sides' cost, and its store as its side's."""
     level = scopes(graph)
     every = sorted(walk(graph.nodes()), key=lambda n: n.id)
     results: dict[int, list[Node]] = {}
@@ -93,12 +105,42 @@ def _convertible(graph: Graph) -> dict[int, int]:
         if node.op is Op.RESULT and node.inputs[0].op is Op.IF:
             results.setdefault(node.inputs[0].id, []).append(node)
     found: dict[int, int] = {}
+    stores: dict[int, Node] = {}
     for node in every:
         if node.op is Op.IF and len(level[node.id]) > 1 and _scalar_results(node, results):
-            cost = max(_arm_cost(arm, level, found) for arm in _arms(node))
+            store = _one_store(node, stores)
+            sides = zip(_arms(node), _side_stores(node, stores) if store else (None, None))
+            cost = max(_arm_cost(arm, level, found, own) for arm, own in sides)
             if cost <= ARM_BUDGET:
                 found[node.id] = cost
-    return found
+                if store is not None:
+                    stores[node.id] = store
+    return found, stores
+
+
+def _side_stores(node: Node, stores: dict[int, Node]) -> list[Node | None]:
+    """Each side's one effect as a STORE: itself, or the store of a branch that converts."""
+    sides: list[Node | None] = []
+    for arm in _arms(node):
+        effect = arm.effects[0] if len(arm.effects) == 1 else None
+        sides.append(stores.get(effect.id) if effect and effect.op is Op.IF else effect)
+    return sides
+
+
+def _one_store(node: Node, stores: dict[int, Node]) -> Node | None:
+    """``if c: a[i] = p else: a[i] = q``: both sides store one scalar of one dtype into the
+    same element (the same array, index nodes and attribute), so ``a[i] = c ? p : q`` stores
+    what the branch stores, and raises where it raises. The then side's STORE, or None."""
+    a, b = _side_stores(node, stores)
+    if a is None or b is None or a.op is not Op.STORE or b.op is not Op.STORE:
+        return None
+    place = (a.inputs[0], *a.inputs[2:])
+    if a.attr != b.attr or len(a.inputs) != len(b.inputs):
+        return None
+    if any(x is not y for x, y in zip(place, (b.inputs[0], *b.inputs[2:]))):
+        return None
+    p, q = a.inputs[1], b.inputs[1]
+    return a if p.shape == q.shape == () and p.dtype == q.dtype and p.dtype.kind in _KINDS else None
 
 
 def _scalar_results(node: Node, results: dict[int, list[Node]]) -> bool:
@@ -111,13 +153,16 @@ def _scalar_results(node: Node, results: dict[int, list[Node]]) -> bool:
     return all(r.dtype == pairs[r.attr][0].dtype for r in results.get(node.id, []))
 
 
-def _arm_cost(arm: Graph, level: dict[int, Scope], found: dict[int, int]) -> int:
+def _arm_cost(
+    arm: Graph, level: dict[int, Scope], found: dict[int, int], store: Node | None = None
+) -> int:
     """What computing ``arm`` unconditionally costs; past the budget when it may not. Its own
-    nodes are those of its level (a value CSE found around it is the enclosing level's)."""
-    if any(e.id not in found for e in arm.effects):
+    nodes are those of its level (a value CSE found around it is the enclosing level's).
+    ``store``: its one STORE, which becomes the select's (the value it stores counts)."""
+    if any(e.id not in found and e is not store for e in arm.effects):
         return ARM_BUDGET + 1
     cost = 0
-    for n in (n for n in arm.nodes() if level[n.id][-1] == id(arm)):
+    for n in (n for n in arm.nodes() if level[n.id][-1] == id(arm) and n is not store):
         if n.op is Op.IF:
             cost += found[n.id]
         elif n.shape != () or n.op not in COSTS:

@@ -24,6 +24,9 @@ from astcompile.ir.graph import Graph, IfAttr, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 
 Rule = Callable[[Node, tuple[Node, ...]], Node | None]
+#: ``control(node, copy)``: what a LOOP/IF ``node`` becomes, given its ``copy`` on rebuilt
+#: inputs and bodies; None keeps the copy (passes/ifconvert.py: a branch that stores)
+Control = Callable[[Node, Node], Node | None]
 Scope = tuple[int, ...]  # id() of each graph from the region down to a node's level
 
 
@@ -49,11 +52,14 @@ def subgraphs(node: Node) -> list[Graph]:
     return []
 
 
-def rebuild(graph: Graph, rule: Rule, drop: frozenset[int] = frozenset()) -> tuple[Graph, bool]:
+def rebuild(
+    graph: Graph, rule: Rule, drop: frozenset[int] = frozenset(), control: Control | None = None
+) -> tuple[Graph, bool]:
     """The rewritten graph and whether anything changed. ``drop``: ids of effects (IF nodes a
-    rule turned into values, passes/ifconvert.py) left out of every level's effects."""
+    rule turned into values, passes/ifconvert.py) left out of every level's effects; a LOOP/IF
+    ``control`` replaces (a STORE for an IF) takes its place among them."""
     if graph.effects or any(subgraphs(n) for n in graph.nodes()):
-        return _rebuild_levels(graph, rule, drop)
+        return _rebuild_levels(graph, rule, drop, control)
     new: dict[int, Node] = {}
     for node in graph.nodes():
         inputs = tuple(new[i.id] for i in node.inputs)
@@ -77,9 +83,10 @@ def _remapped(graph: Graph, new: dict[int, Node], drop: frozenset[int] = frozens
 class _Levels:
     """The state of one rebuild of a loop graph."""
 
-    def __init__(self, rule: Rule, drop: frozenset[int]) -> None:
+    def __init__(self, rule: Rule, drop: frozenset[int], control: Control | None) -> None:
         self.rule = rule
         self.drop = drop
+        self.control = control
         self.new: dict[int, Node] = {}  # original id -> its node in the new graph
         self.copies: dict[int, Node] = {}  # original id -> the copy that keeps its place
         self.placed: set[int] = set()  # ids of the nodes in ``new``
@@ -94,7 +101,10 @@ class _Levels:
             return node  # body inputs are what LoopAttr.holders name
         inputs = tuple(self.new[i.id] for i in node.inputs)
         if subgraphs(node):
-            return copy_of(node, inputs, self._control_attr(node))
+            copy = copy_of(node, inputs, self._control_attr(node))
+            replaced = self.control(node, copy) if self.control else None
+            self.changed |= replaced is not None
+            return copy if replaced is None else replaced
         replaced = self.rule(node, inputs)
         if replaced is None or replaced is node:
             replaced = self._placed(node, inputs)
@@ -135,8 +145,10 @@ def _same(node: Node, replaced: Node, inputs: tuple[Node, ...]) -> bool:
     )
 
 
-def _rebuild_levels(graph: Graph, rule: Rule, drop: frozenset[int]) -> tuple[Graph, bool]:
-    state = _Levels(rule, drop)
+def _rebuild_levels(
+    graph: Graph, rule: Rule, drop: frozenset[int], control: Control | None
+) -> tuple[Graph, bool]:
+    state = _Levels(rule, drop, control)
     every = {n.id: n for n in walk(graph.nodes())}
     try:
         for node in sorted(every.values(), key=lambda n: n.id):

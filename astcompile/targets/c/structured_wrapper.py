@@ -39,6 +39,11 @@ CHEAP_VECTORS = [
 ]
 
 
+#: The words a failing region function leaves for its error (ir/checks.py: ``err[0..3]``); the
+#: selectors' choices (``sel``) follow them in the same buffer.
+ERR_WORDS = 4
+
+
 @dataclass
 class Param:
     ctype: str
@@ -61,9 +66,9 @@ def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
     sels = list(em.selectors.items())
     for j, (_, (var, _choices, _bias)) in enumerate(sels):
         epilogue.append(f"sel[{j}] = {var};")
-    for buf in ("sel", "err"):
-        params.append(Param("void*", f"{buf}_p", f"_fb({buf})"))
-        prologue.append(f"int64_t* {buf} = (int64_t*){buf}_p;")
+    params.append(Param("void*", "err_p", "_fb(err)"))  # one buffer: an np.empty less a call
+    prologue.append("int64_t* err = (int64_t*)err_p;")
+    prologue.append(f"int64_t* sel = err + {ERR_WORDS};  /* the selectors, after the error */")
     signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
     tables = ["    " + line for line in em.tables.values()]
     body = tables + ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
@@ -146,8 +151,7 @@ class _Wrapper(HostWriter):
         for j, out in enumerate(self.graph.outputs):
             if self.em.plan.is_scalar(out):
                 self.alloc(f"out{j}", "()", f"_odt{j}", out.dtype)
-        self.alloc("sel", str(len(self.sels) or 1), "_i64", np.dtype(np.int64))
-        self.emit("err = _empty(4, _i64)")
+        self.alloc("err", str(ERR_WORDS + len(self.sels)), "_i64", np.dtype(np.int64))
         self.emit(f"rc = _lib.{self.name}({', '.join(p.py for p in self.params)})")
         self.emit("if rc:")
         self.consts["_checks"] = tuple(self.em.checks)
@@ -185,7 +189,7 @@ class _Wrapper(HostWriter):
         if node.id in self.sels:
             _, choices, bias = self.em.selectors[node.id]
             named = ", ".join(c if isinstance(c, str) else self.ref(c) for c in choices)
-            return f"({named},)[sel[{self.sels[node.id]}] + {bias}]"
+            return f"({named},)[err[{ERR_WORDS + self.sels[node.id]}] + {bias}]"
         if node.op in STEPS and node.op in _VIEWS:
             if node.op is Op.INDEX and any(
                 isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
