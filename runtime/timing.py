@@ -24,6 +24,13 @@ _lock = forksafe.module_lock(__name__)
 _open = threading.local()  # per thread: the seconds the open phases' nested phases took
 
 
+def not_steady() -> None:
+    """Mark the call under way as no steady-state time: it ran statements whose compiled code
+    is being built or is put off (``jit/budget.py``), so timing it says nothing of either path."""
+    global events
+    events += 1
+
+
 @contextmanager
 def phase(name: str) -> Iterator[None]:
     """Add the time spent in the ``with`` block, less its nested phases, to ``compile_times``."""

@@ -16,6 +16,7 @@ from differential import assert_same_value
 
 import astcompile
 from astcompile.jit import background
+from astcompile.runtime import timing
 from tests.c_helpers import forked_results
 
 
@@ -213,3 +214,17 @@ def test_a_build_done_before_its_call_looks_is_still_that_calls(budget):
     region.pending = _LooksLate()
     assert_same_value(f(x.astype(np.float32)), smooth(x.astype(np.float32)))  # a new key
     assert region.stats.traces == 2 and region.stats.compiled_calls == 2
+
+
+def test_a_call_that_runs_statements_put_off_is_no_steady_state_sample(budget):
+    """Tiering drops a sampled call whose regions ran their statements while compiled code
+    was put off or built: timing it as the compiled path made a loop 400x faster compiled
+    settle on plain while its build ran in the background."""
+    budget(0.0)
+    x = np.linspace(-2, 2, 5000)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)  # the rewrite spent the budget: the statements ran
+    before = timing.events
+    assert_same_value(f(x), smooth(x))  # still put off: the statements again
+    assert _sole(f).stats.eager_calls == 2
+    assert timing.events != before
