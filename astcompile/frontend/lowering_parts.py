@@ -26,7 +26,7 @@ AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert",
 
 #: Calls routed through ``__ac_scalar`` (trace/scalars.py decides by the function object, so a
 #: user's own ``floor`` is simply called).
-SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round", "complex"})
+SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round", "complex", "divmod"})
 MATH_FUNCTIONS = frozenset(
     [
         "sqrt",

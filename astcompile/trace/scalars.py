@@ -208,6 +208,21 @@ def _abs(x: Any) -> Any:
     return _py(operand(x).node, int) if kind is bool else abs(x)
 
 
+def _divmod(a: Any, b: Any) -> tuple:
+    """``divmod(a, b)`` is ``(a // b, a % b)`` for Python's numbers and NumPy's; only the
+    errors differ: Python's float division by zero says "float divmod()", and NumPy warns
+    "in divmod" (a NumPy divisor that may be zero runs as written)."""
+    kinds = (_kind(a), _kind(b))
+    if complex in kinds:  # Python's TypeError, raised by the plain code
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "divmod() of a complex number")
+    maybe_zero = C.is_runtime(b) or b == 0
+    if maybe_zero and any(isinstance(v, (SymArray, np.generic)) for v in (a, b)):
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "divmod() of NumPy values by a variable")
+    if maybe_zero and float in kinds:
+        _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", "float divmod()")
+    return a // b, a % b
+
+
 def _round(x: Any, ndigits: Any = None) -> Any:
     if ndigits is not None:
         raise TraceBreak(TraceReason.ROUND_DIGITS, "round(x, ndigits) on a loop value")
@@ -294,6 +309,7 @@ HANDLERS: dict[Callable, Callable] = {
     round: _round,
     float: _float_of,
     abs: _abs,
+    divmod: _divmod,
     min: _extreme("min"),
     max: _extreme("max"),
     **pycomplex.HANDLERS,
