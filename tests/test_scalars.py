@@ -78,3 +78,47 @@ def test_divmod_of_numpy_values_is_numpys(backend):
     assert_same_calls(numpy_values, calls, backend)
     compiled = astcompile.compile(numpy_values, backend=backend)
     assert astcompile.explain(compiled, *calls[0]).graph_break_count == 1  # runs as written
+
+
+def turtle(n, turns):
+    """A direction table indexed by a loop value, as Numba users write it."""
+    grid = np.zeros((n, n), dtype=np.int64)
+    moves = ((-1, 0), (0, 1), (1, 0), (0, -1))
+    r = c = n // 2
+    d = 0
+    for k in range(len(turns)):
+        d = (d + turns[k]) % 4
+        dr, dc = moves[d]
+        r = (r + dr) % n
+        c = (c + dc) % n
+        grid[r, c] += 1
+    return grid, r, c
+
+
+def weights_at(idx):
+    w = (0.5, 1.5, -2.0)
+    total = 0.0
+    for k in range(len(idx)):
+        total += w[idx[k]]
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_literal_table_indexed_by_a_loop_value_compiles(backend):
+    turns = np.random.default_rng(3).integers(0, 3, 200)
+    assert_same_calls(turtle, [(9, turns), (4, turns[:7])], backend)
+    # negative indices as Python counts them; past either end, Python's IndexError
+    calls = [(np.array([0, 2, -1, -3]),), (np.array([1, 3]),), (np.array([0, -4]),)]
+    assert_same_calls(weights_at, calls, backend)
+    for fn, args in ((turtle, (9, turns)), (weights_at, calls[0])):
+        report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+        assert report.graph_break_count == 0, str(report)
+
+
+def mixed_table(idx):
+    w = (1, 2.5)  # an int or a float, by the index: runs as written
+    return [w[i] for i in idx]
+
+
+def test_a_table_of_mixed_types_runs_as_written():
+    assert_same_calls(mixed_table, [(np.array([0, 1, 1]),)], "c")
