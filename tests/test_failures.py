@@ -192,3 +192,34 @@ def test_a_new_process_neither_traces_nor_rebuilds_what_failed(tmp_path):
     assert "trace" in cold.stdout
     assert "trace" not in warm.stdout and "analysis" not in warm.stdout
     assert warm.stderr.count("GB012") == 1  # the break is still said, once
+
+
+def bigrams(words):
+    counts = {}
+    for word in words:
+        w = word.lower()
+        for i in range(len(w) - 1):  # breaks: writes into a dict, once per word
+            pair = w[i : i + 2]
+            counts[pair] = counts.get(pair, 0) + 1
+    return sorted(counts.items())
+
+
+def test_a_loop_over_words_stops_tracing_after_two_strings(traces, recwarn):
+    """Strings are classed by value, so a region called once per word and breaking on each
+    was traced once per word up to cache_size_limit, then warned that it hit the limit
+    (bench bigram_counts: 8 traces, a RuntimeWarning). Two strings that break in otherwise
+    equal arguments stand for them all."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"] * 3
+    for _ in _calls(bigrams, lambda: (list(words),), 3):
+        pass
+    assert _total(traces) <= 10, traces  # 22 when each word was a class of its own
+    assert not [w for w in recwarn if "cache_size_limit" in str(w.message)]
+
+
+def test_strings_fail_by_value_until_two_of_them_have():
+    failures = Failures()
+    failures.remember(failure_class(("mode_a", np.ones(3))), "break")
+    assert not failures.runs_plain(("mode_b", np.ones(3)))  # a string steers the trace
+    failures.remember(failure_class(("mode_b", np.ones(3))), "break")
+    assert failures.runs_plain(("mode_c", np.ones(5)))
+    assert not failures.runs_plain(("mode_c", np.ones((2, 2))))  # another class

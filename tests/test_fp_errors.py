@@ -231,3 +231,19 @@ def test_a_written_argument_that_shares_memory_is_not_written_twice(fn):
             warnings.simplefilter("ignore", RuntimeWarning)
             for _ in range(3):
                 assert_same_call(compiled, ours, fn, plain_args, "c")
+
+
+def divmod_quotients(x, d):
+    out = np.empty(len(x))
+    for k in range(len(x)):
+        out[k] = np.divmod(x[k], d[k])[0]  # a break: the loop calls a region that runs as written
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_region_run_as_written_warns_once(backend):
+    """A region with no compiled entry runs its statements from its guard function; the flags
+    they raised made the call look like a loud compiled run, whose statements then ran again:
+    from the second call on every warning came twice."""
+    x, d = np.array([7.0, -3.0, 1.0, 2.5]), np.array([2.0, 0.0, 0.5, 0.0])
+    assert_same_warnings(divmod_quotients, x, d, backend=backend)

@@ -144,12 +144,12 @@ def test_the_sole_region_shortcut_returns_what_the_full_path_returns():
 
 
 def test_a_loop_that_cannot_be_traced_runs_in_python_from_the_next_call(caplog):
-    """The region holding the loop fails to trace (``divmod`` of a traced int); the loop is
+    """The region holding the loop fails to trace (``int.bit_length`` of a traced int); the loop is
     kept in Python from then on and its body becomes a region of its own."""
 
     def digits(x, n):
         for i in range(n):
-            _q, r = divmod(i, 2)
+            _q, r = i.bit_length(), i % 2
             x[i] = x[i] * 2.0 + r
         return x
 

@@ -318,3 +318,23 @@ def test_an_array_made_of_a_list_argument_is_numpys(backend):
     assert_same_calls(sum_of_array_of_list, [([1, 2], np.ones(2))], backend)
     calls = [([3, 1], np.ones(2)), ([1.5, 2.0], np.ones(3)), ([[1, 2], [3, 4]], np.ones(2))]
     assert_same_calls(sum_of_array_of_list, calls, backend)
+
+
+def test_tracing_a_list_never_waits_for_the_call_path_build(monkeypatch, tmp_path):
+    """The C passes over a list's items live in the call-path extension, built once a machine
+    (about half a second of gcc). A trace of a list argument on a machine without it asked for
+    it and waited: a 0.3 ms function's second call took 0.5-0.75 s (bench polyfit_residuals,
+    first ten calls 0.012x plain). It is asked for in the background now; the trace and the
+    call use the Python passes meanwhile, same items."""
+    from astcompile.runtime import fastcall
+
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # nothing built there
+    monkeypatch.setattr(fastcall, "_state", {})  # nor loaded in this process
+    asked = []
+    monkeypatch.setattr(fastcall, "build_in_background", asked.append)
+    compiled = astcompile.compile(fill, backend="c")
+    out = [0.0] * 50
+    assert compiled(out, 50) is out and out == fill([0.0] * 50, 50)
+    assert compiled.regions[0].stats.traces == 1
+    assert fastcall.loaded() is None, "the call ran gcc for the extension"
+    assert asked == [str(tmp_path)]

@@ -42,7 +42,7 @@ CREATION_NAMES = frozenset(
 _ROUTED = re.compile(
     r"\b(assert|if|"
     + "|".join(sorted(P.SCALAR_BUILTINS | P.MATH_FUNCTIONS | CREATION_NAMES | FOLDS.keys()))
-    + r")\b"
+    + r")\b|=\s*\(\s*[-+(\d.]"  # a literal table (P.literal_tables)
 )
 
 
@@ -64,7 +64,7 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
         if isinstance(fdef, ast.FunctionDef):
             lower_comprehensions(fdef)
             fdef.body = _returns_after_loops(fdef.body, by_line)
-    _Lowering(by_line).visit(module)
+    _Lowering(by_line, P.literal_tables(module)).visit(module)
     ast.fix_missing_locations(module)
     return module
 
@@ -160,8 +160,13 @@ def _assign(target: ast.expr, value: ast.expr) -> ast.Assign:
 
 
 class _Lowering(ast.NodeTransformer):
-    def __init__(self, by_line: dict) -> None:
+    def __init__(self, by_line: dict, tables: frozenset[str] = frozenset()) -> None:
         self.by_line = by_line
+        self.tables = tables
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        self.generic_visit(node)
+        return P.item_call(node, self.tables)
 
     def visit_Call(self, node: ast.Call) -> ast.Call:
         self.generic_visit(node)

@@ -23,10 +23,11 @@ ITER = "__ac_iter"  # the iterables as Python iterates them (trace/iteration.py)
 #: statements that end a loop body's iteration early (see lowering._Lowering._jumps)
 JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 AND, OR, NOT, ASSERT, SCALAR = "__ac_and", "__ac_or", "__ac_not", "__ac_assert", "__ac_scalar"
+ITEM = "__ac_item"  # ``table[i]`` of a literal tuple of numbers (trace/scalars.ac_item)
 
 #: Calls routed through ``__ac_scalar`` (trace/scalars.py decides by the function object, so a
 #: user's own ``floor`` is simply called).
-SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round", "complex"})
+SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round", "complex", "divmod"})
 MATH_FUNCTIONS = frozenset(
     [
         "sqrt",
@@ -239,6 +240,46 @@ def scalar_call(node: ast.Call) -> ast.Call:
     if name not in wanted or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         return node
     return ast.copy_location(ast.Call(load(SCALAR), [func, *node.args], []), node)
+
+
+def literal_tables(module: ast.Module) -> frozenset[str]:
+    """Names the body binds to a tuple literal of numbers or of such tuples: a direction
+    table (``moves = ((-1, 0), (0, 1), ...)``) that a loop indexes with a loop value."""
+
+    def numbers(node: ast.expr) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            node = node.operand
+        return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+    def table(node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.Tuple)
+            and bool(node.elts)
+            and all(
+                numbers(e) or (isinstance(e, ast.Tuple) and all(map(numbers, e.elts)))
+                for e in node.elts
+            )
+        )
+
+    return frozenset(
+        t.id
+        for node in ast.walk(module)
+        if isinstance(node, ast.Assign) and table(node.value)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    )
+
+
+def item_call(node: ast.Subscript, tables: frozenset[str]) -> ast.expr:
+    """``moves[d]`` -> ``__ac_item(moves, d)`` where ``moves`` is a literal table."""
+    value = node.value
+    if not (isinstance(value, ast.Name) and value.id in tables) or isinstance(
+        node.slice, ast.Slice
+    ):
+        return node
+    if not isinstance(node.ctx, ast.Load):
+        return node
+    return ast.copy_location(ast.Call(load(ITEM), [value, node.slice], []), node)
 
 
 # -- for loops over every supported iterable -------------------------------------------------------

@@ -40,6 +40,10 @@ Why = Union["GraphBreak", str]  # what a failure class is remembered with: a bre
 _NUMBERS = (int, float, complex, bool, np.generic)
 #: Trace breaks that depend on magnitudes: remembered for the sized class (see failure_class).
 SIZED_REASONS = frozenset({"INT_OVERFLOW", "LARGE_CONTAINER"})
+#: Strings are classed by value (they steer the trace), so a loop over words calling a region
+#: that breaks traced once per word until ``cache_size_limit``, then warned. After this many
+#: failing strings in an otherwise equal class, every string of that class runs plain.
+STRING_FAILURES = 2
 
 
 def failure_class(args: tuple, sized: bool = False) -> tuple:
@@ -77,12 +81,23 @@ def _class(value: Any, sized: bool, top: bool = False) -> Any:
     return G.value_key(value, {})
 
 
+def without_strings(cls: Any) -> Any:
+    """``cls`` with every string's value dropped (``(str, "word")`` becomes ``(str,)``)."""
+    if type(cls) is not tuple:
+        return cls
+    if len(cls) == 2 and cls[0] is str:
+        return (str,)
+    return tuple(without_strings(c) for c in cls)
+
+
 class Failures:
     """A region's failure classes, and the messages it has logged (each is said once)."""
 
     def __init__(self) -> None:
         self.plain: dict[tuple, Why] = {}  # failure class -> why it runs plain
         self._sized = False  # whether some class in ``plain`` is a sized one
+        self._strings: dict[tuple, int] = {}  # class less its strings -> failing classes
+        self._any_string = False  # whether some class in ``plain`` has its strings dropped
         self._suspects: dict[tuple, tuple[tuple, Why]] = {}  # guard key -> (class, why)
         self._said: set[str] = set()
         self._lock = threading.Lock()
@@ -90,17 +105,29 @@ class Failures:
     def runs_plain(self, args: tuple) -> bool:
         """Whether ``args`` are of a class the region failed on (cheap while it has none)."""
         plain = self.plain
-        return bool(plain) and (
-            failure_class(args) in plain or (self._sized and failure_class(args, True) in plain)
+        if not plain:
+            return False
+        cls = failure_class(args)
+        return (
+            cls in plain
+            or (self._sized and failure_class(args, True) in plain)
+            or (self._any_string and without_strings(cls) in plain)
         )
 
     def remember(self, cls: tuple, why: Why) -> bool:
-        """Mark ``cls`` plain; False when it already was."""
+        """Mark ``cls`` plain; False when it already was. The ``STRING_FAILURES``-th class
+        that differs from others only in strings marks all of its strings plain."""
         with self._lock:
             if cls in self.plain:
                 return False
             self.plain[cls] = why
             self._sized = self._sized or cls[:1] == ("sized",)
+            general = without_strings(cls)
+            if general != cls:
+                self._strings[general] = seen = self._strings.get(general, 0) + 1
+                if seen >= STRING_FAILURES:
+                    self.plain[general] = why
+                    self._any_string = True
             return True
 
     def suspect(self, key: tuple, args: tuple, why: Why) -> None:

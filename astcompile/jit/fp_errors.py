@@ -66,6 +66,8 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     if not loud:
         return result
     entries = [entry for group in region.entries.values() for entry in group]
+    if not entries or region.key(args) in region.eager_keys:
+        return result  # the guards ran the statements themselves: NumPy has warned already
     if all(entry.silent and _may_rerun(entry, region, args) for entry in entries):
         _back_off(region)
         return region.run_body(args)

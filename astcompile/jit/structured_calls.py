@@ -22,6 +22,7 @@ _TARGETS = {
     "__ac_len": ("astcompile.trace.trip_counts", "ac_len"),
     "__ac_iter": ("astcompile.trace.iteration", "ac_iter"),
     "__ac_scalar": ("astcompile.trace.scalars", "ac_scalar"),
+    "__ac_item": ("astcompile.trace.scalars", "ac_item"),
     "__ac_and": ("astcompile.trace.control", "ac_and"),
     "__ac_or": ("astcompile.trace.control", "ac_or"),
     "__ac_not": ("astcompile.trace.control", "ac_not"),

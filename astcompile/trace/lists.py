@@ -155,7 +155,11 @@ def argument(value: list, found: tuple, name: str, position: int, make_leaf: Any
     """The SymList of typed-list argument ``value`` (``found``: its pylists.kind); its array
     is an INPUT leaf made by ``make_leaf(array, name)``, kept private (its stores are undone by
     not writing them back)."""
-    fastcall.extension(config.cache_dir)  # the C passes over the items (built once a machine)
+    if fastcall.extension(config.cache_dir, build_it=False) is None:
+        # The C passes over the items are an optional speed-up built once a machine (about
+        # half a second of gcc): never waited for in a call; the Python passes give the same
+        # items, and pylists' functions switch to the C ones once the build is loaded.
+        fastcall.build_in_background(config.cache_dir)
     items = pylists.unbox(value, found)
     array = make_leaf(items, name)
     current().private.add(array.node)

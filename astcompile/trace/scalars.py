@@ -49,6 +49,31 @@ def ac_scalar(func: Callable, *args: Any) -> Any:
     return handler(*args)
 
 
+def ac_item(table: Any, index: Any) -> Any:
+    """``table[index]`` of a literal tuple of numbers, or of equal-length tuples of numbers
+    (frontend/lowering_parts.literal_tables), at an int known only at run time: a select per
+    entry, with Python's negative indices and IndexError. Anything else is indexed as written
+    (a loop value as an index then breaks the trace, as before)."""
+    if type(table) is not tuple or not C.is_runtime(index) or _kind(index) is not int:
+        return table[index]
+    rows = all(type(r) is tuple and len(r) == len(table[0]) for r in table)
+    columns = list(zip(*table)) if rows else [table]
+    kinds = [{type(v) for v in column} for column in columns]
+    if not columns or any(len(k) != 1 or k - {int, float} for k in kinds):
+        return table[index]  # mixed types: the item's type depends on the index
+    n = len(table)
+    i = apply_elementwise(Op.WHERE, index < 0, index + n, index)
+    _ok(i >= 0, "IndexError", "tuple index out of range")
+    _ok(i < n, "IndexError", "tuple index out of range")
+    picked = []
+    for column, (kind,) in zip(columns, kinds):
+        value = column[-1]
+        for k in range(n - 2, -1, -1):
+            value = apply_elementwise(Op.WHERE, i == k, column[k], value)
+        picked.append(_py(operand(value).node, kind))
+    return tuple(picked) if rows else picked[0]
+
+
 def _numpy_complex(func: Callable, value: SymArray) -> bool:
     """A NumPy complex scalar where NumPy, not Python, decides (``abs(z[i])`` is NumPy's
     abs); ``complex()`` and ``cmath`` take its value as a Python complex."""
@@ -208,6 +233,21 @@ def _abs(x: Any) -> Any:
     return _py(operand(x).node, int) if kind is bool else abs(x)
 
 
+def _divmod(a: Any, b: Any) -> tuple:
+    """``divmod(a, b)`` is ``(a // b, a % b)`` for Python's numbers and NumPy's; only the
+    errors differ: Python's float division by zero says "float divmod()", and NumPy warns
+    "in divmod" (a NumPy divisor that may be zero runs as written)."""
+    kinds = (_kind(a), _kind(b))
+    if complex in kinds:  # Python's TypeError, raised by the plain code
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "divmod() of a complex number")
+    maybe_zero = C.is_runtime(b) or b == 0
+    if maybe_zero and any(isinstance(v, (SymArray, np.generic)) for v in (a, b)):
+        raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "divmod() of NumPy values by a variable")
+    if maybe_zero and float in kinds:
+        _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", "float divmod()")
+    return a // b, a % b
+
+
 def _round(x: Any, ndigits: Any = None) -> Any:
     if ndigits is not None:
         raise TraceBreak(TraceReason.ROUND_DIGITS, "round(x, ndigits) on a loop value")
@@ -294,6 +334,7 @@ HANDLERS: dict[Callable, Callable] = {
     round: _round,
     float: _float_of,
     abs: _abs,
+    divmod: _divmod,
     min: _extreme("min"),
     max: _extreme("max"),
     **pycomplex.HANDLERS,

@@ -1,0 +1,124 @@
+"""trace/scalars.py: Python's scalar builtins on loop values compile with Python's answers and
+errors. Here ``divmod``, which broke every loop calling it (index math ``i, j = divmod(k, n)``,
+digit loops): such loops ran as Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_calls
+
+import astcompile
+from bench.programs.digit_histogram import digit_histogram
+
+
+def grid_of_indices(n, m):
+    out = np.zeros((n, m))
+    for k in range(n * m):
+        i, j = divmod(k, m)
+        out[i, j] = i * 0.5 - j
+    return out
+
+
+def by_a_variable(x, divisors):
+    out = np.empty((len(x), 2))
+    for k in range(len(x)):
+        q, r = divmod(float(x[k]), float(divisors[k]))
+        out[k, 0] = q
+        out[k, 1] = r
+    return out
+
+
+def ints_by_a_variable(x, divisors):
+    total = 0
+    for k in range(len(x)):
+        q, r = divmod(int(x[k]), int(divisors[k]))
+        total += q * 1000 + r
+    return total
+
+
+def numpy_values(x, d):
+    out = np.empty((len(x), 2))
+    for k in range(len(x)):
+        q, r = divmod(x[k], d[k])
+        out[k, 0] = q
+        out[k, 1] = r
+    return out
+
+
+SIGNED = np.array([-7.5, -0.0, 0.0, 3.25, 7.0, -1e300, np.inf, np.nan, 12.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_divmod_of_loop_values_is_pythons(backend):
+    assert_same_calls(grid_of_indices, [(3, 4), (5, 2)], backend)
+    assert_same_calls(digit_histogram, [(np.array([0, 7, 1234, 99999, 10**12]),)], backend)
+    positive = np.array([2.0, 0.7, -0.7, 1e-300, 3.0, -2.0, 1.5, 1.0, np.inf])
+    zero = positive.copy()
+    zero[4] = 0.0
+    # floats by a divisor that is zero at run time: ZeroDivisionError("float divmod()")
+    assert_same_calls(by_a_variable, [(SIGNED, positive), (SIGNED, zero)], backend)
+    ints = np.array([-7, 7, 0, 13, -13])
+    divisors = np.array([2, -2, 5, -4, 3])
+    zero_int = np.array([2, -2, 0, -4, 3])
+    assert_same_calls(ints_by_a_variable, [(ints, divisors), (ints, zero_int)], backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_divmod_compiles_the_loop(backend):
+    compiled = astcompile.compile(grid_of_indices, backend=backend)
+    report = astcompile.explain(compiled, 4, 6)
+    assert report.graph_break_count == 0 and report.graph_count == 1, str(report)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_divmod_of_numpy_values_is_numpys(backend):
+    x = np.array([7.0, -3.0, 1.0, 2.5])
+    calls = [(x, np.array([2.0, 2.0, 0.5, -1.0])), (x, np.array([2.0, 0.0, 0.5, 0.0]))]
+    assert_same_calls(numpy_values, calls, backend)
+    compiled = astcompile.compile(numpy_values, backend=backend)
+    assert astcompile.explain(compiled, *calls[0]).graph_break_count == 1  # runs as written
+
+
+def turtle(n, turns):
+    """A direction table indexed by a loop value, as Numba users write it."""
+    grid = np.zeros((n, n), dtype=np.int64)
+    moves = ((-1, 0), (0, 1), (1, 0), (0, -1))
+    r = c = n // 2
+    d = 0
+    for k in range(len(turns)):
+        d = (d + turns[k]) % 4
+        dr, dc = moves[d]
+        r = (r + dr) % n
+        c = (c + dc) % n
+        grid[r, c] += 1
+    return grid, r, c
+
+
+def weights_at(idx):
+    w = (0.5, 1.5, -2.0)
+    total = 0.0
+    for k in range(len(idx)):
+        total += w[idx[k]]
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_literal_table_indexed_by_a_loop_value_compiles(backend):
+    turns = np.random.default_rng(3).integers(0, 3, 200)
+    assert_same_calls(turtle, [(9, turns), (4, turns[:7])], backend)
+    # negative indices as Python counts them; past either end, Python's IndexError
+    calls = [(np.array([0, 2, -1, -3]),), (np.array([1, 3]),), (np.array([0, -4]),)]
+    assert_same_calls(weights_at, calls, backend)
+    for fn, args in ((turtle, (9, turns)), (weights_at, calls[0])):
+        report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+        assert report.graph_break_count == 0, str(report)
+
+
+def mixed_table(idx):
+    w = (1, 2.5)  # an int or a float, by the index: runs as written
+    return [w[i] for i in idx]
+
+
+def test_a_table_of_mixed_types_runs_as_written():
+    assert_same_calls(mixed_table, [(np.array([0, 1, 1]),)], "c")
