@@ -1,36 +1,47 @@
-"""Comparing a compiled run with a plain run: copies of the inputs, tolerances, differences.
+"""The one comparator: a compiled run against a plain run, for ``config.verify``, the repro
+scripts it writes, the differential tests (tests/differential.py) and the program corpus
+(bench/programs/_compare.py).
 
-``config.verify`` and the repro scripts it writes use these. The rules are NumPy's own contract
-as the differential tests state it: the same Python type, dtype and shape; integer and bool
-values exact; floating values within a tolerance set by the precision involved, with NaN equal
-to NaN and infinities exact.
+The rules are NumPy's own contract: the same Python type (tuple, list, dict, ndarray, NumPy
+scalar, Python scalar), dtype and shape; bool, integer and string values exact; floating values
+within one tolerance by dtype, NaN equal to NaN, infinities exact, a zero's sign kept; other
+functions by their code; other objects by their own ``==``; the same exception type.
 """
 
 from __future__ import annotations
 
 import copy
+import types
 from typing import Any
 
 import numpy as np
 
-#: Relative tolerance by the size in bytes of one real component (float16, 32, 64; complex
-#: parts). Compiled code sums in another order than NumPy and calls libm instead of NumPy's
-#: SIMD loops: a few units in the last place, times the length of a reduction.
-RTOL_BY_ITEMSIZE = {2: 1e-3, 4: 1e-5, 8: 1e-12}
+#: ``(rtol, atol)`` by the dtype of the plain value, the one tolerance table. Compiled code
+#: sums in another order than NumPy (blocked, not pairwise) and calls libm/libmvec instead of
+#: NumPy's SIMD loops: a few units in the last place (<= 4 in float32), times the length of a
+#: reduction. Exact kinds (bool, integers, strings, objects) compare with ``==``.
+TOLERANCE: dict[np.dtype, tuple[float, float]] = {
+    np.dtype(np.float32): (1e-5, 1e-5),
+    np.dtype(np.float64): (1e-12, 1e-12),
+    np.dtype(np.complex64): (1e-5, 1e-5),
+    np.dtype(np.complex128): (1e-12, 1e-12),
+}
+EXACT = (0.0, 0.0)
 
 
-def rtol_of(dtype: np.dtype) -> float:
-    """0 for exact kinds (bool, integers), else the tolerance of the dtype's real component."""
+def tolerance(dtype: np.dtype) -> tuple[float, float]:
+    """``(rtol, atol)`` for values of ``dtype``; an inexact dtype not in the table (float16,
+    longdouble) at float64's: the compiled code gives NumPy's float16 results."""
     if dtype.kind not in "fc":
-        return 0.0
-    real = dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
-    return RTOL_BY_ITEMSIZE.get(real, 1e-12)
+        return EXACT
+    return TOLERANCE.get(dtype, TOLERANCE[np.dtype(np.float64)])
 
 
-def input_floor(values: Any) -> float:
+def input_floor(values: Any) -> tuple[float, float]:
     """The tolerance the inputs allow: float32 inputs make float64 results carry float32
     rounding (NumPy itself computes ``np.exp(x_f32)`` in float32 before promoting)."""
-    return max((rtol_of(a.dtype) for a in arrays_in(values)), default=0.0)
+    found = [tolerance(np.asarray(a).dtype) for a in arrays_in(values)]
+    return (max((r for r, _ in found), default=0.0), max((a for _, a in found), default=0.0))
 
 
 def arrays_in(values: Any) -> list[Any]:
@@ -70,71 +81,107 @@ def _copy_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
 
 
 def _fresh_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
-    """A copy of ``a``; a view of a contiguous base is a view of that base's one copy."""
+    """A copy of ``a`` keeping its layout: a view (a step, F order, a negative or zero stride)
+    is the same view of one copy of the buffer it views (``copy.deepcopy`` would make it a new
+    C-contiguous array, and a broadcast argument a writable one)."""
     root = a
     while isinstance(root.base, np.ndarray):
         root = root.base
-    contiguous = root.flags.c_contiguous or root.flags.f_contiguous
-    if root is a or not contiguous or a.dtype.hasobject or type(a) is not np.ndarray:
-        return copy.deepcopy(a)
+    if root.base is not None or a.dtype.hasobject or type(a) is not np.ndarray:
+        return copy.deepcopy(a)  # memory NumPy does not own (a memory map, bytes): a copy
     if id(root) not in memo:
         memo[id(root)] = root.copy(order="K")
-    memory = memo[id(root)].ravel(order="K").view(np.uint8)
     offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return np.ndarray(a.shape, a.dtype, buffer=memory, offset=offset, strides=a.strides)
+    return np.ndarray(a.shape, a.dtype, memo[id(root)].data, offset, a.strides)
 
 
-def differences(got: Any, expected: Any, path: str = "result", floor: float = 0.0) -> list[str]:
+def differences(
+    got: Any, expected: Any, path: str = "result", floor: tuple[float, float] | None = EXACT
+) -> list[str]:
     """What differs between ``got`` (compiled) and ``expected`` (plain), one line per thing;
-    empty when they agree. ``floor`` raises every float tolerance (see :func:`input_floor`)."""
+    empty when they agree. ``floor`` raises every float tolerance (see :func:`input_floor`);
+    ``floor=None`` compares floats exactly too (NaN still equal to NaN)."""
     if type(got) is not type(expected):
         return [f"{path}: type {type(got).__name__} != {type(expected).__name__}"]
     if isinstance(expected, (tuple, list)):
         if len(got) != len(expected):
             return [f"{path}: length {len(got)} != {len(expected)}"]
-        return [
-            d
-            for i, (g, e) in enumerate(zip(got, expected))
-            for d in differences(g, e, f"{path}[{i}]", floor)
-        ]
-    if isinstance(expected, (np.ndarray, np.generic)):
+        pairs = [(f"{path}[{i}]", g, e) for i, (g, e) in enumerate(zip(got, expected))]
+    elif isinstance(expected, dict):
+        if list(got) != list(expected):
+            return [f"{path}: keys {list(got)} != {list(expected)}"]
+        pairs = [(f"{path}[{k!r}]", got[k], e) for k, e in expected.items()]
+    elif isinstance(expected, (np.ndarray, np.generic, float, complex)):
         return _array_differences(np.asarray(got), np.asarray(expected), path, floor)
-    if isinstance(expected, (float, complex)):
-        return _array_differences(np.asarray(got), np.asarray(expected), path, floor)
-    if isinstance(expected, (bool, int, str, bytes, type(None))) and got != expected:
+    elif isinstance(expected, types.FunctionType):  # one from each of two copies of a module
+        pairs = [(f"{path} code", _code(got), _code(expected))]
+    elif type(expected).__eq__ is object.__eq__ or got == expected:
+        return []  # an object without its own ``==``: the type is all two runs can be held to
+    else:
         return [f"{path}: {got!r} != {expected!r}"]
-    return []  # other objects: the type is all two runs can be held to
+    return [d for where, g, e in pairs for d in differences(g, e, where, floor)]
 
 
-def _array_differences(got: np.ndarray, expected: np.ndarray, path: str, floor: float) -> list[str]:
+def _code(fn: types.FunctionType) -> tuple:
+    return fn.__qualname__, fn.__code__.co_code, fn.__code__.co_consts
+
+
+def _array_differences(
+    got: np.ndarray, expected: np.ndarray, path: str, floor: tuple[float, float] | None
+) -> list[str]:
     if got.dtype != expected.dtype:
         return [f"{path}: dtype {got.dtype} != {expected.dtype}"]
     if got.shape != expected.shape:
         return [f"{path}: shape {got.shape} != {expected.shape}"]
-    rtol = rtol_of(expected.dtype)
-    if rtol == 0.0:
+    rtol, atol = tolerance(expected.dtype)
+    if expected.dtype.kind not in "fc":
         bad = got != expected
     else:
-        rtol = max(rtol, floor)
-        finite = np.abs(expected[np.isfinite(expected)])
-        atol = rtol * max(1.0, float(finite.max()) if finite.size else 1.0)
-        bad = ~np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+        if floor is None:
+            rtol, atol = EXACT
+        else:
+            rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
+        bad = _far(got.real, expected.real, rtol, atol) | _far(got.imag, expected.imag, rtol, atol)
     if not np.any(bad):
         return []
     where = tuple(int(i) for i in np.argwhere(bad)[0])
     g, e = got[where], expected[where]
-    tolerance = "exact" if rtol == 0.0 else f"rtol {rtol:g}"
+    within = "exact" if rtol == atol == 0.0 else f"rtol {rtol:g}, atol {atol:g}"
     count = int(np.count_nonzero(bad))
-    return [
-        (
-            f"{path}: {count} of {expected.size} element(s) differ ({tolerance}); "
-            f"first at index {where}: compiled {g}, plain {e}"
-        )
-    ]
+    first = f"first at index {where}: compiled {g}, plain {e}"
+    return [f"{path}: {count} of {expected.size} element(s) differ ({within}); {first}"]
+
+
+def _far(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Where real values differ: beyond the tolerance, or zeros of other signs (``1 / x`` tells
+    ``-0.0`` from ``0.0``). Complex values compare part by part (``nan+1j`` is not ``1+nanj``)."""
+    bad = ~np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    return bad | ((got == 0) & (expected == 0) & (np.signbit(got) != np.signbit(expected)))
+
+
+def exception_differences(got: BaseException | None, expected: BaseException | None) -> list[str]:
+    """What differs between what the compiled and the plain run raised (``None``: nothing): the
+    type; the message may word the same error otherwise (NumPy names the value)."""
+    if type(got) is type(expected):
+        return []
+    return [f"raised {describe(got)}, plain {describe(expected)}"]
+
+
+def describe(exc: BaseException | None) -> str:
+    """An exception's type and the first line of its message, or "nothing"."""
+    if exc is None:
+        return "nothing"
+    text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"
 
 
 def call_differences(
-    got: Any, expected: Any, args: tuple, plain_args: tuple, params: tuple[str, ...], floor: float
+    got: Any,
+    expected: Any,
+    args: tuple,
+    plain_args: tuple,
+    params: tuple[str, ...],
+    floor: tuple[float, float],
 ) -> list[str]:
     """What differs between a compiled and a plain call: the results, then each argument as
     the call left it (a write into an argument must be the same write)."""

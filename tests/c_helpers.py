@@ -1,5 +1,5 @@
 """Shared by the C backend's tests: trace, compile with a private cache, compare with eager
-(with the one tolerance table, differential.TOLERANCE)."""
+(with the one tolerance table, astcompile.compare.TOLERANCE)."""
 
 from __future__ import annotations
 

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
-from astcompile.compare import call_differences, copy_args, differences, input_floor, rtol_of
+from astcompile.compare import (
+    call_differences,
+    copy_args,
+    differences,
+    exception_differences,
+    input_floor,
+    tolerance,
+)
 
 
 def test_exact_kinds_and_float_tolerances():
-    assert rtol_of(np.dtype(np.int32)) == 0.0 and rtol_of(np.dtype(bool)) == 0.0
-    assert rtol_of(np.dtype(np.float32)) == rtol_of(np.dtype(np.complex64)) == 1e-5
-    assert rtol_of(np.dtype(np.float64)) == rtol_of(np.dtype(np.complex128)) == 1e-12
-    assert rtol_of(np.dtype(np.float16)) == 1e-3
+    assert tolerance(np.dtype(np.int32)) == tolerance(np.dtype(bool)) == (0.0, 0.0)
+    assert tolerance(np.dtype(np.float32)) == tolerance(np.dtype(np.complex64))
+    assert tolerance(np.dtype(np.float64)) == tolerance(np.dtype(np.complex128)) == (1e-12, 1e-12)
 
 
 @pytest.mark.parametrize(
     "got, expected",
     [
-        (np.array([1.0, np.nan, np.inf, -0.0]), np.array([1.0, np.nan, np.inf, 0.0])),
+        (np.array([1.0, np.nan, np.inf, -0.0]), np.array([1.0, np.nan, np.inf, -0.0])),
         (np.float32(1.0) + np.float32(5e-6), np.float32(1.0)),
-        (np.array([1e6, 1e-9]), np.array([1e6, 1e-9 + 1e-8])),  # tolerance scales with the array
+        (np.array([1e6, 1e-13]), np.array([1e6, 0.0])),  # within the absolute tolerance
         ((np.arange(3), 2.5, None, "s"), (np.arange(3), 2.5, None, "s")),
         (np.array([1 + 2j]), np.array([1 + 2j])),
+        ({"a": [1, np.float32(2.0)]}, {"a": [1, np.float32(2.0)]}),
+        (Fraction(1, 2), Fraction(2, 4)),
+        (object(), object()),  # no ``==`` of its own: the type is all that can be compared
     ],
 )
 def test_equal_within_tolerance(got, expected):
@@ -42,6 +53,12 @@ def test_equal_within_tolerance(got, expected):
         ((1, 2), (1, 2, 3), "length 2 != 3"),
         ([np.zeros(2)], [np.ones(2)], "result[0]: 2 of 2"),
         (True, False, "True != False"),
+        (np.array([1e6, 1e-9]), np.array([1e6, 1e-8]), "compiled 1e-09, plain 1e-08"),  # not scaled
+        (np.array([0.0, -0.0]), np.array([0.0, 0.0]), "compiled -0.0, plain 0.0"),
+        (np.array([1j]), np.array([complex(-0.0, 1.0)]), "1 of 1 element(s) differ"),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}, "keys ['a', 'b'] != ['b', 'a']"),
+        ({"a": [np.zeros(2)]}, {"a": [np.ones(2)]}, "result['a'][0]: 2 of 2"),
+        (Fraction(1, 2), Fraction(1, 3), "Fraction(1, 2) != Fraction(1, 3)"),
     ],
 )
 def test_differences_name_what_differs(got, expected, text):
@@ -51,14 +68,23 @@ def test_differences_name_what_differs(got, expected, text):
 
 def test_float32_inputs_allow_float32_tolerance_in_float64_results():
     args = (np.ones(3, np.float32),)
-    assert input_floor(args) == 1e-5
+    assert input_floor(args) == (1e-5, 1e-5)
     got, expected = np.array([1.0 + 1e-7]), np.array([1.0])
     assert differences(got, expected) and not differences(got, expected, floor=input_floor(args))
 
 
+def test_exceptions_compare_by_type():
+    assert exception_differences(None, None) == []
+    assert exception_differences(ValueError("a"), ValueError("b")) == []  # worded otherwise
+    (problem,) = exception_differences(None, ValueError("bad"))
+    assert problem == "raised nothing, plain ValueError: bad"
+    (problem,) = exception_differences(TypeError("x"), ValueError("x"))
+    assert problem == "raised TypeError: x, plain ValueError: x"
+
+
 def test_call_differences_compare_arguments_after_the_call():
     problems = call_differences(
-        (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), 0.0
+        (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), (0.0, 0.0)
     )
     expected = (
         "argument 'x' after the call: 1 of 2 element(s) differ (exact); "

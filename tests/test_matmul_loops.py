@@ -2,7 +2,7 @@
 
 Each program is compared with the plain function through the shared differential helper and
 must compile without a break; sums run in another order than BLAS's, within the float
-tolerances of tests/differential.py, and integer products wrap as NumPy's do.
+tolerances of astcompile/compare.py, and integer products wrap as NumPy's do.
 """
 
 from __future__ import annotations

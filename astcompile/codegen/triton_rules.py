@@ -124,9 +124,9 @@ def _ratio(node: Node, a: list[str], num: float, den: float) -> str:
 
 def _sign(node: Node, a: list[str]) -> str:
     t = tl_type(node.dtype)
-    if node.dtype.kind == "f":  # 0, -0 and NaN are their own sign
+    if node.dtype.kind == "f":  # x - x: 0 for 0 and -0 (NumPy's sign of -0 is 0), NaN for NaN
         one = literal(1, node.dtype)
-        return f"tl.where({a[0]} > 0, {one}, tl.where({a[0]} < 0, -{one}, {a[0]}))"
+        return f"tl.where({a[0]} > 0, {one}, tl.where({a[0]} < 0, -{one}, {a[0]} - {a[0]}))"
     return f"(({a[0]} > 0).to({t}) - ({a[0]} < 0).to({t}))"
 
 

@@ -8,7 +8,7 @@ started from the running value the step before ended on (``carry``). Results are
 step's dtype, which is NumPy's (an int32 array's cumsum is int64: the tracer casts first);
 float32 scans run in float64, as float sums do. A float scan is a tree within each step, so it
 rounds differently from NumPy's one-at-a-time adds (within the float tolerances of
-``tests/differential.py``); integer scans are exact.
+``astcompile/compare.py``); integer scans are exact.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ becomes
     %3 = sum(%5) axes=(1,) : float64(n,)
 
 Sums run in a different order than BLAS's (within the float tolerances of
-tests/differential.py); integer products wrap as NumPy's do. A product at a region's top level
+astcompile/compare.py); integer products wrap as NumPy's do. A product at a region's top level
 is decomposed only when it is small (by its traced sizes): a large one is BLAS's work, and the
 region keeps running as written.
 """

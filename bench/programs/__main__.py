@@ -1,11 +1,12 @@
 """``python -m bench.programs [--quick] [--only NAME] [--profile] [--json PATH] [--write-docs]``
 
 Runs every program of this folder plain, compiled (C backend) and, when Numba is installed,
-under ``numba.njit``, in one process: checks the compiled call does what the plain call does
-(result, dtype, shape, writes to its inputs, printed text, exceptions), times the first ten
-calls of each (a short run, compiles included) and the steady state (rounds interleaved), and
-prints one row per program with what broke (from ``astcompile.explain`` and the log channels). A program whose
-compiled form raises or gives another answer is a row marked ERROR or DIFFERS, never skipped.
+under ``numba.njit``, in one process: checks the compiled call (and the eager backend's) does
+what the plain call does (result, dtype, shape, writes to its inputs, printed text,
+exceptions), times the first ten calls of each (a short run, compiles included) and the steady
+state (rounds interleaved), and prints one row per program with what broke (from
+``astcompile.explain`` and the log channels). A program whose compiled form raises or gives
+another answer is a row marked ERROR or DIFFERS, never skipped.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 import astcompile
 from bench.programs import Program, decorated, load, names
 from bench.programs._causes import Diagnosis, captured_logs, diagnose
-from bench.programs._compare import Verdict, compare, fresh, run, unchanged
+from bench.programs._compare import Outcome, Verdict, compare, fresh, run, unchanged
 from bench.programs._numba import numba_version
 from bench.programs._report import SECTION, markdown, row_line, write_section
 from bench.programs._timing import (
@@ -85,7 +86,8 @@ def run_program(program: Program, plan: Plan, profile: bool) -> Row:
         first = run(compiled, args)
         row.first_call = first.seconds
         row.compiled_first_ten = first.seconds + first_calls(compiled, args, FIRST_CALLS - 1)
-    row.verdict = _worst(compare(plain_out, first), compare(plain_out, run(compiled, args)))
+    warm = compare(plain_out, run(compiled, args))
+    row.verdict = _worst(compare(plain_out, first), warm, eager_verdict(program, args, plain_out))
     numba_run = numba_version(program.fn, args, plain_out)
     row.numba_note = numba_run.note
     if numba_run.fn is not None:
@@ -105,10 +107,18 @@ def run_program(program: Program, plan: Plan, profile: bool) -> Row:
     return row
 
 
-def _worst(a: Verdict, b: Verdict) -> Verdict:
-    """The first call traces and compiles, the second runs the cached entries: check both."""
+def eager_verdict(program: Program, args: tuple, plain_out: Outcome) -> Verdict:
+    """The eager backend (the same traced graphs, run by NumPy) must give the answer too."""
+    eager = decorated(program.fn, lambda fn: astcompile.compile(fn, backend="eager"))
+    verdict = compare(plain_out, run(eager, args))
+    return verdict if verdict.ok else Verdict(verdict.status, f"eager: {verdict.detail}")
+
+
+def _worst(*verdicts: Verdict) -> Verdict:
+    """The first call traces and compiles, the second runs the cached entries, the eager
+    backend runs the same graphs by NumPy: check all."""
     order = ("ERROR", "DIFFERS", "close", "equal")
-    return min(a, b, key=lambda v: order.index(v.status))
+    return min(verdicts, key=lambda v: order.index(v.status))
 
 
 def profile_calls(fn: Any, args: tuple, copies: bool, top: int = 6) -> list[str]:
