@@ -11,6 +11,7 @@ functions by their code; other objects by their own ``==``; the same exception t
 from __future__ import annotations
 
 import copy
+import re
 import types
 from typing import Any
 
@@ -159,12 +160,26 @@ def _far(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> np.
     return bad | ((got == 0) & (expected == 0) & (np.signbit(got) != np.signbit(expected)))
 
 
+#: Messages compiled code gives word for word where NumPy's reads so (others compare by type
+#: only: a message may word the same error otherwise): NEP 50's
+#: ``Python integer 300 out of bounds for int8``.
+SAME_MESSAGE = {OverflowError: re.compile(r"Python integer -?\d+ out of bounds for \w+")}
+
+
 def exception_differences(got: BaseException | None, expected: BaseException | None) -> list[str]:
     """What differs between what the compiled and the plain run raised (``None``: nothing): the
-    type; the message may word the same error otherwise (NumPy names the value)."""
-    if type(got) is type(expected):
-        return []
-    return [f"raised {describe(got)}, plain {describe(expected)}"]
+    type, and the message where :data:`SAME_MESSAGE` names it (the compiled message may add the
+    user's line as a note on a line of its own)."""
+    if type(got) is not type(expected):
+        return [f"raised {describe(got)}, plain {describe(expected)}"]
+    pattern = SAME_MESSAGE.get(type(expected))
+    if pattern and pattern.fullmatch(str(expected)) and _first_line(got) != str(expected):
+        return [f"raised {describe(got)}, plain {describe(expected)}"]
+    return []
+
+
+def _first_line(exc: BaseException | None) -> str:
+    return str(exc).split("\n", 1)[0]
 
 
 def describe(exc: BaseException | None) -> str:

@@ -23,7 +23,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import trust
@@ -87,16 +87,45 @@ def lookup(entries: str, key: str) -> str | None:
 LOCK_PREFIX = 2
 
 
-def build_lock(entries: str, key: str) -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def build_lock(entries: str, key: str) -> Iterator[Any]:
     """The cross-process lock of building ``key``: ``<cache>/locks/<key[:2]>.lock``, through
     ``filelock`` (one well-kept implementation of OS file locks for Linux, macOS and Windows;
-    the OS releases it when its holder dies). Kept out of ``c-v1`` so that it is no entry."""
+    the OS releases it when its holder dies). Kept out of ``c-v1`` so that it is no entry.
+
+    A forked child does not wait for a lock its parent held when it forked: the parent's
+    thread may be starting the compiler just then, and CPython's ``subprocess`` waits until
+    every copy of its exec-status pipe is closed, the child's copy included; it would wait for
+    the child, the child for its lock. The child builds without it (:func:`store` publishes
+    atomically, so two builds of one key are safe, only wasted work)."""
     import filelock
 
     folder = os.path.join(os.path.dirname(entries), "locks")
     os.makedirs(folder, mode=trust.PRIVATE.folder, exist_ok=True)
     path = os.path.join(folder, key[:LOCK_PREFIX] + ".lock")
-    return filelock.FileLock(path, mode=trust.PRIVATE.file)
+    if path in _held_by_parent:
+        yield None
+        return
+    with filelock.FileLock(path, mode=trust.PRIVATE.file) as lock:
+        _held.add(path)
+        try:
+            yield lock
+        finally:
+            _held.discard(path)
+
+
+#: Lock files this process's threads hold now, and those its parent held when it forked.
+_held: set[str] = set()
+_held_by_parent: frozenset[str] = frozenset()
+
+
+def _after_fork_in_child() -> None:
+    global _held_by_parent
+    _held_by_parent = _held_by_parent | frozenset(_held)
+    _held.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def store(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import TRITON, assert_same, target_mode
+from differential import EVERY_BACKEND, TRITON, assert_same, target_mode
 from test_backend_triton import TINY_PARTS, record_grids, small_values
 
 import astcompile
@@ -190,3 +190,60 @@ def test_every_dtype_in_steps_and_parts(monkeypatch, dtype):
     for fn in (every_kind, with_dtypes):
         assert_same(fn, small_values(dtype), backend="triton")
     assert (1, 6) in grids and (2, 3) in grids
+
+
+def rolling_mean(x, w):
+    c1 = np.concatenate((np.zeros(1), np.cumsum(x)))
+    return (c1[w:] - c1[:-w]) / w
+
+
+def padded(x):
+    c = np.zeros(x.shape[0] + 1)
+    c[1:] = np.cumsum(x)
+    return c[2:] - c[:-2]
+
+
+def into_argument(x, out):
+    out[1:] = np.cumsum(x)
+    return out.sum(), out[1:-1] * 2
+
+
+def trimmed(x):
+    return np.concatenate(([0.0], np.cumprod(x * 0.1 + 1)))[1:-1]
+
+
+def differences(x):
+    return np.diff(np.concatenate((np.zeros(1), np.cumsum(x))))
+
+
+def rolling_rows(x, w):
+    c = np.concatenate((np.zeros((x.shape[0], 1)), np.cumsum(x, axis=1)), axis=1)
+    return c[:, w:] - c[:, :-w]
+
+
+def appended(x):
+    c = np.append(np.cumsum(x), 0.0)
+    return c[1:] + c[:-1]
+
+
+V = X[0, :10]
+STORED_SCANS = [
+    (rolling_mean, (V, 3)),
+    (rolling_mean, (V.astype(np.float32), 1)),
+    (rolling_mean, (np.arange(7), 2)),
+    (padded, (V,)),
+    (into_argument, (V, np.ones(11))),
+    (trimmed, (V,)),
+    (differences, (V,)),
+    (rolling_rows, (X[:3, :8], 2)),
+    (appended, (V,)),
+]
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@pytest.mark.parametrize(("fn", "args"), STORED_SCANS, ids=_ids(STORED_SCANS))
+def test_a_scan_stored_into_an_array_is_read_after_the_store(backend, fn, args):
+    """A scan's result stored into another array (``np.concatenate``, ``c[1:] = ...``) and
+    that array read afterwards (sliced at both ends): the reads see the stored scan. The scan
+    step replacing the loop re-created the store after the reads, which then read zeros."""
+    assert_same(fn, *args, backend=backend)

@@ -26,9 +26,7 @@ TRITON_QUICK = [
     "vibr_energy",
 ]
 #: Programs Triton gets wrong today (the test fails when they are fixed: then drop them).
-TRITON_WRONG = {
-    "rolling_mean": "np.concatenate((np.zeros(1), np.cumsum(x))) sliced and subtracted: zeros",
-}
+TRITON_WRONG: dict[str, str] = {}
 
 
 def _case(name: str, backend: str) -> pytest.param:

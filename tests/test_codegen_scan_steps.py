@@ -80,3 +80,18 @@ def test_a_store_into_the_result_stays_after_the_step():
     assert [e.op for e in folded.effects] == [Op.STORE]
     (store,) = folded.effects
     assert scan_of(store.inputs[0]) == "cumsum"
+
+
+def test_a_store_of_the_step_stays_before_the_reads_after_it():
+    """Ids are program order (the Triton store phases order reads and stores by them): the
+    store of the scan into ``c`` keeps its place before ``c``'s reads, though only its value
+    changed."""
+
+    def padded(x):
+        c = np.concatenate((np.zeros(1), np.cumsum(x)))
+        return c[2:] - c[:-2]
+
+    folded = _folded(padded, X[0])
+    (store,) = [e for e in folded.effects if scan_of(e.inputs[1]) == "cumsum"]
+    (result,) = folded.outputs
+    assert result.op is Op.SUB and store.id < result.id

@@ -82,6 +82,14 @@ def test_exceptions_compare_by_type():
     assert problem == "raised TypeError: x, plain ValueError: x"
 
 
+def test_numpys_overflow_message_must_name_the_same_int():
+    plain = OverflowError("Python integer 300 out of bounds for int8")
+    assert exception_differences(OverflowError(f"{plain}\n  at user.py:3"), plain) == []
+    (problem,) = exception_differences(OverflowError("Python integer out of bounds"), plain)
+    assert "Python integer 300" in problem
+    assert exception_differences(OverflowError("a"), OverflowError("b")) == []  # other words
+
+
 def test_call_differences_compare_arguments_after_the_call():
     problems = call_differences(
         (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), (0.0, 0.0)

@@ -35,3 +35,36 @@ def test_an_integer_to_a_negative_power_raises_though_nothing_reads_it(backend):
     calls = [(np.array([1, 2]), np.array([3, 1])), (np.array([1, -2]), np.array([3, 1]))]
     assert_same_calls(unread_power_before_a_store, calls, backend=backend)
     assert_same_calls(read_power, [(x, 2), (x, -1), (x.astype(np.uint8), 3)], backend=backend)
+
+
+def loop_offsets(y, n):
+    s = y.copy()
+    for i in range(n):
+        s = s + i * 100
+    return s
+
+
+def loop_products(y, n):
+    t = y[0]
+    for i in range(n):
+        t = t * (i + 126)
+    return t
+
+
+def loop_stores(y, n):
+    out = y.copy()
+    for i in range(n):
+        out[0] = out[0] + (i + 126)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_an_int_outside_the_dtype_is_named_in_the_overflow_error(backend):
+    """NEP 50: a Python int that does not fit the array's dtype raises ``OverflowError:
+    Python integer 200 out of bounds for int8``; a loop's int is checked when the code runs,
+    and the message names its value as NumPy's does (the differential helper compares the
+    message of an OverflowError)."""
+    i8, u8 = np.array([1, 2], np.int8), np.array([1, 2], np.uint8)
+    assert_same_calls(loop_offsets, [(i8, 1), (i8, 3), (u8, 4)], backend=backend)
+    assert_same_calls(loop_products, [(i8, 1), (i8, 3)], backend=backend)
+    assert_same_calls(loop_stores, [(i8, 2), (u8, 200)], backend=backend)

@@ -94,3 +94,33 @@ def test_fork_during_the_call_paths_build_the_childs_calls_complete(tmp_path, mo
     building.join(timeout=60)
     assert status == 0, "the forked child hung or failed" if status is None else status
     assert fastcall.loaded() is not None  # and the parent's build finished, untouched
+
+
+def test_a_child_does_not_wait_for_a_build_lock_its_parent_held(tmp_path):
+    """The parent's thread holds a kernel's build lock when the process forks (it may be
+    starting the compiler, whose exec-status pipe the child now holds a copy of: the parent
+    waits for the child): the child builds without the lock instead of waiting for it."""
+    from astcompile.runtime import cache
+
+    entries = os.path.join(str(tmp_path), cache.FORMAT)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with cache.build_lock(entries, "ab" + "0" * 38):
+            holding.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait(30)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            with cache.build_lock(entries, "ab" + "1" * 38):  # the same lock file
+                os._exit(0)
+        except BaseException:  # noqa: BLE001 - the child must exit, whatever happened
+            os._exit(2)
+    status = _child_status(pid, 20)
+    release.set()
+    holder.join(30)
+    assert status == 0, "the child waited for its parent's build lock" if status is None else status

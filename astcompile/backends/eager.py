@@ -222,7 +222,7 @@ def _numpy_step(node: Node, ctx: EvalContext, args: list) -> Any:
 def _check(node: Node, ctx: EvalContext, args: list) -> Any:
     """``assert`` and Python's own errors on loop values (see trace/control.py)."""
     if not bool(args[0]):
-        raise make_error(node.attr.exception, node.attr.message)
+        raise make_error(node.attr.exception, node.attr.message, *args[1:])
     return None
 
 

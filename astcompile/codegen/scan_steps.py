@@ -31,7 +31,7 @@ from astcompile.ir.graph import (
     NumpyCallAttr,
 )
 from astcompile.ir.ops import Op
-from astcompile.passes.rebuild import subgraphs, with_inputs
+from astcompile.passes.rebuild import copy_of, subgraphs
 
 #: fold op -> the NumPy function its scan is.
 SCANS: dict[Op, str] = {Op.ADD: "cumsum", Op.MUL: "cumprod"}
@@ -83,7 +83,10 @@ def fold_scans(graph: Graph) -> Graph | None:
 
 
 def _rebuilt(graph: Graph, nodes: list[Node], found: list[ScanLoop], dropped: set[int]) -> Graph:
-    """Every node re-created in id (program) order, each buffer replaced by its scan step."""
+    """Every node but the inputs re-created in id (program) order, each buffer replaced by its
+    scan step. Even a node whose inputs are unchanged gets a new id: the store phases order
+    reads and stores by id (codegen/triton_stores.py), and a store re-created after a read it
+    precedes would otherwise run after it (``c[w:] - c[:-w]`` of a concatenated cumsum)."""
     scans = {s.buffer.id: s for s in found}
     new: dict[int, Node] = {}
     for node in sorted(nodes, key=lambda n: n.id):
@@ -96,7 +99,8 @@ def _rebuilt(graph: Graph, nodes: list[Node], found: list[ScanLoop], dropped: se
                 Op.NUMPY, (new[scan.source.id],), node.dtype, node.shape, attr, scan.loop.loc
             )
         else:
-            new[node.id] = with_inputs(node, tuple(new[i.id] for i in node.inputs))
+            inputs = tuple(new[i.id] for i in node.inputs)
+            new[node.id] = node if node.op is Op.INPUT else copy_of(node, inputs)
     inputs = [new[n.id] for n in graph.inputs]
     outputs = [new[n.id] for n in graph.outputs]
     effects = [new[e.id] for e in graph.effects if e.id not in dropped]

@@ -264,12 +264,15 @@ def result(em: Emitter, node: Node) -> None:
 
 
 def check(em: Emitter, node: Node) -> None:
-    """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check."""
-    em.checks.append((node.attr.exception, node.attr.message))
+    """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check,
+    ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes)."""
+    values = node.inputs[1:3]
+    em.checks.append((node.attr.exception, node.attr.message, tuple(v.dtype.str for v in values)))
     what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
+    named = "".join(f"err[{k}] = (int64_t){em.scalar(v)}; " for k, v in enumerate(values, 1))
     em.bail(
-        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; {_site(em, node)} "
-        "return 3; }"
+        f"if (!{em.scalar(node.inputs[0])}) {{ err[0] = {len(em.checks) - 1}; {named}"
+        f"{_site(em, node)} return 3; }}"
         f"  /* {what} */{loc(node)}"
     )
 

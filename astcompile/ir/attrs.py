@@ -165,8 +165,10 @@ class LoopAttr:
 
 @dataclass(frozen=True)
 class CheckAttr:
-    """A CHECK raises ``exception(message)`` when its input is false (``assert``, domain
-    errors of ``math`` functions, Python's division by zero on loop values)."""
+    """A CHECK raises ``exception(message)`` when its first input is false (``assert``, domain
+    errors of ``math`` functions, Python's division by zero on loop values). Its further
+    inputs are run-time ints the message names, filled into its ``{}`` in order (NumPy's
+    ``Python integer 300 out of bounds for int8``)."""
 
     exception: str  # a builtin exception's name: "AssertionError", "ValueError", ...
     message: str

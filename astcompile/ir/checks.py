@@ -12,6 +12,8 @@ import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from astcompile.ir.attrs import SizeCheckKind
 from astcompile.runtime.user_frames import raise_at
 
@@ -59,8 +61,11 @@ class RunPlain(Exception):
 RUN_PLAIN = "RunPlain"
 
 
-def make_error(exception: str, message: str) -> BaseException:
-    """The builtin exception a failed CHECK raises (no arguments for a bare ``assert``)."""
+def make_error(exception: str, message: str, *values: Any) -> BaseException:
+    """The builtin exception a failed CHECK raises (no arguments for a bare ``assert``);
+    ``values``: the run-time ints its message names (CheckAttr)."""
+    if values:
+        message = message.format(*(int(v) for v in values))
     if exception == RUN_PLAIN:
         return RunPlain(message)
     return getattr(builtins, exception)(*((message,) if message else ()))
@@ -80,8 +85,11 @@ def error_for(rc: int, err: Any, checks: tuple = ()) -> BaseException:
     """The exception for status ``rc``: 1 IndexError (index, axis, size in ``err``), 2 a zero
     ``range`` step, 3 a failed CHECK (``err[0]`` indexes ``checks``), 10-13 the size checks
     above."""
-    if rc == 3:
-        return make_error(*checks[int(err[0])])
+    if rc == 3:  # (exception, message[, the dtypes of the values it names: err[1], err[2]])
+        exception, message, *named = checks[int(err[0])]
+        kinds = named[0] if named else ()
+        values = [np.int64(v).view(kind) for v, kind in zip(err[1:3], kinds)]
+        return make_error(exception, message, *values)
     if rc == 1:
         return IndexError(f"index {err[0]} is out of bounds for axis {err[1]} with size {err[2]}")
     if rc == 2:

@@ -338,7 +338,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.LOOP: Signature(1, LoopAttr, more=True),
     Op.IF: Signature(1, IfAttr, more=True),
     Op.RESULT: Signature(1, int),
-    Op.CHECK: Signature(1, CheckAttr),
+    Op.CHECK: Signature(1, CheckAttr, more=True),  # the test, then the values its message names
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
     Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
     Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),

@@ -31,10 +31,11 @@ def with_inputs(node: Node, inputs: tuple[Node, ...]) -> Node:
     """``node`` itself when ``inputs`` are its inputs, else a copy reading ``inputs``."""
     if all(a is b for a, b in zip(inputs, node.inputs)):
         return node
-    return _copy(node, inputs)
+    return copy_of(node, inputs)
 
 
-def _copy(node: Node, inputs: tuple[Node, ...], attr: object = None) -> Node:
+def copy_of(node: Node, inputs: tuple[Node, ...], attr: object = None) -> Node:
+    """``node`` re-created on ``inputs``: a new id, after every node made before it."""
     attr = node.attr if attr is None else attr
     return Node(node.op, inputs, node.dtype, node.shape, attr, node.loc)
 
@@ -93,7 +94,7 @@ class _Levels:
             return node  # body inputs are what LoopAttr.holders name
         inputs = tuple(self.new[i.id] for i in node.inputs)
         if subgraphs(node):
-            return _copy(node, inputs, self._control_attr(node))
+            return copy_of(node, inputs, self._control_attr(node))
         replaced = self.rule(node, inputs)
         if replaced is None or replaced is node:
             replaced = self._placed(node, inputs)
@@ -107,7 +108,7 @@ class _Levels:
     def _placed(self, node: Node, inputs: tuple[Node, ...]) -> Node:
         """``node`` at its own place: a copy with a new id, in order (leaves too: a size check or
         a run-time size reads locals that statements before it declare)."""
-        copy = _copy(node, inputs)
+        copy = copy_of(node, inputs)
         self.copies[node.id] = copy
         return copy
 

@@ -109,12 +109,14 @@ def known_to_fit(node: Node, example: Any, dtype: np.dtype) -> bool:
     return False
 
 
-def require(ok: Node, exception: str, message: str) -> None:
-    """Raise ``exception(message)`` where the 0-d bool ``ok`` is false when the code runs."""
+def require(ok: Node, exception: str, message: str, *values: Node) -> None:
+    """Raise ``exception(message)`` where the 0-d bool ``ok`` is false when the code runs,
+    each ``{}`` in ``message`` filled with the run-time int of ``values`` in order."""
     if ok.op is Op.CONST and ok.attr.value:
         return
     ctx = current()
-    ctx.add_effect(ctx.node(Op.CHECK, (ok,), _BOOL, (), CheckAttr(exception, message)))
+    check = ctx.node(Op.CHECK, (ok, *values), _BOOL, (), CheckAttr(exception, message))
+    ctx.add_effect(check)
 
 
 def power_check(power: Node) -> None:
@@ -155,7 +157,8 @@ def keep_unread_checks(ctx: Any, outputs: list[Node]) -> None:
 def require_int_fits(node: Node, example: Any, dtype: np.dtype) -> None:
     """NumPy's OverflowError for a Python int that does not fit the array's dtype."""
     if not known_to_fit(node, example, dtype):
-        require(fits(node, dtype), "OverflowError", f"Python integer out of bounds for {dtype}")
+        message = f"Python integer {{}} out of bounds for {dtype}"  # NumPy's, with the value
+        require(fits(node, dtype), "OverflowError", message, node)
 
 
 def require_float_converts(node: Node, dtype: np.dtype) -> None:
@@ -167,10 +170,23 @@ def require_float_converts(node: Node, dtype: np.dtype) -> None:
     not_inf = _node(Op.LOGICAL_NOT, (_node(Op.ISINF, (node,), _BOOL),), _BOOL)
     require(not_inf, "OverflowError", "cannot convert float infinity to integer")
     whole = _node(Op.TRUNC, (node,), node.dtype)
-    low = _node(Op.GE, (whole, _const(info.min, node.dtype)), _BOOL)
-    high = _node(Op.LT, (whole, _const(info.max + 1, node.dtype)), _BOOL)
-    ok = _node(Op.LOGICAL_AND, (low, high), _BOOL)
-    require(ok, "OverflowError", f"Python integer out of bounds for {dtype}")
+    require(
+        _within(whole, -(2**63), 2**63),
+        "OverflowError",
+        "Python int too large to convert to C long",
+    )
+    if info.bits < 64:  # NumPy's message names the int, which now fits an int64
+        value = _cast(whole, np.dtype(np.int64))
+        message = f"Python integer {{}} out of bounds for {dtype}"
+        require(_within(whole, info.min, info.max + 1), "OverflowError", message, value)
+
+
+def _within(whole: Node, low: int, stop: int) -> Node:
+    """``low <= whole < stop`` for a whole float (bounds exact in any float: powers of two
+    and small ints)."""
+    above = _node(Op.GE, (whole, _const(low, whole.dtype)), _BOOL)
+    below = _node(Op.LT, (whole, _const(stop, whole.dtype)), _BOOL)
+    return _node(Op.LOGICAL_AND, (above, below), _BOOL)
 
 
 def index_value(node: Node, clamp: bool) -> Node:
