@@ -8,6 +8,11 @@
  * caller's arguments as they are, or the measured path (CompiledFunction.__call__), with the
  * object itself put first. Measuring changes the route (route()); nothing else changes.
  *
+ * The plain route of a function that calls itself by name is its twin (jit/routes.py), made
+ * from the user's function as it was when the route was set: route() then names that function
+ * (watched), and a call runs the twin only while the function still has the code and defaults
+ * it had, else the function itself, as the user changed it.
+ *
  * As a descriptor it binds like a function (a bound method of itself), and it says so
  * (Py_TPFLAGS_METHOD_DESCRIPTOR), so obj.f(x) calls f(obj, x) without making the method.
  * Subclasses get both flags in __init_subclass__ (Python 3.11 does not pass them on to heap
@@ -20,6 +25,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *route; /* what a call runs */
     int bind;        /* whether the route gets the object itself as its first argument */
+    PyObject *watched;                     /* the function the route stands for, or NULL */
+    PyObject *code, *defaults, *kwdefaults; /* watched's when the route was set */
 } Switch;
 
 enum { SMALL_CALL = 8 };
@@ -50,10 +57,19 @@ static PyObject *switch_bound(PyObject *self, PyObject *route, PyObject *const *
     return result;
 }
 
+/* Whether the watched function still has what its twin was made with (the user may assign
+ * __code__, __defaults__ and __kwdefaults__ at any time: IPython's autoreload does). */
+static int switch_as_routed(Switch *self) {
+    PyObject *fn = self->watched;
+    return PyFunction_GET_CODE(fn) == self->code && PyFunction_GET_DEFAULTS(fn) == self->defaults &&
+           PyFunction_GET_KW_DEFAULTS(fn) == self->kwdefaults;
+}
+
 static PyObject *switch_call(PyObject *op, PyObject *const *args, size_t nargsf,
                              PyObject *kwnames) {
     Switch *self = (Switch *)op;
     PyObject *route = self->route;
+    if (self->watched != NULL && !switch_as_routed(self)) route = self->watched;
     if (route == NULL) {
         PyErr_SetString(PyExc_TypeError, "compiled function called before its route was set");
         return NULL;
@@ -71,13 +87,28 @@ static PyObject *switch_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return (PyObject *)self;
 }
 
-static int switch_traverse(PyObject *self, visitproc visit, void *arg) {
-    Py_VISIT(((Switch *)self)->route);
+static int switch_traverse(PyObject *op, visitproc visit, void *arg) {
+    Switch *self = (Switch *)op;
+    Py_VISIT(self->route);
+    Py_VISIT(self->watched);
+    Py_VISIT(self->code);
+    Py_VISIT(self->defaults);
+    Py_VISIT(self->kwdefaults);
     return 0;
 }
 
-static int switch_clear(PyObject *self) {
-    Py_CLEAR(((Switch *)self)->route);
+/* Forget the function a route stood for (what it had is held, so that no new object can take
+ * its address and pass for it). */
+static void switch_unwatch(Switch *self) {
+    Py_CLEAR(self->watched);
+    Py_CLEAR(self->code);
+    Py_CLEAR(self->defaults);
+    Py_CLEAR(self->kwdefaults);
+}
+
+static int switch_clear(PyObject *op) {
+    Py_CLEAR(((Switch *)op)->route);
+    switch_unwatch((Switch *)op);
     return 0;
 }
 
@@ -92,17 +123,30 @@ static PyObject *switch_get(PyObject *self, PyObject *obj, PyObject *type) {
     return PyMethod_New(self, obj);
 }
 
-/* route(target, bind): from now on a call runs target(*args) or, with bind, target(self, *args). */
+/* route(target, bind, watched=None): from now on a call runs target(*args) or, with bind,
+ * target(self, *args); with watched (a function), only while watched keeps the code and
+ * defaults it has now, and watched(*args) once it does not. */
 static PyObject *switch_route(PyObject *op, PyObject *args) {
-    PyObject *target;
+    PyObject *target, *watched = Py_None;
     int bind;
-    if (!PyArg_ParseTuple(args, "Op", &target, &bind)) return NULL;
+    if (!PyArg_ParseTuple(args, "Op|O", &target, &bind, &watched)) return NULL;
     if (!PyCallable_Check(target)) {
         PyErr_SetString(PyExc_TypeError, "a route must be callable");
         return NULL;
     }
+    if (watched != Py_None && (bind || !PyFunction_Check(watched))) {
+        PyErr_SetString(PyExc_TypeError, "an unbound route can watch a Python function");
+        return NULL;
+    }
     Switch *self = (Switch *)op;
     PyObject *old = self->route;
+    switch_unwatch(self);
+    if (watched != Py_None) {
+        self->code = Py_NewRef(PyFunction_GET_CODE(watched));
+        self->defaults = Py_XNewRef(PyFunction_GET_DEFAULTS(watched));
+        self->kwdefaults = Py_XNewRef(PyFunction_GET_KW_DEFAULTS(watched));
+        self->watched = Py_NewRef(watched);
+    }
     self->route = Py_NewRef(target);
     self->bind = bind;
     Py_XDECREF(old);
@@ -122,7 +166,8 @@ static PyObject *switch_current(PyObject *self, void *closure) {
 }
 
 static PyMethodDef switch_methods[] = {
-    {"route", switch_route, METH_VARARGS, "route(target, bind): what calls run from now on"},
+    {"route", switch_route, METH_VARARGS,
+     "route(target, bind, watched=None): what calls run from now on"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))switch_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {NULL},

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.jit import resample, tiering
+from astcompile.jit import resample, routes, tiering
 from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import timing
 
@@ -450,21 +450,27 @@ def test_a_sampled_plain_call_runs_its_recursion_unmeasured(clock, monkeypatch):
     assert sampled == [5] * (_calls_until_choice() - tiering.WARMUP_CALLS + 1)
 
 
-def test_a_sample_due_inside_a_recursion_waits_for_a_call_of_the_program(clock, monkeypatch):
-    """The resampler wakes a plain-running function in the middle of a recursion: the next
-    call is one of its calls of itself, which is no sample (its size is not the program's);
-    it goes back to plain and waits for the next wake, its choice unchanged."""
-    count_leaves.reset()
+def test_a_sample_due_inside_a_recursion_waits_for_a_call_of_the_program(clock, monkeypatch, runs):
+    """The resampler wakes a plain-running function in the middle of a recursion. Through a
+    class, the next call is one of its calls of itself, which is no sample (its size is not
+    the program's): it goes back to plain and waits for the next wake, its choice unchanged.
+    Through its route, its calls of itself run its twin and never reach it: the sample is the
+    program's next call."""
+    f = _as_decorated(count_leaves.fn)
     for _ in range(_calls_until_choice()):
-        count_leaves(5, _nothing)
-    tier = count_leaves._tier
+        f(5, _nothing)
+    tier = f._tier
     choice, delay = tier.choice, tier.delay
     assert tier.plain and resample.resampler.pending() == 1
-    seen = _sampled_signatures(monkeypatch, count_leaves)
+    seen = _sampled_signatures(monkeypatch, f)
     wake_once = [lambda: resample.resampler.run_due(math.inf)]
-    assert count_leaves(5, lambda: wake_once and wake_once.pop()()) == 32
+    assert f(5, lambda: wake_once and wake_once.pop()()) == 32
     assert seen == [] and tier.choice is choice and not tier.pending
-    assert tier.plain and tier.delay == delay and resample.resampler.pending() == 1
+    assert f(5, _nothing) == 32
+    routed = hasattr(f, "current_route")
+    assert seen == ([tiering.signature((5, _nothing), {})] if routed else [])
+    assert tier.plain and tier.choice.plain and resample.resampler.pending() == 1
+    assert tier.delay == (min(2 * delay, tiering.MAX_DELAY) if routed else delay)
 
 
 def total(xs):
@@ -497,7 +503,7 @@ def test_a_function_without_regions_calling_only_itself_runs_plain_at_once(clock
     with no sample to take (a compiled sample of a recursion took 15-100x the plain call)."""
     f = _as_decorated(total)
     assert f([1, 2, 3]) == 6
-    assert runs(f) is f.fn and f._tier.countdown == tiering.NEVER
+    assert runs(f) in (f.fn, routes.plain_twin(f)) and f._tier.countdown == tiering.NEVER
     assert f([4, 5]) == 9 and f._tier.choice is None and resample.resampler.pending() == 0
 
 
@@ -527,4 +533,4 @@ def test_a_plain_sample_leaves_a_choice_made_meanwhile_in_place(clock, runs):
         assert f(2, decided_elsewhere) == 4
     finally:
         tier.lock.release()
-    assert runs(f) is f.fn
+    assert runs(f) in (f.fn, routes.plain_twin(f))  # the user's function, or its twin

@@ -40,10 +40,10 @@ _SCOPE_FLAGS = inspect.CO_NESTED | inspect.CO_ITERABLE_COROUTINE
 
 def compiles_to(text: str, code: types.CodeType, module: object = None) -> bool:
     """Whether ``text``, one ``def``, compiles to ``code`` (line numbers aside), as the import
-    of ``module`` compiles it (see :func:`_import_rewrite`)."""
+    of ``module`` compiles it (see :func:`import_rewrite`)."""
     try:
         tree = _in_scope(ast.parse(text).body[0], code)
-        _import_rewrite(module, code)(tree, text)
+        import_rewrite(module, code)(tree, text)
         compiled = compile(
             tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True
         )
@@ -53,7 +53,7 @@ def compiles_to(text: str, code: types.CodeType, module: object = None) -> bool:
     return found is not None and same_code(found, code)
 
 
-def _import_rewrite(module: object, code: types.CodeType) -> Callable[[ast.Module, str], None]:
+def import_rewrite(module: object, code: types.CodeType) -> Callable[[ast.Module, str], None]:
     """What the import of ``module`` did to its tree before compiling it: pytest rewrites the
     ``assert`` statements of test modules (``_pytest.assertion.rewrite``), so a function in a
     test file runs code its plain text does not compile to."""

@@ -25,14 +25,15 @@ _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body
 
 
 def build_function(
-    source: str,
+    source: str | ast.Module,
     name: str,
     template: Callable,
     extra_free: dict[str, object],
     filename: str,
     structured: tuple = (),
 ) -> types.FunctionType:
-    """Compile the padded ``def name`` in ``source`` as a sibling of ``template``.
+    """Compile the padded ``def name`` in ``source`` (text, or a tree at the user's lines)
+    as a sibling of ``template``.
 
     Defaults, ``__kwdefaults__``, ``__doc__`` and ``__qualname__`` are copied when ``name`` is
     the template's own ``def`` name (the rewritten function); a region body gets none of them.
@@ -61,11 +62,15 @@ def build_function(
 
 
 def _inner_code(
-    source: str, name: str, free: tuple[str, ...], filename: str, structured: tuple = ()
+    source: str | ast.Module,
+    name: str,
+    free: tuple[str, ...],
+    filename: str,
+    structured: tuple = (),
 ) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
     loops are lowered to structured calls on the way (see frontend/loop_plan.py)."""
-    module = ast.parse(source, filename=filename)
+    module = source if isinstance(source, ast.Module) else ast.parse(source, filename=filename)
     if "__ac_create" in free:
         from astcompile.frontend.lowering import lower_structured
 

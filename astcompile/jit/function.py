@@ -88,6 +88,7 @@ class CompiledFunction:
         self._lock = forksafe.object_lock(self, factory=threading.RLock)  # unlocked after fork
         self._measured_class = type(self)
         self._plain_class: type | None = None  # made on the first run_plain
+        self.twin_of: tuple | None = None  # (code, names, twin): the plain route's (routes.py)
         self._tier = tiering.for_function(self)
         self.budget = Budget(fullgraph)  # what compiling may cost its calls (jit/budget.py)
         self.run_measured()
@@ -180,7 +181,9 @@ class CompiledFunction:
     def _running(self) -> bool:
         """Whether this thread is inside a call of this function already: a call of itself
         through its name (the plain path's recursion, or through another function)."""
-        codes = {getattr(f, "__code__", None) for f in (self.fn, self._impl, self._outgrown)}
+        twin = self.twin_of[2] if self.twin_of else None
+        running = (self.fn, self._impl, self._outgrown, twin)
+        codes = {getattr(f, "__code__", None) for f in running}
         frame = sys._getframe(2)
         while frame is not None:
             if frame.f_code in codes:

@@ -7,7 +7,10 @@ So where the C-level call path is loaded (``runtime/fastcall.py``), a compiled f
 as an instance of its class on ``Switch`` (``runtime/fastcall_switch.c``): a call goes through
 vectorcall to its *route*, the class's ``__call__`` with the instance first while measuring or
 the user's function alone on the plain path, and it binds as a method the way a function does.
-Changing paths sets the route; the class never changes.
+Changing paths sets the route; the class never changes. The plain route of a function that
+calls itself by its name is its twin (``frontend/self_calls.py``), so that its recursion runs
+as the plain program's does, without our object between two levels; the route watches the
+user's function and calls it instead once its code or defaults are not the twin's any more.
 
 The extension is looked for in the cache once per process when the first function is made,
 never built here: the first choice of the plain path builds it in the background
@@ -16,10 +19,15 @@ never built here: the first choice of the plain path builds it in the background
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from astcompile import config
+from astcompile.jit.freshness import with_defaults
 from astcompile.runtime import fastcall
+
+if TYPE_CHECKING:
+    from astcompile.jit.function import CompiledFunction
 
 _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed class
 
@@ -37,7 +45,8 @@ def routed_class(cls: type) -> type | None:
         measured = cls.__call__
 
         def run_plain(self: Any) -> None:  # through the type: ``fn`` may carry a ``route``
-            switch.route(self, self.fn, False)
+            twin = plain_twin(self)
+            switch.route(self, twin or self.fn, False, None if twin is None else self.fn)
 
         def run_measured(self: Any) -> None:
             switch.route(self, measured, True)
@@ -46,3 +55,18 @@ def routed_class(cls: type) -> type | None:
         body |= {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
         routed = _routed.setdefault((cls, switch), type(cls.__name__, (switch, cls), body))
     return routed
+
+
+def plain_twin(owner: CompiledFunction) -> Callable | None:
+    """The twin of ``owner.fn`` as it is now, with its defaults (None where it has none),
+    made once per code object and set of names calling ``owner``."""
+    from astcompile.frontend import self_calls
+
+    fn = owner.fn
+    code, names = getattr(fn, "__code__", None), self_calls.names_of(fn, owner)
+    made = owner.twin_of
+    if made is None or made[0] is not code or made[1] != names:
+        twin = self_calls.plain_twin(fn, owner) if names else None
+        made = owner.twin_of = (code, names, twin)
+    twin = made[2]
+    return None if twin is None else with_defaults(fn, twin)
