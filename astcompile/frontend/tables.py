@@ -27,12 +27,13 @@ SIDE_EFFECT_BUILTINS = _names(
 #: Modules whose functions are pure computations on numbers.
 PURE_MODULES = ("math", "cmath", "operator")
 
-#: NumPy names that do I/O or touch process-wide state (the random generators are matched by
-#: their module, ``numpy.random``).
+#: NumPy names that do I/O or touch process-wide state, writing or reading it (the random
+#: generators are matched by their module, ``numpy.random``): a read such as ``np.geterr()``
+#: must happen at every call, not once at trace time.
 NUMPY_SIDE_EFFECTS = _names(
     """save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex memmap
     set_printoptions printoptions seterr seterrcall setbufsize info show_config show_runtime
-    errstate"""
+    errstate get_printoptions geterr geterrcall getbufsize"""
 )
 
 #: Attributes that describe an array without reading its values: tests on them are static.
