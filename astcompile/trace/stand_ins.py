@@ -50,10 +50,22 @@ class RecordingGlobals(dict):
             value = self._real[name]
         except KeyError:
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
-            if name in _SEE_THROUGH:
-                return functools.partial(_SEE_THROUGH[name], self._recorder)
-            return _builtin(dict.__getitem__(self, "__builtins__"), name)
+            return self._builtin(dict.__getitem__(self, "__builtins__"), name)
         return self._recorder.see(self._path + (("item", name),), value)
+
+    def _builtin(self, scope: Any, name: str) -> Any:
+        """A name found in builtins, read there like any global: ``builtins.len`` patched
+        (``mock.patch``) is what plain code calls from then on, a patch of the user's own
+        traced as the user's function is."""
+        module = isinstance(scope, types.ModuleType)
+        value = (vars(scope) if module else scope)[name]  # KeyError: CPython's NameError
+        path = self._path + (("item", "__builtins__"), ("attr" if module else "item", name))
+        if value is not getattr(builtins, name, None):
+            return self._recorder.see(path, value)
+        self._recorder.keep(path, value)
+        if name in _SEE_THROUGH:
+            return functools.partial(_SEE_THROUGH[name], self._recorder)
+        return _builtin(scope, name)
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
