@@ -11,6 +11,7 @@ import traceback
 
 import numpy as np
 import pytest
+from differential import BACKENDS, assert_same
 from frontend_samples import programs as P
 from frontend_samples.harness import analyse, line_of, materialize, rewrite
 from hypothesis import given, settings
@@ -338,3 +339,22 @@ def test_a_first_statement_that_is_no_string_is_code_not_a_docstring():
     assert region.first_line == line_of(_sorts_first, "x.sort()")
     (region,) = rewrite(_documented).regions
     assert region.first_line == line_of(_documented, "return x.sum()")
+
+
+def _named_locals(x):
+    a = x * 2
+    b = a + 1
+    return sorted(locals()), b
+
+
+def _vars_of_frame(x):
+    a = x * 2
+    return list(vars()), a
+
+
+@pytest.mark.parametrize("fn", [_named_locals, _vars_of_frame])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_function_reading_its_own_locals_has_no_regions(fn, backend):
+    """``locals()`` showed the rewrite's region objects and missed the names they bind."""
+    assert not rewrite(fn).regions
+    assert_same(fn, X, backend=backend)

@@ -24,6 +24,10 @@ SIDE_EFFECT_BUILTINS = _names(
     locals vars __import__ next"""
 )
 
+#: Builtins that, called with no argument, read the caller's own frame: a function calling one
+#: runs as written (no regions), or its regions would show among its locals.
+FRAME_READS = _names("locals vars dir")
+
 #: Modules whose functions are pure computations on numbers.
 PURE_MODULES = ("math", "cmath", "operator")
 
