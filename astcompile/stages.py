@@ -300,11 +300,15 @@ def target_has(stage: str, work: RegionWork) -> bool:
 
 def accept(work: RegionWork) -> None:
     """The target takes the graph, or hands it to the C target, which compiles it from here on
-    (the graph_breaks log says why now, ``explain`` with the entry: ``CBackend.wrap``)."""
+    (the graph_breaks log says why now, ``explain`` with the entry: ``CBackend.wrap``), made
+    by name in the backend registry: no target imports another."""
+    from astcompile.targets import get_backend
+
     reason = work.target.steps["accept"](work)
     if reason is not None:
         logs.graph_breaks.info("%s: %s: it runs on the C target (CPU)", work.graph.name, reason)
-        work.target, work.handed_over = work.target.fallback(work.target.cache_dir), reason
+        fallback = get_backend(work.target.fallback, work.target.cache_dir)
+        work.target, work.handed_over = fallback, reason
 
 
 def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:

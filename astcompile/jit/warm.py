@@ -197,7 +197,7 @@ def _read(store: artifacts.Store, name: str) -> list[dict[str, Any]]:
 def _entry(
     region: CompilingRegion, key: tuple, args: tuple, record: dict[str, Any], store: artifacts.Store
 ) -> Entry | None:
-    from astcompile.targets.c.cwrap import WrapperParts, make_wrapper
+    from astcompile.targets.wrapper import WrapperParts, make_wrapper
 
     library = None
     if record["library"]:

@@ -9,7 +9,7 @@ A call whose arrays do not match what the code was generated for (type, dtype, r
 the trace relied on, the non-empty reductions ``max``/``min`` need) runs the ``fallback`` (the
 eager interpreter): never a wrong answer. A region's wrapper runs only after the entry's guard
 key held, so it leaves out what that key checked (:class:`Assured`); a bare graph's wrapper
-(``backend.compile``) checks everything. ``cwrap.make_wrapper`` binds the names it uses.
+(``backend.compile``) checks everything. ``targets.wrapper.make_wrapper`` binds the names it uses.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim
 from astcompile.lower.independence import independent
 from astcompile.lower.index_ranges import indexed_shape
+from astcompile.lower.loop_schedule_text import render
 from astcompile.lower.reduce import RULES, Reduction
 from astcompile.lower.structured_plan import StructPlan
 
@@ -159,8 +160,6 @@ class Schedule:
         return _loops(self.body)
 
     def __str__(self) -> str:
-        from astcompile.lower.loop_schedule_text import render
-
         return render(self)
 
 

@@ -12,10 +12,13 @@ appearance; scalar constants are their value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from astcompile.ir.graph import ConstAttr, DynIndex, IndexItem, InputAttr, Node
 from astcompile.ir.ops import Op
-from astcompile.lower import loop_schedule as ls
+
+if TYPE_CHECKING:  # the statements are told apart by class name: loop_schedule imports this
+    from astcompile.lower import loop_schedule as ls
 
 
 class _Names:
@@ -40,7 +43,7 @@ def render(schedule: ls.Schedule) -> str:
 
 def _block(stmts: tuple[ls.Stmt, ...], name: _Names, lines: list[str], depth: int) -> None:
     for stmt in stmts:
-        _RENDER[type(stmt)](stmt, name, lines, depth)
+        _RENDER[type(stmt).__name__](stmt, name, lines, depth)
 
 
 def _put(lines: list[str], depth: int, text: str) -> None:
@@ -138,15 +141,15 @@ def _branch(stmt: ls.Branch, name: _Names, lines: list[str], depth: int) -> None
         _put(lines, depth, f"{name(result)} = branch value {k}")
 
 
-_RENDER: dict[type, Callable] = {
-    ls.Assign: _assign,
-    ls.Buffer: _buffer,
-    ls.Reduce: _reduce,
-    ls.Store: _store,
-    ls.IndexCheck: _check,
-    ls.SizeCheck: _check,
-    ls.Check: _check,
-    ls.LoopResult: _result,
-    ls.UserLoop: _loop,
-    ls.Branch: _branch,
+_RENDER: dict[str, Callable] = {
+    "Assign": _assign,
+    "Buffer": _buffer,
+    "Reduce": _reduce,
+    "Store": _store,
+    "IndexCheck": _check,
+    "SizeCheck": _check,
+    "Check": _check,
+    "LoopResult": _result,
+    "UserLoop": _loop,
+    "Branch": _branch,
 }

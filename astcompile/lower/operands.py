@@ -25,6 +25,13 @@ from astcompile.passes.schedule import member_map
 COMPLEX_ARGUMENT = frozenset({Op.ABS, Op.REAL, Op.IMAG})
 
 
+def as_integer(value: Any, dtype: np.dtype) -> int:
+    """``value`` converted to the integer ``dtype`` as NumPy's cast converts it (a cast of
+    ``-1`` to uint64 wraps to ``2**64 - 1``: ``uint64_array > -1`` compares so)."""
+    with np.errstate(all="ignore"):
+        return int(np.asarray(value).astype(dtype)[()])
+
+
 @dataclass(frozen=True)
 class Operand:
     expr: str

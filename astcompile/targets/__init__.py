@@ -9,6 +9,7 @@ them into NumPy scalars where NumPy would.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,7 +18,8 @@ from astcompile import logs
 
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
-    from astcompile.targets.c.cwrap import WrapperParts
+    from astcompile.targets.base import Target
+    from astcompile.targets.wrapper import WrapperParts
 
 CompiledGraph = Callable[[Sequence[object]], list]
 
@@ -29,7 +31,7 @@ class Backend(Protocol):
     ``load``, ``wrap``) to functions of the stages' shared work (``astcompile.stages.RegionWork``);
     the pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. A target that lowers
     only some graphs says at ``accept`` why it refuses one (else None) and hands it to its
-    ``fallback`` target (C). ``graph_passes`` says whether the graph passes run before
+    ``fallback`` target, named (C). ``graph_passes`` says whether the graph passes run before
     it. ``compile`` runs those stages on a bare graph."""
 
     name: str
@@ -47,22 +49,35 @@ class Lowered(Protocol):
     parts: WrapperParts
 
 
-def get_backend(name: str) -> Backend:
-    """The backend object for a user-facing name ("eager", "c", "triton")."""
+#: name -> "module:attribute" of each backend class and each target, imported on first use: a
+#: warm process never imports a code generator it does not run, and a target reaches another
+#: by name (Triton plans its host loops with C's ``in_loops``; stages.accept hands C a region
+#: Triton refuses), importing nothing of it.
+_NAMED = {
+    "eager": "astcompile.targets.eager:EagerBackend",
+    "c": "astcompile.targets.c.c_backend:CBackend",
+    "triton": "astcompile.targets.triton.triton_backend:TritonBackend",
+    "c target": "astcompile.targets.c.c_target:C",
+}
+
+
+def _named(name: str) -> Any:
+    module, _, attribute = _NAMED[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def get_backend(name: str, *args: Any) -> Backend:
+    """The backend object for a user-facing name ("eager", "c", "triton"; "auto" is resolved
+    before, :func:`resolve_backend`); ``args``: its constructor's (C's, Triton's: a cache
+    directory)."""
     check_backend_name(name)  # a name we cannot run: a ValueError that says what to do
-    if name == "eager":
-        from astcompile.targets.eager import EagerBackend
+    return _named(name)(*args)
 
-        return EagerBackend()
-    if name == "c":
-        from astcompile.targets.c.c_backend import CBackend
 
-        return CBackend()
-    if name == "triton":
-        from astcompile.targets.triton.triton_backend import TritonBackend
-
-        return TritonBackend()
-    raise AssertionError(name)  # "auto" is resolved before (resolve_backend)
+def target(name: str) -> Target:
+    """The code generation target of a backend name (only "c" is asked for: Triton plans
+    its host loops with C's ``in_loops``)."""
+    return _named(f"{name} target")
 
 
 def on_device(values: Sequence[object]) -> bool:

@@ -31,7 +31,9 @@ from typing import Protocol
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.ir.shapes import Dim, DimOp, SymDim
 from astcompile.lower.host import WrapperSource
+from astcompile.lower.ids import run_key
 from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import Kernel
 
@@ -55,6 +57,58 @@ def bool_or_infix(bool_op: str, op: str) -> Rule:
 def float_or(float_rule: Rule, other_rule: Rule) -> Rule:
     """``float_rule`` for a float node, ``other_rule`` for the rest."""
     return lambda node, a: (float_rule if node.dtype.kind == "f" else other_rule)(node, a)
+
+
+#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
+#: floats quietly: ``c_rules._ordered`` replaces <, <=, >, >= in its ``RULES``).
+INFIX_RULES: dict[Op, Rule] = {
+    Op.EQ: infix("=="),
+    Op.NE: infix("!="),
+    Op.LT: infix("<"),
+    Op.LE: infix("<="),
+    Op.GT: infix(">"),
+    Op.GE: infix(">="),
+    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
+    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
+    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
+    Op.BITWISE_AND: infix("&"),
+    Op.BITWISE_OR: infix("|"),
+    Op.BITWISE_XOR: infix("^"),
+}
+
+
+#: Ops that are one libm function of the same name in C and in Triton's ``lm`` (``np.arcsin``:
+#: ``asin``); each target's rule table calls it its own way.
+LIBM: dict[Op, str] = {
+    op: op.name.lower().replace("arc", "a")
+    for op in (Op.SQRT, Op.CBRT, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P)
+    + (Op.SIN, Op.COS, Op.TAN, Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH)
+    + (Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH, Op.ARCTAN2, Op.HYPOT, Op.ERF, Op.ERFC, Op.COPYSIGN)
+}
+
+
+#: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
+_C_FORMAT = {
+    DimOp.ADD: "({} + {})",
+    DimOp.SUB: "({} - {})",
+    DimOp.MUL: "({} * {})",
+    DimOp.FLOORDIV: "astc_floordiv_int64_t({}, {})",
+    DimOp.MOD: "astc_mod_int64_t({}, {})",
+    DimOp.MAX: "({0} > {1} ? {0} : {1})",
+    DimOp.BCAST: "({0} == 1 ? {1} : {0})",
+}
+
+
+def dim_c(d: Dim) -> str:
+    """C for a size: ``n0_1`` is axis 1 of input 0 (a parameter of the region function)."""
+    if isinstance(d, int):
+        return str(d)
+    assert isinstance(d, SymDim)
+    if d.op is DimOp.SYM:
+        return "n{}_{}".format(*d.source)
+    if d.op is DimOp.RUN:  # a local of the loop body, set where the slice is taken
+        return f"len{run_key(d.args[0])}"
+    return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,16 @@
-"""What the code generating backends (C, Triton) share: their construction and ``compile``."""
+"""What the code generating backends (C, Triton) share: their construction, ``compile`` and
+what a region's guard key assures their wrappers."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from astcompile.jit.entries import current_leaves
+from astcompile.lower.host import NOTHING, Assured, assured_by
+
 if TYPE_CHECKING:
     from astcompile.ir.graph import Graph
+    from astcompile.stages import RegionWork
     from astcompile.targets import CompiledGraph
 
 
@@ -25,3 +30,12 @@ class StagedBackend:
         from astcompile.pipeline import compile_graph
 
         return compile_graph(graph, self)
+
+
+def assured(work: RegionWork) -> Assured:
+    """What the guard key of the entry being compiled checks before its wrapper runs (every
+    call of an entry's wrapper comes after its key held); nothing for a bare graph."""
+    if work.region is None or work.result is None:
+        return NOTHING
+    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn, work.observed)
+    return assured_by(work.graph, leaves)

@@ -17,8 +17,7 @@ from astcompile import config, logs
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.ir.graph import Graph
 from astcompile.ir.ops import Kind
-from astcompile.jit.entries import current_leaves
-from astcompile.lower.host import NOTHING, Assured, WrapperSource, assured_by
+from astcompile.lower.host import NOTHING, Assured, WrapperSource
 from astcompile.lower.ids import numbering
 from astcompile.lower.inplace import reused_buffers
 from astcompile.lower.source_notes import annotate
@@ -28,9 +27,9 @@ from astcompile.runtime.loader import library_path
 from astcompile.stages import GraphKind, RegionWork
 from astcompile.targets.c import c_kernel as cgen
 from astcompile.targets.c.c_target import C
-from astcompile.targets.c.cwrap import WrapperParts, make_wrapper
 from astcompile.targets.c.entry import WORD_UNION
-from astcompile.targets.staged import StagedBackend
+from astcompile.targets.staged import StagedBackend, assured
+from astcompile.targets.wrapper import WrapperParts, make_wrapper
 
 __all__ = ["CBackend"]
 
@@ -75,15 +74,6 @@ def _log_numpy_steps(graph: Graph, sched: Schedule) -> None:
                 node.dtype,
                 node.loc,
             )
-
-
-def assured(work: RegionWork) -> Assured:
-    """What the guard key of the entry being compiled checks before its wrapper runs (every
-    call of an entry's wrapper comes after its key held); nothing for a bare graph."""
-    if work.region is None or work.result is None:
-        return NOTHING
-    leaves = current_leaves(work.args, work.result.reads, work.region.owner.fn, work.observed)
-    return assured_by(work.graph, leaves)
 
 
 class CBackend(StagedBackend):

@@ -34,6 +34,7 @@ from astcompile.lower.plan import (
 from astcompile.lower.source_notes import lines_of
 from astcompile.lower.stash import plan_stashes
 from astcompile.passes.schedule import Kernel, member_map
+from astcompile.targets.base import dim_c
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.c_rules import lower, operand_expr
 from astcompile.targets.c.chunks import CALL, CHUNK, ReductionLoops, Work
@@ -41,7 +42,6 @@ from astcompile.targets.c.ctypes import ctype
 from astcompile.targets.c.entry import arr as _arr
 from astcompile.targets.c.entry import entry, parameters, struct
 from astcompile.targets.c.entry import out as _out
-from astcompile.targets.c.views import dim_c
 
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 

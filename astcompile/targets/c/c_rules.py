@@ -19,6 +19,7 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
+from astcompile.targets.base import INFIX_RULES, LIBM
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
@@ -89,24 +90,6 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
     return dtype.type(a) / dtype.type(b)
 
 
-#: Comparisons, logical and bitwise ops: the same infix text in C and in Triton (C compares
-#: floats quietly: :func:`_ordered` replaces <, <=, >, >= in :data:`RULES`).
-INFIX_RULES: dict[Op, Callable] = {
-    Op.EQ: _infix("=="),
-    Op.NE: _infix("!="),
-    Op.LT: _infix("<"),
-    Op.LE: _infix("<="),
-    Op.GT: _infix(">"),
-    Op.GE: _infix(">="),
-    Op.LOGICAL_AND: lambda n, a: f"(({a[0]} != 0) & ({a[1]} != 0))",
-    Op.LOGICAL_OR: lambda n, a: f"(({a[0]} != 0) | ({a[1]} != 0))",
-    Op.LOGICAL_XOR: lambda n, a: f"(({a[0]} != 0) ^ ({a[1]} != 0))",
-    Op.BITWISE_AND: _infix("&"),
-    Op.BITWISE_OR: _infix("|"),
-    Op.BITWISE_XOR: _infix("^"),
-}
-
-
 #: op -> rule(node, operand expressions) -> C expression.
 RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.NEG: lambda n, a: f"(-{a[0]})",
@@ -120,27 +103,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     ),
     Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
     Op.RECIPROCAL: lambda n, a: f"(1 / {a[0]})",
-    Op.SQRT: _fn("sqrt"),
-    Op.CBRT: _fn("cbrt"),
-    Op.EXP: _fn("exp"),
-    Op.EXP2: _fn("exp2"),
-    Op.EXPM1: _fn("expm1"),
-    Op.LOG: _fn("log"),
-    Op.LOG2: _fn("log2"),
-    Op.LOG10: _fn("log10"),
-    Op.LOG1P: _fn("log1p"),
-    Op.SIN: _fn("sin"),
-    Op.COS: _fn("cos"),
-    Op.TAN: _fn("tan"),
-    Op.ARCSIN: _fn("asin"),
-    Op.ARCCOS: _fn("acos"),
-    Op.ARCTAN: _fn("atan"),
-    Op.SINH: _fn("sinh"),
-    Op.COSH: _fn("cosh"),
-    Op.TANH: _fn("tanh"),
-    Op.ARCSINH: _fn("asinh"),
-    Op.ARCCOSH: _fn("acosh"),
-    Op.ARCTANH: _fn("atanh"),
+    **{op: _fn(name) for op, name in LIBM.items()},
     Op.FLOOR: _int_or(_fn("floor"), _IDENT),
     Op.CEIL: _int_or(_fn("ceil"), _IDENT),
     Op.TRUNC: _int_or(_fn("trunc"), _IDENT),
@@ -165,12 +128,7 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.MINIMUM: _pick("minimum", "<"),
     Op.FMAX: _pick("fmax", ">"),
     Op.FMIN: _pick("fmin", "<"),
-    Op.ARCTAN2: _fn("atan2"),
     Op.LOGADDEXP: _helper("logaddexp"),
-    Op.HYPOT: _fn("hypot"),
-    Op.ERF: _fn("erf"),
-    Op.ERFC: _fn("erfc"),
-    Op.COPYSIGN: _fn("copysign"),
     **INFIX_RULES,
     Op.LT: _ordered("less", "<"),
     Op.LE: _ordered("less_equal", "<="),

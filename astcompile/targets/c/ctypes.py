@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
+
+from astcompile.lower.operands import as_integer
 
 #: dtype -> C type of one element. Bools are bytes holding 0 or 1, as in NumPy.
 C_TYPES: dict[np.dtype, str] = {
@@ -35,13 +36,6 @@ def ctype(dtype: np.dtype) -> str:
 
 def _complex_of(dtype: np.dtype, re: str, im: str) -> str:
     return f"{'ASTC_CMPLXF' if dtype == np.complex64 else 'ASTC_CMPLX'}({re}, {im})"
-
-
-def as_integer(value: Any, dtype: np.dtype) -> int:
-    """``value`` converted to the integer ``dtype`` as NumPy's cast converts it (a cast of
-    ``-1`` to uint64 wraps to ``2**64 - 1``: ``uint64_array > -1`` compares so)."""
-    with np.errstate(all="ignore"):
-        return int(np.asarray(value).astype(dtype)[()])
 
 
 def literal(value, dtype: np.dtype) -> str:
@@ -97,8 +91,3 @@ def scalar_args(expr: str, dtype: np.dtype) -> list[str]:
     if np.dtype(dtype).kind == "c":
         return [f"{expr}.real", f"{expr}.imag"]
     return [f"int({expr})" if np.dtype(dtype).kind == "b" else expr]
-
-
-def scalar_param_dtype(dtype: np.dtype) -> np.dtype:
-    """The C parameter type of a scalar input of ``dtype``."""
-    return np.dtype(dtype)

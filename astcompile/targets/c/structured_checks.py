@@ -20,7 +20,8 @@ from astcompile.lower.index_ranges import bounds, in_range
 from astcompile.lower.names import location as loc
 from astcompile.lower.source_notes import error_site
 from astcompile.lower.structured_plan import StructuredUnsupported
-from astcompile.targets.c.views import dim_c, slice_start
+from astcompile.targets.base import dim_c
+from astcompile.targets.c.views import slice_start
 
 Emitter = Any  # structured.Emitter (it imports this module)
 

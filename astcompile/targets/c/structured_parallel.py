@@ -30,7 +30,7 @@ from astcompile.ir.shapes import Dim, dim_sub, hint, is_runtime, upper_bound
 from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.structured_plan import VIEW_OPS
-from astcompile.targets.c.views import dim_c
+from astcompile.targets.base import dim_c
 
 Emitter = Any  # structured.Emitter (it imports this module)
 

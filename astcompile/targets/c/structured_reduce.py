@@ -23,10 +23,11 @@ from astcompile.ir.shapes import Dim
 from astcompile.lower.ids import nid
 from astcompile.lower.names import location as loc
 from astcompile.lower.names import value_name
+from astcompile.targets.base import dim_c
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.chunks import ReductionLoops, Work
 from astcompile.targets.c.ctypes import ctype, supported_dtype
-from astcompile.targets.c.views import View, contiguous_strides, dim_c
+from astcompile.targets.c.views import View, contiguous_strides
 
 #: arg reduction -> the comparison by which an element beats the best one so far.
 ARG_PICKS: dict[Op, str] = {Op.ARGMAX: ">", Op.ARGMIN: "<"}

@@ -13,31 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from astcompile.ir.graph import DynIndex, IndexItem
-from astcompile.ir.shapes import Dim, DimOp, SymDim, is_runtime
+from astcompile.ir.shapes import Dim, is_runtime
 from astcompile.lower.ids import run_key
-
-#: size op -> C format; floor division and modulo with Python's signs (astc_math.h).
-_C_FORMAT = {
-    DimOp.ADD: "({} + {})",
-    DimOp.SUB: "({} - {})",
-    DimOp.MUL: "({} * {})",
-    DimOp.FLOORDIV: "astc_floordiv_int64_t({}, {})",
-    DimOp.MOD: "astc_mod_int64_t({}, {})",
-    DimOp.MAX: "({0} > {1} ? {0} : {1})",
-    DimOp.BCAST: "({0} == 1 ? {1} : {0})",
-}
-
-
-def dim_c(d: Dim) -> str:
-    """C for a size: ``n0_1`` is axis 1 of input 0 (a parameter of the region function)."""
-    if isinstance(d, int):
-        return str(d)
-    assert isinstance(d, SymDim)
-    if d.op is DimOp.SYM:
-        return "n{}_{}".format(*d.source)
-    if d.op is DimOp.RUN:  # a local of the loop body, set where the slice is taken
-        return f"len{run_key(d.args[0])}"
-    return _C_FORMAT[d.op].format(*(dim_c(x) for x in d.args))
+from astcompile.targets.base import dim_c
 
 
 def shape_c(shape: Sequence[Dim]) -> str:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from astcompile.lower.host import EAGER, NOTHING, Assured, WrapperSource
 from astcompile.passes.schedule import Kernel, Schedule
-from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.matmul import matmul_note
 from astcompile.targets.triton.triton_scan import scan_functions, scan_signatures, scan_steps
 from astcompile.targets.triton.triton_source import HEADER
 from astcompile.targets.triton.triton_target import TRITON
+from astcompile.targets.wrapper import WrapperParts
 
 
 @dataclass

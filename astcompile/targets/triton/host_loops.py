@@ -22,7 +22,6 @@ from astcompile.lower.host import NO_IDENTITY, Assured, HostWriter
 from astcompile.lower.ids import nid
 from astcompile.lower.names import sanitize, value_name
 from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
-from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.host_stores import store_sources, unsafe_check
 from astcompile.targets.triton.triton_loop_plan import (
@@ -35,6 +34,7 @@ from astcompile.targets.triton.triton_loop_plan import (
 )
 from astcompile.targets.triton.triton_source import HEADER
 from astcompile.targets.triton.triton_target import TRITON
+from astcompile.targets.wrapper import WrapperParts
 
 
 def loop_code(program: HostProgram, assured: Assured) -> TritonCode:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from astcompile.ir.ops import Op
 from astcompile.lower.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.lower.names import sanitize
-from astcompile.targets.c.cwrap import WrapperParts
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.store_kernels import (
     store_kernel,
@@ -25,6 +24,7 @@ from astcompile.targets.triton.store_kernels import (
 from astcompile.targets.triton.store_plan import Phase, StoreRegion
 from astcompile.targets.triton.triton_source import HEADER
 from astcompile.targets.triton.triton_target import TRITON, kernel_lookup
+from astcompile.targets.wrapper import WrapperParts
 
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:

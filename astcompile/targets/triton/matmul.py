@@ -34,7 +34,7 @@ from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
 from astcompile.lower.source_notes import lines_of, short
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
-from astcompile.targets.c.views import dim_c
+from astcompile.targets.base import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
 from astcompile.targets.triton.triton_rules import tl_type
 from astcompile.targets.triton.triton_source import annotated, parameters

@@ -25,15 +25,14 @@ from astcompile.lower.ids import numbering
 from astcompile.lower.scan_steps import fold_scans
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
-from astcompile.targets.c.c_backend import CBackend, assured
-from astcompile.targets.c.cwrap import make_wrapper
-from astcompile.targets.staged import StagedBackend
+from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
 from astcompile.targets.triton.host_stores import store_code
 from astcompile.targets.triton.store_plan import StoreRegion, store_region
 from astcompile.targets.triton.triton_loop_plan import HostProgram, c_target_reason, host_program
 from astcompile.targets.triton.triton_target import TRITON
+from astcompile.targets.wrapper import make_wrapper
 
 __all__ = ["FORMS", "TritonBackend"]
 
@@ -71,7 +70,7 @@ class TritonBackend(StagedBackend):
     """The Triton target: its ``schedule``, ``accept``, ``lower``, ``load``, ``wrap`` stages."""
 
     name = "triton"
-    fallback = CBackend  #: the target of a graph it refuses, made then (stages.accept)
+    fallback = "c"  #: the backend of a graph it refuses, by name (stages.accept makes it)
     STAGES = ("schedule", "accept", "lower", "load", "wrap")  # accept: why it refuses a graph
 
     def schedule(self, work: RegionWork) -> None:

@@ -21,10 +21,8 @@ import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
-from astcompile.targets.base import IDENT, Rule, bool_or_infix, float_or, infix
-from astcompile.targets.c.c_rules import INFIX_RULES
-from astcompile.targets.c.ctypes import as_integer
+from astcompile.lower.operands import Operand, as_integer, convert_operand, floats_fit, lower_with
+from astcompile.targets.base import IDENT, INFIX_RULES, LIBM, Rule, bool_or_infix, float_or, infix
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {
@@ -134,27 +132,7 @@ RULES: dict[Op, Rule] = {
     Op.ABS: lambda n, a: a[0] if n.dtype.kind in "ub" else f"tl.abs({a[0]})",
     Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
     Op.RECIPROCAL: lambda n, a: f"({literal(1, n.dtype)} / {a[0]})",
-    Op.SQRT: _lm("sqrt"),
-    Op.CBRT: _lm("cbrt"),
-    Op.EXP: _lm("exp"),
-    Op.EXP2: _lm("exp2"),
-    Op.EXPM1: _lm("expm1"),
-    Op.LOG: _lm("log"),
-    Op.LOG2: _lm("log2"),
-    Op.LOG10: _lm("log10"),
-    Op.LOG1P: _lm("log1p"),
-    Op.SIN: _lm("sin"),
-    Op.COS: _lm("cos"),
-    Op.TAN: _lm("tan"),
-    Op.ARCSIN: _lm("asin"),
-    Op.ARCCOS: _lm("acos"),
-    Op.ARCTAN: _lm("atan"),
-    Op.SINH: _lm("sinh"),
-    Op.COSH: _lm("cosh"),
-    Op.TANH: _lm("tanh"),
-    Op.ARCSINH: _lm("asinh"),
-    Op.ARCCOSH: _lm("acosh"),
-    Op.ARCTANH: _lm("atanh"),
+    **{op: _lm(name) for op, name in LIBM.items()},
     Op.FLOOR: float_or(_lm("floor"), IDENT),
     Op.CEIL: float_or(_lm("ceil"), IDENT),
     Op.TRUNC: float_or(_lm("trunc"), IDENT),
@@ -177,11 +155,6 @@ RULES: dict[Op, Rule] = {
     Op.MINIMUM: _pick("minimum"),
     Op.FMAX: _pick_number("maximum"),
     Op.FMIN: _pick_number("minimum"),
-    Op.ARCTAN2: _lm("atan2"),
-    Op.HYPOT: _lm("hypot"),
-    Op.ERF: _lm("erf"),
-    Op.ERFC: _lm("erfc"),
-    Op.COPYSIGN: _lm("copysign"),
     **INFIX_RULES,
     Op.WHERE: lambda n, a: f"tl.where({a[0]}, {a[1]}, {a[2]})",
     Op.REAL: IDENT,

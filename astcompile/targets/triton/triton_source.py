@@ -11,7 +11,7 @@ from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
 from astcompile.lower.source_notes import lines_of
 from astcompile.passes.schedule import Kernel
-from astcompile.targets.c.views import dim_c
+from astcompile.targets.base import dim_c
 from astcompile.targets.triton import grid
 from astcompile.targets.triton.grid import grid_parameters, is_grid_reduction
 from astcompile.targets.triton.triton_kernel import (

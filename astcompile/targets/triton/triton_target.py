@@ -20,8 +20,8 @@ from astcompile.lower.pyexpr import dim_expr, tuple_expr
 from astcompile.lower.reduce import RULES as REDUCTIONS
 from astcompile.lower.reduce import rule
 from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.targets import target
 from astcompile.targets.base import KernelCode, Launcher
-from astcompile.targets.c.c_target import C
 from astcompile.targets.triton.grid import is_grid_reduction, scratch
 from astcompile.targets.triton.matmul import (
     MatmulKernel,
@@ -109,8 +109,10 @@ class TritonTarget:
             return node.dtype in TL_TYPES
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
-    #: C's answer: host loops (:mod:`.triton_loop_plan`) are planned as C's loop regions are.
-    in_loops = C.in_loops
+    def in_loops(self, node: Node) -> bool:
+        """C's answer: host loops (:mod:`.triton_loop_plan`) are planned as the loop regions
+        of the C target, which takes a region Triton refuses, are."""
+        return target("c").in_loops(node)
 
     def schedule(self, graph: Graph) -> Schedule:
         """The shared schedule, with products of 2-D arrays as matmul kernels (their

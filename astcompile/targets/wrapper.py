@@ -1,7 +1,7 @@
 """The namespace a generated region wrapper runs in, and the wrapper made from its source.
 
-Shared by the C backend (right after code generation) and the warm/ahead-of-time loader (from a
-persisted entry, without importing the code generator or the C compiler).
+Shared by the C and Triton backends (right after code generation) and the warm/ahead-of-time
+loader (from a persisted entry, without importing the code generator or the C compiler).
 """
 
 from __future__ import annotations
