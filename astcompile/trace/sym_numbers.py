@@ -360,13 +360,20 @@ def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
         if op is Op.MUL and type(other) is list:
             return _repeat(other, self)
         is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
-        if dim_fn is not None and is_int:
+        if dim_fn is not None and is_int and not _may_outgrow(op, other):
             return self._dim_op(dim_fn, other, reflected)
         if not arrays.is_operand(other):
             return NotImplemented
         return self.as_scalar()._arith(op, fn, other, reflected)
 
     return method
+
+
+def _may_outgrow(op: Op, other: Any) -> bool:
+    """Whether a size times (or plus) this int may leave int64 for some size (a size stays
+    below 2**40): then it is a Python int computed exactly, not a size expression."""
+    big = {Op.MUL: 2**23, Op.ADD: 2**62, Op.SUB: 2**62}.get(op)
+    return big is not None and type(other) is int and abs(other) > big
 
 
 for _name, (_op, _fn) in _SCALAR_ARITH.items():
