@@ -110,7 +110,7 @@ def test_python_ints_grow_as_in_python(fn, calls, backend):
 
 def size_times_big(x):
     n = x.shape[0]
-    return x.sum() + n * 10**18 * 10, n * 2**40 * 2**30
+    return x.sum() + n * 10**18 * 10, n * 2**40 * 2**30, x.sum() + (n + 2**62 + 2**62)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

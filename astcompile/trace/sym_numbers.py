@@ -373,7 +373,7 @@ def _may_outgrow(op: Op, other: Any) -> bool:
     """Whether a size times (or plus) this int may leave int64 for some size (a size stays
     below 2**40): then it is a Python int computed exactly, not a size expression."""
     big = {Op.MUL: 2**23, Op.ADD: 2**62, Op.SUB: 2**62}.get(op)
-    return big is not None and type(other) is int and abs(other) > big
+    return big is not None and type(other) is int and abs(other) >= big
 
 
 for _name, (_op, _fn) in _SCALAR_ARITH.items():
