@@ -45,14 +45,18 @@ def region_call(region: Any, args: tuple) -> tuple:
 
 def checked_call(region: Any, args: tuple) -> tuple:
     """The region's usual result; when a compiled entry produced it, checked against the plain
-    code run on copies of the inputs."""
-    pristine = copy_args(args)
+    code run on copies of the inputs (none where an input cannot be copied: a generator, a
+    dict view; the call is then not checked, never failed)."""
+    try:
+        pristine = copy_args(args)
+    except Exception:  # noqa: BLE001 - deepcopy's error for any object it cannot copy
+        pristine = None
     compiled_before = region.stats.compiled_calls
     result = region.guards(*args)
     if result is MISS:
         result = region.call(args)
-    if region.stats.compiled_calls == compiled_before:
-        return result  # the plain code ran: nothing to check
+    if region.stats.compiled_calls == compiled_before or pristine is None:
+        return result  # the plain code ran, or there is nothing to run it on: no check
     problems = _plain_differences(region, result, args, pristine)
     if problems:
         _report(region, pristine, problems)

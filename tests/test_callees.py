@@ -331,6 +331,25 @@ def test_local_aliases_of_side_effect_functions(capsys):
     assert capsys.readouterr().out == "called\n" * 3
 
 
+def digits(x):
+    return np.round(x, np.get_printoptions()["precision"] - 6)
+
+
+def error_mode(x):
+    return x * len(np.geterr()["divide"])
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@pytest.mark.parametrize("fn", [digits, error_mode])
+def test_numpy_settings_are_read_at_every_call(backend, fn):
+    """np.get_printoptions/np.geterr read process-wide state, as their setters write it."""
+    compiled = astcompile.compile(fn, backend=backend)
+    x = np.array([1.23456, 2.5])
+    assert_same_value(compiled(x), fn(x))
+    with np.printoptions(precision=7), np.errstate(divide="ignore"):
+        assert_same_value(compiled(x), fn(x))
+
+
 # -- the static report ------------------------------------------------------------------------
 
 

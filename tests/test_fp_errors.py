@@ -233,6 +233,7 @@ def test_a_written_argument_that_shares_memory_is_not_written_twice(fn):
                 assert_same_call(compiled, ours, fn, plain_args, "c")
 
 
+<<<<<<< HEAD
 def divmod_quotients(x, d):
     out = np.empty(len(x))
     for k in range(len(x)):
@@ -247,3 +248,31 @@ def test_a_region_run_as_written_warns_once(backend):
     from the second call on every warning came twice."""
     x, d = np.array([7.0, -3.0, 1.0, 2.5]), np.array([2.0, 0.0, 0.5, 0.0])
     assert_same_warnings(divmod_quotients, x, d, backend=backend)
+=======
+def window_means(x, k):
+    return [x[i : i + k].mean() for i in range(len(x) - k + 1)]
+
+
+def head_spread(x, k):
+    return x[:k].mean() + x[:k].var()
+
+
+def _quiet_warnings(fn, *args):
+    """The RuntimeWarnings of a call under np.errstate(all="ignore")."""
+    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(*args)
+    return sorted({str(w.message) for w in caught if w.category is RuntimeWarning})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [window_means, head_spread])
+def test_an_empty_mean_warns_whatever_the_error_state(backend, fn):
+    """NumPy's "Mean of empty slice" is its own warning, not an FP error that errstate
+    silences: under np.errstate(all="ignore") compiled code returned NaN without it."""
+    compiled = astcompile.compile(fn, backend=backend)
+    x = np.arange(4.0)
+    for k in (2, 0, 0, 3):
+        assert _quiet_warnings(compiled, x, k) == _quiet_warnings(fn, x, k)
+        assert_same_call(compiled, (x, k), fn, (x, k), backend)
+>>>>>>> wt-redteam5

@@ -108,6 +108,41 @@ def test_python_ints_grow_as_in_python(fn, calls, backend):
     assert_same_calls(fn, calls, backend=backend)
 
 
+def size_times_big(x):
+    n = x.shape[0]
+    return x.sum() + n * 10**18 * 10, n * 2**40 * 2**30, x.sum() + (n + 2**62 + 2**62)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_size_times_a_big_int_is_a_python_int(backend):
+    """``n * 10**18 * 10`` of a size n was a size expression in int64: OverflowError (C) where
+    Python's int is exact; with a large constant it is a Python int of the exact kind."""
+    assert_same_calls(
+        size_times_big, [(np.ones(3),), (np.ones(20),), (np.ones(2),)], backend=backend
+    )
+
+
+def size_powers(x, y):
+    n = len(x)
+    flat = x.reshape(x.shape[0] * x.shape[1] * x.shape[2])  # one array's axes: a size
+    return flat.sum() + n * n * n * n, n * n * y.shape[0] * y.shape[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_product_of_sizes_that_may_outgrow_int64_is_exact(backend):
+    """``n * n * n * n`` of a size was a size expression: OverflowError at n = 70,000 (C)."""
+    small, big = np.ones((3, 2, 2)), np.ones((70_000, 1, 1))
+    calls = [(small, np.ones(2)), (big, np.ones(70_000)), (small, np.ones(5))]
+    assert_same_calls(size_powers, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_int_argument_past_64_bits_runs_as_python(backend):
+    """An int past 64 bits made an object-dtype input the eager target cast to int64."""
+    x = np.ones(3)
+    assert_same_calls(scaled_by_thirds, [(x, 7), (x, 10**30), (x, -(10**25))], backend=backend)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_int_true_division_is_correctly_rounded(backend):
     x = np.ones(3)

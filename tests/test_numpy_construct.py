@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_value, run_both
+from differential import BACKENDS, assert_same_calls, assert_same_value, run_both
 from hypothesis import given
 from hypothesis import strategies as st
 from test_masks import assert_compiled_same
@@ -224,3 +224,18 @@ def test_iota_fuses_into_its_consumer(tmp_path):
     _, compiled = compile_c(lambda m: np.triu(m, 1), [m], str(tmp_path))
     assert compiled.c_source.count("static void") == 1 and "(int64_t)i1" in compiled.c_source
     assert_same_value(compiled([m])[0], np.triu(m, 1))
+
+
+def counted_up(k):
+    a = np.zeros(k)
+    for i in range(a.size):
+        a[i] = i + 1
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bool_or_float_size_raises_as_in_numpy(backend):
+    """``np.zeros(True)`` raises in NumPy (True is no size) although True == 1, the size of
+    the call before; so do a float size and a bool inside a shape (trace/numpy_fill.py)."""
+    calls = [(1,), (True,), (2,), (2.0,), (np.float64(3),), ((1, False),), ((2, 1),)]
+    assert_same_calls(counted_up, calls, backend=backend)

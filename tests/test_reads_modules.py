@@ -6,6 +6,7 @@ plain one, on every backend, past the promotion to the C-level call path."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import types
@@ -125,6 +126,30 @@ def test_numpy_functions_patched_with_mock(backend):
     with mock.patch.object(np.linalg, "norm", side_effect=lambda v: -1.0):
         assert_same_value(compiled(A.copy()), sums(A.copy()))
     assert_same_value(compiled(A.copy()), sums(A.copy()))
+
+
+def builtin_calls(x):
+    return x + abs(x[1]) + round(x[2])
+
+
+def rounded_down(v):
+    return float(np.floor(v)) - 10
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_builtins_patched_with_mock(backend):
+    """``mock.patch("builtins.abs", ...)``: plain code calls the patch (the builtins module is
+    where the name is found), so must compiled code, and the builtin again after the patch;
+    a patch that is the user's own function is traced as one."""
+    compiled = astcompile.compile(builtin_calls, backend=backend)
+    for patched in (False, True, False):
+        with contextlib.ExitStack() as patches:
+            if patched:
+                patches.enter_context(mock.patch("builtins.abs", lambda v: -1.0))
+                patches.enter_context(mock.patch("builtins.round", rounded_down))
+            pairs = [(compiled(A.copy()), builtin_calls(A.copy())) for _ in range(CALLS)]
+        for got, expected in pairs:
+            assert_same_value(got, expected)
 
 
 def gelu(x):

@@ -87,6 +87,26 @@ def test_writes_through_views_are_not_mismatches(verify, backend):
     np.testing.assert_array_equal(result, x * 2.0)
 
 
+def weighted(items, x):
+    total = np.zeros_like(x)
+    for w in items:
+        total += w * x
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "make_items", [lambda: (k * 0.5 for k in range(3)), lambda: {"a": 1.0, "b": 2.0}.values()]
+)
+def test_inputs_that_cannot_be_copied_run_unchecked(verify, backend, make_items):
+    """A generator or a dict view cannot be copied for the plain run: the call runs, unchecked
+    (verify mode raised "cannot pickle 'generator' object" where plain code returns)."""
+    x = np.ones(2)
+    result, messages = verify_warnings(weighted, make_items(), x, backend=backend)
+    assert messages == []
+    np.testing.assert_array_equal(result, weighted(make_items(), x))
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_planted_result_is_caught_with_a_repro(verify, monkeypatch, backend):
     monkeypatch.setattr(config, "plant_miscompile", True)

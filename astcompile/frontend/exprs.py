@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from astcompile.frontend.tables import STATIC_ATTRIBUTES, STATIC_CALLS
+from astcompile.frontend.tables import FRAME_READS, STATIC_ATTRIBUTES, STATIC_CALLS
 from astcompile.frontend.walk import Visitor, walk
 
 
@@ -110,6 +110,7 @@ class ExprFacts:
     lambdas: list[cst.Lambda] = field(default_factory=list)
     dynamic_tests: list[tuple[str, cst.CSTNode, cst.BaseExpression]] = field(default_factory=list)
     yields: list[cst.CSTNode] = field(default_factory=list)
+    frame_reads: list[cst.Call] = field(default_factory=list)  # ``locals()``, ``vars()``
 
 
 class _Scan(Visitor):
@@ -123,6 +124,8 @@ class _Scan(Visitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.facts.calls.append(node)
+        if isinstance(node.func, cst.Name) and node.func.value in FRAME_READS and not node.args:
+            self.facts.frame_reads.append(node)
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self.facts.lambdas.append(node)

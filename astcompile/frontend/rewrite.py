@@ -32,6 +32,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from astcompile.frontend.analysis import FunctionAnalysis
+from astcompile.frontend.exprs import scan
 from astcompile.frontend.local_names import function_locals, name_sets
 from astcompile.frontend.region_cuts import Plan, Run, plan_regions
 from astcompile.frontend.source import FunctionSource
@@ -77,7 +78,7 @@ def rewrite_function(
             units.add(node)
         elif key in analysis.user_calls and isinstance(node, cst.Call):
             calls.add(node)
-    if all_eager or analysis.eager_only:
+    if all_eager or analysis.eager_only or scan(fdef.body).frame_reads:  # locals(): no regions
         units = set()
     line_of = {
         n: p.start.line for n, p in positions.items() if isinstance(n, (cst.For, cst.While, cst.If))

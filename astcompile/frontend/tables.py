@@ -24,15 +24,20 @@ SIDE_EFFECT_BUILTINS = _names(
     locals vars __import__ next"""
 )
 
+#: Builtins that, called with no argument, read the caller's own frame: a function calling one
+#: runs as written (no regions), or its regions would show among its locals.
+FRAME_READS = _names("locals vars dir")
+
 #: Modules whose functions are pure computations on numbers.
 PURE_MODULES = ("math", "cmath", "operator")
 
-#: NumPy names that do I/O or touch process-wide state (the random generators are matched by
-#: their module, ``numpy.random``).
+#: NumPy names that do I/O or touch process-wide state, writing or reading it (the random
+#: generators are matched by their module, ``numpy.random``): a read such as ``np.geterr()``
+#: must happen at every call, not once at trace time.
 NUMPY_SIDE_EFFECTS = _names(
     """save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex memmap
     set_printoptions printoptions seterr seterrcall setbufsize info show_config show_runtime
-    errstate"""
+    errstate get_printoptions geterr geterrcall getbufsize"""
 )
 
 #: Attributes that describe an array without reading its values: tests on them are static.

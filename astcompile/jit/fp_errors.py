@@ -62,16 +62,26 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     """``result`` of a compiled run that raised floating-point flags, or what NumPy's errstate
     makes of them: the region's statements run as written where that repeats nothing."""
     modes = np.geterr()
-    loud = [kind for kind in fpflags.kinds(fpflags.raised()) if modes[kind] != "ignore"]
-    if not loud:
-        return result
+    kinds = fpflags.kinds(fpflags.raised())
+    loud = [kind for kind in kinds if modes[kind] != "ignore"]
     entries = [entry for group in region.entries.values() for entry in group]
     if not entries or region.key(args) in region.eager_keys:
         return result  # the guards ran the statements themselves: NumPy has warned already
+    if not loud and not ("invalid" in kinds and any(map(_warns_empty, entries))):
+        return result
     if all(entry.silent and _may_rerun(entry, region, args) for entry in entries):
         _back_off(region)
         return region.run_body(args)
     return result  # it stored (or Triton ran: NumPy's ops warned): as the docs say
+
+
+#: Reductions whose NumPy code warns of an empty slice whatever the error state ("Mean of
+#: empty slice", "Degrees of freedom <= 0"): 0/0 raises the invalid flag in compiled code.
+_EMPTY_WARNS = frozenset({Op.MEAN, Op.VAR, Op.STD})
+
+
+def _warns_empty(entry: Any) -> bool:
+    return any(node.op in _EMPTY_WARNS for node in walk(entry.result.graph.nodes()))
 
 
 def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:

@@ -22,9 +22,20 @@ from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 
 
 def dims(shape: Any) -> tuple:
-    """A shape argument (an int, a size, or a sequence of them) as dims."""
+    """A shape argument (an int, a size, or a sequence of them) as dims; NumPy takes no
+    bool or float for a size (``np.zeros(True)`` raises), so neither does the trace."""
+    if isinstance(shape, (bool, float, np.bool_, np.floating)):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{shape!r}'")
     items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(d.dim if isinstance(d, SymInt) else int(d) for d in items)
+    return tuple(d.dim if isinstance(d, SymInt) else _size(d) for d in items)
+
+
+def _size(d: Any) -> int:
+    if isinstance(d, (bool, np.bool_)):
+        raise TypeError("an integer is required")
+    if isinstance(d, (float, np.floating)):
+        raise TypeError(f"'{type(d).__name__}' object cannot be interpreted as an integer")
+    return int(d)
 
 
 def sym(a: Any) -> SymArray:

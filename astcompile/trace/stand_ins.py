@@ -50,24 +50,29 @@ class RecordingGlobals(dict):
             value = self._real[name]
         except KeyError:
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
-            if name in _SEE_THROUGH:
-                return functools.partial(_SEE_THROUGH[name], self._recorder)
-            return _builtin(dict.__getitem__(self, "__builtins__"), name)
+            return self._builtin(dict.__getitem__(self, "__builtins__"), name)
         return self._recorder.see(self._path + (("item", name),), value)
+
+    def _builtin(self, scope: Any, name: str) -> Any:
+        """A name found in builtins, read there like any global: ``builtins.len`` patched
+        (``mock.patch``) is what plain code calls from then on, a patch of the user's own
+        traced as the user's function is. A builtin runs where the callee analysis lets the
+        trace call it; ``print`` reached through a local (``log = print``) breaks when called."""
+        module = isinstance(scope, types.ModuleType)
+        value = (vars(scope) if module else scope)[name]  # KeyError: CPython's NameError
+        path = self._path + (("item", "__builtins__"), ("attr" if module else "item", name))
+        if value is not getattr(builtins, name, None):
+            return self._recorder.see(path, value)
+        self._recorder.keep(path, value)
+        if name in _SEE_THROUGH:
+            return functools.partial(_SEE_THROUGH[name], self._recorder)
+        return value if isinstance(value, type) else refused_or_itself(value, name)
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
             return self[name]
         except KeyError:
             return default
-
-
-def _builtin(scope: Any, name: str) -> Any:
-    """A builtin the code names, where the callee analysis lets the trace call it; ``print``
-    reached through a local (``log = print``) is a trace break when called."""
-    scope = vars(scope) if isinstance(scope, types.ModuleType) else scope
-    value = scope[name]  # KeyError: CPython raises NameError
-    return value if isinstance(value, type) else refused_or_itself(value, name)
 
 
 def _type_of(recorder: ReadRecorder, *args: Any) -> Any:

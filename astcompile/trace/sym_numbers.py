@@ -360,13 +360,33 @@ def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
         if op is Op.MUL and type(other) is list:
             return _repeat(other, self)
         is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
-        if dim_fn is not None and is_int:
+        if dim_fn is not None and is_int and not _may_outgrow(op, self.dim, other):
             return self._dim_op(dim_fn, other, reflected)
         if not arrays.is_operand(other):
             return NotImplemented
         return self.as_scalar()._arith(op, fn, other, reflected)
 
     return method
+
+
+def _may_outgrow(op: Op, size: S.Dim, other: Any) -> bool:
+    """Whether a size times (or plus) ``other`` may leave int64 for some sizes (a size stays
+    below 2**40): then it is a Python int computed exactly, not a size expression. A product
+    of sizes may when it has more than two factors that are not each a different axis of one
+    array (those multiply to at most the array's size): ``n * n * n * n``."""
+    if op is Op.MUL and isinstance(other, SymInt):
+        factors = _factors(size) + _factors(other.dim)
+        sources = [getattr(f, "source", None) for f in factors]
+        arrays = {source[0] for source in sources if source is not None}
+        return len(factors) > 2 and (len(set(sources)) < len(sources) or len(arrays) > 1)
+    big = {Op.MUL: 2**23, Op.ADD: 2**62, Op.SUB: 2**62}.get(op)
+    return big is not None and type(other) is int and abs(other) >= big
+
+
+def _factors(size: S.Dim) -> list:
+    if isinstance(size, S.SymDim) and size.op is S.DimOp.MUL:
+        return _factors(size.args[0]) + _factors(size.args[1])
+    return [] if isinstance(size, int) else [size]
 
 
 for _name, (_op, _fn) in _SCALAR_ARITH.items():

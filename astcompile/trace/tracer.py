@@ -75,6 +75,8 @@ class _Inputs:
     def _make(self, value: Any, index: int, name: str) -> Any:
         if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
             dtype = np.result_type(value)
+            if dtype.kind == "O":  # an int past 64 bits: no target holds it (eager cast it)
+                int_bounds.beyond_int64(value)
             node = self._input(index, name, InputKind.SCALAR, dtype, (), weak=True)
             if index in self.dynamic:
                 scalar = SymScalar(node, value, name, dynamic=True)
