@@ -4,7 +4,9 @@ Triton), and on Triton's interpreter for a few cheap programs (all of them with 
 
 A correctness test, not a timing test: the first compiled call (trace and build) and a warm
 call are each compared with the plain call on result, dtype, shape, writes to the inputs,
-printed text and exceptions (bench/programs/_compare.py).
+printed text and exceptions (bench/programs/_compare.py). The program is compiled as
+``python -m bench.programs`` compiles it (``decorated``): its recursive calls go through the
+compiled function, as under ``@astcompile.compile``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def test_program_compiled_equals_plain(name: str, backend: str) -> None:
     args = program.setup(True)
     plain = run(program.fn, args)
     assert plain.error is None, f"{name} raises plain: {plain.error!r}"
-    compiled = astcompile.compile(program.fn, backend=backend)
+    compiled = decorated(program.fn, lambda fn: astcompile.compile(fn, backend=backend))
     with target_mode(backend):
         for attempt in ("first call", "warm call"):
             verdict = compare(plain, run(compiled, args))
