@@ -11,9 +11,11 @@ compiled function, as under ``@astcompile.compile``.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, target_mode
+from differential import BACKENDS, TRITON, gpu_present, target_mode
 
 import astcompile
 from bench.programs import decorated, load, names
@@ -124,3 +126,24 @@ def test_compare_sees_writes_to_inputs_prints_and_exceptions() -> None:
         raise ValueError("bad")
 
     assert compare(run(keep, args), run(fail, args)) == Verdict("ERROR", "ValueError: bad")
+
+
+@pytest.mark.skipif(not TRITON, reason="Triton is not installed")
+def test_runner_checks_each_backend_it_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m bench.programs --check eager,triton``: Triton's answer is compared too
+    (first and warm call), in its interpreter where there is no GPU, and a row that differs
+    names the backend."""
+    from bench.programs.__main__ import backend_verdict, interpret_without_gpu
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    interpret_without_gpu(("eager",))
+    assert "TRITON_INTERPRET" not in os.environ
+    interpret_without_gpu(("eager", "triton"))
+    assert os.environ.get("TRITON_INTERPRET") == ("1" if not gpu_present() else None)
+    program = load("heat_1d")
+    args = program.setup(True)
+    plain = run(program.fn, args)
+    assert backend_verdict(program, args, plain, "triton").status == "equal"
+    wrong = Outcome(result=plain.result + 1.0, args_after=plain.args_after)
+    verdict = backend_verdict(program, args, wrong, "triton")
+    assert verdict.status == "DIFFERS" and verdict.detail.startswith("triton: result")
