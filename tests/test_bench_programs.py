@@ -4,14 +4,18 @@ Triton), and on Triton's interpreter for a few cheap programs (all of them with 
 
 A correctness test, not a timing test: the first compiled call (trace and build) and a warm
 call are each compared with the plain call on result, dtype, shape, writes to the inputs,
-printed text and exceptions (bench/programs/_compare.py).
+printed text and exceptions (bench/programs/_compare.py). The program is compiled as
+``python -m bench.programs`` compiles it (``decorated``): its recursive calls go through the
+compiled function, as under ``@astcompile.compile``.
 """
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, target_mode
+from differential import BACKENDS, TRITON, gpu_present, target_mode
 
 import astcompile
 from bench.programs import decorated, load, names
@@ -48,7 +52,7 @@ def test_program_compiled_equals_plain(name: str, backend: str) -> None:
     args = program.setup(True)
     plain = run(program.fn, args)
     assert plain.error is None, f"{name} raises plain: {plain.error!r}"
-    compiled = astcompile.compile(program.fn, backend=backend)
+    compiled = decorated(program.fn, lambda fn: astcompile.compile(fn, backend=backend))
     with target_mode(backend):
         for attempt in ("first call", "warm call"):
             verdict = compare(plain, run(compiled, args))
@@ -122,3 +126,24 @@ def test_compare_sees_writes_to_inputs_prints_and_exceptions() -> None:
         raise ValueError("bad")
 
     assert compare(run(keep, args), run(fail, args)) == Verdict("ERROR", "ValueError: bad")
+
+
+@pytest.mark.skipif(not TRITON, reason="Triton is not installed")
+def test_runner_checks_each_backend_it_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m bench.programs --check eager,triton``: Triton's answer is compared too
+    (first and warm call), in its interpreter where there is no GPU, and a row that differs
+    names the backend."""
+    from bench.programs.__main__ import backend_verdict, interpret_without_gpu
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    interpret_without_gpu(("eager",))
+    assert "TRITON_INTERPRET" not in os.environ
+    interpret_without_gpu(("eager", "triton"))
+    assert os.environ.get("TRITON_INTERPRET") == ("1" if not gpu_present() else None)
+    program = load("heat_1d")
+    args = program.setup(True)
+    plain = run(program.fn, args)
+    assert backend_verdict(program, args, plain, "triton").status == "equal"
+    wrong = Outcome(result=plain.result + 1.0, args_after=plain.args_after)
+    verdict = backend_verdict(program, args, wrong, "triton")
+    assert verdict.status == "DIFFERS" and verdict.detail.startswith("triton: result")

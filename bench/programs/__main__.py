@@ -1,9 +1,11 @@
-"""``python -m bench.programs [--quick] [--only NAME] [--profile] [--json PATH] [--write-docs]``
+"""``python -m bench.programs [--quick] [--only NAME] [--check eager,triton] [--small] [--profile]
+[--json PATH] [--write-docs]``
 
 Runs every program of this folder plain, compiled (C backend) and, when Numba is installed,
-under ``numba.njit``, in one process: checks the compiled call (and the eager backend's) does
-what the plain call does (result, dtype, shape, writes to its inputs, printed text,
-exceptions), times the first ten calls of each (a short run, compiles included) and the steady
+under ``numba.njit``, in one process: checks the compiled call (and those of the backends
+``--check`` names: eager by default, ``triton`` too where it is installed, in its interpreter
+without a GPU, where ``--small`` inputs keep it to seconds a program) does what the plain call
+does (result, dtype, shape, writes to its inputs, printed text, exceptions), times the first ten calls of each (a short run, compiles included) and the steady
 state (rounds interleaved), and prints one row per program with what broke (from
 ``astcompile.explain`` and the log channels). A program whose compiled form raises or gives
 another answer is a row marked ERROR or DIFFERS, never skipped.
@@ -75,9 +77,15 @@ def _ratio(plain: float | None, other: float | None, ok: bool) -> float | None:
     return plain / other if plain and other and ok else None
 
 
-def run_program(program: Program, plan: Plan, profile: bool) -> Row:
+def run_program(
+    program: Program,
+    plan: Plan,
+    profile: bool,
+    checks: tuple[str, ...] = ("eager",),
+    small: bool = False,
+) -> Row:
     row = Row(program.name, program.summary)
-    args = program.setup(False)
+    args = program.setup(small)
     plain_out = run(program.fn, args)
     hint = plain_out.seconds
     row.plain_first_ten = first_calls(program.fn, args)
@@ -87,7 +95,8 @@ def run_program(program: Program, plan: Plan, profile: bool) -> Row:
         row.first_call = first.seconds
         row.compiled_first_ten = first.seconds + first_calls(compiled, args, FIRST_CALLS - 1)
     warm = compare(plain_out, run(compiled, args))
-    row.verdict = _worst(compare(plain_out, first), warm, eager_verdict(program, args, plain_out))
+    others = [backend_verdict(program, args, plain_out, backend) for backend in checks]
+    row.verdict = _worst(compare(plain_out, first), warm, *others)
     numba_run = numba_version(program.fn, args, plain_out)
     row.numba_note = numba_run.note
     if numba_run.fn is not None:
@@ -107,16 +116,29 @@ def run_program(program: Program, plan: Plan, profile: bool) -> Row:
     return row
 
 
-def eager_verdict(program: Program, args: tuple, plain_out: Outcome) -> Verdict:
-    """The eager backend (the same traced graphs, run by NumPy) must give the answer too."""
-    eager = decorated(program.fn, lambda fn: astcompile.compile(fn, backend="eager"))
-    verdict = compare(plain_out, run(eager, args))
-    return verdict if verdict.ok else Verdict(verdict.status, f"eager: {verdict.detail}")
+def backend_verdict(program: Program, args: tuple, plain_out: Outcome, backend: str) -> Verdict:
+    """Another backend (eager: the same traced graphs run by NumPy; triton: GPU kernels) must
+    give the answer too, on its first call and a warm one."""
+    compiled = decorated(program.fn, lambda fn: astcompile.compile(fn, backend=backend))
+    verdict = _worst(*(compare(plain_out, run(compiled, args)) for _ in range(2)))
+    return verdict if verdict.ok else Verdict(verdict.status, f"{backend}: {verdict.detail}")
+
+
+def interpret_without_gpu(checks: tuple[str, ...]) -> None:
+    """Without a GPU, Triton's kernels run in its interpreter, which must be chosen before
+    ``triton.language`` is first imported."""
+    if "triton" not in checks:
+        return
+    try:
+        with astcompile.device("cuda"):
+            pass
+    except RuntimeError:
+        os.environ["TRITON_INTERPRET"] = "1"
 
 
 def _worst(*verdicts: Verdict) -> Verdict:
-    """The first call traces and compiles, the second runs the cached entries, the eager
-    backend runs the same graphs by NumPy: check all."""
+    """The first call traces and compiles, the second runs the cached entries, other backends
+    run the same graphs their way: check all."""
     order = ("ERROR", "DIFFERS", "close", "equal")
     return min(verdicts, key=lambda v: order.index(v.status))
 
@@ -153,6 +175,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.programs", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter timing rounds")
     parser.add_argument("--only", help="run only programs whose name contains this text")
+    parser.add_argument(
+        "--check",
+        default="eager",
+        help="comma-separated backends whose answers are checked besides C's (eager, triton)",
+    )
+    parser.add_argument("--small", action="store_true", help="the programs' small inputs")
     parser.add_argument("--profile", action="store_true", help="profile programs under 0.95x")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     parser.add_argument(
@@ -162,11 +190,13 @@ def main() -> None:
     cache = tempfile.TemporaryDirectory(prefix="astcompile-programs-")  # first calls compile
     astcompile.config.cache_dir = cache.name
     plan = QUICK if opts.quick else FULL
+    checks = tuple(b for b in opts.check.split(",") if b)
+    interpret_without_gpu(checks)
     rows = []
     for name in names():
         if opts.only and opts.only not in name:
             continue
-        rows.append(run_program(load(name), plan, opts.profile))
+        rows.append(run_program(load(name), plan, opts.profile, checks, opts.small))
         print(row_line(rows[-1]), flush=True)
     text = markdown(rows)
     print("\n" + text)

@@ -16,8 +16,10 @@ Measured by `python -m bench.programs --profile --write-docs` in one run: each p
 compiled with `astcompile.compile(fn, backend="c")` in the same process, timed interleaved (best
 of several rounds, many calls per round for the microsecond ones). "first call" is the compiled
 call that traced and built it, with an empty disk cache. "check" compares the C and the eager
-backend's results with plain: Python type, dtype, shape, writes to the inputs, printed text and
-exceptions (*close*: floats within the tolerances of `astcompile/compare.py`, not bit for bit).
+backend's results with plain (`--check eager,triton` adds Triton's, in its interpreter without
+a GPU, which `--small` inputs keep to seconds a program): Python type, dtype, shape,
+writes to the inputs, printed text and exceptions (*close*: floats within the tolerances of
+`astcompile/compare.py`, not bit for bit).
 "first 10 calls" is plain/compiled over a short run: the first ten calls of each together, the
 compiled side's compile included (the user's whole run when a program is called only a few
 times). "Numba" is plain/`numba.njit` in the same rounds, the program decorated as its author
