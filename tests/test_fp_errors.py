@@ -233,7 +233,6 @@ def test_a_written_argument_that_shares_memory_is_not_written_twice(fn):
                 assert_same_call(compiled, ours, fn, plain_args, "c")
 
 
-<<<<<<< HEAD
 def divmod_quotients(x, d):
     out = np.empty(len(x))
     for k in range(len(x)):
@@ -248,7 +247,8 @@ def test_a_region_run_as_written_warns_once(backend):
     from the second call on every warning came twice."""
     x, d = np.array([7.0, -3.0, 1.0, 2.5]), np.array([2.0, 0.0, 0.5, 0.0])
     assert_same_warnings(divmod_quotients, x, d, backend=backend)
-=======
+
+
 def window_means(x, k):
     return [x[i : i + k].mean() for i in range(len(x) - k + 1)]
 
@@ -275,4 +275,3 @@ def test_an_empty_mean_warns_whatever_the_error_state(backend, fn):
     for k in (2, 0, 0, 3):
         assert _quiet_warnings(compiled, x, k) == _quiet_warnings(fn, x, k)
         assert_same_call(compiled, (x, k), fn, (x, k), backend)
->>>>>>> wt-redteam5

@@ -342,7 +342,6 @@ def test_a_first_statement_that_is_no_string_is_code_not_a_docstring():
     assert region.first_line == line_of(_documented, "return x.sum()")
 
 
-<<<<<<< HEAD
 def test_statement_counts_are_libcsts_without_rebuilding_the_tree(monkeypatch):
     """A region's ``statement_count`` counts nested statements as libcst's visitor meets them
     (on this repository's frontend files), without ``visit``, which rebuilds every node."""
@@ -371,7 +370,8 @@ def test_statement_counts_are_libcsts_without_rebuilding_the_tree(monkeypatch):
     monkeypatch.setattr(cst.CSTNode, "visit", None)  # then counting must not rebuild the tree
     assert [rewrite_module._count_statements(u) for u in units] == counts == expected
     assert sum(expected) > 1000
-=======
+
+
 def _named_locals(x):
     a = x * 2
     b = a + 1
@@ -389,4 +389,3 @@ def test_a_function_reading_its_own_locals_has_no_regions(fn, backend):
     """``locals()`` showed the rewrite's region objects and missed the names they bind."""
     assert not rewrite(fn).regions
     assert_same(fn, X, backend=backend)
->>>>>>> wt-redteam5
