@@ -26,14 +26,19 @@
 enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
-    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_END
+    OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
+    OP_BOXRET, OP_END
 };
-enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32 };
+enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
+/* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
+ * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always. */
+enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
 enum { RELEASE_GIL_WORK = 4096 };
 
 typedef union { int64_t i; double d; float f; const void *p; } astc_word;
 typedef void (*packed_fn)(const astc_word *);
+typedef int (*status_fn)(const astc_word *); /* a loop region's function: 0, or its error */
 
 typedef struct {
     int64_t *code;
@@ -114,6 +119,19 @@ static int int_word(PyObject *v, int64_t bits, int64_t is_signed, int64_t *out) 
     return 0;
 }
 
+/* One returned item (kind, a, b, c), as the region's result template boxes it. */
+static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs, PyObject *consts) {
+    if (item[0] == BOX_SLOT) return Py_NewRef(slots[item[1]]);
+    void *data = (void *)(intptr_t)regs[item[1]];
+    PyArray_Descr *descr = (PyArray_Descr *)PyTuple_GET_ITEM(consts, item[2]);
+    if (item[0] == BOX_ALWAYS ||
+        (item[0] == BOX_NUMBER && *(const npy_bool *)(intptr_t)regs[item[3]])) {
+        if (descr->type_num == NPY_FLOAT64) return PyFloat_FromDouble(*(const double *)data);
+        return PyLong_FromLongLong(*(const int64_t *)data); /* int64: the assembler checks */
+    }
+    return PyArray_Scalar(data, descr, NULL);
+}
+
 /* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
 static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
     PyObject *slots[MAX_SLOTS];
@@ -121,7 +139,8 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
     int nowned = 0;
     int64_t regs[MAX_REGS];
     astc_word words[MAX_WORDS];
-    int nwords = 0, committed = 0, status = -1;
+    int64_t scratch[MAX_SCRATCH]; /* a loop region's scalar outputs and error words */
+    int nwords = 0, nscratch = 0, committed = 0, status = -1;
     const int64_t *c = p->code;
     for (Py_ssize_t i = 0; i < p->nargs; i++) slots[i] = args[i];
     for (;;) {
@@ -239,6 +258,38 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             nwords = 0;
             c += 2;
             break;
+        case OP_SCRATCH: /* reg = the address of n words of this call's own scratch */
+            regs[c[0]] = (int64_t)(intptr_t)(scratch + nscratch);
+            nscratch += (int)c[1];
+            c += 2;
+            break;
+        case OP_CALLRC: { /* a loop region's function; an error: the Python path reruns it
+                           * (the plan writes nothing but its own buffers) and raises */
+            int rc;
+            if (regs[c[1]] >= RELEASE_GIL_WORK) {
+                Py_BEGIN_ALLOW_THREADS
+                rc = ((status_fn)(uintptr_t)c[0])(words);
+                Py_END_ALLOW_THREADS
+            } else {
+                rc = ((status_fn)(uintptr_t)c[0])(words);
+            }
+            nwords = 0;
+            c += 2;
+            if (rc) goto fail;
+            break;
+        }
+        case OP_BOXRET: {
+            PyObject *t = PyTuple_New(c[0]);
+            if (t == NULL) { status = -2; goto fail; }
+            for (int64_t k = 0; k < c[0]; k++) {
+                PyObject *v = box(&c[1 + 4 * k], slots, regs, p->consts);
+                if (v == NULL) { Py_DECREF(t); status = -2; goto fail; }
+                PyTuple_SET_ITEM(t, k, v);
+            }
+            while (nowned) Py_DECREF(owned[--nowned]);
+            *result = t;
+            return 1;
+        }
         case OP_RET: {
             PyObject *t = PyTuple_New(c[0]);
             if (t == NULL) { status = -2; goto fail; }
@@ -291,20 +342,23 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
 /* Check a program's words are well formed before any call runs it: operand counts, indices
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
-    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3, 2, -1, 2, 3, 2, 2, 0};
+    static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
+                               2, -1, 2, 3, 2, 2, 2, 2, -1, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
-    int64_t nwords = 0, nheld = 0;
+    int64_t nwords = 0, nheld = 0, nscratch = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_CODE) return -1;
+        if (op < OP_ARRAY || op > OP_BOXRET) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
+        if (op == OP_BOXRET) n = (c < end && c[0] >= 0 && c[0] < MAX_SLOTS) ? 1 + 4 * c[0] : -1;
         if (n < 0 || c + n > end) return -1;
         for (int64_t k = 0; k < n; k++) {
-            int free_operand = (op == OP_CONST && k == 1) || (op == OP_CALL && k == 0);
+            int free_operand = (op == OP_CONST && k == 1) ||
+                               ((op == OP_CALL || op == OP_CALLRC) && k == 0);
             if (!free_operand && (c[k] < 0 || c[k] >= MAX_REGS)) return -1;
         }
         int takes_arg = op == OP_ARRAY || op == OP_NOTSAME; /* the others take any slot */
@@ -319,7 +373,14 @@ static int validate(const Program *p) {
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
         if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
-        if (op == OP_CALL) nwords = 0;
+        if (op == OP_SCRATCH && (c[1] < 1 || (nscratch += c[1]) > MAX_SCRATCH)) return -1;
+        if (op == OP_BOXRET)
+            for (int64_t k = 1; k < n; k += 4)
+                if (c[k] < BOX_SLOT || c[k] > BOX_ALWAYS ||
+                    (c[k] != BOX_SLOT && (c[k + 2] >= nconsts ||
+                                          !PyArray_DescrCheck(PyTuple_GET_ITEM(p->consts, c[k + 2])))))
+                    return -1;
+        if (op == OP_CALL || op == OP_CALLRC) nwords = 0;
         c += n;
     }
     return -1;

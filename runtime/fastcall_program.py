@@ -28,7 +28,11 @@ from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
- WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, END) = range(1, 28)  # fmt: skip
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET,
+ END) = range(1, 31)  # fmt: skip
+BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS = range(4)  # how BOXRET returns an item
+#: (number, output dtype) a result template makes a Python number of where its flag holds.
+_NUMBERS = {(float, "f8"), (int, "i8")}
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
@@ -102,12 +106,14 @@ def assemble(
     plan: dict,
     guards: tuple[Sequence[tuple], Sequence[tuple]],
     kernels: dict[str, int],
+    boxes: Sequence[tuple] | None = None,
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
     ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
     value)``; ``(rel, x, y)`` over size expressions; ``(globals, name, kind, expected)`` of
     each global read, see :func:`_read_check`), and the addresses of its kernels' packed
-    entries; None when it cannot be expressed."""
+    entries; None when it cannot be expressed. ``boxes``: how the entry's result template
+    returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are."""
     value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
@@ -121,12 +127,12 @@ def assemble(
         if len(leaves) != len(plan["inputs"]):
             return None
         for ref, leaf in zip(plan["inputs"], leaves):
-            if (ref[0] == "array") != (leaf[1] == "array"):
+            if (ref[0] == "array") != (leaf[1] == "array") or not _same_array(ref, key, leaf):
                 return None
         for rel, x, y in shape_guards:
             p.compare(rel, p.expr(x), p.expr(y))
         p.emit(COMMIT)
-        _wrapper(p, plan, leaves, kernels)
+        _wrapper(p, plan, leaves, kernels, boxes)
     except _Unsupported:
         return None
     p.emit(END)
@@ -208,7 +214,20 @@ def _array_checks(p: _Program, i: int, k: tuple, leaf: int, classes: list[int]) 
             classes.append(r)
 
 
-def _wrapper(p: _Program, plan: dict, leaves: list, kernels: dict[str, int]) -> None:
+def _same_array(ref: tuple, key: tuple, leaf: tuple[int, str]) -> bool:
+    """A loop region's array input (``("array", rank, dtype, unit)``) is what the key holds,
+    and its last stride is the item size where the C code needs it (``unit``): C order
+    with a last axis of two or more, the key's size class says."""
+    if ref[0] != "array" or len(ref) < 3:
+        return True
+    _, dtype, dims, _ = key[leaf[0]]
+    unit = not ref[3] or (bool(dims) and dims[-1] < 0)
+    return dtype == np.dtype(ref[2]) and len(dims) == ref[1] and unit
+
+
+def _wrapper(
+    p: _Program, plan: dict, leaves: list, kernels: dict[str, int], boxes: Sequence | None
+) -> None:
     for k, (arg, _) in enumerate(leaves):
         p.slots[("in", k)] = arg
     for cond in plan["conds"]:
@@ -222,10 +241,41 @@ def _wrapper(p: _Program, plan: dict, leaves: list, kernels: dict[str, int]) -> 
             p.emit(EMPTY, p.slot(step[1], new=True), p.const(np.dtype(step[2])), len(regs), *regs)
         elif step[0] == "alias":
             p.slots[step[1]] = p.slot(step[2])
+        elif step[0] == "scratch":
+            p.exprs[step[1]] = r = p.reg()
+            p.emit(SCRATCH, r, step[2])
         else:
             _call(p, step, leaves, kernels)
+    if boxes is not None:
+        _boxret(p, plan["outputs"], boxes)
+        return
     outs = [p.slot(ref) for ref in plan["outputs"]]
     p.emit(RET, len(outs), *outs)
+
+
+def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple]) -> None:
+    """Return each ``(output, box)`` as the result template does: an array as it is
+    (``"array"``), a 0-d output as a NumPy scalar (``"scalar"``), as a Python number
+    (``int``, ``float``) or as one where its flag output holds (``("python", number, flag)``)."""
+    items: list[int] = []
+    for index, box in boxes:
+        ref = outputs[index]
+        if ref[0] != "o":
+            if box != "array":
+                raise _Unsupported(f"output {ref} boxed as {box!r}")
+            items += [BOX_SLOT, p.slot(ref), 0, 0]
+        elif box == "scalar":
+            items += [BOX_SCALAR, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
+        elif (box, ref[2][1:]) in _NUMBERS:  # int(out) of an int64 output
+            items += [BOX_ALWAYS, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
+        elif type(box) is tuple and box[0] == "python" and (box[1], ref[2][1:]) in _NUMBERS:
+            flag = outputs[box[2]]
+            if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
+                raise _Unsupported(f"a number whose flag is {flag}")
+            items += [BOX_NUMBER, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
+        else:
+            raise _Unsupported(f"output {ref} boxed as {box!r}")
+    p.emit(BOXRET, len(boxes), *items)
 
 
 def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> None:
@@ -242,9 +292,11 @@ def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> No
             p.emit(WP, p.slot(word[1]))
         elif tag == "s":
             p.emit(WS, p.slot(word[1]), word[2])
+        elif tag == "b":  # the address of a scratch buffer
+            p.emit(WR, p.exprs[word[1]])
         else:  # ("x", leaf, C type): a scalar argument
             _scalar(p, leaves[word[1]], word[2])
-    p.emit(CALL, kernels[name], p.expr(work))
+    p.emit(CALLRC if step[0] == "callrc" else CALL, kernels[name], p.expr(work))
 
 
 def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:

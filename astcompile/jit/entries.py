@@ -331,14 +331,15 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     parts = getattr(entry.run, "parts", None)
     plan = getattr(parts, "fast", None)
     reads = global_reads(entry.reads, root)
-    if plan is None or not entry.plain or reads is None:
+    boxes = None if entry.plain else _boxes(entry)
+    if plan is None or (boxes is None and not entry.plain) or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
     ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
     kernels = {}
     try:
         for step in plan["calls"]:
-            if step[0] == "call":
+            if step[0] in ("call", "callrc"):
                 fn = getattr(lib, f"{step[1]}_packed")
                 kernels[step[1]] = int(ffi.cast("uintptr_t", fn))
         guards = [
@@ -346,4 +347,16 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
         ]
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
-    return assemble(entry.key, plan, (entry.result.value_guards, guards, reads), kernels)
+    found = (entry.result.value_guards, guards, reads)
+    return assemble(entry.key, plan, found, kernels, boxes)
+
+
+def _boxes(entry: Entry) -> list[tuple] | None:
+    """``(output, box)`` of each item of a result template made only of graph outputs
+    (a loop's sum returned as a Python float), for the C-level call path to box; else None."""
+    template = entry.result.template
+    if entry.written or type(template) is not tuple:
+        return None
+    if not all(isinstance(s, OutSpec) and s.kind == "graph" for s in template):
+        return None
+    return [(s.index, s.box) for s in template]

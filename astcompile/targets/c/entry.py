@@ -159,8 +159,9 @@ _WORD_MEMBER = {"double": "d", "float": "f", "const void*": "p", "void*": "p"}
 WORD_UNION = "typedef union { int64_t i; double d; float f; const void* p; } astc_word;"
 
 
-def packed(name: str, params: list[tuple[str, str]]) -> list[str]:
-    """``<name>_packed``: the entry called with its parameters packed in words, in order."""
+def packed(name: str, params: list[tuple[str, str]], returns: str = "void") -> list[str]:
+    """``<name>_packed``: the entry called with its parameters packed in words, in order
+    (``returns``: its result type, passed on: a loop region's status)."""
     args = []
     for k, (t, _) in enumerate(params):
         member = _WORD_MEMBER.get(t, "i")
@@ -168,8 +169,8 @@ def packed(name: str, params: list[tuple[str, str]]) -> list[str]:
         word = f"(w + {k})->{member}"  # not w[k]: no constant in brackets (sizes never are)
         args.append(f"({t}){word}" if cast else word)
     return [
-        f"void {name}_packed(const astc_word* w)",
+        f"{returns} {name}_packed(const astc_word* w)",
         "{",
-        f"    {name}({', '.join(args)});",
+        f"    {'' if returns == 'void' else 'return '}{name}({', '.join(args)});",
         "}",
     ]

@@ -17,6 +17,7 @@ import numpy as np
 from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
+from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, size_conditions
 from astcompile.lower.host import HostWriter, unsafe_lines
 from astcompile.lower.names import sanitize, value_name
 from astcompile.lower.pyexpr import STEPS, shape_expr
@@ -24,6 +25,7 @@ from astcompile.lower.source_notes import lines_of
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
+from astcompile.targets.c.entry import WORD_UNION, packed
 from astcompile.targets.c.structured import PRELUDE, Emitter
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
@@ -49,6 +51,7 @@ class Param:
     ctype: str
     cname: str
     py: str
+    word: tuple | None = None  # the fast plan's word for it (lower/fastplan.py), if any
 
 
 def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
@@ -56,17 +59,17 @@ def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
     name = f"region_{sanitize(graph.name)}"
     params, prologue = _input_params(graph, em)
     for a in em.allocs:
-        params.append(Param("void*", f"{a.name}_p", f"_fb({a.name})"))
+        params.append(Param("void*", f"{a.name}_p", f"_fb({a.name})", ("p", ("t", a.name))))
         prologue.append(f"{ctype(a.dtype)}* {a.name} = ({ctype(a.dtype)}*){a.name}_p;")
     epilogue: list[str] = []
     for j, out in enumerate(graph.outputs):
         if em.plan.is_scalar(out):
-            params.append(Param("void*", f"out{j}", f"_fb(out{j})"))
+            params.append(Param("void*", f"out{j}", f"_fb(out{j})", ("b", ("o", j))))
             epilogue.append(f"*({ctype(out.dtype)}*)out{j} = {em.scalar(out)};")
     sels = list(em.selectors.items())
     for j, (_, (var, _choices, _bias)) in enumerate(sels):
         epilogue.append(f"sel[{j}] = {var};")
-    params.append(Param("void*", "err_p", "_fb(err)"))  # one buffer: an np.empty less a call
+    params.append(Param("void*", "err_p", "_fb(err)", ("b", ("err",))))  # one buffer for both
     prologue.append("int64_t* err = (int64_t*)err_p;")
     prologue.append(f"int64_t* sel = err + {ERR_WORDS};  /* the selectors, after the error */")
     signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
@@ -75,10 +78,11 @@ def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
     where = lines_of(n for ns in em.plan.levels.values() for n in ns)
     head = f"/* region {graph.name}: from {where or '?'} */"
     function = [head, signature, "{", *body, "    return 0;", "}"]
+    function += packed(name, [(p.ctype, p.cname) for p in params], "int")
     if _selects_in_loops(graph):
         function = [*CHEAP_VECTORS, *function, "#pragma GCC pop_options"]
-    c = "\n".join([HEADER, PRELUDE, *function, ""])
-    decl = f"int {name}({', '.join(p.ctype for p in params)});"
+    c = "\n".join([HEADER, WORD_UNION, PRELUDE, *function, ""])
+    decl = f"int {name}({', '.join(p.ctype for p in params)});\nint {name}_packed(const void*);"
     wrapper = _Wrapper(graph, em, name, params, sels)
     wrapper.build()
     return c, decl, wrapper
@@ -95,31 +99,41 @@ def unit_name(node: Node) -> str:
 
 
 def _input_params(graph: Graph, em: Emitter) -> tuple[list[Param], list[str]]:
-    params, prologue = [Param("int64_t", "nthreads", "_nthreads()")], []
+    params, prologue = [Param("int64_t", "nthreads", "_nthreads()", ("n",))], []
     for k, node in enumerate(graph.inputs):
         name, t = value_name(node), ctype(node.dtype)
         if node.attr.input_kind is InputKind.SCALAR:
             parts = scalar_params(name, node.dtype)
+            word = ("x", k, t) if node.dtype.kind not in "bc" else None  # as cffi converts
             params += [
-                Param(pt, pn, py) for (pt, pn), py in zip(parts, scalar_args(name, node.dtype))
+                Param(pt, pn, py, word)
+                for (pt, pn), py in zip(parts, scalar_args(name, node.dtype))
             ]
             if len(parts) > 1:  # a complex scalar arrives as its two parts
                 prologue.append(f"const {t} {name} = {scalar_value(name, node.dtype)};")
             continue
-        params += [Param("int64_t", f"n{k}_{a}", f"d{k}_{a}") for a in range(node.ndim)]
-        _array(node, unit_name(node) if em.unit_last(node) else name, params, prologue)
+        params += [
+            Param("int64_t", f"n{k}_{a}", f"d{k}_{a}", ("e", ("d", k, a))) for a in range(node.ndim)
+        ]
+        py = unit_name(node) if em.unit_last(node) else name
+        _array(node, py, params, prologue, ("in", k))
     for node in em.plan.hoisted:  # NumPy's result: its own pointer and strides, sizes known
-        _array(node, value_name(node), params, prologue)
+        _array(node, value_name(node), params, prologue, None)
     return params, prologue
 
 
-def _array(node: Node, py: str, params: list[Param], prologue: list[str]) -> None:
-    """An array's pointer and byte strides (``py``: the wrapper's array), as typed C names."""
+def _array(
+    node: Node, py: str, params: list[Param], prologue: list[str], ref: tuple | None
+) -> None:
+    """An array's pointer and byte strides (``py``: the wrapper's array; ``ref``: the fast
+    plan's name for it, if it has one), as typed C names."""
     name, t = value_name(node), ctype(node.dtype)
-    params.append(Param("void*", f"{name}_p", f"_ptr({py})"))
+    params.append(Param("void*", f"{name}_p", f"_ptr({py})", ref and ("p", ref)))
     prologue.append(f"{t}* {name} = ({t}*){name}_p;")
     for a in range(node.ndim):
-        params.append(Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]"))
+        params.append(
+            Param("int64_t", f"{name}_bs{a}", f"{py}.strides[{a}]", ref and ("s", ref, a))
+        )
         prologue.append(f"const int64_t {name}_s{a} = {name}_bs{a} / (int64_t)sizeof({t});")
 
 
@@ -159,7 +173,55 @@ class _Wrapper(HostWriter):
         self.emit("_raise(rc, err, _checks, _sites)", 2)
         outs = [self.ref(_sized(o), j) for j, o in enumerate(self.graph.outputs)]
         self.emit(f"return [{', '.join(outs)}]")
+        self.fast = self._fast_plan()
         return self.source()
+
+    def _fast_plan(self) -> dict | None:
+        """The wrapper as a fast plan (``lower/fastplan.py``), run by the C-level call path:
+        only where it writes nothing but its own buffers (an error status then reruns the
+        call on the Python path, which raises) and runs no NumPy step first."""
+        graph, em = self.graph, self.em
+        ins = [n for n in graph.inputs if n.attr.input_kind is InputKind.ARRAY]
+        if em.plan.hoisted or self.sels or any(n.id in em.written for n in ins):
+            return None
+        if any(p.word is None for p in self.params):
+            return None
+        try:
+            inputs = [_plan_input(k, n, em) for k, n in enumerate(graph.inputs)]
+            outputs = [self._plan_output(o, j) for j, o in enumerate(graph.outputs)]
+            steps = [
+                ("empty", ("t", a.name), a.dtype.str, tuple(map(dim_plan, a.shape)))
+                for a in em.allocs
+            ]
+            conds = size_conditions(graph, [])
+        except NoFastPlan:
+            return None
+        steps += [("scratch", o[:2], 2) for o in outputs if o[0] == "o"]
+        steps.append(("scratch", ("err",), ERR_WORDS))
+        work = [
+            product([("d", k, a) for a in range(n.ndim)])
+            for k, n in enumerate(graph.inputs)
+            if n.attr.input_kind is InputKind.ARRAY
+        ]
+        call = ("callrc", self.name, tuple(p.word for p in self.params), _sum(work))
+        return {
+            "inputs": tuple(inputs),
+            "conds": tuple(conds),
+            "calls": (*steps, call),
+            "outputs": tuple(outputs),
+        }
+
+    def _plan_output(self, node: Node, j: int) -> tuple:
+        if self.em.plan.is_scalar(node):
+            return ("o", j, node.dtype.str)
+        if node.op is Op.INPUT:
+            return ("in", node.attr.index)
+        if node.op is Op.STORE:
+            return self._plan_output(node.inputs[0], j)
+        names = {a.name for a in self.em.allocs}
+        if node.id in self.em.plan.buffers and value_name(node) in names:
+            return ("t", value_name(node))
+        raise NoFastPlan(f"output {node!r}")
 
     def _aliasing(self) -> None:
         """Calls whose written arrays are read-only or overlap another argument run the
@@ -197,6 +259,23 @@ class _Wrapper(HostWriter):
                 raise StructuredUnsupported("an output view with a runtime index")
             return STEPS[node.op](node, [self.ref(node.inputs[0])])
         raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")
+
+
+def _plan_input(k: int, node: Node, em: Emitter) -> tuple:
+    if node.attr.index != k:
+        raise NoFastPlan("inputs out of order")
+    if node.attr.input_kind is InputKind.SCALAR:
+        return ("scalar",)
+    if node.attr.input_kind is not InputKind.ARRAY:
+        raise NoFastPlan(f"input {node!r}")
+    return ("array", node.ndim, node.dtype.str, em.unit_last(node))
+
+
+def _sum(items: list[tuple]) -> tuple:
+    out = ("k", 0)
+    for item in items:
+        out = ("+", out, item)
+    return out
 
 
 def _sized(node: Node) -> Node:

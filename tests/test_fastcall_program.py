@@ -1,0 +1,118 @@
+"""Loop regions on the C-level call path: their programs run the region's C function and box
+its scalar results without a Python frame, with the plain function's results and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import assert_same_calls, runtime_warnings
+
+import astcompile
+from astcompile.jit.entries import fast_programs
+from astcompile.runtime import fastcall, parallel
+from bench.programs.branchy_sum import branchy_sum
+
+
+@pytest.fixture
+def fast():
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    return module
+
+
+def count_above(x, t):
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            k += 1
+    return k
+
+
+def harmonic(n):
+    s = 0.0
+    for k in range(1, n + 1):
+        s += 1.0 / k
+    return s
+
+
+def prefix_sum(x, k):
+    s = 0.0
+    for i in range(k):
+        s += x[i]
+    return s
+
+
+def cumulative(x):
+    out = np.empty(x.shape[0])
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+        out[i] = s
+    return out
+
+
+def reciprocals(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += 1.0 / x[i]
+    return s
+
+
+def fill(out, n):
+    for i in range(n):
+        out[i] = i * 2.0
+    return out
+
+
+def in_c(fast, fn, *args):
+    """``fn(*args)`` compiled, then called through its programs alone: a call the C code
+    leaves to the Python guard function fails the test."""
+    compiled = astcompile.compile(fn, backend="c")
+    compiled(*args)
+    (region,) = compiled.regions
+    entries = [e for found in region.entries.values() for e in found]
+    programs = fast_programs(entries, compiled.fn)
+    assert programs, "the loop region has a program"
+
+    def python_path(*args):
+        raise AssertionError("the call left C")
+
+    return fast.Guards(programs, python_path, region.stats, vars(parallel))(*args)[0]
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (branchy_sum, (np.random.default_rng(0).random(64),)),  # a NumPy float64
+        (branchy_sum, (np.random.default_rng(1).random(50_000),)),  # frees the GIL
+        (count_above, (np.arange(10.0), 4.5)),  # a Python int
+        (harmonic, (40,)),  # a Python float
+        (prefix_sum, (np.arange(9.0), 7)),  # an int scalar
+        (cumulative, (np.arange(5.0),)),  # a buffer of its own
+    ],
+)
+def test_loop_regions_run_in_c_with_the_plain_results(fast, fn, args):
+    got, expected = in_c(fast, fn, *args), fn(*args)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_results_errors_and_warnings_stay_the_plain_ones(fast):
+    x = np.random.default_rng(2).random(32)
+    calls = [(x,)] * 70 + [(x[:0],), (x[:1],), (x.astype(np.float32),), (x[::2],)]
+    assert_same_calls(branchy_sum, calls, backend="c")
+    calls = [(x, 16)] * 70 + [(x, 33), (x, -1), (x, 0)]  # an IndexError from the C code
+    assert_same_calls(prefix_sum, calls, backend="c")
+    assert_same_calls(count_above, [(x, 0.5)] * 70 + [(x, 2), (x, np.float64(0.2))], backend="c")
+    f, zero = astcompile.compile(reciprocals, backend="c"), np.array([1.0, 0.0])
+    for _ in range(70):
+        f(np.ones(2))
+    assert runtime_warnings(f, zero) == runtime_warnings(reciprocals, zero) != []
+
+
+def test_a_loop_writing_an_argument_keeps_its_python_path(fast):
+    out = np.zeros(8)
+    assert_same_calls(fill, [(out, 8)] * 70 + [(out, 9), (out[::2], 4)], backend="c")
+    ro = np.zeros(8)
+    ro.flags.writeable = False
+    assert_same_calls(fill, [(np.zeros(8), 8)] * 70 + [(ro, 8)], backend="c")
