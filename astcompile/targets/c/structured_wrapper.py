@@ -198,12 +198,7 @@ class _Wrapper(HostWriter):
             return None
         steps += [("scratch", o[:2], 2) for o in outputs if o[0] == "o"]
         steps.append(("scratch", ("err",), ERR_WORDS))
-        work = [
-            product([("d", k, a) for a in range(n.ndim)])
-            for k, n in enumerate(graph.inputs)
-            if n.attr.input_kind is InputKind.ARRAY
-        ]
-        call = ("callrc", self.name, tuple(p.word for p in self.params), _sum(work))
+        call = ("callrc", self.name, tuple(p.word for p in self.params), _work(inputs))
         return {
             "inputs": tuple(inputs),
             "conds": tuple(conds),
@@ -271,10 +266,20 @@ def _plan_input(k: int, node: Node, em: Emitter) -> tuple:
     return ("array", node.ndim, node.dtype.str, em.unit_last(node))
 
 
-def _sum(items: list[tuple]) -> tuple:
+#: The work of a loop whose trip counts may come from scalars (``range(n)``, a ``while`` on a
+#: tolerance): unbounded, so the call frees the GIL as cffi's did.
+UNBOUNDED = ("k", 2**62)
+
+
+def _work(inputs: list[tuple]) -> tuple:
+    """The elements of the array arguments (the call frees the GIL from a few thousand on), or
+    ``UNBOUNDED`` where a scalar argument (or a constant: no argument) may set how long the
+    loops run."""
+    if not inputs or any(ref[0] == "scalar" for ref in inputs):
+        return UNBOUNDED
     out = ("k", 0)
-    for item in items:
-        out = ("+", out, item)
+    for k, ref in enumerate(inputs):
+        out = ("+", out, product([("d", k, a) for a in range(ref[1])]))
     return out
 
 
