@@ -27,12 +27,13 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
- * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always. */
-enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS };
+ * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
+ * constant. */
+enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
 enum { RELEASE_GIL_WORK = 4096 };
 
@@ -122,6 +123,7 @@ static int int_word(PyObject *v, int64_t bits, int64_t is_signed, int64_t *out) 
 /* One returned item (kind, a, b, c), as the region's result template boxes it. */
 static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs, PyObject *consts) {
     if (item[0] == BOX_SLOT) return Py_NewRef(slots[item[1]]);
+    if (item[0] == BOX_CONST) return Py_NewRef(PyTuple_GET_ITEM(consts, item[1]));
     void *data = (void *)(intptr_t)regs[item[1]];
     PyArray_Descr *descr = (PyArray_Descr *)PyTuple_GET_ITEM(consts, item[2]);
     if (item[0] == BOX_ALWAYS ||
@@ -130,6 +132,29 @@ static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs,
         return PyLong_FromLongLong(*(const int64_t *)data); /* int64: the assembler checks */
     }
     return PyArray_Scalar(data, descr, NULL);
+}
+
+/* raiser(status, err, checks, sites) of a loop region's error status: raiser is (function,
+ * checks, sites), err the status words as an int64 array, as the Python wrapper passes them. */
+static void raise_status(int rc, PyObject *raiser, int64_t address, int64_t nerr) {
+    npy_intp n = (npy_intp)nerr;
+    PyObject *err = PyArray_SimpleNew(1, &n, NPY_INT64);
+    if (err == NULL) return;
+    memcpy(PyArray_DATA((PyArrayObject *)err), (const void *)(intptr_t)address, n * sizeof(int64_t));
+    PyObject *r = PyObject_CallFunction(PyTuple_GET_ITEM(raiser, 0), "iOOO", rc, err,
+                                        PyTuple_GET_ITEM(raiser, 1), PyTuple_GET_ITEM(raiser, 2));
+    Py_DECREF(err);
+    if (r != NULL) {
+        Py_DECREF(r);
+        PyErr_Format(PyExc_RuntimeError, "astcompile: region failed with status %d", rc);
+    }
+}
+
+/* Whether two C-ordered arrays' bytes are apart (np.may_share_memory is False) */
+static int apart(PyArrayObject *a, PyArrayObject *b) {
+    char *pa = PyArray_BYTES(a), *pb = PyArray_BYTES(b);
+    npy_intp na = PyArray_NBYTES(a), nb = PyArray_NBYTES(b);
+    return na == 0 || nb == 0 || pa + na <= pb || pb + nb <= pa;
 }
 
 /* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
@@ -263,8 +288,8 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             nscratch += (int)c[1];
             c += 2;
             break;
-        case OP_CALLRC: { /* a loop region's function; an error: the Python path reruns it
-                           * (the plan writes nothing but its own buffers) and raises */
+        case OP_CALLRC: { /* a loop region's function (fn, work, raiser, err, its words); an
+                           * error status raises its exception, as the Python wrapper does */
             int rc;
             if (regs[c[1]] >= RELEASE_GIL_WORK) {
                 Py_BEGIN_ALLOW_THREADS
@@ -274,10 +299,22 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
                 rc = ((status_fn)(uintptr_t)c[0])(words);
             }
             nwords = 0;
-            c += 2;
-            if (rc) goto fail;
+            if (rc) {
+                raise_status(rc, PyTuple_GET_ITEM(p->consts, c[2]), regs[c[3]], c[4]);
+                status = -2;
+                goto fail;
+            }
+            c += 5;
             break;
         }
+        case OP_WRITABLE: /* a written argument: read-only goes to the Python path */
+            if (!PyArray_ISWRITEABLE((PyArrayObject *)args[c[0]])) goto fail;
+            c += 1;
+            break;
+        case OP_APART: /* a written argument and another (both C order) share no byte */
+            if (!apart((PyArrayObject *)args[c[0]], (PyArrayObject *)args[c[1]])) goto fail;
+            c += 2;
+            break;
         case OP_BOXRET: {
             PyObject *t = PyTuple_New(c[0]);
             if (t == NULL) { status = -2; goto fail; }
@@ -312,6 +349,15 @@ fail:
     return committed ? -1 : 0;
 }
 
+static int count_call(Guards *g) {
+    PyObject *n = PyObject_GetAttr(g->stats, s_compiled_calls);
+    PyObject *n1 = n ? PyNumber_Add(n, one) : NULL;
+    Py_XDECREF(n);
+    int failed = n1 == NULL || PyObject_SetAttr(g->stats, s_compiled_calls, n1) < 0;
+    Py_XDECREF(n1);
+    return failed ? -1 : 0;
+}
+
 static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
     Guards *g = (Guards *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -322,17 +368,19 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
             PyObject *result = NULL;
             int status = run(p, args, g, &result);
             if (status == 0) continue;
-            if (status == -2) return NULL;
-            if (status < 0) break;
-            PyObject *n = PyObject_GetAttr(g->stats, s_compiled_calls);
-            PyObject *n1 = n ? PyNumber_Add(n, one) : NULL;
-            Py_XDECREF(n);
-            if (n1 == NULL || PyObject_SetAttr(g->stats, s_compiled_calls, n1) < 0) {
-                Py_XDECREF(n1);
-                Py_DECREF(result);
+            if (status == -1) break;
+            /* counted as the Python guard function counts: a compiled call, also one that
+             * raised (np.empty's error, a loop region's error status) */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            if (count_call(g) < 0) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                Py_XDECREF(result);
                 return NULL;
             }
-            Py_DECREF(n1);
+            PyErr_Restore(type, value, tb);
             return result;
         }
     }
@@ -343,14 +391,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 2, -1, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_BOXRET) return -1;
+        if (op < OP_ARRAY || op > OP_APART) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -361,9 +409,16 @@ static int validate(const Program *p) {
                                ((op == OP_CALL || op == OP_CALLRC) && k == 0);
             if (!free_operand && (c[k] < 0 || c[k] >= MAX_REGS)) return -1;
         }
-        int takes_arg = op == OP_ARRAY || op == OP_NOTSAME; /* the others take any slot */
+        int takes_arg = op == OP_ARRAY || op == OP_NOTSAME || op == OP_WRITABLE ||
+                        op == OP_APART; /* the others take any slot */
         if (takes_arg && c[0] >= p->nargs) return -1;
-        if ((op == OP_NOTSAME || op == OP_DIM) && c[1] >= p->nargs) return -1;
+        if ((op == OP_NOTSAME || op == OP_DIM || op == OP_APART) && c[1] >= p->nargs) return -1;
+        if (op == OP_CALLRC) {
+            PyObject *raiser = c[2] < nconsts ? PyTuple_GET_ITEM(p->consts, c[2]) : NULL;
+            if (raiser == NULL || !PyTuple_CheckExact(raiser) || PyTuple_GET_SIZE(raiser) != 3 ||
+                c[4] < 1 || c[4] > MAX_SCRATCH)
+                return -1;
+        }
         int takes_const = op == OP_ARRAY || op == OP_EMPTY || op == OP_IS || op == OP_EQ ||
                           op == OP_TYPEIS || op == OP_GLOBAL || op == OP_CODE;
         if (takes_const && c[1] >= nconsts) return -1;
@@ -376,8 +431,9 @@ static int validate(const Program *p) {
         if (op == OP_SCRATCH && (c[1] < 1 || (nscratch += c[1]) > MAX_SCRATCH)) return -1;
         if (op == OP_BOXRET)
             for (int64_t k = 1; k < n; k += 4)
-                if (c[k] < BOX_SLOT || c[k] > BOX_ALWAYS ||
-                    (c[k] != BOX_SLOT && (c[k + 2] >= nconsts ||
+                if (c[k] < BOX_SLOT || c[k] > BOX_CONST ||
+                    (c[k] == BOX_CONST && c[k + 1] >= nconsts) ||
+                    (c[k] != BOX_SLOT && c[k] != BOX_CONST && (c[k + 2] >= nconsts ||
                                           !PyArray_DescrCheck(PyTuple_GET_ITEM(p->consts, c[k + 2])))))
                     return -1;
         if (op == OP_CALL || op == OP_CALLRC) nwords = 0;

@@ -28,9 +28,9 @@ from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
- WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET,
- END) = range(1, 31)  # fmt: skip
-BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS = range(4)  # how BOXRET returns an item
+ WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
+ APART, END) = range(1, 33)  # fmt: skip
+BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8")}
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
@@ -107,13 +107,15 @@ def assemble(
     guards: tuple[Sequence[tuple], Sequence[tuple]],
     kernels: dict[str, int],
     boxes: Sequence[tuple] | None = None,
+    raiser: tuple | None = None,
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
     ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
     value)``; ``(rel, x, y)`` over size expressions; ``(globals, name, kind, expected)`` of
     each global read, see :func:`_read_check`), and the addresses of its kernels' packed
     entries; None when it cannot be expressed. ``boxes``: how the entry's result template
-    returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are."""
+    returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are;
+    ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises."""
     value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
@@ -132,7 +134,9 @@ def assemble(
         for rel, x, y in shape_guards:
             p.compare(rel, p.expr(x), p.expr(y))
         p.emit(COMMIT)
-        _wrapper(p, plan, leaves, kernels, boxes)
+        _wrapper(p, plan, leaves, (kernels, raiser), boxes)
+        if boxes is not None:
+            _boxret(p, plan["outputs"], boxes, leaves)
     except _Unsupported:
         return None
     p.emit(END)
@@ -225,9 +229,7 @@ def _same_array(ref: tuple, key: tuple, leaf: tuple[int, str]) -> bool:
     return dtype == np.dtype(ref[2]) and len(dims) == ref[1] and unit
 
 
-def _wrapper(
-    p: _Program, plan: dict, leaves: list, kernels: dict[str, int], boxes: Sequence | None
-) -> None:
+def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence | None) -> None:
     for k, (arg, _) in enumerate(leaves):
         p.slots[("in", k)] = arg
     for cond in plan["conds"]:
@@ -244,21 +246,31 @@ def _wrapper(
         elif step[0] == "scratch":
             p.exprs[step[1]] = r = p.reg()
             p.emit(SCRATCH, r, step[2])
+        elif step[0] == "writable":  # a written argument (else: the Python path, RunPlain)
+            p.emit(WRITABLE, leaves[step[1]][0])
+        elif step[0] == "apart":  # ... and another one share no memory
+            p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
         else:
-            _call(p, step, leaves, kernels)
+            _call(p, step, leaves, *code)
     if boxes is not None:
-        _boxret(p, plan["outputs"], boxes)
         return
     outs = [p.slot(ref) for ref in plan["outputs"]]
     p.emit(RET, len(outs), *outs)
 
 
-def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple]) -> None:
-    """Return each ``(output, box)`` as the result template does: an array as it is
-    (``"array"``), a 0-d output as a NumPy scalar (``"scalar"``), as a Python number
-    (``int``, ``float``) or as one where its flag output holds (``("python", number, flag)``)."""
+def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leaves: list) -> None:
+    """Return each ``(kind, index, box, value)`` as the result template does: an argument
+    (``"arg"``), a leaf, a constant, or a graph output: an array as it is (``"array"``), a
+    0-d output as a NumPy scalar (``"scalar"``), as a Python number (``int``, ``float``) or
+    as one where its flag output holds (``("python", number, flag)``)."""
     items: list[int] = []
-    for index, box in boxes:
+    for kind, index, box, value in boxes:
+        if kind in ("arg", "leaf"):
+            items += [BOX_SLOT, index if kind == "arg" else leaves[index][0], 0, 0]
+            continue
+        if kind != "graph":
+            items += [BOX_CONST, p.const(value), 0, 0]
+            continue
         ref = outputs[index]
         if ref[0] != "o":
             if box != "array":
@@ -278,8 +290,10 @@ def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple]) -> No
     p.emit(BOXRET, len(boxes), *items)
 
 
-def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> None:
-    _, name, words, work = step
+def _call(
+    p: _Program, step: tuple, leaves: list, kernels: dict[str, int], raiser: tuple | None
+) -> None:
+    name, words, work = step[1:4]
     if name not in kernels:
         raise _Unsupported(f"no packed entry for {name}")
     for word in words:
@@ -296,7 +310,13 @@ def _call(p: _Program, step: tuple, leaves: list, kernels: dict[str, int]) -> No
             p.emit(WR, p.exprs[word[1]])
         else:  # ("x", leaf, C type): a scalar argument
             _scalar(p, leaves[word[1]], word[2])
-    p.emit(CALLRC if step[0] == "callrc" else CALL, kernels[name], p.expr(work))
+    if step[0] != "callrc":
+        p.emit(CALL, kernels[name], p.expr(work))
+    elif raiser is None:
+        raise _Unsupported("no way to raise a loop region's errors")
+    else:  # (..., err buffer, its words): what raise_error reads
+        err, nerr = step[4:6]
+        p.emit(CALLRC, kernels[name], p.expr(work), p.const(raiser), p.exprs[err], nerr)
 
 
 def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:

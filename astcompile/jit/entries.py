@@ -348,15 +348,17 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     except (AttributeError, NoFastPlan):  # a library built before packed entries, a RUN size
         return None
     found = (entry.result.value_guards, guards, reads)
-    return assemble(entry.key, plan, found, kernels, boxes)
+    raiser = tuple(namespace.get(name) for name in ("_raise", "_checks", "_sites"))
+    return assemble(entry.key, plan, found, kernels, boxes, raiser)
 
 
 def _boxes(entry: Entry) -> list[tuple] | None:
-    """``(output, box)`` of each item of a result template made only of graph outputs
-    (a loop's sum returned as a Python float), for the C-level call path to box; else None."""
+    """``(kind, index, box, value)`` of each item of a flat result template (a loop's sum
+    returned as a Python float, an argument it filled, None), for the C-level call path to
+    box; else None."""
     template = entry.result.template
     if entry.written or type(template) is not tuple:
         return None
-    if not all(isinstance(s, OutSpec) and s.kind == "graph" for s in template):
+    if not all(isinstance(s, OutSpec) for s in template):
         return None
-    return [(s.index, s.box) for s in template]
+    return [(s.kind.value, s.index, s.box, s.value) for s in template]

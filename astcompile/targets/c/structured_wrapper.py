@@ -178,11 +178,10 @@ class _Wrapper(HostWriter):
 
     def _fast_plan(self) -> dict | None:
         """The wrapper as a fast plan (``lower/fastplan.py``), run by the C-level call path:
-        only where it writes nothing but its own buffers (an error status then reruns the
-        call on the Python path, which raises) and runs no NumPy step first."""
+        where it runs no NumPy step first and returns no selected array. A written argument
+        that is read-only or shares memory with another goes to the Python wrapper."""
         graph, em = self.graph, self.em
-        ins = [n for n in graph.inputs if n.attr.input_kind is InputKind.ARRAY]
-        if em.plan.hoisted or self.sels or any(n.id in em.written for n in ins):
+        if em.plan.hoisted or self.sels:
             return None
         if any(p.word is None for p in self.params):
             return None
@@ -198,7 +197,9 @@ class _Wrapper(HostWriter):
             return None
         steps += [("scratch", o[:2], 2) for o in outputs if o[0] == "o"]
         steps.append(("scratch", ("err",), ERR_WORDS))
-        call = ("callrc", self.name, tuple(p.word for p in self.params), _work(inputs))
+        words = tuple(p.word for p in self.params)
+        call = ("callrc", self.name, words, _work(inputs), ("err",), ERR_WORDS)
+        steps = _written(graph, em) + steps
         return {
             "inputs": tuple(inputs),
             "conds": tuple(conds),
@@ -254,6 +255,15 @@ class _Wrapper(HostWriter):
                 raise StructuredUnsupported("an output view with a runtime index")
             return STEPS[node.op](node, [self.ref(node.inputs[0])])
         raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")
+
+
+def _written(graph: Graph, em: Emitter) -> list[tuple]:
+    """The plan's checks of ``_aliasing``: each written argument is writeable and apart
+    from every other array argument (C order, so exactly ``np.may_share_memory``)."""
+    arrays = [k for k, n in enumerate(graph.inputs) if n.attr.input_kind is InputKind.ARRAY]
+    written = [k for k in arrays if graph.inputs[k].id in em.written]
+    steps = [("writable", k) for k in written]
+    return steps + [("apart", k, j) for k in written for j in arrays if j != k]
 
 
 def _plan_input(k: int, node: Node, em: Emitter) -> tuple:
