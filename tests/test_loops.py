@@ -350,10 +350,73 @@ def return_then_more(x, n):
     return s
 
 
+def search_forever(x, t):
+    i = 0
+    while True:
+        if x[i] > t:
+            return i
+        i += 1
+
+
+def running_total_until(x, t):
+    i = 0
+    s = 0.0
+    while True:
+        s += x[i]
+        if s > t:
+            return i, s
+        i += 1
+
+
+def binary_search(a, v):
+    lo = 0
+    hi = a.shape[0] - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if a[mid] == v:
+            return mid
+        elif a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+def newton_sqrt(a, tol):
+    x = a
+    while True:
+        nx = 0.5 * (x + a / x)
+        if abs(nx - x) < tol:
+            return nx
+        x = nx
+
+
+def returns_the_previous(x, t):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > t:
+            return prev  # noqa: F821 - unbound on the first pass, as the user wrote it
+        prev = x[i]  # noqa: F841 - read by the return on later passes
+        i += 1
+    return -1.0
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "fn, calls, compiles",
     [
+        # a ``while`` whose return reads a name its body binds first (``mid``): the name
+        # starts unbound, unseen; an empty array runs the loop zero times
+        (binary_search, [(np.arange(9.0), 6.0), (np.arange(9.0), 2.5), (np.zeros(0), 1.0)], True),
+        (newton_sqrt, [(np.float64(2.0), 1e-12), (np.float64(9.0), 1e-6)], True),
+        # ``while True:`` left only by its return needs no return after it; running off the
+        # end raises IndexError as in Python
+        (
+            search_forever,
+            [(np.arange(6.0), 3.5), (np.arange(6.0), -1.0), (np.arange(6.0), 9.0)],
+            True,
+        ),
+        (running_total_until, [(np.ones(9), 4.5), (np.arange(4.0), 2.0), (np.ones(3), 5.0)], True),
         (settle, [(np.ones(4), 1e-3, 100), (np.ones(4), 1e-3, 3), (np.ones(4), 1e-3, 0)], True),
         (first_negative, [(np.array([1.0, 2.0, -1.0, -3.0]),), (np.arange(3.0),)], True),
         (return_then_more, [(np.ones(5), 5), (np.ones(5), 2), (np.ones(5), 0)], True),
@@ -374,6 +437,17 @@ def test_a_return_inside_a_loop_compiles_with_the_loop(backend, fn, calls, compi
         assert compiled.regions[0].stats.compiled_calls > 0
     else:  # the loop goes back to Python, its body compiled: the old split
         assert compiled.python_loops
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_while_whose_return_reads_a_name_bound_later_stays_python(backend):
+    """``prev`` is read by the return before the body binds it on the first pass: Python
+    raises UnboundLocalError there, so the loop stays in Python (no unseen start value)."""
+    calls = [(np.array([0.0, 2.0, 3.0]), 1.0), (np.array([5.0, 1.0]), 1.0), (np.ones(2), 9.0)]
+    assert_same_calls(returns_the_previous, calls, backend=backend)
+    compiled = astcompile.compile(returns_the_previous, backend=backend)
+    compiled(*calls[0])
+    assert [r.spec.structured for r in compiled.regions] == [()]  # the body alone compiles
 
 
 def bump_then_bind(x, n):

@@ -113,10 +113,17 @@ class StructuredPlanner:
         only after the loop). The tracer peels the first iteration, which binds them; a loop
         that may run zero times leaves them unbound, so it falls back to the plain statements
         (trace/loops.py), and the rewritten function deletes them again (one line per name
-        after the region call: the loop must span that many lines)."""
-        if not top or not isinstance(node, cst.For):
+        after the region call: the loop must span that many lines).
+
+        A ``while`` at the top of a region may start with names unbound that only its own
+        ``return`` reads after it (``mid`` in a binary search's ``return mid``): that return
+        runs after the body bound them, so their start value is never seen."""
+        if not top:
             return False
         after = self.liveness.after.get(node, frozenset())
+        if isinstance(node, cst.While):
+            read = after | self.liveness.live_in(units, after) | name_sets(node.test).reads.keys()
+            return not unbound & read
         if (unbound - _targets(node)) & self.liveness.live_in(units, after):
             return False  # the body may read it (or leave it) unbound: Python decides
         room = self.last_line_of.get(node, self.line_of[node]) - self.line_of[node]

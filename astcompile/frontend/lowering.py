@@ -108,6 +108,8 @@ def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
             continue
         returned = next(n for n in P.own_nodes(stmt.body) if isinstance(n, ast.Return)).value
         value = copy.deepcopy(returned.elts[0])  # the region returns the 1-tuple ``(e,)``
+        if len(body) == index + 2:  # ``while True:`` left only by its return (loopcheck.py)
+            return [*body[: index + 1], P.store(RET, value, returned), body[-1]]
         *rest, last, end = body[index + 1 :]
         final = last.value
         flat = _same_arity(value, final)
@@ -220,7 +222,8 @@ class _Lowering(ast.NodeTransformer):
         test = P.function(test_name, spec.carried, [], (), node, value=P.test(node.test))
         args = [ast.Name(test_name, ast.Load()), ast.Name(name, ast.Load()), P.names(spec.carried)]
         call = P.call(WHILE, args + P.brk_index(spec))
-        loop = [*P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
+        starts = P.start_values(spec, node)
+        loop = [*starts, *P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
         return [*loop, *self._after(node, spec)]
 
     def visit_If(self, node: ast.If) -> list[ast.stmt] | ast.If:
