@@ -401,10 +401,53 @@ def returns_the_previous(x, t):
     return -1.0
 
 
+def first_outlier(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i, x[i]
+        if x[i] < -t:
+            return -i, -x[i]
+    return x.shape[0], 0.0
+
+
+def classify_walk(x, t):
+    s = 0.0
+    i = 0
+    while True:
+        s += x[i]
+        if s > t:
+            return 1
+        elif s < -t:
+            return 2
+        if x[i] == 0.25:
+            return 3
+        i += 1
+
+
+_WALK = np.array([0.1, -0.3, 0.25, 0.5, -2.0])
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "fn, calls, compiles",
     [
+        # several returns in one loop: each sets the flag to its number, the region returns
+        # the value of the one that ran (every path, and running off the end, below)
+        (
+            first_outlier,
+            [(np.array([0.0, 0.1, 2.0]), 1.0), (np.array([0.0, -3.0]), 1.0), (np.ones(3), 5.0)],
+            True,
+        ),
+        (
+            classify_walk,
+            [
+                (_WALK, 0.3),
+                (np.array([0.5, 0.6, 0.0]), 1.0),
+                (_WALK[::-1].copy(), 1.0),
+                (_WALK[:2].copy(), 9.0),
+            ],
+            True,
+        ),
         # a ``while`` whose return reads a name its body binds first (``mid``): the name
         # starts unbound, unseen; an empty array runs the loop zero times
         (binary_search, [(np.arange(9.0), 6.0), (np.arange(9.0), 2.5), (np.zeros(0), 1.0)], True),

@@ -28,8 +28,8 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
 _EXITS = (
-    "it holds a `return` or `raise` that cannot end a native loop (one per loop, in a loop "
-    "not nested in another compiled loop)"
+    "it holds a `return` or `raise` that cannot end a native loop (returns, or one raise, per "
+    "loop, in a loop not nested in another compiled loop)"
 )
 _NESTED = " and it is nested in a compiled loop (or its target is not one name)"
 _BIND_FIRST = (
@@ -74,7 +74,7 @@ class StructuredPlanner:
         target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
         returns = own_jumps(node.body, (cst.Return,))
         raises = own_jumps(node.body, (cst.Raise,))
-        if (returns or raises) and not (top and len(returns) + len(raises) == 1):
+        if (returns or raises) and not (top and (not raises or len(raises + returns) == 1)):
             return self._stays(node, _EXITS)
         for exit_ in returns + raises:  # breaks out; evaluated after the loop (lowering.py)
             after = after | frozenset(name_sets(exit_).reads)

@@ -329,9 +329,9 @@ def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> b
         return True
     if not rest or not all(small_statements(u) for u in rest) or not has_top_return(rest[-1]):
         return False
-    inner = own_jumps(loop.body, (cst.Return,))[0]
+    inner = own_jumps(loop.body, (cst.Return,))
     final = next(s for s in small_statements(rest[-1]) if isinstance(s, cst.Return))
-    return _arity(inner.value) == _arity(final.value)
+    return all(_arity(r.value) == _arity(final.value) for r in inner)
 
 
 def _arity(value: cst.BaseExpression | None) -> int:
