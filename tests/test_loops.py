@@ -482,6 +482,26 @@ def test_a_return_inside_a_loop_compiles_with_the_loop(backend, fn, calls, compi
         assert compiled.python_loops
 
 
+def first_of_three_kinds(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+        if x[i] < -t:
+            return x[i]
+        if x[i] == 0.125:
+            return 0.5
+    return True
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returns_of_different_python_types_keep_their_types(backend):
+    """Each return hands back its own Python type (int, np.float64, float, bool): where one
+    value cannot carry them all, the loop runs in Python, never a converted value."""
+    arrays = [[0.0, 2.0], [0.0, -2.0], [0.0, 0.125], [0.0, 0.0]]
+    calls = [(np.array(a), 1.0) for a in arrays] * 2
+    assert_same_calls(first_of_three_kinds, calls, backend=backend)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_while_whose_return_reads_a_name_bound_later_stays_python(backend):
     """``prev`` is read by the return before the body binds it on the first pass: Python
