@@ -350,10 +350,116 @@ def return_then_more(x, n):
     return s
 
 
+def search_forever(x, t):
+    i = 0
+    while True:
+        if x[i] > t:
+            return i
+        i += 1
+
+
+def running_total_until(x, t):
+    i = 0
+    s = 0.0
+    while True:
+        s += x[i]
+        if s > t:
+            return i, s
+        i += 1
+
+
+def binary_search(a, v):
+    lo = 0
+    hi = a.shape[0] - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if a[mid] == v:
+            return mid
+        elif a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+def newton_sqrt(a, tol):
+    x = a
+    while True:
+        nx = 0.5 * (x + a / x)
+        if abs(nx - x) < tol:
+            return nx
+        x = nx
+
+
+def returns_the_previous(x, t):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > t:
+            return prev  # noqa: F821 - unbound on the first pass, as the user wrote it
+        prev = x[i]  # noqa: F841 - read by the return on later passes
+        i += 1
+    return -1.0
+
+
+def first_outlier(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i, x[i]
+        if x[i] < -t:
+            return -i, -x[i]
+    return x.shape[0], 0.0
+
+
+def classify_walk(x, t):
+    s = 0.0
+    i = 0
+    while True:
+        s += x[i]
+        if s > t:
+            return 1
+        elif s < -t:
+            return 2
+        if x[i] == 0.25:
+            return 3
+        i += 1
+
+
+_WALK = np.array([0.1, -0.3, 0.25, 0.5, -2.0])
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "fn, calls, compiles",
     [
+        # several returns in one loop: each sets the flag to its number, the region returns
+        # the value of the one that ran (every path, and running off the end, below)
+        (
+            first_outlier,
+            [(np.array([0.0, 0.1, 2.0]), 1.0), (np.array([0.0, -3.0]), 1.0), (np.ones(3), 5.0)],
+            True,
+        ),
+        (
+            classify_walk,
+            [
+                (_WALK, 0.3),
+                (np.array([0.5, 0.6, 0.0]), 1.0),
+                (_WALK[::-1].copy(), 1.0),
+                (_WALK[:2].copy(), 9.0),
+            ],
+            True,
+        ),
+        # a ``while`` whose return reads a name its body binds first (``mid``): the name
+        # starts unbound, unseen; an empty array runs the loop zero times
+        (binary_search, [(np.arange(9.0), 6.0), (np.arange(9.0), 2.5), (np.zeros(0), 1.0)], True),
+        (newton_sqrt, [(np.float64(2.0), 1e-12), (np.float64(9.0), 1e-6)], True),
+        # ``while True:`` left only by its return needs no return after it; running off the
+        # end raises IndexError as in Python
+        (
+            search_forever,
+            [(np.arange(6.0), 3.5), (np.arange(6.0), -1.0), (np.arange(6.0), 9.0)],
+            True,
+        ),
+        (running_total_until, [(np.ones(9), 4.5), (np.arange(4.0), 2.0), (np.ones(3), 5.0)], True),
         (settle, [(np.ones(4), 1e-3, 100), (np.ones(4), 1e-3, 3), (np.ones(4), 1e-3, 0)], True),
         (first_negative, [(np.array([1.0, 2.0, -1.0, -3.0]),), (np.arange(3.0),)], True),
         (return_then_more, [(np.ones(5), 5), (np.ones(5), 2), (np.ones(5), 0)], True),
@@ -374,6 +480,37 @@ def test_a_return_inside_a_loop_compiles_with_the_loop(backend, fn, calls, compi
         assert compiled.regions[0].stats.compiled_calls > 0
     else:  # the loop goes back to Python, its body compiled: the old split
         assert compiled.python_loops
+
+
+def first_of_three_kinds(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+        if x[i] < -t:
+            return x[i]
+        if x[i] == 0.125:
+            return 0.5
+    return True
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returns_of_different_python_types_keep_their_types(backend):
+    """Each return hands back its own Python type (int, np.float64, float, bool): where one
+    value cannot carry them all, the loop runs in Python, never a converted value."""
+    arrays = [[0.0, 2.0], [0.0, -2.0], [0.0, 0.125], [0.0, 0.0]]
+    calls = [(np.array(a), 1.0) for a in arrays] * 2
+    assert_same_calls(first_of_three_kinds, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_while_whose_return_reads_a_name_bound_later_stays_python(backend):
+    """``prev`` is read by the return before the body binds it on the first pass: Python
+    raises UnboundLocalError there, so the loop stays in Python (no unseen start value)."""
+    calls = [(np.array([0.0, 2.0, 3.0]), 1.0), (np.array([5.0, 1.0]), 1.0), (np.ones(2), 9.0)]
+    assert_same_calls(returns_the_previous, calls, backend=backend)
+    compiled = astcompile.compile(returns_the_previous, backend=backend)
+    compiled(*calls[0])
+    assert [r.spec.structured for r in compiled.regions] == [()]  # the body alone compiles
 
 
 def bump_then_bind(x, n):

@@ -357,7 +357,7 @@ class _Checker:
             verdict = self.verdict(unit)
             if verdict is Verdict.GRAPHABLE or (
                 verdict is Verdict.RETURNS
-                and (small_statements(unit) or self._return_follows(units[index + 1 :]))
+                and (loopcheck.ends_in_return(unit) or self._return_follows(units[index + 1 :]))
             ):
                 self._mark(unit)
                 continue
@@ -380,7 +380,7 @@ class _Checker:
         for unit in units:
             if self.verdict(unit) is Verdict.EAGER:
                 return False
-            if any(isinstance(s, cst.Return) for s in small_statements(unit)):
+            if loopcheck.ends_in_return(unit):
                 return True
         return False
 

@@ -28,8 +28,8 @@ from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
 _EXITS = (
-    "it holds a `return` or `raise` that cannot end a native loop (one per loop, in a loop "
-    "not nested in another compiled loop)"
+    "it holds a `return` or `raise` that cannot end a native loop (returns, or one raise, per "
+    "loop, in a loop not nested in another compiled loop)"
 )
 _NESTED = " and it is nested in a compiled loop (or its target is not one name)"
 _BIND_FIRST = (
@@ -74,7 +74,7 @@ class StructuredPlanner:
         target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
         returns = own_jumps(node.body, (cst.Return,))
         raises = own_jumps(node.body, (cst.Raise,))
-        if (returns or raises) and not (top and len(returns) + len(raises) == 1):
+        if (returns or raises) and not (top and (not raises or len(raises + returns) == 1)):
             return self._stays(node, _EXITS)
         for exit_ in returns + raises:  # breaks out; evaluated after the loop (lowering.py)
             after = after | frozenset(name_sets(exit_).reads)
@@ -113,10 +113,17 @@ class StructuredPlanner:
         only after the loop). The tracer peels the first iteration, which binds them; a loop
         that may run zero times leaves them unbound, so it falls back to the plain statements
         (trace/loops.py), and the rewritten function deletes them again (one line per name
-        after the region call: the loop must span that many lines)."""
-        if not top or not isinstance(node, cst.For):
+        after the region call: the loop must span that many lines).
+
+        A ``while`` at the top of a region may start with names unbound that only its own
+        ``return`` reads after it (``mid`` in a binary search's ``return mid``): that return
+        runs after the body bound them, so their start value is never seen."""
+        if not top:
             return False
         after = self.liveness.after.get(node, frozenset())
+        if isinstance(node, cst.While):
+            read = after | self.liveness.live_in(units, after) | name_sets(node.test).reads.keys()
+            return not unbound & read
         if (unbound - _targets(node)) & self.liveness.live_in(units, after):
             return False  # the body may read it (or leave it) unbound: Python decides
         room = self.last_line_of.get(node, self.line_of[node]) - self.line_of[node]

@@ -155,3 +155,15 @@ def own_jumps(block: cst.CSTNode, kinds: tuple[type, ...] = (cst.Break, cst.Cont
 
     block.visit(_Find())
     return found
+
+
+def ends_in_return(unit: cst.CSTNode) -> bool:
+    """Whether ``unit`` ends the function on every path that leaves it normally: a line
+    holding a ``return``, or ``while True:`` holding a ``return`` and no ``break`` of its own
+    (it leaves only by that return). A run ending in one ends with the function's return."""
+    if isinstance(unit, cst.While):
+        forever = isinstance(unit.test, cst.Name) and unit.test.value == "True"
+        exits = own_jumps(unit.body, (cst.Break, cst.Return))
+        only_returns = bool(exits) and all(isinstance(j, cst.Return) for j in exits)
+        return forever and not unit.orelse and only_returns
+    return any(isinstance(s, cst.Return) for s in small_statements(unit))

@@ -106,21 +106,52 @@ def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
         spec = by_line.get((LoopSpec, stmt.lineno)) if isinstance(stmt, LOOPS) else None
         if spec is None or not spec.ret:
             continue
-        returned = next(n for n in P.own_nodes(stmt.body) if isinstance(n, ast.Return)).value
-        value = copy.deepcopy(returned.elts[0])  # the region returns the 1-tuple ``(e,)``
-        *rest, last, end = body[index + 1 :]
-        final = last.value
-        flat = _same_arity(value, final)
-        names = tuple(f"{RET}_{k}" for k in range(len(value.elts))) if flat else (RET,)
+        returns = _numbered_returns(stmt)
+        values = [copy.deepcopy(r.value.elts[0]) for r in returns]  # each returns ``(e,)``
+        after = body[index + 1 :]  # only ``return (__ac_ret,)`` after ``while True:``
+        finals = [after[-2].value] if len(after) > 1 else []
+        flat = _same_arity([*values, *finals])
+        names = tuple(f"{RET}_{k}" for k in range(len(values[0].elts))) if flat else (RET,)
         target = P.names(names) if flat else ast.Name(RET, ast.Load())
         starts = [P.store(name, P.load(UNBOUND_NAME), stmt) for name in names]
-        then = [P.located(_assign(target, value), returned)]
-        other = [*rest, P.located(_assign(target, final), last)]
-        chosen = P.located(ast.If(P.load(spec.ret), then, other), stmt)
-        chosen.ac_spec = BranchSpec(stmt.lineno, names + _updated(rest))
-        joined = [P.store(RET, P.names(names), last)] if flat else []
-        return [*body[: index + 1], *starts, chosen, *joined, end]
+        chosen = _which_return(spec, returns, values, target, names)
+        if finals:
+            *rest, last, _ = after
+            other = [*rest, P.located(_assign(target, last.value), last)]
+            chosen = [P.located(ast.If(P.load(spec.ret), chosen, other), stmt)]
+            chosen[0].ac_spec = BranchSpec(stmt.lineno, names + _updated(rest))
+        joined = [P.store(RET, P.names(names), after[-1])] if flat else []
+        return [*body[: index + 1], *starts, *chosen, *joined, after[-1]]
     return body
+
+
+def _numbered_returns(loop: ast.For | ast.While) -> list[ast.Return]:
+    """The loop's own returns in source order. With more than one, each sets the loop's
+    ``returned`` flag to its number (``ac_which``, lowering_parts.jump), which starts at 0."""
+    returns = sorted(
+        (n for n in P.own_nodes(loop.body) if isinstance(n, ast.Return)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    if len(returns) > 1:
+        loop.ac_ret_start = 0
+        for number, node in enumerate(returns, 1):
+            node.ac_which = number
+    return returns
+
+
+def _which_return(
+    spec: LoopSpec, returns: list, values: list, target: ast.expr, names: tuple[str, ...]
+) -> list[ast.stmt]:
+    """``target = e`` of the return that ran: ``if returned == 1: ... else: if ...`` (IFs
+    passing on ``names``), the last one taken when no other ran."""
+    chosen = [P.located(_assign(target, values[-1]), returns[-1])]
+    for number in range(len(returns) - 1, 0, -1):
+        node = returns[number - 1]
+        test = ast.Compare(P.load(spec.ret), [ast.Eq()], [ast.Constant(number)])
+        then = [P.located(_assign(target, values[number - 1]), node)]
+        chosen = [P.located(ast.If(test, then, chosen), node)]
+        chosen[0].ac_spec = BranchSpec(node.lineno, names)
+    return chosen
 
 
 LOOPS = (ast.For, ast.While)
@@ -141,14 +172,13 @@ def _updated(statements: list[ast.stmt]) -> tuple[str, ...]:
     return tuple(sorted(read_first & written))
 
 
-def _same_arity(value: ast.expr, final: ast.expr) -> bool:
-    """Both tuple displays of the same length: their items travel as separate values."""
-    return (
-        isinstance(value, ast.Tuple)
-        and isinstance(final, ast.Tuple)
-        and len(value.elts) == len(final.elts)
-        and not any(isinstance(e, ast.Starred) for e in [*value.elts, *final.elts])
-    )
+def _same_arity(values: list[ast.expr]) -> bool:
+    """Tuple displays of one length: their items travel as separate values."""
+    if not all(isinstance(v, ast.Tuple) for v in values):
+        return False
+    items = [e for v in values for e in v.elts]
+    lengths = {len(v.elts) for v in values}
+    return len(lengths) == 1 and not any(isinstance(e, ast.Starred) for e in items)
 
 
 def _assign(target: ast.expr, value: ast.expr) -> ast.Assign:
@@ -220,7 +250,8 @@ class _Lowering(ast.NodeTransformer):
         test = P.function(test_name, spec.carried, [], (), node, value=P.test(node.test))
         args = [ast.Name(test_name, ast.Load()), ast.Name(name, ast.Load()), P.names(spec.carried)]
         call = P.call(WHILE, args + P.brk_index(spec))
-        loop = [*P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
+        starts = P.start_values(spec, node)
+        loop = [*starts, *P.brk_init(spec, node), test, body, P.assign(spec.carried, call, node)]
         return [*loop, *self._after(node, spec)]
 
     def visit_If(self, node: ast.If) -> list[ast.stmt] | ast.If:

@@ -168,6 +168,8 @@ def jump(stmt: ast.stmt, spec: LoopSpec) -> list[ast.stmt]:
         ast.Raise: [spec.raised, spec.brk],
     }.get(type(stmt), [])
     values = [ast.Constant(True)] * len(flags) + [ast.Constant(False)]
+    if isinstance(stmt, ast.Return):  # its number, where the loop has several (lowering.py)
+        values[0] = ast.Constant(getattr(stmt, "ac_which", True))
     return [store(name, value, stmt) for name, value in zip([*flags, spec.go], values)]
 
 
@@ -187,8 +189,9 @@ def flag_start(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
 
 
 def brk_init(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
+    starts = {spec.ret: getattr(where, "ac_ret_start", False)}  # a number with several returns
     flags = [f for f in (spec.brk, spec.ret, spec.raised) if f]
-    return [store(flag, ast.Constant(False), where) for flag in flags]
+    return [store(flag, ast.Constant(starts.get(flag, False)), where) for flag in flags]
 
 
 def raise_after(spec: LoopSpec, raised: ast.Raise) -> list[ast.stmt]:

@@ -26,7 +26,7 @@ from astcompile.frontend.local_names import (
     target_sets,
 )
 from astcompile.frontend.loop_plan import Spec, StructuredPlanner
-from astcompile.frontend.loopcheck import own_jumps
+from astcompile.frontend.loopcheck import ends_in_return, own_jumps
 from astcompile.frontend.nested import local_functions
 from astcompile.frontend.spec import RET
 from astcompile.frontend.walk import find
@@ -104,7 +104,8 @@ def plan_regions(
 
 
 def has_top_return(unit: cst.CSTNode) -> bool:
-    return any(isinstance(s, cst.Return) for s in small_statements(unit))
+    """Whether a run ending in ``unit`` ends with the function's return (loopcheck.py)."""
+    return ends_in_return(unit)
 
 
 def _has_nested_return(unit: cst.CSTNode) -> bool:
@@ -322,12 +323,15 @@ def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> b
     """Whether the run can return a loop's ``return e`` after the loop (frontend/lowering.py
     evaluates ``e`` there, as one branch of an IF whose other branch is the rest of the run):
     the rest must be simple statements ending in the function's return, with as many values
-    as ``e`` (the values of an IF are its results, one by one)."""
+    as ``e`` (the values of an IF are its results, one by one). ``while True:`` without a
+    ``break`` needs no rest: it leaves only by its return."""
+    if not rest and ends_in_return(loop):
+        return True
     if not rest or not all(small_statements(u) for u in rest) or not has_top_return(rest[-1]):
         return False
-    inner = own_jumps(loop.body, (cst.Return,))[0]
+    inner = own_jumps(loop.body, (cst.Return,))
     final = next(s for s in small_statements(rest[-1]) if isinstance(s, cst.Return))
-    return _arity(inner.value) == _arity(final.value)
+    return all(_arity(r.value) == _arity(final.value) for r in inner)
 
 
 def _arity(value: cst.BaseExpression | None) -> int:

@@ -241,6 +241,7 @@ def _trace_while(
         return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_while(body))
+    init = _unseen_starts(init, kinds)
     if not CK.start_holds(init, kinds):
         rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
         return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
@@ -250,6 +251,14 @@ def _trace_while(
         return init
     attr = LoopAttr(traced.graph, len(init_nodes), exits=True, is_while=True)
     return _loop_node(ctx, (C.truth_node(go), *init_nodes), traced, attr, kinds)
+
+
+def _unseen_starts(init: tuple, kinds: list) -> tuple:
+    """A ``while`` loop starts a variable UNBOUND only where its own ``return`` alone reads
+    it after the loop and its body binds it first (frontend/loop_plan.py): a scalar starts as
+    a zero of its kind, which nothing ever reads."""
+    starts = [CK.typed_start(k) if v is UNBOUND else v for v, k in zip(init, kinds)]
+    return init if any(s is None for s in starts) else tuple(starts)
 
 
 # -- the first iteration on its own, where it changes a carried value's kind (trace/carried.py)
