@@ -33,6 +33,7 @@ from astcompile.ir.graph import (
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, store_checks, upper_bound
 from astcompile.lower import loop_schedule as ls
+from astcompile.lower.dead_fills import dead_fills
 from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import Bounds, indexed_shape
 from astcompile.lower.loop_schedule import build_schedule
@@ -99,6 +100,7 @@ class Emitter(LoopReductions):
     tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
     #: arguments whose guard key assures a unit last stride (``Assured.unit_c``, lower/host.py)
     unit_c: frozenset[int] = frozenset()
+    unfilled: frozenset[int] = frozenset()  # buffers whose fill no one reads (lower/dead_fills.py)
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
         """Emit one block of the loop schedule (:mod:`~astcompile.lower.loop_schedule`)."""
@@ -279,6 +281,9 @@ class Emitter(LoopReductions):
         if node.op is Op.RESULT:
             return  # a branch result: each branch fills it
         dst = self.view(node)
+        if node.id in self.unfilled:
+            what = "not filled: the loop below stores every element before reading it"
+            return self.emit(f"/* {value_name(node)}{shape_c(node.shape)} {what} */{loc(node)}")
         self.emit(f"/* {value_name(node)}{shape_c(node.shape)} = {describe(node)} */{loc(node)}")
 
         def body(idx: list[str]) -> None:
@@ -362,7 +367,8 @@ def generate_structured(graph: Graph, unit_c: frozenset[int] = frozenset()) -> E
     ``unit_c``: the arguments the entry's guard key assures C-contiguous with a unit last
     stride, indexed so whether read or written (another layout is another key, another entry)."""
     plan = plan_structured(graph, C)
-    em = Emitter(plan, build_schedule(graph, plan), unit_c=unit_c)
+    schedule = build_schedule(graph, plan)
+    em = Emitter(plan, schedule, unit_c=unit_c, unfilled=dead_fills(schedule))
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)
