@@ -81,3 +81,23 @@ def test_a_strided_vector_is_written_through_its_stride(private_cache):
             compiled, (x[::-1], out(), -0.5, 0.5), clip_into, (x[::-1], out(), -0.5, 0.5)
         )
     assert any(re.search(r"\[i_\d+ \* out_\d+_s0\]", r.c_source) for r in _entries(compiled))
+
+
+def running_sum(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * 1.5
+        out[i] = s
+    return s
+
+
+def test_a_carried_sum_into_a_unit_stride_argument_stays_in_order(private_cache):
+    """Unit strides let gcc vectorise; a sum carried round the loop must still add in the
+    order Python adds, bit for bit (values of wildly different sizes would show a reorder)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(10_007) * 10.0 ** rng.integers(-8, 8, 10_007)
+    got, want = np.empty_like(x), np.empty_like(x)
+    compiled = astcompile.compile(running_sum, backend="c")
+    assert compiled(x, got) == running_sum(x, want)
+    assert np.array_equal(got, want)
+    assert any(re.search(r"out_\d+\[i_\d+\] = ", r.c_source) for r in _entries(compiled))
