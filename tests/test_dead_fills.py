@@ -98,14 +98,57 @@ def read_in_an_earlier_loop(x):
     return out, s
 
 
+def grid(a):
+    out = np.empty((a.shape[0], a.shape[1]))
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j]
+            out[i, j] = s
+            s -= out[i, j] * 0.5
+    return out, s
+
+
+def grid_short_rows(a):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1] - 1):
+            out[i, j] = a[i, j]
+    return out
+
+
+def triangle(a):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        for j in range(i):
+            out[i, j] = a[i, j]
+    return out
+
+
+def grid_by_columns(a):
+    out = np.zeros_like(a)
+    for j in range(a.shape[1]):
+        for i in range(a.shape[0]):
+            out[i, j] = a[i, j] + out[0, 0]
+    return out
+
+
+def rows(a):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        out[i, :] = a[i, :] * 2.0
+    return out
+
+
 def _compiled(fn, x) -> str:
     compiled = astcompile.compile(fn, backend="c")
     for n in (x.shape[0], 0):
         args = (x[:n],)
         assert_same_call(compiled, args, fn, tuple(a.copy() for a in args), "c")
     runs = [e.run for r in compiled.regions for found in r.entries.values() for e in found]
-    assert runs and all(r.c_source for r in runs), "not compiled to C"
-    return "".join(r.c_source for r in runs)
+    source = "".join(r.c_source for r in runs)
+    assert "/* for " in source, "not compiled as a loop region"
+    return source
 
 
 @pytest.fixture(autouse=True)
@@ -116,9 +159,21 @@ def private_cache(tmp_path, monkeypatch):
 X = np.random.default_rng(0).standard_normal(257)
 
 
+A = np.random.default_rng(1).standard_normal((6, 9))
+
+
 @pytest.mark.parametrize("fn", [read_back, ones_then_all])
 def test_a_fill_the_loop_overwrites_first_is_left_out(fn):
     assert UNFILLED in _compiled(fn, X)
+
+
+def test_a_loop_nest_over_every_axis_overwrites_a_matrix():
+    assert UNFILLED in _compiled(grid, A)
+
+
+@pytest.mark.parametrize("fn", [grid_short_rows, triangle, grid_by_columns, rows])
+def test_a_matrix_fill_something_may_read_is_kept(fn):
+    assert UNFILLED not in _compiled(fn, A)
 
 
 def test_the_clip_benchmark_skips_its_fill():
