@@ -130,6 +130,19 @@ def clip_branches(x, lo, hi):
     return out
 
 
+def clip_into(x, out, lo, hi):
+    """The same clip into an output the caller passes (NumPy's ``out=`` style)."""
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < lo:
+            out[i] = lo
+        elif v > hi:
+            out[i] = hi
+        else:
+            out[i] = v
+    return out
+
+
 def piecewise(x):
     """A piecewise function: ``y`` first bound in the arms of an ``if`` on the element."""
     out = np.empty_like(x)
@@ -189,6 +202,11 @@ def _clip_args(quick: bool, rng: np.random.Generator) -> list:
     return [rng.standard_normal(65_536 if quick else 262_144), -0.5, 0.5]
 
 
+def _clip_into_args(quick: bool, rng: np.random.Generator) -> list:
+    x, lo, hi = _clip_args(quick, rng)
+    return [x, np.empty_like(x), lo, hi]
+
+
 LOOP_CASES = [
     LoopCase("1-D spring chain (n=4000, 10 steps)", spring_chain, _chain),
     LoopCase(
@@ -209,6 +227,7 @@ LOOP_CASES = [
         lambda q, r: [r.random(65_536 if q else 262_144)],
     ),
     LoopCase("branch: clip as if/elif/else stores (262k)", clip_branches, _clip_args),
+    LoopCase("branch: clip into a passed-in out (262k)", clip_into, _clip_into_args),
     LoopCase(
         "branch: piecewise, y bound in both arms (262k)",
         piecewise,

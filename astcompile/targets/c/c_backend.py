@@ -101,7 +101,9 @@ class CBackend(StagedBackend):
             from astcompile.targets.c.structured_wrapper import region_source
 
             try:
-                c, decl, wrapper = region_source(graph, generate_structured(graph))
+                c, decl, wrapper = region_source(
+                    graph, generate_structured(graph, assured(work).unit_c)
+                )
             except StructuredUnsupported as exc:
                 raise Unlowerable(str(exc), exc.loc) from exc
         work.code = CCode(annotate(c), decl, WrapperParts.of(wrapper, decl))

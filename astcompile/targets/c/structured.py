@@ -33,6 +33,7 @@ from astcompile.ir.graph import (
 from astcompile.ir.ops import Kind, Op
 from astcompile.ir.shapes import Dim, store_checks, upper_bound
 from astcompile.lower import loop_schedule as ls
+from astcompile.lower.dead_fills import dead_fills
 from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import Bounds, indexed_shape
 from astcompile.lower.loop_schedule import build_schedule
@@ -97,6 +98,9 @@ class Emitter(LoopReductions):
     inner: tuple[int, ...] = ()  # the axes the reduction being emitted folds
     extent: tuple[Dim, ...] = ()  # the shape of what it folds
     tables: dict[int, str] = field(default_factory=dict)  # array constant id -> its C table
+    #: arguments whose guard key assures a unit last stride (``Assured.unit_c``, lower/host.py)
+    unit_c: frozenset[int] = frozenset()
+    unfilled: frozenset[int] = frozenset()  # buffers whose fill no one reads (lower/dead_fills.py)
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
         """Emit one block of the loop schedule (:mod:`~astcompile.lower.loop_schedule`)."""
@@ -184,8 +188,8 @@ class Emitter(LoopReductions):
                 if passed
                 else contiguous_strides(node.shape)
             )
-            if node.op is Op.INPUT and self.unit_last(node):
-                strides = (*strides[:-1], "1")  # the wrapper passes a unit-stride copy if need be
+            if node.op is Op.INPUT and (self.unit_last(node) or node.id in self.unit_c):
+                strides = (*strides[:-1], "1")  # a constant gcc can vectorise with
             return View(name, "0", strides, frozenset({node.id}))
         base = self.view(node.inputs[0])
         if node.op is Op.STORE:
@@ -212,9 +216,12 @@ class Emitter(LoopReductions):
         raise StructuredUnsupported(f"the read-only zeros of a real array's .imag ({node.loc})")
 
     def unit_last(self, node: Node) -> bool:
-        """Whether argument ``node`` is read-only, so its last axis is indexed with stride 1
-        (a constant stride lets gcc vectorise with plain loads instead of gathers)."""
-        return node.ndim > 0 and node.id not in self.plan.written_inputs
+        """Whether the wrapper passes argument ``node`` with a unit last stride, copying it if
+        need be: a read-only one the guard key does not already assure (a constant stride lets
+        gcc vectorise with plain loads and stores instead of gathers and scatters)."""
+        return (
+            node.ndim > 0 and node.id not in self.plan.written_inputs and node.id not in self.unit_c
+        )
 
     # -- casts and dynamic indices ----------------------------------------------------------
     def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
@@ -274,6 +281,9 @@ class Emitter(LoopReductions):
         if node.op is Op.RESULT:
             return  # a branch result: each branch fills it
         dst = self.view(node)
+        if node.id in self.unfilled:
+            what = "not filled: the loop below stores every element before reading it"
+            return self.emit(f"/* {value_name(node)}{shape_c(node.shape)} {what} */{loc(node)}")
         self.emit(f"/* {value_name(node)}{shape_c(node.shape)} = {describe(node)} */{loc(node)}")
 
         def body(idx: list[str]) -> None:
@@ -352,10 +362,13 @@ STATEMENTS: dict[type, Callable[[Emitter, Any], None]] = {
 }
 
 
-def generate_structured(graph: Graph) -> Emitter:
-    """Plan and emit the body of the region function; the caller wraps it (signature, wrapper)."""
+def generate_structured(graph: Graph, unit_c: frozenset[int] = frozenset()) -> Emitter:
+    """Plan and emit the body of the region function; the caller wraps it (signature, wrapper).
+    ``unit_c``: the arguments the entry's guard key assures C-contiguous with a unit last
+    stride, indexed so whether read or written (another layout is another key, another entry)."""
     plan = plan_structured(graph, C)
-    em = Emitter(plan, build_schedule(graph, plan))
+    schedule = build_schedule(graph, plan)
+    em = Emitter(plan, schedule, unit_c=unit_c, unfilled=dead_fills(schedule))
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)
