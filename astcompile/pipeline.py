@@ -128,6 +128,14 @@ TARGET_STAGES: tuple[Stage, ...] = (
         when=stages.target_unset,
     ),
     *_PASSES,
+    Stage(
+        "scans",
+        stages.fold_scans,
+        "np.cumsum/np.cumprod loops as scan steps, for a target with scan kernels (Triton)",
+        stages.wants_scans,
+        stages.codegen_failed,
+        stages.scans_dump,
+    ),
     _target(
         "schedule",
         "nodes grouped into fused kernels and NumPy steps",
@@ -184,7 +192,7 @@ REGION_STAGES: tuple[Stage, ...] = (
 
 def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
     """Run each stage of ``stage_list`` that applies, in order, each timed under its name; with
-    ``config.verify_ir`` (the tests set it) the graph a stage leaves is verified, so a broken
+    ``config.verify_ir`` (the tests set it) the graphs a stage leaves are verified, so a broken
     invariant names the stage that broke it."""
     for stage in stage_list:
         if work.done:
@@ -199,10 +207,12 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
                     raise
                 stage.on_error(work, exc)
                 continue
-            if config.verify_ir and getattr(work, "graph", None) is not None:
+            if config.verify_ir:  # the graph, and its scans folded beside it
                 from astcompile.ir.graph import verify_between  # a broken IR: raised as is
 
-                verify_between(work.graph, stage.name)
+                for graph in (getattr(work, "graph", None), getattr(work, "scans", None)):
+                    if graph is not None:
+                        verify_between(graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:
                 _write_dump(stage, work)
     return work

@@ -84,6 +84,7 @@ class RegionWork:
     graph: Graph | None = None
     kind: GraphKind = GraphKind.FLAT
     changed: bool = False  # whether the last graph pass changed the graph
+    scans: Graph | None = None  # the graph with its scan loops as scan steps (``scans``)
     schedule: Schedule | Plan | None = None  # a flat graph's kernels, or a form's plan
     form: Form | None = None  # what the plan is (Triton's forms), set by the ``accept`` stage
     handed_over: str | None = None  # why the target refused the graph and C compiles it
@@ -289,6 +290,20 @@ def for_codegen(stage: str, work: RegionWork) -> bool:
     return work.target.graph_passes
 
 
+def wants_scans(stage: str, work: RegionWork) -> bool:
+    """Only a loop graph has scan loops; only a target with scan kernels wants them folded."""
+    return work.kind is GraphKind.LOOP and work.target.scan_steps
+
+
+def fold_scans(work: RegionWork) -> None:
+    """The graph with each ``np.cumsum``/``np.cumprod`` loop as one scan step, beside the
+    graph itself (``lower/scan_steps.py``): the target's forms may take either, and a target
+    that refuses both hands C the graph as traced, loops and all."""
+    from astcompile.lower.scan_steps import fold_scans
+
+    work.scans = fold_scans(work.graph)
+
+
 def flat_target_step(stage: str, work: RegionWork) -> bool:
     """Scheduling into fused kernels is for flat graphs; a loop graph is planned at ``accept``
     (Triton's forms) or as it is lowered (C: one structured function)."""
@@ -314,7 +329,13 @@ def accept(work: RegionWork) -> None:
 
 def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
+    return _dump_name(work, stage), taken + "\n"
+
+
+def scans_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    if work.scans is None or work.region is None:
+        return None
+    return _dump_name(work, stage), str(work.scans)
 
 
 def add_entry(work: RegionWork) -> None:
@@ -343,7 +364,11 @@ def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
 def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     if not work.changed or work.region is None:
         return None
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.graph)
+    return _dump_name(work, stage), str(work.graph)
+
+
+def _dump_name(work: RegionWork, stage: str) -> str:
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt"
 
 
 # -- errors and dumps --------------------------------------------------------------------------
