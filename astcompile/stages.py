@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, debug_dump, logs, verify
+from astcompile import config, logs, verify
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
@@ -207,14 +207,6 @@ def not_rewritten(stage: str, work: FunctionWork) -> bool:
     return work.rewrite is None
 
 
-def rewrite_dump(stage: str, work: FunctionWork) -> tuple[str, str] | None:
-    made = work.rewrite
-    if made is None:
-        return None
-    bodies = "".join("\n\n" + spec.body_source.lstrip("\n") for spec in made.regions)
-    return "rewrite.py", made.source.lstrip("\n") + bodies
-
-
 # -- region stages -----------------------------------------------------------------------------
 
 
@@ -291,14 +283,14 @@ def for_codegen(stage: str, work: RegionWork) -> bool:
 
 
 def wants_scans(stage: str, work: RegionWork) -> bool:
-    """Only a loop graph has scan loops; only a target with scan kernels wants them folded."""
-    return work.kind is GraphKind.LOOP and work.target.scan_steps
+    """Only a loop graph has scan loops; only a target that picks a form at ``accept`` (Triton:
+    scan kernels) takes the graph with them folded instead of the graph."""
+    return work.kind is GraphKind.LOOP and "accept" in work.target.steps
 
 
 def fold_scans(work: RegionWork) -> None:
-    """The graph with each ``np.cumsum``/``np.cumprod`` loop as one scan step, beside the
-    graph itself (``lower/scan_steps.py``): the target's forms may take either, and a target
-    that refuses both hands C the graph as traced, loops and all."""
+    """Beside the graph, the graph with its scan loops as scan steps (``lower/scan_steps.py``):
+    a target that refuses both hands C the graph as traced, loops and all."""
     from astcompile.lower.scan_steps import fold_scans
 
     work.scans = fold_scans(work.graph)
@@ -327,17 +319,6 @@ def accept(work: RegionWork) -> None:
         work.target, work.handed_over = fallback, reason
 
 
-def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
-    return _dump_name(work, stage), taken + "\n"
-
-
-def scans_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    if work.scans is None or work.region is None:
-        return None
-    return _dump_name(work, stage), str(work.scans)
-
-
 def add_entry(work: RegionWork) -> None:
     silent = work.target.name == "c" or getattr(work.run, "fp_silent", False)  # fp_errors.py
     run = verify.plant(work.run)  # plant: a test hook
@@ -350,25 +331,6 @@ def record(work: RegionWork) -> None:
     work.region.record_graph(work.result)
     number = work.dump_number if config.debug_dir else None
     work.region.record_code(work.graph, work.entry.run, number)
-
-
-def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    name = work.region.spec.name
-    folder = dump_folder(work.region.owner)
-    work.dump_number = sum(
-        f.startswith(f"{name}.") and f.endswith(".trace.txt") for f in os.listdir(folder)
-    )
-    return f"{name}.{work.dump_number}.trace.txt", str(work.graph)
-
-
-def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    if not work.changed or work.region is None:
-        return None
-    return _dump_name(work, stage), str(work.graph)
-
-
-def _dump_name(work: RegionWork, stage: str) -> str:
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt"
 
 
 # -- errors and dumps --------------------------------------------------------------------------
@@ -415,9 +377,3 @@ def warn_user(message: str) -> None:
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, RuntimeWarning, stacklevel=level)
-
-
-def dump_folder(owner: Owner) -> str:
-    """``<debug_dir>/<module>.<function>/``, made if missing (stage dumps run only while
-    ``config.debug_dir`` is set)."""
-    return debug_dump.folder(owner.fn, owner.name)

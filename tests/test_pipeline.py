@@ -215,7 +215,7 @@ def test_which_stages_apply_to_which_graphs():
             *PASS_NAMES,
             *TARGET,
         ]
-        loop.target = triton  # it has scan kernels: the ``scans`` stage folds scan loops for it
+        loop.target = triton  # it picks a form at ``accept``: scan loops are folded for it
         assert ran(loop) == [*PASS_NAMES, "scans", "accept", "lower", "load", "wrap"]
 
 

@@ -32,12 +32,10 @@ class Backend(Protocol):
     the pipeline skips the ones it lacks, and ``wrap`` sets ``work.run``. A target that lowers
     only some graphs says at ``accept`` why it refuses one (else None) and hands it to its
     ``fallback`` target, named (C). ``graph_passes`` says whether the graph passes run before
-    it, ``scan_steps`` whether it wants scan loops folded (``scans``). ``compile`` runs those
-    stages on a bare graph."""
+    it. ``compile`` runs those stages on a bare graph."""
 
     name: str
     graph_passes: bool
-    scan_steps: bool
     steps: Mapping[str, Callable[[Any], str | None]]
 
     def compile(self, graph: Graph) -> CompiledGraph: ...

@@ -362,7 +362,6 @@ class EagerBackend:
 
     name = "eager"
     graph_passes = False  # the reference: it runs the graph exactly as traced
-    scan_steps = False
 
     def __init__(self) -> None:
         self.steps = {"wrap": self.wrap}

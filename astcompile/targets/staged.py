@@ -20,7 +20,6 @@ class StagedBackend:
     ``config.cache_dir``)."""
 
     graph_passes = True
-    scan_steps = False
     STAGES: tuple[str, ...] = ("schedule", "lower", "load", "wrap")
 
     def __init__(self, cache_dir: str | None = None) -> None:

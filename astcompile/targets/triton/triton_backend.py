@@ -71,7 +71,6 @@ class TritonBackend(StagedBackend):
 
     name = "triton"
     fallback = "c"  #: the backend of a graph it refuses, by name (stages.accept makes it)
-    scan_steps = True  #: it has scan kernels: the ``scans`` stage folds scan loops for it
     STAGES = ("schedule", "accept", "lower", "load", "wrap")  # accept: why it refuses a graph
 
     def schedule(self, work: RegionWork) -> None:
