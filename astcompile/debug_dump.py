@@ -141,26 +141,21 @@ def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
 def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     if not work.changed or work.region is None:
         return None
-    return _stage_file(work, stage), str(work.graph)
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.graph)
 
 
 def scans_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     if work.scans is None or work.region is None:
         return None
-    return _stage_file(work, stage), str(work.scans)
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.scans)
 
 
 def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
-    return _stage_file(work, stage), taken + "\n"
-
-
-def _stage_file(work: RegionWork, stage: str) -> str:
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt"
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
 
 
 def write_stage(made: tuple[str, str] | None, owner: Owner) -> None:
-    """A stage's dump in its function's folder (stage dumps run only while ``config.debug_dir``
-    is set)."""
+    """A stage's dump in its function's folder (called only while ``config.debug_dir`` is set)."""
     if made is not None:
         _write(folder(owner.fn, owner.name), *made)

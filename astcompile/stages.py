@@ -283,8 +283,7 @@ def for_codegen(stage: str, work: RegionWork) -> bool:
 
 
 def wants_scans(stage: str, work: RegionWork) -> bool:
-    """Only a loop graph has scan loops; only a target that picks a form at ``accept`` (Triton:
-    scan kernels) takes the graph with them folded instead of the graph."""
+    """Scan loops make a loop graph; a target that picks its form at ``accept`` may take them."""
     return work.kind is GraphKind.LOOP and "accept" in work.target.steps
 
 

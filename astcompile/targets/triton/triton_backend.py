@@ -50,14 +50,12 @@ def _kernels(work: RegionWork) -> Schedule | None:
 
 
 def _scan_kernels(work: RegionWork) -> Schedule | None:
-    scans = work.scans
-    return TRITON.schedule(scans) if scans is not None and not scans.effects else None
+    return TRITON.schedule(work.scans) if work.scans and not work.scans.effects else None
 
 
-#: How Triton lowers a region's graph: in the first form whose ``plan(work)`` is not None, from
-#: the graph or the graph with its scans folded (``work.scans``, the ``scans`` stage; stores:
-#: phases of kernels and stores into views, no loop; host_loops: host loops launching their
-#: bodies' kernels). A graph no form takes runs on C (``accept``).
+#: How Triton lowers a region's graph: in the first form whose ``plan(work)`` (of the graph or
+#: ``work.scans``) is not None (stores: phases of kernels and stores into views, no loop;
+#: host_loops: host loops launching their bodies' kernels). A graph no form takes runs on C.
 FORMS = (
     Form("kernels", _kernels, flat_code),  # a flat graph: its schedule's fused kernels
     Form("scans", _scan_kernels, flat_code),  # np.cumsum/np.cumprod only: scan kernels

@@ -175,9 +175,8 @@ class _Builder:
         whole region first: they decide what each segment hands on (a later segment, or a
         loop body, may read a value of an earlier one)."""
         raw = self._collect(self.graph)
-        self.needed = self._host_uses() | {
-            x.id for m in _found(raw, list) for x in self._outside(m)
-        }
+        outside = {x.id for m in _found(raw, list) for x in self._outside(m)}
+        self.needed = self._host_uses() | outside
         self.needed |= {x.id for h in _found(raw, HostIndex) for x in h.node.inputs}
         return self._finish(raw)
 
@@ -273,8 +272,7 @@ class _Builder:
         if not attr.is_while and not all(self.is_host(b) for b in bounds):
             self.reads_back.append(f"the range computed at {where}")
 
-    def is_host(self, node: Node) -> bool:
-        return node.id in self.host or host_leaf(node)
+    is_host = HostProgram.on_host  # the same test while the program is planned
 
     def _outside(self, members: list[Node]) -> list[Node]:
         """What ``members`` read from outside: values of other segments, loop variables and
