@@ -288,9 +288,9 @@ def wants_scans(stage: str, work: RegionWork) -> bool:
 
 
 def fold_scans(work: RegionWork) -> None:
-    """Beside the graph, the graph with its scan loops as scan steps (``lower/scan_steps.py``):
+    """Beside the graph, the graph with its scan loops as scan steps (``passes/scans.py``):
     a target that refuses both hands C the graph as traced, loops and all."""
-    from astcompile.lower.scan_steps import fold_scans
+    from astcompile.passes.scans import fold_scans
 
     work.scans = fold_scans(work.graph)
 

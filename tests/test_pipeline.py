@@ -367,7 +367,7 @@ def test_the_scans_stage_folds_scan_loops_beside_the_graph_and_is_verified(monke
     with its cumsum loop as a scan step, kept beside the traced graph (C, handed a graph Triton
     refuses, compiles the loop), only for a target with scan kernels, and verified."""
     from astcompile.ir.graph import Graph, VerifyError
-    from astcompile.lower import scan_steps
+    from astcompile.passes import scans
     from astcompile.targets.triton.triton_backend import TritonBackend
 
     graph = astcompile.explain(astcompile.compile(running, backend="eager"), np.arange(6.0))
@@ -378,6 +378,6 @@ def test_the_scans_stage_folds_scan_loops_beside_the_graph_and_is_verified(monke
     assert pipeline.run_target_stages(graph, c, stop_before="lower").scans is None
     monkeypatch.setattr(config, "verify_ir", True)
     lost = Graph(graph.name, [], work.scans.outputs, [], [])  # its input is no longer one
-    monkeypatch.setattr(scan_steps, "fold_scans", lambda g: lost)
+    monkeypatch.setattr(scans, "fold_scans", lambda g: lost)
     with pytest.raises(VerifyError, match="after scans"):
         pipeline.run_target_stages(graph, TritonBackend(), stop_before="accept")
