@@ -10,7 +10,8 @@ One folder per function, ``<debug_dir>/<module>.<function>/``, holds what each s
     __ac_region_0.0.lower.triton.py  or, on the Triton target, its Triton kernels
     __ac_region_0.0.wrap.py          the generated Python that checks guards and calls them
 
-The pipeline writes the first three; this module the code.
+The stages write the first three (and ``<region>.<n>.scans.txt``, ``.accept.txt``: their
+``dump`` functions are here); :func:`region` the code.
 
 The number counts the region's compiled entries (a recompile for new argument kinds writes
 ``.1``). An entry loaded on a warm start (disk cache or ``__astcache__``) is dumped the same
@@ -24,10 +25,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs
 from astcompile.runtime.cache import source_path
+
+if TYPE_CHECKING:
+    from astcompile.jit.protocols import Owner
+    from astcompile.stages import FunctionWork, RegionWork
 
 
 def folder(fn: Any, name: str) -> str | None:
@@ -114,3 +119,43 @@ def _number(where: str, region_name: str) -> int:
 def _write(where: str, filename: str, text: str) -> None:
     with open(os.path.join(where, filename), "w") as out:
         out.write(text)
+
+
+# -- what a stage made (``Stage.dump``: its file name and text, or None) ----------------------
+
+
+def rewrite_dump(stage: str, work: FunctionWork) -> tuple[str, str] | None:
+    made = work.rewrite
+    if made is None:
+        return None
+    bodies = "".join("\n\n" + spec.body_source.lstrip("\n") for spec in made.regions)
+    return "rewrite.py", made.source.lstrip("\n") + bodies
+
+
+def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    name = work.region.spec.name
+    work.dump_number = _number(folder(work.owner.fn, work.owner.name), name)
+    return f"{name}.{work.dump_number}.trace.txt", str(work.graph)
+
+
+def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    if not work.changed or work.region is None:
+        return None
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.graph)
+
+
+def scans_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    if work.scans is None or work.region is None:
+        return None
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.scans)
+
+
+def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
+
+
+def write_stage(made: tuple[str, str] | None, owner: Owner) -> None:
+    """A stage's dump in its function's folder (called only while ``config.debug_dir`` is set)."""
+    if made is not None:
+        _write(folder(owner.fn, owner.name), *made)

@@ -24,11 +24,10 @@ people is written there under the stage's name (``rewrite.py``, ``<region>.<n>.t
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from astcompile import config, stages
+from astcompile import config, debug_dump, stages
 from astcompile.passes.pass_list import PIPELINE as GRAPH_PASSES
 from astcompile.runtime.timing import phase
 from astcompile.stages import FunctionWork, RegionWork
@@ -60,7 +59,7 @@ FUNCTION_STAGES: tuple[Stage, ...] = (
         "rewrite_cache",
         stages.load_rewrite,
         "a warm start reuses the rewrite an earlier process or `astcompile build` saved",
-        dump=stages.rewrite_dump,
+        dump=debug_dump.rewrite_dump,
     ),
     Stage(
         "source",
@@ -86,7 +85,7 @@ FUNCTION_STAGES: tuple[Stage, ...] = (
         stages.rewrite,
         "regions become calls `__ac_region_k(...)`, breaks stay Python; saved for next time",
         when=stages.not_rewritten,
-        dump=stages.rewrite_dump,
+        dump=debug_dump.rewrite_dump,
     ),
     Stage(
         "materialise",
@@ -109,7 +108,7 @@ _PASSES = tuple(
         why,
         when=stages.for_codegen,
         on_error=stages.codegen_failed,
-        dump=stages.pass_dump,
+        dump=debug_dump.pass_dump,
     )
     for name, fn, why in GRAPH_PASSES
 )
@@ -128,6 +127,14 @@ TARGET_STAGES: tuple[Stage, ...] = (
         when=stages.target_unset,
     ),
     *_PASSES,
+    Stage(
+        "scans",
+        stages.fold_scans,
+        "np.cumsum/np.cumprod loops as scan steps, for a target that picks its form at accept",
+        stages.wants_scans,
+        stages.codegen_failed,
+        debug_dump.scans_dump,
+    ),
     _target(
         "schedule",
         "nodes grouped into fused kernels and NumPy steps",
@@ -139,7 +146,7 @@ TARGET_STAGES: tuple[Stage, ...] = (
         "the target takes the graph in one of its forms, or hands it to C, saying why",
         stages.target_has,
         stages.codegen_failed,
-        stages.accept_dump,
+        debug_dump.accept_dump,
     ),
     _target(
         "lower",
@@ -166,7 +173,7 @@ REGION_STAGES: tuple[Stage, ...] = (
         "trace",
         stages.trace,
         "the body run on symbolic values: one graph, its guards and reads (or a break)",
-        dump=stages.trace_dump,
+        dump=debug_dump.trace_dump,
     ),
     *TARGET_STAGES,
     Stage(
@@ -184,7 +191,7 @@ REGION_STAGES: tuple[Stage, ...] = (
 
 def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
     """Run each stage of ``stage_list`` that applies, in order, each timed under its name; with
-    ``config.verify_ir`` (the tests set it) the graph a stage leaves is verified, so a broken
+    ``config.verify_ir`` (the tests set it) the graphs a stage leaves are verified, so a broken
     invariant names the stage that broke it."""
     for stage in stage_list:
         if work.done:
@@ -199,20 +206,15 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
                     raise
                 stage.on_error(work, exc)
                 continue
-            if config.verify_ir and getattr(work, "graph", None) is not None:
+            if config.verify_ir:  # the graph, and its scans folded beside it
                 from astcompile.ir.graph import verify_between  # a broken IR: raised as is
 
-                verify_between(work.graph, stage.name)
+                for graph in (getattr(work, "graph", None), getattr(work, "scans", None)):
+                    if graph is not None:
+                        verify_between(graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:
-                _write_dump(stage, work)
+                debug_dump.write_stage(stage.dump(stage.name, work), work.owner)
     return work
-
-
-def _write_dump(stage: Stage, work: Any) -> None:
-    made = stage.dump(stage.name, work)
-    if made is not None:
-        with open(os.path.join(stages.dump_folder(work.owner), made[0]), "w") as out:
-            out.write(made[1])
 
 
 def stage_names() -> tuple[str, ...]:

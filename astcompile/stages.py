@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, debug_dump, logs, verify
+from astcompile import config, logs, verify
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
@@ -84,6 +84,7 @@ class RegionWork:
     graph: Graph | None = None
     kind: GraphKind = GraphKind.FLAT
     changed: bool = False  # whether the last graph pass changed the graph
+    scans: Graph | None = None  # the graph with its scan loops as scan steps (``scans``)
     schedule: Schedule | Plan | None = None  # a flat graph's kernels, or a form's plan
     form: Form | None = None  # what the plan is (Triton's forms), set by the ``accept`` stage
     handed_over: str | None = None  # why the target refused the graph and C compiles it
@@ -206,14 +207,6 @@ def not_rewritten(stage: str, work: FunctionWork) -> bool:
     return work.rewrite is None
 
 
-def rewrite_dump(stage: str, work: FunctionWork) -> tuple[str, str] | None:
-    made = work.rewrite
-    if made is None:
-        return None
-    bodies = "".join("\n\n" + spec.body_source.lstrip("\n") for spec in made.regions)
-    return "rewrite.py", made.source.lstrip("\n") + bodies
-
-
 # -- region stages -----------------------------------------------------------------------------
 
 
@@ -289,6 +282,19 @@ def for_codegen(stage: str, work: RegionWork) -> bool:
     return work.target.graph_passes
 
 
+def wants_scans(stage: str, work: RegionWork) -> bool:
+    """Scan loops make a loop graph; a target that picks its form at ``accept`` may take them."""
+    return work.kind is GraphKind.LOOP and "accept" in work.target.steps
+
+
+def fold_scans(work: RegionWork) -> None:
+    """Beside the graph, the graph with its scan loops as scan steps (``passes/scans.py``):
+    a target that refuses both hands C the graph as traced, loops and all."""
+    from astcompile.passes.scans import fold_scans
+
+    work.scans = fold_scans(work.graph)
+
+
 def flat_target_step(stage: str, work: RegionWork) -> bool:
     """Scheduling into fused kernels is for flat graphs; a loop graph is planned at ``accept``
     (Triton's forms) or as it is lowered (C: one structured function)."""
@@ -312,11 +318,6 @@ def accept(work: RegionWork) -> None:
         work.target, work.handed_over = fallback, reason
 
 
-def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"
-
-
 def add_entry(work: RegionWork) -> None:
     silent = work.target.name == "c" or getattr(work.run, "fp_silent", False)  # fp_errors.py
     run = verify.plant(work.run)  # plant: a test hook
@@ -329,21 +330,6 @@ def record(work: RegionWork) -> None:
     work.region.record_graph(work.result)
     number = work.dump_number if config.debug_dir else None
     work.region.record_code(work.graph, work.entry.run, number)
-
-
-def trace_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    name = work.region.spec.name
-    folder = dump_folder(work.region.owner)
-    work.dump_number = sum(
-        f.startswith(f"{name}.") and f.endswith(".trace.txt") for f in os.listdir(folder)
-    )
-    return f"{name}.{work.dump_number}.trace.txt", str(work.graph)
-
-
-def pass_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
-    if not work.changed or work.region is None:
-        return None
-    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.graph)
 
 
 # -- errors and dumps --------------------------------------------------------------------------
@@ -390,9 +376,3 @@ def warn_user(message: str) -> None:
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, RuntimeWarning, stacklevel=level)
-
-
-def dump_folder(owner: Owner) -> str:
-    """``<debug_dir>/<module>.<function>/``, made if missing (stage dumps run only while
-    ``config.debug_dir`` is set)."""
-    return debug_dump.folder(owner.fn, owner.name)

@@ -95,7 +95,7 @@ def test_a_first_call_under_warnings_as_errors(tmp_path, backend):
 
 
 def test_region_stages_in_order_with_the_graph_passes_and_the_target_stages():
-    expected = ["trace", "target", *PASS_NAMES, *TARGET, "guards", "record"]
+    expected = ["trace", "target", *PASS_NAMES, "scans", *TARGET, "guards", "record"]
     assert _names(pipeline.REGION_STAGES) == expected
     assert pipeline.REGION_STAGES[1:-2] == pipeline.TARGET_STAGES
 
@@ -215,8 +215,8 @@ def test_which_stages_apply_to_which_graphs():
             *PASS_NAMES,
             *TARGET,
         ]
-        loop.target = triton
-        assert ran(loop) == [*PASS_NAMES, "accept", "lower", "load", "wrap"]
+        loop.target = triton  # it picks a form at ``accept``: scan loops are folded for it
+        assert ran(loop) == [*PASS_NAMES, "scans", "accept", "lower", "load", "wrap"]
 
 
 def doubled(x):
@@ -359,3 +359,25 @@ def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch
 
     with pytest.raises(astcompile.CompileError, match="__ac_region_0: RuntimeError: lowering"):
         astcompile.compile(add, backend="c")(np.ones(2))
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+def test_the_scans_stage_folds_scan_loops_beside_the_graph_and_is_verified(monkeypatch):
+    """Scan folding is a stage of the one list, not a step inside Triton's ``accept``: the graph
+    with its cumsum loop as a scan step, kept beside the traced graph (C, handed a graph Triton
+    refuses, compiles the loop), only for a target with scan kernels, and verified."""
+    from astcompile.ir.graph import Graph, VerifyError
+    from astcompile.passes import scans
+    from astcompile.targets.triton.triton_backend import TritonBackend
+
+    graph = astcompile.explain(astcompile.compile(running, backend="eager"), np.arange(6.0))
+    graph = graph.graphs[0]
+    work = pipeline.run_target_stages(graph, TritonBackend(), stop_before="accept")
+    assert "cumsum" in str(work.scans) and not work.scans.effects and work.graph.effects
+    c = astcompile.targets.get_backend("c")
+    assert pipeline.run_target_stages(graph, c, stop_before="lower").scans is None
+    monkeypatch.setattr(config, "verify_ir", True)
+    lost = Graph(graph.name, [], work.scans.outputs, [], [])  # its input is no longer one
+    monkeypatch.setattr(scans, "fold_scans", lambda g: lost)
+    with pytest.raises(VerifyError, match="after scans"):
+        pipeline.run_target_stages(graph, TritonBackend(), stop_before="accept")

@@ -49,7 +49,7 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
 def note(program: HostProgram) -> str:
     """What ``explain`` says of a loop region on Triton."""
     said = []
-    if any(isinstance(item, HostLoop) for item in _all_items(program.body)):
+    if _has_loop(program.body):
         said.append("host loops launching the body's kernels, arrays kept on the device")
     if program.grids:
         lines = ", ".join(program.grids)
@@ -60,15 +60,12 @@ def note(program: HostProgram) -> str:
     return "; ".join(said)
 
 
-def _all_items(items: tuple) -> list:
-    out = []
-    for item in items:
-        out.append(item)
-        if isinstance(item, HostLoop):
-            out += _all_items(item.body)
-        elif isinstance(item, HostBranch):
-            out += _all_items(item.then) + _all_items(item.orelse)
-    return out
+def _has_loop(items: tuple) -> bool:
+    """Whether ``items`` hold a host loop, at their level or in a branch's blocks."""
+    return any(
+        isinstance(i, HostLoop) or (isinstance(i, HostBranch) and _has_loop(i.then + i.orelse))
+        for i in items
+    )
 
 
 class _Host(HostWriter):

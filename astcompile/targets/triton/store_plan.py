@@ -173,25 +173,11 @@ def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict
     return epoch, alias
 
 
-def _loops(nodes: list[Node]) -> bool:
-    return any(n.kind is Kind.CONTROL or (n.op is Op.INDEX and len(n.inputs) > 1) for n in nodes)
-
-
-def c_reason(graph: Graph) -> str:
-    """Why a non-flat region runs on the C target, as ``explain`` says it."""
-    if _loops(graph.nodes()):
-        return "a loop region: no Triton lowering yet"
-    return (
-        "stores Triton cannot lower: a run-time index, a cast without a Triton rule, a reshape "
-        "of a stored array, or a store into an array that is neither an argument nor new"
-    )
-
-
 def store_region(graph: Graph) -> StoreRegion | None:
     """``graph`` as phases of kernels and stores, when the Triton target can lower it so."""
     nodes = graph.nodes()
-    if _loops(nodes):
-        return None
+    if any(n.kind is Kind.CONTROL or (n.op is Op.INDEX and len(n.inputs) > 1) for n in nodes):
+        return None  # a loop, a branch or a run-time index
     stores = sorted(graph.effects, key=lambda n: n.id)
     if not stores or not all(_lowerable(s) for s in stores):
         return None

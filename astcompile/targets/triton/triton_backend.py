@@ -20,9 +20,7 @@ from typing import NamedTuple
 
 from astcompile import config
 from astcompile.errors import CompileError
-from astcompile.ir.graph import Graph
 from astcompile.lower.ids import numbering
-from astcompile.lower.scan_steps import fold_scans
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import GraphKind, RegionWork
 from astcompile.targets.staged import StagedBackend, assured
@@ -43,26 +41,26 @@ class Form(NamedTuple):
     """A way to lower a graph: ``plan`` makes its plan or None, ``write`` the plan's code."""
 
     name: str
-    plan: Callable[[RegionWork, Graph | None], Plan | None]
+    plan: Callable[[RegionWork], Plan | None]
     write: Callable[..., TritonCode]
 
 
-def _kernels(work: RegionWork, scans: Graph | None) -> Schedule | None:
+def _kernels(work: RegionWork) -> Schedule | None:
     return work.schedule if work.kind is GraphKind.FLAT else None
 
 
-def _scan_kernels(work: RegionWork, scans: Graph | None) -> Schedule | None:
-    return TRITON.schedule(scans) if scans is not None and not scans.effects else None
+def _scan_kernels(work: RegionWork) -> Schedule | None:
+    return TRITON.schedule(work.scans) if work.scans and not work.scans.effects else None
 
 
-#: How Triton lowers a region's graph: in the first form whose ``plan(work, graph with its scans
-#: folded)`` is not None (stores: phases of kernels and stores into views, no loop; host_loops:
-#: host loops launching their bodies' kernels). A graph no form takes runs on C (``accept``).
+#: How Triton lowers a region's graph: in the first form whose ``plan(work)`` (of the graph or
+#: ``work.scans``) is not None (stores: phases of kernels and stores into views, no loop;
+#: host_loops: host loops launching their bodies' kernels). A graph no form takes runs on C.
 FORMS = (
     Form("kernels", _kernels, flat_code),  # a flat graph: its schedule's fused kernels
     Form("scans", _scan_kernels, flat_code),  # np.cumsum/np.cumprod only: scan kernels
-    Form("stores", lambda work, scans: store_region(scans or work.graph), store_code),
-    Form("host_loops", lambda work, scans: host_program(work.graph), loop_code),
+    Form("stores", lambda work: store_region(work.scans or work.graph), store_code),
+    Form("host_loops", lambda work: host_program(work.graph), loop_code),
 )
 
 
@@ -79,9 +77,8 @@ class TritonBackend(StagedBackend):
     def accept(self, work: RegionWork) -> str | None:
         """The ``accept`` stage: the form this target lowers the graph in, with its plan, left
         in the work; or why it has none (the region then runs on the C target)."""
-        scans = fold_scans(work.graph)
         for form in FORMS:
-            plan = form.plan(work, scans)
+            plan = form.plan(work)
             if plan is not None:
                 work.form, work.schedule = form, plan
                 return None

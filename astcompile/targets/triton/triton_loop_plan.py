@@ -32,7 +32,7 @@ from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
 from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.targets.triton.loop_grid import vectorize
-from astcompile.targets.triton.store_plan import StoreRegion, c_reason, store_region
+from astcompile.targets.triton.store_plan import StoreRegion, store_region
 from astcompile.targets.triton.triton_target import TRITON
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
@@ -75,7 +75,7 @@ class HostLoop:
     """A user loop the host runs, launching its body's segments each iteration."""
 
     node: Node  #: the LOOP
-    body: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
+    body: Items
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,17 @@ class HostBranch:
     """An ``if`` the host decides, running one block's items; its results are host variables."""
 
     node: Node  #: the IF
-    then: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
-    orelse: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
+    then: Items
+    orelse: Items
+
+
+Items = tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]  #: a level, in order
 
 
 @dataclass(frozen=True)
 class HostProgram:
     graph: Graph
-    body: tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]
+    body: Items
     stored_leaves: tuple[int, ...]  #: arguments a store may write (copied back from a GPU)
     reads_back: tuple[str, ...]  #: why the host reads device values back, in words
     host: frozenset[int]  #: ids of the scalars the host computes (:func:`host_scalars`)
@@ -128,8 +131,12 @@ def host_program(graph: Graph) -> HostProgram | None:
 def c_target_reason(graph: Graph) -> str:
     """Why a region that is not flat runs on the C target, as ``explain`` says it."""
     nodes = list(walk(graph.nodes()))
-    if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):
-        return c_reason(graph)
+    if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):  # stores only
+        return (
+            "stores Triton cannot lower: a run-time index, a cast without a Triton rule, a "
+            "reshape of a stored array, or a store into an array that is neither an argument "
+            "nor new"
+        )
     try:
         forms = loop_forms(build_schedule(graph, plan_structured(graph, TRITON)))
     except StructuredUnsupported:
@@ -163,15 +170,14 @@ class _Builder:
         self.grids: list[str] = []
         self.host = host_scalars(graph)
 
-    def program(self) -> tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]:
+    def program(self) -> Items:
         """Every level's items in program order. The segments' reads are collected over the
         whole region first: they decide what each segment hands on (a later segment, or a
         loop body, may read a value of an earlier one)."""
         raw = self._collect(self.graph)
-        self.needed = self._host_uses() | {
-            x.id for m in _member_lists(raw) for x in self._outside(m)
-        }
-        self.needed |= {x.id for n in _host_indices(raw) for x in n.inputs}
+        outside = {x.id for m in _found(raw, list) for x in self._outside(m)}
+        self.needed = self._host_uses() | outside
+        self.needed |= {x.id for h in _found(raw, HostIndex) for x in h.node.inputs}
         return self._finish(raw)
 
     def _host_uses(self) -> set[int]:
@@ -232,9 +238,7 @@ class _Builder:
         if not all(self.is_host(i) for i in node.inputs[1:]):
             self.reads_back.append(f"the index at {where}")
 
-    def _finish(
-        self, raw: list
-    ) -> tuple[Segment | HostStep | HostIndex | HostLoop | HostBranch, ...]:
+    def _finish(self, raw: list) -> Items:
         out: list = []
         for item in raw:
             if isinstance(item, HostIndex):
@@ -268,8 +272,7 @@ class _Builder:
         if not attr.is_while and not all(self.is_host(b) for b in bounds):
             self.reads_back.append(f"the range computed at {where}")
 
-    def is_host(self, node: Node) -> bool:
-        return node.id in self.host or host_leaf(node)
+    is_host = HostProgram.on_host  # the same test while the program is planned
 
     def _outside(self, members: list[Node]) -> list[Node]:
         """What ``members`` read from outside: values of other segments, loop variables and
@@ -316,14 +319,15 @@ class _Builder:
         return Segment(graph, tuple(reads), hands_on, stores)
 
 
-def _member_lists(raw: list) -> list[list[Node]]:
+def _found(raw: list, kind: type) -> list:
+    """The items of ``kind`` at every level of ``raw`` (a loop's or a branch's blocks too)."""
     out = []
     for item in raw:
-        if isinstance(item, list):
+        if isinstance(item, kind):
             out.append(item)
         elif isinstance(item, tuple):
             for block in item[1:]:
-                out += _member_lists(block)
+                out += _found(block, kind)
     return out
 
 
@@ -333,17 +337,6 @@ def _grid(loop: Node) -> list[Node]:
     if nodes is None:
         raise _NoTritonForm
     return [n for n in nodes if n.op not in OWN and n.op is not Op.INPUT]
-
-
-def _host_indices(raw: list) -> list[Node]:
-    out = []
-    for item in raw:
-        if isinstance(item, HostIndex):
-            out.append(item.node)
-        elif isinstance(item, tuple):
-            for block in item[1:]:
-                out += _host_indices(block)
-    return out
 
 
 def _runtime_index(node: Node) -> bool:

@@ -1,6 +1,6 @@
 """Scan kernels: ``np.cumsum``/``np.cumprod`` along the last axis, one program per row.
 
-A scan step (:mod:`astcompile.lower.scan_steps`) gets two functions, launched like a
+A scan step (:mod:`astcompile.passes.scans`) gets two functions, launched like a
 reduction's (:class:`astcompile.runtime.triton_runtime.KernelLauncher` picks by the row's
 length): ``{name}_block`` holds the row in one block and scans it with ``tl.cumsum`` /
 ``tl.cumprod``; ``{name}_loop`` walks a longer row in ``BLOCK``-sized steps, each step's scan
@@ -18,8 +18,8 @@ import numpy as np
 from astcompile.ir.graph import Node
 from astcompile.lower.ids import nid
 from astcompile.lower.names import value_name
-from astcompile.lower.scan_steps import scan_of
 from astcompile.lower.source_notes import short
+from astcompile.passes.scans import scan_of
 from astcompile.passes.schedule import NumpyStep, Schedule
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type

@@ -9,7 +9,7 @@ from graphs import passed
 
 from astcompile.ir.graph import verify
 from astcompile.ir.ops import Op
-from astcompile.lower.scan_steps import fold_scans, scan_of
+from astcompile.passes.scans import fold_scans, scan_of
 from astcompile.stages import GraphKind, graph_kind
 from astcompile.targets.eager import EagerBackend
 from astcompile.trace.tracer import trace_callable

@@ -7,13 +7,13 @@ The tracer writes ``np.cumsum(x, axis)`` as the loop NumPy runs (trace/numpy_sca
     loop k in 1..n: store(%b, add(%b[..., k - 1], x[..., k]), k)
 
 That makes a loop region, which the C target compiles as one C function. The Triton target has
-a scan kernel per row instead (:mod:`astcompile.targets.triton.triton_scan`), so before it gives up on
-a loop region it asks :func:`fold_scans`: each such loop along the *last* axis (a flattened
-array's scan is one) becomes one NUMPY node, ``np.cumsum(x, axis=-1, dtype=...)``, read
-wherever the buffer was read after the loop; the buffer, its first store and the loop go. If
-no other effect is left, the region is a flat graph again. The match is strict (the loop's bounds, the store's
-index, the fold, the buffer's readers); anything else keeps the loop, and the region stays on
-the C target as before.
+a scan kernel per row instead (:mod:`astcompile.targets.triton.triton_scan`), so the ``scans``
+stage (``astcompile/pipeline.py``) hands its ``accept`` :func:`fold_scans`'s graph as well: each
+such loop along the *last* axis (a flattened array's scan is one) becomes one NUMPY node,
+``np.cumsum(x, axis=-1, dtype=...)``, read wherever the buffer was read after the loop; the
+buffer, its first store and the loop go. If no other effect is left, the region is a flat graph
+again. The match is strict (the loop's bounds, the store's index, the fold, the buffer's
+readers); anything else keeps the loop, and the region stays on the C target as before.
 """
 
 from __future__ import annotations
