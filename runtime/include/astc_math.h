@@ -80,7 +80,9 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
 
 /* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. Quiet, as
    NumPy's are. Of two equal values maximum/minimum give the second (np.maximum(-0.0, 0.0) is
-   0.0: maxpd's rule, scalar and SIMD alike); clip keeps x at a bound equal to it
+   0.0: maxpd's rule, scalar and SIMD alike), and so do fmax/fmin, as NumPy's vector loop does
+   (its scalar tail and 0-d operands pick by length and position: not modelled, see
+   docs/numpy-support.md); clip keeps x at a bound equal to it
    (np.clip(-0.0, 0.0, 1.0) is -0.0). NumPy's sign: NaN stays NaN, +-0 gives +0. Picked with
    astc_select: GCC leaves loops over nested ?: of these unvectorised ("control flow in loop"). */
 #define ASTC_PICKS(T)                                                                   \
@@ -94,9 +96,9 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
         return astc_select_##T(astc_less_equal_##T(low, hi) | (low != low), low, hi);   \
     }                                                                                   \
     static inline T astc_fmax_##T(T a, T b)                                             \
-    { return astc_select_##T(astc_greater_equal_##T(a, b) | (b != b), a, b); }          \
+    { return astc_select_##T(astc_greater_##T(a, b) | (b != b), a, b); }                \
     static inline T astc_fmin_##T(T a, T b)                                             \
-    { return astc_select_##T(astc_less_equal_##T(a, b) | (b != b), a, b); }             \
+    { return astc_select_##T(astc_less_##T(a, b) | (b != b), a, b); }                   \
     static inline T astc_sign_##T(T a)                                                  \
     {                                                                                   \
         const T q = astc_select_##T(a == a, a, (T)0); /* NaN: +0, quiet to compare */   \
