@@ -88,3 +88,23 @@ def test_fmax_and_fmin_of_equal_zeros_give_numpys_operand(backend, dtype):
     a[5], b[9] = np.nan, np.nan
     expected, got = run_both(fmax_and_fmin, a, b, backend=backend)
     assert_same_signs(got, expected)
+
+
+def fmax_and_fmin_of_items(a, b):
+    out = np.empty((2, a.shape[0]), a.dtype)
+    for i in range(a.shape[0]):
+        out[0, i] = np.fmax(a[i], b[i])
+        out[1, i] = np.fmin(b[i], a[i])
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fmax_and_fmin_of_equal_zero_items_give_numpys_operand(backend, dtype):
+    """On 0-d values (a loop's items) NumPy's float64 fmax keeps the first of ``-0.0`` and
+    ``0.0``, float32 the second: compiled loops gave the vector loop's second for both. (Not
+    Triton: it runs such a loop as one vector kernel, so the items' rule is not seen.)"""
+    a = np.array([-0.0, 0.0, -0.0, np.nan, 1.0], dtype)
+    b = np.array([0.0, -0.0, -0.0, -0.0, np.nan], dtype)
+    expected, got = run_both(fmax_and_fmin_of_items, a, b, backend=backend)
+    assert_same_signs(got, expected)

@@ -25,9 +25,12 @@ A target adds three things:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
@@ -42,6 +45,23 @@ Rule = Callable[[Node, list[str]], str]
 
 #: The operand itself (a copy, a broadcast: the rule tables of every target).
 IDENT: Rule = lambda node, a: a[0]
+
+
+@functools.cache
+def keeps_first_zero(op: Op, dtype: np.dtype, scalar: bool) -> bool:
+    """Whether NumPy's fmax/fmin gives the first of ``-0.0`` and ``0.0`` (asked of NumPy on this
+    machine): on 0-d values (a loop's scalars) float64 keeps the first and float32 the second,
+    over whole SIMD vectors both keep the second. Its scalar tails pick by position: not
+    modelled (docs/numpy-support.md)."""
+    fn = {Op.FMAX: np.fmax, Op.FMIN: np.fmin}[op]
+    n = () if scalar else (64,)
+    return bool(np.signbit(fn(np.full(n, -0.0, dtype), np.full(n, 0.0, dtype))).all())
+
+
+def pick_zero_operands(node: Node, a: list[str]) -> list[str]:
+    """The operands of an fmax/fmin ``node`` in the order whose second wins a tie, as NumPy."""
+    first = keeps_first_zero(node.op, np.dtype(node.dtype), node.shape == ())
+    return [a[1], a[0]] if first else a
 
 
 def infix(op: str) -> Rule:

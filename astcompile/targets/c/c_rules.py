@@ -19,7 +19,7 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
-from astcompile.targets.base import INFIX_RULES, LIBM
+from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
@@ -126,8 +126,8 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.POW: _pow,
     Op.MAXIMUM: _pick("maximum", ">"),
     Op.MINIMUM: _pick("minimum", "<"),
-    Op.FMAX: _pick("fmax", ">"),
-    Op.FMIN: _pick("fmin", "<"),
+    Op.FMAX: lambda n, a: _pick("fmax", ">")(n, pick_zero_operands(n, a)),
+    Op.FMIN: lambda n, a: _pick("fmin", "<")(n, pick_zero_operands(n, a)),
     Op.LOGADDEXP: _helper("logaddexp"),
     **INFIX_RULES,
     Op.LT: _ordered("less", "<"),

@@ -22,7 +22,16 @@ import numpy as np
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, as_integer, convert_operand, floats_fit, lower_with
-from astcompile.targets.base import IDENT, INFIX_RULES, LIBM, Rule, bool_or_infix, float_or, infix
+from astcompile.targets.base import (
+    IDENT,
+    INFIX_RULES,
+    LIBM,
+    Rule,
+    bool_or_infix,
+    float_or,
+    infix,
+    pick_zero_operands,
+)
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {
@@ -91,6 +100,7 @@ def _pick(fn: str, compare: str, nan_wins: bool) -> Rule:
     second wins, as in NumPy's vector loops; ``tl.maximum`` leaves that to the instruction."""
 
     def floats(n: Node, a: list[str]) -> str:
+        a = a if nan_wins else pick_zero_operands(n, a)
         nan = a[0] if nan_wins else a[1]
         return f"tl.where(({a[0]} {compare} {a[1]}) | ({nan} != {nan}), {a[0]}, {a[1]})"
 
