@@ -275,3 +275,37 @@ def test_an_empty_mean_warns_whatever_the_error_state(backend, fn):
     for k in (2, 0, 0, 3):
         assert _quiet_warnings(compiled, x, k) == _quiet_warnings(fn, x, k)
         assert_same_call(compiled, (x, k), fn, (x, k), backend)
+
+
+def quotients_into_ints(a, b):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] / b[i]  # 1 / 0 is inf: "divide by zero", then int(inf) raises
+    return out
+
+
+def _warnings_before_error(fn, *args) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        with pytest.raises(OverflowError, match="infinity"):
+            fn(*(a.copy() for a in args))
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_error_after_a_loud_flag_comes_with_numpys_warning(backend):
+    """A compiled run that raised a flag and then an error (``int(inf)`` stored) raised the
+    error without NumPy's warning: the flags were checked only on return."""
+    a, b = np.array([1, 2]), np.array([0, 1])
+    compiled = astcompile.compile(quotients_into_ints, backend=backend)
+    expected = _warnings_before_error(quotients_into_ints, a, b)
+    assert expected == ["divide by zero encountered in scalar divide"]
+    for _ in range(3):
+        assert _warnings_before_error(compiled, a, b) == expected
+    assert_same_call(
+        compiled,
+        (a.copy(), np.array([3, 1])),
+        quotients_into_ints,
+        (a.copy(), np.array([3, 1])),
+        backend,
+    )
