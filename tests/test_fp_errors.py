@@ -309,3 +309,46 @@ def test_an_error_after_a_loud_flag_comes_with_numpys_warning(backend):
         (a.copy(), np.array([3, 1])),
         backend,
     )
+
+
+def int8_item_sums(x):
+    acc = np.zeros(1, np.int8)
+    for v in x:
+        acc[0] += v
+    return acc
+
+
+def int64_item_product(x):
+    p = x[0]
+    for i in range(1, x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def uint8_steps(x):
+    return [x[i] - x[i - 1] for i in range(1, x.shape[0])]
+
+
+def python_int_steps(x):
+    k = 0
+    for i in range(x.shape[0]):
+        k = k * 3 + i  # Python ints: no NumPy scalar, no warning
+    return x * k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "x"),
+    [
+        (int8_item_sums, np.array([100, 100, 100], np.int8)),
+        (int64_item_product, np.arange(1, 30, dtype=np.int64)),
+        (uint8_steps, np.array([5, 3, 10], np.uint8)),
+        (python_int_steps, np.ones(3)),
+    ],
+)
+def test_integer_scalar_overflow_warns_as_numpy(backend, fn, x):
+    """NumPy's scalar operators warn "overflow encountered in scalar add" where an integer sum,
+    difference or product of NumPy scalars wraps (its array loops do not): compiled loops
+    wrapped silently."""
+    assert_same_warnings(fn, x, backend=backend)
+    assert_same_call(astcompile.compile(fn, backend=backend), (x.copy(),), fn, (x.copy(),), backend)

@@ -107,6 +107,20 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
     }
 ASTC_PICKS(double) ASTC_PICKS(float)
 
+/* NumPy's scalar operators on integers (np.int8(100) + np.int8(100)) warn "overflow
+   encountered in scalar add" where its array loops wrap silently: the wrapped value, and the
+   CPU's overflow flag raised, so the statements run again and NumPy warns (jit/fp_errors.py). */
+#define ASTC_SCALAR_INT_MATH(T, OP)                                                     \
+    static inline T astc_scalar_##OP##_##T(T a, T b)                                    \
+    {                                                                                   \
+        T r;                                                                            \
+        if (__builtin_##OP##_overflow(a, b, &r)) feraiseexcept(FE_OVERFLOW);            \
+        return r;                                                                       \
+    }
+#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul)
+ASTC_SCALAR_INT(int8_t) ASTC_SCALAR_INT(int16_t) ASTC_SCALAR_INT(int32_t) ASTC_SCALAR_INT(int64_t)
+ASTC_SCALAR_INT(uint8_t) ASTC_SCALAR_INT(uint16_t) ASTC_SCALAR_INT(uint32_t) ASTC_SCALAR_INT(uint64_t)
+
 /* np.logaddexp, log(exp(a) + exp(b)) without overflow, transcribed from NumPy's
    npy_logaddexp: equal arguments (infinities of one sign too) give a + log(2), a NaN gives NaN. */
 #define ASTC_LOGADDEXP(T, SUF)                                                          \

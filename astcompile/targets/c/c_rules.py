@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
@@ -41,6 +42,18 @@ def _fn(name: str) -> Callable:
 def _pick(name: str, compare: str) -> Callable:
     """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
     return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+
+
+def _scalar_int_or(name: str, rule: Callable) -> Callable:
+    """``rule``, or for NumPy's integer scalar operator (``ArithKind.SCALAR``) the helper that
+    raises the overflow flag where it wraps, as NumPy warns."""
+
+    def pick(node: Node, a: list[str]) -> str:
+        if node.attr is ArithKind.SCALAR and node.dtype.kind in "iu":
+            return _helper(f"scalar_{name}")(node, a)
+        return rule(node, a)
+
+    return pick
 
 
 def _ordered(name: str, op: str) -> Callable:
@@ -117,9 +130,9 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.INVERT: lambda n, a: f"(!{a[0]})" if n.dtype.kind == "b" else f"(~{a[0]})",
     Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, np.pi, 180), n.dtype)})",
     Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, 180, np.pi), n.dtype)})",
-    Op.ADD: _bool_or_infix("|", "+"),
-    Op.SUB: _infix("-"),
-    Op.MUL: _bool_or_infix("&", "*"),
+    Op.ADD: _scalar_int_or("add", _bool_or_infix("|", "+")),
+    Op.SUB: _scalar_int_or("sub", _infix("-")),
+    Op.MUL: _scalar_int_or("mul", _bool_or_infix("&", "*")),
     Op.TRUEDIV: _infix("/"),
     Op.FLOORDIV: _helper("floordiv"),
     Op.MOD: _helper("mod"),
