@@ -48,20 +48,23 @@ IDENT: Rule = lambda node, a: a[0]
 
 
 @functools.cache
-def keeps_first_zero(op: Op, dtype: np.dtype, scalar: bool) -> bool:
-    """Whether NumPy's fmax/fmin gives the first of ``-0.0`` and ``0.0`` (asked of NumPy on this
-    machine): on 0-d values (a loop's scalars) float64 keeps the first and float32 the second,
-    over whole SIMD vectors both keep the second. Its scalar tails pick by position: not
-    modelled (docs/numpy-support.md)."""
+def keeps_first_zero(op: Op, dtype: np.dtype) -> bool:
+    """Whether NumPy's fmax/fmin of 0-d values gives the first of ``-0.0`` and ``0.0`` (asked of
+    NumPy on this machine: float64 keeps the first, float32 the second)."""
     fn = {Op.FMAX: np.fmax, Op.FMIN: np.fmin}[op]
-    n = () if scalar else (64,)
-    return bool(np.signbit(fn(np.full(n, -0.0, dtype), np.full(n, 0.0, dtype))).all())
+    return bool(np.signbit(fn(np.array(-0.0, dtype), np.array(0.0, dtype))))
 
 
 def pick_zero_operands(node: Node, a: list[str]) -> list[str]:
-    """The operands of an fmax/fmin ``node`` in the order whose second wins a tie, as NumPy."""
-    first = keeps_first_zero(node.op, np.dtype(node.dtype), node.shape == ())
-    return [a[1], a[0]] if first else a
+    """The operands of a 0-d fmax/fmin ``node`` in the order whose second wins a tie."""
+    return [a[1], a[0]] if keeps_first_zero(node.op, np.dtype(node.dtype)) else a
+
+
+def zero_pick_by_position(node: Node) -> bool:
+    """fmax/fmin of float arrays: NumPy gives the second of equal zeros over whole SIMD
+    vectors and picks by position in its scalar tail (machine-specific), so such a node runs
+    in NumPy (a NumPy step), exact; 0-d ones follow :func:`keeps_first_zero`."""
+    return node.op in (Op.FMAX, Op.FMIN) and node.dtype.kind == "f" and node.shape != ()
 
 
 def infix(op: str) -> Rule:

@@ -80,9 +80,9 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
 
 /* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. Quiet, as
    NumPy's are. Of two equal values maximum/minimum give the second (np.maximum(-0.0, 0.0) is
-   0.0: maxpd's rule, scalar and SIMD alike), and so do fmax/fmin, as NumPy's vector loop does
-   (its scalar tail and 0-d operands pick by length and position: not modelled, see
-   docs/numpy-support.md); clip keeps x at a bound equal to it
+   0.0: maxpd's rule, scalar and SIMD alike), and so do fmax/fmin (only 0-d values reach
+   them, their operands ordered as NumPy picks: targets/base.py); clip keeps x at a bound
+   equal to it
    (np.clip(-0.0, 0.0, 1.0) is -0.0). NumPy's sign: NaN stays NaN, +-0 gives +0. Picked with
    astc_select: GCC leaves loops over nested ?: of these unvectorised ("control flow in loop"). */
 #define ASTC_PICKS(T)                                                                   \

@@ -20,7 +20,7 @@ from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
-from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands
+from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands, zero_pick_by_position
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
@@ -189,4 +189,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
-    return node.op in RULES and floats_fit(node)
+    return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)

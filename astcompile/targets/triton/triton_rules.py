@@ -31,6 +31,7 @@ from astcompile.targets.base import (
     float_or,
     infix,
     pick_zero_operands,
+    zero_pick_by_position,
 )
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
@@ -187,4 +188,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind in "iu")  # NaN/overflow: NumPy's
-    return node.op in RULES and floats_fit(node)
+    return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)
