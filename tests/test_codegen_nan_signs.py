@@ -62,3 +62,41 @@ def test_equal_zeros_pick_numpys_operand(backend, dtype):
     b = np.tile(np.array([0.0, -0.0, -0.0, np.nan], dtype), 10)
     expected, got = run_both(picks_of_signed_zeros, a, b, backend=backend)
     assert_same_signs(got, expected)
+
+
+def fmax_and_fmin(a, b):
+    return np.fmax(a, b) * 2.0, np.fmin(a, b) * 2.0, np.fmax(b, a) - 1.0, np.fmin(b, a)
+
+
+@pytest.mark.parametrize("backend", [*BACKENDS, *TRITON])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [3, 13, 64])
+def test_fmax_and_fmin_of_equal_zeros_give_numpys_operand(backend, dtype, n):
+    """NumPy's fmax of ``-0.0`` and ``0.0`` over arrays gives the second over whole SIMD
+    vectors and picks by position in its scalar tail: C picked the first everywhere (wrong
+    for long arrays), Triton the second (wrong for short ones). Such nodes run in NumPy."""
+    rng = np.random.default_rng(n)
+    a, b = (np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(dtype) for _ in range(2))
+    a[1], b[2] = np.nan, np.nan
+    expected, got = run_both(fmax_and_fmin, a, b, backend=backend)
+    assert_same_signs(got, expected)
+
+
+def fmax_and_fmin_of_items(a, b):
+    out = np.empty((2, a.shape[0]), a.dtype)
+    for i in range(a.shape[0]):
+        out[0, i] = np.fmax(a[i], b[i])
+        out[1, i] = np.fmin(b[i], a[i])
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fmax_and_fmin_of_equal_zero_items_give_numpys_operand(backend, dtype):
+    """On 0-d values (a loop's items) NumPy's float64 fmax keeps the first of ``-0.0`` and
+    ``0.0``, float32 the second: compiled loops gave the vector loop's second for both. (Not
+    Triton: it runs such a loop as one vector kernel, so the items' rule is not seen.)"""
+    a = np.array([-0.0, 0.0, -0.0, np.nan, 1.0], dtype)
+    b = np.array([0.0, -0.0, -0.0, -0.0, np.nan], dtype)
+    expected, got = run_both(fmax_and_fmin_of_items, a, b, backend=backend)
+    assert_same_signs(got, expected)

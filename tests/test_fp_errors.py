@@ -275,3 +275,80 @@ def test_an_empty_mean_warns_whatever_the_error_state(backend, fn):
     for k in (2, 0, 0, 3):
         assert _quiet_warnings(compiled, x, k) == _quiet_warnings(fn, x, k)
         assert_same_call(compiled, (x, k), fn, (x, k), backend)
+
+
+def quotients_into_ints(a, b):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] / b[i]  # 1 / 0 is inf: "divide by zero", then int(inf) raises
+    return out
+
+
+def _warnings_before_error(fn, *args) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        with pytest.raises(OverflowError, match="infinity"):
+            fn(*(a.copy() for a in args))
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_error_after_a_loud_flag_comes_with_numpys_warning(backend):
+    """A compiled run that raised a flag and then an error (``int(inf)`` stored) raised the
+    error without NumPy's warning: the flags were checked only on return."""
+    a, b = np.array([1, 2]), np.array([0, 1])
+    compiled = astcompile.compile(quotients_into_ints, backend=backend)
+    expected = _warnings_before_error(quotients_into_ints, a, b)
+    assert expected == ["divide by zero encountered in scalar divide"]
+    for _ in range(3):
+        assert _warnings_before_error(compiled, a, b) == expected
+    assert_same_call(
+        compiled,
+        (a.copy(), np.array([3, 1])),
+        quotients_into_ints,
+        (a.copy(), np.array([3, 1])),
+        backend,
+    )
+
+
+def int8_item_sums(x):
+    acc = np.zeros(1, np.int8)
+    for v in x:
+        acc[0] += v
+    return acc
+
+
+def int64_item_product(x):
+    p = x[0]
+    for i in range(1, x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def uint8_steps(x):
+    return [x[i] - x[i - 1] for i in range(1, x.shape[0])]
+
+
+def python_int_steps(x):
+    k = 0
+    for i in range(x.shape[0]):
+        k = k * 3 + i  # Python ints: no NumPy scalar, no warning
+    return x * k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "x"),
+    [
+        (int8_item_sums, np.array([100, 100, 100], np.int8)),
+        (int64_item_product, np.arange(1, 30, dtype=np.int64)),
+        (uint8_steps, np.array([5, 3, 10], np.uint8)),
+        (python_int_steps, np.ones(3)),
+    ],
+)
+def test_integer_scalar_overflow_warns_as_numpy(backend, fn, x):
+    """NumPy's scalar operators warn "overflow encountered in scalar add" where an integer sum,
+    difference or product of NumPy scalars wraps (its array loops do not): compiled loops
+    wrapped silently."""
+    assert_same_warnings(fn, x, backend=backend)
+    assert_same_call(astcompile.compile(fn, backend=backend), (x.copy(),), fn, (x.copy(),), backend)

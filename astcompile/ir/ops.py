@@ -348,6 +348,8 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.NUMPY: Signature(1, NumpyCallAttr, more=True),
     Op.NUMPY_VIEW: Signature(1, NumpyCallAttr, more=True),
     Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),
+    Op.ADD: Signature(2, (_NO_ATTR, ArithKind)),
+    Op.SUB: Signature(2, (_NO_ATTR, ArithKind)),
 }
 
 

@@ -44,7 +44,7 @@ PLAIN_CALLS = 64
 def guarded(region: Region, args: tuple) -> Any:
     """``region.guards(*args)`` (a compiled run, or MISS), flags checked."""
     fpflags.clear()
-    result = region.guards(*args)
+    result = _flagged_call(region, args, lambda: region.guards(*args))
     if result is not MISS and fpflags.raised():
         return after_compiled(region, args, result)
     return result
@@ -54,8 +54,24 @@ def run_entry(region: Region, entry: Any, leaves: list, args: tuple) -> tuple:
     """A compiled call of ``entry`` through the region's generic path, flags checked."""
     region.stats.compiled_calls += 1
     fpflags.clear()
-    result = entry(leaves, args)
+    result = _flagged_call(region, args, lambda: entry(leaves, args))
     return after_compiled(region, args, result) if fpflags.raised() else result
+
+
+def _flagged_call(region: Region, args: tuple, call: Callable[[], Any]) -> Any:
+    """``call()``; where it raises (an error found in compiled code: ``int(inf)``) after a loud
+    flag, the statements run again where that repeats nothing, so NumPy warns before the same
+    error (``out[i] = a[i] / b[i]`` of ints: "divide by zero", then OverflowError)."""
+    try:
+        return call()
+    except Exception:
+        if not fpflags.raised():
+            raise
+        result = after_compiled(region, args, MISS)  # the statements raise NumPy's error
+        if result is MISS:
+            raise
+        fpflags.clear()  # they returned: their result, checked once
+        return result
 
 
 def after_compiled(region: Region, args: tuple, result: Any) -> Any:
@@ -205,11 +221,12 @@ def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[An
 
     def noting(leaves: Sequence[Any]) -> list:
         noted: set[str] = set()
-        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-            outputs = run(leaves)
-        fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
-        fpflags.raise_kinds(noted)
-        return outputs
+        try:  # raised too where the run raises: NumPy warns before its error
+            with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+                return run(leaves)
+        finally:
+            fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
+            fpflags.raise_kinds(noted)
 
     noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
     return noting

@@ -25,9 +25,12 @@ A target adds three things:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
@@ -42,6 +45,26 @@ Rule = Callable[[Node, list[str]], str]
 
 #: The operand itself (a copy, a broadcast: the rule tables of every target).
 IDENT: Rule = lambda node, a: a[0]
+
+
+@functools.cache
+def keeps_first_zero(op: Op, dtype: np.dtype) -> bool:
+    """Whether NumPy's fmax/fmin of 0-d values gives the first of ``-0.0`` and ``0.0`` (asked of
+    NumPy on this machine: float64 keeps the first, float32 the second)."""
+    fn = {Op.FMAX: np.fmax, Op.FMIN: np.fmin}[op]
+    return bool(np.signbit(fn(np.array(-0.0, dtype), np.array(0.0, dtype))))
+
+
+def pick_zero_operands(node: Node, a: list[str]) -> list[str]:
+    """The operands of a 0-d fmax/fmin ``node`` in the order whose second wins a tie."""
+    return [a[1], a[0]] if keeps_first_zero(node.op, np.dtype(node.dtype)) else a
+
+
+def zero_pick_by_position(node: Node) -> bool:
+    """fmax/fmin of float arrays: NumPy gives the second of equal zeros over whole SIMD
+    vectors and picks by position in its scalar tail (machine-specific), so such a node runs
+    in NumPy (a NumPy step), exact; 0-d ones follow :func:`keeps_first_zero`."""
+    return node.op in (Op.FMAX, Op.FMIN) and node.dtype.kind == "f" and node.shape != ()
 
 
 def infix(op: str) -> Rule:

@@ -8,6 +8,7 @@ NumPy, and STORE nodes write through them into the caller's arrays.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -277,12 +278,15 @@ def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
     return info(node.op).numpy(*args)
 
 
-def _multiply(node: Node, ctx: EvalContext, args: list) -> Any:
+def _arith(node: Node, ctx: EvalContext, args: list) -> Any:
     """``s * t`` of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
-    multiplies complex values otherwise than its array loops."""
+    multiplies complex values otherwise than its array loops and notes integer overflow."""
     if node.attr is ArithKind.SCALAR:
-        return np.asarray(args[0])[()] * np.asarray(args[1])[()]
-    return np.multiply(*args)
+        return _SCALAR_OPERATORS[node.op](np.asarray(args[0])[()], np.asarray(args[1])[()])
+    return info(node.op).numpy(*args)
+
+
+_SCALAR_OPERATORS = {Op.MUL: operator.mul, Op.ADD: operator.add, Op.SUB: operator.sub}
 
 
 #: op -> how to run it; ops missing here run their registry's NumPy function on the inputs.
@@ -303,7 +307,9 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.IF: _if,
     Op.RESULT: _result,
     Op.CHECK: _check,
-    Op.MUL: _multiply,
+    Op.MUL: _arith,
+    Op.ADD: _arith,
+    Op.SUB: _arith,
     Op.NUMPY: _numpy_step,
     Op.NUMPY_VIEW: _numpy_step,
 }

@@ -152,13 +152,21 @@ def elementwise(
     return node
 
 
+#: (op, dtype kinds) where NumPy's scalar operators differ from its array loops: a complex
+#: product rounds otherwise, an integer sum or product warns of overflow ("overflow
+#: encountered in scalar add"; the array loops wrap silently).
+_SCALAR_MATH = {Op.MUL: "ciu", Op.ADD: "iu", Op.SUB: "iu"}
+
+
 def _arith_kind(op: Op, dtype: np.dtype, operands: Sequence[Operand], ufunc: bool) -> Any:
-    """``ArithKind.SCALAR`` for a complex product of NumPy scalars or Python numbers by an
-    operator (``s * t``: NumPy's scalar math), None for one of arrays (0-d ones too) or a
-    ufunc call: the two compute infinities and roundings differently."""
-    if op is not Op.MUL or dtype.kind != "c" or ufunc:
+    """``ArithKind.SCALAR`` for an op of NumPy scalars or Python numbers by an operator
+    (``s * t``: NumPy's scalar math) where that differs (``_SCALAR_MATH``), None for one of
+    arrays (0-d ones too) or a ufunc call. Of Python ints only, it is Python's arithmetic."""
+    if dtype.kind not in _SCALAR_MATH.get(op, "") or ufunc:
         return None
     if any(isinstance(o.example, np.ndarray) for o in operands):
+        return None
+    if dtype.kind != "c" and not any(isinstance(o.example, np.generic) for o in operands):
         return None
     return ArithKind.SCALAR
 

@@ -80,7 +80,9 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
 
 /* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. Quiet, as
    NumPy's are. Of two equal values maximum/minimum give the second (np.maximum(-0.0, 0.0) is
-   0.0: maxpd's rule, scalar and SIMD alike); clip keeps x at a bound equal to it
+   0.0: maxpd's rule, scalar and SIMD alike), and so do fmax/fmin (only 0-d values reach
+   them, their operands ordered as NumPy picks: targets/base.py); clip keeps x at a bound
+   equal to it
    (np.clip(-0.0, 0.0, 1.0) is -0.0). NumPy's sign: NaN stays NaN, +-0 gives +0. Picked with
    astc_select: GCC leaves loops over nested ?: of these unvectorised ("control flow in loop"). */
 #define ASTC_PICKS(T)                                                                   \
@@ -94,9 +96,9 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
         return astc_select_##T(astc_less_equal_##T(low, hi) | (low != low), low, hi);   \
     }                                                                                   \
     static inline T astc_fmax_##T(T a, T b)                                             \
-    { return astc_select_##T(astc_greater_equal_##T(a, b) | (b != b), a, b); }          \
+    { return astc_select_##T(astc_greater_##T(a, b) | (b != b), a, b); }                \
     static inline T astc_fmin_##T(T a, T b)                                             \
-    { return astc_select_##T(astc_less_equal_##T(a, b) | (b != b), a, b); }             \
+    { return astc_select_##T(astc_less_##T(a, b) | (b != b), a, b); }                   \
     static inline T astc_sign_##T(T a)                                                  \
     {                                                                                   \
         const T q = astc_select_##T(a == a, a, (T)0); /* NaN: +0, quiet to compare */   \
@@ -104,6 +106,20 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
         return astc_select_##T(q > 0, (T)1, astc_select_##T(q < 0, (T)-1, zero_or_nan)); \
     }
 ASTC_PICKS(double) ASTC_PICKS(float)
+
+/* NumPy's scalar operators on integers (np.int8(100) + np.int8(100)) warn "overflow
+   encountered in scalar add" where its array loops wrap silently: the wrapped value, and the
+   CPU's overflow flag raised, so the statements run again and NumPy warns (jit/fp_errors.py). */
+#define ASTC_SCALAR_INT_MATH(T, OP)                                                     \
+    static inline T astc_scalar_##OP##_##T(T a, T b)                                    \
+    {                                                                                   \
+        T r;                                                                            \
+        if (__builtin_##OP##_overflow(a, b, &r)) feraiseexcept(FE_OVERFLOW);            \
+        return r;                                                                       \
+    }
+#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul)
+ASTC_SCALAR_INT(int8_t) ASTC_SCALAR_INT(int16_t) ASTC_SCALAR_INT(int32_t) ASTC_SCALAR_INT(int64_t)
+ASTC_SCALAR_INT(uint8_t) ASTC_SCALAR_INT(uint16_t) ASTC_SCALAR_INT(uint32_t) ASTC_SCALAR_INT(uint64_t)
 
 /* np.logaddexp, log(exp(a) + exp(b)) without overflow, transcribed from NumPy's
    npy_logaddexp: equal arguments (infinities of one sign too) give a + log(2), a NaN gives NaN. */

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
-from astcompile.targets.base import INFIX_RULES, LIBM
+from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands, zero_pick_by_position
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
@@ -41,6 +42,18 @@ def _fn(name: str) -> Callable:
 def _pick(name: str, compare: str) -> Callable:
     """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
     return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+
+
+def _scalar_int_or(name: str, rule: Callable) -> Callable:
+    """``rule``, or for NumPy's integer scalar operator (``ArithKind.SCALAR``) the helper that
+    raises the overflow flag where it wraps, as NumPy warns."""
+
+    def pick(node: Node, a: list[str]) -> str:
+        if node.attr is ArithKind.SCALAR and node.dtype.kind in "iu":
+            return _helper(f"scalar_{name}")(node, a)
+        return rule(node, a)
+
+    return pick
 
 
 def _ordered(name: str, op: str) -> Callable:
@@ -117,17 +130,17 @@ RULES: dict[Op, Callable[[Node, list[str]], str]] = {
     Op.INVERT: lambda n, a: f"(!{a[0]})" if n.dtype.kind == "b" else f"(~{a[0]})",
     Op.DEG2RAD: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, np.pi, 180), n.dtype)})",
     Op.RAD2DEG: lambda n, a: f"({a[0]} * {literal(_ratio(n.dtype, 180, np.pi), n.dtype)})",
-    Op.ADD: _bool_or_infix("|", "+"),
-    Op.SUB: _infix("-"),
-    Op.MUL: _bool_or_infix("&", "*"),
+    Op.ADD: _scalar_int_or("add", _bool_or_infix("|", "+")),
+    Op.SUB: _scalar_int_or("sub", _infix("-")),
+    Op.MUL: _scalar_int_or("mul", _bool_or_infix("&", "*")),
     Op.TRUEDIV: _infix("/"),
     Op.FLOORDIV: _helper("floordiv"),
     Op.MOD: _helper("mod"),
     Op.POW: _pow,
     Op.MAXIMUM: _pick("maximum", ">"),
     Op.MINIMUM: _pick("minimum", "<"),
-    Op.FMAX: _pick("fmax", ">"),
-    Op.FMIN: _pick("fmin", "<"),
+    Op.FMAX: lambda n, a: _pick("fmax", ">")(n, pick_zero_operands(n, a)),
+    Op.FMIN: lambda n, a: _pick("fmin", "<")(n, pick_zero_operands(n, a)),
     Op.LOGADDEXP: _helper("logaddexp"),
     **INFIX_RULES,
     Op.LT: _ordered("less", "<"),
@@ -176,4 +189,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
-    return node.op in RULES and floats_fit(node)
+    return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)

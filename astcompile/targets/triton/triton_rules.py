@@ -5,7 +5,7 @@ The same contract as the C table (:data:`astcompile.targets.c.c_rules.RULES`): a
 that dtype, and returns an expression of the node's dtype. Math functions go through ``lm``
 (:mod:`astcompile.runtime.triton_math`): ``libdevice`` on a GPU, NumPy under the interpreter.
 Where Triton's own operator would differ from NumPy, the rule says how NumPy's answer is made:
-``tl.maximum`` with ``PropagateNan.ALL`` (NaN wins, as ``np.maximum``), ``sqrt`` correctly
+max/min as selects (NaN wins as in ``np.maximum``, of equal zeros the second), ``sqrt`` correctly
 rounded (``tl.sqrt`` is approximate for float32), predicates as comparisons.
 
 Ops with no row here (integer floor division and modulo, shifts, logaddexp, complex values)
@@ -22,7 +22,17 @@ import numpy as np
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, as_integer, convert_operand, floats_fit, lower_with
-from astcompile.targets.base import IDENT, INFIX_RULES, LIBM, Rule, bool_or_infix, float_or, infix
+from astcompile.targets.base import (
+    IDENT,
+    INFIX_RULES,
+    LIBM,
+    Rule,
+    bool_or_infix,
+    float_or,
+    infix,
+    pick_zero_operands,
+    zero_pick_by_position,
+)
 
 #: dtype -> Triton element type. Bools are bytes in memory and ``tl.int1`` in registers.
 TL_TYPES: dict[np.dtype, str] = {
@@ -84,22 +94,18 @@ def _lm(name: str) -> Rule:
     return lambda node, a: f"lm.{name}({', '.join(a)})"
 
 
-def _pick(fn: str) -> Rule:
-    """maximum/minimum: NaN wins for floats, as in NumPy."""
-    return float_or(
-        lambda n, a: f"tl.{fn}({a[0]}, {a[1]}, {NAN_FIRST})",
-        lambda n, a: f"tl.{fn}({a[0]}, {a[1]})",
-    )
+def _pick(fn: str, compare: str, nan_wins: bool) -> Rule:
+    """maximum/minimum (a NaN wins) and fmax/fmin (a NaN loses to a number), as the C helpers
+    write them: ``a`` where it is strictly beyond ``b`` or is the NaN that wins (maximum) or
+    ``b`` is the NaN that loses (fmax), else ``b``. So of equal values (``0.0``, ``-0.0``) the
+    second wins, as in NumPy's vector loops; ``tl.maximum`` leaves that to the instruction."""
 
+    def floats(n: Node, a: list[str]) -> str:
+        a = a if nan_wins else pick_zero_operands(n, a)
+        nan = a[0] if nan_wins else a[1]
+        return f"tl.where(({a[0]} {compare} {a[1]}) | ({nan} != {nan}), {a[0]}, {a[1]})"
 
-def _pick_number(fn: str) -> Rule:
-    """fmax/fmin: a NaN loses to a number."""
-    return float_or(
-        lambda n, a: (
-            f"tl.where({a[1]} != {a[1]}, {a[0]}, tl.where({a[0]} != {a[0]}, {a[1]}, tl.{fn}({a[0]}, {a[1]})))"
-        ),
-        lambda n, a: f"tl.{fn}({a[0]}, {a[1]})",
-    )
+    return float_or(floats, lambda n, a: f"tl.{fn}({a[0]}, {a[1]})")
 
 
 def _ratio(node: Node, a: list[str], num: float, den: float) -> str:
@@ -151,10 +157,10 @@ RULES: dict[Op, Rule] = {
     Op.MUL: bool_or_infix("&", "*"),
     Op.TRUEDIV: infix("/"),
     Op.POW: _lm("pow"),
-    Op.MAXIMUM: _pick("maximum"),
-    Op.MINIMUM: _pick("minimum"),
-    Op.FMAX: _pick_number("maximum"),
-    Op.FMIN: _pick_number("minimum"),
+    Op.MAXIMUM: _pick("maximum", ">", nan_wins=True),
+    Op.MINIMUM: _pick("minimum", "<", nan_wins=True),
+    Op.FMAX: _pick("maximum", ">", nan_wins=False),
+    Op.FMIN: _pick("minimum", "<", nan_wins=False),
     **INFIX_RULES,
     Op.WHERE: lambda n, a: f"tl.where({a[0]}, {a[1]}, {a[2]})",
     Op.REAL: IDENT,
@@ -182,4 +188,4 @@ def can_lower(node: Node) -> bool:
     if node.op is Op.CAST:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind in "iu")  # NaN/overflow: NumPy's
-    return node.op in RULES and floats_fit(node)
+    return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)
