@@ -307,9 +307,7 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.IF: _if,
     Op.RESULT: _result,
     Op.CHECK: _check,
-    Op.MUL: _arith,
-    Op.ADD: _arith,
-    Op.SUB: _arith,
+    **dict.fromkeys(_SCALAR_OPERATORS, _arith),
     Op.NUMPY: _numpy_step,
     Op.NUMPY_VIEW: _numpy_step,
 }
