@@ -90,13 +90,28 @@ def test_an_argument_names_how_its_key_changed(reasons, second, reason):
 def test_a_specialised_scalar_names_its_old_and_new_value(reasons):
     @astcompile.compile(backend="c")
     def scale(x, k):
-        if k > 1:
+        if k + 0 > 1:  # a comparison of a value computed from k: guarded by k itself
             return x * 2.0
         return x * 3.0
 
     scale(X, 2)
     np.testing.assert_array_equal(scale(X, 0), X * 3.0)
     assert reasons() == ["k: 2 → 0"]
+
+
+def test_a_compared_scalar_names_the_comparison(reasons):
+    """``if k > 1`` guards the comparison's outcome: another k on the same side is no miss."""
+
+    @astcompile.compile(backend="c")
+    def scale(x, k):
+        if k > 1:
+            return x * 2.0
+        return x * 3.0
+
+    scale(X, 2)
+    np.testing.assert_array_equal(scale(X, 5), X * 2.0)
+    np.testing.assert_array_equal(scale(X, 0), X * 3.0)
+    assert reasons() == ["k > 1: True → False (k = 0)"]
 
 
 def test_a_specialised_size_names_the_size(reasons):

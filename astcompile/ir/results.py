@@ -6,6 +6,7 @@ warm cache unpickles these without importing the tracer.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,46 @@ class OutSpec:
         coerce_kind(self, OutKind)
         if isinstance(self.box, str):
             coerce_kind(self, Box, "box")
+
+
+_SYMBOLS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+@dataclass(frozen=True, eq=False)
+class Predicate:
+    """A value guard on the outcome of a comparison, not on the value: ``if t > 0`` on a
+    float argument holds for every ``t`` of the same side, so a new ``t`` each call does not
+    trace again (a guard on ``t`` traced every value up to ``cache_size_limit``). It stands
+    where a value guard's value does (``leaf == guard``): comparing a number with it asks
+    the comparison, so the generated guards, the C-level call path and the miss report
+    need nothing of their own."""
+
+    op: str  # the comparison's name in ``operator`` ("gt", ...)
+    other: int | float  # the Python number the argument is compared with
+    outcome: bool  # what the comparison gave in the trace
+
+    def __eq__(self, value: object) -> bool:
+        if isinstance(value, Predicate):
+            return (self.op, self.other, self.outcome) == (value.op, value.other, value.outcome)
+        if type(value) not in (int, float, bool):
+            return False
+        return bool(getattr(operator, self.op)(value, self.other)) is self.outcome
+
+    def __hash__(self) -> int:
+        return hash((self.op, self.other, self.outcome))
+
+    @property
+    def symbol(self) -> str:
+        return _SYMBOLS[self.op]
+
+    def __repr__(self) -> str:
+        return f"a value with (value {self.symbol} {self.other!r}) {self.outcome}"
+
+
+def same_guard(guards: list, leaf: int, value: Any) -> bool:
+    """Whether ``(leaf, value)`` is among ``guards`` already, a :class:`Predicate` only as
+    itself (``value == predicate`` asks the comparison, which the traced value passes)."""
+    return any(i == leaf and type(v) is type(value) and v == value for i, v in guards)
 
 
 @dataclass

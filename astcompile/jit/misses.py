@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.ir.results import is_leaf
+from astcompile.ir.results import Predicate, is_leaf
 from astcompile.ir.shapes import Rel, ShapeGuard, evaluate
 from astcompile.jit.entries import Entry, dim_source
 from astcompile.runtime import guards as G
@@ -51,7 +51,7 @@ def failing_guards(entry: Entry, key: tuple, args: tuple, names: tuple, root: An
     values = [value for _, value in leaves]
     for index, traced in entry.result.value_guards:
         if values[index] != traced:
-            failed.append(f"{leaves[index][0]}: {traced!r} → {values[index]!r}")
+            failed.append(_value_change(leaves[index][0], traced, values[index]))
     shapes = [np.shape(v) for v in values]
     labels = [label for label, _ in leaves]
     failed += [
@@ -60,6 +60,13 @@ def failing_guards(entry: Entry, key: tuple, args: tuple, names: tuple, root: An
         if not guard.holds(shapes)
     ]
     return failed
+
+
+def _value_change(name: str, traced: Any, now: Any) -> str:
+    """``k: 2 → 0``, or for a guard on a comparison's outcome ``k > 1: True → False (k = 0)``."""
+    if isinstance(traced, Predicate):
+        return f"{name} {traced.symbol} {traced.other!r}: {traced.outcome} → {not traced.outcome} ({name} = {now!r})"
+    return f"{name}: {traced!r} → {now!r}"
 
 
 def _shape_change(guard: ShapeGuard, shapes: list, labels: list[str]) -> str:

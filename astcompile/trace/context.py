@@ -13,6 +13,7 @@ import numpy as np
 
 from astcompile.ir.graph import Loc, Node, SizeCheckAttr, SizeCheckKind
 from astcompile.ir.ops import Op, is_reduction
+from astcompile.ir.results import Predicate, same_guard
 from astcompile.ir.shapes import Dim, ShapeEnv
 from astcompile.trace.reasons import TraceReason
 
@@ -117,6 +118,21 @@ class TraceContext:
         self.add_effect(
             self.node(Op.SIZE_CHECK, (), np.dtype(bool), (), SizeCheckAttr(kind, tuple(dims)))
         )
+
+    def guard_values(self, values: dict[int, Any]) -> None:
+        """Guard each argument (leaf index) by its value, or by a comparison's outcome (a
+        ``Predicate``), once."""
+        for leaf, value in values.items():
+            if not same_guard(self.value_guards, leaf, value):
+                self.value_guards.append((leaf, value))
+
+    def guard_outcome(self, leaf: int, fn: Callable, value: Any, other: Any) -> bool:
+        """``fn(value, other)`` (``t > 0`` of argument ``t``), guarded by its outcome, not by
+        ``t``: another ``t`` on the same side runs the same entry (a guard on ``t`` traced
+        each new value up to ``cache_size_limit``)."""
+        outcome = bool(fn(value, other))
+        self.guard_values({leaf: Predicate(fn.__name__, other, outcome)})
+        return outcome
 
     def add_effect(self, node: Node) -> None:
         """Record an effect in the graph being traced (a loop body's, while one is open)."""

@@ -242,8 +242,7 @@ def _as_dim(bound: Any) -> Any:
     dim = _node_dim(bound.node, bound.sources)
     if dim is None or type(dim) is int:
         return bound
-    guards = current().value_guards
-    guards.extend(g for g in bound.sources.items() if g not in guards)
+    current().guard_values(bound.sources)
     return dim
 
 

@@ -56,6 +56,7 @@ class SymScalar:
         self.dims: tuple = () if dim is None else (dim,)  # sizes it derives from: shape guards
         self.sources = sources or {}  # input leaf index -> traced value, for value guards
         self.bounds: tuple[int, int] | None = None  # a Python int's range (trace/int_bounds.py)
+        self.leaf: int | None = None  # the argument it is (not computed from it)
 
     def _specialize(self, *_: Any) -> Any:
         if self.dynamic:
@@ -65,10 +66,7 @@ class SymScalar:
             )
         for d in self.dims:
             current().env.specialize(d)
-        guards = current().value_guards
-        for leaf, value in self.sources.items():
-            if (leaf, value) not in guards:
-                guards.append((leaf, value))
+        current().guard_values(self.sources)
         return self.hint
 
     def __bool__(self) -> bool:
@@ -151,6 +149,8 @@ class SymScalar:
             return arrays.apply_elementwise(arrays.COMPARE_OPS[fn.__name__], self, other)
         if self.dynamic or _is_dynamic(other):
             return self._dynamic_compare(fn, other)
+        if self.leaf is not None and type(other) in (int, float) and type(self.hint) is not bool:
+            return current().guard_outcome(self.leaf, fn, self.hint, other)
         return fn(self._specialize(), _hint_of(_pinned(other)))
 
     def _dynamic_compare(self, fn: Callable, other: Any) -> SymScalar:

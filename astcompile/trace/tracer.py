@@ -82,6 +82,7 @@ class _Inputs:
                 scalar = SymScalar(node, value, name, dynamic=True)
             else:
                 scalar = SymScalar(node, value, name, sources={index: value})
+                scalar.leaf = index
             if isinstance(value, int):  # any int of its guard class (runtime/guards.py)
                 scalar.bounds = int_bounds.bounds_of_class(value)
             return scalar
