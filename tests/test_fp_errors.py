@@ -293,6 +293,20 @@ def _warnings_before_error(fn, *args) -> list[str]:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_an_error_after_a_loud_flag_warns_once_on_every_path(backend, monkeypatch):
+    """With measuring on, calls reach the region through its checked paths while it runs its
+    statements after loud calls (``_Plain``): the statements' own raise left NumPy's flag
+    set, so the error was taken for compiled code's and the statements ran again, warning
+    twice on every call from the third on."""
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    a, b = np.array([1, 2]), np.array([0, 1])
+    compiled = astcompile.compile(quotients_into_ints, backend=backend)
+    expected = _warnings_before_error(quotients_into_ints, a, b)
+    for _ in range(12):
+        assert _warnings_before_error(compiled, a, b) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_error_after_a_loud_flag_comes_with_numpys_warning(backend):
     """A compiled run that raised a flag and then an error (``int(inf)`` stored) raised the
     error without NumPy's warning: the flags were checked only on return."""

@@ -44,7 +44,10 @@ PLAIN_CALLS = 64
 def guarded(region: Region, args: tuple) -> Any:
     """``region.guards(*args)`` (a compiled run, or MISS), flags checked."""
     fpflags.clear()
-    result = _flagged_call(region, args, lambda: region.guards(*args))
+    try:
+        result = region.guards(*args)
+    except Exception:  # noqa: BLE001 - re-raised by _after_error unless the statements return
+        return _after_error(region, args)
     if result is not MISS and fpflags.raised():
         return after_compiled(region, args, result)
     return result
@@ -54,24 +57,25 @@ def run_entry(region: Region, entry: Any, leaves: list, args: tuple) -> tuple:
     """A compiled call of ``entry`` through the region's generic path, flags checked."""
     region.stats.compiled_calls += 1
     fpflags.clear()
-    result = _flagged_call(region, args, lambda: entry(leaves, args))
+    try:
+        result = entry(leaves, args)
+    except Exception:  # noqa: BLE001 - re-raised by _after_error unless the statements return
+        return _after_error(region, args)
     return after_compiled(region, args, result) if fpflags.raised() else result
 
 
-def _flagged_call(region: Region, args: tuple, call: Callable[[], Any]) -> Any:
-    """``call()``; where it raises (an error found in compiled code: ``int(inf)``) after a loud
-    flag, the statements run again where that repeats nothing, so NumPy warns before the same
-    error (``out[i] = a[i] / b[i]`` of ints: "divide by zero", then OverflowError)."""
-    try:
-        return call()
-    except Exception:
-        if not fpflags.raised():
-            raise
-        result = after_compiled(region, args, MISS)  # the statements raise NumPy's error
-        if result is MISS:
-            raise
-        fpflags.clear()  # they returned: their result, checked once
-        return result
+def _after_error(region: Region, args: tuple) -> Any:
+    """Called while a compiled run's error (``int(inf)``) is handled: after a loud flag, the
+    statements run again where that repeats nothing, so NumPy warns before the same error
+    (``out[i] = a[i] / b[i]`` of ints: "divide by zero", then OverflowError); else the
+    error is raised as it is."""
+    if not fpflags.raised():
+        raise  # the error being handled, in the caller's except block
+    result = after_compiled(region, args, MISS)  # the statements raise NumPy's error
+    if result is MISS:
+        raise
+    fpflags.clear()  # they returned: their result, checked once
+    return result
 
 
 def after_compiled(region: Region, args: tuple, result: Any) -> Any:
@@ -198,9 +202,10 @@ class _Plain:
         self.left -= 1
         if self.left <= 0 and self.region.guards is self:
             self.region.guards = self.guards
-        result = self.region.run_body(args)
-        fpflags.clear()  # raised by NumPy or Python, which warned as they do: not compiled code
-        return result
+        try:
+            return self.region.run_body(args)
+        finally:  # raised by NumPy or Python, which warned as they do (a raising run too)
+            fpflags.clear()
 
 
 #: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
