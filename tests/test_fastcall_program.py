@@ -10,6 +10,7 @@ from differential import assert_same_calls, runtime_warnings
 import astcompile
 from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall, parallel
+from bench.loop_kernels import count_above
 from bench.programs.branchy_sum import branchy_sum
 
 
@@ -18,14 +19,6 @@ def fast():
     module = fastcall.extension(astcompile.config.cache_dir)
     assert module is not None, "gcc and Python headers are here: the extension must build"
     return module
-
-
-def count_above(x, t):
-    k = 0
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            k += 1
-    return k
 
 
 def harmonic(n):
