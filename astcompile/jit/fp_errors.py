@@ -70,10 +70,10 @@ def _after_error(region: Region, args: tuple) -> Any:
     (``out[i] = a[i] / b[i]`` of ints: "divide by zero", then OverflowError); else the
     error is raised as it is."""
     if not fpflags.raised():
-        raise  # the error being handled, in the caller's except block
+        raise  # noqa: PLE0704 - the error being handled, in the caller's except block
     result = after_compiled(region, args, MISS)  # the statements raise NumPy's error
     if result is MISS:
-        raise
+        raise  # noqa: PLE0704
     fpflags.clear()  # they returned: their result, checked once
     return result
 
