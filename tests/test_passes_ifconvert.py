@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from differential import BACKENDS, assert_same, assert_same_calls
 from graphs import all_nodes, passed, traced
-from test_loops import clip_each
+from test_loop_plan import clip_each
 
 from astcompile.ir.ops import Op
 from astcompile.passes.ifconvert import ifconvert

@@ -1,0 +1,124 @@
+"""Where a traced loop starts (trace/loop_starts.py): variables its first iteration binds,
+read after it, and the zero-trip call that runs the region's own statements."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_calls
+
+import astcompile
+
+
+def first_bound_in_loop(x, steps):
+    for step in range(steps):
+        p = x * 0.5
+        x = x + p
+    return x, p
+
+
+def target_read_after(x, tol, max_iter):
+    for it in range(max_iter):
+        x = x * 0.5
+        if np.abs(x).max() < tol:
+            break
+    return x, it
+
+
+def target_bound_before(x, n):
+    i = -1
+    for i in range(n):
+        x = x + i
+    return x, i
+
+
+def unbound_read_only_sometimes(x, n):
+    for k in range(n):
+        last = x[k] * 2.0
+    if n > 0:
+        return x + last
+    return x
+
+
+def _loop_region(compiled):
+    return next(r for r in reversed(compiled.regions) if r.spec.structured)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (first_bound_in_loop, [(np.ones(3), 2), (np.ones(3), 5), (np.ones(3), 0)]),
+        (target_read_after, [(np.ones(4), 0.1, 50), (np.ones(4), 0.1, 2), (np.ones(4), 0.1, 0)]),
+        (target_bound_before, [(np.ones(2), 3), (np.ones(2), 0)]),
+        (unbound_read_only_sometimes, [(np.arange(4.0), 3), (np.arange(4.0), 0)]),
+    ],
+)
+def test_a_variable_first_bound_in_the_loop_is_read_after_it(backend, fn, calls):
+    """The loop compiles (before, it stayed in Python); a call where it runs zero times leaves
+    the variable unbound, as in Python: the read raises UnboundLocalError, or is skipped."""
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(*calls[0])
+    assert compiled.python_loops == set()
+    assert _loop_region(compiled).stats.compiled_calls > 0
+
+
+def test_a_loop_that_runs_zero_times_runs_the_plain_statements_not_a_recompile():
+    """Traced once with the loop running, a zero-trip call fails the compiled code's check and
+    runs the region's statements; later calls use the compiled code again."""
+    compiled = astcompile.compile(first_bound_in_loop, backend="c")
+    x = np.arange(3.0)
+    for steps in (3, 0, 4):
+        try:
+            got = compiled(x, steps)
+        except UnboundLocalError:
+            assert steps == 0
+            continue
+        np.testing.assert_array_equal(got[0], first_bound_in_loop(x, steps)[0])
+    region = _loop_region(compiled)
+    assert compiled.python_loops == set()
+    assert region.stats.traces <= 1  # 0 when an earlier test left the compiled entry on disk
+    assert region.stats.eager_calls == 1 and region.stats.compiled_calls >= 2
+
+
+def int_sum_of_floats(x, n):
+    s = 0
+    for i in range(n):
+        s = s + x[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_of_an_int_count_that_changes_a_type_compiles(backend):
+    """``s = 0`` becomes a float64 when the loop runs, stays the int 0 when it does not: the
+    loop compiles with a check that it runs (before, it stayed in Python), and a zero-trip
+    call runs the region's statements, which return Python's int."""
+    calls = [(np.arange(9.0), 7), (np.arange(9.0), 0), (np.arange(9.0), -2), (np.arange(9.0), 3)]
+    assert_same_calls(int_sum_of_floats, calls, backend=backend)
+    compiled = astcompile.compile(int_sum_of_floats, backend=backend)
+    compiled(np.arange(9.0), 7)
+    assert compiled.python_loops == set()
+    assert _loop_region(compiled).stats.compiled_calls > 0
+    got = compiled(np.arange(9.0), 0)
+    assert got == 0 and type(got) is int
+
+
+def bump_then_bind(x, n):
+    x[0] += 1.0
+    for i in range(n):
+        p = x * 2.0
+    return p
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_region_that_already_stored_never_reruns_for_a_zero_trip_loop(backend):
+    """The zero-trip fallback runs the region's statements from the start: after a store into
+    an argument that would store twice, so such a loop is traced on its own terms instead
+    (the argument is bumped once, and the read after the loop raises as in Python)."""
+    assert_same_calls(bump_then_bind, [(np.ones(3), 2), (np.ones(3), 0)], backend=backend)
+    x = np.ones(3)
+    compiled = astcompile.compile(bump_then_bind, backend=backend)
+    with pytest.raises(UnboundLocalError):
+        compiled(x, 0)
+    assert x[0] == 2.0
