@@ -13,36 +13,84 @@ from __future__ import annotations
 import copy
 import re
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-#: ``(rtol, atol)`` by the dtype of the plain value, the one tolerance table. Compiled code
-#: sums in another order than NumPy (blocked, not pairwise) and calls libm/libmvec instead of
-#: NumPy's SIMD loops: a few units in the last place (<= 4 in float32), times the length of a
-#: reduction. Exact kinds (bool, integers, strings, objects) compare with ``==``.
+#: ``(rtol, atol)`` by the dtype of the plain value, the one tolerance table: the least any
+#: float result is held to. Compiled code calls libm/libmvec instead of NumPy's SIMD loops (a
+#: few units in the last place, <= 4 in float32) and adds in another order (:data:`PER_TERM`,
+#: which takes over past about 170 float32 or 9,000 float64 terms). Exact kinds (bool,
+#: integers, strings, objects) compare with ``==``.
 TOLERANCE: dict[np.dtype, tuple[float, float]] = {
     np.dtype(np.float32): (1e-5, 1e-5),
     np.dtype(np.float64): (1e-12, 1e-12),
     np.dtype(np.complex64): (1e-5, 1e-5),
     np.dtype(np.complex128): (1e-12, 1e-12),
 }
-EXACT = (0.0, 0.0)
+
+#: What the tolerance grows by per term of a sum or scan, in units of the dtype's epsilon.
+#: Compiled code adds in another order than NumPy (blocked or sequential where NumPy's ``sum``
+#: is pairwise, a tree where ``cumsum`` is sequential). A sequential sum of ``n`` terms is off
+#: by up to ``(n - 1) * eps / 2`` of the terms' magnitudes, a tree's by ``log2(n) * eps / 2``:
+#: two orders differ by about ``n * eps / 2`` at most. Past the table for a long enough scan (a
+#: float32 ``cumsum`` of 0.1s drifts by ``0.09 * n * eps``, normal values by up to ``0.33 * n *
+#: eps``: rounding does not average out), below it for a short one.
+PER_TERM = 0.5
+
+#: An int argument up to this is a count (a trip count, a length ``np.ones(n)`` makes) and may
+#: be the length of a sum; a larger one is a value (a seed, a bit mask), not a length.
+LONGEST_COUNT = 1 << 24
 
 
-def tolerance(dtype: np.dtype) -> tuple[float, float]:
-    """``(rtol, atol)`` for values of ``dtype``; an inexact dtype not in the table (float16,
-    longdouble) at float64's: the compiled code gives NumPy's float16 results."""
+class Allowance(NamedTuple):
+    """What the inputs allow beyond the result dtype's own tolerance: the tolerance of their
+    float dtypes (a float32 input rounds a float64 result at float32's) and ``terms``, the
+    length of the longest sum or scan they can feed (:func:`terms_in`)."""
+
+    rtol: float
+    atol: float
+    terms: int = 1
+
+
+EXACT = Allowance(0.0, 0.0)
+
+
+def tolerance(dtype: np.dtype, terms: int = 1) -> tuple[float, float]:
+    """``(rtol, atol)`` for values of ``dtype`` summed or scanned over up to ``terms`` items:
+    the table's entry, or ``PER_TERM * eps * terms`` where that is larger. An inexact dtype
+    not in the table (float16, longdouble) is held to float64's: the compiled code gives
+    NumPy's float16 results."""
     if dtype.kind not in "fc":
-        return EXACT
-    return TOLERANCE.get(dtype, TOLERANCE[np.dtype(np.float64)])
+        return EXACT[:2]
+    rtol, atol = TOLERANCE.get(dtype, TOLERANCE[np.dtype(np.float64)])
+    grown = PER_TERM * float(np.finfo(dtype).eps) * terms
+    return max(rtol, grown), max(atol, grown)
 
 
-def input_floor(values: Any) -> tuple[float, float]:
-    """The tolerance the inputs allow: float32 inputs make float64 results carry float32
-    rounding (NumPy itself computes ``np.exp(x_f32)`` in float32 before promoting)."""
-    found = [tolerance(np.asarray(a).dtype) for a in arrays_in(values)]
-    return (max((r for r, _ in found), default=0.0), max((a for _, a in found), default=0.0))
+def input_floor(values: Any) -> Allowance:
+    """The allowance the inputs give: float32 inputs make float64 results carry float32
+    rounding (NumPy itself computes ``np.exp(x_f32)`` in float32 before promoting), and the
+    longest sum or scan they can feed widens every float tolerance."""
+    terms = terms_in(values)
+    found = [tolerance(np.asarray(a).dtype, terms) for a in arrays_in(values)]
+    rtol = max((r for r, _ in found), default=0.0)
+    return Allowance(rtol, max((a for _, a in found), default=0.0), terms)
+
+
+def terms_in(values: Any) -> int:
+    """How many terms a sum or scan over ``values`` can have: the size of the largest array,
+    the length of the longest list or tuple, or the largest int up to :data:`LONGEST_COUNT`
+    (``for i in range(n)``, ``np.ones(n).cumsum()``); at least 1."""
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        return abs(int(values)) if 0 < abs(int(values)) <= LONGEST_COUNT else 1
+    if isinstance(values, (np.ndarray, np.generic)):
+        return max(values.size, 1)
+    if isinstance(values, dict):
+        values = list(values.values())
+    if isinstance(values, (tuple, list)):
+        return max([1, len(values), *(terms_in(v) for v in values)])
+    return 1
 
 
 def arrays_in(values: Any) -> list[Any]:
@@ -97,11 +145,12 @@ def _fresh_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
 
 
 def differences(
-    got: Any, expected: Any, path: str = "result", floor: tuple[float, float] | None = EXACT
+    got: Any, expected: Any, path: str = "result", floor: Allowance | None = EXACT
 ) -> list[str]:
     """What differs between ``got`` (compiled) and ``expected`` (plain), one line per thing;
-    empty when they agree. ``floor`` raises every float tolerance (see :func:`input_floor`);
-    ``floor=None`` compares floats exactly too (NaN still equal to NaN)."""
+    empty when they agree. ``floor`` raises every float tolerance and says how many terms a
+    sum may have had (see :func:`input_floor`); ``floor=None`` compares floats exactly too
+    (NaN still equal to NaN)."""
     if type(got) is not type(expected):
         return [f"{path}: type {type(got).__name__} != {type(expected).__name__}"]
     if isinstance(expected, (tuple, list)):
@@ -136,7 +185,7 @@ def memory_order(a: np.ndarray) -> str:
 
 
 def _array_differences(
-    got: np.ndarray, expected: np.ndarray, path: str, floor: tuple[float, float] | None
+    got: np.ndarray, expected: np.ndarray, path: str, floor: Allowance | None
 ) -> list[str]:
     if got.dtype != expected.dtype:
         return [f"{path}: dtype {got.dtype} != {expected.dtype}"]
@@ -144,14 +193,12 @@ def _array_differences(
         return [f"{path}: shape {got.shape} != {expected.shape}"]
     if memory_order(got) != memory_order(expected):
         return [f"{path}: memory order {memory_order(got)} != {memory_order(expected)}"]
-    rtol, atol = tolerance(expected.dtype)
+    rtol, atol = EXACT[:2] if floor is None else tolerance(expected.dtype, floor.terms)
     if expected.dtype.kind not in "fc":
         bad = got != expected
     else:
-        if floor is None:
-            rtol, atol = EXACT
-        else:
-            rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
+        if floor is not None:
+            rtol, atol = max(rtol, floor.rtol), max(atol, floor.atol)
         bad = _far(got.real, expected.real, rtol, atol) | _far(got.imag, expected.imag, rtol, atol)
     if not np.any(bad):
         return []
@@ -213,7 +260,7 @@ def call_differences(
     args: tuple,
     plain_args: tuple,
     params: tuple[str, ...],
-    floor: tuple[float, float],
+    floor: Allowance,
 ) -> list[str]:
     """What differs between a compiled and a plain call: the results, then each argument as
     the call left it (a write into an argument must be the same write)."""

@@ -26,6 +26,7 @@ import numpy as np
 import astcompile
 from astcompile.compare import (
     EXACT,
+    Allowance,
     arrays_in,
     call_differences,
     copy_args,
@@ -78,9 +79,7 @@ def _assert_none(problems: list[str]) -> None:
     assert not problems, "\n".join(problems)
 
 
-def assert_matches(
-    got: Any, expected: Any, path: str = "result", floor: tuple[float, float] = EXACT
-) -> None:
+def assert_matches(got: Any, expected: Any, path: str = "result", floor: Allowance = EXACT) -> None:
     """Equal dtype, shape and values, both sides taken as arrays (no Python type check, and
     no memory order: two backends' runs of one graph on arguments of another layout than it
     was traced for are held to their values)."""
@@ -89,7 +88,7 @@ def assert_matches(
 
 
 def assert_same_value(
-    got: Any, expected: Any, path: str = "result", floor: tuple[float, float] = EXACT
+    got: Any, expected: Any, path: str = "result", floor: Allowance = EXACT
 ) -> None:
     """``got`` is ``expected`` by :func:`astcompile.compare.differences`."""
     _assert_none(differences(got, expected, path, floor))

@@ -8,11 +8,16 @@ import numpy as np
 import pytest
 
 from astcompile.compare import (
+    EXACT,
+    LONGEST_COUNT,
+    TOLERANCE,
+    Allowance,
     call_differences,
     copy_args,
     differences,
     exception_differences,
     input_floor,
+    terms_in,
     tolerance,
 )
 
@@ -68,9 +73,45 @@ def test_differences_name_what_differs(got, expected, text):
 
 def test_float32_inputs_allow_float32_tolerance_in_float64_results():
     args = (np.ones(3, np.float32),)
-    assert input_floor(args) == (1e-5, 1e-5)
+    assert input_floor(args) == Allowance(1e-5, 1e-5, 3)
     got, expected = np.array([1.0 + 1e-7]), np.array([1.0])
     assert differences(got, expected) and not differences(got, expected, floor=input_floor(args))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_the_tolerance_grows_with_the_length_of_a_sum(dtype):
+    """The table is the floor; past it the tolerance is ``n * eps / 2``: two orders of adding
+    ``n`` terms differ by up to that much, so a fixed tolerance fails a long enough scan."""
+    dtype = np.dtype(dtype)
+    eps = float(np.finfo(dtype).eps)
+    assert tolerance(dtype) == tolerance(dtype, 10) == TOLERANCE[dtype]
+    floor = TOLERANCE[dtype][0]
+    long = int(4 * floor / eps)
+    assert tolerance(dtype, long) == (long * eps / 2, long * eps / 2)
+    lengths = [1, 10, 100, 10**4, 10**6, 10**8]
+    assert [tolerance(dtype, n) for n in lengths] == sorted(tolerance(dtype, n) for n in lengths)
+    assert tolerance(np.dtype(np.int64), 10**6) == (0.0, 0.0)
+
+
+def test_terms_are_the_longest_array_list_or_count_of_the_inputs():
+    assert terms_in((np.ones((30, 40)), np.ones(7))) == 1200
+    assert terms_in(([1.0] * 50, {"k": np.ones(9)})) == 50
+    assert terms_in((np.ones(3), 500, np.int32(700))) == 700  # range(n), np.ones(n)
+    assert terms_in((np.ones(3), LONGEST_COUNT + 1, True, -5)) == 5  # a value, a bool, |-5|
+    assert terms_in(()) == terms_in(2.5) == terms_in("s") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_long_scan_in_another_order_is_within_tolerance(dtype):
+    """A sequential ``cumsum`` of 0.1s drifts from NumPy's pairwise ``sum`` by more than the
+    table allows once it is long (about 0.09 * n * eps): within the tolerance of the inputs'
+    length (0.6 % for 100,000 float32 terms), while a value 1 % off still differs."""
+    n = 4_000_000 if dtype == np.float64 else 100_000
+    x = np.full(n, 0.1, dtype)
+    sequential, pairwise = np.cumsum(x)[-1:], np.sum(x, keepdims=True)
+    assert differences(sequential, pairwise)  # the fixed table alone: too tight
+    assert differences(sequential, pairwise, floor=input_floor((x,))) == []
+    assert differences(sequential * dtype(1.01), pairwise, floor=input_floor((x,)))
 
 
 def test_exceptions_compare_by_type():
@@ -92,7 +133,7 @@ def test_numpys_overflow_message_must_name_the_same_int():
 
 def test_call_differences_compare_arguments_after_the_call():
     problems = call_differences(
-        (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), (0.0, 0.0)
+        (1,), (1,), (np.array([1, 2]), 3), (np.array([1, 0]), 3), ("x", "n"), EXACT
     )
     expected = (
         "argument 'x' after the call: 1 of 2 element(s) differ (exact); "

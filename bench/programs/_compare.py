@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from astcompile.compare import (
+    Allowance,
     copy_args,
     describe,
     differences,
@@ -77,7 +78,7 @@ def compare(plain: Outcome, compiled: Outcome) -> Verdict:
     return Verdict("close" if _differences(plain, compiled, None) else "equal")
 
 
-def _differences(plain: Outcome, compiled: Outcome, floor: tuple[float, float] | None) -> list[str]:
+def _differences(plain: Outcome, compiled: Outcome, floor: Allowance | None) -> list[str]:
     return differences(compiled.result, plain.result, "result", floor) + differences(
         compiled.args_after, plain.args_after, "args after the call", floor
     )
