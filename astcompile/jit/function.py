@@ -33,8 +33,8 @@ from astcompile.jit.dispatch import call_from_compiled, calls_of_itself
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
-from astcompile.jit.regions import Region, after_compiled, guarded
-from astcompile.jit.sole_region import alone, is_sole_region
+from astcompile.jit.regions import Region, guarded
+from astcompile.jit.sole_region import alone, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.targets import Backend, get_backend, resolve_backend, resolve_for_call
@@ -119,12 +119,10 @@ class CompiledFunction:
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 fpflags.clear()  # what NumPy would warn of: jit/fp_errors.py
                 result = sole.guards(*args)
-                if result is MISS:
-                    result = (self._full_call(args, {}),)  # a miss: the code may be new
-                elif fpflags.raised():
-                    result = after_compiled(sole, args, result)
             except RunPlain:
-                return sole.run_body(args)[0]
+                result = None
+            if result is MISS or result is None or fpflags.raised():
+                return finish(self, sole, args, result)  # runtime/fastcall_sole.c: the same
             return result[0]
         return self._full_call(args, kwargs)
 
