@@ -18,7 +18,7 @@
  */
 
 static struct {
-    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var;
+    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var, *compiled_call;
     int fp; /* whether this machine's flags are known (runtime/fpflags.py) */
 } sole_ctx;
 static PyObject *s_countdown, *s_plain, *s_guards, *s_recording, *s_verify, *s_quiet_state;
@@ -54,12 +54,14 @@ static int sole_count(PyObject *tier) {
     return stored;
 }
 
-static int sole_taken(Switch *self, Py_ssize_t nargs, PyObject *kwnames) {
-    if (sole_ctx.miss == NULL || self->sole_dict == NULL || self->tier_dict == NULL) return 0;
+/* count: a call of the function (counted down, or left to the route when a sample is due);
+ * else its compiled path alone (a sample times it, a recursion runs it). */
+static int sole_taken(Switch *self, Py_ssize_t nargs, PyObject *kwnames, int count) {
+    if (sole_ctx.miss == NULL || self->finish == NULL || self->sole_dict == NULL || self->tier_dict == NULL) return 0;
     if (nargs != self->sole_arity || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0)) return 0;
     if (sole_flag(sole_ctx.telemetry, s_recording) != 0 || sole_flag(sole_ctx.config, s_verify) != 0)
         return 0;
-    return sole_quiet() && sole_count(self->tier_dict);
+    return sole_quiet() && (!count || sole_count(self->tier_dict));
 }
 
 /* The route's finish(owner, region, args, result) for a call the guards did not end. */
@@ -75,10 +77,10 @@ static PyObject *sole_finish(Switch *self, PyObject *region, PyObject *const *ar
 }
 
 /* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it. */
-static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
-                     PyObject **out) {
+static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    int count, PyObject **out) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (!sole_taken(self, nargs, kwnames)) {
+    if (!sole_taken(self, nargs, kwnames, count)) {
         if (PyErr_Occurred()) PyErr_Clear(); /* the route reads the same state and decides */
         return 0;
     }
@@ -109,6 +111,25 @@ static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObjec
     Py_XDECREF(result);
     Py_DECREF(region);
     return 1;
+}
+
+static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                     PyObject **out) {
+    return sole_run(self, args, nargsf, kwnames, 1, out);
+}
+
+/* compiled_call(*args, **kwargs): CompiledFunction._compiled_call (the compiled path, not
+ * counted), in C for a one-region function's calls that sole_call would run here: measuring
+ * must time the compiled path that the function's calls run, not its Python twin. */
+static PyObject *sole_compiled_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+    PyObject *out;
+    if (sole_run((Switch *)op, args, (size_t)nargs, kwnames, 0, &out)) return out;
+    if (sole_ctx.compiled_call == NULL) {
+        PyErr_SetString(PyExc_TypeError, "compiled_call before sole_context");
+        return NULL;
+    }
+    return switch_bound(op, sole_ctx.compiled_call, args, (size_t)nargs, kwnames);
 }
 
 /* An object's __dict__ (new), or NULL with no error: no fast calls through it. */
@@ -168,13 +189,15 @@ static int sole_set_tier(PyObject *op, PyObject *value, void *closure) {
     return 0;
 }
 
-/* sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp): what a sole
- * call reads (the modules' globals), once per process (astcompile/jit/sole_region.py). */
+/* sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp, compiled_call):
+ * what a sole call reads (the modules' globals), and the Python compiled path it stands for,
+ * once per process (astcompile/jit/sole_region.py). */
 static PyObject *sole_context(PyObject *module, PyObject *args) {
-    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var;
+    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var, *compiled_call;
     int fp;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!Op", &miss, &run_plain, &PyDict_Type, &telemetry,
-                          &PyDict_Type, &config, &PyDict_Type, &errstate, &state_var, &fp))
+    if (!PyArg_ParseTuple(args, "OOO!O!O!OpO", &miss, &run_plain, &PyDict_Type, &telemetry,
+                          &PyDict_Type, &config, &PyDict_Type, &errstate, &state_var, &fp,
+                          &compiled_call))
         return NULL;
     if (state_var != Py_None && !PyContextVar_CheckExact(state_var)) {
         PyErr_SetString(PyExc_TypeError, "state_var must be a ContextVar or None");
@@ -187,12 +210,13 @@ static PyObject *sole_context(PyObject *module, PyObject *args) {
     Py_XSETREF(sole_ctx.errstate, Py_NewRef(errstate));
     Py_XSETREF(sole_ctx.state_var, state_var == Py_None ? NULL : Py_NewRef(state_var));
     sole_ctx.fp = fp;
+    Py_XSETREF(sole_ctx.compiled_call, Py_NewRef(compiled_call));
     Py_RETURN_NONE;
 }
 
 static PyMethodDef sole_methods[] = {
     {"sole_context", sole_context, METH_VARARGS,
-     "sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp)"},
+     "sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp, compiled_call)"},
     {NULL},
 };
 

@@ -39,6 +39,8 @@ static int sole_set_region(PyObject *op, PyObject *value, void *closure);
 static PyObject *sole_get_tier(PyObject *op, void *closure);
 static int sole_set_tier(PyObject *op, PyObject *value, void *closure);
 static int add_sole(PyObject *module);
+static PyObject *sole_compiled_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
 
 enum { SMALL_CALL = 8 };
 
@@ -200,6 +202,8 @@ static PyObject *switch_current(PyObject *self, void *closure) {
 static PyMethodDef switch_methods[] = {
     {"route", switch_route, METH_VARARGS,
      "route(target, bind, watched=None): what calls run from now on"},
+    {"compiled_call", (PyCFunction)(void (*)(void))sole_compiled_call, METH_FASTCALL | METH_KEYWORDS,
+     "a one-region function's compiled path, not counted (fastcall_sole.c)"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))switch_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {NULL},

@@ -174,7 +174,8 @@ class CompiledFunction:
             if region_tiering.settling(regions, tier):  # time the path they settle on
                 tier.countdown = 1
                 return self._compiled_call(*args, **kwargs)
-        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs, self._running())
+        compiled = self._compiled_call if self._sole_region is None else self._sole_call
+        return tier.sampled_call(compiled, self.fn, args, kwargs, self._running())
 
     def _running(self) -> bool:
         """Whether this thread is inside a call of this function already: a call of itself
@@ -208,6 +209,8 @@ class CompiledFunction:
                 return sole.run_body(args)[0]
             return result[0]
         return self._full_call(args, kwargs)
+
+    _sole_call = _compiled_call  # what samples time for one region (in C: jit/routes.py)
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""

@@ -45,9 +45,10 @@ def routed_class(cls: type) -> type | None:
     routed = _routed.get((cls, switch))
     if routed is None:
         measured = cls.__call__
-        finish = sole_region.finish if measured is _base_call() else None  # fastcall_sole.c
+        base = _base()
+        finish = sole_region.finish if measured is base.__call__ else None  # fastcall_sole.c
         if switch not in _prepared:  # once per extension loaded
-            sole_region.in_c(fastcall.loaded())
+            sole_region.in_c(fastcall.loaded(), base._compiled_call)
             _prepared.add(switch)
 
         def run_plain(self: Any) -> None:  # through the type: ``fn`` may carry a ``route``
@@ -58,17 +59,19 @@ def routed_class(cls: type) -> type | None:
             switch.route(self, measured, True, None, finish)
 
         body = {"run_plain": run_plain, "run_measured": run_measured, "pickled_as": cls}
+        if finish is not None and cls._sole_call is base._sole_call:  # samples time C
+            body["_sole_call"] = switch.compiled_call
         body |= {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
         routed = _routed.setdefault((cls, switch), type(cls.__name__, (switch, cls), body))
     return routed
 
 
-def _base_call() -> Callable:
-    """``CompiledFunction.__call__``, whose first lines a sole call runs in C (a class with
-    a ``__call__`` of its own runs that)."""
+def _base() -> type:
+    """``CompiledFunction``, whose ``__call__`` and ``_sole_call`` a one-region function's
+    calls run in C (a class with a ``__call__`` of its own runs that)."""
     from astcompile.jit.function import CompiledFunction
 
-    return CompiledFunction.__call__
+    return CompiledFunction
 
 
 def plain_twin(owner: CompiledFunction) -> Callable | None:

@@ -13,6 +13,7 @@ those guards (the tiering countdown, the error state, the flags: 0.2-0.4 us as P
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +67,10 @@ def finish(owner: CompiledFunction, sole: Region, args: tuple, result: Any) -> A
     return sole.run_body(args)[0]
 
 
-def in_c(module: ModuleType) -> None:
+def in_c(module: ModuleType, compiled_call: Callable) -> None:
     """Give the C call path what a sole call reads, once per process: the state
-    ``CompiledFunction.__call__`` reads, by the same names, so that it is read afresh each call."""
+    ``CompiledFunction.__call__`` reads, by the same names, so that it is read afresh each call,
+    and ``compiled_call`` (``CompiledFunction._compiled_call``), which its own stands for."""
     state = getattr(errstate.current, "__self__", None)  # NumPy's context variable
     module.sole_context(
         MISS,
@@ -78,4 +80,5 @@ def in_c(module: ModuleType) -> None:
         vars(errstate),
         state if type(state).__name__ == "ContextVar" else None,
         bool(fpflags.KINDS),  # else the flags are not looked at (runtime/fpflags.py)
+        compiled_call,
     )
