@@ -20,6 +20,12 @@ called by position, by keyword and as a method: what a compiled function adds to
 calling the function itself, with the C call path (``runtime/fastcall_switch.c``, what a
 process gets once the extension is in the cache) and without it (the function's class calls
 the function: the first process on a machine, or no Python headers), in the same run.
+
+Then small compiled calls: a function that is one loop region (``branchy_sum`` on 64
+elements), whose compiled call is mostly fixed cost, timed as the plain function, the compiled
+function as users get it (its call's own lines in C, ``runtime/fastcall_sole.c``), the same with
+those lines in Python (``CompiledFunction.__call__``: what it cost before), the region's C
+guard-and-run object alone, and Numba's ``@njit`` where Numba is installed.
 """
 
 from __future__ import annotations
@@ -178,6 +184,60 @@ def tiny_calls(rounds: int = 30, calls: int = 20_000) -> list[tuple[str, float, 
     return [(names[s], best[0][s], best[1][s], best[2][s]) for s in loops]
 
 
+@contextlib.contextmanager
+def _call_in_python() -> Iterator[None]:
+    """Functions compiled inside run their call's own lines in Python (``__call__``)."""
+    from astcompile.jit import routes, sole_region
+
+    with mock.patch.object(sole_region, "finish", None), mock.patch.dict(routes._routed):
+        routes._routed.clear()  # a routed class of its own, with no C finish
+        yield
+
+
+def _numba(fn: Callable) -> Callable | None:
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(fn)
+
+
+def small_sides() -> tuple[dict[str, Callable], np.ndarray]:
+    """What ``small_calls`` times, by name, and the array it calls them with."""
+    from astcompile.runtime import fastcall
+    from bench.programs.branchy_sum import branchy_sum
+
+    astcompile.config.tiering = True
+    fastcall.extension(astcompile.config.cache_dir)  # as a later process finds it
+    x = np.random.default_rng(0).random(64)
+    compiled = astcompile.compile(branchy_sum, backend="c")
+    with _call_in_python():
+        in_python = astcompile.compile(branchy_sum, backend="c")
+    for fn in (compiled, in_python):
+        for _ in range(20_000):  # past the first comparison (a compile in the background)
+            fn(x)
+            if fn._tier.choice is not None and fn._tier.countdown > 1:
+                break
+    sides = {"plain": branchy_sum, "compiled": compiled, "__call__ in Python": in_python}
+    sides["guards alone"] = compiled._sole_region.guards
+    numba = _numba(branchy_sum)
+    return (sides | {"Numba": numba} if numba else sides), x
+
+
+def small_calls(rounds: int = 30, calls: int = 20_000) -> dict[str, float]:
+    """Seconds per call of ``branchy_sum`` on 64 elements, by side (thread CPU time, best of
+    ``rounds`` rounds interleaved)."""
+    sides, x = small_sides()
+    best = dict.fromkeys(sides, math.inf)
+    for _ in range(rounds):
+        for name, fn in sides.items():
+            start = time.thread_time()
+            for _ in range(calls):
+                fn(x)
+            best[name] = min(best[name], (time.thread_time() - start) / calls)
+    return best
+
+
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
@@ -208,6 +268,12 @@ def main() -> None:
             f"(**{plain / by_class:.2f}×**) | +{(routed - plain) * 1e9:.0f} ns "
             f"(**{plain / routed:.2f}×**) |"
         )
+    times = small_calls()
+    print("\nSmall compiled calls: branchy_sum on 64 f64, per call, and plain time / its time")
+    print("| side | per call | ratio |")
+    print("|---|---|---|")
+    for name, seconds in times.items():
+        print(f"| {name} | {seconds * 1e9:.0f} ns | **{times['plain'] / seconds:.1f}×** |")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,20 @@ typedef struct {
     int bind;        /* whether the route gets the object itself as its first argument */
     PyObject *watched;                     /* the function the route stands for, or NULL */
     PyObject *code, *defaults, *kwdefaults; /* watched's when the route was set */
+    PyObject *finish; /* with a bound route: a one-region function's calls run in C */
+    PyObject *sole, *sole_dict, *tier, *tier_dict; /* its region and tier (fastcall_sole.c) */
+    Py_ssize_t sole_arity;
 } Switch;
+
+static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                     PyObject **out); /* fastcall_sole.c */
+static PyObject *sole_get_region(PyObject *op, void *closure);
+static int sole_set_region(PyObject *op, PyObject *value, void *closure);
+static PyObject *sole_get_tier(PyObject *op, void *closure);
+static int sole_set_tier(PyObject *op, PyObject *value, void *closure);
+static int add_sole(PyObject *module);
+static PyObject *sole_compiled_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
 
 enum { SMALL_CALL = 8 };
 
@@ -74,8 +87,11 @@ static PyObject *switch_call(PyObject *op, PyObject *const *args, size_t nargsf,
         PyErr_SetString(PyExc_TypeError, "compiled function called before its route was set");
         return NULL;
     }
+    PyObject *result;
+    if (self->finish != NULL && route == self->route && sole_call(self, args, nargsf, kwnames, &result))
+        return result;
     Py_INCREF(route); /* the call may change the route (measuring decides inside it) */
-    PyObject *result = self->bind ? switch_bound(op, route, args, nargsf, kwnames)
+    result = self->bind ? switch_bound(op, route, args, nargsf, kwnames)
                                   : PyObject_Vectorcall(route, args, nargsf, kwnames);
     Py_DECREF(route);
     return result;
@@ -94,6 +110,11 @@ static int switch_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->code);
     Py_VISIT(self->defaults);
     Py_VISIT(self->kwdefaults);
+    Py_VISIT(self->finish);
+    Py_VISIT(self->sole);
+    Py_VISIT(self->sole_dict);
+    Py_VISIT(self->tier);
+    Py_VISIT(self->tier_dict);
     return 0;
 }
 
@@ -107,8 +128,14 @@ static void switch_unwatch(Switch *self) {
 }
 
 static int switch_clear(PyObject *op) {
-    Py_CLEAR(((Switch *)op)->route);
-    switch_unwatch((Switch *)op);
+    Switch *self = (Switch *)op;
+    Py_CLEAR(self->route);
+    Py_CLEAR(self->finish);
+    Py_CLEAR(self->sole);
+    Py_CLEAR(self->sole_dict);
+    Py_CLEAR(self->tier);
+    Py_CLEAR(self->tier_dict);
+    switch_unwatch(self);
     return 0;
 }
 
@@ -123,13 +150,19 @@ static PyObject *switch_get(PyObject *self, PyObject *obj, PyObject *type) {
     return PyMethod_New(self, obj);
 }
 
-/* route(target, bind, watched=None): from now on a call runs target(*args) or, with bind,
- * target(self, *args); with watched (a function), only while watched keeps the code and
- * defaults it has now, and watched(*args) once it does not. */
+/* route(target, bind, watched=None, finish=None): from now on a call runs target(*args) or,
+ * with bind, target(self, *args); with watched (a function), only while watched keeps the code
+ * and defaults it has now, and watched(*args) once it does not. With finish (and bind), a call
+ * of a one-region function runs target's first lines in C (fastcall_sole.c), ending in
+ * finish(self, region, args, result) where the guards did not end it. */
 static PyObject *switch_route(PyObject *op, PyObject *args) {
-    PyObject *target, *watched = Py_None;
+    PyObject *target, *watched = Py_None, *finish = Py_None;
     int bind;
-    if (!PyArg_ParseTuple(args, "Op|O", &target, &bind, &watched)) return NULL;
+    if (!PyArg_ParseTuple(args, "Op|OO", &target, &bind, &watched, &finish)) return NULL;
+    if (finish != Py_None && (!bind || !PyCallable_Check(finish))) {
+        PyErr_SetString(PyExc_TypeError, "finish must be callable, with a bound route");
+        return NULL;
+    }
     if (!PyCallable_Check(target)) {
         PyErr_SetString(PyExc_TypeError, "a route must be callable");
         return NULL;
@@ -149,6 +182,7 @@ static PyObject *switch_route(PyObject *op, PyObject *args) {
     }
     self->route = Py_NewRef(target);
     self->bind = bind;
+    Py_XSETREF(self->finish, finish == Py_None ? NULL : Py_NewRef(finish));
     Py_XDECREF(old);
     Py_RETURN_NONE;
 }
@@ -168,6 +202,8 @@ static PyObject *switch_current(PyObject *self, void *closure) {
 static PyMethodDef switch_methods[] = {
     {"route", switch_route, METH_VARARGS,
      "route(target, bind, watched=None): what calls run from now on"},
+    {"compiled_call", (PyCFunction)(void (*)(void))sole_compiled_call, METH_FASTCALL | METH_KEYWORDS,
+     "a one-region function's compiled path, not counted (fastcall_sole.c)"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))switch_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {NULL},
@@ -175,6 +211,8 @@ static PyMethodDef switch_methods[] = {
 
 static PyGetSetDef switch_getset[] = {
     {"current_route", switch_current, NULL, "what a call runs now", NULL},
+    {"_sole_region", sole_get_region, sole_set_region, "the region of a one-region function", NULL},
+    {"_tier", sole_get_tier, sole_set_tier, "the function's tiering state", NULL},
     {NULL},
 };
 
@@ -197,7 +235,7 @@ static PyTypeObject SwitchType = {
 };
 
 static int add_switch(PyObject *module) {
-    if (PyType_Ready(&SwitchType) < 0) return -1;
+    if (PyType_Ready(&SwitchType) < 0 || add_sole(module) < 0) return -1;
     Py_INCREF(&SwitchType);
     return PyModule_AddObject(module, "Switch", (PyObject *)&SwitchType);
 }

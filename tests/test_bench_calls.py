@@ -7,6 +7,7 @@ compute what the plain functions compute."""
 from __future__ import annotations
 
 import math
+import sys
 
 import astcompile
 from bench import calls
@@ -23,3 +24,22 @@ def test_tiny_calls_time_the_plain_path_both_ways(monkeypatch, capsys):
         assert subjects["pos"](3.0, 4.0) == 5.0 and subjects["kw"](3.0, 4.0, scale=2.0) == 10.0
         assert math.isclose(subjects["method"].length(4.0), 5.0)
         assert calls._compiled(subjects["method"]) is type(subjects["method"]).length
+
+
+def test_small_calls_time_each_side_it_names(monkeypatch):
+    """The compiled side runs its call in C, the other in ``__call__``; all compute the sum."""
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    sides, x = calls.small_sides()
+    assert {"plain", "compiled", "__call__ in Python", "guards alone"} <= set(sides)
+    expected = sides["plain"](x)
+    assert sides["guards alone"](x) == (expected,)
+    frames = {}
+    for name in ("compiled", "__call__ in Python"):
+        seen = frames[name] = []
+        sys.setprofile(lambda frame, event, arg, seen=seen: seen.append(frame.f_code.co_name))
+        try:
+            assert sides[name](x) == expected
+        finally:
+            sys.setprofile(None)
+    assert "__call__" not in frames["compiled"] and "__call__" in frames["__call__ in Python"]
+    assert set(calls.small_calls(rounds=1, calls=20)) == set(sides)

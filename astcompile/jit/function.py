@@ -33,8 +33,8 @@ from astcompile.jit.dispatch import call_from_compiled, calls_of_itself
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
-from astcompile.jit.regions import Region, after_compiled, guarded
-from astcompile.jit.sole_region import alone, is_sole_region
+from astcompile.jit.regions import Region, guarded
+from astcompile.jit.sole_region import alone, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.targets import Backend, get_backend, resolve_backend, resolve_for_call
@@ -119,12 +119,10 @@ class CompiledFunction:
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 fpflags.clear()  # what NumPy would warn of: jit/fp_errors.py
                 result = sole.guards(*args)
-                if result is MISS:
-                    result = (self._full_call(args, {}),)  # a miss: the code may be new
-                elif fpflags.raised():
-                    result = after_compiled(sole, args, result)
             except RunPlain:
-                return sole.run_body(args)[0]
+                result = None
+            if result is MISS or result is None or fpflags.raised():
+                return finish(self, sole, args, result)  # runtime/fastcall_sole.c: the same
             return result[0]
         return self._full_call(args, kwargs)
 
@@ -176,7 +174,8 @@ class CompiledFunction:
             if region_tiering.settling(regions, tier):  # time the path they settle on
                 tier.countdown = 1
                 return self._compiled_call(*args, **kwargs)
-        return tier.sampled_call(self._compiled_call, self.fn, args, kwargs, self._running())
+        compiled = self._compiled_call if self._sole_region is None else self._sole_call
+        return tier.sampled_call(compiled, self.fn, args, kwargs, self._running())
 
     def _running(self) -> bool:
         """Whether this thread is inside a call of this function already: a call of itself
@@ -210,6 +209,8 @@ class CompiledFunction:
                 return sole.run_body(args)[0]
             return result[0]
         return self._full_call(args, kwargs)
+
+    _sole_call = _compiled_call  # what samples time for one region (in C: jit/routes.py)
 
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config
+from astcompile.jit import sole_region
 from astcompile.jit.freshness import with_defaults
 from astcompile.runtime import fastcall
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from astcompile.jit.function import CompiledFunction
 
 _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed class
+_prepared: set[type] = set()  # the Switch types whose module knows what sole calls read
 
 
 def routed_class(cls: type) -> type | None:
@@ -43,18 +45,33 @@ def routed_class(cls: type) -> type | None:
     routed = _routed.get((cls, switch))
     if routed is None:
         measured = cls.__call__
+        base = _base()
+        finish = sole_region.finish if measured is base.__call__ else None  # fastcall_sole.c
+        if switch not in _prepared:  # once per extension loaded
+            sole_region.in_c(fastcall.loaded(), base._compiled_call)
+            _prepared.add(switch)
 
         def run_plain(self: Any) -> None:  # through the type: ``fn`` may carry a ``route``
             twin = plain_twin(self)
             switch.route(self, twin or self.fn, False, None if twin is None else self.fn)
 
         def run_measured(self: Any) -> None:
-            switch.route(self, measured, True)
+            switch.route(self, measured, True, None, finish)
 
         body = {"run_plain": run_plain, "run_measured": run_measured, "pickled_as": cls}
+        if finish is not None and cls._sole_call is base._sole_call:  # samples time C
+            body["_sole_call"] = switch.compiled_call
         body |= {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
         routed = _routed.setdefault((cls, switch), type(cls.__name__, (switch, cls), body))
     return routed
+
+
+def _base() -> type:
+    """``CompiledFunction``, whose ``__call__`` and ``_sole_call`` a one-region function's
+    calls run in C (a class with a ``__call__`` of its own runs that)."""
+    from astcompile.jit.function import CompiledFunction
+
+    return CompiledFunction
 
 
 def plain_twin(owner: CompiledFunction) -> Callable | None:

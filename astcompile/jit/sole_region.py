@@ -3,18 +3,29 @@
 ``f(x)`` whose rewrite is just ``(__ac_ret,) = __ac_region_0(x); return __ac_ret`` need not run
 the rewritten function at all: ``CompiledFunction`` calls the region's generated guard function
 directly (0.5 us less on a small call) when the call is exactly the region's arguments.
+
+Where the C-level call path is loaded, even the lines of ``CompiledFunction.__call__`` before
+those guards (the tiering countdown, the error state, the flags: 0.2-0.4 us as Python) run in C
+(``runtime/fastcall_sole.c``), reading the same state; the calls they do not end come to
+:func:`finish`, which ``__call__`` shares.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from astcompile import config
+from astcompile.ir.checks import RunPlain
 from astcompile.jit import telemetry
-from astcompile.runtime import errstate
+from astcompile.jit.entries import MISS
+from astcompile.jit.regions import after_compiled
+from astcompile.runtime import errstate, fpflags
 
 if TYPE_CHECKING:
+    from astcompile.jit.function import CompiledFunction
     from astcompile.jit.regions import Region
 
 
@@ -39,4 +50,35 @@ def alone(sole: Region, args: tuple) -> bool:
         len(args) == len(sole.names)
         and not (telemetry.recording or config.verify)
         and errstate.quiet()
+    )
+
+
+def finish(owner: CompiledFunction, sole: Region, args: tuple, result: Any) -> Any:
+    """A sole region's call that its guards did not end: a miss (the rewritten function, whose
+    code may be new), raised floating-point flags (NumPy's warnings or errors), or ``None``
+    where the compiled code declined with RunPlain (the region's own statements)."""
+    if result is not None:
+        try:
+            if result is MISS:
+                return owner._full_call(args, {})
+            return after_compiled(sole, args, result)[0]
+        except RunPlain:
+            pass
+    return sole.run_body(args)[0]
+
+
+def in_c(module: ModuleType, compiled_call: Callable) -> None:
+    """Give the C call path what a sole call reads, once per process: the state
+    ``CompiledFunction.__call__`` reads, by the same names, so that it is read afresh each call,
+    and ``compiled_call`` (``CompiledFunction._compiled_call``), which its own stands for."""
+    state = getattr(errstate.current, "__self__", None)  # NumPy's context variable
+    module.sole_context(
+        MISS,
+        RunPlain,
+        vars(telemetry),
+        vars(config),
+        vars(errstate),
+        state if type(state).__name__ == "ContextVar" else None,
+        bool(fpflags.KINDS),  # else the flags are not looked at (runtime/fpflags.py)
+        compiled_call,
     )

@@ -1,0 +1,231 @@
+/* The compiled call of a function that is one region, in C: appended after fastcall_switch.c.
+ *
+ * CompiledFunction.__call__ (astcompile/jit/function.py) runs, for a function whose rewrite is
+ * a single region's call, a few lines before the region's guards: the tiering countdown, the
+ * path chosen, explain and verify, NumPy's error state, the floating-point flags. As Python
+ * they cost 0.2-0.4 us, more than the guards and a small kernel together. A Switch whose route
+ * is that __call__ (bound) and that was given its owner's sole region and tier runs those
+ * lines here instead, reading the same Python state each call (so that whatever changes it,
+ * from Python or another thread, is seen by the next call), and hands every call it does not
+ * run to the route itself, which then takes exactly the path it always did:
+ *
+ * - keywords, another number of arguments, explain recording, verify, an error state not
+ *   known to be quiet (errstate.quiet_state), a countdown at its end (a sample is due), the
+ *   plain path chosen, anything unexpected in that state: the route (nothing counted here);
+ * - else: the countdown less one, the flags cleared, the region's guards (read from the
+ *   region each call: entries replace them), then result[0]; a miss, raised flags or RunPlain
+ *   end in the route's finish(owner, region, args, result) (result None for RunPlain).
+ */
+
+static struct {
+    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var, *compiled_call;
+    int fp; /* whether this machine's flags are known (runtime/fpflags.py) */
+} sole_ctx;
+static PyObject *s_countdown, *s_plain, *s_guards, *s_recording, *s_verify, *s_quiet_state;
+
+/* Whether a module global is set (telemetry.recording, config.verify); -1: unknown. */
+static int sole_flag(PyObject *globals, PyObject *name) {
+    PyObject *v = PyDict_GetItemWithError(globals, name);
+    return v == NULL ? -1 : PyObject_IsTrue(v);
+}
+
+/* errstate.current() is errstate.quiet_state: the test CompiledFunction.__call__ inlines. */
+static int sole_quiet(void) {
+    PyObject *state;
+    if (sole_ctx.state_var == NULL || PyContextVar_Get(sole_ctx.state_var, NULL, &state) < 0)
+        return 0;
+    int quiet = state != NULL && state == PyDict_GetItemWithError(sole_ctx.errstate, s_quiet_state);
+    Py_XDECREF(state);
+    return quiet;
+}
+
+/* The tier's countdown less one, stored, when no sample is due and the compiled path runs:
+ * 1; else 0 (nothing stored). */
+static int sole_count(PyObject *tier) {
+    PyObject *count = PyDict_GetItemWithError(tier, s_countdown);
+    if (count == NULL || !PyLong_CheckExact(count) || PyDict_GetItemWithError(tier, s_plain) != Py_False)
+        return 0;
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(count, &overflow) - 1;
+    if (overflow || n <= 0) return 0;
+    PyObject *left = PyLong_FromLongLong(n);
+    int stored = left != NULL && PyDict_SetItem(tier, s_countdown, left) == 0;
+    Py_XDECREF(left);
+    return stored;
+}
+
+/* count: a call of the function (counted down, or left to the route when a sample is due);
+ * else its compiled path alone (a sample times it, a recursion runs it). */
+static int sole_taken(Switch *self, Py_ssize_t nargs, PyObject *kwnames, int count) {
+    if (sole_ctx.miss == NULL || self->finish == NULL || self->sole_dict == NULL || self->tier_dict == NULL) return 0;
+    if (nargs != self->sole_arity || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0)) return 0;
+    if (sole_flag(sole_ctx.telemetry, s_recording) != 0 || sole_flag(sole_ctx.config, s_verify) != 0)
+        return 0;
+    return sole_quiet() && (!count || sole_count(self->tier_dict));
+}
+
+/* The route's finish(owner, region, args, result) for a call the guards did not end. */
+static PyObject *sole_finish(Switch *self, PyObject *region, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *result) {
+    PyObject *tuple = PyTuple_New(nargs);
+    if (tuple == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+    PyObject *call[4] = {(PyObject *)self, region, tuple, result};
+    PyObject *out = PyObject_Vectorcall(self->finish, call, 4, NULL);
+    Py_DECREF(tuple);
+    return out;
+}
+
+/* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it. */
+static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    int count, PyObject **out) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (!sole_taken(self, nargs, kwnames, count)) {
+        if (PyErr_Occurred()) PyErr_Clear(); /* the route reads the same state and decides */
+        return 0;
+    }
+    PyObject *region = Py_NewRef(self->sole); /* a call may rebuild: this call's own */
+    PyObject *guards = PyDict_GetItemWithError(self->sole_dict, s_guards);
+    if (guards == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "region without guards");
+        Py_DECREF(region);
+        *out = NULL;
+        return 1;
+    }
+    Py_INCREF(guards);
+    if (sole_ctx.fp && fetestexcept(FP_FLAGS)) feclearexcept(FP_FLAGS);
+    PyObject *result = PyObject_Vectorcall(guards, args, nargsf, NULL);
+    Py_DECREF(guards);
+    if (result == NULL && PyErr_ExceptionMatches(sole_ctx.run_plain)) {
+        PyErr_Clear();
+        *out = sole_finish(self, region, args, nargs, Py_None);
+    } else if (result == NULL) {
+        *out = NULL;
+    } else if (result == sole_ctx.miss || (sole_ctx.fp && fetestexcept(FP_FLAGS))) {
+        *out = sole_finish(self, region, args, nargs, result);
+    } else {
+        *out = PyTuple_CheckExact(result) && PyTuple_GET_SIZE(result) > 0
+                   ? Py_NewRef(PyTuple_GET_ITEM(result, 0))
+                   : PySequence_GetItem(result, 0);
+    }
+    Py_XDECREF(result);
+    Py_DECREF(region);
+    return 1;
+}
+
+static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                     PyObject **out) {
+    return sole_run(self, args, nargsf, kwnames, 1, out);
+}
+
+/* compiled_call(*args, **kwargs): CompiledFunction._compiled_call (the compiled path, not
+ * counted), in C for a one-region function's calls that sole_call would run here: measuring
+ * must time the compiled path that the function's calls run, not its Python twin. */
+static PyObject *sole_compiled_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+    PyObject *out;
+    if (sole_run((Switch *)op, args, (size_t)nargs, kwnames, 0, &out)) return out;
+    if (sole_ctx.compiled_call == NULL) {
+        PyErr_SetString(PyExc_TypeError, "compiled_call before sole_context");
+        return NULL;
+    }
+    return switch_bound(op, sole_ctx.compiled_call, args, (size_t)nargs, kwnames);
+}
+
+/* An object's __dict__ (new), or NULL with no error: no fast calls through it. */
+static PyObject *sole_dict_of(PyObject *obj) {
+    if (obj == NULL || obj == Py_None) return NULL;
+    PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+    if (dict == NULL || !PyDict_CheckExact(dict)) {
+        PyErr_Clear();
+        Py_XDECREF(dict);
+        return NULL;
+    }
+    return dict;
+}
+
+/* _sole_region: the region a one-region function's calls run (CompiledFunction's attribute,
+ * held here on a Switch so that a call reads it without a lookup), None when there is none. */
+static PyObject *sole_get_region(PyObject *op, void *closure) {
+    PyObject *region = ((Switch *)op)->sole;
+    return Py_NewRef(region ? region : Py_None);
+}
+
+static int sole_set_region(PyObject *op, PyObject *value, void *closure) {
+    Switch *self = (Switch *)op;
+    Py_ssize_t arity = -1;
+    PyObject *names = value && value != Py_None ? PyObject_GetAttrString(value, "names") : NULL;
+    if (names != NULL) arity = PyObject_Length(names);
+    Py_XDECREF(names);
+    PyErr_Clear(); /* a region without names runs through the route */
+    Py_CLEAR(self->sole);
+    Py_CLEAR(self->sole_dict);
+    if (value != NULL && value != Py_None) {
+        self->sole = Py_NewRef(value);
+        self->sole_dict = sole_dict_of(value);
+    }
+    self->sole_arity = arity;
+    return 0;
+}
+
+/* _tier: the function's tiering state (jit/tiering.Tier), whose countdown a call counts. */
+static PyObject *sole_get_tier(PyObject *op, void *closure) {
+    PyObject *tier = ((Switch *)op)->tier;
+    if (tier == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "_tier");
+        return NULL;
+    }
+    return Py_NewRef(tier);
+}
+
+static int sole_set_tier(PyObject *op, PyObject *value, void *closure) {
+    Switch *self = (Switch *)op;
+    Py_CLEAR(self->tier);
+    Py_CLEAR(self->tier_dict);
+    if (value != NULL) {
+        self->tier = Py_NewRef(value);
+        self->tier_dict = sole_dict_of(value);
+    }
+    return 0;
+}
+
+/* sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp, compiled_call):
+ * what a sole call reads (the modules' globals), and the Python compiled path it stands for,
+ * once per process (astcompile/jit/sole_region.py). */
+static PyObject *sole_context(PyObject *module, PyObject *args) {
+    PyObject *miss, *run_plain, *telemetry, *config, *errstate, *state_var, *compiled_call;
+    int fp;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!OpO", &miss, &run_plain, &PyDict_Type, &telemetry,
+                          &PyDict_Type, &config, &PyDict_Type, &errstate, &state_var, &fp,
+                          &compiled_call))
+        return NULL;
+    if (state_var != Py_None && !PyContextVar_CheckExact(state_var)) {
+        PyErr_SetString(PyExc_TypeError, "state_var must be a ContextVar or None");
+        return NULL;
+    }
+    Py_XSETREF(sole_ctx.miss, Py_NewRef(miss));
+    Py_XSETREF(sole_ctx.run_plain, Py_NewRef(run_plain));
+    Py_XSETREF(sole_ctx.telemetry, Py_NewRef(telemetry));
+    Py_XSETREF(sole_ctx.config, Py_NewRef(config));
+    Py_XSETREF(sole_ctx.errstate, Py_NewRef(errstate));
+    Py_XSETREF(sole_ctx.state_var, state_var == Py_None ? NULL : Py_NewRef(state_var));
+    sole_ctx.fp = fp;
+    Py_XSETREF(sole_ctx.compiled_call, Py_NewRef(compiled_call));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef sole_methods[] = {
+    {"sole_context", sole_context, METH_VARARGS,
+     "sole_context(miss, run_plain, telemetry, config, errstate, state_var, fp, compiled_call)"},
+    {NULL},
+};
+
+static int add_sole(PyObject *module) {
+    s_countdown = PyUnicode_InternFromString("countdown");
+    s_plain = PyUnicode_InternFromString("plain");
+    s_guards = PyUnicode_InternFromString("guards");
+    s_recording = PyUnicode_InternFromString("recording");
+    s_verify = PyUnicode_InternFromString("verify");
+    s_quiet_state = PyUnicode_InternFromString("quiet_state");
+    return PyModule_AddFunctions(module, sole_methods);
+}

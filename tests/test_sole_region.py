@@ -1,0 +1,170 @@
+"""A function that is one region: its calls run the region's guards with nothing of ours in
+Python between (``runtime/fastcall_sole.c`` where the C call path is loaded, ``__call__``
+where it is not), and still count, sample, warn, raise and miss as the full path does."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import traceback
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from differential import assert_same_call, runtime_warnings
+
+import astcompile
+from astcompile import config
+from astcompile.jit import function as function_module
+from astcompile.jit import sole_region
+from bench.programs.branchy_sum import branchy_sum
+from tests.test_fastcall_program import reciprocals as inverse_sum
+
+
+def next_pairs(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i] * x[i + 1]  # past the end when n == x.shape[0]
+    return s
+
+
+def _sole(fn: Callable, *args: object) -> astcompile.jit.function.CompiledFunction:
+    compiled = astcompile.compile(fn, backend="c")
+    for _ in range(3):  # compiled, past the first count
+        compiled(*args)
+    assert compiled._sole_region is not None
+    return compiled
+
+
+def _our_frames(call: Callable[[], object]) -> list[str]:
+    """The Python frames of astcompile/jit/function.py that ``call()`` runs."""
+    ours, seen = os.path.abspath(function_module.__file__), []
+
+    def profile(frame, event, arg):
+        if event == "call" and os.path.abspath(frame.f_code.co_filename) == ours:
+            seen.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_a_sole_call_runs_no_python_frame_of_ours_and_counts_down(runs):
+    x = np.random.default_rng(0).random(64)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    before = compiled._tier.countdown
+    frames = _our_frames(lambda: compiled(x))
+    assert compiled._tier.countdown == before - 1
+    assert compiled(x) == branchy_sum(x)
+    routed = hasattr(compiled, "current_route")
+    assert frames == ([] if routed else ["__call__"])
+
+
+def test_a_due_sample_verify_keywords_and_other_arities_take_the_python_path(runs, monkeypatch):
+    x = np.random.default_rng(1).random(16)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    compiled._tier.countdown = 1  # the next call is a sample
+    assert "_sampled_call" in _our_frames(lambda: compiled(x))
+    assert "_full_call" in _our_frames(lambda: compiled(x=x))
+    with pytest.raises(TypeError) as plain:
+        branchy_sum(x, x)
+    with pytest.raises(TypeError) as got:
+        compiled(x, x)
+    assert str(got.value) == str(plain.value)
+    monkeypatch.setattr(config, "verify", True)  # read at each call, in C too
+    assert "__call__" in _our_frames(lambda: compiled(x))
+
+
+def test_sole_calls_warn_and_raise_as_numpy_does(runs):
+    x = np.array([0.5, 0.0, 2.0])
+    compiled = _sole(inverse_sum, np.ones(3))
+    runs(compiled)
+    expected = runtime_warnings(inverse_sum, x)
+    with np.errstate(all="ignore"):
+        value = inverse_sum(x)
+    assert expected  # divide by zero
+    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn"):
+        warnings.simplefilter("always")
+        for _ in range(4):  # the first call under a new error state learns it is quiet
+            del caught[:]
+            assert compiled(x) == value
+            assert [str(w.message) for w in caught] == expected
+    with np.errstate(divide="raise"):
+        for _ in range(2):
+            with pytest.raises(FloatingPointError):
+                compiled(x)
+
+
+def test_sole_call_errors_name_the_users_line(runs):
+    x = np.arange(4.0)
+    compiled = _sole(next_pairs, x, 3)
+    runs(compiled)
+    assert_same_call(compiled, (x, 3), next_pairs, (x, 3), "c")
+    with pytest.raises(IndexError) as raised:
+        compiled(x, 4)
+    lines = [(f.filename, f.line) for f in traceback.extract_tb(raised.tb)]
+    assert (__file__, "s += x[i] * x[i + 1]  # past the end when n == x.shape[0]") in lines
+
+
+def test_a_new_kind_of_argument_misses_and_compiles(runs):
+    compiled = _sole(branchy_sum, np.random.default_rng(2).random(8))
+    runs(compiled)
+    for x in (np.arange(10), np.arange(5, dtype=np.float32) / 5, np.random.random(3)):
+        assert_same_call(compiled, (x,), branchy_sum, (x,), "c")
+
+
+def test_sole_calls_from_threads(runs):
+    compiled = _sole(branchy_sum, np.random.default_rng(3).random(32))
+    runs(compiled)
+    inputs = [np.random.default_rng(seed).random(32 + seed) for seed in range(4)]
+    wrong = []
+
+    def work(x):
+        for _ in range(300):
+            if compiled(x) != branchy_sum(x):
+                wrong.append(x.shape)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
+
+
+def test_reset_drops_the_region_a_call_runs(runs):
+    x = np.random.default_rng(4).random(8)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    compiled.reset()
+    assert compiled._sole_region is None
+    assert compiled(x) == branchy_sum(x) and compiled(x) == branchy_sum(x)
+    assert compiled._sole_region is not None
+
+
+def test_finish_runs_the_statements_where_compiled_code_declines():
+    compiled = _sole(branchy_sum, np.ones(4))
+    sole, x = compiled._sole_region, np.random.default_rng(5).random(6)
+    assert sole_region.finish(compiled, sole, (x,), None) == branchy_sum(x)
+
+
+def test_a_sample_times_the_compiled_path_the_calls_run(runs):
+    """Measuring's compiled samples (``_sole_call``) run the C path too, uncounted: timing
+    its Python twin made a 0.4 µs call look like 0.7 µs, and plain won where it was slower."""
+    x = np.random.default_rng(6).random(16)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    before = compiled._tier.countdown
+    frames = _our_frames(lambda: compiled._sole_call(x))
+    assert compiled._tier.countdown == before
+    assert frames == ([] if hasattr(compiled, "current_route") else ["_compiled_call"])
+    for args in ((np.arange(5),), (x[::2],)):  # a miss, then a layout the C programs leave
+        assert compiled._sole_call(*args) == branchy_sum(*args)
+    assert compiled._sole_call(x=x) == branchy_sum(x)
