@@ -11,11 +11,14 @@ from a comparison, which NumPy would not have warned of: the region compares wit
 and, on its way out, clears the flag unless it was raised before the region began. The ops
 that can never raise it are listed here (anything not listed keeps the quiet helpers): those
 that compute nothing (leaves, views, control), picks, equality, sign bits, NumPy's quiet
-minimum/maximum, integer and boolean arithmetic (never an FP flag of this kind), and stores
-and casts that convert no float.
+minimum/maximum, integer and boolean arithmetic (never an FP flag of this kind), stores and
+casts that convert no float, and float arithmetic whose operands cannot make an invalid
+operation (a square, a finite nonzero constant factor or divisor, a finite constant term).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import REGISTRY, Kind, Op
@@ -62,4 +65,23 @@ def _silent(node: Node) -> bool:
         return node.inputs[0].dtype.kind not in "fc"
     if REGISTRY[node.op].kind in _COMPUTES_NOTHING:
         return True
-    return node.op in QUIET and all(d == node.dtype for d in floats)
+    same = all(d == node.dtype for d in floats)
+    return same and (node.op in QUIET or _no_invalid_arithmetic(node))
+
+
+def _no_invalid_arithmetic(node: Node) -> bool:
+    """IEEE raises invalid for 0 * inf, inf - inf and 0 / 0 or inf / inf only: never for a
+    square, a product or quotient by a finite nonzero constant, a sum with a finite one."""
+    a = node.inputs
+    if node.op is Op.MUL:
+        return a[0].id == a[1].id or any(_constant(i, nonzero=True) for i in a)
+    if node.op in (Op.ADD, Op.SUB):
+        return any(_constant(i, nonzero=False) for i in a)
+    return node.op is Op.TRUEDIV and _constant(a[1], nonzero=True)
+
+
+def _constant(node: Node, nonzero: bool) -> bool:
+    if node.op is not Op.CONST or node.shape != ():
+        return False
+    value = complex(node.attr.value)
+    return np.isfinite(value) and (value != 0 or not nonzero)
