@@ -64,9 +64,20 @@ ASTC_SELECT(float, uint32_t)
 
 /* Ordered comparisons of floats that raise no invalid flag on NaN, as NumPy's don't (a raised
    flag makes a region run its statements again: jit/fp_errors.py). C's < on NaN is signalling,
-   and GCC's vector code uses signalling predicates for __builtin_isless too, so a NaN operand
-   becomes +0 by its bits first (astc_select: GCC cannot fold it back into the compare) and
-   the result requires both operands ordered; GCC vectorises this with quiet == compares. */
+   and GCC's vector code uses signalling predicates for __builtin_isless too, so no NaN may
+   reach the compare: it is replaced by its bits first (astc_select: GCC cannot fold it back
+   into the compare), and GCC vectorises the == tests with quiet predicates. A strict compare
+   needs one replacement per operand: a NaN on the left becomes the value that is never
+   greater (-inf for >), one on the right the value nothing is greater than (+inf), so the
+   result is false as IEEE says, with no masks to combine (count of x > t over 262k: 18.6 us
+   against 21.6 us for the masked form below, 17.7 us for the signalling >). The non-strict
+   ones cannot (-inf >= -inf holds): a NaN becomes +0 and the result requires both ordered. */
+#define ASTC_QUIET_STRICT(T, NAME, OP, NEVER)                                           \
+    static inline int astc_##NAME##_##T(T a, T b)                                       \
+    {                                                                                   \
+        const T never = NEVER(T) __builtin_inf();                                       \
+        return astc_select_##T(a == a, a, never) OP astc_select_##T(b == b, b, -never); \
+    }
 #define ASTC_QUIET_COMPARE(T, NAME, OP)                                                 \
     static inline int astc_##NAME##_##T(T a, T b)                                       \
     {                                                                                   \
@@ -74,8 +85,8 @@ ASTC_SELECT(float, uint32_t)
         return (a == a) & (b == b) & (qa OP qb);                                        \
     }
 #define ASTC_QUIET_COMPARES(T)                                                          \
-    ASTC_QUIET_COMPARE(T, less, <) ASTC_QUIET_COMPARE(T, less_equal, <=)                \
-    ASTC_QUIET_COMPARE(T, greater, >) ASTC_QUIET_COMPARE(T, greater_equal, >=)
+    ASTC_QUIET_STRICT(T, less, <, +) ASTC_QUIET_COMPARE(T, less_equal, <=)              \
+    ASTC_QUIET_STRICT(T, greater, >, -) ASTC_QUIET_COMPARE(T, greater_equal, >=)
 ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
 
 /* NumPy's maximum/minimum propagate NaN (from either side); fmax/fmin ignore it. Quiet, as

@@ -162,11 +162,12 @@ _NAN_SIGNED += (Op.TANH, Op.ARCSINH, Op.ARCCOSH, Op.ARCTANH)
 RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 
 
-def lower(node: Node, operands: list[Operand]) -> str:
-    """The C expression computing ``node`` from its operands (cast to the computation type)."""
+def lower(node: Node, operands: list[Operand], rules: dict | None = None) -> str:
+    """The C expression computing ``node`` from its operands (cast to the computation type);
+    ``rules`` replaces :data:`RULES` (structured_signals.py: C's own float comparisons)."""
     if node.op is Op.CAST:
         return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
-    rules = COMPLEX_RULES if is_complex(node) else RULES
+    rules = COMPLEX_RULES if is_complex(node) else rules or RULES
     return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 
 

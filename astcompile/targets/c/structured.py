@@ -49,6 +49,7 @@ from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.targets.c.structured_reduce import LoopReductions
+from astcompile.targets.c.structured_signals import compares_may_signal, signalling
 from astcompile.targets.c.structured_tables import table_decl
 from astcompile.targets.c.views import (
     View,
@@ -101,6 +102,7 @@ class Emitter(LoopReductions):
     #: arguments whose guard key assures a unit last stride (``Assured.unit_c``, lower/host.py)
     unit_c: frozenset[int] = frozenset()
     unfilled: frozenset[int] = frozenset()  # buffers whose fill no one reads (lower/dead_fills.py)
+    signalling: bool = False  # floats compare with C's < (structured_signals.py)
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
         """Emit one block of the loop schedule (:mod:`~astcompile.lower.loop_schedule`)."""
@@ -164,7 +166,7 @@ class Emitter(LoopReductions):
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs
         ]
-        return lower(node, ops)
+        return signalling(node, ops) if self.signalling else lower(node, ops)
 
     def table(self, node: Node) -> View:
         """An array constant as a ``static const`` C table (declared at the function's top,
@@ -369,6 +371,7 @@ def generate_structured(graph: Graph, unit_c: frozenset[int] = frozenset()) -> E
     plan = plan_structured(graph, C)
     schedule = build_schedule(graph, plan)
     em = Emitter(plan, schedule, unit_c=unit_c, unfilled=dead_fills(schedule))
+    em.signalling = compares_may_signal(graph)
     for node in graph.inputs:
         if node.attr.input_kind is InputKind.ARRAY:
             em.view(node)

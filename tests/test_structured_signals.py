@@ -1,0 +1,131 @@
+"""C's own float comparisons in a region where nothing else can raise the invalid flag: the
+results, NaN, infinities and signed zeros included, are NumPy's; NaN data stays compiled and
+silent (the flag the comparisons raise is cleared); a region with anything that may raise the
+flag keeps the quiet comparisons, and its warnings stay NumPy's."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same, assert_same_value, target_mode
+from graphs import lowered, passed, traced
+
+import astcompile
+from astcompile.targets.c.structured_signals import compares_may_signal
+from bench.loop_kernels import clip_into, count_above, piecewise
+
+SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 0.3, -0.3, 0.5, 2.0, -np.nan, 1e-310]
+
+
+def _data(dtype=np.float64) -> np.ndarray:
+    rng = np.random.default_rng(11)
+    return np.concatenate([SPECIAL, rng.standard_normal(500), SPECIAL]).astype(dtype)
+
+
+def count_between(a, lo, hi):
+    n = 0
+    for i in range(len(a)):
+        v = a[i]
+        if v >= lo and v <= hi:
+            n = n + 1
+    return n
+
+
+def running_min(x):
+    best = x[0]
+    for i in range(1, x.shape[0]):
+        best = x[i] if x[i] < best else best
+    return best
+
+
+def stored_as_ints(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] if x[i] > 0 else -x[i]
+    return out
+
+
+def scaled_above(x, k):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * k if x[i] > 0.5 else x[i] / 4.0 - 1.5
+    return out
+
+
+def differences_above(x, t):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            s += x[i] - x[i]  # inf - inf: NumPy warns, "invalid value"
+    return s
+
+
+CASES = [
+    (count_above, lambda x: (x, 0.3)),
+    (count_above, lambda x: (x, np.nan)),
+    (count_above, lambda x: (x, -0.0)),
+    (count_between, lambda x: (x, -0.5, 0.5)),
+    (count_between, lambda x: (x, -np.inf, np.inf)),
+    (clip_into, lambda x: (x, np.empty_like(x), -0.5, 0.5)),
+    (clip_into, lambda x: (x, np.empty_like(x), 0.0, -0.0)),
+    (piecewise, lambda x: (x,)),
+    (scaled_above, lambda x: (x, 0.0)),
+    (scaled_above, lambda x: (x, np.inf)),
+    (running_min, lambda x: (x,)),
+    (running_min, lambda x: (x[1:],)),
+    (stored_as_ints, lambda x: (np.nan_to_num(x, posinf=9, neginf=-9), np.zeros(len(x), np.int64))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("fn", "args"), CASES)
+def test_comparisons_give_numpys_answer(fn, args, dtype, backend):
+    assert_same(fn, *args(_data(dtype)), backend=backend)
+
+
+@pytest.mark.parametrize(("fn", "args"), [c for c in CASES if c[0] is not scaled_above][:-1])
+def test_nan_data_stays_compiled_and_silent(fn, args):
+    """The flag C's comparisons raise on NaN is cleared on the way out: no region runs its
+    statements again (it would, every call, if the flag reached the caller)."""
+    x = _data()
+    compiled = astcompile.compile(fn, backend="c")
+    with warnings.catch_warnings(), target_mode("c"):
+        warnings.simplefilter("error", RuntimeWarning)
+        for _ in range(3):
+            assert_same_value(compiled(*args(x)), fn(*args(x)))
+    assert compiled.regions and all(r.stats.eager_calls == 0 for r in compiled.regions)
+
+
+def _signals(fn, *args) -> bool:
+    return compares_may_signal(passed(traced(fn, *args)))
+
+
+def test_only_regions_that_compare_and_pick_use_cs_comparisons():
+    x = _data()
+    assert _signals(count_above, x, 0.3) and _signals(clip_into, x, np.empty_like(x), 0.0, 1.0)
+    assert _signals(piecewise, x)  # t * t, 2.0 * t + 1.0: no 0 * inf, no inf - inf
+    with np.errstate(invalid="ignore"):
+        assert not _signals(scaled_above, x, 0.0)  # x[i] * k: 0 * inf for some k
+    with np.errstate(invalid="ignore"):  # tracing runs the statements on x
+        assert not _signals(differences_above, x, 0.3)  # a float subtraction may raise it
+    finite = np.nan_to_num(x, posinf=9, neginf=-9)
+    assert not _signals(stored_as_ints, finite, np.zeros(len(x), np.int64))  # a float to int
+
+
+def test_the_region_compares_with_c_and_clears_only_what_it_raised():
+    code = lowered(passed(traced(count_above, _data(), 0.3))).code.source
+    assert "astc_greater_double" not in code
+    enter, leave = code.index("fetestexcept(FE_INVALID)"), code.index("feclearexcept(FE_INVALID)")
+    assert re.search(r"\(t\d+ > t_\d+\)", code[enter:leave])  # a[i] > t
+
+
+def test_a_region_that_may_raise_the_flag_otherwise_still_warns_as_numpy():
+    x = np.array([np.inf, 1.0, np.nan, 2.0])
+    compiled = astcompile.compile(differences_above, backend="c")
+    with pytest.warns(RuntimeWarning, match="invalid"):
+        expected = differences_above(x, 0.5)
+    with pytest.warns(RuntimeWarning, match="invalid"):
+        assert_same_value(compiled(x, 0.5), expected)
