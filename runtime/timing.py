@@ -4,10 +4,20 @@ The phases are the compile pipeline's stage names (``astcompile/pipeline.py``); 
 ``build`` (the C compiler) inside the ``load`` stage. Phases never overlap: time spent in a
 phase nested inside another (the compiler inside ``load``, a callee's analysis inside ``trace``)
 is charged to the inner phase only, so the totals add up to the time spent compiling.
+
+While any thread is in a phase, the objects that were alive before the compile started are
+frozen (``gc.freeze``, undone by ``gc.unfreeze`` when the last phase ends): a compile imports
+libcst, the tracer and the code generator, and their objects pushed the collector into a full
+collection during the first call (40-60 ms of a 3-line function's 0.3 s, finding nothing to
+free). Young objects are collected as usual meanwhile, and nothing stays frozen after it: a
+full collection later sees the whole heap again. Not done when the program froze objects
+itself (``gc.get_freeze_count()``) or turned the collector off.
 """
 
 from __future__ import annotations
 
+import gc
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +32,8 @@ compile_times: dict[str, float] = {}
 events = 0
 _lock = forksafe.module_lock(__name__)
 _open = threading.local()  # per thread: the seconds the open phases' nested phases took
+_outer = 0  # threads in a phase now
+_froze = False  # whether the first of them froze the heap (the last one unfreezes it)
 
 
 def not_steady() -> None:
@@ -39,6 +51,9 @@ def phase(name: str) -> Iterator[None]:
     nested: list[float] | None = getattr(_open, "nested", None)
     if nested is None:
         nested = _open.nested = []
+    outermost = not nested
+    if outermost:
+        _hold_heap()
     nested.append(0.0)
     start = time.perf_counter()
     try:
@@ -50,6 +65,38 @@ def phase(name: str) -> Iterator[None]:
             nested[-1] += elapsed
         with _lock:
             compile_times[name] = compile_times.get(name, 0.0) + elapsed - inner
+        if outermost:
+            _release_heap()
+
+
+def _hold_heap() -> None:
+    global _outer, _froze
+    with _lock:
+        if _outer == 0 and gc.isenabled() and gc.get_freeze_count() == 0:
+            gc.freeze()
+            _froze = True
+        _outer += 1
+
+
+def _release_heap() -> None:
+    global _outer, _froze
+    with _lock:
+        _outer = max(_outer - 1, 0)  # a child forked in a phase starts from 0 (below)
+        if _outer == 0 and _froze:
+            gc.unfreeze()
+            _froze = False
+
+
+def _after_fork_in_child() -> None:
+    """The threads that were compiling are gone in a child: nothing may stay frozen there."""
+    global _outer, _froze
+    _outer = 0
+    if _froze:
+        gc.unfreeze()
+        _froze = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def reset() -> None:
