@@ -21,7 +21,7 @@ import cffi
 
 from . import artifacts, build, cache, evict, forksafe
 from .errors import RuntimeBuildError
-from .timing import phase
+from .timing import phase, waiting
 
 _loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
 _paths: dict[int, str] = {}  # id(lib) -> the shared object it was opened from
@@ -100,7 +100,8 @@ def _builder(source: str, cdecls: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
         ahead = threading.Thread(target=_parse_ahead, args=(cdecls,), daemon=True)
         ahead.start()
-        build.compile_shared(source, out_path, workdir, compiler, timeout)
+        with waiting():
+            build.compile_shared(source, out_path, workdir, compiler, timeout)
         ahead.join()
 
     return run

@@ -10,8 +10,12 @@ frozen (``gc.freeze``, undone by ``gc.unfreeze`` when the last phase ends): a co
 libcst, the tracer and the code generator, and their objects pushed the collector into a full
 collection during the first call (40-60 ms of a 3-line function's 0.3 s, finding nothing to
 free). Young objects are collected as usual meanwhile, and nothing stays frozen after it: a
-full collection later sees the whole heap again. Not done when the program froze objects
-itself (``gc.get_freeze_count()``) or turned the collector off.
+full collection later sees the whole heap again (young objects frozen with it come back old,
+as if they had survived two collections). Not done when the program froze objects itself
+(``gc.get_freeze_count()``) or turned the collector off. A thread waiting for the C compiler
+gives the heap back meanwhile (:func:`waiting`): a frozen object is one ``gc.get_objects()``,
+``gc.get_referrers()`` and ``gc.collect()`` pass over, so the heap stays frozen only while the
+compile itself runs (milliseconds), not for a build of seconds in the background.
 """
 
 from __future__ import annotations
@@ -67,6 +71,17 @@ def phase(name: str) -> Iterator[None]:
             compile_times[name] = compile_times.get(name, 0.0) + elapsed - inner
         if outermost:
             _release_heap()
+
+
+@contextmanager
+def waiting() -> Iterator[None]:
+    """The calling thread, inside a phase, waits on another process (the C compiler): the heap
+    is not held frozen for it meanwhile."""
+    _release_heap()
+    try:
+        yield
+    finally:
+        _hold_heap()
 
 
 def _hold_heap() -> None:

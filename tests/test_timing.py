@@ -10,7 +10,7 @@ import sys
 import textwrap
 import threading
 
-from astcompile.runtime import timing
+from astcompile.runtime import build, load_library, timing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,6 +25,32 @@ def test_the_heap_is_frozen_in_a_phase_and_given_back_after():
             assert gc.get_freeze_count() == frozen  # nested: frozen once
         assert gc.get_freeze_count() == frozen
     assert gc.get_freeze_count() == 0
+
+
+def test_nothing_is_frozen_while_a_thread_waits_for_the_compiler():
+    with timing.phase("load"):
+        assert gc.get_freeze_count() > 0
+        with timing.waiting():
+            assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_c_compiler_runs_with_nothing_frozen(tmp_path, monkeypatch):
+    """A build of seconds, in the background under the compile budget, keeps no object from
+    ``gc.get_objects()`` or ``gc.collect()`` meanwhile."""
+    seen = []
+    compiling = build.compile_shared
+
+    def watched(*args, **kwargs):
+        seen.append(gc.get_freeze_count())
+        return compiling(*args, **kwargs)
+
+    monkeypatch.setattr(build, "compile_shared", watched)
+    source = "#include <stdint.h>\nint64_t thawed_twice(int64_t x) { return 2 * x; }\n"
+    with timing.phase("load"):
+        _, lib = load_library(source, "int64_t thawed_twice(int64_t);", str(tmp_path))
+    assert lib.thawed_twice(4) == 8 and seen == [0]
 
 
 def test_a_phase_ending_in_an_error_gives_the_heap_back():
