@@ -11,11 +11,15 @@ libcst, the tracer and the code generator, and their objects pushed the collecto
 collection during the first call (40-60 ms of a 3-line function's 0.3 s, finding nothing to
 free). Young objects are collected as usual meanwhile, and nothing stays frozen after it: a
 full collection later sees the whole heap again (young objects frozen with it come back old,
-as if they had survived two collections). Not done when the program froze objects itself
-(``gc.get_freeze_count()``) or turned the collector off. A thread waiting for the C compiler
-gives the heap back meanwhile (:func:`waiting`): a frozen object is one ``gc.get_objects()``,
+as if they had survived two collections). A thread waiting for the C compiler gives the heap
+back meanwhile (:func:`waiting`): a frozen object is one ``gc.get_objects()``,
 ``gc.get_referrers()`` and ``gc.collect()`` pass over, so the heap stays frozen only while the
-compile itself runs (milliseconds), not for a build of seconds in the background.
+compile itself runs (milliseconds), not through a build of seconds in the background.
+
+Not done while the collector is off, nor ever again once the program is seen to have frozen
+objects itself (a server before it forks): our ``gc.unfreeze`` would unfreeze them too, and
+counting them (``gc.get_freeze_count()``) walks them all. A program that freezes from another
+thread while a compile runs gets its objects back unfrozen when the compile ends.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ _lock = forksafe.module_lock(__name__)
 _open = threading.local()  # per thread: the seconds the open phases' nested phases took
 _outer = 0  # threads in a phase now
 _froze = False  # whether the first of them froze the heap (the last one unfreezes it)
+_program_freezes = False  # the program froze objects itself: never done here from then on
 
 
 def not_steady() -> None:
@@ -85,11 +90,16 @@ def waiting() -> Iterator[None]:
 
 
 def _hold_heap() -> None:
-    global _outer, _froze
+    global _outer, _froze, _program_freezes
     with _lock:
-        if _outer == 0 and gc.isenabled() and gc.get_freeze_count() == 0:
-            gc.freeze()
-            _froze = True
+        if _outer == 0 and not _program_freezes and gc.isenabled():
+            # gc.get_freeze_count() walks the frozen objects: a program that froze its heap
+            # (a server before it forks) is seen once, then left to freeze on its own
+            if gc.get_freeze_count():
+                _program_freezes = True
+            else:
+                gc.freeze()
+                _froze = True
         _outer += 1
 
 
