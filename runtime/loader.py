@@ -100,9 +100,11 @@ def _builder(source: str, cdecls: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
         ahead = threading.Thread(target=_parse_ahead, args=(cdecls,), daemon=True)
         ahead.start()
-        with waiting():
-            build.compile_shared(source, out_path, workdir, compiler, timeout)
-        ahead.join()
+        try:
+            with waiting():
+                build.compile_shared(source, out_path, workdir, compiler, timeout)
+        finally:
+            ahead.join()  # before _build forgets what it parsed
 
     return run
 
