@@ -22,6 +22,7 @@ Part of the runtime: must not import the compiler or libcst.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -241,8 +242,10 @@ def forget_manifests() -> None:
 # -- kernels -----------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)
 def ffi_module_source(cdecls: str) -> str:
-    """cffi's out-of-line ABI module for ``cdecls``: loads later without parsing C."""
+    """cffi's out-of-line ABI module for ``cdecls``: loads later without parsing C. Remembered
+    (a function of the declarations alone): the loader writes it while the compiler runs."""
     import cffi
     from cffi.recompiler import make_py_source
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import trust
+from . import file_locks, trust
 
 FORMAT = "c-v1"
 WARM = "warm-v1"
@@ -88,28 +88,26 @@ LOCK_PREFIX = 2
 
 
 @contextlib.contextmanager
-def build_lock(entries: str, key: str) -> Iterator[Any]:
-    """The cross-process lock of building ``key``: ``<cache>/locks/<key[:2]>.lock``, through
-    ``filelock`` (one well-kept implementation of OS file locks for Linux, macOS and Windows;
-    the OS releases it when its holder dies). Kept out of ``c-v1`` so that it is no entry.
+def build_lock(entries: str, key: str) -> Iterator[bool | None]:
+    """The cross-process lock of building ``key``: ``<cache>/locks/<key[:2]>.lock``
+    (:mod:`file_locks`: the OS releases it when its holder dies). Kept out of ``c-v1`` so that
+    it is no entry. Yields True, held (None: not taken, below).
 
     A forked child does not wait for a lock its parent held when it forked: the parent's
     thread may be starting the compiler just then, and CPython's ``subprocess`` waits until
     every copy of its exec-status pipe is closed, the child's copy included; it would wait for
     the child, the child for its lock. The child builds without it (:func:`store` publishes
     atomically, so two builds of one key are safe, only wasted work)."""
-    import filelock
-
     folder = os.path.join(os.path.dirname(entries), "locks")
     os.makedirs(folder, mode=trust.PRIVATE.folder, exist_ok=True)
     path = os.path.join(folder, key[:LOCK_PREFIX] + ".lock")
     if path in _held_by_parent:
         yield None
         return
-    with filelock.FileLock(path, mode=trust.PRIVATE.file) as lock:
+    with file_locks.hold(path, trust.PRIVATE.file) as held:
         _held.add(path)
         try:
-            yield lock
+            yield held
         finally:
             _held.discard(path)
 

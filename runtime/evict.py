@@ -21,7 +21,7 @@ When: after the first build of a process (leftovers go even with no limit), then
 build that takes the cache past its limit by the *ledger* (``<cache>/.size``): the total the
 last sweep left, then one line per entry written since, appended by whoever wrote it. Reading
 it costs one small file; a sweep scans every entry, so it runs only when the cache is over.
-Never on a cache hit; one process at a time (``<cache>/.lock``, through ``filelock``; a
+Never on a cache hit; one process at a time (``<cache>/.lock``, :mod:`file_locks`; a
 process that finds it taken skips its sweep). ``astcompile cache info|clear`` reports and
 empties the cache.
 """
@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from . import cache, forksafe, trust
+from . import cache, file_locks, forksafe, trust
 
 #: Entries used or written more recently than this are never evicted (seconds).
 GRACE_SECONDS = 2.0
@@ -117,17 +117,8 @@ def sweep(cache_dir: str, max_bytes: int, now: float | None = None) -> int:
     """Evict least recently used entries until the cache holds at most ``max_bytes`` (0: no
     limit; entries in their grace period stay); remove stale leftovers; start the ledger again
     at what is left. Returns the bytes freed (0 when another process holds the lock)."""
-    import filelock
-
-    lock = filelock.FileLock(os.path.join(cache_dir, LOCK_FILE), mode=0o600)
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        return 0
-    try:
-        return _sweep(cache_dir, max_bytes, time.time() if now is None else now)
-    finally:
-        lock.release()
+    with file_locks.hold(os.path.join(cache_dir, LOCK_FILE), 0o600, wait=False) as held:
+        return _sweep(cache_dir, max_bytes, time.time() if now is None else now) if held else 0
 
 
 def _sweep(cache_dir: str, max_bytes: int, now: float) -> int:
@@ -211,11 +202,9 @@ def _remove(path: str) -> int:
 
 def clear(cache_dir: str) -> int:
     """Remove every entry and leftover (under the lock, waiting for a running sweep)."""
-    import filelock
-
     if not os.path.isdir(cache_dir):
         return 0
-    with filelock.FileLock(os.path.join(cache_dir, LOCK_FILE), mode=0o600):
+    with file_locks.hold(os.path.join(cache_dir, LOCK_FILE), 0o600):
         entries, leftovers = scan(cache_dir)
         paths = [p for e in entries for p in e.paths] + [p for p, _ in leftovers]
         return sum(_remove(path) for path in paths)

@@ -14,7 +14,6 @@ published to the cache.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from typing import Any
 
@@ -22,7 +21,7 @@ import cffi
 
 from . import artifacts, build, cache, evict, forksafe
 from .errors import RuntimeBuildError
-from .timing import phase
+from .timing import phase, waiting
 
 _loaded: dict[str, tuple[Any, Any]] = {}  # key -> (ffi, lib); keeps libraries alive
 _paths: dict[int, str] = {}  # id(lib) -> the shared object it was opened from
@@ -80,10 +79,16 @@ def _build(
     entries: str, key: str, source: str, cdecls: str, compiler: str, timeout: float | None
 ) -> tuple[str, tuple[Any, Any]]:
     cache.evict(entries, key)
-    with phase("build"):
-        return cache.store(
-            entries, key, _builder(source, compiler, timeout), lambda p: _open(p, cdecls)
-        )
+    try:
+        with phase("build"):
+            return cache.store(
+                entries,
+                key,
+                _builder(source, cdecls, compiler, timeout),
+                lambda p: _open(p, cdecls),
+            )
+    finally:
+        _parsed.pop(cdecls, None)  # the build failed before opening it
 
 
 def library_path(lib: Any) -> str | None:
@@ -91,31 +96,44 @@ def library_path(lib: Any) -> str | None:
     return _paths.get(id(lib))
 
 
-def _builder(source: str, compiler: str, timeout: float | None):
+def _builder(source: str, cdecls: str, compiler: str, timeout: float | None):
     def run(out_path: str, workdir: str) -> None:
-        parser = None
-        if "cffi.recompiler" not in sys.modules:  # the process's first build
-            parser = threading.Thread(target=_import_c_parser, daemon=True)
-            parser.start()
-        build.compile_shared(source, out_path, workdir, compiler, timeout)
-        if parser is not None:
-            parser.join()
+        ahead = threading.Thread(target=_parse_ahead, args=(cdecls,), daemon=True)
+        ahead.start()
+        try:
+            with waiting():
+                build.compile_shared(source, out_path, workdir, compiler, timeout)
+        finally:
+            ahead.join()  # before _build forgets what it parsed
 
     return run
 
 
-def _import_c_parser() -> None:
-    """cffi's C parser, which opening the new library needs (``cdef``), and the module writer
-    its record needs (:func:`artifacts.ffi_module_source`): imported while the compiler runs,
-    on a core it leaves idle, not after it (about 10 ms of a process's first compiled call)."""
-    import cffi.cparser
-    import cffi.recompiler  # noqa: F401
+#: FFIs that parsed a library's declarations while the compiler built it (:func:`_open`
+#: takes its one), by the declarations.
+_parsed: dict[str, Any] = {}
+
+
+def _parse_ahead(cdecls: str) -> None:
+    """What comes after the compiler and needs only the declarations, done while it runs, on a
+    core it leaves idle: the FFI that opens the new library (``cdef``) and the module its record
+    keeps (:func:`artifacts.ffi_module_source`), each a parse of C with cffi's parser (a few ms
+    each, and the parser's import on a process's first build: 10 ms)."""
+    try:
+        ffi = cffi.FFI()
+        ffi.cdef(cdecls)
+        _parsed[cdecls] = ffi
+        artifacts.ffi_module_source(cdecls)
+    except Exception:  # noqa: BLE001 - the caller's own parse raises it, in its own thread
+        return
 
 
 def _open(path: str, cdecls: str) -> tuple[Any, Any]:
     """Open a library and resolve every function it declares, or raise RuntimeBuildError."""
-    ffi = cffi.FFI()
-    ffi.cdef(cdecls)
+    ffi = _parsed.pop(cdecls, None)
+    if ffi is None:
+        ffi = cffi.FFI()
+        ffi.cdef(cdecls)
     try:
         lib = ffi.dlopen(os.path.abspath(path))
     except OSError as exc:

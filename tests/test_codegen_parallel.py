@@ -58,3 +58,38 @@ def test_a_row_level_output_is_written_once_per_row(threads, tmp_path):
     threads(4)
     (got,) = compiled([x])
     assert_matches(got, x.sum(axis=1) * 2.0)
+
+
+def _sources(cache_dir) -> str:
+    return "".join(p.read_text() for p in sorted((cache_dir / "c-v1").glob("*.c")))
+
+
+def test_without_row_axes_no_branch_for_many_rows(threads, tmp_path):
+    """A 1-D kernel has one row: the many-rows branch could never run, and is not written
+    (GCC spent a tenth of a small kernel's build on it); its team shares the row's chunks."""
+    x = np.random.default_rng(3).standard_normal(1 << 19)
+    fn = lambda x: (np.exp(x * 0.5) + 1.0, x.sum())
+    _, compiled = compile_c(fn, [x], str(tmp_path / "flat"))
+    source = _sources(tmp_path / "flat")
+    assert "few long rows" in source and "many rows" not in source
+    results = {}
+    for n in (1, 2, 3):
+        threads(n)
+        results[n] = compiled([x])
+    for got, want in zip(results[1], fn(x)):
+        assert_matches(got, want)
+    for n in (2, 3):
+        for a, b in zip(results[n], results[1]):
+            np.testing.assert_array_equal(a, b)
+    _, compiled = compile_c(lambda x: x * 2.0, [x.reshape(512, -1)], str(tmp_path / "rows"))
+    assert "many rows" in _sources(tmp_path / "rows")
+
+
+def test_a_zero_dimensional_kernel_opens_no_team(threads, tmp_path):
+    x = np.array(1.5)
+    threads(2)
+    _, compiled = compile_c(lambda x: np.sqrt(x) * 3.0 + x, [x], str(tmp_path))
+    source = _sources(tmp_path)
+    (got,) = compiled([x])
+    assert_matches(got, np.sqrt(x) * 3.0 + x)
+    assert "omp parallel" not in source  # one element: one thread, no dead team branches

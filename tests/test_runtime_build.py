@@ -141,12 +141,56 @@ print(astcompile.compile(first_build.affine, backend="c")(x).tolist(), seen)
 def test_the_first_build_imports_cffis_c_parser_while_the_compiler_runs(tmp_path):
     """Opening the new library parses its declarations with cffi's C parser (about 10 ms to
     import): a process's first build imports it on another thread while the compiler runs."""
+    seen = _first_build(tmp_path, _FIRST_BUILD)
+    assert seen == "[True]"
+
+
+def _first_build(tmp_path, program: str) -> str:
+    """Run ``program`` (a first build of ``affine``) in a new process on an empty cache; what
+    it printed after the result, which it checks."""
     (tmp_path / "first_build.py").write_text("def affine(v):\n    return v * 2.0 + 1.0\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
     env.update(ASTCOMPILE_CACHE_DIR=str(tmp_path / "cache"), ASTCOMPILE_COMPILE_BUDGET="inf")
-    code = _FIRST_BUILD.format(folder=str(tmp_path))
+    code = program.format(folder=str(tmp_path))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
-    assert out.stdout.split("] ")[1].strip() == "[True]"
     assert out.stdout.startswith("[1.0, 3.0, 5.0, 7.0]")
+    return out.stdout.split("] ")[1].strip()
+
+
+_PARSED_AHEAD = """
+import sys, threading
+import cffi
+import numpy as np
+import astcompile
+from astcompile.runtime import build
+sys.path.insert(0, {folder!r})
+import first_build
+
+compiling, cdef = build.compile_shared, cffi.FFI.cdef
+after = []  # for each parse of C: whether the caller's thread made it after the compiler
+
+
+def watched(*args, **kwargs):
+    compiling(*args, **kwargs)
+    watched.done = True
+
+
+def parse(self, *args, **kwargs):
+    after.append(watched.done and threading.current_thread() is threading.main_thread())
+    return cdef(self, *args, **kwargs)
+
+
+watched.done = False
+build.compile_shared, cffi.FFI.cdef = watched, parse
+x = np.arange(4.0)
+print(astcompile.compile(first_build.affine, backend="c")(x).tolist(), after)
+"""
+
+
+def test_the_declarations_are_parsed_while_the_compiler_runs(tmp_path):
+    """Opening the new library and its record for the next process each parse its C
+    declarations (a few ms each): done on another thread while the compiler runs, not after."""
+    parses = _first_build(tmp_path, _PARSED_AHEAD)
+    assert parses == "[False, False]"  # the library's and the record's, neither after it

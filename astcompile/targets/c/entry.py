@@ -99,13 +99,29 @@ def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
     return lines
 
 
-def _shared_rows(name: str, plan: KernelPlan) -> list[str]:
-    """The few-long-rows branch: one team shares each row's chunks."""
+def _many_rows(name: str) -> list[str]:
+    """The many-rows branch: one team, each thread a contiguous share of the rows."""
+    return [
+        "if (big && nrows >= 2 * nthreads) {",
+        "    /* many rows: each thread a contiguous share of them, each row computed whole */",
+        "    #pragma omp parallel num_threads(nthreads)",
+        "    {",
+        "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
+        "        astc_fp_enter();",
+        f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
+        "        astc_fp_leave(&fp_team);",
+        "    }",
+    ]
+
+
+def _shared_rows(name: str, plan: KernelPlan, first: bool) -> list[str]:
+    """The few-long-rows branch: one team shares each row's chunks (``first``: no branch
+    before it)."""
     bufs = partials(plan)
     alloc = [f"A.{n} = ({t}*)malloc((A.nch ? A.nch : 1) * sizeof({t}));" for t, n in bufs]
     ok = " && ".join(f"A.{n}" for _, n in bufs) or "1"
     return [
-        "} else if (big) {",
+        "if (big) {" if first else "} else if (big) {",
         "    /* few long rows: every thread walks the rows and takes its share of the chunks */",
         *("    " + line for line in alloc),
         f"    if ({ok}) {{",
@@ -128,28 +144,25 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
     rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
     inner = " * ".join(f"n{a}" for a in plan.inner) or "1"
     body = [f"{name}_args A;", *_fill(kernel, plan)]
-    body += [
-        f"const int64_t nrows = {rows}, work = nrows * ({inner});",
-        f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
-        "int fp_team = 0;",
-        "if (big && nrows >= 2 * nthreads) {",
-        "    /* many rows: each thread a contiguous share of them, each row computed whole */",
-        "    #pragma omp parallel num_threads(nthreads)",
-        "    {",
-        "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
-        "        astc_fp_enter();",
-        f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
-        "        astc_fp_leave(&fp_team);",
-        "    }",
-    ]
+    # Without row axes nrows is 1, and a team of two or more never has two rows each: that
+    # branch would be dead code, which GCC still lowers (a tenth of a small kernel's build).
+    teams = _many_rows(name) if plan.rows else []
     if plan.inner:
-        body += _shared_rows(name, plan)
-    body += [
-        "} else {",
-        f"    {name}_rows(&A, 0, nrows, 0, 1);",
-        "}",
-        "astc_fp_join(fp_team);  /* the team's floating-point flags, for the caller */",
-    ]
+        teams += _shared_rows(name, plan, first=not teams)
+    one = f"{name}_rows(&A, 0, nrows, 0, 1);"
+    if teams:
+        body += [
+            f"const int64_t nrows = {rows}, work = nrows * ({inner});",
+            f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
+            "int fp_team = 0;",
+            *teams,
+            "} else {",
+            f"    {one}",
+            "}",
+            "astc_fp_join(fp_team);  /* the team's floating-point flags, for the caller */",
+        ]
+    else:  # one row, no chunks: no team to open
+        body += [f"const int64_t nrows = {rows};", one, "(void)nthreads;"]
     signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
     return [signature, "{", *("    " + line for line in body), "}", *packed(name, params)]
 
