@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
+from astcompile.lower.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.lower.index_ranges import indexed_shape
+from astcompile.lower.loop_grid import vectorize
 from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
-from astcompile.targets.triton.loop_grid import vectorize
 from astcompile.targets.triton.store_plan import StoreRegion, store_region
 from astcompile.targets.triton.triton_target import TRITON
 
