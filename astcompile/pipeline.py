@@ -11,9 +11,11 @@ Two ordered lists of named stages, each with the reason it exists (what each doe
 
 Loop graphs (loops, branches, stores) and flat graphs go through the same list; a stage's
 ``when`` says, as data, which graphs and targets it is for. A *target* (C, eager, Triton)
-plugs in as the ``schedule``, ``accept``, ``lower``, ``load`` and ``wrap`` stages
-(``backend.steps``, see ``targets/__init__.py``); a target without one skips it, and one whose
-``accept`` refuses a graph hands it to C there.
+plugs in as the ``schedule``, ``stores``, ``host_loops``, ``accept``, ``lower``, ``load`` and
+``wrap`` stages (``backend.steps``, see ``targets/__init__.py``); a target without one skips it.
+``schedule``, ``stores`` and ``host_loops`` each plan the graph in a form (Triton's forms:
+which function transforms which graph is a table in docs/internals.md), the first that can
+taking it; a target whose ``accept`` refuses a graph hands it to C there.
 
 :func:`run_stages` times each stage under its name: ``astcompile.compile_times()`` reports
 these names, never overlapping (the C compiler is ``build``, timed inside ``load``), and they
@@ -139,6 +141,18 @@ TARGET_STAGES: tuple[Stage, ...] = (
         "schedule",
         "nodes grouped into fused kernels and NumPy steps",
         stages.flat_target_step,
+    ),
+    _target(
+        "stores",
+        "stores into views and checks, no loop: phases of kernels, each then its store kernels",
+        stages.unplanned,
+        dump=debug_dump.plan_dump,
+    ),
+    _target(
+        "host_loops",
+        "user loops run by the host: each level cut at its loops into segments of kernels",
+        stages.unplanned,
+        dump=debug_dump.plan_dump,
     ),
     Stage(
         "accept",

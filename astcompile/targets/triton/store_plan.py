@@ -74,6 +74,13 @@ class StoreRegion:
     phases: tuple[Phase, ...]
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
 
+    def __str__(self) -> str:
+        """Its phases in program order, each with the events run after its kernels."""
+        return "\n".join(
+            f"{p.graph}\n    then {', '.join(f'{t.store.op.name.lower()} {t.store!r}' for t in p.tail)}"
+            for p in self.phases
+        )
+
 
 def base_of(store: Node) -> Node:
     """The array a (lowerable) store writes: an argument, or an array the region made."""

@@ -22,6 +22,7 @@ cannot lower keeps the region on the C target: :func:`host_program` says None.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, replace
 
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
@@ -102,6 +103,24 @@ class HostProgram:
     def on_host(self, node: Node) -> bool:
         """Whether the host has ``node``'s value without reading the device."""
         return node.id in self.host or host_leaf(node)
+
+    def __str__(self) -> str:
+        """Its segments' graphs in program order, inside the host's loops and branches."""
+        return _text(self.body, "")
+
+
+def _text(items: Items, pad: str) -> str:
+    out = []
+    for item in items:
+        if isinstance(item, Segment):
+            out.append(textwrap.indent(str(item.graph), pad))
+        elif isinstance(item, (HostLoop, HostBranch)):
+            parts = (item.body,) if isinstance(item, HostLoop) else (item.then, item.orelse)
+            out += [f"{pad}host {item.node.op.name.lower()} {item.node!r} at {item.node.loc}:"]
+            out += [_text(block, pad + "    ") or f"{pad}    pass" for block in parts]
+        else:
+            out.append(f"{pad}host {type(item).__name__} {item.node!r} at {item.node.loc}")
+    return "\n".join(out)
 
 
 def leaf_positions(graph: Graph) -> dict[int, int]:
