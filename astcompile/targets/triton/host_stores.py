@@ -13,6 +13,7 @@ from __future__ import annotations
 from astcompile.ir.ops import Op
 from astcompile.lower.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.lower.names import sanitize
+from astcompile.lower.store_plan import Phase, StoreRegion
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.store_kernels import (
     store_kernel,
@@ -21,7 +22,6 @@ from astcompile.targets.triton.store_kernels import (
     store_parameters,
     view_ndim,
 )
-from astcompile.targets.triton.store_plan import Phase, StoreRegion
 from astcompile.targets.triton.triton_source import HEADER
 from astcompile.targets.triton.triton_target import TRITON, kernel_lookup
 from astcompile.targets.wrapper import WrapperParts

@@ -21,13 +21,13 @@ from typing import NamedTuple
 from astcompile import config
 from astcompile.errors import CompileError
 from astcompile.lower.ids import numbering
+from astcompile.lower.store_plan import StoreRegion, store_region
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import RegionWork
 from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
 from astcompile.targets.triton.host_stores import store_code
-from astcompile.targets.triton.store_plan import StoreRegion, store_region
 from astcompile.targets.triton.triton_loop_plan import HostProgram, c_target_reason, host_program
 from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import make_wrapper
@@ -58,7 +58,7 @@ def _kernels(work: RegionWork) -> Schedule:
 FORMS = (
     Form("kernels", _kernels, flat_code),
     Form("scans", _kernels, flat_code),  # np.cumsum/np.cumprod loops folded: scan kernels
-    Form("stores", lambda work: store_region(work.scans or work.graph), store_code),
+    Form("stores", lambda work: store_region(work.scans or work.graph, TRITON), store_code),
     Form("host_loops", lambda work: host_program(work.graph), loop_code),
 )
 

@@ -4,7 +4,7 @@ A user loop whose loop form is a host loop (:func:`~astcompile.lower.loop_schedu
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
-region's phases (:mod:`astcompile.targets.triton.store_plan`) when it stores into views. A
+region's phases (:mod:`astcompile.lower.store_plan`) when it stores into views. A
 segment's inputs are the region's, then *stand-ins* for what it reads from elsewhere (a loop
 variable, a carried value, a value an earlier segment computed); its outputs are what the host
 or a later segment needs:
@@ -32,8 +32,8 @@ from astcompile.lower.host_plan import blocks, host_leaf, host_scalars, written_
 from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.loop_grid import vectorize
 from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.lower.store_plan import StoreRegion, store_region
 from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.targets.triton.store_plan import StoreRegion, store_region
 from astcompile.targets.triton.triton_target import TRITON
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
@@ -331,7 +331,7 @@ class _Builder:
         name = f"{self.graph.name}__s{self.segments}"
         self.segments += 1
         graph = Graph(name, inputs, [rebuilt[m.id] for m in hands_on], effects, self.graph.guards)
-        stores = store_region(graph) if effects else None
+        stores = store_region(graph, TRITON) if effects else None
         if effects and stores is None:
             raise _NoTritonForm
         self.store_targets += [m.inputs[0] for m in members if m.op is Op.STORE]
