@@ -19,12 +19,7 @@ from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
 from astcompile.lower.host import NO_IDENTITY, Assured, HostWriter
-from astcompile.lower.ids import nid
-from astcompile.lower.names import sanitize, value_name
-from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
-from astcompile.targets.triton.flat import TritonCode, built
-from astcompile.targets.triton.host_stores import store_sources, unsafe_check
-from astcompile.targets.triton.triton_loop_plan import (
+from astcompile.lower.host_program import (
     HostBranch,
     HostIndex,
     HostLoop,
@@ -32,6 +27,11 @@ from astcompile.targets.triton.triton_loop_plan import (
     HostStep,
     Segment,
 )
+from astcompile.lower.ids import nid
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
+from astcompile.targets.triton.flat import TritonCode, built
+from astcompile.targets.triton.host_stores import store_sources, unsafe_check
 from astcompile.targets.triton.triton_source import HEADER
 from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import WrapperParts

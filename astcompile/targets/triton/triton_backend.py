@@ -20,15 +20,19 @@ from typing import NamedTuple
 
 from astcompile import config
 from astcompile.errors import CompileError
+from astcompile.ir.graph import Graph, walk
+from astcompile.ir.ops import Kind, Op
+from astcompile.lower.host_program import HostProgram, host_program, runtime_index
 from astcompile.lower.ids import numbering
+from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.lower.store_plan import StoreRegion, store_region
+from astcompile.lower.structured_plan import StructuredUnsupported, plan_structured
 from astcompile.passes.schedule import Schedule
 from astcompile.stages import RegionWork
 from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
 from astcompile.targets.triton.host_stores import store_code
-from astcompile.targets.triton.triton_loop_plan import HostProgram, c_target_reason, host_program
 from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import make_wrapper
 
@@ -59,7 +63,7 @@ FORMS = (
     Form("kernels", _kernels, flat_code),
     Form("scans", _kernels, flat_code),  # np.cumsum/np.cumprod loops folded: scan kernels
     Form("stores", lambda work: store_region(work.scans or work.graph, TRITON), store_code),
-    Form("host_loops", lambda work: host_program(work.graph), loop_code),
+    Form("host_loops", lambda work: host_program(work.graph, TRITON), loop_code),
 )
 
 
@@ -118,3 +122,31 @@ class TritonBackend(StagedBackend):
         run.triton_module = work.library  # the debug dump names its file
         run.target = code.target()
         work.run = run
+
+
+def c_target_reason(graph: Graph) -> str:
+    """Why a region that is not flat runs on the C target, as ``explain`` says it."""
+    nodes = list(walk(graph.nodes()))
+    if not any(runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):  # stores only
+        return (
+            "stores Triton cannot lower: a run-time index, a cast without a Triton rule, a "
+            "reshape of a stored array, or a store into an array that is neither an argument "
+            "nor new"
+        )
+    try:
+        forms = loop_forms(build_schedule(graph, plan_structured(graph, TRITON)))
+    except StructuredUnsupported:
+        forms = {}
+    if any(form is LoopForm.SCALAR for form in forms.values()):
+        return (
+            "a loop of scalar element updates: no GPU form; it runs on the CPU over host "
+            "arrays (GPU regions around it copy their arrays to and from the device)"
+        )
+    if any(form is LoopForm.GRID for form in forms.values()):
+        return (
+            "a loop of independent iterations whose body has no whole-array form (an index "
+            "that may wrap or leave the array, a nested loop or branch, an argmax)"
+        )
+    if any(n.op is Op.INDEX and len(n.inputs) > 1 for n in nodes):
+        return "a loop region with a run-time index: no Triton lowering yet"
+    return "a loop region with a statement Triton cannot lower (see the graph_breaks log)"

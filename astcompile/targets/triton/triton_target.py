@@ -110,7 +110,7 @@ class TritonTarget:
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
     def in_loops(self, node: Node) -> bool:
-        """C's answer: host loops (:mod:`.triton_loop_plan`) are planned as the loop regions
+        """C's answer: host loops (:mod:`astcompile.lower.host_program`) are planned as the loop regions
         of the C target, which takes a region Triton refuses, are."""
         return target("c").in_loops(node)
 
