@@ -154,6 +154,11 @@ TARGET_STAGES: tuple[Stage, ...] = (
         stages.unplanned,
         dump=debug_dump.plan_dump,
     ),
+    _target(
+        "matmuls",
+        "products of 2-D arrays as tiled matmul kernels, fused with the one kernel reading them",
+        stages.planned,
+    ),
     Stage(
         "accept",
         stages.accept,

@@ -303,6 +303,11 @@ def flat_target_step(stage: str, work: RegionWork) -> bool:
     return flat and stage in work.target.steps
 
 
+def planned(stage: str, work: RegionWork) -> bool:
+    """A target's stage that rewrites what a planning stage made runs once one did."""
+    return work.schedule is not None and stage in work.target.steps
+
+
 def unplanned(stage: str, work: RegionWork) -> bool:
     """A target's planning stage for loop graphs runs while no earlier stage planned it."""
     return work.kind is GraphKind.LOOP and work.schedule is None and stage in work.target.steps

@@ -22,7 +22,7 @@ from astcompile.trace.tracer import trace_callable
 
 TRITON = importlib.util.find_spec("triton") is not None
 PASS_NAMES = [name for name, _, _ in PIPELINE]
-TARGET = ["schedule", "stores", "host_loops", "accept", "lower", "load", "wrap"]
+TARGET = ["schedule", "stores", "host_loops", "matmuls", "accept", "lower", "load", "wrap"]
 
 
 def _names(stage_list):
@@ -216,8 +216,9 @@ def test_which_stages_apply_to_which_graphs():
         loop.target = triton  # scan loops are folded for it; its stages plan its forms
         planning = ["scans", "stores", "host_loops", "accept"]
         assert ran(loop) == [*PASS_NAMES, *planning, "lower", "load", "wrap"]
-        loop.schedule = object()  # planned: the later planning stages stand aside
-        assert ran(loop) == [*PASS_NAMES, "scans", "accept", "lower", "load", "wrap"]
+        loop.schedule = object()  # planned: the later planning stages stand aside, and the
+        planned = ["scans", "matmuls", "accept"]  # stage rewriting its kernels runs
+        assert ran(loop) == [*PASS_NAMES, *planned, "lower", "load", "wrap"]
 
 
 def doubled(x):

@@ -36,6 +36,7 @@ from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.loop_grid import vectorize
 from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.lower.store_plan import StoreRegion, store_region
+from astcompile.passes.schedule import Schedule, schedule
 
 if TYPE_CHECKING:
     from astcompile.targets.base import Target
@@ -55,6 +56,7 @@ class Segment:
     reads: tuple[Node, ...]  #: the values it reads from the host, in stand-in order
     hands_on: tuple[Node, ...]  #: the values it returns, in order
     stores: StoreRegion | None  #: its phases, when it stores into views
+    kernels: Schedule | None  #: else its graph's kernels (a target's stages may rewrite them)
 
 
 @dataclass(frozen=True)
@@ -313,7 +315,8 @@ class _Builder:
         if effects and stores is None:
             raise _NoForm
         self.store_targets += [m.inputs[0] for m in members if m.op is Op.STORE]
-        return Segment(graph, tuple(reads), hands_on, stores)
+        kernels = None if stores else schedule(graph, self.target.supports)
+        return Segment(graph, tuple(reads), hands_on, stores, kernels)
 
 
 def _found(raw: list, kind: type) -> list:

@@ -31,12 +31,13 @@ says None (on Triton the region runs on the C target, as a loop region does).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from astcompile.ir.attrs import DynIndex, IndexKind, InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op, info
+from astcompile.passes.schedule import Schedule, schedule
 
 if TYPE_CHECKING:
     from astcompile.targets.base import Target
@@ -72,6 +73,7 @@ class Phase:
     graph: Graph  #: inputs: the region's, then what earlier phases handed on
     tail: tuple[Tail, ...]  #: the stores run after its kernels, in program order
     hands_on: int  #: its first outputs, returned (the last phase: the region's outputs)
+    kernels: Schedule | None = None  #: its graph's kernels (a target's stages may rewrite them)
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ def store_region(graph: Graph, target: Target) -> StoreRegion | None:
     if placed is None:
         return None
     phases = _Phases(graph, nodes, stores, *placed).build()
+    phases = tuple(replace(p, kernels=schedule(p.graph, target.supports)) for p in phases)
     bases = [base_of(s) for s in stores if s.op is Op.STORE]
     leaves = {b.attr.index for b in bases if b.op is Op.INPUT}
     return StoreRegion(graph.name, phases, tuple(sorted(leaves)))

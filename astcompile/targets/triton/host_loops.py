@@ -33,7 +33,6 @@ from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
 from astcompile.targets.triton.flat import TritonCode, built
 from astcompile.targets.triton.host_stores import store_sources, unsafe_check
 from astcompile.targets.triton.triton_source import HEADER
-from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import WrapperParts
 
 
@@ -169,9 +168,8 @@ class _Host(HostWriter):
             made = (self.kernels, self.signatures, self.consts, self.steps, self.notes)
             src = store_sources(seg.stores, typed, *made, checks=False)
         else:
-            sched = TRITON.schedule(seg.graph)
             made = (self.kernels, self.signatures, self.notes)
-            wrapper = built(sched, typed, made, NO_IDENTITY)
+            wrapper = built(seg.kernels, typed, made, NO_IDENTITY)
             src = wrapper.source()
             self.consts.update(wrapper.consts)
             self.steps.update(wrapper.steps)

@@ -23,7 +23,7 @@ from astcompile.targets.triton.store_kernels import (
     view_ndim,
 )
 from astcompile.targets.triton.triton_source import HEADER
-from astcompile.targets.triton.triton_target import TRITON, kernel_lookup
+from astcompile.targets.triton.triton_target import kernel_lookup
 from astcompile.targets.wrapper import WrapperParts
 
 
@@ -68,7 +68,7 @@ def store_sources(
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
         fallback = _fallback(i, len(region.phases), checks)
         made = (parts, signatures, notes)
-        wrapper = built(TRITON.schedule(phase.graph), typed, made, fallback)
+        wrapper = built(phase.kernels, typed, made, fallback)
         if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
             wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
         sources.append(_with_tail(wrapper, phase, parts, signatures))

@@ -1,7 +1,9 @@
 """Matmul on the Triton target: ``a @ w`` and its elementwise epilogue as one kernel.
 
-The scheduler leaves a matmul to NumPy (an extern op). :func:`fuse_matmuls` turns each
-product of two 2-D arrays of a dtype the hand-written kernel takes (float32, float64, integers:
+The scheduler leaves a matmul to NumPy (an extern op). The ``matmuls`` stage
+(``astcompile/pipeline.py``; :func:`fused`: every schedule of a form's plan) runs
+:func:`fuse_matmuls`, which turns each product of two 2-D arrays of a dtype the hand-written
+kernel takes (float32, float64, integers:
 :mod:`astcompile.kernels.triton_matmul`) into a :class:`MatmulKernel`: the tiled product,
 followed in the same program by the elementwise kernel that alone reads it, when that kernel
 runs over the product's shape. ``np.maximum(a @ w + b, 0)`` becomes::
@@ -29,10 +31,12 @@ import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.host_program import HostBranch, HostLoop, HostProgram, Segment
 from astcompile.lower.ids import nid
 from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
 from astcompile.lower.source_notes import lines_of, short
+from astcompile.lower.store_plan import StoreRegion
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.base import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
@@ -120,6 +124,32 @@ def fuse_matmuls(sched: Schedule) -> Schedule:
     for n, kernel in enumerate(s for s in steps if isinstance(s, Kernel)):
         kernel.name = f"{prefix}_k{n}"
     return replace(sched, steps=steps, buffers=buffers)
+
+
+def fused(plan: Schedule | StoreRegion | HostProgram) -> Schedule | StoreRegion | HostProgram:
+    """The ``matmuls`` stage's rewrite: ``plan`` (a form's) with :func:`fuse_matmuls` applied
+    to each of its schedules (a store phase's, a segment's)."""
+    if isinstance(plan, Schedule):
+        return fuse_matmuls(plan)
+    if isinstance(plan, StoreRegion):
+        return replace(
+            plan, phases=tuple(replace(p, kernels=fused(p.kernels)) for p in plan.phases)
+        )
+    return replace(plan, body=_fused(plan.body))
+
+
+def _fused(items: tuple) -> tuple:
+    out = []
+    for item in items:
+        if isinstance(item, Segment):
+            item = replace(item, kernels=item.kernels and fused(item.kernels))
+            item = replace(item, stores=item.stores and fused(item.stores))
+        elif isinstance(item, HostLoop):
+            item = replace(item, body=_fused(item.body))
+        elif isinstance(item, HostBranch):
+            item = replace(item, then=_fused(item.then), orelse=_fused(item.orelse))
+        out.append(item)
+    return tuple(out)
 
 
 def matmul_note(step) -> str | None:

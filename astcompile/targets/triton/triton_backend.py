@@ -27,12 +27,13 @@ from astcompile.lower.ids import numbering
 from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
 from astcompile.lower.store_plan import StoreRegion, store_region
 from astcompile.lower.structured_plan import StructuredUnsupported, plan_structured
-from astcompile.passes.schedule import Schedule
+from astcompile.passes.schedule import Schedule, schedule
 from astcompile.stages import RegionWork
 from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.triton.flat import TritonCode, flat_code
 from astcompile.targets.triton.host_loops import loop_code
 from astcompile.targets.triton.host_stores import store_code
+from astcompile.targets.triton.matmul import fused
 from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import make_wrapper
 
@@ -50,7 +51,7 @@ class Form(NamedTuple):
 
 
 def _kernels(work: RegionWork) -> Schedule:
-    return TRITON.schedule(work.scans or work.graph)
+    return schedule(work.scans or work.graph, TRITON.supports)
 
 
 #: How Triton lowers a region's graph, each form planned by the stage of its name in the
@@ -73,7 +74,7 @@ class TritonBackend(StagedBackend):
 
     name = "triton"
     fallback = "c"  #: the backend of a graph it refuses, by name (stages.accept makes it)
-    STAGES = ("schedule", "stores", "host_loops", "accept", "lower", "load", "wrap")
+    STAGES = ("schedule", "stores", "host_loops", "matmuls", "accept", "lower", "load", "wrap")
 
     def _plan(self, work: RegionWork, form: Form) -> None:
         plan = form.plan(work)
@@ -88,6 +89,9 @@ class TritonBackend(StagedBackend):
 
     def host_loops(self, work: RegionWork) -> None:
         self._plan(work, FORMS[3])
+
+    def matmuls(self, work: RegionWork) -> None:
+        work.schedule = fused(work.schedule)
 
     def accept(self, work: RegionWork) -> str | None:
         """The ``accept`` stage: None when a form planned the graph, or why none did (the
