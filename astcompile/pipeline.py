@@ -225,10 +225,11 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
                     raise
                 stage.on_error(work, exc)
                 continue
-            if config.verify_ir:  # the graph, and its scans folded beside it
+            if config.verify_ir:  # the graph, its scans folded beside it, the plan's graphs
                 from astcompile.ir.graph import verify_between  # a broken IR: raised as is
 
-                for graph in (getattr(work, "graph", None), getattr(work, "scans", None)):
+                plan = getattr(getattr(work, "schedule", None), "graphs", list)()
+                for graph in (getattr(work, "graph", None), getattr(work, "scans", None), *plan):
                     if graph is not None:
                         verify_between(graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:

@@ -353,6 +353,28 @@ def test_stages_dump_the_plan_and_the_form_or_the_hand_over(tmp_path, monkeypatc
     assert planned["host_loops"].startswith("host loop %")
 
 
+def test_the_stage_runner_verifies_the_graphs_of_a_plan(monkeypatch):
+    """A planning stage's graphs (Triton's store phases and segments) are IR the runner
+    verifies too: a broken one is raised naming the stage that made it."""
+    from types import SimpleNamespace
+
+    from astcompile.ir.graph import Graph, Node, VerifyError
+    from astcompile.ir.ops import Op
+    from astcompile.targets.c.c_backend import CBackend
+
+    graph = trace_callable(lambda x: x + 1.0, [np.ones(3)])
+    (out,) = graph.outputs
+    add = Node(Op.ADD, out.inputs[:1], out.dtype, out.shape)  # an ADD missing an input
+    broken = Graph("phase", graph.inputs, [add], [], [])
+
+    def plans(work):
+        work.schedule = SimpleNamespace(graphs=lambda: [broken])
+
+    monkeypatch.setattr(pipeline, "TARGET_STAGES", (pipeline.Stage("plans", plans, "a bug"),))
+    with pytest.raises(VerifyError, match=r"after plans: .* has 1 inputs"):
+        pipeline.run_target_stages(graph, CBackend())
+
+
 def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch):
     from astcompile.targets.c.c_backend import CBackend
 

@@ -25,6 +25,7 @@ runs on the C target).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -111,9 +112,24 @@ class HostProgram:
         """Whether the host has ``node``'s value without reading the device."""
         return node.id in self.host or host_leaf(node)
 
+    def graphs(self) -> list[Graph]:
+        """Its segments' graphs and their phases' (what the stage runner verifies)."""
+        segments = [s for s in every_item(self.body) if isinstance(s, Segment)]
+        return [g for s in segments for g in (s.graph, *(s.stores.graphs() if s.stores else ()))]
+
     def __str__(self) -> str:
         """Its segments' graphs in program order, inside the host's loops and branches."""
         return _text(self.body, "")
+
+
+def every_item(items: Items) -> Iterator:
+    """``items`` and those of their loops' and branches' blocks, in program order."""
+    for item in items:
+        yield item
+        if isinstance(item, HostLoop):
+            yield from every_item(item.body)
+        elif isinstance(item, HostBranch):
+            yield from every_item(item.then + item.orelse)
 
 
 def _text(items: Items, pad: str) -> str:

@@ -26,6 +26,7 @@ from astcompile.lower.host_program import (
     HostProgram,
     HostStep,
     Segment,
+    every_item,
 )
 from astcompile.lower.ids import nid
 from astcompile.lower.names import sanitize, value_name
@@ -45,7 +46,7 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
 def note(program: HostProgram) -> str:
     """What ``explain`` says of a loop region on Triton."""
     said = []
-    if _has_loop(program.body):
+    if any(isinstance(item, HostLoop) for item in every_item(program.body)):
         said.append("host loops launching the body's kernels, arrays kept on the device")
     if program.grids:
         lines = ", ".join(program.grids)
@@ -54,14 +55,6 @@ def note(program: HostProgram) -> str:
         reads = ", ".join(program.reads_back)
         said.append(f"one value read back from the device per test: {reads}")
     return "; ".join(said)
-
-
-def _has_loop(items: tuple) -> bool:
-    """Whether ``items`` hold a host loop, at their level or in a branch's blocks."""
-    return any(
-        isinstance(i, HostLoop) or (isinstance(i, HostBranch) and _has_loop(i.then + i.orelse))
-        for i in items
-    )
 
 
 class _Host(HostWriter):
