@@ -228,8 +228,9 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
             if config.verify_ir:  # the graph, its scans folded beside it, the plan's graphs
                 from astcompile.ir.graph import verify_between  # a broken IR: raised as is
 
-                plan = getattr(getattr(work, "schedule", None), "graphs", list)()
-                for graph in (getattr(work, "graph", None), getattr(work, "scans", None), *plan):
+                plan = getattr(getattr(work, "schedule", None), "parts", list)()
+                graphs = (getattr(work, "graph", None), getattr(work, "scans", None))
+                for graph in (*graphs, *(g for g, _ in plan)):
                     if graph is not None:
                         verify_between(graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:

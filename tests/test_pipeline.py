@@ -368,7 +368,7 @@ def test_the_stage_runner_verifies_the_graphs_of_a_plan(monkeypatch):
     broken = Graph("phase", graph.inputs, [add], [], [])
 
     def plans(work):
-        work.schedule = SimpleNamespace(graphs=lambda: [broken])
+        work.schedule = SimpleNamespace(parts=lambda: [(broken, None)])
 
     monkeypatch.setattr(pipeline, "TARGET_STAGES", (pipeline.Stage("plans", plans, "a bug"),))
     with pytest.raises(VerifyError, match=r"after plans: .* has 1 inputs"):

@@ -112,10 +112,14 @@ class HostProgram:
         """Whether the host has ``node``'s value without reading the device."""
         return node.id in self.host or host_leaf(node)
 
-    def graphs(self) -> list[Graph]:
-        """Its segments' graphs and their phases' (what the stage runner verifies)."""
+    def parts(self) -> list[tuple[Graph, Schedule | None]]:
+        """Each segment's graph and kernels, then its phases' (``StoreRegion.parts``)."""
         segments = [s for s in every_item(self.body) if isinstance(s, Segment)]
-        return [g for s in segments for g in (s.graph, *(s.stores.graphs() if s.stores else ()))]
+        return [
+            p
+            for s in segments
+            for p in ((s.graph, s.kernels), *(s.stores.parts() if s.stores else ()))
+        ]
 
     def __str__(self) -> str:
         """Its segments' graphs in program order, inside the host's loops and branches."""

@@ -82,9 +82,10 @@ class StoreRegion:
     phases: tuple[Phase, ...]
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
 
-    def graphs(self) -> list[Graph]:
-        """Its phases' graphs (what the stage runner verifies)."""
-        return [p.graph for p in self.phases]
+    def parts(self) -> list[tuple[Graph, Schedule | None]]:
+        """Its phases' graphs and kernels: the stage runner verifies the graphs, a target's
+        stages may rewrite the kernels (in place)."""
+        return [(p.graph, p.kernels) for p in self.phases]
 
     def __str__(self) -> str:
         """Its phases in program order, each with the events run after its kernels."""

@@ -25,13 +25,13 @@ hand-written kernel, then writes the epilogue with the elementwise emitter
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.lower.host_program import HostBranch, HostLoop, HostProgram, Segment
+from astcompile.lower.host_program import HostProgram
 from astcompile.lower.ids import nid
 from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
@@ -99,9 +99,9 @@ def _epilogue(step, product: Node) -> bool:
     return all(a.axis_map == own for a in plan.accesses.values() if a.buffer is product)
 
 
-def fuse_matmuls(sched: Schedule) -> Schedule:
-    """``sched`` with each lowerable product a :class:`MatmulKernel`, fused with the
-    elementwise kernel that alone reads it where there is one; kernels renamed in order."""
+def fuse_matmuls(sched: Schedule) -> None:
+    """Each lowerable product of ``sched`` a :class:`MatmulKernel`, fused with the elementwise
+    kernel that alone reads it where there is one; kernels renamed in order."""
     steps: list = list(sched.steps)
     buffers = set(sched.buffers)
     outputs = {o.id for o in sched.graph.outputs}
@@ -119,37 +119,18 @@ def fuse_matmuls(sched: Schedule) -> Schedule:
                 buffers.discard(p.id)
         else:
             steps[k] = MatmulKernel("", tuple(p.shape), (), [], [p], product=p)
-    steps = [s for s in steps if s is not None]
+    sched.steps, sched.buffers = [s for s in steps if s is not None], buffers
     prefix = re.sub(r"\W", "_", sched.graph.name)
-    for n, kernel in enumerate(s for s in steps if isinstance(s, Kernel)):
+    for n, kernel in enumerate(s for s in sched.steps if isinstance(s, Kernel)):
         kernel.name = f"{prefix}_k{n}"
-    return replace(sched, steps=steps, buffers=buffers)
 
 
-def fused(plan: Schedule | StoreRegion | HostProgram) -> Schedule | StoreRegion | HostProgram:
-    """The ``matmuls`` stage's rewrite: ``plan`` (a form's) with :func:`fuse_matmuls` applied
-    to each of its schedules (a store phase's, a segment's)."""
-    if isinstance(plan, Schedule):
-        return fuse_matmuls(plan)
-    if isinstance(plan, StoreRegion):
-        return replace(
-            plan, phases=tuple(replace(p, kernels=fused(p.kernels)) for p in plan.phases)
-        )
-    return replace(plan, body=_fused(plan.body))
-
-
-def _fused(items: tuple) -> tuple:
-    out = []
-    for item in items:
-        if isinstance(item, Segment):
-            item = replace(item, kernels=item.kernels and fused(item.kernels))
-            item = replace(item, stores=item.stores and fused(item.stores))
-        elif isinstance(item, HostLoop):
-            item = replace(item, body=_fused(item.body))
-        elif isinstance(item, HostBranch):
-            item = replace(item, then=_fused(item.then), orelse=_fused(item.orelse))
-        out.append(item)
-    return tuple(out)
+def fused(plan: Schedule | StoreRegion | HostProgram) -> None:
+    """The ``matmuls`` stage: :func:`fuse_matmuls` on each schedule of a form's plan (a flat
+    graph's, each store phase's, each segment's), in place."""
+    schedules = [plan] if isinstance(plan, Schedule) else [k for _, k in plan.parts()]
+    for kernels in filter(None, schedules):
+        fuse_matmuls(kernels)
 
 
 def matmul_note(step) -> str | None:

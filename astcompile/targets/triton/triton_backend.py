@@ -91,7 +91,7 @@ class TritonBackend(StagedBackend):
         self._plan(work, FORMS[3])
 
     def matmuls(self, work: RegionWork) -> None:
-        work.schedule = fused(work.schedule)
+        fused(work.schedule)
 
     def accept(self, work: RegionWork) -> str | None:
         """The ``accept`` stage: None when a form planned the graph, or why none did (the
