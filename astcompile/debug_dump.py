@@ -150,6 +150,13 @@ def scans_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.scans)
 
 
+def plan_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
+    """What a target's planning stage (Triton's ``stores``, ``host_loops``) made of the graph."""
+    if work.form is None or work.form.name != stage or work.region is None:
+        return None
+    return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", str(work.schedule)
+
+
 def accept_dump(stage: str, work: RegionWork) -> tuple[str, str] | None:
     taken = work.form.name if work.form else f"c ({work.handed_over})"  # Triton's forms
     return f"{work.region.spec.name}.{work.dump_number}.{stage}.txt", taken + "\n"

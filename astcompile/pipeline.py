@@ -11,9 +11,11 @@ Two ordered lists of named stages, each with the reason it exists (what each doe
 
 Loop graphs (loops, branches, stores) and flat graphs go through the same list; a stage's
 ``when`` says, as data, which graphs and targets it is for. A *target* (C, eager, Triton)
-plugs in as the ``schedule``, ``accept``, ``lower``, ``load`` and ``wrap`` stages
-(``backend.steps``, see ``targets/__init__.py``); a target without one skips it, and one whose
-``accept`` refuses a graph hands it to C there.
+plugs in as the ``schedule``, ``stores``, ``host_loops``, ``accept``, ``lower``, ``load`` and
+``wrap`` stages (``backend.steps``, see ``targets/__init__.py``); a target without one skips it.
+``schedule``, ``stores`` and ``host_loops`` each plan the graph in a form (Triton's forms:
+which function transforms which graph is a table in docs/internals.md), the first that can
+taking it; a target whose ``accept`` refuses a graph hands it to C there.
 
 :func:`run_stages` times each stage under its name: ``astcompile.compile_times()`` reports
 these names, never overlapping (the C compiler is ``build``, timed inside ``load``), and they
@@ -140,6 +142,23 @@ TARGET_STAGES: tuple[Stage, ...] = (
         "nodes grouped into fused kernels and NumPy steps",
         stages.flat_target_step,
     ),
+    _target(
+        "stores",
+        "stores into views and checks, no loop: phases of kernels, each then its store kernels",
+        stages.unplanned,
+        dump=debug_dump.plan_dump,
+    ),
+    _target(
+        "host_loops",
+        "user loops run by the host: each level cut at its loops into segments of kernels",
+        stages.unplanned,
+        dump=debug_dump.plan_dump,
+    ),
+    _target(
+        "matmuls",
+        "products of 2-D arrays as tiled matmul kernels, fused with the one kernel reading them",
+        stages.planned,
+    ),
     Stage(
         "accept",
         stages.accept,
@@ -206,10 +225,12 @@ def run_stages(stage_list: Sequence[Stage], work: Any) -> Any:
                     raise
                 stage.on_error(work, exc)
                 continue
-            if config.verify_ir:  # the graph, and its scans folded beside it
+            if config.verify_ir:  # the graph, its scans folded beside it, the plan's graphs
                 from astcompile.ir.graph import verify_between  # a broken IR: raised as is
 
-                for graph in (getattr(work, "graph", None), getattr(work, "scans", None)):
+                plan = getattr(getattr(work, "schedule", None), "parts", list)()
+                graphs = (getattr(work, "graph", None), getattr(work, "scans", None))
+                for graph in (*graphs, *(g for g, _ in plan)):
                     if graph is not None:
                         verify_between(graph, stage.name)
             if stage.dump is not None and config.debug_dir and work.owner is not None:

@@ -296,9 +296,21 @@ def fold_scans(work: RegionWork) -> None:
 
 
 def flat_target_step(stage: str, work: RegionWork) -> bool:
-    """Scheduling into fused kernels is for flat graphs; a loop graph is planned at ``accept``
-    (Triton's forms) or as it is lowered (C: one structured function)."""
-    return work.kind is GraphKind.FLAT and stage in work.target.steps
+    """Scheduling into fused kernels is for flat graphs, and loop graphs the ``scans`` stage
+    made flat; other loop graphs are planned by the target's own stages (Triton's ``stores``,
+    ``host_loops``) or as they are lowered (C: one structured function)."""
+    flat = work.kind is GraphKind.FLAT or (work.scans is not None and not work.scans.effects)
+    return flat and stage in work.target.steps
+
+
+def planned(stage: str, work: RegionWork) -> bool:
+    """A target's stage that rewrites what a planning stage made runs once one did."""
+    return work.schedule is not None and stage in work.target.steps
+
+
+def unplanned(stage: str, work: RegionWork) -> bool:
+    """A target's planning stage for loop graphs runs while no earlier stage planned it."""
+    return work.kind is GraphKind.LOOP and work.schedule is None and stage in work.target.steps
 
 
 def target_has(stage: str, work: RegionWork) -> bool:

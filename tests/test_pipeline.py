@@ -22,7 +22,7 @@ from astcompile.trace.tracer import trace_callable
 
 TRITON = importlib.util.find_spec("triton") is not None
 PASS_NAMES = [name for name, _, _ in PIPELINE]
-TARGET = ["schedule", "accept", "lower", "load", "wrap"]
+TARGET = ["schedule", "stores", "host_loops", "matmuls", "accept", "lower", "load", "wrap"]
 
 
 def _names(stage_list):
@@ -211,12 +211,14 @@ def test_which_stages_apply_to_which_graphs():
     assert ran(eager) == ["wrap"]
     if TRITON:  # the one target that takes only some graphs says so at ``accept``
         triton = astcompile.targets.get_backend("triton")
-        assert ran(stages.RegionWork(target=triton, kind=stages.GraphKind.FLAT)) == [
-            *PASS_NAMES,
-            *TARGET,
-        ]
-        loop.target = triton  # it picks a form at ``accept``: scan loops are folded for it
-        assert ran(loop) == [*PASS_NAMES, "scans", "accept", "lower", "load", "wrap"]
+        flat = stages.RegionWork(target=triton, kind=stages.GraphKind.FLAT)
+        assert ran(flat) == [*PASS_NAMES, "schedule", "accept", "lower", "load", "wrap"]
+        loop.target = triton  # scan loops are folded for it; its stages plan its forms
+        planning = ["scans", "stores", "host_loops", "accept"]
+        assert ran(loop) == [*PASS_NAMES, *planning, "lower", "load", "wrap"]
+        loop.schedule = object()  # planned: the later planning stages stand aside, and the
+        planned = ["scans", "matmuls", "accept"]  # stage rewriting its kernels runs
+        assert ran(loop) == [*PASS_NAMES, *planned, "lower", "load", "wrap"]
 
 
 def doubled(x):
@@ -335,15 +337,42 @@ def test_debug_dumps_are_named_by_stage(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(not TRITON, reason="triton is not installed")
-def test_the_accept_stage_dumps_the_form_or_the_hand_over(tmp_path, monkeypatch):
+def test_stages_dump_the_plan_and_the_form_or_the_hand_over(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(config, "debug_dir", str(tmp_path))
     for fn in (shifted, prefix):
         compiled = astcompile.compile(fn, backend="triton")
         np.testing.assert_array_equal(compiled(np.arange(6.0)), fn(np.arange(6.0)))
+    compiled = astcompile.compile(heat, backend="triton")
+    np.testing.assert_array_equal(compiled(np.arange(6.0), 0.1, 2), heat(np.arange(6.0), 0.1, 2))
     made = {f.parent.name.rpartition(".")[2]: f for f in tmp_path.rglob("*.accept.txt")}
     assert made["shifted"].read_text() == "stores\n"
     assert made["prefix"].read_text().startswith("c (a loop of scalar element updates")
+    planned = {f.name.split(".")[-2]: f.read_text() for f in tmp_path.rglob("*.txt")}
+    assert "then store %" in planned["stores"]  # the phases a planning stage made
+    assert planned["host_loops"].startswith("host loop %")
+
+
+def test_the_stage_runner_verifies_the_graphs_of_a_plan(monkeypatch):
+    """A planning stage's graphs (Triton's store phases and segments) are IR the runner
+    verifies too: a broken one is raised naming the stage that made it."""
+    from types import SimpleNamespace
+
+    from astcompile.ir.graph import Graph, Node, VerifyError
+    from astcompile.ir.ops import Op
+    from astcompile.targets.c.c_backend import CBackend
+
+    graph = trace_callable(lambda x: x + 1.0, [np.ones(3)])
+    (out,) = graph.outputs
+    add = Node(Op.ADD, out.inputs[:1], out.dtype, out.shape)  # an ADD missing an input
+    broken = Graph("phase", graph.inputs, [add], [], [])
+
+    def plans(work):
+        work.schedule = SimpleNamespace(parts=lambda: [(broken, None)])
+
+    monkeypatch.setattr(pipeline, "TARGET_STAGES", (pipeline.Stage("plans", plans, "a bug"),))
+    with pytest.raises(VerifyError, match=r"after plans: .* has 1 inputs"):
+        pipeline.run_target_stages(graph, CBackend())
 
 
 def test_a_failing_target_stage_is_a_compile_error_naming_the_region(monkeypatch):

@@ -1,4 +1,4 @@
-"""Loop regions on the Triton target (targets/triton/triton_loop_plan.py, targets/triton/host_loops.py).
+"""Loop regions on the Triton target (lower/host_program.py, targets/triton/host_loops.py).
 
 A sequential loop over whole-array statements runs as a host loop launching its body's
 kernels; a loop of scalar element updates, a branch or a run-time index stays on the C
@@ -17,7 +17,8 @@ from differential import TRITON, assert_same, assert_same_calls
 from graphs import lowered
 
 import astcompile
-from astcompile.targets.triton.triton_loop_plan import host_program
+from astcompile.lower.host_program import host_program
+from astcompile.targets.triton.triton_target import TRITON as TARGET
 from tests.test_loop_parallel import rows as scaled_rows
 from tests.test_loop_schedule import energy, halve_rows
 from tests.test_loop_schedule import norms as row_norms
@@ -407,9 +408,9 @@ def test_scalar_element_updates_name_the_transfer(monkeypatch):
 
 def test_host_program_declines_a_scalar_element_loop():
     graph = astcompile.explain(astcompile.compile(prefix), np.ones(4)).graphs[0]
-    assert host_program(graph) is None
+    assert host_program(graph, TARGET) is None
     graph = astcompile.explain(astcompile.compile(heat), np.ones(4), 0.1, 2).graphs[0]
-    assert host_program(graph) is not None
+    assert host_program(graph, TARGET) is not None
 
 
 def test_host_loop_kernels_compile_for_sm80_and_sm90(tmp_path):

@@ -1,4 +1,4 @@
-"""Stores into views on the Triton target (targets/triton/store_plan.py), against NumPy.
+"""Stores into views on the Triton target (lower/store_plan.py), against NumPy.
 
 Each store runs as a Triton store kernel writing through the view's pointer and strides (the
 interpreter runs it over the caller's own array); a region Triton cannot order runs on the C

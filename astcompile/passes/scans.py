@@ -85,7 +85,7 @@ def fold_scans(graph: Graph) -> Graph | None:
 def _rebuilt(graph: Graph, nodes: list[Node], found: list[ScanLoop], dropped: set[int]) -> Graph:
     """Every node but the inputs re-created in id (program) order, each buffer replaced by its
     scan step. Even a node whose inputs are unchanged gets a new id: the store phases order
-    reads and stores by id (targets/triton/store_plan.py), and a store re-created after a read it
+    reads and stores by id (lower/store_plan.py), and a store re-created after a read it
     precedes would otherwise run after it (``c[w:] - c[:-w]`` of a concatenated cumsum)."""
     scans = {s.buffer.id: s for s in found}
     new: dict[int, Node] = {}

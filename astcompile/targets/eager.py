@@ -385,7 +385,7 @@ class EagerBackend:
         """The graph's interpreter. A call that would store into a read-only argument runs the
         region's own statements: NumPy raises there before it computes the value stored
         (``x += 1`` of a broadcast ``x``), where the graph computes ``x + 1`` first."""
-        from astcompile.targets.triton.host_plan import written_arguments
+        from astcompile.lower.host_plan import written_arguments
 
         steps = plan(graph)
         stores = [n.inputs[0] for n in walk(graph.nodes()) if n.op is Op.STORE]

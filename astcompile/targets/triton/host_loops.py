@@ -19,21 +19,20 @@ from astcompile.ir.attrs import DynIndex, InputKind
 from astcompile.ir.graph import Node, walk
 from astcompile.ir.ops import Op
 from astcompile.lower.host import NO_IDENTITY, Assured, HostWriter
-from astcompile.lower.ids import nid
-from astcompile.lower.names import sanitize, value_name
-from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
-from astcompile.targets.triton.flat import TritonCode, built
-from astcompile.targets.triton.host_stores import store_sources, unsafe_check
-from astcompile.targets.triton.triton_loop_plan import (
+from astcompile.lower.host_program import (
     HostBranch,
     HostIndex,
     HostLoop,
     HostProgram,
     HostStep,
     Segment,
+    every_item,
 )
-from astcompile.targets.triton.triton_source import HEADER
-from astcompile.targets.triton.triton_target import TRITON
+from astcompile.lower.ids import nid
+from astcompile.lower.names import sanitize, value_name
+from astcompile.lower.pyexpr import const_value, dim_expr, item_expr
+from astcompile.targets.triton.flat import Module, TritonCode, built
+from astcompile.targets.triton.host_stores import store_sources, unsafe_check
 from astcompile.targets.wrapper import WrapperParts
 
 
@@ -41,15 +40,13 @@ def loop_code(program: HostProgram, assured: Assured) -> TritonCode:
     """The Triton module of every segment's kernels, and the region's wrapper."""
     host = _Host(program, assured)
     host.build()
-    notes = (note(program), *host.notes)
-    parts = WrapperParts.of(host)
-    return TritonCode("".join(host.kernels), parts, host.signatures, program.stored_leaves, notes)
+    return host.module.code(WrapperParts.of(host), program.stored_leaves, (note(program),))
 
 
 def note(program: HostProgram) -> str:
     """What ``explain`` says of a loop region on Triton."""
     said = []
-    if _has_loop(program.body):
+    if any(isinstance(item, HostLoop) for item in every_item(program.body)):
         said.append("host loops launching the body's kernels, arrays kept on the device")
     if program.grids:
         lines = ", ".join(program.grids)
@@ -60,14 +57,6 @@ def note(program: HostProgram) -> str:
     return "; ".join(said)
 
 
-def _has_loop(items: tuple) -> bool:
-    """Whether ``items`` hold a host loop, at their level or in a branch's blocks."""
-    return any(
-        isinstance(i, HostLoop) or (isinstance(i, HostBranch) and _has_loop(i.then + i.orelse))
-        for i in items
-    )
-
-
 class _Host(HostWriter):
     def __init__(self, program: HostProgram, assured: Assured) -> None:
         super().__init__()
@@ -75,9 +64,7 @@ class _Host(HostWriter):
         arrays = {n.id for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY}
         self.assured = Assured(frozenset(arrays), assured.unit_c)  # the host checked them
         self.region_assured = assured
-        self.kernels: list[str] = [HEADER]
-        self.signatures: dict[str, dict[str, str]] = {}
-        self.notes: list[str] = []  #: where the matmuls run, for explain
+        self.module = Module(consts=self.consts, steps=self.steps)  # the segments' too
         self.names: dict[int, str] = {n.id: value_name(n) for n in self.graph.inputs}
         self.all_nodes = list(walk(self.graph.nodes()))
 
@@ -166,15 +153,9 @@ class _Host(HostWriter):
         stand_ins = {n.id for n in seg.graph.inputs[len(self.graph.inputs) :]}
         typed = Assured(self.assured.typed | stand_ins, self.assured.unit_c)
         if seg.stores is not None:
-            made = (self.kernels, self.signatures, self.consts, self.steps, self.notes)
-            src = store_sources(seg.stores, typed, *made, checks=False)
+            src = store_sources(seg.stores, typed, self.module, checks=False)
         else:
-            sched = TRITON.schedule(seg.graph)
-            made = (self.kernels, self.signatures, self.notes)
-            wrapper = built(sched, typed, made, NO_IDENTITY)
-            src = wrapper.source()
-            self.consts.update(wrapper.consts)
-            self.steps.update(wrapper.steps)
+            src = self.module.taken(built(seg.kernels, typed, self.module, NO_IDENTITY))
         self.header.append(src.rstrip("\n"))  # the segment's functions
         stand_in_nodes = seg.graph.inputs[len(self.graph.inputs) :]
         args = [self._argument(x, s) for x, s in zip(seg.reads, stand_in_nodes)]

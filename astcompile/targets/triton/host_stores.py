@@ -13,7 +13,8 @@ from __future__ import annotations
 from astcompile.ir.ops import Op
 from astcompile.lower.host import EAGER, NO_IDENTITY, Assured, WrapperSource, unsafe_lines
 from astcompile.lower.names import sanitize
-from astcompile.targets.triton.flat import TritonCode, built
+from astcompile.lower.store_plan import Phase, StoreRegion
+from astcompile.targets.triton.flat import Module, TritonCode, built
 from astcompile.targets.triton.store_kernels import (
     store_kernel,
     store_lines,
@@ -21,20 +22,15 @@ from astcompile.targets.triton.store_kernels import (
     store_parameters,
     view_ndim,
 )
-from astcompile.targets.triton.store_plan import Phase, StoreRegion
-from astcompile.targets.triton.triton_source import HEADER
-from astcompile.targets.triton.triton_target import TRITON, kernel_lookup
+from astcompile.targets.triton.triton_target import kernel_lookup
 from astcompile.targets.wrapper import WrapperParts
 
 
 def store_code(region: StoreRegion, assured: Assured) -> TritonCode:
     """The Triton module and the wrapper of ``region``."""
-    parts, signatures, notes = [HEADER], {}, []
-    consts: dict[str, object] = {}
-    steps: dict = {}
-    py = store_sources(region, assured, parts, signatures, consts, steps, notes)
-    wrapper_parts = WrapperParts(py, consts, steps)
-    return TritonCode("".join(parts), wrapper_parts, signatures, region.stored_leaves, tuple(notes))
+    module = Module()
+    py = store_sources(region, assured, module)
+    return module.code(WrapperParts(py, module.consts, module.steps), region.stored_leaves)
 
 
 def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
@@ -47,17 +43,10 @@ def unsafe_check(stored: tuple[int, ...], overlap: bool) -> list[str]:
 
 
 def store_sources(
-    region: StoreRegion,
-    assured: Assured,
-    parts: list[str],
-    signatures: dict,
-    consts: dict,
-    steps: dict,
-    notes: list[str],
-    checks: bool = True,
+    region: StoreRegion, assured: Assured, module: Module, checks: bool = True
 ) -> str:
-    """The wrapper source of ``region``, its kernels added to ``parts`` (their constants,
-    NumPy steps and explain's notes to the others); the first phase checks the written
+    """The wrapper source of ``region``, its kernels added to ``module``; the first phase
+    checks the written
     arguments (``unsafe_check``) before anything else. Without ``checks``
     (a segment of a loop region, whose host checked the arguments) no phase falls back to
     the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
@@ -67,13 +56,11 @@ def store_sources(
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
         fallback = _fallback(i, len(region.phases), checks)
-        made = (parts, signatures, notes)
-        wrapper = built(TRITON.schedule(phase.graph), typed, made, fallback)
+        wrapper = built(phase.kernels, typed, module, fallback)
         if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
             wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
-        sources.append(_with_tail(wrapper, phase, parts, signatures))
-        consts.update(wrapper.consts)
-        steps.update(wrapper.steps)
+        _with_tail(wrapper, phase, module)
+        sources.append(module.taken(wrapper))
     if len(region.phases) > 1:
         sources.append(_in_turn(region, checks))
     return "".join(sources)
@@ -87,7 +74,7 @@ def _fallback(phase: int, phases: int, checks: bool) -> str:
     return "return None" if phases > 1 else EAGER
 
 
-def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: dict) -> str:
+def _with_tail(wrapper: WrapperSource, phase: Phase, module: Module) -> None:
     """The phase's wrapper with its store kernels launched, in program order, before it
     returns what it hands on."""
     wrapper.lines.pop()  # its return comes after the stores
@@ -98,15 +85,14 @@ def _with_tail(wrapper: WrapperSource, phase: Phase, parts: list, signatures: di
             wrapper.numpy_step(store, [wrapper.ref(tail.value)])
             continue
         name, ndim = store_name(phase.graph, k), view_ndim(store)
-        parts.append(store_kernel(store, name, ndim))
-        signatures[name] = dict(store_parameters(store, ndim))
+        module.parts.append(store_kernel(store, name, ndim))
+        module.signatures[name] = dict(store_parameters(store, ndim))
         head.append(kernel_lookup(name, (), (), False))
         refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
         for line in store_lines(store, k, name, refs, tail.overlaps):
             wrapper.emit(line)
     wrapper.returns([wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]])
     wrapper.header = [*head, *wrapper.header]
-    return wrapper.source()
 
 
 def _in_turn(region: StoreRegion, checks: bool) -> str:

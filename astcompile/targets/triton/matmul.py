@@ -1,7 +1,9 @@
 """Matmul on the Triton target: ``a @ w`` and its elementwise epilogue as one kernel.
 
-The scheduler leaves a matmul to NumPy (an extern op). :func:`fuse_matmuls` turns each
-product of two 2-D arrays of a dtype the hand-written kernel takes (float32, float64, integers:
+The scheduler leaves a matmul to NumPy (an extern op). The ``matmuls`` stage
+(``astcompile/pipeline.py``; :func:`fused`: every schedule of a form's plan) runs
+:func:`fuse_matmuls`, which turns each product of two 2-D arrays of a dtype the hand-written
+kernel takes (float32, float64, integers:
 :mod:`astcompile.kernels.triton_matmul`) into a :class:`MatmulKernel`: the tiled product,
 followed in the same program by the elementwise kernel that alone reads it, when that kernel
 runs over the product's shape. ``np.maximum(a @ w + b, 0)`` becomes::
@@ -23,16 +25,18 @@ hand-written kernel, then writes the epilogue with the elementwise emitter
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
+from astcompile.lower.host_program import HostProgram
 from astcompile.lower.ids import nid
 from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
 from astcompile.lower.source_notes import lines_of, short
+from astcompile.lower.store_plan import StoreRegion
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.base import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
@@ -95,9 +99,9 @@ def _epilogue(step, product: Node) -> bool:
     return all(a.axis_map == own for a in plan.accesses.values() if a.buffer is product)
 
 
-def fuse_matmuls(sched: Schedule) -> Schedule:
-    """``sched`` with each lowerable product a :class:`MatmulKernel`, fused with the
-    elementwise kernel that alone reads it where there is one; kernels renamed in order."""
+def fuse_matmuls(sched: Schedule) -> None:
+    """Each lowerable product of ``sched`` a :class:`MatmulKernel`, fused with the elementwise
+    kernel that alone reads it where there is one; kernels renamed in order."""
     steps: list = list(sched.steps)
     buffers = set(sched.buffers)
     outputs = {o.id for o in sched.graph.outputs}
@@ -115,11 +119,18 @@ def fuse_matmuls(sched: Schedule) -> Schedule:
                 buffers.discard(p.id)
         else:
             steps[k] = MatmulKernel("", tuple(p.shape), (), [], [p], product=p)
-    steps = [s for s in steps if s is not None]
+    sched.steps, sched.buffers = [s for s in steps if s is not None], buffers
     prefix = re.sub(r"\W", "_", sched.graph.name)
-    for n, kernel in enumerate(s for s in steps if isinstance(s, Kernel)):
+    for n, kernel in enumerate(s for s in sched.steps if isinstance(s, Kernel)):
         kernel.name = f"{prefix}_k{n}"
-    return replace(sched, steps=steps, buffers=buffers)
+
+
+def fused(plan: Schedule | StoreRegion | HostProgram) -> None:
+    """The ``matmuls`` stage: :func:`fuse_matmuls` on each schedule of a form's plan (a flat
+    graph's, each store phase's, each segment's), in place."""
+    schedules = [plan] if isinstance(plan, Schedule) else [k for _, k in plan.parts()]
+    for kernels in filter(None, schedules):
+        fuse_matmuls(kernels)
 
 
 def matmul_note(step) -> str | None:

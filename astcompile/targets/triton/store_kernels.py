@@ -1,4 +1,4 @@
-"""The store kernels of :mod:`astcompile.targets.triton.store_plan` and the wrapper lines that run them.
+"""The store kernels of :mod:`astcompile.lower.store_plan` and the wrapper lines that run them.
 
 A store kernel writes ``src`` (the value, broadcast to the view's shape: stride 0 along the
 broadcast axes) into ``dst`` (the view itself: its pointer and element strides, negative for a
@@ -15,12 +15,10 @@ from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand
 from astcompile.lower.pyexpr import STEPS, _item
+from astcompile.lower.store_plan import TARGET_VIEWS
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, convert
 from astcompile.targets.triton.triton_target import kernel_call
-
-#: Views a store may write through (each a NumPy view of its input, never a copy).
-TARGET_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE})
 
 
 def _view(node: Node, base_ref: str) -> str:

@@ -13,19 +13,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from astcompile.ir.graph import Graph, Node
+from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.lower.plan import KernelPlan
 from astcompile.lower.pyexpr import dim_expr, tuple_expr
 from astcompile.lower.reduce import RULES as REDUCTIONS
 from astcompile.lower.reduce import rule
-from astcompile.passes.schedule import Kernel, Schedule, schedule
+from astcompile.passes.schedule import Kernel
 from astcompile.targets import target
 from astcompile.targets.base import KernelCode, Launcher
 from astcompile.targets.triton.grid import is_grid_reduction, scratch
 from astcompile.targets.triton.matmul import (
     MatmulKernel,
-    fuse_matmuls,
     matmul_functions,
     matmul_parameters,
 )
@@ -110,14 +109,9 @@ class TritonTarget:
         return node.kind is Kind.ELEMENTWISE and can_lower(node)
 
     def in_loops(self, node: Node) -> bool:
-        """C's answer: host loops (:mod:`.triton_loop_plan`) are planned as the loop regions
+        """C's answer: host loops (:mod:`astcompile.lower.host_program`) are planned as the loop regions
         of the C target, which takes a region Triton refuses, are."""
         return target("c").in_loops(node)
-
-    def schedule(self, graph: Graph) -> Schedule:
-        """The shared schedule, with products of 2-D arrays as matmul kernels (their
-        elementwise epilogue fused) rather than NumPy steps."""
-        return fuse_matmuls(schedule(graph, self.supports))
 
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
         if isinstance(kernel, MatmulKernel):

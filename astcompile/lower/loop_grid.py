@@ -1,4 +1,5 @@
-"""Independent loops on the Triton target: the iterations become one more array axis.
+"""Independent loops as whole-array statements (target-free): the iterations become one more
+array axis. The Triton target runs them as kernels over all iterations (its host programs).
 
 A loop whose iterations provably touch disjoint memory
 (:func:`~astcompile.lower.independence.independent`, the proof behind the C target's

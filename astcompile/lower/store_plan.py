@@ -1,10 +1,11 @@
-"""Stores into views on the Triton target: ``out[1:-1] = expr``, ``x[:, 0] = v``, ``a[::2] += b``.
+"""Stores into views as phases, target-free: ``out[1:-1] = expr``, ``x[:, 0] = v``, ``a[::2] += b``.
 
 A region whose only effects are stores and checks (no loop, no branch, no run-time index) runs
-as *phases*: flat graphs of fused kernels (as any flat region), each followed by the store kernels
-(:mod:`astcompile.targets.triton.store_kernels`) that may run once it is done, in program
-order. A store kernel writes its value through the view's own pointer and strides: nothing
-is copied on the host, and the caller's array is the one written.
+as *phases*: flat graphs of fused kernels (as any flat region), each followed by the stores
+that may run once it is done, in program order. The Triton target plans its ``stores`` form
+so: its store kernels (``targets/triton/store_kernels.py``) write each value through the
+view's own pointer and strides: nothing is copied on the host, and the caller's array is the
+one written.
 
 Each value gets an *epoch*: how many stores must have run before it is computed. A read of a
 stored array (through any view) comes after the stores into that array that precede it in the
@@ -23,20 +24,26 @@ like a store: it raises after the stores before it and before those after it.
 Any two arguments may share memory (``f(x, x[1:])``), so a store into one orders the reads of
 all; an array the region made is its own. A reshape of a stored array that a later store
 writes (a view or a copy, by layout), or a store Triton has no rule for (a run-time index, a
-complex value), has no phases: :func:`store_region` says None and the region runs on the C
-target, as a loop region does.
+complex value, a cast the target's ``supports`` refuses), has no phases: :func:`store_region`
+says None (on Triton the region runs on the C target, as a loop region does).
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from astcompile.ir.attrs import DynIndex, IndexKind, InputAttr, InputKind
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Kind, Op, info
-from astcompile.targets.triton.store_kernels import TARGET_VIEWS
-from astcompile.targets.triton.triton_rules import TL_TYPES, can_lower
+from astcompile.passes.schedule import Schedule, schedule
+
+if TYPE_CHECKING:
+    from astcompile.targets.base import Target
+
+#: Views a store may write through (each a NumPy view of its input, never a copy).
+TARGET_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE})
 
 #: Index items a store kernel's view is made of (a run-time slice needs the loop's index).
 STATIC_ITEMS = frozenset({IndexKind.SLICE, IndexKind.INT, IndexKind.NEWAXIS})
@@ -66,6 +73,7 @@ class Phase:
     graph: Graph  #: inputs: the region's, then what earlier phases handed on
     tail: tuple[Tail, ...]  #: the stores run after its kernels, in program order
     hands_on: int  #: its first outputs, returned (the last phase: the region's outputs)
+    kernels: Schedule | None = None  #: its graph's kernels (a target's stages may rewrite them)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,18 @@ class StoreRegion:
     name: str  #: the region's graph
     phases: tuple[Phase, ...]
     stored_leaves: tuple[int, ...]  #: leaf indices of the arrays written (copied back from a GPU)
+
+    def parts(self) -> list[tuple[Graph, Schedule | None]]:
+        """Its phases' graphs and kernels: the stage runner verifies the graphs, a target's
+        stages may rewrite the kernels (in place)."""
+        return [(p.graph, p.kernels) for p in self.phases]
+
+    def __str__(self) -> str:
+        """Its phases in program order, each with the events run after its kernels."""
+        return "\n".join(
+            f"{p.graph}\n    then {', '.join(f'{t.store.op.name.lower()} {t.store!r}' for t in p.tail)}"
+            for p in self.phases
+        )
 
 
 def base_of(store: Node) -> Node:
@@ -94,11 +114,9 @@ def _static(items: tuple) -> bool:
     return all(i.kind in STATIC_ITEMS and not isinstance(i.start, DynIndex) for i in items)
 
 
-def _castable(value: Node, target: Node) -> bool:
-    if value.dtype not in TL_TYPES or target.dtype not in TL_TYPES:
-        return False
-    cast = Node(Op.CAST, (value,), target.dtype, value.shape, None, None, -1)
-    return value.dtype == target.dtype or can_lower(cast)
+def _castable(value: Node, view: Node, target: Target) -> bool:
+    """Whether ``target`` stores ``value`` into ``view`` (its dtype: NumPy's assignment casts)."""
+    return target.supports(Node(Op.CAST, (value,), view.dtype, value.shape, None, None, -1))
 
 
 def _value(event: Node) -> Node:
@@ -109,7 +127,7 @@ def _reads(event: Node) -> tuple[Node, ...]:
     return (event.inputs[1], base_of(event)) if event.op is Op.STORE else event.inputs
 
 
-def _lowerable(store: Node) -> bool:
+def _lowerable(store: Node, target: Target) -> bool:
     if store.op is Op.CHECK:
         return len(store.inputs) == 1
     if store.op is not Op.STORE or len(store.inputs) != 2:
@@ -119,7 +137,7 @@ def _lowerable(store: Node) -> bool:
         chain is not None
         and all(n.op is not Op.INDEX or _static(n.attr) for n in chain[:-1])
         and _static(store.attr.index)
-        and _castable(store.inputs[1], store.inputs[0])
+        and _castable(store.inputs[1], store.inputs[0], target)
     )
 
 
@@ -173,18 +191,19 @@ def _epochs(nodes: list[Node], stores: list[Node]) -> tuple[dict[int, int], dict
     return epoch, alias
 
 
-def store_region(graph: Graph) -> StoreRegion | None:
-    """``graph`` as phases of kernels and stores, when the Triton target can lower it so."""
+def store_region(graph: Graph, target: Target) -> StoreRegion | None:
+    """``graph`` as phases of kernels and stores, when ``target`` can lower it so."""
     nodes = graph.nodes()
     if any(n.kind is Kind.CONTROL or (n.op is Op.INDEX and len(n.inputs) > 1) for n in nodes):
         return None  # a loop, a branch or a run-time index
     stores = sorted(graph.effects, key=lambda n: n.id)
-    if not stores or not all(_lowerable(s) for s in stores):
+    if not stores or not all(_lowerable(s, target) for s in stores):
         return None
     placed = _epochs(nodes, stores)
     if placed is None:
         return None
     phases = _Phases(graph, nodes, stores, *placed).build()
+    phases = tuple(replace(p, kernels=schedule(p.graph, target.supports)) for p in phases)
     bases = [base_of(s) for s in stores if s.op is Op.STORE]
     leaves = {b.attr.index for b in bases if b.op is Op.INPUT}
     return StoreRegion(graph.name, phases, tuple(sorted(leaves)))

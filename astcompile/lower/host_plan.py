@@ -1,4 +1,5 @@
-"""What the host of a loop region on the Triton target knows without asking the device.
+"""What the host of a loop region knows without asking the device, target-free: the Triton
+target's host programs plan with it, the eager target checks the arguments a store writes.
 
 * :func:`host_scalars`: the scalars the host computes itself (a counter ``k += 2``, a test
   ``t % 2 == 0``, a bound ``n + 1``): elementwise scalars of host values, carried scalars whose

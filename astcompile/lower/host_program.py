@@ -1,10 +1,11 @@
-"""Loop regions on the Triton target: a host loop launching the body's kernels each iteration.
+"""Loop regions as host programs, target-free: a host loop launching the body's kernels each
+iteration (the Triton target's ``host_loops`` form, planned with its rules).
 
 A user loop whose loop form is a host loop (:func:`~astcompile.lower.loop_schedule.loop_form`:
 sequential, its body whole-array statements) runs as a Python loop in the region's wrapper.
 Each level (the region, a loop body, a branch) is cut at its loops and branches into
 *segments*: the statements between two of them, a flat graph of fused kernels, or a store
-region's phases (:mod:`astcompile.targets.triton.store_plan`) when it stores into views. A
+region's phases (:mod:`astcompile.lower.store_plan`) when it stores into views. A
 segment's inputs are the region's, then *stand-ins* for what it reads from elsewhere (a loop
 variable, a carried value, a value an earlier segment computed); its outputs are what the host
 or a later segment needs:
@@ -16,24 +17,31 @@ Arrays stay where the wrapper put them (on the GPU: copied in once, out once); a
 host itself needs (a ``while`` test, a ``break``, a bound computed on the device) is read back
 each time it is tested; a branch is a host ``if``, and scalars of host values (a counter, a
 bound) are computed on the host; a row at a run-time index (``a[t]``, ``hist[t, :] = u``) is
-a view the host makes. A loop of scalar element updates, a run-time slice, or a segment Triton
-cannot lower keeps the region on the C target: :func:`host_program` says None.
+a view the host makes. A loop of scalar element updates, a run-time slice, or a segment the
+target cannot lower has no host program: :func:`host_program` says None (on Triton the region
+runs on the C target).
 """
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from astcompile.ir.attrs import DynIndex, IndexItem, IndexKind, InputAttr, InputKind, StoreAttr
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import Kind, Op
+from astcompile.lower.host_plan import blocks, host_leaf, host_scalars, written_arguments
 from astcompile.lower.index_ranges import indexed_shape
+from astcompile.lower.loop_grid import vectorize
 from astcompile.lower.loop_schedule import LoopForm, build_schedule, loop_forms
+from astcompile.lower.store_plan import StoreRegion, store_region
+from astcompile.passes.schedule import Schedule, schedule
+
+if TYPE_CHECKING:
+    from astcompile.targets.base import Target
 from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, plan_structured
-from astcompile.targets.triton.host_plan import blocks, host_leaf, host_scalars, written_arguments
-from astcompile.targets.triton.loop_grid import vectorize
-from astcompile.targets.triton.store_plan import StoreRegion, store_region
-from astcompile.targets.triton.triton_target import TRITON
 
 #: Nodes every segment makes itself: constants and sizes (region inputs are every segment's).
 OWN = frozenset({Op.CONST, Op.DIM})
@@ -49,6 +57,7 @@ class Segment:
     reads: tuple[Node, ...]  #: the values it reads from the host, in stand-in order
     hands_on: tuple[Node, ...]  #: the values it returns, in order
     stores: StoreRegion | None  #: its phases, when it stores into views
+    kernels: Schedule | None  #: else its graph's kernels (a target's stages may rewrite them)
 
 
 @dataclass(frozen=True)
@@ -103,66 +112,76 @@ class HostProgram:
         """Whether the host has ``node``'s value without reading the device."""
         return node.id in self.host or host_leaf(node)
 
+    def parts(self) -> list[tuple[Graph, Schedule | None]]:
+        """Each segment's graph and kernels, then its phases' (``StoreRegion.parts``)."""
+        segments = [s for s in every_item(self.body) if isinstance(s, Segment)]
+        return [
+            p
+            for s in segments
+            for p in ((s.graph, s.kernels), *(s.stores.parts() if s.stores else ()))
+        ]
+
+    def __str__(self) -> str:
+        """Its segments' graphs in program order, inside the host's loops and branches."""
+        return _text(self.body, "")
+
+
+def every_item(items: Items) -> Iterator:
+    """``items`` and those of their loops' and branches' blocks, in program order."""
+    for item in items:
+        yield item
+        if isinstance(item, HostLoop):
+            yield from every_item(item.body)
+        elif isinstance(item, HostBranch):
+            yield from every_item(item.then + item.orelse)
+
+
+def _text(items: Items, pad: str) -> str:
+    out = []
+    for item in items:
+        if isinstance(item, Segment):
+            out.append(textwrap.indent(str(item.graph), pad))
+        elif isinstance(item, (HostLoop, HostBranch)):
+            parts = (item.body,) if isinstance(item, HostLoop) else (item.then, item.orelse)
+            out += [f"{pad}host {item.node.op.name.lower()} {item.node!r} at {item.node.loc}:"]
+            out += [_text(block, pad + "    ") or f"{pad}    pass" for block in parts]
+        else:
+            out.append(f"{pad}host {type(item).__name__} {item.node!r} at {item.node.loc}")
+    return "\n".join(out)
+
 
 def leaf_positions(graph: Graph) -> dict[int, int]:
     """Node id of each region input -> its position among the leaves."""
     return {n.id: k for k, n in enumerate(graph.inputs)}
 
 
-def host_program(graph: Graph) -> HostProgram | None:
-    """``graph`` as host loops over segments, or None when some part has no Triton form."""
+def host_program(graph: Graph, target: Target) -> HostProgram | None:
+    """``graph`` as host loops over segments, or None when some part has no form on
+    ``target`` (whose ``in_loops`` plans the loops, and ``supports`` the stores)."""
     try:
-        plan = plan_structured(graph, TRITON)
+        plan = plan_structured(graph, target)
     except StructuredUnsupported:
         return None
     forms = loop_forms(build_schedule(graph, plan))
     if not forms or any(form is LoopForm.SCALAR for form in forms.values()):
         return None
-    builder = _Builder(graph, plan, forms)
+    builder = _Builder(graph, plan, forms, target)
     try:
         body = builder.program()
-    except _NoTritonForm:
+    except _NoForm:
         return None
     reads_back = tuple(builder.reads_back)
     host, grids = frozenset(builder.host), tuple(builder.grids)
     return HostProgram(graph, body, builder.stored_leaves(), reads_back, host, grids)
 
 
-def c_target_reason(graph: Graph) -> str:
-    """Why a region that is not flat runs on the C target, as ``explain`` says it."""
-    nodes = list(walk(graph.nodes()))
-    if not any(_runtime_index(n) or n.kind is Kind.CONTROL for n in nodes):  # stores only
-        return (
-            "stores Triton cannot lower: a run-time index, a cast without a Triton rule, a "
-            "reshape of a stored array, or a store into an array that is neither an argument "
-            "nor new"
-        )
-    try:
-        forms = loop_forms(build_schedule(graph, plan_structured(graph, TRITON)))
-    except StructuredUnsupported:
-        forms = {}
-    if any(form is LoopForm.SCALAR for form in forms.values()):
-        return (
-            "a loop of scalar element updates: no GPU form; it runs on the CPU over host "
-            "arrays (GPU regions around it copy their arrays to and from the device)"
-        )
-    if any(form is LoopForm.GRID for form in forms.values()):
-        return (
-            "a loop of independent iterations whose body has no whole-array form (an index "
-            "that may wrap or leave the array, a nested loop or branch, an argmax)"
-        )
-    if any(n.op is Op.INDEX and len(n.inputs) > 1 for n in nodes):
-        return "a loop region with a run-time index: no Triton lowering yet"
-    return "a loop region with a statement Triton cannot lower (see the graph_breaks log)"
-
-
-class _NoTritonForm(Exception):
+class _NoForm(Exception):
     """A segment that neither the flat nor the store lowering takes."""
 
 
 class _Builder:
-    def __init__(self, graph: Graph, plan: StructPlan, forms: dict[int, LoopForm]) -> None:
-        self.graph, self.plan, self.forms = graph, plan, forms
+    def __init__(self, graph: Graph, plan: StructPlan, forms: dict, target: Target) -> None:
+        self.graph, self.plan, self.forms, self.target = graph, plan, forms, target
         self.leaves = leaf_positions(graph)
         self.reads_back: list[str] = []
         self.store_targets: list[Node] = []
@@ -207,7 +226,7 @@ class _Builder:
             elif node.op is Op.IF:
                 items += [members, (node, *(self._collect(g) for g in blocks(node)))]
                 members = []
-            elif _runtime_index(node):
+            elif runtime_index(node):
                 items += [members, *self._host_index(node)]
                 members = []
             elif node.op not in OWN and node.op not in (Op.INPUT, Op.RESULT):
@@ -222,7 +241,7 @@ class _Builder:
             item.kind is IndexKind.DSLICE or isinstance(item.stop, DynIndex)
             for item in (node.attr if node.op is Op.INDEX else node.attr.index)
         ):
-            raise _NoTritonForm  # x[i:j]: its length is known only when it runs
+            raise _NoForm  # x[i:j]: its length is known only when it runs
         if node.op is Op.INDEX:
             self._index_reads(node, where)
             return [HostIndex(node)]
@@ -284,7 +303,7 @@ class _Builder:
                 if x.id in inside or x.op in OWN or x.id in self.leaves:
                     continue
                 if x.op in (Op.STORE, Op.LOOP, Op.CHECK, Op.SIZE_CHECK):
-                    raise _NoTritonForm  # an effect used as a value
+                    raise _NoForm  # an effect used as a value
                 seen.setdefault(x.id, x)
         return list(seen.values())
 
@@ -312,11 +331,12 @@ class _Builder:
         name = f"{self.graph.name}__s{self.segments}"
         self.segments += 1
         graph = Graph(name, inputs, [rebuilt[m.id] for m in hands_on], effects, self.graph.guards)
-        stores = store_region(graph) if effects else None
+        stores = store_region(graph, self.target) if effects else None
         if effects and stores is None:
-            raise _NoTritonForm
+            raise _NoForm
         self.store_targets += [m.inputs[0] for m in members if m.op is Op.STORE]
-        return Segment(graph, tuple(reads), hands_on, stores)
+        kernels = None if stores else schedule(graph, self.target.supports)
+        return Segment(graph, tuple(reads), hands_on, stores, kernels)
 
 
 def _found(raw: list, kind: type) -> list:
@@ -335,11 +355,11 @@ def _grid(loop: Node) -> list[Node]:
     """An independent loop's body as whole-array statements over its iterations."""
     nodes = vectorize(loop)
     if nodes is None:
-        raise _NoTritonForm
+        raise _NoForm
     return [n for n in nodes if n.op not in OWN and n.op is not Op.INPUT]
 
 
-def _runtime_index(node: Node) -> bool:
+def runtime_index(node: Node) -> bool:
     """An index or a store whose index has run-time values (``x[i]``, ``out[t, :] = u``)."""
     if node.op is Op.INDEX:
         return len(node.inputs) > 1
