@@ -350,10 +350,35 @@ def python_int_steps(x):
     return x * k
 
 
+def int8_abs_sums(x):
+    s = np.int8(0)
+    for i in range(x.shape[0]):
+        s = s + abs(x[i])  # abs(np.int8(-128)): "overflow encountered in scalar absolute"
+    return s
+
+
+def sign_flips(x):
+    s = x[0]
+    for i in range(x.shape[0]):
+        s = -s  # -np.int64(-2**63), -np.uint8(3): "overflow encountered in scalar negative"
+    return s
+
+
+def int64_item_powers(x):
+    s = x[0]
+    for i in range(x.shape[0]):
+        s = s + x[i] ** 41  # NumPy's scalar power wraps without a word
+    return s
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     ("fn", "x"),
     [
+        (int8_abs_sums, np.array([-128, 3], np.int8)),
+        (sign_flips, np.array([np.iinfo(np.int64).min, 1, 2], np.int64)),
+        (sign_flips, np.array([3, 1, 2], np.uint8)),
+        (int64_item_powers, np.array([3, 3], np.int64)),
         (int8_item_sums, np.array([100, 100, 100], np.int8)),
         (int64_item_product, np.arange(1, 30, dtype=np.int64)),
         (uint8_steps, np.array([5, 3, 10], np.uint8)),

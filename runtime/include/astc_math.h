@@ -117,7 +117,13 @@ ASTC_PICKS(double) ASTC_PICKS(float)
         if (__builtin_##OP##_overflow(a, b, &r)) feraiseexcept(FE_OVERFLOW);            \
         return r;                                                                       \
     }
-#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul)
+/* -s and abs(s) of one (NumPy's "scalar negative"/"scalar absolute"): 0 - s overflows just
+   where NumPy warns, at the most negative signed value and at any unsigned value but 0. */
+#define ASTC_SCALAR_INT_SIGN(T)                                                         \
+    static inline T astc_scalar_neg_##T(T a) { return astc_scalar_sub_##T(0, a); }     \
+    static inline T astc_scalar_abs_##T(T a) { return a < 0 ? astc_scalar_neg_##T(a) : a; }
+#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul) \
+    ASTC_SCALAR_INT_SIGN(T)
 ASTC_SCALAR_INT(int8_t) ASTC_SCALAR_INT(int16_t) ASTC_SCALAR_INT(int32_t) ASTC_SCALAR_INT(int64_t)
 ASTC_SCALAR_INT(uint8_t) ASTC_SCALAR_INT(uint16_t) ASTC_SCALAR_INT(uint32_t) ASTC_SCALAR_INT(uint64_t)
 
