@@ -14,9 +14,12 @@ Part of the runtime: must not import the compiler.
 
 from __future__ import annotations
 
+import contextlib
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
+
+import numpy as np
 
 #: NumPy's errstate key for each flag, by machine: <fenv.h>'s values
 _FLAGS = {
@@ -96,6 +99,36 @@ def raise_kinds(names: set[str]) -> None:
     flags = sum(bit for bit, kind in KINDS.items() if kind in names)
     if flags:
         _feraiseexcept()(flags)
+
+
+#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
+_ERROR_KEYS = {
+    "divide by zero": "divide",
+    "overflow": "over",
+    "underflow": "under",
+    "invalid value": "invalid",
+}
+
+
+@contextlib.contextmanager
+def noted_as_flags(clear_first: bool = False) -> Iterator[None]:
+    """NumPy's floating-point errors inside noted, not reported, then raised as the CPU's
+    flags: NumPy steps of a compiled region (the eager interpreter's, a C region's host
+    steps) then raise what C kernels raise, and the region tests them once; reported as they
+    happen, NumPy warned from our own line, and again when the region ran its statements.
+    The flags raised before stay raised (NumPy clears them: a kernel's invalid flag was lost
+    to a later ``np.median`` step), or where ``clear_first`` are cleared."""
+    kept = 0 if clear_first else raised()
+    noted: set[str] = set()
+    try:  # raised too where the body raises: NumPy warns before its error
+        with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
+            yield
+    finally:
+        if clear_first:
+            clear()  # what NumPy's other functions left (argmax compares NaN): no warning
+        raise_kinds(noted)
+        if kept:
+            _feraiseexcept()(kept)
 
 
 def _feraiseexcept() -> Callable[[int], int]:

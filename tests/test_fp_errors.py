@@ -391,3 +391,33 @@ def test_integer_scalar_overflow_warns_as_numpy(backend, fn, x):
     wrapped silently."""
     assert_same_warnings(fn, x, backend=backend)
     assert_same_call(astcompile.compile(fn, backend=backend), (x.copy(),), fn, (x.copy(),), backend)
+
+
+def to_int64(x):
+    return (x * 1).astype(np.int64)  # C: astc_f2i64
+
+
+def to_uint64(x):
+    return x.astype(np.uint64)  # C: a NumPy step in the region's wrapper
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [to_int64, to_uint64])
+@pytest.mark.parametrize("x", [np.array([np.inf, 1.0]), np.array([1e20]), np.array([2.0**64])])
+def test_a_float_to_int_cast_out_of_range_warns_once(backend, fn, x):
+    """NumPy warns "invalid value encountered in cast" where the conversion is out of range:
+    C warned only for NaN (its range test raised no flag), and a cast the region left to
+    NumPy warned twice (from the step, then from the statements run again)."""
+    assert_same_warnings(fn, x, backend=backend)
+
+
+def moments_and_median(x):
+    return x.mean(), x.var(), np.median(x), x.std(ddof=1)  # median: a NumPy step after C
+
+
+@pytest.mark.parametrize("backend", ["c"])  # eager: "Degrees of freedom" comes twice (open)
+def test_a_numpy_step_after_a_kernel_keeps_its_flags(backend):
+    """std(ddof=1) of one value raises the invalid flag in the kernel; the np.median step run
+    after it cleared the CPU's flags (NumPy does before each ufunc), so C returned the NaN
+    without NumPy's "Degrees of freedom <= 0" and "invalid value" warnings."""
+    assert_same_warnings(moments_and_median, np.array([0], np.int8), backend=backend)

@@ -208,15 +208,6 @@ class _Plain:
             fpflags.clear()
 
 
-#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
-_ERROR_KEYS = {
-    "divide by zero": "divide",
-    "overflow": "over",
-    "underflow": "under",
-    "invalid value": "invalid",
-}
-
-
 def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
     """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
     flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
@@ -225,13 +216,8 @@ def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[An
     one."""
 
     def noting(leaves: Sequence[Any]) -> list:
-        noted: set[str] = set()
-        try:  # raised too where the run raises: NumPy warns before its error
-            with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-                return run(leaves)
-        finally:
-            fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
-            fpflags.raise_kinds(noted)
+        with fpflags.noted_as_flags(clear_first=True):
+            return run(leaves)
 
     noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
     return noting

@@ -6,6 +6,7 @@ loader (from a persisted entry, without importing the code generator or the C co
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.lower.names import sanitize
-from astcompile.runtime import nthreads
+from astcompile.runtime import fpflags, nthreads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
 
 
@@ -38,8 +39,11 @@ class WrapperParts:
 
 
 def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-    """A NumPy step, by the eager interpreter's rule for ``node``."""
-    return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+    """A NumPy step, by the eager interpreter's rule for ``node``. Its floating-point errors
+    become the CPU's flags, as the region's C code raises them: the region warns once, from
+    the user's line (reported here too, a float -> uint64 cast warned twice)."""
+    with fpflags.noted_as_flags() if fpflags.KINDS else contextlib.nullcontext():
+        return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
 
 
 def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:

@@ -220,12 +220,17 @@ ASTC_FLOAT_DIVMOD(float, f)
 ASTC_FLOAT_DIVMOD(double, )
 
 /* Float -> int casts as NumPy does on x86-64: NaN and out-of-range give INT_MIN of the
- * 32- or 64-bit conversion; narrower targets truncate the 32-bit result. */
+ * 32- or 64-bit conversion, with the invalid flag the conversion instruction raises there
+ * (NumPy's "invalid value encountered in cast"); narrower targets truncate the 32-bit result. */
 static inline int32_t astc_f2i32(double x) {
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
+    if (x > -2147483649.0 && x < 2147483648.0) return (int32_t)x;
+    feraiseexcept(FE_INVALID);
+    return INT32_MIN;
 }
 static inline int64_t astc_f2i64(double x) {
-    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
+    if (x >= -9223372036854775808.0 && x < 9223372036854775808.0) return (int64_t)x;
+    feraiseexcept(FE_INVALID);
+    return INT64_MIN;
 }
 
 /* A NaN result with the sign NumPy's own loop gives it (libmvec's vector functions, glibc's
