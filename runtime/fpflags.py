@@ -111,18 +111,19 @@ _ERROR_KEYS = {
 
 
 @contextlib.contextmanager
-def noted_as_flags(clear_first: bool = False) -> Iterator[None]:
+def noted_as_flags(clear_first: bool = False) -> Iterator[set[str]]:
     """NumPy's floating-point errors inside noted, not reported, then raised as the CPU's
     flags: NumPy steps of a compiled region (the eager interpreter's, a C region's host
     steps) then raise what C kernels raise, and the region tests them once; reported as they
     happen, NumPy warned from our own line, and again when the region ran its statements.
     The flags raised before stay raised (NumPy clears them: a kernel's invalid flag was lost
-    to a later ``np.median`` step), or where ``clear_first`` are cleared."""
+    to a later ``np.median`` step), or where ``clear_first`` are cleared. Yields the set of
+    error state keys noted (filled as NumPy reports them)."""
     kept = 0 if clear_first else raised()
     noted: set[str] = set()
     try:  # raised too where the body raises: NumPy warns before its error
         with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-            yield
+            yield noted
     finally:
         if clear_first:
             clear()  # what NumPy's other functions left (argmax compares NaN): no warning

@@ -415,9 +415,24 @@ def moments_and_median(x):
     return x.mean(), x.var(), np.median(x), x.std(ddof=1)  # median: a NumPy step after C
 
 
-@pytest.mark.parametrize("backend", ["c"])  # eager: "Degrees of freedom" comes twice (open)
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_numpy_step_after_a_kernel_keeps_its_flags(backend):
     """std(ddof=1) of one value raises the invalid flag in the kernel; the np.median step run
     after it cleared the CPU's flags (NumPy does before each ufunc), so C returned the NaN
-    without NumPy's "Degrees of freedom <= 0" and "invalid value" warnings."""
+    without NumPy's "Degrees of freedom <= 0" and "invalid value" warnings. Eager gave the
+    first twice: from its interpreter's np.std, then from the statements run again."""
     assert_same_warnings(moments_and_median, np.array([0], np.int8), backend=backend)
+
+
+def spread(x):
+    return x.var(ddof=2), x.mean()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("divide", ["warn", "ignore"])
+def test_degrees_of_freedom_warn_once_whatever_the_error_state(backend, divide):
+    """var(ddof=2) of two values: "Degrees of freedom <= 0" (NumPy's warnings.warn) and a
+    division by zero; where that division is ignored nothing runs again, and eager still
+    gives the one warning it held back."""
+    with np.errstate(divide=divide):
+        assert_same_warnings(spread, np.array([1.0, 2.0]), backend=backend)

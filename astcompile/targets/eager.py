@@ -380,7 +380,7 @@ class EagerBackend:
 
         run = self.compile(work.graph)
         rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
-        work.run = fp_errors.noting_errors(run) if rerun and fpflags.KINDS else run
+        work.run = fp_errors.noting_errors(run, work.graph) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
