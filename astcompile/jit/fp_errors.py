@@ -234,8 +234,7 @@ def noting_errors(
         try:
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")
-                with fpflags.noted_as_flags(clear_first=True) as noted:
-                    return run(leaves)
+                return fpflags.call_noted(run, leaves, noted=noted, clear=True)
         finally:
             if not _rerun_follows(noted, empty_warns):
                 for w in said:

@@ -6,7 +6,6 @@ loader (from a persisted entry, without importing the code generator or the C co
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +41,10 @@ def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     """A NumPy step, by the eager interpreter's rule for ``node``. Its floating-point errors
     become the CPU's flags, as the region's C code raises them: the region warns once, from
     the user's line (reported here too, a float -> uint64 cast warned twice)."""
-    with fpflags.noted_as_flags() if fpflags.KINDS else contextlib.nullcontext():
-        return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+    context = EvalContext([np.shape(v) for v in leaves])
+    if not fpflags.KINDS:
+        return rule_for(node)(node, context, args)
+    return fpflags.call_noted(rule_for(node), node, context, args)
 
 
 def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
