@@ -436,3 +436,11 @@ def test_degrees_of_freedom_warn_once_whatever_the_error_state(backend, divide):
     gives the one warning it held back."""
     with np.errstate(divide=divide):
         assert_same_warnings(spread, np.array([1.0, 2.0]), backend=backend)
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+@pytest.mark.parametrize("fn", [to_int64, to_uint64])
+def test_a_triton_regions_numpy_step_still_warns(fn):
+    """A Triton region does not run its statements again on raised flags, so its NumPy steps
+    warn as they run: noting their errors as flags (as a C region's) made them silent."""
+    assert_same_warnings(fn, np.array([np.inf, 1e20]), backend="triton")
