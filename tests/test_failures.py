@@ -216,6 +216,26 @@ def test_a_loop_over_words_stops_tracing_after_two_strings(traces, recwarn):
     assert not [w for w in recwarn if "cache_size_limit" in str(w.message)]
 
 
+def magnitudes(x):
+    out = []
+    for v in x:
+        out.append(abs(v))  # breaks: appends to a list, for each dtype of v
+    return out
+
+
+def test_a_loop_over_arrays_of_many_dtypes_stops_tracing_after_two(traces, recwarn):
+    """A NumPy scalar is classed by its type, so a region breaking on each item of arrays of
+    six dtypes made a failing kind for each type and list state (9 traces), and warned it hit
+    cache_size_limit; two NumPy scalar types that break stand for them all, as strings do."""
+    dtypes = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.float32]
+    compiled = astcompile.compile(magnitudes, backend="c")
+    for dtype in dtypes:
+        x = np.array([-3, 0, 5]).astype(dtype)
+        assert_same_value(compiled(x.copy()), magnitudes(x.copy()))
+    assert _total(traces) <= 5, traces  # 9 and the warning when each type was a class
+    assert not [w for w in recwarn if "cache_size_limit" in str(w.message)]
+
+
 def test_strings_fail_by_value_until_two_of_them_have():
     failures = Failures()
     failures.remember(failure_class(("mode_a", np.ones(3))), "break")

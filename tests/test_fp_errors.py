@@ -350,10 +350,35 @@ def python_int_steps(x):
     return x * k
 
 
+def int8_abs_sums(x):
+    s = np.int8(0)
+    for i in range(x.shape[0]):
+        s = s + abs(x[i])  # abs(np.int8(-128)): "overflow encountered in scalar absolute"
+    return s
+
+
+def sign_flips(x):
+    s = x[0]
+    for i in range(x.shape[0]):
+        s = -s  # -np.int64(-2**63), -np.uint8(3): "overflow encountered in scalar negative"
+    return s
+
+
+def int64_item_powers(x):
+    s = x[0]
+    for i in range(x.shape[0]):
+        s = s + x[i] ** 41  # NumPy's scalar power wraps without a word
+    return s
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     ("fn", "x"),
     [
+        (int8_abs_sums, np.array([-128, 3], np.int8)),
+        (sign_flips, np.array([np.iinfo(np.int64).min, 1, 2], np.int64)),
+        (sign_flips, np.array([3, 1, 2], np.uint8)),
+        (int64_item_powers, np.array([3, 3], np.int64)),
         (int8_item_sums, np.array([100, 100, 100], np.int8)),
         (int64_item_product, np.arange(1, 30, dtype=np.int64)),
         (uint8_steps, np.array([5, 3, 10], np.uint8)),
@@ -366,3 +391,56 @@ def test_integer_scalar_overflow_warns_as_numpy(backend, fn, x):
     wrapped silently."""
     assert_same_warnings(fn, x, backend=backend)
     assert_same_call(astcompile.compile(fn, backend=backend), (x.copy(),), fn, (x.copy(),), backend)
+
+
+def to_int64(x):
+    return (x * 1).astype(np.int64)  # C: astc_f2i64
+
+
+def to_uint64(x):
+    return x.astype(np.uint64)  # C: a NumPy step in the region's wrapper
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [to_int64, to_uint64])
+@pytest.mark.parametrize("x", [np.array([np.inf, 1.0]), np.array([1e20]), np.array([2.0**64])])
+def test_a_float_to_int_cast_out_of_range_warns_once(backend, fn, x):
+    """NumPy warns "invalid value encountered in cast" where the conversion is out of range:
+    C warned only for NaN (its range test raised no flag), and a cast the region left to
+    NumPy warned twice (from the step, then from the statements run again)."""
+    assert_same_warnings(fn, x, backend=backend)
+
+
+def moments_and_median(x):
+    return x.mean(), x.var(), np.median(x), x.std(ddof=1)  # median: a NumPy step after C
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_numpy_step_after_a_kernel_keeps_its_flags(backend):
+    """std(ddof=1) of one value raises the invalid flag in the kernel; the np.median step run
+    after it cleared the CPU's flags (NumPy does before each ufunc), so C returned the NaN
+    without NumPy's "Degrees of freedom <= 0" and "invalid value" warnings. Eager gave the
+    first twice: from its interpreter's np.std, then from the statements run again."""
+    assert_same_warnings(moments_and_median, np.array([0], np.int8), backend=backend)
+
+
+def spread(x):
+    return x.var(ddof=2), x.mean()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("divide", ["warn", "ignore"])
+def test_degrees_of_freedom_warn_once_whatever_the_error_state(backend, divide):
+    """var(ddof=2) of two values: "Degrees of freedom <= 0" (NumPy's warnings.warn) and a
+    division by zero; where that division is ignored nothing runs again, and eager still
+    gives the one warning it held back."""
+    with np.errstate(divide=divide):
+        assert_same_warnings(spread, np.array([1.0, 2.0]), backend=backend)
+
+
+@pytest.mark.skipif(not TRITON, reason="triton is not installed")
+@pytest.mark.parametrize("fn", [to_int64, to_uint64])
+def test_a_triton_regions_numpy_step_still_warns(fn):
+    """A Triton region does not run its statements again on raised flags, so its NumPy steps
+    warn as they run: noting their errors as flags (as a C region's) made them silent."""
+    assert_same_warnings(fn, np.array([np.inf, 1e20]), backend="triton")

@@ -118,3 +118,15 @@ def test_a_scatter_checks_every_index_before_it_writes(backend):
     assert_same_calls(scatter_listed, [(np.array([1]),), (np.array([1, 2]),)], backend=backend)
     calls = [(np.arange(3.0), np.array([0, -3, 2])), (np.arange(3.0), np.array([0, 2, 5]))]
     assert_same_calls(scatter_in_a_loop, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_a_scatter_names_the_index_out_of_range_as_numpy(backend):
+    """NumPy's message names the first index out of range and the size; compiled scatters said
+    only "index out of bounds for axis 0"."""
+    listed = astcompile.compile(scatter_listed, backend=backend)
+    with pytest.raises(IndexError, match=r"^index 1 is out of bounds for axis 0 with size 1\b"):
+        listed(np.array([1]))
+    looped = astcompile.compile(scatter_in_a_loop, backend=backend)
+    with pytest.raises(IndexError, match=r"^index -4 is out of bounds for axis 0 with size 3\b"):
+        looped(np.arange(3.0), np.array([0, -4, 5]))

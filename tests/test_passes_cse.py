@@ -89,6 +89,17 @@ def test_scalar_constants_merge_by_value_type_and_weakness():
     assert changed and ops(after).count(Op.CONST) == 3
 
 
+def test_zeros_of_either_sign_are_two_constants():
+    """0.0 == -0.0, but ``np.maximum(x, -0.0), np.minimum(x, 0.0)`` of ``x = [0.0, -0.0]``
+    gives ``[-0., -0.], [0., 0.]``: merged into one constant, C returned ``-0.`` for both."""
+    x = array(0)
+    outputs = [apply(Op.MAXIMUM, x, const(-0.0)), apply(Op.MINIMUM, x, const(0.0))]
+    after, _ = cse(graph([x], outputs))
+    assert ops(after).count(Op.CONST) == 2
+    high, low = evaluate(after, np.array([0.0, -0.0]))
+    assert np.signbit(high).all() and not np.signbit(low).any()
+
+
 def test_array_constants_are_never_merged():
     """A captured array is read live; two captures of equal arrays may diverge."""
     x = array(0)

@@ -350,6 +350,8 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.MUL: Signature(2, (_NO_ATTR, ArithKind)),
     Op.ADD: Signature(2, (_NO_ATTR, ArithKind)),
     Op.SUB: Signature(2, (_NO_ATTR, ArithKind)),
+    Op.NEG: Signature(1, (_NO_ATTR, ArithKind)),
+    Op.ABS: Signature(1, (_NO_ATTR, ArithKind)),
 }
 
 

@@ -42,7 +42,8 @@ _NUMBERS = (int, float, complex, bool, np.generic)
 SIZED_REASONS = frozenset({"INT_OVERFLOW", "LARGE_CONTAINER"})
 #: Strings are classed by value (they steer the trace), so a loop over words calling a region
 #: that breaks traced once per word until ``cache_size_limit``, then warned. After this many
-#: failing strings in an otherwise equal class, every string of that class runs plain.
+#: failing strings (or NumPy scalar types) in an otherwise equal class, every string (NumPy
+#: scalar) of that class runs plain.
 STRING_FAILURES = 2
 
 
@@ -82,11 +83,16 @@ def _class(value: Any, sized: bool, top: bool = False) -> Any:
 
 
 def without_strings(cls: Any) -> Any:
-    """``cls`` with every string's value dropped (``(str, "word")`` becomes ``(str,)``)."""
+    """``cls`` with every string's value dropped (``(str, "word")`` becomes ``(str,)``), and
+    every NumPy scalar's type: a loop left in Python calling a region that appends its items
+    to a list breaks for each item dtype (twice: the list empty, then not), and a loop over
+    arrays of five dtypes hit cache_size_limit with nothing compiled, and warned."""
     if type(cls) is not tuple:
         return cls
     if len(cls) == 2 and cls[0] is str:
         return (str,)
+    if len(cls) == 1 and isinstance(cls[0], type) and issubclass(cls[0], np.generic):
+        return (np.generic,)
     return tuple(without_strings(c) for c in cls)
 
 

@@ -87,7 +87,9 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     entries = [entry for group in region.entries.values() for entry in group]
     if not entries or region.key(args) in region.eager_keys:
         return result  # the guards ran the statements themselves: NumPy has warned already
-    if not loud and not ("invalid" in kinds and any(map(_warns_empty, entries))):
+    if not loud and not (
+        "invalid" in kinds and any(_warns_empty(entry.result.graph) for entry in entries)
+    ):
         return result
     if all(entry.silent and _may_rerun(entry, region, args) for entry in entries):
         _back_off(region)
@@ -100,8 +102,14 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
 _EMPTY_WARNS = frozenset({Op.MEAN, Op.VAR, Op.STD})
 
 
-def _warns_empty(entry: Any) -> bool:
-    return any(node.op in _EMPTY_WARNS for node in walk(entry.result.graph.nodes()))
+def _warns_empty(graph: Graph) -> bool:
+    return any(node.op in _EMPTY_WARNS for node in walk(graph.nodes()))
+
+
+def _rerun_follows(noted: set[str], empty_warns: bool) -> bool:
+    """Whether after_compiled runs a repeatable region's statements after these errors."""
+    modes = np.geterr()
+    return any(modes[kind] != "ignore" for kind in noted) or (empty_warns and "invalid" in noted)
 
 
 def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
@@ -208,30 +216,29 @@ class _Plain:
             fpflags.clear()
 
 
-#: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
-_ERROR_KEYS = {
-    "divide by zero": "divide",
-    "overflow": "over",
-    "underflow": "under",
-    "invalid value": "invalid",
-}
-
-
-def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
+def noting_errors(
+    run: Callable[[Sequence[Any]], list], graph: Graph
+) -> Callable[[Sequence[Any]], list]:
     """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
     flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
     Python is silent, and NumPy's warning would name targets/eager.py. The region tests the
     flags as after a C run, and its statements run again where the user's error state reports
-    one."""
+    one. The warnings NumPy gives by ``warnings.warn`` (``x.std(ddof=1)`` of one value:
+    "Degrees of freedom <= 0") are held back where that rerun follows, which gives them again
+    (they came twice)."""
+    empty_warns = _warns_empty(graph)
 
     def noting(leaves: Sequence[Any]) -> list:
+        said: list = []
         noted: set[str] = set()
-        try:  # raised too where the run raises: NumPy warns before its error
-            with np.errstate(all="call", call=lambda words, _flag: noted.add(_ERROR_KEYS[words])):
-                return run(leaves)
+        try:
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                return fpflags.call_noted(run, leaves, noted=noted, clear=True)
         finally:
-            fpflags.clear()  # what NumPy's other functions left (argmax compares NaN): no warning
-            fpflags.raise_kinds(noted)
+            if not _rerun_follows(noted, empty_warns):
+                for w in said:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
     noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
     return noting

@@ -13,7 +13,7 @@ After::
 
 Two nodes are the same computation when op, inputs, dtype, shape and attribute are equal.
 Inputs, effects and control nodes are never merged; constants only when their value is a
-hashable scalar. Buffers with an identity (:mod:`astcompile.passes.identity`) are never
+hashable scalar, and of the same sign (``0.0`` and ``-0.0`` are equal, not the same). Buffers with an identity (:mod:`astcompile.passes.identity`) are never
 merged into one array: a written buffer (or a read of one) is never merged at all, and of
 several equal escaping nodes each stays its own array, as NumPy returns them::
 
@@ -39,7 +39,8 @@ def _key(node: Node, inputs: tuple[Node, ...]) -> Hashable | None:
     if isinstance(attr, ConstAttr):
         if not isinstance(attr.value, (bool, int, float, complex)):
             return None
-        attr = (type(attr.value), attr.value, attr.weak)
+        # repr tells 0.0 from -0.0 (equal values: np.minimum(x, 0.0) is not np.minimum(x, -0.0))
+        attr = (type(attr.value), attr.value, repr(attr.value), attr.weak)
     try:
         hash(attr)
     except TypeError:

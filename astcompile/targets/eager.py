@@ -279,14 +279,15 @@ def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _arith(node: Node, ctx: EvalContext, args: list) -> Any:
-    """``s * t`` of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
+    """``s * t`` (``-s``) of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
     multiplies complex values otherwise than its array loops and notes integer overflow."""
     if node.attr is ArithKind.SCALAR:
-        return _SCALAR_OPERATORS[node.op](np.asarray(args[0])[()], np.asarray(args[1])[()])
+        return _SCALAR_OPERATORS[node.op](*(np.asarray(a)[()] for a in args))
     return info(node.op).numpy(*args)
 
 
 _SCALAR_OPERATORS = {Op.MUL: operator.mul, Op.ADD: operator.add, Op.SUB: operator.sub}
+_SCALAR_OPERATORS |= {Op.NEG: operator.neg, Op.ABS: operator.abs}
 
 
 #: op -> how to run it; ops missing here run their registry's NumPy function on the inputs.
@@ -379,7 +380,7 @@ class EagerBackend:
 
         run = self.compile(work.graph)
         rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
-        work.run = fp_errors.noting_errors(run) if rerun and fpflags.KINDS else run
+        work.run = fp_errors.noting_errors(run, work.graph) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the

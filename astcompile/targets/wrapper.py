@@ -15,7 +15,7 @@ import numpy as np
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.lower.names import sanitize
-from astcompile.runtime import nthreads
+from astcompile.runtime import fpflags, nthreads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
 
 
@@ -38,8 +38,20 @@ class WrapperParts:
 
 
 def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-    """A NumPy step, by the eager interpreter's rule for ``node``."""
+    """A NumPy step, by the eager interpreter's rule for ``node``: NumPy warns from here (a
+    Triton region's steps, which do not run again on raised flags)."""
     return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+
+
+def _noted_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
+    """A C region's NumPy step: its floating-point errors become the CPU's flags, as the
+    region's C code raises them, so the region warns once, from the user's line (reported
+    here too, a float -> uint64 cast warned twice)."""
+    if not fpflags.KINDS:
+        return _step(node, args, leaves)
+    return fpflags.call_noted(
+        rule_for(node), node, EvalContext([np.shape(v) for v in leaves]), args
+    )
 
 
 def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
@@ -78,8 +90,11 @@ def unit_last(a: np.ndarray) -> np.ndarray:
     return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
 
 
-def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
-    """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound."""
+def make_wrapper(
+    graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None, noted_steps: bool = True
+) -> Callable:
+    """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound;
+    ``noted_steps``: its NumPy steps raise flags rather than warn (a C region's)."""
     namespace: dict[str, Any] = {
         "_np": np,
         "_ndarray": np.ndarray,
@@ -89,7 +104,7 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_RunPlain": RunPlain,
         "_raise": raise_error,
         "_nthreads": nthreads,
-        "_step": _step,
+        "_step": _noted_step if noted_steps else _step,
         "_host": _quiet_step,
         "_no_identity": _no_identity,
         "_stop": _stop,

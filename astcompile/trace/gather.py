@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.trace import handlers, numpy_fill
+from astcompile.trace import control as C
+from astcompile.trace import handlers, limits, numpy_fill
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.control import check
 from astcompile.trace.numpy_sequences import as_operand
@@ -92,6 +93,21 @@ def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
     return out
 
 
+def _check_indices(idx: Any, size: Any) -> None:
+    """NumPy's IndexError for the first index out of ``-size .. size - 1``, naming it and the
+    size (``index 1 is out of bounds for axis 0 with size 1``)."""
+    fits = (idx + size >= 0) & (idx < size)
+    first = idx[np.argmin(fits)]
+    if not isinstance(fits, SymArray):
+        check(
+            fits.all(), "IndexError", f"index {first} is out of bounds for axis 0 with size {size}"
+        )
+        return
+    values = [operand(v).node for v in (first.astype(np.int64), size)]
+    message = "index {} is out of bounds for axis 0 with size {}"
+    limits.require(C.truth_node(fits.all()), "IndexError", message, *values)
+
+
 def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
     copied first (it may read ``array``), then written row by row."""
@@ -104,7 +120,7 @@ def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
     rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
     rows = np.copy(rows)
     size = array.shape[0]  # NumPy checks every index before it writes any row
-    check(((idx + size >= 0) & (idx < size)).all(), "IndexError", "index out of bounds for axis 0")
+    _check_indices(idx, size)
 
     def put(k: Any) -> tuple:
         array[(idx[k], *rest)] = rows[k]

@@ -153,9 +153,9 @@ def elementwise(
 
 
 #: (op, dtype kinds) where NumPy's scalar operators differ from its array loops: a complex
-#: product rounds otherwise, an integer sum or product warns of overflow ("overflow
-#: encountered in scalar add"; the array loops wrap silently).
-_SCALAR_MATH = {Op.MUL: "ciu", Op.ADD: "iu", Op.SUB: "iu"}
+#: product rounds otherwise, an integer sum, product, ``-s`` or ``abs(s)`` warns of overflow
+#: ("overflow encountered in scalar add", "scalar negative"; the array loops wrap silently).
+_SCALAR_MATH = {Op.MUL: "ciu", Op.ADD: "iu", Op.SUB: "iu", Op.NEG: "iu", Op.ABS: "i"}
 
 
 def _arith_kind(op: Op, dtype: np.dtype, operands: Sequence[Operand], ufunc: bool) -> Any:

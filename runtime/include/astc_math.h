@@ -128,7 +128,13 @@ ASTC_PICKS(double) ASTC_PICKS(float)
         if (__builtin_##OP##_overflow(a, b, &r)) feraiseexcept(FE_OVERFLOW);            \
         return r;                                                                       \
     }
-#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul)
+/* -s and abs(s) of one (NumPy's "scalar negative"/"scalar absolute"): 0 - s overflows just
+   where NumPy warns, at the most negative signed value and at any unsigned value but 0. */
+#define ASTC_SCALAR_INT_SIGN(T)                                                         \
+    static inline T astc_scalar_neg_##T(T a) { return astc_scalar_sub_##T(0, a); }     \
+    static inline T astc_scalar_abs_##T(T a) { return a < 0 ? astc_scalar_neg_##T(a) : a; }
+#define ASTC_SCALAR_INT(T) ASTC_SCALAR_INT_MATH(T, add) ASTC_SCALAR_INT_MATH(T, sub) ASTC_SCALAR_INT_MATH(T, mul) \
+    ASTC_SCALAR_INT_SIGN(T)
 ASTC_SCALAR_INT(int8_t) ASTC_SCALAR_INT(int16_t) ASTC_SCALAR_INT(int32_t) ASTC_SCALAR_INT(int64_t)
 ASTC_SCALAR_INT(uint8_t) ASTC_SCALAR_INT(uint16_t) ASTC_SCALAR_INT(uint32_t) ASTC_SCALAR_INT(uint64_t)
 
@@ -225,12 +231,17 @@ ASTC_FLOAT_DIVMOD(float, f)
 ASTC_FLOAT_DIVMOD(double, )
 
 /* Float -> int casts as NumPy does on x86-64: NaN and out-of-range give INT_MIN of the
- * 32- or 64-bit conversion; narrower targets truncate the 32-bit result. */
+ * 32- or 64-bit conversion, with the invalid flag the conversion instruction raises there
+ * (NumPy's "invalid value encountered in cast"); narrower targets truncate the 32-bit result. */
 static inline int32_t astc_f2i32(double x) {
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
+    if (x > -2147483649.0 && x < 2147483648.0) return (int32_t)x;
+    feraiseexcept(FE_INVALID);
+    return INT32_MIN;
 }
 static inline int64_t astc_f2i64(double x) {
-    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
+    if (x >= -9223372036854775808.0 && x < 9223372036854775808.0) return (int64_t)x;
+    feraiseexcept(FE_INVALID);
+    return INT64_MIN;
 }
 
 /* A NaN result with the sign NumPy's own loop gives it (libmvec's vector functions, glibc's

@@ -105,14 +105,17 @@ def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
 
 #: op -> rule(node, operand expressions) -> C expression.
 RULES: dict[Op, Callable[[Node, list[str]], str]] = {
-    Op.NEG: lambda n, a: f"(-{a[0]})",
+    Op.NEG: _scalar_int_or("neg", lambda n, a: f"(-{a[0]})"),
     Op.POS: _IDENT,
     Op.COPY: _IDENT,
     Op.IOTA: _IDENT,  # its operand is the loop index (c.py, structured.py)
     Op.BROADCAST_TO: _IDENT,
-    Op.ABS: _int_or(
-        _fn("fabs"),
-        lambda n, a: a[0] if n.dtype.kind in "ub" else f"({a[0]} < 0 ? -{a[0]} : {a[0]})",
+    Op.ABS: _scalar_int_or(
+        "abs",
+        _int_or(
+            _fn("fabs"),
+            lambda n, a: a[0] if n.dtype.kind in "ub" else f"({a[0]} < 0 ? -{a[0]} : {a[0]})",
+        ),
     ),
     Op.SQUARE: lambda n, a: f"({a[0]} * {a[0]})",
     Op.RECIPROCAL: lambda n, a: f"(1 / {a[0]})",
