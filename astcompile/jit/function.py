@@ -96,7 +96,7 @@ class CompiledFunction:
             fullgraph_check.breaks_in_source(self)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> CompiledFunction:
-        routed = routes.routed_class(cls)
+        routed = routes.routed_class(cls, CompiledFunction)
         return object.__new__(cls) if routed is None else routed.__new__(routed)
 
     # --- calling ---

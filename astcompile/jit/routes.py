@@ -34,9 +34,12 @@ _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed cla
 _prepared: set[type] = set()  # the Switch types whose module knows what sole calls read
 
 
-def routed_class(cls: type) -> type | None:
+def routed_class(cls: type, base: type) -> type | None:
     """``cls`` on ``fastcall.Switch``, None where the extension is not loaded (the instance is
-    then ``cls`` itself, which changes paths by switching classes)."""
+    then ``cls`` itself, which changes paths by switching classes). ``base`` is
+    ``CompiledFunction``, whose ``__call__`` and ``_sole_call`` a one-region function's calls
+    run in C (a subclass with a ``__call__`` of its own runs that); passed in, so that this
+    module does not import the class that imports it."""
     if not fastcall.tried():
         fastcall.extension(config.cache_dir, build_it=False)
     switch = fastcall.switch_type()
@@ -45,7 +48,6 @@ def routed_class(cls: type) -> type | None:
     routed = _routed.get((cls, switch))
     if routed is None:
         measured = cls.__call__
-        base = _base()
         finish = sole_region.finish if measured is base.__call__ else None  # fastcall_sole.c
         if switch not in _prepared:  # once per extension loaded
             sole_region.in_c(fastcall.loaded(), base._compiled_call)
@@ -64,14 +66,6 @@ def routed_class(cls: type) -> type | None:
         body |= {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
         routed = _routed.setdefault((cls, switch), type(cls.__name__, (switch, cls), body))
     return routed
-
-
-def _base() -> type:
-    """``CompiledFunction``, whose ``__call__`` and ``_sole_call`` a one-region function's
-    calls run in C (a class with a ``__call__`` of its own runs that)."""
-    from astcompile.jit.function import CompiledFunction
-
-    return CompiledFunction
 
 
 def plain_twin(owner: CompiledFunction) -> Callable | None:
