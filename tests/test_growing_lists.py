@@ -102,6 +102,37 @@ def appends_in_a_branch_of_a_loop(x):
     return acc, picked
 
 
+def extended_pairs(xs):
+    out = []
+    for x in xs:
+        out.extend([x, x * x])
+    return out
+
+
+def extended_in_a_branch(xs):
+    out = [0.5]
+    for i in range(len(xs)):
+        if xs[i] > 0.0:
+            out.extend((xs[i], -xs[i]))
+        out.extend([])
+    return out
+
+
+def extended_with_an_int_first(xs):
+    out = []
+    for x in xs:
+        out.extend([1, x])  # Python's list then holds ints and floats: runs as written
+    return out
+
+
+def extended_by_a_range(xs):
+    out = []
+    for x in xs:
+        out.extend(range(2))  # not a list or tuple display: runs as written
+        out.append(x)
+    return out
+
+
 def _floats(n, seed=0):
     rng = random.Random(seed)
     return [rng.uniform(-2, 2) for _ in range(n)]
@@ -121,6 +152,10 @@ CALLS = {
     pairs: [(_floats(6, 7),), ([1.0, 2.0],)],
     counting_to: [(5,), (0,), (12,)],
     appends_in_a_branch_of_a_loop: [(np.array([1.0, -2.0, 3.0, 4.0, -1.0, 2.0]),), (np.zeros(3),)],
+    extended_pairs: [(_floats(11, 8),), ([2, 3],), ([],)],
+    extended_in_a_branch: [(_floats(13, 9),), ([-1.0],), ([],)],
+    extended_with_an_int_first: [(_floats(4, 10),)],
+    extended_by_a_range: [(_floats(4, 11),)],
 }
 
 
@@ -143,6 +178,8 @@ def test_lists_grown_by_a_loop_give_pythons_results(fn, backend):
         (sum_after, (_floats(15, 4),)),
         (fifth, (_floats(9, 5),)),
         (appends_in_a_branch_of_a_loop, (np.array([1.0, -2.0, 3.0, 4.0, -1.0, 2.0]),)),
+        (extended_pairs, (_floats(11, 8),)),
+        (extended_in_a_branch, (_floats(13, 9),)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

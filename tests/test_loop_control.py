@@ -327,21 +327,6 @@ def test_mixed_types_in_max_fall_back_to_python():
         assert got == expected and type(got) is type(expected)
 
 
-def test_for_else_stays_in_python():
-    def search(x):
-        found = -1
-        for i in range(x.shape[0]):
-            if x[i] > 2:
-                found = i
-                break
-        else:
-            found = -2
-        return found
-
-    for x in (np.arange(5.0), np.arange(2.0)):
-        assert astcompile.compile(search, backend="eager")(x) == search(x)
-
-
 def printed_sum(x, n):
     s = 0.0
     for i in range(n):

@@ -259,7 +259,7 @@ class _Checker:
         if not loopcheck.loop_head_ok(self, node):
             return Verdict.EAGER
         self.has_loops = True  # a caller cannot inline it: only region bodies lower loops
-        body = [self.verdict(u, False, in_loop=True) for u in block_units(node.body)]
+        body = [self.verdict(u, False, True) for b in child_blocks(node) for u in block_units(b)]
         if Verdict.EAGER in body:
             return Verdict.EAGER
         return Verdict.RETURNS if Verdict.RETURNS in body else Verdict.GRAPHABLE

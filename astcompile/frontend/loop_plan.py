@@ -18,6 +18,8 @@ the line numbers of the statement they replace, so tracebacks keep pointing at u
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from astcompile.frontend.liveness import Live, Liveness, surely_bound
@@ -72,6 +74,9 @@ class StructuredPlanner:
         targets = _targets(node)
         after = self.liveness.after.get(node, frozenset())
         target = node.target.value if isinstance(node, cst.For) and _is_name(node.target) else ""
+        else_units = block_units(node.orelse.body) if node.orelse else []
+        past = after  # where a break goes: past an ``else`` block (the loop's end enters it)
+        after = self.liveness.live_in(else_units, after) | after if else_units else after
         returns = own_jumps(node.body, (cst.Return,))
         raises = own_jumps(node.body, (cst.Raise,))
         if (returns or raises) and not (top and (not raises or len(raises + returns) == 1)):
@@ -95,15 +100,40 @@ class StructuredPlanner:
         ret = f"__ac_returned_{line}" if returns else ""
         raised = f"__ac_raised_{line}" if raises else ""
         flags = frozenset(f for f in (brk, go, ret, raised) if f)
-        inner = self._block(units, bound | targets | flags, (go, flags))
+        skips = carried & past  # live where a break goes: the branch holding it passes them on
+        if else_units and skips - bound:
+            return self._stays(node, _unbound_names(skips - bound, "a break past its `else`"))
+        inner = self._block(units, bound | targets | flags, (go, flags | (skips & bound)))
         if inner is None:
             failed = self.failed
             why = self.why.get(failed, "it stays in Python")
             return self._stays(node, f"line {self.line_of.get(failed, '?')} in it: {why}")
+        orelse = self._orelse(node, else_units, bound, brk)
+        if orelse is None:
+            return None
         extra = {n for n in (last, ret, raised) if n}
         state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
         spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret, raised)
-        return [spec, *inner]
+        return [replace(spec, orelse=orelse[0]), *inner, *orelse[1]]
+
+    def _orelse(
+        self, node: cst.For | cst.While, units: list[cst.CSTNode], bound: Live, brk: str
+    ) -> tuple[BranchSpec | None, list[Spec]] | None:
+        """The ``if not brk:`` a ``for``'s ``else`` block runs under after the loop (None
+        where no ``break`` can skip it), and the specs of the block. The names it passes on
+        must be bound before the loop (the skipped side keeps their values)."""
+        if not units:
+            return None, []
+        after = self.liveness.after.get(node, frozenset())
+        names = self._state(units, after)
+        if brk and names - bound:
+            names_text = ", ".join(f"`{n}`" for n in sorted(names - bound))
+            return self._stays(node, f"{names_text} may be unbound when its `else` is skipped")
+        inner = self._block(units, bound, ("", frozenset()))
+        if inner is None:
+            return self._stays(node, "its `else` block stays in Python")
+        branch = BranchSpec(self.line_of[node], tuple(sorted(names))) if brk else None
+        return branch, inner
 
     def _may_start_unbound(
         self, node: cst.For | cst.While, units: list[cst.CSTNode], unbound: Live, top: bool

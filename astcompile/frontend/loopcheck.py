@@ -115,8 +115,8 @@ def body_problems(checker: Any, unit: cst.CSTNode) -> list[Problem]:
 
 def loop_head_ok(checker: Any, node: cst.For | cst.While) -> bool:
     """Whether the loop statement itself (not its body) can become a LOOP node."""
-    if node.orelse is not None:
-        return False  # for/while ... else: stays in Python (see docs/numpy-support.md)
+    if node.orelse is not None and not else_ok(node):
+        return False  # while ... else, or jumps in the else: stays in Python
     if isinstance(node, cst.While):
         return not test_problems(checker, node.test)
     if node.asynchronous or not plain_target(node.target):
@@ -129,6 +129,16 @@ def loop_head_ok(checker: Any, node: cst.For | cst.While) -> bool:
     if isinstance(node.iter, cst.Call) and checker.classify(node.iter) is not _graphable(checker):
         return False
     return not checker.expression_problems(node.iter)
+
+
+def else_ok(node: cst.For | cst.While) -> bool:
+    """A ``for``'s ``else`` is lowered to ``if not brk:`` after the loop (frontend/lowering.py)
+    when it holds no ``break``/``continue``/``return``/``raise`` (those would leave the code
+    after the loop, or jump an enclosing loop)."""
+    jumps = (cst.Break, cst.Continue, cst.Return, cst.Raise)
+    return (
+        isinstance(node, cst.For) and node.orelse is not None and not own_jumps(node.orelse, jumps)
+    )
 
 
 def _graphable(checker: Any) -> Any:

@@ -237,7 +237,18 @@ class _Lowering(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For) -> list[ast.stmt] | ast.For:
         spec = self._visit_loop(node)
-        return node if spec is None else [*P.lower_for(node, spec), *self._after(node, spec)]
+        if spec is None:
+            return node
+        return [*P.lower_for(node, spec), *self._after(node, spec), *self._orelse(node, spec)]
+
+    def _orelse(self, node: ast.For, spec: LoopSpec) -> list[ast.stmt]:
+        """A ``for``'s ``else`` block (lowered with the loop) after it: as it is where no
+        ``break`` can skip it, else under ``if not brk:``, a branch on the traced flag."""
+        if spec.orelse is None:
+            return node.orelse
+        test = ast.UnaryOp(ast.Not(), P.load(spec.brk))
+        branch = ast.copy_location(ast.If(test, node.orelse, []), node.orelse[0])
+        return self._lower_if(branch, spec.orelse)
 
     def visit_While(self, node: ast.While) -> list[ast.stmt] | ast.While:
         spec = self._visit_loop(node)
@@ -257,8 +268,10 @@ class _Lowering(ast.NodeTransformer):
     def visit_If(self, node: ast.If) -> list[ast.stmt] | ast.If:
         self.generic_visit(node)
         spec = getattr(node, "ac_spec", None) or self.by_line.get((BranchSpec, node.lineno))
-        if spec is None:
-            return node
+        return node if spec is None else self._lower_if(node, spec)
+
+    def _lower_if(self, node: ast.If, spec: BranchSpec | GuardSpec) -> list[ast.stmt]:
+        """An ``if`` (its blocks lowered already) as a call of ``__ac_if``."""
         then_name, else_name = P.branch_names(node)
         then_fn = P.function(then_name, spec.names, node.body, spec.names, node)
         else_fn = P.function(else_name, spec.names, node.orelse or [ast.Pass()], spec.names, node)

@@ -42,6 +42,9 @@ class LoopSpec:
     #: a comprehension's loop (frontend/comprehensions.py): where it does not trace, the trace
     #: runs it as Python, a copy per item, as it ran the comprehension
     unrolled: bool = False
+    #: ``for ... else`` with a ``break``: the ``if not brk:`` its ``else`` block runs under
+    #: after the loop (None: no ``else``, or one that always runs, with no break to skip it)
+    orelse: BranchSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -115,5 +118,7 @@ def structured_specs(items: tuple | list) -> tuple[Spec, ...]:
             continue
         kind = next(k for key, k in _KINDS.items() if key in item)
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items()}
+        if isinstance(fields.get("orelse"), dict):  # a for-else's branch, nested in its loop
+            fields["orelse"] = structured_specs([fields["orelse"]])[0]
         specs.append(kind(**fields))
     return tuple(specs)

@@ -5,7 +5,8 @@ body reads through its closure becomes, for that loop, a typed list with a *leng
 of ``len(out) + trips * k`` items (``k``: the appends one iteration may make, counted while
 the body is traced; an append inside a branch counts, so the bound holds on every path), and
 the length carried round the loop like a variable (and through each traced ``if``).
-``out.append(v)`` stores ``v`` at the length and adds one; ``len(out)``, ``out[i]`` and
+``out.append(v)`` stores ``v`` at the length and adds one (``out.extend([a, b])`` or of a
+tuple: one append per item, in order); ``len(out)``, ``out[i]`` and
 ``out[i] = v`` see the items up to the length only, so an index past it raises IndexError as
 Python's does. Where the list leaves the region it is a new Python list of those items, of
 the exact Python types (``Box.LIST`` with the length's output).
@@ -200,13 +201,14 @@ def _adopt(cell: types.CellType, index: int, trips: S.Dim, hint: tuple | None) -
 
 
 def takes(body: Callable, bounds: tuple) -> bool:
-    """Whether this loop makes the lists its body reads growable: it calls an ``append``
-    and its trip count is a size (else a list it reads keeps its length: local_lists.py)."""
+    """Whether this loop makes the lists its body reads growable: it calls ``append`` (or
+    ``extend``) and its trip count is a size (else a list it reads keeps its length:
+    local_lists.py)."""
     return _trips(bounds) is not None and _calls_append(body.__code__)
 
 
 def _calls_append(code: types.CodeType) -> bool:
-    if "append" in code.co_names:
+    if "append" in code.co_names or "extend" in code.co_names:
         return True
     return any(isinstance(c, types.CodeType) and _calls_append(c) for c in code.co_consts)
 

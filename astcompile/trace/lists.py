@@ -86,6 +86,18 @@ class SymList:
     def append(self, value: Any) -> None:
         handlers.append(self, value)
 
+    def extend(self, values: Any) -> None:
+        """``xs.extend([a, b])``: the appends of the list or tuple the trace holds, in order
+        (the display was built whole before the call, as in Python); of anything else, the
+        loop runs as written."""
+        if type(values) is not list and type(values) is not tuple:
+            raise TraceBreak(
+                TraceReason.SIDE_EFFECT,
+                f"{self.name}.extend() of a {type(values).__name__}: runs as written",
+            )
+        for value in values:
+            handlers.append(self, value)
+
     def __getitem__(self, key: Any) -> Any:
         value = handlers.getitem(self.array, self._at(key), self._message(False))
         if self.rows is not None:
