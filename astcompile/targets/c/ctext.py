@@ -31,3 +31,12 @@ class CText:
             return self.lines
         finally:
             self.lines, self.depth = lines, depth
+
+
+def team(clauses: str, fp: str, body: list[str], setup: tuple[str, ...] = ()) -> list[str]:
+    """An OpenMP team running ``body`` on every thread (``setup``: its locals, first). Each
+    thread hands the floating-point flags it raised to the calling thread's ``fp``
+    (``astc_fp_leave``, astc_math.h), which the caller joins with ``astc_fp_join`` and the
+    region tests (runtime/fpflags.py). Kernels' entries and loop regions open teams alike."""
+    inner = [*setup, "astc_fp_enter();", *body, f"astc_fp_leave(&{fp});"]
+    return [f"#pragma omp parallel{clauses}", "{", *("    " + line for line in inner), "}"]

@@ -24,10 +24,13 @@ from astcompile.lower.plan import KernelPlan
 from astcompile.passes.schedule import Kernel
 from astcompile.targets.c import c_reduce as red
 from astcompile.targets.c.chunks import chunk_count, chunk_size
+from astcompile.targets.c.ctext import team
 from astcompile.targets.c.ctypes import ctype, scalar_params, scalar_value
 
 #: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
 PARALLEL_WORK = 1 << 16
+#: The entry's teams' clauses: whether a team pays is decided before (``big``).
+_ALL = " num_threads(nthreads)"
 
 
 def arr(node: Node) -> str:
@@ -101,16 +104,12 @@ def _fill(kernel: Kernel, plan: KernelPlan) -> list[str]:
 
 def _many_rows(name: str) -> list[str]:
     """The many-rows branch: one team, each thread a contiguous share of the rows."""
+    who = "const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();"
+    share = f"{name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);"
     return [
         "if (big && nrows >= 2 * nthreads) {",
         "    /* many rows: each thread a contiguous share of them, each row computed whole */",
-        "    #pragma omp parallel num_threads(nthreads)",
-        "    {",
-        "        const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();",
-        "        astc_fp_enter();",
-        f"        {name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);",
-        "        astc_fp_leave(&fp_team);",
-        "    }",
+        *("    " + line for line in team(_ALL, "fp_team", [share], (who,))),
     ]
 
 
@@ -120,17 +119,13 @@ def _shared_rows(name: str, plan: KernelPlan, first: bool) -> list[str]:
     bufs = partials(plan)
     alloc = [f"A.{n} = ({t}*)malloc((A.nch ? A.nch : 1) * sizeof({t}));" for t, n in bufs]
     ok = " && ".join(f"A.{n}" for _, n in bufs) or "1"
+    call = f"{name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());"
     return [
         "if (big) {" if first else "} else if (big) {",
         "    /* few long rows: every thread walks the rows and takes its share of the chunks */",
         *("    " + line for line in alloc),
         f"    if ({ok}) {{",
-        "        #pragma omp parallel num_threads(nthreads)",
-        "        {",
-        "            astc_fp_enter();",
-        f"            {name}_rows(&A, 0, nrows, omp_get_thread_num(), omp_get_num_threads());",
-        "            astc_fp_leave(&fp_team);",
-        "        }",
+        *("        " + line for line in team(_ALL, "fp_team", [call])),
         "    } else {  /* out of memory for the partial results: one thread */",
         f"        {name}_rows(&A, 0, nrows, 0, 1);",
         "    }",

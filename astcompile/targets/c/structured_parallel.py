@@ -31,6 +31,7 @@ from astcompile.lower.ids import nid
 from astcompile.lower.index_ranges import indexed_shape
 from astcompile.lower.structured_plan import VIEW_OPS
 from astcompile.targets.base import dim_c
+from astcompile.targets.c import ctext
 
 Emitter = Any  # structured.Emitter (it imports this module)
 
@@ -54,28 +55,15 @@ def team(work: str) -> str:
     return f" if(parallel: nthreads > 1 && {saved}) num_threads(nthreads)"
 
 
-def open_team(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: str) -> None:
-    """Open a team before the ``for`` at line ``mark``: its iterations are shared out, and each
-    thread hands the floating-point flags it raised to the calling thread's (``fp``, read by
-    :func:`close_team`; astc_math.h), which the region tests (runtime/fpflags.py)."""
+def team_around(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: str) -> None:
+    """The ``for`` loop emitted from line ``mark`` on, its iterations shared out by a team
+    (:func:`~astcompile.targets.c.ctext.team`: the floating-point flags reach ``fp``)."""
     indent = "    " * depth
-    em.lines[mark:mark] = [
-        f"{indent}int {fp} = 0;  /* the team's floating-point flags, for the caller */",
-        f"{indent}#pragma omp parallel{team(work)}",
-        indent + "{",
-        f"{indent}    astc_fp_enter();",
-        f"{indent}    #pragma omp for{' simd' if simd else ''} schedule(static) nowait",
-    ]
-
-
-def close_team(em: Emitter, mark: int, depth: int, fp: str) -> None:
-    """Close the team :func:`open_team` opened at ``mark``, once its loop is closed."""
-    indent, start = "    " * depth, mark + _TEAM_LINES
-    em.lines[start:] = ["    " + line for line in em.lines[start:]]
-    em.lines += [f"{indent}    astc_fp_leave(&{fp});", indent + "}", f"{indent}astc_fp_join({fp});"]
-
-
-_TEAM_LINES = 5  # the lines open_team inserts
+    share = f"#pragma omp for{' simd' if simd else ''} schedule(static) nowait"
+    loop = [line[len(indent) :] for line in em.lines[mark:]]
+    lines = [f"int {fp} = 0;  /* the team's floating-point flags, for the caller */"]
+    lines += [*ctext.team(team(work), fp, [share, *loop]), f"astc_fp_join({fp});"]
+    em.lines[mark:] = [indent + line for line in lines]
 
 
 @dataclass
@@ -91,7 +79,8 @@ class Pending:
     proved: bool  # iterations independent (the graph-level proof)
     team: bool  # outside every other user loop: may open a team
     trip: str  # the trip count (an upper bound), in C
-    opened: int = -1  # the line of the team end opened for it (closed by after_close)
+    opened: int = -1  # where the team :func:`after_close` opens for it starts, if any
+    simd: bool = False  # its iterations on SIMD lanes too
 
 
 def begin(em: Emitter, loop: UserLoop, trip: str) -> Pending:
@@ -127,14 +116,13 @@ def end(em: Emitter, p: Pending) -> None:
         f"{indent}/* iterations are independent (docs/numpy-support.md, parallel loops) */",
         f"{indent}const int64_t {flag} = ({p.trip}) * ({per_iteration});  /* element ops */",
     ]
-    p.opened = p.mark + 2
-    open_team(em, p.opened, p.depth, flag, simd, f"fp{nid(p.node)}")
+    p.opened, p.simd = p.mark + 2, simd
 
 
 def after_close(em: Emitter, p: Pending) -> None:
-    """After the loop's closing brace: close the team :func:`end` opened for it, if any."""
+    """After the loop's closing brace: the team :func:`end` decided on, if any, around it."""
     if p.opened >= 0:
-        close_team(em, p.opened, p.depth, f"fp{nid(p.node)}")
+        team_around(em, p.opened, p.depth, f"work{nid(p.node)}", p.simd, f"fp{nid(p.node)}")
 
 
 Poly = dict[tuple[Dim, ...], int]  # product of size factors -> integer coefficient
@@ -237,7 +225,6 @@ def nest_pragmas(em: Emitter, shape: tuple[Dim, ...], marks: list[tuple[int, int
         work = _times({(): ops}, _numel(shape))
         if axis == 0 and em.inside == 0 and worth_a_team(work):
             fp = f"fp_nest{len(em.lines)}"  # a name of its own: no two nests end on one line
-            open_team(em, mark, depth, poly_c(work), inner, fp)
-            close_team(em, mark, depth, fp)
+            team_around(em, mark, depth, poly_c(work), inner, fp)
         elif inner:
             em.lines.insert(mark, "    " * depth + "#pragma omp simd")
