@@ -24,6 +24,8 @@ static struct {
 static PyObject *s_countdown, *s_plain, *s_guards, *s_recording, *s_verify, *s_quiet_state;
 
 /* Whether a module global is set (telemetry.recording, config.verify); -1: unknown. */
+enum { SOLE_MAX = 16 }; /* the most parameters a call binds here (more: the route) */
+
 static int sole_flag(PyObject *globals, PyObject *name) {
     PyObject *v = PyDict_GetItemWithError(globals, name);
     return v == NULL ? -1 : PyObject_IsTrue(v);
@@ -54,43 +56,125 @@ static int sole_count(PyObject *tier) {
     return stored;
 }
 
+/* Whether a one-region function's calls can run here at all: its context and state known. */
+static int sole_ready(Switch *self) {
+    return sole_ctx.miss != NULL && self->finish != NULL && self->sole_dict != NULL &&
+           self->tier_dict != NULL && self->sole_arity >= 0;
+}
+
 /* count: a call of the function (counted down, or left to the route when a sample is due);
  * else its compiled path alone (a sample times it, a recursion runs it). */
-static int sole_taken(Switch *self, Py_ssize_t nargs, PyObject *kwnames, int count) {
-    if (sole_ctx.miss == NULL || self->finish == NULL || self->sole_dict == NULL || self->tier_dict == NULL) return 0;
-    if (nargs != self->sole_arity || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0)) return 0;
+static int sole_taken(Switch *self, int count) {
     if (sole_flag(sole_ctx.telemetry, s_recording) != 0 || sole_flag(sole_ctx.config, s_verify) != 0)
         return 0;
     return sole_quiet() && (!count || sole_count(self->tier_dict));
 }
 
-/* The route's finish(owner, region, args, result) for a call the guards did not end. */
+/* The index of the parameter a keyword names (positional-only ones never), or -1. */
+static Py_ssize_t sole_param(PyObject *params, Py_ssize_t from, PyObject *name) {
+    Py_ssize_t n = PyTuple_GET_SIZE(params);
+    for (Py_ssize_t i = from; i < n; i++)
+        if (PyTuple_GET_ITEM(params, i) == name) return i; /* both interned, mostly */
+    if (!PyUnicode_CheckExact(name)) return -1; /* a str subclass: Python's own binding */
+    for (Py_ssize_t i = from; i < n; i++)
+        if (PyUnicode_Compare(PyTuple_GET_ITEM(params, i), name) == 0) return i;
+    return -1;
+}
+
+/* The region's arguments of a call with keywords or relying on defaults, bound into bound[]
+ * (new references) as the function's own call binds them, its defaults read from it as they
+ * are now (__defaults__ and __kwdefaults__ may be assigned at any time): 1. 0 where anything is
+ * unusual (too many arguments; a keyword unknown, repeated or positional-only; a parameter
+ * without a value; the function's code replaced): the route runs the call, and raises
+ * Python's own TypeError. */
+static int sole_bind_to(Switch *self, PyObject *fn, PyObject *params, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kwnames, PyObject **bound) {
+    Py_ssize_t arity = self->sole_arity, positional = self->sole_positional;
+    for (Py_ssize_t i = 0; i < arity; i++) bound[i] = i < nargs ? args[i] : NULL;
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        Py_ssize_t at = sole_param(params, self->sole_posonly, PyTuple_GET_ITEM(kwnames, k));
+        if (at < 0 || bound[at] != NULL) return 0;
+        bound[at] = args[nargs + k];
+    }
+    PyObject *defaults = PyFunction_GET_DEFAULTS(fn), *kwdefaults = PyFunction_GET_KW_DEFAULTS(fn);
+    Py_ssize_t first = positional - (defaults == NULL ? 0 : PyTuple_GET_SIZE(defaults));
+    for (Py_ssize_t i = nargs; i < arity; i++) {
+        if (bound[i] != NULL) continue;
+        if (i < positional)
+            bound[i] = i < first ? NULL : PyTuple_GET_ITEM(defaults, i - first);
+        else if (kwdefaults != NULL && PyDict_CheckExact(kwdefaults))
+            bound[i] = PyDict_GetItemWithError(kwdefaults, PyTuple_GET_ITEM(params, i));
+        if (bound[i] == NULL) return 0;
+    }
+    for (Py_ssize_t i = 0; i < arity; i++) Py_INCREF(bound[i]); /* a default may be rebound */
+    return 1;
+}
+
+static int sole_bind(Switch *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                     PyObject **bound) {
+    PyObject *fn = self->sole_fn, *params = self->sole_params;
+    if (params == NULL || nargs > self->sole_positional || PyFunction_GET_CODE(fn) != self->sole_code)
+        return 0;
+    Py_INCREF(fn); /* a lookup in __kwdefaults__ may run Python code, which may rebuild */
+    Py_INCREF(params);
+    int done = sole_bind_to(self, fn, params, args, nargs, kwnames, bound);
+    Py_DECREF(fn);
+    Py_DECREF(params);
+    return done;
+}
+
+/* (args, kwargs): the call as it was made, for the rewritten function after a miss. */
+static PyObject *sole_as_made(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *tuple = PyTuple_New(nargs), *kwargs = PyDict_New(), *made = NULL;
+    if (tuple != NULL && kwargs != NULL) {
+        for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+        Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames), k = 0;
+        while (k < nkw && PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0)
+            k++;
+        if (k == nkw) made = PyTuple_Pack(2, tuple, kwargs);
+    }
+    Py_XDECREF(tuple);
+    Py_XDECREF(kwargs);
+    return made;
+}
+
+/* A call as it was made (before sole_bind), for the route's finish. */
+typedef struct {
+    PyObject *const *args;
+    Py_ssize_t nargs;
+    PyObject *kwnames;
+} SoleMade;
+
+/* The route's finish(owner, region, args, result, as_made) for a call the guards did not end:
+ * args are the region's; as_made, where a call was bound, (args, kwargs) as it was made. */
 static PyObject *sole_finish(Switch *self, PyObject *region, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *result) {
+                             Py_ssize_t nargs, PyObject *result, const SoleMade *made) {
     PyObject *tuple = PyTuple_New(nargs);
     if (tuple == NULL) return NULL;
     for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
-    PyObject *call[4] = {(PyObject *)self, region, tuple, result};
-    PyObject *out = PyObject_Vectorcall(self->finish, call, 4, NULL);
+    PyObject *as_made = made == NULL ? Py_NewRef(Py_None)
+                                     : sole_as_made(made->args, made->nargs, made->kwnames);
+    PyObject *out = NULL;
+    if (as_made != NULL) {
+        PyObject *call[5] = {(PyObject *)self, region, tuple, result, as_made};
+        out = PyObject_Vectorcall(self->finish, call, 5, NULL);
+    }
+    Py_XDECREF(as_made);
     Py_DECREF(tuple);
     return out;
 }
 
-/* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it. */
-static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
-                    int count, PyObject **out) {
+/* The guards of this call's region on its arguments, then result[0] or the route's finish. */
+static PyObject *sole_guarded(Switch *self, PyObject *const *args, size_t nargsf,
+                              const SoleMade *made) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (!sole_taken(self, nargs, kwnames, count)) {
-        if (PyErr_Occurred()) PyErr_Clear(); /* the route reads the same state and decides */
-        return 0;
-    }
     PyObject *region = Py_NewRef(self->sole); /* a call may rebuild: this call's own */
-    PyObject *guards = PyDict_GetItemWithError(self->sole_dict, s_guards);
+    PyObject *guards = PyDict_GetItemWithError(self->sole_dict, s_guards), *out;
     if (guards == NULL) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "region without guards");
         Py_DECREF(region);
-        *out = NULL;
-        return 1;
+        return NULL;
     }
     Py_INCREF(guards);
     if (sole_ctx.fp && fetestexcept(FP_FLAGS)) feclearexcept(FP_FLAGS);
@@ -98,18 +182,46 @@ static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject
     Py_DECREF(guards);
     if (result == NULL && PyErr_ExceptionMatches(sole_ctx.run_plain)) {
         PyErr_Clear();
-        *out = sole_finish(self, region, args, nargs, Py_None);
+        out = sole_finish(self, region, args, nargs, Py_None, made);
     } else if (result == NULL) {
-        *out = NULL;
+        out = NULL;
     } else if (result == sole_ctx.miss || (sole_ctx.fp && fetestexcept(FP_FLAGS))) {
-        *out = sole_finish(self, region, args, nargs, result);
+        out = sole_finish(self, region, args, nargs, result, made);
     } else {
-        *out = PyTuple_CheckExact(result) && PyTuple_GET_SIZE(result) > 0
-                   ? Py_NewRef(PyTuple_GET_ITEM(result, 0))
-                   : PySequence_GetItem(result, 0);
+        out = PyTuple_CheckExact(result) && PyTuple_GET_SIZE(result) > 0
+                  ? Py_NewRef(PyTuple_GET_ITEM(result, 0))
+                  : PySequence_GetItem(result, 0);
     }
     Py_XDECREF(result);
     Py_DECREF(region);
+    return out;
+}
+
+/* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it.
+ * A call of exactly the region's arguments by position goes to the guards as it is; any other
+ * is bound first (sole_bind), and a miss then runs the rewritten function on the call as made. */
+static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    int count, PyObject **out) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), arity = self->sole_arity;
+    int exact = nargs == arity && self->sole_positional == arity &&
+                (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0);
+    PyObject *buffer[SOLE_MAX + 1], **bound = buffer + 1; /* a slot before: vectorcall's offset */
+    if (!sole_ready(self) || (!exact && !sole_bind(self, args, nargs, kwnames, bound))) {
+        PyErr_Clear(); /* the route reads the same state and decides */
+        return 0;
+    }
+    if (!sole_taken(self, count)) {
+        for (Py_ssize_t i = 0; !exact && i < arity; i++) Py_DECREF(bound[i]);
+        PyErr_Clear();
+        return 0;
+    }
+    if (exact) {
+        *out = sole_guarded(self, args, nargsf, NULL);
+        return 1;
+    }
+    SoleMade made = {args, nargs, kwnames};
+    *out = sole_guarded(self, bound, arity | PY_VECTORCALL_ARGUMENTS_OFFSET, &made);
+    for (Py_ssize_t i = 0; i < arity; i++) Py_DECREF(bound[i]);
     return 1;
 }
 
@@ -151,6 +263,33 @@ static PyObject *sole_get_region(PyObject *op, void *closure) {
     return Py_NewRef(region ? region : Py_None);
 }
 
+/* How calls bind to the region's arguments, from the function (its attribute fn) as it is
+ * now: the region's `positional` first ones by position (CompiledFunction sets it), the rest
+ * keyword-only, its parameters' names, and the code they are read from (sole_bind checks it).
+ * Left NULL (every call but an exact one goes to the route) where that does not describe it. */
+static void sole_layout(Switch *self, PyObject *region) {
+    PyObject *count = PyObject_GetAttrString(region, "positional");
+    Py_ssize_t positional = count == NULL ? -1 : PyLong_AsSsize_t(count);
+    Py_XDECREF(count);
+    self->sole_positional = positional < 0 ? self->sole_arity : positional;
+    PyObject *fn = PyObject_GetAttrString((PyObject *)self, "fn");
+    PyCodeObject *code = fn && PyFunction_Check(fn) ? (PyCodeObject *)PyFunction_GET_CODE(fn) : NULL;
+    if (code != NULL && !(code->co_flags & (CO_VARARGS | CO_VARKEYWORDS)) &&
+        code->co_argcount == positional && self->sole_arity <= SOLE_MAX &&
+        code->co_argcount + code->co_kwonlyargcount == self->sole_arity) {
+        PyObject *names = PyObject_GetAttrString((PyObject *)code, "co_varnames");
+        if (names != NULL && PyTuple_Check(names)) {
+            self->sole_params = PyTuple_GetSlice(names, 0, self->sole_arity);
+            self->sole_fn = Py_NewRef(fn);
+            self->sole_code = Py_NewRef((PyObject *)code);
+            self->sole_posonly = code->co_posonlyargcount;
+        }
+        Py_XDECREF(names);
+    }
+    Py_XDECREF(fn);
+    PyErr_Clear();
+}
+
 static int sole_set_region(PyObject *op, PyObject *value, void *closure) {
     Switch *self = (Switch *)op;
     Py_ssize_t arity = -1;
@@ -160,11 +299,15 @@ static int sole_set_region(PyObject *op, PyObject *value, void *closure) {
     PyErr_Clear(); /* a region without names runs through the route */
     Py_CLEAR(self->sole);
     Py_CLEAR(self->sole_dict);
+    Py_CLEAR(self->sole_fn);
+    Py_CLEAR(self->sole_code);
+    Py_CLEAR(self->sole_params);
+    self->sole_arity = self->sole_positional = arity;
     if (value != NULL && value != Py_None) {
         self->sole = Py_NewRef(value);
         self->sole_dict = sole_dict_of(value);
+        sole_layout(self, value);
     }
-    self->sole_arity = arity;
     return 0;
 }
 
