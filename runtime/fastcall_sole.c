@@ -41,6 +41,17 @@ static int sole_quiet(void) {
     return quiet;
 }
 
+/* Whether the countdown may be counted down where it is: an int of one digit that only the
+ * tier's __dict__ holds (a reference anywhere else, even the small ints' cache, raises its
+ * count), so that no one can see it change, as CPython appends to a str only it holds. */
+static int sole_own_count(PyObject *count, long long n) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+    return Py_REFCNT(count) == 1 && Py_SIZE(count) == 1 && n > 256;
+#else
+    return 0;
+#endif
+}
+
 /* The tier's countdown less one, stored, when no sample is due and the compiled path runs:
  * 1; else 0 (nothing stored). */
 static int sole_count(PyObject *tier) {
@@ -50,6 +61,12 @@ static int sole_count(PyObject *tier) {
     int overflow = 0;
     long long n = PyLong_AsLongLongAndOverflow(count, &overflow) - 1;
     if (overflow || n <= 0) return 0;
+    if (sole_own_count(count, n)) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+        ((PyLongObject *)count)->ob_digit[0] = (digit)n;
+#endif
+        return 1;
+    }
     PyObject *left = PyLong_FromLongLong(n);
     int stored = left != NULL && PyDict_SetItem(tier, s_countdown, left) == 0;
     Py_XDECREF(left);

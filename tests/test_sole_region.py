@@ -286,3 +286,19 @@ def test_a_sample_binds_keywords_and_defaults_in_c_too(runs):
     assert compiled._tier.countdown == before
     assert frames == [] or not hasattr(compiled, "current_route")
     assert compiled._sole_call(x, 0.5, scale=3.0) == scaled_sum(x, 0.5, scale=3.0)
+
+
+def test_the_countdown_is_counted_down_exactly_and_a_value_held_elsewhere_keeps(runs):
+    """Where only the tier holds its countdown, the C path counts it down where it is (no new
+    int per call); a countdown anyone else holds (a local, a constant) is left as it is."""
+    x = np.random.default_rng(13).random(8)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    compiled._tier.countdown = held = 10_001  # held by this frame and the code's constants
+    for expected in (10_000, 9_999, 9_998):
+        compiled(x)
+        assert compiled._tier.countdown == expected
+    assert held == 10_001
+    before = compiled._tier.countdown
+    assert compiled(x) == branchy_sum(x) and before == 9_998
+    assert compiled._tier.countdown == 9_997
