@@ -9,12 +9,21 @@
  * from Python or another thread, is seen by the next call), and hands every call it does not
  * run to the route itself, which then takes exactly the path it always did:
  *
- * - keywords, another number of arguments, explain recording, verify, an error state not
- *   known to be quiet (errstate.quiet_state), a countdown at its end (a sample is due), the
- *   plain path chosen, anything unexpected in that state: the route (nothing counted here);
+ * - a call by keyword or relying on defaults is bound to the region's arguments here as
+ *   Python binds it (sole_bind, the defaults read from the function each call); anything
+ *   unusual (an unknown, repeated or positional-only keyword, too many or too few arguments,
+ *   the function's code replaced): the route, which raises Python's own TypeError;
+ * - explain recording, verify, an error state not known to be quiet (errstate.quiet_state),
+ *   a countdown at its end (a sample is due), the plain path chosen, anything unexpected in
+ *   that state: the route (nothing counted here);
  * - else: the countdown less one, the flags cleared, the region's guards (read from the
  *   region each call: entries replace them), then result[0]; a miss, raised flags or RunPlain
- *   end in the route's finish(owner, region, args, result) (result None for RunPlain).
+ *   end in the route's finish(owner, region, args, result, as_made) (result None for
+ *   RunPlain; as_made the call as made where it was bound, for the rewritten function).
+ *
+ * What each call reads costs little (about 40 ns over the guards alone): the module globals are
+ * read again only when their modules' dicts changed (their versions), and the countdown is
+ * counted down where it is when only the tier holds it.
  */
 
 static struct {
@@ -23,20 +32,52 @@ static struct {
 } sole_ctx;
 static PyObject *s_countdown, *s_plain, *s_guards, *s_recording, *s_verify, *s_quiet_state;
 
-/* Whether a module global is set (telemetry.recording, config.verify); -1: unknown. */
 enum { SOLE_MAX = 16 }; /* the most parameters a call binds here (more: the route) */
 
+/* Whether a module global is set (telemetry.recording, config.verify); -1: unknown. */
 static int sole_flag(PyObject *globals, PyObject *name) {
     PyObject *v = PyDict_GetItemWithError(globals, name);
     return v == NULL ? -1 : PyObject_IsTrue(v);
 }
 
+/* What the module globals a call reads said when their dicts had these versions (Python 3.11
+ * gives every change of a dict a new version, never reused): the globals are read again only
+ * when one of the three modules changed since; the dict holds quiet_state, so it stays alive. */
+#if PY_VERSION_HEX < 0x030C0000
+static struct {
+    uint64_t telemetry, config, errstate;
+    int allow;            /* neither telemetry.recording nor config.verify */
+    PyObject *quiet_state; /* borrowed from errstate's dict */
+} sole_seen;
+#define SOLE_VERSION(dict) (((PyDictObject *)(dict))->ma_version_tag)
+#endif
+
+/* Whether neither explain nor verify asks for the full path; *quiet_state: errstate's. */
+static int sole_globals(PyObject **quiet_state) {
+#if PY_VERSION_HEX < 0x030C0000
+    uint64_t t = SOLE_VERSION(sole_ctx.telemetry), c = SOLE_VERSION(sole_ctx.config),
+             e = SOLE_VERSION(sole_ctx.errstate);
+    if (t == sole_seen.telemetry && c == sole_seen.config && e == sole_seen.errstate) {
+        *quiet_state = sole_seen.quiet_state;
+        return sole_seen.allow;
+    }
+#endif
+    int allow = sole_flag(sole_ctx.telemetry, s_recording) == 0 && sole_flag(sole_ctx.config, s_verify) == 0;
+    *quiet_state = PyDict_GetItemWithError(sole_ctx.errstate, s_quiet_state);
+    if (PyErr_Occurred()) return 0;
+#if PY_VERSION_HEX < 0x030C0000
+    sole_seen.telemetry = t, sole_seen.config = c, sole_seen.errstate = e;
+    sole_seen.allow = allow, sole_seen.quiet_state = *quiet_state;
+#endif
+    return allow;
+}
+
 /* errstate.current() is errstate.quiet_state: the test CompiledFunction.__call__ inlines. */
-static int sole_quiet(void) {
+static int sole_quiet(PyObject *quiet_state) {
     PyObject *state;
     if (sole_ctx.state_var == NULL || PyContextVar_Get(sole_ctx.state_var, NULL, &state) < 0)
         return 0;
-    int quiet = state != NULL && state == PyDict_GetItemWithError(sole_ctx.errstate, s_quiet_state);
+    int quiet = state != NULL && state == quiet_state;
     Py_XDECREF(state);
     return quiet;
 }
@@ -82,9 +123,9 @@ static int sole_ready(Switch *self) {
 /* count: a call of the function (counted down, or left to the route when a sample is due);
  * else its compiled path alone (a sample times it, a recursion runs it). */
 static int sole_taken(Switch *self, int count) {
-    if (sole_flag(sole_ctx.telemetry, s_recording) != 0 || sole_flag(sole_ctx.config, s_verify) != 0)
-        return 0;
-    return sole_quiet() && (!count || sole_count(self->tier_dict));
+    PyObject *quiet_state;
+    return sole_globals(&quiet_state) && sole_quiet(quiet_state) &&
+           (!count || sole_count(self->tier_dict));
 }
 
 /* The index of the parameter a keyword names (positional-only ones never), or -1. */

@@ -18,7 +18,7 @@ from differential import assert_same_call, runtime_warnings
 import astcompile
 from astcompile import config
 from astcompile.jit import function as function_module
-from astcompile.jit import sole_region
+from astcompile.jit import sole_region, telemetry
 from bench.programs.branchy_sum import branchy_sum
 from tests.test_fastcall_program import reciprocals as inverse_sum
 
@@ -302,3 +302,25 @@ def test_the_countdown_is_counted_down_exactly_and_a_value_held_elsewhere_keeps(
     before = compiled._tier.countdown
     assert compiled(x) == branchy_sum(x) and before == 9_998
     assert compiled._tier.countdown == 9_997
+
+
+def test_explain_verify_and_the_error_state_are_read_at_each_call(runs, monkeypatch):
+    """However often they change: the C path reads the module globals again whenever one of
+    their modules changed since the last call."""
+    x = np.random.default_rng(14).random(8)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    alone = [] if hasattr(compiled, "current_route") else ["__call__"]
+    for _ in range(2):
+        assert _our_frames(lambda: compiled(x)) == alone
+        with telemetry.Recorder() as recorder:
+            assert "_full_call" in _our_frames(lambda: compiled(x))
+        assert compiled.name in recorder.functions
+        assert _our_frames(lambda: compiled(x)) == alone
+        monkeypatch.setattr(config, "verify", True)
+        assert "__call__" in _our_frames(lambda: compiled(x))
+        monkeypatch.setattr(config, "verify", False)
+        assert _our_frames(lambda: compiled(x)) == alone
+        with np.errstate(divide="raise"):
+            assert "__call__" in _our_frames(lambda: compiled(x))
+        assert compiled(x) == branchy_sum(x)
