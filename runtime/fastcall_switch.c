@@ -31,6 +31,8 @@ typedef struct {
     PyObject *sole, *sole_dict, *tier, *tier_dict; /* its region and tier (fastcall_sole.c) */
     Py_ssize_t sole_arity, sole_positional, sole_posonly;
     PyObject *sole_fn, *sole_code, *sole_params; /* what binds keywords and defaults there */
+    uint64_t tier_version; /* tier_dict's version when it held tier_count, plain False */
+    PyObject *tier_count;  /* borrowed: the dict holds it while its version is the same */
 } Switch;
 
 static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,

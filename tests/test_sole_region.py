@@ -324,3 +324,26 @@ def test_explain_verify_and_the_error_state_are_read_at_each_call(runs, monkeypa
         with np.errstate(divide="raise"):
             assert "__call__" in _our_frames(lambda: compiled(x))
         assert compiled(x) == branchy_sum(x)
+
+
+def test_each_write_of_the_countdown_is_seen_by_the_next_call(runs):
+    """Python stores into the tier (the interpreter's specialised attribute stores too, once
+    the loop is hot): the C path sees every one, though it reads the tier again only when it
+    changed."""
+    x = np.random.default_rng(15).random(8)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    tier = compiled._tier
+    counts = [5_000 + 3 * k for k in range(256)]  # alive: no new int takes an old one's place
+    alone = [] if hasattr(compiled, "current_route") else ["__call__"]
+    for count in counts:
+        tier.countdown = count
+        assert _our_frames(lambda: compiled(x)) == alone
+        assert tier.countdown == count - 1
+        assert _our_frames(lambda: compiled(x)) == alone
+        assert tier.countdown == count - 2
+    for _ in range(16):
+        tier.plain = True  # the route's own check: the call goes to __call__
+        assert _our_frames(lambda: compiled(x)) == ["__call__"]
+        tier.plain = False
+        assert compiled(x) == branchy_sum(x)
