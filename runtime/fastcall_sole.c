@@ -84,12 +84,17 @@ static int sole_quiet(PyObject *quiet_state) {
     return quiet;
 }
 
-/* Whether the countdown may be counted down where it is: an int of one digit that only the
- * tier's __dict__ holds (a reference anywhere else, even the small ints' cache, raises its
- * count), so that no one can see it change, as CPython appends to a str only it holds. */
-static int sole_own_count(PyObject *count, long long n) {
+/* The countdown counted down where it is (1), when only the tier's __dict__ holds it (a
+ * reference anywhere else, even the small ints' cache, raises its count), so that no one can
+ * see it change, as CPython appends to a str only it holds: its lowest digit less one, where
+ * that needs no borrow and leaves a value the small ints' cache does not hold (NEVER, 2**62,
+ * once counted down by one the usual way, then ~2**30 calls this way). */
+static int sole_count_in_place(PyObject *count, long long n) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
-    return Py_REFCNT(count) == 1 && Py_SIZE(count) == 1 && n > 256;
+    digit *low = &((PyLongObject *)count)->ob_digit[0];
+    if (Py_REFCNT(count) != 1 || Py_SIZE(count) < 1 || *low == 0 || n <= 256) return 0;
+    *low -= 1;
+    return 1;
 #else
     return 0;
 #endif
@@ -114,12 +119,7 @@ static int sole_count(Switch *self) {
     int overflow = 0;
     long long n = PyLong_AsLongLongAndOverflow(count, &overflow) - 1;
     if (overflow || n <= 0) return 0;
-    if (sole_own_count(count, n)) {
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
-        ((PyLongObject *)count)->ob_digit[0] = (digit)n;
-#endif
-        return 1;
-    }
+    if (sole_count_in_place(count, n)) return 1;
     PyObject *left = PyLong_FromLongLong(n);
     int stored = left != NULL && PyDict_SetItem(tier, s_countdown, left) == 0;
     Py_XDECREF(left);

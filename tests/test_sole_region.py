@@ -347,3 +347,22 @@ def test_each_write_of_the_countdown_is_seen_by_the_next_call(runs):
         assert _our_frames(lambda: compiled(x)) == ["__call__"]
         tier.plain = False
         assert compiled(x) == branchy_sum(x)
+
+
+def test_a_countdown_that_never_ends_counts_down_too(runs, monkeypatch):
+    """Unmeasured (``tiering = False``), the countdown is ``NEVER``, an int of three digits."""
+    from astcompile.jit import tiering
+
+    monkeypatch.setattr(config, "tiering", False)
+    x = np.random.default_rng(16).random(8)
+    compiled = _sole(branchy_sum, x)
+    runs(compiled)
+    start = compiled._tier.countdown
+    assert tiering.NEVER - 3 <= start <= tiering.NEVER
+    alone = [] if hasattr(compiled, "current_route") else ["__call__"]
+    for k in range(1, 300):
+        if k % 50 == 0:
+            assert _our_frames(lambda: compiled(x)) == alone
+        else:
+            assert compiled(x) == branchy_sum(x)
+        assert compiled._tier.countdown == start - k
