@@ -26,6 +26,11 @@ elements), whose compiled call is mostly fixed cost, timed as the plain function
 function as users get it (its call's own lines in C, ``runtime/fastcall_sole.c``), the same with
 those lines in Python (``CompiledFunction.__call__``: what it cost before), the region's C
 guard-and-run object alone, and Numba's ``@njit`` where Numba is installed.
+
+Last, the same loop with a parameter that has a default (``branchy_scaled(x, scale=1.0)``),
+called by position, relying on the default and by keyword: plain, compiled (the call bound to
+the region's arguments in C), the same function not taken as one region (what a function with
+defaults cost before: every call through the rewritten function) and Numba.
 """
 
 from __future__ import annotations
@@ -238,6 +243,76 @@ def small_calls(rounds: int = 30, calls: int = 20_000) -> dict[str, float]:
     return best
 
 
+def branchy_scaled(x, scale=1.0):
+    s = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > 0.5:
+            s += v * v * scale
+        else:
+            s -= v
+    return s
+
+
+def _by_position(f: Callable, x: np.ndarray, n: int) -> None:
+    for _ in range(n):
+        f(x, 2.0)
+
+
+def _by_default(f: Callable, x: np.ndarray, n: int) -> None:
+    for _ in range(n):
+        f(x)
+
+
+def _by_keyword(f: Callable, x: np.ndarray, n: int) -> None:
+    for _ in range(n):
+        f(x, scale=2.0)
+
+
+BINDINGS = {"f(x, 2.0)": _by_position, "f(x)": _by_default, "f(x, scale=2.0)": _by_keyword}
+
+
+def _settle(fn: Callable, x: np.ndarray) -> None:
+    """Past the first comparison, called each way a row calls it."""
+    for _ in range(20_000):
+        for call in BINDINGS.values():
+            call(fn, x, 1)
+        if fn._tier.choice is not None and fn._tier.countdown > 3:
+            break
+
+
+def binding_sides() -> tuple[dict[str, Callable], np.ndarray]:
+    """What ``binding_calls`` times, by name, and the array it calls them with."""
+    from astcompile.jit import function
+    from astcompile.runtime import fastcall
+
+    astcompile.config.tiering = True
+    fastcall.extension(astcompile.config.cache_dir)  # as a later process finds it
+    x = np.random.default_rng(0).random(64)
+    compiled = astcompile.compile(branchy_scaled, backend="c")
+    _settle(compiled, x)
+    with mock.patch.object(function, "is_sole_region", lambda source, region: False):
+        whole = astcompile.compile(branchy_scaled, backend="c")
+        _settle(whole, x)  # built here, on its first call
+    numba = _numba(branchy_scaled)
+    sides = {"plain": branchy_scaled, "compiled": compiled, "not one region": whole}
+    return (sides | {"Numba": numba} if numba else sides), x
+
+
+def binding_calls(rounds: int = 30, calls: int = 20_000) -> dict[str, dict[str, float]]:
+    """Seconds per call of ``branchy_scaled`` on 64 elements, by call style and side (thread
+    CPU time, best of ``rounds`` rounds interleaved)."""
+    sides, x = binding_sides()
+    best = {style: dict.fromkeys(sides, math.inf) for style in BINDINGS}
+    for _ in range(rounds):
+        for style, call in BINDINGS.items():
+            for name, fn in sides.items():
+                start = time.thread_time()
+                call(fn, x, calls)
+                best[style][name] = min(best[style][name], (time.thread_time() - start) / calls)
+    return best
+
+
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
@@ -274,6 +349,14 @@ def main() -> None:
     print("|---|---|---|")
     for name, seconds in times.items():
         print(f"| {name} | {seconds * 1e9:.0f} ns | **{times['plain'] / seconds:.1f}×** |")
+    styles = binding_calls()
+    names = list(next(iter(styles.values())))
+    print("\nCalls binding defaults and keywords: branchy_scaled on 64 f64, per call (vs plain)")
+    print("| call | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for style, times in styles.items():
+        cells = [f"{t * 1e9:.0f} ns (**{times['plain'] / t:.1f}×**)" for t in times.values()]
+        print(f"| `{style}` | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

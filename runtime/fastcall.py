@@ -51,7 +51,13 @@ from .errors import CompilerNotFound, RuntimeBuildError
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = tuple(
     os.path.join(_HERE, name)
-    for name in ("fastcall.c", "fastcall_switch.c", "fastcall_sole.c", "fastcall_lists.c")
+    for name in (
+        "fastcall.c",
+        "fastcall_switch.c",
+        "fastcall_bind.c",
+        "fastcall_sole.c",
+        "fastcall_lists.c",
+    )
 )
 MODULE = "astcompile_fastcall"
 FLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing")

@@ -1,4 +1,4 @@
-/* The compiled call of a function that is one region, in C: appended after fastcall_switch.c.
+/* The compiled call of a function that is one region, in C: appended after fastcall_bind.c.
  *
  * CompiledFunction.__call__ (astcompile/jit/function.py) runs, for a function whose rewrite is
  * a single region's call, a few lines before the region's guards: the tiering countdown, the
@@ -9,12 +9,23 @@
  * from Python or another thread, is seen by the next call), and hands every call it does not
  * run to the route itself, which then takes exactly the path it always did:
  *
- * - keywords, another number of arguments, explain recording, verify, an error state not
- *   known to be quiet (errstate.quiet_state), a countdown at its end (a sample is due), the
- *   plain path chosen, anything unexpected in that state: the route (nothing counted here);
+ * - a call by keyword or relying on defaults is bound to the region's arguments here as
+ *   Python binds it (sole_bind, the defaults read from the function each call); anything
+ *   unusual (an unknown, repeated or positional-only keyword, too many or too few arguments,
+ *   the function's code replaced): the route, which raises Python's own TypeError;
+ * - explain recording, verify, an error state not known to be quiet (errstate.quiet_state),
+ *   a countdown at its end (a sample is due), the plain path chosen, anything unexpected in
+ *   that state: the route (nothing counted here);
  * - else: the countdown less one, the flags cleared, the region's guards (read from the
  *   region each call: entries replace them), then result[0]; a miss, raised flags or RunPlain
- *   end in the route's finish(owner, region, args, result) (result None for RunPlain).
+ *   end in the route's finish(owner, region, args, result, as_made) (result None for
+ *   RunPlain; as_made the call as made where it was bound, for the rewritten function).
+ *
+ * What each call reads costs little (about 20 ns over the guards alone): the module globals and
+ * the tier's countdown and path are read again only when their dicts changed (Python 3.11
+ * gives every change of a dict a new version, never reused; the interpreter's specialised
+ * attribute stores too), and the countdown is counted down where it is when only the tier's
+ * dict holds it.
  */
 
 static struct {
@@ -29,68 +40,133 @@ static int sole_flag(PyObject *globals, PyObject *name) {
     return v == NULL ? -1 : PyObject_IsTrue(v);
 }
 
+/* What the module globals a call reads said when their dicts had these versions (Python 3.11
+ * gives every change of a dict a new version, never reused): the globals are read again only
+ * when one of the three modules changed since; the dict holds quiet_state, so it stays alive. */
+#if PY_VERSION_HEX < 0x030C0000
+static struct {
+    uint64_t telemetry, config, errstate;
+    int allow;            /* neither telemetry.recording nor config.verify */
+    PyObject *quiet_state; /* borrowed from errstate's dict */
+} sole_seen;
+#define SOLE_VERSION(dict) (((PyDictObject *)(dict))->ma_version_tag)
+#endif
+
+/* Whether neither explain nor verify asks for the full path; *quiet_state: errstate's. */
+static int sole_globals(PyObject **quiet_state) {
+#if PY_VERSION_HEX < 0x030C0000
+    uint64_t t = SOLE_VERSION(sole_ctx.telemetry), c = SOLE_VERSION(sole_ctx.config),
+             e = SOLE_VERSION(sole_ctx.errstate);
+    if (t == sole_seen.telemetry && c == sole_seen.config && e == sole_seen.errstate) {
+        *quiet_state = sole_seen.quiet_state;
+        return sole_seen.allow;
+    }
+#endif
+    int allow = sole_flag(sole_ctx.telemetry, s_recording) == 0 && sole_flag(sole_ctx.config, s_verify) == 0;
+    *quiet_state = PyDict_GetItemWithError(sole_ctx.errstate, s_quiet_state);
+    if (PyErr_Occurred()) return 0;
+#if PY_VERSION_HEX < 0x030C0000
+    sole_seen.telemetry = t, sole_seen.config = c, sole_seen.errstate = e;
+    sole_seen.allow = allow, sole_seen.quiet_state = *quiet_state;
+#endif
+    return allow;
+}
+
 /* errstate.current() is errstate.quiet_state: the test CompiledFunction.__call__ inlines. */
-static int sole_quiet(void) {
+static int sole_quiet(PyObject *quiet_state) {
     PyObject *state;
     if (sole_ctx.state_var == NULL || PyContextVar_Get(sole_ctx.state_var, NULL, &state) < 0)
         return 0;
-    int quiet = state != NULL && state == PyDict_GetItemWithError(sole_ctx.errstate, s_quiet_state);
+    int quiet = state != NULL && state == quiet_state;
     Py_XDECREF(state);
     return quiet;
 }
 
+/* The countdown counted down where it is (1), when only the tier's __dict__ holds it (a
+ * reference anywhere else, even the small ints' cache, raises its count), so that no one can
+ * see it change, as CPython appends to a str only it holds: its lowest digit less one, where
+ * that needs no borrow and leaves a value the small ints' cache does not hold (NEVER, 2**62,
+ * once counted down by one the usual way, then ~2**30 calls this way). */
+static int sole_count_in_place(PyObject *count, long long n) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+    digit *low = &((PyLongObject *)count)->ob_digit[0];
+    if (Py_REFCNT(count) != 1 || Py_SIZE(count) < 1 || *low == 0 || n <= 256) return 0;
+    *low -= 1;
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* The tier's countdown less one, stored, when no sample is due and the compiled path runs:
  * 1; else 0 (nothing stored). */
-static int sole_count(PyObject *tier) {
-    PyObject *count = PyDict_GetItemWithError(tier, s_countdown);
-    if (count == NULL || !PyLong_CheckExact(count) || PyDict_GetItemWithError(tier, s_plain) != Py_False)
-        return 0;
+static int sole_count(Switch *self) {
+    PyObject *tier = self->tier_dict, *count;
+#if PY_VERSION_HEX < 0x030C0000
+    if (SOLE_VERSION(tier) == self->tier_version) {
+        count = self->tier_count; /* the same int, counted down where it is (or not) since */
+    } else {
+#endif
+        count = PyDict_GetItemWithError(tier, s_countdown);
+        if (count == NULL || !PyLong_CheckExact(count) || PyDict_GetItemWithError(tier, s_plain) != Py_False)
+            return 0;
+#if PY_VERSION_HEX < 0x030C0000
+        self->tier_version = SOLE_VERSION(tier), self->tier_count = count;
+    }
+#endif
     int overflow = 0;
     long long n = PyLong_AsLongLongAndOverflow(count, &overflow) - 1;
     if (overflow || n <= 0) return 0;
+    if (sole_count_in_place(count, n)) return 1;
     PyObject *left = PyLong_FromLongLong(n);
     int stored = left != NULL && PyDict_SetItem(tier, s_countdown, left) == 0;
     Py_XDECREF(left);
     return stored;
 }
 
-/* count: a call of the function (counted down, or left to the route when a sample is due);
- * else its compiled path alone (a sample times it, a recursion runs it). */
-static int sole_taken(Switch *self, Py_ssize_t nargs, PyObject *kwnames, int count) {
-    if (sole_ctx.miss == NULL || self->finish == NULL || self->sole_dict == NULL || self->tier_dict == NULL) return 0;
-    if (nargs != self->sole_arity || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0)) return 0;
-    if (sole_flag(sole_ctx.telemetry, s_recording) != 0 || sole_flag(sole_ctx.config, s_verify) != 0)
-        return 0;
-    return sole_quiet() && (!count || sole_count(self->tier_dict));
+/* Whether a one-region function's calls can run here at all: its context and state known. */
+static int sole_ready(Switch *self) {
+    return sole_ctx.miss != NULL && self->finish != NULL && self->sole_dict != NULL &&
+           self->tier_dict != NULL && self->sole_arity >= 0;
 }
 
-/* The route's finish(owner, region, args, result) for a call the guards did not end. */
+/* count: a call of the function (counted down, or left to the route when a sample is due);
+ * else its compiled path alone (a sample times it, a recursion runs it). */
+static int sole_taken(Switch *self, int count) {
+    PyObject *quiet_state;
+    return sole_globals(&quiet_state) && sole_quiet(quiet_state) &&
+           (!count || sole_count(self));
+}
+
+/* The route's finish(owner, region, args, result, as_made) for a call the guards did not end:
+ * args are the region's; as_made, where a call was bound, (args, kwargs) as it was made. */
 static PyObject *sole_finish(Switch *self, PyObject *region, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *result) {
+                             Py_ssize_t nargs, PyObject *result, const SoleMade *made) {
     PyObject *tuple = PyTuple_New(nargs);
     if (tuple == NULL) return NULL;
     for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
-    PyObject *call[4] = {(PyObject *)self, region, tuple, result};
-    PyObject *out = PyObject_Vectorcall(self->finish, call, 4, NULL);
+    PyObject *as_made = made == NULL ? Py_NewRef(Py_None)
+                                     : sole_as_made(made->args, made->nargs, made->kwnames);
+    PyObject *out = NULL;
+    if (as_made != NULL) {
+        PyObject *call[5] = {(PyObject *)self, region, tuple, result, as_made};
+        out = PyObject_Vectorcall(self->finish, call, 5, NULL);
+    }
+    Py_XDECREF(as_made);
     Py_DECREF(tuple);
     return out;
 }
 
-/* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it. */
-static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
-                    int count, PyObject **out) {
+/* The guards of this call's region on its arguments, then result[0] or the route's finish. */
+static PyObject *sole_guarded(Switch *self, PyObject *const *args, size_t nargsf,
+                              const SoleMade *made) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (!sole_taken(self, nargs, kwnames, count)) {
-        if (PyErr_Occurred()) PyErr_Clear(); /* the route reads the same state and decides */
-        return 0;
-    }
     PyObject *region = Py_NewRef(self->sole); /* a call may rebuild: this call's own */
-    PyObject *guards = PyDict_GetItemWithError(self->sole_dict, s_guards);
+    PyObject *guards = PyDict_GetItemWithError(self->sole_dict, s_guards), *out;
     if (guards == NULL) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "region without guards");
         Py_DECREF(region);
-        *out = NULL;
-        return 1;
+        return NULL;
     }
     Py_INCREF(guards);
     if (sole_ctx.fp && fetestexcept(FP_FLAGS)) feclearexcept(FP_FLAGS);
@@ -98,18 +174,46 @@ static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject
     Py_DECREF(guards);
     if (result == NULL && PyErr_ExceptionMatches(sole_ctx.run_plain)) {
         PyErr_Clear();
-        *out = sole_finish(self, region, args, nargs, Py_None);
+        out = sole_finish(self, region, args, nargs, Py_None, made);
     } else if (result == NULL) {
-        *out = NULL;
+        out = NULL;
     } else if (result == sole_ctx.miss || (sole_ctx.fp && fetestexcept(FP_FLAGS))) {
-        *out = sole_finish(self, region, args, nargs, result);
+        out = sole_finish(self, region, args, nargs, result, made);
     } else {
-        *out = PyTuple_CheckExact(result) && PyTuple_GET_SIZE(result) > 0
-                   ? Py_NewRef(PyTuple_GET_ITEM(result, 0))
-                   : PySequence_GetItem(result, 0);
+        out = PyTuple_CheckExact(result) && PyTuple_GET_SIZE(result) > 0
+                  ? Py_NewRef(PyTuple_GET_ITEM(result, 0))
+                  : PySequence_GetItem(result, 0);
     }
     Py_XDECREF(result);
     Py_DECREF(region);
+    return out;
+}
+
+/* 1: the call ran here (*out: its result, or NULL with an exception); 0: the route runs it.
+ * A call of exactly the region's arguments by position goes to the guards as it is; any other
+ * is bound first (sole_bind), and a miss then runs the rewritten function on the call as made. */
+static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    int count, PyObject **out) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), arity = self->sole_arity;
+    int exact = nargs == arity && self->sole_positional == arity &&
+                (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0);
+    PyObject *buffer[SOLE_MAX + 1], **bound = buffer + 1; /* a slot before: vectorcall's offset */
+    if (!sole_ready(self) || (!exact && !sole_bind(self, args, nargs, kwnames, bound))) {
+        PyErr_Clear(); /* the route reads the same state and decides */
+        return 0;
+    }
+    if (!sole_taken(self, count)) {
+        for (Py_ssize_t i = 0; !exact && i < arity; i++) Py_DECREF(bound[i]);
+        PyErr_Clear();
+        return 0;
+    }
+    if (exact) {
+        *out = sole_guarded(self, args, nargsf, NULL);
+        return 1;
+    }
+    SoleMade made = {args, nargs, kwnames};
+    *out = sole_guarded(self, bound, arity | PY_VECTORCALL_ARGUMENTS_OFFSET, &made);
+    for (Py_ssize_t i = 0; i < arity; i++) Py_DECREF(bound[i]);
     return 1;
 }
 
@@ -160,11 +264,15 @@ static int sole_set_region(PyObject *op, PyObject *value, void *closure) {
     PyErr_Clear(); /* a region without names runs through the route */
     Py_CLEAR(self->sole);
     Py_CLEAR(self->sole_dict);
+    Py_CLEAR(self->sole_fn);
+    Py_CLEAR(self->sole_code);
+    Py_CLEAR(self->sole_params);
+    self->sole_arity = self->sole_positional = arity;
     if (value != NULL && value != Py_None) {
         self->sole = Py_NewRef(value);
         self->sole_dict = sole_dict_of(value);
+        sole_layout(self, value);
     }
-    self->sole_arity = arity;
     return 0;
 }
 
@@ -182,6 +290,7 @@ static int sole_set_tier(PyObject *op, PyObject *value, void *closure) {
     Switch *self = (Switch *)op;
     Py_CLEAR(self->tier);
     Py_CLEAR(self->tier_dict);
+    self->tier_version = 0, self->tier_count = NULL;
     if (value != NULL) {
         self->tier = Py_NewRef(value);
         self->tier_dict = sole_dict_of(value);

@@ -29,7 +29,10 @@ typedef struct {
     PyObject *code, *defaults, *kwdefaults; /* watched's when the route was set */
     PyObject *finish; /* with a bound route: a one-region function's calls run in C */
     PyObject *sole, *sole_dict, *tier, *tier_dict; /* its region and tier (fastcall_sole.c) */
-    Py_ssize_t sole_arity;
+    Py_ssize_t sole_arity, sole_positional, sole_posonly;
+    PyObject *sole_fn, *sole_code, *sole_params; /* what binds keywords and defaults there */
+    uint64_t tier_version; /* tier_dict's version when it held tier_count, plain False */
+    PyObject *tier_count;  /* borrowed: the dict holds it while its version is the same */
 } Switch;
 
 static int sole_call(Switch *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
@@ -115,6 +118,9 @@ static int switch_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->sole_dict);
     Py_VISIT(self->tier);
     Py_VISIT(self->tier_dict);
+    Py_VISIT(self->sole_fn);
+    Py_VISIT(self->sole_code);
+    Py_VISIT(self->sole_params);
     return 0;
 }
 
@@ -135,6 +141,9 @@ static int switch_clear(PyObject *op) {
     Py_CLEAR(self->sole_dict);
     Py_CLEAR(self->tier);
     Py_CLEAR(self->tier_dict);
+    Py_CLEAR(self->sole_fn);
+    Py_CLEAR(self->sole_code);
+    Py_CLEAR(self->sole_params);
     switch_unwatch(self);
     return 0;
 }

@@ -43,3 +43,26 @@ def test_small_calls_time_each_side_it_names(monkeypatch):
             sys.setprofile(None)
     assert "__call__" not in frames["compiled"] and "__call__" in frames["__call__ in Python"]
     assert set(calls.small_calls(rounds=1, calls=20)) == set(sides)
+
+
+def test_binding_calls_time_one_region_against_the_rewritten_function(monkeypatch):
+    """The compiled side binds its defaults and keywords in C (no Python frame), the other runs
+    the rewritten function; every side computes what the plain function computes."""
+    monkeypatch.setattr(astcompile.config, "tiering", True)
+    sides, x = calls.binding_sides()
+    assert sides["compiled"]._sole_region is not None
+    assert sides["not one region"]._sole_region is None
+    for call in (lambda f: f(x), lambda f: f(x, scale=2.0), lambda f: f(x, 2.0)):
+        expected = call(sides["plain"])
+        for name, fn in sides.items():
+            assert call(fn) == expected, name
+    frames = {}
+    for name in ("compiled", "not one region"):
+        seen = frames[name] = []
+        sys.setprofile(lambda frame, event, arg, seen=seen: seen.append(frame.f_code.co_name))
+        try:
+            sides[name](x, scale=2.0)
+        finally:
+            sys.setprofile(None)
+    assert "__call__" not in frames["compiled"] and "_full_call" in frames["not one region"]
+    assert set(calls.binding_calls(rounds=1, calls=20)) == set(calls.BINDINGS)

@@ -123,7 +123,10 @@ def test_auto_is_c_where_a_compiler_is_found():
     [
         ("def f(x, y):\n    __ac_ret, = __ac_r0(x, y)\n    return __ac_ret\n", True),
         ("def f(x, y):\n    __ac_ret, = __ac_r0(y, x)\n    return __ac_ret\n", False),
-        ("def f(x, y=1):\n    __ac_ret, = __ac_r0(x, y)\n    return __ac_ret\n", False),
+        ("def f(x, y=1):\n    __ac_ret, = __ac_r0(x, y)\n    return __ac_ret\n", True),
+        ("def f(x, /, *, y=1):\n    __ac_ret, = __ac_r0(x, y)\n    return __ac_ret\n", True),
+        ("def f(x, *, y):\n    __ac_ret, = __ac_r0(y, x)\n    return __ac_ret\n", False),
+        ("def f(x, **kw):\n    __ac_ret, = __ac_r0(x, kw)\n    return __ac_ret\n", False),
         ("def f(*xs):\n    __ac_ret, = __ac_r0(xs)\n    return __ac_ret\n", False),
         ("def f(x):\n    print(x)\n    __ac_ret, = __ac_r0(x)\n    return __ac_ret\n", False),
         ("@d\ndef f(x):\n    __ac_ret, = __ac_r0(x)\n    return __ac_ret\n", False),

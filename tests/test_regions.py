@@ -141,8 +141,9 @@ def test_a_tracer_failure_is_reported_by_explain():
 
 def test_a_function_that_is_one_region_calls_it_directly():
     """``f(x, y)`` of a function whose body is one region runs the region's guards with no
-    rewritten frame between; keywords, defaults and statements around the region take the
-    rewritten function, with the same results."""
+    rewritten frame between, keywords and defaults bound as Python binds them (a function with
+    defaults is one region too); statements around the region take the rewritten function,
+    with the same results."""
 
     def whole(x, y):
         return x * 2.0 + y
@@ -164,10 +165,14 @@ def test_a_function_that_is_one_region_calls_it_directly():
     assert direct._sole_region is direct.regions[0]
     stats = direct.regions[0].stats
     assert (stats.traces, stats.compiled_calls, stats.eager_calls) == (2, 4, 0)  # f64, f32
-    for fn in (keyword_default, with_break):
+    for fn, sole in ((keyword_default, True), (with_break, False)):
         compiled = astcompile.compile(fn, backend="c")
         np.testing.assert_array_equal(compiled(x, y), fn(x, y))
-        assert compiled._sole_region is None
+        np.testing.assert_array_equal(compiled(x, y=y), fn(x, y=y))
+        assert (compiled._sole_region is not None) == sole
+    default = astcompile.compile(keyword_default, backend="c")
+    for _ in range(3):
+        np.testing.assert_array_equal(default(x), keyword_default(x))
     with pytest.raises(TypeError):
         direct(x)  # a wrong call still fails as Python's does
 

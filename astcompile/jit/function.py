@@ -112,7 +112,7 @@ class CompiledFunction:
         if (
             sole is not None
             and not kwargs
-            and len(args) == len(sole.names)
+            and len(args) == sole.positional == len(sole.names)
             and not (telemetry.recording or config.verify)
             and (errstate.current() is errstate.quiet_state or errstate.quiet())
         ):
@@ -303,6 +303,7 @@ class CompiledFunction:
             return self.fn
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
+            sole.positional = self.fn.__code__.co_argcount  # the rest by keyword (sole_region)
             self._sole_region = sole
         return work.impl
 

@@ -69,6 +69,7 @@ class Region(Failing, background.Builds):
         self.traced = traced  # the same with its loops and branches as calls to trace
         self.owner = owner
         self.names = tuple(spec.params)
+        self.positional = len(self.names)  # by position: the rest by keyword (sole_region.py)
         self.entries: dict[tuple, list[Entry]] = {}
         self.eager_keys: set[tuple] = set()
         self.failures = Failures()  # argument classes it failed on: never traced again

@@ -31,36 +31,42 @@ if TYPE_CHECKING:
 
 def is_sole_region(source: str, region: str) -> bool:
     """Whether the rewritten function is exactly ``(__ac_ret,) = region(p0, p1, ...)`` and
-    ``return __ac_ret`` over its own plain positional parameters, in order: a call with just
-    those arguments may then call the region directly (0.5 us less on a small call)."""
+    ``return __ac_ret`` over all its own parameters, in order (positional-only, positional,
+    keyword-only; defaults or not, but no ``*args`` or ``**kwargs``): a call may then call the
+    region directly on its arguments bound as the function binds them (0.5 us less on a small
+    call)."""
     body = ast.parse(source).body
     if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].decorator_list:
         return False
     params = body[0].args
-    if params.posonlyargs or params.vararg or params.kwonlyargs or params.kwarg or params.defaults:
+    if params.vararg or params.kwarg:
         return False
-    expected = f"__ac_ret, = {region}({', '.join(a.arg for a in params.args)})\nreturn __ac_ret"
+    names = [a.arg for a in (*params.posonlyargs, *params.args, *params.kwonlyargs)]
+    expected = f"__ac_ret, = {region}({', '.join(names)})\nreturn __ac_ret"
     return "\n".join(ast.unparse(s) for s in body[0].body) == expected
 
 
 def alone(sole: Region, args: tuple) -> bool:
-    """Whether ``args`` may go straight to the sole region's guards: the region's arity, and
-    neither explain, verify nor NumPy's error state needs the full path."""
+    """Whether ``args`` may go straight to the sole region's guards: all its arguments, by
+    position, and neither explain, verify nor NumPy's error state needs the full path."""
     return (
-        len(args) == len(sole.names)
+        len(args) == sole.positional == len(sole.names)
         and not (telemetry.recording or config.verify)
         and errstate.quiet()
     )
 
 
-def finish(owner: CompiledFunction, sole: Region, args: tuple, result: Any) -> Any:
+def finish(
+    owner: CompiledFunction, sole: Region, args: tuple, result: Any, as_made: tuple | None = None
+) -> Any:
     """A sole region's call that its guards did not end: a miss (the rewritten function, whose
-    code may be new), raised floating-point flags (NumPy's warnings or errors), or ``None``
-    where the compiled code declined with RunPlain (the region's own statements)."""
+    code may be new, on the call ``as_made``, ``(args, kwargs)``, where its arguments were
+    bound to the region's), raised floating-point flags (NumPy's warnings or errors), or
+    ``None`` where the compiled code declined with RunPlain (the region's own statements)."""
     if result is not None:
         try:
             if result is MISS:
-                return owner._full_call(args, {})
+                return owner._full_call(*(as_made or (args, {})))
             return after_compiled(sole, args, result)[0]
         except RunPlain:
             pass
