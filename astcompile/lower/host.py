@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from astcompile.ir.graph import Graph, InputKind, Node
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import NUMPY_CALLS, Op
 from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, region_plan, size_facts
 from astcompile.lower.ids import nid
 from astcompile.lower.names import sanitize, value_name
@@ -135,7 +135,10 @@ class HostWriter:
             self.emit(f"{target} = {whole}[{node.attr.item}]", depth)
             return
         self.steps[f"n{nid(node)}"] = node
-        call = f"{how.get('runner', '_step')}(n{nid(node)}, [{', '.join(args)}], leaves)"
+        if node.op in NUMPY_CALLS and "runner" not in how:  # bound as _f<name> (make_wrapper)
+            call = f"_fn{nid(node)}({', '.join(args)})"
+        else:
+            call = f"{how.get('runner', '_step')}(n{nid(node)}, [{', '.join(args)}], leaves)"
         self.emit(f"{target} = {call}" if target else call, depth)
         self.lines[-1] += how.get("note", "")
 
@@ -145,7 +148,7 @@ class HostWriter:
         is wanted, as the user's statement runs it once (it ran once per result, at half the
         plain speed). Straight-line code only (``depth`` 1), where a name is one value."""
         attr = node.attr
-        if node.op not in (Op.NUMPY, Op.NUMPY_VIEW) or attr.item is None or depth != 1:
+        if node.op not in NUMPY_CALLS or attr.item is None or depth != 1:
             return None
         key = (replace(attr, item=None, view_of=0), tuple(args))
         name = self.calls.get(key)
@@ -154,7 +157,7 @@ class HostWriter:
             self.steps[f"w{nid(node)}"] = Node(
                 node.op, node.inputs, node.dtype, (), key[0], node.loc
             )
-            self.emit(f"{name} = _step(w{nid(node)}, [{', '.join(args)}], leaves)")
+            self.emit(f"{name} = _fw{nid(node)}({', '.join(args)})")
         return name
 
     def alloc(self, target: str, shape: str, dtype_name: str, dtype: np.dtype) -> None:

@@ -6,6 +6,7 @@ loader (from a persisted entry, without importing the code generator or the C co
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ import numpy as np
 
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import NUMPY_CALLS
 from astcompile.lower.names import sanitize
 from astcompile.runtime import nthreads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
@@ -40,6 +42,14 @@ class WrapperParts:
 def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     """A NumPy step, by the eager interpreter's rule for ``node``."""
     return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
+
+
+def numpy_function(node: Node) -> Callable:
+    """What the eager rule of a NUMPY node calls, with its static keywords bound: the
+    wrapper calls it with the arrays alone (``_step``'s lookups cost 1-2 us a call)."""
+    attr = node.attr
+    found = attr.function()
+    return functools.partial(found, **dict(attr.kwargs)) if attr.kwargs else found
 
 
 def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
@@ -95,6 +105,9 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_stop": _stop,
         **parts.consts,
         **parts.steps,
+        **{
+            f"_f{name}": numpy_function(n) for name, n in parts.steps.items() if n.op in NUMPY_CALLS
+        },
     }
     if library is not None:
         namespace["_ffi"], namespace["_lib"] = library
