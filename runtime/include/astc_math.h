@@ -232,5 +232,35 @@ static inline int64_t astc_f2i64(double x) {
     }
 ASTC_NANSIGN(double, ) ASTC_NANSIGN(float, f)
 
+/* np.searchsorted(a, v, side) of one value v in a 1-D array a of n elements, stride s (in
+   elements), inside a loop region: NumPy's binary search, probe for probe (so an unsorted a
+   gives NumPy's answer too), in NumPy's order, where NaN comes after every number; quiet. */
+#define ASTC_SEARCH(T, LESS)                                                            \
+    static inline int64_t astc_search_left_##T(const T* a, int64_t s, int64_t n, T v)  \
+    {                                                                                   \
+        int64_t lo = 0, hi = n;                                                         \
+        while (lo < hi) {                                                               \
+            const int64_t mid = lo + ((hi - lo) >> 1);                                  \
+            if (LESS(a[mid * s], v)) lo = mid + 1; else hi = mid;                       \
+        }                                                                               \
+        return lo;                                                                      \
+    }                                                                                   \
+    static inline int64_t astc_search_right_##T(const T* a, int64_t s, int64_t n, T v) \
+    {                                                                                   \
+        int64_t lo = 0, hi = n;                                                         \
+        while (lo < hi) {                                                               \
+            const int64_t mid = lo + ((hi - lo) >> 1);                                  \
+            if (LESS(v, a[mid * s])) hi = mid; else lo = mid + 1;                       \
+        }                                                                               \
+        return lo;                                                                      \
+    }
+#define ASTC_SORT_LESS(T)                                                               \
+    static inline int astc_sort_less_##T(T a, T b)                                      \
+    { return astc_less_##T(a, b) | ((b != b) & (a == a)); }
+#define ASTC_INT_LESS(a, b) ((a) < (b))
+ASTC_SORT_LESS(double) ASTC_SORT_LESS(float)
+ASTC_SEARCH(double, astc_sort_less_double) ASTC_SEARCH(float, astc_sort_less_float)
+ASTC_SEARCH(int64_t, ASTC_INT_LESS) ASTC_SEARCH(int32_t, ASTC_INT_LESS)
+
 #include "astc_complex.h"
 #endif

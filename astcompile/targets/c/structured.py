@@ -49,6 +49,7 @@ from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.targets.c.structured_reduce import LoopReductions
+from astcompile.targets.c.structured_search import search_c
 from astcompile.targets.c.structured_tables import table_decl
 from astcompile.targets.c.views import (
     View,
@@ -160,6 +161,8 @@ class Emitter(LoopReductions):
             return lower(node, [Operand(idx[node.attr], node.dtype)])
         if node.op is Op.CONST:
             return self.table(node).at(idx)
+        if node.op is Op.NUMPY:  # only what C's in_loops takes
+            return search_c(self, node)
         ops = [
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs
