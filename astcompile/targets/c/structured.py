@@ -47,9 +47,9 @@ from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.c_rules import can_lower, lower
 from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
+from astcompile.targets.c.structured_calls import call_c
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.targets.c.structured_reduce import LoopReductions
-from astcompile.targets.c.structured_search import search_c
 from astcompile.targets.c.structured_tables import table_decl
 from astcompile.targets.c.views import (
     View,
@@ -162,7 +162,7 @@ class Emitter(LoopReductions):
         if node.op is Op.CONST:
             return self.table(node).at(idx)
         if node.op is Op.NUMPY:  # only what C's in_loops takes
-            return search_c(self, node)
+            return call_c(self, node)
         ops = [
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs

@@ -1,5 +1,5 @@
 """``np.searchsorted(a, v)`` of one value inside a loop region: a binary search in the C loop
-(targets/c/structured_search.py), NumPy's answer on sorted and unsorted tables, NaN, ties,
+(targets/c/structured_calls.py), NumPy's answer on sorted and unsorted tables, NaN, ties,
 both sides and each dtype; a table the region writes keeps the region as written."""
 
 from __future__ import annotations
