@@ -1,6 +1,7 @@
-"""``np.searchsorted(a, v)`` of one value inside a loop region: a binary search in the C loop
-(targets/c/structured_calls.py), NumPy's answer on sorted and unsorted tables, NaN, ties,
-both sides and each dtype; a table the region writes keeps the region as written."""
+"""NumPy calls of one value inside a loop region, in C (targets/c/structured_calls.py):
+``np.searchsorted`` and ``np.interp`` give NumPy's answers on sorted and unsorted tables, NaN,
+infinities, ties, every table length, both sides and each dtype; NumPy's errors for sizes it
+refuses; a table the region writes keeps the region as written."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def moving_edges(edges, xs):
     for i in range(len(xs)):
         out[i] = np.searchsorted(edges, xs[i])
         edges[0] = xs[i]
+    return out
+
+
+def resample(xs, xp, fp):
+    out = np.empty(len(xs))
+    for i in range(len(xs)):
+        out[i] = np.interp(xs[i], xp, fp)
     return out
 
 
@@ -60,8 +68,42 @@ def test_a_written_table_runs_as_written(backend):
     assert_same_calls(moving_edges, [(GRID.copy(), RNG.random(12))], backend=backend)
 
 
-def test_the_loop_compiles():
-    """It ran as Python, a NumPy call per value (0.3x plain with tiering off)."""
-    compiled = astcompile.compile(histogram_by_edges, backend="c")
-    report = astcompile.explain(compiled, RNG.random(50), GRID)
+@pytest.mark.parametrize(
+    "fn, args",
+    [(histogram_by_edges, (RNG.random(50), GRID)), (resample, (RNG.random(9), GRID, GRID**2))],
+)
+def test_the_loops_compile(fn, args):
+    """They ran as Python, a NumPy call per value (0.3x plain with tiering off)."""
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
     assert report.graph_break_count == 0 and not report.python_loops, str(report)
+
+
+def _tables(n):
+    """Sorted, with ties, unsorted, and with NaN and infinities among the values."""
+    xp = np.sort(RNG.random(n))
+    fp = RNG.standard_normal(n)
+    yield xp, fp
+    yield np.sort(RNG.integers(0, 4, n)).astype(float), fp
+    yield RNG.random(n), fp
+    yield xp, np.where(RNG.random(n) < 0.3, np.inf, fp)
+    yield np.append(xp[:-1], np.nan) if n > 1 else xp, fp
+
+
+POINTS = np.array([np.nan, -np.inf, np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, -0.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9, 10, 11, 12, 40])
+def test_interpolation_in_loops_matches_numpy(backend, n):
+    calls = []
+    for xp, fp in _tables(n):
+        calls.append((np.concatenate([POINTS, RNG.random(20) * 1.2 - 0.1, xp]), xp, fp))
+    assert_same_calls(resample, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interpolation_raises_as_numpy(backend):
+    """No points, or fp of another length: NumPy's ValueError (the wrapper's checks)."""
+    grid = np.linspace(0.0, 1.0, 6)
+    calls = [(POINTS, grid, grid**2), (POINTS, grid[:0], grid[:0]), (POINTS, grid, grid[:4])]
+    assert_same_calls(resample, calls, backend=backend)

@@ -262,5 +262,51 @@ ASTC_SORT_LESS(double) ASTC_SORT_LESS(float)
 ASTC_SEARCH(double, astc_sort_less_double) ASTC_SEARCH(float, astc_sort_less_float)
 ASTC_SEARCH(int64_t, ASTC_INT_LESS) ASTC_SEARCH(int32_t, ASTC_INT_LESS)
 
+/* np.interp(x, xp, fp) of one value x (n >= 1 points, strides sx and sf): NumPy's loop for
+   one value. One point gives fp[0]; NaN gives itself; the interval j with xp[j] <= x <
+   xp[j + 1] is found as NumPy finds it for a first value (a linear search of up to 4 points;
+   else its guess, 1, and the two intervals after it, then bisection, of 8 points past the
+   guess when x is below the ninth), so an unsorted xp gives NumPy's answer too; the value at
+   a point is fp there, and a NaN from one end of the interval is tried from the other.
+   Comparisons are quiet. */
+static inline int64_t astc_interp_interval(const double* xp, int64_t sx, int64_t n, double x)
+{
+    if (astc_greater_double(x, xp[(n - 1) * sx])) return n;
+    if (astc_less_double(x, xp[0])) return -1;
+    int64_t lo = 1, hi = n;
+    if (n <= 4) {
+        while (lo < n && astc_greater_equal_double(x, xp[lo * sx])) lo++;
+        return lo - 1;
+    }
+    if (astc_less_double(x, xp[sx])) return 0;
+    if (astc_less_double(x, xp[2 * sx])) return 1;
+    if (astc_less_double(x, xp[3 * sx])) return 2;
+    lo = 3;
+    if (n > 10 && astc_less_double(x, xp[9 * sx])) hi = 9;
+    while (lo < hi) {
+        const int64_t mid = lo + ((hi - lo) >> 1);
+        if (astc_greater_equal_double(x, xp[mid * sx])) lo = mid + 1; else hi = mid;
+    }
+    return lo - 1;
+}
+static inline double astc_interp_double(
+    const double* xp, int64_t sx, const double* fp, int64_t sf, int64_t n, double x)
+{
+    if (n == 1) return fp[0];
+    if (x != x) return x;
+    const int64_t j = astc_interp_interval(xp, sx, n, x);
+    if (j == -1) return fp[0];
+    if (j >= n - 1) return fp[(n - 1) * sf];
+    const double x0 = xp[j * sx], x1 = xp[(j + 1) * sx], y0 = fp[j * sf], y1 = fp[(j + 1) * sf];
+    if (x0 == x) return y0;
+    const double slope = (y1 - y0) / (x1 - x0);
+    double y = slope * (x - x0) + y0;
+    if (y != y) {
+        y = slope * (x - x1) + y1;
+        if (y != y && y0 == y1) y = y0;
+    }
+    return y;
+}
+
 #include "astc_complex.h"
 #endif
