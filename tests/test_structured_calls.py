@@ -1,5 +1,5 @@
 """NumPy calls of one value inside a loop region, in C (targets/c/structured_calls.py):
-``np.searchsorted`` and ``np.interp`` give NumPy's answers on sorted and unsorted tables, NaN,
+``np.searchsorted``, ``np.interp`` and ``np.polyval`` give NumPy's answers on sorted and unsorted tables, NaN,
 infinities, ties, every table length, both sides and each dtype; NumPy's errors for sizes it
 refuses; a table the region writes keeps the region as written."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_calls, assert_same_warnings
 
 import astcompile
 from bench.programs.histogram_edges_loop import histogram_edges_loop as histogram_by_edges
@@ -34,6 +34,21 @@ def resample(xs, xp, fp):
     for i in range(len(xs)):
         out[i] = np.interp(xs[i], xp, fp)
     return out
+
+
+def evaluate(c, xs):
+    out = np.empty(len(xs))
+    for i in range(len(xs)):
+        out[i] = np.polyval(c, xs[i])
+    return out
+
+
+def evaluate_sum(c, xs):
+    """The value itself leaves the region: a 0-d array for no coefficients, as NumPy's."""
+    total = np.polyval(c, xs[0])
+    for i in range(1, len(xs)):
+        total = total + np.polyval(c, xs[i])
+    return total
 
 
 RNG = np.random.default_rng(11)
@@ -70,7 +85,11 @@ def test_a_written_table_runs_as_written(backend):
 
 @pytest.mark.parametrize(
     "fn, args",
-    [(histogram_by_edges, (RNG.random(50), GRID)), (resample, (RNG.random(9), GRID, GRID**2))],
+    [
+        (histogram_by_edges, (RNG.random(50), GRID)),
+        (resample, (RNG.random(9), GRID, GRID**2)),
+        (evaluate, (GRID, RNG.random(9))),
+    ],
 )
 def test_the_loops_compile(fn, args):
     """They ran as Python, a NumPy call per value (0.3x plain with tiering off)."""
@@ -107,3 +126,52 @@ def test_interpolation_raises_as_numpy(backend):
     grid = np.linspace(0.0, 1.0, 6)
     calls = [(POINTS, grid, grid**2), (POINTS, grid[:0], grid[:0]), (POINTS, grid, grid[:4])]
     assert_same_calls(resample, calls, backend=backend)
+
+
+COEFFICIENTS = [
+    RNG.standard_normal(4),
+    np.array([2.5]),
+    np.array([1e300, 1e300, -0.0]),
+    np.zeros(0),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [evaluate, evaluate_sum])
+def test_polynomials_in_loops_match_numpy(backend, fn):
+    """Infinities (0 * inf, NumPy's invalid-value warning), overflow, -0.0, no coefficients."""
+    assert_same_calls(fn, [(c, POINTS) for c in COEFFICIENTS], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_polynomials_warn_as_numpy(backend):
+    assert_same_warnings(evaluate, COEFFICIENTS[0], POINTS, backend=backend)
+    assert_same_warnings(evaluate, COEFFICIENTS[2], POINTS * 1e10, backend=backend)
+
+
+def sorted_then_searched(table, xs):
+    """NumPy's result of an argument, made before the loop, searched in it."""
+    edges = np.sort(table)
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+    return out
+
+
+def sorted_then_moved(table, xs):
+    """The same result written in the loop: the region runs as written."""
+    edges = np.sort(table)
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+        edges[-1] = xs[i]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [sorted_then_searched, sorted_then_moved])
+def test_numpys_results_made_before_the_loop(backend, fn):
+    calls = [(RNG.random(12), VALUES), (RNG.random(3), RNG.random(20))]
+    assert_same_calls(fn, calls, backend=backend)
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *calls[0])
+    assert (report.graph_break_count == 0) is (fn is sorted_then_searched), str(report)

@@ -308,5 +308,14 @@ static inline double astc_interp_double(
     return y;
 }
 
+/* np.polyval(c, x) of one value x and n >= 1 coefficients (stride s): NumPy's loop, y = 0
+   then y = y * x + c[k], each a float64 operation (no fused multiply-add: -ffp-contract=off). */
+static inline double astc_polyval_double(const double* c, int64_t s, int64_t n, double x)
+{
+    double y = 0.0;
+    for (int64_t k = 0; k < n; k++) y = y * x + c[k * s];
+    return y;
+}
+
 #include "astc_complex.h"
 #endif

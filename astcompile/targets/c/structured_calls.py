@@ -1,17 +1,16 @@
-"""NumPy calls of one value inside a C loop region, written as C: ``np.searchsorted(a, v)``
-and ``np.interp(x, xp, fp)``.
+"""NumPy calls of one value inside a C loop region, written as C: ``np.searchsorted(a, v)``,
+``np.interp(x, xp, fp)`` and ``np.polyval(c, x)``.
 
 A loop that places each value in a table of edges (``j = np.searchsorted(edges, x[i])``, a
 histogram by its bin edges) or reads a tabulated function (``np.interp(t, ts, forcing)`` at
 each step) made a NumPy call per iteration, which the loop emitter could not write, so the
-whole loop ran as Python. Each C helper (``astc_search_*``, ``astc_interp_double`` in
-astc_math.h) computes what NumPy's own C loop computes for one value: the same probes of the
+whole loop ran as Python. Each C helper (``astc_search_*``, ``astc_interp_double``,
+``astc_polyval_double`` in astc_math.h) computes what NumPy's own C loop computes for one value: the same probes of the
 table (so an unsorted one gives NumPy's answer too), the same arithmetic. The arrays are
-arguments the region does not write (a written one would need the call ordered against the
-stores: the region then runs as written); sizes NumPy refuses (an empty ``xp``, ``fp`` of
-another length) fail the wrapper's checks, and its fallback raises NumPy's error.
-
-Not here: ``np.polyval(c, x)``, which returns a 0-d array, not a scalar, for no coefficients.
+arguments (or NumPy's results of arguments, made before the loops) the region does not write (a written one would need the call ordered against the
+stores: the region then runs as written); sizes where NumPy raises or answers otherwise (an
+empty ``xp``, ``fp`` of another length; no coefficients, where ``np.polyval`` gives a 0-d
+array) fail the wrapper's checks, and its fallback runs NumPy's call.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ class Call(NamedTuple):
     value: int  # the input that is the one value
     dtypes: frozenset  # the arrays' and the value's dtype (one, NumPy converts others)
     keywords: dict[str, tuple]  # the keywords allowed, and their values
-    nonempty: bool  # NumPy raises for empty arrays
+    nonempty: bool  # NumPy raises for empty arrays, or answers otherwise
 
 
 _F64 = frozenset({np.dtype(np.float64)})
@@ -49,6 +48,8 @@ CALLS = {
         False,
     ),
     "interp": Call((1, 2), 0, _F64, {"left": (None,), "right": (None,)}, True),
+    # y = zeros_like(x), then y = y * x + c[k]: the same float64 operations, in order
+    "polyval": Call((0,), 1, _F64, {}, True),
 }
 
 
@@ -65,8 +66,7 @@ def is_scalar_call(node: Node) -> bool:
         return False
     arrays = [node.inputs[k] for k in call.arrays]
     return node.inputs[call.value].dtype in call.dtypes and all(
-        a.op is Op.INPUT
-        and a.attr.input_kind is InputKind.ARRAY
+        (a.op is Op.NUMPY or (a.op is Op.INPUT and a.attr.input_kind is InputKind.ARRAY))
         and a.ndim == 1
         and a.dtype == node.inputs[call.value].dtype
         for a in arrays
@@ -82,6 +82,10 @@ def call_c(em: Emitter, node: Node) -> str:
         raise StructuredUnsupported(
             f"np.{node.attr.name} of an array the region writes ({node.loc})"
         )
+    if any(a.op is Op.NUMPY and a not in em.plan.hoisted for a in arrays):
+        # NumPy's result is passed in where the wrapper makes it, before the loops
+        # (``np.polyfit`` of the arguments, then ``np.polyval`` of it in a loop)
+        raise StructuredUnsupported(f"np.{node.attr.name} of an array made in a loop ({node.loc})")
     n = arrays[0].shape[0]
     em.sizes += [f"{dim_expr(a.shape[0])} == {dim_expr(n)}" for a in arrays[1:]]
     if call.nonempty:
