@@ -151,7 +151,10 @@ class HostWriter:
         if node.op not in NUMPY_CALLS or attr.item is None or depth != 1:
             return None
         key = (replace(attr, item=None, view_of=0), tuple(args))
-        name = self.calls.get(key)
+        try:
+            name = self.calls.get(key)
+        except TypeError:  # an unhashable static argument: one call per result, as before
+            return None
         if name is None:
             name = self.calls[key] = f"r{nid(node)}"
             self.steps[f"w{nid(node)}"] = Node(
