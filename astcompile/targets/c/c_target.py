@@ -32,7 +32,7 @@ from astcompile.targets.c import c_kernel as cgen
 from astcompile.targets.c.c_reduce import can_reduce
 from astcompile.targets.c.c_rules import RULES, can_lower
 from astcompile.targets.c.ctypes import scalar_args, scalar_params, supported_dtype
-from astcompile.targets.c.structured_calls import is_scalar_call
+from astcompile.targets.c.structured_numpy import is_scalar_call
 from astcompile.targets.c.structured_reduce import can_arg_reduce
 from astcompile.targets.c.structured_tables import can_tabulate
 

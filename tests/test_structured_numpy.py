@@ -1,4 +1,4 @@
-"""NumPy calls of one value inside a loop region, in C (targets/c/structured_calls.py):
+"""NumPy calls of one value inside a loop region, in C (targets/c/structured_numpy.py):
 ``np.searchsorted``, ``np.interp`` and ``np.polyval`` give NumPy's answers on sorted and unsorted tables, NaN,
 infinities, ties, every table length, both sides and each dtype; NumPy's errors for sizes it
 refuses; a table the region writes keeps the region as written."""
