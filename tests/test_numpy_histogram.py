@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same, assert_same_calls
+from graphs import lowered, traced
 
 import astcompile
 
@@ -64,3 +65,25 @@ def test_edges_passed_in_are_numpys_own_array(fn, backend):
     """With ``bins`` an array NumPy returns that array itself as the edges: ``b * 2`` must not
     be written over it (the caller's ``e``), and ``b is e`` holds as in NumPy."""
     assert_same(fn, RNG.random(12), np.array([0.0, 0.3, 1.0]), backend=backend)
+
+
+def edges_and_counts(v):
+    """Both results of one call, each used: the wrapper once had one NumPy step per result."""
+    h, e = np.histogram(v, bins=10, range=(0.0, 1.0))
+    return h / len(v), e[1:] - e[:-1]
+
+
+@pytest.mark.parametrize(
+    "fn, args, calls",
+    [(counts, (RNG.random(9),), 1), (counts_in_range, (RNG.random(30), RNG.random(30)), 2)],
+)
+def test_each_histogram_call_runs_once(fn, args, calls):
+    wrapper = lowered(traced(fn, *args)).code.parts
+    ran = [n for n in wrapper.steps.values() if n.attr.name == "histogram"]
+    assert len(ran) == calls, wrapper.py
+    assert_same(fn, *args, backend="c")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_results_used_apart(backend):
+    assert_same_calls(edges_and_counts, [(RNG.random(50),), (RNG.random(7),)], backend=backend)

@@ -233,4 +233,4 @@ def test_a_loop_region_with_a_leading_step_compiles(fn):
     assert report.graph_break_count == 0, str(report)
     compiled(*args)
     (entry,) = _entries(compiled)
-    assert "_step(" in entry.run.py_source and "_lib.region_" in entry.run.py_source
+    assert "= _fn" in entry.run.py_source and "_lib.region_" in entry.run.py_source

@@ -276,6 +276,8 @@ REDUCTION_TO_OP: dict[Callable, Op] = {fn: op for op, fn in _REDUCTIONS.items()}
 REDUCTION_TO_OP.update({np.amax: Op.MAX, np.amin: Op.MIN})
 
 COMPARISONS = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
+#: calls of NumPy's own function (``NumpyCallAttr``), run as NumPy steps
+NUMPY_CALLS = frozenset({Op.NUMPY, Op.NUMPY_VIEW})
 
 
 def info(op: Op) -> OpInfo:

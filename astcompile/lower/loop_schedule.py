@@ -244,7 +244,8 @@ def _one(kind: type[Stmt]):
 #: op -> its statements; other ops are values (:func:`_value`).
 _STATEMENTS = {
     Op.INPUT: lambda plan, node, around: [],
-    Op.NUMPY: lambda plan, node, around: [],  # hoisted: the wrapper runs it (structured_plan)
+    # hoisted: the wrapper runs it (structured_plan); else a value the target computes
+    Op.NUMPY: lambda plan, node, around: [] if node in plan.hoisted else _value(plan, node, around),
     Op.CONST: _const,
     Op.INDEX: _index,
     Op.STORE: _store,

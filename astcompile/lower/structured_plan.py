@@ -137,14 +137,14 @@ def _check(node: Node, target: Target) -> None:
         raise StructuredUnsupported(
             f"a constant of {type(node.attr).__name__} ({node.loc})", node.loc
         )
+    if node.kind is Kind.EXTERN and not (node.shape == () and target.in_loops(node)):
+        raise StructuredUnsupported(
+            f"{node.op.name} inside a structured region ({node.loc})", node.loc
+        )
     if not target.in_loops(node):
         raise StructuredUnsupported(f"{_what(node)} ({node.loc})", node.loc)
     if node.op is Op.INPUT and node.attr.input_kind is InputKind.ARRAY and node.shape == ():
         raise StructuredUnsupported("a 0-d array argument")
-    if node.kind is Kind.EXTERN:
-        raise StructuredUnsupported(
-            f"{node.op.name} inside a structured region ({node.loc})", node.loc
-        )
 
 
 def _what(node: Node) -> str:

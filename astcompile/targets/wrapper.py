@@ -6,6 +6,7 @@ loader (from a persisted entry, without importing the code generator or the C co
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ import numpy as np
 
 from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
+from astcompile.ir.ops import NUMPY_CALLS
 from astcompile.lower.names import sanitize
 from astcompile.runtime import fpflags, nthreads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
@@ -52,6 +54,18 @@ def _noted_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     return fpflags.call_noted(
         rule_for(node), node, EvalContext([np.shape(v) for v in leaves]), args
     )
+
+
+def numpy_function(node: Node, noted: bool = False) -> Callable:
+    """What the eager rule of a NUMPY node calls, with its static keywords bound: the
+    wrapper calls it with the arrays alone (``_step``'s lookups cost 1-2 us a call);
+    ``noted``: a C region's, its floating-point errors noted as flags (``_noted_step``)."""
+    attr = node.attr
+    found = attr.function()
+    call = functools.partial(found, **dict(attr.kwargs)) if attr.kwargs else found
+    if noted and fpflags.KINDS:
+        return functools.partial(fpflags.call_noted, call)
+    return call
 
 
 def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
@@ -110,6 +124,11 @@ def make_wrapper(
         "_stop": _stop,
         **parts.consts,
         **parts.steps,
+        **{
+            f"_f{name}": numpy_function(n, noted_steps)
+            for name, n in parts.steps.items()
+            if n.op in NUMPY_CALLS
+        },
     }
     if library is not None:
         namespace["_ffi"], namespace["_lib"] = library

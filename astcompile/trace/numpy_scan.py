@@ -121,9 +121,36 @@ def diff(
     if before or after:
         array = numpy_join.concatenate([*before, array, *after], axis)
     op = np.not_equal if array.dtype == np.bool_ else np.subtract
+    if 2 <= order <= MAX_EXPANDED and _fills(array.node.shape[axis], order):
+        return _expanded(op, array, axis, (order, 0), order)
     for _ in range(order):
         array = op(array[_along(axis, slice(1, None))], array[_along(axis, slice(None, -1))])
     return array
+
+
+#: The highest ``n`` written as one expression of the input's slices (2**n of them).
+MAX_EXPANDED = 3
+
+
+def _fills(size: S.Dim, order: int) -> bool:
+    """Whether the ``order``-th difference along an axis of ``size`` has an element (guarded):
+    then every element of every lower difference is read, so computing each one where it is
+    read (not in an array of its own) computes each NumPy computes, with its FP flags."""
+    return not S.is_runtime(size) and current().env.is_ge(size, order + 1)
+
+
+def _expanded(
+    op: Callable, array: SymArray, axis: int, at: tuple[int, int], total: int
+) -> SymArray:
+    """The ``order``-th difference from element ``offset`` on (``at``), as the slices of
+    ``array`` it reads, for a ``total``-th difference: ``np.diff(a, n=2)`` is ``(a[2:] -
+    a[1:-1]) - (a[1:-1] - a[:-2])``, each element computed as NumPy computes it, in one kernel
+    where NumPy makes a temporary per order."""
+    order, offset = at
+    if order == 0:
+        return array[_along(axis, slice(offset, (offset - total) or None))]
+    later = _expanded(op, array, axis, (order - 1, offset + 1), total)
+    return op(later, _expanded(op, array, axis, (order - 1, offset), total))
 
 
 def _shifts(shift: Any, axis: Any, ndim: int) -> dict[int, int]:

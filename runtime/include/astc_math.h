@@ -254,5 +254,90 @@ static inline int64_t astc_f2i64(double x) {
     }
 ASTC_NANSIGN(double, ) ASTC_NANSIGN(float, f)
 
+/* np.searchsorted(a, v, side) of one value v in a 1-D array a of n elements, stride s (in
+   elements), inside a loop region: NumPy's binary search, probe for probe (so an unsorted a
+   gives NumPy's answer too), in NumPy's order, where NaN comes after every number; quiet. */
+#define ASTC_SEARCH(T, LESS)                                                            \
+    static inline int64_t astc_search_left_##T(const T* a, int64_t s, int64_t n, T v)  \
+    {                                                                                   \
+        int64_t lo = 0, hi = n;                                                         \
+        while (lo < hi) {                                                               \
+            const int64_t mid = lo + ((hi - lo) >> 1);                                  \
+            if (LESS(a[mid * s], v)) lo = mid + 1; else hi = mid;                       \
+        }                                                                               \
+        return lo;                                                                      \
+    }                                                                                   \
+    static inline int64_t astc_search_right_##T(const T* a, int64_t s, int64_t n, T v) \
+    {                                                                                   \
+        int64_t lo = 0, hi = n;                                                         \
+        while (lo < hi) {                                                               \
+            const int64_t mid = lo + ((hi - lo) >> 1);                                  \
+            if (LESS(v, a[mid * s])) hi = mid; else lo = mid + 1;                       \
+        }                                                                               \
+        return lo;                                                                      \
+    }
+#define ASTC_SORT_LESS(T)                                                               \
+    static inline int astc_sort_less_##T(T a, T b)                                      \
+    { return astc_less_##T(a, b) | ((b != b) & (a == a)); }
+#define ASTC_INT_LESS(a, b) ((a) < (b))
+ASTC_SORT_LESS(double) ASTC_SORT_LESS(float)
+ASTC_SEARCH(double, astc_sort_less_double) ASTC_SEARCH(float, astc_sort_less_float)
+ASTC_SEARCH(int64_t, ASTC_INT_LESS) ASTC_SEARCH(int32_t, ASTC_INT_LESS)
+
+/* np.interp(x, xp, fp) of one value x (n >= 1 points, strides sx and sf): NumPy's loop for
+   one value. One point gives fp[0]; NaN gives itself; the interval j with xp[j] <= x <
+   xp[j + 1] is found as NumPy finds it for a first value (a linear search of up to 4 points;
+   else its guess, 1, and the two intervals after it, then bisection, of 8 points past the
+   guess when x is below the ninth), so an unsorted xp gives NumPy's answer too; the value at
+   a point is fp there, and a NaN from one end of the interval is tried from the other.
+   Comparisons are quiet. */
+static inline int64_t astc_interp_interval(const double* xp, int64_t sx, int64_t n, double x)
+{
+    if (astc_greater_double(x, xp[(n - 1) * sx])) return n;
+    if (astc_less_double(x, xp[0])) return -1;
+    int64_t lo = 1, hi = n;
+    if (n <= 4) {
+        while (lo < n && astc_greater_equal_double(x, xp[lo * sx])) lo++;
+        return lo - 1;
+    }
+    if (astc_less_double(x, xp[sx])) return 0;
+    if (astc_less_double(x, xp[2 * sx])) return 1;
+    if (astc_less_double(x, xp[3 * sx])) return 2;
+    lo = 3;
+    if (n > 10 && astc_less_double(x, xp[9 * sx])) hi = 9;
+    while (lo < hi) {
+        const int64_t mid = lo + ((hi - lo) >> 1);
+        if (astc_greater_equal_double(x, xp[mid * sx])) lo = mid + 1; else hi = mid;
+    }
+    return lo - 1;
+}
+static inline double astc_interp_double(
+    const double* xp, int64_t sx, const double* fp, int64_t sf, int64_t n, double x)
+{
+    if (n == 1) return fp[0];
+    if (x != x) return x;
+    const int64_t j = astc_interp_interval(xp, sx, n, x);
+    if (j == -1) return fp[0];
+    if (j >= n - 1) return fp[(n - 1) * sf];
+    const double x0 = xp[j * sx], x1 = xp[(j + 1) * sx], y0 = fp[j * sf], y1 = fp[(j + 1) * sf];
+    if (x0 == x) return y0;
+    const double slope = (y1 - y0) / (x1 - x0);
+    double y = slope * (x - x0) + y0;
+    if (y != y) {
+        y = slope * (x - x1) + y1;
+        if (y != y && y0 == y1) y = y0;
+    }
+    return y;
+}
+
+/* np.polyval(c, x) of one value x and n >= 1 coefficients (stride s): NumPy's loop, y = 0
+   then y = y * x + c[k], each a float64 operation (no fused multiply-add: -ffp-contract=off). */
+static inline double astc_polyval_double(const double* c, int64_t s, int64_t n, double x)
+{
+    double y = 0.0;
+    for (int64_t k = 0; k < n; k++) y = y * x + c[k * s];
+    return y;
+}
+
 #include "astc_complex.h"
 #endif

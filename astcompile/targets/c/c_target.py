@@ -32,6 +32,7 @@ from astcompile.targets.c import c_kernel as cgen
 from astcompile.targets.c.c_reduce import can_reduce
 from astcompile.targets.c.c_rules import RULES, can_lower
 from astcompile.targets.c.ctypes import scalar_args, scalar_params, supported_dtype
+from astcompile.targets.c.structured_numpy import is_scalar_call
 from astcompile.targets.c.structured_reduce import can_arg_reduce
 from astcompile.targets.c.structured_tables import can_tabulate
 
@@ -192,6 +193,8 @@ class CTarget:
             return can_tabulate(node)
         if node.kind is Kind.REDUCTION:
             return can_reduce(node) or can_arg_reduce(node)
+        if node.kind is Kind.EXTERN:  # library calls: NumPy calls of one value
+            return is_scalar_call(node)
         return node.kind is not Kind.ELEMENTWISE or node.op is Op.COPY or can_lower(node)
 
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:

@@ -48,6 +48,7 @@ from astcompile.targets.c.c_rules import can_lower, lower
 from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
+from astcompile.targets.c.structured_numpy import call_c
 from astcompile.targets.c.structured_reduce import LoopReductions
 from astcompile.targets.c.structured_signals import compares_may_signal, signalling
 from astcompile.targets.c.structured_tables import table_decl
@@ -91,6 +92,7 @@ class Emitter(LoopReductions):
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
     sites: list[tuple[str, int]] = field(default_factory=list)  # error sites: (file, line)
+    sizes: list[str] = field(default_factory=list)  # size conditions the wrapper checks first
     ranges: dict[int, Bounds] = field(default_factory=dict)  # loop variables' index bounds
     direct: dict[tuple[int, int], str] = field(default_factory=dict)  # unchecked indices' C
     exits: int = 0  # statements emitted that may return an error status
@@ -162,6 +164,8 @@ class Emitter(LoopReductions):
             return lower(node, [Operand(idx[node.attr], node.dtype)])
         if node.op is Op.CONST:
             return self.table(node).at(idx)
+        if node.op is Op.NUMPY:  # only what C's in_loops takes
+            return call_c(self, node)
         ops = [
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs

@@ -162,7 +162,7 @@ class _Wrapper(HostWriter):
 
     def build(self) -> str:
         self.open(self.name, self.graph)
-        self.checks(self.graph)
+        self.checks(self.graph, self.em.sizes)
         self._aliasing()
         for node in self.em.plan.hoisted:
             self.numpy_step(node, [value_name(i) for i in node.inputs], value_name(node))

@@ -1,0 +1,177 @@
+"""NumPy calls of one value inside a loop region, in C (targets/c/structured_numpy.py):
+``np.searchsorted``, ``np.interp`` and ``np.polyval`` give NumPy's answers on sorted and unsorted tables, NaN,
+infinities, ties, every table length, both sides and each dtype; NumPy's errors for sizes it
+refuses; a table the region writes keeps the region as written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_calls, assert_same_warnings
+
+import astcompile
+from bench.programs.histogram_edges_loop import histogram_edges_loop as histogram_by_edges
+
+
+def bins_of(edges, xs):
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+    return out
+
+
+def moving_edges(edges, xs):
+    """The table is written in the loop: the search would have to be ordered with the store."""
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+        edges[0] = xs[i]
+    return out
+
+
+def resample(xs, xp, fp):
+    out = np.empty(len(xs))
+    for i in range(len(xs)):
+        out[i] = np.interp(xs[i], xp, fp)
+    return out
+
+
+def evaluate(c, xs):
+    out = np.empty(len(xs))
+    for i in range(len(xs)):
+        out[i] = np.polyval(c, xs[i])
+    return out
+
+
+def evaluate_sum(c, xs):
+    """The value itself leaves the region: a 0-d array for no coefficients, as NumPy's."""
+    total = np.polyval(c, xs[0])
+    for i in range(1, len(xs)):
+        total = total + np.polyval(c, xs[i])
+    return total
+
+
+RNG = np.random.default_rng(11)
+GRID = np.linspace(0.0, 1.0, 11)
+NANS = np.array([0.0, 0.5, 0.5, 1.0, np.nan, np.nan])
+VALUES = np.array([-1.0, 0.0, 0.5, 0.55, 1.0, 2.0, np.nan, -0.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_searches_in_loops_match_numpy(backend):
+    calls = [
+        (GRID, RNG.random(40) * 1.4 - 0.2),
+        (NANS, VALUES),  # NaN sorts after every number; ties at 0.5
+        (RNG.random(9), VALUES),  # unsorted: NumPy's probes give its answer
+        (GRID[:0], VALUES),  # an empty table
+        (GRID.astype(np.float32), (RNG.random(7) * 1.2).astype(np.float32)),
+        (np.arange(0, 50, 5), RNG.integers(-5, 60, 30)),
+        (np.arange(0, 50, 5, dtype=np.int32), RNG.integers(-5, 60, 30).astype(np.int32)),
+        (GRID[::2], VALUES),  # a strided table
+    ]
+    assert_same_calls(bins_of, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_histogram_by_edges_matches_numpy(backend):
+    calls = [(RNG.random(300) * 1.2 - 0.1, GRID), (VALUES, NANS), (RNG.random(5), GRID[:1])]
+    assert_same_calls(histogram_by_edges, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_written_table_runs_as_written(backend):
+    assert_same_calls(moving_edges, [(GRID.copy(), RNG.random(12))], backend=backend)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (histogram_by_edges, (RNG.random(50), GRID)),
+        (resample, (RNG.random(9), GRID, GRID**2)),
+        (evaluate, (GRID, RNG.random(9))),
+    ],
+)
+def test_the_loops_compile(fn, args):
+    """They ran as Python, a NumPy call per value (0.3x plain with tiering off)."""
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *args)
+    assert report.graph_break_count == 0 and not report.python_loops, str(report)
+
+
+def _tables(n):
+    """Sorted, with ties, unsorted, and with NaN and infinities among the values."""
+    xp = np.sort(RNG.random(n))
+    fp = RNG.standard_normal(n)
+    yield xp, fp
+    yield np.sort(RNG.integers(0, 4, n)).astype(float), fp
+    yield RNG.random(n), fp
+    yield xp, np.where(RNG.random(n) < 0.3, np.inf, fp)
+    yield np.append(xp[:-1], np.nan) if n > 1 else xp, fp
+
+
+POINTS = np.array([np.nan, -np.inf, np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, -0.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9, 10, 11, 12, 40])
+def test_interpolation_in_loops_matches_numpy(backend, n):
+    calls = []
+    for xp, fp in _tables(n):
+        calls.append((np.concatenate([POINTS, RNG.random(20) * 1.2 - 0.1, xp]), xp, fp))
+    assert_same_calls(resample, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interpolation_raises_as_numpy(backend):
+    """No points, or fp of another length: NumPy's ValueError (the wrapper's checks)."""
+    grid = np.linspace(0.0, 1.0, 6)
+    calls = [(POINTS, grid, grid**2), (POINTS, grid[:0], grid[:0]), (POINTS, grid, grid[:4])]
+    assert_same_calls(resample, calls, backend=backend)
+
+
+COEFFICIENTS = [
+    RNG.standard_normal(4),
+    np.array([2.5]),
+    np.array([1e300, 1e300, -0.0]),
+    np.zeros(0),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [evaluate, evaluate_sum])
+def test_polynomials_in_loops_match_numpy(backend, fn):
+    """Infinities (0 * inf, NumPy's invalid-value warning), overflow, -0.0, no coefficients."""
+    assert_same_calls(fn, [(c, POINTS) for c in COEFFICIENTS], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_polynomials_warn_as_numpy(backend):
+    assert_same_warnings(evaluate, COEFFICIENTS[0], POINTS, backend=backend)
+    assert_same_warnings(evaluate, COEFFICIENTS[2], POINTS * 1e10, backend=backend)
+
+
+def sorted_then_searched(table, xs):
+    """NumPy's result of an argument, made before the loop, searched in it."""
+    edges = np.sort(table)
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+    return out
+
+
+def sorted_then_moved(table, xs):
+    """The same result written in the loop: the region runs as written."""
+    edges = np.sort(table)
+    out = np.empty(len(xs), dtype=np.int64)
+    for i in range(len(xs)):
+        out[i] = np.searchsorted(edges, xs[i])
+        edges[-1] = xs[i]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [sorted_then_searched, sorted_then_moved])
+def test_numpys_results_made_before_the_loop(backend, fn):
+    calls = [(RNG.random(12), VALUES), (RNG.random(3), RNG.random(20))]
+    assert_same_calls(fn, calls, backend=backend)
+    report = astcompile.explain(astcompile.compile(fn, backend="c"), *calls[0])
+    assert (report.graph_break_count == 0) is (fn is sorted_then_searched), str(report)
