@@ -243,3 +243,28 @@ def test_strings_fail_by_value_until_two_of_them_have():
     failures.remember(failure_class(("mode_b", np.ones(3))), "break")
     assert failures.runs_plain(("mode_c", np.ones(5)))
     assert not failures.runs_plain(("mode_c", np.ones((2, 2))))  # another class
+
+
+def histogram_counts(x, lo, width, nb):
+    counts = np.zeros(nb, dtype=np.int64)
+    for i in range(len(x)):
+        k = int((x[i] - lo) / width)
+        if 0 <= k < nb:
+            counts[k] += 1
+    return counts
+
+
+def test_an_argument_the_tracer_cannot_take_keeps_the_loops_native_for_arrays():
+    """A list of NumPy floats (``list(arr)``) is an argument kind the tracer refuses: that
+    class runs the statements, and a later array call still runs the loop compiled. Sending
+    the loops to Python for the function made every array call after it loop in Python."""
+    compiled = astcompile.compile(histogram_counts)
+    x = np.random.default_rng(3).random(500)
+    assert_same_value(
+        compiled(list(x[:80]), 0.0, 0.1, 10), histogram_counts(list(x[:80]), 0.0, 0.1, 10)
+    )
+    assert_same_value(compiled(x, 0.0, 0.1, 10), histogram_counts(x, 0.0, 0.1, 10))
+    before = sum(r.stats.compiled_calls for r in compiled.regions)
+    assert_same_value(compiled(x, 0.0, 0.1, 10), histogram_counts(x, 0.0, 0.1, 10))
+    assert compiled.python_loops == set()
+    assert sum(r.stats.compiled_calls for r in compiled.regions) == before + 1

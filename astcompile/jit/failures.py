@@ -40,6 +40,12 @@ Why = Union["GraphBreak", str]  # what a failure class is remembered with: a bre
 _NUMBERS = (int, float, complex, bool, np.generic)
 #: Trace breaks that depend on magnitudes: remembered for the sized class (see failure_class).
 SIZED_REASONS = frozenset({"INT_OVERFLOW", "LARGE_CONTAINER"})
+#: Trace breaks that an argument's kind makes (a list of NumPy floats): they say nothing of the
+#: region's lines, so its loops stay native for other classes (arrays), and that class alone
+#: runs the statements. Sending the loops to Python for the function made every later array
+#: call run the loop in Python (a histogram loop 17x slower than plain with tiering off, and
+#: persisted for the next process).
+ARGUMENT_REASONS = frozenset({"UNSUPPORTED_ARGUMENT"})
 #: Strings are classed by value (they steer the trace), so a loop over words calling a region
 #: that breaks traced once per word until ``cache_size_limit``, then warned. After this many
 #: failing strings (or NumPy scalar types) in an otherwise equal class, every string (NumPy
@@ -228,7 +234,8 @@ class Failing:
 
     def on_trace_break(self, key: tuple, exc: TraceBreak) -> GraphBreak:
         """Report a break the trace met (the caller gives the key up)."""
-        self.keep_loops_around(exc.loc)  # a loop region retries with Python loops
+        if exc.reason.name not in ARGUMENT_REASONS:
+            self.keep_loops_around(exc.loc)  # a loop region retries with Python loops
         graph_break = self.owner.trace_break(exc)
         self.say_once(graph_break)
         return graph_break
