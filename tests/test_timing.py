@@ -21,9 +21,11 @@ def test_the_heap_is_frozen_in_a_phase_and_given_back_after():
     with timing.phase("outer"):
         frozen = gc.get_freeze_count()
         assert frozen >= len(kept)
+        # Nested: frozen once (no more objects frozen). Frozen objects still die when their
+        # last reference goes (another test's background thread ending), so fewer may remain.
         with timing.phase("inner"):
-            assert gc.get_freeze_count() == frozen  # nested: frozen once
-        assert gc.get_freeze_count() == frozen
+            assert len(kept) <= gc.get_freeze_count() <= frozen
+        assert len(kept) <= gc.get_freeze_count() <= frozen
     assert gc.get_freeze_count() == 0
 
 
