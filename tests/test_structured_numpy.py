@@ -128,6 +128,16 @@ def test_interpolation_raises_as_numpy(backend):
     assert_same_calls(resample, calls, backend=backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interpolation_raises_on_the_fast_path_too(backend):
+    """Bad sizes after calls that reached the C-level call path (the fast plan checks the
+    sizes too: it read past fp's end, or an empty xp, and returned what memory held)."""
+    xp, fp = np.linspace(-1.0, 1.0, 9), np.array([1.0, 2.0, 3.0])
+    long, short = np.linspace(-2.0, 2.0, 11), np.linspace(-2.0, 2.0, 8)
+    calls = [(long, xp, fp), (long, xp, fp), (short, xp, fp), (long, xp, xp), (long, xp, xp)]
+    assert_same_calls(resample, calls + [(short, xp[:0], xp[:0])], backend=backend)
+
+
 COEFFICIENTS = [
     RNG.standard_normal(4),
     np.array([2.5]),

@@ -92,7 +92,9 @@ class Emitter(LoopReductions):
     written: set = field(default_factory=set)  # alias ids of everything a store may write
     checks: list[tuple[str, str]] = field(default_factory=list)  # CHECKs: (exception, message)
     sites: list[tuple[str, int]] = field(default_factory=list)  # error sites: (file, line)
-    sizes: list[str] = field(default_factory=list)  # size conditions the wrapper checks first
+    #: size conditions both wrappers check first, as the fast plan says them: ("eq", a, b)
+    #: for a == b, ("rows", n, 1) for n != 0 (lower/fastplan.py), a and b dimensions
+    sizes: list[tuple] = field(default_factory=list)
     ranges: dict[int, Bounds] = field(default_factory=dict)  # loop variables' index bounds
     direct: dict[tuple[int, int], str] = field(default_factory=dict)  # unchecked indices' C
     exits: int = 0  # statements emitted that may return an error status

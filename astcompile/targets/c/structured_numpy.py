@@ -21,7 +21,6 @@ import numpy as np
 
 from astcompile.ir.graph import InputKind, Node
 from astcompile.ir.ops import Op
-from astcompile.lower.pyexpr import dim_expr
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.base import dim_c
 from astcompile.targets.c.ctypes import ctype
@@ -87,9 +86,9 @@ def call_c(em: Emitter, node: Node) -> str:
         # (``np.polyfit`` of the arguments, then ``np.polyval`` of it in a loop)
         raise StructuredUnsupported(f"np.{node.attr.name} of an array made in a loop ({node.loc})")
     n = arrays[0].shape[0]
-    em.sizes += [f"{dim_expr(a.shape[0])} == {dim_expr(n)}" for a in arrays[1:]]
+    em.sizes += [("eq", a.shape[0], n) for a in arrays[1:]]
     if call.nonempty:
-        em.sizes.append(f"{dim_expr(n)} >= 1")
+        em.sizes.append(("rows", n, 1))
     args = [part for a in arrays for part in (em.view(a).base_pointer(), em.view(a).strides[0])]
     args += [dim_c(n), em.element(node.inputs[call.value], [])]
     kwargs = dict(node.attr.kwargs)

@@ -20,7 +20,7 @@ from astcompile.ir.shapes import is_runtime
 from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, size_conditions
 from astcompile.lower.host import HostWriter, unsafe_lines
 from astcompile.lower.names import sanitize, value_name
-from astcompile.lower.pyexpr import STEPS, shape_expr
+from astcompile.lower.pyexpr import STEPS, dim_expr, shape_expr
 from astcompile.lower.source_notes import lines_of
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c import structured_signals as signals
@@ -97,6 +97,14 @@ def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
     return c, decl, wrapper
 
 
+def _size_text(cond: tuple) -> str:
+    """Python for one of ``Emitter.sizes`` (the fast plan reads them as they are)."""
+    kind, a, b = cond
+    if kind == "eq":
+        return f"{dim_expr(a)} == {dim_expr(b)}"
+    return f"({dim_expr(a)} != 0 or {dim_expr(b)} == 0)"  # "rows"
+
+
 def _selects_in_loops(graph: Graph) -> bool:
     bodies = [n.attr.body for n in walk(graph.nodes()) if isinstance(n.attr, LoopAttr)]
     return any(n.op is Op.WHERE and n.shape == () for b in bodies for n in b.nodes())
@@ -162,7 +170,7 @@ class _Wrapper(HostWriter):
 
     def build(self) -> str:
         self.open(self.name, self.graph)
-        self.checks(self.graph, self.em.sizes)
+        self.checks(self.graph, [_size_text(c) for c in self.em.sizes])
         self._aliasing()
         for node in self.em.plan.hoisted:
             self.numpy_step(node, [value_name(i) for i in node.inputs], value_name(node))
@@ -202,6 +210,7 @@ class _Wrapper(HostWriter):
                 for a in em.allocs
             ]
             conds = size_conditions(graph, [])
+            conds += [(kind, dim_plan(a), dim_plan(b)) for kind, a, b in em.sizes]
         except NoFastPlan:
             return None
         steps += [("scratch", o[:2], 2) for o in outputs if o[0] == "o"]
