@@ -10,6 +10,7 @@ import pytest
 from differential import BACKENDS, assert_same_calls, assert_same_warnings
 
 import astcompile
+from astcompile.runtime import fastcall
 from bench.programs.histogram_edges_loop import histogram_edges_loop as histogram_by_edges
 
 
@@ -129,13 +130,17 @@ def test_interpolation_raises_as_numpy(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_interpolation_raises_on_the_fast_path_too(backend):
-    """Bad sizes after calls that reached the C-level call path (the fast plan checks the
-    sizes too: it read past fp's end, or an empty xp, and returned what memory held)."""
+def test_interpolation_raises_on_the_fast_path_too(backend, tmp_path, monkeypatch):
+    """Sizes NumPy refuses, where the loop's calls take the C-level call path (its region a
+    loop of its own once int values broke the whole function's): it checks them as the
+    wrapper does (it read past fp's end, or an empty xp, and returned what memory held)."""
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # what it remembers
     xp, fp = np.linspace(-1.0, 1.0, 9), np.array([1.0, 2.0, 3.0])
-    long, short = np.linspace(-2.0, 2.0, 11), np.linspace(-2.0, 2.0, 8)
-    calls = [(long, xp, fp), (long, xp, fp), (short, xp, fp), (long, xp, xp), (long, xp, xp)]
-    assert_same_calls(resample, calls + [(short, xp[:0], xp[:0])], backend=backend)
+    points = np.linspace(-2.0, 2.0, 11)
+    assert fastcall.extension(astcompile.config.cache_dir) is not None
+    assert_same_calls(resample, [(points, xp, np.arange(9)), (points, xp, xp)], backend=backend)
+    calls = [(points, xp, fp)] * 4 + [(points, xp[:0], xp[:0])] * 4
+    assert_same_calls(resample, calls, backend=backend)  # a new function: entries loaded
 
 
 COEFFICIENTS = [
