@@ -10,7 +10,13 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_value, target_mode
+from differential import (
+    BACKENDS,
+    assert_same,
+    assert_same_value,
+    assert_same_warnings,
+    target_mode,
+)
 from graphs import lowered, passed, traced
 
 import astcompile
@@ -129,3 +135,24 @@ def test_a_region_that_may_raise_the_flag_otherwise_still_warns_as_numpy():
         expected = differences_above(x, 0.5)
     with pytest.warns(RuntimeWarning, match="invalid"):
         assert_same_value(compiled(x, 0.5), expected)
+
+
+def scaled_where_below(z, x):
+    """Complex data scaled by a real constant where a float compare picks."""
+    out = np.zeros_like(z)
+    for i in range(len(x)):
+        if x[i] < 0.5:
+            out[i] = z[i] * 2.0
+    return out
+
+
+def test_complex_arithmetic_by_a_constant_still_warns_as_numpy():
+    """(inf + 0j) * 2.0 multiplies inf by the constant's imaginary 0: invalid, which the
+    region's exit must not clear (it did: the compare-only rule took it as a real product)."""
+    z = np.array([complex(np.inf, 0.0), 1 + 1j, complex(0.0, np.inf)])
+    for x in (np.array([0.0, 1.0, np.nan]), np.zeros(3)):
+        assert_same_warnings(scaled_where_below, z, x, backend="c")
+        narrow = (z.astype(np.complex64), x.astype(np.float32))
+        assert_same_warnings(scaled_where_below, *narrow, backend="c")
+    with np.errstate(invalid="ignore"):  # tracing runs the statements on z
+        assert not _signals(scaled_where_below, z, np.zeros(3))

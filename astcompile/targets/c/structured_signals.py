@@ -13,7 +13,8 @@ that can never raise it are listed here (anything not listed keeps the quiet hel
 that compute nothing (leaves, views, control), picks, equality, sign bits, NumPy's quiet
 minimum/maximum, integer and boolean arithmetic (never an FP flag of this kind), stores and
 casts that convert no float, and float arithmetic whose operands cannot make an invalid
-operation (a square, a finite nonzero constant factor or divisor, a finite constant term).
+operation (a square, a finite nonzero constant factor or divisor, a finite constant term), in
+real floats only: complex ``(inf + 0j) * 2.0`` multiplies inf by the constant's zero imaginary part.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def _silent(node: Node) -> bool:
     if REGISTRY[node.op].kind in _COMPUTES_NOTHING:
         return True
     same = all(d == node.dtype for d in floats)
-    return same and (node.op in QUIET or _no_invalid_arithmetic(node))
+    real = node.dtype.kind == "f"  # a complex product or quotient makes inf * 0 of its parts
+    return same and (node.op in QUIET or (real and _no_invalid_arithmetic(node)))
 
 
 def _no_invalid_arithmetic(node: Node) -> bool:
