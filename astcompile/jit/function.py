@@ -390,7 +390,7 @@ class CompiledFunction:
             recorder.loop_reasons[(self.name, first, last)] = self.loop_reasons[first]
         return recorder.loop(self.name, first, last, iterable)
 
-    def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
+    def dispatch(self, callee: Any, /, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""
         return call_from_compiled(self, callee, args, kwargs)
 
