@@ -87,7 +87,7 @@ class ExplainOutput:
         ]
 
 
-def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainOutput:
+def explain(fn: Callable, /, *args: Any, **kwargs: Any) -> ExplainOutput:
     """Compile ``fn`` afresh, run it on the arguments, and report what happened."""
     from astcompile.jit.callables import explained_call
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+import numpy as np
 import pytest
+
+import astcompile
 
 MODULE = """\
 import astcompile
@@ -54,3 +57,30 @@ def test_a_decorated_recursion_goes_as_deep_as_the_plain_function(tmp_path, back
         sys.setrecursionlimit(limit)
     assert runs(compiled) is not compiled.fn  # back on the measuring path
     assert compiled(12, 6, {}) == 924
+
+
+def named_like_ours(callee, self=1.0, func=2.0, fn=3.0):
+    print("eager")  # not traced: the compiled function's eager code calls it
+    return callee + self + func + fn
+
+
+def calls_by_our_names(x):
+    t = 0.0
+    for i in range(x.shape[0]):
+        t += x[i]
+    u = named_like_ours(callee=1.0, self=2.0, func=3.0, fn=4.0)
+    return t + u
+
+
+def test_keywords_named_like_our_own_parameters_reach_the_callee(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """A callee's parameters named ``callee``, ``self``, ``func`` or ``fn``, passed by keyword
+    from eager code (``__ac_call``) or to ``explain``: our own parameters are positional-only,
+    so the keywords are the user's (they raised 'got multiple values for argument')."""
+    x = np.arange(3.0)
+    compiled = astcompile.compile(calls_by_our_names)
+    for _ in range(2):
+        assert compiled(x) == calls_by_our_names(x) == 13.0
+    report = astcompile.explain(named_like_ours, callee=1.0, self=2.0, func=3.0, fn=4.0)
+    assert report is not None  # it ran the function on the keywords

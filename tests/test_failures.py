@@ -4,6 +4,7 @@ from then on, here and in the next process."""
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import subprocess
@@ -268,3 +269,37 @@ def test_an_argument_the_tracer_cannot_take_keeps_the_loops_native_for_arrays():
     assert_same_value(compiled(x, 0.0, 0.1, 10), histogram_counts(x, 0.0, 0.1, 10))
     assert compiled.python_loops == set()
     assert sum(r.stats.compiled_calls for r in compiled.regions) == before + 1
+
+
+class Doubling(float):
+    """A float whose products are doubled: its own methods must run, not a float's."""
+
+    def __mul__(self, other):
+        return 2 * float(self) * other
+
+    __rmul__ = __mul__
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 3
+
+
+def weighted_sum(w, x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * w
+    return s
+
+
+@pytest.mark.parametrize("weight", [Doubling(1.5), Level.HIGH])
+def test_a_number_of_a_subclass_runs_as_its_class_does(weight):
+    """An int or float of a subclass (an IntEnum, a float with its own ``__mul__``) is keyed by
+    its class, not as a number: the trace refuses it as it refuses an ndarray subclass. Traced
+    as a number, its entry expected one leaf more than the call's guards gave it (ValueError
+    from the second call on) and ignored its methods."""
+    compiled = astcompile.compile(weighted_sum)
+    x = np.arange(4.0)
+    for _ in range(3):
+        assert_same_value(compiled(weight, x), weighted_sum(weight, x))
+    assert_same_value(compiled(2.0, x), weighted_sum(2.0, x))

@@ -366,3 +366,25 @@ def test_a_countdown_that_never_ends_counts_down_too(runs, monkeypatch):
         else:
             assert compiled(x) == branchy_sum(x)
         assert compiled._tier.countdown == start - k
+
+
+def scaled_by(self, x, scale=2.0):
+    s = self
+    for i in range(x.shape[0]):
+        s += x[i] * scale
+    return s
+
+
+def test_a_parameter_named_self_binds_by_keyword(runs):
+    """A method called through its class with ``self=`` as a keyword binds as the plain one:
+    our own ``self`` is positional-only, so a user's parameter of that name is free."""
+    x = np.arange(4.0)
+    compiled = _sole(scaled_by, 0.5, x)
+    runs(compiled)
+    assert compiled(self=0.5, x=x, scale=3.0) == scaled_by(self=0.5, x=x, scale=3.0)
+    assert compiled._compiled_call(self=0.5, x=x) == scaled_by(0.5, x)
+    with pytest.raises(TypeError) as plain:
+        scaled_by(0.5, x, self=0.5)
+    with pytest.raises(TypeError) as got:
+        compiled(0.5, x, self=0.5)
+    assert str(got.value) == str(plain.value)

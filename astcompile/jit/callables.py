@@ -72,7 +72,7 @@ class CompiledCallable:
         self._call = type(obj).__call__  # what the class gives, compared at every call
         self.compiled = make(_call_of(obj))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         obj = self.__wrapped__
         if type(obj).__call__ is not self._call:
             call = _call_of(obj)

@@ -100,7 +100,7 @@ class CompiledFunction:
         return object.__new__(cls) if routed is None else routed.__new__(routed)
 
     # --- calling ---
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         tier = self._tier  # measure, then choose: see jit/tiering.py
         n = tier.countdown - 1
         tier.countdown = n
@@ -197,7 +197,7 @@ class CompiledFunction:
             return self._tier.plain_meanwhile(self.fn, args, kwargs)
         return self._compiled_call(*args, **kwargs)
 
-    def _compiled_call(self, *args: Any, **kwargs: Any) -> Any:
+    def _compiled_call(self, /, *args: Any, **kwargs: Any) -> Any:
         """The compiled path (what sampled calls time); ``__call__`` inlines its fast path."""
         sole = self._sole_region  # the function is one region: its guards straight away
         if sole is not None and not kwargs and alone(sole, args):
@@ -390,7 +390,7 @@ class CompiledFunction:
             recorder.loop_reasons[(self.name, first, last)] = self.loop_reasons[first]
         return recorder.loop(self.name, first, last, iterable)
 
-    def dispatch(self, callee: Any, *args: Any, **kwargs: Any) -> Any:
+    def dispatch(self, callee: Any, /, *args: Any, **kwargs: Any) -> Any:
         """``__ac_call``: a call from this function's eager code to a user function."""
         return call_from_compiled(self, callee, args, kwargs)
 

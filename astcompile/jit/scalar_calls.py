@@ -47,7 +47,7 @@ class ScalarCalls:
         self.owner, self.fdef = owner, fdef
         self.entries: dict[tuple[type, ...], Any] = {}  # argument types -> (ffi, C function)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         owner = self.owner
         fn = owner.fn
         named = fn.__globals__.get(self.fdef.name)

@@ -116,6 +116,9 @@ class _Inputs:
         return node
 
 
+_EXACT_LEAVES = (np.ndarray, int, float, complex)  # the leaves that guard keys key as leaves
+
+
 def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path: tuple) -> Any:
     """What the trace sees for argument ``value``: leaves become inputs; objects, dicts and
     user functions are seen through ``reads`` so what the region reads from them is recorded;
@@ -126,13 +129,14 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
             for i, v in enumerate(value)
         ]
         return type(value)(items)
-    if is_leaf(value):
+    kind = type(value)
+    if is_leaf(value) and (kind in _EXACT_LEAVES or isinstance(value, np.generic)):
         symbolic = inputs.leaf(value, name)
-        if type(value) is np.ndarray:
+        if kind is np.ndarray:
             reads.note_argument(path, value, symbolic)
         return symbolic
-    if isinstance(value, np.ndarray):  # an ndarray subclass (matrix, masked array)
-        raise TraceBreak(TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {type(value).__name__}")
+    if is_leaf(value):  # a subclass (matrix, masked array, IntEnum): its own methods, its key
+        raise TraceBreak(TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {kind.__name__}")
     if value is None or type(value) in (bool, str):
         return value
     return reads.see(path, value)
