@@ -90,7 +90,9 @@ def test_a_program_s_own_freeze_and_disabled_collector_are_left_alone(monkeypatc
         count = gc.get_freeze_count()
         with timing.phase("outer"):
             pass
-        assert gc.get_freeze_count() == count  # not unfrozen behind the program's back
+        # Not unfrozen behind the program's back (that leaves 0); a few frozen objects may die
+        # meanwhile, as their last reference goes (another test's background thread ending).
+        assert count - 1000 <= gc.get_freeze_count() <= count
     finally:
         gc.unfreeze()
     with timing.phase("outer"):  # seen once: counting the frozen objects walks them all
