@@ -202,7 +202,9 @@ static int sole_run(Switch *self, PyObject *const *args, size_t nargsf, PyObject
         PyErr_Clear(); /* the route reads the same state and decides */
         return 0;
     }
-    if (!sole_taken(self, count)) {
+    /* Binding may have run Python code (a str subclass's __eq__ among the keywords), and with
+     * it another thread's reset(): the region is read again before it runs. */
+    if (!sole_ready(self) || self->sole_arity != arity || !sole_taken(self, count)) {
         for (Py_ssize_t i = 0; !exact && i < arity; i++) Py_DECREF(bound[i]);
         PyErr_Clear();
         return 0;
