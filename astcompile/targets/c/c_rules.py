@@ -24,7 +24,7 @@ from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands, zero_
 from astcompile.targets.base import bool_or_infix as _bool_or_infix
 from astcompile.targets.base import float_or as _int_or
 from astcompile.targets.base import infix as _infix
-from astcompile.targets.c.complex_rules import COMPLEX_RULES, can_lower_complex, is_complex
+from astcompile.targets.c.complex_rules import COMPLEX_RULES, is_complex
 from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
 from astcompile.targets.c.nan_signs import with_numpy_nan
 
@@ -87,14 +87,25 @@ def _pow(node: Node, a: list[str]) -> str:
     return _fn("pow")(node, a)
 
 
-def _cast(node: Node, a: list[str], src: np.dtype) -> str:
-    dst = node.dtype
+def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """C converting ``expr`` from ``src`` to ``dst`` as NumPy does (where :func:`can_cast`):
+    CAST nodes, and the values a loop region carries round and stores (structured.py)."""
     if dst.kind == "b":
-        return f"({a[0]} != 0)"
+        return f"({expr} != 0)"
     if src.kind == "f" and dst.kind in "iu":
         wide = "astc_f2i64" if dst.itemsize == 8 else "astc_f2i32"
-        return f"(({ctype(dst)}){wide}({a[0]}))"
-    return f"(({ctype(dst)}){a[0]})"
+        return f"(({ctype(dst)}){wide}({expr}))"
+    return f"(({ctype(dst)}){expr})"
+
+
+def can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether :func:`cast` gives NumPy's values: not a float to a 32/64-bit unsigned int, nor
+    a complex number to a real or int (NumPy warns that it drops the imaginary part)."""
+    if not (supported_dtype(src) and supported_dtype(dst)):
+        return False
+    if src.kind == "c":
+        return dst.kind in "cb"
+    return not (src.kind == "f" and dst.kind == "u" and dst.itemsize >= 4)
 
 
 def _ratio(dtype: np.dtype, a: float, b: float) -> Any:
@@ -169,7 +180,7 @@ def lower(node: Node, operands: list[Operand], rules: dict | None = None) -> str
     """The C expression computing ``node`` from its operands (cast to the computation type);
     ``rules`` replaces :data:`RULES` (structured_signals.py: C's own float comparisons)."""
     if node.op is Op.CAST:
-        return _cast(node, [operand_expr(operands[0])], operands[0].dtype)
+        return cast(operand_expr(operands[0]), operands[0].dtype, node.dtype)
     rules = COMPLEX_RULES if is_complex(node) else rules or RULES
     return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 
@@ -185,12 +196,11 @@ def _convert(operand: Operand, dtype: np.dtype) -> str:
 
 def can_lower(node: Node) -> bool:
     """Whether ``node`` (an elementwise op) has a C rule for its dtypes."""
+    if node.op is Op.CAST:
+        return can_cast(node.inputs[0].dtype, node.dtype)
     dtypes = [node.dtype, *(i.dtype for i in node.inputs)]
     if not all(supported_dtype(d) for d in dtypes):
         return False
     if is_complex(node):
-        return can_lower_complex(node)
-    if node.op is Op.CAST:
-        src = node.inputs[0].dtype
-        return not (src.kind == "f" and node.dtype.kind == "u" and node.dtype.itemsize >= 4)
+        return node.op in COMPLEX_RULES
     return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)

@@ -12,7 +12,7 @@ and ``?:`` act on each part, so they stay C operators.
 their own: CPython's algorithms, not NumPy's) call the ``astc_py*`` helpers.
 
 Ops with no rule here (ordering ops other than comparisons, trigonometry, ``sign``, ...) and
-casts that drop the imaginary part (NumPy warns) run in NumPy.
+casts that drop the imaginary part (NumPy warns: ``c_rules.can_cast``) run in NumPy.
 """
 
 from __future__ import annotations
@@ -98,10 +98,3 @@ COMPLEX_RULES: dict[Op, Rule] = {
 
 def is_complex(node: Node) -> bool:
     return node.dtype.kind == "c" or any(i.dtype.kind == "c" for i in node.inputs)
-
-
-def can_lower_complex(node: Node) -> bool:
-    """Whether a node with a complex result or operand has a C rule matching NumPy."""
-    if node.op is Op.CAST:  # complex -> real or int drops the imaginary part with a warning
-        return node.dtype.kind in "cb"
-    return node.op in COMPLEX_RULES

@@ -44,7 +44,7 @@ from astcompile.lower.structured_plan import StructPlan, StructuredUnsupported, 
 from astcompile.targets.c import structured_checks as index_checks
 from astcompile.targets.c import structured_control as control
 from astcompile.targets.c import structured_parallel as parallel
-from astcompile.targets.c.c_rules import can_lower, lower
+from astcompile.targets.c.c_rules import can_cast, cast, lower
 from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
@@ -233,12 +233,9 @@ class Emitter(LoopReductions):
 
     # -- casts and dynamic indices ----------------------------------------------------------
     def cast(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
-        if src == dst:
-            return expr
-        probe = Node(Op.CAST, (Node(Op.INPUT, (), src, (), id=-1),), dst, (), id=-1)
-        if not can_lower(probe):
+        if src != dst and not can_cast(src, dst):
             raise StructuredUnsupported(f"a cast from {src} to {dst}")
-        return lower(probe, [Operand(expr, src)])
+        return expr if src == dst else cast(expr, src, dst)
 
     dyn_checks = index_checks.dyn_checks
     dyn = index_checks.dyn_index
