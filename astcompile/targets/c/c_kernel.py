@@ -42,6 +42,7 @@ from astcompile.targets.c.ctypes import ctype
 from astcompile.targets.c.entry import arr as _arr
 from astcompile.targets.c.entry import entry, parameters, struct
 from astcompile.targets.c.entry import out as _out
+from astcompile.targets.c.views import View
 
 HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
 
@@ -83,25 +84,27 @@ class _Emitter(ReductionLoops):
         return f"n{axis}"
 
     # -- array offsets ----------------------------------------------------------------------
-    def _offset(self, base: str, axis_map: tuple, key: str) -> str:
-        """Index expression; an array's own last axis on the innermost loop has stride 1 (the
-        wrapper makes it so), so GCC sees contiguous vectors."""
-        terms = [f"{base}_o{key}"]
-        for t, a in enumerate(axis_map):
-            if a in self.plan.inner:
-                unit = unit_stride(self.plan, axis_map, t)
-                terms.append(f"i{a}" if unit else f"i{a} * {base}_s{t}")
-        return " + ".join(terms)
+    def _address(self, base: str, axis_map: tuple, offset: str, axes: tuple[int, ...]) -> str:
+        """Where the loop indices of ``axes`` are in ``base``, from ``offset`` (as a loop region's
+        views address them: views.py); an array's own last axis on the innermost loop has
+        stride 1 (the wrapper makes it so), so GCC sees contiguous vectors."""
+        strides = tuple(
+            "1" if unit_stride(self.plan, axis_map, t) else f"{base}_s{t}"
+            for t in range(len(axis_map))
+        )
+        idx = [f"i{a}" if a in axes else "0" for a in axis_map]
+        return View(base, offset, strides, frozenset()).address(idx)
 
     def load(self, access: Access) -> str:
-        k = self.access_ids[access.key]
-        base = _arr(access.buffer)
-        return f"{base}[{self._offset(base, access.axis_map, str(k))}]"
+        base, k = _arr(access.buffer), self.access_ids[access.key]
+        return f"{base}[{self._address(base, access.axis_map, f'{base}_o{k}', self.plan.inner)}]"
 
     def element(self, node: Node) -> str:
         """The output array element of ``node`` at the current loop indices."""
         base = _out(node)
-        return f"{base}[{self._offset(base, self.out_maps[node.id], '')}]"
+        return (
+            f"{base}[{self._address(base, self.out_maps[node.id], f'{base}_o', self.plan.inner)}]"
+        )
 
     def store(self, node: Node, value: str) -> str:
         return f"{self.element(node)} = {value};"
@@ -287,19 +290,13 @@ class _Emitter(ReductionLoops):
                 self.emit(f"const int64_t i{a} = rem % n{a}; rem /= n{a};")
         if rows:  # the outermost: no division (64-bit ones cost more than a short row's sum)
             self.emit(f"const int64_t i{rows[0]} = {'rem' if len(rows) > 1 else 'row'};")
-        for key, access in self.plan.accesses.items():
-            base = _arr(access.buffer)
-            self.emit(
-                f"const int64_t {base}_o{self.access_ids[key]} = {self._row_offset(base, access.axis_map)};"
-            )
-        for o in self.kernel.outputs:
-            self.emit(
-                f"const int64_t {_out(o)}_o = {self._row_offset(_out(o), self.out_maps[o.id])};"
-            )
-
-    def _row_offset(self, base: str, axis_map: tuple) -> str:
-        terms = [f"i{a} * {base}_s{t}" for t, a in enumerate(axis_map) if a in self.plan.rows]
-        return " + ".join(terms) or "0"
+        arrays = [
+            (_arr(a.buffer), a.axis_map, self.access_ids[k]) for k, a in self.plan.accesses.items()
+        ]
+        arrays += [(_out(o), self.out_maps[o.id], "") for o in self.kernel.outputs]
+        for base, axis_map, key in arrays:
+            row = self._address(base, axis_map, "0", self.plan.rows)
+            self.emit(f"const int64_t {base}_o{key} = {row};")
 
 
 def _chunking(domain: tuple, inner: tuple[int, ...]) -> str:
