@@ -288,10 +288,6 @@ def kind(op: Op) -> Kind:
     return REGISTRY[op].kind
 
 
-def is_elementwise(op: Op) -> bool:
-    return REGISTRY[op].kind is Kind.ELEMENTWISE
-
-
 def is_reduction(op: Op) -> bool:
     return REGISTRY[op].kind is Kind.REDUCTION
 
