@@ -117,21 +117,11 @@ def _carry_in(em: Emitter, node: Node, k: int, cin: Node, init: Node) -> None:
     if cin.shape != init.shape:
         raise StructuredUnsupported(f"a carried array whose shape changes ({node.loc})")
     view = em.view(init)
-    em.emit(f"{t}* {name} = {view.base_pointer()};  /* starts as the initial array */")
-    for a, s in enumerate(view.strides):
-        em.emit(f"int64_t {name}_s{a} = {s};")
-    em.emit(f"int {name}_sel = -1;")
     bufs = (f"{name}_a", f"{name}_b")
     for buf in bufs:
         em.alloc(buf, cin.shape, cin.dtype)
-    strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
-    placeholder = View(name, "0", strides, view.alias | {("carried", node.id, k)})
-    em.views[cin.id] = placeholder
-    result = em.plan.results.get(node.id, {}).get(k)
-    if result is not None:
-        em.views[result.id] = placeholder
-        if em.plan.owner[node.id] is em.plan.graph:
-            em.selectors[result.id] = (f"{name}_sel", (init, *bufs), 1)
+    alias = view.alias | {("carried", node.id, k)}
+    _pointer(em, node, k, view, "starts as the initial array", (-1, alias, (init, *bufs), 1))
 
 
 def _carry_out(em: Emitter, body: Graph, cin: Node, out: Node) -> list[str]:
@@ -172,24 +162,30 @@ def _rotate_in(em: Emitter, stmt: UserLoop, k: int, ring: dict[int, int]) -> Non
     others' (no buffers: the arrays themselves go round). ``_sel`` says which member's initial
     array it points at; any member may alias any of them, so stores are checked against all."""
     node, members = stmt.node, sorted(ring)
-    cin, init = stmt.carried[k].holder, stmt.carried[k].init
-    name, t = value_name(cin), ctype(cin.dtype)
-    view = em.view(init)
     alias = frozenset().union(*(em.view(stmt.carried[m].init).alias for m in members))
-    em.emit(f"{t}* {name} = {view.base_pointer()};  /* goes round with the others */")
-    for a, st in enumerate(view.strides):
-        em.emit(f"int64_t {name}_s{a} = {st};")
-    em.emit(f"int {name}_sel = {members.index(k)};")
+    alias |= {("carried", node.id, m) for m in members}
+    inits = tuple(stmt.carried[m].init for m in members)
+    view = em.view(stmt.carried[k].init)
+    _pointer(em, node, k, view, "goes round with the others", (members.index(k), alias, inits, 0))
+
+
+def _pointer(em: Emitter, node: Node, k: int, view: View, what: str, sel: tuple) -> None:
+    """Carried array ``k`` of loop ``node`` as a pointer with strides of its own, starting at
+    ``view``; ``sel``: its ``_sel`` at the start, what it may alias, and the arrays the wrapper
+    returns for the loop's result, by ``_sel`` plus a bias (``Emitter.selectors``)."""
+    cin = node.attr.holders[k]
+    name, start, alias, choices, bias = value_name(cin), *sel
+    em.emit(f"{ctype(cin.dtype)}* {name} = {view.base_pointer()};  /* {what} */")
+    for a, s in enumerate(view.strides):
+        em.emit(f"int64_t {name}_s{a} = {s};")
+    em.emit(f"int {name}_sel = {start};")
     strides = tuple(f"{name}_s{a}" for a in range(cin.ndim))
-    tags = {("carried", node.id, m) for m in members}
-    placeholder = View(name, "0", strides, alias | tags)
-    em.views[cin.id] = placeholder
+    em.views[cin.id] = placeholder = View(name, "0", strides, alias)
     result = em.plan.results.get(node.id, {}).get(k)
     if result is not None:
         em.views[result.id] = placeholder
         if em.plan.owner[node.id] is em.plan.graph:
-            inits = tuple(stmt.carried[m].init for m in members)
-            em.selectors[result.id] = (f"{name}_sel", inits, 0)
+            em.selectors[result.id] = (f"{name}_sel", choices, bias)
 
 
 def _rotate_out(em: Emitter, cin: Node, becomes: Node) -> list[str]:
