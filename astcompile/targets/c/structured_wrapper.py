@@ -240,15 +240,13 @@ class _Wrapper(HostWriter):
     def _aliasing(self) -> None:
         """Calls whose written arrays are read-only or overlap another argument run the
         region's own statements (NumPy raises, or writes through the overlap, as written)."""
-        arrays = [n for n in self.graph.inputs if n.attr.input_kind is InputKind.ARRAY]
-        written = [n for n in arrays if n.id in self.em.written]
-        conds = [f"not {value_name(n)}.flags.writeable" for n in written]
-        for w in written:
-            conds += [
-                f"_np.may_share_memory({value_name(w)}, {value_name(o)})"
-                for o in arrays
-                if o is not w
-            ]
+        name = [value_name(n) for n in self.graph.inputs]
+        conds = [
+            f"not {name[k]}.flags.writeable"
+            if kind == "writable"
+            else f"_np.may_share_memory({name[k]}, {name[j[0]]})"
+            for kind, k, *j in _written(self.graph, self.em)
+        ]
         if conds:
             self.lines += unsafe_lines(" or ".join(conds))
 
