@@ -75,22 +75,30 @@ class LoopReductions(ReductionLoops):
 
     def reduction(self, node: Node, dst: View | None) -> None:
         """A reduction as a fused kernel computes it (:mod:`astcompile.targets.c.chunks`): the
-        same chunks and blocked sums, so the same bits, on the calling thread."""
-        if node.op in ARG_PICKS:
-            return self.arg_reduction(node, dst)
+        same chunks and blocked sums, so the same bits, on the calling thread; an arg
+        reduction scans in C order (:meth:`arg_fold`). One result per element of the kept axes,
+        into ``dst`` or (``dst`` None) a local."""
         if dst is not None and by_rows(node):
             return self.row_sum(node, dst)
         src, axes = node.inputs[0], tuple(node.attr.axes)
         kept = [a for a in range(src.ndim) if a not in axes]
-        idx, total = [f"i{a}" for a in range(src.ndim)], f"r{nid(node)}"
         self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
         if dst is None:
             self.emit(f"{ctype(node.dtype)} {value_name(node)};")
         for a in kept:
             self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        if not kept:  # a block for the chunk locals of this reduction
+        if not kept:  # a block for the locals of this reduction
             self.emit("{")
             self.depth += 1
+        fold = self.arg_fold if node.op in ARG_PICKS else self.chunked_fold
+        self._result(node, dst, fold(node))
+        for _ in range(max(len(kept), 1)):
+            self.close()
+
+    def chunked_fold(self, node: Node) -> str:
+        """The folded axes in chunks (fold rows, accumulators); C for the result."""
+        src, axes = node.inputs[0], tuple(node.attr.axes)
+        idx = [f"i{a}" for a in range(src.ndim)]
         work = Work([node], lambda acc, lane: self._fold(node, idx, acc, lane), self._dtypes(node))
         self.inner, self.extent = axes, src.shape
         if axes:
@@ -99,9 +107,7 @@ class LoopReductions(ReductionLoops):
             self.accumulate([node], "r")
             work.element("r", "")
         count = " * ".join(f"(int64_t){dim_c(src.shape[a])}" for a in axes) or "1"
-        self._result(node, dst, red.finalize(node, total, count))
-        for _ in range(max(len(kept), 1)):
-            self.close()
+        return red.finalize(node, f"r{nid(node)}", count)
 
     def row_sum(self, node: Node, dst: View) -> None:
         """A sum over leading axes (``X.T @ err``, ``X.sum(axis=0)``) folds row after row into
@@ -130,19 +136,12 @@ class LoopReductions(ReductionLoops):
         kept = (lambda row: ["0"] * len(axes) + row) if node.attr.keepdims else (lambda row: row)
         self.nest(shape, lambda row: self.emit(f"{dst.at(kept(row))} = {acc.at(row)};"))
 
-    def arg_reduction(self, node: Node, dst: View | None) -> None:
+    def arg_fold(self, node: Node) -> str:
         """``argmax``/``argmin``: the flat C-order position (``k``) of the first best element
         over the folded axes; an element wins if it compares better, or if it is the first
-        NaN (nothing compares better than a NaN once it is the best)."""
+        NaN (nothing compares better than a NaN once it is the best). C for the result."""
         src, axes = node.inputs[0], tuple(node.attr.axes)
         r, idx = f"r{nid(node)}", [f"i{a}" for a in range(src.ndim)]
-        self.emit(f"/* {node.op.name.lower()} over axes {axes} */{loc(node)}")
-        if dst is None:
-            self.emit(f"{ctype(node.dtype)} {value_name(node)};")
-        kept = [a for a in range(src.ndim) if a not in axes]
-        for a in kept:
-            self.open(f"for (int64_t i{a} = 0; i{a} < {dim_c(src.shape[a])}; i{a}++)")
-        self.open("")  # a block for this position's locals
         self.emit(f"int64_t {r}_k = 0, {r}_at = 0;")
         self.emit(f"{ctype(src.dtype)} {r}_v = 0;")
         for a in axes:
@@ -161,9 +160,7 @@ class LoopReductions(ReductionLoops):
         self.emit(f"{r}_k++;")
         for _ in axes:
             self.close()
-        self._result(node, dst, f"{r}_at")
-        for _ in range(len(kept) + 1):
-            self.close()
+        return f"{r}_at"
 
     def _result(self, node: Node, dst: View | None, result: str) -> None:
         """Sets the reduction's local, or its element of ``dst`` (the kept axes' ``i{a}``)."""
