@@ -47,7 +47,6 @@ from astcompile.targets.c import structured_parallel as parallel
 from astcompile.targets.c.c_rules import can_cast, cast, lower
 from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
-from astcompile.targets.c.structured_checks import PRELUDE  # noqa: F401 - for the wrapper
 from astcompile.targets.c.structured_numpy import call_c
 from astcompile.targets.c.structured_reduce import LoopReductions
 from astcompile.targets.c.structured_signals import compares_may_signal, signalling

@@ -27,7 +27,8 @@ from astcompile.targets.c import structured_signals as signals
 from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.targets.c.entry import WORD_UNION, packed
-from astcompile.targets.c.structured import PRELUDE, Emitter
+from astcompile.targets.c.structured import Emitter
+from astcompile.targets.c.structured_checks import PRELUDE
 
 #: Around a region function whose loops pick scalars by data (a branch made a select,
 #: passes/ifconvert.py). GCC's -O2 vectoriser ("very cheap" cost model) leaves a user loop
