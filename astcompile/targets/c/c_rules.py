@@ -88,8 +88,7 @@ def _pow(node: Node, a: list[str]) -> str:
 
 
 def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
-    """C converting ``expr`` from ``src`` to ``dst`` as NumPy does (where :func:`can_cast`):
-    CAST nodes, and the values a loop region carries round and stores (structured.py)."""
+    """C converting ``expr`` from ``src`` to ``dst`` as NumPy does (where :func:`can_cast`)."""
     if dst.kind == "b":
         return f"({expr} != 0)"
     if src.kind == "f" and dst.kind in "iu":
@@ -99,8 +98,7 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
 
 
 def can_cast(src: np.dtype, dst: np.dtype) -> bool:
-    """Whether :func:`cast` gives NumPy's values: not a float to a 32/64-bit unsigned int, nor
-    a complex number to a real or int (NumPy warns that it drops the imaginary part)."""
+    """Not a float to uint32/64, nor a complex to a real (NumPy warns: imaginary part dropped)."""
     if not (supported_dtype(src) and supported_dtype(dst)):
         return False
     if src.kind == "c":

@@ -316,11 +316,10 @@ class Emitter(LoopReductions):
         self.nest(shape, lambda idx: self.emit(f"{dst.at(idx)} = {scratch.at(idx)};"))
 
     def _overlaps(self, dst: View, shape: tuple[Dim, ...], value: Node) -> bool:
-        lines, depth, self.loads = self.lines, self.depth, []
-        self.lines = []
-        self.nest(shape, lambda idx: self.element(value, broadcast_index(value.shape, shape, idx)))
-        idx = [f"i{a}" for a in range(len(shape))]
-        found, self.loads, self.lines, self.depth = self.loads, None, lines, depth
+        self.loads = []
+        read = lambda idx: self.element(value, broadcast_index(value.shape, shape, idx))
+        self.scratch(lambda: self.nest(shape, read))
+        idx, found, self.loads = [f"i{a}" for a in range(len(shape))], self.loads, None
         return any(alias & dst.alias and addr != dst.at(idx) for alias, addr in found)
 
 
