@@ -20,7 +20,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.trace import control as C
-from astcompile.trace import gather, numpy_fill
+from astcompile.trace import handlers, numpy_fill
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import FUNCTIONS as SORTING
 from astcompile.trace.numpy_steps import axes_of, searchsorted, static, step
@@ -81,8 +81,8 @@ def _selecting(name: str) -> Callable:
 
 def _bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
     """``np.bincount`` with a ``minlength`` as NumPy's loop: ``counts[x[k]] += weights[k]``
-    into zeros of that length (trace/gather.py's scatter, combining with ``np.add``), int64
-    counts or float64 sums. A value at or past ``minlength`` makes NumPy's result longer and a
+    into zeros of that length, int64 counts or float64 sums (a weight converts exactly, as
+    NumPy's cast to float64 does). A value at or past ``minlength`` makes NumPy's result longer and a
     negative one is NumPy's ValueError: a CHECK hands such a call to the region's own
     statements (RunPlain), which the region allows where it stores only into arrays it made
     (trace/control.py); an unsigned dtype whose every value is below ``minlength`` (uint8
@@ -96,8 +96,13 @@ def _bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
         C.rerun_on_failure(TraceReason.NOT_SUPPORTED, "np.bincount of values past minlength")
         fits = ((index >= 0) & (index < counts.shape[0])).all()
         C.check(fits, RUN_PLAIN, "np.bincount of a value past minlength: NumPy's own call")
-    values = 1 if weights is None else weights.astype(np.float64)
-    gather.scatter(counts, index, (), values, np.add)
+
+    def add(k: Any) -> tuple:  # the checks above leave nothing to check, nothing to copy
+        at = index[k]
+        counts[at] = counts[at] + (1 if weights is None else weights[k])
+        return ()
+
+    handlers.ac_for(add, (0, index.shape[0], 1), ())
     return counts
 
 
