@@ -145,6 +145,13 @@ def add_at_rows(M, idx, v):
     return M
 
 
+def add_at_itself(a, idx):
+    np.add.at(a, idx, a[::-1])  # NumPy reads a copy of what it writes
+    np.add.at(a, idx, a[1])
+    np.add.at(a, a.astype(np.int64) % 4, 1)
+    return a
+
+
 _RNG = np.random.default_rng(5)
 _IDX, _Q, _F = _RNG.integers(-8, 9, 40), _RNG.random(40), _RNG.random(40)
 AT_CASES = [
@@ -154,6 +161,8 @@ AT_CASES = [
     (deposit, (np.zeros(9), _IDX[:0], _Q[:0], _F[:0])),
     (add_at_rows, (np.zeros((4, 3)), np.array([1, 1, -1]), np.arange(9.0).reshape(3, 3))),
     (add_at_rows, (np.zeros((4, 3), np.int64), np.array([0, 0]), np.ones(3))),
+    (add_at_itself, (np.arange(4.0), np.array([1, 2, 3, 1]))),
+    (add_at_itself, (np.arange(4), np.array([0, 0, 3, -1]))),
 ]
 
 
