@@ -130,3 +130,76 @@ def test_a_scatter_names_the_index_out_of_range_as_numpy(backend):
     looped = astcompile.compile(scatter_in_a_loop, backend=backend)
     with pytest.raises(IndexError, match=r"^index -4 is out of bounds for axis 0 with size 3\b"):
         looped(np.arange(3.0), np.array([0, -4, 5]))
+
+
+def deposit(grid, idx, charges, frac):
+    np.add.at(grid, idx, charges * (1.0 - frac))  # repeated indices accumulate, unbuffered
+    np.add.at(grid, idx - 1, 0.1)  # a weak scalar: float32 grids add it as float32
+    np.maximum.at(grid, idx, frac)
+    return grid
+
+
+def add_at_rows(M, idx, v):
+    np.add.at(M, idx, v)
+    np.add.at(M, (idx, 1), 2)
+    return M
+
+
+def add_at_itself(a, idx):
+    np.add.at(a, idx, a[::-1])  # NumPy reads a copy of what it writes
+    np.add.at(a, idx, a[1])
+    np.add.at(a, a.astype(np.int64) % 4, 1)
+    return a
+
+
+_RNG = np.random.default_rng(5)
+_IDX, _Q, _F = _RNG.integers(-8, 9, 40), _RNG.random(40), _RNG.random(40)
+AT_CASES = [
+    (deposit, (np.zeros(9), _IDX, _Q, _F)),
+    (deposit, (np.zeros(9, np.float32), _IDX, _Q, _F)),
+    (deposit, (np.zeros(9, np.int8), _IDX, _Q * 300, _F)),  # float sums cast back, wrapping
+    (deposit, (np.zeros(9), _IDX[:0], _Q[:0], _F[:0])),
+    (add_at_rows, (np.zeros((4, 3)), np.array([1, 1, -1]), np.arange(9.0).reshape(3, 3))),
+    (add_at_rows, (np.zeros((4, 3), np.int64), np.array([0, 0]), np.ones(3))),
+    (add_at_itself, (np.arange(4.0), np.array([1, 2, 3, 1]))),
+    (add_at_itself, (np.arange(4), np.array([0, 0, 3, -1]))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", AT_CASES)
+def test_ufunc_at_compiles_as_numpys_unbuffered_loop(fn, args, backend):
+    """``np.add.at(grid, idx, v)`` (a particle deposit, a histogram by index) broke the trace:
+    the region ran as Python. Now a scatter loop that combines, NumPy's results and dtypes."""
+    assert_same(fn, *args, backend=backend)
+    output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+    assert not output.break_reasons, str(output)
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_ufunc_at_out_of_range_raises_numpys_error_having_written_nothing(backend):
+    calls = [(np.zeros(9), _IDX, _Q, _F), (np.zeros(9), _IDX + 5, _Q, _F)]
+    assert_same_calls(deposit, calls, backend=backend)
+    compiled = astcompile.compile(deposit, backend=backend)
+    with pytest.raises(IndexError, match=r"^index 9 is out of bounds for axis 0 with size 9\b"):
+        compiled(np.zeros(9), np.array([0, 9]), _Q[:2], _F[:2])
+
+
+def at_unsupported(a, idx, v):
+    np.add.at(a, idx, v)
+    return a
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.zeros(3), np.array([0, 1]), np.ones(3)),  # NumPy's "not broadcastable" message
+        (np.zeros(3), np.array([0, 1]), 1j),  # NumPy warns (ComplexWarning)
+        (np.zeros(3), 1, 2.0),  # a scalar index
+        (np.zeros(3), np.array([0, 1]), [1.0, 2.0]),
+    ],
+)
+def test_ufunc_at_that_numpy_decides_runs_numpy(args, backend):
+    assert_same_calls(at_unsupported, [args], backend=backend)

@@ -213,6 +213,35 @@ def test_a_new_length_does_not_recompile():
     assert compiled.regions[0].stats.traces <= 1  # none where an earlier test's entry is found
 
 
+def powers_to(x, n):
+    out = []
+    for i in range(1, n, 2):
+        out.append(x**i / i)  # x float: float items; x an int: floats too (true division)
+    return out
+
+
+RANGE_CALLS = {
+    counting_to: [(5,), (16,), (17,), (-2,), (0,), (70,), (3,)],
+    powers_to: [(0.5, 9), (2, 40), (1.5, 100), (0.5, 3)],
+}
+
+
+@pytest.mark.parametrize("fn", list(RANGE_CALLS), ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_a_loop_to_an_int_argument_grows_its_list_compiled(fn, backend):
+    """``for i in range(n): out.append(...)`` with ``n`` an argument ran as written (GB012):
+    ``n`` was no size for the buffer. Now room for the power of two at or above ``n``, under a
+    guard that ``n`` is at most that: a new ``n`` below it reuses the entry."""
+    calls = RANGE_CALLS[fn]
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    report = astcompile.explain(compiled, *calls[0])
+    assert report.graph_break_count == 0, str(report)
+    for n in (2, 9, 16):
+        compiled(*calls[0][:-1], n)
+    assert compiled.regions[0].stats.traces <= 1
+
+
 def weighted(xs):
     w = [0.25, 0.5, 0.25]
     s = 0.0

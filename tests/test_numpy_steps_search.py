@@ -1,6 +1,6 @@
 """Searching, selecting and counting run as NumPy steps inside compiled regions
 (trace/numpy_steps_search.py): ``np.isin``, ``np.digitize``, ``np.partition``,
-``np.argpartition``, ``np.bincount`` with a ``minlength`` covering its dtype, and the methods
+``np.argpartition``, ``np.bincount`` with a ``minlength`` (NumPy's loop, traced), and the methods
 ``a.sort()`` (in place), ``a.argsort()``, ``a.argpartition(k)``, ``a.searchsorted(v)``. Results,
 dtypes, writes into the caller's arrays and errors are NumPy's own.
 """
@@ -122,12 +122,69 @@ def data_long(v):
     return np.bincount(v, minlength=3) * 2  # int64 values: the data decides the length
 
 
-def test_a_count_the_data_lengthens_still_breaks():
-    v = np.array([0, 7, 2])
-    assert_same_calls(data_long, [(v,)], backend="c")
-    report = astcompile.explain(astcompile.compile(data_long, backend="c"), v)
+def class_means(labels, features, classes):
+    counts = np.bincount(labels, minlength=classes)
+    means = np.zeros((classes, features.shape[1]))
+    for j in range(features.shape[1]):
+        means[:, j] = np.bincount(labels, features[:, j], classes) / np.maximum(counts, 1)
+    return means, counts
+
+
+def row_modes(votes, classes):
+    out = np.empty(votes.shape[0], dtype=np.int64)
+    for i in range(votes.shape[0]):
+        out[i] = np.bincount(votes[i], minlength=classes).argmax()
+    return out
+
+
+LABELS, FEATURES = RNG.integers(0, 6, 30), RNG.random((30, 3))
+LOOPED = [
+    (data_long, [(np.array([0, 2, 2]),), (np.array([0, 7, 2]),), (np.array([1, -1]),)]),
+    (data_long, [(np.array([1, 1], np.int32),), (np.array([4], np.uint16),)]),
+    (class_means, [(LABELS, FEATURES, 6), (LABELS, FEATURES, 9), (LABELS, FEATURES, 4)]),
+    (class_means, [(LABELS.astype(np.int32), FEATURES.astype(np.float32), 6)]),
+    (class_means, [(LABELS[:0], FEATURES[:0], 2), (LABELS - 1, FEATURES, 6)]),
+    (row_modes, [(RNG.integers(0, 5, (6, 7)), 5), (RNG.integers(0, 5, (6, 7)), 3)]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls", LOOPED, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(LOOPED)]
+)
+def test_bincount_compiles_as_numpys_loop(fn, calls, backend):
+    """A count by label, in a loop or not, broke the trace (its length depends on the data):
+    the region ran as Python. A value past ``minlength`` (NumPy's result is longer) or a
+    negative one (NumPy's ValueError) runs the region's statements for that call."""
+    assert_same_calls(fn, calls, backend=backend)
+    report = astcompile.explain(astcompile.compile(fn, backend=backend), *calls[0])
+    assert report.graph_break_count == 0, str(report)
+
+
+def counts_into(out, v):
+    out[0] = 1.0
+    return np.bincount(v, minlength=3) + out[0]
+
+
+def counts_odd(v, w):
+    return np.bincount(v, weights=w, minlength=2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bincount_that_cannot_rerun_or_numpy_refuses_runs_numpy(backend):
+    """A region that stores into an argument cannot run its statements a second time: there a
+    count the data may lengthen still breaks; so do arguments NumPy refuses or decides."""
+    assert_same_calls(counts_into, [(np.zeros(2), np.array([0, 7]))], backend=backend)
+    report = astcompile.explain(astcompile.compile(counts_into, backend=backend), np.zeros(2), [1])
     assert report.graph_break_count == 1
-    assert "depends on the data" in report.break_reasons[0].detail
+    odd = [
+        (np.array([1, 0], np.uint64), None),
+        (np.array([1.0, 0.0]), None),
+        (np.array([1, 0]), np.array([1j, 2])),
+        (np.array([1, 0]), np.ones(3)),
+        (np.ones((2, 2), np.int64), None),
+    ]
+    assert_same_calls(counts_odd, odd, backend=backend)
 
 
 def sort_and_sum(x):

@@ -142,9 +142,7 @@ def require_no_stores(ctx: TraceContext, effects: list[Node]) -> None:
         return
     loc, reason, what = ctx.plain_reruns[0]
     detail = f"{what}, in a region that stores into arrays"
-    if reason is TraceReason.ASSERT_MESSAGE:
-        raise TraceBreak(TraceReason.ASSERT_MESSAGE, detail, loc)
-    raise TraceBreak(TraceReason.INT_OVERFLOW, detail, loc)
+    raise TraceBreak(reason, detail, loc)
 
 
 def ac_raise_if(raised: Any, make: Callable[[], BaseException]) -> None:

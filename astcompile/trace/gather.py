@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.ops import Op, is_view
 from astcompile.trace import control as C
 from astcompile.trace import handlers, limits, numpy_fill
 from astcompile.trace.context import TraceBreak
@@ -95,35 +96,89 @@ def gather(array: Any, idx: Any, rest: tuple = ()) -> Any:
 
 def _check_indices(idx: Any, size: Any) -> None:
     """NumPy's IndexError for the first index out of ``-size .. size - 1``, naming it and the
-    size (``index 1 is out of bounds for axis 0 with size 1``)."""
+    size (``index 1 is out of bounds for axis 0 with size 1``). No indices (a length 0 is
+    specialised): nothing to check, and no first one to name."""
+    if idx.node.shape[0] == 0:
+        return
     fits = (idx + size >= 0) & (idx < size)
-    first = idx[np.argmin(fits)]
     if not isinstance(fits, SymArray):
+        first = idx[np.argmin(fits)]
         check(
             fits.all(), "IndexError", f"index {first} is out of bounds for axis 0 with size {size}"
         )
         return
-    values = [operand(v).node for v in (first.astype(np.int64), size)]
+    ok = fits.all()  # the index to name is looked for only where one is out of range
+    (first,) = handlers.ac_if(ok, lambda: (np.int64(0),), lambda: (idx[np.argmin(fits)] + 0,), ())
+    values = [operand(v).node for v in (first, size)]
     message = "index {} is out of bounds for axis 0 with size {}"
-    limits.require(C.truth_node(fits.all()), "IndexError", message, *values)
+    limits.require(C.truth_node(ok), "IndexError", message, *values)
 
 
-def scatter(array: Any, idx: Any, rest: tuple, value: Any) -> None:
+def scatter(array: Any, idx: Any, rest: tuple, value: Any, combine: Any = None) -> None:
     """``array[idx, *rest] = value``: ``value`` broadcast to ``(len(idx),) + row shape`` and
-    copied first (it may read ``array``), then written row by row."""
+    copied first (it may read ``array``), then written row by row. With ``combine`` (a ufunc,
+    :func:`ufunc_at`) each row becomes ``combine(row, value row)`` in index order, so repeated
+    indices accumulate; the value keeps its dtype (NumPy's loop promotes, then casts)."""
     _check_rank(array, rest)
     count = idx.shape[0]
     row_shape = array[(0, *rest)].shape
-
-    handlers.check_scalar_store(value, array.dtype, basic=False)
-    value = value if isinstance(value, SymArray) else wrap(operand(value).node)
-    rows = np.broadcast_to(value, (count, *row_shape)).astype(array.dtype, casting="unsafe")
-    rows = np.copy(rows)
+    apart = combine is not None and not _reads(value, array)  # NumPy's copy is not needed
+    scalar = apart and not isinstance(value, SymArray)
+    rows = value  # a scalar is every row, its weak promotion kept
+    if not scalar:
+        if combine is None:
+            handlers.check_scalar_store(value, array.dtype, basic=False)
+        value = value if isinstance(value, SymArray) else wrap(operand(value).node)
+        rows = np.broadcast_to(value, (count, *row_shape))
+        rows = rows if apart else np.copy(rows if combine else rows.astype(array.dtype, "unsafe"))
     size = array.shape[0]  # NumPy checks every index before it writes any row
     _check_indices(idx, size)
 
     def put(k: Any) -> tuple:
-        array[(idx[k], *rest)] = rows[k]
+        target, row = (idx[k], *rest), rows if scalar else rows[k]
+        if combine is not None:  # NumPy's loop casts its result (205.0 -> int8 -51)
+            row = combine(array[target], row).astype(array.dtype, casting="unsafe")
+        array[target] = row
         return ()
 
     handlers.ac_for(put, (0, count, 1), ())
+
+
+def _reads(value: Any, array: Any) -> bool:
+    """Whether ``value`` is computed from ``array``'s memory (its root, before or after a
+    store), so that the loop's writes would change what it reads: NumPy reads a copy."""
+    root = array.node
+    while is_view(root.op) or root.op is Op.STORE:
+        root = root.inputs[0]
+    seen, todo = set(), [operand(value).node]
+    while todo:
+        node = todo.pop()
+        if node is root:
+            return True
+        if node.id not in seen:
+            seen.add(node.id)
+            todo.extend(node.inputs)
+    return False
+
+
+def ufunc_at(ufunc: np.ufunc, array: Any, indices: Any, value: Any = None) -> None:
+    """``np.add.at(array, idx, value)`` (any binary ufunc's ``at``) with a 1-D integer index
+    array: NumPy's unbuffered loop, ``array[idx[k]] = ufunc(array[idx[k]], value[k])`` (a
+    :func:`scatter` that combines). Values that do not match the picked rows' shape (NumPy's
+    own broadcasting message), complex into real (NumPy's ComplexWarning) and other keys run in
+    NumPy."""
+    number = isinstance(value, (SymArray, SymScalar, SymInt, int, float, complex, np.generic))
+    picked = index_array(indices) if isinstance(array, SymArray) and number else None
+    if picked is None or ufunc.nin != 2:
+        raise TraceBreak(TraceReason.NOT_SUPPORTED, f"np.{ufunc.__name__}.at of these arguments")
+    idx, rest = picked
+    if isinstance(indices, SymArray) and indices.dtype == np.int64 and not _reads(indices, array):
+        idx = indices  # no copy of what the loop cannot write
+    _check_rank(array, rest)
+    rows = (idx.node.shape[0], *array[(0, *rest)].node.shape)  # symbols: compared, not guarded
+    node = operand(value).node
+    if node.shape != rows[len(rows) - len(node.shape) :] or (
+        node.dtype.kind == "c" and array.dtype.kind != "c"
+    ):
+        raise TraceBreak(TraceReason.NOT_SUPPORTED, f"np.{ufunc.__name__}.at of these values")
+    scatter(array, idx, rest, value, ufunc)

@@ -13,13 +13,14 @@ the exact Python types (``Box.LIST`` with the length's output).
 
 The item type of an empty list is the type of what the body appends: the body is traced
 again when the first append says another type than the one guessed (float), or more appends
-per iteration than the buffer was made for. An append of another type than the items', in a
-nested loop, or with a trip count that is no size (``range(n)`` of an int argument, a
-``while``): the loop runs as written.
+per iteration than the buffer was made for. ``range(n)`` of an int argument ``n`` makes room
+for a bound on ``n`` (:func:`_at_most`). An append of another type than the items', in a
+nested loop, or with a trip count that is no size (a ``while``): the loop runs as written.
 """
 
 from __future__ import annotations
 
+import operator
 import sys
 import types
 from collections.abc import Callable
@@ -214,11 +215,13 @@ def _calls_append(code: types.CodeType) -> bool:
 
 
 def _trips(bounds: tuple) -> S.Dim | None:
-    """How many times ``range(*bounds)`` runs, as a size; None unless its bounds are sizes
-    or ints (a loop over a list or an array, ``range(len(xs))``)."""
+    """How many times ``range(*bounds)`` runs at most, as a size; None unless its bounds are
+    sizes or ints (a loop over a list or an array, ``range(len(xs))``, ``range(n)``)."""
     parts = tuple(bounds) if len(bounds) != 1 else (0, bounds[0])
     start, stop, step = (*parts, 1)[:3]
     dims = [_as_dim(b) for b in (start, stop)]
+    if type(step) is int and step > 0 and getattr(stop, "leaf", None) is not None:
+        dims[1] = _at_most(stop)
     if not all(type(d) is int or isinstance(d, S.SymDim) for d in dims) or type(step) is not int:
         return None
     if step == 0:
@@ -226,6 +229,19 @@ def _trips(bounds: tuple) -> S.Dim | None:
     span = S.dim_sub(dims[1], dims[0]) if step > 0 else S.dim_sub(dims[0], dims[1])
     span = S.dim_max(span, 0)
     return S.dim_floordiv(S.dim_add(span, abs(step) - 1), abs(step))
+
+
+def _at_most(stop: Any) -> Any:
+    """An int argument ``n`` as the end of ``range(n)``: the buffer holds as many items as the
+    power of two at or above ``n`` (16 at least), under a guard that ``n`` is at most that, so
+    a new ``n`` runs the same entry (a guard on its value compiled each ``n`` again), a larger
+    one traces again with twice the room."""
+    hint = stop.hint
+    if type(hint) is not int:
+        return stop
+    room = max(16, 1 << max(hint - 1, 0).bit_length())
+    current().guard_outcome(stop.leaf, operator.le, hint, room)
+    return room
 
 
 #: Int operations a bound computed from sizes and int arguments may use, as size operations.

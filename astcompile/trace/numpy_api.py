@@ -18,6 +18,7 @@ from astcompile.ir.ops import REDUCTION_TO_OP, UFUNC_TO_OP, Op
 from astcompile.runtime.memory_order import axis_order
 from astcompile.trace import complex as complex_parts
 from astcompile.trace import (
+    gather,
     handlers,
     literals,
     memory_order,
@@ -64,6 +65,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
         return masked_ufunc(ufunc, method, inputs, kwargs)
     if method == "outer":
         return numpy_join.ufunc_outer(ufunc, inputs, kwargs)
+    if method == "at" and not kwargs:
+        return gather.ufunc_at(ufunc, *inputs)
     if method != "__call__":
         raise _unsupported(f"np.{ufunc.__name__}.{method}")
     out = kwargs.pop("out", None)

@@ -1,9 +1,9 @@
 """Searching, selecting and counting as NumPy steps (see trace/numpy_steps.py), and the array
 methods that sort and search.
 
-``np.isin``, ``np.digitize``, ``np.partition``/``np.argpartition`` and ``np.bincount`` with a
-``minlength`` that covers its dtype's range have results whose shape follows from their
-inputs' shapes, so the statements around them still compile. ``a.sort()`` sorts the caller's
+``np.isin``, ``np.digitize`` and ``np.partition``/``np.argpartition`` have results whose
+shape follows from their inputs' shapes, so the statements around them still compile;
+``np.bincount`` with a ``minlength`` is NumPy's loop, traced. ``a.sort()`` sorts the caller's
 array in place: it is ``a[...] = np.sort(a)``, a store of the step's result::
 
     x.sort()         ->  %1 = numpy sort(%0)        # NumPy's own np.sort
@@ -18,9 +18,13 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir import shapes as S
+from astcompile.ir.checks import RUN_PLAIN
+from astcompile.trace import control as C
+from astcompile.trace import handlers, numpy_fill
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import FUNCTIONS as SORTING
 from astcompile.trace.numpy_steps import axes_of, searchsorted, static, step
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand
 
 
@@ -76,17 +80,47 @@ def _selecting(name: str) -> Callable:
 
 
 def _bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
-    """``np.bincount`` whose length is ``minlength``: every value of ``x``'s dtype (bool,
-    uint8, int8...) is below it, so the data cannot make the result longer. A negative value
-    is NumPy's ValueError, raised by the step."""
-    minlength = static(minlength, "minlength")
-    dtype = _dtype(x)
-    top = 1 if dtype == np.bool_ else np.iinfo(dtype).max if dtype.kind in "iu" else None
-    if top is None or not isinstance(minlength, int) or top >= minlength or _ndim(x) != 1:
+    """``np.bincount`` with a ``minlength`` as NumPy's loop: ``counts[x[k]] += weights[k]``
+    into zeros of that length, int64 counts or float64 sums (a weight converts exactly, as
+    NumPy's cast to float64 does). A value at or past ``minlength`` makes NumPy's result longer and a
+    negative one is NumPy's ValueError: a CHECK hands such a call to the region's own
+    statements (RunPlain), which the region allows where it stores only into arrays it made
+    (trace/control.py); an unsigned dtype whose every value is below ``minlength`` (uint8
+    data, 256) needs none. Other arguments (no ``minlength``, weights NumPy would not cast) run in NumPy."""
+    dtype, top = _bincount_dtype(x, weights)
+    if dtype is None or minlength is None or (isinstance(minlength, int) and minlength < 0):
         raise unsupported("np.bincount whose length depends on the data")
-    keywords = ("weights",) if weights is not None else ()
-    arrays = [x] + ([weights] if weights is not None else [])
-    return step("bincount", arrays, {"minlength": minlength}, lambda n: (minlength,), keywords)
+    counts = numpy_fill.CREATION[np.zeros]((minlength,), dtype)
+    index = x if x.dtype == np.int64 else x.astype(np.int64)
+    if top is None or not (isinstance(minlength, int) and top < minlength):
+        C.rerun_on_failure(TraceReason.NOT_SUPPORTED, "np.bincount of values past minlength")
+        fits = ((index >= 0) & (index < counts.shape[0])).all()
+        C.check(fits, RUN_PLAIN, "np.bincount of a value past minlength: NumPy's own call")
+
+    def add(k: Any) -> tuple:  # the checks above leave nothing to check, nothing to copy
+        at = index[k]
+        counts[at] = counts[at] + (1 if weights is None else weights[k])
+        return ()
+
+    handlers.ac_for(add, (0, index.shape[0], 1), ())
+    return counts
+
+
+def _bincount_dtype(x: Any, weights: Any) -> tuple[np.dtype | None, int | None]:
+    """The result's dtype (None: NumPy decides, or refuses) and the largest value ``x`` can
+    hold (None where it holds negative ones): a 1-D integer or bool array NumPy casts safely to intp, weights of its length that
+    it casts safely to float64."""
+    if not isinstance(x, SymArray) or x.ndim != 1 or x.dtype.kind not in "biu":
+        return None, None
+    if x.dtype == np.uint64:
+        return None, None
+    top = 1 if x.dtype == np.bool_ else np.iinfo(x.dtype).max if x.dtype.kind == "u" else None
+    if weights is None:
+        return np.dtype(np.int64), top
+    castable = isinstance(weights, SymArray) and np.can_cast(weights.dtype, np.float64)
+    if not castable or weights.node.shape != x.node.shape:
+        return None, None
+    return np.dtype(np.float64), top
 
 
 def _sort_in_place(a: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> None:

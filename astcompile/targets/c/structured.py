@@ -83,7 +83,8 @@ class Emitter(LoopReductions):
     depth: int = 1
     views: dict[int, View] = field(default_factory=dict)
     allocs: list[Alloc] = field(default_factory=list)
-    memo: dict[tuple, str] = field(default_factory=dict)
+    memo: dict[tuple, str] = field(default_factory=dict)  # emptied by each nest
+    made: int = 0  # locals named so far: a name is never made twice in one function
     loads: list[tuple[frozenset, str]] | None = None
     #: a returned carried array -> (its C origin variable, the arrays it may end as, the bias
     #: from that variable to an index into them): the wrapper returns that very array
@@ -150,7 +151,7 @@ class Emitter(LoopReductions):
             return self.element(node.inputs[0], _VIEW_INDEX[node.op](self, node, idx))
         key = (node.id, tuple(idx))
         if key not in self.memo:
-            name = f"v{nid(node)}_{len(self.memo)}"
+            name, self.made = f"v{nid(node)}_{self.made}", self.made + 1
             self.emit(f"const {ctype(node.dtype)} {name} = {self.compute(node, idx)};{loc(node)}")
             self.memo[key] = name
         return self.memo[key]
