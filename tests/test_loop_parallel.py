@@ -264,3 +264,22 @@ def test_the_default_thread_count_wakes_no_thread_for_a_busy_cpu(tmp_path):
         for p in busy:
             p.kill()
             p.wait()
+
+
+def test_a_loop_on_simd_lanes_picks_with_a_blend_a_carried_one_with_bits():
+    """In an ``omp simd`` loop a float pick is ``?:`` (astc_pick: a vector blend; the bit-mask
+    astc_select made GCC load the element twice more); a loop carrying a float sum stays
+    scalar, where ``?:`` would be a jump mispredicted on data, and keeps astc_select."""
+    from bench.loop_kernels import clip_into
+    from bench.programs.branchy_sum import branchy_sum
+
+    x = np.random.default_rng(3).standard_normal(5000)
+    clip = astcompile.compile(clip_into, backend="c")
+    clip(x, np.empty_like(x), -0.5, 0.5)
+    simd = _c_source(clip)
+    assert "omp simd" in simd or "omp for simd" in simd  # a team or not, on lanes
+    assert simd.count("astc_pick_double(") == 2 and "astc_select_double(" not in simd
+    summed = astcompile.compile(branchy_sum, backend="c")
+    assert summed(x) == branchy_sum(x)
+    carried = _c_source(summed)
+    assert "astc_select_double(" in carried and "astc_pick_double(" not in carried

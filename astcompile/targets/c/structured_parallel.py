@@ -113,6 +113,10 @@ def end(em: Emitter, p: Pending) -> None:
     if not p.proved or em.exits != p.exits or len(em.allocs) != p.allocs:
         return  # an error return or a shared scratch buffer: serial
     simd = em.loops == p.loops + 1  # no loop inside the body
+    if simd:
+        em.lines[p.mark :] = [
+            line.replace("astc_select_", "astc_pick_") for line in em.lines[p.mark :]
+        ]
     indent = "    " * p.depth
     work = _times(_trip(p.node), body_work(p.node.attr.body, em))
     if not p.team or not worth_a_team(work):
