@@ -26,13 +26,16 @@ def _after_fork_in_child() -> None:
 
 
 def _default_threads() -> int:
+    """The user's ``OMP_NUM_THREADS``, else minus the CPUs we may run on: a negative count
+    lets a kernel's team take only those of them idle when it opens (``astc_threads`` in
+    astc_math.h: on a machine whose other CPUs are busy, a team waits for them)."""
     explicit = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     if explicit.isdigit() and int(explicit) > 0:
         return int(explicit)
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return -max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+        return -max(1, os.cpu_count() or 1)
 
 
 _nthreads = _default_threads()
@@ -41,6 +44,12 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 def nthreads() -> int:
     """Threads a kernel call may use now (1 in a forked child)."""
+    return abs(_nthreads)
+
+
+def kernel_threads() -> int:
+    """The ``nthreads`` a kernel is passed: negative for the default count (idle CPUs only).
+    The C call path reads ``_nthreads`` itself (runtime/fastcall.c)."""
     return _nthreads
 
 

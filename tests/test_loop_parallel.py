@@ -208,25 +208,78 @@ def test_strided_arguments_read_through_a_unit_stride_copy_write_in_place():
     assert re.search(r"out_\d+_s0\]", source)  # the written argument keeps its stride
 
 
-def test_a_team_opens_where_the_work_it_takes_off_the_caller_pays_for_it(tmp_path):
-    """The emitted ``if`` clause, compiled: two threads save half the work, so they wait for
-    twice what a team costs (a clip of 65k floats ran 1.5x slower on two); more threads save
-    more, and open at nearly the cost itself."""
+def _team_size_library(tmp_path):
+    """The emitted team clauses, compiled: the size of the team ``work`` opens."""
     from astcompile.runtime import load_library
-    from astcompile.targets.c.structured_parallel import PARALLEL_WORK, team
+    from astcompile.targets.c.structured_parallel import team, team_size
 
     source = (
-        "#include <stdint.h>\n#include <omp.h>\n"
+        '#include <stdint.h>\n#include <omp.h>\n#include "astc_math.h"\n'
         "int64_t team_size(int64_t nthreads, int64_t work) {\n"
+        f"    const int64_t threads = {team_size('work')};\n"
         "    int64_t size = 0;\n"
-        f"    #pragma omp parallel{team('work')}\n"
+        f"    #pragma omp parallel{team('threads')}\n"
         "    {\n        if (omp_get_thread_num() == 0) size = omp_get_num_threads();\n    }\n"
         "    return size;\n}\n"
     )
-    _, lib = load_library(source, "int64_t team_size(int64_t, int64_t);", str(tmp_path))
+    return load_library(source, "int64_t team_size(int64_t, int64_t);", str(tmp_path))[1]
+
+
+def test_a_team_opens_where_the_work_it_takes_off_the_caller_pays_for_it(tmp_path):
+    """Two threads save half the work, so they wait for twice what a team costs (a clip of
+    65k floats ran 1.5x slower on two); more threads save more, and open at nearly the cost
+    itself. A count the user set is taken as it is."""
+    from astcompile.targets.c.structured_parallel import PARALLEL_WORK
+
+    lib = _team_size_library(tmp_path)
     cost = PARALLEL_WORK
     assert lib.team_size(2, 2 * cost - 1) == 1
     assert lib.team_size(2, 2 * cost) == 2
     assert lib.team_size(8, cost * 8 // 7 + 1) == 8
     assert lib.team_size(8, cost) == 1
     assert lib.team_size(1, 100 * cost) == 1
+    assert lib.team_size(-1, 100 * cost) == 1
+
+
+def test_the_default_thread_count_wakes_no_thread_for_a_busy_cpu(tmp_path):
+    """The default count (negative: runtime/parallel.py) takes only CPUs idle now: with every
+    CPU spinning in another process, no team opens however large the work (a team thread that
+    finds no CPU made a clip of 4M floats 2.2x slower); a count the user set still opens one."""
+    import subprocess
+    import sys
+    import time
+
+    from astcompile.runtime import parallel
+
+    lib = _team_size_library(tmp_path)
+    cpus = len(os.sched_getaffinity(0))
+    assert parallel.kernel_threads() in (-cpus, parallel.nthreads())  # unless set by the user
+    spin = [sys.executable, "-c", "import time\nt = time.time() + 5\nwhile time.time() < t: pass"]
+    busy = [subprocess.Popen(spin) for _ in range(cpus + 1)]
+    try:
+        time.sleep(0.3)
+        assert lib.team_size(-cpus, 1 << 40) == 1
+        assert lib.team_size(max(2, cpus), 1 << 40) == max(2, cpus)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+
+
+def test_a_loop_on_simd_lanes_picks_with_a_blend_a_carried_one_with_bits():
+    """In an ``omp simd`` loop a float pick is ``?:`` (astc_pick: a vector blend; the bit-mask
+    astc_select made GCC load the element twice more); a loop carrying a float sum stays
+    scalar, where ``?:`` would be a jump mispredicted on data, and keeps astc_select."""
+    from bench.loop_kernels import clip_into
+    from bench.programs.branchy_sum import branchy_sum
+
+    x = np.random.default_rng(3).standard_normal(5000)
+    clip = astcompile.compile(clip_into, backend="c")
+    clip(x, np.empty_like(x), -0.5, 0.5)
+    simd = _c_source(clip)
+    assert "omp simd" in simd or "omp for simd" in simd  # a team or not, on lanes
+    assert simd.count("astc_pick_double(") == 2 and "astc_select_double(" not in simd
+    summed = astcompile.compile(branchy_sum, backend="c")
+    assert summed(x) == branchy_sum(x)
+    carried = _c_source(summed)
+    assert "astc_select_double(" in carried and "astc_pick_double(" not in carried

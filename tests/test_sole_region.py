@@ -19,6 +19,7 @@ import astcompile
 from astcompile import config
 from astcompile.jit import function as function_module
 from astcompile.jit import sole_region, telemetry
+from bench.loop_kernels import count_above  # documented, as most users' functions are
 from bench.programs.branchy_sum import branchy_sum
 from tests.test_fastcall_program import reciprocals as inverse_sum
 
@@ -73,6 +74,17 @@ def test_a_sole_call_runs_no_python_frame_of_ours_and_counts_down(runs):
     assert compiled(x) == branchy_sum(x)
     routed = hasattr(compiled, "current_route")
     assert frames == ([] if routed else ["__call__"])
+
+
+def test_a_documented_function_is_a_sole_region_too(runs):
+    """A docstring before the region's call kept every call of the function on the full
+    path (2 us more a call: a count over 4096 floats took 2.7 us against 0.7 us)."""
+    x = np.random.default_rng(0).standard_normal(64)
+    compiled = _sole(count_above, x, 0.3)
+    runs(compiled)
+    frames = _our_frames(lambda: compiled(x, 0.3))
+    assert compiled(x, 0.3) == count_above(x, 0.3)
+    assert frames == ([] if hasattr(compiled, "current_route") else ["__call__"])
 
 
 def test_a_due_sample_verify_and_other_arities_take_the_python_path(runs, monkeypatch):

@@ -17,7 +17,8 @@ from astcompile.ir.checks import RunPlain, raise_error
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import NUMPY_CALLS
 from astcompile.lower.names import sanitize
-from astcompile.runtime import fpflags, nthreads
+from astcompile.runtime import fpflags
+from astcompile.runtime.parallel import kernel_threads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
 
 
@@ -117,7 +118,7 @@ def make_wrapper(
         "_eager": EagerBackend().compile(graph),
         "_RunPlain": RunPlain,
         "_raise": raise_error,
-        "_nthreads": nthreads,
+        "_nthreads": kernel_threads,
         "_step": _noted_step if noted_steps else _step,
         "_host": _quiet_step,
         "_no_identity": _no_identity,

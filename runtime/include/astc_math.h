@@ -8,11 +8,15 @@
  */
 #ifndef ASTC_MATH_H
 #define ASTC_MATH_H
+#include <fcntl.h>
 #include <fenv.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Floating-point exception flags are per thread. The caller reads the flags of the thread that
    called the kernel (runtime/fpflags.py: NumPy warns or raises from them); an OpenMP team's
@@ -30,6 +34,84 @@ static inline void astc_fp_leave(int* team)
 static inline void astc_fp_join(int team)
 {
     if (team) feraiseexcept(team);
+}
+
+/* The invalid flag of the calling thread's SSE arithmetic, read and cleared without libm:
+   feclearexcept rewrites the x87 environment too (70 ns a call, a tenth of a count over 4096
+   floats). A region whose float compares are C's own clears the flag they raised on its way
+   out (structured_signals.py); x86-64 compares doubles and floats in SSE, whose MXCSR holds
+   the flag in bit 0 (FE_INVALID). */
+static inline int astc_invalid_raised(void)
+{
+#if defined(__x86_64__) && defined(__SSE__)
+    return __builtin_ia32_stmxcsr() & FE_INVALID;
+#else
+    return fetestexcept(FE_INVALID);
+#endif
+}
+static inline void astc_invalid_clear(void)
+{
+#if defined(__x86_64__) && defined(__SSE__)
+    const unsigned csr = __builtin_ia32_stmxcsr();
+    if (csr & FE_INVALID) __builtin_ia32_ldmxcsr(csr & ~(unsigned)FE_INVALID);
+#else
+    if (fetestexcept(FE_INVALID)) feclearexcept(FE_INVALID);
+#endif
+}
+
+/* The threads a team may have. A positive count is the user's (OMP_NUM_THREADS,
+   set_num_threads); a negative one is the default, -CPUs (runtime/parallel.py), of which only
+   those idle now count: a team thread that finds no CPU free makes the caller wait for its
+   static share at the join (at load 5 on 2 CPUs a clip of 4M floats took 4.6 ms on a team of
+   two against 2.1 ms on one, and every size from 262k up lost). Idle: the CPUs less the tasks
+   /proc/loadavg counts runnable besides the caller (our sleeping team threads are not),
+   averaged over readings at most one per 10 ms (a reading costs a few microseconds). Without
+   /proc, all of them. */
+static inline int64_t astc_runnable_others(void)
+{
+    char buf[128];
+    const int fd = open("/proc/loadavg", O_RDONLY);
+    if (fd < 0) return 0;
+    const ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0) return 0;
+    buf[len] = 0;
+    const char* p = buf;
+    for (int field = 0; field < 3 && p; field++) p = strchr(p + 1, ' ');  /* "1.0 0.9 0.8 R/T" */
+    const long running = p ? strtol(p + 1, NULL, 10) : 1;
+    return running > 1 ? running - 1 : 0;
+}
+static inline int64_t astc_threads(int64_t nthreads)
+{
+    static int64_t next_ns = 0, busy4 = -1;  /* others' runnable tasks, times 4, averaged */
+    if (nthreads >= 0) return nthreads;
+    struct timespec now;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);  /* a few ns: the vDSO's last tick */
+#else
+    clock_gettime(CLOCK_MONOTONIC, &now);
+#endif
+    const int64_t ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    if (ns >= __atomic_load_n(&next_ns, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&next_ns, ns + 10000000LL, __ATOMIC_RELAXED);
+        const int64_t seen = 4 * astc_runnable_others(), old = __atomic_load_n(&busy4, __ATOMIC_RELAXED);
+        __atomic_store_n(&busy4, old < 0 ? seen : (3 * old + seen) / 4, __ATOMIC_RELAXED);
+    }
+    const int64_t idle = -nthreads - (__atomic_load_n(&busy4, __ATOMIC_RELAXED) + 2) / 4;
+    return idle < 1 ? 1 : idle;
+}
+/* The threads of a team for `work` element operations, `cost` being what waking them costs
+   in such operations: 1 (no team) unless the share the others take off the calling thread,
+   work * (n - 1) / n, exceeds it (runtime's structured loops: structured_parallel.py). */
+static inline int astc_team_pays(int64_t n, int64_t work, int64_t cost)
+{
+    return n > 1 && work * (n - 1) >= cost * n;
+}
+static inline int64_t astc_team(int64_t nthreads, int64_t work, int64_t cost)
+{
+    if (!astc_team_pays(nthreads < 0 ? -nthreads : nthreads, work, cost)) return 1;
+    const int64_t n = astc_threads(nthreads);
+    return astc_team_pays(n, work, cost) ? n : 1;
 }
 
 #define ASTC_SIMD __attribute__((simd("notinbranch")))
@@ -61,6 +143,12 @@ ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
     }
 ASTC_SELECT(double, uint64_t)
 ASTC_SELECT(float, uint32_t)
+/* The same pick in a loop on SIMD lanes (structured_parallel.py), where ?: is a vector blend:
+   the bits of astc_select made GCC load each operand read from memory twice more, as integers
+   and for the compare (a clip of 262k floats: 54 us against 46 us when they were not 64-byte
+   aligned). */
+static inline double astc_pick_double(int c, double a, double b) { return c ? a : b; }
+static inline float astc_pick_float(int c, float a, float b) { return c ? a : b; }
 
 /* Ordered comparisons of floats that raise no invalid flag on NaN, as NumPy's don't (a raised
    flag makes a region run its statements again: jit/fp_errors.py). C's < on NaN is signalling,

@@ -8,7 +8,8 @@ once per call (opening one per row or per phase cost more than the work of a 102
 * few long rows: one ``omp parallel`` region in which every thread walks all rows and takes its
   share of each row's chunks (``tid t of n``); reductions meet at barriers through per-chunk
   partial buffers the entry allocates;
-* little work, one thread, or a forked child (``nthreads == 1``): a plain loop, no team at all.
+* little work, one thread, a forked child (``nthreads == 1``) or no idle CPU for a second
+  thread (``astc_threads``): a plain loop, no team at all.
 
 Beside the entry, ``<kernel>_packed(const astc_word* w)`` calls it with its parameters read from
 one array of 8-byte words: the C-level call path (``runtime/fastcall.c``) calls every kernel
@@ -30,7 +31,7 @@ from astcompile.targets.c.ctypes import ctype, scalar_params, scalar_value
 #: Below this many elements a kernel runs on one thread (an OpenMP team costs microseconds).
 PARALLEL_WORK = 1 << 16
 #: The entry's teams' clauses: whether a team pays is decided before (``big``).
-_ALL = " num_threads(nthreads)"
+_ALL = " num_threads(nteam)"
 
 
 def arr(node: Node) -> str:
@@ -107,7 +108,7 @@ def _many_rows(name: str) -> list[str]:
     who = "const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();"
     share = f"{name}_rows(&A, nrows * t / n, nrows * (t + 1) / n, 0, 1);"
     return [
-        "if (big && nrows >= 2 * nthreads) {",
+        "if (big && nrows >= 2 * nteam) {",
         "    /* many rows: each thread a contiguous share of them, each row computed whole */",
         *("    " + line for line in team(_ALL, "fp_team", [share], (who,))),
     ]
@@ -148,7 +149,8 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
     if teams:
         body += [
             f"const int64_t nrows = {rows}, work = nrows * ({inner});",
-            f"const int big = nthreads > 1 && work >= {PARALLEL_WORK};",
+            f"const int64_t nteam = work >= {PARALLEL_WORK} ? astc_threads(nthreads) : 1;",
+            "const int big = nteam > 1;",
             "int fp_team = 0;",
             *teams,
             "} else {",

@@ -14,7 +14,7 @@ iteration of a serial loop: even a false ``if`` clause calls into the OpenMP run
 cost more than a small body, and waking sleeping threads each time step cost more than it
 saved), and only when the work is large enough to pay for waking the threads: the ``if``
 clause compares the share of an estimate (trip count times the body's element operations) the
-other threads take with :data:`PARALLEL_WORK` at run time (:func:`team`). With one thread (``nthreads`` is 1 in a forked child) the
+other threads take with :data:`PARALLEL_WORK` at run time (:func:`team_size`). With one thread (``nthreads`` is 1 in a forked child) the
 ``if`` is false and the loop runs on the calling thread.
 """
 
@@ -46,13 +46,18 @@ PARALLEL_WORK = 1 << 18
 _UNKNOWN_TRIP = 16
 
 
-def team(work: str) -> str:
-    """The clauses of a team opened only when ``work`` (a C expression) is worth it: when the
-    share it takes off the calling thread, ``work * (n - 1) / n``, exceeds what opening the team
-    costs. Two threads save half the work: below twice the cost they lost (a clip of 65k floats
-    on 2 threads: 14.7 us against 9.9 us on one)."""
-    saved = f"{work} * (nthreads - 1) >= {PARALLEL_WORK}LL * nthreads"
-    return f" if(parallel: nthreads > 1 && {saved}) num_threads(nthreads)"
+def team(threads: str) -> str:
+    """The clauses of a team of ``threads`` (a C variable: :func:`team_size`), none if 1."""
+    return f" if(parallel: {threads} > 1) num_threads({threads})"
+
+
+def team_size(work: str) -> str:
+    """The C expression for the threads of a team doing ``work`` (a C expression): 1 unless
+    the share it takes off the calling thread, ``work * (n - 1) / n``, exceeds what opening
+    the team costs (astc_team, astc_math.h, which counts only idle CPUs of the default thread
+    count). Two threads save half the work: below twice the cost they lost (a clip of 65k
+    floats on 2 threads: 14.7 us against 9.9 us on one)."""
+    return f"astc_team(nthreads, {work}, {PARALLEL_WORK}LL)"
 
 
 def team_around(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: str) -> None:
@@ -61,8 +66,12 @@ def team_around(em: Emitter, mark: int, depth: int, work: str, simd: bool, fp: s
     indent = "    " * depth
     share = f"#pragma omp for{' simd' if simd else ''} schedule(static) nowait"
     loop = [line[len(indent) :] for line in em.lines[mark:]]
-    lines = [f"int {fp} = 0;  /* the team's floating-point flags, for the caller */"]
-    lines += [*ctext.team(team(work), fp, [share, *loop]), f"astc_fp_join({fp});"]
+    threads = fp.replace("fp", "team", 1)
+    lines = [
+        f"const int64_t {threads} = {team_size(work)};  /* threads worth waking */",
+        f"int {fp} = 0;  /* the team's floating-point flags, for the caller */",
+    ]
+    lines += [*ctext.team(team(threads), fp, [share, *loop]), f"astc_fp_join({fp});"]
     em.lines[mark:] = [indent + line for line in lines]
 
 
@@ -104,6 +113,10 @@ def end(em: Emitter, p: Pending) -> None:
     if not p.proved or em.exits != p.exits or len(em.allocs) != p.allocs:
         return  # an error return or a shared scratch buffer: serial
     simd = em.loops == p.loops + 1  # no loop inside the body
+    if simd:
+        em.lines[p.mark :] = [
+            line.replace("astc_select_", "astc_pick_") for line in em.lines[p.mark :]
+        ]
     indent = "    " * p.depth
     work = _times(_trip(p.node), body_work(p.node.attr.body, em))
     if not p.team or not worth_a_team(work):

@@ -37,8 +37,8 @@ QUIET = frozenset(
 )
 _COMPUTES_NOTHING = frozenset({Kind.LEAF, Kind.VIEW, Kind.CONTROL})
 #: Clear the invalid flag the comparisons raised, not one raised before the region.
-ENTER = "const int astc_invalid_before = fetestexcept(FE_INVALID);  /* C's < raises it on NaN */"
-LEAVE = "if (!astc_invalid_before) feclearexcept(FE_INVALID);  /* NumPy's comparisons are silent */"
+ENTER = "const int astc_invalid_before = astc_invalid_raised();  /* C's < raises it on NaN */"
+LEAVE = "if (!astc_invalid_before) astc_invalid_clear();  /* NumPy's comparisons are silent */"
 
 
 def compares_may_signal(graph: Graph) -> bool:
