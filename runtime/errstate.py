@@ -60,3 +60,17 @@ def _inspect(state: Any) -> bool:
     else:
         _loud_state = state
     return verdict
+
+
+_ignoring: tuple[Any, bool] = (None, False)  # the last state object seen, and whether it ignores
+
+
+def ignored() -> bool:
+    """True when every floating-point error mode is "ignore": no flag a compiled run raises is
+    seen, so a region need not keep what it stores into for a rerun (``jit/fp_errors.py``).
+    Remembered for the last state object, as :func:`quiet`: one ``np.geterr()`` per new state."""
+    global _ignoring
+    state = current()
+    if state is not _ignoring[0]:
+        _ignoring = (state, set(np.geterr().values()) == {"ignore"})
+    return _ignoring[1]

@@ -332,7 +332,8 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     plan = getattr(parts, "fast", None)
     reads = global_reads(entry.reads, root)
     boxes = None if entry.plain else _boxes(entry)
-    if plan is None or (boxes is None and not entry.plain) or reads is None:
+    keeps = getattr(entry.run, "keeps_stored", False)  # copies taken in Python: fp_errors
+    if plan is None or keeps or (boxes is None and not entry.plain) or reads is None:
         return None
     namespace = getattr(entry.run, "__globals__", {})
     ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
