@@ -62,15 +62,24 @@ def _inspect(state: Any) -> bool:
     return verdict
 
 
-_ignoring: tuple[Any, bool] = (None, False)  # the last state object seen, and whether it ignores
+#: The last state object found to ignore every error, and the last found not to. The C-level
+#: call path runs an entry that keeps copies for a rerun only in the first (fastcall.c).
+ignore_state: Any = None
+_noisy_state: Any = None
 
 
 def ignored() -> bool:
     """True when every floating-point error mode is "ignore": no flag a compiled run raises is
     seen, so a region need not keep what it stores into for a rerun (``jit/fp_errors.py``).
-    Remembered for the last state object, as :func:`quiet`: one ``np.geterr()`` per new state."""
-    global _ignoring
+    Remembered by identity, as :func:`quiet`: one ``np.geterr()`` per new state object."""
+    global ignore_state, _noisy_state
     state = current()
-    if state is not _ignoring[0]:
-        _ignoring = (state, set(np.geterr().values()) == {"ignore"})
-    return _ignoring[1]
+    if state is ignore_state:
+        return True
+    if state is _noisy_state:
+        return False
+    if set(np.geterr().values()) == {"ignore"}:
+        ignore_state = state
+        return True
+    _noisy_state = state
+    return False

@@ -27,7 +27,7 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_IGNORED, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
@@ -200,6 +200,19 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             if (v == NULL) goto fail;
             Py_INCREF(v);
             slots[c[0]] = owned[nowned++] = v;
+            c += 3;
+            break;
+        }
+        case OP_IGNORED: { /* NumPy's error state (context variable c[0]) is the one the
+                            * errstate module (dict c[1]) last found to ignore every error
+                            * (name c[2]); else the Python path, which keeps copies of what the
+                            * region stores into and reads (jit/fp_errors.restoring) */
+            PyObject *state = NULL;
+            if (PyContextVar_Get(PyTuple_GET_ITEM(p->consts, c[0]), NULL, &state) < 0) goto fail;
+            PyObject *ignoring = PyDict_GetItemWithError(PyTuple_GET_ITEM(p->consts, c[1]),
+                                                         PyTuple_GET_ITEM(p->consts, c[2]));
+            Py_XDECREF(state); /* the errstate module holds the one compared with */
+            if (state == NULL || state != ignoring) goto fail;
             c += 3;
             break;
         }
@@ -391,14 +404,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 3, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_APART) return -1;
+        if (op < OP_ARRAY || op > OP_IGNORED) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -425,6 +438,11 @@ static int validate(const Program *p) {
         if (op == OP_CODE && !PyFunction_Check(PyTuple_GET_ITEM(p->consts, c[1]))) return -1;
         if (op == OP_GLOBAL &&
             (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
+        if (op == OP_IGNORED &&
+            (c[0] >= nconsts || c[1] >= nconsts || c[2] >= nconsts ||
+             !PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
         if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;

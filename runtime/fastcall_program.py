@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from . import errstate
 from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, END) = range(1, 33)  # fmt: skip
+ APART, IGNORED, END) = range(1, 34)  # fmt: skip
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8")}
@@ -108,6 +109,7 @@ def assemble(
     kernels: dict[str, int],
     boxes: Sequence[tuple] | None = None,
     raiser: tuple | None = None,
+    ignored: bool = False,
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
     ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
@@ -115,7 +117,8 @@ def assemble(
     each global read, see :func:`_read_check`), and the addresses of its kernels' packed
     entries; None when it cannot be expressed. ``boxes``: how the entry's result template
     returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are;
-    ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises."""
+    ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises;
+    ``ignored``: it runs only while NumPy's error state ignores every error (``errstate``)."""
     value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
@@ -134,6 +137,8 @@ def assemble(
         for rel, x, y in shape_guards:
             p.compare(rel, p.expr(x), p.expr(y))
         p.emit(COMMIT)
+        if ignored:
+            _ignored_check(p)
         _wrapper(p, plan, leaves, (kernels, raiser), boxes)
         if boxes is not None:
             _boxret(p, plan["outputs"], boxes, leaves)
@@ -141,6 +146,14 @@ def assemble(
         return None
     p.emit(END)
     return np.asarray(p.code, dtype=np.int64).tobytes(), tuple(p.consts), len(key)
+
+
+def _ignored_check(p: _Program) -> None:
+    """The error state is :data:`errstate.ignore_state`, or the Python path runs the entry."""
+    variable = getattr(errstate.current, "__self__", None)  # NumPy's context variable
+    if type(variable).__name__ != "ContextVar":
+        raise _Unsupported("an error state without NumPy's context variable")
+    p.emit(IGNORED, p.const(variable), p.const(vars(errstate)), p.const("ignore_state"))
 
 
 def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:

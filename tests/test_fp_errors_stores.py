@@ -15,6 +15,8 @@ from differential import BACKENDS, assert_same_warnings
 import astcompile
 from astcompile.compare import copy_args
 from astcompile.jit import fp_errors
+from astcompile.jit.entries import fast_programs
+from astcompile.runtime import errstate, fastcall, parallel
 
 
 def divide_in_place(x, y):
@@ -174,3 +176,27 @@ def test_eager_loses_no_other_threads_warnings(monkeypatch):
     finally:
         sys.setswitchinterval(interval)
     assert [m for m in shown if m.startswith("mine")] == [f"mine {k}" for k in range(3000)]
+
+
+def test_an_entry_that_keeps_copies_runs_in_c_while_every_error_is_ignored():
+    """The C-level call path runs such an entry while NumPy ignores every error (it keeps no
+    copies then: nothing of the cost of a rerun), and leaves it to the Python path, which
+    keeps them, otherwise."""
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    compiled = astcompile.compile(divide_in_a_loop, backend="c")
+    compiled(np.ones(4), np.full(4, 2.0))
+    (region,) = compiled.regions
+    programs = fast_programs([e for found in region.entries.values() for e in found], compiled.fn)
+    assert programs, "the entry has a program"
+    left: list = []
+    guards = module.Guards(
+        programs, lambda *a: left.append(a) or (None,), region.stats, vars(parallel)
+    )
+    for mode, in_c in [("ignore", True), ("warn", False), ("ignore", True)]:
+        with np.errstate(all=mode):
+            errstate.ignored()  # what the Python path reads on its first call in a new state
+            a = np.ones(4)
+            guards(a, np.full(4, 2.0))
+        assert (not left) == in_c and a.tolist() == ([0.5] * 4 if in_c else [1.0] * 4)
+        left.clear()

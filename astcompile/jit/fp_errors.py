@@ -216,7 +216,7 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     flag the run raises: after a loud one they get their values back and the region's
     statements run instead (RunPlain), so NumPy warns as it does, or raises and leaves them as
     it does. Free while every mode is "ignore" (bar reductions warning of an empty slice);
-    never run by the C-level call path, which would not keep them (``entries._fast_program``)."""
+    the C-level call path runs it only then (``entries._fast_program``)."""
     stored, graph = _kept(result), result.graph
     if not stored:
         return run
@@ -247,7 +247,9 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
         return outputs
 
     functools.update_wrapper(run_restoring, run)  # its parts and sources, for caches and dumps
-    run_restoring.keeps_stored = True
+    # where the C-level call path may run it, taking no copies (entries._fast_program): always
+    # where it keeps none but under warnings as errors (out parameters: as before, silent)
+    run_restoring.fast_when = "never" if read and aside else "ignored" if read else "always"
     return run_restoring
 
 
@@ -259,9 +261,10 @@ def may_rerun(result: TraceResult) -> bool:
 
 def _kept(result: TraceResult) -> set[int] | None:
     """The inputs :func:`restoring` keeps copies of: those a region stores into, where it may
-    raise a flag and has no effect but stores (none where it stores nothing seen)."""
+    raise a flag and has no effect but stores (none where it stores only into arrays it made:
+    ``repeatable``, whose import a warm process need not pay)."""
     graph = result.graph
-    if repeatable(result) or not fpflags.KINDS or not _only_stores(graph.effects):
+    if not fpflags.KINDS or not _only_stores(graph.effects):
         return None
     return _stored_inputs(graph) if _may_flag(graph) else None
 
