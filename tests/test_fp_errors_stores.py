@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_warnings
+from differential import BACKENDS, assert_same_warnings, runtime_warnings
 
 import astcompile
 from astcompile.compare import copy_args
@@ -178,10 +178,10 @@ def test_eager_loses_no_other_threads_warnings(monkeypatch):
     assert [m for m in shown if m.startswith("mine")] == [f"mine {k}" for k in range(3000)]
 
 
-def test_an_entry_that_keeps_copies_runs_in_c_while_every_error_is_ignored():
-    """The C-level call path runs such an entry while NumPy ignores every error (it keeps no
-    copies then: nothing of the cost of a rerun), and leaves it to the Python path, which
-    keeps them, otherwise."""
+def test_the_c_call_path_keeps_copies_while_errors_are_reported():
+    """The C-level call path runs such an entry itself: with no copies while NumPy ignores
+    every error, with copies otherwise, which after a flag the error state reports go back
+    before the call is left to the Python path (which reruns; here a stand-in)."""
     module = fastcall.extension(astcompile.config.cache_dir)
     assert module is not None, "gcc and Python headers are here: the extension must build"
     compiled = astcompile.compile(divide_in_a_loop, backend="c")
@@ -193,10 +193,29 @@ def test_an_entry_that_keeps_copies_runs_in_c_while_every_error_is_ignored():
     guards = module.Guards(
         programs, lambda *a: left.append(a) or (None,), region.stats, vars(parallel)
     )
-    for mode, in_c in [("ignore", True), ("warn", False), ("ignore", True)]:
-        with np.errstate(all=mode):
+    cases = [
+        ("warn", 2.0, [0.5] * 4),  # run in C: no flag
+        ("warn", 0.0, [1.0] * 4),  # divide by zero, reported: back as they were, Python path
+        ("ignore", 0.0, [np.inf] * 4),  # ignored: run in C, no copies
+        ("warn", 0.0, [1.0] * 4),
+        ({"divide": "ignore"}, 0.0, [np.inf] * 4),  # the flag it raised is ignored: kept
+    ]
+    for mode, divisor, after in cases:
+        with np.errstate(**({"all": mode} if isinstance(mode, str) else mode)):
             errstate.ignored()  # what the Python path reads on its first call in a new state
             a = np.ones(4)
-            guards(a, np.full(4, 2.0))
-        assert (not left) == in_c and a.tolist() == ([0.5] * 4 if in_c else [1.0] * 4)
+            guards(a, np.full(4, divisor))
+        assert a.tolist() == after and bool(left) == (after == [1.0] * 4)
         left.clear()
+
+
+def test_calls_on_the_c_call_path_warn_and_raise_as_numpy():
+    """Past the C-level call path's promotion, calls with and without a zero divisor warn,
+    raise and leave the argument as the plain calls do."""
+    compiled = astcompile.compile(divide_in_a_loop, backend="c")
+    for k in range(2 * fastcall.PROMOTE_AFTER + 20):
+        y = np.array([2.0, 0.0 if k % 3 == 0 else 4.0, 2.0])
+        assert runtime_warnings(compiled, X, y) == runtime_warnings(divide_in_a_loop, X, y)
+        assert _raised(compiled, copy_args((X, y))) == _raised(divide_in_a_loop, copy_args((X, y)))
+    (region,) = compiled.regions
+    assert type(region.guards).__name__ == "Guards", "the calls ran on the C-level call path"

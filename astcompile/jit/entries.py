@@ -328,12 +328,12 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.lower.fastplan import NoFastPlan, dim_plan
     from astcompile.runtime.fastcall_program import assemble, global_reads
 
-    when = getattr(entry.run, "fast_when", "always")  # fp_errors.restoring's copies
+    kept = getattr(entry.run, "fast_keeps", ())  # fp_errors.restoring's copies (None: no C)
     run = getattr(entry.run, "__wrapped__", entry.run)
     plan = getattr(getattr(run, "parts", None), "fast", None)
     reads = global_reads(entry.reads, root)
     boxes = None if entry.plain else _boxes(entry)
-    if plan is None or when == "never" or (boxes is None and not entry.plain) or reads is None:
+    if plan is None or kept is None or (boxes is None and not entry.plain) or reads is None:
         return None
     namespace = getattr(run, "__globals__", {})
     ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
@@ -350,7 +350,7 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
         return None
     found = (entry.result.value_guards, guards, reads)
     raiser = tuple(namespace.get(name) for name in ("_raise", "_checks", "_sites"))
-    return assemble(entry.key, plan, found, kernels, boxes, raiser, ignored=when == "ignored")
+    return assemble(entry.key, plan, found, kernels, boxes, raiser, kept)
 
 
 def _boxes(entry: Entry) -> list[tuple] | None:

@@ -216,7 +216,7 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     flag the run raises: after a loud one they get their values back and the region's
     statements run instead (RunPlain), so NumPy warns as it does, or raises and leaves them as
     it does. Free while every mode is "ignore" (bar reductions warning of an empty slice);
-    the C-level call path runs it only then (``entries._fast_program``)."""
+    the C-level call path does the same (``fastcall.c``'s KEEP and UNDO)."""
     stored, graph = _kept(result), result.graph
     if not stored:
         return run
@@ -247,9 +247,9 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
         return outputs
 
     functools.update_wrapper(run_restoring, run)  # its parts and sources, for caches and dumps
-    # where the C-level call path may run it, taking no copies (entries._fast_program): always
-    # where it keeps none but under warnings as errors (out parameters: as before, silent)
-    run_restoring.fast_when = "never" if read and aside else "ignored" if read else "always"
+    # what the C-level call path keeps copies of (entries._fast_program), None: it leaves the
+    # call to this function; out parameters it keeps only here (under warnings as errors)
+    run_restoring.fast_keeps = None if read and aside else read
     return run_restoring
 
 
