@@ -7,8 +7,9 @@ select computes both sides of an if/else. So compiled code never warns itself: a
 caller can see runs its own statements again, and NumPy decides (its message, the user's line,
 a warnings filter that makes RuntimeWarning an error raises it); so does one whose only visible
 stores are into arguments it never reads (an ``out`` parameter: the rerun stores the same
-values), unless a warnings filter would raise. Any other region that stored cannot run twice:
-it returns silently (a documented deviation).
+values), unless a warnings filter would raise. One that stores into arguments it also reads
+keeps copies of them while a flag could be seen (:func:`restoring`): they get their values
+back and the statements run. Any other region that stored returns silently (documented).
 
 C's ``<`` on NaN is a signalling compare too, but the C rules compare floats quietly, as
 NumPy does (``astc_less_double`` in astc_math.h): data with missing values stays compiled.
