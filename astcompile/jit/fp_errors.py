@@ -288,7 +288,7 @@ def _may_flag(graph: Graph) -> bool:
         if node.kind is Kind.LEAF or node.op is Op.STORE or is_view(node.op):
             continue
         if node.op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV) or any(
-            getattr(value.dtype, "kind", "") in "fc" for value in (node, *node.inputs)
+            getattr(value.dtype, "kind", "") in ("f", "c") for value in (node, *node.inputs)
         ):
             return True
     return False
