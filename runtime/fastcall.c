@@ -58,7 +58,7 @@ typedef struct {
     PyObject *fallback, *stats, *threads_dict, *owned;
 } Guards;
 
-static PyObject *s_compiled_calls, *s_nthreads, *s_ignore_state, *s_noisy, *one;
+static PyObject *s_compiled_calls, *s_nthreads, *s_ignore_state, *s_noisy, *s_ignored, *one;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
 
@@ -160,6 +160,14 @@ static int apart(PyArrayObject *a, PyArrayObject *b) {
 }
 
 /* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
+/* errstate.noisy, (state, the flags it reports), where its state is ``state``; else NULL */
+static PyObject *seen_noisy(PyObject *names, PyObject *state) {
+    PyObject *noisy = PyDict_GetItemWithError(names, s_noisy);
+    int ok = noisy != NULL && PyTuple_CheckExact(noisy) && PyTuple_GET_SIZE(noisy) == 2 &&
+             PyTuple_GET_ITEM(noisy, 0) == state;
+    return ok ? noisy : NULL;
+}
+
 static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
     PyObject *slots[MAX_SLOTS];
     PyObject *owned[MAX_SLOTS];
@@ -216,14 +224,18 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             Py_XDECREF(state); /* the context holds it while this call runs */
             PyObject *names = PyTuple_GET_ITEM(p->consts, c[1]);
             PyObject *ignoring = PyDict_GetItemWithError(names, s_ignore_state);
-            PyObject *noisy = PyDict_GetItemWithError(names, s_noisy);
             if (state == NULL || PyErr_Occurred()) goto fail;
             c += 3;
             if (state == ignoring) break;
-            loud = FP_FLAGS; /* a state not seen yet: any flag, and the Python path decides */
-            if (noisy != NULL && PyTuple_CheckExact(noisy) && PyTuple_GET_SIZE(noisy) == 2 &&
-                PyTuple_GET_ITEM(noisy, 0) == state)
-                loud = PyLong_AsLong(PyTuple_GET_ITEM(noisy, 1));
+            if (!seen_noisy(names, state)) { /* a new state: errstate.ignored() sorts it, once */
+                PyObject *fn = PyDict_GetItemWithError(names, s_ignored);
+                PyObject *verdict = fn != NULL ? PyObject_CallNoArgs(fn) : NULL;
+                if (verdict == NULL) goto fail;
+                Py_DECREF(verdict);
+                if (verdict == Py_True) break;
+            }
+            PyObject *noisy = seen_noisy(names, state);
+            loud = noisy != NULL ? PyLong_AsLong(PyTuple_GET_ITEM(noisy, 1)) : FP_FLAGS;
             if ((loud == -1 && PyErr_Occurred()) || nkept == MAX_KEPT) goto fail;
             PyObject *copy = PyArray_NewCopy((PyArrayObject *)args[c[-1]], NPY_CORDER);
             if (copy == NULL) goto fail;
@@ -594,6 +606,7 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     s_nthreads = PyUnicode_InternFromString("_nthreads");
     s_ignore_state = PyUnicode_InternFromString("ignore_state");
     s_noisy = PyUnicode_InternFromString("noisy");
+    s_ignored = PyUnicode_InternFromString("ignored");
     one = PyLong_FromLong(1);
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
