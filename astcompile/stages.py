@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, verify
 from astcompile.errors import CompileError, Unlowerable
-from astcompile.jit import remembered, warm, warm_rewrite
+from astcompile.jit import fp_errors, remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
 from astcompile.jit.failures import SIZED_REASONS, failure_class
 from astcompile.runtime import timing
@@ -333,6 +333,7 @@ def accept(work: RegionWork) -> None:
 def add_entry(work: RegionWork) -> None:
     silent = work.target.name == "c" or getattr(work.run, "fp_silent", False)  # fp_errors.py
     run = verify.plant(work.run)  # plant: a test hook
+    run = fp_errors.restoring(run, work.result) if silent else run
     work.entry = Entry(work.key, work.result, run, silent=silent)
     work.region.add_entry(work.entry)
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.runtime import fpflags
+
 #: Error modes compiled code honours (by computing NumPy's values without a warning).
 QUIET_MODES = frozenset({"ignore", "warn"})
 
@@ -60,3 +62,28 @@ def _inspect(state: Any) -> bool:
     else:
         _loud_state = state
     return verdict
+
+
+#: The last state object found to ignore every error, and (``noisy``) the last found not to,
+#: with the CPU flags of the errors it does not ignore: the C-level call path keeps copies
+#: for a rerun in the second, and reads them at once (``fastcall.c``'s KEEP).
+ignore_state: Any = None
+noisy: tuple[Any, int] = (None, 0)
+
+
+def ignored() -> bool:
+    """True when every floating-point error mode is "ignore": no flag a compiled run raises is
+    seen, so a region need not keep what it stores into for a rerun (``jit/fp_errors.py``).
+    Remembered by identity, as :func:`quiet`: one ``np.geterr()`` per new state object."""
+    global ignore_state, noisy
+    state = current()
+    if state is ignore_state:
+        return True
+    if state is noisy[0]:
+        return False
+    modes = np.geterr()
+    if set(modes.values()) == {"ignore"}:
+        ignore_state = state
+        return True
+    noisy = (state, sum(bit for bit, kind in fpflags.KINDS.items() if modes[kind] != "ignore"))
+    return False

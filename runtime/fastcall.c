@@ -27,9 +27,11 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
+enum { MAX_KEPT = 8 };
+#define FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
  * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
  * constant. */
@@ -56,7 +58,7 @@ typedef struct {
     PyObject *fallback, *stats, *threads_dict, *owned;
 } Guards;
 
-static PyObject *s_compiled_calls, *s_nthreads, *one;
+static PyObject *s_compiled_calls, *s_nthreads, *s_ignore_state, *s_noisy, *s_ignored, *one;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
 
@@ -158,6 +160,14 @@ static int apart(PyArrayObject *a, PyArrayObject *b) {
 }
 
 /* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
+/* errstate.noisy, (state, the flags it reports), where its state is ``state``; else NULL */
+static PyObject *seen_noisy(PyObject *names, PyObject *state) {
+    PyObject *noisy = PyDict_GetItemWithError(names, s_noisy);
+    int ok = noisy != NULL && PyTuple_CheckExact(noisy) && PyTuple_GET_SIZE(noisy) == 2 &&
+             PyTuple_GET_ITEM(noisy, 0) == state;
+    return ok ? noisy : NULL;
+}
+
 static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
     PyObject *slots[MAX_SLOTS];
     PyObject *owned[MAX_SLOTS];
@@ -165,7 +175,9 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
     int64_t regs[MAX_REGS];
     astc_word words[MAX_WORDS];
     int64_t scratch[MAX_SCRATCH]; /* a loop region's scalar outputs and error words */
-    int nwords = 0, nscratch = 0, committed = 0, status = -1;
+    int nwords = 0, nscratch = 0, committed = 0, status = -1, nkept = 0;
+    long loud = 0; /* the flags the error state reports, where KEEP kept copies */
+    PyObject *kept[MAX_KEPT], *copies[MAX_KEPT];
     const int64_t *c = p->code;
     for (Py_ssize_t i = 0; i < p->nargs; i++) slots[i] = args[i];
     for (;;) {
@@ -203,6 +215,45 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 3;
             break;
         }
+        case OP_KEEP: { /* a copy of argument c[2], which the region stores into and reads,
+                         * unless NumPy's error state (context variable c[0]) is the one the
+                         * errstate module (dict c[1]) last found to ignore every error; UNDO
+                         * puts it back after a flag that state does not ignore */
+            PyObject *state = NULL;
+            if (PyContextVar_Get(PyTuple_GET_ITEM(p->consts, c[0]), NULL, &state) < 0) goto fail;
+            Py_XDECREF(state); /* the context holds it while this call runs */
+            PyObject *names = PyTuple_GET_ITEM(p->consts, c[1]);
+            PyObject *ignoring = PyDict_GetItemWithError(names, s_ignore_state);
+            if (state == NULL || PyErr_Occurred()) goto fail;
+            c += 3;
+            if (state == ignoring) break;
+            if (!seen_noisy(names, state)) { /* a new state: errstate.ignored() sorts it, once */
+                PyObject *fn = PyDict_GetItemWithError(names, s_ignored);
+                PyObject *verdict = fn != NULL ? PyObject_CallNoArgs(fn) : NULL;
+                if (verdict == NULL) goto fail;
+                Py_DECREF(verdict);
+                if (verdict == Py_True) break;
+            }
+            PyObject *noisy = seen_noisy(names, state);
+            loud = noisy != NULL ? PyLong_AsLong(PyTuple_GET_ITEM(noisy, 1)) : FP_FLAGS;
+            if ((loud == -1 && PyErr_Occurred()) || nkept == MAX_KEPT) goto fail;
+            PyObject *copy = PyArray_NewCopy((PyArrayObject *)args[c[-1]], NPY_CORDER);
+            if (copy == NULL) goto fail;
+            owned[nowned++] = copy;
+            kept[nkept] = args[c[-1]];
+            copies[nkept++] = copy;
+            break;
+        }
+        case OP_UNDO: /* after the kernels: on a loud flag the kept arguments get their values
+                       * back and the Python path runs (jit/fp_errors.restoring reruns) */
+            if (nkept && fetestexcept((int)loud)) {
+                for (int k = 0; k < nkept; k++)
+                    if (PyArray_CopyInto((PyArrayObject *)kept[k], (PyArrayObject *)copies[k]) < 0)
+                        goto fail;
+                feclearexcept(FP_FLAGS);
+                goto fail;
+            }
+            break;
         case OP_CODE: /* slot = fn.__code__ of the user's function, for the IS that follows
                        * (a swapped code object, as autoreload makes, fails it) */
             slots[c[0]] = PyFunction_GET_CODE(PyTuple_GET_ITEM(p->consts, c[1]));
@@ -391,14 +442,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 3, 0, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
-    int64_t nwords = 0, nheld = 0, nscratch = 0;
+    int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_APART) return -1;
+        if (op < OP_ARRAY || op > OP_UNDO) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -425,6 +476,11 @@ static int validate(const Program *p) {
         if (op == OP_CODE && !PyFunction_Check(PyTuple_GET_ITEM(p->consts, c[1]))) return -1;
         if (op == OP_GLOBAL &&
             (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
+        if (op == OP_KEEP &&
+            (c[0] >= nconsts || c[1] >= nconsts || c[2] >= p->nargs || ++nkept > MAX_KEPT ||
+             ++nheld > MAX_SLOTS || !PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
         if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
@@ -524,8 +580,6 @@ static PyTypeObject GuardsType = {
 
 /* The calling thread's floating-point flags around a region's compiled run (runtime/fpflags.py):
  * tens of nanoseconds here against about 0.2 us for the same libm calls through cffi. */
-#define FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
-
 static PyObject *fp_clear(PyObject *self, PyObject *unused) {
     if (fetestexcept(FP_FLAGS)) feclearexcept(FP_FLAGS); /* clearing costs 5x testing */
     Py_RETURN_NONE;
@@ -550,6 +604,9 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     if (PyType_Ready(&GuardsType) < 0) return NULL;
     s_compiled_calls = PyUnicode_InternFromString("compiled_calls");
     s_nthreads = PyUnicode_InternFromString("_nthreads");
+    s_ignore_state = PyUnicode_InternFromString("ignore_state");
+    s_noisy = PyUnicode_InternFromString("noisy");
+    s_ignored = PyUnicode_InternFromString("ignored");
     one = PyLong_FromLong(1);
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from . import errstate
 from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, END) = range(1, 33)  # fmt: skip
+ APART, KEEP, UNDO, END) = range(1, 35)  # fmt: skip
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8")}
@@ -52,6 +53,7 @@ class _Program:
         self.exprs: dict[tuple, int] = {}  # size expression -> register
         self.slots: dict[tuple, int] = {}  # ("in", leaf) / ("t", id) -> slot
         self.nslots = nargs
+        self.keeping = False  # copies kept (KEEP): UNDO after the kernels
 
     def emit(self, *words: int) -> None:
         self.code += words
@@ -108,6 +110,7 @@ def assemble(
     kernels: dict[str, int],
     boxes: Sequence[tuple] | None = None,
     raiser: tuple | None = None,
+    kept: Sequence[int] = (),
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
     ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
@@ -115,7 +118,9 @@ def assemble(
     each global read, see :func:`_read_check`), and the addresses of its kernels' packed
     entries; None when it cannot be expressed. ``boxes``: how the entry's result template
     returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are;
-    ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises."""
+    ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises;
+    ``kept``: the leaves it keeps copies of while NumPy's error state reports some error, put
+    back after a flag it reports, where the Python path runs instead (``fp_errors.restoring``)."""
     value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
@@ -134,6 +139,7 @@ def assemble(
         for rel, x, y in shape_guards:
             p.compare(rel, p.expr(x), p.expr(y))
         p.emit(COMMIT)
+        _keep(p, kept, leaves)
         _wrapper(p, plan, leaves, (kernels, raiser), boxes)
         if boxes is not None:
             _boxret(p, plan["outputs"], boxes, leaves)
@@ -141,6 +147,18 @@ def assemble(
         return None
     p.emit(END)
     return np.asarray(p.code, dtype=np.int64).tobytes(), tuple(p.consts), len(key)
+
+
+def _keep(p: _Program, kept: Sequence[int], leaves: list) -> None:
+    """KEEP each kept leaf (an array argument), UNDO after the last kernel (:func:`_wrapper`)."""
+    variable = getattr(errstate.current, "__self__", None)  # NumPy's context variable
+    if kept and type(variable).__name__ != "ContextVar":
+        raise _Unsupported("an error state without NumPy's context variable")
+    for k in kept:
+        if leaves[k][1] != "array":
+            raise _Unsupported(f"a kept leaf {k} that is no array argument")
+        p.emit(KEEP, p.const(variable), p.const(vars(errstate)), leaves[k][0])
+    p.keeping = bool(kept)
 
 
 def _key_checks(p: _Program, key: tuple) -> list[tuple[int, str]]:
@@ -252,6 +270,8 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
             p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
         else:
             _call(p, step, leaves, *code)
+    if p.keeping:
+        p.emit(UNDO)
     if boxes is not None:
         return
     outs = [p.slot(ref) for ref in plan["outputs"]]

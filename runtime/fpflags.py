@@ -129,16 +129,24 @@ def _note(words: str, _flag: int) -> None:
     _local.noted.add(_ERROR_KEYS[words])
 
 
-def call_noted(fn: Callable, *args: Any, noted: set[str] | None = None, clear: bool = False) -> Any:
+def call_noted(
+    fn: Callable,
+    *args: Any,
+    noted: set[str] | None = None,
+    clear: bool = False,
+    reruns: bool = False,
+) -> Any:
     """``fn(*args)`` with NumPy's floating-point errors noted (into ``noted``), not reported,
     then raised as the CPU's flags: NumPy steps of a compiled region (the eager interpreter's,
     a C region's host steps) then raise what C kernels raise, and the region tests them once;
     reported as they happen, NumPy warned from our own line, and again when the region ran its
     statements. The flags raised before stay raised (NumPy clears them: a kernel's invalid
-    flag was lost to a later ``np.median`` step), or where ``clear`` are cleared."""
+    flag was lost to a later ``np.median`` step), or where ``clear`` are cleared. ``reruns``:
+    the region's statements can run instead of ``fn`` (:func:`rerun_instead`)."""
     kept = 0 if clear else raised()
     noted = set() if noted is None else noted
     outer, _local.noted = getattr(_local, "noted", None), noted
+    outer_reruns, _local.reruns = rerun_instead(), reruns
     variable, state = _NOTING
     token = variable.set(state) if variable is not None else None
     try:  # raised too where fn raises: NumPy warns before its error
@@ -149,13 +157,21 @@ def call_noted(fn: Callable, *args: Any, noted: set[str] | None = None, clear: b
     finally:
         if token is not None:
             variable.reset(token)
-        _local.noted = outer
+        _local.noted, _local.reruns = outer, outer_reruns
         if clear:
             clear_flags()  # what NumPy's other functions left (argmax compares NaN): no warning
         if noted:
             raise_kinds(noted)
         if kept:
             _feraiseexcept()(kept)
+
+
+def rerun_instead() -> bool:
+    """Whether the running :func:`call_noted` may end with the region's statements run instead
+    (RunPlain): the eager interpreter's steps whose NumPy code warns by ``warnings.warn``
+    whatever the error state ("Degrees of freedom <= 0") leave it to them, which warn once,
+    as the plain code does, without a process-wide hold on warnings."""
+    return getattr(_local, "reruns", False)
 
 
 def clear_flags() -> object:

@@ -251,17 +251,20 @@ def store_divided(x, y):
     return x.sum()
 
 
-def test_a_region_that_stores_stays_silent():
-    """A region that wrote into an argument cannot run its statements again, and a flag is no
-    proof that NumPy would warn: it returns silently, the argument as one plain run leaves it."""
+def test_a_region_that_stores_raises_as_numpy_under_warnings_as_errors():
+    """A region that wrote into an argument raises NumPy's RuntimeWarning under a filter that
+    makes it an error, leaving the argument as NumPy does (unwritten: the divide raised before
+    the store); it returned silently with the argument written (jit/fp_errors.restoring)."""
     compiled = astcompile.compile(store_divided, backend="c")
     for _ in range(3):
         x, y = np.ones(3), np.array([1.0, 0.0, 2.0])
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            total = compiled(x, y)
+            with pytest.raises(RuntimeWarning, match="divide by zero encountered in divide"):
+                compiled(x, y)
+        np.testing.assert_array_equal(x, np.ones(3))
+        assert compiled(x, y) == np.inf  # without the filter: warned, stored
         np.testing.assert_array_equal(x, [1.0, np.inf, 0.5])
-        assert total == np.inf
 
 
 def test_quiet_follows_errstate_and_seterr():

@@ -9,12 +9,15 @@ the eager interpreter and the C code raise the same ValueError.
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from astcompile.ir.attrs import SizeCheckKind
+from astcompile.ir.ops import NUMPY_CALLS, Op
+from astcompile.runtime import fpflags
 from astcompile.runtime.user_frames import raise_at
 
 #: kind -> (holds(sizes), C condition format over the sizes' C expressions, status code)
@@ -128,3 +131,24 @@ def error_for(rc: int, err: Any, checks: tuple = ()) -> BaseException:
     if message is not None:
         return ValueError(message)
     return RuntimeError(f"astcompile: region failed with status {rc}")
+
+
+#: Reductions whose NumPy code warns by ``warnings.warn`` of too few values, whatever the
+#: error state ("Mean of empty slice", "Degrees of freedom <= 0 for slice").
+_WARN_FEW = frozenset({Op.MEAN, Op.VAR, Op.STD})
+
+
+def rerun_where_numpy_warns(node: Any, args: Sequence[Any]) -> None:
+    """RunPlain where NumPy's code for ``node`` would warn by ``warnings.warn`` whatever the
+    error state (too few values for a reduction; a NumPy function given an empty array) while
+    the region's statements may run instead (``fpflags.rerun_instead``: the eager
+    interpreter's): they warn once, from the user's line, as the plain code does, with no
+    process-wide hold on warnings that another thread's would meet (jit/fp_errors.py)."""
+    if not fpflags.rerun_instead():
+        return
+    if node.op in _WARN_FEW:
+        few = math.prod(np.shape(args[0])[a] for a in node.attr.axes) <= node.attr.ddof
+    else:
+        few = node.op in NUMPY_CALLS and any(np.size(a) == 0 for a in args if np.ndim(a))
+    if few:
+        raise RunPlain("NumPy warns of this step from its own line")

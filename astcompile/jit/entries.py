@@ -328,13 +328,14 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.lower.fastplan import NoFastPlan, dim_plan
     from astcompile.runtime.fastcall_program import assemble, global_reads
 
-    parts = getattr(entry.run, "parts", None)
-    plan = getattr(parts, "fast", None)
+    kept = getattr(entry.run, "fast_keeps", ())  # fp_errors.restoring's copies (None: no C)
+    run = getattr(entry.run, "__wrapped__", entry.run)
+    plan = getattr(getattr(run, "parts", None), "fast", None)
     reads = global_reads(entry.reads, root)
     boxes = None if entry.plain else _boxes(entry)
-    if plan is None or (boxes is None and not entry.plain) or reads is None:
+    if plan is None or kept is None or (boxes is None and not entry.plain) or reads is None:
         return None
-    namespace = getattr(entry.run, "__globals__", {})
+    namespace = getattr(run, "__globals__", {})
     ffi, lib = namespace.get("_ffi"), namespace.get("_lib")
     kernels = {}
     try:
@@ -349,7 +350,7 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
         return None
     found = (entry.result.value_guards, guards, reads)
     raiser = tuple(namespace.get(name) for name in ("_raise", "_checks", "_sites"))
-    return assemble(entry.key, plan, found, kernels, boxes, raiser)
+    return assemble(entry.key, plan, found, kernels, boxes, raiser, kept)
 
 
 def _boxes(entry: Entry) -> list[tuple] | None:

@@ -7,8 +7,9 @@ select computes both sides of an if/else. So compiled code never warns itself: a
 caller can see runs its own statements again, and NumPy decides (its message, the user's line,
 a warnings filter that makes RuntimeWarning an error raises it); so does one whose only visible
 stores are into arguments it never reads (an ``out`` parameter: the rerun stores the same
-values), unless a warnings filter would raise. Any other region that stored cannot run twice:
-it returns silently (a documented deviation).
+values), unless a warnings filter would raise. One that stores into arguments it also reads
+keeps copies of them while a flag could be seen (:func:`restoring`): they get their values
+back and the statements run. Any other region that stored returns silently (documented).
 
 C's ``<`` on NaN is a signalling compare too, but the C rules compare floats quietly, as
 NumPy does (``astc_less_double`` in astc_math.h): data with missing values stays compiled.
@@ -22,16 +23,18 @@ pay nothing for this: it happens only after a loud one.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from astcompile.ir.checks import RunPlain
 from astcompile.ir.graph import Graph, Node, walk
-from astcompile.ir.ops import Op, is_fresh, is_view
+from astcompile.ir.ops import NUMPY_CALLS, Kind, Op, is_fresh, is_view
 from astcompile.jit.entries import MISS
-from astcompile.runtime import fpflags
+from astcompile.runtime import errstate, fpflags
 
 if TYPE_CHECKING:
     from astcompile.ir.results import TraceResult
@@ -144,7 +147,7 @@ def _write_only(graph: Graph) -> set[int]:
     other store is into an array it made and it has no effect but stores and checks; else
     none. Running its statements again stores the same values into them."""
     stores = [node for node in walk(graph.nodes()) if node.op is Op.STORE]
-    roots = {id(root): root for root in map(_store_root, stores) if not is_fresh(root.op)}
+    roots = {id(r): r for r in (_store_root(s.inputs[0]) for s in stores) if not is_fresh(r.op)}
     inputs = {id(node): k for k, node in enumerate(graph.inputs)}
     if not roots or not roots.keys() <= inputs.keys() or not _only_stores(graph.effects):
         return set()
@@ -163,8 +166,8 @@ def _write_only(graph: Graph) -> set[int]:
     return {inputs[key] for key in roots}
 
 
-def _store_root(store: Node) -> Node:
-    target = store.inputs[0]
+def _store_root(target: Node) -> Node:
+    """The array a store into ``target`` (a view, an earlier store's result) writes into."""
     while is_view(target.op) or target.op is Op.STORE:
         target = target.inputs[0]
     return target
@@ -173,12 +176,30 @@ def _store_root(store: Node) -> Node:
 def _only_stores(effects: list[Node]) -> bool:
     """Whether ``effects`` (loop and branch bodies too) are stores and checks only."""
     for node in effects:
-        if node.op is Op.LOOP:
-            if not _only_stores(node.attr.body.effects):
+        if node.op is Op.LOOP or node.op is Op.IF:
+            attr = node.attr
+            bodies = [attr.body] if node.op is Op.LOOP else [attr.then_graph, attr.else_graph]
+            if not all(_only_stores(graph.effects) for graph in bodies):
                 return False
         elif node.op not in (Op.STORE, Op.CHECK, Op.SIZE_CHECK):
             return False
     return True
+
+
+def _stored_inputs(graph: Graph) -> set[int] | None:
+    """The positions among ``graph``'s inputs of the arrays its stores write into, through
+    views, in its loops and branches too (their bodies name the arrays they capture); None
+    where one writes into an array that is neither an input nor made by the graph (a loop's
+    carried array)."""
+    inputs = {id(node): k for k, node in enumerate(graph.inputs)}
+    found: set[int] = set()
+    for store in walk(graph.nodes()):
+        root = _store_root(store.inputs[0]) if store.op is Op.STORE else None
+        if root is not None and id(root) in inputs:
+            found.add(inputs[id(root)])
+        elif root is not None and not is_fresh(root.op):
+            return None
+    return found
 
 
 def repeatable(result: TraceResult) -> bool:
@@ -188,6 +209,89 @@ def repeatable(result: TraceResult) -> bool:
 
     written = getattr(result, "written_lists", ())
     return not written and stores_nothing_seen(result.graph.effects)
+
+
+def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[list], list]:
+    """``run`` of a region that stores into arrays it also reads (``x /= y``, a loop's
+    ``a[i] = a[i] / b[i]``), keeping copies of them while NumPy's error state could show a
+    flag the run raises: after a loud one they get their values back and the region's
+    statements run instead (RunPlain), so NumPy warns as it does, or raises and leaves them as
+    it does. Free while every mode is "ignore" (bar reductions warning of an empty slice);
+    the C-level call path does the same (``fastcall.c``'s KEEP and UNDO)."""
+    stored, graph = _kept(result), result.graph
+    if not stored:
+        return run
+    out_only, empty_warns = _write_only(graph), _warns_empty(graph)
+    read = sorted(stored - out_only)
+    aside = empty_warns or (  # the eager interpreter's NumPy functions: ir/checks.py
+        getattr(run, "fp_silent", False) and any(n.op in NUMPY_CALLS for n in walk(graph.nodes()))
+    )
+
+    def run_restoring(leaves: list) -> list:
+        if errstate.ignored() and not aside:
+            return run(leaves)
+        kept = sorted(stored) if out_only and _warnings_raise() else read
+        saved = [(leaves[k], leaves[k].copy(order="K")) for k in kept]
+        try:
+            outputs = run(leaves)
+        except RunPlain:  # the statements run: from the arrays as they were
+            _restore(saved)
+            raise
+        except Exception:  # NumPy's warning comes before the error: the statements raise it
+            if not (saved and _loud(empty_warns)):
+                raise
+            _restore(saved)
+            raise RunPlain("an error after a loud floating-point flag") from None
+        if saved and _loud(empty_warns):
+            _restore(saved)
+            raise RunPlain("a loud floating-point flag")
+        return outputs
+
+    functools.update_wrapper(run_restoring, run)  # its parts and sources, for caches and dumps
+    # what the C-level call path keeps copies of (entries._fast_program), None: it leaves the
+    # call to this function; out parameters it keeps only here (under warnings as errors)
+    run_restoring.fast_keeps = None if read and aside else read
+    return run_restoring
+
+
+def may_rerun(result: TraceResult) -> bool:
+    """Whether the statements of a region whose run raised a loud flag may run after it: it
+    stored nothing the caller sees, or it keeps copies of what it stores into (:func:`restoring`)."""
+    return repeatable(result) or bool(_kept(result))
+
+
+def _kept(result: TraceResult) -> set[int] | None:
+    """The inputs :func:`restoring` keeps copies of: those a region stores into, where it may
+    raise a flag and has no effect but stores (none where it stores only into arrays it made:
+    ``repeatable``, whose import a warm process need not pay)."""
+    graph = result.graph
+    if not fpflags.KINDS or not _only_stores(graph.effects):
+        return None
+    return _stored_inputs(graph) if _may_flag(graph) else None
+
+
+def _restore(saved: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """The kept arrays' values back, and the flags cleared: the statements run from there."""
+    for array, copy in saved:
+        np.copyto(array, copy)
+    fpflags.clear()
+
+
+def _loud(empty_warns: bool) -> bool:
+    return _rerun_follows(set(fpflags.kinds(fpflags.raised())), empty_warns)
+
+
+def _may_flag(graph: Graph) -> bool:
+    """Whether a run of ``graph`` may raise a floating-point flag: an op on or to floats or
+    complex numbers, or an integer division or remainder (NumPy's "divide by zero")."""
+    for node in walk(graph.nodes()):
+        if node.kind is Kind.LEAF or node.op is Op.STORE or is_view(node.op):
+            continue
+        if node.op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV) or any(
+            getattr(value.dtype, "kind", "") in ("f", "c") for value in (node, *node.inputs)
+        ):
+            return True
+    return False
 
 
 def _back_off(region: Region) -> None:
@@ -216,29 +320,18 @@ class _Plain:
             fpflags.clear()
 
 
-def noting_errors(
-    run: Callable[[Sequence[Any]], list], graph: Graph
-) -> Callable[[Sequence[Any]], list]:
+def noting_errors(run: Callable[[Sequence[Any]], list]) -> Callable[[Sequence[Any]], list]:
     """``run`` with NumPy's floating-point errors noted, not reported, then raised as the CPU's
     flags (the eager backend's interpreter): Python floats computed as NumPy scalars warn where
     Python is silent, and NumPy's warning would name targets/eager.py. The region tests the
     flags as after a C run, and its statements run again where the user's error state reports
-    one. The warnings NumPy gives by ``warnings.warn`` (``x.std(ddof=1)`` of one value:
-    "Degrees of freedom <= 0") are held back where that rerun follows, which gives them again
-    (they came twice)."""
-    empty_warns = _warns_empty(graph)
+    one. A step whose NumPy code warns by ``warnings.warn`` (``x.std(ddof=1)`` of one value:
+    "Degrees of freedom <= 0") hands the call to the statements before it runs
+    (``fpflags.rerun_instead``): held back process-wide, such warnings were lost to other
+    threads, or came twice."""
 
     def noting(leaves: Sequence[Any]) -> list:
-        said: list = []
-        noted: set[str] = set()
-        try:
-            with warnings.catch_warnings(record=True) as said:
-                warnings.simplefilter("always")
-                return fpflags.call_noted(run, leaves, noted=noted, clear=True)
-        finally:
-            if not _rerun_follows(noted, empty_warns):
-                for w in said:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return fpflags.call_noted(run, leaves, clear=True, reruns=True)
 
     noting.fp_silent = True  # its errors are the flags' (stages.add_entry)
     return noting

@@ -32,7 +32,7 @@ import numpy as np
 from astcompile import config, logs, registry
 from astcompile.buildid import compiler_id
 from astcompile.frontend.lookup import code_digest, fingerprint
-from astcompile.jit import telemetry
+from astcompile.jit import fp_errors, telemetry
 from astcompile.jit.entries import Entry
 from astcompile.runtime import artifacts, build, cache, forksafe, trust
 from astcompile.runtime.errors import RuntimeBuildError
@@ -215,7 +215,7 @@ def _entry(
     parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"], fast=fast)
     parts.library = so_path if library is not None else None  # where its C source is kept
     result = dataclasses.replace(record["result"], reads=reads)
-    run = make_wrapper(result.graph, parts, library)
+    run = fp_errors.restoring(make_wrapper(result.graph, parts, library), result)
     return Entry(key, result, run)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ from astcompile.ir.attrs import ArithKind
 from astcompile.ir.checks import (
     RunPlain,
     make_error,
+    rerun_where_numpy_warns,
     sequence_error,
     size_check_holds,
     size_check_message,
@@ -103,6 +104,7 @@ def _reduce(node: Node, ctx: EvalContext, args: list) -> Any:
         axis = None if len(attr.axes) != 1 or (ndim <= 1 and attr.axes == ()) else attr.axes[0]
         return fn(args[0], axis=axis, keepdims=attr.keepdims)
     axis = None if len(attr.axes) == ndim else attr.axes
+    rerun_where_numpy_warns(node, args)
     if node.op in (Op.VAR, Op.STD):
         return fn(args[0], axis=axis, keepdims=attr.keepdims, ddof=attr.ddof)
     if node.op is Op.MEAN and attr.ddof:
@@ -230,6 +232,7 @@ def _input(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _numpy_step(node: Node, ctx: EvalContext, args: list) -> Any:
     """NumPy's own function (np.sort, np.percentile, ...): what the plain code calls."""
+    rerun_where_numpy_warns(node, args)
     return node.attr.function()(*args, **dict(node.attr.kwargs))
 
 
@@ -255,10 +258,7 @@ def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
     plans = _SUB_PLANS.setdefault(owner, {})
     steps = plans.get(id(graph))
     if steps is None:
-        steps = [
-            (n.id, rule_for(n), n, tuple(i.id for i in n.inputs))
-            for n in own_nodes(graph, owner.inputs)
-        ]
+        steps = _steps(own_nodes(graph, owner.inputs))
         plans[id(graph)] = steps
     return steps
 
@@ -333,11 +333,11 @@ def plan(graph: Graph) -> list[Step]:
     Node ids follow program order, so running in id order keeps reads before later stores.
     """
     inputs = {n.id for n in graph.inputs}
-    steps = []
-    for node in sorted(graph.nodes(), key=lambda n: n.id):
-        if node.id not in inputs:
-            steps.append((node.id, rule_for(node), node, tuple(i.id for i in node.inputs)))
-    return steps
+    return _steps(n for n in sorted(graph.nodes(), key=lambda n: n.id) if n.id not in inputs)
+
+
+def _steps(nodes: Iterable[Node]) -> list[Step]:
+    return [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs)) for n in nodes]
 
 
 def run_plan(
@@ -373,14 +373,13 @@ class EagerBackend:
 
     def wrap(self, work: Any) -> None:
         """The pipeline's ``wrap`` stage: the interpreter is this target's whole lowering. A
-        region whose statements can run again (it stored nothing the caller sees) notes NumPy's
-        floating-point errors instead of warning from this file's line: its statements run
-        again and NumPy warns from the user's (as after C: jit/fp_errors.py)."""
+        region whose statements can run again notes NumPy's floating-point errors, not warning
+        from this file's line: they run again, NumPy warns from the user's (jit/fp_errors.py)."""
         from astcompile.jit import fp_errors
 
         run = self.compile(work.graph)
-        rerun = work.result is not None and fp_errors.repeatable(work.result)  # a region's
-        work.run = fp_errors.noting_errors(run, work.graph) if rerun and fpflags.KINDS else run
+        rerun = work.result is not None and fp_errors.may_rerun(work.result)  # a region's
+        work.run = fp_errors.noting_errors(run) if rerun and fpflags.KINDS else run
 
     def compile(self, graph: Graph) -> Callable[[Sequence[Any]], list]:
         """The graph's interpreter. A call that would store into a read-only argument runs the
