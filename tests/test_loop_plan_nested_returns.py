@@ -12,19 +12,18 @@ import astcompile
 
 
 def find_above(grid, level):
-    rows, cols = grid.shape
-    for i in range(rows):
-        for j in range(cols):
-            if grid[i, j] > level:
-                return i, j, grid[i, j]
-    return -1, -1, 0.0
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            if grid[i, j] >= level:
+                return (i, j, grid[i, j])
+    return (-1, -1, 0.0)
 
 
 def two_sum(values, target):
-    n = values.shape[0]
-    for i in range(n):
+    n = len(values)
+    for i in range(n - 1):
         for j in range(i + 1, n):
-            if values[i] + values[j] == target:
+            if values[j] == target - values[i]:
                 return i, j
     return -1, -1
 
