@@ -122,3 +122,41 @@ def mixed_table(idx):
 
 def test_a_table_of_mixed_types_runs_as_written():
     assert_same_calls(mixed_table, [(np.array([0, 1, 1]),)], "c")
+
+
+# -- a fractional power of a loop value ------------------------------------------------------------
+
+
+def step_growth(h, tol, errs):
+    for k in range(errs.shape[0]):
+        err = float(errs[k])
+        h *= min(4.0, max(0.1, 0.84 * (tol / max(err, 1e-300)) ** 0.25))
+    return h
+
+
+def fractional_powers(x):
+    s = 0.0
+    for k in range(x.shape[0]):
+        v = float(x[k])
+        s += v**1.5 + v**-0.5
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_fractional_power_of_a_loop_value_compiles_with_pythons_answers(backend):
+    """``x ** 0.25`` of a run-time Python float (an adaptive step's growth factor) compiled;
+    before, the loop ran as Python. A negative base gives Python's complex number (the plain
+    statements run), ``0.0 ** -0.5`` Python's ZeroDivisionError, an overflow its OverflowError."""
+    errs = np.random.default_rng(5).random(40) * 1e-5
+    assert_same_calls(step_growth, [(0.1, 1e-6, errs), (0.1, 1e-6, errs[:0])], backend=backend)
+    calls = [
+        (np.arange(1.0, 6.0),),
+        (np.array([4.0, -1.0, 2.0]),),  # complex from the second element on
+        (np.array([1.0, 0.0]),),
+        (np.array([1e250, 2.0]),),
+        (np.array([np.nan, 2.0]),),
+    ]
+    assert_same_calls(fractional_powers, calls, backend=backend)
+    compiled = astcompile.compile(step_growth, backend=backend)
+    compiled(0.1, 1e-6, errs)
+    assert compiled.python_loops == set() and compiled.regions[0].stats.compiled_calls > 0

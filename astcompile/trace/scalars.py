@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
 from astcompile.trace import handlers, int_bounds, pycomplex
@@ -260,7 +261,10 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     by zero raises ZeroDivisionError (with Python's message), and a power must not turn
     complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python (a float to
     an int power, ``gamma ** t``, cannot)."""
-    if op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
+    if op is Op.POW and _fractional_power(a, b):
+        C.rerun_on_failure(TraceReason.LOOP_POWER, "a fractional power of a run-time number")
+        _ok(C.negate(a < 0), RUN_PLAIN, "a negative number to a fractional power is complex")
+    elif op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
         # power is a float whatever the values: python_float_power checks Python's errors
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
@@ -273,6 +277,15 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         _ok(b >= 0, "ValueError", "negative shift count")
     if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
+
+
+def _fractional_power(a: Any, b: Any) -> bool:
+    """``x ** 0.25`` (a constant Python float exponent, not a whole number) of a run-time
+    Python float or int: a float where ``x >= 0`` or NaN (python_float_power checks Python's
+    errors); Python gives a complex number for a negative ``x``, which the plain code makes
+    (a RUN_PLAIN check, trace/control.py)."""
+    base_ok = _kind(a) in (float, int) and not isinstance(a, (SymArray, np.generic))
+    return base_ok and type(b) is float and not b.is_integer()
 
 
 @handlers.register
