@@ -4,6 +4,8 @@ digit loops): such loops ran as Python."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same_calls
@@ -160,3 +162,48 @@ def test_a_fractional_power_of_a_loop_value_compiles_with_pythons_answers(backen
     compiled = astcompile.compile(step_growth, backend=backend)
     compiled(0.1, 1e-6, errs)
     assert compiled.python_loops == set() and compiled.regions[0].stats.compiled_calls > 0
+
+
+# -- min/max of Python floats and NumPy float64 scalars ---------------------------------------------
+
+
+def nearest_hit(b, c):
+    nearest = np.inf  # a Python float; the hits are NumPy float64 scalars
+    hits = 0
+    for k in range(b.shape[0]):
+        disc = b[k] * b[k] - c[k]
+        if disc >= 0:
+            t = -b[k] - np.sqrt(disc)
+            if t > 0:
+                hits += 1
+                nearest = min(nearest, t)
+    return hits, nearest
+
+
+def clamped_steps(errs, tol):
+    h = 0.01
+    t = 0.0
+    for k in range(errs.shape[0]):
+        h *= min(2.0, max(0.2, 0.9 * (tol / errs[k]) ** 0.5))
+        t += math.cos(t + h)
+    return h, t, max(h, 0.0, -0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_min_max_of_python_and_numpy_floats_compile_with_pythons_types(backend):
+    """``min(nearest, t)`` of a Python float and a NumPy float64 returns the argument picked,
+    with its type: compiled as a value and a flag (trace/unions.py), it was a break before.
+    NaN and signed zeros follow Python's order of the arguments; ``math.cos`` of either is a
+    Python float."""
+    b = np.array([-3.0, 1.0, -2.0, -5.0, np.nan])
+    c = np.array([1.0, 0.5, 3.0, 0.0, 1.0])
+    calls = [(b, c), (b[1:2], c[1:2]), (-b, c)]
+    assert_same_calls(nearest_hit, calls, backend=backend)
+    errs = np.array([1e-3, 1e-9, 1.0, np.nan, 1e-7])
+    assert_same_calls(
+        clamped_steps, [(errs, 1e-6), (errs[:0], 1.0), (errs[1:2], 1e-6)], backend=backend
+    )
+    for fn, args in ((nearest_hit, (b, c)), (clamped_steps, (errs, 1e-6))):
+        compiled = astcompile.compile(fn, backend=backend)
+        compiled(*args)
+        assert compiled.python_loops == set() and compiled.regions[0].stats.compiled_calls > 0

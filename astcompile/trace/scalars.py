@@ -26,12 +26,20 @@ import numpy as np
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
-from astcompile.trace import handlers, int_bounds, pycomplex
+from astcompile.trace import handlers, int_bounds, pycomplex, unions
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.sym_numbers import SymInt
-from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
+from astcompile.trace.symbolic import (
+    SymArray,
+    SymScalar,
+    apply_elementwise,
+    is_union,
+    operand,
+    plain,
+    wrap,
+)
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 _INT_LIMIT = 2.0**63
@@ -104,7 +112,7 @@ def _float(value: Any) -> SymScalar:
     """``float(value)``: of a complex number, Python's TypeError (raised by the plain code)."""
     if pycomplex.is_complex(value):
         raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "a complex number where a real is needed")
-    return _py(operand(value).node, float)
+    return _py(operand(plain(value)).node, float)  # a union's value is the same either way
 
 
 def _ok(value: Any, exception: str, message: str) -> None:
@@ -207,8 +215,12 @@ def _extreme(pick: str) -> Callable:
     def handler(*args: Any) -> Any:
         if len(args) < 2:
             raise TraceBreak(TraceReason.MIN_MAX_ONE_ARGUMENT, f"{pick}() over an iterable")
+        if any(map(is_union, args)) and _float_twins(args):
+            return _union_extreme(pick, args)
         kinds = {(_kind(a), isinstance(a, SymArray)) for a in args}
         if len(kinds) != 1 or len({operand(a).node.dtype for a in args if C.is_runtime(a)}) > 1:
+            if _float_twins(args):
+                return _union_extreme(pick, args)
             raise TraceBreak(
                 TraceReason.MIN_MAX_MIXED_TYPES,
                 f"{pick}() of values of different types returns a value-dependent type",
@@ -225,6 +237,38 @@ def _extreme(pick: str) -> Callable:
         return wrap(best.node, is_scalar=scalars) if isinstance(best, SymArray) else best
 
     return handler
+
+
+def _float_twins(args: tuple) -> bool:
+    """Python floats mixed with NumPy float64 scalars (``max(0.1, tol / err)`` where ``err``
+    came from an array): the value Python returns is the same either way, only its type is
+    that of the argument picked."""
+    twin = np.dtype(np.float64)
+    for a in args:
+        if isinstance(a, SymArray) and not (a.is_scalar and a.dtype == twin):
+            return False
+        if not isinstance(a, SymArray) and _kind(a) is not float:
+            return False
+    return True
+
+
+def _union_extreme(pick: str, args: tuple) -> Any:
+    """``min``/``max`` of :func:`_float_twins`: the value picked as Python picks it, and a
+    flag "it is the Python float" picked alongside, which makes it a union (trace/unions.py:
+    its type follows the flag where it is returned or stored)."""
+    best, flag = plain(args[0]), _is_python(args[0])
+    for other in args[1:]:
+        value = plain(other)
+        better = value < best if pick == "min" else value > best
+        best = apply_elementwise(Op.WHERE, better, value, best)
+        flag = apply_elementwise(Op.WHERE, better, _is_python(other), flag)
+    return unions.make(best, float, flag)
+
+
+def _is_python(value: Any) -> Any:
+    if is_union(value):
+        return value.python[1]
+    return wrap(B.const_operand(np.bool_(not isinstance(value, SymArray))).node, is_scalar=True)
 
 
 def _abs(x: Any) -> Any:
