@@ -96,3 +96,88 @@ def test_a_nested_return_under_an_if_with_code_after_gives_the_plain_answer(back
     runs in Python there: a gap left for later); the answer is the plain one."""
     calls = [(np.arange(12.0).reshape(4, 3) - 3.0, 11.0), (np.ones((3, 3)), 9.0)]
     assert_same_calls(row_walk, calls, backend=backend)
+
+
+def break_then_return(x, t):
+    j = 0
+    for i in range(x.shape[0]):
+        if x[i, 0] < -5:
+            break
+        for j in range(x.shape[1]):
+            if x[i, j] > t:
+                return i, j
+    return -1, -1
+
+
+def return_under_if(x, t):
+    j = 0
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i, 0] > -5:
+            for j in range(x.shape[1]):
+                s = x[i, j] * 2.0
+                if s > t:
+                    return i, j, s
+    return -1, -1, 0.0
+
+
+def while_around(x, t):
+    i = 0
+    while i < x.shape[0]:
+        for j in range(x.shape[1]):
+            if j > 0 and x[i, j] == x[i, j - 1]:
+                continue
+            if x[i, j] > t:
+                return i * 1000 + j
+        i += 1
+    return -1
+
+
+def grows_past_int64(x, t):
+    acc = 1
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            acc = acc * 3 + 1
+            if x[i, j] > t:
+                return acc
+    return acc
+
+
+def unbound_names_behind_a_break(x, t):
+    for i in range(x.shape[0]):
+        if x[i, 0] < -5:
+            break
+        for j in range(x.shape[1]):
+            if x[i, j] > t:
+                return i, j
+    return -1, -1
+
+
+GRIDS = [
+    np.arange(20.0).reshape(4, 5),
+    np.where(np.arange(20).reshape(4, 5) == 10, -9.0, np.arange(20.0).reshape(4, 5)),
+    np.ones((0, 5)),
+    np.ones((8, 50)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, compiles",
+    [
+        (break_then_return, True),
+        (return_under_if, True),
+        (while_around, True),
+        (grows_past_int64, True),  # a Python int past int64 runs the statements as written
+        (unbound_names_behind_a_break, False),  # `j` unbound, passed by `if go:`: a gap
+    ],
+    ids=lambda v: getattr(v, "__name__", str(v)),
+)
+def test_nested_returns_with_jumps_ifs_and_python_ints(backend, fn, compiles):
+    """Names the return reads pass through the ``if`` around the inner loop and the ``if go:``
+    after a ``break``; the return's Python int keeps its exact value."""
+    calls = [(g, t) for g in GRIDS for t in (12.5, 1.5, 99.0)]
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(GRIDS[0], 12.5)
+    assert (compiled.python_loops == set()) is compiles
