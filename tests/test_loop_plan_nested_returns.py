@@ -144,12 +144,13 @@ def grows_past_int64(x, t):
 
 
 def unbound_names_behind_a_break(x, t):
-    for i in range(x.shape[0]):
-        if x[i, 0] < -5:
-            break
-        for j in range(x.shape[1]):
-            if x[i, j] > t:
-                return i, j
+    i = 0
+    while i < x.shape[0] and x[i, 0] >= -5:
+        if i >= 0:
+            for j in range(x.shape[1]):
+                if x[i, j] > t:
+                    return i, j
+        i += 1
     return -1, -1
 
 
@@ -169,7 +170,7 @@ GRIDS = [
         (return_under_if, True),
         (while_around, True),
         (grows_past_int64, True),  # a Python int past int64 runs the statements as written
-        (unbound_names_behind_a_break, False),  # `j` unbound, passed by `if go:`: a gap
+        (unbound_names_behind_a_break, False),  # `j` unbound, passed by an `if`: a gap
     ],
     ids=lambda v: getattr(v, "__name__", str(v)),
 )
