@@ -4,6 +4,8 @@ digit loops): such loops ran as Python."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same_calls
@@ -122,3 +124,86 @@ def mixed_table(idx):
 
 def test_a_table_of_mixed_types_runs_as_written():
     assert_same_calls(mixed_table, [(np.array([0, 1, 1]),)], "c")
+
+
+# -- a fractional power of a loop value ------------------------------------------------------------
+
+
+def step_growth(h, tol, errs):
+    for k in range(errs.shape[0]):
+        err = float(errs[k])
+        h *= min(4.0, max(0.1, 0.84 * (tol / max(err, 1e-300)) ** 0.25))
+    return h
+
+
+def fractional_powers(x):
+    s = 0.0
+    for k in range(x.shape[0]):
+        v = float(x[k])
+        s += v**1.5 + v**-0.5
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_fractional_power_of_a_loop_value_compiles_with_pythons_answers(backend):
+    """``x ** 0.25`` of a run-time Python float (an adaptive step's growth factor) compiled;
+    before, the loop ran as Python. A negative base gives Python's complex number (the plain
+    statements run), ``0.0 ** -0.5`` Python's ZeroDivisionError, an overflow its OverflowError."""
+    errs = np.random.default_rng(5).random(40) * 1e-5
+    assert_same_calls(step_growth, [(0.1, 1e-6, errs), (0.1, 1e-6, errs[:0])], backend=backend)
+    calls = [
+        (np.arange(1.0, 6.0),),
+        (np.array([4.0, -1.0, 2.0]),),  # complex from the second element on
+        (np.array([1.0, 0.0]),),
+        (np.array([1e250, 2.0]),),
+        (np.array([np.nan, 2.0]),),
+    ]
+    assert_same_calls(fractional_powers, calls, backend=backend)
+    compiled = astcompile.compile(step_growth, backend=backend)
+    compiled(0.1, 1e-6, errs)
+    assert compiled.python_loops == set() and compiled.regions[0].stats.compiled_calls > 0
+
+
+# -- min/max of Python floats and NumPy float64 scalars ---------------------------------------------
+
+
+def nearest_hit(b, c):
+    nearest = np.inf  # a Python float; the hits are NumPy float64 scalars
+    hits = 0
+    for k in range(b.shape[0]):
+        disc = b[k] * b[k] - c[k]
+        if disc >= 0:
+            t = -b[k] - np.sqrt(disc)
+            if t > 0:
+                hits += 1
+                nearest = min(nearest, t)
+    return hits, nearest
+
+
+def clamped_steps(errs, tol):
+    h = 0.01
+    t = 0.0
+    for k in range(errs.shape[0]):
+        h *= min(2.0, max(0.2, 0.9 * (tol / errs[k]) ** 0.5))
+        t += math.cos(t + h)
+    return h, t, max(h, 0.0, -0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_min_max_of_python_and_numpy_floats_compile_with_pythons_types(backend):
+    """``min(nearest, t)`` of a Python float and a NumPy float64 returns the argument picked,
+    with its type: compiled as a value and a flag (trace/unions.py), it was a break before.
+    NaN and signed zeros follow Python's order of the arguments; ``math.cos`` of either is a
+    Python float."""
+    b = np.array([-3.0, 1.0, -2.0, -5.0, np.nan])
+    c = np.array([1.0, 0.5, 3.0, 0.0, 1.0])
+    calls = [(b, c), (b[1:2], c[1:2]), (-b, c)]
+    assert_same_calls(nearest_hit, calls, backend=backend)
+    errs = np.array([1e-3, 1e-9, 1.0, np.nan, 1e-7])
+    assert_same_calls(
+        clamped_steps, [(errs, 1e-6), (errs[:0], 1.0), (errs[1:2], 1e-6)], backend=backend
+    )
+    for fn, args in ((nearest_hit, (b, c)), (clamped_steps, (errs, 1e-6))):
+        compiled = astcompile.compile(fn, backend=backend)
+        compiled(*args)
+        assert compiled.python_loops == set() and compiled.regions[0].stats.compiled_calls > 0

@@ -26,6 +26,7 @@ from astcompile.frontend.liveness import Live, Liveness, surely_bound
 from astcompile.frontend.local_names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
+from astcompile.frontend.walk import find
 
 #: The current loop's ``go`` flag and all its flags (see LoopSpec); ("", {}) without jumps.
 _Jump = tuple[str, frozenset[str]]
@@ -59,6 +60,7 @@ class StructuredPlanner:
         #: why each loop planned here stays in Python, for ``explain`` (frontend/region_cuts.py)
         self.why: dict[cst.CSTNode, str] = {}
         self.failed: cst.CSTNode | None = None  # the unit a body could not plan
+        self.depth = 0  # how many compiled loops hold the unit being planned
 
     def _stays(self, node: cst.CSTNode, reason: str) -> None:
         self.why.setdefault(node, reason)
@@ -79,31 +81,36 @@ class StructuredPlanner:
         after = self.liveness.live_in(else_units, after) | after if else_units else after
         returns = own_jumps(node.body, (cst.Return,))
         raises = own_jumps(node.body, (cst.Raise,))
-        if (returns or raises) and not (top and (not raises or len(raises + returns) == 1)):
+        nested = nested_returns(node)
+        if not self._exits_ok(node, top, returns, raises, nested):
             return self._stays(node, _EXITS)
-        for exit_ in returns + raises:  # breaks out; evaluated after the loop (lowering.py)
+        seen = after  # what the code after the loop reads, but for its returns' values
+        for exit_ in returns + raises + nested:  # breaks out; evaluated after the loop
             after = after | frozenset(name_sets(exit_).reads)
-        last = f"__ac_last_{line}" if targets & after else ""
-        if last and not (top and target):
-            return self._stays(node, f"its variable is read after it{_NESTED}")
         units = block_units(node.body)
+        unseen = self._unseen(node, units, seen, after, bound, top and not nested)
+        last = f"__ac_last_{line}" if targets & after else ""
+        if last and not ((top or target in unseen) and target):
+            return self._stays(node, f"its variable is read after it{_NESTED}")
         carried = self._state(units, after)
         if isinstance(node, cst.While):
             carried |= frozenset(name_sets(*units).writes) & name_sets(node.test).reads.keys()
-        unbound = (carried | (targets & after)) - bound
+        unbound = (carried | (targets & after)) - bound - unseen
         if unbound and not self._may_start_unbound(node, units, unbound, top):
             names = ", ".join(f"`{n}`" for n in sorted(unbound))
             return self._stays(node, f"{names} may be unbound when it starts{_BIND_FIRST}")
-        jumps = own_jumps(node.body, _JUMPS)
+        jumps = own_jumps(node.body, _JUMPS) + nested
         brk = f"__ac_brk_{line}" if any(not isinstance(j, cst.Continue) for j in jumps) else ""
         go = f"__ac_go_{line}" if jumps else ""
-        ret = f"__ac_returned_{line}" if returns else ""
+        ret = f"__ac_returned_{line}" if returns or nested else ""
         raised = f"__ac_raised_{line}" if raises else ""
         flags = frozenset(f for f in (brk, go, ret, raised) if f)
         skips = carried & past  # live where a break goes: the branch holding it passes them on
         if else_units and skips - bound:
             return self._stays(node, _unbound_names(skips - bound, "a break past its `else`"))
+        self.depth += 1
         inner = self._block(units, bound | targets | flags, (go, flags | (skips & bound)))
+        self.depth -= 1
         if inner is None:
             failed = self.failed
             why = self.why.get(failed, "it stays in Python")
@@ -114,7 +121,34 @@ class StructuredPlanner:
         extra = {n for n in (last, ret, raised) if n}
         state = tuple(sorted(carried | extra)) + ((brk,) if brk else ())
         spec = LoopSpec(line, target, state, brk, go, tuple(sorted(unbound)), last, ret, raised)
-        return [replace(spec, orelse=orelse[0]), *inner, *orelse[1]]
+        spec = replace(spec, orelse=orelse[0], unseen=tuple(sorted(unseen & (carried | targets))))
+        return [spec, *inner, *orelse[1]]
+
+    def _exits_ok(
+        self, node: cst.For | cst.While, top: bool, returns: list, raises: list, nested: list
+    ) -> bool:
+        """A loop at the top of a region may hold returns, or one raise; a loop nested in
+        compiled loops one ``return`` (its own or a nested loop's), which the loop around it
+        takes as its own (frontend/lowering.py, ``_nested_returns``)."""
+        if not (returns or raises or nested):
+            return True
+        if top:
+            return not raises or (len(raises + returns) == 1 and not nested)
+        return self.depth > 0 and not raises and len(returns + nested) == 1 and not node.orelse
+
+    def _unseen(
+        self, node: cst.CSTNode, units: list, seen: Live, after: Live, bound: Live, old: bool
+    ) -> Live:
+        """Names the loop may start unbound because only its returns read them after it (each
+        return runs after the body bound them): they start as UNSEEN, a zero of their kind
+        that nothing reads (trace/loops.py). Loops at the top of a region without nested
+        returns keep the rules of UNBOUND (``_may_start_unbound``)."""
+        if old or after == seen:
+            return frozenset()
+        read = seen | (self.liveness.live_in(units, seen) - _targets(node))
+        if isinstance(node, cst.While):
+            read |= name_sets(node.test).reads.keys()
+        return (after - seen - bound) - read
 
     def _orelse(
         self, node: cst.For | cst.While, units: list[cst.CSTNode], bound: Live, brk: str
@@ -170,9 +204,12 @@ class StructuredPlanner:
             here = surely_bound(bound, units[:index])
             if isinstance(unit, (cst.For, cst.While)):
                 found = self.loop(unit, here)
+                if found is not None and nested_returns(unit, own=True):
+                    found = self._returned(unit, units, index, bound, jump, found)
             elif isinstance(unit, cst.If):
                 found = self._branch(unit, here, jump)
-                if found is not None and own_jumps(unit, _JUMPS) and units[index + 1 :]:
+                jumps = own_jumps(unit, _JUMPS) or returns_in(unit)
+                if found is not None and jumps and units[index + 1 :]:
                     found = self._guard(unit, units, index, bound, jump, found)
             else:
                 continue
@@ -182,9 +219,21 @@ class StructuredPlanner:
             specs += found
         return specs
 
+    def _returned(
+        self, unit: cst.CSTNode, units: list, index: int, bound: Live, jump: _Jump, found: list
+    ) -> list[Spec] | None:
+        """After a loop holding a return, ``if returned: return e`` (frontend/lowering.py)
+        passes this loop's flags on, and the rest of the block runs under ``if go:``."""
+        if not jump[0]:  # a for-else's block: no loop around it to take the return
+            return self._stays(unit, _EXITS)
+        found = [*found, BranchSpec(self.line_of[unit], tuple(sorted(jump[1])))]
+        if units[index + 1 :]:
+            return self._guard(unit, units, index, bound, jump, found)
+        return found
+
     def _guard(
         self,
-        unit: cst.If,
+        unit: cst.If | cst.For | cst.While,
         units: list[cst.CSTNode],
         index: int,
         bound: Live,
@@ -211,7 +260,7 @@ class StructuredPlanner:
             names |= self._state(block_units(block), after)
         if isinstance(node.orelse, cst.If):
             names |= self._state([node.orelse], after)
-        if own_jumps(node, _JUMPS):
+        if own_jumps(node, _JUMPS) or returns_in(node):
             names |= jump[1]
         unbound = names - bound
         if unbound and not self._binds_first(node, unbound, after):
@@ -238,6 +287,18 @@ class StructuredPlanner:
         if not names <= surely_bound(frozenset(), [node]):
             return False
         return not names & self.liveness.live_in([node], after)
+
+
+def returns_in(node: cst.CSTNode) -> list[cst.Return]:
+    """The returns of the function in ``node``, nested loops included."""
+    inner = {id(r) for d in find(node, cst.FunctionDef) for r in find(d, cst.Return)}
+    return [r for r in find(node, cst.Return) if id(r) not in inner]
+
+
+def nested_returns(loop: cst.For | cst.While, own: bool = False) -> list[cst.Return]:
+    """The returns in loops nested in ``loop``'s body (with ``own``, its own too)."""
+    mine = {id(r) for r in own_jumps(loop.body, (cst.Return,))}
+    return [r for r in returns_in(loop.body) if own or id(r) not in mine]
 
 
 def _unbound_names(names: frozenset[str], where: str) -> str:

@@ -63,7 +63,7 @@ def lower_structured(module: ast.Module, specs: tuple[Spec, ...]) -> ast.Module:
     for fdef in module.body:
         if isinstance(fdef, ast.FunctionDef):
             lower_comprehensions(fdef)
-            fdef.body = _returns_after_loops(fdef.body, by_line)
+            fdef.body = _returns_after_loops(_lift_returns(fdef.body, by_line, False), by_line)
     _Lowering(by_line, P.literal_tables(module)).visit(module)
     ast.fix_missing_locations(module)
     return module
@@ -123,6 +123,32 @@ def _returns_after_loops(body: list[ast.stmt], by_line: dict) -> list[ast.stmt]:
         joined = [P.store(RET, P.names(names), after[-1])] if flat else []
         return [*body[: index + 1], *starts, *chosen, *joined, after[-1]]
     return body
+
+
+def _lift_returns(block: list[ast.stmt], by_line: dict, in_loop: bool) -> list[ast.stmt]:
+    """A planned loop nested in another that holds a ``return`` (frontend/loop_plan.py) is
+    followed by ``if returned: return e``, a return of the loop around it, innermost first::
+
+        for i in range(n):                for i in range(n):
+            for j in range(m):                for j in range(m):
+                if x[i, j] > t:                   if x[i, j] > t:
+                    return i, j                       return i, j   (flags, break)
+                                              if __ac_returned_8:
+                                                  return i, j       (flags, break)
+    """
+    out: list[ast.stmt] = []
+    for stmt in block:
+        inside = in_loop or isinstance(stmt, LOOPS)
+        for field in ("body", "orelse"):
+            if isinstance(stmt, (*LOOPS, ast.If)):
+                setattr(stmt, field, _lift_returns(getattr(stmt, field), by_line, inside))
+        out.append(stmt)
+        spec = by_line.get((LoopSpec, stmt.lineno)) if isinstance(stmt, LOOPS) else None
+        if in_loop and spec is not None and spec.ret:
+            (ret,) = [n for n in P.own_nodes(stmt.body) if isinstance(n, ast.Return)]
+            lifted = ast.If(P.load(spec.ret), [ast.Return(copy.deepcopy(ret.value))], [])
+            out.append(P.located(lifted, stmt))
+    return out
 
 
 def _numbered_returns(loop: ast.For | ast.While) -> list[ast.Return]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from astcompile.frontend.spec import UNBOUND_NAME, LoopSpec
+from astcompile.frontend.spec import UNBOUND_NAME, UNSEEN_NAME, LoopSpec
 
 FOR, NDINDEX, LEN, RAISE_IF = "__ac_for", "__ac_ndindex", "__ac_len", "__ac_raise_if"
 ITER = "__ac_iter"  # the iterables as Python iterates them (trace/iteration.py)
@@ -308,11 +308,13 @@ def lower_for(node: ast.For, spec: LoopSpec) -> list[ast.stmt]:
 def start_values(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
     """Carried names that may be unbound start as UNBOUND; the target's carried copy starts
     as the target (it keeps its value when the loop runs zero times, as in Python)."""
+    marks = [(name, UNBOUND_NAME) for name in spec.unbound]
+    marks += [(name, UNSEEN_NAME) for name in spec.unseen]
     starts = [
-        store(spec.last if name == spec.target and spec.last else name, load(UNBOUND_NAME), where)
-        for name in spec.unbound
+        store(spec.last if name == spec.target and spec.last else name, load(mark), where)
+        for name, mark in marks
     ]
-    if spec.last and spec.target not in spec.unbound:
+    if spec.last and spec.target not in spec.unbound + spec.unseen:
         starts.append(store(spec.last, load(spec.target), where))
     return starts
 

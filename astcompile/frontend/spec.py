@@ -45,6 +45,9 @@ class LoopSpec:
     #: ``for ... else`` with a ``break``: the ``if not brk:`` its ``else`` block runs under
     #: after the loop (None: no ``else``, or one that always runs, with no break to skip it)
     orelse: BranchSpec | None = None
+    #: carried names (or the target) only the loop's returns read after it: they start as
+    #: UNSEEN, since a return runs only after the body bound them (frontend/loop_plan.py)
+    unseen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,22 @@ class _Unbound:
 
 
 UNBOUND = _Unbound()
+
+
+class _Unseen(_Unbound):
+    """The start value of a variable only a loop's ``return`` reads after it: the tracer
+    starts it as a zero of the kind the body gives it, which nothing reads."""
+
+    def __repr__(self) -> str:
+        return "<unseen>"
+
+    def __reduce__(self) -> str:
+        return "UNSEEN"
+
+
+UNSEEN = _Unseen()
+#: the name lowered region bodies know UNSEEN by
+UNSEEN_NAME = "__ac_unseen"
 #: the variable a region that ends with the function's ``return`` hands its value back in
 RET = "__ac_ret"
 #: the name region bodies and rewritten functions know UNBOUND by

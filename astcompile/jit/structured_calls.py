@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME
+from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, UNSEEN, UNSEEN_NAME
 
 _TARGETS = {
     "__ac_for": ("astcompile.trace.loops", "ac_for"),
@@ -50,3 +50,4 @@ STRUCTURED_CALLS: dict[str, Any] = {
     name: _bound_on_first_call(module, attr) for name, (module, attr) in _TARGETS.items()
 }
 STRUCTURED_CALLS[UNBOUND_NAME] = UNBOUND  # a value, not a call: see frontend/spec.py
+STRUCTURED_CALLS[UNSEEN_NAME] = UNSEEN

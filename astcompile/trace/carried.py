@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.frontend.spec import UNBOUND
+from astcompile.frontend.spec import UNBOUND, UNSEEN
 from astcompile.ir.graph import InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import memory_order as order
@@ -48,7 +48,7 @@ def kind_of(value: Any) -> tuple:
     if type(value) is SymList and _is_local(value):  # travels as its array (local_lists.py)
         array = value.array
         return ("list", array.dtype, array.node.shape, value.item, value.rows)
-    if value is UNBOUND:  # not bound before the loop: the body binds it (frontend/loop_plan.py)
+    if value is UNBOUND or value is UNSEEN:  # the body binds it (frontend/loop_plan.py)
         return _UNBOUND
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])

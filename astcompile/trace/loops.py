@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from astcompile.frontend.spec import UNBOUND
+from astcompile.frontend.spec import UNBOUND, UNSEEN
 from astcompile.ir.graph import Graph, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import carried as CK
@@ -217,6 +217,7 @@ def _trace_loop(
         return outs, None if brk is None else C.negate(outs[brk])
 
     traced, kinds = _trace_widening(ctx, step, init, names or user_names.of_for(body))
+    init = _unseen_starts(init, kinds, (UNSEEN,))
     if any(v is UNBOUND for v in init):
         starts = LS.typed_starts(init, kinds, bounds, bound_nodes)
         if starts is None:  # an array the first iteration binds: trace that iteration alone
@@ -241,7 +242,7 @@ def _trace_while(
         return outs, C.ac_and(C.negate(outs[brk]), lambda: test(*outs))
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_while(body))
-    init = _unseen_starts(init, kinds)
+    init = _unseen_starts(init, kinds, (UNBOUND, UNSEEN))
     if not CK.start_holds(init, kinds):
         rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
         return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
@@ -253,11 +254,13 @@ def _trace_while(
     return _loop_node(ctx, (C.truth_node(go), *init_nodes), traced, attr, kinds)
 
 
-def _unseen_starts(init: tuple, kinds: list) -> tuple:
-    """A ``while`` loop starts a variable UNBOUND only where its own ``return`` alone reads
-    it after the loop and its body binds it first (frontend/loop_plan.py): a scalar starts as
-    a zero of its kind, which nothing ever reads."""
-    starts = [CK.typed_start(k) if v is UNBOUND else v for v, k in zip(init, kinds)]
+def _unseen_starts(init: tuple, kinds: list, marks: tuple) -> tuple:
+    """A ``while`` loop starts a variable UNBOUND, and any loop one UNSEEN, only where a
+    ``return`` alone reads it after the loop and the body binds it first
+    (frontend/loop_plan.py): a scalar starts as a zero of its kind, which nothing reads."""
+    starts = [CK.typed_start(k) if any(v is m for m in marks) else v for v, k in zip(init, kinds)]
+    if any(v is UNSEEN for v in init) and any(s is None for s in starts):
+        raise TraceBreak(TraceReason.LOOP_CARRIED_TYPE, "an array a return reads runs in Python")
     return init if any(s is None for s in starts) else tuple(starts)
 
 

@@ -23,14 +23,23 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
-from astcompile.trace import handlers, int_bounds, pycomplex
+from astcompile.trace import handlers, int_bounds, pycomplex, unions
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.sym_numbers import SymInt
-from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, wrap
+from astcompile.trace.symbolic import (
+    SymArray,
+    SymScalar,
+    apply_elementwise,
+    is_union,
+    operand,
+    plain,
+    wrap,
+)
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 _INT_LIMIT = 2.0**63
@@ -103,7 +112,7 @@ def _float(value: Any) -> SymScalar:
     """``float(value)``: of a complex number, Python's TypeError (raised by the plain code)."""
     if pycomplex.is_complex(value):
         raise TraceBreak(TraceReason.UNSUPPORTED_SCALAR, "a complex number where a real is needed")
-    return _py(operand(value).node, float)
+    return _py(operand(plain(value)).node, float)  # a union's value is the same either way
 
 
 def _ok(value: Any, exception: str, message: str) -> None:
@@ -206,8 +215,12 @@ def _extreme(pick: str) -> Callable:
     def handler(*args: Any) -> Any:
         if len(args) < 2:
             raise TraceBreak(TraceReason.MIN_MAX_ONE_ARGUMENT, f"{pick}() over an iterable")
+        if any(map(is_union, args)) and _float_twins(args):
+            return _union_extreme(pick, args)
         kinds = {(_kind(a), isinstance(a, SymArray)) for a in args}
         if len(kinds) != 1 or len({operand(a).node.dtype for a in args if C.is_runtime(a)}) > 1:
+            if _float_twins(args):
+                return _union_extreme(pick, args)
             raise TraceBreak(
                 TraceReason.MIN_MAX_MIXED_TYPES,
                 f"{pick}() of values of different types returns a value-dependent type",
@@ -224,6 +237,38 @@ def _extreme(pick: str) -> Callable:
         return wrap(best.node, is_scalar=scalars) if isinstance(best, SymArray) else best
 
     return handler
+
+
+def _float_twins(args: tuple) -> bool:
+    """Python floats mixed with NumPy float64 scalars (``max(0.1, tol / err)`` where ``err``
+    came from an array): the value Python returns is the same either way, only its type is
+    that of the argument picked."""
+    twin = np.dtype(np.float64)
+    for a in args:
+        if isinstance(a, SymArray) and not (a.is_scalar and a.dtype == twin):
+            return False
+        if not isinstance(a, SymArray) and _kind(a) is not float:
+            return False
+    return True
+
+
+def _union_extreme(pick: str, args: tuple) -> Any:
+    """``min``/``max`` of :func:`_float_twins`: the value picked as Python picks it, and a
+    flag "it is the Python float" picked alongside, which makes it a union (trace/unions.py:
+    its type follows the flag where it is returned or stored)."""
+    best, flag = plain(args[0]), _is_python(args[0])
+    for other in args[1:]:
+        value = plain(other)
+        better = value < best if pick == "min" else value > best
+        best = apply_elementwise(Op.WHERE, better, value, best)
+        flag = apply_elementwise(Op.WHERE, better, _is_python(other), flag)
+    return unions.make(best, float, flag)
+
+
+def _is_python(value: Any) -> Any:
+    if is_union(value):
+        return value.python[1]
+    return wrap(B.const_operand(np.bool_(not isinstance(value, SymArray))).node, is_scalar=True)
 
 
 def _abs(x: Any) -> Any:
@@ -260,7 +305,10 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
     by zero raises ZeroDivisionError (with Python's message), and a power must not turn
     complex or fractional (``(-8.0) ** 0.5``, ``2 ** -1``): those run in Python (a float to
     an int power, ``gamma ** t``, cannot)."""
-    if op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
+    if op is Op.POW and _fractional_power(a, b):
+        C.rerun_on_failure(TraceReason.LOOP_POWER, "a fractional power of a run-time number")
+        _ok(C.negate(a < 0), RUN_PLAIN, "a negative number to a fractional power is complex")
+    elif op is Op.POW and not (_kind(a) is float and _kind(b) is int):  # a float to an int
         # power is a float whatever the values: python_float_power checks Python's errors
         exponent = b.hint if isinstance(b, SymScalar) and not b.dynamic else b
         if C.is_runtime(exponent) or not float(exponent).is_integer() or exponent < 0:
@@ -273,6 +321,15 @@ def python_arith(op: Op, fn: Callable, a: Any, b: Any) -> None:
         _ok(b >= 0, "ValueError", "negative shift count")
     if op in (Op.TRUEDIV, Op.FLOORDIV, Op.MOD) and (C.is_runtime(b) or b == 0):
         _ok(b != 0 if C.is_runtime(b) else C.never(), "ZeroDivisionError", _zero_message(fn, a, b))
+
+
+def _fractional_power(a: Any, b: Any) -> bool:
+    """``x ** 0.25`` (a constant Python float exponent, not a whole number) of a run-time
+    Python float or int: a float where ``x >= 0`` or NaN (python_float_power checks Python's
+    errors); Python gives a complex number for a negative ``x``, which the plain code makes
+    (a RUN_PLAIN check, trace/control.py)."""
+    base_ok = _kind(a) in (float, int) and not isinstance(a, (SymArray, np.generic))
+    return base_ok and type(b) is float and not b.is_integer()
 
 
 @handlers.register
