@@ -29,6 +29,9 @@ _FLAGS = {
 }
 KINDS: dict[int, str] = _FLAGS.get(platform.machine(), {})
 ALL = sum(KINDS)
+#: The bit of each flag in what a kernel reports itself (Triton's: a GPU raises no CPU flag)
+KERNEL_BITS = {"divide": 1, "over": 2, "under": 4, "invalid": 8}
+IGNORED = dict.fromkeys(KERNEL_BITS, "ignore")  #: ``np.geterr()`` when no flag is reported
 
 
 def _libm() -> tuple[Callable[[int], int], Callable[[int], int]] | None:
@@ -102,6 +105,12 @@ def raise_kinds(names: set[str]) -> None:
         _feraiseexcept()(flags)
 
 
+def raise_bits(bits: int) -> None:
+    """Raise the flags of a kernel's report (:data:`KERNEL_BITS`) on the calling thread."""
+    if bits:
+        raise_kinds({kind for kind, bit in KERNEL_BITS.items() if bits & bit})
+
+
 #: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
 _ERROR_KEYS = {
     "divide by zero": "divide",
@@ -154,6 +163,20 @@ def call_noted(fn: Callable, *args: Any, noted: set[str] | None = None, clear: b
             clear_flags()  # what NumPy's other functions left (argmax compares NaN): no warning
         if noted:
             raise_kinds(noted)
+        if kept:
+            _feraiseexcept()(kept)
+
+
+def quiet(fn: Callable[[], Any]) -> Any:
+    """``fn()`` with NumPy's errors ignored and the flags it raised dropped, those raised
+    before kept: a Triton launch (NumPy clears the flags; the interpreter's NumPy ops compute
+    masked-off lanes too; the kernel reports its own flags)."""
+    kept = raised()
+    try:
+        with np.errstate(all="ignore"):
+            return fn()
+    finally:
+        clear()
         if kept:
             _feraiseexcept()(kept)
 
