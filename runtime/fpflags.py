@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from . import errstate
+
 #: NumPy's errstate key for each flag, by machine: <fenv.h>'s values
 _FLAGS = {
     "x86_64": {4: "divide", 8: "over", 16: "under", 1: "invalid"},
@@ -120,15 +122,15 @@ _ERROR_KEYS = {
 }
 
 
-def _errstate_noting() -> tuple[Any, Any]:
-    """NumPy's error state context variable and a state that calls :func:`_note` for every
-    error, made once: ``np.errstate(all="call")`` costs about 0.75 us a use, per NumPy step.
-    (None, None) where NumPy does not expose them (``np.errstate`` is used then)."""
+def _errstate_of(**modes: Any) -> tuple[Any, Any]:
+    """NumPy's error state context variable and a state of ``modes``, made once:
+    ``np.errstate(all="call")`` costs about 0.75 us a use, per NumPy step. (None, None) where
+    NumPy does not expose them (``np.errstate`` is used then)."""
     try:
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
     except ImportError:  # pragma: no cover - NumPy without the context variable
         return None, None
-    return _extobj_contextvar, _make_extobj(all="call", call=_note)
+    return _extobj_contextvar, _make_extobj(**modes)
 
 
 _local = threading.local()  # .noted: the set the running call_noted fills, on this thread
@@ -172,13 +174,30 @@ def quiet(fn: Callable[[], Any]) -> Any:
     before kept: a Triton launch (NumPy clears the flags; the interpreter's NumPy ops compute
     masked-off lanes too; the kernel reports its own flags)."""
     kept = raised()
-    try:
+    variable, state = _IGNORING
+    if variable is None:  # pragma: no cover - NumPy without the context variable
         with np.errstate(all="ignore"):
             return fn()
+    token = variable.set(state)
+    try:
+        return fn()
     finally:
+        variable.reset(token)
         clear()
         if kept:
             _feraiseexcept()(kept)
+
+
+_reported: list = [None, False]  # the error state object last asked of, and its answer
+
+
+def reported() -> bool:
+    """Whether NumPy's error state reports some flag (not all "ignore"): asked of each new
+    state object once (``errstate.py``: ``np.geterr()`` costs about 0.9 us)."""
+    state = errstate.current()
+    if state is not _reported[0]:
+        _reported[:] = [state, np.geterr() != IGNORED]
+    return _reported[1]
 
 
 def clear_flags() -> object:
@@ -186,7 +205,8 @@ def clear_flags() -> object:
     return clear()
 
 
-_NOTING = _errstate_noting()
+_NOTING = _errstate_of(all="call", call=_note)
+_IGNORING = _errstate_of(all="ignore")
 
 
 def _feraiseexcept() -> Callable[[int], int]:

@@ -255,7 +255,7 @@ class Flags:
     state reports one: else it computes none); raised on the CPU after, as C kernels do."""
 
     def __init__(self, host: bool) -> None:
-        self.on = np.geterr() != fpflags.IGNORED
+        self.on = fpflags.reported()
         self.buffer = (np.zeros if host else _cupy().zeros)(1, np.int32)
         pointer = HostArray(self.buffer) if host else DeviceArray(self.buffer)
         self.options = {"fpf": pointer, "FP": self.on}
