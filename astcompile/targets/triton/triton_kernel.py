@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import linecache
+import re
 
 import numpy as np
 
@@ -132,14 +133,23 @@ class TritonEmitter:
         operands = self.operands(node)
         self.emit(f"{_v(node)} = {lower(node, operands)}{loc_comment(node)}")
         self.done.add(node.id)
-        lanes = [dataclasses.replace(o, expr=self.lanes(o.expr)) for o in operands]
-        for kind, hit in flag_checks(node, lanes, self.lanes(_v(node))).items():
+        lanes = {o.expr: _lane_name(o.expr) for o in operands if o.expr.isidentifier()}
+        lanes[_v(node)] = _lane_name(_v(node))
+        named = [
+            dataclasses.replace(o, expr=lanes.get(o.expr, self.lanes(o.expr))) for o in operands
+        ]
+        checks = flag_checks(node, named, lanes[_v(node)])
+        for expr, name in lanes.items():  # each value as a block of lanes, once, if checked
+            if name not in self.done and any(re.search(rf"\b{name}\b", c) for c in checks.values()):
+                self.emit(f"{name} = {self.lanes(expr)}")
+                self.done.add(name)
+        for kind, hit in checks.items():
             self.flag(kind, hit)
 
     def flag(self, kind: str, hit: str, row: bool = False) -> None:
         """Set the kernel's flag ``kind`` (an errstate key) where ``hit`` holds in a lane (of
-        the mask, unless it is the ``row``'s)."""
-        hit = self.lanes(f"m & {hit}" if self.masked and not row else hit)
+        the mask), or where the ``row``'s does."""
+        hit = self.lanes(hit) if row else f"m & {hit}" if self.masked else hit
         self.emit(f"fp = _flag(fp, FP, {hit}, {KERNEL_BITS[kind]})")
 
     def lanes(self, expr: str) -> str:
@@ -312,13 +322,17 @@ def loop_body(e: TritonEmitter) -> None:
             e.store(o)
 
 
+def _lane_name(expr: str) -> str:
+    """The name of a value's block of lanes: ``l4`` for ``v4``, ``l_x0_a`` for a load."""
+    return f"l{expr[1:]}" if re.fullmatch(r"v\d+", expr) else f"l_{expr}"
+
+
 #: A float max/min's side lanes: a NaN (beats all), else the flat index of the last zero
 #: folded and its sign bit (``2 * r + sign``, -1: none)
 _NAN_CODE = 2**62
 
 
-def _side(src: str) -> str:
-    x = _lanes(src)
+def _side(x: str) -> str:
     zero = f"2 * r.to(tl.int64) + (lm.signbit({x}) != 0).to(tl.int64)"
     return f"tl.where(m & ({x} != {x}), {_NAN_CODE}, tl.where(m & ({x} == 0), {zero}, -1))"
 
