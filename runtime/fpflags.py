@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from . import errstate
+
 #: NumPy's errstate key for each flag, by machine: <fenv.h>'s values
 _FLAGS = {
     "x86_64": {4: "divide", 8: "over", 16: "under", 1: "invalid"},
@@ -29,6 +31,9 @@ _FLAGS = {
 }
 KINDS: dict[int, str] = _FLAGS.get(platform.machine(), {})
 ALL = sum(KINDS)
+#: The bit of each flag in what a kernel reports itself (Triton's: a GPU raises no CPU flag)
+KERNEL_BITS = {"divide": 1, "over": 2, "under": 4, "invalid": 8}
+IGNORED = dict.fromkeys(KERNEL_BITS, "ignore")  #: ``np.geterr()`` when no flag is reported
 
 
 def _libm() -> tuple[Callable[[int], int], Callable[[int], int]] | None:
@@ -102,6 +107,12 @@ def raise_kinds(names: set[str]) -> None:
         _feraiseexcept()(flags)
 
 
+def raise_bits(bits: int) -> None:
+    """Raise the flags of a kernel's report (:data:`KERNEL_BITS`) on the calling thread."""
+    if bits:
+        raise_kinds({kind for kind, bit in KERNEL_BITS.items() if bits & bit})
+
+
 #: NumPy's words for an error (what an errstate "call" handler is given) -> its errstate key
 _ERROR_KEYS = {
     "divide by zero": "divide",
@@ -111,15 +122,15 @@ _ERROR_KEYS = {
 }
 
 
-def _errstate_noting() -> tuple[Any, Any]:
-    """NumPy's error state context variable and a state that calls :func:`_note` for every
-    error, made once: ``np.errstate(all="call")`` costs about 0.75 us a use, per NumPy step.
-    (None, None) where NumPy does not expose them (``np.errstate`` is used then)."""
+def _errstate_of(**modes: Any) -> tuple[Any, Any]:
+    """NumPy's error state context variable and a state of ``modes``, made once:
+    ``np.errstate(all="call")`` costs about 0.75 us a use, per NumPy step. (None, None) where
+    NumPy does not expose them (``np.errstate`` is used then)."""
     try:
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
     except ImportError:  # pragma: no cover - NumPy without the context variable
         return None, None
-    return _extobj_contextvar, _make_extobj(all="call", call=_note)
+    return _extobj_contextvar, _make_extobj(**modes)
 
 
 _local = threading.local()  # .noted: the set the running call_noted fills, on this thread
@@ -174,12 +185,44 @@ def rerun_instead() -> bool:
     return getattr(_local, "reruns", False)
 
 
+def quiet(fn: Callable[[], Any]) -> Any:
+    """``fn()`` with NumPy's errors ignored and the flags it raised dropped, those raised
+    before kept: a Triton launch (NumPy clears the flags; the interpreter's NumPy ops compute
+    masked-off lanes too; the kernel reports its own flags)."""
+    kept = raised()
+    variable, state = _IGNORING
+    if variable is None:  # pragma: no cover - NumPy without the context variable
+        with np.errstate(all="ignore"):
+            return fn()
+    token = variable.set(state)
+    try:
+        return fn()
+    finally:
+        variable.reset(token)
+        clear()
+        if kept:
+            _feraiseexcept()(kept)
+
+
+_reported: list = [None, False]  # the error state object last asked of, and its answer
+
+
+def reported() -> bool:
+    """Whether NumPy's error state reports some flag (not all "ignore"): asked of each new
+    state object once (``errstate.py``: ``np.geterr()`` costs about 0.9 us)."""
+    state = errstate.current()
+    if state is not _reported[0]:
+        _reported[:] = [state, np.geterr() != IGNORED]
+    return _reported[1]
+
+
 def clear_flags() -> object:
     """:data:`clear` looked up at the call (``call_noted``'s ``clear`` argument hides it)."""
     return clear()
 
 
-_NOTING = _errstate_noting()
+_NOTING = _errstate_of(all="call", call=_note)
+_IGNORING = _errstate_of(all="ignore")
 
 
 def _feraiseexcept() -> Callable[[int], int]:

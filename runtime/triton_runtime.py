@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import trust
+from . import fpflags, trust
 from .triton_math import interpreting
 from .triton_tuning import Call, Tuner, tuner_for
 
@@ -154,20 +154,29 @@ class KernelLauncher:
         self.tuner = tuner_for(module)
 
     def __call__(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> None:
+        flagged = "fpf" in getattr(self.flat or self.block, "arg_names", ())  # not a store's
+        flags = Flags(self.host) if flagged else None
+        options = flags.options if flags else {}  # NumPy's ops here clear the CPU's flags:
+        fpflags.quiet(lambda: self._run(sizes, loads, scalars, outputs, options))  # kept
+        if flags is not None:
+            flags.raise_on_cpu()
+
+    def _run(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple, flags: dict) -> None:
         if self.steps:
             nrows, length = self._rows(sizes)
             parts = _parts(self.blocks, nrows, length)
             if parts > 1:
-                self._grid(self._args(sizes, loads, scalars, outputs), nrows, length, parts)
+                args = self._args(sizes, loads, scalars, outputs)
+                self._grid(args, nrows, length, parts, flags)
                 return
         fn, grid, options = self._pick(sizes)
         if grid[0] == 0:
             return
         args = self._args(sizes, loads, scalars, outputs)
         if self.tuner is not None:  # on a GPU: the config timed fastest for this shape class
-            call = Call(self, fn, sizes, loads, outputs, args)
+            call = Call(self, fn, sizes, loads, outputs, args, flags)
             grid, options = self.tuner.choose(call, grid, options)
-        _launch(self.host, fn, grid, args, **options)
+        _launch(self.host, fn, grid, args, **options, **flags)
 
     def _args(self, sizes: tuple, loads: tuple, scalars: tuple, outputs: tuple) -> list:
         if self.host:
@@ -176,7 +185,7 @@ class KernelLauncher:
             values = [v.item() if isinstance(v, np.generic) else v for v in scalars]
         return [*sizes, *self._arrays(loads), *values, *self._arrays(outputs)]
 
-    def _grid(self, args: list, nrows: int, length: int, parts: int) -> None:
+    def _grid(self, args: list, nrows: int, length: int, parts: int, flags: dict) -> None:
         """Few long rows on ``parts`` programs each: each phase's part function over a grid
         of (parts, rows), then its finish function on one program per row
         (:mod:`astcompile.targets.triton.grid`)."""
@@ -191,7 +200,8 @@ class KernelLauncher:
         finish_block = _pow2(max(parts, 16))
         for fn, finish in self.steps:
             grid, step = ((nrows,), finish_block) if finish else ((parts, nrows), block)
-            _launch(self.host, fn, grid, args, BLOCK=step, num_warps=_warps(self.blocks, step))
+            warps = _warps(self.blocks, step)
+            _launch(self.host, fn, grid, args, BLOCK=step, num_warps=warps, **flags)
 
     def _pointer(self, array: Any) -> Any:
         return HostArray(array) if self.host else DeviceArray(array)
@@ -240,6 +250,21 @@ def _launch(host: bool, fn: Any, grid: tuple, args: list, **options: Any) -> Non
         fn[grid](*args, **options, enable_fp_fusion=False)
 
 
+class Flags:
+    """A launch's IEEE flags: its kernel ORs them into ``buffer`` while ``FP`` (NumPy's error
+    state reports one: else it computes none); raised on the CPU after, as C kernels do."""
+
+    def __init__(self, host: bool) -> None:
+        self.on = fpflags.reported()
+        self.buffer = (np.zeros if host else _cupy().zeros)(1, np.int32)
+        pointer = HostArray(self.buffer) if host else DeviceArray(self.buffer)
+        self.options = {"fpf": pointer, "FP": self.on}
+
+    def raise_on_cpu(self) -> None:
+        if self.on:
+            fpflags.raise_bits(int(self.buffer[0]))
+
+
 def _parts(blocks: Blocks, nrows: int, length: int) -> int:
     """How many programs reduce each of ``nrows`` rows of ``length`` elements: the ``parts``
     table's count for the length, at most its largest count over all rows (many rows keep
@@ -274,6 +299,7 @@ class MatmulLauncher(KernelLauncher):
 
     def __init__(self, module: ModuleType, name: str, dtype: str, **constexprs: Any) -> None:
         self.fn, self.dtype = getattr(module, name), np.dtype(dtype)
+        self.flat = self.block = self.fn  # what __call__ asks whether it reports flags
         self.host = mode() == "interpret"
         self.constexprs = constexprs  # beyond the tiles (a generated kernel has none)
 

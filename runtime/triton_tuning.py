@@ -43,6 +43,7 @@ class Call(NamedTuple):
     loads: tuple
     outputs: tuple
     args: list  #: the kernel's arguments, the outputs' pointers and strides last
+    flags: dict  #: its IEEE flags buffer and switch, by keyword (triton_runtime.Flags)
 
 
 #: ``measure(run, config)``: seconds one ``run()`` of ``config`` takes (tests inject a clock)
@@ -173,7 +174,7 @@ class Tuner:
             launch = call.fn[grid_of(kind, total, block, grid)]
 
             def run(launch: Any = launch, block: int = block, warps: int = warps) -> None:
-                launch(*values, BLOCK=block, num_warps=warps, enable_fp_fusion=False)
+                launch(*values, **call.flags, BLOCK=block, num_warps=warps, enable_fp_fusion=False)
 
             try:
                 seconds = self.measure(run, config)

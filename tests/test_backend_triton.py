@@ -205,8 +205,8 @@ def record_grids(monkeypatch, blocks: triton_runtime.Blocks = SMALL_PARTS) -> li
     monkeypatch.setattr(
         triton_runtime.KernelLauncher,
         "_grid",
-        lambda self, args, nrows, length, parts: (
-            grids.append((nrows, parts)) or run(self, args, nrows, length, parts)
+        lambda self, args, nrows, length, parts, flags: (
+            grids.append((nrows, parts)) or run(self, args, nrows, length, parts, flags)
         ),
     )
     return grids

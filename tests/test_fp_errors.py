@@ -441,6 +441,6 @@ def test_degrees_of_freedom_warn_once_whatever_the_error_state(backend, divide):
 @pytest.mark.skipif(not TRITON, reason="triton is not installed")
 @pytest.mark.parametrize("fn", [to_int64, to_uint64])
 def test_a_triton_regions_numpy_step_still_warns(fn):
-    """A Triton region does not run its statements again on raised flags, so its NumPy steps
-    warn as they run: noting their errors as flags (as a C region's) made them silent."""
+    """A Triton region's NumPy steps note their errors as flags, as a C region's: the region
+    runs its statements again and NumPy warns once (they warned as they ran, then silent)."""
     assert_same_warnings(fn, np.array([np.inf, 1e20]), backend="triton")

@@ -6,7 +6,9 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
+import numpy as np
 import pytest
 
 from astcompile.runtime import fpflags
@@ -43,3 +45,30 @@ def test_raise_kinds_raises_the_flags_it_names():
     assert fpflags.kinds(fpflags.raised()) == ["over", "invalid"]
     fpflags.clear()
     assert fpflags.raised() == 0
+
+
+def test_quiet_keeps_the_flags_raised_before_and_drops_its_own():
+    """A Triton launch: NumPy's ops in it clear the flags a NumPy step raised before it (they
+    were lost), and its interpreter's NumPy errors are neither warned of nor flags."""
+    fpflags.clear()
+    fpflags.raise_kinds({"divide"})
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        fpflags.quiet(lambda: np.zeros(2) / np.zeros(2))
+    assert fpflags.kinds(fpflags.raised()) == ["divide"]
+    fpflags.clear()
+
+
+def test_kernel_bits_are_raised_by_name():
+    fpflags.clear()
+    fpflags.raise_bits(fpflags.KERNEL_BITS["over"] | fpflags.KERNEL_BITS["invalid"])
+    assert fpflags.kinds(fpflags.raised()) == ["over", "invalid"]
+    fpflags.clear()
+
+
+def test_reported_follows_the_error_state():
+    with np.errstate(all="ignore"):
+        assert not fpflags.reported()
+        with np.errstate(under="warn"):
+            assert fpflags.reported()
+    assert fpflags.reported()

@@ -78,10 +78,11 @@ def compile_all(jobs_path: str) -> None:
                 name, {"constexprs": {"BLOCK": 1024}, "num_warps": 4}
             )
             options = {"enable_fp_fusion": False, "num_warps": launch["num_warps"]}
+            constexprs = {**launch["constexprs"], **({"FP": True} if "FP" in signature else {})}
             for variant in (name, f"{name}_block", f"{name}_loop"):
                 kernel = getattr(module, variant, None)
                 for arch in ARCHS if kernel is not None else ():
-                    source = ASTSource(kernel, signature, constexprs=launch["constexprs"])
+                    source = ASTSource(kernel, signature, constexprs=constexprs)  # flags on
                     target = GPUTarget("cuda", arch, 32)
                     out = triton.compile(source, target=target, options=options)
                     ptx = out.asm["ptx"]

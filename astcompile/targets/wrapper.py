@@ -41,15 +41,15 @@ class WrapperParts:
 
 
 def _step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-    """A NumPy step, by the eager interpreter's rule for ``node``: NumPy warns from here (a
-    Triton region's steps, which do not run again on raised flags)."""
+    """A NumPy step, by the eager interpreter's rule for ``node`` (where the flags are not
+    looked at: NumPy warns from here)."""
     return rule_for(node)(node, EvalContext([np.shape(v) for v in leaves]), args)
 
 
 def _noted_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-    """A C region's NumPy step: its floating-point errors become the CPU's flags, as the
-    region's C code raises them, so the region warns once, from the user's line (reported
-    here too, a float -> uint64 cast warned twice)."""
+    """A region's NumPy step: its floating-point errors become the CPU's flags, as its kernels
+    raise them, so the region warns once, from the user's line (reported here too, a float
+    -> uint64 cast warned twice)."""
     if not fpflags.KINDS:
         return _step(node, args, leaves)
     return fpflags.call_noted(
@@ -57,23 +57,16 @@ def _noted_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     )
 
 
-def numpy_function(node: Node, noted: bool = False) -> Callable:
+def numpy_function(node: Node) -> Callable:
     """What the eager rule of a NUMPY node calls, with its static keywords bound: the
-    wrapper calls it with the arrays alone (``_step``'s lookups cost 1-2 us a call);
-    ``noted``: a C region's, its floating-point errors noted as flags (``_noted_step``)."""
+    wrapper calls it with the arrays alone (``_step``'s lookups cost 1-2 us a call), its
+    floating-point errors noted as flags (``_noted_step``)."""
     attr = node.attr
     found = attr.function()
     call = functools.partial(found, **dict(attr.kwargs)) if attr.kwargs else found
-    if noted and fpflags.KINDS:
+    if fpflags.KINDS:
         return functools.partial(fpflags.call_noted, call)
     return call
-
-
-def _quiet_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
-    """A NumPy step that reports no floating-point error, as compiled code computes: a loop
-    region's host scalars (``k // d`` where Python raises through the region's own check)."""
-    with np.errstate(all="ignore"):
-        return _step(node, args, leaves)
 
 
 def _no_identity() -> ValueError:
@@ -105,11 +98,9 @@ def unit_last(a: np.ndarray) -> np.ndarray:
     return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
 
 
-def make_wrapper(
-    graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None, noted_steps: bool = True
-) -> Callable:
+def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
     """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound;
-    ``noted_steps``: its NumPy steps raise flags rather than warn (a C region's)."""
+    its NumPy steps (a Triton loop's host scalars too) raise flags rather than warn."""
     namespace: dict[str, Any] = {
         "_np": np,
         "_ndarray": np.ndarray,
@@ -119,16 +110,14 @@ def make_wrapper(
         "_RunPlain": RunPlain,
         "_raise": raise_error,
         "_nthreads": kernel_threads,
-        "_step": _noted_step if noted_steps else _step,
-        "_host": _quiet_step,
+        "_step": _noted_step,
+        "_host": _noted_step,
         "_no_identity": _no_identity,
         "_stop": _stop,
         **parts.consts,
         **parts.steps,
         **{
-            f"_f{name}": numpy_function(n, noted_steps)
-            for name, n in parts.steps.items()
-            if n.op in NUMPY_CALLS
+            f"_f{name}": numpy_function(n) for name, n in parts.steps.items() if n.op in NUMPY_CALLS
         },
     }
     if library is not None:

@@ -65,17 +65,18 @@ def scratch(plan: KernelPlan) -> list[tuple[str, np.dtype, bool]]:
     for node in reductions(plan):
         bufs.append((f"p{nid(node)}", _partial_dtype(node), True))
         if red.has_nan_flag(node):
-            bufs.append((f"p{nid(node)}_nan", np.dtype(np.int32), True))
+            bufs.append((f"p{nid(node)}_nan", np.dtype(np.int64), True))
         bufs.append((f"r{nid(node)}", node.dtype, False))
     return bufs
 
 
 def grid_parameters(plan: KernelPlan, base: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """``base`` (the row kernel's parameters) with ``chunk``, ``parts`` and the scratch
-    buffers before ``BLOCK``: every part and finish function takes the same list."""
+    buffers before the flags and ``BLOCK`` (keywords at a launch): every part and finish
+    function takes the same list."""
     extra = [("chunk", "i64"), ("parts", "i64")]
     extra += [(name, f"*{SIGNATURE[dtype]}") for name, dtype, _ in scratch(plan)]
-    return [*base[:-1], *extra, base[-1]]
+    return [*base[:-3], *extra, *base[-3:]]
 
 
 def variants(plan: KernelPlan) -> list[tuple[str, Callable[[TritonEmitter], None]]]:
@@ -154,7 +155,7 @@ def finish_body(e: TritonEmitter, k: int) -> None:
         e.emit(f"p{nid(r)}_all = tl.load(p{nid(r)} + {first}, mask=mp, other={other})")
         nan = None
         if red.has_nan_flag(r):
-            e.emit(f"p{nid(r)}_nans = tl.load(p{nid(r)}_nan + {first}, mask=mp, other=0)")
+            e.emit(f"p{nid(r)}_nans = tl.load(p{nid(r)}_nan + {first}, mask=mp, other=-1)")
             nan = f"p{nid(r)}_nans"
         e.finish(r, f"p{nid(r)}_all", nan)
         e.emit(f"tl.store(r{nid(r)}{at}, {_v(r)})")

@@ -41,7 +41,7 @@ from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.base import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
 from astcompile.targets.triton.triton_rules import tl_type
-from astcompile.targets.triton.triton_source import annotated, parameters
+from astcompile.targets.triton.triton_source import FLAG_LINES, annotated, parameters
 
 PRODUCTS = (Op.MATMUL, Op.DOT)
 
@@ -177,6 +177,7 @@ def matmul_body(e: TritonEmitter, product: Node) -> None:
     e.emit("i0 = tl.broadcast_to(rows[:, None], [BLOCK_M, BLOCK_N])")
     e.emit("i1 = tl.broadcast_to(cols[None, :], [BLOCK_M, BLOCK_N])")
     e.emit("m = (i0 < n0) & (i1 < n1)")
+    e.masked, e.shape = True, "[BLOCK_M, BLOCK_N]"
     cast = "" if acc == tl_type(product.dtype) else f".to({tl_type(product.dtype)})"
     e.emit(f"v{nid(product)} = acc{cast}{loc_comment(product)}")
     e.members.add(product.id)
@@ -209,7 +210,8 @@ def matmul_functions(kernel: MatmulKernel) -> tuple[str, KernelPlan]:
     matmul_body(emitter, kernel.product)
     params = ", ".join(annotated(n, s, plan) for n, s in matmul_parameters(plan))
     head = ["", "", "@triton.jit", f"def {kernel.name}({params}):", f"    {header(kernel)}"]
-    return "\n".join([*head, *emitter.lines]) + "\n", plan
+    lines = [*head, FLAG_LINES[0], *emitter.lines, FLAG_LINES[1]]
+    return "\n".join(lines) + "\n", plan
 
 
 # -- dtypes ---------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ device (CuPy) and results copied back, device arrays staying where they are.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -39,10 +38,6 @@ from astcompile.targets.triton.triton_target import TRITON
 from astcompile.targets.wrapper import make_wrapper
 
 __all__ = ["FORMS", "TritonBackend"]
-
-#: A Triton region's wrapper: its NumPy steps warn as they run (flags raised in them would
-#: not run its statements again: jit/fp_errors.after_compiled keys on C-built entries).
-_loud_wrapper = functools.partial(make_wrapper, noted_steps=False)
 
 Plan = Schedule | StoreRegion | HostProgram  #: what a form plans, and ``lower`` writes
 
@@ -119,7 +114,7 @@ class TritonBackend(StagedBackend):
         code = work.code
         try:
             run = triton_device.bind(
-                work.graph, code.parts, work.library, _loud_wrapper, code.stored_leaves
+                work.graph, code.parts, work.library, make_wrapper, code.stored_leaves
             )
         except ImportError as exc:
             raise CompileError(
@@ -130,6 +125,7 @@ class TritonBackend(StagedBackend):
         run.triton_source = code.source
         run.triton_module = work.library  # the debug dump names its file
         run.target = code.target()
+        run.fp_silent = True  # its kernels' flags and NumPy steps' errors: raised as C's are
         work.run = run
 
 

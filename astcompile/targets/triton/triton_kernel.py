@@ -19,7 +19,9 @@ lanes with ``tl.sum``/``tl.max``/``tl.min``/``tl.reduce``.
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
+import re
 
 import numpy as np
 
@@ -32,7 +34,8 @@ from astcompile.lower.operands import Operand, kernel_operands
 from astcompile.lower.plan import Access, KernelPlan, phase_parts
 from astcompile.lower.source_notes import short
 from astcompile.passes.schedule import member_map
-from astcompile.targets.triton.triton_rules import constant, literal, lower, tl_type
+from astcompile.runtime.fpflags import KERNEL_BITS
+from astcompile.targets.triton.triton_rules import constant, flag_checks, literal, lower, tl_type
 
 #: fold op -> (lane fold of an accumulator and a value, the combine over the block's lanes).
 FOLDS: dict[Op, tuple[str, str]] = {
@@ -74,6 +77,8 @@ class TritonEmitter:
         self.done: set[int] = set()  # values (and loaded accesses) in scope
         self.access_ids = {key: k for k, key in enumerate(plan.accesses)}
         self.finished: set[int] = set()  # reductions a grid launch loads (``r{id}``, per row)
+        self.masked = False  # whether the lane mask ``m`` is in scope
+        self.shape = "[BLOCK]"  # the lanes' (a matmul's tile: 2-D)
 
     def emit(self, text: str) -> None:
         self.lines.append("    " * self.depth + text)
@@ -125,9 +130,30 @@ class TritonEmitter:
             return
         if node.kind is Kind.REDUCTION:
             raise AssertionError(f"reduction {node} used before its phase")
-        expr = lower(node, self.operands(node))
-        self.emit(f"{_v(node)} = {expr}{loc_comment(node)}")
+        operands = self.operands(node)
+        self.emit(f"{_v(node)} = {lower(node, operands)}{loc_comment(node)}")
         self.done.add(node.id)
+        lanes = {o.expr: _lane_name(o.expr) for o in operands if o.expr.isidentifier()}
+        lanes[_v(node)] = _lane_name(_v(node))
+        named = [
+            dataclasses.replace(o, expr=lanes.get(o.expr, self.lanes(o.expr))) for o in operands
+        ]
+        checks = flag_checks(node, named, lanes[_v(node)])
+        for expr, name in lanes.items():  # each value as a block of lanes, once, if checked
+            if name not in self.done and any(re.search(rf"\b{name}\b", c) for c in checks.values()):
+                self.emit(f"{name} = {self.lanes(expr)}")
+                self.done.add(name)
+        for kind, hit in checks.items():
+            self.flag(kind, hit)
+
+    def flag(self, kind: str, hit: str, row: bool = False) -> None:
+        """Set the kernel's flag ``kind`` (an errstate key) where ``hit`` holds in a lane (of
+        the mask), or where the ``row``'s does."""
+        hit = self.lanes(hit) if row else f"m & {hit}" if self.masked else hit
+        self.emit(f"fp = _flag(fp, FP, {hit}, {KERNEL_BITS[kind]})")
+
+    def lanes(self, expr: str) -> str:
+        return f"tl.broadcast_to({expr}, {self.shape})"
 
     # -- reductions -------------------------------------------------------------------------
     def folded(self, node: Node) -> str:
@@ -151,7 +177,7 @@ class TritonEmitter:
         value = constant(red.identity(node), acc)
         self.emit(f"a{nid(node)} = tl.full([BLOCK], {value}, {tl_type(acc)})")
         if red.has_nan_flag(node):
-            self.emit(f"a{nid(node)}_nan = tl.zeros([BLOCK], tl.int32)")
+            self.emit(f"a{nid(node)}_nan = tl.full([BLOCK], -1, tl.int64)")
 
     def fold(self, node: Node) -> None:
         lane, _ = FOLDS[red.rule(node).fold]
@@ -159,7 +185,7 @@ class TritonEmitter:
         self.emit(f"{a} = {lane.format(a=a, x=self.folded(node))}")
         if red.has_nan_flag(node):
             src = _lanes(self.operands(node)[0].expr)
-            self.emit(f"{a}_nan = tl.maximum({a}_nan, (m & ({src} != {src})).to(tl.int32))")
+            self.emit(f"{a}_nan = tl.maximum({a}_nan, {_side(src)})")
 
     def finish(self, node: Node, block: str, nan: str | None) -> None:
         """The reduction's value from its lanes (``block``) and NaN lanes (``nan``)."""
@@ -171,9 +197,11 @@ class TritonEmitter:
         elif r.divides:
             count = " * ".join(f"n{a}" for a in self.plan.inner) or "1"
             div = f"tl.maximum({count} - {node.attr.ddof}, 0).to(tl.float64)"
+            self.flag("invalid", f"({count} <= {node.attr.ddof})", row=True)  # 0/0: empty slice
             total = f"({total} / {div}).to({t})"
         elif red.has_nan_flag(node):
-            total = f"tl.where(tl.max({nan}, axis=0) != 0, {literal(float('nan'), node.dtype)}, {total})"
+            self.emit(f"c{nid(node)} = tl.max({nan}, axis=0)")
+            total = _signed_zero(node, total, f"c{nid(node)}")
         if not r.truth and not r.divides and red.acc_dtype(node) != node.dtype:
             total = f"({total}).to({t})"
         self.emit(f"{_v(node)} = {total}{loc_comment(node)}")
@@ -184,7 +212,7 @@ class TritonEmitter:
         nan = None
         if red.has_nan_flag(node):
             src = _lanes(self.operands(node)[0].expr)
-            nan = f"(m & ({src} != {src})).to(tl.int32)"
+            nan = _side(src)
         self.finish(node, self.folded(node), nan)
 
     def reduce_phase_end(self, node: Node) -> None:
@@ -214,6 +242,7 @@ def elementwise_body(e: TritonEmitter) -> None:
     axes = tuple(range(len(e.kernel.domain)))
     e.emit("e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)")
     e.emit(f"m = e < {e.count(axes)}")
+    e.masked = True
     e.unravel("e", axes)
     for o in e.kernel.outputs:
         e.value(o)
@@ -229,6 +258,7 @@ def _row_start(e: TritonEmitter, grid_axis: int = 0) -> None:
 def _inner_range(e: TritonEmitter, start: str) -> None:
     e.emit(f"r = {start}tl.arange(0, BLOCK)")
     e.emit(f"m = r < {e.count(e.plan.inner)}")
+    e.masked = True
     e.unravel("r", e.plan.inner)
 
 
@@ -263,6 +293,7 @@ def phase_loop(e: TritonEmitter, reds: list[Node], outs: list[Node], start: str,
     e.depth += 1
     e.emit("r = r0 + tl.arange(0, BLOCK)")
     e.emit(f"m = r < {stop}")
+    masked, e.masked = e.masked, True
     e.unravel("r", e.plan.inner)
     for r in reds:
         e.fold(r)
@@ -270,6 +301,7 @@ def phase_loop(e: TritonEmitter, reds: list[Node], outs: list[Node], start: str,
         e.value(o)
         e.store(o)
     e.depth -= 1
+    e.masked = masked
     e.done = outside  # a value first defined inside a Triton loop is gone after it
 
 
@@ -288,6 +320,30 @@ def loop_body(e: TritonEmitter) -> None:
         if not e.plan.touches_inner(e.out_maps[o.id]):
             e.value(o)
             e.store(o)
+
+
+def _lane_name(expr: str) -> str:
+    """The name of a value's block of lanes: ``l4`` for ``v4``, ``l_x0_a`` for a load."""
+    return f"l{expr[1:]}" if re.fullmatch(r"v\d+", expr) else f"l_{expr}"
+
+
+#: A float max/min's side lanes: a NaN (beats all), else the flat index of the last zero
+#: folded and its sign bit (``2 * r + sign``, -1: none)
+_NAN_CODE = 2**62
+
+
+def _side(x: str) -> str:
+    zero = f"2 * r.to(tl.int64) + (lm.signbit({x}) != 0).to(tl.int64)"
+    return f"tl.where(m & ({x} != {x}), {_NAN_CODE}, tl.where(m & ({x} == 0), {zero}, -1))"
+
+
+def _signed_zero(node: Node, total: str, code: str) -> str:
+    """A float max/min from its lanes' ``total`` and side ``code``: NaN if one was folded, of
+    equal zeros the later one, as NumPy's loop (C's ``astc_max``: ``x >= acc``)."""
+    nan, zero = (literal(v, node.dtype) for v in (float("nan"), 0.0))
+    signed = f"tl.where({code} % 2 == 1, -{zero}, {zero})"
+    at_zero = f"tl.where(({total} == 0) & ({code} >= 0), {signed}, {total})"
+    return f"tl.where({code} >= {_NAN_CODE}, {nan}, {at_zero})"
 
 
 def _lanes(expr: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.lower.operands import Operand, as_integer, convert_operand, floats_fit, lower_with
@@ -189,3 +190,78 @@ def can_lower(node: Node) -> bool:
         src = node.inputs[0].dtype
         return not (src.kind == "f" and node.dtype.kind in "iu")  # NaN/overflow: NumPy's
     return node.op in RULES and floats_fit(node) and not zero_pick_by_position(node)
+
+
+#: Ops that cannot raise an IEEE flag NumPy reports (no NaN from numbers, no infinity from
+#: finite values): a Triton kernel checks no flag for them.
+QUIET = frozenset({Op.COPY, Op.POS, Op.IOTA, Op.BROADCAST_TO, Op.NEG, Op.ABS, Op.WHERE, Op.REAL})
+QUIET |= {Op.MAXIMUM, Op.MINIMUM, Op.FMAX, Op.FMIN, Op.CLIP, Op.SIGN, Op.COPYSIGN}
+QUIET |= {Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RINT, Op.DEG2RAD, Op.RAD2DEG}
+#: op -> the operand whose zero makes an infinity a division by zero, not an overflow
+#: (None: any infinity from finite operands is one: log(0), arctanh(1))
+POLES: dict[Op, int | None] = {Op.TRUEDIV: 1, Op.RECIPROCAL: 0, Op.POW: 0, Op.ARCTANH: None}
+POLES |= dict.fromkeys((Op.LOG, Op.LOG2, Op.LOG10, Op.LOG1P))
+#: Ops whose result below the smallest normal number, from nonzero operands, underflowed
+UNDERFLOWS = frozenset({Op.MUL, Op.SQUARE, Op.TRUEDIV, Op.POW, Op.EXP, Op.EXP2, Op.CAST})
+
+
+_MUL_WRAPS = "({a} != 0) & ({r} // tl.where({a} == 0, {one}, {a}) != {b})"
+#: NumPy's integer scalar operators (``ArithKind.SCALAR``), which warn of overflow where they
+#: wrap: op -> when the result ``r`` wrapped, for signed and for unsigned integers (C's
+#: ``astc_scalar_*`` helpers raise the flag there)
+SCALAR_WRAPS: dict[Op, tuple[str, str | None]] = {
+    Op.ADD: ("((({a} ^ {r}) & ({b} ^ {r})) < 0)", "({r} < {a})"),
+    Op.SUB: ("((({a} ^ {b}) & ({a} ^ {r})) < 0)", "({a} < {b})"),
+    Op.NEG: ("({a} == {low})", "({a} != 0)"),
+    Op.ABS: ("({a} == {low})", None),
+    Op.MUL: (f"((({{a}} == -1) & ({{b}} == {{low}})) | {_MUL_WRAPS})", _MUL_WRAPS),
+}
+
+
+def _scalar_wraps(node: Node, operands: list[Operand], value: str) -> dict[str, str]:
+    """The overflow check of NumPy's integer scalar operator ``node``, if it is one."""
+    if node.attr is not ArithKind.SCALAR or node.op not in SCALAR_WRAPS:
+        return {}
+    check = SCALAR_WRAPS[node.op][node.dtype.kind == "u"]
+    a = [convert(o, node.dtype) for o in operands] + [""]
+    low, one = literal(np.iinfo(node.dtype).min, node.dtype), literal(1, node.dtype)
+    return {"over": check.format(a=a[0], b=a[1], r=value, low=low, one=one)} if check else {}
+
+
+def flag_checks(node: Node, operands: list[Operand], value: str) -> dict[str, str]:
+    """NumPy's errstate key -> when ``node`` raised that IEEE flag, as a Triton condition
+    over its ``value`` and operands: what the CPU raises for the C target's same operation
+    (a NaN from numbers: invalid; an infinity from finite numbers: overflow, or division by
+    zero at a pole; a subnormal or zero result of nonzero numbers: underflow). A kernel
+    computes these only while NumPy's error state reports one (``FP``)."""
+    if node.dtype.kind in "iu":
+        return _scalar_wraps(node, operands, value)
+    if node.dtype.kind != "f" or node.op in QUIET or not node.inputs:
+        return {}
+    src = [o for o in operands if o.dtype.kind == "f" and o.value is None]
+    if node.op is Op.CAST and not (src and src[0].dtype.itemsize > node.dtype.itemsize):
+        return {}
+    consts = [float(o.value) for o in operands if o.value is not None]
+    finite = [f"(tl.abs({o.expr}) < INF)" for o in src]
+    checks = {}
+    if not any(math.isnan(c) for c in consts):
+        checks["invalid"] = _all(f"({value} != {value})", *(f"({o.expr} == {o.expr})" for o in src))
+    if all(math.isfinite(c) for c in consts):
+        infinite = _all(f"(tl.abs({value}) == INF)", *finite)
+        pole = POLES.get(node.op, -1)
+        at = operands[pole] if pole is not None and pole >= 0 else None
+        if at is None or at.value is not None:  # the kind known as the kernel is written
+            kind = "over" if pole == -1 or (at is not None and at.value != 0) else "divide"
+            checks[kind] = infinite
+        else:
+            zero = f"({at.expr} == 0)"
+            checks["divide"], checks["over"] = f"{infinite} & {zero}", f"{infinite} & ~{zero}"
+    if node.op in UNDERFLOWS and all(c != 0 for c in consts):
+        tiny = literal(np.finfo(node.dtype).tiny, node.dtype)
+        nonzero = (f"({o.expr} != 0)" for o in src)
+        checks["under"] = _all(f"(tl.abs({value}) < {tiny})", *finite, *nonzero)
+    return checks
+
+
+def _all(*conditions: str) -> str:
+    return " & ".join(conditions)

@@ -40,6 +40,21 @@ INF = tl.constexpr(float("inf"))
 @triton.jit
 def _mul(a, b):
     return a * b
+
+
+@triton.jit
+def _flag(fp, on: tl.constexpr, hit, bit: tl.constexpr):
+    """``fp`` with ``bit`` set if ``hit`` holds in a lane, while the flags are on."""
+    if on:
+        fp = fp | tl.max(tl.ravel(tl.where(hit, bit, 0)), axis=0)
+    return fp
+
+
+@triton.jit
+def _flags_out(fpf, fp, on: tl.constexpr):
+    """The kernel's IEEE flags, for the host to raise (runtime/triton_runtime.py)."""
+    if on:
+        tl.atomic_or(fpf, fp)
 '''
 
 #: The variants of a kernel: (function suffix, body). Elementwise kernels have one.
@@ -61,7 +76,13 @@ def parameters(plan: KernelPlan) -> list[tuple[str, str]]:
     for o in kernel.outputs:
         params.append((out_name(o), f"*{SIGNATURE[o.dtype]}"))
         params += [(f"{out_name(o)}_s{t}", "i64") for t in range(len(o.shape))]
-    return [*params, ("BLOCK", "constexpr")]
+    return [*params, *FLAGS, ("BLOCK", "constexpr")]
+
+
+#: The flags buffer and whether the kernel computes its flags (``FP``: NumPy's errstate)
+FLAGS = (("fpf", "*i32"), ("FP", "constexpr"))
+#: The first and last line of a kernel function: its flags start clear, and go out
+FLAG_LINES = ("    fp = tl.full([], 0, tl.int32)", "    _flags_out(fpf, fp, FP)")
 
 
 def annotated(name: str, sig: str, plan: KernelPlan) -> str:
@@ -90,7 +111,7 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
             f'{kernel.reduce_axes}; from {lines_of(kernel.nodes) or "unknown lines"}"""'
         ),
     ]
-    return [*head, *emitter.lines]
+    return [*head, FLAG_LINES[0], *emitter.lines, FLAG_LINES[1]]
 
 
 def kernel_functions(kernel: Kernel) -> tuple[str, KernelPlan]:
