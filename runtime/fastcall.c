@@ -237,6 +237,7 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             PyObject *noisy = seen_noisy(names, state);
             loud = noisy != NULL ? PyLong_AsLong(PyTuple_GET_ITEM(noisy, 1)) : FP_FLAGS;
             if ((loud == -1 && PyErr_Occurred()) || nkept == MAX_KEPT) goto fail;
+            if (!PyArray_ISWRITEABLE((PyArrayObject *)args[c[-1]])) break; /* its store raises */
             PyObject *copy = PyArray_NewCopy((PyArrayObject *)args[c[-1]], NPY_CORDER);
             if (copy == NULL) goto fail;
             owned[nowned++] = copy;

@@ -230,18 +230,23 @@ LOOPS = [
 @pytest.mark.parametrize("fn, args", LOOPS)
 def test_a_loop_body_changing_a_list_made_before_it_runs_as_python(fn, args, backend):
     """The body is traced once: an append in it would happen once, and a traced value would
-    leak into the list (a C compile error before). The loop runs as written instead."""
+    leak into the list (a C compile error before). The loop runs as written instead, or, where
+    it appends numbers to a list it grows, compiles its appends (``trace/growing_lists.py``)."""
     assert_same(fn, *args, backend=backend)
     output = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
-    assert any("made outside it" in r.detail for r in output.break_reasons), str(output)
+    grown = output.graph_count and not output.break_reasons  # appends of numbers compile
+    assert grown or any(
+        "made outside it" in r.detail or "append" in r.source_line for r in output.break_reasons
+    ), str(output)
 
 
 def test_a_loop_body_break_names_the_users_file_not_the_library():
     """The break is raised as the watch on the loop body closes: its line is the user's
     loop, not the standard library's context manager."""
     output = astcompile.explain(astcompile.compile(appends_in_a_for_loop), np.ones(2), 3)
-    (found,) = [r for r in output.break_reasons if "made outside it" in r.detail]
-    assert found.filename == __file__ and "for _ in range(n)" in found.source_line, str(output)
+    (found,) = [r for r in output.break_reasons if r.code == "GB012"]
+    assert found.filename == __file__, str(output)
+    assert found.source_line in ("for _ in range(n):", "out.append(x)"), str(output)
 
 
 def sum_of_list(xs, weights):

@@ -49,14 +49,26 @@ def test_reasons_carry_their_catalogued_code(reason, code):
     assert reason.code.code == code
 
 
+#: Calls that name a break's reason: ``rerun_on_failure(reason, ...)`` hands its reason to
+#: ``control.require_no_stores``, which raises it (its ``TraceBreak(reason, ...)`` is the one
+#: call whose reason is a name, checked here through the calls that hand it one).
+REASON_CALLS = {"TraceBreak", "rerun_on_failure"}
+HANDED_ON = "trace/control.py", "reason"
+
+
 def _reason_arguments() -> list[tuple[str, ast.expr | None]]:
-    """(where, first argument) of every ``TraceBreak(...)`` call in the package."""
+    """(where, first argument) of every call in the package that names a break's reason."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
+        where = str(path.relative_to(PACKAGE))
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "TraceBreak":
-                first = node.args[0] if node.args else None
-                found.append((f"{path.relative_to(PACKAGE)}:{node.lineno}", first))
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)  # C.f()
+            first = node.args[0] if node.args else None
+            handed_on = (where, getattr(first, "id", None)) == HANDED_ON
+            if name in REASON_CALLS and not (handed_on and name == "TraceBreak"):
+                found.append((f"{where}:{node.lineno}", first))
     return found
 
 

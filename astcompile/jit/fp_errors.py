@@ -231,7 +231,9 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
         if errstate.ignored() and not aside:
             return run(leaves)
         kept = sorted(stored) if out_only and _warnings_raise() else read
-        saved = [(leaves[k], leaves[k].copy(order="K")) for k in kept]
+        # a read-only array is never stored into (the store raises NumPy's ValueError first),
+        # and a copy of a broadcast one would hold every element it repeats
+        saved = [(a, a.copy(order="K")) for k in kept if (a := leaves[k]).flags.writeable]
         try:
             outputs = run(leaves)
         except RunPlain:  # the statements run: from the arrays as they were
