@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed class
 _prepared: set[type] = set()  # the Switch types whose module knows what sole calls read
 #: Functions made while the extension was not loaded: they take it when it is (take_c_path).
-_unrouted: weakref.WeakSet[Any] = weakref.WeakSet()
+_unrouted: weakref.WeakKeyDictionary[Any, type] = weakref.WeakKeyDictionary()  # -> its base
 _twinning = threading.Lock()  # one twin per function, whichever threads change its path
 
 
@@ -52,7 +52,7 @@ def new(cls: type, base: type) -> Any:
         return routed.__new__(routed)
     made = object.__new__(cls)
     if not fastcall.tried():
-        _unrouted.add(made)
+        _unrouted[made] = base
         fastcall.when_loaded(_take_c_paths)
     return made
 
@@ -74,7 +74,7 @@ def _twin(owner: CompiledFunction, base: type) -> Any:
     routed = routed_class(owner._measured_class, base)
     if routed is None:
         return None
-    _unrouted.discard(owner)
+    _unrouted.pop(owner, None)
     twin = routed.__new__(routed)
     twin.__dict__ = owner.__dict__  # one state: what either changes, the other reads
     twin._tier = owner._tier
@@ -99,9 +99,18 @@ def _calling(cls: type, twin: Any) -> type:
 
 
 def _take_c_paths() -> None:
-    """The extension is loaded: every function made before it measures again, and so takes
-    its twin (``CompiledFunction.run_measured``)."""
-    for owner in list(_unrouted):
+    """The extension is loaded: every function made before it takes its twin, at once where
+    it runs its measured path (a plain one takes it on its next change of path), and
+    measures again (its compiled path is cheaper now)."""
+    for owner, base in list(_unrouted.items()):
+        tier = owner.__dict__.get("_tier")  # None: being made, its __init__ takes it
+        if tier is None:
+            continue
+        with tier.lock:  # what changes its path holds it (jit/tiering.py)
+            measured = type(owner) is owner._measured_class
+            take_c_path(owner, base)
+            if measured:
+                owner.__class__ = owner._measured_class
         owner.compare_again()
 
 
