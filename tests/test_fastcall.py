@@ -229,7 +229,7 @@ def test_promotes_after_many_calls(monkeypatch, fast, tmp_path):
     """The region's PROMOTE_AFTER-th compiled call asks for the extension and returns without
     waiting for it; once it is built in the background, the C path stands in front."""
     monkeypatch.setattr(fastcall, "_state", {})
-    monkeypatch.setattr(fastcall, "_listeners", [])
+    monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))  # not built there yet
     monkeypatch.setattr(fastcall, "PROMOTE_AFTER", 3)
     f = _compiled(fma)
@@ -248,7 +248,7 @@ def test_promotion_makes_measuring_compare_again(monkeypatch, fast, tmp_path):
     """Measuring may have chosen plain against the slower Python path: once the C path is in,
     the function compares its paths again."""
     monkeypatch.setattr(fastcall, "_state", {})
-    monkeypatch.setattr(fastcall, "_listeners", [])
+    monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path))
     monkeypatch.setattr(fastcall, "PROMOTE_AFTER", 3)
     f = _compiled(fma)
@@ -376,7 +376,7 @@ def test_a_hanging_compiler_holds_no_call(tmp_path, monkeypatch):
     cc, pids = hanging_compiler(tmp_path, "*-fno-strict-aliasing*")  # the extension's flags
     monkeypatch.setenv("CC", cc)
     monkeypatch.setattr(fastcall, "_state", {})
-    monkeypatch.setattr(fastcall, "_listeners", [])
+    monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
     monkeypatch.setattr(astcompile.config, "build_timeout", 2.0)
     f = _compiled(fma)

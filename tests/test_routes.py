@@ -8,8 +8,8 @@ import os
 import pickle
 import subprocess
 import sys
-import threading
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -37,7 +37,7 @@ def made_before(monkeypatch, tmp_path):
 
     def make(fn):
         monkeypatch.setattr(fastcall, "_state", {})
-        monkeypatch.setattr(fastcall, "_listeners", [])
+        monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
         monkeypatch.setattr(config, "cache_dir", str(tmp_path / "empty"))
         compiled = astcompile.compile(fn, backend="c")
         x = np.linspace(0.0, 1.0, 32)
