@@ -130,7 +130,8 @@ _NEW_PROCESS = textwrap.dedent(
     x = np.linspace(0.0, 1.0, 256)
     for _ in range(3 * fastcall.PROMOTE_AFTER):
         assert f(x, 2.0) == weighted(x, 2.0)
-    fastcall._state["building"].join(120)
+    if "building" in fastcall._state:
+        fastcall._state["building"].join(120)
     for _ in range(50):
         assert f(x, 2.0) == weighted(x, 2.0)
     print(built_by, isinstance(type(f).__call__, fastcall.loaded().Switch))
