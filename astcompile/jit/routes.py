@@ -36,6 +36,7 @@ from astcompile.runtime import fastcall
 
 if TYPE_CHECKING:
     from astcompile.jit.function import CompiledFunction
+    from astcompile.jit.regions import Region
 
 _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed class
 _prepared: set[type] = set()  # the Switch types whose module knows what sole calls read
@@ -90,8 +91,8 @@ def _calling(cls: type, twin: Any) -> type:
     def get(self: Any) -> Any:
         return twin._sole_region
 
-    def put(self: Any, region: Any) -> None:
-        twin._sole_region = region
+    def put(self: Any, sole: Region | None) -> None:
+        twin._sole_region = sole
 
     body = {"__call__": staticmethod(twin), "_sole_region": property(get, put), "__slots__": ()}
     body |= {"pickled_as": cls, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
