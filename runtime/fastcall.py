@@ -75,7 +75,7 @@ _log = logging.getLogger("astcompile")
 _lock = forksafe.module_lock(__name__)
 _state: dict[str, Any] = {}  # "module": the loaded extension, or None once it failed
 _listeners: list[Callable[[], None]] = []  # told once it is loaded (:func:`when_loaded`)
-_listening = threading.Lock()
+_listening = forksafe.module_lock(__name__, "_listening")
 
 
 def loaded() -> ModuleType | None:
@@ -161,6 +161,14 @@ def build_in_background(cache_dir: str) -> None:
     _state["building"] = thread
     thread.start()
     atexit.register(_stop, thread)
+
+
+def _forget_build_in_child() -> None:
+    """A child forked while the extension builds has no build thread: it may ask again."""
+    _state.pop("building", None)
+
+
+os.register_at_fork(after_in_child=_forget_build_in_child)
 
 
 def _stop(thread: threading.Thread) -> None:
