@@ -185,8 +185,9 @@ def _stop(thread: threading.Thread) -> None:
     it in each, never using it); then its compiler is killed (the thread then removes its
     build folder) rather than keep the program waiting for an optional speed-up."""
     thread.join(EXIT_WAIT)
-    build.stop_running()
-    thread.join(10.0)
+    if thread.is_alive():
+        build.stop_running()
+        thread.join(1.0)
 
 
 def _headers() -> tuple[str, ...]:

@@ -17,7 +17,7 @@ never built here: a region's many compiled calls or the first choice of the plai
 in the background (``runtime/fastcall.py``). A function made before it was loaded cannot become
 a Switch (a Python object's layout is not a Switch's), so it gets one as its *twin*: a Switch
 that shares its ``__dict__``, its region and its tier, routed as a function made now would be,
-and called as its class's ``__call__`` (a staticmethod: about 40 ns more than a Switch called
+and called as its class's ``__call__`` (a staticmethod: about 30 ns more than a Switch called
 directly, against 300-700 ns for the Python ``__call__``). It takes it on its next change of
 path (:func:`take_c_path`), which the load asks for.
 """
