@@ -25,7 +25,7 @@ Then small compiled calls: a function that is one loop region (``branchy_sum`` o
 elements), whose compiled call is mostly fixed cost, timed as the plain function, the compiled
 function as users get it (its call's own lines in C, ``runtime/fastcall_sole.c``), the same with
 those lines in Python (``CompiledFunction.__call__``: what it cost before), a function made
-before the C call path was loaded (a new user's first process: it runs them through its twin,
+before the C call path was loaded (a new user's first process: it runs them through its stand-in,
 ``jit/routes.py``), the region's C guard-and-run object alone, and Numba's ``@njit`` where
 Numba is installed.
 

@@ -302,6 +302,11 @@ def test_a_switch_runs_its_route_with_or_without_itself(fast):
     assert s(1, 2, k=3) == (1, (2,), {"k": 3}) and s.current_route is _with_self
     with pytest.raises(TypeError, match="must be callable"):
         s.route(3, False)
+    owner = object()  # a stand-in's (jit/routes.py): the owner goes first, not the Switch
+    s.route(_with_self, True, None, None, owner)
+    assert s(1, k=2) == (owner, (1,), {"k": 2}) and s.__call__(*many) == (owner, many, {})
+    with pytest.raises(TypeError, match="needs a bound route"):
+        s.route(_with_self, False, None, None, owner)
 
 
 def test_a_switch_survives_its_route_changing_during_the_call(fast):

@@ -1,5 +1,5 @@
 """How a compiled function's calls reach their path (astcompile/jit/routes.py): a function made
-before the C call path's extension was loaded takes it, through its twin, once it is, and its
+before the C call path's extension was loaded takes it, through its stand-in, once it is, and its
 calls then run in C as those of a function made after; and no call waits for that build."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_a_function_made_before_the_extension_runs_in_c_once_it_is_loaded(made_b
     assert isinstance(f, CompiledFunction) and repr(f) == "<astcompile compiled function weighted>"
 
 
-def test_a_twin_keeps_paths_reset_verify_and_pickling(made_before, monkeypatch):
+def test_a_stand_in_keeps_paths_reset_verify_and_pickling(made_before, monkeypatch):
     f = made_before(weighted)
     x = np.linspace(0.0, 1.0, 32)
     f.run_plain()  # measuring chose the plain path: the user's function, nothing of ours
@@ -73,6 +73,7 @@ def test_a_twin_keeps_paths_reset_verify_and_pickling(made_before, monkeypatch):
     f.reset()
     assert f._sole_region is None
     assert f(x, 2.0) == weighted(x, 2.0) and f._sole_region is not None
+    assert all(region.owner is f for region in f.regions)  # built on f, not on its stand-in
     monkeypatch.setattr(config, "verify", True)  # read at each call, in C too
     assert "__call__" in _our_frames(lambda: f(x, 2.0))
     monkeypatch.setattr(config, "verify", False)
@@ -80,7 +81,7 @@ def test_a_twin_keeps_paths_reset_verify_and_pickling(made_before, monkeypatch):
     assert type(again).__name__ == "CompiledFunction" and again(x, 2.0) == weighted(x, 2.0)
 
 
-def test_a_twin_is_reset_from_another_thread_while_it_runs(made_before):
+def test_a_function_with_a_stand_in_is_reset_from_another_thread(made_before):
     f = made_before(weighted)
     x = np.linspace(0.0, 1.0, 32)
     stop, wrong = threading.Event(), []

@@ -137,7 +137,7 @@ class CompiledFunction:
         if cls is None:
             base = self._measured_class
             body = {"__call__": staticmethod(self.fn), "__slots__": (), "__module__": __name__}
-            body["pickled_as"] = base.__dict__.get("pickled_as", base)  # a twin's: routes.py
+            body["pickled_as"] = base.__dict__.get("pickled_as", base)  # a stand-in's: routes.py
             cls = self._plain_class = type(base.__name__, (base,), body)
             cls.__qualname__ = base.__qualname__
         self.__class__ = cls

@@ -15,11 +15,11 @@ user's function and calls it instead once its code or defaults are not the twin'
 The extension is looked for in the cache once per process when the first function is made,
 never built here: a region's many compiled calls or the first choice of the plain path build it
 in the background (``runtime/fastcall.py``). A function made before it was loaded cannot become
-a Switch (a Python object's layout is not a Switch's), so it gets one as its *twin*: a Switch
-that shares its ``__dict__``, its region and its tier, routed as a function made now would be,
-and called as its class's ``__call__`` (a staticmethod: about 30 ns more than a Switch called
-directly, against 300-700 ns for the Python ``__call__``). It takes it on its next change of
-path (:func:`take_c_path`), which the load asks for.
+a Switch (a Python object's layout is not a Switch's), so it gets one as its *stand-in*: a
+Switch holding its region and tier, whose bound route gets the function itself (what runs in
+Python runs on the function), and called as its class's ``__call__`` (a staticmethod: about 30
+ns more than a Switch called directly, against 300-700 ns for the Python ``__call__``). It takes
+it when the load is told, or on its next change of path (:func:`take_c_path`).
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ _routed: dict[tuple[type, type], type] = {}  # (class, Switch) -> the routed cla
 _prepared: set[type] = set()  # the Switch types whose module knows what sole calls read
 #: Functions made while the extension was not loaded: they take it when it is (take_c_path).
 _unrouted: weakref.WeakKeyDictionary[Any, type] = weakref.WeakKeyDictionary()  # -> its base
-_twinning = threading.Lock()  # one twin per function, whichever threads change its path
+_standing_in = threading.Lock()  # one stand-in per function, whichever threads change its path
 
 
 def new(cls: type, base: type) -> Any:
     """A new instance of ``cls`` (``base``'s ``__new__``): routed where the extension is
-    loaded, else a Python object that takes a twin once it is."""
+    loaded, else a Python object that takes a stand-in once it is."""
     routed = routed_class(cls, base)
     if routed is not None:
         return routed.__new__(routed)
@@ -59,48 +59,48 @@ def new(cls: type, base: type) -> Any:
 
 
 def take_c_path(owner: CompiledFunction, base: type) -> None:
-    """``owner``, made before the extension was loaded, where it is loaded now: its twin (a
-    Switch, sharing its state) becomes its class's ``__call__``; the calls that its twin
-    hands back to ``__call__`` run on the twin. Called where ``owner`` changes path, with its
-    tier's lock held or from the thread that calls it, so that it never races a change."""
-    twin = owner.__dict__.get("_twin")
-    if twin is None and owner in _unrouted:
-        with _twinning:
-            twin = _twin(owner, base) if owner in _unrouted else owner.__dict__.get("_twin")
-    if twin is not None:
-        twin.run_measured()  # the twin's route is the measured path (a build may set plain)
+    """``owner``, made before the extension was loaded, where it is loaded now: its stand-in, a
+    Switch whose bound route gets ``owner`` (what runs in Python runs on ``owner`` itself),
+    becomes its class's ``__call__``. Called where ``owner`` changes path (with its tier's
+    lock held, or from the thread of the call that changes it), before it changes."""
+    if owner in _unrouted:
+        with _standing_in:
+            if owner in _unrouted:
+                _stand_in(owner, base)
 
 
-def _twin(owner: CompiledFunction, base: type) -> Any:
-    routed = routed_class(owner._measured_class, base)
-    if routed is None:
-        return None
+def _stand_in(owner: CompiledFunction, base: type) -> None:
+    cls = owner._measured_class
+    routed = routed_class(cls, base)  # the sole calls' context given to the extension
+    switch = fastcall.switch_type()
+    if routed is None or switch is None:
+        return
     _unrouted.pop(owner, None)
-    twin = routed.__new__(routed)
-    twin.__dict__ = owner.__dict__  # one state: what either changes, the other reads
-    twin._tier = owner._tier
-    twin._sole_region = owner.__dict__.pop("_sole_region", None)
-    owner._measured_class, owner._plain_class = _calling(owner._measured_class, twin), None
-    owner._twin = twin
-    return twin
-
-
-def _calling(cls: type, twin: Any) -> type:
-    """``cls`` with ``twin`` as its ``__call__`` and its region held by the twin alone."""
-
-    def get(self: Any) -> Any:
-        return twin._sole_region
-
-    def put(self: Any, sole: Region | None) -> None:
-        twin._sole_region = sole
-
-    body = {"__call__": staticmethod(twin), "_sole_region": property(get, put), "__slots__": ()}
+    stand_in = switch()
+    stand_in._tier = owner._tier
+    stand_in._sole_region = owner.__dict__.pop("_sole_region", None)
+    measured = cls.__call__
+    finish = sole_region.finish if measured is base.__call__ else None
+    switch.route(stand_in, measured, True, None, finish, owner)
+    body: dict[str, Any] = {"__call__": staticmethod(stand_in), "__slots__": ()}
+    body["_sole_region"] = property(lambda _: stand_in._sole_region, _region_setter(stand_in))
+    if finish is not None and cls._sole_call is base._sole_call:  # samples time C
+        body["_sole_call"] = staticmethod(stand_in.compiled_call)
     body |= {"pickled_as": cls, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
-    return type(cls.__name__, (cls,), body)
+    owner._measured_class, owner._plain_class = type(cls.__name__, (cls,), body), None
+
+
+def _region_setter(stand_in: Any) -> Callable[[Any, Region | None], None]:
+    """``owner._sole_region = ...``: held by the stand-in alone, whose calls read it in C."""
+
+    def put(_: Any, sole: Region | None) -> None:
+        stand_in._sole_region = sole
+
+    return put
 
 
 def _take_c_paths() -> None:
-    """The extension is loaded: every function made before it takes its twin, at once where
+    """The extension is loaded: every function made before it takes its stand-in, at once where
     it runs its measured path (a plain one takes it on its next change of path), and
     measures again (its compiled path is cheaper now)."""
     for owner, base in list(_unrouted.items()):
