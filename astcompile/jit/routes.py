@@ -17,7 +17,7 @@ never built here: a region's many compiled calls or the first choice of the plai
 in the background (``runtime/fastcall.py``). A function made before it was loaded cannot become
 a Switch (a Python object's layout is not a Switch's), so it gets one as its *stand-in*: a
 Switch holding its region and tier, whose bound route gets the function itself (what runs in
-Python runs on the function), and called as its class's ``__call__`` (a staticmethod: about 30
+Python runs on the function), and called as its class's ``__call__`` (a staticmethod: 15-30
 ns more than a Switch called directly, against 300-700 ns for the Python ``__call__``). It takes
 it when the load is told, or on its next change of path (:func:`take_c_path`).
 """
