@@ -24,8 +24,10 @@ the function: the first process on a machine, or no Python headers), in the same
 Then small compiled calls: a function that is one loop region (``branchy_sum`` on 64
 elements), whose compiled call is mostly fixed cost, timed as the plain function, the compiled
 function as users get it (its call's own lines in C, ``runtime/fastcall_sole.c``), the same with
-those lines in Python (``CompiledFunction.__call__``: what it cost before), the region's C
-guard-and-run object alone, and Numba's ``@njit`` where Numba is installed.
+those lines in Python (``CompiledFunction.__call__``: what it cost before), a function made
+before the C call path was loaded (a new user's first process: it runs them through its stand-in,
+``jit/routes.py``), the region's C guard-and-run object alone, and Numba's ``@njit`` where
+Numba is installed.
 
 Last, the same loop with a parameter that has a default (``branchy_scaled(x, scale=1.0)``),
 called by position, relying on the default and by keyword: plain, compiled (the call bound to
@@ -199,6 +201,18 @@ def _call_in_python() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def _before_the_extension() -> Iterator[None]:
+    """Functions compiled inside are made as in a process that has not loaded the C call path
+    yet (a new user's first), which then loads it (as its background build ends)."""
+    from astcompile.jit import routes
+    from astcompile.runtime import fastcall
+
+    with mock.patch.object(fastcall, "_state", {"looked": {astcompile.config.cache_dir}}):
+        yield
+    routes._take_c_paths()  # what the load tells
+
+
 def _numba(fn: Callable) -> Callable | None:
     try:
         import numba
@@ -218,12 +232,15 @@ def small_sides() -> tuple[dict[str, Callable], np.ndarray]:
     compiled = astcompile.compile(branchy_sum, backend="c")
     with _call_in_python():
         in_python = astcompile.compile(branchy_sum, backend="c")
-    for fn in (compiled, in_python):
+    with _before_the_extension():
+        before = astcompile.compile(branchy_sum, backend="c")
+    for fn in (compiled, in_python, before):
         for _ in range(20_000):  # past the first comparison (a compile in the background)
             fn(x)
             if fn._tier.choice is not None and fn._tier.countdown > 1:
                 break
     sides = {"plain": branchy_sum, "compiled": compiled, "__call__ in Python": in_python}
+    sides["made before the C call path was loaded"] = before
     sides["guards alone"] = compiled._sole_region.guards
     numba = _numba(branchy_sum)
     return (sides | {"Numba": numba} if numba else sides), x

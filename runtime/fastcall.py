@@ -12,19 +12,21 @@ The same extension holds ``Switch`` (``fastcall_switch.c``), the C base of compi
 a call runs one route, the measured path or, once measuring chose it, the user's function
 alone, through vectorcall (about 10 ns over calling the function, against 30-120 ns for a
 class whose ``__call__`` is the function). A compiled function made while the extension is not
-loaded yet is a plain Python object and switches its class instead (``jit/routes.py``); the
-first function that measuring sends to the plain path asks for the extension in the
-background (:func:`build_in_background`), for the functions compiled after it.
+loaded yet is a plain Python object: it switches its class instead, and takes a Switch as its
+class's ``__call__`` once the extension is loaded (``jit/routes.py``, told by :func:`when_loaded`).
 
 The extension is built from its C files once per machine (per Python, NumPy and compiler)
-with the Python and NumPy headers, kept in the kernel cache under the same key, trust and
+with the Python and NumPy headers, kept in the kernel cache under the same key, lock, trust and
 integrity rules as kernels (:mod:`cache`), and imported from there. Where it cannot be built
 (no compiler, no headers, a refused cache) regions keep their Python guard functions: slower,
-never different. The first build costs about half a second of compiler time, so a region takes
-it from the cache when it is there and asks for a build only once its entries have run many
-times (``PROMOTE_AFTER``). That build has the kernels' deadline (``config.build_timeout``) and
-their process-group handling (:mod:`build`): a compiler that hangs holds that call at most the
-timeout, then the region keeps its Python path for the rest of the process.
+never different. The first build costs about half a second of compiler time, so it is never
+built in a call: a region takes it from the cache when it is there, and asks for a build in
+the background (:func:`build_in_background`) once its entries have run many times
+(``PROMOTE_AFTER``), as does the first function measuring sends to the plain path; the calls
+go on meanwhile on the Python path, and take the C one when the build is done. That build has
+the kernels' deadline (``config.build_timeout``) and their process-group handling
+(:mod:`build`): a compiler that hangs is killed at the timeout, and the process keeps its
+Python path.
 
 Part of the runtime: must not import the compiler.
 """
@@ -39,6 +41,7 @@ import os
 import sys
 import sysconfig
 import threading
+import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -65,10 +68,15 @@ LIBS = ("-lm",)  # feclearexcept, fetestexcept
 #: Compiled calls of a region's entries before it asks for the extension (built once per
 #: machine): a function called a few times never waits for that compiler run.
 PROMOTE_AFTER = 64
+#: Seconds the program's exit waits for a background build of the extension (about 0.5 s of
+#: compiler time) before it kills it.
+EXIT_WAIT = 2.0
 
 _log = logging.getLogger("astcompile")
 _lock = forksafe.module_lock(__name__)
 _state: dict[str, Any] = {}  # "module": the loaded extension, or None once it failed
+_listeners: list[Callable[[], None]] = []  # told once it is loaded (:func:`when_loaded`)
+_listening = forksafe.module_lock(__name__, "_listening")
 
 
 def loaded() -> ModuleType | None:
@@ -81,13 +89,38 @@ def tried() -> bool:
     return "module" in _state
 
 
+def asked() -> bool:
+    """Whether this process has the extension, knows it cannot, or is building it."""
+    return tried() or "building" in _state
+
+
+def when_loaded(then: Callable[[], None]) -> None:
+    """Call ``then()`` once the extension is loaded, in the thread that loads it: at once
+    where it is, never where it cannot be."""
+    with _listening:
+        if not tried():
+            if then not in _listeners:  # told once, however often asked
+                _listeners.append(then)
+            return
+    if loaded() is not None:
+        then()
+
+
+def _tell(module: ModuleType | None) -> None:
+    with _listening:
+        told = list(_listeners)
+        _listeners.clear()
+    for then in told if module is not None else ():
+        then()
+
+
 def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
     """The extension, built into ``cache_dir``'s kernel cache on first use; None (remembered
     for the process) when it cannot be built or loaded. ``build_it=False``: only when it is
     in the cache already (looked up once per process and cache folder: the first compiled
     function asks before a program may set ``config.cache_dir``), never running the compiler,
     nor waiting for a build under way."""
-    if not _lock.acquire(blocking=build_it):
+    if "module" in _state or not _lock.acquire(blocking=build_it):
         return _state.get("module")
     try:
         looked = _state.setdefault("looked", set())
@@ -103,9 +136,11 @@ def extension(cache_dir: str, build_it: bool = True) -> ModuleType | None:
             fpflags.use(module.fp_clear, module.fp_raised)
         if module is not None or build_it:
             _state["module"] = module
-        return module
     finally:
         _lock.release()
+    if "module" in _state:
+        _tell(module)
+    return module
 
 
 def switch_type() -> type | None:
@@ -115,25 +150,44 @@ def switch_type() -> type | None:
 
 
 def build_in_background(cache_dir: str) -> None:
-    """Build the extension without waiting for it, once per process (a function measuring
-    sent to the plain path asks: the functions compiled after it is built, here or in a
-    later process, run that path through ``Switch``). Exit stops a build under way, so that
-    no compiler is left writing into the cache."""
-    if tried() or "building" in _state:
+    """Build the extension without waiting for it, once per process (a region whose entries
+    ran ``PROMOTE_AFTER`` times asks, and a function measuring sent to the plain path; what
+    waits for it is told by :func:`when_loaded`). Exit stops a build under way, so that no
+    compiler is left writing into the cache."""
+    if asked():
         return
     thread = threading.Thread(
-        target=extension, args=(cache_dir,), name="astcompile-fastcall-build", daemon=True
+        target=_build, args=(cache_dir,), name="astcompile-fastcall-build", daemon=True
     )
     _state["building"] = thread
     thread.start()
     atexit.register(_stop, thread)
 
 
+def _build(cache_dir: str) -> None:
+    """The build thread: it lets the thread that started it go on first (else that one waits
+    for the interpreter's switch interval, 5 ms, inside the call that asked)."""
+    time.sleep(0)
+    extension(cache_dir)
+
+
+def _forget_build_in_child() -> None:
+    """A child forked while the extension builds has no build thread: it may ask again."""
+    _state.pop("building", None)
+
+
+os.register_at_fork(after_in_child=_forget_build_in_child)
+
+
 def _stop(thread: threading.Thread) -> None:
-    """At exit: end a build under way (its compiler killed; the thread then removes its
+    """At exit: a build under way gets ``EXIT_WAIT`` seconds to finish, so that the next
+    process finds the extension in the cache (a program whose runs are all short would build
+    it in each, never using it); then its compiler is killed (the thread then removes its
     build folder) rather than keep the program waiting for an optional speed-up."""
-    build.stop_running()
-    thread.join(10.0)
+    thread.join(EXIT_WAIT)
+    if thread.is_alive():
+        build.stop_running()
+        thread.join(1.0)
 
 
 def _headers() -> tuple[str, ...]:
@@ -170,8 +224,11 @@ def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
     if path is None:
         if not build_it:
             return None
-        cache.evict(entries, key)
-        path, _ = cache.store(entries, key, _builder(compiler, includes), _exists)
+        with cache.build_lock(entries, key):  # other processes: one builds, the rest load
+            path = cache.lookup(entries, key)
+            if path is None:
+                cache.evict(entries, key)
+                path, _ = cache.store(entries, key, _builder(compiler, includes), _exists)
     try:
         return _import(path)
     except ImportError:
@@ -190,8 +247,8 @@ def _builder(compiler: str, includes: tuple[str, ...]) -> Callable[[str, str], N
 
 
 def _timeout() -> float | None:
-    """The kernels' limit (``config.build_timeout``): a call that asked for the extension
-    waits at most that for a compiler that hangs, then runs on its Python path for good."""
+    """The kernels' limit (``config.build_timeout``): a compiler that hangs is killed then,
+    and the process runs on its Python path for good."""
     from astcompile import config
 
     return config.build_timeout or None

@@ -149,7 +149,8 @@ static PyObject *sole_finish(Switch *self, PyObject *region, PyObject *const *ar
                                      : sole_as_made(made->args, made->nargs, made->kwnames);
     PyObject *out = NULL;
     if (as_made != NULL) {
-        PyObject *call[5] = {(PyObject *)self, region, tuple, result, as_made};
+        PyObject *owner = self->owner ? self->owner : (PyObject *)self;
+        PyObject *call[5] = {owner, region, tuple, result, as_made};
         out = PyObject_Vectorcall(self->finish, call, 5, NULL);
     }
     Py_XDECREF(as_made);
@@ -235,7 +236,8 @@ static PyObject *sole_compiled_call(PyObject *op, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "compiled_call before sole_context");
         return NULL;
     }
-    return switch_bound(op, sole_ctx.compiled_call, args, (size_t)nargs, kwnames);
+    PyObject *owner = ((Switch *)op)->owner;
+    return switch_bound(owner ? owner : op, sole_ctx.compiled_call, args, (size_t)nargs, kwnames);
 }
 
 /* An object's __dict__ (new), or NULL with no error: no fast calls through it. */

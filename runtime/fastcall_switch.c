@@ -28,6 +28,7 @@ typedef struct {
     PyObject *watched;                     /* the function the route stands for, or NULL */
     PyObject *code, *defaults, *kwdefaults; /* watched's when the route was set */
     PyObject *finish; /* with a bound route: a one-region function's calls run in C */
+    PyObject *owner;  /* what a bound route gets first, NULL: the Switch itself */
     PyObject *sole, *sole_dict, *tier, *tier_dict; /* its region and tier (fastcall_sole.c) */
     Py_ssize_t sole_arity, sole_positional, sole_posonly;
     PyObject *sole_fn, *sole_code, *sole_params; /* what binds keywords and defaults there */
@@ -94,7 +95,7 @@ static PyObject *switch_call(PyObject *op, PyObject *const *args, size_t nargsf,
     if (self->finish != NULL && route == self->route && sole_call(self, args, nargsf, kwnames, &result))
         return result;
     Py_INCREF(route); /* the call may change the route (measuring decides inside it) */
-    result = self->bind ? switch_bound(op, route, args, nargsf, kwnames)
+    result = self->bind ? switch_bound(self->owner ? self->owner : op, route, args, nargsf, kwnames)
                                   : PyObject_Vectorcall(route, args, nargsf, kwnames);
     Py_DECREF(route);
     return result;
@@ -114,6 +115,7 @@ static int switch_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(self->defaults);
     Py_VISIT(self->kwdefaults);
     Py_VISIT(self->finish);
+    Py_VISIT(self->owner);
     Py_VISIT(self->sole);
     Py_VISIT(self->sole_dict);
     Py_VISIT(self->tier);
@@ -137,6 +139,7 @@ static int switch_clear(PyObject *op) {
     Switch *self = (Switch *)op;
     Py_CLEAR(self->route);
     Py_CLEAR(self->finish);
+    Py_CLEAR(self->owner);
     Py_CLEAR(self->sole);
     Py_CLEAR(self->sole_dict);
     Py_CLEAR(self->tier);
@@ -159,15 +162,21 @@ static PyObject *switch_get(PyObject *self, PyObject *obj, PyObject *type) {
     return PyMethod_New(self, obj);
 }
 
-/* route(target, bind, watched=None, finish=None): from now on a call runs target(*args) or,
- * with bind, target(self, *args); with watched (a function), only while watched keeps the code
- * and defaults it has now, and watched(*args) once it does not. With finish (and bind), a call
- * of a one-region function runs target's first lines in C (fastcall_sole.c), ending in
- * finish(self, region, args, result) where the guards did not end it. */
+/* route(target, bind, watched=None, finish=None, owner=None): from now on a call runs
+ * target(*args) or, with bind, target(self, *args); with watched (a function), only while
+ * watched keeps the code and defaults it has now, and watched(*args) once it does not. With
+ * finish (and bind), a call of a one-region function runs target's first lines in C
+ * (fastcall_sole.c), ending in finish(self, region, args, result) where the guards did not end
+ * it. With owner (and bind), owner stands for self in those calls: the Switch is the twin of a
+ * compiled function made before the extension was loaded (jit/routes.py). */
 static PyObject *switch_route(PyObject *op, PyObject *args) {
-    PyObject *target, *watched = Py_None, *finish = Py_None;
+    PyObject *target, *watched = Py_None, *finish = Py_None, *owner = Py_None;
     int bind;
-    if (!PyArg_ParseTuple(args, "Op|OO", &target, &bind, &watched, &finish)) return NULL;
+    if (!PyArg_ParseTuple(args, "Op|OOO", &target, &bind, &watched, &finish, &owner)) return NULL;
+    if (owner != Py_None && !bind) {
+        PyErr_SetString(PyExc_TypeError, "an owner needs a bound route");
+        return NULL;
+    }
     if (finish != Py_None && (!bind || !PyCallable_Check(finish))) {
         PyErr_SetString(PyExc_TypeError, "finish must be callable, with a bound route");
         return NULL;
@@ -192,6 +201,7 @@ static PyObject *switch_route(PyObject *op, PyObject *args) {
     self->route = Py_NewRef(target);
     self->bind = bind;
     Py_XSETREF(self->finish, finish == Py_None ? NULL : Py_NewRef(finish));
+    Py_XSETREF(self->owner, owner == Py_None ? NULL : Py_NewRef(owner));
     Py_XDECREF(old);
     Py_RETURN_NONE;
 }
@@ -210,7 +220,7 @@ static PyObject *switch_current(PyObject *self, void *closure) {
 
 static PyMethodDef switch_methods[] = {
     {"route", switch_route, METH_VARARGS,
-     "route(target, bind, watched=None): what calls run from now on"},
+     "route(target, bind, watched=None, finish=None, owner=None): what calls run from now on"},
     {"compiled_call", (PyCFunction)(void (*)(void))sole_compiled_call, METH_FASTCALL | METH_KEYWORDS,
      "a one-region function's compiled path, not counted (fastcall_sole.c)"},
     {"__init_subclass__", (PyCFunction)(void (*)(void))switch_init_subclass,

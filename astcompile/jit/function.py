@@ -96,8 +96,7 @@ class CompiledFunction:
             fullgraph_check.breaks_in_source(self)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> CompiledFunction:
-        routed = routes.routed_class(cls, CompiledFunction)
-        return object.__new__(cls) if routed is None else routed.__new__(routed)
+        return routes.new(cls, CompiledFunction)
 
     # --- calling ---
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
@@ -133,17 +132,19 @@ class CompiledFunction:
         C-level call path was loaded when the function was made, its class is routed instead
         (``jit/routes.py``: about 10 ns). Measuring moves it back to sample a call
         (``jit/resample.py``); ``reset`` too."""
+        routes.take_c_path(self, CompiledFunction)  # where it was made before it was loaded
         cls = self._plain_class
         if cls is None:
             base = self._measured_class
             body = {"__call__": staticmethod(self.fn), "__slots__": (), "__module__": __name__}
-            body["pickled_as"] = base
+            body["pickled_as"] = base.__dict__.get("pickled_as", base)  # a stand-in's: routes.py
             cls = self._plain_class = type(base.__name__, (base,), body)
             cls.__qualname__ = base.__qualname__
         self.__class__ = cls
 
     def run_measured(self) -> None:
         """Back to ``__call__`` above: counted, sampled, compiled where that was faster."""
+        routes.take_c_path(self, CompiledFunction)
         self.__class__ = self._measured_class
 
     def settle(self, plain: bool) -> bool:

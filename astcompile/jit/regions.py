@@ -296,7 +296,7 @@ class Region(Failing, background.Builds):
         programs = fast_programs(entries, self.owner.fn) if entries else []
         if programs and not fastcall.tried():  # built by an earlier process: no compiler run
             fastcall.extension(config.cache_dir, build_it=False)
-        wait = bool(programs) and not fastcall.tried()
+        wait = bool(programs) and not fastcall.asked()
         python_guards = specialised_guards(
             self.spec.name,
             self.names,
@@ -312,16 +312,23 @@ class Region(Failing, background.Builds):
             logs.guards.info("%s:\n%s", self.owner.name, python_guards.py_source)
 
     def _promote(self) -> None:
-        """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: get the C-level call path
-        (built once per machine) and put it in front of the guard function."""
-        fastcall.extension(config.cache_dir)
+        """The entries ran compiled ``fastcall.PROMOTE_AFTER`` times: the C-level call path is
+        built in the background (once per machine: no call waits for it), and put in front of
+        the guard function once it is loaded (:meth:`_promoted`)."""
+        fastcall.build_in_background(config.cache_dir)
+        with self._lock:
+            self._specialise()  # the same guards, without the call that asks
+        fastcall.when_loaded(self._promoted)
+
+    def _promoted(self) -> None:
+        """The C-level call path is loaded: it goes in front of the guard function, and the
+        compiled path, cheaper now, is measured again."""
         with self._lock:
             self._specialise()
-        if fastcall.loaded() is not None:  # the compiled path just got cheaper: measure again
-            tier = getattr(self, "tier", None)  # region tiering's, where it measures this one
-            if tier is not None:
-                tier.reopen()
-            self.owner.compare_again()
+        tier = getattr(self, "tier", None)  # region tiering's, where it measures this one
+        if tier is not None:
+            tier.reopen()
+        self.owner.compare_again()
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]
