@@ -230,7 +230,9 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     def run_restoring(leaves: list) -> list:
         if errstate.ignored() and not aside:
             return run(leaves)
-        kept = sorted(stored) if out_only and _warnings_raise() else read
+        kept = (
+            sorted(stored) if out_only and _warnings_raise() else read + _shared(out_only, leaves)
+        )
         saved = [(leaves[k], leaves[k].copy(order="K")) for k in kept]
         try:
             outputs = run(leaves)
@@ -252,6 +254,16 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     # call to this function; out parameters it keeps only here (under warnings as errors)
     run_restoring.fast_keeps = None if read and aside else read
     return run_restoring
+
+
+def _shared(out_only: set[int], leaves: list) -> list[int]:
+    """The out arguments sharing memory with another argument: a rerun would read what the run
+    stored (``_may_rerun`` refuses it), so they are kept too."""
+    return [
+        k
+        for k in sorted(out_only)
+        if any(j != k and np.may_share_memory(leaves[k], leaf) for j, leaf in enumerate(leaves))
+    ]
 
 
 def may_rerun(result: TraceResult) -> bool:
