@@ -57,11 +57,8 @@ TEAMS = [reciprocals, logs_then_prefix]
 
 
 @pytest.fixture
-def four_threads():
-    before = parallel.nthreads()
-    parallel.set_num_threads(4)
-    yield
-    parallel.set_num_threads(before)
+def four_threads(monkeypatch):
+    monkeypatch.setattr(parallel, "_nthreads", 4)
 
 
 @pytest.mark.parametrize("fn", TEAMS, ids=[f.__name__ for f in TEAMS])
