@@ -87,8 +87,9 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     modes = np.geterr()
     kinds = fpflags.kinds(fpflags.raised())
     loud = [kind for kind in kinds if modes[kind] != "ignore"]
-    entries = [entry for group in region.entries.values() for entry in group]
-    if not entries or region.key(args) in region.eager_keys:
+    key = region.key(args)  # the entries that may have run: those of this call's key
+    entries = region.entries.get(key) or [e for group in region.entries.values() for e in group]
+    if not entries or key in region.eager_keys:
         return result  # the guards ran the statements themselves: NumPy has warned already
     if not loud and not (
         "invalid" in kinds and any(_warns_empty(entry.result.graph) for entry in entries)
