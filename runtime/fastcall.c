@@ -159,7 +159,16 @@ static int apart(PyArrayObject *a, PyArrayObject *b) {
     return na == 0 || nb == 0 || pa + na <= pb || pb + nb <= pa;
 }
 
-/* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
+/* Whether a flag in ``loud`` is raised, where copies were kept: then the kept arguments have
+ * their values back and the flags are cleared, for the Python path to run (UNDO) */
+static int undone(PyObject **kept, PyObject **copies, int nkept, long loud) {
+    if (!nkept || !fetestexcept((int)loud)) return 0;
+    for (int k = 0; k < nkept; k++)
+        if (PyArray_CopyInto((PyArrayObject *)kept[k], (PyArrayObject *)copies[k]) < 0) return -1;
+    feclearexcept(FP_FLAGS);
+    return 1;
+}
+
 /* errstate.noisy, (state, the flags it reports), where its state is ``state``; else NULL */
 static PyObject *seen_noisy(PyObject *names, PyObject *state) {
     PyObject *noisy = PyDict_GetItemWithError(names, s_noisy);
@@ -168,6 +177,7 @@ static PyObject *seen_noisy(PyObject *names, PyObject *state) {
     return ok ? noisy : NULL;
 }
 
+/* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
 static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
     PyObject *slots[MAX_SLOTS];
     PyObject *owned[MAX_SLOTS];
@@ -247,13 +257,7 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
         }
         case OP_UNDO: /* after the kernels: on a loud flag the kept arguments get their values
                        * back and the Python path runs (jit/fp_errors.restoring reruns) */
-            if (nkept && fetestexcept((int)loud)) {
-                for (int k = 0; k < nkept; k++)
-                    if (PyArray_CopyInto((PyArrayObject *)kept[k], (PyArrayObject *)copies[k]) < 0)
-                        goto fail;
-                feclearexcept(FP_FLAGS);
-                goto fail;
-            }
+            if (undone(kept, copies, nkept, loud)) goto fail;
             break;
         case OP_CODE: /* slot = fn.__code__ of the user's function, for the IS that follows
                        * (a swapped code object, as autoreload makes, fails it) */
@@ -351,7 +355,8 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
                 rc = ((status_fn)(uintptr_t)c[0])(words);
             }
             nwords = 0;
-            if (rc) {
+            if (rc) { /* NumPy warns before the error: after a loud flag, the Python path */
+                if (undone(kept, copies, nkept, loud)) goto fail;
                 raise_status(rc, PyTuple_GET_ITEM(p->consts, c[2]), regs[c[3]], c[4]);
                 status = -2;
                 goto fail;

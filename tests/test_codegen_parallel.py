@@ -7,16 +7,15 @@ import numpy as np
 import pytest
 from differential import assert_matches
 
-from astcompile.runtime import nthreads, set_num_threads
+from astcompile.runtime import parallel, set_num_threads
 from tests.c_helpers import compile_c
 
 
 @pytest.fixture
-def threads():
-    """Restore the thread count a test changes."""
-    before = nthreads()
-    yield set_num_threads
-    set_num_threads(before)
+def threads(monkeypatch):
+    """Restore the thread count a test changes as it was (the default's sign too)."""
+    monkeypatch.setattr(parallel, "_nthreads", parallel._nthreads)
+    return set_num_threads
 
 
 def _stats(x):

@@ -11,7 +11,7 @@ import astcompile
 from astcompile.ir.graph import Node, ReduceAttr
 from astcompile.ir.ops import Op
 from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity
-from astcompile.runtime import nthreads, set_num_threads
+from astcompile.runtime import parallel, set_num_threads
 from astcompile.targets.c import c_reduce
 
 #: fold op -> the NumPy ufunc it is (what the table promises).
@@ -169,10 +169,10 @@ def row_means(X):
 
 
 @pytest.fixture
-def threads():
-    before = nthreads()
-    yield set_num_threads
-    set_num_threads(before)
+def threads(monkeypatch):
+    """Restore the thread count a test changes as it was (the default's sign too)."""
+    monkeypatch.setattr(parallel, "_nthreads", parallel._nthreads)
+    return set_num_threads
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -57,11 +57,8 @@ TEAMS = [reciprocals, logs_then_prefix]
 
 
 @pytest.fixture
-def four_threads():
-    before = parallel.nthreads()
-    parallel.set_num_threads(4)
-    yield
-    parallel.set_num_threads(before)
+def four_threads(monkeypatch):
+    monkeypatch.setattr(parallel, "_nthreads", 4)
 
 
 @pytest.mark.parametrize("fn", TEAMS, ids=[f.__name__ for f in TEAMS])
@@ -444,3 +441,22 @@ def test_a_triton_regions_numpy_step_still_warns(fn):
     """A Triton region's NumPy steps note their errors as flags, as a C region's: the region
     runs its statements again and NumPy warns once (they warned as they ran, then silent)."""
     assert_same_warnings(fn, np.array([np.inf, 1e20]), backend="triton")
+
+
+def divide_then_spread(x, y):
+    for i in range(x.shape[0]):
+        x[i] = x[i] / y[i]
+    return x.std(ddof=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_rerun_is_decided_by_the_entry_of_the_calls_key(backend):
+    """Empty arrays: the loop stores nothing, so that entry's statements may run again after
+    the flag of its empty spread; an entry for other sizes, which stores into ``x``, kept the
+    rerun from every call (all three warnings lost after a call of another size)."""
+    compiled = astcompile.compile(divide_then_spread, backend=backend)
+    empty = (np.array([]), np.array([]))
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            compiled(np.array([2.0, 1.0]), np.array([2.0, 1.0]))
+        assert runtime_warnings(compiled, *empty) == runtime_warnings(divide_then_spread, *empty)

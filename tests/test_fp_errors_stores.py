@@ -218,3 +218,54 @@ def test_calls_on_the_c_call_path_warn_and_raise_as_numpy():
         assert _raised(compiled, copy_args((X, y))) == _raised(divide_in_a_loop, copy_args((X, y)))
     (region,) = compiled.regions
     assert type(region.guards).__name__ == "Guards", "the calls ran on the C-level call path"
+
+
+def reciprocal_into(out, x):
+    out[:] = 1.0 / x
+    return out
+
+
+def reciprocal_into_by_loop(out, x):
+    for i in range(x.shape[0]):
+        out[i] = 1.0 / x[i]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [reciprocal_into, reciprocal_into_by_loop])
+@pytest.mark.parametrize("shift", [1, -1])
+def test_an_out_argument_that_shares_memory_with_what_it_reads_warns(fn, shift, backend):
+    """``out`` and ``x`` views of one array: a rerun would read what the run stored, so the
+    copies kept for a rerun take ``out`` too (eager noted the warning and, refused the rerun
+    for the shared memory, returned without it)."""
+    base = np.array([1.0, 0.0, 2.0, 4.0, 0.0, 3.0])
+    out, x = (base[1:], base[:-1]) if shift == 1 else (base[:-1], base[1:])
+    assert_same_warnings(fn, out, x, backend=backend)
+
+
+def divide_then_add_at(a, b, idx):
+    for i in range(a.shape[0]):
+        a[i] = a[i] / b[i]
+        a[idx[i]] += 1.0
+    return a
+
+
+def test_an_error_after_a_loud_flag_on_the_c_call_path_warns_first():
+    """A loop region that divides by zero, then fails its index check: NumPy warns, then
+    raises IndexError. The C-level call path raised the error status without the warning
+    (its copies went back only after the last kernel returned)."""
+    args = (np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 2.0]), np.array([0, 1, 9]))
+    compiled = astcompile.compile(divide_then_add_at, backend="c")
+
+    def warned(fn):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+            warnings.simplefilter("always")
+            with pytest.raises(IndexError):
+                fn(*copy_args(args))
+        return [str(w.message) for w in caught]
+
+    for _ in range(fastcall.PROMOTE_AFTER + 3):
+        assert warned(compiled) == warned(divide_then_add_at)
+        assert _raised(compiled, copy_args(args)) == _raised(divide_then_add_at, copy_args(args))
+    (region,) = compiled.regions
+    assert type(region.guards).__name__ == "Guards", "the calls ran on the C-level call path"

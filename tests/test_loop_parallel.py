@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import astcompile
-from astcompile.runtime import nthreads, set_num_threads
+from astcompile.runtime import nthreads, parallel, set_num_threads
 from tests.c_helpers import forked_results
 from tests.test_loops import pairwise_distance
 
@@ -84,10 +84,11 @@ def _fresh_cache(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def threads():
-    before = nthreads()
-    yield set_num_threads
-    set_num_threads(before)
+def threads(monkeypatch):
+    """set_num_threads, the count restored as it was: set_num_threads(nthreads()) made the
+    default (negative: idle CPUs only) a count of all CPUs for every later test."""
+    monkeypatch.setattr(parallel, "_nthreads", parallel._nthreads)
+    return set_num_threads
 
 
 def _c_source(fn) -> str:
@@ -249,11 +250,10 @@ def test_the_default_thread_count_wakes_no_thread_for_a_busy_cpu(tmp_path):
     import sys
     import time
 
-    from astcompile.runtime import parallel
-
     lib = _team_size_library(tmp_path)
     cpus = len(os.sched_getaffinity(0))
-    assert parallel.kernel_threads() in (-cpus, parallel.nthreads())  # unless set by the user
+    explicit = os.environ.get("OMP_NUM_THREADS")  # the default unless the user set one
+    assert parallel.kernel_threads() == (parallel.nthreads() if explicit else -cpus)
     spin = [sys.executable, "-c", "import time\nt = time.time() + 5\nwhile time.time() < t: pass"]
     busy = [subprocess.Popen(spin) for _ in range(cpus + 1)]
     try:

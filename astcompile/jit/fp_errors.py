@@ -87,8 +87,9 @@ def after_compiled(region: Region, args: tuple, result: Any) -> Any:
     modes = np.geterr()
     kinds = fpflags.kinds(fpflags.raised())
     loud = [kind for kind in kinds if modes[kind] != "ignore"]
-    entries = [entry for group in region.entries.values() for entry in group]
-    if not entries or region.key(args) in region.eager_keys:
+    key = region.key(args)  # the entries that may have run: those of this call's key
+    entries = region.entries.get(key) or [e for group in region.entries.values() for e in group]
+    if not entries or key in region.eager_keys:
         return result  # the guards ran the statements themselves: NumPy has warned already
     if not loud and not (
         "invalid" in kinds and any(_warns_empty(entry.result.graph) for entry in entries)
@@ -230,7 +231,9 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     def run_restoring(leaves: list) -> list:
         if errstate.ignored() and not aside:
             return run(leaves)
-        kept = sorted(stored) if out_only and _warnings_raise() else read
+        kept = (
+            sorted(stored) if out_only and _warnings_raise() else read + _shared(out_only, leaves)
+        )
         # a read-only array is never stored into (the store raises NumPy's ValueError first),
         # and a copy of a broadcast one would hold every element it repeats
         saved = [(a, a.copy(order="K")) for k in kept if (a := leaves[k]).flags.writeable]
@@ -254,6 +257,16 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
     # call to this function; out parameters it keeps only here (under warnings as errors)
     run_restoring.fast_keeps = None if read and aside else read
     return run_restoring
+
+
+def _shared(out_only: set[int], leaves: list) -> list[int]:
+    """The out arguments sharing memory with another argument: a rerun would read what the run
+    stored (``_may_rerun`` refuses it), so they are kept too."""
+    return [
+        k
+        for k in sorted(out_only)
+        if any(j != k and np.may_share_memory(leaves[k], leaf) for j, leaf in enumerate(leaves))
+    ]
 
 
 def may_rerun(result: TraceResult) -> bool:
