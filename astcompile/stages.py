@@ -338,7 +338,7 @@ def accept(work: RegionWork) -> None:
 def add_entry(work: RegionWork) -> None:
     silent = work.target.name == "c" or getattr(work.run, "fp_silent", False)  # fp_errors.py
     run = verify.plant(work.run)  # plant: a test hook
-    run = fp_errors.restoring(run, work.result) if silent else run
+    run = fp_errors.restoring(run, work.result, work.region) if silent else run
     work.entry = Entry(work.key, work.result, run, silent=silent)
     work.region.add_entry(work.entry)
 
