@@ -10,6 +10,7 @@ only ``rewrite_cache``, ``materialise`` and ``entry_cache`` and never imports th
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
@@ -221,8 +222,12 @@ def load_entry(work: RegionWork) -> None:
 
 
 def trace(work: RegionWork) -> None:
-    from astcompile.trace.context import TraceBreak  # the tracer, imported on first use
-    from astcompile.trace.tracer import scalar_only
+    with contextlib.ExitStack() as quiet:
+        if "libcst" not in sys.modules:  # the tracer imports it (a warm process): as above
+            quiet.enter_context(warnings.catch_warnings())
+            warnings.simplefilter("ignore", DeprecationWarning)
+        from astcompile.trace.context import TraceBreak
+        from astcompile.trace.tracer import scalar_only
 
     region = work.region
     if region.owner.analysis_changed():  # a callee rebound or swapped: its statements run
@@ -333,7 +338,7 @@ def accept(work: RegionWork) -> None:
 def add_entry(work: RegionWork) -> None:
     silent = work.target.name == "c" or getattr(work.run, "fp_silent", False)  # fp_errors.py
     run = verify.plant(work.run)  # plant: a test hook
-    run = fp_errors.restoring(run, work.result) if silent else run
+    run = fp_errors.restoring(run, work.result, work.region) if silent else run
     work.entry = Entry(work.key, work.result, run, silent=silent)
     work.region.add_entry(work.entry)
 

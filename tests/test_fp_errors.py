@@ -115,6 +115,54 @@ def test_integer_division_by_zero_warns_as_numpy_does(fn, args):
     assert_same_warnings(fn, *args, backend="c")
 
 
+def guarded_ratio(a, b):
+    return np.where(b != 0, a / b, 0.0)  # NumPy divides every element: it warns
+
+
+def guarded_root(x):
+    return np.where(x > 0, np.sqrt(x), x.astype(np.float32) * 2)
+
+
+def guarded_in_a_loop(a, b):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = np.where(b[i] != 0, a[i] / b[i], 0.0)  # "scalar divide", as NumPy
+    return out
+
+
+WHERE_CASES = [
+    (guarded_ratio, (np.arange(12.0), np.arange(12.0) % 3)),
+    (guarded_in_a_loop, (np.arange(12.0), np.arange(12.0) % 3)),
+    (guarded_ratio, (np.arange(12.0), np.ones(12))),  # no warning
+    (guarded_ratio, (np.arange(12, dtype=np.float32), np.zeros(12, np.float32))),
+    (guarded_root, (np.linspace(-3, 3, 13),)),
+]
+
+
+@pytest.mark.parametrize("fn, args", WHERE_CASES, ids=[c[0].__name__ for c in WHERE_CASES])
+def test_a_side_the_where_drops_still_warns(fn, args):
+    """GCC computed a side of ``c ? a : b`` only where it is picked (a masked division on
+    AVX-512 lanes, a branch in scalar code): no flag, no warning. astc_both computes both."""
+    assert_same_warnings(fn, *args, backend="c")
+
+
+def selected_ratio(a, b):
+    out = np.zeros_like(a)
+    out[b != 0] = a[b != 0] / b[b != 0]  # NumPy divides the selected elements only
+    return out
+
+
+def test_a_masked_store_computes_only_what_it_picks():
+    """A masked store is a select too, but NumPy computes its value on the picked elements
+    only: no flag, so the region stays compiled instead of running its statements."""
+    compiled = astcompile.compile(selected_ratio, backend="c")
+    a, b = np.arange(12.0), np.arange(12.0) % 3
+    for _ in range(4):
+        assert_same_call(compiled, (a, b), selected_ratio, (a, b), "c")
+    assert not runtime_warnings(compiled, a, b)
+    assert sum(r.stats.compiled_calls for r in compiled.regions) == 5
+
+
 def log_scaled(x):
     return np.log(x) * 2.0
 

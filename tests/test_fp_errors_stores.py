@@ -208,16 +208,18 @@ def test_the_c_call_path_keeps_copies_while_errors_are_reported():
         left.clear()
 
 
-def test_calls_on_the_c_call_path_warn_and_raise_as_numpy():
+def test_calls_on_the_c_call_path_warn_and_raise_as_numpy(monkeypatch):
     """Past the C-level call path's promotion, calls with and without a zero divisor warn,
     raise and leave the argument as the plain calls do."""
+    monkeypatch.setattr(fp_errors, "PLAIN_CALLS", 1)  # two loud calls in a row: one plain
     compiled = astcompile.compile(divide_in_a_loop, backend="c")
     for k in range(2 * fastcall.PROMOTE_AFTER + 20):
         y = np.array([2.0, 0.0 if k % 3 == 0 else 4.0, 2.0])
         assert runtime_warnings(compiled, X, y) == runtime_warnings(divide_in_a_loop, X, y)
         assert _raised(compiled, copy_args((X, y))) == _raised(divide_in_a_loop, copy_args((X, y)))
     (region,) = compiled.regions
-    assert type(region.guards).__name__ == "Guards", "the calls ran on the C-level call path"
+    guards = getattr(region.guards, "guards", region.guards)  # or held back by a _Plain
+    assert type(guards).__name__ == "Guards", "the calls ran on the C-level call path"
 
 
 def reciprocal_into(out, x):
@@ -268,4 +270,18 @@ def test_an_error_after_a_loud_flag_on_the_c_call_path_warns_first():
         assert warned(compiled) == warned(divide_then_add_at)
         assert _raised(compiled, copy_args(args)) == _raised(divide_then_add_at, copy_args(args))
     (region,) = compiled.regions
-    assert type(region.guards).__name__ == "Guards", "the calls ran on the C-level call path"
+    guards = getattr(region.guards, "guards", region.guards)  # or held back by a _Plain
+    assert type(guards).__name__ == "Guards", "the calls ran on the C-level call path"
+
+
+def test_loud_flags_on_every_call_back_off_as_other_regions_do():
+    """A divisor with a zero on every call: after two compiled runs in a row whose flags were
+    loud, the statements run alone for the next calls (they ran compiled, were undone and ran
+    as written on each call: four times the plain call)."""
+    compiled = astcompile.compile(divide_in_place, backend="c")
+    y = np.array([1.0, 0.0, 2.0])
+    for _ in range(2 + fp_errors.PLAIN_CALLS):
+        shown = runtime_warnings(compiled, np.ones(3), y)
+        assert shown == runtime_warnings(divide_in_place, np.ones(3), y)
+    stats = compiled.regions[0].stats
+    assert (stats.compiled_calls, stats.eager_calls) == (2, 2 + fp_errors.PLAIN_CALLS)

@@ -137,6 +137,10 @@ def row_modes(votes, classes):
     return out
 
 
+def weights_counted(v, w):
+    return np.bincount(v, w, minlength=4)  # no values: NumPy's int64 zeros, weights or not
+
+
 LABELS, FEATURES = RNG.integers(0, 6, 30), RNG.random((30, 3))
 LOOPED = [
     (data_long, [(np.array([0, 2, 2]),), (np.array([0, 7, 2]),), (np.array([1, -1]),)]),
@@ -145,6 +149,7 @@ LOOPED = [
     (class_means, [(LABELS.astype(np.int32), FEATURES.astype(np.float32), 6)]),
     (class_means, [(LABELS[:0], FEATURES[:0], 2), (LABELS - 1, FEATURES, 6)]),
     (row_modes, [(RNG.integers(0, 5, (6, 7)), 5), (RNG.integers(0, 5, (6, 7)), 3)]),
+    (weights_counted, [(np.array([1, 0]), X[:2]), (LABELS[:0], X[:0]), (np.zeros(0, bool), X[:0])]),
 ]
 
 

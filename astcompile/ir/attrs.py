@@ -45,9 +45,13 @@ class ArithKind(NamedKind):
     """How NumPy computes an elementwise op, where it computes it two ways: a complex
     ``MUL`` of NumPy scalars or Python numbers (``s * t``, NumPy's scalar operators) uses the
     textbook formula, where its array loops (and any ufunc call) may fuse each part into one
-    multiply-add (targets/c/complex_rules.py). The attribute is None for the array way."""
+    multiply-add (targets/c/complex_rules.py). The attribute is None for the array way.
+    ``EVERY``: np.where, whose sides NumPy computes on every element before it picks (their
+    floating-point flags count: targets/c/c_rules.py); a masked store's or a branch's select
+    computes a side only where it is picked."""
 
     SCALAR = "scalar"
+    EVERY = "every"
 
 
 class SizeCheckKind(NamedKind):

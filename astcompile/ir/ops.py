@@ -350,6 +350,7 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.SUB: Signature(2, (_NO_ATTR, ArithKind)),
     Op.NEG: Signature(1, (_NO_ATTR, ArithKind)),
     Op.ABS: Signature(1, (_NO_ATTR, ArithKind)),
+    Op.WHERE: Signature(3, (_NO_ATTR, ArithKind)),
 }
 
 

@@ -212,13 +212,17 @@ def repeatable(result: TraceResult) -> bool:
     return not written and stores_nothing_seen(result.graph.effects)
 
 
-def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[list], list]:
+def restoring(
+    run: Callable[[list], list], result: TraceResult, region: Region
+) -> Callable[[list], list]:
     """``run`` of a region that stores into arrays it also reads (``x /= y``, a loop's
     ``a[i] = a[i] / b[i]``), keeping copies of them while NumPy's error state could show a
     flag the run raises: after a loud one they get their values back and the region's
     statements run instead (RunPlain), so NumPy warns as it does, or raises and leaves them as
     it does. Free while every mode is "ignore" (bar reductions warning of an empty slice);
-    the C-level call path does the same (``fastcall.c``'s KEEP and UNDO)."""
+    the C-level call path does the same (``fastcall.c``'s KEEP and UNDO). Loud runs back off
+    as after_compiled's do (:func:`_back_off`): data that flags on every call ran compiled,
+    restored and ran as written each time (``a /= b`` with zeros in b: 4x the plain call)."""
     stored, graph = _kept(result), result.graph
     if not stored:
         return run
@@ -246,9 +250,11 @@ def restoring(run: Callable[[list], list], result: TraceResult) -> Callable[[lis
             if not (saved and _loud(empty_warns)):
                 raise
             _restore(saved)
+            _back_off(region)
             raise RunPlain("an error after a loud floating-point flag") from None
         if saved and _loud(empty_warns):
             _restore(saved)
+            _back_off(region)
             raise RunPlain("a loud floating-point flag")
         return outputs
 

@@ -215,7 +215,7 @@ def _entry(
     parts = WrapperParts(record["py"], consts, record["steps"], record["cdecls"], fast=fast)
     parts.library = so_path if library is not None else None  # where its C source is kept
     result = dataclasses.replace(record["result"], reads=reads)
-    run = fp_errors.restoring(make_wrapper(result.graph, parts, library), result)
+    run = fp_errors.restoring(make_wrapper(result.graph, parts, library), result, region)
     return Entry(key, result, run)
 
 

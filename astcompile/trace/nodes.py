@@ -162,6 +162,8 @@ def _arith_kind(op: Op, dtype: np.dtype, operands: Sequence[Operand], ufunc: boo
     """``ArithKind.SCALAR`` for an op of NumPy scalars or Python numbers by an operator
     (``s * t``: NumPy's scalar math) where that differs (``_SCALAR_MATH``), None for one of
     arrays (0-d ones too) or a ufunc call. Of Python ints only, it is Python's arithmetic."""
+    if op is Op.WHERE and ufunc:
+        return ArithKind.EVERY
     if dtype.kind not in _SCALAR_MATH.get(op, "") or ufunc:
         return None
     if any(isinstance(o.example, np.ndarray) for o in operands):

@@ -21,6 +21,7 @@ from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.trace import control as C
 from astcompile.trace import handlers, numpy_fill
+from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_steps import FUNCTIONS as SORTING
 from astcompile.trace.numpy_steps import axes_of, searchsorted, static, step
@@ -90,6 +91,8 @@ def _bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
     dtype, top = _bincount_dtype(x, weights)
     if dtype is None or minlength is None or (isinstance(minlength, int) and minlength < 0):
         raise unsupported("np.bincount whose length depends on the data")
+    if weights is not None and not current().env.is_ge(x.node.shape[0], 1):
+        dtype = np.dtype(np.int64)  # no values: NumPy's intp zeros, whatever the weights
     counts = numpy_fill.CREATION[np.zeros]((minlength,), dtype)
     index = x if x.dtype == np.int64 else x.astype(np.int64)
     if top is None or not (isinstance(minlength, int) and top < minlength):

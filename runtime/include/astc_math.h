@@ -128,18 +128,30 @@ ASTC_DECL2B(pow) ASTC_DECL2B(atan2) ASTC_DECL2B(hypot)
    which mispredicts on data (a loop over random values ran 2-8x slower), while the bits picked
    with a mask stay branch-free, and the vectoriser takes them as it takes ?:. Every bit of
    the chosen value is kept (NaN payloads, signed zeros). For selects of scalars
-   (passes/ifconvert.py). */
+   (passes/ifconvert.py).
+   astc_both is the same pick for np.where(c, a / b, 0) on arrays: NumPy computes a / b on
+   every element and warns of a division by zero on one the where then drops, while GCC
+   computes a side only where it is picked (a masked vdivpd on AVX-512, a branch in scalar
+   code): the flag, and NumPy's warning (jit/fp_errors.py), were lost. Both sides reach its
+   result through bits ANDed with astc_zero_bits, zero at run time (nobody writes it), which
+   GCC cannot know of a weak symbol. */
+__attribute__((weak)) uint64_t astc_zero_bits = 0;
 #define ASTC_SELECT(T, U)                                                               \
-    static inline T astc_select_##T(int c, T a, T b)                                    \
+    static inline T astc_blend_##T(int c, T a, T b, U keep)                             \
     {                                                                                   \
         U ia, ib, r;                                                                    \
         T out;                                                                          \
         __builtin_memcpy(&ia, &a, sizeof ia);                                           \
         __builtin_memcpy(&ib, &b, sizeof ib);                                           \
         const U mask = -(U)(c != 0);                                                    \
-        r = (ia & mask) | (ib & ~mask);                                                 \
+        r = (ia & mask) | (ib & ~mask) | ((ia | ib) & keep);                            \
         __builtin_memcpy(&out, &r, sizeof out);                                         \
         return out;                                                                     \
+    }                                                                                   \
+    static inline T astc_select_##T(int c, T a, T b) { return astc_blend_##T(c, a, b, 0); } \
+    static inline T astc_both_##T(int c, T a, T b)                                      \
+    {                                                                                   \
+        return astc_blend_##T(c, a, b, (U)astc_zero_bits);                             \
     }
 ASTC_SELECT(double, uint64_t)
 ASTC_SELECT(float, uint32_t)

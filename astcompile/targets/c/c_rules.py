@@ -17,7 +17,7 @@ import numpy as np
 
 from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Node
-from astcompile.ir.ops import Op
+from astcompile.ir.ops import Kind, Op
 from astcompile.lower.operands import Operand, convert_operand, floats_fit, lower_with
 from astcompile.targets.base import IDENT as _IDENT
 from astcompile.targets.base import INFIX_RULES, LIBM, pick_zero_operands, zero_pick_by_position
@@ -77,7 +77,12 @@ def _helper(name: str) -> Callable:
 
 
 def _where(node: Node, a: list[str]) -> str:
-    """``c ? a : b``; a float scalar picked by data through astc_select (no jump)."""
+    """``c ? a : b``; a float scalar picked by data through astc_select (no jump). np.where's
+    floats (ArithKind.EVERY) through astc_both where a side is computed: on every element, as
+    NumPy computes it (its flags: a division by zero the where drops still warns)."""
+    computed = any(side.kind is Kind.ELEMENTWISE for side in node.inputs[1:])
+    if node.attr is ArithKind.EVERY and computed and node.dtype in (np.float32, np.float64):
+        return f"astc_both_{ctype(node.dtype)}({a[0]}, {a[1]}, {a[2]})"
     if node.shape == () and node.dtype.kind == "f":
         return f"astc_select_{ctype(node.dtype)}({a[0]}, {a[1]}, {a[2]})"
     return f"({a[0]} ? {a[1]} : {a[2]})"
