@@ -17,7 +17,7 @@ import pytest
 import astcompile
 from astcompile import config
 from astcompile.jit.function import CompiledFunction
-from astcompile.runtime import fastcall
+from astcompile.runtime import fastcall, fpflags
 from tests.test_sole_region import _our_frames
 
 
@@ -37,6 +37,8 @@ def made_before(monkeypatch, tmp_path):
 
     def make(fn, plain=False):
         monkeypatch.setattr(fastcall, "_state", {})
+        for name in ("clear", "raised"):  # the load below sets its own module's: restored
+            monkeypatch.setattr(fpflags, name, getattr(fpflags, name))
         monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
         monkeypatch.setattr(config, "cache_dir", str(tmp_path / "empty"))
         compiled = astcompile.compile(fn, backend="c")
@@ -122,7 +124,7 @@ _NEW_PROCESS = textwrap.dedent(
     import threading
     import numpy as np
     import astcompile
-    from astcompile.runtime import fastcall
+    from astcompile.runtime import fastcall, fpflags
 
     built_by = []
     load_or_build = fastcall._load_or_build
