@@ -17,7 +17,7 @@ import pytest
 import astcompile
 from astcompile import config
 from astcompile.jit.function import CompiledFunction
-from astcompile.runtime import fastcall
+from astcompile.runtime import fastcall, fpflags
 from tests.test_sole_region import _our_frames
 
 
@@ -35,8 +35,10 @@ def made_before(monkeypatch, tmp_path):
     built_in = config.cache_dir
     assert fastcall.extension(built_in) is not None, "gcc and Python headers are here"
 
-    def make(fn):
+    def make(fn, plain=False):
         monkeypatch.setattr(fastcall, "_state", {})
+        for name in ("clear", "raised"):  # the load below sets its own module's: restored
+            monkeypatch.setattr(fpflags, name, getattr(fpflags, name))
         monkeypatch.setattr(fastcall, "_listeners", [], raising=False)
         monkeypatch.setattr(config, "cache_dir", str(tmp_path / "empty"))
         compiled = astcompile.compile(fn, backend="c")
@@ -45,6 +47,8 @@ def made_before(monkeypatch, tmp_path):
             assert compiled(x, 2.0) == fn(x, 2.0)
         assert not hasattr(compiled, "current_route")
         assert _our_frames(lambda: compiled(x, 2.0)) == ["__call__"]
+        if plain:  # measuring chose the plain path before the load
+            compiled.run_plain()
         monkeypatch.setattr(config, "cache_dir", built_in)
         assert fastcall.extension(built_in) is not None  # tells what waited for it
         return compiled
@@ -103,12 +107,24 @@ def test_a_function_with_a_stand_in_is_reset_from_another_thread(made_before):
     assert f(x, 2.0) == weighted(x, 2.0) and f._sole_region is not None
 
 
+def test_a_function_on_the_plain_path_as_the_extension_loads_is_reset_whole(made_before):
+    """Its region was the stand-in's while its class was still the one before: ``reset`` set
+    None in a ``__dict__`` its calls never read, and the old region ran on."""
+    f = made_before(weighted, plain=True)
+    x = np.linspace(0.0, 1.0, 32)
+    old = f._sole_region
+    assert old is not None and type(f).__call__ is weighted
+    f.reset()
+    assert f._sole_region is None
+    assert f(x, 2.0) == weighted(x, 2.0) and f._sole_region not in (None, old)
+
+
 _NEW_PROCESS = textwrap.dedent(
     """
     import threading
     import numpy as np
     import astcompile
-    from astcompile.runtime import fastcall
+    from astcompile.runtime import fastcall, fpflags
 
     built_by = []
     load_or_build = fastcall._load_or_build

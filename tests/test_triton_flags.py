@@ -70,6 +70,14 @@ def remainders(a, b):
     return out
 
 
+def folds(x):
+    return x.sum() + x.mean() + np.prod(x)  # inf - inf: "invalid value encountered in reduce"
+
+
+def scans(x):
+    return np.cumsum(x) - np.cumprod(x)  # "invalid value encountered in accumulate"
+
+
 ONES = np.ones(3)
 CASES = [
     *WARNING_CASES,
@@ -82,6 +90,15 @@ CASES = [
     (with_nans, (np.array([np.nan, np.inf, 1.0]),)),
     (short_ratio, (np.array([1.0, 2.0, 4.0]),)),
     (empty_mean, (np.zeros(0),)),
+    (folds, (np.array([1.0, np.inf, -np.inf]),)),
+    (folds, (np.array([np.nan, np.inf, 2.0]),)),
+    (folds, (np.full(17, 3e38, np.float32),)),  # float32 totals overflow, held in float64
+    (folds, (np.full(40, 1e-3, np.float32),)),  # a float32 product underflows
+    (scans, (np.array([1.0, np.inf, -np.inf, 2.0]),)),
+    (scans, (np.array([np.nan, np.inf, 2.0]),)),
+    (scans, (np.full(17, 3e38, np.float32),)),
+    (scans, (np.full(3000, 0.5),)),  # a product underflows, in steps
+    (scans, (np.r_[np.ones(70_000), np.inf, -np.inf],)),  # a long row's parts
     (scaled_product, (np.ones((4, 3)), np.ones((3, 2)))),
     (remainders, (np.arange(4, dtype=np.int32), np.array([1, 0, 2, 3], np.int32))),
     (sign_flips, (np.array([np.iinfo(np.int64).min, 1, 2], np.int64),)),

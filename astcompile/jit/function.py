@@ -140,12 +140,12 @@ class CompiledFunction:
             body["pickled_as"] = base.__dict__.get("pickled_as", base)  # a stand-in's: routes.py
             cls = self._plain_class = type(base.__name__, (base,), body)
             cls.__qualname__ = base.__qualname__
-        self.__class__ = cls
+        routes.move(self, cls)
 
     def run_measured(self) -> None:
         """Back to ``__call__`` above: counted, sampled, compiled where that was faster."""
         routes.take_c_path(self, CompiledFunction)
-        self.__class__ = self._measured_class
+        routes.move(self, self._measured_class)
 
     def settle(self, plain: bool) -> bool:
         """Tiering's choice (``jit/tiering.Switch``): the plain path waits for a timed wake,

@@ -100,19 +100,31 @@ def _region_setter(stand_in: Any) -> Callable[[Any, Region | None], None]:
 
 
 def _take_c_paths() -> None:
-    """The extension is loaded: every function made before it takes its stand-in, at once where
-    it runs its measured path (a plain one takes it on its next change of path), and
-    measures again (its compiled path is cheaper now)."""
-    for owner, base in list(_unrouted.items()):
+    """The extension is loaded: every function made before it takes its stand-in at once, on
+    the path it runs (on the class before, a plain one kept its region where the stand-in's
+    calls never read it), and measures again (its compiled path is cheaper now)."""
+    for owner in list(_unrouted):
         tier = owner.__dict__.get("_tier")  # None: being made, its __init__ takes it
         if tier is None:
             continue
         with tier.lock:  # what changes its path holds it (jit/tiering.py)
-            measured = type(owner) is owner._measured_class
-            take_c_path(owner, base)
-            if measured:
-                owner.__class__ = owner._measured_class
+            if type(owner) is owner._measured_class:  # each takes its stand-in first
+                owner.run_measured()
+            else:
+                owner.run_plain()
         owner.compare_again()
+
+
+def move(owner: CompiledFunction, cls: type) -> None:
+    """``owner`` onto ``cls``, one of its paths' classes. On a class of its stand-in, a region
+    set on it while it was still on its class before (``reset`` from another thread, or on
+    the plain path as the extension loaded) is the stand-in's, not a shadow in ``__dict__``
+    its calls never read."""
+    owner.__class__ = cls
+    if "_sole_region" in owner.__dict__ and isinstance(
+        getattr(type(owner), "_sole_region", None), property
+    ):
+        owner._sole_region = owner.__dict__.pop("_sole_region")
 
 
 def routed_class(cls: type, base: type) -> type | None:

@@ -192,6 +192,8 @@ class TritonEmitter:
         _, combine = FOLDS[red.rule(node).fold]
         total = combine.format(a=block)
         r, t = red.rule(node), tl_type(node.dtype)
+        if r.fold in (Op.ADD, Op.MUL) and node.dtype.kind == "f":
+            total = self.fold_flags(node, total)
         if r.truth:
             total = f"({total} != 0)"
         elif r.divides:
@@ -206,6 +208,21 @@ class TritonEmitter:
             total = f"({total}).to({t})"
         self.emit(f"{_v(node)} = {total}{loc_comment(node)}")
         self.done.add(node.id)
+
+    def fold_flags(self, node: Node, total: str) -> str:
+        """A float sum's or product's ``total``, named, with the flags NumPy's fold raises:
+        invalid where it is NaN (inf - inf, 0 * inf), overflow where it is past the result
+        dtype's largest (a float32 total held in float64 too), a product's underflow where it
+        is below its smallest normal. A NaN, infinity or zero read in sets them as well: the
+        region's rerun in NumPy then warns exactly as NumPy does."""
+        name, acc = f"t{nid(node)}", red.acc_dtype(node)
+        self.emit(f"{name} = {total}")
+        self.flag("invalid", f"({name} != {name})", row=True)
+        self.flag("over", f"(tl.abs({name}) > {literal(np.finfo(node.dtype).max, acc)})", row=True)
+        if red.rule(node).fold is Op.MUL:
+            tiny = literal(np.finfo(node.dtype).tiny, acc)
+            self.flag("under", f"(tl.abs({name}) < {tiny})", row=True)
+        return name
 
     def reduce_block(self, node: Node) -> None:
         """A reduction over a row held in one block."""

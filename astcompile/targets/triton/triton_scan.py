@@ -21,8 +21,10 @@ from astcompile.lower.names import value_name
 from astcompile.lower.source_notes import short
 from astcompile.passes.scans import scan_of
 from astcompile.passes.schedule import NumpyStep, Schedule
+from astcompile.runtime.fpflags import KERNEL_BITS
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
+from astcompile.targets.triton.triton_source import FLAG_LINES, FLAGS
 
 #: scan -> (Triton's scan of a block, how a running value joins it, the identity).
 SCAN_FORMS: dict[str, tuple[str, str, int]] = {
@@ -61,14 +63,15 @@ def scan_parameters(node: Node) -> list[tuple[str, str]]:
     for base, dtype in ((value_name(src), src.dtype), (f"out_{nid(node)}", node.dtype)):
         params.append((base, f"*{SIGNATURE[dtype]}"))
         params += [(f"{base}_s{t}", "i64") for t in range(node.ndim)]
-    return [*params, ("BLOCK", "constexpr")]
+    return [*params, *FLAGS, ("BLOCK", "constexpr")]
 
 
 def part_parameters(node: Node) -> list[tuple[str, str]]:
     """The part functions' parameters: ``chunk``, ``parts`` and the parts' totals too."""
     base = scan_parameters(node)
     extra = [("chunk", "i64"), ("parts", "i64"), ("totals", f"*{SIGNATURE[acc_dtype(node)]}")]
-    return [*base[:-1], *extra, base[-1]]
+    tail = len(FLAGS) + 1  # the flags and BLOCK, passed by name
+    return [*base[:-tail], *extra, *base[-tail:]]
 
 
 def scratch(node: Node) -> tuple[tuple[str, bool], ...]:
@@ -95,8 +98,9 @@ def scan_functions(node: Node) -> str:
         ("_part1", _part_scan, False),
     ):
         params = scan_parameters(node) if per_row else part_parameters(node)
-        lines += _head(node, suffix, params, per_row)
+        lines += [*_head(node, suffix, params, per_row), FLAG_LINES[0]]
         lines += ["    " + line for line in _row(node, 0 if per_row else 1) + body(node)]
+        lines.append(FLAG_LINES[1])
     return "\n".join(lines) + "\n"
 
 
@@ -156,8 +160,24 @@ def _step(node: Node, carry: bool, stop: str = "") -> list[str]:
         f"m = r < {stop or f'n{last}'}",
         f"x = {load}" if acc == src.dtype else f"x = {load}.to({tl_type(acc)})",
         f"y = {y}{loc_comment(node)}",
+        *_flags(node),
         f"tl.store({out} + ({_offset(out, node.ndim)}), {value}, mask=m)",
     ]
+
+
+def _flags(node: Node) -> list[str]:
+    """The flags NumPy's float accumulate raises, from each lane's running value ``y``:
+    invalid where it is NaN, overflow where it is past the step dtype's largest (a float32
+    scan held in float64 too), a product's underflow below its smallest normal. A NaN,
+    infinity or zero read in (or carried) sets them as well: the region's rerun in NumPy then
+    warns exactly as NumPy does."""
+    if node.dtype.kind != "f":
+        return []  # an integer accumulate wraps without a word, as NumPy's
+    acc, info = acc_dtype(node), np.finfo(node.dtype)
+    hits = {"invalid": "(y != y)", "over": f"(tl.abs(y) > {literal(info.max, acc)})"}
+    if scan_of(node) == "cumprod":
+        hits["under"] = f"(tl.abs(y) < {literal(info.tiny, acc)})"
+    return [f"fp = _flag(fp, FP, m & {hit}, {KERNEL_BITS[kind]})" for kind, hit in hits.items()]
 
 
 def _block(node: Node) -> list[str]:
