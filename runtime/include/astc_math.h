@@ -330,6 +330,10 @@ ASTC_SHIFTS(uint32_t, uint32_t) ASTC_SHIFTS(uint64_t, uint64_t)
 ASTC_FLOAT_DIVMOD(float, f)
 ASTC_FLOAT_DIVMOD(double, )
 
+/* A constant the code casts (1e300 to float32, which NumPy warns of at every call), read at
+ * run time: GCC would fold the conversion, and its overflow flag with it. */
+static inline double astc_at_run_time(double x) { volatile double v = x; return v; }
+
 /* Float -> int casts as NumPy does on x86-64: NaN and out-of-range give INT_MIN of the
  * 32- or 64-bit conversion, with the invalid flag the conversion instruction raises there
  * (NumPy's "invalid value encountered in cast"); narrower targets truncate the 32-bit result. */

@@ -182,8 +182,11 @@ RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 def lower(node: Node, operands: list[Operand], rules: dict | None = None) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type);
     ``rules`` replaces :data:`RULES` (structured_signals.py: C's own float comparisons)."""
-    if node.op is Op.CAST:
-        return cast(operand_expr(operands[0]), operands[0].dtype, node.dtype)
+    if node.op is Op.CAST:  # of a constant: one that raises a flag (trace/nodes.py cast)
+        expr = operand_expr(operands[0])
+        if operands[0].value is not None and operands[0].dtype.kind == "f":
+            expr = f"astc_at_run_time({expr})"
+        return cast(expr, operands[0].dtype, node.dtype)
     rules = COMPLEX_RULES if is_complex(node) else rules or RULES
     return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 
