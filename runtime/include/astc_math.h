@@ -206,6 +206,10 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
         const T low = astc_select_##T(astc_greater_equal_##T(x, lo) | (x != x), x, lo); \
         return astc_select_##T(astc_less_equal_##T(low, hi) | (low != low), low, hi);   \
     }                                                                                   \
+    static inline T astc_maximum_at_##T(T a, T b) /* np.maximum.at's loop: warns of NaN */ \
+    { if ((a != a) | (b != b)) feraiseexcept(FE_INVALID); return astc_maximum_##T(a, b); } \
+    static inline T astc_minimum_at_##T(T a, T b)                                       \
+    { if ((a != a) | (b != b)) feraiseexcept(FE_INVALID); return astc_minimum_##T(a, b); } \
     static inline T astc_fmax_##T(T a, T b)                                             \
     { return astc_select_##T(astc_greater_##T(a, b) | (b != b), a, b); }                \
     static inline T astc_fmin_##T(T a, T b)                                             \

@@ -40,8 +40,11 @@ def _fn(name: str) -> Callable:
 
 
 def _pick(name: str, compare: str) -> Callable:
-    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
-    return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats (``np.maximum.at``'s, which
+    raises the invalid flag on NaN: ArithKind.INDEXED), a plain select otherwise."""
+    quiet, loud = _helper(name), _helper(f"{name}_at")
+    floats = lambda n, a: (loud if n.attr is ArithKind.INDEXED else quiet)(n, a)
+    return _int_or(floats, lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
 
 
 def _scalar_int_or(name: str, rule: Callable) -> Callable:
