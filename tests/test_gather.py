@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same, assert_same_calls
+from differential import BACKENDS, TRITON, assert_same, assert_same_calls, assert_same_warnings
 
 import astcompile
 
@@ -203,3 +203,37 @@ def at_unsupported(a, idx, v):
 )
 def test_ufunc_at_that_numpy_decides_runs_numpy(args, backend):
     assert_same_calls(at_unsupported, [args], backend=backend)
+
+
+def max_at(a, idx, v):
+    np.maximum.at(a, idx, v)
+    np.minimum.at(a, idx[::-1], v)
+    return a
+
+
+def max_at_count(a, idx, v):
+    np.maximum.at(a, idx, v)
+    return (a > 0.5).sum()  # C's compare raises the flag too: one not cleared with it
+
+
+_NAN = np.array([np.nan, 1.0])
+NAN_AT_CASES = {
+    "NaN value": (np.zeros(3), np.array([0, 1]), _NAN),
+    "NaN in the array": (np.array([np.nan, 0, 0]), np.array([0, 1]), 1.0),
+    "NaN not indexed": (np.array([0, 0, np.nan]), np.array([0, 1]), 2.0),
+    "float32 array, float64 value": (np.zeros(3, np.float32), np.array([0, 1]), _NAN),
+    "float32 array, Python float": (np.zeros(3, np.float32), np.array([0, 1]), np.nan),
+    "float32 scalar": (np.zeros(3, np.float32), np.array([0, 1]), np.float32(np.nan)),
+    "2-D array": (np.zeros((3, 2)), np.array([0, 1]), np.nan),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("args", NAN_AT_CASES.values(), ids=NAN_AT_CASES.keys())
+def test_maximum_at_of_nan_warns_where_numpys_indexed_loop_does(args, backend):
+    """NumPy's indexed loop (a 1-D array, a value of its dtype) compares loudly: "invalid value
+    encountered in maximum" for a NaN it meets, where np.maximum of arrays (and the buffered
+    loop of a cast value or a 2-D array) is quiet. Compiled calls were silent."""
+    for fn in (max_at, max_at_count):
+        assert_same(fn, *args, backend=backend)
+        assert_same_warnings(fn, *args, backend=backend)

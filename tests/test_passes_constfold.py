@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import BACKENDS, assert_same_warnings
 from graphs import F32, I64, apply, array, const, evaluate, graph, ops
 
 from astcompile.ir.graph import ConstAttr
@@ -53,8 +54,37 @@ def test_float32_rounds_in_float32():
     assert result.attr.value != 0.1 + 0.2
 
 
-def test_division_by_zero_folds_to_numpy_value_without_raising():
-    assert _folded(apply(Op.TRUEDIV, const(1.0), const(0.0))).attr.value == np.inf
+@pytest.mark.parametrize(
+    "node",
+    [
+        pytest.param(apply(Op.TRUEDIV, const(1.0), const(0.0)), id="divide"),
+        pytest.param(apply(Op.CAST, const(1e300, weak=True), dtype=F32), id="overflow in cast"),
+    ],
+)
+def test_an_op_numpy_warns_of_stays_so_that_it_warns_at_every_call(node):
+    before = graph([], [node])
+    after, changed = constfold(before)
+    assert not changed and after is before
+
+
+def _times_1e300(x):
+    return x * 1e300
+
+
+def _plus_1e39(x):
+    return x + 1e39
+
+
+def _element_times_minus_1e300(x):
+    return x[0] * -1e300
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [_times_1e300, _plus_1e39, _element_times_minus_1e300])
+def test_a_python_float_out_of_float32_range_warns_at_every_call_as_numpy_does(fn, backend):
+    """NEP 50: NumPy casts the weak float to float32 at each call, "overflow encountered in
+    cast" each time; folded to inf at compile time, compiled calls were silent."""
+    assert_same_warnings(fn, np.ones(3, np.float32), backend=backend)
 
 
 @pytest.mark.parametrize(("weak", "expected"), [((True, True), True), ((True, False), False)])

@@ -48,10 +48,13 @@ class ArithKind(NamedKind):
     multiply-add (targets/c/complex_rules.py). The attribute is None for the array way.
     ``EVERY``: np.where, whose sides NumPy computes on every element before it picks (their
     floating-point flags count: targets/c/c_rules.py); a masked store's or a branch's select
-    computes a side only where it is picked."""
+    computes a side only where it is picked. ``INDEXED``: maximum/minimum in the indexed loop
+    of ``np.maximum.at`` (gather.py), whose compare raises the invalid flag on NaN ("invalid
+    value encountered in maximum"), where the array loop is quiet."""
 
     SCALAR = "scalar"
     EVERY = "every"
+    INDEXED = "indexed"
 
 
 class SizeCheckKind(NamedKind):

@@ -351,6 +351,8 @@ _SIGNATURES: dict[Op, Signature] = {
     Op.NEG: Signature(1, (_NO_ATTR, ArithKind)),
     Op.ABS: Signature(1, (_NO_ATTR, ArithKind)),
     Op.WHERE: Signature(3, (_NO_ATTR, ArithKind)),
+    Op.MAXIMUM: Signature(2, (_NO_ATTR, ArithKind)),
+    Op.MINIMUM: Signature(2, (_NO_ATTR, ArithKind)),
 }
 
 

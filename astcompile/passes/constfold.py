@@ -12,8 +12,10 @@ After::
     %4 = const(6.0) : float32()
     %3 = add(%x, %4)
 
-The value is computed with NumPy's own ufunc on values of the nodes' dtypes, so rounding and
-overflow match what the eager interpreter would do at run time.
+The value is computed with NumPy's own ufunc on values of the nodes' dtypes, so rounding
+matches what the eager interpreter would do at run time. An op that raises a floating-point
+error (``1e300`` cast to float32) is not folded: NumPy warns of it at every call, and the
+compiled op raises the flag that makes the region's statements warn (jit/fp_errors.py).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def _fold(node: Node, inputs: tuple[Node, ...]) -> Node | None:
         fn = node.dtype.type
     if fn is None:
         return None
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), np.errstate(all="raise", under="ignore"):
         warnings.simplefilter("ignore")
         try:
             value = np.asarray(fn(*(_value(i) for i in inputs)), dtype=node.dtype)

@@ -275,14 +275,15 @@ def _result(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _numpy_call(node: Node, ctx: EvalContext, args: list) -> Any:
-    return info(node.op).numpy(*args)
-
-
-def _arith(node: Node, ctx: EvalContext, args: list) -> Any:
-    """``s * t`` (``-s``) of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
-    multiplies complex values otherwise than its array loops and notes integer overflow."""
+    """The op's NumPy function. ``s * t`` (``-s``) of NumPy scalars is NumPy's scalar operator (ArithKind.SCALAR), which
+    multiplies complex values otherwise than its array loops and notes integer overflow;
+    np.maximum.at's loop (ArithKind.INDEXED) warns of a NaN it compares, np.maximum does not."""
     if node.attr is ArithKind.SCALAR:
         return _SCALAR_OPERATORS[node.op](*(np.asarray(a)[()] for a in args))
+    if node.attr is ArithKind.INDEXED:
+        row = np.array([args[0]], node.dtype)
+        info(node.op).numpy.at(row, np.zeros(1, np.intp), np.reshape(args[1], 1))
+        return row[0]
     return info(node.op).numpy(*args)
 
 
@@ -308,7 +309,6 @@ _RULES: dict[Op, Callable[[Node, EvalContext, list], Any]] = {
     Op.IF: _if,
     Op.RESULT: _result,
     Op.CHECK: _check,
-    **dict.fromkeys(_SCALAR_OPERATORS, _arith),
     Op.NUMPY: _numpy_step,
     Op.NUMPY_VIEW: _numpy_step,
 }

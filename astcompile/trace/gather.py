@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.ops import Op, is_view
 from astcompile.trace import control as C
 from astcompile.trace import handlers, limits, numpy_fill
-from astcompile.trace.context import TraceBreak
+from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.control import check
 from astcompile.trace.numpy_sequences import as_operand
 from astcompile.trace.reasons import TraceReason
@@ -134,14 +135,30 @@ def scatter(array: Any, idx: Any, rest: tuple, value: Any, combine: Any = None) 
     size = array.shape[0]  # NumPy checks every index before it writes any row
     _check_indices(idx, size)
 
+    indexed = _indexed_pick(combine, array, value)
+
     def put(k: Any) -> tuple:
         target, row = (idx[k], *rest), rows if scalar else rows[k]
-        if combine is not None:  # NumPy's loop casts its result (205.0 -> int8 -51)
+        if indexed is not None:
+            now = operand(array[target]).node
+            row = wrap(
+                current().node(indexed, (now, operand(row).node), now.dtype, (), ArithKind.INDEXED)
+            )
+        elif combine is not None:  # NumPy's loop casts its result (205.0 -> int8 -51)
             row = combine(array[target], row).astype(array.dtype, casting="unsafe")
         array[target] = row
         return ()
 
     handlers.ac_for(put, (0, count, 1), ())
+
+
+def _indexed_pick(combine: Any, array: Any, value: Any) -> Op | None:
+    """MAXIMUM/MINIMUM where ``np.maximum.at`` runs NumPy's indexed loop, which warns of a NaN
+    it compares: a 1-D array and a value of its dtype (a Python float is float64); a cast or
+    2-D array takes NumPy's quiet buffered loop."""
+    op = {np.maximum: Op.MAXIMUM, np.minimum: Op.MINIMUM}.get(combine)
+    fast = op is not None and array.ndim == 1 and operand(value).node.dtype == array.dtype
+    return op if fast and array.dtype.kind == "f" else None
 
 
 def _reads(value: Any, array: Any) -> bool:

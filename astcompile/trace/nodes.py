@@ -92,9 +92,13 @@ def cast(operand: Operand, dtype: np.dtype) -> Node:
     if node.dtype == dtype:
         return node
     if node.op is Op.CONST and not isinstance(node.attr.value, np.ndarray):
-        with np.errstate(all="ignore"):
-            value = dtype.type(node.attr.value)
-        return current().node(Op.CONST, (), dtype, node.shape, ConstAttr(value))
+        with np.errstate(all="raise", under="ignore"):
+            try:
+                value = dtype.type(node.attr.value)
+            except FloatingPointError:  # 1e300 to float32: NumPy warns at each call, so
+                value = None  # the cast stays in the code, raising its flag there
+        if value is not None:
+            return current().node(Op.CONST, (), dtype, node.shape, ConstAttr(value))
     return current().node(Op.CAST, (node,), dtype, node.shape)
 
 

@@ -206,6 +206,10 @@ ASTC_QUIET_COMPARES(double) ASTC_QUIET_COMPARES(float)
         const T low = astc_select_##T(astc_greater_equal_##T(x, lo) | (x != x), x, lo); \
         return astc_select_##T(astc_less_equal_##T(low, hi) | (low != low), low, hi);   \
     }                                                                                   \
+    static inline T astc_maximum_at_##T(T a, T b) /* np.maximum.at's loop: warns of NaN */ \
+    { if ((a != a) | (b != b)) feraiseexcept(FE_INVALID); return astc_maximum_##T(a, b); } \
+    static inline T astc_minimum_at_##T(T a, T b)                                       \
+    { if ((a != a) | (b != b)) feraiseexcept(FE_INVALID); return astc_minimum_##T(a, b); } \
     static inline T astc_fmax_##T(T a, T b)                                             \
     { return astc_select_##T(astc_greater_##T(a, b) | (b != b), a, b); }                \
     static inline T astc_fmin_##T(T a, T b)                                             \
@@ -329,6 +333,10 @@ ASTC_SHIFTS(uint32_t, uint32_t) ASTC_SHIFTS(uint64_t, uint64_t)
     }
 ASTC_FLOAT_DIVMOD(float, f)
 ASTC_FLOAT_DIVMOD(double, )
+
+/* A constant the code casts (1e300 to float32, which NumPy warns of at every call), read at
+ * run time: GCC would fold the conversion, and its overflow flag with it. */
+static inline double astc_at_run_time(double x) { volatile double v = x; return v; }
 
 /* Float -> int casts as NumPy does on x86-64: NaN and out-of-range give INT_MIN of the
  * 32- or 64-bit conversion, with the invalid flag the conversion instruction raises there

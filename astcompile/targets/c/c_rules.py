@@ -40,8 +40,11 @@ def _fn(name: str) -> Callable:
 
 
 def _pick(name: str, compare: str) -> Callable:
-    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats, a plain select otherwise."""
-    return _int_or(_helper(name), lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
+    """maximum/minimum/fmax/fmin: the NaN-aware helper for floats (``np.maximum.at``'s, which
+    raises the invalid flag on NaN: ArithKind.INDEXED), a plain select otherwise."""
+    quiet, loud = _helper(name), _helper(f"{name}_at")
+    floats = lambda n, a: (loud if n.attr is ArithKind.INDEXED else quiet)(n, a)
+    return _int_or(floats, lambda n, a: f"({a[0]} {compare} {a[1]} ? {a[0]} : {a[1]})")
 
 
 def _scalar_int_or(name: str, rule: Callable) -> Callable:
@@ -182,8 +185,11 @@ RULES.update({op: with_numpy_nan(op, RULES[op]) for op in _NAN_SIGNED})
 def lower(node: Node, operands: list[Operand], rules: dict | None = None) -> str:
     """The C expression computing ``node`` from its operands (cast to the computation type);
     ``rules`` replaces :data:`RULES` (structured_signals.py: C's own float comparisons)."""
-    if node.op is Op.CAST:
-        return cast(operand_expr(operands[0]), operands[0].dtype, node.dtype)
+    if node.op is Op.CAST:  # of a constant: one that raises a flag (trace/nodes.py cast)
+        expr = operand_expr(operands[0])
+        if operands[0].value is not None and operands[0].dtype.kind == "f":
+            expr = f"astc_at_run_time({expr})"
+        return cast(expr, operands[0].dtype, node.dtype)
     rules = COMPLEX_RULES if is_complex(node) else rules or RULES
     return lower_with(node, operands, rules, _convert, lambda e: f"(({ctype(node.dtype)}){e})")
 

@@ -11,7 +11,7 @@ from a comparison, which NumPy would not have warned of: the region compares wit
 and, on its way out, clears the flag unless it was raised before the region began. The ops
 that can never raise it are listed here (anything not listed keeps the quiet helpers): those
 that compute nothing (leaves, views, control), picks, equality, sign bits, NumPy's quiet
-minimum/maximum, integer and boolean arithmetic (never an FP flag of this kind), stores and
+minimum/maximum (not np.maximum.at's), integer and boolean arithmetic (never an FP flag of this kind), stores and
 casts that convert no float, and float arithmetic whose operands cannot make an invalid
 operation (a square, a finite nonzero constant factor or divisor, a finite constant term), in
 real floats only: complex ``(inf + 0j) * 2.0`` multiplies inf by the constant's zero imaginary part.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import REGISTRY, Kind, Op
 from astcompile.lower.operands import Operand
@@ -64,6 +65,8 @@ def _silent(node: Node) -> bool:
         return node.inputs[0].dtype == node.inputs[1].dtype
     if node.op is Op.CAST:
         return node.inputs[0].dtype.kind not in "fc"
+    if node.attr is ArithKind.INDEXED:  # np.maximum.at's: NumPy warns of a NaN it compares
+        return False
     if REGISTRY[node.op].kind in _COMPUTES_NOTHING:
         return True
     same = all(d == node.dtype for d in floats)
