@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_signs, assert_same_value, run_both
+from differential import (
+    BACKENDS,
+    TRITON,
+    assert_same_signs,
+    assert_same_value,
+    assert_same_warnings,
+    run_both,
+)
 
 import astcompile
 from astcompile.ir.graph import Node, ReduceAttr
 from astcompile.ir.ops import Op
-from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity
+from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity, overflow_total
 from astcompile.runtime import parallel, set_num_threads
 from astcompile.targets.c import c_reduce
 
@@ -231,3 +238,35 @@ def test_max_and_min_of_signed_zeros_give_numpys_zero(backend, fn, rows):
     expected, got = run_both(fn, np.array(rows), backend=backend)
     assert_same_value(got, expected)
     assert_same_signs(got, expected)
+
+
+def _means(x):
+    return x.mean(), np.mean(x, axis=1), x.var(), np.average(x), x.sum()
+
+
+def _means_in_a_loop(x):
+    out = np.empty(x.shape[0], np.float32)
+    for i in range(x.shape[0]):
+        out[i] = x[i].mean()
+    return out
+
+
+def test_a_float32_means_total_is_infinite_from_where_it_rounds_up():
+    big = overflow_total(reduction(Op.MEAN, np.dtype(np.float32)))
+    with np.errstate(over="ignore"):
+        assert np.float32(big) == np.inf and np.float32(np.nextafter(big, 0)) < np.inf
+    assert overflow_total(reduction(Op.MEAN, np.dtype(np.float64))) is None
+    assert overflow_total(reduction(Op.SUM, np.dtype(np.float32))) is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+@pytest.mark.parametrize("fn", [_means, _means_in_a_loop])
+@pytest.mark.parametrize("big", [3e38, -3e38, 1e37])
+def test_a_float32_mean_past_float32s_range_is_infinite(backend, fn, big):
+    """NumPy sums float32 in float32: a total past its range is inf before the mean divides
+    it (with the overflow warning); the float64 total gave ``3e38``. In range: unchanged."""
+    x = np.full((3, 17), big, np.float32)
+    x[1] = 1.5
+    expected, got = run_both(fn, x, backend=backend)
+    assert_same_value(got, expected)
+    assert_same_warnings(fn, x, backend=backend)

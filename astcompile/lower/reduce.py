@@ -89,6 +89,17 @@ def acc_dtype(node: Node) -> np.dtype:
     return node.dtype
 
 
+def overflow_total(node: Node) -> float | None:
+    """The float64 total from which a float32 total is infinite (half an ulp above float32's
+    largest: it rounds up), where a mean's total is held wider than its result (None where
+    not). NumPy sums float32 in float32, so its mean of such a total is infinite: the target
+    does not divide it."""
+    if not rule(node).divides or acc_dtype(node) == node.dtype or node.dtype.kind != "f":
+        return None
+    info = np.finfo(node.dtype)
+    return float(info.max) + 2.0 ** (info.maxexp - info.nmant - 2)
+
+
 def identity(node: Node) -> Any:
     """The accumulator's start value."""
     return rule(node).identity(acc_dtype(node))

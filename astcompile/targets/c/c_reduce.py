@@ -17,7 +17,14 @@ import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
-from astcompile.lower.reduce import RULES, acc_dtype, has_nan_flag, identity, rule
+from astcompile.lower.reduce import (
+    RULES,
+    acc_dtype,
+    has_nan_flag,
+    identity,
+    overflow_total,
+    rule,
+)
 from astcompile.targets.c.ctypes import ctype, literal, supported_dtype
 
 
@@ -129,13 +136,18 @@ def _ordered(node: Node, value: str) -> str:
 
 def finalize(node: Node, acc: str, count: str) -> str:
     """The reduction's value, of the node's C type, from its accumulators; ``count``: C for
-    the number of elements folded (what a mean divides by, less ``ddof``)."""
+    the number of elements folded (what a mean divides by, less ``ddof``); a float32 mean's
+    total past float32's range is not divided (:func:`overflow_total`): the cast makes it
+    infinite and raises the overflow flag."""
     t = ctype(node.dtype)
     if rule(node).divides:
         ddof = node.attr.ddof
         div = f"(double)({count} > {ddof} ? {count} - {ddof} : 0)"
         if node.dtype.kind == "c":
             return f"(({t})astc_cdiv({acc}, ASTC_CMPLX({div}, 0)))"
+        if (big := overflow_total(node)) is not None:
+            past = f"fabs({acc}) >= {literal(big, np.float64)}"
+            return f"(({t})({past} ? {acc} : {acc} / {div}))"
         return f"(({t})({acc} / {div}))"
     if has_nan_flag(node):
         return f"(({t})({acc}_nan ? NAN : {acc}))"

@@ -200,7 +200,7 @@ class TritonEmitter:
             count = " * ".join(f"n{a}" for a in self.plan.inner) or "1"
             div = f"tl.maximum({count} - {node.attr.ddof}, 0).to(tl.float64)"
             self.flag("invalid", f"({count} <= {node.attr.ddof})", row=True)  # 0/0: empty slice
-            total = f"({total} / {div}).to({t})"
+            total = f"{_mean(node, total, div)}.to({t})"
         elif red.has_nan_flag(node):
             self.emit(f"c{nid(node)} = tl.max({nan}, axis=0)")
             total = _signed_zero(node, total, f"c{nid(node)}")
@@ -361,6 +361,13 @@ def _signed_zero(node: Node, total: str, code: str) -> str:
     signed = f"tl.where({code} % 2 == 1, -{zero}, {zero})"
     at_zero = f"tl.where(({total} == 0) & ({code} >= 0), {signed}, {total})"
     return f"tl.where({code} >= {_NAN_CODE}, {nan}, {at_zero})"
+
+
+def _mean(node: Node, total: str, div: str) -> str:
+    """A float32 mean's total past float32's range is not divided (``red.overflow_total``)."""
+    if (big := red.overflow_total(node)) is None:
+        return f"({total} / {div})"
+    return f"tl.where(tl.abs({total}) >= {literal(big, np.float64)}, {total}, {total} / {div})"
 
 
 def _lanes(expr: str) -> str:
