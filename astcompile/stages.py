@@ -10,7 +10,6 @@ only ``rewrite_cache``, ``materialise`` and ``entry_cache`` and never imports th
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
 import sys
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from astcompile import config, logs, verify
+from astcompile import config, logs, quiet, verify
 from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import fp_errors, remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
@@ -129,8 +128,7 @@ def read_source(work: FunctionWork) -> None:
 def import_frontend(work: FunctionWork) -> None:
     # libcst warns as it is imported (mypy_extensions' TypedDict); under the user's
     # ``-W error`` or pytest's ``filterwarnings = error`` that failed every first call.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+    with quiet.hidden():
         import libcst
 
         import astcompile.frontend.analysis
@@ -222,10 +220,7 @@ def load_entry(work: RegionWork) -> None:
 
 
 def trace(work: RegionWork) -> None:
-    with contextlib.ExitStack() as quiet:
-        if "libcst" not in sys.modules:  # the tracer imports it (a warm process): as above
-            quiet.enter_context(warnings.catch_warnings())
-            warnings.simplefilter("ignore", DeprecationWarning)
+    with quiet.hidden():  # the tracer imports libcst (a warm process): as above
         from astcompile.trace.context import TraceBreak
         from astcompile.trace.tracer import scalar_only
 

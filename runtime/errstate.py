@@ -17,6 +17,7 @@ hottest caller (a compiled function's own call) inlines that test as
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -87,3 +88,25 @@ def ignored() -> bool:
         return True
     noisy = (state, sum(bit for bit, kind in fpflags.KINDS.items() if modes[kind] != "ignore"))
     return False
+
+
+#: ``(warnings.filters, its first filter, its length, the verdict)`` last sorted by
+#: :func:`warnings_raise`; ``fastcall.c``'s FILTERS reads it at once.
+filters_seen: tuple = (None, None, -1, False)
+
+
+def warnings_raise() -> bool:
+    """Whether some warnings filter may make NumPy's RuntimeWarning an exception: NumPy then
+    raises before the store, so a region's out parameters are kept for the rerun
+    (``jit/fp_errors.restoring``; the C-level call path leaves such calls to it). Remembered
+    against the list's identity, first filter and length: a filter added goes first,
+    ``catch_warnings`` swaps in another list; one scan per change."""
+    global filters_seen
+    filters = warnings.filters
+    first = filters[0] if filters else None
+    seen = filters_seen
+    if seen[0] is filters and seen[1] is first and seen[2] == len(filters):
+        return seen[3]
+    verdict = any(f[0] == "error" and issubclass(RuntimeWarning, f[2]) for f in filters)
+    filters_seen = (filters, first, len(filters), verdict)
+    return verdict

@@ -27,7 +27,7 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 enum { MAX_KEPT = 8 };
@@ -59,6 +59,7 @@ typedef struct {
 } Guards;
 
 static PyObject *s_compiled_calls, *s_nthreads, *s_ignore_state, *s_noisy, *s_ignored, *one;
+static PyObject *s_filters, *s_warnings_raise;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
 
@@ -177,6 +178,36 @@ static PyObject *seen_noisy(PyObject *names, PyObject *state) {
     return ok ? noisy : NULL;
 }
 
+/* The warnings filters list last seen (held, with its first filter), its length and
+ * errstate.warnings_raise()'s verdict on it: a filter added goes first, catch_warnings swaps in
+ * another list, so the verdict holds while the three are unchanged (one dict read a call) */
+static PyObject *seen_filters, *seen_first;
+static Py_ssize_t seen_n;
+static int seen_verdict;
+
+/* errstate.warnings_raise() (dict ``names``) for warnings.filters (dict ``warnings``); -1 on
+ * an error. Not inlined: inlined in run(), it slowed every call */
+static __attribute__((noinline)) int warnings_raise(PyObject *names, PyObject *warnings) {
+    PyObject *filters = PyDict_GetItemWithError(warnings, s_filters);
+    if (filters == NULL || !PyList_Check(filters)) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(filters);
+    PyObject *first = n ? PyList_GET_ITEM(filters, 0) : Py_None;
+    if (filters == seen_filters && n == seen_n && first == seen_first) return seen_verdict;
+    PyObject *fn = PyDict_GetItemWithError(names, s_warnings_raise);
+    Py_INCREF(filters); /* held while Python code runs */
+    PyObject *verdict = fn != NULL ? PyObject_CallNoArgs(fn) : NULL;
+    if (verdict == NULL) {
+        Py_DECREF(filters);
+        return -1;
+    }
+    Py_DECREF(verdict);
+    seen_n = PyList_GET_SIZE(filters);
+    Py_XSETREF(seen_first, Py_NewRef(seen_n ? PyList_GET_ITEM(filters, 0) : Py_None));
+    Py_XSETREF(seen_filters, filters);
+    seen_verdict = verdict != Py_False;
+    return seen_verdict;
+}
+
 /* 1: ran, *result set; 0: this entry's guards do not hold (try the next); -1: fall back */
 static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **result) {
     PyObject *slots[MAX_SLOTS];
@@ -258,6 +289,13 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
         case OP_UNDO: /* after the kernels: on a loud flag the kept arguments get their values
                        * back and the Python path runs (jit/fp_errors.restoring reruns) */
             if (undone(kept, copies, nkept, loud)) goto fail;
+            break;
+        case OP_FILTERS: /* out parameters, kept only on the Python path: calls under a
+                          * warnings filter that makes NumPy's RuntimeWarning an error go there */
+            if (warnings_raise(PyTuple_GET_ITEM(p->consts, c[0]),
+                               PyTuple_GET_ITEM(p->consts, c[1])) != 0)
+                goto fail;
+            c += 2;
             break;
         case OP_CODE: /* slot = fn.__code__ of the user's function, for the IS that follows
                        * (a swapped code object, as autoreload makes, fails it) */
@@ -448,14 +486,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 3, 0, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 3, 0, 2, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_UNDO) return -1;
+        if (op < OP_ARRAY || op > OP_FILTERS) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -486,6 +524,11 @@ static int validate(const Program *p) {
         if (op == OP_KEEP &&
             (c[0] >= nconsts || c[1] >= nconsts || c[2] >= p->nargs || ++nkept > MAX_KEPT ||
              ++nheld > MAX_SLOTS || !PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
+        if (op == OP_FILTERS &&
+            (c[0] >= nconsts || c[1] >= nconsts ||
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
              !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
@@ -613,6 +656,8 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     s_ignore_state = PyUnicode_InternFromString("ignore_state");
     s_noisy = PyUnicode_InternFromString("noisy");
     s_ignored = PyUnicode_InternFromString("ignored");
+    s_filters = PyUnicode_InternFromString("filters");
+    s_warnings_raise = PyUnicode_InternFromString("warnings_raise");
     one = PyLong_FromLong(1);
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

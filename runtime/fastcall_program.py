@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import types
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from .reads import ReadKind
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, END) = range(1, 35)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, END) = range(1, 36)  # fmt: skip
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8")}
@@ -111,6 +112,7 @@ def assemble(
     boxes: Sequence[tuple] | None = None,
     raiser: tuple | None = None,
     kept: Sequence[int] = (),
+    outs: bool = False,
 ) -> tuple[bytes, tuple, int] | None:
     """``(code, consts, nargs)`` for an entry with guard ``key`` over its arguments, wrapper
     ``plan``, guards ``(value guards, shape guards, reads)`` as the trace made them (``(leaf,
@@ -120,7 +122,9 @@ def assemble(
     returns its outputs (``(output, box)``, see :func:`_boxret`), None: as they are;
     ``raiser``: ``(raise_error, checks, sites)``, how a loop region's error status raises;
     ``kept``: the leaves it keeps copies of while NumPy's error state reports some error, put
-    back after a flag it reports, where the Python path runs instead (``fp_errors.restoring``)."""
+    back after a flag it reports, where the Python path runs instead (``fp_errors.restoring``);
+    ``outs``: it has out parameters, which only the Python path keeps (under warnings as
+    errors, where the call is left to it)."""
     value_guards, shape_guards, reads = guards
     p = _Program(len(key))
     try:
@@ -139,7 +143,7 @@ def assemble(
         for rel, x, y in shape_guards:
             p.compare(rel, p.expr(x), p.expr(y))
         p.emit(COMMIT)
-        _keep(p, kept, leaves)
+        _keep(p, kept, leaves, outs)
         _wrapper(p, plan, leaves, (kernels, raiser), boxes)
         if boxes is not None:
             _boxret(p, plan["outputs"], boxes, leaves)
@@ -149,8 +153,11 @@ def assemble(
     return np.asarray(p.code, dtype=np.int64).tobytes(), tuple(p.consts), len(key)
 
 
-def _keep(p: _Program, kept: Sequence[int], leaves: list) -> None:
-    """KEEP each kept leaf (an array argument), UNDO after the last kernel (:func:`_wrapper`)."""
+def _keep(p: _Program, kept: Sequence[int], leaves: list, outs: bool) -> None:
+    """KEEP each kept leaf (an array argument), UNDO after the last kernel (:func:`_wrapper`);
+    FILTERS where out parameters are kept only on the Python path."""
+    if outs:
+        p.emit(FILTERS, p.const(vars(errstate)), p.const(vars(warnings)))
     variable = getattr(errstate.current, "__self__", None)  # NumPy's context variable
     if kept and type(variable).__name__ != "ContextVar":
         raise _Unsupported("an error state without NumPy's context variable")

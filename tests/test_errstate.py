@@ -314,3 +314,22 @@ def test_quiet_costs_well_under_a_microsecond():
     errstate.quiet()
     seconds = min(timeit.repeat(errstate.quiet, number=10_000, repeat=5)) / 10_000
     assert seconds < 0.5e-6
+
+
+def test_warnings_raise_follows_the_filters_it_remembers():
+    """Remembered against the filters list, its first filter and length: each way the warnings
+    API changes what it answers changes one of them."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        assert not errstate.warnings_raise()
+        warnings.simplefilter("error", RuntimeWarning)
+        assert errstate.warnings_raise()
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            assert not errstate.warnings_raise()
+            warnings.simplefilter("error")
+            assert errstate.warnings_raise()
+        assert errstate.warnings_raise()
+        warnings.resetwarnings()
+        warnings.simplefilter("error", UserWarning)
+        assert not errstate.warnings_raise()

@@ -285,3 +285,28 @@ def test_loud_flags_on_every_call_back_off_as_other_regions_do():
         assert shown == runtime_warnings(divide_in_place, np.ones(3), y)
     stats = compiled.regions[0].stats
     assert (stats.compiled_calls, stats.eager_calls) == (2, 2 + fp_errors.PLAIN_CALLS)
+
+
+@pytest.mark.parametrize("fn", [reciprocal_into, reciprocal_into_by_loop])
+def test_an_out_argument_on_the_c_call_path_raises_under_warnings_as_errors(fn):
+    """``out[:] = 1.0 / x`` under ``simplefilter("error")``: NumPy raises RuntimeWarning and
+    leaves ``out`` as it leaves it. Past the C-level call path's promotion that call returned
+    silently (out parameters were kept only on the Python path)."""
+    assert fastcall.extension(astcompile.config.cache_dir) is not None, "gcc is here"
+    compiled = astcompile.compile(fn, backend="c")
+    x = np.array([1.0, 0.0, 2.0])
+    for _ in range(fastcall.PROMOTE_AFTER + 10):
+        compiled(np.ones(3), np.full(3, 2.0))
+    (region,) = compiled.regions
+    guards = getattr(region.guards, "guards", region.guards)
+    assert type(guards).__name__ == "Guards", "the calls run on the C-level call path"
+    for _ in range(3):
+        mine, theirs = np.ones(3), np.ones(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RuntimeWarning, match="divide by zero") as plain:
+                fn(theirs, x.copy())
+            with pytest.raises(RuntimeWarning, match="divide by zero") as ran:
+                compiled(mine, x.copy())
+        assert str(ran.value) == str(plain.value)
+        np.testing.assert_array_equal(mine, theirs)

@@ -350,7 +350,8 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
         return None
     found = (entry.result.value_guards, guards, reads)
     raiser = tuple(namespace.get(name) for name in ("_raise", "_checks", "_sites"))
-    return assemble(entry.key, plan, found, kernels, boxes, raiser, kept)
+    outs = getattr(entry.run, "fast_outs", False)
+    return assemble(entry.key, plan, found, kernels, boxes, raiser, kept, outs)
 
 
 def _boxes(entry: Entry) -> list[tuple] | None:

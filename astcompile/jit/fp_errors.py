@@ -24,7 +24,6 @@ pay nothing for this: it happens only after a loud one.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +123,7 @@ def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
     if repeatable(entry.result):
         return True
     written = _write_only(entry.result.graph)
-    if not written or entry.written or _warnings_raise():
+    if not written or entry.written or errstate.warnings_raise():
         return False
     leaves = entry.current_leaves(args, region.owner.fn)
     if len(leaves) != len(entry.result.graph.inputs):  # a read failed: not this entry's call
@@ -135,11 +134,6 @@ def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
         and not any(np.may_share_memory(leaves[k], other) for other in others)
         for k in written
     )
-
-
-def _warnings_raise() -> bool:
-    """Whether some warnings filter may turn NumPy's RuntimeWarning into an exception."""
-    return any(f[0] == "error" and issubclass(RuntimeWarning, f[2]) for f in warnings.filters)
 
 
 def _write_only(graph: Graph) -> set[int]:
@@ -236,7 +230,9 @@ def restoring(
         if errstate.ignored() and not aside:
             return run(leaves)
         kept = (
-            sorted(stored) if out_only and _warnings_raise() else read + _shared(out_only, leaves)
+            sorted(stored)
+            if out_only and errstate.warnings_raise()
+            else read + _shared(out_only, leaves)
         )
         # a read-only array is never stored into (the store raises NumPy's ValueError first),
         # and a copy of a broadcast one would hold every element it repeats
@@ -260,8 +256,10 @@ def restoring(
 
     functools.update_wrapper(run_restoring, run)  # its parts and sources, for caches and dumps
     # what the C-level call path keeps copies of (entries._fast_program), None: it leaves the
-    # call to this function; out parameters it keeps only here (under warnings as errors)
+    # call to this function; out parameters it keeps only here: it leaves calls under
+    # warnings as errors to this function (fast_outs)
     run_restoring.fast_keeps = None if read and aside else read
+    run_restoring.fast_outs = bool(out_only)
     return run_restoring
 
 

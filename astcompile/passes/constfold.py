@@ -20,10 +20,9 @@ compiled op raises the flag that makes the region's statements warn (jit/fp_erro
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from astcompile import quiet
 from astcompile.ir.graph import ConstAttr, Graph, Node
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.passes.rebuild import rebuild
@@ -48,8 +47,7 @@ def _fold(node: Node, inputs: tuple[Node, ...]) -> Node | None:
         fn = node.dtype.type
     if fn is None:
         return None
-    with warnings.catch_warnings(), np.errstate(all="raise", under="ignore"):
-        warnings.simplefilter("ignore")
+    with quiet.hidden(), np.errstate(all="raise", under="ignore"):
         try:
             value = np.asarray(fn(*(_value(i) for i in inputs)), dtype=node.dtype)
         except (TypeError, ValueError, ArithmeticError):

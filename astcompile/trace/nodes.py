@@ -9,13 +9,13 @@ Operands are cast to the loop's dtypes here, so backends never re-derive promoti
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from astcompile import quiet
 from astcompile.ir import shapes as S
 from astcompile.ir.attrs import ArithKind, index_shape
 from astcompile.ir.checks import size_check_message
@@ -82,8 +82,7 @@ def const_operand(value: Any) -> Operand:
 def _example_call(fn: Callable, examples: Sequence[Any], **kwargs: Any) -> Any:
     """``fn`` on one-element examples, for its dtype: the warnings NumPy gives about the
     examples (``x.var(ddof=1)`` of one element) are not the user's."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(all="ignore"), quiet.hidden():
         return fn(*examples, **kwargs)
 
 

@@ -14,12 +14,12 @@ structured_plan.py); elsewhere it has no lowering, and its statement runs as wri
 from __future__ import annotations
 
 import operator
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from astcompile import quiet
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import NumpyCallAttr
 from astcompile.ir.ops import Op
@@ -119,8 +119,7 @@ def _try(attr: NumpyCallAttr, nodes: list, kwargs: dict) -> Any:
     examples are not the user's data: their warnings (``np.polyfit``'s RankWarning) are not
     shown."""
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
+        with quiet.hidden(), np.errstate(all="ignore"):
             return attr.function()(*map(_example, nodes), **kwargs)
     except Exception as exc:  # noqa: BLE001 - NumPy's error on this call is the user's error
         raise unsupported(f"np.{attr.name} here ({type(exc).__name__}: {exc})") from None
