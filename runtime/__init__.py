@@ -5,7 +5,7 @@ Installed as ``astcompile.runtime`` so ahead-of-time artifacts load with only th
 
 from .errors import BuildTimeout, CompilerNotFound, RuntimeBuildError, UnsafeCacheDir
 from .loader import load_library
-from .parallel import nthreads, set_num_threads
+from .parallel import nthreads, num_threads, set_num_threads
 from .timing import compile_times
 
 __all__ = [
@@ -16,5 +16,6 @@ __all__ = [
     "compile_times",
     "load_library",
     "nthreads",
+    "num_threads",
     "set_num_threads",
 ]

@@ -66,7 +66,9 @@ static inline void astc_invalid_clear(void)
    two against 2.1 ms on one, and every size from 262k up lost). Idle: the CPUs less the tasks
    /proc/loadavg counts runnable besides the caller (our sleeping team threads are not),
    averaged over readings at most one per 10 ms (a reading costs a few microseconds). Without
-   /proc, all of them. */
+   /proc, all of them. /proc/loadavg counts the whole host: on CPUs a process holds by affinity
+   or cgroup quota (4 of 64 on a busy host), its runnable tasks are taken as spread evenly over
+   the host's online CPUs (astc_busy4), or a team would never open there. */
 static inline int64_t astc_runnable_others(void)
 {
     char buf[128];
@@ -81,6 +83,11 @@ static inline int64_t astc_runnable_others(void)
     const long running = p ? strtol(p + 1, NULL, 10) : 1;
     return running > 1 ? running - 1 : 0;
 }
+/* Others' runnable tasks on our `cpus` CPUs of the `online` the host has, times 4. */
+static inline int64_t astc_busy4(int64_t others, int64_t cpus, int64_t online)
+{
+    return 4 * others * cpus / (online > cpus ? online : cpus);
+}
 static inline int64_t astc_threads(int64_t nthreads)
 {
     static int64_t next_ns = 0, busy4 = -1;  /* others' runnable tasks, times 4, averaged */
@@ -94,7 +101,9 @@ static inline int64_t astc_threads(int64_t nthreads)
     const int64_t ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
     if (ns >= __atomic_load_n(&next_ns, __ATOMIC_RELAXED)) {
         __atomic_store_n(&next_ns, ns + 10000000LL, __ATOMIC_RELAXED);
-        const int64_t seen = 4 * astc_runnable_others(), old = __atomic_load_n(&busy4, __ATOMIC_RELAXED);
+        const int64_t seen = astc_busy4(astc_runnable_others(), -nthreads,
+                                        sysconf(_SC_NPROCESSORS_ONLN)),
+                      old = __atomic_load_n(&busy4, __ATOMIC_RELAXED);
         __atomic_store_n(&busy4, old < 0 ? seen : (3 * old + seen) / 4, __ATOMIC_RELAXED);
     }
     const int64_t idle = -nthreads - (__atomic_load_n(&busy4, __ATOMIC_RELAXED) + 2) / 4;
