@@ -91,6 +91,7 @@ static inline int64_t astc_busy4(int64_t others, int64_t cpus, int64_t online)
 static inline int64_t astc_threads(int64_t nthreads)
 {
     static int64_t next_ns = 0, busy4 = -1;  /* others' runnable tasks, times 4, averaged */
+    static int64_t online = 0;  /* read once: sysconf reads /sys, 5 us */
     if (nthreads >= 0) return nthreads;
     struct timespec now;
 #ifdef CLOCK_MONOTONIC_COARSE
@@ -101,8 +102,9 @@ static inline int64_t astc_threads(int64_t nthreads)
     const int64_t ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
     if (ns >= __atomic_load_n(&next_ns, __ATOMIC_RELAXED)) {
         __atomic_store_n(&next_ns, ns + 10000000LL, __ATOMIC_RELAXED);
-        const int64_t seen = astc_busy4(astc_runnable_others(), -nthreads,
-                                        sysconf(_SC_NPROCESSORS_ONLN)),
+        int64_t cpus = __atomic_load_n(&online, __ATOMIC_RELAXED);
+        if (!cpus) __atomic_store_n(&online, cpus = sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+        const int64_t seen = astc_busy4(astc_runnable_others(), -nthreads, cpus),
                       old = __atomic_load_n(&busy4, __ATOMIC_RELAXED);
         __atomic_store_n(&busy4, old < 0 ? seen : (3 * old + seen) / 4, __ATOMIC_RELAXED);
     }
