@@ -300,11 +300,17 @@ def _loud(empty_warns: bool) -> bool:
     return _rerun_follows(set(fpflags.kinds(fpflags.raised())), empty_warns)
 
 
+#: Ops on floats that raise no flag in NumPy (its comparisons are quiet on NaN, and C's are
+#: made quiet: structured_signals.py); control nodes compute nothing themselves (their bodies
+#: are walked). A clip into an out parameter copied ``out`` on every call without this.
+_QUIET = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.STORE})
+
+
 def _may_flag(graph: Graph) -> bool:
     """Whether a run of ``graph`` may raise a floating-point flag: an op on or to floats or
     complex numbers, or an integer division or remainder (NumPy's "divide by zero")."""
     for node in walk(graph.nodes()):
-        if node.kind is Kind.LEAF or node.op is Op.STORE or is_view(node.op):
+        if node.kind in (Kind.LEAF, Kind.CONTROL) or node.op in _QUIET or is_view(node.op):
             continue
         if node.op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV) or any(
             getattr(value.dtype, "kind", "") in ("f", "c") for value in (node, *node.inputs)
