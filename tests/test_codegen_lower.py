@@ -20,10 +20,10 @@ import astcompile
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import REGISTRY, Op
 from astcompile.runtime import fpflags, load_library
-from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.c_rules import INFIX_RULES, RULES, Operand, can_lower, lower
 from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.entry import HEADER
 from astcompile.trace.tracer import trace_callable
 
 DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64]

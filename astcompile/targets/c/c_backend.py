@@ -25,9 +25,8 @@ from astcompile.passes.schedule import Kernel, Schedule, schedule
 from astcompile.runtime import RuntimeBuildError, load_library
 from astcompile.runtime.loader import library_path
 from astcompile.stages import GraphKind, RegionWork
-from astcompile.targets.c import c_kernel as cgen
 from astcompile.targets.c.c_target import C
-from astcompile.targets.c.entry import WORD_UNION
+from astcompile.targets.c.entry import HEADER
 from astcompile.targets.staged import StagedBackend, assured
 from astcompile.targets.wrapper import WrapperParts, make_wrapper
 
@@ -48,7 +47,7 @@ class CCode:
 
 def _flat_code(sched: Schedule, assured: Assured = NOTHING) -> CCode:
     """The C source, cffi declarations and wrapper of a flat graph's schedule."""
-    parts, decls, plans = [cgen.HEADER, WORD_UNION], [], {}
+    parts, decls, plans = [HEADER], [], {}
     reuse = reused_buffers(sched)
     aliased = frozenset(reuse) | {t.id for t in reuse.values()}
     for step in sched.steps:

@@ -40,12 +40,9 @@ from astcompile.targets.c.c_rules import lower, operand_expr
 from astcompile.targets.c.chunks import CALL, CHUNK, ReductionLoops, Work
 from astcompile.targets.c.ctypes import ctype
 from astcompile.targets.c.entry import arr as _arr
-from astcompile.targets.c.entry import entry, parameters, struct
+from astcompile.targets.c.entry import entry, struct
 from astcompile.targets.c.entry import out as _out
 from astcompile.targets.c.views import View
-
-HEADER = '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n'
-
 
 #: Around a kernel that calls math functions (its functions and the parallel regions GCC
 #: outlines from them). Where the CPU has AVX-512 (and only there), its loops use 512-bit
@@ -310,7 +307,7 @@ def _chunking(domain: tuple, inner: tuple[int, ...]) -> str:
 def kernel_source(
     kernel: Kernel, aliased: frozenset[int] = frozenset()
 ) -> tuple[str, str, KernelPlan]:
-    """(C definition, cffi declaration, plan) of one kernel; ``aliased``: ids of the arrays
+    """(C definition, cffi declarations, plan) of one kernel; ``aliased``: ids of the arrays
     that share memory (an output written in place over an input)."""
     plan = plan_kernel(kernel)
     head = [
@@ -320,10 +317,8 @@ def kernel_source(
         ),
         f" * from {lines_of(kernel.nodes) or 'unknown lines'} */",
     ]
-    emitter = _Emitter(plan, aliased)
-    lines = [*struct(kernel, plan), *emitter.row_function(), *entry(kernel, plan)]
+    emitter, (call, decl) = _Emitter(plan, aliased), entry(kernel, plan)
+    lines = [*struct(kernel, plan), *emitter.row_function(), *call]
     if emitter.calls_math:
         lines = [*WIDE_VECTORS, *lines, "#pragma GCC pop_options"]
-    params = parameters(kernel, plan)
-    decl = f"void {kernel.name}({', '.join(t for t, _ in params)});"
     return "\n".join([*head, *lines]) + "\n", decl, plan

@@ -199,7 +199,7 @@ class CTarget:
 
     def kernel(self, kernel: Kernel, aliased: frozenset[int]) -> KernelCode:
         source, decl, plan = cgen.kernel_source(kernel, aliased)
-        return KernelCode(source, f"{decl}\nvoid {kernel.name}_packed(const void*);", plan)
+        return KernelCode(source, decl, plan)
 
     def launcher(
         self, wrapper: WrapperSource, plans: dict[str, KernelPlan], reuse: dict[int, Node]

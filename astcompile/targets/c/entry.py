@@ -134,7 +134,8 @@ def _shared_rows(name: str, plan: KernelPlan, first: bool) -> list[str]:
     ]
 
 
-def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
+def entry(kernel: Kernel, plan: KernelPlan) -> tuple[list[str], str]:
+    """The kernel's exported entry and its cffi declarations."""
     name = kernel.name
     params = parameters(kernel, plan)
     rows = " * ".join(f"n{a}" for a in plan.rows) or "1"
@@ -160,27 +161,32 @@ def entry(kernel: Kernel, plan: KernelPlan) -> list[str]:
         ]
     else:  # one row, no chunks: no team to open
         body += [f"const int64_t nrows = {rows};", one, "(void)nthreads;"]
-    signature = f"void {name}({', '.join(f'{t} {n}' for t, n in params)})"
-    return [signature, "{", *("    " + line for line in body), "}", *packed(name, params)]
+    return exported("void", name, params, ["    " + line for line in body])
 
 
 #: The member of ``astc_word`` a parameter of each C type is read from (others: ``.i``, cast).
 _WORD_MEMBER = {"double": "d", "float": "f", "const void*": "p", "void*": "p"}
-WORD_UNION = "typedef union { int64_t i; double d; float f; const void* p; } astc_word;"
+#: The top of every C source: includes, and the words packed twins read (``exported``).
+HEADER = (
+    '#include <stdint.h>\n#include <stdlib.h>\n#include <omp.h>\n#include "astc_math.h"\n\n'
+    "typedef union { int64_t i; double d; float f; const void* p; } astc_word;"
+)
 
 
-def packed(name: str, params: list[tuple[str, str]], returns: str = "void") -> list[str]:
-    """``<name>_packed``: the entry called with its parameters packed in words, in order
-    (``returns``: its result type, passed on: a loop region's status)."""
+def exported(
+    returns: str, name: str, params: list[tuple[str, str]], body: list[str]
+) -> tuple[list[str], str]:
+    """A function the wrapper calls (``body``: its statements, indented) and its cffi
+    declaration, with ``<name>_packed``: the same called with its parameters packed in words,
+    in order (``returns``: a kernel's ``void``, a loop region's ``int`` status, passed on)."""
     args = []
     for k, (t, _) in enumerate(params):
         member = _WORD_MEMBER.get(t, "i")
         cast = t != "int64_t" and t != "const void*" and member in ("i", "p")
         word = f"(w + {k})->{member}"  # not w[k]: no constant in brackets (sizes never are)
         args.append(f"({t}){word}" if cast else word)
-    return [
-        f"{returns} {name}_packed(const astc_word* w)",
-        "{",
-        f"    {'' if returns == 'void' else 'return '}{name}({', '.join(args)});",
-        "}",
-    ]
+    call = f"{'' if returns == 'void' else 'return '}{name}({', '.join(args)});"
+    lines = [f"{returns} {name}({', '.join(f'{t} {n}' for t, n in params)})", "{", *body, "}"]
+    lines += [f"{returns} {name}_packed(const astc_word* w)", "{", f"    {call}", "}"]
+    decl = f"{returns} {name}({', '.join(t for t, _ in params)});"
+    return lines, f"{decl}\n{returns} {name}_packed(const void*);"

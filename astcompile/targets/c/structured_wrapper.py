@@ -24,9 +24,8 @@ from astcompile.lower.pyexpr import STEPS, dim_expr, shape_expr
 from astcompile.lower.source_notes import lines_of
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c import structured_signals as signals
-from astcompile.targets.c.c_kernel import HEADER
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
-from astcompile.targets.c.entry import WORD_UNION, packed
+from astcompile.targets.c.entry import HEADER, exported
 from astcompile.targets.c.structured import Emitter
 from astcompile.targets.c.structured_checks import PRELUDE
 
@@ -80,19 +79,18 @@ def region_source(graph: Graph, em: Emitter) -> tuple[str, str, HostWriter]:
     params.append(Param("void*", "err_p", "_fb(err)", ("b", ("err",))))  # one buffer for both
     prologue.append("int64_t* err = (int64_t*)err_p;")
     prologue.append(f"int64_t* sel = err + {ERR_WORDS};  /* the selectors, after the error */")
-    signature = f"int {name}({', '.join(f'{p.ctype} {p.cname}' for p in params)})"
     tables = ["    " + line for line in em.tables.values()]
     body = tables + ["    " + line for line in prologue] + em.lines + ["    " + e for e in epilogue]
     where = lines_of(n for ns in em.plan.levels.values() for n in ns)
     head = f"/* region {graph.name}: from {where or '?'} */"
     if em.signalling:
         body = [f"    {signals.ENTER}", *body, f"    {signals.LEAVE}"]
-    function = [head, signature, "{", *body, "    return 0;", "}"]
-    function += packed(name, [(p.ctype, p.cname) for p in params], "int")
+    body.append("    return 0;")
+    function, decl = exported("int", name, [(p.ctype, p.cname) for p in params], body)
+    function = [head, *function]
     if _selects_in_loops(graph):
         function = [*CHEAP_VECTORS, *function, "#pragma GCC pop_options"]
-    c = "\n".join([HEADER, WORD_UNION, PRELUDE, *function, ""])
-    decl = f"int {name}({', '.join(p.ctype for p in params)});\nint {name}_packed(const void*);"
+    c = "\n".join([HEADER, PRELUDE, *function, ""])
     wrapper = _Wrapper(graph, em, name, params, sels)
     wrapper.build()
     return c, decl, wrapper
