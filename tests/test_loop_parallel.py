@@ -106,14 +106,28 @@ _USER_LOOP = re.compile(r"for \(int64_t \w+_\d+ =")  # user loops: the name and 
 
 
 def _parallel_user_loops(fn) -> list[bool]:
-    """For each user ``for`` loop of the compiled C: whether a team may run it."""
-    lines = [line.strip() for line in _c_source(fn).splitlines()]
+    """For each user ``for`` loop of the compiled C: whether a team may run it (its copy for
+    one thread, after the team's ``} else {``, is the same loop; so are a line head's first
+    iterations, up to ``from<id>``)."""
+    lines = _without_single_thread_copies(_c_source(fn).splitlines())
     assert lines != [""], "fell back to the eager interpreter"
     return [
         prev.startswith("#pragma omp for")  # inside an omp parallel team
         for prev, line in itertools.pairwise(lines)
-        if _USER_LOOP.match(line)
+        if _USER_LOOP.match(line) and not re.search(r"< from\d+;", line)
     ]
+
+
+def _without_single_thread_copies(source: list[str]) -> list[str]:
+    lines, depth = [], 0
+    for line in (line.strip() for line in source):
+        if depth:
+            depth += line.count("{") - line.count("}")
+        elif line == "} else {" and lines[-1].startswith("astc_fp_join("):
+            depth = 1
+        else:
+            lines.append(line)
+    return lines
 
 
 def _same_for_any_thread_count(fn, make, threads):
@@ -334,6 +348,23 @@ def test_a_vector_loop_stores_from_a_64_byte_line_on(threads):
     assert head, source
     assert f"< {head[1]}; " in source and f"= {head[1]}; " in source  # the head, the rest
     assert re.search(r"#pragma omp for simd schedule\(static, chunk\d+\)", source)
+
+
+def test_one_thread_runs_a_team_loop_without_opening_a_team(threads):
+    """A team is opened only when more than one thread pays (a team of one still cost 1.2 us
+    a call in libgomp); one thread runs the same loop, on SIMD lanes too."""
+    compiled = astcompile.compile(piecewise_into, backend="c")
+    x = np.random.default_rng(6).standard_normal(70_000)
+    for count in (1, 2):
+        threads(count)
+        assert (
+            compiled(x, np.empty_like(x)).tobytes() == piecewise_into(x, np.empty_like(x)).tobytes()
+        )
+    source = re.sub(r"\n\s*", "\n", _c_source(compiled))
+    team = re.search(r"const int64_t (team\d+) = astc_team\(.*\nif \(\1 > 1\) \{\n", source)
+    assert team, source
+    assert f"#pragma omp parallel num_threads({team[1]})\n" in source
+    assert re.search(r"astc_fp_join\(fp\d+\);\n\} else \{\n#pragma omp simd\nfor ", source)
 
 
 def test_an_output_the_loop_allocates_is_stored_from_a_line_on_too():
