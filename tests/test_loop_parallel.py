@@ -13,6 +13,7 @@ import pytest
 import astcompile
 from astcompile.runtime import nthreads, parallel, set_num_threads
 from tests.c_helpers import forked_results
+from tests.test_loop_plan import piecewise
 from tests.test_loops import pairwise_distance
 
 
@@ -303,45 +304,25 @@ def test_a_loop_on_simd_lanes_picks_with_a_blend_a_carried_one_with_bits():
     assert "astc_select_double(" in carried and "astc_pick_double(" not in carried
 
 
-def piecewise_into(x, out):
-    for i in range(x.shape[0]):
-        t = x[i]
-        if t < 0.0:
-            y = t * t
-        else:
-            y = 2.0 * t + 1.0
-        out[i] = y
-    return out
-
-
-def piecewise(x):
-    out = np.empty_like(x)
-    for i in range(x.shape[0]):
-        t = x[i]
-        if t < 0.0:
-            y = t * t
-        else:
-            y = 2.0 * t + 1.0
-        out[i] = y
-    return out
-
-
 def test_a_vector_loop_stores_from_a_64_byte_line_on(threads):
     """The iterations before ``out[i]`` starts a 64-byte line run one by one, then the vector
     loop's stores fill whole lines (a piecewise of 262k floats on a Zen 4: 45 us, against
     51-73 us with NumPy's buffers 16 or 48 bytes into a line), each thread of a team from a
     line's start. Bit for bit what the plain loop stores, wherever the output starts (each of
     8 offsets into a line), for trip counts shorter than the head too, on any team."""
-    compiled = astcompile.compile(piecewise_into, backend="c")
+    from bench.loop_kernels import clip_into
+
+    compiled = astcompile.compile(clip_into, backend="c")
     x = np.random.default_rng(5).standard_normal(70_000)
+    x[::7] = np.nan
     for n in (70_000, 0, 1, 3, 7, 8, 9):  # traced at a size worth a team first
         for offset in range(8):
             for count in (1, 2, 3):
                 threads(count)
                 buf = np.full(n + 8, -7.0)
-                got = compiled(x[:n], buf[offset : offset + n])
+                got = compiled(x[:n], buf[offset : offset + n], -0.5, 0.5)
                 want = np.full(n + 8, -7.0)
-                piecewise_into(x[:n], want[offset : offset + n])
+                clip_into(x[:n], want[offset : offset + n], -0.5, 0.5)
                 assert got.base is buf and buf.tobytes() == want.tobytes()
     source = _c_source(compiled)
     head = re.search(r"const int64_t (from\d+) = .*astc_line_head\((out_\d+), ", source)
@@ -353,13 +334,11 @@ def test_a_vector_loop_stores_from_a_64_byte_line_on(threads):
 def test_one_thread_runs_a_team_loop_without_opening_a_team(threads):
     """A team is opened only when more than one thread pays (a team of one still cost 1.2 us
     a call in libgomp); one thread runs the same loop, on SIMD lanes too."""
-    compiled = astcompile.compile(piecewise_into, backend="c")
+    compiled = astcompile.compile(piecewise, backend="c")
     x = np.random.default_rng(6).standard_normal(70_000)
     for count in (1, 2):
         threads(count)
-        assert (
-            compiled(x, np.empty_like(x)).tobytes() == piecewise_into(x, np.empty_like(x)).tobytes()
-        )
+        assert compiled(x).tobytes() == piecewise(x).tobytes()
     source = re.sub(r"\n\s*", "\n", _c_source(compiled))
     team = re.search(r"const int64_t (team\d+) = astc_team\(.*\nif \(\1 > 1\) \{\n", source)
     assert team, source
@@ -368,7 +347,8 @@ def test_one_thread_runs_a_team_loop_without_opening_a_team(threads):
 
 
 def test_an_output_the_loop_allocates_is_stored_from_a_line_on_too():
-    """``np.empty_like`` inside the function: the region's own buffer, same shape of C."""
+    """``np.empty_like`` inside the function: the region's own buffer, same shape of C, from
+    its first call on (4099 floats: small for a team)."""
     compiled = astcompile.compile(piecewise, backend="c")
     for n in (4099, 5):
         x = np.random.default_rng(n).standard_normal(n)
