@@ -124,6 +124,24 @@ static inline int64_t astc_team(int64_t nthreads, int64_t work, int64_t cost)
     const int64_t n = astc_threads(nthreads);
     return astc_team_pays(n, work, cost) ? n : 1;
 }
+/* The iterations of a loop storing `size`-byte elements from `base[first]` on to run before
+   its vector loop, so that each vector store fills whole 64-byte lines (0 when the elements
+   never meet a line's start; at most `trip`). A 512-bit store across two lines halved a
+   piecewise loop's speed on a Zen 4 (262k floats: 45 us stored on lines, 51-73 us at 16 or 48
+   bytes past one: NumPy's buffers start 16 bytes into a line or more). */
+static inline int64_t astc_line_head(const void* base, int64_t first, int64_t size, int64_t trip)
+{
+    const int64_t at = (int64_t)(((uintptr_t)base + (uintptr_t)(first * size)) % 64);
+    const int64_t head = at % size ? 0 : (64 - at) % 64 / size;
+    return head < trip ? head : trip;
+}
+/* A team's static share of `trip` such iterations, whole lines each: the next thread's part
+   starts on a line too. */
+static inline int64_t astc_line_chunk(int64_t trip, int64_t team, int64_t size)
+{
+    const int64_t line = size < 64 ? 64 / size : 1, share = (trip + team - 1) / team;
+    return share > line ? (share + line - 1) / line * line : line;
+}
 
 #define ASTC_SIMD __attribute__((simd("notinbranch")))
 #define ASTC_DECL2(name) ASTC_SIMD double name(double); ASTC_SIMD float name##f(float);

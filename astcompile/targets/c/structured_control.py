@@ -104,7 +104,7 @@ def _for_header(em: Emitter, stmt: UserLoop) -> parallel.Pending | None:
         )
         cond = f"({by} > 0 ? {iv} < {hi} : {iv} > {hi})"
     bump = f"{iv}++" if by == "1" else f"{iv} += {by}"
-    pending = parallel.begin(em, stmt, f"{hi} - {lo}")
+    pending = parallel.begin(em, stmt, f"{hi} - {lo}", (lo, hi) if by == "1" else ("", ""))
     em.open(f"for (int64_t {iv} = {lo}; {cond}; {bump})")
     return pending
 
