@@ -95,6 +95,43 @@ def test_region_faster_compiled_stays_compiled(clock):
     assert region.stats.compiled_calls + region.stats.eager_calls == before + 12
 
 
+def grow(x, steps):
+    y = x * 2.0 + 1.0
+    seen = []
+    total = 0.0
+    for i in range(steps):
+        total = total + y[i : i + 2].sum() * 0.5 + len(seen)  # handed a list growing each pass
+        astcompile.graph_break()
+        seen.append(i)
+    return y, total
+
+
+def test_a_region_slower_at_every_size_runs_plain(clock):
+    """Each sample sees another list length (another size), yet every compiled sample loses
+    to every plain one: plain (before, changing sizes kept it compiled, 8x slower, in
+    bench.programs.factorize_trial)."""
+    f = astcompile.compile(grow, backend="c")
+    x = np.arange(64.0)
+    for _ in range(3):
+        assert f(x, 40)[1] == grow(x, 40)[1]
+    first = grow.__code__.co_firstlineno + 5
+    (region,) = [r for r in f._live_regions if r.spec.first_line == first]
+    assert len(region.tier.signatures) > 1
+    assert region.tier.choice.plain and type(region).__call__ is region.body
+
+
+def test_a_region_whose_plain_time_follows_the_size_stays_compiled():
+    """Sizes change and one plain sample is slower than the compiled best: no plain choice."""
+    tier = tiering.Tier("spread", margin=region_tiering.MARGIN)
+    tier.times = {"compiled": [10e-6] * 3, "plain": [1e-6, 100e-6, 1e-6]}
+    tier.signatures = {("a",), ("b",)}
+    tier._decide()
+    assert not tier.choice.plain
+    tier.times["plain"][1] = 2e-6  # every plain sample beats every compiled one
+    tier._decide()
+    assert tier.choice.plain
+
+
 def test_a_due_sample_reopens_when_array_sizes_change(clock):
     f = astcompile.compile(walk, backend="c")
     f(np.arange(16.0), 12)

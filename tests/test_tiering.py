@@ -85,8 +85,10 @@ def test_plain_choice_needs_clearly_faster_plain(clock):
 
 
 def test_mixed_sizes_stay_compiled(clock):
+    """Plain wins at the small size, loses at the big one: no choice for plain."""
     f = astcompile.compile(axpy, backend="c")
     for k in range(_calls_until_choice()):
+        clock.costs = {"compiled": 10e-6, "plain": 1e-6 if k % 2 else 1e-3}
         f(*_args(8 if k % 2 else 100_000))
     assert f._tier.choice is not None and not f._tier.plain
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from astcompile.frontend.liveness import Live, Liveness, surely_bound
+from astcompile.frontend.liveness import EMPTY, Live, Liveness, surely_bound
 from astcompile.frontend.local_names import block_units, child_blocks, name_sets, target_sets
 from astcompile.frontend.loopcheck import own_jumps
 from astcompile.frontend.spec import BranchSpec, GuardSpec, LoopSpec, Spec
@@ -92,7 +92,10 @@ class StructuredPlanner:
         last = f"__ac_last_{line}" if targets & after else ""
         if last and not ((top or target in unseen) and target):
             return self._stays(node, f"its variable is read after it{_NESTED}")
-        carried = self._state(units, after)
+        fresh = targets if isinstance(node, cst.For) else frozenset()
+        carried = self._state(units, after, fresh)
+        if carried & targets:  # the last step's value would need the body's rebinding too
+            return self._stays(node, "its variable is assigned in it and read after it")
         if isinstance(node, cst.While):
             carried |= frozenset(name_sets(*units).writes) & name_sets(node.test).reads.keys()
         unbound = (carried | (targets & after)) - bound - unseen
@@ -193,9 +196,12 @@ class StructuredPlanner:
         room = self.last_line_of.get(node, self.line_of[node]) - self.line_of[node]
         return len(unbound) <= room
 
-    def _state(self, units: list[cst.CSTNode], after: Live) -> frozenset[str]:
+    def _state(self, units: list[cst.CSTNode], after: Live, fresh: Live = EMPTY) -> Live:
+        """The names a step passes to the next (or to the code after the loop): a ``for``'s
+        targets (``fresh``) are bound anew by every step, so a body that reads one first and
+        then rebinds it (``while n: n //= 10``) does not carry it."""
         assigned = frozenset(name_sets(*units).writes)
-        read_first = self.liveness.live_in(units)
+        read_first = self.liveness.live_in(units) - fresh
         return assigned & (after | read_first)
 
     def _block(self, units: list[cst.CSTNode], bound: Live, jump: _Jump) -> list[Spec] | None:

@@ -277,8 +277,12 @@ class Tier:
         return close and rounds < MAX_ROUNDS and spent < SAMPLE_BUDGET
 
     def _decide(self) -> None:
+        """Plain when its best beats the compiled best by the margin, at one size; over
+        several sizes only when every compiled sample loses to every plain one (a region in a
+        Python loop that is handed a growing list: the size is not what its time follows)."""
         compiled_s, plain_s = min(self.times["compiled"]), min(self.times["plain"])
-        same_sizes = len(self.signatures) == 1
+        loses_always = compiled_s > max(self.times["plain"]) * self.margin
+        same_sizes = len(self.signatures) == 1 or loses_always
         plain = same_sizes and compiled_s > plain_s * self.margin
         rounds = len(self.times["compiled"])
         choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)), rounds)
