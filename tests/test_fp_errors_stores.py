@@ -208,6 +208,43 @@ def test_the_c_call_path_keeps_copies_while_errors_are_reported():
         left.clear()
 
 
+def divide_and_scale_the_divisor(a, b):
+    for i in range(a.shape[0]):
+        a[i] = a[i] / b[i]
+        b[i] = b[i] * 3.0
+    return a
+
+
+def test_the_c_call_path_reads_the_error_state_once_for_all_it_keeps():
+    """Two arguments kept (one ERRORS, two KEEPs): after a loud flag both get their values
+    back; under a new state that ignores it neither is copied and the call stays in C."""
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    compiled = astcompile.compile(divide_and_scale_the_divisor, backend="c")
+    compiled(np.ones(4), np.full(4, 2.0))
+    (region,) = compiled.regions
+    (entry,) = [e for found in region.entries.values() for e in found]
+    assert sorted(entry.run.fast_keeps) == [0, 1]
+    left: list = []
+    guards = module.Guards(
+        fast_programs([entry], compiled.fn),
+        lambda *a: left.append(a) or (None,),
+        region.stats,
+        vars(parallel),
+    )
+    for mode, divisor, after in [
+        ("warn", 0.0, [[1.0] * 4, [0.0] * 4]),
+        ("ignore", 0.0, [[np.inf] * 4, [0.0] * 4]),
+        ("warn", 2.0, [[0.5] * 4, [6.0] * 4]),
+    ]:
+        with np.errstate(all=mode):
+            a, b = np.ones(4), np.full(4, divisor)
+            module.fp_clear()  # as fp_errors.guarded does before each call
+            guards(a, b)
+        assert [a.tolist(), b.tolist()] == after and len(left) == (after[0] == [1.0] * 4)
+        left.clear()
+
+
 def test_calls_on_the_c_call_path_warn_and_raise_as_numpy(monkeypatch):
     """Past the C-level call path's promotion, calls with and without a zero divisor warn,
     raise and leave the argument as the plain calls do."""
