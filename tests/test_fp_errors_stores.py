@@ -371,3 +371,26 @@ def test_a_region_that_only_compares_and_stores_keeps_no_copies(calls, monkeypat
         tracemalloc.stop()
     np.testing.assert_array_equal(out, np.clip(x, 0.0, 1.0))
     assert peak < out.nbytes // 4, peak
+
+
+def shift_into_itself(a):
+    a[1:] = a[:-1]
+    return a
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "out_only"),
+    [
+        (reciprocal_into, (np.ones(4), np.full(4, 2.0)), {0}),
+        (shift_into_itself, (np.ones(4),), set()),
+        (divide_in_place, (np.ones(4), np.full(4, 2.0)), set()),
+    ],
+)
+def test_an_out_parameter_is_one_the_region_never_reads(fn, args, out_only):
+    """The one walk of fp_errors finds the arrays a region stores into and those it never
+    reads: a store's value read from the array it stores into is a read (``a[1:] = a[:-1]``
+    counted as out only: a rerun would shift ``a`` twice)."""
+    compiled = astcompile.compile(fn, backend="c")
+    compiled(*args)
+    ((entry,),) = compiled.regions[0].entries.values()
+    assert fp_errors._walk(entry.result.graph).out_only == out_only
