@@ -109,12 +109,6 @@ def _warns_empty(graph: Graph) -> bool:
     return any(node.op in _EMPTY_WARNS for node in walk(graph.nodes()))
 
 
-def _rerun_follows(noted: set[str], empty_warns: bool) -> bool:
-    """Whether after_compiled runs a repeatable region's statements after these errors."""
-    modes = np.geterr()
-    return any(modes[kind] != "ignore" for kind in noted) or (empty_warns and "invalid" in noted)
-
-
 def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
     """Whether the statements may run again after ``entry``'s run: it stored nothing the caller
     sees, or it only wrote into arguments it never reads, whose memory no other array it reads
@@ -292,7 +286,9 @@ def _restore(saved: list[tuple[np.ndarray, np.ndarray]]) -> None:
 
 
 def _loud(empty_warns: bool) -> bool:
-    return _rerun_follows(set(fpflags.kinds(fpflags.raised())), empty_warns)
+    """Whether after_compiled runs a repeatable region's statements after the flags raised."""
+    modes, noted = np.geterr(), fpflags.kinds(fpflags.raised())
+    return any(modes[kind] != "ignore" for kind in noted) or (empty_warns and "invalid" in noted)
 
 
 #: Ops on floats that raise no flag in NumPy (its comparisons are quiet on NaN, and C's are
