@@ -79,10 +79,6 @@ def kernel_threads() -> int:
     return _nthreads
 
 
-def in_forked_child() -> bool:
-    return _forked
-
-
 def set_num_threads(n: int | None) -> int | None:
     """Cap the threads of later kernel calls, or with None go back to the default (idle CPUs
     only); returns the setting it replaced, which restores it exactly (``nthreads()`` is a
