@@ -66,8 +66,8 @@ def _inspect(state: Any) -> bool:
 
 
 #: The last state object found to ignore every error, and (``noisy``) the last found not to,
-#: with the CPU flags of the errors it does not ignore: the C-level call path keeps copies
-#: for a rerun in the second, and reads them at once (``fastcall.c``'s KEEP).
+#: with the CPU flags of the errors it does not ignore (:func:`loud`, which the C-level call
+#: path asks once per new state: ``fastcall.c``'s STATE).
 ignore_state: Any = None
 noisy: tuple[Any, int] = (None, 0)
 
@@ -88,6 +88,11 @@ def ignored() -> bool:
         return True
     noisy = (state, sum(bit for bit, kind in fpflags.KINDS.items() if modes[kind] != "ignore"))
     return False
+
+
+def loud() -> int:
+    """The CPU flags of the errors the current error state does not ignore (0: none)."""
+    return 0 if ignored() else noisy[1]
 
 
 #: ``(warnings.filters, its first filter, its length, the verdict)`` last sorted by

@@ -27,7 +27,7 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 enum { MAX_KEPT = 8 };
@@ -58,7 +58,7 @@ typedef struct {
     PyObject *fallback, *stats, *threads_dict, *owned;
 } Guards;
 
-static PyObject *s_compiled_calls, *s_nthreads, *s_ignore_state, *s_noisy, *s_ignored, *one;
+static PyObject *s_compiled_calls, *s_nthreads, *s_loud, *one;
 static PyObject *s_filters, *s_warnings_raise;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
@@ -170,12 +170,23 @@ static int undone(PyObject **kept, PyObject **copies, int nkept, long loud) {
     return 1;
 }
 
-/* errstate.noisy, (state, the flags it reports), where its state is ``state``; else NULL */
-static PyObject *seen_noisy(PyObject *names, PyObject *state) {
-    PyObject *noisy = PyDict_GetItemWithError(names, s_noisy);
-    int ok = noisy != NULL && PyTuple_CheckExact(noisy) && PyTuple_GET_SIZE(noisy) == 2 &&
-             PyTuple_GET_ITEM(noisy, 0) == state;
-    return ok ? noisy : NULL;
+/* The error state object last sorted (held: its identity is not reused) and the CPU flags of
+ * the errors it does not ignore: NumPy's states are immutable, so a call reads the context
+ * variable ``var`` and compares; errstate.loud() (in dict ``names``) sorts a new one */
+static PyObject *seen_state;
+static long seen_loud;
+
+static __attribute__((noinline)) long loud_flags(PyObject *var, PyObject *names) { /* -1 on an error */
+    PyObject *state = NULL;
+    if (PyContextVar_Get(var, NULL, &state) < 0 || state == NULL) return -1;
+    Py_DECREF(state); /* the context holds it while this call runs */
+    if (state == seen_state) return seen_loud;
+    PyObject *fn = PyDict_GetItemWithError(names, s_loud);
+    PyObject *loud = fn != NULL ? PyObject_CallNoArgs(fn) : NULL;
+    seen_loud = loud != NULL ? PyLong_AsLong(loud) : -1;
+    Py_XDECREF(loud);
+    Py_XSETREF(seen_state, seen_loud < 0 ? NULL : Py_NewRef(state));
+    return seen_loud;
 }
 
 /* The warnings filters list last seen (held, with its first filter), its length and
@@ -217,7 +228,7 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
     astc_word words[MAX_WORDS];
     int64_t scratch[MAX_SCRATCH]; /* a loop region's scalar outputs and error words */
     int nwords = 0, nscratch = 0, committed = 0, status = -1, nkept = 0;
-    long loud = 0; /* the flags the error state reports, where KEEP kept copies */
+    long loud = 0; /* the flags the error state reports (STATE), where KEEP keeps copies */
     PyObject *kept[MAX_KEPT], *copies[MAX_KEPT];
     const int64_t *c = p->code;
     for (Py_ssize_t i = 0; i < p->nargs; i++) slots[i] = args[i];
@@ -256,33 +267,15 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 3;
             break;
         }
-        case OP_KEEP: { /* a copy of argument c[2], which the region stores into and reads,
-                         * unless NumPy's error state (context variable c[0]) is the one the
-                         * errstate module (dict c[1]) last found to ignore every error; UNDO
-                         * puts it back after a flag that state does not ignore */
-            PyObject *state = NULL;
-            if (PyContextVar_Get(PyTuple_GET_ITEM(p->consts, c[0]), NULL, &state) < 0) goto fail;
-            Py_XDECREF(state); /* the context holds it while this call runs */
-            PyObject *names = PyTuple_GET_ITEM(p->consts, c[1]);
-            PyObject *ignoring = PyDict_GetItemWithError(names, s_ignore_state);
-            if (state == NULL || PyErr_Occurred()) goto fail;
-            c += 3;
-            if (state == ignoring) break;
-            if (!seen_noisy(names, state)) { /* a new state: errstate.ignored() sorts it, once */
-                PyObject *fn = PyDict_GetItemWithError(names, s_ignored);
-                PyObject *verdict = fn != NULL ? PyObject_CallNoArgs(fn) : NULL;
-                if (verdict == NULL) goto fail;
-                Py_DECREF(verdict);
-                if (verdict == Py_True) break;
-            }
-            PyObject *noisy = seen_noisy(names, state);
-            loud = noisy != NULL ? PyLong_AsLong(PyTuple_GET_ITEM(noisy, 1)) : FP_FLAGS;
-            if ((loud == -1 && PyErr_Occurred()) || nkept == MAX_KEPT) goto fail;
-            if (!PyArray_ISWRITEABLE((PyArrayObject *)args[c[-1]])) break; /* its store raises */
-            PyObject *copy = PyArray_NewCopy((PyArrayObject *)args[c[-1]], NPY_CORDER);
+        case OP_KEEP: { /* a copy of argument c[0], which the region stores into and reads,
+                         * where the error state reports a flag (STATE); UNDO puts it back
+                         * after such a flag */
+            PyArrayObject *arg = (PyArrayObject *)args[*c++];
+            if (!loud || !PyArray_ISWRITEABLE(arg)) break; /* a read-only one's store raises */
+            PyObject *copy = nkept < MAX_KEPT ? PyArray_NewCopy(arg, NPY_CORDER) : NULL;
             if (copy == NULL) goto fail;
             owned[nowned++] = copy;
-            kept[nkept] = args[c[-1]];
+            kept[nkept] = (PyObject *)arg;
             copies[nkept++] = copy;
             break;
         }
@@ -295,6 +288,12 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             if (warnings_raise(PyTuple_GET_ITEM(p->consts, c[0]),
                                PyTuple_GET_ITEM(p->consts, c[1])) != 0)
                 goto fail;
+            c += 2;
+            break;
+        case OP_STATE: /* the flags NumPy's error state (context variable c[0]) reports, as
+                        * the errstate module (dict c[1]) sorts it: read once for the KEEPs */
+            loud = loud_flags(PyTuple_GET_ITEM(p->consts, c[0]), PyTuple_GET_ITEM(p->consts, c[1]));
+            if (loud < 0) goto fail;
             c += 2;
             break;
         case OP_CODE: /* slot = fn.__code__ of the user's function, for the IS that follows
@@ -486,14 +485,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 3, 0, 2, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_FILTERS) return -1;
+        if (op < OP_ARRAY || op > OP_STATE) return -1;
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;
@@ -521,15 +520,13 @@ static int validate(const Program *p) {
         if (op == OP_GLOBAL &&
             (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
             return -1;
-        if (op == OP_KEEP &&
-            (c[0] >= nconsts || c[1] >= nconsts || c[2] >= p->nargs || ++nkept > MAX_KEPT ||
-             ++nheld > MAX_SLOTS || !PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
-             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+        if (op == OP_KEEP && (c[0] >= p->nargs || ++nkept > MAX_KEPT || ++nheld > MAX_SLOTS))
             return -1;
-        if (op == OP_FILTERS &&
+        if ((op == OP_FILTERS || op == OP_STATE) &&
             (c[0] >= nconsts || c[1] >= nconsts ||
-             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])) ||
-             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1])) ||
+             !(op == OP_FILTERS ? PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[0]))
+                                : PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])))))
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
         if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
@@ -653,9 +650,7 @@ PyMODINIT_FUNC PyInit_astcompile_fastcall(void) {
     if (PyType_Ready(&GuardsType) < 0) return NULL;
     s_compiled_calls = PyUnicode_InternFromString("compiled_calls");
     s_nthreads = PyUnicode_InternFromString("_nthreads");
-    s_ignore_state = PyUnicode_InternFromString("ignore_state");
-    s_noisy = PyUnicode_InternFromString("noisy");
-    s_ignored = PyUnicode_InternFromString("ignored");
+    s_loud = PyUnicode_InternFromString("loud");
     s_filters = PyUnicode_InternFromString("filters");
     s_warnings_raise = PyUnicode_InternFromString("warnings_raise");
     one = PyLong_FromLong(1);

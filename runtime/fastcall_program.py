@@ -31,7 +31,7 @@ from .reads import ReadKind
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, END) = range(1, 36)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, STATE, END) = range(1, 37)  # fmt: skip
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8")}
@@ -154,17 +154,16 @@ def assemble(
 
 
 def _keep(p: _Program, kept: Sequence[int], leaves: list, outs: bool) -> None:
-    """KEEP each kept leaf (an array argument), UNDO after the last kernel (:func:`_wrapper`);
-    FILTERS where out parameters are kept only on the Python path."""
+    """FILTERS where out parameters are kept only on the Python path; STATE (the error state,
+    read once) and KEEP for each kept leaf (an array argument), UNDO after the last kernel."""
     if outs:
         p.emit(FILTERS, p.const(vars(errstate)), p.const(vars(warnings)))
-    variable = getattr(errstate.current, "__self__", None)  # NumPy's context variable
-    if kept and type(variable).__name__ != "ContextVar":
-        raise _Unsupported("an error state without NumPy's context variable")
-    for k in kept:
-        if leaves[k][1] != "array":
-            raise _Unsupported(f"a kept leaf {k} that is no array argument")
-        p.emit(KEEP, p.const(variable), p.const(vars(errstate)), leaves[k][0])
+    if kept:
+        variable = getattr(errstate.current, "__self__", None)  # NumPy's context variable
+        if type(variable).__name__ != "ContextVar" or any(leaves[k][1] != "array" for k in kept):
+            raise _Unsupported("no context variable of NumPy's, or a kept leaf that is no array")
+        p.emit(STATE, p.const(variable), p.const(vars(errstate)))
+    p.code += [word for k in kept for word in (KEEP, leaves[k][0])]
     p.keeping = bool(kept)
 
 

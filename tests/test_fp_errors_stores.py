@@ -208,6 +208,43 @@ def test_the_c_call_path_keeps_copies_while_errors_are_reported():
         left.clear()
 
 
+def divide_and_scale_the_divisor(a, b):
+    for i in range(a.shape[0]):
+        a[i] = a[i] / b[i]
+        b[i] = b[i] * 3.0
+    return a
+
+
+def test_the_c_call_path_reads_the_error_state_once_for_all_it_keeps():
+    """Two arguments kept (one ERRORS, two KEEPs): after a loud flag both get their values
+    back; under a new state that ignores it neither is copied and the call stays in C."""
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    compiled = astcompile.compile(divide_and_scale_the_divisor, backend="c")
+    compiled(np.ones(4), np.full(4, 2.0))
+    (region,) = compiled.regions
+    (entry,) = [e for found in region.entries.values() for e in found]
+    assert sorted(entry.run.fast_keeps) == [0, 1]
+    left: list = []
+    guards = module.Guards(
+        fast_programs([entry], compiled.fn),
+        lambda *a: left.append(a) or (None,),
+        region.stats,
+        vars(parallel),
+    )
+    for mode, divisor, after in [
+        ("warn", 0.0, [[1.0] * 4, [0.0] * 4]),
+        ("ignore", 0.0, [[np.inf] * 4, [0.0] * 4]),
+        ("warn", 2.0, [[0.5] * 4, [6.0] * 4]),
+    ]:
+        with np.errstate(all=mode):
+            a, b = np.ones(4), np.full(4, divisor)
+            module.fp_clear()  # as fp_errors.guarded does before each call
+            guards(a, b)
+        assert [a.tolist(), b.tolist()] == after and len(left) == (after[0] == [1.0] * 4)
+        left.clear()
+
+
 def test_calls_on_the_c_call_path_warn_and_raise_as_numpy(monkeypatch):
     """Past the C-level call path's promotion, calls with and without a zero divisor warn,
     raise and leave the argument as the plain calls do."""
@@ -334,3 +371,26 @@ def test_a_region_that_only_compares_and_stores_keeps_no_copies(calls, monkeypat
         tracemalloc.stop()
     np.testing.assert_array_equal(out, np.clip(x, 0.0, 1.0))
     assert peak < out.nbytes // 4, peak
+
+
+def shift_into_itself(a):
+    a[1:] = a[:-1]
+    return a
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "out_only"),
+    [
+        (reciprocal_into, (np.ones(4), np.full(4, 2.0)), {0}),
+        (shift_into_itself, (np.ones(4),), set()),
+        (divide_in_place, (np.ones(4), np.full(4, 2.0)), set()),
+    ],
+)
+def test_an_out_parameter_is_one_the_region_never_reads(fn, args, out_only):
+    """The one walk of fp_errors finds the arrays a region stores into and those it never
+    reads: a store's value read from the array it stores into is a read (``a[1:] = a[:-1]``
+    counted as out only: a rerun would shift ``a`` twice)."""
+    compiled = astcompile.compile(fn, backend="c")
+    compiled(*args)
+    ((entry,),) = compiled.regions[0].entries.values()
+    assert fp_errors._walk(entry.result.graph).out_only == out_only

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -109,12 +109,6 @@ def _warns_empty(graph: Graph) -> bool:
     return any(node.op in _EMPTY_WARNS for node in walk(graph.nodes()))
 
 
-def _rerun_follows(noted: set[str], empty_warns: bool) -> bool:
-    """Whether after_compiled runs a repeatable region's statements after these errors."""
-    modes = np.geterr()
-    return any(modes[kind] != "ignore" for kind in noted) or (empty_warns and "invalid" in noted)
-
-
 def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
     """Whether the statements may run again after ``entry``'s run: it stored nothing the caller
     sees, or it only wrote into arguments it never reads, whose memory no other array it reads
@@ -122,7 +116,7 @@ def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
     rerun raise (NumPy would have raised before the first store: not undone)."""
     if repeatable(entry.result):
         return True
-    written = _write_only(entry.result.graph)
+    written = _walk(entry.result.graph).out_only
     if not written or entry.written or errstate.warnings_raise():
         return False
     leaves = entry.current_leaves(args, region.owner.fn)
@@ -136,36 +130,50 @@ def _may_rerun(entry: Any, region: Region, args: tuple) -> bool:
     )
 
 
-def _write_only(graph: Graph) -> set[int]:
-    """The positions among ``graph``'s inputs of the arrays it stores into but never reads
-    (through a view, a store's value or index, a loop's bounds or carried values), when every
-    other store is into an array it made and it has no effect but stores and checks; else
-    none. Running its statements again stores the same values into them."""
-    stores = [node for node in walk(graph.nodes()) if node.op is Op.STORE]
-    roots = {id(r): r for r in (_store_root(s.inputs[0]) for s in stores) if not is_fresh(r.op)}
-    inputs = {id(node): k for k, node in enumerate(graph.inputs)}
-    if not roots or not roots.keys() <= inputs.keys() or not _only_stores(graph.effects):
-        return set()
-    written, grown = set(roots), True
-    while grown:  # views of the written arrays and their stores, until none is new
-        grown = False
-        for node in walk(graph.nodes()):
-            for position, value in enumerate(node.inputs):
-                if id(value) not in written or id(node) in written:
-                    continue
-                if position == 0 and (node.op is Op.STORE or is_view(node.op)):
-                    written.add(id(node))
-                    grown = True
-                elif not (node.op is Op.LOOP and position >= node.attr.heads + node.attr.carried):
-                    return set()  # read (a loop's captured value is read in its body instead)
-    return {inputs[key] for key in roots}
+class _Walk(NamedTuple):
+    """What one walk of a region's graph finds (:func:`_walk`)."""
+
+    #: the positions among its inputs of the arrays its stores write into (through views, in
+    #: loops and branches too); None where one writes into an array that is neither an input
+    #: nor made by the graph (a loop's carried array)
+    stored: set[int] | None
+    #: those, where it never reads them (through a view, a store's value or index, a loop's
+    #: bounds or carried values) and has no effect but stores and checks; else none. Running
+    #: its statements again stores the same values into them
+    out_only: set[int]
+    only_stores: bool  # its effects (loop and branch bodies too) are stores and checks
+    may_flag: bool  # a run may raise a floating-point flag (:func:`_flags`)
+    empty_warns: bool  # NumPy warns of an empty slice (:data:`_EMPTY_WARNS`)
+    numpy_calls: bool  # the eager interpreter runs NumPy functions (ir/checks.py)
 
 
-def _store_root(target: Node) -> Node:
-    """The array a store into ``target`` (a view, an earlier store's result) writes into."""
-    while is_view(target.op) or target.op is Op.STORE:
-        target = target.inputs[0]
-    return target
+def _walk(graph: Graph) -> _Walk:
+    """One walk over ``graph`` and its loop and branch bodies (which name the arrays they
+    capture; a node's inputs come before it), following each input array and each array the
+    graph makes (-1) through its views and the stores into it to what reads it."""
+    reach = {id(node): k for k, node in enumerate(graph.inputs)}  # node id -> its array
+    stored: set[int] | None = set()
+    read: set[int] = set()
+    may_flag = empty_warns = numpy_calls = False
+    for node in walk(graph.nodes()):
+        may_flag = may_flag or _flags(node)
+        empty_warns = empty_warns or node.op in _EMPTY_WARNS
+        numpy_calls = numpy_calls or node.op in NUMPY_CALLS
+        if is_fresh(node.op):
+            reach[id(node)] = -1
+        for position, value in enumerate(node.inputs):
+            if (k := reach.get(id(value))) is None:
+                continue
+            if position == 0 and (node.op is Op.STORE or is_view(node.op)):
+                reach[id(node)] = k
+            elif not (node.op is Op.LOOP and position >= node.attr.heads + node.attr.carried):
+                read.add(k)  # (a loop's captured value is read in its body instead)
+        if node.op is Op.STORE and stored is not None:
+            k = reach.get(id(node))
+            stored = None if k is None else stored | ({k} - {-1})
+    only_stores = _only_stores(graph.effects)
+    out_only = stored if stored and only_stores and not stored & read else set()
+    return _Walk(stored, out_only, only_stores, may_flag, empty_warns, numpy_calls)
 
 
 def _only_stores(effects: list[Node]) -> bool:
@@ -179,22 +187,6 @@ def _only_stores(effects: list[Node]) -> bool:
         elif node.op not in (Op.STORE, Op.CHECK, Op.SIZE_CHECK):
             return False
     return True
-
-
-def _stored_inputs(graph: Graph) -> set[int] | None:
-    """The positions among ``graph``'s inputs of the arrays its stores write into, through
-    views, in its loops and branches too (their bodies name the arrays they capture); None
-    where one writes into an array that is neither an input nor made by the graph (a loop's
-    carried array)."""
-    inputs = {id(node): k for k, node in enumerate(graph.inputs)}
-    found: set[int] = set()
-    for store in walk(graph.nodes()):
-        root = _store_root(store.inputs[0]) if store.op is Op.STORE else None
-        if root is not None and id(root) in inputs:
-            found.add(inputs[id(root)])
-        elif root is not None and not is_fresh(root.op):
-            return None
-    return found
 
 
 def repeatable(result: TraceResult) -> bool:
@@ -217,14 +209,12 @@ def restoring(
     the C-level call path does the same (``fastcall.c``'s KEEP and UNDO). Loud runs back off
     as after_compiled's do (:func:`_back_off`): data that flags on every call ran compiled,
     restored and ran as written each time (``a /= b`` with zeros in b: 4x the plain call)."""
-    stored, graph = _kept(result), result.graph
+    found = _walk(result.graph)
+    stored, out_only, empty_warns = _kept(found), found.out_only, found.empty_warns
     if not stored:
         return run
-    out_only, empty_warns = _write_only(graph), _warns_empty(graph)
     read = sorted(stored - out_only)
-    aside = empty_warns or (  # the eager interpreter's NumPy functions: ir/checks.py
-        getattr(run, "fp_silent", False) and any(n.op in NUMPY_CALLS for n in walk(graph.nodes()))
-    )
+    aside = empty_warns or (getattr(run, "fp_silent", False) and found.numpy_calls)
 
     def run_restoring(leaves: list) -> list:
         if errstate.ignored() and not aside:
@@ -276,17 +266,16 @@ def _shared(out_only: set[int], leaves: list) -> list[int]:
 def may_rerun(result: TraceResult) -> bool:
     """Whether the statements of a region whose run raised a loud flag may run after it: it
     stored nothing the caller sees, or it keeps copies of what it stores into (:func:`restoring`)."""
-    return repeatable(result) or bool(_kept(result))
+    return repeatable(result) or bool(_kept(_walk(result.graph)))
 
 
-def _kept(result: TraceResult) -> set[int] | None:
+def _kept(found: _Walk) -> set[int] | None:
     """The inputs :func:`restoring` keeps copies of: those a region stores into, where it may
     raise a flag and has no effect but stores (none where it stores only into arrays it made:
     ``repeatable``, whose import a warm process need not pay)."""
-    graph = result.graph
-    if not fpflags.KINDS or not _only_stores(graph.effects):
+    if not fpflags.KINDS or not found.only_stores or not found.may_flag:
         return None
-    return _stored_inputs(graph) if _may_flag(graph) else None
+    return found.stored
 
 
 def _restore(saved: list[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -297,7 +286,9 @@ def _restore(saved: list[tuple[np.ndarray, np.ndarray]]) -> None:
 
 
 def _loud(empty_warns: bool) -> bool:
-    return _rerun_follows(set(fpflags.kinds(fpflags.raised())), empty_warns)
+    """Whether after_compiled runs a repeatable region's statements after the flags raised."""
+    modes, noted = np.geterr(), fpflags.kinds(fpflags.raised())
+    return any(modes[kind] != "ignore" for kind in noted) or (empty_warns and "invalid" in noted)
 
 
 #: Ops on floats that raise no flag in NumPy (its comparisons are quiet on NaN, and C's are
@@ -306,17 +297,14 @@ def _loud(empty_warns: bool) -> bool:
 _QUIET = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.STORE})
 
 
-def _may_flag(graph: Graph) -> bool:
-    """Whether a run of ``graph`` may raise a floating-point flag: an op on or to floats or
-    complex numbers, or an integer division or remainder (NumPy's "divide by zero")."""
-    for node in walk(graph.nodes()):
-        if node.kind in (Kind.LEAF, Kind.CONTROL) or node.op in _QUIET or is_view(node.op):
-            continue
-        if node.op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV) or any(
-            getattr(value.dtype, "kind", "") in ("f", "c") for value in (node, *node.inputs)
-        ):
-            return True
-    return False
+def _flags(node: Node) -> bool:
+    """Whether ``node`` may raise a floating-point flag: an op on or to floats or complex
+    numbers, or an integer division or remainder (NumPy's "divide by zero")."""
+    if node.kind in (Kind.LEAF, Kind.CONTROL) or node.op in _QUIET or is_view(node.op):
+        return False
+    return node.op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV) or any(
+        getattr(value.dtype, "kind", "") in ("f", "c") for value in (node, *node.inputs)
+    )
 
 
 def _back_off(region: Region) -> None:
