@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same, assert_same_calls, assert_same_warnings
+from differential import (
+    BACKENDS,
+    TRITON,
+    assert_same,
+    assert_same_calls,
+    assert_same_signs,
+    assert_same_warnings,
+)
 
 import astcompile
 
@@ -237,3 +244,31 @@ def test_maximum_at_of_nan_warns_where_numpys_indexed_loop_does(args, backend):
     for fn in (max_at, max_at_count):
         assert_same(fn, *args, backend=backend)
         assert_same_warnings(fn, *args, backend=backend)
+
+
+def extreme_at(a, idx, v):
+    hi = a.copy()
+    np.maximum.at(hi, idx, v)
+    lo = a.copy()
+    np.minimum.at(lo, idx, v)
+    return hi, lo
+
+
+def ties_and_nans(dtype: type = np.float64) -> tuple:
+    """Ties of signed zeros and of equal values, a slot tied twice, NaNs of either sign on
+    either side then a number: the picks ``astc_maximum_at`` (a branch on non-NaN operands)
+    must make as NumPy's indexed loop does, the second of two equal values included."""
+    a = np.array([0.0, -0.0, 1.0, np.nan, -np.nan, 2.0, -0.0, 3.0], dtype)
+    idx = np.array([0, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7])
+    v = np.array([-0.0, 0.0, 1.0, -np.nan, np.nan, np.nan, 4.0, 0.0, -0.0, -np.nan, 1.0], dtype)
+    return a, idx, v
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_maximum_at_picks_signed_zeros_and_nans_as_numpy(dtype, backend):
+    args = ties_and_nans(dtype)
+    got = assert_same(extreme_at, *args, backend=backend)
+    with np.errstate(invalid="ignore"):
+        assert_same_signs(got, extreme_at(*args))
+    assert_same_warnings(extreme_at, *args, backend=backend)
