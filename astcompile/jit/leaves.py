@@ -113,7 +113,7 @@ def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
     return lambda outputs, leaves, args: _box(outputs[k], box, outputs)
 
 
-def _python_box(spec: Any) -> tuple[int, type, int] | None:
+def _python_box(spec: OutSpec | tuple | list) -> tuple[int, type, int] | None:
     """(output, Python type, flag output) of a graph output boxed as a Python number."""
     if isinstance(spec, OutSpec) and spec.kind == "graph":
         box = spec.box
