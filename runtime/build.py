@@ -31,7 +31,9 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 
+from . import forksafe
 from .errors import BuildTimeout, CompilerNotFound, RuntimeBuildError
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
@@ -129,11 +131,12 @@ def compile_shared(
     with open(src_path, "w") as f:
         f.write(source)
     cmd = [compiler, *flags, "-o", out_path, src_path, *libs]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    _running.add(proc)
-    watchdog = _watch(proc.pid)
+    with _starting:  # a fork waits meanwhile (see _starting)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        _running.add(proc)
+        watchdog = _watch(proc.pid)
     try:
         _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -157,6 +160,22 @@ def compile_shared(
 
 #: Compilers running now (killed, with their groups, at exit: a build in a daemon thread).
 _running: set[subprocess.Popen] = set()
+#: Held while a build starts its compiler and watchdog; ``os.fork`` takes it first. A process
+#: forked inside ``Popen`` (a pool started while the call path builds in the background) keeps
+#: copies of the new process's pipes, its exec-status pipe among them, and ``Popen`` waits
+#: until every copy is closed: the build stalled until the pool's workers exited.
+_starting = forksafe.module_lock(__name__, "_starting", threading.RLock)
+
+
+def _hold_for_fork() -> None:
+    _starting.acquire()
+
+
+def _release_after_fork() -> None:
+    _starting.release()
+
+
+os.register_at_fork(before=_hold_for_fork, after_in_parent=_release_after_fork)
 #: The watchdog of a build: it reads one line from a pipe only this process can write; a
 #: process killed outright (SIGKILL) closes the pipe, and the watchdog kills the compiler's
 #: group, which would otherwise run on, orphaned, writing into the cache.

@@ -98,9 +98,7 @@ def build_lock(entries: str, key: str) -> Iterator[bool | None]:
     every copy of its exec-status pipe is closed, the child's copy included; it would wait for
     the child, the child for its lock. The child builds without it (:func:`store` publishes
     atomically, so two builds of one key are safe, only wasted work)."""
-    folder = os.path.join(os.path.dirname(entries), "locks")
-    os.makedirs(folder, mode=trust.PRIVATE.folder, exist_ok=True)
-    path = os.path.join(folder, key[:LOCK_PREFIX] + ".lock")
+    path = _lock_path(entries, key)
     if path in _held_by_parent:
         yield None
         return
@@ -110,6 +108,30 @@ def build_lock(entries: str, key: str) -> Iterator[bool | None]:
             yield held
         finally:
             _held.discard(path)
+
+
+def _lock_path(entries: str, key: str) -> str:
+    folder = os.path.join(os.path.dirname(entries), "locks")
+    os.makedirs(folder, mode=trust.PRIVATE.folder, exist_ok=True)
+    return os.path.join(folder, key[:LOCK_PREFIX] + ".lock")
+
+
+def parents_build(entries: str, key: str, seconds: float, every: float = 0.05) -> str | None:
+    """In a forked child whose :func:`build_lock` of ``key`` yielded None: ``key``'s entry
+    once the build its parent had under way publishes it, looked up every ``every`` seconds
+    (never waiting on the lock: see :func:`build_lock`). None, for the child to build, once
+    the lock is free without it (that build failed, or its process died) or after ``seconds``
+    (a parent stalled by the child's copy of its compiler's exec-status pipe)."""
+    path, deadline = _lock_path(entries, key), time.monotonic() + seconds
+    while True:
+        found = lookup(entries, key)
+        if found is not None:
+            return found
+        with file_locks.hold(path, trust.PRIVATE.file, wait=False) as free:
+            pass
+        if free or time.monotonic() >= deadline:
+            return lookup(entries, key)
+        time.sleep(every)
 
 
 #: Lock files this process's threads hold now, and those its parent held when it forked.

@@ -71,6 +71,9 @@ PROMOTE_AFTER = 64
 #: Seconds the program's exit waits for a background build of the extension (about 0.5 s of
 #: compiler time) before it kills it.
 EXIT_WAIT = 2.0
+#: Seconds a forked child (a pool's worker) waits for the build its parent had under way when
+#: it forked, before it runs the compiler itself (the parent's takes 0.5-3 s).
+PARENT_WAIT = 15.0
 
 _log = logging.getLogger("astcompile")
 _lock = forksafe.module_lock(__name__)
@@ -159,7 +162,7 @@ def build_in_background(cache_dir: str) -> None:
     thread = threading.Thread(
         target=_build, args=(cache_dir,), name="astcompile-fastcall-build", daemon=True
     )
-    _state["building"] = thread
+    _state["building"], _state["building_in"] = thread, cache_dir
     thread.start()
     atexit.register(_stop, thread)
 
@@ -172,8 +175,13 @@ def _build(cache_dir: str) -> None:
 
 
 def _forget_build_in_child() -> None:
-    """A child forked while the extension builds has no build thread: it may ask again."""
-    _state.pop("building", None)
+    """A child forked while the extension builds has no build thread: it starts its own,
+    which loads the extension its parent's build publishes (builds it only where that build
+    fails: :func:`cache.parents_build`). Its regions asked before the fork and wait for it
+    (:func:`when_loaded`): a pool's workers would keep their Python path for good."""
+    thread, cache_dir = _state.pop("building", None), _state.pop("building_in", None)
+    if thread is not None and cache_dir is not None and not tried():
+        build_in_background(cache_dir)
 
 
 os.register_at_fork(after_in_child=_forget_build_in_child)
@@ -224,8 +232,10 @@ def _load_or_build(cache_dir: str, build_it: bool) -> ModuleType | None:
     if path is None:
         if not build_it:
             return None
-        with cache.build_lock(entries, key):  # other processes: one builds, the rest load
+        with cache.build_lock(entries, key) as held:  # other processes: one builds, the rest load
             path = cache.lookup(entries, key)
+            if path is None and held is None:  # forked while the parent built it: its .so
+                path = cache.parents_build(entries, key, PARENT_WAIT)
             if path is None:
                 cache.evict(entries, key)
                 path, _ = cache.store(entries, key, _builder(compiler, includes), _exists)

@@ -23,7 +23,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-#: Descriptors of the locks this process holds now (closed in a forked child).
+#: Descriptors of the locks this process holds or waits for now (closed in a forked child: a
+#: copy of one waited for would hold the lock once the wait ends, past its release here).
 _held: set[int] = set()
 
 
@@ -36,22 +37,26 @@ def hold(path: str, mode: int, wait: bool = True) -> Iterator[bool]:
             yield held
         return
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), mode)
+    _held.add(fd)  # from now on: a child forked while this thread waits must not keep a copy
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        os.close(fd)
+        _close(fd)
         yield False
         return
     except BaseException:  # an interrupt while waiting
-        os.close(fd)
+        _close(fd)
         raise
-    _held.add(fd)
     try:
         yield True
     finally:
-        if fd in _held:  # else a forked child, which closed its copy at the fork
-            _held.discard(fd)
-            os.close(fd)  # releases the lock
+        _close(fd)  # releases the lock
+
+
+def _close(fd: int) -> None:
+    if fd in _held:  # else a forked child, which closed its copy at the fork
+        _held.discard(fd)
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -56,3 +56,38 @@ def test_a_failed_build_releases_the_lock(tmp_path):
         pass
     with cache.build_lock(entries, "ab" + "1" * 38) as again:
         assert again  # the same lock file (same first characters), free again
+
+
+def test_a_child_looks_for_its_parents_build_until_the_lock_is_free(tmp_path):
+    """``parents_build`` (a forked child whose parent held the lock): the entry as soon as it
+    is published; None at once when the lock is free and nothing was published (the parent's
+    build failed or died: the child builds); None after its time while the lock stays held."""
+    import threading
+
+    entries = cache.ensure_cache_dir(str(tmp_path))
+    key = "cd" + "0" * 38
+    start = time.monotonic()
+    assert cache.parents_build(entries, key, 30.0) is None
+    assert time.monotonic() - start < 5.0  # the lock was free: no wait for the time given
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with cache.build_lock(entries, key):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    try:
+        assert cache.parents_build(entries, key, 0.2) is None  # held all along: gives up
+        path, _ = cache.store(entries, key, _writes_library, os.path.exists)
+        assert cache.parents_build(entries, key, 30.0) == path
+    finally:
+        release.set()
+        holder.join(30)
+
+
+def _writes_library(out_path: str, workdir: str) -> None:
+    with open(out_path, "wb") as f:
+        f.write(b"\x7fELF not really")

@@ -10,7 +10,9 @@ import types
 import numpy as np
 import pytest
 
+from astcompile.ir.results import Box, OutKind, OutSpec
 from astcompile.jit.entries import MISS, Entry, leaves_of, specialised_guards
+from astcompile.jit.leaves import rebuilder
 from astcompile.runtime import guards as G
 from astcompile.targets.eager import EagerBackend
 from astcompile.trace.tracer import trace
@@ -77,6 +79,28 @@ def test_an_entry_rebuilds_its_results_without_walking_the_template_per_call():
         assert [type(v) for v in got] == [type(v) for v in expected]
         assert got[0] == expected[0] and type(got[1][0]) is type(expected[1][0])
         assert got[1][1] is args[0] and got[2] is args[1]
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_lone_number_that_is_a_python_one_where_its_flag_holds(flag):
+    """``s = 0.0; for ...: s += x[i]; return s``: a Python float where the loop ran no
+    iteration (the flag), NumPy's float64 otherwise, alone in the region's result."""
+    spec = OutSpec(OutKind.GRAPH, 1, (Box.PYTHON, float, 0))
+    outputs = [np.array(flag), np.array(2.5)]
+    (got,) = rebuilder((spec,))(outputs, [], ())
+    assert got == 2.5 and type(got) is (float if flag else np.float64)
+
+
+def test_the_guards_run_an_entry_that_writes_no_list_without_its_call():
+    """Entry.__call__'s frame is a tenth of a loop's call on the Python path: the guard
+    function runs the entry's wrapper and rebuild itself, with the same results."""
+    x = np.arange(6.0)
+    entry = _entry(rows, x, 2)
+    guards = _guards(rows, [entry])
+    assert "_entry0(" not in guards.py_source and "_rebuild0(_run0(" in guards.py_source
+    total, same, three = guards(x, 2)
+    np.testing.assert_array_equal(total, entry(entry.bind((x, 2), rows))[0])
+    assert same is x and three == 3
 
 
 def test_a_plain_entry_returns_its_arrays_as_a_tuple():

@@ -55,22 +55,60 @@ def test_a_child_forked_while_a_lock_is_held_does_not_keep_it(tmp_path):
     """A flock lives while any copy of its descriptor is open: the child closes its copy at
     the fork, or the lock would stay taken after its holder let go, until the child exits."""
     path = str(tmp_path / "a.lock")
-    (read, write), (ready_read, ready_write) = os.pipe(), os.pipe()
     with file_locks.hold(path, 0o600):
-        pid = os.fork()
-        if pid == 0:  # the child lives on past the parent's release
-            os.write(ready_write, b"x")  # the fork's handlers have run
-            os.close(write)
-            os.read(read, 1)
-            os._exit(0)
-        os.read(ready_read, 1)
+        child = _lingering_child()
     try:
         with file_locks.hold(path, 0o600, wait=False) as held:
             assert held is True
     finally:
-        for fd in (read, write, ready_read, ready_write):
-            os.close(fd)
-        os.waitpid(pid, 0)
+        _end(*child)
+
+
+def _lingering_child() -> tuple[int, tuple[int, ...]]:
+    """A forked child that lives until :func:`_end`, once the fork's handlers have run in it."""
+    (read, write), (ready_read, ready_write) = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(ready_write, b"x")
+        os.close(write)
+        os.read(read, 1)
+        os._exit(0)
+    os.read(ready_read, 1)
+    return pid, (read, write, ready_read, ready_write)
+
+
+def _end(pid: int, fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        os.close(fd)
+    os.waitpid(pid, 0)
+
+
+def test_a_child_forked_while_a_thread_waits_for_a_lock_does_not_keep_it(tmp_path):
+    """The waiting thread's descriptor is closed in the child too: once the wait ends its
+    copy would hold the lock, past the thread's release, until the child exited (a pool's
+    workers forked while the call path's build waited for its lock never got it)."""
+    import threading
+
+    path = str(tmp_path / "a.lock")
+    done = threading.Event()
+
+    def waits() -> None:
+        with file_locks.hold(path, 0o600):
+            pass
+        done.set()
+
+    with file_locks.hold(path, 0o600):
+        waiter = threading.Thread(target=waits)
+        waiter.start()
+        time.sleep(0.3)  # the thread waits in flock now
+        child = _lingering_child()  # it lives on past both releases
+    try:
+        assert done.wait(30)
+        with file_locks.hold(path, 0o600, wait=False) as held:
+            assert held is True
+    finally:
+        _end(*child)
+        waiter.join(30)
 
 
 def test_a_symlink_is_not_followed(tmp_path):

@@ -194,3 +194,30 @@ def test_the_declarations_are_parsed_while_the_compiler_runs(tmp_path):
     declarations (a few ms each): done on another thread while the compiler runs, not after."""
     parses = _first_build(tmp_path, _PARSED_AHEAD)
     assert parses == "[False, False]"  # the library's and the record's, neither after it
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_fork_waits_while_a_build_starts_its_compiler():
+    """A child forked inside ``Popen`` keeps copies of the compiler's pipes (its exec-status
+    pipe among them) and ``Popen`` waits until every copy is closed: a pool started while the
+    call path built stalled that build until its workers exited. ``os.fork`` waits instead."""
+    import threading
+
+    holding, hold_for = threading.Event(), 0.5
+
+    def starts_a_compiler() -> None:
+        with build._starting:
+            holding.set()
+            time.sleep(hold_for)
+
+    starter = threading.Thread(target=starts_a_compiler)
+    starter.start()
+    holding.wait(30)
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    waited = time.monotonic() - start
+    os.waitpid(pid, 0)
+    starter.join(30)
+    assert waited > hold_for * 0.5

@@ -22,6 +22,16 @@ def shifted_log(x):
     return np.log1p(x * x) - 0.5
 
 
+def _slow_compiler(tmp_path, monkeypatch):
+    """$CC becomes a compiler that sleeps a second first; the file it touches as it starts."""
+    started = tmp_path / "started"
+    cc = tmp_path / "slowcc"
+    cc.write_text(SLOW.format(started=started, gcc=shutil.which("gcc") or shutil.which("cc")))
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    return started
+
+
 def _wait_for(path, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not os.path.exists(path):
@@ -43,11 +53,7 @@ def _child_status(pid: int, seconds: float) -> int | None:
 
 
 def test_fork_during_a_compile_the_childs_call_completes(tmp_path, monkeypatch):
-    started = tmp_path / "started"
-    cc = tmp_path / "slowcc"
-    cc.write_text(SLOW.format(started=started, gcc=shutil.which("gcc") or shutil.which("cc")))
-    cc.chmod(0o755)
-    monkeypatch.setenv("CC", str(cc))
+    started = _slow_compiler(tmp_path, monkeypatch)
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
     compiled = astcompile.compile(shifted_log)
     x = np.linspace(0, 2, 50)
@@ -71,11 +77,7 @@ def test_fork_during_the_call_paths_build_the_childs_calls_complete(tmp_path, mo
     a function of its own, and finishes."""
     from astcompile.runtime import fastcall
 
-    started = tmp_path / "started"
-    cc = tmp_path / "slowcc"
-    cc.write_text(SLOW.format(started=started, gcc=shutil.which("gcc") or shutil.which("cc")))
-    cc.chmod(0o755)
-    monkeypatch.setenv("CC", str(cc))
+    started = _slow_compiler(tmp_path, monkeypatch)
     monkeypatch.setattr(fastcall, "_state", {})
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
     building = threading.Thread(target=fastcall.extension, args=(str(tmp_path / "cache"),))
@@ -94,6 +96,66 @@ def test_fork_during_the_call_paths_build_the_childs_calls_complete(tmp_path, mo
     building.join(timeout=60)
     assert status == 0, "the forked child hung or failed" if status is None else status
     assert fastcall.loaded() is not None  # and the parent's build finished, untouched
+
+
+def test_a_child_forked_during_the_call_paths_build_loads_its_parents(tmp_path, monkeypatch):
+    """A pool's worker forked while its parent builds the C-level call path loads the
+    extension the parent publishes, rather than running the compiler again (it never waits
+    on the lock its parent held: it looks for the parent's entry)."""
+    from astcompile.runtime import build, cache, fastcall
+
+    cache_dir, compiler = str(tmp_path / "cache"), build.find_compiler()
+    includes = fastcall._headers()
+    key = "fastcall-" + fastcall._key(compiler, includes)
+    entries = cache.ensure_cache_dir(cache_dir)
+    holding, forked = threading.Event(), threading.Event()
+
+    def parent_builds() -> None:
+        with cache.build_lock(entries, key):
+            holding.set()
+            forked.wait(60)
+            cache.store(entries, key, fastcall._builder(compiler, includes), fastcall._exists)
+
+    builder = threading.Thread(target=parent_builds)
+    builder.start()
+    holding.wait(30)
+    monkeypatch.setattr(fastcall, "_state", {})
+    pid = os.fork()
+    if pid == 0:
+        try:
+            build.compile_shared = None  # the child running the compiler fails here
+            os._exit(0 if fastcall.extension(cache_dir) is not None else 1)
+        except BaseException:  # noqa: BLE001 - the child must exit, whatever happened
+            os._exit(2)
+    forked.set()
+    status = _child_status(pid, 120)
+    builder.join(60)
+    assert status == 0, "the forked child hung or failed" if status is None else status
+
+
+def test_a_child_forked_during_the_background_build_takes_the_call_path(tmp_path, monkeypatch):
+    """The regions of a pool's worker asked for the call path before the fork: the worker
+    resumes the wait in a thread of its own (no call of it asks again), and loads what its
+    parent's build publishes without running the compiler."""
+    from astcompile.runtime import build, fastcall
+
+    started = _slow_compiler(tmp_path, monkeypatch)
+    monkeypatch.setattr(fastcall, "_state", {})
+    fastcall.build_in_background(str(tmp_path / "cache"))
+    _wait_for(started, 30)  # the parent's compiler runs, its lock held
+    pid = os.fork()
+    if pid == 0:
+        try:
+            build.compile_shared = None  # the child running the compiler fails here
+            deadline = time.monotonic() + 90
+            while fastcall.loaded() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os._exit(0 if fastcall.loaded() is not None else 1)
+        except BaseException:  # noqa: BLE001 - the child must exit, whatever happened
+            os._exit(2)
+    status = _child_status(pid, 120)
+    fastcall._state["building"].join(60)
+    assert status == 0, "the forked child hung or failed" if status is None else status
 
 
 def test_a_child_does_not_wait_for_a_build_lock_its_parent_held(tmp_path):

@@ -93,6 +93,10 @@ def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
     if not isinstance(spec, OutSpec):
         kind, parts = type(spec), [rebuilder(s) for s in spec]
         if kind is tuple and len(parts) == 1:
+            number = _python_box(spec[0])
+            if number is not None:  # ``return s`` of a loop's number: one frame, not three
+                k, number, flag = number
+                return lambda outputs, leaves, args: (_python(outputs[k], number, outputs[flag]),)
             (one,) = parts
             return lambda outputs, leaves, args: (one(outputs, leaves, args),)
         return lambda outputs, leaves, args: kind([p(outputs, leaves, args) for p in parts])
@@ -107,6 +111,15 @@ def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
         number, flag = box[1], box[2]
         return lambda outputs, leaves, args: _python(outputs[k], number, outputs[flag])
     return lambda outputs, leaves, args: _box(outputs[k], box, outputs)
+
+
+def _python_box(spec: OutSpec | tuple | list) -> tuple[int, type, int] | None:
+    """(output, Python type, flag output) of a graph output boxed as a Python number."""
+    if isinstance(spec, OutSpec) and spec.kind == "graph":
+        box = spec.box
+        if type(box) is tuple and box[0] == "python":
+            return spec.index, box[1], box[2]
+    return None
 
 
 def _python(value: Any, number: type, flag: Any) -> Any:
