@@ -36,6 +36,7 @@ def test_another_process_waits_for_the_holder(tmp_path):
         f"""
         import time
         from astcompile.runtime import file_locks
+        print("asking", flush=True)
         start = time.monotonic()
         with file_locks.hold({path!r}, 0o600):
             print(time.monotonic() - start)
@@ -45,6 +46,8 @@ def test_another_process_waits_for_the_holder(tmp_path):
         waiter = subprocess.Popen(
             [sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True
         )
+        # the wait is timed from the child's request: its start-up (seconds under load) is not
+        assert waiter.stdout.readline() == "asking\n"
         time.sleep(1.0)
         assert waiter.poll() is None  # still waiting
     out, _ = waiter.communicate(timeout=60)
