@@ -120,12 +120,20 @@ def _parse_ahead(cdecls: str) -> None:
     keeps (:func:`artifacts.ffi_module_source`), each a parse of C with cffi's parser (a few ms
     each, and the parser's import on a process's first build: 10 ms)."""
     try:
-        ffi = cffi.FFI()
-        ffi.cdef(cdecls)
-        _parsed[cdecls] = ffi
-        artifacts.ffi_module_source(cdecls)
+        with _parsing:
+            ffi = cffi.FFI()
+            ffi.cdef(cdecls)
+            _parsed[cdecls] = ffi
+            artifacts.ffi_module_source(cdecls)
     except Exception:  # noqa: BLE001 - the caller's own parse raises it, in its own thread
         return
+
+
+#: Held while :func:`_parse_ahead` parses; ``os.fork`` takes it first. The parse imports cffi's
+#: parser and recompiler on a process's first build: a child forked meanwhile inherited that
+#: import's lock, held by a thread it does not have, and hung at its own first build.
+_parsing = forksafe.module_lock(__name__, "_parsing")
+os.register_at_fork(before=lambda: _parsing.acquire(), after_in_parent=lambda: _parsing.release())
 
 
 def _open(path: str, cdecls: str) -> tuple[Any, Any]:
