@@ -165,11 +165,25 @@ def differences(
         return _array_differences(np.asarray(got), np.asarray(expected), path, floor)
     elif isinstance(expected, types.FunctionType):  # one from each of two copies of a module
         pairs = [(f"{path} code", _code(got), _code(expected))]
-    elif type(expected).__eq__ is object.__eq__ or got == expected:
+    elif type(expected).__eq__ is object.__eq__:
         return []  # an object without its own ``==``: the type is all two runs can be held to
     else:
-        return [f"{path}: {got!r} != {expected!r}"]
+        same = _equal(got, expected)
+        if same is not None:
+            return [] if same else [f"{path}: {got!r} != {expected!r}"]
+        if not (hasattr(got, "__dict__") and hasattr(expected, "__dict__")):
+            return []
+        pairs = [(f"{path}.__dict__", vars(got), vars(expected))]
     return [d for where, g, e in pairs for d in differences(g, e, where, floor)]
+
+
+def _equal(got: Any, expected: Any) -> bool | None:
+    """``got == expected`` as a bool, or None where their own ``==`` cannot say: a dataclass
+    holding arrays compares tuples of them, whose truth value raises."""
+    try:
+        return bool(got == expected)
+    except Exception:  # noqa: BLE001 - whatever the user's __eq__ (or __bool__) raises
+        return None
 
 
 def _code(fn: types.FunctionType) -> tuple:

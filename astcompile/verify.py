@@ -29,7 +29,8 @@ import numpy as np
 from astcompile import config, repro
 from astcompile.compare import call_differences, copy_args, input_floor
 from astcompile.jit.entries import MISS
-from astcompile.runtime import errstate
+from astcompile.jit.fp_errors import after_compiled
+from astcompile.runtime import errstate, fpflags
 
 _lock = threading.Lock()
 _reported: weakref.WeakKeyDictionary[Any, set[tuple]] = weakref.WeakKeyDictionary()
@@ -52,9 +53,12 @@ def checked_call(region: Any, args: tuple) -> tuple:
     except Exception:  # noqa: BLE001 - deepcopy's error for any object it cannot copy
         pristine = None
     compiled_before = region.stats.compiled_calls
+    fpflags.clear()  # NumPy's warnings, as the region's usual call gives them
     result = region.guards(*args)
     if result is MISS:
         result = region.call(args)
+    elif fpflags.raised():
+        result = after_compiled(region, args, result)
     if region.stats.compiled_calls == compiled_before or pristine is None:
         return result  # the plain code ran, or there is nothing to run it on: no check
     problems = _plain_differences(region, result, args, pristine)

@@ -57,14 +57,28 @@ def interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
+def _numpy_as_imported() -> types.ModuleType:
+    """NumPy's namespace as it is now, for Triton's interpreter, which computes each block op
+    by calling ``np.sum``, ``np.where``... at run time: a user's ``mock.patch.object(np, "sum",
+    ...)`` must change what their code calls, not what a kernel computes (names NumPy loads
+    on first use still come from NumPy)."""
+    copy = types.ModuleType(np.__name__, np.__doc__)
+    vars(copy).update(vars(np))
+    copy.__getattr__ = lambda name: getattr(np, name)  # type: ignore[attr-defined]
+    return copy
+
+
+_NUMPY = _numpy_as_imported()
+
+
 def _interpreted(ufunc: Any, truth: bool) -> Any:
     def call(*args: Any) -> Any:
         import triton.language as tl
         from triton.runtime.interpreter import TensorHandle
 
-        values = [a.handle.data if isinstance(a, tl.tensor) else np.asarray(a) for a in args]
-        with np.errstate(all="ignore"):
-            data = np.asarray(ufunc(*values))
+        values = [a.handle.data if isinstance(a, tl.tensor) else _NUMPY.asarray(a) for a in args]
+        with _NUMPY.errstate(all="ignore"):
+            data = _NUMPY.asarray(ufunc(*values))
         first = args[0]
         if isinstance(first, tl.tensor):
             scalar = first.dtype
@@ -73,7 +87,7 @@ def _interpreted(ufunc: Any, truth: bool) -> Any:
             scalar = tl.float64 if values[0].dtype.kind == "f" else tl.int64
             block = None
         scalar = tl.int32 if truth else scalar
-        data = data.astype(np.int32 if truth else values[0].dtype)
+        data = data.astype(_NUMPY.int32 if truth else values[0].dtype)
         ty = tl.block_type(scalar, block) if block else scalar
         return tl.tensor(TensorHandle(data, scalar), ty)
 
@@ -88,8 +102,12 @@ def _shim() -> types.SimpleNamespace:
 
 
 def math_module() -> Any:
-    """``libdevice``, or its NumPy stand-in under the interpreter."""
+    """``libdevice``, or its NumPy stand-in under the interpreter (which then computes on
+    NumPy as it was when this module was imported)."""
     if interpreting():
+        import triton.runtime.interpreter
+
+        triton.runtime.interpreter.np = _NUMPY
         return _shim()
     from triton.language.extra import libdevice
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -20,6 +21,11 @@ from astcompile.compare import (
     terms_in,
     tolerance,
 )
+
+
+@dataclasses.dataclass
+class Holder:
+    a: np.ndarray
 
 
 def test_exact_kinds_and_float_tolerances():
@@ -64,11 +70,18 @@ def test_equal_within_tolerance(got, expected):
         ({"a": 1, "b": 2}, {"b": 2, "a": 1}, "keys ['a', 'b'] != ['b', 'a']"),
         ({"a": [np.zeros(2)]}, {"a": [np.ones(2)]}, "result['a'][0]: 2 of 2"),
         (Fraction(1, 2), Fraction(1, 3), "Fraction(1, 2) != Fraction(1, 3)"),
+        (Holder(np.zeros(2)), Holder(np.ones(2)), "result.__dict__['a']: 2 of 2"),
     ],
 )
 def test_differences_name_what_differs(got, expected, text):
     (problem,) = differences(got, expected)
     assert text in problem
+
+
+def test_objects_whose_own_eq_raises_compare_by_attributes():
+    """A dataclass of arrays: its ``==`` raises (the truth value of an array); equal
+    attributes are no difference, and a differing one is named, not raised."""
+    assert differences(Holder(np.arange(3.0)), Holder(np.arange(3.0))) == []
 
 
 def test_float32_inputs_allow_float32_tolerance_in_float64_results():

@@ -151,6 +151,12 @@ def python_float_growth(x):
     return s
 
 
+def scalar_overflow_after_a_loop(x):
+    for i in range(x.size):
+        x[i] += 1
+    return x, np.float32(1e38) * np.float32(10)  # computed while tracing: its warning too
+
+
 NANS = np.array([np.nan, 1.0, -1.0] * 10)
 WARNING_CASES = [
     (divide, (np.ones(3), np.array([1.0, 0.0, 2.0]))),
@@ -159,6 +165,7 @@ WARNING_CASES = [
     (sqrt_shifted, (np.array([3.0, 1.0]),)),
     (exp_over, (np.array([1.0, 1000.0], dtype=np.float32),)),
     (no_error, (np.arange(4.0),)),
+    (scalar_overflow_after_a_loop, (np.arange(4.0),)),
 ]
 #: C raises flags where NumPy does not warn: a signalling compare on NaN, Python floats' own
 #: arithmetic. (The eager backend of a region that stored warns of Python floats as NumPy's.)

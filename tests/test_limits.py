@@ -37,6 +37,23 @@ def test_an_integer_to_a_negative_power_raises_though_nothing_reads_it(backend):
     assert_same_calls(read_power, [(x, 2), (x, -1), (x.astype(np.uint8), 3)], backend=backend)
 
 
+def unread_items(x, i, xs):
+    unused = x[i, -1]  # noqa: F841 - NumPy raises IndexError here though nothing reads it
+    dead = xs[i]  # noqa: F841 - Python's "list index out of range"
+    for k in range(i + 2):
+        skipped = x[k]  # noqa: F841
+    return x + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS + TRITON)
+def test_an_index_out_of_range_raises_though_nothing_reads_it(backend):
+    """``x[i]`` with ``i`` an argument is indexed when the code runs, by a node nothing read:
+    it was dropped with the graph's unread nodes, and compiled, nothing raised."""
+    x, xs = np.arange(6.0).reshape(2, 3), [1, 2, 3]
+    calls = [(x, 1, xs), (x, 2, xs), (x, -3, xs), (x, 0, xs), (x, -1, xs[:1]), (x, 1, xs[:1])]
+    assert_same_calls(unread_items, calls, backend=backend)
+
+
 def loop_offsets(y, n):
     s = y.copy()
     for i in range(n):

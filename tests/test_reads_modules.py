@@ -128,6 +128,21 @@ def test_numpy_functions_patched_with_mock(backend):
     assert_same_value(compiled(A.copy()), sums(A.copy()))
 
 
+def totals(x):
+    return np.sum(x) + np.mean(x)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_patched_numpy_function_leaves_the_kernels_alone(backend):
+    """``np.mean`` reduces in the kernel while the user's ``np.sum`` is patched: Triton's
+    interpreter computes each block op with NumPy's functions, found at run time, so the
+    patch summed the mean too (``-1.25`` for ``0.5``) from the second patched call on."""
+    compiled = follows(totals, backend=backend)
+    with mock.patch.object(np, "sum", lambda a, **kw: -1.0):
+        for _ in range(CALLS):
+            assert_same_value(compiled(A.copy()), totals(A.copy()))
+
+
 def builtin_calls(x):
     return x + abs(x[1]) + round(x[2])
 

@@ -4,6 +4,7 @@ stand-alone repro on a mismatch. The mismatch is planted with the documented tes
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, runtime_warnings
 
 import astcompile
 from astcompile import config
@@ -92,6 +93,38 @@ def weighted(items, x):
     for w in items:
         total += w * x
     return total
+
+
+def exp_over(x, y):
+    return np.exp(x) / y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compiled_calls_warn_as_numpy_does(verify, backend):
+    """Verify mode checks the compiled run; it must not silence it: a division by zero gave no
+    RuntimeWarning (the flags the kernel raised were never looked at)."""
+    compiled = astcompile.compile(exp_over, backend=backend)
+    for args in [(np.ones(2), np.ones(2))] + [(np.ones(2), np.zeros(2))] * 3:
+        assert runtime_warnings(compiled, *args) == runtime_warnings(exp_over, *args)
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    scale: float = 2.0
+
+    def forward(self, x):
+        return x @ self.w * self.scale
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_object_whose_own_eq_cannot_compare_is_compared_by_attributes(verify, backend):
+    """A dataclass holding an array: its ``==`` compares tuples of arrays, whose truth value
+    raises; verify mode raised that ValueError from every call where plain code returns."""
+    layer, x = Layer(np.eye(2)), np.array([[1.0, 2.0]])
+    result, messages = verify_warnings(Layer.forward, layer, x, backend=backend)
+    assert messages == []
+    np.testing.assert_array_equal(result, [[2.0, 4.0]])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

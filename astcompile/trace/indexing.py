@@ -183,10 +183,25 @@ def getitem(array: Any, key: Any, message: str | None = None) -> Any:
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic, message)
     node = B.index(array.node, items, dynamic)
+    _keep_index_checks(node, array.node.shape, items, dynamic)
     all_ints = all(i.kind is IndexKind.INT for i in items) and len(items) == array.ndim
     is_scalar = all_ints or (isinstance(key, tuple) and key == () and array.ndim == 0)
     is_scalar = is_scalar and not _has_ellipsis(key)  # x[0, ...] is a 0-d array
     return wrap(node, is_scalar=is_scalar and node.ndim == 0, base=array)
+
+
+def _keep_index_checks(
+    node: Node, shape: tuple[S.Dim, ...], items: list[IndexItem], dynamic: list[Node]
+) -> None:
+    """Each run-time index's range check, raised even where nothing reads ``node``."""
+    axis = 0
+    for item in items:
+        if item.kind is IndexKind.INT and isinstance(item.start, DynIndex):
+            size = shape[axis]
+            length = size if isinstance(size, int) else SymInt.of(size).as_node()
+            index = dynamic[item.start.input - 1]
+            limits.index_check(node, index, length, axis, item.start.message)
+        axis += item.kind is not IndexKind.NEWAXIS
 
 
 def _has_ellipsis(key: Any) -> bool:

@@ -140,6 +140,41 @@ def power_check(power: Node) -> None:
     ctx.unread_checks.append((power, ctx.node(Op.CHECK, (ok,), _BOOL, (), attr), frame, len(frame)))
 
 
+def index_check(value: Node, index: Node, size: Any, axis: int, message: str | None) -> None:
+    """NumPy's IndexError for ``x[i]`` with ``i`` (an int64 node) known only at run time and
+    ``size`` (an int, or the node of a run-time size) the axis's: the index node raises it
+    where it is read, one nothing reads (``unused = x[i]``) keeps this check for
+    :func:`keep_unread_checks`. ``message``: Python's, where ``x`` holds a list's items.
+    Not inside a branch, whose unread values :func:`keep_unread_checks` cannot place."""
+    ctx = current()
+    if len(ctx.effect_frames) - 1 > ctx.loop_depth:
+        return
+    known = isinstance(size, int)
+    length = _const(size, _I64) if known else size
+    above = _node(Op.GE, (_node(Op.ADD, (index, length), _I64), _const(0, _I64)), _BOOL)
+    ok = _node(Op.LOGICAL_AND, (above, _node(Op.LT, (index, length), _BOOL)), _BOOL)
+    values: tuple[Node, ...] = ()
+    if message is None:
+        message = f"index {{}} is out of bounds for axis {axis} with size {size if known else '{}'}"
+        values = (index,) if known else (index, length)
+    check = ctx.node(Op.CHECK, (ok, *values), _BOOL, (), CheckAttr("IndexError", message))
+    frame = ctx.effect_frames[-1]
+    ctx.unread_checks.append((value, check, frame, len(frame)))
+
+
+def settle_checks(ctx: Any, frame: list[Node], roots: list[Node] | None) -> None:
+    """The checks of ``frame`` (a loop body's effects, traced as often as the loop needs)
+    whose value nothing in it or ``roots`` reads go into it where the value was made; the rest
+    are done with, all of them where the body's trace failed (``roots`` None)."""
+    everything = [*frame, *roots] if roots is not None else []
+    read = {id(n) for n in walk(Graph("read", [], everything).nodes())}
+    mine = [c for c in ctx.unread_checks if c[2] is frame]
+    ctx.unread_checks[:] = [c for c in ctx.unread_checks if c[2] is not frame]
+    for value, check, _, position in reversed(mine):
+        if roots is not None and id(value) not in read:
+            frame.insert(position, check)
+
+
 def keep_unread_checks(ctx: Any, outputs: list[Node]) -> None:
     """Each check of a value nothing reads goes into the effects where its value was made, so
     the error NumPy raises there is raised, in order. One inside a loop or branch body (whose

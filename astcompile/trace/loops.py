@@ -26,7 +26,7 @@ from astcompile.ir.graph import Graph, InputAttr, InputKind, LoopAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes, growing_lists, handlers, local_lists, user_names
+from astcompile.trace import escapes, growing_lists, handlers, limits, local_lists, user_names
 from astcompile.trace import int_bounds as IB
 from astcompile.trace import int_counters as counting
 from astcompile.trace import loop_starts as LS
@@ -375,6 +375,9 @@ def _trace_body(
     try:
         outs, go = step(ivar, tuple(holders))
         go_node = None if go is None else C.truth_node(go)
+    except BaseException:  # the loop is traced another way, or not at all
+        limits.settle_checks(ctx, ctx.effect_frames[-1], None)
+        raise
     finally:
         effects = ctx.effect_frames.pop()
         ctx.loop_depth -= 1
@@ -382,6 +385,7 @@ def _trace_body(
     out_nodes = SG.flat(outs, [CK.unify(k, ok) for k, ok in zip(kinds, out_kinds)])
     if go_node is not None:
         out_nodes.append(go_node)
+    limits.settle_checks(ctx, effects, out_nodes)
     graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
     return _Traced(graph, owned, out_kinds, counting.verified(holders, outs, counters))

@@ -241,6 +241,13 @@ def _same_items(value: list, items: list) -> bool:
     return len(value) == len(items) and all(a is b for a, b in zip(value, items))
 
 
+def _error_while_tracing(kind: str, _flag: int) -> None:
+    """A floating-point error in NumPy code the trace runs on real values (``np.float32(1e38)
+    * 10``, not a traced one): its value would be baked into the graph and NumPy's warning (or
+    error, by the caller's error state) lost, so the statement runs plain."""
+    raise TraceBreak(TraceReason.NOT_SUPPORTED, f"{kind} in a value computed while tracing")
+
+
 def trace(
     fn: Callable,
     args: Sequence[Any],
@@ -275,7 +282,7 @@ def trace(
             reads.record(Read((("fn",), ("code",)), ReadKind.IDENTITY, root.__code__))
             fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="call", call=_error_while_tracing):
                 result = fn(*symbolic_args)
         except RuntimeSizeUsed as exc:  # the IR's word for it, a break at the user's line
             watch.undo()
