@@ -21,7 +21,7 @@ from graphs import lowered, passed, traced
 
 import astcompile
 from astcompile.targets.c.structured_signals import compares_may_signal
-from bench.loop_kernels import clip_into, count_above, piecewise
+from bench.loop_kernels import clip_into, count_above, newton_sqrt, piecewise
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 0.3, -0.3, 0.5, 2.0, -np.nan, 1e-310]
 
@@ -183,3 +183,80 @@ def test_complex_arithmetic_by_a_constant_still_warns_as_numpy():
         assert_same_warnings(scaled_where_below, *narrow, backend="c")
     with np.errstate(invalid="ignore"):  # tracing runs the statements on z
         assert not _signals(scaled_where_below, z, np.zeros(3))
+
+
+def halvings_above(x, low):
+    """A ``while`` loop per element whose picks and tests compare floats of x's dtype."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        t = low[0]
+        s = x[i] if x[i] > t else t
+        n = 0
+        while s > t and n < 60:
+            s = s / 2.0 if s >= 1.0 else s - t
+            n += 1
+        out[i] = s if s <= t else -s
+    return out
+
+
+def count_above_each_step(x, t, step, steps):
+    """A ``while`` loop around an element loop: the inner loop's compares stay vector ones."""
+    total = 0
+    k = 0
+    while k < steps:
+        total += np.sum(x > t)
+        t = t + step  # inf - inf: may raise the invalid flag, so compares stay quiet
+        k += 1
+    return total
+
+
+SCALAR_CASES = [
+    (newton_sqrt, lambda x: (np.abs(x) * 50.0, 1e-12, 50)),
+    (newton_sqrt, lambda x: (x, 1e-12, 50)),  # NaN, infinities, negatives, zeros
+    (newton_sqrt, lambda x: (x, 0.0, 50)),
+    (newton_sqrt, lambda x: (x, np.nan, 50)),
+    (newton_sqrt, lambda x: (x, -1.0, 7)),
+    (newton_sqrt, lambda x: (x, 1e-12, 0)),
+    (newton_sqrt, lambda x: (x, 1e-12, -3)),
+    (halvings_above, lambda x: (x * 1e3, np.full(1, 0.25, x.dtype))),
+    (halvings_above, lambda x: (x, np.full(1, -0.0, x.dtype))),
+    (halvings_above, lambda x: (x, np.full(1, np.nan, x.dtype))),
+    (count_above_each_step, lambda x: (x, -1.0, 0.25, 5)),
+    (count_above_each_step, lambda x: (x, np.nan, 0.25, 3)),
+    (count_above_each_step, lambda x: (x, np.inf, -np.inf, 3)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("fn", "args"), SCALAR_CASES)
+def test_loops_that_run_scalar_give_numpys_answer_compiled(fn, args, dtype):
+    """A ``while`` loop's compares and picks (C's quiet builtins, astc_where_*) give NumPy's
+    bits, NaN and signed zeros included; on float64 data no region falls back to NumPy (on
+    float32, ``guess`` is a Python float or an np.float32 by the element: NumPy runs some)."""
+    x = _data(dtype)
+    compiled = astcompile.compile(fn, backend="c")
+    with np.errstate(all="ignore"):
+        for _ in range(2):
+            assert_same(fn, *args(x), backend="c")
+    with warnings.catch_warnings(), target_mode("c"):
+        warnings.simplefilter("error", RuntimeWarning)
+        with np.errstate(all="ignore"):
+            assert_same_value(compiled(*args(x)), fn(*args(x)))
+    stats = [r.stats.eager_calls for r in compiled.regions]
+    assert stats and ((dtype == np.float32 and fn is newton_sqrt) or not any(stats))
+
+
+def test_a_loop_around_a_while_loop_compares_with_the_scalar_builtins():
+    x = np.abs(_data()[20:40]) + 1.0
+    code = lowered(passed(traced(newton_sqrt, x, 1e-12, 50))).code.source
+    assert "astc_greater_double" not in code and "astc_select_double" not in code
+    assert "__builtin_isgreater(" in code  # err > tol, in the while loop
+    assert "astc_where_greater_double(" in code  # a if a > 1.0 else 1.0, in the for loop
+    x32 = x.astype(np.float32)
+    code = lowered(passed(traced(halvings_above, x32, x32[:1]))).code.source
+    assert "astc_where_greaterequal_float(" in code and "astc_select_float" not in code
+
+
+def test_an_element_loop_in_a_while_loop_keeps_the_vector_safe_compares():
+    code = lowered(passed(traced(count_above_each_step, _data(), 0.3, 0.25, 4))).code.source
+    assert "astc_greater_double(" in code and "__builtin_isgreater" not in code

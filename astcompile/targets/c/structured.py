@@ -49,7 +49,12 @@ from astcompile.targets.c.c_target import C
 from astcompile.targets.c.ctypes import ctype, literal
 from astcompile.targets.c.structured_numpy import call_c
 from astcompile.targets.c.structured_reduce import LoopReductions
-from astcompile.targets.c.structured_signals import compares_may_signal, signalling
+from astcompile.targets.c.structured_signals import (
+    compared,
+    compares_may_signal,
+    scalar_lower,
+    signalling,
+)
 from astcompile.targets.c.structured_tables import table_decl
 from astcompile.targets.c.views import (
     View,
@@ -107,6 +112,9 @@ class Emitter(LoopReductions):
     unit_c: frozenset[int] = frozenset()
     unfilled: frozenset[int] = frozenset()  # buffers whose fill no one reads (lower/dead_fills.py)
     signalling: bool = False  # floats compare with C's < (structured_signals.py)
+    #: ``loops`` when the innermost user loop that runs scalar opened (a ``while``, or a loop
+    #: around one): compares emitted before another loop opens are scalar (structured_signals)
+    scalar_loops: int = -1
 
     def block(self, stmts: tuple[ls.Stmt, ...]) -> None:
         """Emit one block of the loop schedule (:mod:`~astcompile.lower.loop_schedule`)."""
@@ -172,7 +180,9 @@ class Emitter(LoopReductions):
             self.operand(s, self.element(s, broadcast_index(s.shape, node.shape, idx)))
             for s in node.inputs
         ]
-        return signalling(node, ops) if self.signalling else lower(node, ops)
+        if self.signalling or self.scalar_loops != self.loops:
+            return signalling(node, ops) if self.signalling else lower(node, ops)
+        return scalar_lower(node, ops, [self.element(s, []) for s in compared(node)])
 
     def table(self, node: Node) -> View:
         """An array constant as a ``static const`` C table (declared at the function's top,

@@ -46,7 +46,8 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
             _rotate_in(em, stmt, k, ring)
         else:
             _carry_in(em, node, k, c.holder, c.init)
-    go, pending = f"go{nid(node)}", None
+    go, pending, outer = f"go{nid(node)}", None, em.scalar_loops
+    live = outer == em.loops  # the enclosing user loop's scalar compares still apply
     if stmt.is_while:
         em.emit(f"/* while loop */{loc(node)}")
         em.emit(f"int {go} = {em.scalar(stmt.bounds[0])};")
@@ -55,6 +56,7 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
         pending = _for_header(em, stmt)
         if pending is None:
             return
+    em.scalar_loops = em.loops if stmt.is_while or _holds_while(stmt.body) else -1
     em.block(stmt.body)
     em.inside = stmt.around + 1
     if stmt.exits:
@@ -74,9 +76,20 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
     if pending is not None:
         parallel.end(em, pending)
     em.inside = stmt.around
+    em.scalar_loops = em.loops if live else outer
     em.close()
     if pending is not None:
         parallel.after_close(em, pending)
+
+
+def _holds_while(stmts: tuple[Stmt, ...]) -> bool:
+    """Whether a ``while`` loop runs in these statements: GCC vectorises no loop around one
+    (its trip count is unknown), so the loop's float compares run scalar."""
+    return any(
+        (isinstance(s, UserLoop) and (s.is_while or _holds_while(s.body)))
+        or (isinstance(s, Branch) and (_holds_while(s.then) or _holds_while(s.orelse)))
+        for s in stmts
+    )
 
 
 def _for_header(em: Emitter, stmt: UserLoop) -> parallel.Pending | None:

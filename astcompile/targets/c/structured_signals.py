@@ -1,4 +1,5 @@
-"""Float comparisons in a region with nothing else that can raise the invalid flag: C's own.
+"""Float comparisons in a region with nothing else that can raise the invalid flag: C's own;
+in a loop that runs scalar, GCC's quiet builtins.
 
 NumPy's ``<`` on NaN is silent and C's raises the invalid flag, which the region's caller reads
 as NumPy's "invalid value" warning (jit/fp_errors.py), so floats compare through the quiet
@@ -25,12 +26,28 @@ from astcompile.ir.attrs import ArithKind
 from astcompile.ir.graph import Graph, Node, walk
 from astcompile.ir.ops import REGISTRY, Kind, Op
 from astcompile.lower.operands import Operand
-from astcompile.targets.base import infix
+from astcompile.targets.base import float_or, infix
 from astcompile.targets.c.c_rules import RULES, lower
+from astcompile.targets.c.ctypes import ctype
 
 #: C's infix comparisons, signalling on NaN.
 ORDERED = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
 _SIGNALLING = {**RULES, **{op: infix(text) for op, text in ORDERED.items()}}
+#: The quiet builtins' names (``__builtin_isless``), by comparison.
+_BUILTIN = {Op.LT: "less", Op.LE: "lessequal", Op.GT: "greater", Op.GE: "greaterequal"}
+#: The comparisons of a loop that runs scalar (a ``while`` loop, or one around it:
+#: structured_control.py): GCC's scalar ``__builtin_isless`` is one quiet ``ucomisd``, where
+#: astc_less_double replaces a NaN operand through integer masks first (vector code needs that:
+#: there GCC's isless signals). Newton's iteration over 100k floats: 3.8 ms against 4.8 ms.
+SCALAR_RULES = {
+    **RULES,
+    **{
+        op: float_or(
+            lambda n, a, name=name: f"__builtin_is{name}({a[0]}, {a[1]})", infix(ORDERED[op])
+        )
+        for op, name in _BUILTIN.items()
+    },
+}
 #: Ops whose C raises no invalid flag on any float operands (NaN and infinities included).
 QUIET = frozenset(
     {Op.WHERE, Op.COPY, Op.EQ, Op.NE, Op.NEG, Op.ABS, Op.COPYSIGN, Op.SIGN}
@@ -51,6 +68,26 @@ def compares_may_signal(graph: Graph) -> bool:
 def signalling(node: Node, operands: list[Operand]) -> str:
     """C for ``node`` with a float comparison as C's infix operator."""
     return lower(node, operands, _SIGNALLING)
+
+
+def compared(node: Node) -> tuple[Node, ...]:
+    """The operands of the float comparison a float scalar ``where`` picks by, when that
+    comparison is in the pick's own dtype (astc_where_less_double fuses the two); else ()."""
+    cond = node.inputs[0] if node.op is Op.WHERE else None
+    if cond is None or cond.op not in ORDERED or node.shape != () or node.attr is ArithKind.EVERY:
+        return ()
+    same = all(i.dtype == node.dtype and i.shape == () for i in cond.inputs)
+    return cond.inputs if same and node.dtype in (np.float32, np.float64) else ()
+
+
+def scalar_lower(node: Node, operands: list[Operand], compare: list[str]) -> str:
+    """C for ``node`` in a loop that runs scalar; a pick by ``compare`` (its operands' C, from
+    :func:`compared`) as one astc_where helper."""
+    if not compare:
+        return lower(node, operands, SCALAR_RULES)
+    helper = f"astc_where_{_BUILTIN[node.inputs[0].op]}_{ctype(node.dtype)}"
+    fused = lambda n, a: f"{helper}({compare[0]}, {compare[1]}, {a[1]}, {a[2]})"
+    return lower(node, operands, {**SCALAR_RULES, Op.WHERE: fused})
 
 
 def _float_compare(node: Node) -> bool:
