@@ -190,3 +190,74 @@ def test_numpys_results_made_before_the_loop(backend, fn):
     assert_same_calls(fn, calls, backend=backend)
     report = astcompile.explain(astcompile.compile(fn, backend="c"), *calls[0])
     assert (report.graph_break_count == 0) is (fn is sorted_then_searched), str(report)
+
+
+def rolling_median(x, k):
+    out = np.empty(x.shape[0] - k + 1)
+    for i in range(out.shape[0]):
+        out[i] = np.median(x[i : i + k])
+    return out
+
+
+def shrinking_median(x, k):
+    """Windows clipped at the end, of the array's own dtype; the last one empty."""
+    out = np.empty(x.shape[0] + 1, dtype=x.dtype)
+    for i in range(out.shape[0]):
+        out[i] = np.median(x[i : i + k])
+    return out
+
+
+def _windowed(dtype):
+    """Ties, both zeros, infinities, NaN, values whose mean overflows, float32 sums that round."""
+    yield RNG.standard_normal(60).astype(dtype)
+    yield RNG.integers(-2, 3, 60).astype(dtype) * np.array(-0.0 if dtype else 0.0, dtype)
+    yield np.where(RNG.random(60) < 0.5, -0.0, 0.0).astype(dtype)
+    yield np.where(RNG.random(60) < 0.2, np.inf, RNG.random(60)).astype(dtype)
+    yield np.where(RNG.random(60) < 0.5, -np.inf, np.inf).astype(dtype)
+    yield np.where(RNG.random(60) < 0.1, np.nan, RNG.random(60)).astype(dtype)
+    yield (np.finfo(dtype).max * (0.4 + RNG.random(60) / 2)).astype(dtype)
+    yield (1.0 + RNG.integers(0, 9, 60) * np.finfo(dtype).eps).astype(dtype)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6, 7, 8, 9, 50])
+def test_window_medians_are_numpys_bit_for_bit(backend, dtype, k):
+    """NaN windows, inf - inf and sums that overflow go to the plain statements (NumPy's NaN
+    and warnings); NumPy's mean of the middle makes every zero +0.0."""
+    calls = [(x, k) for x in _windowed(dtype)]
+    compiled = astcompile.compile(shrinking_median, backend=backend)
+    for x, k in calls:
+        with np.errstate(all="ignore"):
+            expected, got = shrinking_median(x, k), compiled(x.copy(), k)
+        assert got.dtype == expected.dtype
+        assert (got.view(np.uint8) == expected.view(np.uint8)).all(), (x, got, expected)
+    assert_same_calls(rolling_median, calls, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_window_medians_warn_as_numpy(backend):
+    """An empty window (Mean of empty slice), inf - inf, an overflowing mean, a NaN."""
+    x = np.array([1.0, -np.inf, np.inf, 2.0, 1e308, 1e308, np.nan, 3.0])
+    assert_same_warnings(shrinking_median, x, 2, backend=backend)
+    assert_same_warnings(rolling_median, x[:3], 0, backend=backend)
+
+
+def median_in_place(x, k):
+    """The windows read what the loop wrote: the region runs as written."""
+    for i in range(k, x.shape[0]):
+        x[i] = np.median(x[i - k : i])
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_median_of_written_windows_runs_as_written(backend):
+    calls = [(RNG.standard_normal(30), 3), (np.array([1.0, np.nan, 2.0, 3.0, 4.0]), 2)]
+    assert_same_calls(median_in_place, calls, backend=backend)
+
+
+def test_a_rolling_median_compiles():
+    """It ran as Python, a NumPy call per window (1.0x plain)."""
+    args = (RNG.random(100), 5)
+    report = astcompile.explain(astcompile.compile(rolling_median, backend="c"), *args)
+    assert report.graph_break_count == 0 and not report.python_loops, str(report)

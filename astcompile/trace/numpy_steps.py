@@ -21,10 +21,13 @@ import numpy as np
 
 from astcompile import quiet
 from astcompile.ir import shapes as S
+from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.graph import NumpyCallAttr
 from astcompile.ir.ops import Op
+from astcompile.trace import control as C
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
+from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
 
 _PLAIN = (bool, int, float, str, type(None))
@@ -168,10 +171,19 @@ def _quantile(name: str) -> Callable:
 
 
 def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
+    """``np.median``; in a loop, a float one is checked not NaN: C computes a window's median
+    (a rolling median) where the check hands NaN, and what C cannot match, to the plain code."""
     ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
     axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
     kwargs = {"axis": axes, "keepdims": keep}
-    return step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
+    median = step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
+    window = isinstance(a, SymArray) and a.ndim == 1 and a.dtype.kind == "f"
+    if current().loop_depth and window and median.ndim == 0:
+        # C's median of a window in a loop (targets/c/structured_numpy.py) gives NaN where
+        # it cannot be NumPy's: a NaN, an empty window, inf - inf, a sum that overflows
+        C.rerun_on_failure(TraceReason.NOT_SUPPORTED, "np.median of a window with a NaN")
+        C.check(median == median, RUN_PLAIN, "a NaN median: the region's statements")
+    return median
 
 
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:

@@ -528,4 +528,5 @@ static inline double astc_polyval_double(const double* c, int64_t s, int64_t n, 
 }
 
 #include "astc_complex.h"
+#include "astc_median.h"
 #endif
