@@ -45,11 +45,16 @@ _froze = False  # whether the first of them froze the heap (the last one unfreez
 _program_freezes = False  # the program froze objects itself: never done here from then on
 
 
-def not_steady() -> None:
-    """Mark the call under way as no steady-state time: it ran statements whose compiled code
-    is being built or is put off (``jit/budget.py``), so timing it says nothing of either path."""
-    global events
-    events += 1
+#: How many times a call ran statements whose compiled code is being built or put off
+#: (``jit/budget.py``): a call that saw it change is no steady-state time of either path, but
+#: unlike one that compiled, the calls after it wait the same way (tiering samples them later).
+waits = 0
+
+
+def waited() -> None:
+    """Mark the call under way as one that waited for compiled code (see ``waits``)."""
+    global waits
+    waits += 1
 
 
 @contextmanager

@@ -5,10 +5,12 @@ run plain pays for them. Results are the plain function's throughout."""
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -219,12 +221,65 @@ def test_a_build_done_before_its_call_looks_is_still_that_calls(budget):
 def test_a_call_that_runs_statements_put_off_is_no_steady_state_sample(budget):
     """Tiering drops a sampled call whose regions ran their statements while compiled code
     was put off or built: timing it as the compiled path made a loop 400x faster compiled
-    settle on plain while its build ran in the background."""
+    settle on plain while its build ran in the background. It is marked as a wait, not as a
+    compile: the calls after it wait the same way, so they need not all be samples."""
     budget(0.0)
     x = np.linspace(-2, 2, 5000)
     f = astcompile.compile(smooth, backend="c")
-    f(x)  # the rewrite spent the budget: the statements ran
-    before = timing.events
-    assert_same_value(f(x), smooth(x))  # still put off: the statements again
-    assert _sole(f).stats.eager_calls == 2
-    assert timing.events != before
+    events, waits = timing.events, timing.waits
+    assert_same_value(f(x), smooth(x))  # the rewrite spent the budget: the statements ran
+    assert _sole(f).stats.eager_calls == 1
+    assert timing.waits != waits
+    events = timing.events
+    assert_same_value(f(x), smooth(x))  # still put off: nothing compiles in it
+    assert timing.events == events
+
+
+def test_a_function_with_nothing_compiled_runs_as_written_while_put_off(budget):
+    """No region of it can run compiled: its calls are the user's function, timed, and the
+    whole call's time pays the budget back (its region's statements are all it ran, through
+    guards and a wait each call: a 2 µs function ran 5x slower); once paid, it compiles, and
+    runs as written again until that build lands, then compiled."""
+    budget(0.0)
+    x = np.linspace(-2, 2, 5000)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)  # the rewrite spent the budget: the region waited, and the function waits now
+    region, budget_of = _sole(f), f.budget
+    assert f.waiting is not None
+    waited = budget_of.waited
+    start = time.perf_counter()
+    for _ in range(3):
+        assert_same_value(f(x), smooth(x))
+    elapsed = time.perf_counter() - start
+    assert region.stats.eager_calls == 1  # not through the region: the function as written
+    assert 0 < budget_of.waited - waited <= elapsed
+
+    budget_of.waited = budget_of.waited_to_resume() + 1e-9  # as if it had run that long
+    assert_same_value(f(x), smooth(x))  # measured again: traced, built elsewhere
+    assert region.stats.traces == 1
+    assert f.waiting.until == math.inf  # as written again until its build lands
+    background.wait()
+    assert f.waiting.until == -math.inf
+    assert_same_value(f(x), smooth(x))
+    assert region.stats.compiled_calls == 1 and f.waiting is None
+
+
+def test_waiting_changes_no_result(budget):
+    """On the waiting path a call is the user's function: in-place writes, exceptions and a
+    call of itself are the plain function's."""
+    budget(0.0)
+
+    def scale(x, k):
+        if k < 0:
+            raise ValueError("negative")
+        x *= 2.0
+        return x.sum() + k
+
+    f = astcompile.compile(scale, backend="c")
+    x, y = np.arange(5.0), np.arange(5.0)
+    assert f(x, 1) == scale(y, 1)
+    assert f.waiting is not None
+    assert f(x, 2) == scale(y, 2)
+    np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="negative"):
+        f(x, -1)

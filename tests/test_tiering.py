@@ -120,6 +120,22 @@ def test_sample_that_compiles_is_not_counted(clock):
     assert len(tier.times["compiled"]) == 0 and tier.pending.count("compiled") == tiering.ROUNDS
 
 
+def test_sample_that_waited_for_compiled_code_is_not_counted_nor_taken_again_at_once():
+    """A sample whose regions ran their statements while their compiled code was put off is
+    no time of either path; the calls after it wait the same way, so the next sample comes an
+    interval later (each call a sample, with its overhead, made the waiting 5x slower), or as
+    soon as the compiled path changes (a build landed)."""
+    _, _, clean = tiering._timed("f", "compiled", timing.waited, (), {})
+    assert clean is None
+    tier = tiering.Tier("f")
+    tier._open()
+    tier._record("compiled", 1.0, clean, ())
+    assert tier.times["compiled"] == [] and tier.pending.count("compiled") == tiering.ROUNDS
+    assert tier.countdown == tiering.FIRST_INTERVAL
+    tier.reopen()
+    assert tier.countdown == 1
+
+
 def test_in_place_updates_and_exceptions_are_the_same_on_both_paths(clock):
     def scale(x, k):
         if k == 0:

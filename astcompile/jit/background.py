@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config
+from astcompile.jit import waiting
 from astcompile.jit.fp_errors import run_entry
 from astcompile.runtime import forksafe
 
@@ -108,9 +109,11 @@ class Builds:
     """How a region (``jit/regions.py``) hands its builds to the background thread and waits
     for them: the part of :class:`~astcompile.jit.regions.Region` this module runs."""
 
-    def _wait(self, args: tuple) -> tuple:
-        """The statements, timed, while compiled code is put off or built (jit/budget.py)."""
+    def _wait(self, args: tuple, pending: bool = False) -> tuple:
+        """The statements, timed, while compiled code is put off or built (jit/budget.py);
+        a function with no compiled code at all runs as written from its next call on."""
         self.stats.eager_calls += 1
+        waiting.enter(self.owner, pending)
         return self.owner.budget.wait_with(self.body, args)
 
     def _build_later(self, work: Any) -> bool:
@@ -135,7 +138,7 @@ class Builds:
             if handoff is None or not handoff.wait(budget.left()):
                 handoff = None
         if handoff is None:
-            return self._wait(args)
+            return self._wait(args, pending=key in self.pending)
         entry, work = handoff.work.entry, handoff.work
         if handoff.error is not None:
             raise handoff.error
@@ -172,6 +175,7 @@ class Builds:
                     self.give_up(work.key, work.args, why)
         finally:
             self.pending.discard(work.key)
+        waiting.resume(self.owner)  # a function waiting for it measures again
         self.owner.compare_again()  # the compiled path changed
 
 

@@ -21,6 +21,13 @@ first call compiles at once, as before. Past them:
   costs more than the floor plus the time spent running plain, so a whole run is at most about
   twice its plain time plus the floor, however slow compiling is).
 
+A function none of whose regions has compiled code meanwhile runs as written, whole, from its
+next call (``jit/waiting.py``): each call is the user's function, timed, its whole time counted
+in ``waited`` (so compiling resumes after ``(spent - compile_budget) / RATIO`` seconds of its
+calls, however little of them its regions are), until that pays or its build lands. A sampled
+call that waited is no sample of either path, and the next sample comes an interval later
+(``timing.waits``, ``jit/tiering.py``).
+
 The budget does not apply under ``explain`` or verify mode (they show the compiled code), to a
 ``fullgraph=True`` function's traces (its breaks must raise on the first call), nor while
 ``astcompile build`` compiles ahead of time. ``compile_budget = inf``
@@ -85,11 +92,16 @@ class Budget:
             self.since = None
             self.spent += time.perf_counter() - start
 
+    def waited_to_resume(self) -> float:
+        """The ``waited`` at which the function may compile again (spent stays put meanwhile:
+        nothing compiles in its calls while it waits)."""
+        return (self.spent - config.compile_budget) / RATIO
+
     def wait_with(self, body: Callable[..., Any], args: tuple) -> Any:
         """Run ``body`` (a region's statements, while its compiled code is put off), timed;
         a sample of the compiled path that runs it times the statements, not compiled code:
-        tiering times that call again later (it settled on plain while a 400x loop built)."""
-        timing.not_steady()
+        tiering does not count it (it settled on plain while a 400x loop built)."""
+        timing.waited()
         start = time.perf_counter()
         try:
             return body(*args)

@@ -49,6 +49,8 @@ __all__ = ["STRUCTURED_CALLS", "CompiledFunction", "is_sole_region"]
 class CompiledFunction:
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
+    waiting: Any = None  # its path while none of its code can run compiled: jit/waiting.py
+
     def __init__(
         self,
         fn: Callable,
@@ -148,8 +150,7 @@ class CompiledFunction:
         routes.move(self, self._measured_class)
 
     def settle(self, plain: bool) -> bool:
-        """Tiering's choice (``jit/tiering.Switch``): the plain path waits for a timed wake,
-        the compiled one counts its calls down to the next sample."""
+        """Tiering's choice (``jit/tiering.Switch``): plain waits for a wake, compiled counts."""
         if plain:
             self.run_plain()
             if self.mode != "frozen":  # frozen mode never runs a compiler
@@ -179,8 +180,7 @@ class CompiledFunction:
         return tier.sampled_call(compiled, self.fn, args, kwargs, self._running())
 
     def _running(self) -> bool:
-        """Whether this thread is inside a call of this function already: a call of itself
-        through its name (the plain path's recursion, or through another function)."""
+        """Whether this thread is inside a call of this function already (by its name)."""
         twin = self.twin_of[2] if self.twin_of else None
         running = (self.fn, self._impl, self._outgrown, twin)
         codes = {getattr(f, "__code__", None) for f in running}

@@ -131,7 +131,7 @@ class Region(Failing, background.Builds):
         if key in self.eager_keys or self.past_limit or self.failures.runs_plain(args):
             return self._eager(args)  # (past cache_size_limit, a new kind runs as written)
         if key in self.pending:
-            return self._wait(args)
+            return self._wait(args, pending=True)
         return self._miss(key, args)
 
     def _recorded_call(self, recorder: telemetry.Recorder, args: tuple) -> tuple:

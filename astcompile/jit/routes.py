@@ -108,10 +108,10 @@ def _take_c_paths() -> None:
         if tier is None:
             continue
         with tier.lock:  # what changes its path holds it (jit/tiering.py)
-            if type(owner) is owner._measured_class:  # each takes its stand-in first
-                owner.run_measured()
-            else:
+            if type(owner) is owner._plain_class:  # each takes its stand-in first
                 owner.run_plain()
+            else:  # measured, or waiting for its compiled code (jit/waiting.py): measured
+                owner.run_measured()
         owner.compare_again()
 
 

@@ -199,7 +199,7 @@ class Tier:
 
     def _sample(
         self, path: str, compiled: Callable, plain: Callable, args: tuple, kwargs: dict
-    ) -> tuple[Any, float, bool]:
+    ) -> tuple[Any, float, bool | None]:
         """One timed call on ``path``. Its calls of itself run the same path at that path's
         own cost: the plain path runs unmeasured meanwhile (a recursive call reaches the
         user's function directly), the compiled one calls itself directly (``dispatch``)."""
@@ -244,7 +244,9 @@ class Tier:
     def reopen(self) -> None:
         """Compare again from the next call (what the compiled path runs has changed)."""
         with self.lock:
-            if self.choice is not None and not self.pending:
+            if self.pending:  # under way (its samples may have waited for this): sample now
+                self.countdown = min(self.countdown, 1)
+            elif self.choice is not None:
                 self._open()
                 if self.switch is not None:
                     self.switch.run_measured()
@@ -256,8 +258,10 @@ class Tier:
         self.signatures = set()
         self.countdown = 1
 
-    def _record(self, path: str, seconds: float, clean: bool, sig: tuple) -> None:
+    def _record(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
         self.countdown = 1
+        if clean is None:  # it waited for compiled code: so will the next calls, sample later
+            self.countdown = FIRST_INTERVAL
         if not clean:  # it compiled or raised: not a steady-state time; time it again
             return
         self.pending.remove(path)
@@ -292,7 +296,7 @@ class Tier:
         if changed and self.on_choice is not None:
             self.on_choice(self, choice)
 
-    def _check(self, path: str, seconds: float, clean: bool, sig: tuple) -> None:
+    def _check(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
         """A steady-state sample: reopen the comparison if the argument sizes moved, or if the
         chosen path ran far slower than its best (the work depends on more than sizes)."""
         choice = self.choice
@@ -354,12 +358,13 @@ def _log_choice(owner: Measured) -> Callable[[Tier, Choice], None]:
 
 def _timed(
     name: str, path: str, run: Callable, args: tuple, kwargs: dict
-) -> tuple[Any, float, bool]:
-    """``run(*args, **kwargs)`` with its duration, and whether that time is a clean sample
-    (nothing compiled meanwhile). An exception propagates: the call is the user's. A region
-    sampled inside a sampled function call restores the function's path when it is done."""
+) -> tuple[Any, float, bool | None]:
+    """``run(*args, **kwargs)`` with its duration, and whether that time is a clean sample:
+    True when nothing compiled meanwhile, False when something did, None when it only waited
+    for compiled code (``timing.waits``). An exception propagates: the call is the user's. A
+    region sampled inside a sampled function call restores the function's path when done."""
     global timing_path, timing_name
-    events = timing.events
+    events, waits = timing.events, timing.waits
     outer = timing_path, timing_name
     timing_path, timing_name = path, name
     try:
@@ -368,4 +373,6 @@ def _timed(
         seconds = clock() - start
     finally:
         timing_path, timing_name = outer
-    return result, seconds, timing.events == events
+    if timing.events != events:
+        return result, seconds, False
+    return result, seconds, None if timing.waits != waits else True
