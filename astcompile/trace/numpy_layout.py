@@ -103,6 +103,8 @@ def _copy(a: Any, order: str = "K") -> Any:
 
     if order in ("K", "A"):
         return in_numpy_order([array], [operand(array)], make)
+    if order == "F":  # the transpose's C copy, transposed back
+        return _transpose(wrap(make([operand(_transpose(array))])))
     return wrap(make([operand(array)]))
 
 
@@ -122,6 +124,9 @@ def _astype(
         )
     if target == array.dtype:
         return _copy_method(array) if copy else array
+    if order == "F":  # the transpose's C cast, transposed back
+        cast = B.astype(operand(_transpose(array)), target)
+        return _transpose(wrap(cast, is_scalar=array.is_scalar))
     if order not in ("K", "A"):
         return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
     make = lambda ops: B.astype(ops[0], target)
