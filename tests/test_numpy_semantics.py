@@ -74,6 +74,12 @@ def _read_a_zero_d_view_after_a_store(x):
     return w * np.ones(2), t[1] + 1
 
 
+def _write_a_squeezed_element(x):
+    s = np.squeeze(x[:1].copy())  # a 0-d view of the copy's one element
+    s[...] = 1
+    return s
+
+
 def _write_a_numpy_scalar(x):
     c = x.sum().copy()  # a NumPy scalar keeps its type through copy()
     c[...] = 1
@@ -86,6 +92,7 @@ def _write_a_numpy_scalar(x):
     [
         _write_a_zero_d_view_of_a_new_array,
         _read_a_zero_d_view_after_a_store,
+        _write_a_squeezed_element,
         _write_a_numpy_scalar,
     ],
 )

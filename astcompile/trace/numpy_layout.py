@@ -22,13 +22,15 @@ from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
 from astcompile.trace.numpy_steps import step
-from astcompile.trace.symbolic import SymArray, in_numpy_order, operand, wrap
+from astcompile.trace.symbolic import SymArray, in_numpy_order, mark_element_view, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
     """Shape methods of a NumPy scalar (``s.T``, ``s.reshape(())``, ``np.squeeze(s)``) give a
     scalar back when the result is 0-d; the same methods of a 0-d array give a 0-d array."""
     result.is_scalar = array.is_scalar and result.ndim == 0
+    if result.ndim == 0 and not result.is_scalar and result.node.op is Op.INDEX:
+        mark_element_view(result)  # np.squeeze(x) of one element: a 0-d view, not x[0]
     return result
 
 

@@ -80,11 +80,11 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
         base.has_views = True
         result.ranks = order.of_view(node, base)
         if node.op is Op.INDEX and not node.shape and not is_scalar:  # x[1, ...]
-            _mark_element_view(result)
+            mark_element_view(result)
     return result
 
 
-def _mark_element_view(view: SymArray) -> None:
+def mark_element_view(view: SymArray) -> None:
     """A 0-d view of one element (``x[1, ...]``) and every array under it: the backends read
     such a view where it is made, as they read ``x[1]`` (a copy), so a store into it or into
     its arrays runs as written (trace/indexing.py)."""
