@@ -65,8 +65,8 @@ _QUIET = COMPARISONS | {
     Op.ARGMAX,
     Op.ARGMIN,
 }
-#: Integer ops NumPy warns about: a division by zero.
-_INT_DIVISIONS = {Op.TRUEDIV, Op.FLOORDIV, Op.MOD}
+#: Integer ops NumPy warns about: a division by zero (``np.reciprocal(0)`` too).
+_INT_DIVISIONS = {Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.RECIPROCAL}
 
 
 def may_warn(node: Node) -> bool:
@@ -85,10 +85,13 @@ def may_warn(node: Node) -> bool:
 
 
 def _widens(source: Node, cast: Node) -> bool:
-    """A cast NumPy makes quietly: to bool, or to a float or complex type as wide."""
+    """A cast NumPy makes quietly: to bool, or to a float or complex type as wide (complex to
+    real warns: ComplexWarning)."""
     to = cast.dtype
     if to.kind == "b":
         return True
+    if source.dtype.kind == "c" and to.kind != "c":
+        return False
     part = source.dtype.itemsize // (2 if source.dtype.kind == "c" else 1)
     return to.kind in "fc" and to.itemsize // (2 if to.kind == "c" else 1) >= part
 
