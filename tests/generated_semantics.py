@@ -17,6 +17,7 @@ Each statement assigns a fresh name from earlier names, Python and NumPy scalars
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -258,7 +259,7 @@ def semantic_programs(draw, args: tuple | None = None) -> list[str]:
             statement = _statement(draw, names)
             if scope is None or attempt == 3:
                 break
-            trial = {**scope, **{n: copy_args((v,))[0] for n, v in scope.items() if n != "np"}}
+            trial = {"np": np, **copy.deepcopy({n: v for n, v in scope.items() if n != "np"})}
             if _runs(statement, trial):
                 scope = trial
                 break
