@@ -12,9 +12,12 @@ import sys
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_calls
+from differential import BACKENDS, assert_same, assert_same_calls, runtime_warnings, target_mode
 from generated_programs import list_loops, operands, programs
-from hypothesis import given
+from generated_semantics import semantic_cases
+from hypothesis import given, settings
+
+import astcompile
 
 _counter = itertools.count()
 
@@ -51,6 +54,43 @@ def test_generated_list_programs_match_python(backend, program, args, tmp_path_f
     fn = compile_program(program, tmp_path_factory.mktemp("lists"))
     x, y, k, k2 = args
     assert_same_calls(fn, [(x, y, k), (x, y, k2)], backend=backend)
+
+
+def _same_semantics(program: list[str], args: tuple, backend: str, tmp_path) -> None:
+    """Three calls as test_generated_programs_match_numpy makes them, then the warnings of
+    each call where the plain call returns (NumPy's default error state)."""
+    fn = compile_program(program, tmp_path)
+    x, y, k, k2 = args
+    calls = [(x, y, k), (x, y, k2), (np.flip(x), y, k)]
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    for call in calls:
+        try:
+            expected = runtime_warnings(fn, *call)
+        except Exception:  # noqa: BLE001 - its exception was compared above
+            continue
+        with target_mode(backend):
+            assert runtime_warnings(compiled, *call) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=12)
+@given(case=semantic_cases())
+def test_generated_semantics_match_numpy(backend, case, tmp_path_factory):
+    """1-6 statements at NumPy's edges (tests/generated_semantics.py: integer division by
+    zero, shifts, casts of NaN, reductions with ``dtype=``/``initial=``, in-place and ``out=``,
+    views written through, ``np.errstate``), drawn to run on their arguments: values, types,
+    writes into the arguments, exceptions and RuntimeWarnings as NumPy's."""
+    _same_semantics(*case, backend, tmp_path_factory.mktemp("semantics"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=2000)
+@given(case=semantic_cases())
+def test_many_generated_semantics_match_numpy(backend, case, tmp_path_factory):
+    """The same, at the size that found its bugs (about 15 minutes per backend)."""
+    _same_semantics(*case, backend, tmp_path_factory.mktemp("semantics"))
 
 
 def _scalar_transpose(x):

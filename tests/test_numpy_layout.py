@@ -89,3 +89,16 @@ def test_a_broadcast_argument_is_read_through_its_strides(backend):
             _peak_bytes(compiled, x)  # compiles
             copied = x.size * x.itemsize  # a copy of x would cost this much
             assert _peak_bytes(compiled, x) < _peak_bytes(fn, x) + copied // 4, fn.__name__
+
+
+def _copies_in_fortran_order(x):
+    return x.copy(order="F"), np.copy(x[::-1], order="F"), x.astype(np.float32, order="F")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_copy_in_fortran_order_is_fortran_ordered(backend):
+    """``x.copy(order="F")`` and ``astype(..., order="F")`` are F-contiguous (they came back
+    C-contiguous: a later ``reshape`` would be a view where NumPy copies). Found by the
+    NumPy-semantics generator (tests/generated_semantics.py)."""
+    assert_same(_copies_in_fortran_order, np.arange(6.0).reshape(2, 3, 1), backend=backend)
+    assert_same(_copies_in_fortran_order, np.arange(12.0).reshape(3, 4)[:, ::2], backend=backend)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_calls, assert_same_value
+from differential import BACKENDS, EVERY_BACKEND, assert_same, assert_same_calls, assert_same_value
 
 import astcompile
 
@@ -45,6 +45,64 @@ def _squeeze_to_zero_d(x):
 def test_zero_d_array_results_stay_arrays(backend):
     """``np.squeeze`` of an array and ``x[0, ...]`` give 0-d arrays, never NumPy scalars."""
     assert_same(_squeeze_to_zero_d, np.array([1.5]), backend=backend)
+
+
+def _write_a_zero_d_copy_of_a_ufunc_scalar(x, y):
+    t = np.rint(y)  # of a 0-d array: a NumPy scalar
+    c = np.asarray(t)  # a new 0-d array
+    c[...] += 1
+    return t + x, c
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_zero_d_array_is_written_through_an_ellipsis(backend):
+    """``c[...] += 1`` of a 0-d array made from a NumPy scalar: the eager target indexed it
+    with ``()`` (a scalar) and raised TypeError. Found by the NumPy-semantics generator."""
+    assert_same(_write_a_zero_d_copy_of_a_ufunc_scalar, np.arange(3), np.array(3), backend=backend)
+
+
+def _write_a_zero_d_view_of_a_new_array(x):
+    v = (x * 2)[1, ...]  # a 0-d view (``(x * 2)[1]`` would be a NumPy scalar)
+    v[...] += 5
+    return x, v
+
+
+def _read_a_zero_d_view_after_a_store(x):
+    t = x * 2
+    w = t[1, ...]  # sees the store below, as ``t[1]`` (a copy) would not
+    t[1] = 7
+    return w * np.ones(2), t[1] + 1
+
+
+def _write_a_squeezed_element(x):
+    s = np.squeeze(x[:1].copy())  # a 0-d view of the copy's one element
+    s[...] = 1
+    return s
+
+
+def _write_a_numpy_scalar(x):
+    c = x.sum().copy()  # a NumPy scalar keeps its type through copy()
+    c[...] = 1
+    return c
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _write_a_zero_d_view_of_a_new_array,
+        _read_a_zero_d_view_after_a_store,
+        _write_a_squeezed_element,
+        _write_a_numpy_scalar,
+    ],
+)
+def test_a_zero_d_view_takes_stores_and_a_scalar_raises(backend, fn):
+    """A 0-d view ``t[1, ...]`` of an array the region made: C and Triton read it where it
+    was made, as ``t[1]`` (a copy), so a store into it or into ``t`` was lost (silently wrong
+    values; the eager target raised TypeError): such a region runs as written. A store into
+    a NumPy scalar raises TypeError, as NumPy does (it was written). Found by the
+    NumPy-semantics generator."""
+    assert_same_calls(fn, [(np.arange(3.0),), (np.arange(4.0),)], backend=backend)
 
 
 def _add_zero_d(x):

@@ -22,11 +22,16 @@ from astcompile.runtime import guards as G
 from astcompile.runtime import reads as R
 
 
-def _is_plain_arrays(template: Any) -> bool:
-    """The common case: the region returns graph outputs 0..n-1 as arrays, in order."""
-    return type(template) is tuple and all(
-        isinstance(s, OutSpec) and s.kind == "graph" and s.box == "array" and s.index == i
-        for i, s in enumerate(template)
+def _is_plain_arrays(template: Any, outputs: int) -> bool:
+    """The common case: the region returns graph outputs 0..n-1 as arrays, in order, and
+    nothing else (values nothing reads that may warn are outputs too: trace/unread_values.py)."""
+    return (
+        type(template) is tuple
+        and len(template) == outputs
+        and all(
+            isinstance(s, OutSpec) and s.kind == "graph" and s.box == "array" and s.index == i
+            for i, s in enumerate(template)
+        )
     )
 
 
@@ -45,7 +50,8 @@ class Entry:
     def __post_init__(self) -> None:
         self.unguarded = not self.result.value_guards and not self.result.graph.guards
         self.written = getattr(self.result, "written_lists", ())
-        self.plain = _is_plain_arrays(self.result.template) and not self.written
+        outputs = len(self.result.graph.outputs)
+        self.plain = _is_plain_arrays(self.result.template, outputs) and not self.written
         self.reads = self.result.reads
         self.rebuild = rebuilder(self.result.template)
 

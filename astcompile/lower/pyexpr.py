@@ -52,8 +52,11 @@ def item_expr(item: IndexItem) -> str:
 
 
 def _index(node: Node, a: list[str]) -> str:
+    """Without an integer item, a view even at 0-d (``t[...]``, which a store may write)."""
     items = [_item(i) for i in node.attr]
-    return f"{a[0]}[{', '.join(items)}{',' if len(items) == 1 else ''}]" if items else f"{a[0]}[()]"
+    if all(i.kind != "int" for i in node.attr):
+        items.append("...")
+    return f"{a[0]}[{', '.join(items)}{',' if len(items) == 1 else ''}]"
 
 
 #: op -> Python source of a NumPy step (views and extern calls); others call the eager rule.

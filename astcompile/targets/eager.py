@@ -155,8 +155,9 @@ def index_key(
 
 
 def _index(node: Node, ctx: EvalContext, args: list) -> Any:
+    view = () if any(item.kind == "int" for item in node.attr) else (...,)  # 0-d: t[...]
     try:
-        return args[0][index_key(node.attr, ctx.dim, args, ctx.runtime)]
+        return args[0][index_key(node.attr, ctx.dim, args, ctx.runtime) + view]
     except IndexError as exc:  # of a list's items: Python's message (ir/checks.py)
         raise sequence_error(node.attr, exc) from None
 

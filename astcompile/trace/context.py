@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from astcompile.ir.graph import Loc, Node, SizeCheckAttr, SizeCheckKind
-from astcompile.ir.ops import Op, is_reduction
+from astcompile.ir.ops import Kind, Op, is_reduction
 from astcompile.ir.results import Predicate, same_guard
 from astcompile.ir.shapes import Dim, ShapeEnv
 from astcompile.trace.reasons import TraceReason
@@ -111,6 +111,10 @@ class TraceContext:
         #: (value, the check of NumPy's error for it, effect frame, position): kept where
         #: nothing reads the value (trace/limits.py, keep_unread_checks)
         self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
+        #: (value, effect frame) of each elementwise op and reduction, in the order made: those
+        #: nothing reads may still warn in NumPy (trace/unread_values.py)
+        self.made: list[tuple[Node, list[Node]]] = []
+        self.python_numbers: set[int] = set()  # ids of those of Python numbers only
         self.per_line: dict[tuple, tuple[int, int]] = {}  # (reductions, nodes): _spend
         self.env.on_check = self._check
 
@@ -144,7 +148,10 @@ class TraceContext:
         lines = _user_lines()  # one walk of the stack: the node's line and the budget's key
         loc = Loc(*lines[0]) if lines else None
         self._spend(lines, loc, is_reduction(op))
-        return Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
+        node = Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
+        if node.kind in (Kind.ELEMENTWISE, Kind.REDUCTION):
+            self.made.append((node, self.effect_frames[-1]))
+        return node
 
     def _spend(self, lines: tuple, loc: Loc | None, reduction: bool) -> None:
         """Count a node against its line's LINE_BUDGET; past it, the line was unrolled. The

@@ -208,12 +208,27 @@ def _has_ellipsis(key: Any) -> bool:
     return any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
 
 
+def _no_element_views(array: Any) -> None:
+    """A store into a 0-d element view (``v = t[1, ...]; v[...] = 5``) or into an array under
+    one (``t[1] = 7``, ``v`` read later) runs as written: the backends read the view where it
+    was made, as they read ``t[1]``, a NumPy scalar."""
+    while array is not None:
+        if getattr(array, "element_views", False):
+            raise TraceBreak(TraceReason.NOT_SUPPORTED, "a store under a 0-d view x[i, ...]")
+        array = getattr(array, "view_of", None)
+
+
 @handlers.register
 def setitem(array: Any, key: Any, value: Any, message: str | None = None) -> None:
     """``array[key] = value`` as a STORE effect on the buffer ``array`` aliases.
 
     NumPy casts the value unsafely to the array's dtype and broadcasts it to the indexed shape.
+    A NumPy scalar (``s = x.sum()``, ``s[...] = 1``) takes no stores.
     """
+    if getattr(array, "is_scalar", False):
+        name = f"numpy.{array.dtype.type.__name__}"
+        raise TypeError(f"'{name}' object does not support item assignment")
+    _no_element_views(array)
     mask = masks.mask_of(key)
     if mask is not None:
         return masks.masked_store(array, mask, value)

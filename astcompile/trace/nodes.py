@@ -150,6 +150,8 @@ def elementwise(
         raise TraceBreak(TraceReason.MIXED_SIGN_COMPARISON, "runs in NumPy")
     inputs = tuple(_loop_operand(op, o, d) for o, d in zip(operands, loop))
     node = current().node(op, inputs, dtype, shape, _arith_kind(op, dtype, operands, ufunc))
+    if all(o.weak for o in operands):  # Python's arithmetic: never a NumPy warning
+        current().python_numbers.add(node.id)
     if op is Op.POW and dtype.kind in "iu":
         limits.power_check(node)
     return node

@@ -22,13 +22,15 @@ from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
 from astcompile.trace.numpy_steps import step
-from astcompile.trace.symbolic import SymArray, in_numpy_order, operand, wrap
+from astcompile.trace.symbolic import SymArray, in_numpy_order, mark_element_view, operand, wrap
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
     """Shape methods of a NumPy scalar (``s.T``, ``s.reshape(())``, ``np.squeeze(s)``) give a
     scalar back when the result is 0-d; the same methods of a 0-d array give a 0-d array."""
     result.is_scalar = array.is_scalar and result.ndim == 0
+    if result.ndim == 0 and not result.is_scalar and result.node.op is Op.INDEX:
+        mark_element_view(result)  # np.squeeze(x) of one element: a 0-d view, not x[0]
     return result
 
 
@@ -103,6 +105,8 @@ def _copy(a: Any, order: str = "K") -> Any:
 
     if order in ("K", "A"):
         return in_numpy_order([array], [operand(array)], make)
+    if order == "F":  # the transpose's C copy, transposed back
+        return _transpose(wrap(make([operand(_transpose(array))])))
     return wrap(make([operand(array)]))
 
 
@@ -122,6 +126,9 @@ def _astype(
         )
     if target == array.dtype:
         return _copy_method(array) if copy else array
+    if order == "F":  # the transpose's C cast, transposed back
+        cast = B.astype(operand(_transpose(array)), target)
+        return _transpose(wrap(cast, is_scalar=array.is_scalar))
     if order not in ("K", "A"):
         return wrap(B.astype(operand(array), target), is_scalar=array.is_scalar)
     make = lambda ops: B.astype(ops[0], target)

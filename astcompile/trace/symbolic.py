@@ -79,7 +79,18 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
         result.view_of = base
         base.has_views = True
         result.ranks = order.of_view(node, base)
+        if node.op is Op.INDEX and not node.shape and not is_scalar:  # x[1, ...]
+            mark_element_view(result)
     return result
+
+
+def mark_element_view(view: SymArray) -> None:
+    """A 0-d view of one element (``x[1, ...]``) and every array under it: the backends read
+    such a view where it is made, as they read ``x[1]`` (a copy), so a store into it or into
+    its arrays runs as written (trace/indexing.py)."""
+    while view is not None:
+        view.element_views = True
+        view = view.view_of
 
 
 def apply_elementwise(
@@ -173,6 +184,7 @@ class SymArray:
         self.view_of: SymArray | None = None  # the traced array this one is a view of
         self.origin: Any = None  # an input's: what ``x.base`` asks (trace/reads.py)
         self.has_views = False
+        self.element_views = False  # it is, or is under, a 0-d element view (wrap)
         self.python: tuple | None = None  # (type, flag) of a union (trace/unions.py)
 
     # --- metadata: static facts become Python values, sizes become SymInt ---

@@ -23,7 +23,7 @@ from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
 from astcompile.runtime.memory_order import known_ranks
 from astcompile.runtime.reads import Read, ReadKind
-from astcompile.trace import escapes, int_bounds, limits, lists
+from astcompile.trace import escapes, int_bounds, limits, lists, unread_values
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
@@ -296,6 +296,7 @@ def trace(
         outputs = _Outputs(ctx, watch, symbolic_args)
         template = outputs.spec(result)
         limits.keep_unread_checks(ctx, outputs.nodes)
+        unread_values.keep_unread(ctx, outputs.nodes)
     graph = Graph(
         graph_name, list(ctx.inputs), outputs.nodes, ctx.effect_frames[0], list(ctx.env.guards)
     )

@@ -1,0 +1,105 @@
+"""Values nothing reads that NumPy warns about (trace/unread_values.py): the compiled code
+still computes them, so the region's statements run again and NumPy warns, as plain."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import BACKENDS, assert_same_warnings
+
+import astcompile
+from astcompile.ir.graph import Node
+from astcompile.ir.ops import Op
+from astcompile.trace.unread_values import may_warn
+
+
+def unread_remainder(x, y):
+    t = x % y  # noqa: F841 - unread on purpose
+    return x + 1
+
+
+def unread_cast(x, y):
+    t = y.astype(np.int32)  # noqa: F841 - unread on purpose
+    return x + 1
+
+
+def unread_complex_less(x, y):
+    t = x < y  # noqa: F841 - unread on purpose
+    return x * 2
+
+
+def unread_complex_to_real(x, y):
+    t = x.astype(np.float64)  # noqa: F841 - unread on purpose: ComplexWarning, even if empty
+    return y + 1
+
+
+def unread_int_reciprocal(x, y):
+    t = np.reciprocal(y)  # noqa: F841 - unread on purpose
+    return x + 1
+
+
+def unread_in_a_loop(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = x[i] / y[i]  # noqa: F841 - unread on purpose
+        s += x[i]
+    return s
+
+
+CASES = [
+    (unread_remainder, np.array([4, 5], np.int32), np.array([0, 2], np.int32)),
+    (unread_cast, np.array([1.0, 2.0]), np.array([np.nan, 1.0])),
+    (unread_complex_less, np.array([np.nan + 0j, 1j]), np.array([1j, 2j])),
+    (unread_complex_to_real, np.array([1.5 - 2j]), np.array([1.0])),
+    (unread_complex_to_real, np.zeros(0, np.complex64), np.array([1.0])),
+    (unread_int_reciprocal, np.array([1, 2]), np.array([0, 2], np.int8)),
+    (unread_in_a_loop, np.array([4.0, 1.0]), np.array([2.0, 0.0])),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("fn", "x", "y"), CASES)
+def test_an_unread_value_warns_as_numpy_does(backend, fn, x, y):
+    """``t = x % y`` with a zero in ``y``, ``t`` never read: NumPy warns "divide by zero
+    encountered in remainder" at every call; compiled, the graph dropped ``t`` and nothing
+    warned after the first call. Found by the NumPy-semantics generator."""
+    assert_same_warnings(fn, x, y, backend=backend)
+
+
+def python_floats(a, x):
+    r = int(3 * a)
+    return x[:r].sum()
+
+
+def test_python_number_arithmetic_is_not_kept():
+    """Python's own arithmetic never warns (``3 * a`` of a Python float): nothing of it is
+    added to the graph's outputs."""
+    compiled = astcompile.compile(python_floats, backend="eager")
+    x = np.arange(5.0)
+    assert compiled(1.5, x) == python_floats(1.5, x)
+    explained = astcompile.explain(compiled, 1.5, x)
+    assert all(len(g.outputs) == 1 for g in explained.graphs)
+
+
+@pytest.mark.parametrize(
+    ("source", "op", "dtype", "warns"),
+    [
+        (np.float64, Op.CAST, np.int32, True),  # NaN to int: "invalid value"
+        (np.float64, Op.CAST, np.float32, True),  # 1e300: "overflow"
+        (np.float32, Op.CAST, np.float64, False),
+        (np.complex64, Op.CAST, np.complex128, False),
+        (np.complex64, Op.CAST, np.float64, True),  # ComplexWarning
+        (np.int8, Op.RECIPROCAL, np.int8, True),  # of zero
+        (np.float64, Op.CAST, bool, False),
+        (np.int64, Op.MOD, np.int64, True),  # by zero
+        (np.int64, Op.ADD, np.int64, False),  # arrays wrap silently
+        (np.float64, Op.MAXIMUM, np.float64, False),
+        (np.float64, Op.LT, bool, False),
+        (np.complex128, Op.LT, bool, True),
+    ],
+)
+def test_which_values_may_warn(source, op, dtype, warns):
+    """Of an array argument (not a Python number): NumPy's warnings by op and dtypes."""
+    arg = Node(Op.INPUT, (), np.dtype(source), (2,))
+    inputs = (arg,) if op is Op.CAST else (arg, arg)
+    assert may_warn(Node(op, inputs, np.dtype(dtype), (2,))) is warns
