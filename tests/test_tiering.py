@@ -552,3 +552,82 @@ def test_a_plain_sample_leaves_a_choice_made_meanwhile_in_place(clock, runs):
     finally:
         tier.lock.release()
     assert runs(f) in (f.fn, routes.plain_twin(f))  # the user's function, or its twin
+
+
+def test_compiled_path_changing_mid_comparison_starts_it_over(clock):
+    """A slow start: the first compiled samples time a slower compiled path (the C call path
+    still building), then it lands before the comparison ends. Kept, those samples chose plain,
+    and plain was never measured against compiled again; the comparison starts over instead."""
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    clock.costs = {"compiled": 10e-6, "plain": 1e-6}
+    for _ in range(_calls_until_choice() - 1):  # every compiled sample, not the last plain one
+        f(*args)
+    assert f._tier.choice is None and f._tier.pending == ["plain"]
+    clock.costs = {"compiled": 1e-7, "plain": 1e-6}  # the fast path is in
+    f.compare_again()
+    for _ in range(2 * tiering.ROUNDS):
+        f(*args)
+    assert f._tier.choice is not None and not f._tier.plain
+    assert max(f._tier.times["compiled"]) == pytest.approx(1e-7)  # no sample of the old path
+
+
+def test_a_sample_timed_across_a_reopen_is_dropped(clock):
+    f = astcompile.compile(axpy, backend="c")
+    args = _args()
+    f(*args)
+    tier = f._tier
+    tier._open()
+    reads = []
+
+    def reopening_clock() -> float:  # the build lands on another thread during the sample
+        reads.append(1)
+        if len(reads) == 2:
+            tier.reopen()
+        return float(len(reads))
+
+    clock_before, tiering.clock = tiering.clock, reopening_clock
+    try:
+        f(*args)
+    finally:
+        tiering.clock = clock_before
+    assert tier.times == {"compiled": [], "plain": []} and len(tier.pending) == 2 * tiering.ROUNDS
+
+
+def test_a_compiled_choice_that_only_got_cheaper_takes_no_plain_samples(clock):
+    """The C call path coming in makes compiled calls cheaper: a compiled choice stands (each
+    plain sample of a reopened comparison costs a call as slow as the function as written);
+    a plain choice is compared again."""
+    clock.costs = {"compiled": 1e-6, "plain": 10e-6}
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    assert f._tier.choice is not None and not f._tier.plain
+    f.compare_again(cheaper=True)
+    assert not f._tier.pending
+    clock.costs = {"compiled": 10e-6, "plain": 1e-6}
+    g = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        g(*_args())
+    assert g._tier.plain
+    g.compare_again(cheaper=True)
+    assert g._tier.pending
+
+
+def test_a_slow_sample_reopens_only_where_the_other_path_could_win(clock):
+    """A compiled call far off its best after a pause (cold caches) but still far below plain's
+    best changes nothing: reopening would run three plain calls for the same choice."""
+    clock.costs = {"compiled": 1e-6, "plain": 100e-6}
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(_calls_until_choice()):
+        f(*_args())
+    tier = f._tier
+    assert tier.choice is not None and not tier.plain
+    clock.costs = {"compiled": 20e-6, "plain": 100e-6}  # 20x its best, 5x faster than plain
+    tier.countdown = 1
+    f(*_args())
+    assert not tier.pending
+    clock.costs = {"compiled": 200e-6, "plain": 100e-6}  # slower than plain was: compare
+    tier.countdown = 1
+    f(*_args())
+    assert tier.pending

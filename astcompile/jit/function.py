@@ -159,9 +159,9 @@ class CompiledFunction:
             self.run_measured()
         return plain
 
-    def compare_again(self) -> None:
-        """A region's choice changed what the compiled path costs: compare the paths again."""
-        self._tier.reopen()
+    def compare_again(self, cheaper: bool = False) -> None:
+        """The compiled path changed: compare again (``Tier.reopen``)."""
+        self._tier.reopen(cheaper)
 
     def _sampled_call(self, args: tuple, kwargs: dict) -> Any:
         if telemetry.recording or config.verify:  # explain and verify see the compiled path

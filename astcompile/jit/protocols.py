@@ -68,8 +68,9 @@ class Owner(Protocol):
         is rewritten on its next call)."""
         ...
 
-    def compare_again(self) -> None:
-        """What the compiled path costs changed: measuring compares the paths again."""
+    def compare_again(self, cheaper: bool = False) -> None:
+        """What the compiled path costs changed: measuring compares the paths again (where it
+        only got ``cheaper``, a compiled choice stands)."""
         ...
 
 

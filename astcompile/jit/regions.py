@@ -327,8 +327,8 @@ class Region(Failing, background.Builds):
             self._specialise()
         tier = getattr(self, "tier", None)  # region tiering's, where it measures this one
         if tier is not None:
-            tier.reopen()
-        self.owner.compare_again()
+            tier.reopen(cheaper=True)
+        self.owner.compare_again(cheaper=True)
 
     def record_graph(self, result: TraceResult) -> None:
         reads = [read.describe(self.names) for read in result.reads]

@@ -152,6 +152,7 @@ class Tier:
     interval: int = FIRST_INTERVAL
     delay: float = FIRST_DELAY
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
+    opened: int = 0  # comparisons started: a sample that saw this change times no path now
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
     #: (thread, path) of the sample running now: a recursive call inside it is part of that
@@ -184,12 +185,15 @@ class Tier:
             path = self.pending[0]
         except IndexError:  # none pending (or another thread took the last one)
             path = "plain" if self.plain else "compiled"
+        opened = self.opened
         result, seconds, clean = self._sample(path, compiled, plain, args, kwargs)
         sig = self.sign(args, kwargs)
         if not self.lock.acquire(blocking=False):  # another thread is recording: skip this one
             return result
         try:
-            if path in self.pending:
+            if opened != self.opened:  # reopened meanwhile: it may have timed the old path
+                self.countdown = 1
+            elif path in self.pending:
                 self._record(path, seconds, clean, sig)
             elif self.choice is not None:
                 self._check(path, seconds, clean, sig)
@@ -241,18 +245,25 @@ class Tier:
                     self.countdown = self.interval
         return plain(*args, **kwargs) if self.plain else compiled(*args, **kwargs)
 
-    def reopen(self) -> None:
-        """Compare again from the next call (what the compiled path runs has changed)."""
+    def reopen(self, cheaper: bool = False) -> None:
+        """Compare again from the next call: what the compiled path runs has changed (a build
+        landed, a region chose another path), or only got ``cheaper`` (the C call path came in:
+        the same kernels, less around them). A comparison under way starts over, its samples
+        of the old path dropped: kept, they chose plain for good after a slow start (its
+        compiled samples timed the slower call path, and a plain choice is not measured
+        against compiled again). A compiled choice that only got cheaper stands: comparing
+        again would only add plain samples, each as slow as the function as written."""
         with self.lock:
-            if self.pending:  # under way (its samples may have waited for this): sample now
-                self.countdown = min(self.countdown, 1)
-            elif self.choice is not None:
+            if cheaper and self.choice is not None and not self.plain and not self.pending:
+                return
+            if self.pending or self.choice is not None:  # _open samples from the next call
                 self._open()
                 if self.switch is not None:
                     self.switch.run_measured()
 
     def _open(self) -> None:
         """Start a comparison: both paths, alternating, ROUNDS times each."""
+        self.opened += 1  # a sample under way now belongs to no comparison
         self.pending = ["compiled", "plain"] * ROUNDS
         self.times = {"compiled": [], "plain": []}
         self.signatures = set()
@@ -298,10 +309,14 @@ class Tier:
 
     def _check(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
         """A steady-state sample: reopen the comparison if the argument sizes moved, or if the
-        chosen path ran far slower than its best (the work depends on more than sizes)."""
+        chosen path ran far slower than its best (the work depends on more than sizes) and
+        slower than the other path's best: more work costs the other path at least as much,
+        so a slower sample below it (a cold call after a pause: 1.7 ms against 0.1 ms, plain
+        12 ms) changes nothing, and comparing again would only run the slower path."""
         choice = self.choice
-        best = choice.plain_s if path == "plain" else choice.compiled_s
-        if clean and (sig != choice.signature or seconds > best * DRIFT):
+        best, other = (choice.plain_s, choice.compiled_s)[:: 1 if path == "plain" else -1]
+        drifted = seconds > best * DRIFT and seconds > other
+        if clean and (sig != choice.signature or drifted):
             self._open()
             return
         self._schedule()
