@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -53,3 +54,38 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+#: Seconds a fork waits at most for another thread's import to end (one that waits for the
+#: forking thread, mid-import itself, never ends).
+IMPORT_WAIT = 5.0
+
+
+def _imports_settled() -> None:
+    """Before a fork: wait while another thread imports a module. A child forked meanwhile
+    inherits that module's import lock, held by a thread it does not have, and hung at its
+    first import of it: the compiler imports libcst, the tracer and the code generator on first
+    use, and a pool started while another thread compiled lost its first worker."""
+    try:
+        from importlib import _bootstrap
+
+        locks = _bootstrap._module_locks
+    except (ImportError, AttributeError):  # pragma: no cover - another importlib
+        return
+    me, deadline = threading.get_ident(), time.monotonic() + IMPORT_WAIT
+    while time.monotonic() < deadline:
+        try:
+            busy = any(_held_by_other(ref(), me) for ref in list(locks.values()))
+        except RuntimeError:  # another thread changed the dict while it was copied
+            busy = True
+        if not busy:
+            return
+        time.sleep(0.002)
+
+
+def _held_by_other(lock: Any, me: int) -> bool:
+    """Whether ``lock`` (an importlib module lock, or None) is held by a thread but ``me``."""
+    return lock is not None and bool(getattr(lock, "count", 0)) and lock.owner not in (me, None)
+
+
+os.register_at_fork(before=_imports_settled)

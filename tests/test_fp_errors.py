@@ -395,6 +395,13 @@ def python_int_steps(x):
     return x * k
 
 
+def int32_constant_steps(x):
+    a = np.int32(2**30)
+    for _ in range(x.shape[0]):
+        a = a + np.int32(2**30)  # a NumPy scalar constant: NumPy's scalar add, which warns
+    return a
+
+
 def int8_abs_sums(x):
     s = np.int8(0)
     for i in range(x.shape[0]):
@@ -428,6 +435,7 @@ def int64_item_powers(x):
         (int64_item_product, np.arange(1, 30, dtype=np.int64)),
         (uint8_steps, np.array([5, 3, 10], np.uint8)),
         (python_int_steps, np.ones(3)),
+        (int32_constant_steps, np.ones(3)),
     ],
 )
 def test_integer_scalar_overflow_warns_as_numpy(backend, fn, x):

@@ -186,3 +186,32 @@ def test_a_child_does_not_wait_for_a_build_lock_its_parent_held(tmp_path):
     release.set()
     holder.join(30)
     assert status == 0, "the child waited for its parent's build lock" if status is None else status
+
+
+def test_a_fork_waits_while_another_thread_imports(tmp_path, monkeypatch):
+    """A thread imports a module (as the compiler imports libcst, the tracer and the code
+    generator on its first use) when the process forks: the fork waits for that import, and
+    the child's own import of the module completes (it waited forever on the module's import
+    lock, held by a thread the child does not have)."""
+    import importlib
+    import sys
+
+    name = f"astc_slow_import_{os.getpid()}"
+    (tmp_path / f"{name}.py").write_text("import time\n\ntime.sleep(0.5)\nVALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    importing = threading.Thread(target=importlib.import_module, args=(name,))
+    importing.start()
+    deadline = time.monotonic() + 30
+    while name not in sys.modules:  # there once its code runs, under its import lock
+        assert time.monotonic() < deadline, "the import never started"
+        time.sleep(0.001)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(0 if importlib.import_module(name).VALUE == 7 else 1)
+        except BaseException:  # noqa: BLE001 - the child must exit, whatever happened
+            os._exit(2)
+    status = _child_status(pid, 30)
+    importing.join(timeout=30)
+    assert status == 0, "the forked child hung or failed" if status is None else status

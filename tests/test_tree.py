@@ -4,13 +4,14 @@ per def equal to the positions libcst gives for the whole module, in the file's 
 from __future__ import annotations
 
 import ast
+import threading
 from pathlib import Path
 
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from astcompile.frontend.tree import ModuleTree, node_positions
+from astcompile.frontend.tree import ModuleTree, cached, node_positions
 from astcompile.frontend.walk import find
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,3 +52,34 @@ def test_each_def_is_found_and_located_as_in_the_whole_module(path):
                 )
         located += 1
     assert located
+
+
+def test_cached_computes_once_per_instance_holding_no_lock():
+    """Two instances' values are computed at once, by two threads: Python 3.11's
+    ``functools.cached_property`` held one lock for the whole class meanwhile, which a child
+    forked then (a pool started while another thread compiled) inherited, and hung on."""
+    computing, other_done = threading.Event(), threading.Event()
+    calls = []
+
+    class Slow:
+        def __init__(self, waits: bool) -> None:
+            self.waits = waits
+
+        @cached
+        def value(self) -> bool:
+            calls.append(self)
+            if not self.waits:
+                return True
+            computing.set()
+            return other_done.wait(10)  # the other instance's value, computed meanwhile
+
+    first, second = Slow(True), Slow(False)
+    results = []
+    thread = threading.Thread(target=lambda: results.append(first.value))
+    thread.start()
+    assert computing.wait(10)
+    assert second.value is True
+    other_done.set()
+    thread.join(10)
+    assert results == [True]
+    assert first.value is True and calls == [first, second]  # each computed once

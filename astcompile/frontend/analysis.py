@@ -12,7 +12,6 @@ they stay in Python and their bodies get regions. The rules are tables: simple s
 from __future__ import annotations
 
 import copy
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -38,7 +37,7 @@ from astcompile.frontend.local_names import (
 )
 from astcompile.frontend.source import FunctionSource
 from astcompile.frontend.statements import STATEMENT_RULES, Problem
-from astcompile.frontend.tree import ModuleTree, Positions
+from astcompile.frontend.tree import ModuleTree, Positions, cached
 
 Span = tuple[int, int, int, int]  # start line, start col, end line, end col in FunctionSource.text
 
@@ -176,7 +175,7 @@ class _Checker:
 
     # -- locations ---------------------------------------------------------------------------
 
-    @functools.cached_property
+    @cached
     def _located(self) -> tuple[Positions, int]:
         """Node positions, and what to add to their lines to get the file's lines."""
         return self.tree.locate(self.fdef)

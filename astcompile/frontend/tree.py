@@ -11,8 +11,8 @@ break to report), in the file's own lines and columns.
 from __future__ import annotations
 
 import ast
-import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -22,6 +22,26 @@ from astcompile.frontend.source import FunctionSource
 
 Positions = Mapping[cst.CSTNode, CodeRange]
 _AST_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+T = TypeVar("T")
+
+
+class cached(Generic[T]):
+    """``functools.cached_property`` without the lock Python 3.11's holds while computing a
+    value, one for every instance of the class: a child forked meanwhile (a pool started while
+    another thread compiles) inherited it held and hung at its own first compile. Two threads
+    computing one value at once both compute it, which only wastes the work."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self.compute, self.__doc__ = compute, compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:
+            return self  # type: ignore[return-value]
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
 
 
 class ModuleTree:
@@ -57,16 +77,16 @@ class ModuleTree:
             return self.positions, self.first_line - 1
         return self.function_positions(fdef)
 
-    @functools.cached_property
+    @cached
     def positions(self) -> Positions:
         """Positions of every node of the module."""
         return node_positions(self.module)
 
-    @functools.cached_property
+    @cached
     def lines(self) -> list[str]:
         return self.text.splitlines()
 
-    @functools.cached_property
+    @cached
     def _defs(self) -> dict[int, tuple[cst.FunctionDef, tuple[str, ...]]]:
         """Each top-level def and method by the line of its ``def``, with the indents above it.
 

@@ -76,7 +76,9 @@ def const_operand(value: Any) -> Operand:
     shape = tuple(int(d) for d in array.shape)
     stored = array if isinstance(value, np.ndarray) else array.dtype.type(value)
     node = ctx.node(Op.CONST, (), array.dtype, shape, ConstAttr(stored))
-    return Operand(node, False, np.ones((), array.dtype))
+    # a NumPy scalar's example is one: its ``+`` is NumPy's scalar math (_arith_kind)
+    example = array.dtype.type(1) if isinstance(value, np.generic) else np.ones((), array.dtype)
+    return Operand(node, False, example)
 
 
 def _example_call(fn: Callable, examples: Sequence[Any], **kwargs: Any) -> Any:
