@@ -3,9 +3,8 @@ what they share, so a loop over ``range(i, j)`` with ``j = i + length - 1`` is k
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_calls, target_mode
 
 import astcompile
 from astcompile.ir.ops import Op
@@ -49,45 +48,52 @@ def test_only_sums_and_differences_are_recorded():
     assert result.int_sum == (-1, {})
 
 
-def chain_costs(dims):
+def cheapest_order(dims):
     n = len(dims) - 1
-    total = 0
+    cost = [[0] * n for _ in range(n)]
     for length in range(2, n + 1):
         for i in range(n - length + 1):
             j = i + length - 1
+            best = None
             for k in range(i, j):
-                last = dims[k] * dims[j]
-            total += last
-    return total
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if best is None or c < best:
+                    best = c
+            cost[i][j] = best
+    return cost[0][n - 1]
 
 
-def maybe_empty(dims):
+def one_short(dims):
     n = len(dims) - 1
-    total = 0
+    cost = [[0] * n for _ in range(n)]
     for length in range(2, n + 1):
         for i in range(n - length + 1):
             j = i + length - 2  # range(i, j) is empty when length == 2
+            best = None
             for k in range(i, j):
-                last = dims[k] * dims[j]
-            total += last
-    return total
+                c = cost[i][k] + dims[k + 1]
+                if best is None or c < best:
+                    best = c
+            cost[i][j] = best
+    return cost[0][n - 1]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_inner_loop_known_to_run_binds_its_variable(backend):
-    """``last`` is bound by a loop over ``range(i, i + length - 1)``, ``length >= 2``: it runs,
-    so the nest compiles (before, the inner loop's may-be-zero trips kept it in Python)."""
-    calls = [([5, 10, 3, 12, 5],), ([5, 10],), ([4],)]
-    assert_same_calls(chain_costs, calls, backend=backend)
-    compiled = astcompile.compile(chain_costs, backend=backend)
-    compiled([5, 10, 3, 12, 5])
-    assert compiled.python_loops == set()
+def test_an_inner_loop_known_to_run_compiles(backend):
+    """``best = None`` before a loop over ``range(i, i + length - 1)``, ``length >= 2``: the
+    loop runs, so ``best`` is a number after it and the nest compiles (before, the inner
+    loop's may-be-zero trips kept the whole region in Python)."""
+    calls = [([5, 10, 3, 12, 5, 50, 6],), ([5, 10],), ([4, 7, 9],)]
+    assert_same_calls(cheapest_order, calls, backend=backend)
+    with target_mode(backend):
+        out = astcompile.explain(cheapest_order, [5, 10, 3, 12, 5, 50, 6])
+    assert out.break_reasons == [] and len(out.graphs) == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_inner_loop_that_may_not_run_stays_exact(backend):
-    """One less and the loop may run zero times (``length == 2``): Python raises
-    UnboundLocalError, and so does the compiled function."""
-    assert_same_calls(maybe_empty, [([5, 10, 3, 12, 5],), ([5, 10, 3],)], backend=backend)
-    with pytest.raises(UnboundLocalError):
-        astcompile.compile(maybe_empty, backend=backend)(np.array([5, 10, 3]))
+    """One less and the loop runs zero times for ``length == 2``: ``best`` stays None, goes
+    into the list, and the next sum raises TypeError, in Python and compiled alike."""
+    assert_same_calls(one_short, [([5, 10, 3, 12, 5],), ([5, 10],)], backend=backend)
+    with pytest.raises(TypeError):
+        astcompile.compile(one_short, backend=backend)([5, 10, 3, 12, 5])
