@@ -9,6 +9,7 @@ from differential import BACKENDS, assert_same_calls, target_mode
 import astcompile
 from astcompile.ir.ops import Op
 from astcompile.trace import int_sums as sums
+from bench.programs.matrix_chain import matrix_chain
 
 
 class _Atom:
@@ -48,21 +49,6 @@ def test_only_sums_and_differences_are_recorded():
     assert result.int_sum == (-1, {})
 
 
-def cheapest_order(dims):
-    n = len(dims) - 1
-    cost = [[0] * n for _ in range(n)]
-    for length in range(2, n + 1):
-        for i in range(n - length + 1):
-            j = i + length - 1
-            best = None
-            for k in range(i, j):
-                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-                if best is None or c < best:
-                    best = c
-            cost[i][j] = best
-    return cost[0][n - 1]
-
-
 def one_short(dims):
     n = len(dims) - 1
     cost = [[0] * n for _ in range(n)]
@@ -84,9 +70,9 @@ def test_an_inner_loop_known_to_run_compiles(backend):
     loop runs, so ``best`` is a number after it and the nest compiles (before, the inner
     loop's may-be-zero trips kept the whole region in Python)."""
     calls = [([5, 10, 3, 12, 5, 50, 6],), ([5, 10],), ([4, 7, 9],)]
-    assert_same_calls(cheapest_order, calls, backend=backend)
+    assert_same_calls(matrix_chain, calls, backend=backend)
     with target_mode(backend):
-        out = astcompile.explain(cheapest_order, [5, 10, 3, 12, 5, 50, 6])
+        out = astcompile.explain(matrix_chain, [5, 10, 3, 12, 5, 50, 6])
     assert out.break_reasons == [] and len(out.graphs) == 1
 
 
