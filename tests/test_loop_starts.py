@@ -122,3 +122,109 @@ def test_a_region_that_already_stored_never_reruns_for_a_zero_trip_loop(backend)
     with pytest.raises(UnboundLocalError):
         compiled(x, 0)
     assert x[0] == 2.0
+
+
+def smallest(x):
+    best = None
+    best_i = -1
+    for i in range(len(x)):
+        v = x[i] * 2
+        if best is None or v < best:
+            best = v
+            best_i = i
+    return best, best_i
+
+
+def smallest_of_list(xs, n):
+    best = None
+    for i in range(n):
+        v = xs[i] - 3
+        if best is None or v < best:
+            best = v
+    return best
+
+
+def equal_to_none(x):
+    best = None
+    for i in range(len(x)):
+        if best == None or x[i] < best:  # noqa: E711 - as people write it
+            best = x[i]
+    return best
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (smallest, [(np.array([3.0, 1.0, 2.0]),), (np.zeros(0),), (np.array([4, 2, 9]),)]),
+        (smallest_of_list, [([5, 2, 8], 3), ([5, 2, 8], 0), ([1.5, 0.5], 2), ([7], -1)]),
+        (equal_to_none, [(np.array([1.0, 3.0, 0.5]),), (np.zeros(0),)]),
+    ],
+)
+def test_a_variable_that_starts_as_none_compiles(backend, fn, calls):
+    """``best = None`` then ``if best is None or v < best: best = v``: the first iteration is
+    traced on its own (``best`` is None there, a number after it), the loop from the second.
+    A call where the loop runs zero times returns None, as Python does; an int stays an int,
+    a float64 a float64."""
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(*calls[0])
+    assert compiled.python_loops == set()
+    assert _loop_region(compiled).stats.compiled_calls > 0
+    empty = compiled(*calls[1])
+    assert (empty[0] if fn is smallest else empty) is None
+
+
+def best_that_may_stay_none(x):
+    best = None
+    for i in range(len(x)):
+        if x[i] > 0 and (best is None or x[i] < best):
+            best = x[i]
+    return best
+
+
+def none_into_an_array(x):
+    out = np.zeros(len(x))
+    best = None
+    for i in range(len(x)):
+        out[i] = best
+        best = x[i]
+    return out
+
+
+def changes_type_after_none(x):
+    best = None
+    for i in range(len(x)):
+        best = 0 if best is None else best + x[i]
+    return best
+
+
+def nested_may_not_run(x):
+    out = np.zeros(x.shape[0])
+    for r in range(x.shape[0]):
+        best = None
+        for c in range(r, x.shape[1]):
+            if best is None or x[r, c] > best:
+                best = x[r, c]
+        out[r] = best
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (best_that_may_stay_none, [(np.array([-3.0, 1.0]),), (np.array([-1.0]),)]),
+        (none_into_an_array, [(np.array([3.0, 1.0]),), (np.zeros(0),)]),
+        (changes_type_after_none, [(np.array([3.0, 1.0]),), (np.zeros(0),)]),
+        (nested_may_not_run, [(np.ones((2, 3)),), (np.ones((4, 3)),)]),
+    ],
+)
+def test_a_none_the_code_cannot_keep_exact_runs_plain(backend, fn, calls):
+    """None after the first iteration (a branch that may not assign), None stored into an
+    array, a type that changes again, an inner loop that may run zero times: Python's answer
+    (or exception) every time."""
+    assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    compiled(*calls[0])
+    assert compiled.python_loops != set()

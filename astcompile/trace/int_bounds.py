@@ -38,6 +38,7 @@ from astcompile.ir.ops import Op
 from astcompile.runtime.guards import int_class_bounds
 from astcompile.trace import control as C
 from astcompile.trace import handlers
+from astcompile.trace import int_sums as sums
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
@@ -258,6 +259,7 @@ def exact(op: Op, a: Any, b: Any, result: SymScalar) -> None:
     if op is Op.TRUEDIV:
         _require(_quotient_ok(a, b))
         return
+    sums.record(op, a, b, result)
     rule = _RULES.get(op)
     if rule is None:
         return

@@ -23,6 +23,8 @@ from astcompile.ir.graph import CheckAttr, Node
 from astcompile.ir.ops import Op, is_fresh, is_view
 from astcompile.trace import carried as CK
 from astcompile.trace import handlers
+from astcompile.trace import int_bounds as IB
+from astcompile.trace import int_sums as sums
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.lists import is_private_store
@@ -51,8 +53,12 @@ def runs(bounds: tuple) -> bool | None:
     if all_concrete(bounds):
         return len(range(start, stop, step)) > 0
     dims = [b.dim if isinstance(b, SymInt) else b for b in (start, stop)]
-    if not isinstance(step, int) or not all(isinstance(d, (int, S.SymDim)) for d in dims):
+    if not isinstance(step, int):
         return None
+    if not all(isinstance(d, (int, S.SymDim)) for d in dims):
+        low, high = (start, stop) if step > 0 else (stop, start)
+        least = sums.lowest_difference(high, low, IB.bounds_of)
+        return True if least is not None and least >= 1 else None
     low, high = dims if step > 0 else dims[::-1]
     return current().env.is_ge(S.dim_sub(high, low), 1)
 

@@ -209,6 +209,8 @@ def _trace_loop(
     if isinstance(bounds[2], int) and bounds[2] == 0:
         raise ValueError("range() arg 3 must not be zero")
     bound_nodes = [_bound(b) for b in bounds]
+    if not peeled and any(v is None for v in init):  # ``best = None``: see _peel_for
+        return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
     if first_alone and not peeled and any(v is UNBOUND for v in init):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
 
@@ -271,7 +273,10 @@ def _peel_for(
     body: Callable, bounds: tuple, bound_nodes: list, init: tuple, brk: int | None, peeled: bool
 ) -> tuple:
     """``for i in range(a, b, c)`` as its first iteration (with ``i = a`` and the start
-    values' own types, as Python runs it), then the loop from ``a + c`` on."""
+    values' own types, as Python runs it), then the loop from ``a + c`` on. A variable that
+    starts as None (``best = None``, then ``if best is None or v < best: best = v``) is None
+    only there: ``is None`` is Python's own test on it, and from the second iteration on it
+    is the number the first gave it (still None after it: the loop runs as Python)."""
     start, stop, step = bounds
     first_i = start
     if not isinstance(start, int):
