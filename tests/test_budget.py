@@ -285,3 +285,29 @@ def test_waiting_changes_no_result(budget):
     np.testing.assert_array_equal(x, y)
     with pytest.raises(ValueError, match="negative"):
         f(x, -1)
+
+
+def test_a_build_that_lands_as_the_function_starts_waiting_still_resumes_it(budget, monkeypatch):
+    """The build's ``resume`` can run between ``waiting.enter`` finding no compiled code and
+    its switching the function over (the background thread takes the GIL there): it found no
+    waiting state then, and the function waited for that build forever, run as written."""
+    from astcompile.jit import waiting
+
+    budget(0.0)
+    x = np.linspace(-2, 2, 5000)
+    f = astcompile.compile(smooth, backend="c")
+    f(x)  # the rewrite spent the budget: waiting
+    f.budget.waited = f.budget.waited_to_resume() + 1e-9  # paid back: the next call traces
+    applies = waiting._applies
+
+    def landing_meanwhile(owner):
+        found = applies(owner)
+        background.wait()  # its build lands here, before the switch
+        return found
+
+    monkeypatch.setattr(waiting, "_applies", landing_meanwhile)
+    assert_same_value(f(x), smooth(x))  # traced; built in the background; waits
+    monkeypatch.setattr(waiting, "_applies", applies)
+    for _ in range(3):
+        assert_same_value(f(x), smooth(x))
+    assert _sole(f).stats.compiled_calls >= 1

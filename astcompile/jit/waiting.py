@@ -61,6 +61,8 @@ def enter(owner: CompiledFunction, pending: bool) -> None:
             cls = type(base.__name__, (base,), body)
             cls.__qualname__, cls.__module__ = base.__qualname__, base.__module__
             owner.__class__ = cls
+    if pending and not any(region.pending for region in owner._live_regions):
+        resume(owner)  # its build landed since ``_applies`` looked: its resume found no state
 
 
 def _applies(owner: CompiledFunction) -> bool:
