@@ -311,3 +311,31 @@ def test_a_build_that_lands_as_the_function_starts_waiting_still_resumes_it(budg
     for _ in range(3):
         assert_same_value(f(x), smooth(x))
     assert _sole(f).stats.compiled_calls >= 1
+
+
+def test_a_forked_child_resumes_a_function_waiting_for_a_build_left_in_the_parent(
+    budget, monkeypatch, tmp_path
+):
+    """The child forgets the parent's pending builds: a function waiting for one of them ran
+    as written in the child for good (nothing there would ever land to resume it)."""
+    budget(math.inf)
+    x = np.linspace(-1, 1, 2000)
+    astcompile.compile(smooth, backend="c")(x)  # the compiler's modules imported: a warm start
+    budget(0.0)
+    monkeypatch.setenv("CC", _slow_compiler(tmp_path))
+    monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "slow"))
+    f = astcompile.compile(smooth, backend="c")
+    f(x)  # the rewrite spent the budget: waiting
+    f.budget.waited = f.budget.waited_to_resume() + 1e-9
+    f(x)  # traced; its build goes on in the parent's background: waiting for it
+    assert f.waiting.until == math.inf
+    region = _sole(f)
+
+    def child(queue):
+        f.budget.waited = f.budget.waited_to_resume() + 1e-9  # paid back (the trace cost)
+        f(x)  # measured again: traced and built in the child's own background
+        background.wait()
+        same = all(np.allclose(f(x), smooth(x)) for _ in range(5))  # one may time plain
+        queue.put((same, region.stats.compiled_calls > 0, f.waiting is None))
+
+    assert forked_results(child, count=1) == [(True, True, True)]

@@ -191,6 +191,7 @@ def _forget_in_child() -> None:
     for region in list(_waiting):
         region.pending.clear()
         region.handoffs.clear()  # no thread of the child builds them
+        waiting.resume(region.owner)  # nor resumes a function waiting for them
     _waiting.clear()
 
 
