@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -339,3 +340,30 @@ def test_a_forked_child_resumes_a_function_waiting_for_a_build_left_in_the_paren
         queue.put((same, region.stats.compiled_calls > 0, f.waiting is None))
 
     assert forked_results(child, count=1) == [(True, True, True)]
+
+
+def test_a_child_forked_while_a_build_imports_a_pass_imports_it_again(budget, monkeypatch):
+    """The build thread imports each graph pass when it first runs it: a fork in the middle
+    left that module half made in the child, whose every build then failed ("partially
+    initialized module"), warned, and ran as written."""
+    import importlib.machinery
+    import types
+
+    from astcompile.passes import pass_list
+
+    budget(math.inf)
+    (cse,) = [step for name, step, _ in pass_list.PIPELINE if name == "cse"]
+    half = types.ModuleType("astcompile.passes.cse")  # as the parent's build thread left it
+    half.__spec__ = importlib.machinery.ModuleSpec("astcompile.passes.cse", None)
+    half.__spec__._initializing = True
+    monkeypatch.setitem(sys.modules, "astcompile.passes.cse", half)
+    monkeypatch.setattr(cse, "fn", None)
+    x = np.linspace(-1, 1, 200)
+
+    def child(queue):
+        f = astcompile.compile(smooth, backend="c")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            queue.put((bool(np.allclose(f(x), smooth(x))), _sole(f).stats.compiled_calls))
+
+    assert forked_results(child, count=1) == [(True, 1)]
