@@ -12,6 +12,7 @@ from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall, parallel
 from bench.loop_kernels import count_above
 from bench.programs.branchy_sum import branchy_sum
+from bench.programs.lu_decomp import lu_decomp
 
 
 @pytest.fixture
@@ -68,6 +69,18 @@ def shifted(out, x):
     return out
 
 
+def positives(x):
+    s = 0.0
+    n = 0
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s += x[i]
+            n += 1
+        out[i] = s
+    return s, n, out, None
+
+
 def in_c(fast, fn, *args):
     """``fn(*args)`` compiled, then called through its programs alone: a call the C code
     leaves to the Python guard function fails the test."""
@@ -101,6 +114,23 @@ def test_loop_regions_run_in_c_with_the_plain_results(fast, fn, args):
     got, expected = in_c(fast, fn, *args), fn(*args)
     assert type(got) is type(expected)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (positives, (np.array([1.5, -2.0, 3.0]),)),  # a float, an int, an array, None
+        (lu_decomp, (np.eye(4) * 4 + np.arange(16.0).reshape(4, 4) / 16,)),  # return L, U
+    ],
+)
+def test_returned_tuples_are_built_in_c(fast, fn, args):
+    """``return L, U``: the tuple is built by the C code (a template of a tuple in the
+    region's outputs left the function on the Python path), with the plain items' types."""
+    got, expected = in_c(fast, fn, *args), fn(*args)
+    assert type(got) is tuple and len(got) == len(expected)
+    for item, plain in zip(got, expected):
+        assert type(item) is type(plain)
+        np.testing.assert_array_equal(item, plain)
 
 
 def test_results_errors_and_warnings_stay_the_plain_ones(fast):
