@@ -140,6 +140,7 @@ def test_results_errors_and_warnings_stay_the_plain_ones(fast):
     calls = [(x, 16)] * 70 + [(x, 33), (x, -1), (x, 0)]  # an IndexError from the C code
     assert_same_calls(prefix_sum, calls, backend="c")
     assert_same_calls(count_above, [(x, 0.5)] * 70 + [(x, 2), (x, np.float64(0.2))], backend="c")
+    assert_same_calls(positives, [(x - 0.5,)] * 70 + [(x[:0],), (x[::2],)], backend="c")
     f, zero = astcompile.compile(reciprocals, backend="c"), np.array([1.0, 0.0])
     for _ in range(70):
         f(np.ones(2))
