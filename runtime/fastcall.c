@@ -132,6 +132,7 @@ static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs,
     if (item[0] == BOX_ALWAYS ||
         (item[0] == BOX_NUMBER && *(const npy_bool *)(intptr_t)regs[item[3]])) {
         if (descr->type_num == NPY_FLOAT64) return PyFloat_FromDouble(*(const double *)data);
+        if (descr->type_num == NPY_BOOL) return PyBool_FromLong(*(const npy_bool *)data);
         return PyLong_FromLongLong(*(const int64_t *)data); /* int64: the assembler checks */
     }
     return PyArray_Scalar(data, descr, NULL);

@@ -32,11 +32,10 @@ from .reads import ReadKind
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
  APART, KEEP, UNDO, FILTERS, STATE, END) = range(1, 37)  # fmt: skip
-BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(
-    6
-)  # how BOXRET returns one
+# how BOXRET returns one
+BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(6)
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
-_NUMBERS = {(float, "f8"), (int, "i8")}
+_NUMBERS = {(float, "f8"), (int, "i8"), (bool, "b1")}
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}

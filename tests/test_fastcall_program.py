@@ -69,6 +69,14 @@ def shifted(out, x):
     return out
 
 
+def all_nonnegative(a):
+    ok = True
+    for i in range(a.shape[0]):
+        if a[i] < 0:
+            ok = False
+    return ok
+
+
 def positives(x):
     s = 0.0
     n = 0
@@ -104,6 +112,8 @@ def in_c(fast, fn, *args):
         (branchy_sum, (np.random.default_rng(1).random(50_000),)),  # frees the GIL
         (count_above, (np.arange(10.0), 4.5)),  # a Python int
         (harmonic, (40,)),  # a Python float
+        (all_nonnegative, (np.arange(6.0) - 2,)),  # a Python bool: False
+        (all_nonnegative, (np.arange(6.0),)),  # True
         (prefix_sum, (np.arange(9.0), 7)),  # an int scalar
         (cumulative, (np.arange(5.0),)),  # a buffer of its own
         (fill, (np.zeros(8), 8)),  # a written argument, returned
