@@ -34,8 +34,8 @@ enum { MAX_KEPT = 8 };
 #define FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
  * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
- * constant. */
-enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST };
+ * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``). */
+enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
 enum { RELEASE_GIL_WORK = 4096 };
 
@@ -132,9 +132,47 @@ static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs,
     if (item[0] == BOX_ALWAYS ||
         (item[0] == BOX_NUMBER && *(const npy_bool *)(intptr_t)regs[item[3]])) {
         if (descr->type_num == NPY_FLOAT64) return PyFloat_FromDouble(*(const double *)data);
+        if (descr->type_num == NPY_BOOL) return PyBool_FromLong(*(const npy_bool *)data);
         return PyLong_FromLongLong(*(const int64_t *)data); /* int64: the assembler checks */
     }
     return PyArray_Scalar(data, descr, NULL);
+}
+
+/* The tuple of BOXRET's n items after the count ``c[0]``: a BOX_TUPLE item makes one item of
+ * it from the items it groups. */
+static PyObject *boxret(const int64_t *c, PyObject **slots, const int64_t *regs, PyObject *consts) {
+    int64_t top = 0;
+    for (int64_t k = 0; k < c[0]; k++, top++)
+        if (c[1 + 4 * k] == BOX_TUPLE) k += c[2 + 4 * k];
+    PyObject *t = PyTuple_New(top);
+    const int64_t *item = c + 1;
+    for (int64_t k = 0; t != NULL && k < top; k++) {
+        PyObject *v;
+        if (item[0] == BOX_TUPLE) {
+            v = PyTuple_New(item[1]);
+            for (int64_t j = 0; v != NULL && j < item[1]; j++) {
+                PyObject *w = box(item + 4 * (j + 1), slots, regs, consts);
+                if (w == NULL) Py_CLEAR(v);
+                else PyTuple_SET_ITEM(v, j, w);
+            }
+            item += 4 * (item[1] + 1);
+        } else {
+            v = box(item, slots, regs, consts);
+            item += 4;
+        }
+        if (v == NULL) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, k, v);
+    }
+    return t;
+}
+
+/* Whether BOXRET's item i of n, a BOX_TUPLE, groups items that are there and no tuple. */
+static int tuple_fits(const int64_t *items, int64_t n, int64_t i) {
+    int64_t a = items[4 * i + 1];
+    if (a < 0 || i + a >= n) return 0;
+    for (int64_t j = i + 1; j <= i + a; j++)
+        if (items[4 * j] == BOX_TUPLE) return 0;
+    return 1;
 }
 
 /* raiser(status, err, checks, sites) of a loop region's error status: raiser is (function,
@@ -410,13 +448,8 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 2;
             break;
         case OP_BOXRET: {
-            PyObject *t = PyTuple_New(c[0]);
+            PyObject *t = boxret(c, slots, regs, p->consts);
             if (t == NULL) { status = -2; goto fail; }
-            for (int64_t k = 0; k < c[0]; k++) {
-                PyObject *v = box(&c[1 + 4 * k], slots, regs, p->consts);
-                if (v == NULL) { Py_DECREF(t); status = -2; goto fail; }
-                PyTuple_SET_ITEM(t, k, v);
-            }
             while (nowned) Py_DECREF(owned[--nowned]);
             *result = t;
             return 1;
@@ -533,10 +566,11 @@ static int validate(const Program *p) {
         if (op == OP_SCRATCH && (c[1] < 1 || (nscratch += c[1]) > MAX_SCRATCH)) return -1;
         if (op == OP_BOXRET)
             for (int64_t k = 1; k < n; k += 4)
-                if (c[k] < BOX_SLOT || c[k] > BOX_CONST ||
-                    (c[k] == BOX_CONST && c[k + 1] >= nconsts) ||
-                    (c[k] != BOX_SLOT && c[k] != BOX_CONST && (c[k + 2] >= nconsts ||
-                                          !PyArray_DescrCheck(PyTuple_GET_ITEM(p->consts, c[k + 2])))))
+                if (c[k] == BOX_TUPLE ? !tuple_fits(c + 1, c[0], (k - 1) / 4) :
+                    (c[k] < BOX_SLOT || c[k] > BOX_CONST ||
+                     (c[k] == BOX_CONST && c[k + 1] >= nconsts) ||
+                     (c[k] != BOX_SLOT && c[k] != BOX_CONST && (c[k + 2] >= nconsts ||
+                                          !PyArray_DescrCheck(PyTuple_GET_ITEM(p->consts, c[k + 2]))))))
                     return -1;
         if (op == OP_CALL || op == OP_CALLRC) nwords = 0;
         c += n;

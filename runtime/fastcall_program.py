@@ -32,9 +32,10 @@ from .reads import ReadKind
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
  APART, KEEP, UNDO, FILTERS, STATE, END) = range(1, 37)  # fmt: skip
-BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST = range(5)  # how BOXRET returns one
+# how BOXRET returns one
+BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(6)
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
-_NUMBERS = {(float, "f8"), (int, "i8")}
+_NUMBERS = {(float, "f8"), (int, "i8"), (bool, "b1")}
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
@@ -288,9 +289,13 @@ def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leave
     """Return each ``(kind, index, box, value)`` as the result template does: an argument
     (``"arg"``), a leaf, a constant, or a graph output: an array as it is (``"array"``), a
     0-d output as a NumPy scalar (``"scalar"``), as a Python number (``int``, ``float``) or
-    as one where its flag output holds (``("python", number, flag)``)."""
+    as one where its flag output holds (``("python", number, flag)``); ``("tuple", n, ...)``
+    makes a tuple of the ``n`` items after it."""
     items: list[int] = []
     for kind, index, box, value in boxes:
+        if kind == "tuple":  # the next ``index`` items make one tuple (``return L, U``)
+            items += [BOX_TUPLE, index, 0, 0]
+            continue
         if kind in ("arg", "leaf"):
             items += [BOX_SLOT, index if kind == "arg" else leaves[index][0], 0, 0]
             continue

@@ -12,6 +12,7 @@ from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall, parallel
 from bench.loop_kernels import count_above
 from bench.programs.branchy_sum import branchy_sum
+from bench.programs.lu_decomp import lu_decomp
 
 
 @pytest.fixture
@@ -68,6 +69,26 @@ def shifted(out, x):
     return out
 
 
+def all_nonnegative(a):
+    ok = True
+    for i in range(a.shape[0]):
+        if a[i] < 0:
+            ok = False
+    return ok
+
+
+def positives(x):
+    s = 0.0
+    n = 0
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s += x[i]
+            n += 1
+        out[i] = s
+    return s, n, out, None
+
+
 def in_c(fast, fn, *args):
     """``fn(*args)`` compiled, then called through its programs alone: a call the C code
     leaves to the Python guard function fails the test."""
@@ -91,6 +112,8 @@ def in_c(fast, fn, *args):
         (branchy_sum, (np.random.default_rng(1).random(50_000),)),  # frees the GIL
         (count_above, (np.arange(10.0), 4.5)),  # a Python int
         (harmonic, (40,)),  # a Python float
+        (all_nonnegative, (np.arange(6.0) - 2,)),  # a Python bool: False
+        (all_nonnegative, (np.arange(6.0),)),  # True
         (prefix_sum, (np.arange(9.0), 7)),  # an int scalar
         (cumulative, (np.arange(5.0),)),  # a buffer of its own
         (fill, (np.zeros(8), 8)),  # a written argument, returned
@@ -103,6 +126,23 @@ def test_loop_regions_run_in_c_with_the_plain_results(fast, fn, args):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (positives, (np.array([1.5, -2.0, 3.0]),)),  # a float, an int, an array, None
+        (lu_decomp, (np.eye(4) * 4 + np.arange(16.0).reshape(4, 4) / 16,)),  # return L, U
+    ],
+)
+def test_returned_tuples_are_built_in_c(fast, fn, args):
+    """``return L, U``: the tuple is built by the C code (a template of a tuple in the
+    region's outputs left the function on the Python path), with the plain items' types."""
+    got, expected = in_c(fast, fn, *args), fn(*args)
+    assert type(got) is tuple and len(got) == len(expected)
+    for item, plain in zip(got, expected):
+        assert type(item) is type(plain)
+        np.testing.assert_array_equal(item, plain)
+
+
 def test_results_errors_and_warnings_stay_the_plain_ones(fast):
     x = np.random.default_rng(2).random(32)
     calls = [(x,)] * 70 + [(x[:0],), (x[:1],), (x.astype(np.float32),), (x[::2],)]
@@ -110,6 +150,7 @@ def test_results_errors_and_warnings_stay_the_plain_ones(fast):
     calls = [(x, 16)] * 70 + [(x, 33), (x, -1), (x, 0)]  # an IndexError from the C code
     assert_same_calls(prefix_sum, calls, backend="c")
     assert_same_calls(count_above, [(x, 0.5)] * 70 + [(x, 2), (x, np.float64(0.2))], backend="c")
+    assert_same_calls(positives, [(x - 0.5,)] * 70 + [(x[:0],), (x[::2],)], backend="c")
     f, zero = astcompile.compile(reciprocals, backend="c"), np.array([1.0, 0.0])
     for _ in range(70):
         f(np.ones(2))

@@ -372,12 +372,19 @@ def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
 
 
 def _boxes(entry: Entry) -> list[tuple] | None:
-    """``(kind, index, box, value)`` of each item of a flat result template (a loop's sum
-    returned as a Python float, an argument it filled, None), for the C-level call path to
-    box; else None."""
+    """``(kind, index, box, value)`` of each item of a result template (a loop's sum returned
+    as a Python float, an argument it filled, None), for the C-level call path to box; a
+    returned tuple of them (``return L, U``) is ``("tuple", n, None, None)`` and its ``n``
+    items; else None."""
     template = entry.result.template
     if entry.written or type(template) is not tuple:
         return None
-    if not all(isinstance(s, OutSpec) for s in template):
-        return None
-    return [(s.kind.value, s.index, s.box, s.value) for s in template]
+    boxes = []
+    for item in template:
+        specs = item if type(item) is tuple else (item,)
+        if not all(isinstance(s, OutSpec) for s in specs):
+            return None
+        if specs is item:
+            boxes.append(("tuple", len(item), None, None))
+        boxes += [(s.kind.value, s.index, s.box, s.value) for s in specs]
+    return boxes
