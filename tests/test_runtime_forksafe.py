@@ -217,7 +217,7 @@ def test_a_fork_waits_while_another_thread_imports(tmp_path, monkeypatch):
     assert status == 0, "the forked child hung or failed" if status is None else status
 
 
-def _timed_fork() -> float:
+def timed_fork() -> float:
     """Seconds ``os.fork`` took in the parent (the child exits at once)."""
     start = time.perf_counter()
     pid = os.fork()
@@ -249,8 +249,8 @@ def test_a_fork_does_not_wait_for_an_import_stuck_for_good(tmp_path, monkeypatch
         assert time.monotonic() < deadline, "the import never started"
         time.sleep(0.001)
     try:
-        assert _timed_fork() >= 0.3
-        assert max(_timed_fork() for _ in range(3)) < 0.25
+        assert timed_fork() >= 0.3
+        assert max(timed_fork() for _ in range(3)) < 0.25
     finally:
         sys.modules[gate].EVENT.set()
         importing.join(30)
@@ -272,7 +272,7 @@ def test_a_fork_inside_an_import_does_not_wait_for_its_own_waiters(tmp_path, mon
         f"while {inner!r} not in sys.modules and time.monotonic() < deadline:\n"
         "    time.sleep(0.001)\n"
         "time.sleep(0.05)\n"
-        f"TAKEN = sys.modules[{__name__!r}]._timed_fork()\n"
+        f"TAKEN = sys.modules[{__name__!r}].timed_fork()\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     for module in (outer, inner):
