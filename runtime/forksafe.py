@@ -56,36 +56,69 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-#: Seconds a fork waits at most for another thread's import to end (one that waits for the
-#: forking thread, mid-import itself, never ends).
+#: Seconds a fork waits at most for another thread's import to end (one stuck for good, on
+#: a network or an event, never ends).
 IMPORT_WAIT = 5.0
+
+#: The module locks a fork already waited IMPORT_WAIT for, with their holder: a later fork
+#: while the same thread still holds one does not wait for it again (a pool's every worker
+#: would pay the whole wait).
+_outlasted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _imports_settled() -> None:
     """Before a fork: wait while another thread imports a module. A child forked meanwhile
     inherits that module's import lock, held by a thread it does not have, and hung at its
     first import of it: the compiler imports libcst, the tracer and the code generator on first
-    use, and a pool started while another thread compiled lost its first worker."""
+    use, and a pool started while another thread compiled lost its first worker. No wait where
+    it cannot end: an importer that waits for a module the forking thread is importing."""
     try:
         from importlib import _bootstrap
 
-        locks = _bootstrap._module_locks
+        locks, blocked = _bootstrap._module_locks, _bootstrap._blocking_on
     except (ImportError, AttributeError):  # pragma: no cover - another importlib
         return
     me, deadline = threading.get_ident(), time.monotonic() + IMPORT_WAIT
+    busy: list = []
     while time.monotonic() < deadline:
         try:
-            busy = any(_held_by_other(ref(), me) for ref in list(locks.values()))
-        except RuntimeError:  # another thread changed the dict while it was copied
-            busy = True
-        if not busy:
-            return
+            busy = [
+                lock for lock in (ref() for ref in list(locks.values())) if _held_by_other(lock, me)
+            ]
+            if not busy or any(_waits_for(lock.owner, me, blocked) for lock in busy):
+                return
+        except RuntimeError:  # another thread changed a dict while it was copied
+            pass
         time.sleep(0.002)
+    for lock in busy:
+        _outlasted[lock] = lock.owner
 
 
 def _held_by_other(lock: Any, me: int) -> bool:
-    """Whether ``lock`` (an importlib module lock, or None) is held by a thread but ``me``."""
-    return lock is not None and bool(getattr(lock, "count", 0)) and lock.owner not in (me, None)
+    """Whether ``lock`` (an importlib module lock, or None) is held by a thread but ``me``,
+    other than a holding a fork already waited for in vain."""
+    if lock is None or not getattr(lock, "count", 0) or lock.owner in (me, None):
+        return False
+    return _outlasted.get(lock) != lock.owner
+
+
+def _waits_for(thread: int, me: int, blocked: Any) -> bool:
+    """Whether ``thread`` waits, through a chain of importers, for a module lock ``me`` holds
+    (``blocked``: importlib's thread -> the lock, or list of locks, it waits for)."""
+    seen, todo = set(), [thread]
+    while todo:
+        thread = todo.pop()
+        if thread in seen or blocked is None:
+            continue
+        seen.add(thread)
+        waiting = blocked.get(thread)
+        for lock in waiting if isinstance(waiting, list) else [waiting]:
+            owner = getattr(lock, "owner", None)
+            if owner == me:
+                return True
+            if owner is not None:
+                todo.append(owner)
+    return False
 
 
 os.register_at_fork(before=_imports_settled)

@@ -15,6 +15,7 @@ from differential import assert_matches
 import astcompile
 from astcompile.errors import CompileError
 from astcompile.runtime import BuildTimeout, CompilerNotFound, build, evict, fastcall, load_library
+from tests.test_runtime_forksafe import timed_fork
 from tests.trust_helpers import gone, hanging_compiler, started
 
 HANG = "#!/bin/sh\necho $$ > {pidfile}\nsleep 60\n"
@@ -213,11 +214,6 @@ def test_a_fork_waits_while_a_build_starts_its_compiler():
     starter = threading.Thread(target=starts_a_compiler)
     starter.start()
     holding.wait(30)
-    start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    waited = time.monotonic() - start
-    os.waitpid(pid, 0)
+    waited = timed_fork()
     starter.join(30)
     assert waited > hold_for * 0.5

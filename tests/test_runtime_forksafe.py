@@ -215,3 +215,66 @@ def test_a_fork_waits_while_another_thread_imports(tmp_path, monkeypatch):
     status = _child_status(pid, 30)
     importing.join(timeout=30)
     assert status == 0, "the forked child hung or failed" if status is None else status
+
+
+def timed_fork() -> float:
+    """Seconds ``os.fork`` took in the parent (the child exits at once)."""
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    taken = time.perf_counter() - start
+    os.waitpid(pid, 0)
+    return taken
+
+
+def test_a_fork_does_not_wait_for_an_import_stuck_for_good(tmp_path, monkeypatch):
+    """A thread's import never ends (it waits on an event at import time): the first fork
+    waits IMPORT_WAIT for it, the later ones do not (each fork of a pool waited 5 s)."""
+    import sys
+    import types
+
+    from astcompile.runtime import forksafe
+
+    monkeypatch.setattr(forksafe, "IMPORT_WAIT", 0.3)
+    gate, name = f"astc_gate_{os.getpid()}", f"astc_stuck_import_{os.getpid()}"
+    monkeypatch.setitem(sys.modules, gate, types.SimpleNamespace(EVENT=threading.Event()))
+    (tmp_path / f"{name}.py").write_text(f"import sys\n\nsys.modules[{gate!r}].EVENT.wait()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    importing = threading.Thread(target=__import__, args=(name,), daemon=True)
+    importing.start()
+    deadline = time.monotonic() + 30
+    while name not in sys.modules:
+        assert time.monotonic() < deadline, "the import never started"
+        time.sleep(0.001)
+    try:
+        assert timed_fork() >= 0.3
+        assert max(timed_fork() for _ in range(3)) < 0.25
+    finally:
+        sys.modules[gate].EVENT.set()
+        importing.join(30)
+
+
+def test_a_fork_inside_an_import_does_not_wait_for_its_own_waiters(tmp_path, monkeypatch):
+    """A module forks while it is imported, and another thread's import waits for that module:
+    that import cannot end before the fork, so the fork does not wait for it (it waited 5 s)."""
+    import sys
+
+    tag = os.getpid()
+    outer, inner = f"astc_forks_{tag}", f"astc_waits_{tag}"
+    (tmp_path / f"{inner}.py").write_text(f"import {outer}\n")
+    (tmp_path / f"{outer}.py").write_text(
+        "import sys, threading, time\n"
+        f"waiter = threading.Thread(target=__import__, args=({inner!r},), daemon=True)\n"
+        "waiter.start()\n"
+        "deadline = time.monotonic() + 30\n"
+        f"while {inner!r} not in sys.modules and time.monotonic() < deadline:\n"
+        "    time.sleep(0.001)\n"
+        "time.sleep(0.05)\n"
+        f"TAKEN = sys.modules[{__name__!r}].timed_fork()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in (outer, inner):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert __import__(outer).TAKEN < 1.0

@@ -10,6 +10,7 @@ import logging
 import math
 import threading
 import types
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -572,12 +573,26 @@ def test_compiled_path_changing_mid_comparison_starts_it_over(clock):
     assert max(f._tier.times["compiled"]) == pytest.approx(1e-7)  # no sample of the old path
 
 
-def test_a_sample_timed_across_a_reopen_is_dropped(clock):
+def _call_timed_by(read: Callable[[], float], f: CompiledFunction, args: tuple) -> None:
+    """``f(*args)`` with the tier's clock ``read`` (which may act as another thread would)."""
+    clock_before, tiering.clock = tiering.clock, read
+    try:
+        f(*args)
+    finally:
+        tiering.clock = clock_before
+
+
+def _comparing_axpy() -> tuple[CompiledFunction, tuple, tiering.Tier]:
+    """axpy compiled and called once, a comparison opened: the next call is its first sample."""
     f = astcompile.compile(axpy, backend="c")
     args = _args()
     f(*args)
-    tier = f._tier
-    tier._open()
+    f._tier._open()
+    return f, args, f._tier
+
+
+def test_a_sample_timed_across_a_reopen_is_dropped(clock):
+    f, args, tier = _comparing_axpy()
     reads = []
 
     def reopening_clock() -> float:  # the build lands on another thread during the sample
@@ -586,11 +601,7 @@ def test_a_sample_timed_across_a_reopen_is_dropped(clock):
             tier.reopen()
         return float(len(reads))
 
-    clock_before, tiering.clock = tiering.clock, reopening_clock
-    try:
-        f(*args)
-    finally:
-        tiering.clock = clock_before
+    _call_timed_by(reopening_clock, f, args)
     assert tier.times == {"compiled": [], "plain": []} and len(tier.pending) == 2 * tiering.ROUNDS
 
 
@@ -630,4 +641,29 @@ def test_a_slow_sample_reopens_only_where_the_other_path_could_win(clock):
     clock.costs = {"compiled": 200e-6, "plain": 100e-6}  # slower than plain was: compare
     tier.countdown = 1
     f(*_args())
+    assert tier.pending
+
+
+def test_a_sample_timed_across_a_finished_comparison_leaves_its_schedule(clock):
+    """A sample runs across a reopen and the whole comparison after it (other threads' calls):
+    it is dropped, and leaves the choice's schedule as it is. It set the countdown to 1 over
+    the plain choice's NEVER, and the resampler's wake (which acts on NEVER only) never put the
+    function back to measuring: plain for good, new sizes unseen."""
+    f, args, tier = _comparing_axpy()
+    reads = []
+
+    def racing_clock() -> float:  # the sample's end: a build landed, others' calls chose plain
+        reads.append(tiering.timing_name)
+        if reads == ["axpy", "axpy"]:
+            tier.reopen()
+            with tier.lock:
+                tier.pending, tier.signatures = [], {tier.sign(args, {})}
+                tier.times = {"compiled": [10e-6] * 3, "plain": [1e-6] * 3}
+                tier._decide()
+        return float(len(reads))
+
+    _call_timed_by(racing_clock, f, args)
+    assert tier.plain and tier.countdown == tiering.NEVER
+    assert resample.resampler.run_due(math.inf) == 1
+    f(*_args(4096))  # the woken sample sees new sizes: compare again
     assert tier.pending

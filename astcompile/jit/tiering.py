@@ -192,7 +192,8 @@ class Tier:
             return result
         try:
             if opened != self.opened:  # reopened meanwhile: it may have timed the old path
-                self.countdown = 1
+                if self.pending:  # else decided meanwhile, its countdown (NEVER: woken) set
+                    self.countdown = 1
             elif path in self.pending:
                 self._record(path, seconds, clean, sig)
             elif self.choice is not None:
