@@ -90,6 +90,9 @@ def sequence_error(items: Sequence[Any], error: IndexError) -> IndexError:
 
 #: the CHECK exception name of :class:`RunPlain`
 RUN_PLAIN = "RunPlain"
+#: the CHECK exception name of a check that never fails: its input, a float a loop body makes
+#: and nothing reads, is computed for its floating-point flags alone (trace/unread_values.py)
+KEEP = "Keep"
 
 
 def make_error(exception: str, message: str, *values: Any) -> BaseException:

@@ -17,6 +17,7 @@ import numpy as np
 
 from astcompile.ir.attrs import ArithKind
 from astcompile.ir.checks import (
+    KEEP,
     RunPlain,
     make_error,
     rerun_where_numpy_warns,
@@ -238,8 +239,8 @@ def _numpy_step(node: Node, ctx: EvalContext, args: list) -> Any:
 
 
 def _check(node: Node, ctx: EvalContext, args: list) -> Any:
-    """``assert`` and Python's own errors on loop values (see trace/control.py)."""
-    if not bool(args[0]):
+    """``assert`` and Python's own errors on loop values (trace/control.py); KEEP never fails."""
+    if node.attr.exception != KEEP and not bool(args[0]):
         raise make_error(node.attr.exception, node.attr.message, *args[1:])
     return None
 
@@ -329,10 +330,8 @@ Step = tuple[int, Callable[[Node, EvalContext, list], Any], Node, tuple[int, ...
 
 
 def plan(graph: Graph) -> list[Step]:
-    """The graph's nodes in program order with their rules, computed once per graph.
-
-    Node ids follow program order, so running in id order keeps reads before later stores.
-    """
+    """The graph's nodes in program order with their rules, computed once per graph (node ids
+    follow program order: running in id order keeps reads before later stores)."""
     inputs = {n.id for n in graph.inputs}
     return _steps(n for n in sorted(graph.nodes(), key=lambda n: n.id) if n.id not in inputs)
 

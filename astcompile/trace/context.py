@@ -111,9 +111,9 @@ class TraceContext:
         #: (value, the check of NumPy's error for it, effect frame, position): kept where
         #: nothing reads the value (trace/limits.py, keep_unread_checks)
         self.unread_checks: list[tuple[Node, Node, list[Node], int]] = []
-        #: (value, effect frame) of each elementwise op and reduction, in the order made: those
-        #: nothing reads may still warn in NumPy (trace/unread_values.py)
-        self.made: list[tuple[Node, list[Node]]] = []
+        #: (value, effect frame, position) of each elementwise op and reduction, in the order
+        #: made: those nothing reads may still warn in NumPy (trace/unread_values.py)
+        self.made: list[tuple[Node, list[Node], int]] = []
         self.python_numbers: set[int] = set()  # ids of those of Python numbers only
         self.per_line: dict[tuple, tuple[int, int]] = {}  # (reductions, nodes): _spend
         self.env.on_check = self._check
@@ -150,7 +150,8 @@ class TraceContext:
         self._spend(lines, loc, is_reduction(op))
         node = Node(op, tuple(inputs), np.dtype(dtype), tuple(shape), attr, loc)
         if node.kind in (Kind.ELEMENTWISE, Kind.REDUCTION):
-            self.made.append((node, self.effect_frames[-1]))
+            frame = self.effect_frames[-1]
+            self.made.append((node, frame, len(frame)))
         return node
 
     def _spend(self, lines: tuple, loc: Loc | None, reduction: bool) -> None:

@@ -41,6 +41,7 @@ from astcompile.trace.numpy_bind import call_function
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.symbolic import SymArray, SymScalar, operand
 from astcompile.trace.trip_counts import unrolls
+from astcompile.trace.unread_values import keep_in_body
 
 _RETRACES = 3
 #: The name of a comprehension's list (frontend/comprehensions.py).
@@ -391,6 +392,7 @@ def _trace_body(
     if go_node is not None:
         out_nodes.append(go_node)
     limits.settle_checks(ctx, effects, out_nodes)
+    keep_in_body(ctx, effects, out_nodes)
     graph = Graph("loop_body", [*inputs, *holder_nodes], out_nodes, effects)
     owned = {n.id for n in graph.nodes() if n.id >= first}
     return _Traced(graph, owned, out_kinds, counting.verified(holders, outs, counters))

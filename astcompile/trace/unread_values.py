@@ -6,7 +6,9 @@ encountered in remainder"; ``x.astype(np.int32)`` of a NaN, "invalid value encou
 cast". Compiled code never warns itself: a raised floating-point flag makes the region's
 statements run again, and NumPy warns (jit/fp_errors.py). So such a value must still be
 computed: made in the region's own graph, it becomes an output the caller never sees; made in
-a loop or branch body (whose graph is already made), the region runs as written.
+a loop body, a float scalar is kept by a CHECK that never fails (``KEEP``, at the place it was
+made: the C loop computes it, its flags raised, and discards it); any other value made in a
+loop or branch body (whose graph is already made) runs the region as written.
 
 Before (``t`` unread)::                 After::
 
@@ -23,8 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from astcompile.ir.attrs import ArithKind
-from astcompile.ir.graph import Graph, IfAttr, LoopAttr, Node, walk
+from astcompile.ir.checks import KEEP
+from astcompile.ir.graph import CheckAttr, Graph, IfAttr, LoopAttr, Node, walk
 from astcompile.ir.ops import COMPARISONS, Kind, Op
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -67,6 +72,8 @@ _QUIET = COMPARISONS | {
 }
 #: Integer ops NumPy warns about: a division by zero (``np.reciprocal(0)`` too).
 _INT_DIVISIONS = {Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.RECIPROCAL}
+#: What a KEEP check holds: a scalar in one float register (astc_keep_double, astc_math.h).
+_KEPT = {np.dtype(np.float64), np.dtype(np.float32)}
 
 
 def may_warn(node: Node) -> bool:
@@ -104,13 +111,29 @@ def keep_unread(ctx: Any, outputs: list[Node]) -> None:
     top = ctx.effect_frames[0]
     read = _read_ids([*top, *outputs])
     kept_frames = {id(top)} | {id(f) for f in _body_effects([*top, *outputs])}
-    for node, frame in reversed(ctx.made):
+    for node, frame, _ in reversed(ctx.made):
         skipped = node.id in read or node.id in ctx.python_numbers or id(frame) not in kept_frames
         if skipped or not may_warn(node):
             continue
         if frame is not top:
             raise TraceBreak(TraceReason.NOT_SUPPORTED, "an unread value that may warn")
         outputs.append(node)
+        read |= _read_ids([node])
+
+
+def keep_in_body(ctx: Any, frame: list[Node], roots: list[Node]) -> None:
+    """Put a KEEP check where each float scalar was made in the loop body ``frame`` that
+    nothing in it or ``roots`` (its outputs) reads and that may warn (``d = x[i] - y[i]``,
+    ``d`` unused): the loop keeps its speed and its flags. Others are left to
+    :func:`keep_unread`."""
+    read = _read_ids([*frame, *roots])
+    for node, made_in, position in reversed(ctx.made):
+        if made_in is not frame or node.id in read or node.id in ctx.python_numbers:
+            continue
+        if node.shape or node.dtype not in _KEPT or not may_warn(node):
+            continue
+        keep = CheckAttr(KEEP, "computed for its floating-point flags")
+        frame.insert(position, Node(Op.CHECK, (node,), np.dtype(bool), (), keep, node.loc))
         read |= _read_ids([node])
 
 

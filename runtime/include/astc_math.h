@@ -191,6 +191,19 @@ ASTC_SELECT(float, uint32_t)
 static inline double astc_pick_double(int c, double a, double b) { return c ? a : b; }
 static inline float astc_pick_float(int c, float a, float b) { return c ? a : b; }
 
+/* A value nothing reads, computed for its floating-point flags (d = x[i] - y[i], d unused:
+   NumPy warns of inf - inf): an empty asm that takes it in a register is all GCC sees reading
+   it, so the subtraction stays and raises its flag; no instruction is added. */
+#if defined(__x86_64__)
+#define ASTC_FLOAT_REGISTER "x"
+#elif defined(__aarch64__)
+#define ASTC_FLOAT_REGISTER "w"
+#else
+#define ASTC_FLOAT_REGISTER "g"
+#endif
+static inline void astc_keep_double(double v) { __asm__ volatile("" : : ASTC_FLOAT_REGISTER(v)); }
+static inline void astc_keep_float(float v) { __asm__ volatile("" : : ASTC_FLOAT_REGISTER(v)); }
+
 /* x OP y ? a : b on floats in a loop that runs scalar (structured_signals.py): a quiet
    compare's mask picks in the vector register (vcmpsd's ordered-quiet predicate, vblendvpd),
    as short as the maxsd Numba emits for `a if a > 1.0 else 1.0` (which raises the invalid flag

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from astcompile.ir.checks import KEEP
 from astcompile.ir.graph import Graph, Node
 from astcompile.ir.ops import Op
 from astcompile.lower.ids import nid
@@ -276,7 +277,12 @@ def result(em: Emitter, node: Node) -> None:
 
 def check(em: Emitter, node: Node) -> None:
     """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check,
-    ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes)."""
+    ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes).
+    A KEEP check computes its float and drops it (its flags raised, trace/unread_values.py)."""
+    if node.attr.exception == KEEP:
+        value = node.inputs[0]
+        em.emit(f"astc_keep_{ctype(value.dtype)}({em.scalar(value)});{loc(node)}")
+        return
     values = node.inputs[1:3]
     em.checks.append((node.attr.exception, node.attr.message, tuple(v.dtype.str for v in values)))
     what = f"{node.attr.exception}: {node.attr.message}".replace("*/", "* /")
