@@ -44,10 +44,14 @@ Emitter = Any  # structured.Emitter (it imports this module)
 if TYPE_CHECKING:
     from astcompile.lower.loop_schedule import UserLoop
 
-#: What opening a team costs, in element operations: waking the sleeping threads and joining
-#: them took 4.5-7 us (a team of 2, OMP_WAIT_POLICY=PASSIVE), about as long as a few hundred
-#: thousand simple vectorised operations (a clip of 262k floats, 1.3M of them, ran in 41 us).
-PARALLEL_WORK = 1 << 18
+#: What a team costs, in element operations, checked at run time (:func:`team_size`). Not only
+#: waking the threads (4.5-7 us): on an idle 2-CPU Zen 4 guest a team of 2 lost while the
+#: data sat in the caller's caches (piecewise, clip, clip into an out: 1.29-1.46x slower at
+#: 262k floats, 1.0-1.24x at 393k) and won from 524k on (0.81-0.97x; 0.57-0.68x at 1M), so the
+#: cost is what 6 operations on ~260k elements do, not what waking takes.
+PARALLEL_WORK = 3 << 19
+#: Below this at the sizes traced a loop gets no team construct at all (:func:`worth_a_team`).
+TEAM_CONSTRUCT_WORK = 1 << 18
 #: Assumed trip count of an inner loop whose bounds are computed inside the outer one.
 _UNKNOWN_TRIP = 16
 
@@ -288,11 +292,11 @@ def _size(node: Node) -> Dim | None:
 
 
 def worth_a_team(poly: Poly) -> bool:
-    """Whether the work, at the sizes seen when tracing, comes near :data:`PARALLEL_WORK`: a
+    """Whether the work, at the sizes seen when tracing, comes near :data:`TEAM_CONSTRUCT_WORK`: a
     team construct costs a call into libgomp even when its ``if`` is false, so loops that were
     small when traced get none (a later call with larger sizes runs on one thread)."""
     traced = sum(c * math.prod(hint(d) for d in t) for t, c in poly.items())
-    return traced * 4 >= PARALLEL_WORK
+    return traced * 4 >= TEAM_CONSTRUCT_WORK
 
 
 def poly_c(poly: Poly) -> str:
