@@ -135,14 +135,9 @@ class CompiledFunction:
         (``jit/routes.py``: about 10 ns). Measuring moves it back to sample a call
         (``jit/resample.py``); ``reset`` too."""
         routes.take_c_path(self, CompiledFunction)  # where it was made before it was loaded
-        cls = self._plain_class
-        if cls is None:
-            base = self._measured_class
-            body = {"__call__": staticmethod(self.fn), "__slots__": (), "__module__": __name__}
-            body["pickled_as"] = base.__dict__.get("pickled_as", base)  # a stand-in's: routes.py
-            cls = self._plain_class = type(base.__name__, (base,), body)
-            cls.__qualname__ = base.__qualname__
-        routes.move(self, cls)
+        if self._plain_class is None:
+            self._plain_class = pickling.calling(self._measured_class, self.fn)
+        routes.move(self, self._plain_class)
 
     def run_measured(self) -> None:
         """Back to ``__call__`` above: counted, sampled, compiled where that was faster."""

@@ -25,6 +25,7 @@ import pickle
 import threading
 import types
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -109,3 +110,15 @@ def rebuild(
         while len(_rebuilt) > REBUILT_LIMIT:
             _rebuilt.popitem(last=False)
     return compiled
+
+
+def calling(base: type, call: Callable[..., Any]) -> type:
+    """A subclass of ``base`` (a function's measured class) whose ``__call__`` is ``call``, as
+    a staticmethod, so no Python frame of ours runs before it: the plain path's and the
+    waiting path's class where the C-level call path is not loaded. It pickles as ``base``
+    does (``pickled_as``: a stand-in's class where one was made, jit/routes.py)."""
+    body = {"__call__": staticmethod(call), "__slots__": ()}
+    body["pickled_as"] = base.__dict__.get("pickled_as", base)
+    cls = type(base.__name__, (base,), body)
+    cls.__qualname__, cls.__module__ = base.__qualname__, base.__module__
+    return cls

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config
-from astcompile.jit import telemetry
+from astcompile.jit import pickling, telemetry
 from astcompile.runtime import fastcall
 
 if TYPE_CHECKING:
@@ -55,12 +55,7 @@ def enter(owner: CompiledFunction, pending: bool) -> None:
         if switch is not None and isinstance(owner, switch):
             switch.route(owner, timed, False, None)
         else:
-            base = owner._measured_class  # pickled as its class is (jit/pickling.py)
-            body = {"__call__": staticmethod(timed), "__slots__": ()}
-            body["pickled_as"] = base.__dict__.get("pickled_as", base)
-            cls = type(base.__name__, (base,), body)
-            cls.__qualname__, cls.__module__ = base.__qualname__, base.__module__
-            owner.__class__ = cls
+            owner.__class__ = pickling.calling(owner._measured_class, timed)
     if pending and not any(region.pending for region in owner._live_regions):
         resume(owner)  # its build landed since ``_applies`` looked: its resume found no state
 
