@@ -129,9 +129,10 @@ def _parse_ahead(cdecls: str) -> None:
         return
 
 
-#: Held while :func:`_parse_ahead` parses; ``os.fork`` takes it first. The parse imports cffi's
-#: parser and recompiler on a process's first build: a child forked meanwhile inherited that
-#: import's lock, held by a thread it does not have, and hung at its own first build.
+#: Held while :func:`_parse_ahead` parses; ``os.fork`` takes it first. The parse holds cffi's
+#: parser lock (module-level in cffi.cparser, not an import lock: forksafe's import wait does
+#: not see it) and, on a process's first build, imports: a child forked meanwhile inherited
+#: those locks, held by a thread it does not have, and hung at its own first build.
 _parsing = forksafe.module_lock(__name__, "_parsing")
 os.register_at_fork(before=lambda: _parsing.acquire(), after_in_parent=lambda: _parsing.release())
 

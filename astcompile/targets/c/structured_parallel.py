@@ -292,9 +292,9 @@ def _size(node: Node) -> Dim | None:
 
 
 def worth_a_team(poly: Poly) -> bool:
-    """Whether the work, at the sizes seen when tracing, comes near :data:`TEAM_CONSTRUCT_WORK`: a
-    team construct costs a call into libgomp even when its ``if`` is false, so loops that were
-    small when traced get none (a later call with larger sizes runs on one thread)."""
+    """Whether the work, at the sizes seen when tracing, reaches :data:`TEAM_CONSTRUCT_WORK`: a
+    team construct writes the loop twice (:func:`team_around`), so loops that were small when
+    traced get none (a later call with larger sizes runs on one thread)."""
     traced = sum(c * math.prod(hint(d) for d in t) for t, c in poly.items())
     return traced * 4 >= TEAM_CONSTRUCT_WORK
 
