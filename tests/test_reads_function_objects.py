@@ -307,3 +307,57 @@ def test_a_callee_swapped_for_code_with_side_effects_is_analysed_again(backend, 
     finally:
         quiet.__code__ = saved
     assert capsys.readouterr().out.count("noisy ran") == 3
+
+
+# -- the compiled function object, read and written as the function it stands for ---------------
+
+SCALE = '''
+def f(x, k=2.0, *, b=1.0):
+    """Scaled and shifted."""
+    return x * k + b
+'''
+
+#: What a function has that ``functools.wraps`` does not copy: read through to the function.
+OWN = ("__defaults__", "__kwdefaults__", "__code__", "__globals__", "__closure__")
+COPIED = ("__name__", "__qualname__", "__doc__", "__module__", "__annotations__")
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_the_decorated_name_has_the_function_s_attributes(backend, tmp_path):
+    """``@compile def f``: the program's ``f`` is the compiled object; what it reads of ``f``
+    is what it would read of the function."""
+    mod = decorated(tmp_path, f"attributes_{backend}", backend, SCALE)
+    plain = mod.f.__wrapped__
+    for name in OWN:
+        assert getattr(mod.f, name) is getattr(plain, name), name
+    for name in COPIED:
+        assert getattr(mod.f, name) == getattr(plain, name), name
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_defaults_and_code_rebound_through_the_decorated_name(backend, tmp_path):
+    """Rebinding them on the decorated name changes the calls as it does on the function."""
+    mod = decorated(tmp_path, f"rebound_{backend}", backend, SCALE)
+    plain = load_module(tmp_path, f"rebound_plain_{backend}", "import numpy as np\n" + SCALE).f
+
+    def both(name, value):
+        def change():
+            setattr(mod.f, name, value)
+            setattr(plain, name, value)
+
+        return change
+
+    def other(x, k=5.0, *, b=0.5):
+        return x - k * b
+
+    changes = [both("__defaults__", (3.0,)), both("__kwdefaults__", {"b": -4.0})]
+    changes += [both("__code__", other.__code__), both("__defaults__", None)]
+    follows(plain, *changes[:3], backend=backend, compiled=mod.f)
+    changes[3]()
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        plain(A)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        mod.f(A)
+    for name in ("__globals__", "__closure__"):  # read-only on a function: so here
+        with pytest.raises(AttributeError):
+            setattr(mod.f, name, None)

@@ -33,6 +33,7 @@ from astcompile.jit.dispatch import call_from_compiled, calls_of_itself
 from astcompile.jit.entries import MISS
 from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
+from astcompile.jit.function_object import FunctionObject
 from astcompile.jit.regions import Region, guarded
 from astcompile.jit.sole_region import alone, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["STRUCTURED_CALLS", "CompiledFunction", "is_sole_region"]
 
 
-class CompiledFunction:
+class CompiledFunction(FunctionObject):
     """What ``astcompile.compile`` returns: callable like the original, compiled per region."""
 
     waiting: Any = None  # its path while none of its code can run compiled: jit/waiting.py
