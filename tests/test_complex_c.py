@@ -8,6 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from differential import BACKENDS, assert_same_warnings
 from test_complex import assert_runs_in_c
 
 import astcompile
@@ -51,6 +52,22 @@ def test_powers_follow_numpys_special_cases(caplog, dtype):
     z = np.array([0, 1 + 1j, -2.5 + 0.5j, 3j, 0.5 - 1e-3j, -1]).astype(dtype)
     w = np.array([2, -1, 0.5 + 1j, 3, 0, 1.5]).astype(dtype)
     assert_runs_in_c(caplog, powers, z, w)
+
+
+def power(z, w):
+    return z**w
+
+
+#: Zero raised to these: NaN with NumPy's invalid flag where the real part is not > 0 (its
+#: ``nc_pow``), 1 for a zero exponent, 0 otherwise; and a base that is not zero, for contrast.
+ZERO_BASE_POWERS = [(0, -1), (-0.0, -2.5), (0, 1j), (0, -1 + 1j), (0, np.nan), (0, 0), (0, 2 + 3j)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("z", "w"), [*ZERO_BASE_POWERS, (1.5 - 2j, -3)])
+def test_powers_of_zero_warn_as_numpy_does(backend, dtype, z, w):
+    assert_same_warnings(power, np.full(3, z, dtype), np.full(3, w, dtype), backend=backend)
 
 
 def mixed(z, x, w):

@@ -68,12 +68,17 @@
         }                                                                               \
         return n < 0 ? astc_cdiv##SUF(MK(1, 0), acc) : acc;                             \
     }                                                                                   \
-    /* NumPy's nc_pow: special cases for zero and small integer exponents, else cpow */ \
+    /* NumPy's nc_pow: special cases for zero and small integer exponents, else cpow; */ \
+    /* 0 ** w for a w whose real part is not > 0 is NaN with the invalid flag raised */ \
     static inline C astc_cpow##SUF(C a, C b) {                                          \
         const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
         const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
         if (br == 0 && bi == 0) return MK(1, 0);                                        \
-        if (ar == 0 && ai == 0) return br > 0 ? MK(0, 0) : MK(NAN, NAN);                \
+        if (ar == 0 && ai == 0) {                                                       \
+            if (br > 0) return MK(0, 0);                                                \
+            astc_raise_fp(FE_INVALID);                                                  \
+            return MK(NAN, NAN);                                                        \
+        }                                                                               \
         if (bi == 0 && br > -100 && br < 100 && (T)(int64_t)br == br) {                 \
             return (int64_t)br == 1 ? a : astc_cpowi##SUF(a, (int64_t)br);              \
         }                                                                               \
