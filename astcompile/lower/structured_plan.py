@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from astcompile.ir.graph import ConstAttr, Graph, InputKind, Node, walk
+from astcompile.ir.graph import ConstAttr, DynIndex, Graph, InputKind, Node, walk
 from astcompile.ir.ops import Kind, Op
 from astcompile.passes.rebuild import subgraphs
 
@@ -208,10 +208,30 @@ def _force_buffers(plan: StructPlan) -> None:
                     _force(plan, init)
             elif node.op is Op.RESULT and node.inputs[0].op is Op.IF and node.shape != ():
                 plan.buffers.add(node.id)
-    for out in plan.graph.outputs:  # a transpose leaves as a view, in NumPy's memory order
-        while out.op is Op.TRANSPOSE:
-            out = out.inputs[0]
-        _force(plan, out)
+    for out in plan.graph.outputs:
+        _force(plan, returned_base(out))
+
+
+#: Views a region returns as NumPy views of the array they view (its strides, ``.base``,
+#: writes through it reach the rest): that array is the buffer. Not a reshape (its input is
+#: a buffer already, above).
+RETURNED_VIEWS = frozenset({Op.INDEX, Op.TRANSPOSE, Op.BROADCAST_TO, Op.REAL, Op.IMAG})
+
+
+def returned_base(out: Node) -> Node:
+    """The array that the returned ``out`` views (``y`` of ``return y[::2]``, ``y.T``), or
+    ``out`` itself. An index known only at run time is not followed: that output is a
+    buffer of its own."""
+    while out.op in RETURNED_VIEWS and not runtime_index(out):
+        out = out.inputs[0]
+    return out
+
+
+def runtime_index(node: Node) -> bool:
+    """Whether ``node`` is an index with a start or length known only at run time."""
+    return node.op is Op.INDEX and any(
+        isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
+    )
 
 
 def lift(plan: StructPlan, sink: Sink, node: Node) -> int:

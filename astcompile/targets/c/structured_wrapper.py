@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astcompile.ir.graph import DynIndex, Graph, InputKind, LoopAttr, Node, walk
+from astcompile.ir.graph import Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
 from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, size_conditions
@@ -22,7 +22,7 @@ from astcompile.lower.host import HostWriter, unsafe_lines
 from astcompile.lower.names import sanitize, value_name
 from astcompile.lower.pyexpr import STEPS, dim_expr, shape_expr
 from astcompile.lower.source_notes import lines_of
-from astcompile.lower.structured_plan import StructuredUnsupported
+from astcompile.lower.structured_plan import StructuredUnsupported, runtime_index
 from astcompile.targets.c import structured_signals as signals
 from astcompile.targets.c.ctypes import ctype, scalar_args, scalar_params, scalar_value
 from astcompile.targets.c.entry import HEADER, exported
@@ -264,9 +264,7 @@ class _Wrapper(HostWriter):
             named = ", ".join(c if isinstance(c, str) else self.ref(c) for c in choices)
             return f"({named},)[err[{ERR_WORDS + self.sels[node.id]}] + {bias}]"
         if node.op in STEPS and node.op in _VIEWS:
-            if node.op is Op.INDEX and any(
-                isinstance(i.start, DynIndex) or i.kind == "dslice" for i in node.attr
-            ):
+            if runtime_index(node):
                 raise StructuredUnsupported("an output view with a runtime index")
             return STEPS[node.op](node, [self.ref(node.inputs[0])])
         raise StructuredUnsupported(f"output {node!r} ({node.op.name}) cannot be returned")
