@@ -516,3 +516,24 @@ def test_a_rerun_is_decided_by_the_entry_of_the_calls_key(backend):
         with np.errstate(all="ignore"):
             compiled(np.array([2.0, 1.0]), np.array([2.0, 1.0]))
         assert runtime_warnings(compiled, *empty) == runtime_warnings(divide_then_spread, *empty)
+
+
+def reduced_to_nan(x):
+    return x.sum(), x.sum(axis=0), np.mean(x), x.var(), (x - x).max()
+
+
+def matrix_vector(a, v):
+    return a @ v, np.dot(a, v)
+
+
+INFS = np.array([[np.inf, 1.0], [-np.inf, 2.0], [1.0, 1.0]])
+INFS_CASES = [(reduced_to_nan, (INFS,)), (matrix_vector, (INFS, np.array([np.inf, -np.inf])))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", INFS_CASES, ids=[c[0].__name__ for c in INFS_CASES])
+def test_inf_minus_inf_warns_once_per_operation(backend, fn, args):
+    """A reduction or product that meets inf - inf: NumPy's "invalid value" warnings, in its
+    order and number (a product run by NumPy inside the compiled wrapper warned there, then
+    again when the flag made the statements run)."""
+    assert_same_warnings(fn, *args, backend=backend)

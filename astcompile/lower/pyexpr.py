@@ -59,7 +59,7 @@ def _index(node: Node, a: list[str]) -> str:
     return f"{a[0]}[{', '.join(items)}{',' if len(items) == 1 else ''}]"
 
 
-#: op -> Python source of a NumPy step (views and extern calls); others call the eager rule.
+#: op -> Python source of a NumPy step (views and products); others call the eager rule.
 STEPS = {
     Op.INDEX: _index,
     Op.TRANSPOSE: lambda n, a: f"{a[0]}.transpose({tuple(n.attr)!r})",
@@ -67,8 +67,9 @@ STEPS = {
     Op.BROADCAST_TO: lambda n, a: f"_np.broadcast_to({a[0]}, {shape_expr(n.attr)})",
     Op.REAL: lambda n, a: f"{a[0]}.real",  # views, as np.real/np.imag of an array
     Op.IMAG: lambda n, a: f"{a[0]}.imag",
-    Op.MATMUL: lambda n, a: f"_np.matmul({a[0]}, {a[1]})",
-    Op.DOT: lambda n, a: f"_np.dot({a[0]}, {a[1]})",
+    # products: their floating-point errors noted as flags (``_noted``, targets/wrapper.py)
+    Op.MATMUL: lambda n, a: f"_noted(_np.matmul, {a[0]}, {a[1]})",
+    Op.DOT: lambda n, a: f"_noted(_np.dot, {a[0]}, {a[1]})",
 }
 
 

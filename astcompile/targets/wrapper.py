@@ -69,6 +69,17 @@ def numpy_function(node: Node) -> Callable:
     return call
 
 
+def _unnoted(fn: Callable, *args: Any) -> Any:
+    return fn(*args)
+
+
+#: ``_noted(np.matmul, a, b)``: a NumPy call of a region's wrapper, its floating-point errors
+#: raised as the CPU's flags, as its kernels raise them (``fpflags.call_noted``): the region
+#: warns once, from the user's line, when its statements run (NumPy warned here before, and
+#: again there).
+_noted = fpflags.call_noted if fpflags.KINDS else _unnoted
+
+
 def _no_identity() -> ValueError:
     """NumPy's error for a max/min over an empty axis, raised where a store phase meets it."""
     return ValueError("zero-size array to reduction operation which has no identity")
@@ -121,6 +132,7 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_nthreads": kernel_threads,
         "_step": _noted_step,
         "_host": _noted_step,
+        "_noted": _noted,
         "_no_identity": _no_identity,
         "_stop": _stop,
         **parts.consts,
