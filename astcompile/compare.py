@@ -11,6 +11,7 @@ functions by their code; other objects by their own ``==``; the same exception t
 from __future__ import annotations
 
 import copy
+import copyreg
 import re
 import types
 from typing import Any, NamedTuple
@@ -118,7 +119,40 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         return type(value)(_copy(v, memo) for v in value)
     if isinstance(value, dict):
         return {k: _copy(v, memo) for k, v in value.items()}
+    if hasattr(type(value), "__getattr__") and id(value) not in memo:
+        return _copy_by_class(value, memo)
     return copy.deepcopy(value, memo)
+
+
+def _copy_by_class(value: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy(value)`` for an object whose class has ``__getattr__``, with the copy
+    protocol's methods looked up on the class, as Python looks up its own: deepcopy's
+    ``getattr(x, "__deepcopy__")`` ran the user's ``__getattr__`` once per copy more than the
+    program does (verify mode: a counter it keeps went up), and ``hasattr(y, "__setstate__")``
+    on the bare copy ran it before the copy had any state (where it recursed). Objects reduced
+    another way than ``copyreg.__newobj__`` with a state go to deepcopy."""
+    cls = type(value)
+    reductor = copyreg.dispatch_table.get(cls)
+    if hasattr(cls, "__deepcopy__") or reductor is not None:
+        return copy.deepcopy(value, memo)
+    reduced = value.__reduce_ex__(4)
+    if not (type(reduced) is tuple and reduced[0] is copyreg.__newobj__ and len(reduced) >= 3):
+        return copy.deepcopy(value, memo)
+    if any(item is not None for item in reduced[3:]):
+        return copy.deepcopy(value, memo)
+    made = memo[id(value)] = cls.__new__(cls, *copy.deepcopy(reduced[1][1:], memo))
+    state = copy.deepcopy(reduced[2], memo)
+    if state is None:
+        return made
+    setstate = getattr(cls, "__setstate__", None)
+    if setstate is not None:
+        setstate(made, state)
+        return made
+    own, slots = state if type(state) is tuple and len(state) == 2 else (state, None)
+    made.__dict__.update(own or {})
+    for name, slot_value in (slots or {}).items():
+        setattr(made, name, slot_value)
+    return made
 
 
 def _copy_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:

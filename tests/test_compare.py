@@ -181,3 +181,38 @@ def test_a_result_in_another_memory_order_differs():
     assert differences(np.asfortranarray(a), a) == ["result: memory order F != C"]
     assert differences(a[:, ::2], a[:, :2].copy()) == ["result: memory order strided != C"]
     assert differences(a[:1], np.ones((1, 3))) == []
+
+
+class Counting:
+    """Every attribute its ``__getattr__`` answers is counted, protocol probes too."""
+
+    __slots__ = ("__dict__", "tag")
+
+    def __init__(self, tag):
+        self.tag, self.asked, self.shared = tag, [], np.arange(3.0)
+
+    def __getattr__(self, name):
+        self.asked.append(name)
+        raise AttributeError(name)
+
+
+class Restored(Counting):
+    __slots__ = ()
+
+    def __setstate__(self, state):
+        own, slots = state
+        self.__dict__.update(own, restored=True)
+        self.tag = slots["tag"]
+
+
+@pytest.mark.parametrize("cls", [Counting, Restored])
+def test_a_copy_never_asks_the_objects_getattr(cls):
+    """``copy.deepcopy`` looked ``__deepcopy__`` up through the object's ``__getattr__`` (a
+    counter it keeps went up: verify mode's copies) and ``__setstate__`` through the bare
+    copy's; the copy is the same otherwise: attributes, slots, arrays shared as before."""
+    obj = cls("t")
+    copied, shared = copy_args((obj, obj.shared))
+    assert obj.asked == [] and copied.asked == []
+    assert type(copied) is cls and copied.tag == "t" and copied.shared is shared
+    assert not np.shares_memory(shared, obj.shared)
+    assert copied.__dict__.get("restored", False) is (cls is Restored)

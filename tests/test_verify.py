@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same, runtime_warnings
+from test_reads import Lazy, scaled
 
 import astcompile
 from astcompile import config
@@ -226,3 +227,17 @@ def run_repro(folder, plant):
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_users_getattr_runs_as_often_as_in_python(verify, backend):
+    """Copying the inputs for the plain run looked ``__deepcopy__`` up on the object: one more
+    ``__getattr__`` call per call than the program makes (tests/test_compare.py: the copy)."""
+    x = np.arange(4.0)
+    counts = []
+    for fn in (scaled, astcompile.compile(scaled, backend=backend)):
+        cfg = Lazy(scale=2.0, offset=1.0)
+        for _ in range(3):
+            np.testing.assert_array_equal(fn(x, cfg), x * 2.0 + 1.0)
+        counts.append(cfg.__dict__["lookups"])
+    assert counts[1] == counts[0] == 6
