@@ -32,7 +32,7 @@ from astcompile.lower.names import value_name
 from astcompile.lower.source_notes import error_site
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c import structured_parallel as parallel
-from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.ctypes import ctype, real_dtype
 from astcompile.targets.c.views import View, contiguous_strides
 
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
@@ -275,13 +275,24 @@ def result(em: Emitter, node: Node) -> None:
         em.emit(f"const {ctype(node.dtype)} {value_name(node)} = {value_name(cin)};")
 
 
+def _keep(value: Node, text: str) -> str:
+    """The statement that keeps ``text``, a scalar nothing reads, computed: a float in a float
+    register, a complex as its two parts, an integer in a general register."""
+    kind = value.dtype.kind
+    if kind == "c":
+        keep = f"astc_keep_{ctype(real_dtype(value.dtype))}"
+        return f"{keep}(__real__ ({text})); {keep}(__imag__ ({text}));"
+    if kind == "f":
+        return f"astc_keep_{ctype(value.dtype)}({text});"
+    return f"astc_keep_int((int64_t){text});"
+
+
 def check(em: Emitter, node: Node) -> None:
     """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check,
     ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes).
-    A KEEP check computes its float and drops it (its flags raised, trace/unread_values.py)."""
+    A KEEP check computes its scalar and drops it (its flags raised, trace/unread_values.py)."""
     if node.attr.exception == KEEP:
-        value = node.inputs[0]
-        em.emit(f"astc_keep_{ctype(value.dtype)}({em.scalar(value)});{loc(node)}")
+        em.emit(f"{_keep(node.inputs[0], em.scalar(node.inputs[0]))}{loc(node)}")
         return
     values = node.inputs[1:3]
     em.checks.append((node.attr.exception, node.attr.message, tuple(v.dtype.str for v in values)))
