@@ -165,6 +165,21 @@ def count_above(a, t):
     return n
 
 
+def unread_temporaries(x):
+    """A running sum beside temporaries nothing reads (left from debugging): a float bound in
+    one arm of an ``if``, a Python complex. NumPy may warn computing the float, so it is kept;
+    until it was, the loop ran as written."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        z = complex(x[i], s)  # noqa: F841 - unread on purpose
+        if x[i] > 0.5:
+            t = x[i] * 2.0  # noqa: F841 - unread on purpose
+            s += x[i]
+        else:
+            s -= x[i]
+    return s
+
+
 @dataclass
 class LoopCase:
     name: str
@@ -237,6 +252,11 @@ LOOP_CASES = [
         "branch: count above a threshold (262k)",
         count_above,
         lambda q, r: [r.standard_normal(65_536 if q else 262_144), 0.3],
+    ),
+    LoopCase(
+        "unread temporaries: a float in a branch, a complex (262k)",
+        unread_temporaries,
+        lambda q, r: [r.random(65_536 if q else 262_144)],
     ),
     LoopCase(
         "Newton sqrt, while loop (100k)",

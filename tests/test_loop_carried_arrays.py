@@ -110,7 +110,32 @@ def rotations_inside_an_outer_loop(u0, outer, inner):
     return u, total
 
 
+def wave_handed_down(u, u_prev, c2, steps):
+    """The leapfrog Numba users write: ``u_prev, u = u, u_next``, ``u_next`` new each step
+    (before, GB023: ``u_prev`` leaves the body as another carried array)."""
+    for _ in range(steps):
+        u_next = np.zeros_like(u)
+        u_next[1:-1] = 2.0 * u[1:-1] - u_prev[1:-1] + c2 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u_prev, u = u, u_next
+    return u, u_prev
+
+
+def three_handed_down(a, b, c, steps):
+    """A line of three: ``c`` is the oldest; each store into ``c`` reaches whichever array it
+    holds, the caller's ``b`` or ``a`` on the first steps."""
+    for k in range(steps):
+        c[0] += 1.0
+        a, b, c = a * 0.5 + b, a, b
+    return a, b, c
+
+
 CASES = [
+    (wave_handed_down, (np.arange(7.0) % 3, np.ones(7), 0.2, 4)),
+    (wave_handed_down, (np.arange(7.0) % 3, np.ones(7), 0.2, 1)),
+    (wave_handed_down, (np.arange(7.0) % 3, np.ones(7), 0.2, 0)),
+    (three_handed_down, (np.arange(3.0), np.ones(3), np.zeros(3), 7)),
+    (three_handed_down, (np.arange(3.0), np.ones(3), np.zeros(3), 2)),
+    (three_handed_down, (np.arange(3.0), np.ones(3), np.zeros(3), 1)),
     (wave_leapfrog, (np.sin(np.linspace(0.0, 3.0, 9)), 0.25, 5)),
     (wave_leapfrog, (np.sin(np.linspace(0.0, 3.0, 9)), 0.25, 6)),
     (wave_leapfrog, (np.ones(4), 0.5, 0)),

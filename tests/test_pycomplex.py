@@ -73,6 +73,18 @@ def impedance(freqs, R, L, C):
     return mag, ph
 
 
+def phasor_of_running_sum(x):
+    """``s`` starts a Python float and is a NumPy float64 once a branch adds to it (a union,
+    trace/unions.py): ``complex(x[i], s)`` takes the same value either way."""
+    s = 0.0
+    total = 0j
+    for i in range(x.shape[0]):
+        total = total + complex(x[i], s)
+        if x[i] > 0.5:
+            s += x[i]
+    return total, s
+
+
 _rng = np.random.default_rng(7)
 PROGRAMS = [
     (mandelbrot_complex, lambda: (12, 9, 25)),
@@ -82,6 +94,8 @@ PROGRAMS = [
     (horner, lambda: ([1 + 2j, -0.5j, 3.0, 0.25 - 1j], np.exp(0.7j * np.arange(9.0)))),
     (quadratic_roots, lambda: tuple(_rng.standard_normal((3, 12)))),
     (impedance, lambda: (np.linspace(10.0, 1000.0, 12), 50.0, 1e-3, 1e-6)),
+    (phasor_of_running_sum, lambda: (_rng.random(20),)),
+    (phasor_of_running_sum, lambda: (np.array([0.1, 0.2]),)),  # s stays the Python 0.0
 ]
 
 

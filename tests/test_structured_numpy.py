@@ -226,13 +226,18 @@ def test_window_medians_are_numpys_bit_for_bit(backend, dtype, k):
     """NaN windows, inf - inf and sums that overflow go to the plain statements (NumPy's NaN
     and warnings); NumPy's mean of the middle makes every zero +0.0."""
     calls = [(x, k) for x in _windowed(dtype)]
-    compiled = astcompile.compile(shrinking_median, backend=backend)
+    assert_same_bits(shrinking_median, calls, backend)
+    assert_same_calls(rolling_median, calls, backend=backend)
+
+
+def assert_same_bits(fn, calls, backend):
+    """Each call's result has the plain call's dtype and bits (NaN payloads, zeros' signs)."""
+    compiled = astcompile.compile(fn, backend=backend)
     for x, k in calls:
         with np.errstate(all="ignore"):
-            expected, got = shrinking_median(x, k), compiled(x.copy(), k)
+            expected, got = fn(x, k), compiled(x.copy(), k)
         assert got.dtype == expected.dtype
         assert (got.view(np.uint8) == expected.view(np.uint8)).all(), (x, got, expected)
-    assert_same_calls(rolling_median, calls, backend=backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -261,3 +266,64 @@ def test_a_rolling_median_compiles():
     args = (RNG.random(100), 5)
     report = astcompile.explain(astcompile.compile(rolling_median, backend="c"), *args)
     assert report.graph_break_count == 0 and not report.python_loops, str(report)
+
+
+def rolling_column_medians(x, k):
+    """A median filter down each column (``axis=0``) of a 2-D signal, windows clipped at the
+    end, the last one empty."""
+    out = np.empty((x.shape[0] + 1, x.shape[1]), dtype=x.dtype)
+    for i in range(out.shape[0]):
+        out[i] = np.median(x[i : i + k], axis=0)
+    return out
+
+
+def rolling_row_medians(x, k):
+    """The same along each row (``axis=1``), minus the window's last column."""
+    out = np.empty((x.shape[0], x.shape[1] - k + 1), dtype=x.dtype)
+    for j in range(out.shape[1]):
+        out[:, j] = np.median(x[:, j : j + k], axis=1) - x[:, j + k - 1]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 9])
+def test_medians_of_2d_windows_along_an_axis_are_numpys_bit_for_bit(backend, dtype, k):
+    """``np.median(w, axis=0)`` of a moving 2-D window is each column's window median; the
+    same values as :func:`test_window_medians_are_numpys_bit_for_bit` (NaN, both zeros,
+    inf - inf, overflowing means), three or four lines of them."""
+    columns = [(x.reshape(20, 3), k) for x in _windowed(dtype)]
+    rows = [(x.reshape(4, 15), k) for x in _windowed(dtype)]
+    assert_same_bits(rolling_column_medians, columns, backend)
+    assert_same_bits(rolling_row_medians, rows, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_medians_of_2d_windows_warn_as_numpy(backend):
+    x = np.array([1.0, -np.inf, np.inf, 2.0, 1e308, 1e308, np.nan, 3.0]).reshape(4, 2)
+    assert_same_warnings(rolling_column_medians, x, 2, backend=backend)
+
+
+def column_medians_of_a_fixed_window(x, k):
+    """The window does not move: one NumPy call a pass, not a median per column in C."""
+    s = 0.0
+    for i in range(k):
+        s += np.median(x, axis=0)[1] * i
+    return s
+
+
+@pytest.mark.parametrize(
+    ("fn", "x", "breaks"),
+    [
+        (rolling_column_medians, RNG.random((40, 5)), 0),
+        (rolling_row_medians, RNG.random((16, 40)), 0),  # 16 rows: the most taken
+        (rolling_row_medians, RNG.random((17, 40)), 1),  # one more: NumPy's call, GB023
+        (column_medians_of_a_fixed_window, RNG.random((40, 5)), 1),
+    ],
+)
+def test_which_2d_window_medians_compile(fn, x, breaks):
+    """Before, each of them ran its region as written (GB023: NumPy's call in a loop region)."""
+    compiled = astcompile.compile(fn, backend="c")
+    report = astcompile.explain(compiled, x, 4)
+    assert report.graph_break_count == breaks, str(report)
+    assert_same_calls(fn, [(x, 4), (x, 3)], backend="c")

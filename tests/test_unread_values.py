@@ -115,10 +115,67 @@ def unread_difference_in_a_loop(x, y):
     return s
 
 
+def unread_product_in_a_branch(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > y[i]:
+            d = x[i] * y[i]  # noqa: F841 - unread on purpose
+            s += x[i]
+        else:
+            s -= y[i]
+    return s
+
+
+def unread_int_product_in_a_loop(x, y):
+    s = 0
+    for i in range(x.shape[0]):
+        k = x[i] * y[i]  # noqa: F841 - unread on purpose: NumPy's scalar overflow warning
+        s += i
+    return s
+
+
+def unread_int_quotient_in_a_loop(x, y):
+    s = 0
+    for i in range(x.shape[0]):
+        q = x[i] // y[i]  # noqa: F841 - unread on purpose: divide by zero
+        s += i
+    return s
+
+
+def unread_complex_product_in_a_loop(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        z = x[i] * y[i]  # noqa: F841 - unread on purpose
+        s += x[i].real
+    return s
+
+
+def unread_python_complex_in_a_loop(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        z = complex(x[i], y[i])  # noqa: F841 - unread on purpose: never warns
+        s += x[i]
+    return s
+
+
 INF_MINUS_INF = [
     (np.array([1.0, np.inf, 2.0]), np.array([2.0, np.inf, 1.0])),
     (np.array([1.0, np.inf], np.float32), np.array([2.0, np.inf], np.float32)),
     (np.array([1.0, 3.0]), np.array([2.0, 1.0])),
+]
+#: (function, x, y): an unread scalar in a loop or branch body that NumPy warns about (or not).
+UNREAD_SCALARS = [
+    (unread_difference_in_a_loop, *INF_MINUS_INF[0]),
+    (unread_difference_in_a_loop, *INF_MINUS_INF[2]),
+    (unread_product_in_a_branch, np.array([1.0, np.inf, 2.0]), np.array([0.5, 0.0, 1.0])),
+    (unread_product_in_a_branch, np.array([1.0, 3.0]), np.array([0.5, 1.0])),
+    (unread_int_product_in_a_loop, np.array([2**62, 3]), np.array([4, 5])),
+    (unread_int_product_in_a_loop, np.array([2, 3]), np.array([4, 5])),
+    (unread_int_quotient_in_a_loop, np.array([7, 3]), np.array([2, 0])),
+    (unread_int_quotient_in_a_loop, np.array([7, 3]), np.array([2, 1])),
+    (unread_complex_product_in_a_loop, np.array([1e200 + 1e200j, 1j]), np.array([1e200, 2.0])),
+    (unread_complex_product_in_a_loop, np.array([1 + 2j, 1j]), np.array([3j, 2.0])),
+    (unread_python_complex_in_a_loop, np.array([np.inf, 1.0]), np.array([np.nan, 2.0])),
 ]
 
 
@@ -148,11 +205,25 @@ def test_an_unread_float_in_a_loop_warns_and_raises_as_numpy_does(backend, x, y,
             assert repr(got) == repr(expected)
 
 
-def test_an_unread_float_in_a_loop_keeps_the_loop_compiled():
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("fn", "x", "y"), UNREAD_SCALARS)
+@pytest.mark.parametrize("modes", [{}, {"all": "raise"}, {"all": "ignore"}])
+def test_an_unread_scalar_in_a_loop_or_branch_warns_as_numpy_does(backend, fn, x, y, modes):
+    """An unread float in a branch, an unread NumPy int (overflow, division by zero) or complex
+    scalar, a Python complex (never a warning): the same result, warnings and errors."""
+    compiled = astcompile.compile(fn, backend=backend)
+    expected = _outcome(fn, x, y, modes)
+    with target_mode(backend):
+        for _ in range(3):
+            assert repr(_outcome(compiled, x, y, modes)) == repr(expected)
+
+
+@pytest.mark.parametrize(("fn", "x", "y"), [*UNREAD_SCALARS[1::2], UNREAD_SCALARS[-1]])
+def test_an_unread_scalar_in_a_loop_keeps_the_loop_compiled(fn, x, y):
     """The loop keeps ``d`` by a KEEP check (computed, its flags raised, then dropped), not by
-    running as written: the loop ran as slowly as plain NumPy scalars (1.0x, from ~300x)."""
-    compiled = astcompile.compile(unread_difference_in_a_loop, backend="c")
-    x, y = np.arange(4.0), np.ones(4)
+    running as written: the loop ran as slowly as plain NumPy scalars (1.0x, from ~300x); so
+    do a float in a branch, an int and a complex (before: the region ran as written)."""
+    compiled = astcompile.compile(fn, backend="c")
     explained = astcompile.explain(compiled, x, y)
     assert explained.break_reasons == []
     assert [(r.compiled_calls, r.eager_calls) for r in explained.regions] == [(1, 0)]

@@ -21,6 +21,7 @@ from astcompile.trace import control as C
 from astcompile.trace import escapes, growing_lists
 from astcompile.trace import subgraphs as SG
 from astcompile.trace.context import current
+from astcompile.trace.unread_values import keep_in_body
 
 
 def trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> tuple:
@@ -40,6 +41,7 @@ def trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> 
     graphs, owned = [], set()
     for outs, effects, _, first in branches:
         nodes = SG.flat([outs[k] for k in keep], [kinds[k] for k in keep])
+        keep_in_body(ctx, effects, nodes)  # unread scalars computed, for their flags
         graph = Graph("branch", [], nodes, effects)
         owned |= {n.id for n in graph.nodes() if n.id >= first}
         graphs.append(graph)

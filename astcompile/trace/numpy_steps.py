@@ -22,7 +22,7 @@ import numpy as np
 from astcompile import quiet
 from astcompile.ir import shapes as S
 from astcompile.ir.checks import RUN_PLAIN
-from astcompile.ir.graph import NumpyCallAttr
+from astcompile.ir.graph import Graph, InputKind, NumpyCallAttr
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
 from astcompile.trace.context import current
@@ -175,6 +175,11 @@ def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
     (a rolling median) where the check hands NaN, and what C cannot match, to the plain code."""
     ndim = a.ndim if isinstance(a, SymArray) else np.ndim(a)
     axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
+    lines = _window_lines(a, axes, keep)
+    if lines is not None:
+        from astcompile.trace.numpy_join import stack  # it imports this module's users
+
+        return stack([_median(line) for line in lines])
     kwargs = {"axis": axes, "keepdims": keep}
     median = step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
     window = isinstance(a, SymArray) and a.ndim == 1 and a.dtype.kind == "f"
@@ -184,6 +189,38 @@ def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
         C.rerun_on_failure(TraceReason.NOT_SUPPORTED, "np.median of a window with a NaN")
         C.check(median == median, RUN_PLAIN, "a NaN median: the region's statements")
     return median
+
+
+#: The most columns (or rows) of a 2-D window whose medians a loop computes one by one.
+_WINDOW_LINES = 16
+
+
+def _window_lines(a: Any, axes: tuple | None, keep: bool) -> list | None:
+    """The columns of ``w`` for ``np.median(w, axis=0)`` (the rows for ``axis=1``) of a 2-D
+    float window a loop moves (``x[i:i + k]``, a rolling median of each column), at most
+    :data:`_WINDOW_LINES` of them, their count guarded; else None. NumPy's median along an
+    axis is each line's own (the middle values, ``(0 + a + b) / 2``), so each is a window's
+    median, which C computes (targets/c/structured_numpy.py) where the whole call would break
+    the loop (GB023); a window the loop does not move stays one NumPy call before it."""
+    if not (current().loop_depth and isinstance(a, SymArray) and a.ndim == 2):
+        return None
+    if a.dtype.kind != "f" or axes is None or len(axes) != 1 or keep or not _moves(a):
+        return None
+    count = a.node.shape[1 - axes[0]]
+    if S.hint(count) > _WINDOW_LINES or S.hint(count) < 1:
+        return None
+    if not isinstance(count, int):
+        count = current().env.specialize(count)
+    return [a[:, j] if axes[0] == 0 else a[j, :] for j in range(count)]
+
+
+def _moves(a: SymArray) -> bool:
+    """Whether ``a`` depends on a loop's variable or carried values."""
+    loop_inputs = (InputKind.LOOP_VAR, InputKind.CARRIED)
+    return any(
+        n.op is Op.INPUT and n.attr.input_kind in loop_inputs
+        for n in Graph("window", [], [a.node]).nodes()
+    )
 
 
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:

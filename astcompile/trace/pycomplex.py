@@ -33,7 +33,7 @@ from astcompile.trace import handlers
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand
+from astcompile.trace.symbolic import SymArray, SymScalar, apply_elementwise, operand, plain
 
 _C128 = np.dtype(np.complex128)
 _F64 = np.dtype(np.float64)
@@ -58,8 +58,9 @@ def is_complex(value: Any) -> bool:
 
 
 def _real(value: Any) -> SymScalar:
-    """``float(value)`` of a real number."""
-    return runtime(operand(value).node, float)
+    """``float(value)`` of a real number (a Python number or its NumPy twin, whichever a
+    branch left: the same value, trace/unions.py)."""
+    return runtime(operand(plain(value)).node, float)
 
 
 def make(real: Any = 0.0, imag: Any = None) -> SymScalar:

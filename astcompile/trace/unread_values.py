@@ -6,9 +6,10 @@ encountered in remainder"; ``x.astype(np.int32)`` of a NaN, "invalid value encou
 cast". Compiled code never warns itself: a raised floating-point flag makes the region's
 statements run again, and NumPy warns (jit/fp_errors.py). So such a value must still be
 computed: made in the region's own graph, it becomes an output the caller never sees; made in
-a loop body, a float scalar is kept by a CHECK that never fails (``KEEP``, at the place it was
-made: the C loop computes it, its flags raised, and discards it); any other value made in a
-loop or branch body (whose graph is already made) runs the region as written.
+a loop or branch body, a scalar (float, complex or integer) is kept by a CHECK that never fails
+(``KEEP``, at the place it was made: the C loop computes it, its flags raised, and discards
+it); an array made in a loop or branch body (whose graph is already made) runs the region as
+written.
 
 Before (``t`` unread)::                 After::
 
@@ -55,6 +56,7 @@ _QUIET = COMPARISONS | {
     Op.TRUNC,
     Op.RINT,
     Op.CONJ,
+    Op.COMPLEX,
     Op.COPY,
     Op.COPYSIGN,
     Op.MAXIMUM,
@@ -72,8 +74,9 @@ _QUIET = COMPARISONS | {
 }
 #: Integer ops NumPy warns about: a division by zero (``np.reciprocal(0)`` too).
 _INT_DIVISIONS = {Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.RECIPROCAL}
-#: What a KEEP check holds: a scalar in one float register (astc_keep_double, astc_math.h).
-_KEPT = {np.dtype(np.float64), np.dtype(np.float32)}
+#: The kinds a KEEP check holds: a float in a float register (astc_keep_double, astc_math.h), a
+#: complex as its two parts, an integer in a general register (astc_keep_int).
+_KEPT = set("fciu")
 
 
 def may_warn(node: Node) -> bool:
@@ -122,15 +125,15 @@ def keep_unread(ctx: Any, outputs: list[Node]) -> None:
 
 
 def keep_in_body(ctx: Any, frame: list[Node], roots: list[Node]) -> None:
-    """Put a KEEP check where each float scalar was made in the loop body ``frame`` that
+    """Put a KEEP check where each scalar was made in the loop or branch body ``frame`` that
     nothing in it or ``roots`` (its outputs) reads and that may warn (``d = x[i] - y[i]``,
-    ``d`` unused): the loop keeps its speed and its flags. Others are left to
+    ``d`` unused): the loop keeps its speed and its flags. Arrays are left to
     :func:`keep_unread`."""
     read = _read_ids([*frame, *roots])
     for node, made_in, position in reversed(ctx.made):
         if made_in is not frame or node.id in read or node.id in ctx.python_numbers:
             continue
-        if node.shape or node.dtype not in _KEPT or not may_warn(node):
+        if node.shape or node.dtype.kind not in _KEPT or not may_warn(node):
             continue
         keep = CheckAttr(KEEP, "computed for its floating-point flags")
         frame.insert(position, Node(Op.CHECK, (node,), np.dtype(bool), (), keep, node.loc))

@@ -203,6 +203,9 @@ static inline float astc_pick_float(int c, float a, float b) { return c ? a : b;
 #endif
 static inline void astc_keep_double(double v) { __asm__ volatile("" : : ASTC_FLOAT_REGISTER(v)); }
 static inline void astc_keep_float(float v) { __asm__ volatile("" : : ASTC_FLOAT_REGISTER(v)); }
+/* An integer likewise (np.int64 scalars' a * b, a // b: their helpers raise the overflow and
+   divide-by-zero flags), in a general register. */
+static inline void astc_keep_int(int64_t v) { __asm__ volatile("" : : "r"(v)); }
 
 /* x OP y ? a : b on floats in a loop that runs scalar (structured_signals.py): a quiet
    compare's mask picks in the vector register (vcmpsd's ordered-quiet predicate, vblendvpd),

@@ -14,7 +14,10 @@ buffering), and the placeholder moves there::
     }
 
 ``u_8_sel`` says where the final value lives (-1: the initial array), so the wrapper can return
-that very array. A branch result array is copied into a buffer by whichever branch runs.
+that very array. Arrays that only go round (``a, b = b, a``) are pointers that swap; arrays
+handed down a line (``u_prev, u = u, u_next``) are pointers that move down it, the new array
+copied into one of ``len(line) + 1`` buffers in turn. A branch result array is copied into a
+buffer by whichever branch runs.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from astcompile.lower.names import value_name
 from astcompile.lower.source_notes import error_site
 from astcompile.lower.structured_plan import StructuredUnsupported
 from astcompile.targets.c import structured_parallel as parallel
-from astcompile.targets.c.ctypes import ctype
+from astcompile.targets.c.ctypes import ctype, real_dtype
 from astcompile.targets.c.views import View, contiguous_strides
 
 Emitter = Any  # structured.Emitter (imported lazily there: it imports this module)
@@ -42,9 +45,12 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
     """A user loop of the schedule: carried values in, the body, carried values out."""
     node, body = stmt.node, stmt.node.attr.body
     ring = _rotation(em, stmt)
+    chains = {} if ring else _chains(em, stmt)
     for k, c in enumerate(stmt.carried):
         if k in ring:
             _rotate_in(em, stmt, k, ring)
+        elif k in chains:
+            _chain_in(em, stmt, k, chains[k])
         else:
             _carry_in(em, node, k, c.holder, c.init)
     go, pending, outer = f"go{nid(node)}", None, em.scalar_loops
@@ -66,6 +72,11 @@ def loop(em: Emitter, stmt: UserLoop) -> None:
     for k, c in enumerate(stmt.carried):
         if k in ring:
             updates += _rotate_out(em, c.holder, stmt.carried[ring[k]].holder)
+        elif k in chains and chains[k].index(k):  # takes the array of the one before it
+            before = chains[k][chains[k].index(k) - 1]
+            updates += _rotate_out(em, c.holder, stmt.carried[before].holder)
+        elif k in chains:
+            updates += _chain_out(em, body, c.holder, c.out, len(chains[k]))
         else:
             updates += _carry_out(em, body, c.holder, c.out)
     for line in updates:
@@ -158,17 +169,75 @@ def _rotation(em: Emitter, stmt: UserLoop) -> dict[int, int]:
     nxt, prev`` after stores into ``nxt``): carried ``k`` -> the carried ``j`` whose holder it
     becomes. Empty unless every such hand-over is a permutation of those arrays (no array of
     the ring is also rebound to a new value), with one shape and dtype."""
-    holders = {c.holder.id: j for j, c in enumerate(stmt.carried)}
-    ring = {
-        k: holders[_unchanged(c.out).id]
-        for k, c in enumerate(stmt.carried)
-        if not em.plan.is_scalar(c.holder) and _unchanged(c.out).id in holders
-    }
-    ring = {k: j for k, j in ring.items() if k != j}
+    ring = _hand_overs(em, stmt)
     kinds = {(stmt.carried[k].holder.shape, stmt.carried[k].holder.dtype) for k in ring}
     if set(ring.values()) != set(ring) or len(kinds) > 1:
         return {}
     return ring
+
+
+def _hand_overs(em: Emitter, stmt: UserLoop) -> dict[int, int]:
+    """Carried array ``k`` -> the other carried ``j`` whose array it becomes at the end of an
+    iteration (its placeholder, passed on unchanged)."""
+    holders = {c.holder.id: j for j, c in enumerate(stmt.carried)}
+    takes = {
+        k: holders[_unchanged(c.out).id]
+        for k, c in enumerate(stmt.carried)
+        if not em.plan.is_scalar(c.holder) and _unchanged(c.out).id in holders
+    }
+    return {k: j for k, j in takes.items() if k != j}
+
+
+def _chains(em: Emitter, stmt: UserLoop) -> dict[int, tuple[int, ...]]:
+    """Carried arrays handed down a line (``u_prev, u = u, u_next``, ``u_next`` new): member
+    -> its chain, the new array's holder first, then each one taking the array of the one
+    before it. Empty unless each holder is taken by one member at most, with one shape and
+    dtype along a chain."""
+    takes = _hand_overs(em, stmt)
+    if len(set(takes.values())) != len(takes):
+        return {}
+    chains: dict[int, tuple[int, ...]] = {}
+    for head in set(takes.values()) - set(takes):
+        chain = [head]
+        while chain[-1] in takes.values():
+            chain.append(next(k for k, j in takes.items() if j == chain[-1]))
+        kinds = {(stmt.carried[m].holder.shape, stmt.carried[m].holder.dtype) for m in chain}
+        if len(kinds) > 1:
+            return {}
+        chains.update((m, tuple(chain)) for m in chain)
+    return chains if len(chains) == len(takes) + len(set(takes.values()) - set(takes)) else {}
+
+
+def _chain_in(em: Emitter, stmt: UserLoop, k: int, chain: tuple[int, ...]) -> None:
+    """A chain member is a pointer that starts at its own initial array; the chain's new
+    arrays go into ``len(chain) + 1`` buffers in turn, so the one filled is never one a member
+    still holds. ``_sel`` indexes the members' initial arrays, then the buffers."""
+    node, head = stmt.node, value_name(stmt.carried[chain[0]].holder)
+    bufs = tuple(f"{head}_c{b}" for b in range(len(chain) + 1))
+    if k == chain[0]:
+        for buf in bufs:
+            em.alloc(buf, stmt.carried[k].holder.shape, stmt.carried[k].holder.dtype)
+    alias = frozenset().union(*(em.view(stmt.carried[m].init).alias for m in chain))
+    alias |= {("carried", node.id, m) for m in chain}
+    choices = (*(stmt.carried[m].init for m in chain), *bufs)
+    view = em.view(stmt.carried[k].init)
+    _pointer(em, node, k, view, "hands its array down", (chain.index(k), alias, choices, 0))
+
+
+def _chain_out(em: Emitter, body: Graph, cin: Node, out: Node, length: int) -> list[str]:
+    """The chain's new array, copied into the buffer after the one its head holds (the first
+    buffer while it holds its initial array)."""
+    name, t = value_name(cin), ctype(cin.dtype)
+    _check_fresh(em, body, out)
+    em.emit(
+        f"const int {name}_next_sel = {name}_sel >= {2 * length} ? {length} : ({name}_sel < {length} ? {length} : {name}_sel + 1);"
+    )
+    picks = " : ".join(f"{name}_next_sel == {length + b} ? {name}_c{b}" for b in range(length))
+    em.emit(f"{t}* {name}_next = {picks} : {name}_c{length};  /* a buffer no member holds */")
+    strides = contiguous_strides(cin.shape)
+    em.fill(View(f"{name}_next", "0", strides, frozenset()), cin.shape, cin.dtype, out)
+    moves = [f"{name}_s{a} = {s};" for a, s in enumerate(strides)]
+    return [f"{name} = {name}_next;", *moves, f"{name}_sel = {name}_next_sel;"]
 
 
 def _rotate_in(em: Emitter, stmt: UserLoop, k: int, ring: dict[int, int]) -> None:
@@ -275,13 +344,24 @@ def result(em: Emitter, node: Node) -> None:
         em.emit(f"const {ctype(node.dtype)} {value_name(node)} = {value_name(cin)};")
 
 
+def _keep(value: Node, text: str) -> str:
+    """The statement that keeps ``text``, a scalar nothing reads, computed: a float in a float
+    register, a complex as its two parts, an integer in a general register."""
+    kind = value.dtype.kind
+    if kind == "c":
+        keep = f"astc_keep_{ctype(real_dtype(value.dtype))}"
+        return f"{keep}(__real__ ({text})); {keep}(__imag__ ({text}));"
+    if kind == "f":
+        return f"astc_keep_{ctype(value.dtype)}({text});"
+    return f"astc_keep_int((int64_t){text});"
+
+
 def check(em: Emitter, node: Node) -> None:
     """``assert`` (and Python's errors on loop values): status 3, ``err[0]`` names the check,
     ``err[1]``, ``err[2]`` hold the ints its message names (their bits, with their dtypes).
-    A KEEP check computes its float and drops it (its flags raised, trace/unread_values.py)."""
+    A KEEP check computes its scalar and drops it (its flags raised, trace/unread_values.py)."""
     if node.attr.exception == KEEP:
-        value = node.inputs[0]
-        em.emit(f"astc_keep_{ctype(value.dtype)}({em.scalar(value)});{loc(node)}")
+        em.emit(f"{_keep(node.inputs[0], em.scalar(node.inputs[0]))}{loc(node)}")
         return
     values = node.inputs[1:3]
     em.checks.append((node.attr.exception, node.attr.message, tuple(v.dtype.str for v in values)))
