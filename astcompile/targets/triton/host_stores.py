@@ -1,11 +1,12 @@
 """A store region's code on the Triton target: each phase's wrapper, then its store kernels.
 
 With one phase the phase's wrapper is the region's. With more, each phase is a function over
-the region's leaves and what the phases before it handed on, and the region's function calls
-them in turn; only the first falls back to the graph when a size fact the trace relied on fails (a later
-phase runs after stores, which the graph would make twice; its only check that can fail is a
-max/min over an empty axis, which raises NumPy's ValueError there), and its stand-ins for
-earlier values are typed by the phase that made them.
+the region's leaves and what the phases before it handed on, which ends calling the next one
+with what it hands on (the first is the region's function): all written by the one wrapper
+writer (``lower/host.py``). Only the first falls back to the graph when a size fact the trace
+relied on fails (a later phase runs after stores, which the graph would make twice; its only
+check that can fail is a max/min over an empty axis, which raises NumPy's ValueError there),
+and its stand-ins for earlier values are typed by the phase that made them.
 """
 
 from __future__ import annotations
@@ -52,31 +53,25 @@ def store_sources(
     the graph: only a max/min over an empty axis can fail, and it raises NumPy's error."""
     sources = []
     leaves = len(region.phases[0].graph.inputs)
+    names = [f"region_{sanitize(p.graph.name)}" for p in region.phases]
     for i, phase in enumerate(region.phases):
         stand_ins = {n.id for n in phase.graph.inputs[leaves:]}
         typed = Assured(assured.typed | stand_ins, assured.unit_c)
-        fallback = _fallback(i, len(region.phases), checks)
+        fallback = EAGER if i == 0 and checks else NO_IDENTITY  # after stores: NumPy's error
         wrapper = built(phase.kernels, typed, module, fallback)
         if i == 0 and checks:  # a read-only argument: NumPy raises, so the statements run
             wrapper.lines[1:1] = unsafe_check(region.stored_leaves, False)
-        _with_tail(wrapper, phase, module)
+        _with_tail(wrapper, phase, module, names[i + 1] if i + 1 < len(names) else "")
         sources.append(module.taken(wrapper))
-    if len(region.phases) > 1:
-        sources.append(_in_turn(region, checks))
+    if len(region.phases) > 1:  # the first phase is the region's function
+        sources.append(f"region_{sanitize(region.name)} = {names[0]}\n")
     return "".join(sources)
 
 
-def _fallback(phase: int, phases: int, checks: bool) -> str:
-    """What phase ``phase`` runs when a check fails: the first falls back to the graph (or,
-    followed by others, says so with None); one after stores raises NumPy's error."""
-    if phase > 0 or not checks:
-        return NO_IDENTITY
-    return "return None" if phases > 1 else EAGER
-
-
-def _with_tail(wrapper: WrapperSource, phase: Phase, module: Module) -> None:
+def _with_tail(wrapper: WrapperSource, phase: Phase, module: Module, then: str) -> None:
     """The phase's wrapper with its store kernels launched, in program order, before it
-    returns what it hands on."""
+    returns what it hands on, or (``then``: the next phase) the next phase's results over
+    the leaves and what this one hands on."""
     wrapper.lines.pop()  # its return comes after the stores
     head = []
     for k, tail in enumerate(phase.tail):
@@ -91,19 +86,10 @@ def _with_tail(wrapper: WrapperSource, phase: Phase, module: Module) -> None:
         refs = (wrapper.ref(tail.value), wrapper.ref(tail.base))
         for line in store_lines(store, k, name, refs, tail.overlaps):
             wrapper.emit(line)
-    wrapper.returns([wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]])
+    outs = [wrapper.ref(o) for o in phase.graph.outputs[: phase.hands_on]]
+    if then:
+        args = f"(*leaves, {', '.join(outs)})" if outs else "leaves"
+        wrapper.emit(f"return {then}({args})")
+    else:
+        wrapper.returns(outs)
     wrapper.header = [*head, *wrapper.header]
-
-
-def _in_turn(region: StoreRegion, checks: bool) -> str:
-    """The region's function: each phase over the leaves and what the earlier ones handed on."""
-    names = [f"region_{sanitize(p.graph.name)}" for p in region.phases]
-    lines = [f"def region_{sanitize(region.name)}(leaves):", f"    carried = {names[0]}(leaves)"]
-    if checks:
-        lines += [
-            "    if carried is None:  # a size fact the trace relied on fails: nothing stored yet",
-            f"        {EAGER}",
-        ]
-    for name in names[1:]:
-        lines += ["    leaves = (*leaves, *carried)", f"    carried = {name}(leaves)"]
-    return "\n".join([*lines, "    return carried"]) + "\n"

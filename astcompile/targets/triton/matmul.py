@@ -41,7 +41,7 @@ from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.base import dim_c
 from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
 from astcompile.targets.triton.triton_rules import tl_type
-from astcompile.targets.triton.triton_source import FLAG_LINES, annotated, parameters
+from astcompile.targets.triton.triton_source import FLAG_LINES, jit_head, parameters, scalar_types
 
 PRODUCTS = (Op.MATMUL, Op.DOT)
 
@@ -200,7 +200,7 @@ def header(kernel: MatmulKernel) -> str:
     sizes = tuple(dim_c(d) for d in (*kernel.domain, kernel.shared))
     then = ", then its epilogue" if kernel.nodes else ""
     where = lines_of([kernel.product, *kernel.nodes]) or "unknown lines"
-    return f'"""{a} @ {b} over (rows, columns, shared) {sizes}{then}; from {where}"""'
+    return f"{a} @ {b} over (rows, columns, shared) {sizes}{then}; from {where}"
 
 
 def matmul_functions(kernel: MatmulKernel) -> tuple[str, KernelPlan]:
@@ -208,8 +208,7 @@ def matmul_functions(kernel: MatmulKernel) -> tuple[str, KernelPlan]:
     plan = matmul_plan(kernel)
     emitter = TritonEmitter(plan)
     matmul_body(emitter, kernel.product)
-    params = ", ".join(annotated(n, s, plan) for n, s in matmul_parameters(plan))
-    head = ["", "", "@triton.jit", f"def {kernel.name}({params}):", f"    {header(kernel)}"]
+    head = jit_head(kernel.name, matmul_parameters(plan), header(kernel), scalar_types(plan))
     lines = [*head, FLAG_LINES[0], *emitter.lines, FLAG_LINES[1]]
     return "\n".join(lines) + "\n", plan
 

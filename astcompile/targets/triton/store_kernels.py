@@ -18,6 +18,7 @@ from astcompile.lower.pyexpr import STEPS, _item
 from astcompile.lower.store_plan import TARGET_VIEWS
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, convert
+from astcompile.targets.triton.triton_source import jit_head
 from astcompile.targets.triton.triton_target import kernel_call
 
 
@@ -64,14 +65,10 @@ def store_parameters(store: Node, ndim: int) -> list[tuple[str, str]]:
 def store_kernel(store: Node, name: str, ndim: int) -> str:
     """A store kernel: ``dst[i] = src[i]`` over the view's flat range, strided and masked."""
     value, target = store.inputs[1], store.inputs[0]
-    params = ", ".join(
-        f"{n}: tl.constexpr" if t == "constexpr" else (n if t.startswith("*") else f"{n}: tl.int64")
-        for n, t in store_parameters(store, ndim)
-    )
     axes = range(ndim)
     count = " * ".join(f"n{a}" for a in axes) or "1"
-    lines = ["", "", "@triton.jit", f"def {name}({params}):"]
-    lines.append(f'    """a store into a view{loc_comment(store).replace("  #", ":")}"""')
+    doc = f"a store into a view{loc_comment(store).replace('  #', ':')}"
+    lines = jit_head(name, store_parameters(store, ndim), doc)
     lines.append("    e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)")
     lines.append(f"    m = e < {count}")
     lines.append("    rem = e")

@@ -24,7 +24,7 @@ from astcompile.passes.schedule import NumpyStep, Schedule
 from astcompile.runtime.fpflags import KERNEL_BITS
 from astcompile.targets.triton.triton_kernel import loc_comment
 from astcompile.targets.triton.triton_rules import SIGNATURE, TL_TYPES, constant, literal, tl_type
-from astcompile.targets.triton.triton_source import FLAG_LINES, FLAGS
+from astcompile.targets.triton.triton_source import FLAG_LINES, FLAGS, jit_head
 
 #: scan -> (Triton's scan of a block, how a running value joins it, the identity).
 SCAN_FORMS: dict[str, tuple[str, str, int]] = {
@@ -105,19 +105,10 @@ def scan_functions(node: Node) -> str:
 
 
 def _head(node: Node, suffix: str, params: list[tuple[str, str]], per_row: bool) -> list[str]:
-    text = ", ".join(
-        f"{n}: tl.constexpr" if s == "constexpr" else n if s.startswith("*") else f"{n}: tl.int64"
-        for n, s in params
-    )
     where = f"; from {short(node.loc)}" if node.loc else ""
     what = "one row per program" if per_row else "several programs per row"
-    return [
-        "",
-        "",
-        "@triton.jit",
-        f"def {scan_name(node)}{suffix}({text}):",
-        f'    """np.{scan_of(node)} along the last axis, {what}{where}"""',
-    ]
+    doc = f"np.{scan_of(node)} along the last axis, {what}{where}"
+    return jit_head(f"{scan_name(node)}{suffix}", params, doc)
 
 
 def _row(node: Node, grid_axis: int = 0) -> list[str]:

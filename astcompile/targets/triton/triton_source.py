@@ -7,6 +7,8 @@ imported (:mod:`astcompile.runtime.triton_runtime`); its text names the user's a
 
 from __future__ import annotations
 
+import numpy as np
+
 from astcompile.lower.names import value_name
 from astcompile.lower.plan import KernelPlan, plan_kernel
 from astcompile.lower.source_notes import lines_of
@@ -85,12 +87,28 @@ FLAGS = (("fpf", "*i32"), ("FP", "constexpr"))
 FLAG_LINES = ("    fp = tl.full([], 0, tl.int32)", "    _flags_out(fpf, fp, FP)")
 
 
-def annotated(name: str, sig: str, plan: KernelPlan) -> str:
-    """Sizes, strides and scalars typed as they are (a Python float would be float32)."""
-    if sig.startswith("*") or sig == "constexpr":
-        return f"{name}: tl.constexpr" if sig == "constexpr" else name
-    dtype = next((s.dtype for s in plan.scalars if f"s_{value_name(s)}" == name), None)
-    return f"{name}: {tl_type(dtype) if dtype is not None else 'tl.int64'}"
+def jit_head(
+    name: str, params: list[tuple[str, str]], doc: str, scalars: dict[str, np.dtype] | None = None
+) -> list[str]:
+    """The lines opening a ``@triton.jit`` function: its parameters (name, ``triton.compile``
+    signature type), then ``doc``, its docstring. A pointer is untyped, a constexpr one, a
+    number typed as it is (``scalars``: a scalar's dtype by name; else int64: a Python float
+    would be float32)."""
+    text = ", ".join(_typed(n, s, scalars or {}) for n, s in params)
+    return ["", "", "@triton.jit", f"def {name}({text}):", f'    """{doc}"""']
+
+
+def _typed(name: str, sig: str, scalars: dict[str, np.dtype]) -> str:
+    if sig.startswith("*"):
+        return name
+    if sig == "constexpr":
+        return f"{name}: tl.constexpr"
+    return f"{name}: {tl_type(scalars[name]) if name in scalars else 'tl.int64'}"
+
+
+def scalar_types(plan: KernelPlan) -> dict[str, np.dtype]:
+    """The dtypes of a kernel's scalar parameters, by name (``jit_head`` types them so)."""
+    return {f"s_{value_name(s)}": s.dtype for s in plan.scalars}
 
 
 def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
@@ -100,17 +118,11 @@ def _function(plan: KernelPlan, suffix: str, body) -> list[str]:
     names = parameters(plan)
     if suffix.startswith(GRID_SUFFIXES):
         names = grid_parameters(plan, names)
-    params = ", ".join(annotated(n, s, plan) for n, s in names)
-    head = [
-        "",
-        "",
-        "@triton.jit",
-        f"def {kernel.name}{suffix}({params}):",
-        (
-            f'    """domain {tuple(dim_c(d) for d in kernel.domain)}, reduced axes '
-            f'{kernel.reduce_axes}; from {lines_of(kernel.nodes) or "unknown lines"}"""'
-        ),
-    ]
+    doc = (
+        f"domain {tuple(dim_c(d) for d in kernel.domain)}, reduced axes "
+        f"{kernel.reduce_axes}; from {lines_of(kernel.nodes) or 'unknown lines'}"
+    )
+    head = jit_head(f"{kernel.name}{suffix}", names, doc, scalar_types(plan))
     return [*head, FLAG_LINES[0], *emitter.lines, FLAG_LINES[1]]
 
 
