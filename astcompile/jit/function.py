@@ -248,6 +248,7 @@ class CompiledFunction:
             self._live_regions = []
             self._backend = self._target_name = None
             self.cache_digest = None
+            self.waiting = None  # its waiting path (jit/waiting.py) ends: measured again
             self._tier.reset()
 
     # --- building ---
