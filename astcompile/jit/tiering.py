@@ -258,16 +258,22 @@ class Tier:
             if cheaper and self.choice is not None and not self.plain and not self.pending:
                 return
             if self.pending or self.choice is not None:  # _open samples from the next call
-                self._open()
+                self._open(keep_plain=True)
                 if self.switch is not None:
                     self.switch.run_measured()
 
-    def _open(self) -> None:
-        """Start a comparison: both paths, alternating, ROUNDS times each."""
+    def _open(self, keep_plain: bool = False) -> None:
+        """Start a comparison: both paths, alternating, ROUNDS times each. ``keep_plain``: the
+        plain samples stand (a build landed: only the compiled path changed; a function whose
+        builds kept landing never finished comparing, each plain sample taken again)."""
         self.opened += 1  # a sample under way now belongs to no comparison
+        plain = self.times.get("plain", [])[-ROUNDS:] if keep_plain else []
         self.pending = ["compiled", "plain"] * ROUNDS
-        self.times = {"compiled": [], "plain": []}
-        self.signatures = set()
+        for _ in plain:
+            self.pending.remove("plain")
+        self.times = {"compiled": [], "plain": plain}
+        if not plain:
+            self.signatures = set()
         self.countdown = 1
 
     def _record(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
