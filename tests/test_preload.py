@@ -4,7 +4,12 @@ import is done and the budget has paid back."""
 
 from __future__ import annotations
 
+import inspect
 import math
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -69,3 +74,30 @@ def test_fullgraph_imports_the_front_end_in_its_first_call(slow_import, monkeypa
     f = astcompile.compile(smooth, backend="c", fullgraph=True)
     assert_same_value(f(x), smooth(x))
     assert len(f.regions) == 1
+
+
+def test_a_run_that_never_waited_long_enough_leaves_its_rewrite_for_the_next(tmp_path):
+    """A one-call run whose front end came too late: the call runs as written, the program's
+    end rewrites the function, and the next process starts from that rewrite (no analysis)."""
+    (tmp_path / "smoothing.py").write_text("import numpy as np\n\n\n" + inspect.getsource(smooth))
+    code = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, smoothing
+        from astcompile.jit import preload
+        if sys.argv[1] == "late":
+            def load():
+                time.sleep(1.0)
+                preload._import_frontend()
+            preload.FRONTEND = preload.Preload(load)
+        f = astcompile.compile(smoothing.smooth, backend="c")
+        f(np.linspace(-2, 2, 50))
+        print(len(f.regions), "analysis" in astcompile.compile_times())
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASTCOMPILE_")}
+    env |= {"ASTCOMPILE_COMPILE_BUDGET": "0.05", "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run([sys.executable, "-c", code, when], capture_output=True, text=True, env=env)
+        for when in ("late", "next")
+    ]
+    assert [r.stdout.split() for r in runs] == [["0", "False"], ["1", "False"]], runs

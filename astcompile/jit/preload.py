@@ -13,6 +13,8 @@ the first call) it is imported in the calling thread, as before.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import math
 import os
 import sys
@@ -21,7 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from astcompile import quiet
+from astcompile import config, quiet
 
 if TYPE_CHECKING:
     from astcompile.jit.budget import Budget
@@ -91,8 +93,9 @@ def _import_frontend() -> None:
 
 FRONTEND = Preload(_import_frontend)
 
-#: Functions whose last rewrite found the front end still being imported past their budget.
-_awaiting: weakref.WeakSet[Owner] = weakref.WeakSet()
+#: Functions whose last rewrite found the front end still being imported past their budget,
+#: each with its rewrite (a weak method: it keeps nothing alive).
+_awaiting: weakref.WeakKeyDictionary[Owner, weakref.WeakMethod] = weakref.WeakKeyDictionary()
 
 
 def import_frontend(budget: Budget | None) -> None:
@@ -110,12 +113,27 @@ def build_when_ready(owner: Owner, build: Callable[[], Callable]) -> Callable | 
     the import before reading the source again."""
     if owner in _awaiting and not ready_within(owner.budget):
         return None
-    _awaiting.discard(owner)
+    _awaiting.pop(owner, None)
     try:
         return build()
     except FrontendPending:
-        _awaiting.add(owner)
+        _awaiting[owner] = weakref.WeakMethod(build)  # type: ignore[arg-type]
         return None
+
+
+def _rewrite_at_exit() -> None:
+    """A function that only ran as written while the front end was imported is rewritten when
+    the program ends, so that the next process finds its rewrite in the warm cache and never
+    imports the front end for it (as a build its call stopped waiting for is finished at exit:
+    ``jit/background.py``); within ``config.build_timeout``, and never raising."""
+    rewrites = [ref() for ref in list(_awaiting.values())]
+    _awaiting.clear()
+    if not any(rewrites) or not FRONTEND.done.wait(config.build_timeout or None):
+        return
+    for rewrite in rewrites:  # a failure here: the next process compiles it anew
+        with contextlib.suppress(Exception):
+            if rewrite is not None:
+                rewrite()  # its rewrite stage saves the rewrite
 
 
 def ready_within(budget: Budget) -> bool:
@@ -132,6 +150,8 @@ def ready_within(budget: Budget) -> bool:
 
 def _forget_in_child() -> None:
     FRONTEND.forget_in_child()
+    _awaiting.clear()  # the child's own calls say what it rewrites at its exit
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
+atexit.register(_rewrite_at_exit)
