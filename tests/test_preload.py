@@ -52,6 +52,8 @@ def test_a_first_call_waits_for_the_import_only_within_the_budget(slow_import, m
 
     slow_import.set()
     assert preload.FRONTEND.done.wait(10)
+    assert_same_value(f(x), smooth(x))  # imported, but the budget is spent: the rewrite waits
+    assert f.regions == []
     f.budget.waited = f.budget.spent + 60  # as if it had run that long: compiling goes on
     assert_same_value(f(x), smooth(x))
     assert len(f.regions) == 1 and f.regions[0].stats.traces == 1
