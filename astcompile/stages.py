@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs, quiet, verify
 from astcompile.errors import CompileError, Unlowerable
-from astcompile.jit import fp_errors, remembered, warm, warm_rewrite
+from astcompile.jit import fp_errors, preload, remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
 from astcompile.jit.failures import SIZED_REASONS, failure_class
 from astcompile.runtime import timing
@@ -126,16 +126,9 @@ def read_source(work: FunctionWork) -> None:
 
 
 def import_frontend(work: FunctionWork) -> None:
-    # libcst warns as it is imported (mypy_extensions' TypedDict); under the user's
-    # ``-W error`` or pytest's ``filterwarnings = error`` that failed every first call.
-    with quiet.hidden():
-        import libcst
-
-        import astcompile.frontend.analysis
-        import astcompile.frontend.resolve
-        import astcompile.frontend.rewrite  # noqa: F401 - imported here to be timed apart
-
-        libcst.parse_module("")  # its parser is imported on the first parse
+    """libcst and the analyses: waited for within the function's budget (``jit/preload.py``)."""
+    owner = work.owner
+    preload.import_frontend(None if owner is None else owner.budget)
 
 
 def analyse(work: FunctionWork) -> None:

@@ -18,7 +18,7 @@ import pytest
 from differential import assert_same_value
 
 import astcompile
-from astcompile.jit import background
+from astcompile.jit import background, preload
 from astcompile.runtime import timing
 from tests.c_helpers import forked_results
 
@@ -37,8 +37,10 @@ def norms(arrays, out):
 
 @pytest.fixture
 def budget(monkeypatch, tmp_path):
-    """Sets ``config.compile_budget``; the cache is the test's own (nothing comes warm)."""
+    """Sets ``config.compile_budget``; the cache is the test's own (nothing comes warm). The
+    front end is imported, as after a first compile (its import's wait: tests/test_preload.py)."""
     monkeypatch.setattr(astcompile.config, "cache_dir", str(tmp_path / "cache"))
+    preload.import_frontend(None)
 
     def set_to(seconds: float) -> None:
         monkeypatch.setattr(astcompile.config, "compile_budget", seconds)

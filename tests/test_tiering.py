@@ -605,6 +605,38 @@ def test_a_sample_timed_across_a_reopen_is_dropped(clock):
     assert tier.times == {"compiled": [], "plain": []} and len(tier.pending) == 2 * tiering.ROUNDS
 
 
+@pytest.mark.parametrize("plain_s, rounds", [(5e-3, 1), (5e-4, tiering.ROUNDS)])
+def test_a_long_plain_call_far_slower_than_compiled_decides_in_one_round(clock, plain_s, rounds):
+    """Each plain sample costs a call as slow as the function as written: where one round
+    shows compiled calls far faster than plain ones of a millisecond or more, more rounds
+    cannot change the choice (a 140 ms DP 100x faster compiled paid two more plain calls)."""
+    clock.costs = {"compiled": plain_s / 50, "plain": plain_s}
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(tiering.WARMUP_CALLS - 1 + 2 * rounds):
+        assert f._tier.choice is None
+        f(*_args())
+    assert f._tier.choice is not None and not f._tier.plain
+    assert len(f._tier.times["plain"]) == rounds
+
+
+def test_a_build_that_lands_mid_comparison_keeps_its_plain_samples(clock):
+    """Only the compiled path changed: the plain samples stand and the comparison takes the
+    compiled ones again (a function whose builds kept landing, a new kind of argument every
+    few calls, dropped them at each and never finished comparing)."""
+    f, args, tier = _comparing_axpy()
+    for _ in range(4):  # two samples of each path
+        f(*args)
+    plain = list(tier.times["plain"])
+    assert len(plain) == 2 and len(tier.times["compiled"]) == 2
+    f.compare_again()
+    assert tier.times == {"compiled": [], "plain": plain}
+    assert tier.pending.count("compiled") == tiering.ROUNDS
+    assert tier.pending.count("plain") == tiering.ROUNDS - 2
+    for _ in range(tiering.ROUNDS + 1):
+        f(*args)
+    assert tier.choice is not None and tier.plain  # plain is 10x faster on the fake clock
+
+
 def test_a_compiled_choice_that_only_got_cheaper_takes_no_plain_samples(clock):
     """The C call path coming in makes compiled calls cheaper: a compiled choice stands (each
     plain sample of a reopened comparison costs a call as slow as the function as written);

@@ -22,6 +22,7 @@ from astcompile.ir.checks import RunPlain
 from astcompile.jit import (
     fullgraph_check,
     pickling,
+    preload,
     region_tiering,
     routes,
     scalar_calls,
@@ -142,6 +143,7 @@ class CompiledFunction(FunctionObject):
 
     def run_measured(self) -> None:
         """Back to ``__call__`` above: counted, sampled, compiled where that was faster."""
+        self.waiting = None  # whatever moves it there ends its waiting path (jit/waiting.py)
         routes.take_c_path(self, CompiledFunction)
         routes.move(self, self._measured_class)
 
@@ -212,6 +214,8 @@ class CompiledFunction(FunctionObject):
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._rebuild_or_not()
+        if impl is None:  # as written, timed, while the front end is imported
+            return self.budget.wait_with(functools.partial(self.fn, **kwargs), args)
         if impl is not self.fn:
             impl = self._current(impl)
         recorder = telemetry.active()
@@ -249,6 +253,7 @@ class CompiledFunction(FunctionObject):
             self._live_regions = []
             self._backend = self._target_name = None
             self.cache_digest = None
+            self.waiting = None  # its waiting path (jit/waiting.py) ends: measured again
             self._tier.reset()
 
     # --- building ---
@@ -258,12 +263,12 @@ class CompiledFunction(FunctionObject):
                 self._impl, self._outgrown = self._build_impl(), None
             return self._impl
 
-    def _rebuild_or_not(self) -> Callable:
+    def _rebuild_or_not(self) -> Callable | None:
         """A rewrite that sent loops to Python is used once compiling may go on; until then
         the one before it runs (its failed regions run their statements: jit/budget.py)."""
         outgrown = self._outgrown
         if outgrown is None or self.budget.may_trace():
-            return self._build()
+            return preload.build_when_ready(self, self._build)  # None: imported meanwhile
         return outgrown
 
     def _build_impl(self) -> Callable:

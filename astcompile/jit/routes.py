@@ -151,6 +151,7 @@ def routed_class(cls: type, base: type) -> type | None:
             switch.route(self, twin or self.fn, False, None if twin is None else self.fn)
 
         def run_measured(self: Any) -> None:
+            self.waiting = None  # as CompiledFunction.run_measured
             switch.route(self, measured, True, None, finish)
 
         body = {"run_plain": run_plain, "run_measured": run_measured, "pickled_as": cls}

@@ -13,8 +13,7 @@ nothing of ours at all (the function's class calls the user's function directly,
 samples come in a burst at the start, then at growing intervals: counted in calls on the
 compiled path (with jitter, so that a caller alternating sizes cannot hide from them), in time
 on the plain path (``jit/resample.py`` switches the function back to measuring for one call).
-A plain choice is undone as soon as a sampled call sees other argument sizes or a slower plain
-run, and the full comparison is made again.
+A plain choice is undone when a sample sees other argument sizes or a slower plain run.
 """
 
 from __future__ import annotations
@@ -33,11 +32,7 @@ from astcompile import config, logs
 from astcompile.jit import resample
 from astcompile.runtime import timing
 
-_GENERATOR, _COROUTINE, _ASYNC_GENERATOR = (
-    inspect.CO_GENERATOR,
-    inspect.CO_COROUTINE,
-    inspect.CO_ASYNC_GENERATOR,
-)
+_LAZY = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 class Measured(Protocol):
@@ -68,6 +63,7 @@ MAX_ROUNDS = 16
 SAMPLE_BUDGET = 2e-3
 CLOSE = 1.5  # best times within this factor of each other are "close"
 MARGIN = 1.02  # plain must be this much faster to be chosen (noise)
+DECISIVE, LONG = 4.0, 1e-3  # compiled this much faster than plain calls this long: decided
 DRIFT = 8.0  # a sampled call this much slower than its path's best reopens the comparison
 FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up to MAX_INTERVAL
 MAX_INTERVAL = 4096
@@ -247,27 +243,30 @@ class Tier:
         return plain(*args, **kwargs) if self.plain else compiled(*args, **kwargs)
 
     def reopen(self, cheaper: bool = False) -> None:
-        """Compare again from the next call: what the compiled path runs has changed (a build
-        landed, a region chose another path), or only got ``cheaper`` (the C call path came in:
-        the same kernels, less around them). A comparison under way starts over, its samples
-        of the old path dropped: kept, they chose plain for good after a slow start (its
-        compiled samples timed the slower call path, and a plain choice is not measured
-        against compiled again). A compiled choice that only got cheaper stands: comparing
-        again would only add plain samples, each as slow as the function as written."""
+        """Compare again from the next call: the compiled path changed (a build landed, a
+        region chose another path), or only got ``cheaper`` (the C call path came in). A
+        comparison under way starts over without its compiled samples (kept, they chose plain
+        for good after a slow start: a plain choice is not measured against compiled again).
+        A compiled choice that only got cheaper stands (each plain sample costs a plain call)."""
         with self.lock:
             if cheaper and self.choice is not None and not self.plain and not self.pending:
                 return
             if self.pending or self.choice is not None:  # _open samples from the next call
-                self._open()
+                self._open(keep_plain=True)
                 if self.switch is not None:
                     self.switch.run_measured()
 
-    def _open(self) -> None:
-        """Start a comparison: both paths, alternating, ROUNDS times each."""
+    def _open(self, keep_plain: bool = False) -> None:
+        """Start a comparison: both paths, alternating, ROUNDS times each; ``keep_plain``: only
+        the compiled path changed, its plain samples stand (else builds landing kept it open)."""
         self.opened += 1  # a sample under way now belongs to no comparison
+        plain = self.times.get("plain", [])[-ROUNDS:] if keep_plain else []
         self.pending = ["compiled", "plain"] * ROUNDS
-        self.times = {"compiled": [], "plain": []}
-        self.signatures = set()
+        for _ in plain:
+            self.pending.remove("plain")
+        self.times = {"compiled": [], "plain": plain}
+        if not plain:
+            self.signatures = set()
         self.countdown = 1
 
     def _record(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
@@ -279,10 +278,18 @@ class Tier:
         self.pending.remove(path)
         self.times[path].append(seconds)
         self.signatures.add(sig)
+        if self._decisive():
+            self.pending = []
         if not self.pending and self._unsettled():
             self.pending = ["compiled", "plain"]  # one more round each
         elif not self.pending:
             self._decide()
+
+    def _decisive(self) -> bool:
+        """Compiled DECISIVE times faster than plain calls of LONG seconds, at one size: more
+        rounds cannot change the choice, and each costs a plain call (a 140 ms DP at 100x)."""
+        compiled, plain = self.times["compiled"] or [float("inf")], self.times["plain"] or [0.0]
+        return len(self.signatures) == 1 and LONG <= min(plain) > DECISIVE * min(compiled)
 
     def _unsettled(self) -> bool:
         """Whether the comparison is close and cheap enough to deserve another round."""
@@ -311,9 +318,8 @@ class Tier:
     def _check(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
         """A steady-state sample: reopen the comparison if the argument sizes moved, or if the
         chosen path ran far slower than its best (the work depends on more than sizes) and
-        slower than the other path's best: more work costs the other path at least as much,
-        so a slower sample below it (a cold call after a pause: 1.7 ms against 0.1 ms, plain
-        12 ms) changes nothing, and comparing again would only run the slower path."""
+        than the other path's best (more work costs that one as much: a cold call after a
+        pause, 1.7 ms against 0.1 ms, plain 12 ms, changes nothing)."""
         choice = self.choice
         best, other = (choice.plain_s, choice.compiled_s)[:: 1 if path == "plain" else -1]
         drifted = seconds > best * DRIFT and seconds > other
@@ -359,7 +365,7 @@ def applies(owner: Measured) -> bool:
     coroutines (a call returns at once)."""
     fn = owner.fn
     code = getattr(fn, "__code__", None)
-    lazy = code is not None and code.co_flags & (_GENERATOR | _COROUTINE | _ASYNC_GENERATOR)
+    lazy = code is not None and code.co_flags & _LAZY
     return config.tiering and not lazy and owner.target_name() != "eager"
 
 
