@@ -122,3 +122,13 @@ def _waits_for(thread: int, me: int, blocked: Any) -> bool:
 
 
 os.register_at_fork(before=_imports_settled)
+
+
+def forget_half_imported(prefixes: tuple[str, ...]) -> None:
+    """Modules under ``prefixes`` that a thread of the parent was importing at the fork stay
+    half made in the child, where every use of them fails ("partially initialized module"):
+    dropped, so that the child imports them again when it needs them."""
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        if name.startswith(prefixes) and getattr(spec, "_initializing", False):
+            del sys.modules[name]

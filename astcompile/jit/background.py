@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import os
 import queue
-import sys
 import threading
 import warnings
 import weakref
@@ -194,17 +193,9 @@ def _forget_in_child() -> None:
         region.handoffs.clear()  # no thread of the child builds them
         waiting.resume(region.owner)  # nor resumes a function waiting for them
     _waiting.clear()
-    _forget_half_imported()
-
-
-def _forget_half_imported() -> None:
-    """The parent's build thread imports the compiler's modules as it first needs them
-    (``passes/pass_list.py``): one it was importing at the fork stays half made in the child,
-    and every build there failed on it ("partially initialized module"). Imported again."""
-    for name, module in list(sys.modules.items()):
-        spec = getattr(module, "__spec__", None)
-        if name.startswith("astcompile.") and getattr(spec, "_initializing", False):
-            del sys.modules[name]
+    # the build thread imports the compiler's modules as it first needs them
+    # (``passes/pass_list.py``): one it was importing at the fork is imported again
+    forksafe.forget_half_imported(("astcompile.",))
 
 
 os.register_at_fork(after_in_child=_forget_in_child)

@@ -247,12 +247,9 @@ class CompiledFunction(FunctionObject):
     def reset(self) -> None:
         """Drop the rewrite and every compiled region; the next call builds again."""
         with self._lock:
-            self._impl = self._outgrown = None
-            self._sole_region = None
-            self.regions = []
-            self._live_regions = []
-            self._backend = self._target_name = None
-            self.cache_digest = None
+            self._impl = self._outgrown = self._sole_region = None
+            self.regions, self._live_regions = [], []
+            self._backend = self._target_name = self.cache_digest = None
             self.waiting = None  # its waiting path (jit/waiting.py) ends: measured again
             self._tier.reset()
 

@@ -17,13 +17,13 @@ import atexit
 import contextlib
 import math
 import os
-import sys
 import threading
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from astcompile import config, quiet
+from astcompile.runtime import forksafe
 
 if TYPE_CHECKING:
     from astcompile.jit.budget import Budget
@@ -68,12 +68,7 @@ class Preload:
         if self.done.is_set():
             return
         if self._started:
-            for name, module in list(sys.modules.items()):
-                spec = getattr(module, "__spec__", None)
-                if getattr(spec, "_initializing", False) and name.startswith(
-                    ("libcst", "astcompile.")
-                ):
-                    del sys.modules[name]
+            forksafe.forget_half_imported(("libcst", "astcompile."))
         self._started = False
         self._lock = threading.Lock()
 
