@@ -28,6 +28,10 @@ SIDE_EFFECT_BUILTINS = _names(
 #: runs as written (no regions), or its regions would show among its locals.
 FRAME_READS = _names("locals vars dir")
 
+#: Builtins that run code in the caller's frame unless given their own namespaces: ``eval(s)``
+#: and ``exec(s)`` read (and ``exec`` writes) the function's locals, as ``eval(s, g)`` does not.
+FRAME_EVALS = _names("eval exec")
+
 #: Modules whose functions are pure computations on numbers.
 PURE_MODULES = ("math", "cmath", "operator")
 
