@@ -393,13 +393,32 @@ def _evaluated_with_a_star(x, *namespaces):
     return eval("y * 2", *namespaces)
 
 
+def _frame_locals(x):
+    y = x * 2
+    return sorted(inspect.currentframe().f_locals), y
+
+
+def _getframe_locals(x):
+    y = x * 2
+    return sorted(sys._getframe().f_locals), y
+
+
 @pytest.mark.parametrize(
-    "fn", [_named_locals, _vars_of_frame, _evaluated_in_frame, _evaluated_with_a_star]
+    "fn",
+    [
+        _named_locals,
+        _vars_of_frame,
+        _evaluated_in_frame,
+        _evaluated_with_a_star,
+        _frame_locals,
+        _getframe_locals,
+    ],
 )
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_function_reading_its_own_locals_has_no_regions(fn, backend):
-    """``locals()`` showed the rewrite's region objects and missed the names they bind;
-    ``eval(s)`` without namespaces of its own (NameError for ``y``, a region's local)."""
+    """``locals()`` showed the rewrite's region objects and missed the names they bind, so
+    did the ``f_locals`` of ``inspect.currentframe()``; ``eval(s)`` without namespaces of its
+    own raised NameError for ``y``, a region's local."""
     assert not rewrite(fn).regions
     assert_same(fn, X, backend=backend)
 

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from astcompile.frontend.tables import FRAME_EVALS, FRAME_READS, STATIC_ATTRIBUTES, STATIC_CALLS
+from astcompile.frontend.tables import (
+    FRAME_EVALS,
+    FRAME_GETTERS,
+    FRAME_READS,
+    STATIC_ATTRIBUTES,
+    STATIC_CALLS,
+)
 from astcompile.frontend.walk import Visitor, walk
 
 
@@ -114,10 +120,12 @@ class ExprFacts:
 
 
 def _reads_frame(name: str, args: Sequence[cst.Arg]) -> bool:
-    """``locals()``, ``vars()``, ``dir()``; ``eval(s)``/``exec(s)`` without a namespace of
-    their own (two positional arguments at least: ``eval(s, g)`` reads ``g``, not the frame)."""
+    """``locals()``, ``vars()``, ``dir()``, ``currentframe()``; ``eval(s)``/``exec(s)`` without
+    a namespace of their own (two positional arguments at least: ``eval(s, g)`` reads ``g``)."""
     if name in FRAME_READS:
         return not args
+    if name in FRAME_GETTERS:
+        return True
     plain = [a for a in args if not a.star and a.keyword is None]
     return name in FRAME_EVALS and len(plain) < 2
 
@@ -133,7 +141,10 @@ class _Scan(Visitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.facts.calls.append(node)
-        if isinstance(node.func, cst.Name) and _reads_frame(node.func.value, node.args):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in FRAME_GETTERS:
+            self.facts.frame_reads.append(node)  # ``sys._getframe()``: not ``df.eval(s)``
+        elif isinstance(func, cst.Name) and _reads_frame(func.value, node.args):
             self.facts.frame_reads.append(node)
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:

@@ -35,6 +35,10 @@ CALLER_FRAME_NAMES = _names(
     "_getframe currentframe f_back extract_stack print_stack format_stack getouterframes"
 )
 
+#: Functions returning a frame of the caller (``sys._getframe()``, ``inspect.currentframe()``):
+#: its ``f_locals`` would show the regions and miss the names they bind, as ``locals()`` does.
+FRAME_GETTERS = _names("_getframe currentframe")
+
 #: Builtins that run code in the caller's frame unless given their own namespaces: ``eval(s)``
 #: and ``exec(s)`` read (and ``exec`` writes) the function's locals, as ``eval(s, g)`` does not.
 FRAME_EVALS = _names("eval exec")
