@@ -175,7 +175,10 @@ def _fresh_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
     if id(root) not in memo:
         memo[id(root)] = root.copy(order="K")
     offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return np.ndarray(a.shape, a.dtype, memo[id(root)].data, offset, a.strides)
+    buffer = memo[id(root)]
+    if buffer.dtype.kind in "mM":  # datetimes export no buffer: the same 8 bytes as int64
+        buffer = buffer.view(np.int64)
+    return np.ndarray(a.shape, a.dtype, buffer.data, offset, a.strides)
 
 
 def differences(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -425,3 +427,42 @@ def test_deep_recursion_of_a_callee_reaches_the_depth_plain_does(backend):
     levels the user's function recurses on its own (jit/dispatch.recurse)."""
     compiled = astcompile.compile(_catalan_sum, backend=backend)
     assert compiled(200) == _catalan_sum(200)
+
+
+# -- callees that look at their caller's frame ---------------------------------------------------
+
+
+def deprecated_scale(x):
+    warnings.warn("deprecated_scale is deprecated", DeprecationWarning, stacklevel=2)
+    return x * 2.0
+
+
+def caller_of():
+    return sys._getframe(1).f_code.co_name
+
+
+def uses_old_helpers(x):
+    y = np.sin(x)
+    who = caller_of()
+    return deprecated_scale(y), who
+
+
+def warned_at(fn, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    return result, [(w.filename, w.lineno, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_callee_reading_its_caller_s_frame_is_called_as_written(backend):
+    """A helper warning with ``stacklevel=2`` (a deprecation) or reading
+    ``sys._getframe(1)`` was called through our dispatch: the warning named
+    astcompile/jit/function.py (hidden by the default filters, which show a
+    DeprecationWarning in ``__main__`` only) and the caller's name was ``_full_call``."""
+    compiled = astcompile.compile(uses_old_helpers, backend=backend)
+    (expected, who), warned = warned_at(uses_old_helpers, X)
+    for _ in range(3):
+        (got, got_who), got_warned = warned_at(compiled, X)
+        assert_same_value(got, expected)
+        assert (got_who, got_warned) == (who, warned) == ("uses_old_helpers", warned)

@@ -216,3 +216,14 @@ def test_a_copy_never_asks_the_objects_getattr(cls):
     assert type(copied) is cls and copied.tag == "t" and copied.shared is shared
     assert not np.shares_memory(shared, obj.shared)
     assert copied.__dict__.get("restored", False) is (cls is Restored)
+
+
+def test_datetime_arguments_are_copied_with_their_views():
+    """A ``datetime64``/``timedelta64`` array exports no buffer: its copy raised ValueError
+    ("cannot include dtype 'M' in a buffer"), so verify mode never checked a call taking
+    one, and the differential tests could not run it."""
+    t = np.array(["2020-01-01", "2020-01-03", "2020-01-04"], dtype="datetime64[D]")
+    ct, cview, cdelta = copy_args((t, t[::-1], np.diff(t)))
+    assert ct.dtype == t.dtype and (ct == t).all() and not np.shares_memory(ct, t)
+    assert np.shares_memory(ct, cview) and (cview == t[::-1]).all()
+    assert cdelta.dtype == np.dtype("m8[D]") and cdelta.tolist() == np.diff(t).tolist()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same, assert_same_value
+from differential import BACKENDS, assert_same, assert_same_calls, assert_same_value
 
 import astcompile
 
@@ -273,3 +273,47 @@ def test_check_reports_local_functions_statically(tmp_path):
     report = check_file(str(path))
     got = [(b.code, b.line) for fn in report.functions for b in fn.breaks]
     assert got == [("GB012", 8), ("GB022", 13)]
+
+
+def rebound_after_the_def(x):
+    scale = x.max()
+
+    def f(v):
+        return v * scale
+
+    scale = scale + 1.0  # no statement after reads ``scale``: only f, through its cell
+    return f, f(x)
+
+
+def rebound_then_called(x, k):
+    offset = np.zeros(1)
+    shift = lambda v: v + offset
+    hold = [shift]
+    offset = x.sum() * k
+    return hold[0](x)
+
+
+def called_later(x):
+    k = 1.0
+
+    def g(v):
+        print("g")  # not inlined: the call stays in Python, after the region
+        return v + k
+
+    k = x.sum()
+    return g(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_local_a_closure_reads_is_written_back_from_a_region(backend):
+    """A region rebinding a local that only a closure reads afterwards did not return it (not
+    live by the text after it), so the closure's cell kept the old value: the function and the
+    closure it returned both saw ``scale`` before ``+ 1``."""
+    compiled = astcompile.compile(rebound_after_the_def, backend=backend)
+    for x in (np.arange(3.0), np.linspace(-1.0, 2.0, 5)):
+        (plain_f, expected), (got_f, got) = rebound_after_the_def(x), compiled(x)
+        assert_same_value(got, expected)
+        assert_same_value(got_f(np.ones(2)), plain_f(np.ones(2)))
+    for k in (1.0, 3.0):
+        assert_same(rebound_then_called, np.arange(4.0), k, backend=backend)
+    assert_same_calls(called_later, [(np.arange(3.0),), (np.ones(2),)], backend=backend)

@@ -6,7 +6,7 @@ import traceback
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, EVERY_BACKEND, assert_same, assert_same_call
 from frontend_samples import programs as P
 from frontend_samples.harness import materialize
 
@@ -201,3 +201,45 @@ def test_a_decorated_recursive_global_calls_its_compiled_self():
     np.testing.assert_array_equal(countdown(4), np.full(2, 10.0))
     built = countdown._impl
     assert (built.__name__, built.__qualname__, built.__code__.co_name) == ("countdown",) * 3
+
+
+def keywords(**named):
+    return named
+
+
+class Helper:
+    def __init__(self):
+        self.__k = 3.0
+
+    def compute(self, x):
+        return x * self.__k + self.__offset()
+
+    def __offset(self):
+        return 1.0
+
+
+class Private:
+    """Private names (``self.__w``, ``self.__helper``), which the class body mangles."""
+
+    def __init__(self, scale):
+        self.__helper, self.__w = Helper(), np.array([1.0, 2.0, 3.0]) * scale
+
+    def apply(self, x):
+        try:
+            __local = self.__helper.compute(x)
+        except AttributeError as __e:
+            return str(__e)
+        return __local * self.__w, keywords(__key=1)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_method_reads_its_mangled_private_names(backend):
+    """A region of a method was compiled outside its class: ``self.__w`` read an attribute
+    ``__w`` no object has (AttributeError on every call, where the plain method returns).
+    Call keywords are never mangled (``keywords(__key=1)``)."""
+    compiled = astcompile.compile(Private.apply, backend=backend)
+    for scale in (1.0, -2.0):
+        obj, twin, x = Private(scale), Private(scale), np.arange(3.0)
+        assert_same_call(compiled, (obj, x), Private.apply, (twin, x), backend)
+        obj._Private__helper._Helper__k = twin._Private__helper._Helper__k = scale
+        assert_same_call(compiled, (obj, x), Private.apply, (twin, x), backend)

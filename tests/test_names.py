@@ -1,14 +1,17 @@
 """Names a ``match`` statement binds (frontend/local_names.py, liveness.py, regions.py): a capture
-pattern is a local the case body reads, so regions inside a case take it as a parameter."""
+pattern is a local the case body reads, so regions inside a case take it as a parameter. The
+group an ``except*`` handler names too."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import libcst as cst
 import numpy as np
 import pytest
 from differential import BACKENDS, assert_same_calls
+from module_helpers import load_module
 
 from astcompile.frontend.local_names import function_locals, name_sets
 
@@ -76,3 +79,29 @@ def test_captures_are_writes_and_keyword_names_are_not_reads():
     assert {"px", "a", "rest", "more"} <= function_locals(fdef)
     assert "x" not in sets.reads and "y" not in sets.reads
     assert {"P", "t", "s"} <= set(sets.reads)
+
+
+#: ``except*`` is Python 3.11 syntax: the test module itself must import on 3.10.
+SPLIT_ERRORS = """
+def split_errors(x, errors):
+    try:
+        raise ExceptionGroup("several", errors)
+    except* ValueError as values:
+        y = x * len(values.exceptions)
+    except* TypeError as types:
+        y = x - len(types.exceptions)
+    return y + 1.0
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is Python 3.11 syntax")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_except_star_group_is_a_local(backend, tmp_path):
+    """``except* E as group`` bound a name the analysis did not count as a local: the region
+    of its handler read ``group`` as a global (NameError where plain code returns)."""
+    split_errors = load_module(tmp_path, "except_star_sample", SPLIT_ERRORS).split_errors
+    x = np.arange(4.0)
+    calls = [(x, [ValueError("a"), ValueError("b")]), (x, [TypeError("c")])]
+    assert_same_calls(split_errors, calls, backend=backend)
+    fdef = cst.parse_module("def f():\n    try: pass\n    except* E as g: pass\n").body[0]
+    assert "g" in function_locals(fdef)

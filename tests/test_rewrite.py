@@ -383,9 +383,51 @@ def _vars_of_frame(x):
     return list(vars()), a
 
 
-@pytest.mark.parametrize("fn", [_named_locals, _vars_of_frame])
+def _evaluated_in_frame(x):
+    y = x + 1  # noqa: F841 - read by eval
+    return eval("y * 2 + x")
+
+
+def _evaluated_with_a_star(x, *namespaces):
+    y = x + 1  # noqa: F841 - read by eval
+    return eval("y * 2", *namespaces)
+
+
+def _frame_locals(x):
+    y = x * 2
+    return sorted(inspect.currentframe().f_locals), y
+
+
+def _getframe_locals(x):
+    y = x * 2
+    return sorted(sys._getframe().f_locals), y
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        _named_locals,
+        _vars_of_frame,
+        _evaluated_in_frame,
+        _evaluated_with_a_star,
+        _frame_locals,
+        _getframe_locals,
+    ],
+)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_function_reading_its_own_locals_has_no_regions(fn, backend):
-    """``locals()`` showed the rewrite's region objects and missed the names they bind."""
+    """``locals()`` showed the rewrite's region objects and missed the names they bind, so
+    did the ``f_locals`` of ``inspect.currentframe()``; ``eval(s)`` without namespaces of its
+    own raised NameError for ``y``, a region's local."""
     assert not rewrite(fn).regions
     assert_same(fn, X, backend=backend)
+
+
+def _evaluated_in_a_namespace(x):
+    y = x + 1
+    return eval("k * 2", {"k": 3}) + y
+
+
+def test_eval_given_its_own_namespace_keeps_the_regions():
+    assert rewrite(_evaluated_in_a_namespace).regions
+    assert_same(_evaluated_in_a_namespace, X)

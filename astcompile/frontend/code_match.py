@@ -69,9 +69,9 @@ def import_rewrite(module: object, code: types.CodeType) -> Callable[[ast.Module
 def _in_scope(fdef: ast.stmt, code: types.CodeType) -> ast.Module:
     """``fdef`` inside the class and the function scope its code object says it had."""
     body: list[ast.stmt] = [fdef]
-    parts = code.co_qualname.split(".")
-    if len(parts) > 1 and parts[-2] != "<locals>":  # a method: mangling, ``__class__``
-        body = [ast.ClassDef(parts[-2], [], [], body, [])]
+    owner = class_of(code)
+    if owner is not None:  # a method: mangling, ``__class__``
+        body = [ast.ClassDef(owner, [], [], body, [])]
     free = [name for name in code.co_freevars if name != "__class__"]
     if free:
         binds = [ast.Assign([ast.Name(name, ast.Store())], ast.Constant(None)) for name in free]
@@ -80,6 +80,12 @@ def _in_scope(fdef: ast.stmt, code: types.CodeType) -> ast.Module:
     module = ast.Module(body, [])
     ast.fix_missing_locations(module)
     return module
+
+
+def class_of(code: types.CodeType) -> str | None:
+    """The class whose body holds the ``def`` of ``code`` (its qualname says), or None."""
+    parts = code.co_qualname.split(".")
+    return parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
 
 
 def _find_code(code: types.CodeType, name: str) -> types.CodeType | None:

@@ -7,13 +7,19 @@ array values and must run in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from astcompile.frontend.tables import FRAME_READS, STATIC_ATTRIBUTES, STATIC_CALLS
+from astcompile.frontend.tables import (
+    FRAME_EVALS,
+    FRAME_GETTERS,
+    FRAME_READS,
+    STATIC_ATTRIBUTES,
+    STATIC_CALLS,
+)
 from astcompile.frontend.walk import Visitor, walk
 
 
@@ -113,6 +119,17 @@ class ExprFacts:
     frame_reads: list[cst.Call] = field(default_factory=list)  # ``locals()``, ``vars()``
 
 
+def _reads_frame(name: str, args: Sequence[cst.Arg]) -> bool:
+    """``locals()``, ``vars()``, ``dir()``, ``currentframe()``; ``eval(s)``/``exec(s)`` without
+    a namespace of their own (two positional arguments at least: ``eval(s, g)`` reads ``g``)."""
+    if name in FRAME_READS:
+        return not args
+    if name in FRAME_GETTERS:
+        return True
+    plain = [a for a in args if not a.star and a.keyword is None]
+    return name in FRAME_EVALS and len(plain) < 2
+
+
 class _Scan(Visitor):
     """Collect calls, lambdas and value-dependent truth tests; lambda bodies are not entered."""
 
@@ -124,7 +141,10 @@ class _Scan(Visitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.facts.calls.append(node)
-        if isinstance(node.func, cst.Name) and node.func.value in FRAME_READS and not node.args:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in FRAME_GETTERS:
+            self.facts.frame_reads.append(node)  # ``sys._getframe()``: not ``df.eval(s)``
+        elif isinstance(func, cst.Name) and _reads_frame(func.value, node.args):
             self.facts.frame_reads.append(node)
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:

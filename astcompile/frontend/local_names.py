@@ -90,13 +90,15 @@ class NameSets(Visitor):
             self.store(node.asname.name)
         return False
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+    def visit_ExceptHandler(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
         if node.type:
             self.walk(node.type)
         if node.name:
             self.store(node.name.name)
         self.walk(node.body)
         return False
+
+    visit_ExceptStarHandler = visit_ExceptHandler  # ``except* E as group``
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:

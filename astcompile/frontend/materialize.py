@@ -19,6 +19,7 @@ import ast
 import types
 from collections.abc import Callable
 
+from astcompile.frontend.code_match import class_of
 from astcompile.frontend.spec import def_name
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
@@ -40,7 +41,9 @@ def build_function(
     The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper.
     """
     template_free = template.__code__.co_freevars
-    code = _inner_code(source, name, (*template_free, *extra_free), filename, structured)
+    free = (*template_free, *extra_free)
+    owner = class_of(template.__code__)
+    code = _inner_code(source, name, free, filename, structured, owner)
     closure = tuple(
         types.CellType(extra_free[var])
         if var in extra_free
@@ -67,9 +70,11 @@ def _inner_code(
     free: tuple[str, ...],
     filename: str,
     structured: tuple = (),
+    owner: str | None = None,
 ) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
-    loops are lowered to structured calls on the way (see frontend/loop_plan.py)."""
+    loops are lowered to structured calls on the way (see frontend/loop_plan.py). The def of
+    a method (of class ``owner``) has its private names mangled, as its class body did."""
     module = source if isinstance(source, ast.Module) else ast.parse(source, filename=filename)
     if "__ac_create" in free:
         from astcompile.frontend.lowering import lower_structured
@@ -82,6 +87,8 @@ def _inner_code(
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")
+    if owner is not None:
+        _Mangle(owner).visit(definitions[0])
     definitions[0].name = _SELF
     factory = ast.FunctionDef(
         name="__ac_factory",
@@ -112,3 +119,44 @@ def _const_code(code: types.CodeType, name: str) -> types.CodeType:
         if isinstance(const, types.CodeType) and const.co_name == name:
             return const
     raise ValueError(f"no code object named {name!r}")  # pragma: no cover - compile guarantees it
+
+
+class _Mangle(ast.NodeTransformer):
+    """``self.__w`` in a method of class ``Net`` is ``self._Net__w``: the compiler mangles the
+    private names of a class body (CPython's ``_Py_Mangle``), and a def compiled outside it
+    would read an attribute no object has. Our own ``__ac_`` names are never private."""
+
+    def __init__(self, owner: str) -> None:
+        self.prefix = "_" + owner.lstrip("_")
+
+    def mangled(self, name: str) -> str:
+        private = name.startswith("__") and not name.endswith("__") and "." not in name
+        if not private or name.startswith("__ac_") or self.prefix == "_":
+            return name
+        return self.prefix + name
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in _NAMED.get(type(node), ()):
+            value = getattr(node, field)
+            if isinstance(value, str):
+                setattr(node, field, self.mangled(value))
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            node.names = [self.mangled(n) for n in node.names]
+        return super().generic_visit(node)
+
+
+#: The fields holding a name CPython mangles, by node type (never a call's keywords:
+#: ``dict(__k=1)`` is ``{'__k': 1}`` in a class too).
+_NAMED: dict[type, tuple[str, ...]] = {
+    ast.Name: ("id",),
+    ast.Attribute: ("attr",),
+    ast.arg: ("arg",),
+    ast.alias: ("name", "asname"),
+    ast.FunctionDef: ("name",),
+    ast.AsyncFunctionDef: ("name",),
+    ast.ClassDef: ("name",),
+    ast.ExceptHandler: ("name",),
+    ast.MatchAs: ("name",),
+    ast.MatchStar: ("name",),
+    ast.MatchMapping: ("rest",),
+}

@@ -25,6 +25,7 @@ breaks (GB022).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,6 +199,29 @@ def scope_locals(node: Function) -> frozenset[str]:
     if isinstance(node, cst.FunctionDef):
         names |= set(name_sets(node.body).writes)
     return frozenset(names)
+
+
+@dataclass(frozen=True)
+class ClosureReads:
+    """What each nested ``def``/``lambda`` reads from its cells, with the name whose calls run
+    it: a local function that is only called runs where its name is live; any other (None:
+    passed, returned, stored, a local class's method) may run whenever."""
+
+    reads: tuple[tuple[str | None, frozenset[str]], ...]
+
+    def after(self, live: AbstractSet[str]) -> set[str]:
+        """The cells read by the closures that may run where the names ``live`` are live."""
+        return {n for fn, names in self.reads if fn is None or fn in live for n in names}
+
+
+def closure_reads(fdef: cst.FunctionDef, local_fns: dict[str, LocalFunction]) -> ClosureReads:
+    called = {id(lf.node): lf.name for lf in local_fns.values() if not structural_problem(fdef, lf)}
+    return ClosureReads(
+        tuple(
+            (called.get(id(n)), frozenset(name_sets(n.body).reads.keys() - scope_locals(n)))
+            for n in find(fdef.body, (cst.FunctionDef, cst.Lambda))
+        )
+    )
 
 
 def defaults(node: Function) -> list[cst.BaseExpression]:

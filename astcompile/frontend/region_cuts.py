@@ -27,7 +27,7 @@ from astcompile.frontend.local_names import (
 )
 from astcompile.frontend.loop_plan import Spec, StructuredPlanner
 from astcompile.frontend.loopcheck import ends_in_return, own_jumps
-from astcompile.frontend.nested import local_functions
+from astcompile.frontend.nested import closure_reads, local_functions
 from astcompile.frontend.spec import RET
 from astcompile.frontend.walk import find
 
@@ -161,6 +161,7 @@ class _Planner:
         self.signature = {name: i for i, name in enumerate(parameter_names(fdef))}
         self.local_fns = local_functions(fdef)
         self.freevars = frozenset(fn.__code__.co_freevars) if fn is not None else frozenset()
+        self.closures = closure_reads(fdef, self.local_fns)
         self.fn_globals = getattr(fn, "__globals__", None)
         self.plan = Plan()
 
@@ -261,9 +262,13 @@ class _Planner:
         live_out = self.liveness.after[run[-1]]
         demote |= self._local_function_demotions(run, live_out)
         for name in name_sets(*run).writes:
-            if name in live_out and name in self.locals and name not in bound:
+            if self._read_after(name, live_out) and name not in bound:
                 demote.update(u for u in run if name in name_sets(u).writes)
         return demote
+
+    def _read_after(self, name: str, live_out: Live) -> bool:
+        """Whether a local the run writes may be read after it, also through a closure's cell."""
+        return name in self.locals and (name in live_out or name in self.closures.after(live_out))
 
     def _local_function_demotions(self, run: list[cst.CSTNode], live_out: Live) -> set:
         """A local function never crosses a region's edge (see frontend/nested.py): a
@@ -283,7 +288,7 @@ class _Planner:
         live_in = self.liveness.live_in(units) & self.locals
         live_out = self.liveness.after[units[-1]]
         surely = must_assign(units)
-        outputs = [n for n in sets.writes if n in live_out and n in self.locals]
+        outputs = [n for n in sets.writes if self._read_after(n, live_out)]
         params = [n for n in sets.reads if n in live_in and n in defined]  # the rest: never bound
         params += [n for n in outputs if n not in surely and n in defined and n not in params]
         # the function's parameters first, in its order: a region that is the whole function is

@@ -163,7 +163,20 @@ def callee_of(obj: Any) -> CallKind | types.FunctionType:
     module = function.__module__ or ""
     if module.split(".")[0] in ("numpy", "astcompile") or _is_library(function):
         return CallKind.UNKNOWN
+    if reads_caller_frame(function.__code__):
+        return CallKind.UNKNOWN  # called as written: no frame of ours between it and its caller
     return function
+
+
+def reads_caller_frame(code: types.CodeType) -> bool:
+    """Whether ``code`` looks at its caller's frame (T.CALLER_FRAME_NAMES; ``inspect.stack``;
+    a ``stacklevel`` given by keyword, or an int of 2 or more beside ``warn``)."""
+    names = set(code.co_names)
+    if names & T.CALLER_FRAME_NAMES or {"inspect", "stack"} <= names:
+        return True
+    keywords = {k for c in code.co_consts if isinstance(c, tuple) for k in c if isinstance(k, str)}
+    levels = [c for c in code.co_consts if type(c) is int and c >= 2]
+    return "stacklevel" in keywords or ("warn" in names and bool(levels))
 
 
 class RuntimeResolver:

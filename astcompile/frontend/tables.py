@@ -28,6 +28,21 @@ SIDE_EFFECT_BUILTINS = _names(
 #: runs as written (no regions), or its regions would show among its locals.
 FRAME_READS = _names("locals vars dir")
 
+#: Names in a function's code that read the frames above its own (``sys._getframe(1)``,
+#: ``inspect.currentframe().f_back``, ``warnings.warn(..., stacklevel=2)``): called through
+#: our dispatch, such a function would find our frames there, not its caller's.
+CALLER_FRAME_NAMES = _names(
+    "_getframe currentframe f_back extract_stack print_stack format_stack getouterframes"
+)
+
+#: Functions returning a frame of the caller (``sys._getframe()``, ``inspect.currentframe()``):
+#: its ``f_locals`` would show the regions and miss the names they bind, as ``locals()`` does.
+FRAME_GETTERS = _names("_getframe currentframe")
+
+#: Builtins that run code in the caller's frame unless given their own namespaces: ``eval(s)``
+#: and ``exec(s)`` read (and ``exec`` writes) the function's locals, as ``eval(s, g)`` does not.
+FRAME_EVALS = _names("eval exec")
+
 #: Modules whose functions are pure computations on numbers.
 PURE_MODULES = ("math", "cmath", "operator")
 
