@@ -138,6 +138,8 @@ def _fresh_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
         root = root.base
     if root.base is not None or a.dtype.hasobject or type(a) is not np.ndarray:
         return copy.deepcopy(a)  # memory NumPy does not own (a memory map, bytes): a copy
+    if a.size == 0:  # nothing to share, and its offset may lie past an empty buffer's end
+        return a.copy(order="K")
     if id(root) not in memo:
         memo[id(root)] = root.copy(order="K")
     offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]

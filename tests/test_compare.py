@@ -181,3 +181,12 @@ def test_a_result_in_another_memory_order_differs():
     assert differences(np.asfortranarray(a), a) == ["result: memory order F != C"]
     assert differences(a[:, ::2], a[:, :2].copy()) == ["result: memory order strided != C"]
     assert differences(a[:1], np.ones((1, 3))) == []
+
+
+def test_an_empty_strided_view_is_copied():
+    """An empty view whose strides point past its (empty) buffer: rebuilding it as a view of
+    the copied buffer raised ValueError (found by the NumPy-semantics fuzzer)."""
+    empty = np.repeat(np.zeros((2, 0), np.uint8), 2, axis=-1)[..., ::2]
+    (copied,) = copy_args((empty,))
+    assert copied.shape == (2, 0) and copied.dtype == np.uint8
+    assert not np.shares_memory(copied, empty)
