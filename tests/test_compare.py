@@ -190,3 +190,16 @@ def test_an_empty_strided_view_is_copied():
     (copied,) = copy_args((empty,))
     assert copied.shape == (2, 0) and copied.dtype == np.uint8
     assert not np.shares_memory(copied, empty)
+
+
+def test_an_array_numpy_made_in_a_permuted_order_is_copied_with_its_views():
+    """An array NumPy made in neither C nor F order (``np.where`` of an F-ordered argument,
+    a ``copy(order="K")`` of a transpose): its copy keeps its strides, and a view of it stays
+    a view of the copy (BufferError before; found by the fuzzer)."""
+    owner = np.arange(24.0).reshape(2, 3, 4).transpose(1, 0, 2).copy(order="K")
+    assert owner.base is None and not owner.flags.c_contiguous and not owner.flags.f_contiguous
+    tail = owner[1:, ::-1]
+    copied, copied_tail = copy_args((owner, tail))
+    assert copied.strides == owner.strides and np.array_equal(copied, owner)
+    copied_tail[0, 0, 0] = -5.0
+    assert copied[1, -1, 0] == -5.0 and owner[1, -1, 0] != -5.0
