@@ -516,3 +516,22 @@ def test_a_rerun_is_decided_by_the_entry_of_the_calls_key(backend):
         with np.errstate(all="ignore"):
             compiled(np.array([2.0, 1.0]), np.array([2.0, 1.0]))
         assert runtime_warnings(compiled, *empty) == runtime_warnings(divide_then_spread, *empty)
+
+
+def carried_then_stored_into_an_argument(a, b):
+    total = np.zeros_like(a)
+    for i in range(len(a)):
+        total -= b
+    tail = b[::-1]
+    tail //= True
+    return tail, total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_region_with_a_loop_carried_new_array_keeps_its_arguments_for_numpys_warning(backend):
+    """A loop carrying an array the region made (``total = np.zeros_like(a)``, updated in
+    place) no longer hides which arrays the region stores into: a store into an argument after
+    it is kept and undone on a loud flag, and NumPy warns (the C region was silent; found by
+    the fuzzer)."""
+    b = np.array([1.5, np.inf, -2.0])
+    assert_same_warnings(carried_then_stored_into_an_argument, b.copy(), b, backend=backend)

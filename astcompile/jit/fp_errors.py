@@ -161,6 +161,8 @@ def _walk(graph: Graph) -> _Walk:
         numpy_calls = numpy_calls or node.op in NUMPY_CALLS
         if is_fresh(node.op):
             reach[id(node)] = -1
+        if node.op is Op.LOOP:
+            reach.update(_carried_reach(node, reach))
         for position, value in enumerate(node.inputs):
             if (k := reach.get(id(value))) is None:
                 continue
@@ -174,6 +176,20 @@ def _walk(graph: Graph) -> _Walk:
     only_stores = _only_stores(graph.effects)
     out_only = stored if stored and only_stores and not stored & read else set()
     return _Walk(stored, out_only, only_stores, may_flag, empty_warns, numpy_calls)
+
+
+def _carried_reach(loop: Node, reach: dict[int, int]) -> dict[int, int]:
+    """The arrays ``loop``'s carried holders are (:func:`_walk`'s ``reach``): the one each
+    starts as, where every iteration passes on that holder or a new array (``acc =
+    np.zeros(n)``, then ``acc -= y`` in the loop); others are unknown."""
+    attr, found = loop.attr, {}
+    starts = loop.inputs[attr.heads : attr.heads + attr.carried]
+    for holder, start, after in zip(attr.holders, starts, attr.body.outputs):
+        while is_view(after.op) or after.op is Op.STORE:
+            after = after.inputs[0]
+        if (k := reach.get(id(start))) is not None and (after is holder or is_fresh(after.op)):
+            found[id(holder)] = k
+    return found
 
 
 def _only_stores(effects: list[Node]) -> bool:
