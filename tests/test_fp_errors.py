@@ -535,3 +535,15 @@ def test_a_region_with_a_loop_carried_new_array_keeps_its_arguments_for_numpys_w
     the fuzzer)."""
     b = np.array([1.5, np.inf, -2.0])
     assert_same_warnings(carried_then_stored_into_an_argument, b.copy(), b, backend=backend)
+
+
+def complex_to_int8(b):
+    return np.rint(b).astype(np.int8)
+
+
+def test_a_complex_cast_to_int_warns_once_on_the_eager_backend():
+    """A complex array cast to int8 warns ComplexWarning, then NaN raises the invalid flag: the
+    eager interpreter's run warned, and the statements run after the flag warned again. The
+    cast now hands the call to the statements first (found by the fuzzer)."""
+    b = np.array([1 + 2j, np.nan + 0j, 3e10 + 1j])
+    assert_same_warnings(complex_to_int8, b, backend="eager")
