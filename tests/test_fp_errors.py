@@ -7,7 +7,14 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same_call, assert_same_warnings, runtime_warnings
+from differential import (
+    BACKENDS,
+    TRITON,
+    assert_same_call,
+    assert_same_calls,
+    assert_same_warnings,
+    runtime_warnings,
+)
 
 import astcompile
 from astcompile.runtime import parallel
@@ -547,3 +554,25 @@ def test_a_complex_cast_to_int_warns_once_on_the_eager_backend():
     cast now hands the call to the statements first (found by the fuzzer)."""
     b = np.array([1 + 2j, np.nan + 0j, 3e10 + 1j])
     assert_same_warnings(complex_to_int8, b, backend="eager")
+
+
+def difference_to_float32_and_an_argument_written(a, b):
+    t = b.copy()
+    t -= b
+    rounded = np.rint(t).astype(np.float32)
+    tail = a[::-1]
+    tail &= a
+    return rounded, np.min(b)
+
+
+def test_a_complex_0d_cast_to_float32_warns_once_on_the_eager_backend():
+    """The same through a 0-d complex array (the interpreter holds its element as a Python
+    complex), in a region that stores into an argument: its ComplexWarning came twice after
+    the subtraction's invalid flag (found by the fuzzer)."""
+    fn = difference_to_float32_and_an_argument_written
+    a = np.zeros((2, 0), np.int32)
+    calls = [(a, np.array(-2 + 1.5j)), (a, np.array(np.inf - 0j))]
+    assert_same_calls(fn, calls, backend="eager")
+    compiled = astcompile.compile(fn, backend="eager")
+    for args in calls:
+        assert runtime_warnings(compiled, *args) == runtime_warnings(fn, *args)
