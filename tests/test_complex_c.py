@@ -8,6 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from differential import assert_same_warnings
 from test_complex import assert_runs_in_c
 
 import astcompile
@@ -121,3 +122,20 @@ def test_a_complex128_narrowed_to_complex64_overflows_as_numpy(caplog):
     ``1e200j``, NumPy's is ``infj``, and no overflow flag); found by the fuzzer."""
     a = np.array([1 + 1e200j, 1.0, 1e39 + 0j, -3e38 - 1e300j])
     assert_runs_in_c(caplog, narrowed_then_widened, a)
+
+
+def ordered_with_itself(a):
+    return a > a
+
+
+def ordered_against_one(a):
+    return a <= 1
+
+
+def test_complex_order_with_nan_warns_as_numpy():
+    """NumPy's complex ``<`` raises the invalid flag on a NaN real part (or imaginary part
+    where the real parts are equal); GCC folded ``a > a`` and a quiet ``<=``, so the C region
+    did not warn (found by the fuzzer)."""
+    a = np.array([np.nan + 1j, 1.0, complex(1.0, np.nan), 2 + 0j])
+    assert_same_warnings(ordered_with_itself, a, backend="c")
+    assert_same_warnings(ordered_against_one, a[2:], backend="c")
