@@ -163,6 +163,10 @@ def _walk(graph: Graph) -> _Walk:
             reach[id(node)] = -1
         if node.op is Op.LOOP:
             reach.update(_carried_reach(node, reach))
+        elif node.op is Op.RESULT and node.inputs[0].op is Op.LOOP:  # what it carried out
+            holder = node.inputs[0].attr.holders[node.attr]
+            if (k := reach.get(id(holder))) is not None:
+                reach[id(node)] = k
         for position, value in enumerate(node.inputs):
             if (k := reach.get(id(value))) is None:
                 continue

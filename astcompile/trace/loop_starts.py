@@ -115,9 +115,12 @@ def _into_own(store: Node) -> bool:
 
 def _made_here(value: Node, private: set) -> bool:
     """Whether ``value`` is (a view of, or ``value`` after a store into) an array the region
-    made, or one of ``private``."""
+    made (a loop's result too, where it carries one), or one of ``private``."""
     while is_view(value.op) or value.op is Op.STORE:
         value = value.inputs[0]
+    if value.op is Op.RESULT and value.inputs[0].op is Op.LOOP:  # what a loop carried out
+        loop = value.inputs[0]
+        return loop.attr.holders[value.attr] in _own_carried(loop, private)
     return is_fresh(value.op) or value in private
 
 
