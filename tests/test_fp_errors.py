@@ -576,3 +576,17 @@ def test_a_complex_0d_cast_to_float32_warns_once_on_the_eager_backend():
     compiled = astcompile.compile(fn, backend="eager")
     for args in calls:
         assert runtime_warnings(compiled, *args) == runtime_warnings(fn, *args)
+
+
+def doubled_then_cast(b):
+    t = b
+    t += b
+    b[1:] = b[:-1]
+    return np.cumprod(b, axis=-1, dtype=np.int8), b
+
+
+def test_a_complex_cast_after_a_store_into_an_argument_stores_once():
+    """The cast's hand-over to the statements comes after ``b += b``: the arguments must be
+    kept under every error state (``ignore`` too), or the statements double ``b`` again."""
+    b = np.array([np.inf - 2j, 1 + 1j, np.nan + 0j, 3.0, -1j])
+    assert_same_calls(doubled_then_cast, [(b,), (b[::-1],)], backend="eager")
