@@ -17,6 +17,7 @@ import types
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 #: ``(rtol, atol)`` by the dtype of the plain value, the one tolerance table: the least any
 #: float result is held to. Compiled code calls libm/libmvec instead of NumPy's SIMD loops (a
@@ -172,13 +173,26 @@ def _fresh_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
         root = root.base
     if root.base is not None or a.dtype.hasobject or type(a) is not np.ndarray:
         return copy.deepcopy(a)  # memory NumPy does not own (a memory map, bytes): a copy
+    if a.size == 0:  # nothing to share, and its offset may lie past an empty buffer's end
+        return a.copy(order="K")
     if id(root) not in memo:
-        memo[id(root)] = root.copy(order="K")
-    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    buffer = memo[id(root)]
-    if buffer.dtype.kind in "mM":  # datetimes export no buffer: the same 8 bytes as int64
-        buffer = buffer.view(np.int64)
+        memo[id(root)] = _same_layout(root, memo)
+    buffer, low = memo[("bytes", id(root))]
+    offset = a.__array_interface__["data"][0] - low
     return np.ndarray(a.shape, a.dtype, buffer.data, offset, a.strides)
+
+
+def _same_layout(root: np.ndarray, memo: dict) -> np.ndarray:
+    """A copy of ``root`` with its strides (an array NumPy made in a permuted order,
+    ``np.where`` of an F-ordered argument, has no contiguous buffer for views to be made of),
+    over a byte buffer kept in ``memo`` for the views of it."""
+    low, high = byte_bounds(root)
+    buffer = np.empty(high - low, np.uint8)
+    memo[("bytes", id(root))] = (buffer, low)
+    start = root.__array_interface__["data"][0] - low
+    fresh = np.ndarray(root.shape, root.dtype, buffer.data, start, root.strides)
+    np.copyto(fresh, root)
+    return fresh
 
 
 def differences(

@@ -10,6 +10,8 @@ Each statement assigns a fresh name from earlier names, Python and NumPy scalars
 * casts of NaN, infinities and out-of-range values, complex to real;
 * in-place operators and ``out=`` (casting rules, arguments overlapping the output);
 * ``np.errstate`` around a statement (``raise`` turns a warning into FloatingPointError);
+* a loop carrying a new array: rebound to a value of another dtype, or updated in place (the
+  variable's type after it, the warnings of what it stores);
 * views against copies (``ravel``, ``reshape``, ``T``, ``astype(copy=False)``): written
   through, then the argument compared;
 * two results in a tuple (which arrays are the same object, or share memory, compared).
@@ -193,10 +195,17 @@ def _reduction(draw, names: _Names) -> str:
 
 def _statement(draw, names: _Names) -> list[str]:
     kind = draw(
-        st.sampled_from(["expr"] * 12 + ["view"] * 4 + ["inplace"] * 4 + ["out"] * 2 + ["errstate"])
+        st.sampled_from(
+            ["expr"] * 12 + ["view"] * 4 + ["inplace"] * 4 + ["out"] * 2 + ["errstate", "loop"]
+        )
     )
     name = names.fresh()
-    if kind == "view":
+    if kind == "loop":  # carried from a new array: rebound (another dtype) or updated in place
+        how = draw(st.sampled_from(["=", "+=", "*=", "-="]))
+        start = draw(st.sampled_from(["np.zeros_like(x)", "np.ones_like(x)", "x.copy()"]))
+        lines = [f"{name} = {start}", "for _ in range(2):"]
+        lines.append(f"    {name} {how} {_expression(draw, names)}")
+    elif kind == "view":
         source = _array(draw, names)
         lines = [f"{name} = {draw(st.sampled_from(VIEWS)).format(source, source)}"]
         if draw(st.booleans()):  # written through: the argument shows whether it was a view

@@ -227,3 +227,25 @@ def test_datetime_arguments_are_copied_with_their_views():
     assert ct.dtype == t.dtype and (ct == t).all() and not np.shares_memory(ct, t)
     assert np.shares_memory(ct, cview) and (cview == t[::-1]).all()
     assert cdelta.dtype == np.dtype("m8[D]") and cdelta.tolist() == np.diff(t).tolist()
+
+
+def test_an_empty_strided_view_is_copied():
+    """An empty view whose strides point past its (empty) buffer: rebuilding it as a view of
+    the copied buffer raised ValueError (found by the NumPy-semantics fuzzer)."""
+    empty = np.repeat(np.zeros((2, 0), np.uint8), 2, axis=-1)[..., ::2]
+    (copied,) = copy_args((empty,))
+    assert copied.shape == (2, 0) and copied.dtype == np.uint8
+    assert not np.shares_memory(copied, empty)
+
+
+def test_an_array_numpy_made_in_a_permuted_order_is_copied_with_its_views():
+    """An array NumPy made in neither C nor F order (``np.where`` of an F-ordered argument,
+    a ``copy(order="K")`` of a transpose): its copy keeps its strides, and a view of it stays
+    a view of the copy (BufferError before; found by the fuzzer)."""
+    owner = np.arange(24.0).reshape(2, 3, 4).transpose(1, 0, 2).copy(order="K")
+    assert owner.base is None and not owner.flags.c_contiguous and not owner.flags.f_contiguous
+    tail = owner[1:, ::-1]
+    copied, copied_tail = copy_args((owner, tail))
+    assert copied.strides == owner.strides and np.array_equal(copied, owner)
+    copied_tail[0, 0, 0] = -5.0
+    assert copied[1, -1, 0] == -5.0 and owner[1, -1, 0] != -5.0

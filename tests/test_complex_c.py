@@ -127,3 +127,31 @@ def test_kernels_call_no_annex_g_helpers(tmp_path, monkeypatch):
     for lib in libraries:
         symbols = subprocess.run(["nm", str(lib)], capture_output=True, text=True).stdout
         assert "__muldc3" not in symbols and "__divdc3" not in symbols, symbols
+
+
+def narrowed_then_widened(a):
+    return a.astype(np.complex64) + a, np.asarray(a, dtype=np.complex64) * 2
+
+
+def test_a_complex128_narrowed_to_complex64_overflows_as_numpy(caplog):
+    """GCC 12 drops a complex128 -> complex64 cast that a widening follows (``1e200j`` stayed
+    ``1e200j``, NumPy's is ``infj``, and no overflow flag); found by the fuzzer."""
+    a = np.array([1 + 1e200j, 1.0, 1e39 + 0j, -3e38 - 1e300j])
+    assert_runs_in_c(caplog, narrowed_then_widened, a)
+
+
+def ordered_with_itself(a):
+    return a > a
+
+
+def ordered_against_one(a):
+    return a <= 1
+
+
+def test_complex_order_with_nan_warns_as_numpy():
+    """NumPy's complex ``<`` raises the invalid flag on a NaN real part (or imaginary part
+    where the real parts are equal); GCC folded ``a > a`` and a quiet ``<=``, so the C region
+    did not warn (found by the fuzzer)."""
+    a = np.array([np.nan + 1j, 1.0, complex(1.0, np.nan), 2 + 0j])
+    assert_same_warnings(ordered_with_itself, a, backend="c")
+    assert_same_warnings(ordered_against_one, a[2:], backend="c")

@@ -7,7 +7,14 @@ import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, TRITON, assert_same_call, assert_same_warnings, runtime_warnings
+from differential import (
+    BACKENDS,
+    TRITON,
+    assert_same_call,
+    assert_same_calls,
+    assert_same_warnings,
+    runtime_warnings,
+)
 
 import astcompile
 from astcompile.runtime import parallel
@@ -537,3 +544,70 @@ def test_inf_minus_inf_warns_once_per_operation(backend, fn, args):
     order and number (a product run by NumPy inside the compiled wrapper warned there, then
     again when the flag made the statements run)."""
     assert_same_warnings(fn, *args, backend=backend)
+
+
+def carried_then_stored_into_an_argument(a, b):
+    total = np.zeros_like(a)
+    for i in range(len(a)):
+        total -= b
+    tail = b[::-1]
+    tail //= True
+    return tail, total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_region_with_a_loop_carried_new_array_keeps_its_arguments_for_numpys_warning(backend):
+    """A loop carrying an array the region made (``total = np.zeros_like(a)``, updated in
+    place) no longer hides which arrays the region stores into: a store into an argument after
+    it is kept and undone on a loud flag, and NumPy warns (the C region was silent; found by
+    the fuzzer)."""
+    b = np.array([1.5, np.inf, -2.0])
+    assert_same_warnings(carried_then_stored_into_an_argument, b.copy(), b, backend=backend)
+
+
+def complex_to_int8(b):
+    return np.rint(b).astype(np.int8)
+
+
+def test_a_complex_cast_to_int_warns_once_on_the_eager_backend():
+    """A complex array cast to int8 warns ComplexWarning, then NaN raises the invalid flag: the
+    eager interpreter's run warned, and the statements run after the flag warned again. The
+    cast now hands the call to the statements first (found by the fuzzer)."""
+    b = np.array([1 + 2j, np.nan + 0j, 3e10 + 1j])
+    assert_same_warnings(complex_to_int8, b, backend="eager")
+
+
+def difference_to_float32_and_an_argument_written(a, b):
+    t = b.copy()
+    t -= b
+    rounded = np.rint(t).astype(np.float32)
+    tail = a[::-1]
+    tail &= a
+    return rounded, np.min(b)
+
+
+def test_a_complex_0d_cast_to_float32_warns_once_on_the_eager_backend():
+    """The same through a 0-d complex array (the interpreter holds its element as a Python
+    complex), in a region that stores into an argument: its ComplexWarning came twice after
+    the subtraction's invalid flag (found by the fuzzer)."""
+    fn = difference_to_float32_and_an_argument_written
+    a = np.zeros((2, 0), np.int32)
+    calls = [(a, np.array(-2 + 1.5j)), (a, np.array(np.inf - 0j))]
+    assert_same_calls(fn, calls, backend="eager")
+    compiled = astcompile.compile(fn, backend="eager")
+    for args in calls:
+        assert runtime_warnings(compiled, *args) == runtime_warnings(fn, *args)
+
+
+def doubled_then_cast(b):
+    t = b
+    t += b
+    b[1:] = b[:-1]
+    return np.cumprod(b, axis=-1, dtype=np.int8), b
+
+
+def test_a_complex_cast_after_a_store_into_an_argument_stores_once():
+    """The cast's hand-over to the statements comes after ``b += b``: the arguments must be
+    kept under every error state (``ignore`` too), or the statements double ``b`` again."""
+    b = np.array([np.inf - 2j, 1 + 1j, np.nan + 0j, 3.0, -1j])
+    assert_same_calls(doubled_then_cast, [(b,), (b[::-1],)], backend="eager")

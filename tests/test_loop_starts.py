@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_calls, assert_same_warnings
 
 import astcompile
 
@@ -228,3 +228,55 @@ def test_a_none_the_code_cannot_keep_exact_runs_plain(backend, fn, calls):
     compiled = astcompile.compile(fn, backend=backend)
     compiled(*calls[0])
     assert compiled.python_loops != set()
+
+
+def accumulate_quotients(a, b):
+    acc = np.zeros(a.shape, np.float32)
+    for i in range(a.shape[0]):
+        acc -= (a / b).astype(np.float32)
+    return acc
+
+
+def accumulate_into_new_rows(a):
+    acc = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        acc = acc * np.asarray(a, dtype=np.complex64)
+        acc[0] += 1
+    return acc
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stores_into_an_array_a_loop_carries_from_a_new_one_warn_as_numpy(backend):
+    """A loop storing only into an array the region made (``acc = np.zeros(n)``, carried and
+    updated in place) stores nothing the caller sees: after a loud flag its statements run
+    again and NumPy warns (the C region returned silently; found by the fuzzer)."""
+    a, b = np.array([1e200, 1.0, 2.0]), np.array([1.0, 0.0, 2.0])
+    assert_same_warnings(accumulate_quotients, a, b, backend=backend)
+    assert_same_warnings(accumulate_into_new_rows, np.array([1 + 1e200j, 1.0]), backend=backend)
+
+
+def normalised_after_the_loop(a, b):
+    total = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        total += b
+    total /= 0.0
+    return total
+
+
+def floor_divided_view_after_the_loop(a, b):
+    total = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        total *= np.any(b, axis=-1, keepdims=True)
+    tail = total[::-1]
+    tail //= 0
+    return total, tail
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stores_into_what_a_loop_carried_out_of_a_new_array_warn_as_numpy(backend):
+    """The loop's result is that new array still: ``total /= 0.0`` after the loop stores into
+    nothing the caller sees, so after the loud flag the statements run and NumPy warns (the C
+    region was silent; found by the fuzzer)."""
+    assert_same_warnings(normalised_after_the_loop, np.ones(3), np.ones(3), backend=backend)
+    ints, rows = np.ones((2, 3), np.int64), np.ones((2, 1))
+    assert_same_warnings(floor_divided_view_after_the_loop, ints, rows, backend=backend)

@@ -245,3 +245,35 @@ def test_a_body_traced_again_counts_once_against_its_lines_budget(backend):
     assert_same_calls(seven_statistics, calls, backend)
     out = astcompile.explain(astcompile.compile(seven_statistics, backend="eager"), *calls[0])
     assert (out.graph_count, out.graph_break_count) == (1, 0), str(out)
+
+
+def rebound_to_a_mask(a, n):
+    t = np.zeros_like(a)
+    for i in range(n):
+        t = a > 1
+    return t
+
+
+def rebound_to_an_int(a):
+    s = 0.5
+    for i in range(a.shape[0]):
+        s = 1
+    return s
+
+
+def rebound_to_a_bool_item(a):
+    s = np.float64(0.5)
+    for i in range(a.shape[0]):
+        s = a[i] > 1
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_rebound_to_a_narrower_type_has_that_type(backend):
+    """A loop whose body binds a variable to a value of a type both promote to the start's
+    (a uint8 array, then a bool one): after the loop it has the body's type, not the promoted
+    one (found by the NumPy-semantics fuzzer: it came back uint8, a float, a float64)."""
+    u8 = np.array([1, 2, 3], np.uint8)
+    assert_same_calls(rebound_to_a_mask, [(u8, 3), (u8, 0), (u8, 1)], backend)
+    assert_same_calls(rebound_to_an_int, [(u8,), (u8[:0],)], backend)
+    assert_same_calls(rebound_to_a_bool_item, [(u8,), (u8[::-1],)], backend)

@@ -78,3 +78,16 @@ def test_decimals_passed_in_and_unsupported_dtypes(backend):
         assert_same_calls(fn, [(x,)], backend=backend)
         output = astcompile.explain(astcompile.compile(fn, backend=backend), x)
         assert "np.round of" in output.break_reasons[0].detail
+
+
+def rounded_with_another_result(a, b):
+    return np.round(a), np.round(a, 1), np.round(a, -1), a.round(2), np.around(a, -1), b + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_zero_d_int_array_rounds_to_a_numpy_scalar(backend):
+    """np.round of an int 0-d array is NumPy's scalar, as of a float one; compiled it was a
+    0-d array copy, seen where the region returns another value too (found by the fuzzer)."""
+    b = np.array([-1.0, 2.0])
+    calls = [(np.array(15, np.int32), b), (np.array(2.567), b), (np.uint64(7), b)]
+    assert_same_calls(rounded_with_another_result, calls, backend)

@@ -144,7 +144,9 @@ class _Walk(NamedTuple):
     only_stores: bool  # its effects (loop and branch bodies too) are stores and checks
     may_flag: bool  # a run may raise a floating-point flag (:func:`_flags`)
     empty_warns: bool  # NumPy warns of an empty slice (:data:`_EMPTY_WARNS`)
-    numpy_calls: bool  # the eager interpreter runs NumPy functions (ir/checks.py)
+    #: the eager interpreter runs NumPy functions, or casts complex to real (its steps that may
+    #: hand the call to the statements: ir/checks.py's rerun_where_numpy_warns)
+    numpy_calls: bool
 
 
 def _walk(graph: Graph) -> _Walk:
@@ -158,9 +160,15 @@ def _walk(graph: Graph) -> _Walk:
     for node in walk(graph.nodes()):
         may_flag = may_flag or _flags(node)
         empty_warns = empty_warns or node.op in _EMPTY_WARNS
-        numpy_calls = numpy_calls or node.op in NUMPY_CALLS
+        numpy_calls = numpy_calls or node.op in NUMPY_CALLS or _drops_imaginary(node)
         if is_fresh(node.op):
             reach[id(node)] = -1
+        if node.op is Op.LOOP:
+            reach.update(_carried_reach(node, reach))
+        elif node.op is Op.RESULT and node.inputs[0].op is Op.LOOP:  # what it carried out
+            holder = node.inputs[0].attr.holders[node.attr]
+            if (k := reach.get(id(holder))) is not None:
+                reach[id(node)] = k
         for position, value in enumerate(node.inputs):
             if (k := reach.get(id(value))) is None:
                 continue
@@ -174,6 +182,25 @@ def _walk(graph: Graph) -> _Walk:
     only_stores = _only_stores(graph.effects)
     out_only = stored if stored and only_stores and not stored & read else set()
     return _Walk(stored, out_only, only_stores, may_flag, empty_warns, numpy_calls)
+
+
+def _drops_imaginary(node: Node) -> bool:
+    """A cast of complex values to a real dtype (NumPy's ComplexWarning)."""
+    return node.op is Op.CAST and node.inputs[0].dtype.kind == "c" and node.dtype.kind != "c"
+
+
+def _carried_reach(loop: Node, reach: dict[int, int]) -> dict[int, int]:
+    """The arrays ``loop``'s carried holders are (:func:`_walk`'s ``reach``): the one each
+    starts as, where every iteration passes on that holder or a new array (``acc =
+    np.zeros(n)``, then ``acc -= y`` in the loop); others are unknown."""
+    attr, found = loop.attr, {}
+    starts = loop.inputs[attr.heads : attr.heads + attr.carried]
+    for holder, start, after in zip(attr.holders, starts, attr.body.outputs):
+        while is_view(after.op) or after.op is Op.STORE:
+            after = after.inputs[0]
+        if (k := reach.get(id(start))) is not None and (after is holder or is_fresh(after.op)):
+            found[id(holder)] = k
+    return found
 
 
 def _only_stores(effects: list[Node]) -> bool:

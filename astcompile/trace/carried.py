@@ -113,6 +113,26 @@ def unify(before: tuple, after: tuple) -> tuple:
     )
 
 
+def widened(kinds: list, out_kinds: list) -> list:
+    """The kinds the body is traced with next: each carried kind widened by what the body
+    made of it (:func:`unify`), or, once none widens, the body's own kind where it is a
+    narrower one (``t = np.zeros_like(u8)`` then ``t = u8 > 1``: the variable is a bool array
+    after each iteration, not the uint8 both promote to; the first iteration is then traced on
+    its own, trace/loops.py)."""
+    wider = [unify(k, out) for k, out in zip(kinds, out_kinds)]
+    if wider != kinds:
+        return wider
+    return [_narrower(k, out) for k, out in zip(kinds, out_kinds)]
+
+
+def _narrower(kind: tuple, out: tuple) -> tuple:
+    """``out`` where it is the same sort of value as ``kind`` with another dtype or Python
+    type (a layout that differs is C's)."""
+    if kind[0] != out[0] or kind[0] not in ("array", "scalar") or kind[:4] == out[:4]:
+        return kind
+    return out
+
+
 def _union_of(a: tuple, b: tuple) -> tuple | None:
     """The union kind of a Python number and its NumPy twin (or a union), if they are."""
     python = {k[2] for k in (a, b) if k[0] in ("scalar", "union")}

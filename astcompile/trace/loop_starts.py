@@ -110,10 +110,18 @@ def _into_own(store: Node) -> bool:
     """Whether ``store`` writes into an array the region made (``counts = np.zeros(n)``): no
     one else sees it before the region returns, and running the statements again makes a new
     one, so the store is not done twice."""
-    target = store.inputs[0]
-    while is_view(target.op) or target.op is Op.STORE:  # a view of it, or it after a store
-        target = target.inputs[0]
-    return is_fresh(target.op)
+    return _made_here(store.inputs[0], set())
+
+
+def _made_here(value: Node, private: set) -> bool:
+    """Whether ``value`` is (a view of, or ``value`` after a store into) an array the region
+    made (a loop's result too, where it carries one), or one of ``private``."""
+    while is_view(value.op) or value.op is Op.STORE:
+        value = value.inputs[0]
+    if value.op is Op.RESULT and value.inputs[0].op is Op.LOOP:  # what a loop carried out
+        loop = value.inputs[0]
+        return loop.attr.holders[value.attr] in _own_carried(loop, private)
+    return is_fresh(value.op) or value in private
 
 
 def stores_nothing_seen(effects: list[Node]) -> bool:
@@ -131,9 +139,24 @@ def _repeatable(effects: list[Node], loops_allowed: bool, private: set | None = 
             continue
         if not loops_allowed or node.op not in (Op.LOOP, Op.IF):
             return False
-        graphs = (
-            [node.attr.body] if node.op is Op.LOOP else [node.attr.then_graph, node.attr.else_graph]
-        )
-        if not all(_repeatable(g.effects, loops_allowed, private) for g in graphs):
+        if node.op is Op.LOOP:
+            graphs, inner = [node.attr.body], private | _own_carried(node, private)
+        else:
+            graphs, inner = [node.attr.then_graph, node.attr.else_graph], private
+        if not all(_repeatable(g.effects, loops_allowed, inner) for g in graphs):
             return False
     return True
+
+
+def _own_carried(loop: Node, private: set) -> set[Node]:
+    """The holders of ``loop``'s carried arrays that are always an array the region made
+    (``acc = np.zeros(n)`` then ``acc += x / y`` in the loop): each starts as one and each
+    iteration passes on that holder or another new array, so stores into it are private."""
+    attr = loop.attr
+    starts = loop.inputs[attr.heads : attr.heads + attr.carried]
+    nexts = attr.body.outputs[: attr.carried]
+    return {
+        holder
+        for holder, start, after in zip(attr.holders, starts, nexts)
+        if _made_here(start, private) and _made_here(after, private | {holder})
+    }

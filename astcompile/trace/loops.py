@@ -340,7 +340,7 @@ def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.Bod
     for _ in range(2 * _RETRACES):
         ctx.per_line = dict(spent)  # only the body kept counts against a line's budget
         traced = _trace_body(ctx, step, kinds, names, counters)
-        widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
+        widened = CK.widened(kinds, traced.out_kinds)
         if widened == kinds and traced.counters == counters:
             return traced, kinds
         kinds, counters = widened, traced.counters

@@ -28,7 +28,10 @@ def _decimals(value: Any) -> int:
 
 
 def _copy(array: SymArray) -> SymArray:
-    return np.copy(array) if not array.is_scalar else array
+    """NumPy's copy of an int array: a NumPy scalar where it has no axes (a 0-d array too)."""
+    if array.is_scalar:
+        return array
+    return np.copy(array) if array.ndim else array[()]
 
 
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:

@@ -84,15 +84,23 @@
         }                                                                               \
         return cpow##SUF(a, b);                                                         \
     }                                                                                   \
-    /* NumPy's lexicographic order: real parts first, NaN anywhere compares false */    \
+    /* NumPy's lexicographic order: real parts first, NaN anywhere compares false; its    \
+       C < raises the invalid flag on a NaN it meets (a real part, or an imaginary one    \
+       where the real parts are equal), which GCC may fold away (x < x): raised here */   \
+    static inline void astc_cinvalid##SUF(T ar, T ai, T br, T bi) {                     \
+        if (__builtin_expect(ar != ar || br != br || (ar == br && (ai != ai || bi != bi)), 0)) \
+            astc_raise_fp(FE_INVALID);                                                  \
+    }                                                                                   \
     static inline int astc_clt##SUF(C a, C b) {                                         \
         const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
         const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        astc_cinvalid##SUF(ar, ai, br, bi);                                             \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);              \
     }                                                                                   \
     static inline int astc_cle##SUF(C a, C b) {                                         \
         const T ar = creal##SUF(a), ai = cimag##SUF(a);                                 \
         const T br = creal##SUF(b), bi = cimag##SUF(b);                                 \
+        astc_cinvalid##SUF(ar, ai, br, bi);                                             \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);             \
     }                                                                                   \
     static inline int astc_cgt##SUF(C a, C b) { return astc_clt##SUF(b, a); }           \
