@@ -15,21 +15,27 @@ from astcompile.runtime import forksafe
 _lock = forksafe.module_lock(__name__)
 _allowed: dict[int, Any] = {}  # id -> object (kept alive so the id stays valid)
 _disallowed: dict[int, Any] = {}
+#: Bumped by every mark: what was decided about a callee before a mark may have changed.
+version = 0
 
 DISABLED_ATTR = "__astcompile_disabled__"  # value: "recursive" or "shallow"
 COMPILED_ATTR = "__astcompile_compiled__"  # set on the wrapper returned by compile()
 
 
 def mark_allowed(obj: Callable) -> None:
+    global version
     with _lock:
         _disallowed.pop(id(obj), None)
         _allowed[id(obj)] = obj
+        version += 1
 
 
 def mark_disallowed(obj: Callable) -> None:
+    global version
     with _lock:
         _allowed.pop(id(obj), None)
         _disallowed[id(obj)] = obj
+        version += 1
 
 
 def is_allowed_in_graph(obj: Any) -> bool:

@@ -1,6 +1,7 @@
 """jit/dispatch.py: a compiled function calling itself. Past its compiled levels a recursion
 costs what the plain function's does, also where the function's own name (the decorator's
-result) means the compiled object: the recursion limit is reached as deep as plain."""
+result) means the compiled object: the recursion limit is reached as deep as plain. A user
+function called from eager code keeps its route, until its code or the marks change."""
 
 from __future__ import annotations
 
@@ -84,3 +85,46 @@ def test_keywords_named_like_our_own_parameters_reach_the_callee(
         assert compiled(x) == calls_by_our_names(x) == 13.0
     report = astcompile.explain(named_like_ours, callee=1.0, self=2.0, func=3.0, fn=4.0)
     assert report is not None  # it ran the function on the keywords
+
+
+def digits_sum(i, base):
+    total = 0
+    while i > 0:
+        total += i % base
+        i //= base
+    return total
+
+
+def digit_sums(n):
+    out = []
+    for i in range(n):
+        out.append(digits_sum(i, 3))
+    print(end="") if n < 0 else None  # a break: the loop is eager code calling through __ac_call
+    return out
+
+
+def _times_ten(i, base):
+    return 10 * (i + base)
+
+
+def test_a_routed_callee_follows_its_code_and_the_marks():
+    """The route of ``digits_sum`` (its compiled function) is kept after the first call; a new
+    ``__code__`` or an ``allow_in_graph`` mark decides it anew."""
+    from astcompile import registry
+    from astcompile.jit import dispatch
+
+    compiled = astcompile.compile(digit_sums)
+    assert compiled(30) == digit_sums(30)
+    routes = [k for k in dispatch._cache() if k[0] == dispatch._ROUTE]
+    assert routes and dispatch._cache()[routes[0]][0] is digits_sum
+    code = digits_sum.__code__
+    try:
+        digits_sum.__code__ = _times_ten.__code__
+        assert compiled(5) == digit_sums(5) == [30, 40, 50, 60, 70]
+    finally:
+        digits_sum.__code__ = code
+    assert compiled(30) == digit_sums(30)
+    version = registry.version
+    astcompile.allow_in_graph(_times_ten)
+    assert registry.version == version + 1
+    assert compiled(30) == digit_sums(30)

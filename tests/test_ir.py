@@ -13,6 +13,7 @@ from astcompile.ir.attrs import IndexKind, InputKind, SizeCheckKind
 from astcompile.ir.graph import (
     ConstAttr,
     Graph,
+    IfAttr,
     IndexItem,
     InputAttr,
     LoopAttr,
@@ -23,6 +24,7 @@ from astcompile.ir.graph import (
     VerifyError,
     verify,
     verify_between,
+    walk,
 )
 from astcompile.ir.ops import SIGNATURES, Op
 from astcompile.ir.results import Box, OutKind, OutSpec
@@ -201,3 +203,22 @@ def test_a_real_compile_verifies_after_the_trace_and_every_graph_pass(monkeypatc
     names = [name for name, _, _ in pass_list.PIPELINE]
     assert seen[0] == "trace" and names == [s for s in seen if s in names]
     assert {"schedule", "lower", "load", "wrap"} <= set(seen)
+
+
+def test_walk_meets_each_node_once_through_chained_branches():
+    """Each branch of ``if`` k reads the result of ``if`` k - 1 (a count carried through nine
+    unrolled neighbour tests): a walk that entered every sub-graph anew took 2**k steps, and
+    tracing such a loop took seconds before anything was compiled."""
+    x = _input()
+    value, made = x, [x]
+    for _ in range(12):
+        then_g = Graph("then", [], [_neg(value)])
+        else_g = Graph("else", [], [value])
+        value = Node(Op.IF, (x, value), F64, (3,), IfAttr(then_g, else_g))
+        made += [value, then_g.outputs[0]]
+    seen = [n.id for n in walk(_graph(value, inputs=[x]).nodes())]
+    assert len(seen) == len(set(seen)) == len(made)
+
+
+def _neg(node: Node) -> Node:
+    return Node(Op.NEG, (node,), F64, node.shape)

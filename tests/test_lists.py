@@ -338,3 +338,19 @@ def test_tracing_a_list_never_waits_for_the_call_path_build(monkeypatch, tmp_pat
     assert compiled.regions[0].stats.traces == 1
     assert fastcall.loaded() is None, "the call ran gcc for the extension"
     assert asked == [str(tmp_path)]
+
+
+def swap_through_table(data):
+    """RC4's state: a list made from ``range(256)`` (a constant array whose repr spans lines,
+    once written into a C comment that broke the build) permuted by the loop."""
+    s = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + s[i] + data[i % len(data)]) % 256
+        s[i], s[j] = s[j], s[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_of_a_long_range_builds(backend):
+    assert_same_calls(swap_through_table, [([3, 1, 4, 1, 5],), ([9, 2, 6],)], backend=backend)

@@ -1,4 +1,4 @@
-"""np.average (weights, axis, keepdims, returned) and np.ptp: compiled without a graph break
+"""np.average (weights, axis, keepdims, returned), np.ptp and np.count_nonzero: compiled without a graph break
 on both backends, equal to NumPy's results (values, dtype, shape: the average of integers is
 float64), and NumPy's errors (a zero weight sum raises ZeroDivisionError when the code runs)."""
 
@@ -39,7 +39,21 @@ def ptps(x):
     return np.ptp(x), np.ptp(x, axis=0), np.ptp(x, axis=-1, keepdims=True), np.ptp(x[:, :1], 1)
 
 
+def counts(x):
+    return (
+        np.count_nonzero(x),
+        np.count_nonzero(x > 0.25),
+        np.count_nonzero(x, axis=0),
+        np.count_nonzero(x, axis=(0, 1), keepdims=True),
+        np.count_nonzero(x, keepdims=True),
+    )
+
+
 PROGRAMS = [
+    (counts, lambda: (np.where(rng.random((4, 6)) > 0.5, rng.standard_normal((4, 6)), 0),)),
+    (counts, lambda: (np.array([[0.0, np.nan, -0.0], [1.0, 0.0, np.inf]]),)),
+    (counts, lambda: (rng.integers(-2, 2, (4, 6)).astype(np.int8),)),
+    (counts, lambda: (rng.integers(-2, 2, (3, 5)) + 0j,)),
     (averages, lambda: (rng.standard_normal((4, 6)),)),
     (averages, lambda: (rng.integers(-9, 9, (4, 6)),)),
     (averages, lambda: (rng.integers(-9, 9, (4, 6)).astype(np.int8),)),
@@ -60,7 +74,7 @@ PROGRAMS = [
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make_args", PROGRAMS)
-def test_average_ptp_compile_and_match_numpy(caplog, fn, make_args, backend):
+def test_average_ptp_count_compile_and_match_numpy(caplog, fn, make_args, backend):
     assert_compiled_same(caplog, fn, *make_args(), backend=backend)
 
 

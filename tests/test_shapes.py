@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from differential import BACKENDS
 from hypothesis import given
 from hypothesis import strategies as st
+from test_masks import assert_compiled_same
 
 from astcompile.ir import shapes as S
 
@@ -64,3 +67,27 @@ def test_one_size_has_one_spelling():
     assert S.dim_sub(n, -2) == S.dim_add(n, 2)
     assert S.dim_add(3, n) == S.dim_add(n, 3)
     assert S.dim_add(S.dim_add(n, -3), 1) == S.dim_sub(n, 2)
+
+
+def test_last_element_slice_is_one_long_and_broadcasts():
+    """``w[:, -1:]`` is ``n - (n - 1)`` long: 1, so it broadcasts against any size (a bridge
+    ``w - t[None, :] * w[:, -1:]`` failed to trace with "sizes 500 and 1")."""
+    env = S.ShapeEnv()
+    n = S.symbol("n", 9, (0, 0))
+    _, length = S.slice_extent(env, slice(-1, None), n)
+    assert length == 1
+    assert S.dim_sub(S.dim_add(n, 3), S.dim_sub(n, 2)) == 5
+    m = S.symbol("m", 500, (1, 0))
+    assert S.broadcast_dims(env, m, length) == m
+
+
+def last_column_scaled(w, t):
+    return w - (t / t[-1])[None, :] * w[:, -1:]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_last_column_broadcast_compiles(caplog, backend):
+    rng = np.random.default_rng(2)
+    assert_compiled_same(
+        caplog, last_column_scaled, rng.random((6, 9)), rng.random(9) + 1, backend=backend
+    )

@@ -219,14 +219,24 @@ def _subgraphs(node: Node) -> list[tuple[str, Graph]]:
 
 
 def walk(nodes: Iterable[Node]) -> Iterator[Node]:
-    """Every node of a node list and, for control nodes, of their sub-graphs."""
+    """Every node of a node list and, for control nodes, of their sub-graphs, each once. A
+    sub-graph's nodes include the outer values it reads, and a chain of branches each reading
+    the one before (``on`` counted in nine unrolled ``if``s) would otherwise be walked 2**9
+    times."""
+    return _walk(nodes, set())
+
+
+def _walk(nodes: Iterable[Node], seen: set[int]) -> Iterator[Node]:
     for node in nodes:
+        if node.id in seen:
+            continue
+        seen.add(node.id)
         yield node
         if isinstance(node.attr, LoopAttr):
-            yield from walk(node.attr.body.nodes())
+            yield from _walk(node.attr.body.nodes(), seen)
         elif isinstance(node.attr, IfAttr):
-            yield from walk(node.attr.then_graph.nodes())
-            yield from walk(node.attr.else_graph.nodes())
+            yield from _walk(node.attr.then_graph.nodes(), seen)
+            yield from _walk(node.attr.else_graph.nodes(), seen)
 
 
 def own_nodes(graph: Graph, outer: Iterable[Node]) -> list[Node]:

@@ -108,6 +108,8 @@ def _fold(op: DimOp, a: Dim, b: Dim) -> Dim | None:
         return a
     if op is DimOp.SUB and a == b:
         return 0
+    if op is DimOp.SUB and _base(a)[0] == _base(b)[0]:
+        return _base(a)[1] - _base(b)[1]  # ``n - (n - 1)`` (the slice ``-1:``) is 1
     if (
         op in (DimOp.ADD, DimOp.SUB)
         and isinstance(b, int)
@@ -119,6 +121,13 @@ def _fold(op: DimOp, a: Dim, b: Dim) -> Dim | None:
         total = inner + (b if op is DimOp.ADD else -b)
         return dim_add(a.args[0], total) if total >= 0 else dim_sub(a.args[0], -total)
     return None
+
+
+def _base(d: Dim) -> tuple[Dim, int]:
+    """``d`` as a size plus a constant offset: ``n - 1`` is ``(n, -1)``, ``n`` is ``(n, 0)``."""
+    if isinstance(d, SymDim) and d.op in (DimOp.ADD, DimOp.SUB) and isinstance(d.args[1], int):
+        return d.args[0], d.args[1] if d.op is DimOp.ADD else -d.args[1]
+    return d, 0
 
 
 def _binary(op: DimOp, a: Dim, b: Dim) -> Dim:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import keyword
 import re
 
+import numpy as np
+
 from astcompile.ir.graph import InputAttr, Node
 from astcompile.ir.ops import Op
 from astcompile.lower.ids import nid
@@ -71,8 +73,10 @@ def describe(node: Node) -> str:
     src = node.inputs[0] if node.op is Op.COPY else None
     while src is not None and src.op is Op.BROADCAST_TO:
         src = src.inputs[0]
-    if src is not None and src.op is Op.CONST:
+    if src is not None and src.op is Op.CONST and np.ndim(src.attr.value) == 0:
         return f"{src.attr.value} everywhere"
+    if src is not None and src.op is Op.CONST:  # ``list(range(256))``: its repr spans lines
+        return f"copy of a constant {src.dtype} array of shape {np.shape(src.attr.value)}"
     if src is not None:
         return f"copy of {value_name(src)}"
     return node.op.name.lower()

@@ -1,4 +1,5 @@
-"""Statistics NumPy writes in Python on top of reductions: np.average and np.ptp.
+"""Statistics NumPy writes in Python on top of reductions: np.average, np.ptp and
+np.count_nonzero.
 
 The tracer follows NumPy's own code (numpy/lib/_function_base_impl.py): without weights an
 average is ``a.mean(axis)``; with weights it is ``(a * w).sum(axis) / w.sum(axis)`` in
@@ -100,4 +101,22 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: Any = np._NoValue) 
     return array.max(axis, keepdims=keep) - array.min(axis, keepdims=keep)
 
 
-FUNCTIONS: dict[Callable, Callable] = {np.average: average, np.ptp: ptp}
+#: NumPy 2.3 returns an ``np.intp`` where older NumPy returned a Python int for a whole count.
+_COUNT_IS_INTP = type(np.count_nonzero(np.ones(1))) is np.intp
+
+
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    """``np.count_nonzero``: the sum of ``a != 0`` as ``np.intp``, along ``axis`` (NaN counts,
+    as it is not zero)."""
+    array = numpy_join.as_array(a)
+    if axis is None and not keepdims and not _COUNT_IS_INTP:
+        raise unsupported("np.count_nonzero returning a Python int (NumPy < 2.3)")
+    mask = array if array.dtype == np.bool_ else array != 0
+    return _cast(mask, np.dtype(np.intp)).sum(axis, keepdims=bool(keepdims))
+
+
+FUNCTIONS: dict[Callable, Callable] = {
+    np.average: average,
+    np.ptp: ptp,
+    np.count_nonzero: count_nonzero,
+}
