@@ -19,6 +19,7 @@ import numpy as np
 from astcompile.ir import shapes as S
 from astcompile.ir.graph import IndexItem, IndexKind
 from astcompile.ir.ops import Op
+from astcompile.trace import handlers
 from astcompile.trace import nodes as B
 from astcompile.trace.context import current
 from astcompile.trace.indexing import store
@@ -106,6 +107,7 @@ def concatenate(
     return result
 
 
+@handlers.register
 def stack(
     arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind"
 ) -> SymArray:

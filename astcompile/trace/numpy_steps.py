@@ -25,6 +25,7 @@ from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.graph import Graph, InputKind, NumpyCallAttr
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
+from astcompile.trace import handlers
 from astcompile.trace.context import current
 from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.reasons import TraceReason
@@ -177,9 +178,7 @@ def _median(a: Any, axis: Any = None, keepdims: Any = False) -> Any:
     axes, keep = axes_of(axis, ndim), bool(static(keepdims, "keepdims"))
     lines = _window_lines(a, axes, keep)
     if lines is not None:
-        from astcompile.trace.numpy_join import stack  # it imports this module's users
-
-        return stack([_median(line) for line in lines])
+        return handlers.stack([_median(line) for line in lines])
     kwargs = {"axis": axes, "keepdims": keep}
     median = step("median", [a], kwargs, lambda n: _reduced(n[0].shape, axes, keep))
     window = isinstance(a, SymArray) and a.ndim == 1 and a.dtype.kind == "f"
