@@ -8,58 +8,28 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-import types
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+import tiering_clock
+from tiering_clock import axpy, axpy_args, calls_until_choice
 
 import astcompile
-from astcompile.jit import resample, routes, tiering
+from astcompile.jit import resample, tiering
 from astcompile.jit.function import CompiledFunction
 from astcompile.runtime import timing
 
 
-class FakeClock:
-    """Each read advances by the cost of the path being timed: two reads make one sample."""
-
-    def __init__(self, compiled: float, plain: float) -> None:
-        self.costs = {"compiled": compiled, "plain": plain}
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += self.costs[tiering.timing_path]
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch):
-    fake = FakeClock(compiled=10e-6, plain=1e-6)
-    monkeypatch.setattr(astcompile.config, "tiering", True)
-    monkeypatch.setattr(tiering, "clock", fake)
-    monkeypatch.setattr(tiering.random, "randrange", lambda n: 0)  # no jitter: exact schedule
-    monkeypatch.setattr(resample, "resampler", resample.Resampler(threaded=False))
-    return fake
-
-
-def axpy(a, x, y):
-    return a * x + y
-
-
-def _args(n=8):
-    rng = np.random.default_rng(0)
-    return 2.0, rng.random(n), rng.random(n)
-
-
-def _calls_until_choice() -> int:
-    return tiering.WARMUP_CALLS - 1 + 2 * tiering.ROUNDS
+    return tiering_clock.install(monkeypatch)
 
 
 def test_slower_compiled_function_runs_plain(clock):
     f = astcompile.compile(axpy, backend="c")
-    args = _args()
-    for _ in range(_calls_until_choice()):
+    args = axpy_args()
+    for _ in range(calls_until_choice()):
         np.testing.assert_array_equal(f(*args), axpy(*args))
     assert f._tier.choice is not None and f._tier.plain
     compiled_before = f.regions[0].stats.compiled_calls
@@ -71,8 +41,8 @@ def test_slower_compiled_function_runs_plain(clock):
 def test_faster_compiled_function_stays_compiled(clock):
     clock.costs = {"compiled": 1e-6, "plain": 10e-6}
     f = astcompile.compile(axpy, backend="c")
-    args = _args()
-    for _ in range(_calls_until_choice() + 5):
+    args = axpy_args()
+    for _ in range(calls_until_choice() + 5):
         f(*args)
     assert f._tier.choice is not None and not f._tier.plain
 
@@ -80,27 +50,27 @@ def test_faster_compiled_function_stays_compiled(clock):
 def test_plain_choice_needs_clearly_faster_plain(clock):
     clock.costs = {"compiled": 1.01e-6, "plain": 1e-6}  # within the noise margin
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
     assert not f._tier.plain
 
 
 def test_mixed_sizes_stay_compiled(clock):
     """Plain wins at the small size, loses at the big one: no choice for plain."""
     f = astcompile.compile(axpy, backend="c")
-    for k in range(_calls_until_choice()):
+    for k in range(calls_until_choice()):
         clock.costs = {"compiled": 10e-6, "plain": 1e-6 if k % 2 else 1e-3}
-        f(*_args(8 if k % 2 else 100_000))
+        f(*axpy_args(8 if k % 2 else 100_000))
     assert f._tier.choice is not None and not f._tier.plain
 
 
 def test_new_sizes_reopen_a_plain_choice(clock):
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
     assert f._tier.plain
     clock.costs = {"compiled": 1e-6, "plain": 50e-6}  # big arrays: compiled wins now
-    big = _args(1 << 16)
+    big = axpy_args(1 << 16)
     assert resample.resampler.run_due(math.inf) == 1  # the plain path's sample is due
     for _ in range(1 + 2 * tiering.ROUNDS):
         np.testing.assert_array_equal(f(*big), axpy(*big))
@@ -109,10 +79,10 @@ def test_new_sizes_reopen_a_plain_choice(clock):
 
 def test_sample_that_compiles_is_not_counted(clock):
     f = astcompile.compile(axpy, backend="c")
-    f(*_args())
+    f(*axpy_args())
     f._tier.countdown = 1
     events = timing.events
-    f(*_args())  # the first timed call: compiled already, so a clean sample
+    f(*axpy_args())  # the first timed call: compiled already, so a clean sample
     assert timing.events == events
     tier = f._tier
     tier._open()
@@ -145,7 +115,7 @@ def test_in_place_updates_and_exceptions_are_the_same_on_both_paths(clock):
         return x.sum()
 
     f = astcompile.compile(scale, backend="c")
-    for _ in range(_calls_until_choice() + 3):
+    for _ in range(calls_until_choice() + 3):
         x, y = np.arange(6.0), np.arange(6.0)
         assert f(x, 3.0) == scale(y, 3.0)
         np.testing.assert_array_equal(x, y)
@@ -156,33 +126,33 @@ def test_in_place_updates_and_exceptions_are_the_same_on_both_paths(clock):
 
 def test_eager_backend_is_never_replaced(clock):
     f = astcompile.compile(axpy, backend="eager")
-    for _ in range(_calls_until_choice() + 3):
-        f(*_args())
+    for _ in range(calls_until_choice() + 3):
+        f(*axpy_args())
     assert f._tier.choice is None and not f._tier.plain
 
 
 def test_choice_is_logged_as_a_perf_hint(clock, caplog):
     f = astcompile.compile(axpy, backend="c")
     with caplog.at_level(logging.INFO, logger="astcompile.perf_hints"):
-        for _ in range(_calls_until_choice()):
-            f(*_args())
+        for _ in range(calls_until_choice()):
+            f(*axpy_args())
     (message,) = [r.getMessage() for r in caplog.records if r.name == "astcompile.perf_hints"]
-    assert "axpy" in message and "test_tiering.py" in message
+    assert "axpy" in message and "tiering_clock.py:" in message
     assert "runs plain" in message and "10.0 µs vs 1.0 µs plain" in message
 
 
 def test_explain_reports_the_choice(clock):
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    report = str(astcompile.explain(f, *_args()))
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
+    report = str(astcompile.explain(f, *axpy_args()))
     assert "runs plain" in report and "10.0 µs" in report
 
 
 def test_reset_forgets_the_choice(clock):
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
     f.reset()
     assert f._tier.choice is None and not f._tier.plain
 
@@ -190,369 +160,9 @@ def test_reset_forgets_the_choice(clock):
 def test_tiering_off_keeps_the_compiled_path(clock, monkeypatch):
     monkeypatch.setattr(astcompile.config, "tiering", False)
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice() + 3):
-        f(*_args())
+    for _ in range(calls_until_choice() + 3):
+        f(*axpy_args())
     assert f._tier.choice is None and not f._tier.plain
-
-
-class Model:
-    def __init__(self) -> None:
-        self.w = np.linspace(0.0, 1.0, 8)
-
-    @astcompile.compile
-    def forward(self, x, bias=0.5):
-        return x * self.w + bias
-
-
-def test_methods_and_keywords_on_both_paths(clock):
-    model, x = Model(), np.arange(8.0)
-    want = Model.forward.__wrapped__(model, x, bias=0.25)
-    for _ in range(_calls_until_choice() + 3):
-        np.testing.assert_array_equal(model.forward(x, bias=0.25), want)
-    assert Model.forward._tier.plain
-    model.w = model.w * 2  # a read the plain path sees as it is
-    np.testing.assert_array_equal(
-        model.forward(x, bias=0.25), Model.forward.__wrapped__(model, x, bias=0.25)
-    )
-
-
-def test_concurrent_sampled_calls_never_fail(monkeypatch):
-    """Threads sampling at once: every call returns the right answer, none raises."""
-    import threading
-
-    monkeypatch.setattr(astcompile.config, "tiering", True)
-    f = astcompile.compile(axpy, backend="c")
-    args = _args()
-    want = axpy(*args)
-    errors = []
-
-    def worker():
-        try:
-            for _ in range(300):
-                f._tier.countdown = 0  # every call a sampled one
-                np.testing.assert_array_equal(f(*args), want)
-        except Exception as exc:  # noqa: BLE001 - collected and reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-
-
-def test_plain_path_calls_the_function_itself(clock, runs):
-    """On the plain path nothing of ours runs: a call runs the user's function."""
-    f = astcompile.compile(axpy, backend="c")
-    assert runs(f) is CompiledFunction.__call__
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    assert isinstance(f, CompiledFunction) and runs(f) is axpy
-    assert type(f).__qualname__ == "CompiledFunction"
-    assert repr(f) == "<astcompile compiled function axpy>" and f.__name__ == "axpy"
-    f._tier.countdown = 0  # not read on the plain path
-    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
-    assert f._tier.countdown == 0
-
-
-def forward(self, x, *, bias=0.0):
-    return x * self.w + bias
-
-
-def test_plain_path_keeps_keywords_methods_and_errors(clock, runs):
-    """On the plain path a call is the user's call: keywords pass through, the compiled
-    function binds as a method the way a function does, and errors are the function's own."""
-    compiled = astcompile.compile(forward, backend="c")
-    Layer = type("Layer", (), {"forward": compiled, "__init__": lambda self: setattr(self, "w", 2)})
-    layer, x = Layer(), np.arange(4.0)
-    for _ in range(_calls_until_choice()):
-        layer.forward(x, bias=1.0)
-    assert runs(compiled) is forward
-    np.testing.assert_array_equal(layer.forward(x, bias=1.0), x * 2 + 1.0)
-    assert layer.forward.__func__ is compiled and layer.forward.__self__ is layer
-    assert Layer.forward is compiled
-    with pytest.raises(TypeError) as plain:
-        forward(layer, x, 1.0)
-    with pytest.raises(TypeError) as ours:
-        layer.forward(x, 1.0)
-    assert str(ours.value) == str(plain.value)
-
-
-def test_the_function_s_own_attributes_do_not_change_its_path(clock, runs):
-    """``functools.wraps`` copies the function's attributes onto the compiled function: one
-    named like ours (a web framework's ``route``) must not take the place of a path."""
-
-    def scaled(a, x, y):
-        return a * x + y
-
-    scaled.route = "the user's"
-    f = astcompile.compile(scaled, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    assert runs(f) is scaled and f.route == "the user's"
-    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
-
-
-def test_plain_path_compares_again_for_new_argument_sizes(clock, runs):
-    """Nothing is checked on the plain path (the function as written is right for any
-    argument); the next sample sees other sizes and compares the paths again."""
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    assert runs(f) is axpy
-    big = _args(4096)
-    np.testing.assert_array_equal(f(*big), axpy(*big))  # plain until the resampler wakes it
-    assert resample.resampler.run_due(math.inf) == 1
-    np.testing.assert_array_equal(f(*big), axpy(*big))
-    assert f._tier.pending and runs(f) is CompiledFunction.__call__
-    with pytest.raises(TypeError, match="can't multiply sequence"):
-        f(2.0, [1, 2], [3, 4])
-
-
-def test_a_due_sample_confirms_plain_and_waits_longer(clock, runs):
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    delay = f._tier.delay
-    assert resample.resampler.pending() == 1
-    assert resample.resampler.run_due(math.inf) == 1
-    assert runs(f) is CompiledFunction.__call__  # measured again, one sample pending
-    np.testing.assert_array_equal(f(*_args()), axpy(*_args()))
-    assert runs(f) is axpy and f._tier.plain  # the sample confirmed plain
-    assert f._tier.delay == min(2 * delay, tiering.MAX_DELAY)
-    assert resample.resampler.pending() == 1
-
-
-def test_reset_leaves_the_plain_path(clock, runs):
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
-    f.reset()
-    assert runs(f) is CompiledFunction.__call__
-    assert resample.resampler.run_due(math.inf) == 1 and runs(f) is CompiledFunction.__call__
-
-
-def test_a_function_without_source_runs_plain_at_once(clock, runs):
-    namespace: dict = {"__name__": "generated"}
-    exec("def double(x):\n    return 2 * x\n", namespace)  # noqa: S102 - no source file
-    f = astcompile.compile(namespace["double"], backend="c")
-    assert f(3) == 6
-    assert runs(f) is namespace["double"]
-    assert f(4) == 8
-
-
-def test_resampler_thread_wakes_what_is_due():
-    woken = threading.Event()
-
-    class Target:
-        def wake(self) -> None:
-            woken.set()
-
-    resampler, target = resample.Resampler(), Target()
-    resampler.schedule(target, 0.0)
-    assert woken.wait(30)
-    assert resampler.pending() == 0
-
-
-def test_fork_child_wakes_everything_scheduled():
-    woken = []
-
-    class Target:
-        def wake(self) -> None:
-            woken.append(self)
-
-    resampler, target = resample.Resampler(threaded=False), Target()
-    resampler.schedule(target, 1e9)
-    resampler.after_fork()
-    assert woken == [target] and resampler.pending() == 0
-
-
-@pytest.mark.parametrize(
-    "costs, rounds",
-    [
-        ({"compiled": 1.1e-6, "plain": 1e-6}, tiering.MAX_ROUNDS),  # close and quick: 16
-        ({"compiled": 10e-6, "plain": 1e-6}, tiering.ROUNDS),  # far apart: 3 settle it
-        ({"compiled": 1.1e-3, "plain": 1e-3}, tiering.ROUNDS),  # close but slow: past budget
-    ],
-)
-def test_a_close_comparison_of_quick_calls_takes_more_rounds(clock, costs, rounds):
-    """Three microsecond samples taken while a process is cold could pick the slower path for
-    good; more rounds are taken where they are close and cost next to nothing."""
-    clock.costs = costs
-    f = astcompile.compile(axpy, backend="c")
-    args = _args()
-    for _ in range(tiering.WARMUP_CALLS - 1 + 2 * tiering.MAX_ROUNDS):
-        f(*args)
-    assert f._tier.choice is not None and f._tier.choice.rounds == rounds
-    assert f"best of {rounds} sampled calls" in f._tier.choice.describe()
-
-
-@astcompile.compile(backend="c")
-def recursive_sum(n):
-    if n < 2:
-        return 1.0
-    half = n * 0.5  # a region: measuring has a compiled path to compare
-    return half + recursive_sum(n - 1)
-
-
-def plain_recursive_sum(n):
-    return 1.0 if n < 2 else n * 0.5 + plain_recursive_sum(n - 1)
-
-
-def test_a_recursive_function_is_sampled_whole(clock):
-    """Its calls of itself run inside a sampled call: they are part of that sample, on the
-    same path, not samples of other sizes that would keep the comparison from ever choosing
-    (a recursive function ran 100x slower than plain, measured forever)."""
-    for _ in range(_calls_until_choice()):
-        assert recursive_sum(12) == plain_recursive_sum(12)
-    tier = recursive_sum._tier
-    assert tier.choice is not None and tier.plain
-    assert tier.choice.signature == tiering.signature((12,), {})
-    assert recursive_sum(30) == plain_recursive_sum(30)
-
-
-@astcompile.compile(backend="c")
-def count_leaves(n, at_leaf):
-    if n == 0:
-        at_leaf()
-        return 1
-    return count_leaves(n - 1, at_leaf) + count_leaves(n - 1, at_leaf)
-
-
-def _nothing():
-    return None
-
-
-def _sampled_signatures(monkeypatch, f: CompiledFunction) -> list:
-    """The argument sizes of every call measuring sees as a sample of ``f``."""
-    seen: list = []
-    sign = f._tier.sign
-
-    def recorded(args, kwargs):
-        seen.append(sign(args, kwargs))
-        return seen[-1]
-
-    monkeypatch.setattr(f._tier, "sign", recorded)
-    return seen
-
-
-def test_recursion_on_the_compiled_path_is_neither_counted_nor_sampled(clock, monkeypatch):
-    """Calls of itself from its compiled path run that path directly: the counter that picks
-    the next sample counts the program's own calls only, so samples time them whole (a nested
-    call sampled with its own size reopened the comparison, which then never chose plain)."""
-    clock.costs = {"compiled": 1e-6, "plain": 10e-6}
-    count_leaves.reset()
-    seen = _sampled_signatures(monkeypatch, count_leaves)
-    for _ in range(300):  # 300 calls of 63 calls each: samples are due many times over
-        assert count_leaves(5, _nothing) == 32
-    assert count_leaves._tier.choice is not None and not count_leaves._tier.plain
-    assert set(seen) == {tiering.signature((5, _nothing), {})}
-    assert len(seen) < 2 * tiering.ROUNDS + 10  # the comparison, then a few checks
-
-
-def test_a_sampled_plain_call_runs_its_recursion_unmeasured(clock, monkeypatch):
-    """While the plain path is timed, the function's calls of itself reach the user's function
-    directly, as they do once plain is chosen: the sample times what plain costs."""
-    count_leaves.reset()
-    sampled = []
-    through = CompiledFunction._sampled_call
-
-    def counted(self, args, kwargs):
-        sampled.append(args[0])
-        return through(self, args, kwargs)
-
-    monkeypatch.setattr(CompiledFunction, "_sampled_call", counted)
-    for _ in range(_calls_until_choice()):
-        assert count_leaves(5, _nothing) == 32
-    assert count_leaves._tier.plain
-    assert sampled == [5] * (_calls_until_choice() - tiering.WARMUP_CALLS + 1)
-
-
-def test_a_sample_due_inside_a_recursion_waits_for_a_call_of_the_program(clock, monkeypatch, runs):
-    """The resampler wakes a plain-running function in the middle of a recursion. Through a
-    class, the next call is one of its calls of itself, which is no sample (its size is not
-    the program's): it goes back to plain and waits for the next wake, its choice unchanged.
-    Through its route, its calls of itself run its twin and never reach it: the sample is the
-    program's next call."""
-    f = _as_decorated(count_leaves.fn)
-    for _ in range(_calls_until_choice()):
-        f(5, _nothing)
-    tier = f._tier
-    choice, delay = tier.choice, tier.delay
-    assert tier.plain and resample.resampler.pending() == 1
-    seen = _sampled_signatures(monkeypatch, f)
-    wake_once = [lambda: resample.resampler.run_due(math.inf)]
-    assert f(5, lambda: wake_once and wake_once.pop()()) == 32
-    assert seen == [] and tier.choice is choice and not tier.pending
-    assert f(5, _nothing) == 32
-    routed = hasattr(f, "current_route")
-    assert seen == ([tiering.signature((5, _nothing), {})] if routed else [])
-    assert tier.plain and tier.choice.plain and resample.resampler.pending() == 1
-    assert tier.delay == (min(2 * delay, tiering.MAX_DELAY) if routed else delay)
-
-
-def total(xs):
-    if not xs:
-        return 0
-    return xs[0] + total(xs[1:])
-
-
-def relay(n):
-    if n < 1:
-        return 0
-    return _step(n)
-
-
-def _step(n):
-    return n + 1
-
-
-def _as_decorated(fn):
-    """``fn`` compiled as ``@astcompile.compile`` leaves it: its name means the compiled one."""
-    namespace = dict(fn.__globals__)
-    clone = types.FunctionType(fn.__code__, namespace, fn.__name__)
-    namespace[fn.__name__] = compiled = astcompile.compile(clone, backend="c")
-    return compiled
-
-
-def test_a_function_without_regions_calling_only_itself_runs_plain_at_once(clock, runs):
-    """Its rewrite is its own statements with our frames around each call of itself: nothing
-    compiled to win, so after the first call (which finds that out) it is the user's function,
-    with no sample to take (a compiled sample of a recursion took 15-100x the plain call)."""
-    f = _as_decorated(total)
-    assert f([1, 2, 3]) == 6
-    assert runs(f) in (f.fn, routes.plain_twin(f)) and f._tier.countdown == tiering.NEVER
-    assert f([4, 5]) == 9 and f._tier.choice is None and resample.resampler.pending() == 0
-
-
-def test_a_function_without_regions_calling_others_is_measured(clock, runs):
-    """The functions it calls are compiled on its compiled path: that path may win."""
-    f = _as_decorated(relay)
-    assert f(3) == 4
-    assert runs(f) is CompiledFunction.__call__
-
-
-def test_a_plain_sample_leaves_a_choice_made_meanwhile_in_place(clock, runs):
-    """Another thread may decide while a plain sample runs (and hold the tier's lock, so the
-    sample is not recorded): the sample's end does not undo the path that decision settled
-    on (measuring with no countdown left would run the compiled path until the next wake)."""
-    f = _as_decorated(count_leaves.fn)
-    tier = f._tier
-    for _ in range(_calls_until_choice()):
-        f(1, _nothing)
-    assert tier.plain and resample.resampler.run_due(math.inf) == 1  # a plain sample is due
-
-    def decided_elsewhere():
-        if tier.lock.acquire(blocking=False):
-            tier.countdown = tiering.NEVER
-            f.settle(True)
-
-    try:
-        assert f(2, decided_elsewhere) == 4
-    finally:
-        tier.lock.release()
-    assert runs(f) in (f.fn, routes.plain_twin(f))  # the user's function, or its twin
 
 
 def test_compiled_path_changing_mid_comparison_starts_it_over(clock):
@@ -560,9 +170,9 @@ def test_compiled_path_changing_mid_comparison_starts_it_over(clock):
     still building), then it lands before the comparison ends. Kept, those samples chose plain,
     and plain was never measured against compiled again; the comparison starts over instead."""
     f = astcompile.compile(axpy, backend="c")
-    args = _args()
+    args = axpy_args()
     clock.costs = {"compiled": 10e-6, "plain": 1e-6}
-    for _ in range(_calls_until_choice() - 1):  # every compiled sample, not the last plain one
+    for _ in range(calls_until_choice() - 1):  # every compiled sample, not the last plain one
         f(*args)
     assert f._tier.choice is None and f._tier.pending == ["plain"]
     clock.costs = {"compiled": 1e-7, "plain": 1e-6}  # the fast path is in
@@ -585,7 +195,7 @@ def _call_timed_by(read: Callable[[], float], f: CompiledFunction, args: tuple) 
 def _comparing_axpy() -> tuple[CompiledFunction, tuple, tiering.Tier]:
     """axpy compiled and called once, a comparison opened: the next call is its first sample."""
     f = astcompile.compile(axpy, backend="c")
-    args = _args()
+    args = axpy_args()
     f(*args)
     f._tier._open()
     return f, args, f._tier
@@ -614,7 +224,7 @@ def test_a_long_plain_call_far_slower_than_compiled_decides_in_one_round(clock, 
     f = astcompile.compile(axpy, backend="c")
     for _ in range(tiering.WARMUP_CALLS - 1 + 2 * rounds):
         assert f._tier.choice is None
-        f(*_args())
+        f(*axpy_args())
     assert f._tier.choice is not None and not f._tier.plain
     assert len(f._tier.times["plain"]) == rounds
 
@@ -643,15 +253,15 @@ def test_a_compiled_choice_that_only_got_cheaper_takes_no_plain_samples(clock):
     a plain choice is compared again."""
     clock.costs = {"compiled": 1e-6, "plain": 10e-6}
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
     assert f._tier.choice is not None and not f._tier.plain
     f.compare_again(cheaper=True)
     assert not f._tier.pending
     clock.costs = {"compiled": 10e-6, "plain": 1e-6}
     g = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        g(*_args())
+    for _ in range(calls_until_choice()):
+        g(*axpy_args())
     assert g._tier.plain
     g.compare_again(cheaper=True)
     assert g._tier.pending
@@ -662,17 +272,17 @@ def test_a_slow_sample_reopens_only_where_the_other_path_could_win(clock):
     best changes nothing: reopening would run three plain calls for the same choice."""
     clock.costs = {"compiled": 1e-6, "plain": 100e-6}
     f = astcompile.compile(axpy, backend="c")
-    for _ in range(_calls_until_choice()):
-        f(*_args())
+    for _ in range(calls_until_choice()):
+        f(*axpy_args())
     tier = f._tier
     assert tier.choice is not None and not tier.plain
     clock.costs = {"compiled": 20e-6, "plain": 100e-6}  # 20x its best, 5x faster than plain
     tier.countdown = 1
-    f(*_args())
+    f(*axpy_args())
     assert not tier.pending
     clock.costs = {"compiled": 200e-6, "plain": 100e-6}  # slower than plain was: compare
     tier.countdown = 1
-    f(*_args())
+    f(*axpy_args())
     assert tier.pending
 
 
@@ -697,5 +307,5 @@ def test_a_sample_timed_across_a_finished_comparison_leaves_its_schedule(clock):
     _call_timed_by(racing_clock, f, args)
     assert tier.plain and tier.countdown == tiering.NEVER
     assert resample.resampler.run_due(math.inf) == 1
-    f(*_args(4096))  # the woken sample sees new sizes: compare again
+    f(*axpy_args(4096))  # the woken sample sees new sizes: compare again
     assert tier.pending
