@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import astcompile
-from astcompile.jit import background, tiering
+from astcompile.jit import tiering
 from bench import measure, peers
 from bench.loop_kernels import LOOP_CASES, LoopCase
 
@@ -59,7 +59,7 @@ def run_case(case: LoopCase, quick: bool) -> dict:
     compiled = astcompile.compile(case.fn, backend="c")
     result, row["astcompile first"] = _timed_first(lambda: compiled(*args))
     peers.check_result(expected, result)
-    _until_built(compiled, args)
+    measure.until_built(compiled, lambda: compiled(*args))
     for _ in range(tiering.WARMUP_CALLS + 2 * tiering.ROUNDS):
         compiled(*args)  # past the first samples: three plain calls of 100 ms on a loaded
         # machine filled steady_time's 0.3 s, which then timed no steady call (0.1x Numba)
@@ -68,25 +68,6 @@ def run_case(case: LoopCase, quick: bool) -> dict:
     if importlib.util.find_spec("numba") is not None:
         row["numba"], row["numba first"] = _run_numba(case, args, expected)
     return row
-
-
-#: Seconds of calls at most that wait for every region's compiled code before timing.
-BUILD_WAIT = 60.0
-
-
-def _until_built(compiled: Any, args: list) -> None:
-    """Steady state: calls, and waits for the background, until every region has compiled
-    code (or runs as written for good). ``background.wait()`` after the first call is not
-    enough: a first call that spent the compile budget (a slow C compiler on a loaded machine)
-    runs its regions as written and traces them only once that time is paid for
-    (``jit/budget.py``), some calls later; its build lands after steady_time's 0.3 s, which
-    then timed the function as written (spring chain: 88-142 ms, against 0.04)."""
-    deadline = time.perf_counter() + BUILD_WAIT
-    while time.perf_counter() < deadline:
-        background.wait()
-        if all(r.entries or r.eager_keys for r in compiled._live_regions):
-            return
-        compiled(*args)
 
 
 def _how_it_ran(fn: Callable, args: list) -> str:

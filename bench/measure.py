@@ -28,6 +28,36 @@ def best_time(fn: Callable[[], Any], min_time: float = 0.3, max_reps: int = 50) 
     return best
 
 
+#: Seconds of calls at most that bring a compiled function to its steady state before timing.
+BUILD_WAIT = 60.0
+
+
+def until_built(compiled: Any, call: Callable[[], Any]) -> int:
+    """Steady state: ``call()`` (a call of ``compiled``), and wait for the background, until
+    nothing of ``compiled`` is left to compile. ``background.wait()`` after the first call is
+    not enough: a first call that spent the compile budget (a slow C compiler, a cold cache,
+    a loaded machine) runs its regions as written, or the whole function on its waiting path,
+    and traces them only once that time is paid for (``jit/budget.py``), some calls later; a
+    timing before then timed the function as written (spring chain: 88-142 ms against 0.04;
+    fdtd_1d with a cold cache: 0.66-1.0x plain, 7-15x once compiled). Done after a call that
+    waited for nothing: the function off its waiting path, and none of its regions ran as
+    written for want of compiled code (the budget's ``waited`` did not grow; a region that
+    failed for good runs as written without waiting). Returns the calls made before it."""
+    from astcompile.jit import background
+
+    budget = getattr(compiled, "budget", None)  # none: a wrapper of ours, not compiled
+    deadline, calls = time.perf_counter() + BUILD_WAIT, 0
+    while time.perf_counter() < deadline:
+        background.wait()
+        waited = budget.waited if budget is not None else 0.0
+        call()
+        if budget is None or (compiled.waiting is None and budget.waited == waited):
+            break
+        calls += 1
+    background.wait()
+    return calls
+
+
 def per_call_time(fn: Callable[[], Any], calls: int = 20000) -> float:
     fn()
     best = float("inf")

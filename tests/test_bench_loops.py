@@ -1,39 +1,40 @@
-"""bench/loops.py times steady state: it waits for compiled code a slow start put off."""
+"""bench/measure.py's ``until_built``, which bench/loops.py and bench/programs run before they
+time steady state: it calls the function until the compiled code its first calls put off has
+landed."""
 
 from __future__ import annotations
 
-import types
+import numpy as np
 
-from astcompile.jit import background
-from bench import loops
-
-
-class PutOff:
-    """A compiled function whose first calls spent the compile budget: its region traces on
-    the third call, and its build lands in the background."""
-
-    def __init__(self) -> None:
-        self.region = types.SimpleNamespace(entries={}, eager_keys=set())
-        self._live_regions = [self.region]
-        self.calls = 0
-
-    def __call__(self, *args: object) -> None:
-        self.calls += 1
-        if self.calls == 3:
-            self.region.entries = {"key": ["entry"]}
+import astcompile
+from astcompile import config
+from bench import measure
 
 
-def test_steady_state_waits_for_builds_submitted_after_the_first_call(monkeypatch):
-    waits: list[int] = []
-    f = PutOff()
-    monkeypatch.setattr(background, "wait", lambda: waits.append(f.calls))
-    loops._until_built(f, [])
-    assert f.calls == 3 and waits == [0, 1, 2, 3]  # the wait after the call that traced
+def scaled_sum(x):
+    y = x * 2.0 + 1.0
+    return float(y.sum())
 
 
-def test_a_region_that_runs_as_written_for_good_ends_the_wait(monkeypatch):
-    f = PutOff()
-    f.region.eager_keys.add("key")
-    monkeypatch.setattr(background, "wait", lambda: None)
-    loops._until_built(f, [])
-    assert f.calls == 0
+def test_steady_state_waits_out_a_spent_compile_budget(monkeypatch):
+    """A first call that spent the budget leaves the function on its waiting path (the user's
+    function, timed); a timing then times the function as written. Afterwards its region has
+    compiled code and the function is off that path."""
+    monkeypatch.setattr(config, "compile_budget", 0.0)
+    f = astcompile.compile(scaled_sum, backend="c")
+    x = np.arange(20000.0)
+    f(x)
+    assert f.waiting is not None and not f._live_regions[0].entries
+    calls = measure.until_built(f, lambda: f(x))
+    assert calls > 0
+    assert f.waiting is None and f._live_regions[0].entries
+    assert f(x) == scaled_sum(x)
+
+
+def test_a_function_compiled_already_costs_one_call(monkeypatch):
+    f = astcompile.compile(scaled_sum, backend="c")
+    x = np.arange(100.0)
+    f(x)
+    made: list[int] = []
+    assert measure.until_built(f, lambda: made.append(f(x))) == 0
+    assert len(made) == 1 and f._live_regions[0].entries

@@ -95,6 +95,32 @@ def test_region_faster_compiled_stays_compiled(clock):
     assert region.stats.compiled_calls + region.stats.eager_calls == before + 12
 
 
+def median_log(a, steps):
+    total = 0.0
+    for i in range(steps):
+        m = np.median(a)  # the same array at every iteration
+        total += m * 0.5 + i
+        if i % 4 == 3:
+            print(i, total)  # keeps the loop in Python (GB012)
+    return total
+
+
+def test_a_median_of_a_fixed_array_in_a_python_loop_is_measured_and_runs_plain(clock, capsys):
+    """The region of ``np.median(a)`` and its scalar arithmetic, called once per iteration of
+    a loop a print keeps in Python, is measured like any region there (not taken for the
+    function's own work): slower compiled, it runs its statements."""
+    f = astcompile.compile(median_log, backend="c")
+    a = np.random.default_rng(0).random(101)
+    for _ in range(3):
+        assert f(a, 12) == median_log(a, 12)
+    assert capsys.readouterr().out.count("\n") == 6 * 3  # each call printed as written
+    first = median_log.__code__.co_firstlineno + 3
+    (region,) = [r for r in f._live_regions if r.spec.first_line == first]
+    assert region_tiering.enclosing_loop(region) == first - 1
+    assert region.tier.choice.plain and type(region).__call__ is region.body
+    assert f(a, 12) == median_log(a, 12)
+
+
 def grow(x, steps):
     y = x * 2.0 + 1.0
     seen = []

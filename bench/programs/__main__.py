@@ -38,6 +38,7 @@ from bench.programs._timing import (
     calls_per_round,
     first_calls,
     interleaved,
+    steady,
     timed,
 )
 
@@ -104,6 +105,7 @@ def run_program(
         row.numba_first_ten = numba_run.first_call + rest
     copies = not unchanged(args, plain_out.args_after)
     if row.verdict.status != "ERROR":
+        steady(compiled, args, copies)
         sides = [program.fn, compiled] + ([numba_run.fn] if numba_run.fn else [])
         times = interleaved(sides, args, copies, plan, hint)
         row.plain, row.compiled = times[:2]
