@@ -12,6 +12,10 @@ it with the wrapper, and so that the runtime reads it without the compiler.
 
 Size expressions: ``("k", n)`` a number, ``("d", k, a)`` axis ``a`` of leaf ``k``,
 ``(op, x, y)`` with ``op`` one of ``+ - * // % max``.
+
+A returned view of an argument or of an array the plan allocates (``y[::2]``, ``y.T``,
+``y.real``, ``np.broadcast_to(y, s)``) is a ``("view", ref, of, kind, items)`` step
+(:func:`view_step`): the C path makes it as NumPy does (strides, flags, ``.base``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from astcompile.ir.attrs import IndexItem, IndexKind
 from astcompile.ir.graph import Graph, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import DimOp, SymDim
@@ -131,3 +136,44 @@ def region_plan(
         "calls": tuple(calls),
         "outputs": tuple(outputs),
     }
+
+
+#: The views a plan's ``view`` step makes, by kind (``runtime/fastcall_views.c``).
+VIEW_KINDS = {
+    Op.INDEX: "index",
+    Op.TRANSPOSE: "transpose",
+    Op.REAL: "real",
+    Op.IMAG: "imag",
+    Op.BROADCAST_TO: "broadcast",
+}
+#: The most axes the C path's views have (``MAX_DIMS`` of ``fastcall.c``).
+MAX_VIEW_AXES = 32
+
+
+def view_step(node: Node, ref: tuple, of: tuple) -> tuple:
+    """The step that makes ``node``, a view of the array the plan names ``of``, as ``ref``:
+    a static index (not one that makes a NumPy scalar), transpose, ``.real``/``.imag`` or
+    ``np.broadcast_to``."""
+    kind = VIEW_KINDS.get(node.op)
+    if kind is None or max(node.ndim, node.inputs[0].ndim) > MAX_VIEW_AXES:
+        raise NoFastPlan(f"view {node!r}")
+    items: tuple = ()
+    if kind == "index":
+        if node.ndim == 0 and any(i.kind is IndexKind.INT for i in node.attr):
+            raise NoFastPlan("an index that makes a NumPy scalar")
+        items = tuple(_index_item(i) for i in node.attr)
+    elif kind == "transpose":
+        items = tuple(node.attr)
+    elif kind == "broadcast":
+        items = tuple(dim_plan(d) for d in node.attr)
+    return ("view", ref, of, kind, items)
+
+
+def _index_item(item: IndexItem) -> tuple:
+    if item.kind is IndexKind.NEWAXIS:
+        return ("newaxis",)
+    if item.kind is IndexKind.INT:
+        return ("int", dim_plan(item.start))
+    if item.kind is not IndexKind.SLICE:
+        raise NoFastPlan("an index known only at run time")
+    return ("slice", dim_plan(item.start), dim_plan(item.length), item.step)
