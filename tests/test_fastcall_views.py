@@ -1,6 +1,6 @@
-"""Views a region returns, made by the C-level call path (runtime/fastcall_views.c): the same
-values, strides, flags and ``.base`` as NumPy's, and writes through them reach what NumPy's
-reach."""
+"""Views a region returns (loop regions beside a store, flat regions), made by the C-level
+call path (runtime/fastcall_views.c): the same values, strides, flags and ``.base`` as NumPy's,
+and writes through them reach what NumPy's reach."""
 
 from __future__ import annotations
 
@@ -55,6 +55,21 @@ def broadcast(x, out):
     return np.broadcast_to(y, (3, *y.shape)), np.broadcast_to(y[::2, None], (2, 4, 3))
 
 
+def flat_every_other(x):
+    return (x * 2)[::2]
+
+
+def flat_beside_its_base(x):
+    y = np.sin(x) + 1
+    return y[1::3], y
+
+
+def flat_rows_columns_and_parts(x):
+    y = x * 2
+    w = x * 1j
+    return y.T[::2], np.broadcast_to(y[0], (3, y.shape[1])), y[:, None, -1], w.imag[::-1]
+
+
 CASES = [
     (every_other_stored, lambda n: (np.arange(float(n)), np.zeros(n))),
     (backwards_beside_its_base, lambda n: (np.arange(float(n)), np.zeros(n))),
@@ -62,6 +77,9 @@ CASES = [
     (rows_columns_and_new_axes, lambda n: (np.ones((3, n)), np.zeros((3, n)))),
     (parts, lambda n: (np.arange(n) + 0.5j, np.zeros(n))),
     (broadcast, lambda n: (np.arange(8.0), np.zeros(8))),
+    (flat_every_other, lambda n: (np.arange(float(n)),)),
+    (flat_beside_its_base, lambda n: (np.arange(float(n)),)),
+    (flat_rows_columns_and_parts, lambda n: (np.ones((3, n)),)),
 ]
 
 
@@ -105,7 +123,7 @@ def test_a_returned_view_is_numpys_view(fast, fn, make, n):
     compiled = astcompile.compile(fn, backend="c")
     for _ in range(3):
         assert_same_call(compiled, make(n), fn, make(n), "c")
-    assert _in_c(compiled) or n == 1  # a last axis of one: loop regions take Python's path
+    assert _in_c(compiled) or n == 1  # one element: the Python wrapper, as for x * 2
     got_args, want_args = make(n), make(n)
     got, want = compiled(*got_args), fn(*want_args)
     assert layout(got, got_args) == layout(want, want_args)
