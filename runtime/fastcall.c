@@ -8,8 +8,9 @@
  * path it always did). Each entry is a small program of int64 words that
  * runtime/fastcall_program.py assembles from the entry's guard key and its wrapper's plan:
  * checks (exact types, dtypes, ranks, C order, size classes, distinct arrays), size
- * expressions, output allocation (PyArray_Empty), and calls of each kernel's packed entry
- * (`void k_packed(const astc_word*)`), whose words it fills from arrays, sizes and scalars.
+ * expressions, output allocation (PyArray_Empty), the views it returns (fastcall_views.c),
+ * and calls of each kernel's packed entry (`void k_packed(const astc_word*)`), whose words it
+ * fills from arrays, sizes and scalars.
  *
  * The module also holds Switch, the C base of compiled functions (fastcall_switch.c, which the
  * build appends to this file).

@@ -51,9 +51,10 @@ static PyObject *index_view(PyArrayObject *src, const int64_t *item, int64_t n, 
             data += start * stride;
             continue;
         }
-        int64_t length = regs[item[2]], step = item[3], last = start + (length - 1) * step;
-        if (start < 0 || start > dim || length < 0 || length > dim ||
-            (length > 0 && (last < 0 || last >= dim)))
+        int64_t length = regs[item[2]], step = item[3], last;
+        if (start < 0 || start > dim || length < 0 || length > dim) return NULL;
+        if (length > 0 && (__builtin_mul_overflow(length - 1, step, &last) ||
+                           (last += start) < 0 || last >= dim)) /* the last element's index */
             return NULL;
         data += start * stride;
         dims[nd] = length;

@@ -148,18 +148,26 @@ def test_a_read_only_argument_gives_a_read_only_view(fast):
     assert not view.flags.writeable and view.base is args[0]
 
 
-def test_a_slice_past_its_axis_goes_to_the_python_path(fast):
-    """A view the program names outside its array is never made: the call returns what the
-    Python guard function returns."""
-    code = [VIEW, 1, 0, VIEW_INDEX, 1, ITEM_SLICE, 0, 1, 1]  # x[r0:r0 + r1], r0 = 0, r1 = 9
-    code = [1, 0, 0, 1, 7, 0, 0, 7, 1, 9, 11, *code, 22, 1, 1, 37]  # ARRAY, CONSTs, COMMIT, RET
+@pytest.mark.parametrize(
+    "length, step, made",
+    [(9, 1, True), (10, 1, False), (5, 2, True), (5, 3, False), (5, 2**62, False)],
+)
+def test_a_slice_past_its_axis_goes_to_the_python_path(fast, length, step, made):
+    """A view the program names outside its array (also where ``(length - 1) * step``
+    overflows) is never made: the call returns what the Python guard function returns."""
+    code = [VIEW, 1, 0, VIEW_INDEX, 1, ITEM_SLICE, 0, 1, step]  # x[r0::step][:r1]
+    code = [1, 0, 0, 1, 7, 0, 0, 7, 1, length, 11, *code, 22, 1, 1, 37]  # ARRAY, CONSTs, COMMIT
     consts = (np.dtype(np.float64),)
     stats = types.SimpleNamespace(compiled_calls=0)
     guards = fast.Guards([(np.asarray(code, np.int64).tobytes(), consts, 1)], len, stats, {})
     x = np.arange(9.0)
-    (view,) = guards(x)  # x[0:9] of nine: made in C
-    assert view.base is x and view.shape == (9,) and not view.flags.owndata
-    assert guards(np.arange(8.0)) == 8  # x[0:9] of eight: the fallback, len
+    if not made:
+        assert guards(x) == 9  # the fallback: len
+        return
+    (view,) = guards(x)
+    assert view.base is x and not view.flags.owndata
+    np.testing.assert_array_equal(view, x[::step][:length])
+    assert view.strides == x[::step].strides
 
 
 @pytest.mark.parametrize(
