@@ -38,7 +38,7 @@ enum { MAX_KEPT = 8 };
  * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``). */
 enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE };
 /* The views OP_VIEW makes, and an index's items (fastcall_views.c) */
-enum { VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST };
+enum { VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST, VIEW_RESHAPE };
 enum { ITEM_SLICE, ITEM_INT, ITEM_NEWAXIS };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
 enum { RELEASE_GIL_WORK = 4096 };

@@ -13,6 +13,8 @@
  *   VIEW_TRANSPOSE  n axes: y.transpose(axes)
  *   VIEW_PART       n = 1: the constant naming the attribute, "real" or "imag"
  *   VIEW_BROADCAST  n sizes in registers: np.broadcast_to(y, shape)
+ *   VIEW_RESHAPE    n sizes in registers: np.reshape(y, shape) of a C-contiguous y (a view;
+ *                   of another y NumPy may copy bytes the kernels have not written yet)
  * (the kinds' enum is fastcall.c's)
  */
 
@@ -99,13 +101,19 @@ static PyObject *make_view(PyObject *src, const int64_t *c, const int64_t *regs,
     }
     case VIEW_PART: return PyObject_GetAttr(src, PyTuple_GET_ITEM(consts, c[3]));
     case VIEW_BROADCAST: return broadcast_view(arr, c + 3, c[2], regs);
+    case VIEW_RESHAPE: {
+        npy_intp dims[MAX_DIMS];
+        for (int64_t k = 0; k < c[2]; k++) dims[k] = (npy_intp)regs[c[3 + k]];
+        PyArray_Dims shape = {dims, (int)c[2]};
+        return PyArray_IS_C_CONTIGUOUS(arr) ? PyArray_Newshape(arr, &shape, NPY_CORDER) : NULL;
+    }
     }
     return NULL;
 }
 
 /* OP_VIEW's words after the opcode (dst, src, kind, n, ...), -1 when malformed. */
 static int64_t view_words(const int64_t *c, const int64_t *end, Py_ssize_t nconsts, PyObject *consts) {
-    if (c + 4 > end || c[2] < VIEW_INDEX || c[2] > VIEW_BROADCAST || c[3] < 0 || c[3] > MAX_DIMS)
+    if (c + 4 > end || c[2] < VIEW_INDEX || c[2] > VIEW_RESHAPE || c[3] < 0 || c[3] > MAX_DIMS)
         return -1;
     int64_t n = 4 + (c[2] == VIEW_INDEX ? 4 * c[3] : c[3]);
     if (c + n > end || c[0] >= MAX_SLOTS || c[1] >= MAX_SLOTS || c[0] < 0 || c[1] < 0) return -1;

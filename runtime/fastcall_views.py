@@ -1,6 +1,6 @@
 """The words of a fast plan's ``view`` step (``lower/fastplan.py``): ``OP_VIEW`` of
 ``fastcall_views.c``, which makes a returned view (``y[::2]``, ``y.T``, ``y.real``,
-``np.broadcast_to(y, s)``) as NumPy does.
+``np.broadcast_to(y, s)``, ``y.reshape(s)``) as NumPy does.
 
 Part of the runtime: must not import the compiler.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 # keep in step with the enums in fastcall.c
-VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST = range(4)
+VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST, VIEW_RESHAPE = range(5)
 ITEM_SLICE, ITEM_INT, ITEM_NEWAXIS = range(3)
 
 
@@ -18,7 +18,7 @@ def view_words(p: Any, step: tuple) -> list[int]:
     """``dst, src, kind, n, ...`` of ``("view", ref, of, kind, items)`` in program ``p``
     (``fastcall_program._Program``): an index's items as ``(item kind, start register,
     length register, step)``, a transpose's axes, the attribute ``.real``/``.imag`` reads, a
-    broadcast's sizes in registers."""
+    broadcast's or reshape's sizes in registers."""
     _, ref, of, kind, items = step
     src = p.slot(of)
     if kind == "index":
@@ -32,8 +32,9 @@ def view_words(p: Any, step: tuple) -> list[int]:
                 words += [ITEM_SLICE, p.expr(item[1]), p.expr(item[2]), item[3]]
     elif kind == "transpose":
         head, words = [VIEW_TRANSPOSE, len(items)], list(items)
-    elif kind == "broadcast":
-        head, words = [VIEW_BROADCAST, len(items)], [p.expr(e) for e in items]
+    elif kind in ("broadcast", "reshape"):
+        code = VIEW_BROADCAST if kind == "broadcast" else VIEW_RESHAPE
+        head, words = [code, len(items)], [p.expr(e) for e in items]
     else:  # "real", "imag": NumPy's own attribute
         head, words = [VIEW_PART, 1], [p.const(kind)]
     return [p.slot(ref, new=True), src, *head, *words]

@@ -14,7 +14,13 @@ import astcompile
 from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall
 from astcompile.runtime.fastcall_program import VIEW
-from astcompile.runtime.fastcall_views import ITEM_SLICE, VIEW_INDEX, VIEW_PART
+from astcompile.runtime.fastcall_views import (
+    ITEM_SLICE,
+    VIEW_INDEX,
+    VIEW_PART,
+    VIEW_RESHAPE,
+    VIEW_TRANSPOSE,
+)
 from tests.test_structured_plan import every_other_stored
 
 
@@ -70,6 +76,17 @@ def flat_rows_columns_and_parts(x):
     return y.T[::2], np.broadcast_to(y[0], (3, y.shape[1])), y[:, None, -1], w.imag[::-1]
 
 
+def reshaped(x, out):
+    y = x * 2
+    out[:] = x
+    return y.reshape(2, -1)[:, ::2], y.reshape(-1, 1)
+
+
+def flat_reshaped(x):
+    y = x * 2
+    return y.reshape(-1)[::2], y.reshape(-1, 3)
+
+
 CASES = [
     (every_other_stored, lambda n: (np.arange(float(n)), np.zeros(n))),
     (backwards_beside_its_base, lambda n: (np.arange(float(n)), np.zeros(n))),
@@ -77,9 +94,11 @@ CASES = [
     (rows_columns_and_new_axes, lambda n: (np.ones((3, n)), np.zeros((3, n)))),
     (parts, lambda n: (np.arange(n) + 0.5j, np.zeros(n))),
     (broadcast, lambda n: (np.arange(8.0), np.zeros(8))),
+    (reshaped, lambda n: (np.arange(2.0 * n), np.zeros(2 * n))),
     (flat_every_other, lambda n: (np.arange(float(n)),)),
     (flat_beside_its_base, lambda n: (np.arange(float(n)),)),
     (flat_rows_columns_and_parts, lambda n: (np.ones((3, n)),)),
+    (flat_reshaped, lambda n: (np.arange(3.0 * n).reshape(3, n),)),
 ]
 
 
@@ -168,6 +187,20 @@ def test_a_slice_past_its_axis_goes_to_the_python_path(fast, length, step, made)
     assert view.base is x and not view.flags.owndata
     np.testing.assert_array_equal(view, x[::step][:length])
     assert view.strides == x[::step].strides
+
+
+def test_a_reshape_that_would_copy_goes_to_the_python_path(fast):
+    """x.T.reshape(-1) copies bytes that the kernels have not written yet: never in C."""
+    transpose = [VIEW, 1, 0, VIEW_TRANSPOSE, 2, 1, 0]
+    reshape = [VIEW, 2, 1, VIEW_RESHAPE, 1, 2]  # to r2 = 6 elements
+    code = [1, 0, 0, 2, 2, 0, 0, 0, 2, 1, 0, 1, 7, 2, 6, 11, *transpose, *reshape, 22, 1, 2, 37]
+    consts = (np.dtype(np.float64),)
+    stats = types.SimpleNamespace(compiled_calls=0)
+    guards = fast.Guards([(np.asarray(code, np.int64).tobytes(), consts, 1)], len, stats, {})
+    assert guards(np.ones((2, 3))) == 2  # the fallback: len
+    x = np.ones((1, 6))
+    (view,) = guards(x)  # x.T of one row is C-contiguous too: its reshape is a view
+    assert view.base is x and view.shape == (6,)
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,7 @@ VIEW_KINDS = {
     Op.REAL: "real",
     Op.IMAG: "imag",
     Op.BROADCAST_TO: "broadcast",
+    Op.RESHAPE: "reshape",
 }
 #: The most axes the C path's views have (``MAX_DIMS`` of ``fastcall.c``).
 MAX_VIEW_AXES = 32
@@ -171,8 +172,8 @@ MAX_VIEW_AXES = 32
 
 def view_step(node: Node, ref: tuple, of: tuple) -> tuple:
     """The step that makes ``node``, a view of the array the plan names ``of``, as ``ref``:
-    a static index (not one that makes a NumPy scalar), transpose, ``.real``/``.imag`` or
-    ``np.broadcast_to``."""
+    a static index (not one that makes a NumPy scalar), transpose, ``.real``/``.imag``,
+    ``np.broadcast_to`` or a reshape."""
     kind = VIEW_KINDS.get(node.op)
     if kind is None or max(node.ndim, node.inputs[0].ndim) > MAX_VIEW_AXES:
         raise NoFastPlan(f"view {node!r}")
@@ -183,7 +184,7 @@ def view_step(node: Node, ref: tuple, of: tuple) -> tuple:
         items = tuple(_index_item(i) for i in node.attr)
     elif kind == "transpose":
         items = tuple(node.attr)
-    elif kind == "broadcast":
+    elif kind in ("broadcast", "reshape"):
         items = tuple(dim_plan(d) for d in node.attr)
     return ("view", ref, of, kind, items)
 
