@@ -8,8 +8,9 @@
  * path it always did). Each entry is a small program of int64 words that
  * runtime/fastcall_program.py assembles from the entry's guard key and its wrapper's plan:
  * checks (exact types, dtypes, ranks, C order, size classes, distinct arrays), size
- * expressions, output allocation (PyArray_Empty), and calls of each kernel's packed entry
- * (`void k_packed(const astc_word*)`), whose words it fills from arrays, sizes and scalars.
+ * expressions, output allocation (PyArray_Empty), the views it returns (fastcall_views.c),
+ * and calls of each kernel's packed entry (`void k_packed(const astc_word*)`), whose words it
+ * fills from arrays, sizes and scalars.
  *
  * The module also holds Switch, the C base of compiled functions (fastcall_switch.c, which the
  * build appends to this file).
@@ -27,7 +28,7 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_VIEW, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 enum { MAX_KEPT = 8 };
@@ -36,6 +37,9 @@ enum { MAX_KEPT = 8 };
  * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
  * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``). */
 enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE };
+/* The views OP_VIEW makes, and an index's items (fastcall_views.c) */
+enum { VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST, VIEW_RESHAPE };
+enum { ITEM_SLICE, ITEM_INT, ITEM_NEWAXIS };
 /* Elements of work from which a kernel call releases the GIL (cffi releases it on every call). */
 enum { RELEASE_GIL_WORK = 4096 };
 
@@ -62,6 +66,9 @@ static PyObject *s_compiled_calls, *s_nthreads, *s_loud, *one;
 static PyObject *s_filters, *s_warnings_raise;
 static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
+/* fastcall_views.c: OP_VIEW's view, and the number of its words (-1: malformed) */
+static PyObject *make_view(PyObject *src, const int64_t *c, const int64_t *regs, PyObject *consts);
+static int64_t view_words(const int64_t *c, const int64_t *end, Py_ssize_t nconsts, PyObject *consts);
 
 static const int INT_CLASSES[8] = {7, 8, 15, 16, 31, 32, 63, 64};
 
@@ -368,6 +375,14 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             break;
         }
         case OP_ALIAS: slots[c[0]] = slots[c[1]]; c += 2; break;
+        case OP_VIEW: { /* a view of an argument or of an array just allocated, as NumPy
+                         * makes it (fastcall_views.c); before the kernels run */
+            PyObject *v = make_view(slots[c[1]], c + 1, regs, p->consts);
+            if (v == NULL) goto fail;
+            slots[c[0]] = owned[nowned++] = v;
+            c += 4 + (c[2] == VIEW_INDEX ? 4 * c[3] : c[3]);
+            break;
+        }
         case OP_WN: {
             PyObject *n = PyDict_GetItemWithError(g->threads_dict, s_nthreads);
             if (n == NULL) goto fail;
@@ -525,7 +540,13 @@ static int validate(const Program *p) {
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_STATE) return -1;
+        if (op < OP_ARRAY || op > OP_VIEW) return -1;
+        if (op == OP_VIEW) { /* its own checks: a step may be negative */
+            int64_t n = view_words(c, end, nconsts, p->consts);
+            if (n < 0 || ++nheld > MAX_SLOTS) return -1;
+            c += n;
+            continue;
+        }
         int64_t n = ARGS[op];
         if (op == OP_EMPTY) n = (c + 2 < end && c[2] >= 0 && c[2] <= MAX_DIMS) ? 3 + c[2] : -1;
         if (op == OP_RET) n = (c < end && c[0] >= 0) ? 1 + c[0] : -1;

@@ -60,6 +60,7 @@ SOURCES = tuple(
         "fastcall_bind.c",
         "fastcall_sole.c",
         "fastcall_lists.c",
+        "fastcall_views.c",
     )
 )
 MODULE = "astcompile_fastcall"

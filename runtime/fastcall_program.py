@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from . import errstate
+from .fastcall_views import view_words
 from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, STATE, END) = range(1, 37)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, STATE, VIEW, END) = range(1, 38)  # fmt: skip
 # how BOXRET returns one
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(6)
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
@@ -275,6 +276,8 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
             p.emit(WRITABLE, leaves[step[1]][0])
         elif step[0] == "apart":  # ... and another one share no memory
             p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
+        elif step[0] == "view":  # a view of an argument or of an array allocated above
+            p.emit(VIEW, *view_words(p, step))
         else:
             _call(p, step, leaves, *code)
     if p.keeping:

@@ -6,12 +6,17 @@ tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extensio
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
 pass, return the outputs. A plan exists only for wrappers made of kernel calls on arguments
 the guard key assures (ndarrays of the node's dtype and rank), real scalars and fresh or reused
-outputs; anything else (a NumPy step, a size used as a value, a constant array, a strided
-argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
+outputs and views returned of them; anything else (another NumPy step, a size used as a
+value, a constant array, a strided argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
 it with the wrapper, and so that the runtime reads it without the compiler.
 
 Size expressions: ``("k", n)`` a number, ``("d", k, a)`` axis ``a`` of leaf ``k``,
 ``(op, x, y)`` with ``op`` one of ``+ - * // % max``.
+
+A returned view of an argument or of an array the plan allocates (``y[::2]``, ``y.T``,
+``y.real``, ``np.broadcast_to(y, s)``) is a ``("view", ref, of, kind, items)`` step
+(:func:`view_step`): the C path makes it as NumPy does (strides, flags, ``.base``), before
+any kernel runs, so that a view it cannot make leaves the call to the Python path unrun.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from astcompile.ir.attrs import IndexItem, IndexKind
 from astcompile.ir.graph import Graph, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import DimOp, SymDim
@@ -98,9 +104,10 @@ def size_conditions(graph: Graph, minmax: list[tuple[Kernel, tuple, tuple]]) -> 
 def region_plan(
     sched: Schedule, typed: frozenset[int], calls: list[tuple] | None, minmax: list
 ) -> dict | None:
-    """The fast plan of a flat region's wrapper, or None when it has none."""
+    """The fast plan of a flat region's wrapper, or None when it has none. Its NumPy steps
+    may only be the views it returns; they are made before the first kernel runs."""
     graph = sched.graph
-    if calls is None or not all(isinstance(s, Kernel) for s in sched.steps):
+    if calls is None:
         return None
     inputs = []
     for k, node in enumerate(graph.inputs):
@@ -115,19 +122,78 @@ def region_plan(
     if any(n.op is Op.DIM for n in graph.nodes()):
         return None
     produced = {c[1] for c in calls if c[0] in ("empty", "alias")}
-    outputs = []
-    for node in graph.outputs:
-        ref = ("in", node.attr.index) if node.op is Op.INPUT else ("t", node.id)
-        if node.op is not Op.INPUT and ref not in produced:
-            return None
-        outputs.append(ref)
+    views: dict[tuple, tuple] = {}  # ref -> the step that makes a view returned
     try:
+        outputs = [_output_ref(node, produced, views) for node in graph.outputs]
         conds = size_conditions(graph, minmax)
     except NoFastPlan:
         return None
+    made = {("v", s.node.id) for s in sched.steps if not isinstance(s, Kernel)}
+    if made != views.keys():  # a NumPy step that is no view returned
+        return None
+    if views:  # allocations first, then the views of them, then the kernels
+        allocs = [c for c in calls if c[0] in ("empty", "alias")]
+        calls = [*allocs, *views.values(), *(c for c in calls if c[0] not in ("empty", "alias"))]
     return {
         "inputs": tuple(inputs),
         "conds": tuple(conds),
         "calls": tuple(calls),
         "outputs": tuple(outputs),
     }
+
+
+def _output_ref(node: Node, produced: set[tuple], views: dict[tuple, tuple]) -> tuple:
+    """A flat plan's name for an output: an argument, a kernel's output, or a view of one
+    (its step put in ``views``)."""
+    if node.op is Op.INPUT:
+        return ("in", node.attr.index)
+    if ("t", node.id) in produced:
+        return ("t", node.id)
+    if node.op not in VIEW_KINDS:
+        raise NoFastPlan(f"output {node!r}")
+    ref = ("v", node.id)
+    of = _output_ref(node.inputs[0], produced, views)
+    views.setdefault(ref, view_step(node, ref, of))
+    return ref
+
+
+#: The views a plan's ``view`` step makes, by kind (``runtime/fastcall_views.c``).
+VIEW_KINDS = {
+    Op.INDEX: "index",
+    Op.TRANSPOSE: "transpose",
+    Op.REAL: "real",
+    Op.IMAG: "imag",
+    Op.BROADCAST_TO: "broadcast",
+    Op.RESHAPE: "reshape",
+}
+#: The most axes the C path's views have (``MAX_DIMS`` of ``fastcall.c``).
+MAX_VIEW_AXES = 32
+
+
+def view_step(node: Node, ref: tuple, of: tuple) -> tuple:
+    """The step that makes ``node``, a view of the array the plan names ``of``, as ``ref``:
+    a static index (not one that makes a NumPy scalar), transpose, ``.real``/``.imag``,
+    ``np.broadcast_to`` or a reshape."""
+    kind = VIEW_KINDS.get(node.op)
+    if kind is None or max(node.ndim, node.inputs[0].ndim) > MAX_VIEW_AXES:
+        raise NoFastPlan(f"view {node!r}")
+    items: tuple = ()
+    if kind == "index":
+        if node.ndim == 0 and any(i.kind is IndexKind.INT for i in node.attr):
+            raise NoFastPlan("an index that makes a NumPy scalar")
+        items = tuple(_index_item(i) for i in node.attr)
+    elif kind == "transpose":
+        items = tuple(node.attr)
+    elif kind in ("broadcast", "reshape"):
+        items = tuple(dim_plan(d) for d in node.attr)
+    return ("view", ref, of, kind, items)
+
+
+def _index_item(item: IndexItem) -> tuple:
+    if item.kind is IndexKind.NEWAXIS:
+        return ("newaxis",)
+    if item.kind is IndexKind.INT:
+        return ("int", dim_plan(item.start))
+    if item.kind is not IndexKind.SLICE:
+        raise NoFastPlan("an index known only at run time")
+    return ("slice", dim_plan(item.start), dim_plan(item.length), item.step)

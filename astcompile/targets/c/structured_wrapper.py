@@ -17,7 +17,14 @@ import numpy as np
 from astcompile.ir.graph import Graph, InputKind, LoopAttr, Node, walk
 from astcompile.ir.ops import Op
 from astcompile.ir.shapes import is_runtime
-from astcompile.lower.fastplan import NoFastPlan, dim_plan, product, size_conditions
+from astcompile.lower.fastplan import (
+    VIEW_KINDS,
+    NoFastPlan,
+    dim_plan,
+    product,
+    size_conditions,
+    view_step,
+)
 from astcompile.lower.host import HostWriter, unsafe_lines
 from astcompile.lower.names import sanitize, value_name
 from astcompile.lower.pyexpr import STEPS, dim_expr, shape_expr
@@ -201,9 +208,10 @@ class _Wrapper(HostWriter):
             return None
         if any(p.word is None for p in self.params):
             return None
+        views: dict[tuple, tuple] = {}  # ref -> the step that makes a view returned
         try:
             inputs = [_plan_input(k, n, em) for k, n in enumerate(graph.inputs)]
-            outputs = [self._plan_output(o, j) for j, o in enumerate(graph.outputs)]
+            outputs = [self._plan_output(o, j, views) for j, o in enumerate(graph.outputs)]
             steps = [
                 ("empty", ("t", a.name), a.dtype.str, tuple(map(dim_plan, a.shape)))
                 for a in em.allocs
@@ -213,6 +221,7 @@ class _Wrapper(HostWriter):
         except NoFastPlan:
             return None
         steps += [("scratch", o[:2], 2) for o in outputs if o[0] == "o"]
+        steps += views.values()  # made before the call, which fills their bytes
         steps.append(("scratch", ("err",), ERR_WORDS))
         words = tuple(p.word for p in self.params)
         call = ("callrc", self.name, words, _work(inputs), ("err",), ERR_WORDS)
@@ -224,16 +233,24 @@ class _Wrapper(HostWriter):
             "outputs": tuple(outputs),
         }
 
-    def _plan_output(self, node: Node, j: int) -> tuple:
+    def _plan_output(self, node: Node, j: int, views: dict[tuple, tuple]) -> tuple:
+        """The plan's name for output ``j`` (``node``); a view's step goes into ``views``."""
         if self.em.plan.is_scalar(node):
+            if j < 0:
+                raise NoFastPlan("a scalar inside an output view")
             return ("o", j, node.dtype.str)
         if node.op is Op.INPUT:
             return ("in", node.attr.index)
         if node.op is Op.STORE:
-            return self._plan_output(node.inputs[0], j)
+            return self._plan_output(node.inputs[0], j, views)
         names = {a.name for a in self.em.allocs}
         if node.id in self.em.plan.buffers and value_name(node) in names:
             return ("t", value_name(node))
+        if node.op in VIEW_KINDS and node.id not in self.sels:
+            ref = ("v", value_name(node))
+            of = self._plan_output(node.inputs[0], -1, views)
+            views.setdefault(ref, view_step(node, ref, of))
+            return ref
         raise NoFastPlan(f"output {node!r}")
 
     def _aliasing(self) -> None:
