@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 from fractions import Fraction
 
 import numpy as np
@@ -216,3 +217,39 @@ def test_a_copy_never_asks_the_objects_getattr(cls):
     assert type(copied) is cls and copied.tag == "t" and copied.shared is shared
     assert not np.shares_memory(shared, obj.shared)
     assert copied.__dict__.get("restored", False) is (cls is Restored)
+
+
+class OnlySlots:
+    """Slots and no ``__dict__``: its state is ``(None, slots)``."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self):
+        self.a, self.b = np.ones(2), 3
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+class AskingMeta(type):
+    """A metaclass answering every name (an Enum class's ``EnumType.__getattr__`` is one)."""
+
+    def __getattr__(cls, name):
+        return 42
+
+
+class AskedClass(metaclass=AskingMeta):
+    pass
+
+
+def test_a_copy_by_class_of_slots_and_of_classes():
+    """Slots only: copied (it had no ``__dict__`` to update: the copy failed, the call went
+    unchecked). A class whose metaclass has ``__getattr__`` (an Enum class) is itself, as
+    deepcopy keeps a class (it had been reduced as an instance: TypeError)."""
+    obj = OnlySlots()
+    (copied,) = copy_args((obj,))
+    assert copied is not obj and copied.b == 3 and copied.a.tolist() == [1.0, 1.0]
+    assert not np.shares_memory(copied.a, obj.a)
+    color = enum.Enum("Color", "RED GREEN")
+    assert copy_args((AskedClass, color, color.RED)) == (AskedClass, color, color.RED)
+    assert type(copy_args((AskedClass(),))[0]) is AskedClass
