@@ -205,6 +205,19 @@ def _placeholder(ctx: Any, kind: tuple, index: int, name: str) -> Any:
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 
+def no_narrowing(kinds: list, out_kinds: list) -> None:
+    """An array the body makes of a narrower dtype than it was carried in (``u = (u *
+    0.1).astype(np.float32)`` of a float64 ``u``) has that dtype after the loop, and the next
+    iteration computes in it: carried in the wider dtype, its values and dtype would not be
+    NumPy's. It runs in NumPy."""
+    for kind, out in zip(kinds, out_kinds):
+        if kind[0] == out[0] == "array" and kind[1] != out[1]:
+            raise TraceBreak(
+                TraceReason.LOOP_CARRIED_TYPE,
+                f"an array of {kind[1]} becomes {out[1]} in the loop: runs in NumPy",
+            )
+
+
 def start_holds(values: tuple, kinds: list) -> bool:
     """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
     holding a start value (the Python number, flagged) exactly."""

@@ -342,6 +342,7 @@ def _trace_widening(ctx: Any, step: Callable, init: tuple, names: user_names.Bod
         traced = _trace_body(ctx, step, kinds, names, counters)
         widened = [CK.unify(k, out) for k, out in zip(kinds, traced.out_kinds)]
         if widened == kinds and traced.counters == counters:
+            CK.no_narrowing(kinds, traced.out_kinds)
             return traced, kinds
         kinds, counters = widened, traced.counters
     raise TraceBreak(TraceReason.LOOP_CARRIED_TYPE, "a loop-carried variable keeps changing type")
