@@ -214,5 +214,9 @@ NARROWED = [
     "fn, args", NARROWED, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(NARROWED)]
 )
 def test_an_array_the_loop_narrows_has_numpys_dtype(fn, args, backend):
-    """The dtype an array has after the loop is the one the body last gave it."""
+    """The dtype an array has after the loop is the one the body last gave it. A loop that
+    narrows on its first iteration only is traced from the second (still compiled)."""
     assert_same_calls(fn, [args, args], backend=backend)
+    if fn is narrowed_in_the_loop and args[1] > 0:
+        report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+        assert report.break_reasons == [], str(report)

@@ -205,17 +205,15 @@ def _placeholder(ctx: Any, kind: tuple, index: int, name: str) -> Any:
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 
-def no_narrowing(kinds: list, out_kinds: list) -> None:
-    """An array the body makes of a narrower dtype than it was carried in (``u = (u *
-    0.1).astype(np.float32)`` of a float64 ``u``) has that dtype after the loop, and the next
-    iteration computes in it: carried in the wider dtype, its values and dtype would not be
-    NumPy's. It runs in NumPy."""
-    for kind, out in zip(kinds, out_kinds):
-        if kind[0] == out[0] == "array" and kind[1] != out[1]:
-            raise TraceBreak(
-                TraceReason.LOOP_CARRIED_TYPE,
-                f"an array of {kind[1]} becomes {out[1]} in the loop: runs in NumPy",
-            )
+def narrowed(kinds: list, out_kinds: list) -> bool:
+    """Whether the body makes an array of a narrower dtype than it is carried in (``u = (u *
+    0.1).astype(np.float32)`` of a float64 ``u``): it has that dtype after the loop, and the
+    next iteration computes in it: carried in the wider dtype, neither would be NumPy's. The
+    loop is traced from its second iteration (trace/loops.py peels the first); one that
+    narrows again there (a line of arrays handed down) runs in NumPy."""
+    return any(
+        kind[0] == out[0] == "array" and kind[1] != out[1] for kind, out in zip(kinds, out_kinds)
+    )
 
 
 def start_holds(values: tuple, kinds: list) -> bool:
