@@ -120,7 +120,7 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         return type(value)(_copy(v, memo) for v in value)
     if isinstance(value, dict):
         return {k: _copy(v, memo) for k, v in value.items()}
-    if hasattr(type(value), "__getattr__") and id(value) not in memo:
+    if _special(type(value), "__getattr__") and id(value) not in memo:
         return _copy_by_class(value, memo)
     return copy.deepcopy(value, memo)
 
@@ -134,7 +134,7 @@ def _copy_by_class(value: Any, memo: dict[int, Any]) -> Any:
     another way than ``copyreg.__newobj__`` with a state go to deepcopy."""
     cls = type(value)
     reductor = copyreg.dispatch_table.get(cls)
-    if hasattr(cls, "__deepcopy__") or reductor is not None:
+    if _special(cls, "__deepcopy__") or reductor is not None:
         return copy.deepcopy(value, memo)
     reduced = value.__reduce_ex__(4)
     if not (type(reduced) is tuple and reduced[0] is copyreg.__newobj__ and len(reduced) >= 3):
@@ -145,15 +145,22 @@ def _copy_by_class(value: Any, memo: dict[int, Any]) -> Any:
     state = copy.deepcopy(reduced[2], memo)
     if state is None:
         return made
-    setstate = getattr(cls, "__setstate__", None)
-    if setstate is not None:
-        setstate(made, state)
+    if _special(cls, "__setstate__"):
+        cls.__setstate__(made, state)
         return made
     own, slots = state if type(state) is tuple and len(state) == 2 else (state, None)
-    made.__dict__.update(own or {})
+    if own:  # a class with ``__slots__`` only has no ``__dict__``
+        made.__dict__.update(own)
     for name, slot_value in (slots or {}).items():
         setattr(made, name, slot_value)
     return made
+
+
+def _special(cls: type, name: str) -> bool:
+    """Whether ``cls`` has the method ``name`` as Python looks up its own: in the classes of
+    its MRO, never asking a metaclass's ``__getattr__`` (an Enum class's); a class itself is
+    copied as deepcopy copies it (it is atomic), not through its metaclass."""
+    return not issubclass(cls, type) and any(name in vars(k) for k in cls.__mro__)
 
 
 def _copy_array(a: np.ndarray, memo: dict[int, Any]) -> np.ndarray:

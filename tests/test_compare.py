@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 from fractions import Fraction
 
 import numpy as np
@@ -249,3 +250,39 @@ def test_an_array_numpy_made_in_a_permuted_order_is_copied_with_its_views():
     assert copied.strides == owner.strides and np.array_equal(copied, owner)
     copied_tail[0, 0, 0] = -5.0
     assert copied[1, -1, 0] == -5.0 and owner[1, -1, 0] != -5.0
+
+
+class OnlySlots:
+    """Slots and no ``__dict__``: its state is ``(None, slots)``."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self):
+        self.a, self.b = np.ones(2), 3
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+class AskingMeta(type):
+    """A metaclass answering every name (an Enum class's ``EnumType.__getattr__`` is one)."""
+
+    def __getattr__(cls, name):
+        return 42
+
+
+class AskedClass(metaclass=AskingMeta):
+    pass
+
+
+def test_a_copy_by_class_of_slots_and_of_classes():
+    """Slots only: copied (it had no ``__dict__`` to update: the copy failed, the call went
+    unchecked). A class whose metaclass has ``__getattr__`` (an Enum class) is itself, as
+    deepcopy keeps a class (it had been reduced as an instance: TypeError)."""
+    obj = OnlySlots()
+    (copied,) = copy_args((obj,))
+    assert copied is not obj and copied.b == 3 and copied.a.tolist() == [1.0, 1.0]
+    assert not np.shares_memory(copied.a, obj.a)
+    color = enum.Enum("Color", "RED GREEN")
+    assert copy_args((AskedClass, color, color.RED)) == (AskedClass, color, color.RED)
+    assert type(copy_args((AskedClass(),))[0]) is AskedClass

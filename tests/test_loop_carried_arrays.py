@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 
 import astcompile
 
@@ -180,3 +180,43 @@ def test_arrays_going_round_in_an_inner_loop(inner, backend):
     carry that through the outer loop yet (GB023, the region runs as written); correct either
     way."""
     assert_same(rotations_inside_an_outer_loop, np.arange(4.0), 3, inner, backend=backend)
+
+
+def narrowed_in_the_loop(u, steps):
+    """A float64 ``u`` that the body makes float32: float32 after the loop, and computed in
+    float32 from the second step (before: carried, and returned, as float64)."""
+    for _ in range(steps):
+        u = (u * 0.1).astype(np.float32) + 1
+    return u
+
+
+def handed_down_narrowed(u, u_prev, steps):
+    """``u_prev`` takes ``u``'s int32 array one step after ``u`` has it (before: both came
+    back int64)."""
+    for _ in range(steps):
+        u_next = (u + u_prev).astype(np.int32)
+        u_prev, u = u, u_next
+    return u, u_prev
+
+
+NARROWED = [
+    (narrowed_in_the_loop, (np.arange(6.0) + 0.3, 3)),
+    (narrowed_in_the_loop, (np.arange(6.0) + 0.3, 1)),
+    (narrowed_in_the_loop, (np.arange(6.0) + 0.3, 0)),
+    (handed_down_narrowed, (np.arange(6), np.ones(6, np.int64), 3)),
+    (handed_down_narrowed, (np.arange(6), np.ones(6, np.int64), 1)),
+    (handed_down_narrowed, (np.arange(6, dtype=np.int32), np.ones(6, np.int32), 3)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", NARROWED, ids=[f"{c[0].__name__}{i}" for i, c in enumerate(NARROWED)]
+)
+def test_an_array_the_loop_narrows_has_numpys_dtype(fn, args, backend):
+    """The dtype an array has after the loop is the one the body last gave it. A loop that
+    narrows on its first iteration only is traced from the second (still compiled)."""
+    assert_same_calls(fn, [args, args], backend=backend)
+    if fn is narrowed_in_the_loop and args[1] > 0:
+        report = astcompile.explain(astcompile.compile(fn, backend=backend), *args)
+        assert report.break_reasons == [], str(report)

@@ -158,6 +158,20 @@ def unread_python_complex_in_a_loop(x, y):
     return s
 
 
+def unread_int_negation_in_a_loop(x, y):
+    s = 0
+    for i in range(x.shape[0]):
+        n = -x[i]  # noqa: F841 - unread on purpose: "overflow encountered in scalar negative"
+        a = abs(y[i])  # noqa: F841 - unread on purpose: "... in scalar absolute"
+        s += i
+    return s
+
+
+def unread_int_absolute(x, y):
+    a = abs(x[0])  # noqa: F841 - unread on purpose: NumPy's scalar abs of the least int warns
+    return y + 1
+
+
 INF_MINUS_INF = [
     (np.array([1.0, np.inf, 2.0]), np.array([2.0, np.inf, 1.0])),
     (np.array([1.0, np.inf], np.float32), np.array([2.0, np.inf], np.float32)),
@@ -175,6 +189,10 @@ UNREAD_SCALARS = [
     (unread_int_quotient_in_a_loop, np.array([7, 3]), np.array([2, 1])),
     (unread_complex_product_in_a_loop, np.array([1e200 + 1e200j, 1j]), np.array([1e200, 2.0])),
     (unread_complex_product_in_a_loop, np.array([1 + 2j, 1j]), np.array([3j, 2.0])),
+    (unread_int_negation_in_a_loop, np.array([3, -(2**63)]), np.array([-(2**63), 1])),
+    (unread_int_negation_in_a_loop, np.array([3, -4], np.int8), np.array([-128, 1], np.int8)),
+    (unread_int_negation_in_a_loop, np.array([3, -4]), np.array([5, 1])),
+    (unread_int_absolute, np.array([-(2**63), 1]), np.array([5, 1])),
     (unread_python_complex_in_a_loop, np.array([np.inf, 1.0]), np.array([np.nan, 2.0])),
 ]
 

@@ -225,6 +225,17 @@ def _placeholder(ctx: Any, kind: tuple, index: int, name: str) -> Any:
     return SymScalar(node, kind[2](1), f"loop-carried value {index}", dynamic=True)
 
 
+def narrowed(kinds: list, out_kinds: list) -> bool:
+    """Whether the body makes an array of a narrower dtype than it is carried in (``u = (u *
+    0.1).astype(np.float32)`` of a float64 ``u``): it has that dtype after the loop, and the
+    next iteration computes in it: carried in the wider dtype, neither would be NumPy's. The
+    loop is traced from its second iteration (trace/loops.py peels the first); one that
+    narrows again there (a line of arrays handed down) runs in NumPy."""
+    return any(
+        kind[0] == out[0] == "array" and kind[1] != out[1] for kind, out in zip(kinds, out_kinds)
+    )
+
+
 def start_holds(values: tuple, kinds: list) -> bool:
     """Whether a loop can start from ``values`` in ``kinds``: the same kinds, or a union
     holding a start value (the Python number, flagged) exactly."""

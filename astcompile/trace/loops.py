@@ -226,7 +226,7 @@ def _trace_loop(
         if starts is None:  # an array the first iteration binds: trace that iteration alone
             return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
         init = starts
-    if not CK.start_holds(init, kinds):
+    if CK.narrowed(kinds, traced.out_kinds) or not CK.start_holds(init, kinds):
         return _peel_for(body, bounds, bound_nodes, init, brk, peeled)
     init_nodes = SG.flat(init, kinds)
     attr = LoopAttr(traced.graph, len(init_nodes), exits=brk is not None)
@@ -246,7 +246,7 @@ def _trace_while(
 
     traced, kinds = _trace_widening(ctx, step, init, user_names.of_while(body))
     init = _unseen_starts(init, kinds, (UNBOUND, UNSEEN))
-    if not CK.start_holds(init, kinds):
+    if CK.narrowed(kinds, traced.out_kinds) or not CK.start_holds(init, kinds):
         rest = lambda *values: _trace_while(test, body, values, brk, peeled=True)
         return _first_iteration(test(*init), lambda *v: _then(body(*v), brk, rest), init, peeled)
     init_nodes = SG.flat(init, kinds)

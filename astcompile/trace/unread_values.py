@@ -84,6 +84,8 @@ def may_warn(node: Node) -> bool:
     a NumPy scalar's integer overflow)."""
     if node.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION):
         return False
+    if node.attr is ArithKind.SCALAR:  # ``-s``, ``abs(s)`` too: "overflow in scalar negative"
+        return True
     if node.op in _QUIET and not (node.op in _ORDERED and node.inputs[0].dtype.kind == "c"):
         return False
     kinds = {n.dtype.kind for n in (node, *node.inputs)}
@@ -91,7 +93,7 @@ def may_warn(node: Node) -> bool:
         return node.inputs[0].dtype.kind in "fc" and not _widens(node.inputs[0], node)
     if kinds & set("fc"):
         return True
-    return node.op in _INT_DIVISIONS or node.attr is ArithKind.SCALAR
+    return node.op in _INT_DIVISIONS
 
 
 def _widens(source: Node, cast: Node) -> bool:
