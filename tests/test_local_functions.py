@@ -376,15 +376,11 @@ def read_by_a_closure_beside_numpy(x):
     return z, at(0)
 
 
-@pytest.mark.parametrize(
-    "fn",
-    [
-        called_through_an_alias,
-        called_from_a_class,
-        called_through_another_function,
-        made_by_a_factory,
-    ],
-)
+CALLED_INSIDE = (called_through_an_alias, called_from_a_class)
+CALLED_INSIDE += (called_through_another_function, made_by_a_factory)
+
+
+@pytest.mark.parametrize("fn", CALLED_INSIDE)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_closure_called_inside_the_region_that_rebinds_its_cell_sees_the_new_value(fn, backend):
     """``y = y + 1.0; return again()`` made one region: ``y`` was the region's own local, and
