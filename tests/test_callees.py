@@ -19,6 +19,8 @@ from differential import EVERY_BACKEND, assert_same_value
 
 import astcompile
 from astcompile.cli.scan import check_file
+from astcompile.frontend.analysis import CallKind
+from astcompile.frontend.resolve import callee_of
 
 X = np.linspace(-1.0, 1.0, 8)
 
@@ -466,3 +468,21 @@ def test_a_callee_reading_its_caller_s_frame_is_called_as_written(backend):
         (got, got_who), got_warned = warned_at(compiled, X)
         assert_same_value(got, expected)
         assert (got_who, got_warned) == (who, warned) == ("uses_old_helpers", warned)
+
+
+def checked_square(x):
+    if x.ndim > 2:
+        warnings.warn("expected at most 2-D")  # noqa: B028 - warns from this line
+    return x**2
+
+
+def deprecated_positional(x):
+    warnings.warn("deprecated", DeprecationWarning, 2)
+    return x * 2.0
+
+
+def test_a_helper_that_warns_of_its_own_line_is_still_compiled():
+    """Any int of 2 or more beside ``warn`` (``x**2``, ``ndim > 2``) made a helper look like it
+    warned from its caller's line, and it was never compiled; ``warn(m, W, 2)`` still does."""
+    assert callee_of(checked_square) is checked_square
+    assert callee_of(deprecated_positional) is CallKind.UNKNOWN

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import traceback
+import warnings
 
 import numpy as np
 import pytest
-from differential import BACKENDS, EVERY_BACKEND, assert_same, assert_same_call
+from differential import BACKENDS, EVERY_BACKEND, assert_same, assert_same_call, assert_same_value
 from frontend_samples import programs as P
 from frontend_samples.harness import materialize
 
@@ -243,3 +244,68 @@ def test_a_method_reads_its_mangled_private_names(backend):
         assert_same_call(compiled, (obj, x), Private.apply, (twin, x), backend)
         obj._Private__helper._Helper__k = twin._Private__helper._Helper__k = scale
         assert_same_call(compiled, (obj, x), Private.apply, (twin, x), backend)
+
+
+class Owner:
+    def __init__(self):
+        self.__w = np.arange(3.0)
+
+    def with_class(self, x):
+        y = x * 2.0
+
+        class Inner:
+            def __init__(inner):
+                inner.__z = 5.0
+
+            def get(inner):
+                return inner.__z
+
+        made = Inner()
+        return y + made.get() + self.__w, sorted(vars(made))
+
+    def closure_compiled(self, backend):
+        def scaled(x):
+            return x * self.__w + 1.0
+
+        return astcompile.compile(scaled, backend=backend)
+
+    def with_private_defs(self, x):
+        y = x * 2.0
+
+        def __twice(a):
+            return a * 2.0
+
+        class __Box:
+            pass
+
+        return __twice(y) + self.__w, __twice.__name__, __Box.__name__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_in_a_method_mangles_by_its_own_name(backend):
+    """``inner.__z`` in ``class Inner`` (defined in a method of ``Owner``) is ``_Inner__z``;
+    the method's mangling reached into the class body and named it ``_Owner__z``."""
+    compiled = astcompile.compile(Owner.with_class, backend=backend)
+    obj, twin, x = Owner(), Owner(), np.arange(3.0)
+    assert_same_call(compiled, (obj, x), Owner.with_class, (twin, x), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_private_def_in_a_method_keeps_its_name(backend):
+    """``def __twice`` in a method binds ``_Owner__twice``; its ``__name__`` stays ``__twice``
+    (the compiled def was renamed ``_Owner__twice``), and so does a class's."""
+    compiled = astcompile.compile(Owner.with_private_defs, backend=backend)
+    obj, twin, x = Owner(), Owner(), np.arange(3.0)
+    assert_same_call(compiled, (obj, x), Owner.with_private_defs, (twin, x), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_function_nested_in_a_method_mangles_by_the_method_s_class(backend):
+    """``self.__w`` in a function defined in a method of ``Owner`` is ``self._Owner__w``: its
+    qualname ``Owner.closure_compiled.<locals>.scaled`` named no class, its source compiled
+    unmangled did not match its code, and it ran eagerly with a warning."""
+    obj, x = Owner(), np.arange(3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        compiled = obj.closure_compiled(backend)
+        assert_same_value(compiled(x), x * obj._Owner__w + 1.0)

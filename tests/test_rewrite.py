@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import importlib.util
 import inspect
@@ -403,6 +404,16 @@ def _getframe_locals(x):
     return sorted(sys._getframe().f_locals), y
 
 
+def _evaluated_with_none_namespaces(x):
+    y = x + 1  # noqa: F841 - read by eval
+    return eval("y * 2", None), eval("y - x", None, None)
+
+
+def _evaluated_by_builtins(x):
+    y = x + 1  # noqa: F841 - read by eval
+    return builtins.eval("y * 2")
+
+
 @pytest.mark.parametrize(
     "fn",
     [
@@ -412,13 +423,16 @@ def _getframe_locals(x):
         _evaluated_with_a_star,
         _frame_locals,
         _getframe_locals,
+        _evaluated_with_none_namespaces,
+        _evaluated_by_builtins,
     ],
 )
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_function_reading_its_own_locals_has_no_regions(fn, backend):
     """``locals()`` showed the rewrite's region objects and missed the names they bind, so
     did the ``f_locals`` of ``inspect.currentframe()``; ``eval(s)`` without namespaces of its
-    own raised NameError for ``y``, a region's local."""
+    own raised NameError for ``y``, a region's local; so did ``eval(s, None)`` (None: the
+    frame's namespaces) and ``builtins.eval(s)``."""
     assert not rewrite(fn).regions
     assert_same(fn, X, backend=backend)
 

@@ -83,9 +83,12 @@ def _in_scope(fdef: ast.stmt, code: types.CodeType) -> ast.Module:
 
 
 def class_of(code: types.CodeType) -> str | None:
-    """The class whose body holds the ``def`` of ``code`` (its qualname says), or None."""
-    parts = code.co_qualname.split(".")
-    return parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
+    """The innermost class around the ``def`` of ``code`` (its qualname says), or None: a
+    function nested in a method (``Net.fit.<locals>.step``) mangles by ``Net`` too."""
+    parts = code.co_qualname.split(".")[:-1]
+    while parts and parts[-1] == "<locals>":
+        del parts[-2:]  # ``<locals>`` and the function whose locals they are
+    return parts[-1] if parts else None
 
 
 def _find_code(code: types.CodeType, name: str) -> types.CodeType | None:

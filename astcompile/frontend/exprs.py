@@ -121,13 +121,20 @@ class ExprFacts:
 
 def _reads_frame(name: str, args: Sequence[cst.Arg]) -> bool:
     """``locals()``, ``vars()``, ``dir()``, ``currentframe()``; ``eval(s)``/``exec(s)`` without
-    a namespace of their own (two positional arguments at least: ``eval(s, g)`` reads ``g``)."""
+    a namespace of their own (``eval(s, g)`` reads ``g``; ``eval(s, None)`` the frame)."""
     if name in FRAME_READS:
         return not args
     if name in FRAME_GETTERS:
         return True
-    plain = [a for a in args if not a.star and a.keyword is None]
-    return name in FRAME_EVALS and len(plain) < 2
+    plain = [a.value for a in args if not a.star and a.keyword is None]
+    own = [v for v in plain[1:] if not (isinstance(v, cst.Name) and v.value == "None")]
+    return name in FRAME_EVALS and not own
+
+
+def _builtin(func: cst.BaseExpression) -> bool:
+    """Whether ``func`` is ``builtins.name``."""
+    owner = func.value if isinstance(func, cst.Attribute) else None
+    return isinstance(owner, cst.Name) and owner.value == "builtins"
 
 
 class _Scan(Visitor):
@@ -146,6 +153,8 @@ class _Scan(Visitor):
             self.facts.frame_reads.append(node)  # ``sys._getframe()``: not ``df.eval(s)``
         elif isinstance(func, cst.Name) and _reads_frame(func.value, node.args):
             self.facts.frame_reads.append(node)
+        elif _builtin(func) and _reads_frame(func.attr.value, node.args):
+            self.facts.frame_reads.append(node)  # ``builtins.eval(s)``
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self.facts.lambdas.append(node)

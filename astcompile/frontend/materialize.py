@@ -88,7 +88,7 @@ def _inner_code(
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")
     if owner is not None:
-        _Mangle(owner).visit(definitions[0])
+        _Mangle(owner).generic_visit(definitions[0])
     definitions[0].name = _SELF
     factory = ast.FunctionDef(
         name="__ac_factory",
@@ -144,6 +144,30 @@ class _Mangle(ast.NodeTransformer):
             node.names = [self.mangled(n) for n in node.names]
         return super().generic_visit(node)
 
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+        return self._bind_mangled(self.generic_visit(node))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> list[ast.stmt]:
+        """A class defined in the method mangles its own body by its own name (``s.__z`` in
+        ``class Inner`` is ``s._Inner__z``); its bases and decorators run in the method."""
+        body, node.body = node.body, []
+        node.body = _Mangle(node.name).generic_visit(ast.Module(body, [])).body
+        return self._bind_mangled(self.generic_visit(node))
+
+    def _bind_mangled(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list:
+        """``def __f`` in a method binds ``_Net__f`` but keeps ``__name__`` ``'__f'``: the def
+        keeps its name, and the mangled name takes the object from it."""
+        bound = self.mangled(node.name)
+        if bound == node.name:
+            return [node]
+        at = {"lineno": node.lineno, "col_offset": node.col_offset}
+        take = ast.Assign(
+            [ast.Name(bound, ast.Store(), **at)], ast.Name(node.name, ast.Load(), **at), **at
+        )
+        return [node, take, ast.Delete([ast.Name(node.name, ast.Del(), **at)], **at)]
+
 
 #: The fields holding a name CPython mangles, by node type (never a call's keywords:
 #: ``dict(__k=1)`` is ``{'__k': 1}`` in a class too).
@@ -152,9 +176,6 @@ _NAMED: dict[type, tuple[str, ...]] = {
     ast.Attribute: ("attr",),
     ast.arg: ("arg",),
     ast.alias: ("name", "asname"),
-    ast.FunctionDef: ("name",),
-    ast.AsyncFunctionDef: ("name",),
-    ast.ClassDef: ("name",),
     ast.ExceptHandler: ("name",),
     ast.MatchAs: ("name",),
     ast.MatchStar: ("name",),

@@ -208,19 +208,51 @@ class ClosureReads:
     passed, returned, stored, a local class's method) may run whenever."""
 
     reads: tuple[tuple[str | None, frozenset[str]], ...]
+    holders: frozenset[str] = frozenset()  # the names a def or a lambda is bound to
+    ids: tuple[int, ...] = ()  # the id of each one's node (one made in a region: its cells)
 
     def after(self, live: AbstractSet[str]) -> set[str]:
         """The cells read by the closures that may run where the names ``live`` are live."""
         return {n for fn, names in self.reads if fn is None or fn in live for n in names}
 
+    def within(self, run: list[cst.CSTNode], local: AbstractSet[str]) -> set[str]:
+        """The cells a closure may read during ``run``: every one, where it calls something
+        a local names (``h()`` with ``h = g``, ``K().m()``, ``partial(g)()``) or passes a
+        local on to a call; the region's own binding of a cell is not the cell."""
+        calls = [c for unit in run for c in find(unit, cst.Call)]
+        passed = {a.value.value for c in calls for a in c.args if isinstance(a.value, cst.Name)}
+        if not (passed & self.holders or any(_root(c.func) in local for c in calls)):
+            return set()
+        made = {id(n) for unit in run for n in find(unit, (cst.FunctionDef, cst.Lambda))}
+        return {n for k, (_, names) in zip(self.ids, self.reads) if k not in made for n in names}
+
+
+def _root(func: cst.BaseExpression) -> str | None:
+    """The name ``func`` starts from (``K`` of ``K().m``), if it is a name."""
+    while isinstance(func, (cst.Attribute, cst.Call, cst.Subscript)):
+        func = func.value if not isinstance(func, cst.Call) else func.func
+    return func.value if isinstance(func, cst.Name) else None
+
 
 def closure_reads(fdef: cst.FunctionDef, local_fns: dict[str, LocalFunction]) -> ClosureReads:
     called = {id(lf.node): lf.name for lf in local_fns.values() if not structural_problem(fdef, lf)}
+    nested = find(fdef.body, (cst.FunctionDef, cst.Lambda))
     return ClosureReads(
         tuple(
             (called.get(id(n)), frozenset(name_sets(n.body).reads.keys() - scope_locals(n)))
-            for n in find(fdef.body, (cst.FunctionDef, cst.Lambda))
-        )
+            for n in nested
+        ),
+        frozenset(
+            [n.name.value for n in find(fdef.body, cst.FunctionDef)]
+            + [
+                t.target.value
+                for a in find(fdef.body, cst.Assign)
+                if isinstance(a.value, cst.Lambda)
+                for t in a.targets
+                if isinstance(t.target, cst.Name)
+            ]
+        ),
+        tuple(id(n) for n in nested),
     )
 
 

@@ -259,10 +259,10 @@ class _Planner:
             unbound = _unbound_after(self.specs.get(unit, ())) if unit not in demote else ()
             maybe_unbound = (maybe_unbound - must_assign([unit])) | set(unbound)
             bound |= frozenset(unbound)
-        live_out = self.liveness.after[run[-1]]
+        live_out, inside = self.liveness.after[run[-1]], self.closures.within(run, self.locals)
         demote |= self._local_function_demotions(run, live_out)
         for name in name_sets(*run).writes:
-            if self._read_after(name, live_out) and name not in bound:
+            if (self._read_after(name, live_out) and name not in bound) or name in inside:
                 demote.update(u for u in run if name in name_sets(u).writes)
         return demote
 

@@ -11,6 +11,8 @@ called through ``self`` or ``cls`` is judged by its class's own function (fronte
 from __future__ import annotations
 
 import builtins
+import dis
+import itertools
 import os
 import sysconfig
 import types
@@ -175,8 +177,22 @@ def reads_caller_frame(code: types.CodeType) -> bool:
     if names & T.CALLER_FRAME_NAMES or {"inspect", "stack"} <= names:
         return True
     keywords = {k for c in code.co_consts if isinstance(c, tuple) for k in c if isinstance(k, str)}
-    levels = [c for c in code.co_consts if type(c) is int and c >= 2]
-    return "stacklevel" in keywords or ("warn" in names and bool(levels))
+    return "stacklevel" in keywords or ("warn" in names and _third_argument_level(code))
+
+
+def _third_argument_level(code: types.CodeType) -> bool:
+    """Whether a call of three positional arguments ends in a constant int of 2 or more
+    (``warn(message, category, 2)``): any such int in the code (``x ** 2``) beside a plain
+    ``warn(message)`` kept a helper from being compiled."""
+    steps = list(dis.get_instructions(code))
+    return any(
+        a.opname == "LOAD_CONST"
+        and type(a.argval) is int
+        and a.argval >= 2
+        and b.opname in ("PRECALL", "CALL")
+        and b.arg == 3
+        for a, b in itertools.pairwise(steps)
+    )
 
 
 class RuntimeResolver:
