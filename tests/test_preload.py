@@ -61,6 +61,23 @@ def test_a_first_call_waits_for_the_import_only_within_the_budget(slow_import, m
     assert len(f.regions) == 1 and f.regions[0].stats.traces == 1
 
 
+def countdown(n, x):
+    return x.sum() if n == 0 else countdown(n - 1, x) + 1.0
+
+
+def test_a_recursion_while_the_front_end_is_imported_goes_as_deep_as_plain(
+    slow_import, monkeypatch
+):
+    """A call run as written while the import goes on calls itself by its name (the compiled
+    object) with no frame of ours: it raised RecursionError at a fifth of plain's depth."""
+    monkeypatch.setattr(astcompile.config, "compile_budget", 0.01)
+    x, depth = np.ones(3), sys.getrecursionlimit() // 4
+    expected = countdown(depth, x)
+    monkeypatch.setattr(sys.modules[__name__], "countdown", astcompile.compile(countdown))
+    assert countdown(depth, x) == expected
+    assert countdown.regions == [] and countdown in preload._awaiting
+
+
 def test_without_a_budget_the_call_imports_the_front_end_itself(slow_import, monkeypatch):
     """Tests, explain, verify and ``astcompile build`` (``inf``), like ``fullgraph=True``,
     compile on the first call as before: the import is the call's own."""
