@@ -260,7 +260,7 @@ def build_function(owner: Owner) -> FunctionWork:
 
 def analyse(owner: Owner) -> FunctionWork:
     """Only the source and analysis stages (``fullgraph=True`` checks breaks at decoration)."""
-    wanted = [s for s in FUNCTION_STAGES if s.name in ("source", "analysis")]
+    wanted = [s for s in FUNCTION_STAGES if s.name in ("source", "frontend", "analysis")]
     return run_stages(wanted, FunctionWork(owner=owner))
 
 

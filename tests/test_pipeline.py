@@ -72,10 +72,11 @@ def test_analysis_is_the_function_s_own_work_not_an_import(tmp_path):
     assert run.stdout.split() == ["[]", "False"]  # nor was the loop emitter imported: no loop
 
 
-@pytest.mark.parametrize("backend", ["eager", "c"])
-def test_a_first_call_under_warnings_as_errors(tmp_path, backend):
+@pytest.mark.parametrize("backend, fullgraph", [("eager", False), ("c", False), ("c", True)])
+def test_a_first_call_under_warnings_as_errors(tmp_path, backend, fullgraph):
     """``python -W error`` (pytest's ``filterwarnings = error``): the front end's imports warn
-    (libcst: mypy_extensions' TypedDict), which made every call raise DeprecationWarning."""
+    (libcst: mypy_extensions' TypedDict), which made every call raise DeprecationWarning, and
+    ``fullgraph=True``'s check at decoration (its analysis imported libcst unguarded)."""
     code = textwrap.dedent(f"""
         import numpy as np
         import astcompile
@@ -83,7 +84,8 @@ def test_a_first_call_under_warnings_as_errors(tmp_path, backend):
         def axpy(a, x, y):
             return a * x + y
 
-        print(astcompile.compile(axpy, backend="{backend}")(2.0, np.ones(2), np.ones(2)))
+        fast = astcompile.compile(axpy, backend="{backend}", fullgraph={fullgraph})
+        print(fast(2.0, np.ones(2), np.ones(2)))
     """)
     script = tmp_path / "strict.py"
     script.write_text(code)

@@ -17,6 +17,7 @@ tests and benchmarks that want the compiled code before their next call.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import queue
 import threading
@@ -98,8 +99,9 @@ _owed: set[Handoff] = set()
 
 
 def _finish_owed() -> None:
-    for handoff in list(_owed):
-        handoff.done.wait(config.build_timeout or None)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C at exit: stop waiting, quietly
+        for handoff in list(_owed):
+            handoff.done.wait(config.build_timeout or None)
 
 
 atexit.register(_finish_owed)  # before runtime/build.py's, which kills running compilers

@@ -214,8 +214,9 @@ class CompiledFunction(FunctionObject):
     def _full_call(self, args: tuple, kwargs: dict) -> Any:
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._rebuild_or_not()
-        if impl is None:  # as written, timed, while the front end is imported
-            return self.budget.wait_with(functools.partial(self.fn, **kwargs), args)
+        if impl is None:  # as written, timed, while the front end is imported; on the plain
+            # path meanwhile, so that its calls of itself by name go as deep as plain ones
+            return self.budget.wait_with(self._tier.plain_meanwhile, (self.fn, args, kwargs))
         if impl is not self.fn:
             impl = self._current(impl)
         recorder = telemetry.active()

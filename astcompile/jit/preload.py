@@ -124,12 +124,14 @@ def _rewrite_at_exit() -> None:
     ``jit/background.py``); within ``config.build_timeout``, and never raising."""
     rewrites = [ref() for ref in list(_awaiting.values())]
     _awaiting.clear()
-    if not any(rewrites) or not FRONTEND.done.wait(config.build_timeout or None):
-        return
-    for rewrite in rewrites:  # a failure here: the next process compiles it anew
-        with contextlib.suppress(Exception):
-            if rewrite is not None:
-                rewrite()  # its rewrite stage saves the rewrite
+    # Ctrl-C while it waits stops it quietly: the program has ended, and ended plain silently
+    with contextlib.suppress(KeyboardInterrupt):
+        if not any(rewrites) or not FRONTEND.done.wait(config.build_timeout or None):
+            return
+        for rewrite in rewrites:  # a failure here: the next process compiles it anew
+            with contextlib.suppress(Exception):
+                if rewrite is not None:
+                    rewrite()  # its rewrite stage saves the rewrite
 
 
 def ready_within(budget: Budget) -> bool:
