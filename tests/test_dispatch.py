@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import astcompile
+from astcompile.jit import dispatch
 
 MODULE = """\
 import astcompile
@@ -128,3 +129,11 @@ def test_a_routed_callee_follows_its_code_and_the_marks():
     astcompile.allow_in_graph(_times_ten)
     assert registry.version == version + 1
     assert compiled(30) == digit_sums(30)
+
+
+def test_a_fresh_cache_is_used_while_still_empty():
+    """``explain`` compiles the callees anew inside ``fresh_cache``: its cache starts empty, and
+    an empty cache was taken for none (``or``), so the process's own callees were reused."""
+    with dispatch.fresh_cache():
+        assert dispatch._cache() == {} and dispatch._cache() is not dispatch._implicit
+    assert dispatch._cache() is dispatch._implicit

@@ -29,7 +29,8 @@ _LIBRARY_PREFIXES = ("numpy", "astcompile", "builtins")
 
 
 def _cache() -> dict:
-    return getattr(_local, "cache", None) or _implicit
+    cache = getattr(_local, "cache", None)
+    return _implicit if cache is None else cache  # an empty fresh cache is the one to use
 
 
 class fresh_cache:
