@@ -283,7 +283,9 @@ def test_a_slow_sample_reopens_only_where_the_other_path_could_win(clock):
     clock.costs = {"compiled": 200e-6, "plain": 100e-6}  # slower than plain was: compare
     tier.countdown = 1
     f(*axpy_args())
-    assert tier.pending
+    assert not tier.pending and tier.countdown == 1  # once could be a preempted call
+    f(*axpy_args())
+    assert tier.pending  # twice in a row: compare again
 
 
 def test_a_sample_timed_across_a_finished_comparison_leaves_its_schedule(clock):
@@ -309,3 +311,56 @@ def test_a_sample_timed_across_a_finished_comparison_leaves_its_schedule(clock):
     assert resample.resampler.run_due(math.inf) == 1
     f(*axpy_args(4096))  # the woken sample sees new sizes: compare again
     assert tier.pending
+
+
+def _plain_axpy_woken(clock) -> tuple[CompiledFunction, tiering.Tier]:
+    """axpy settled on plain at the clock's costs, its next sample due."""
+    f = astcompile.compile(axpy, backend="c")
+    for _ in range(tiering.WARMUP_CALLS + 2 * tiering.MAX_ROUNDS):  # close: more rounds
+        f(*axpy_args())
+    assert f._tier.plain and resample.resampler.run_due(math.inf) == 1
+    return f, f._tier
+
+
+def test_a_close_plain_choice_confirmed_within_noise_waits_longer_each_time(clock, runs):
+    """Samples of a close choice (plain 1.0 µs, compiled 1.05 µs) that land within noise of
+    the plain path's best never compare again: each one doubles the wait, up to MAX_DELAY."""
+    clock.costs = {"compiled": 1.05e-6, "plain": 1e-6}
+    f, tier = _plain_axpy_woken(clock)
+    delays, opened = [], tier.opened
+    for noise in [1.3, 0.9, 2.5, 1.0, 4.0, 1.1, 1.2, 1.0]:
+        clock.costs["plain"] = noise * 1e-6
+        delays.append(tier.delay)
+        f(*axpy_args())  # the due sample
+        assert runs(f) is axpy and resample.resampler.pending() == 1
+        assert resample.resampler.run_due(math.inf) == 1
+    assert tier.opened == opened and tier.plain
+    expected = [min(delays[0] * 2**k, tiering.MAX_DELAY) for k in range(len(delays))]
+    assert delays == expected and tier.delay == tiering.MAX_DELAY
+
+
+def test_one_preempted_plain_sample_is_sampled_again_not_compared_again(clock, runs):
+    """A sample 20x the plain best (the process lost its core for a while) makes the next
+    call a sample; when that one is back near the best, the choice stands and waits longer."""
+    f, tier = _plain_axpy_woken(clock)
+    delay, opened = tier.delay, tier.opened
+    clock.costs["plain"] = 20e-6  # 20x its best and twice compiled's best
+    f(*axpy_args())
+    assert tier.opened == opened and tier.countdown == 1 and runs(f) is CompiledFunction.__call__
+    clock.costs["plain"] = 1e-6
+    f(*axpy_args())
+    assert tier.opened == opened and runs(f) is axpy and not tier.pending
+    assert tier.delay == min(2 * delay, tiering.MAX_DELAY) and resample.resampler.pending() == 1
+
+
+def test_a_plain_path_slow_twice_in_a_row_is_compared_again(clock, runs):
+    """The work grew at the same sizes (plain now 20x its best on two samples running): a real
+    change, so both paths are timed again, and the compiled path now wins."""
+    f, tier = _plain_axpy_woken(clock)
+    clock.costs["plain"] = 20e-6
+    f(*axpy_args())
+    f(*axpy_args())
+    assert tier.pending and runs(f) is CompiledFunction.__call__
+    for _ in range(2 * tiering.ROUNDS):
+        f(*axpy_args())
+    assert not tier.pending and not tier.plain and not tier.doubted

@@ -149,6 +149,7 @@ class Tier:
     delay: float = FIRST_DELAY
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     opened: int = 0  # comparisons started: a sample that saw this change times no path now
+    doubted: bool = False  # the last steady-state sample drifted: the next one decides
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
     #: (thread, path) of the sample running now: a recursive call inside it is part of that
@@ -231,15 +232,10 @@ class Tier:
 
     def _not_now(self, compiled: Callable, plain: Callable, args: tuple, kwargs: dict) -> Any:
         """A due sample landed inside a call of the same function: run the chosen path and
-        leave the sample for a later call (the plain path, woken in the middle of a
-        recursion, goes back to plain until the resampler's next wake)."""
+        leave the sample for a later call (the plain path, woken mid-recursion, waits again)."""
         if self.choice is not None and not self.pending:
             with self.lock:
-                if self.switch is not None and self.switch.settle(self.plain):
-                    self.countdown = NEVER
-                    resample.resampler.schedule(self, self.delay)
-                else:
-                    self.countdown = self.interval
+                self._schedule(longer=False)
         return plain(*args, **kwargs) if self.plain else compiled(*args, **kwargs)
 
     def reopen(self, cheaper: bool = False) -> None:
@@ -259,7 +255,7 @@ class Tier:
     def _open(self, keep_plain: bool = False) -> None:
         """Start a comparison: both paths, alternating, ROUNDS times each; ``keep_plain``: only
         the compiled path changed, its plain samples stand (else builds landing kept it open)."""
-        self.opened += 1  # a sample under way now belongs to no comparison
+        self.opened, self.doubted = self.opened + 1, False  # a sample under way: in none now
         plain = self.times.get("plain", [])[-ROUNDS:] if keep_plain else []
         self.pending = ["compiled", "plain"] * ROUNDS
         for _ in plain:
@@ -317,25 +313,29 @@ class Tier:
 
     def _check(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
         """A steady-state sample: reopen the comparison if the argument sizes moved, or if the
-        chosen path ran far slower than its best (the work depends on more than sizes) and
-        than the other path's best (more work costs that one as much: a cold call after a
-        pause, 1.7 ms against 0.1 ms, plain 12 ms, changes nothing)."""
+        chosen path ran twice in a row far slower than its best (the work depends on more than
+        sizes) and than the other's best (a cold call, 1.7 ms against 0.1 ms, plain 12 ms, is no
+        change; one call preempted on a loaded machine is none either: sample the next)."""
         choice = self.choice
         best, other = (choice.plain_s, choice.compiled_s)[:: 1 if path == "plain" else -1]
-        drifted = seconds > best * DRIFT and seconds > other
-        if clean and (sig != choice.signature or drifted):
+        drifted = clean and seconds > best * DRIFT and seconds > other
+        if (clean and sig != choice.signature) or (drifted and self.doubted):
             self._open()
-            return
-        self._schedule()
+        elif drifted:
+            self.doubted, self.countdown = True, 1
+        else:
+            self.doubted = False  # confirmed (or not a clean sample): wait twice as long
+            self._schedule()
 
-    def _schedule(self) -> None:
+    def _schedule(self, longer: bool = True) -> None:
+        """The next sample; its wait doubles unless a due sample only waits (``_not_now``)."""
         if self.switch is not None and self.switch.settle(self.plain):
             self.countdown = NEVER  # until woken: calls do not reach the counter meanwhile
             resample.resampler.schedule(self, self.delay)
-            self.delay = min(self.delay * 2, MAX_DELAY)
+            self.delay = min(self.delay * (1 + longer), MAX_DELAY)
             return
         self.countdown = self.interval + random.randrange(self.interval // 2 + 1)
-        self.interval = min(self.interval * 2, MAX_INTERVAL)
+        self.interval = min(self.interval * (1 + longer), MAX_INTERVAL)
 
     def wake(self) -> None:
         """A sample is due: the next call is measured (``jit/resample.py``)."""
