@@ -87,6 +87,25 @@ def flat_reshaped(x):
     return y.reshape(-1)[::2], y.reshape(-1, 3)
 
 
+def one_view_twice(x, out):
+    y = x * 2.0
+    out[:] = x + 1.0
+    v = y[::2]
+    return v, v, y[::2], y, y
+
+
+def one_view_of_the_argument_twice(x, out):
+    out[:] = x * 2.0
+    w = x[1:]
+    return w, w, x[1:], x, x, out, out
+
+
+def flat_one_view_twice(x):
+    y = x * 2.0
+    v = y[::2]
+    return v, v, y[::2], y, y
+
+
 CASES = [
     (every_other_stored, lambda n: (np.arange(float(n)), np.zeros(n))),
     (backwards_beside_its_base, lambda n: (np.arange(float(n)), np.zeros(n))),
@@ -95,7 +114,10 @@ CASES = [
     (parts, lambda n: (np.arange(n) + 0.5j, np.zeros(n))),
     (broadcast, lambda n: (np.arange(8.0), np.zeros(8))),
     (reshaped, lambda n: (np.arange(2.0 * n), np.zeros(2 * n))),
+    (one_view_twice, lambda n: (np.arange(float(n)), np.zeros(n))),
+    (one_view_of_the_argument_twice, lambda n: (np.arange(float(n)), np.zeros(n))),
     (flat_every_other, lambda n: (np.arange(float(n)),)),
+    (flat_one_view_twice, lambda n: (np.arange(float(n)),)),
     (flat_beside_its_base, lambda n: (np.arange(float(n)),)),
     (flat_rows_columns_and_parts, lambda n: (np.ones((3, n)),)),
     (flat_reshaped, lambda n: (np.arange(3.0 * n).reshape(3, n),)),
@@ -137,7 +159,8 @@ def _in_c(compiled) -> bool:
 @pytest.mark.parametrize("n", [1, 2, 5, 16])
 @pytest.mark.parametrize("fn, make", CASES, ids=[fn.__name__ for fn, _ in CASES])
 def test_a_returned_view_is_numpys_view(fast, fn, make, n):
-    """Results, layouts and ``.base`` as NumPy's, on the C path; writing into the first result
+    """Results, layouts and ``.base`` as NumPy's, on the C path (a value returned twice is
+    one object, a second view expression another: the differential helper's ``is``); writing into the first result
     changes what it changes in NumPy's (its base, the other views)."""
     compiled = astcompile.compile(fn, backend="c")
     for _ in range(3):

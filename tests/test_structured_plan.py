@@ -100,3 +100,24 @@ def test_parts_and_broadcasts_of_a_computed_array_are_views(backend):
         want = parts_and_broadcast(z.copy(), np.zeros(6))
         assert_same_value(got, want)
         assert layout(got) == layout(want)
+
+
+def one_view_twice_after_a_loop(x, out):
+    y = x * 2.0
+    for i in range(len(out)):
+        out[i] = y[i] + 1.0
+    v = y[::2]
+    return v, v, y[::2], y, y, x, x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_value_returned_twice_is_one_object(backend):
+    """``v, v`` is one object, as in NumPy; a second ``y[::2]`` is a view of its own."""
+    compiled = astcompile.compile(one_view_twice_after_a_loop, backend=backend)
+    for _ in range(10):
+        x = np.arange(8.0)
+        assert_same_call(
+            compiled, (x.copy(), np.zeros(8)), one_view_twice_after_a_loop, (x, np.zeros(8))
+        )
+        v, w, other, y, z, a, b = compiled(x, np.zeros(8))
+        assert v is w and y is z and a is b is x and other is not v

@@ -194,8 +194,7 @@ class _Wrapper(HostWriter):
         self.consts["_checks"] = tuple(self.em.checks)
         self.consts["_sites"] = tuple(self.em.sites)
         self.emit("_raise(rc, err, _checks, _sites)", 2)
-        outs = [self.ref(_sized(o), j) for j, o in enumerate(self.graph.outputs)]
-        self.emit(f"return [{', '.join(outs)}]")
+        self.emit(f"return [{', '.join(self._returned())}]")
         self.fast = self._fast_plan()
         return self.source()
 
@@ -252,6 +251,20 @@ class _Wrapper(HostWriter):
             views.setdefault(ref, view_step(node, ref, of))
             return ref
         raise NoFastPlan(f"output {node!r}")
+
+    def _returned(self) -> list[str]:
+        """Python for each output. A view returned twice (``v = y[::2]; return v, v``) is
+        made once, so both are one object as in NumPy; a second ``y[::2]`` is its own node."""
+        ids = [node.id for node in self.graph.outputs]
+        made: dict[int, str] = {}
+        for j, node in enumerate(self.graph.outputs):
+            if node.id in made:
+                continue
+            made[node.id] = self.ref(_sized(node), j)
+            if ids.count(node.id) > 1 and not made[node.id].isidentifier():
+                self.emit(f"r{j} = {made[node.id]}")
+                made[node.id] = f"r{j}"
+        return [made[i] for i in ids]
 
     def _aliasing(self) -> None:
         """Calls whose written arrays are read-only or overlap another argument run the
