@@ -218,7 +218,11 @@ def _loop_operand(op: Op, operand: Operand, dtype: np.dtype) -> Node:
 
 
 def astype(operand: Operand, dtype: np.dtype) -> Node:
+    """A cast; complex to a real dtype runs as written: NumPy warns ComplexWarning at every
+    call, from the user's line (compiled, it came from ours, and again when a flag reran it)."""
     dtype = check_dtype(np.dtype(dtype))
+    if operand.node.dtype.kind == "c" and dtype.kind not in "cb":
+        raise TraceBreak(TraceReason.COMPLEX_TO_REAL_CAST, "NumPy warns ComplexWarning")
     return current().node(Op.CAST, (operand.node,), dtype, operand.node.shape)
 
 

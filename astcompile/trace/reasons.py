@@ -39,6 +39,7 @@ class TraceReason(Enum):
     BOOLEAN_MASK = ("boolean mask", _OTHER)
     ADVANCED_INDEXING = ("advanced indexing", _OTHER)
     COMPLEX_TO_REAL_STORE = ("complex to real store", _OTHER)
+    COMPLEX_TO_REAL_CAST = ("complex to real cast", _OTHER)
     MIXED_SIGN_COMPARISON = ("mixed signed/unsigned comparison", _OTHER)
     CLIP_INT_BOUND = ("np.clip with a Python int bound", _OTHER)
     DOT_ABOVE_2D = ("np.dot on arrays above 2-D", _OTHER)
