@@ -26,10 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from astcompile import config, logs
 from astcompile.jit import resample
+from astcompile.jit.call_sizes import lazy, signature
 from astcompile.runtime import timing
 
 _LAZY = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -69,26 +68,6 @@ FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up t
 MAX_INTERVAL = 4096
 FIRST_DELAY = 0.05  # seconds between samples on the plain path, doubling up to MAX_DELAY
 MAX_DELAY = 5.0
-
-
-def size_class(value: Any) -> Any:
-    """What decides a call's amount of work, coarsely: array sizes and ints by bit length."""
-    if isinstance(value, np.ndarray):
-        return value.size.bit_length()
-    if type(value) is int:
-        return ("int", value.bit_length())
-    if isinstance(value, (list, tuple)):
-        return (type(value), len(value).bit_length())
-    return type(value)
-
-
-def _lazy(value: Any) -> bool:
-    """A Dask collection: calling with one builds a graph, which says nothing of compute."""
-    return hasattr(type(value), "__dask_graph__")
-
-
-def signature(args: tuple, kwargs: dict) -> tuple:
-    return tuple(map(size_class, args)) + tuple((k, size_class(v)) for k, v in kwargs.items())
 
 
 @dataclass
@@ -168,7 +147,7 @@ class Tier:
         """Time the call on the path the comparison needs next. A call ``nested`` in a running
         call of the same function (recursion) is no sample: its time is part of the outer
         call's, and its arguments are not the sizes the program calls it with."""
-        if any(_lazy(a) for a in (*args, *kwargs.values())):
+        if any(lazy(a) for a in (*args, *kwargs.values())):
             return compiled(*args, **kwargs)  # timing it would time building a task graph
         if self.sampling == (threading.get_ident(), "plain"):
             return plain(*args, **kwargs)  # recursion inside a sample: part of it, same path
@@ -282,10 +261,13 @@ class Tier:
             self._decide()
 
     def _decisive(self) -> bool:
-        """Compiled DECISIVE times faster than plain calls of LONG seconds, at one size: more
-        rounds cannot change the choice, and each costs a plain call (a 140 ms DP at 100x)."""
-        compiled, plain = self.times["compiled"] or [float("inf")], self.times["plain"] or [0.0]
-        return len(self.signatures) == 1 and LONG <= min(plain) > DECISIVE * min(compiled)
+        """Compiled DECISIVE times faster than two plain calls of LONG seconds each, at one
+        size: more rounds cannot change the choice, and each costs a plain call (a 140 ms DP
+        at 100x). Not one plain call: preempted on a loaded machine (14 ms against 1.5 ms), it
+        chose compiled for good, and a compiled choice times only the compiled path after."""
+        compiled, plain = self.times["compiled"] or [float("inf")], self.times["plain"]
+        slow = len(plain) >= 2 and LONG <= min(plain) > DECISIVE * min(compiled)
+        return len(self.signatures) == 1 and slow
 
     def _unsettled(self) -> bool:
         """Whether the comparison is close and cheap enough to deserve another round."""
