@@ -215,47 +215,6 @@ def test_a_sample_timed_across_a_reopen_is_dropped(clock):
     assert tier.times == {"compiled": [], "plain": []} and len(tier.pending) == 2 * tiering.ROUNDS
 
 
-@pytest.mark.parametrize("plain_s, rounds", [(5e-3, 2), (5e-4, tiering.ROUNDS)])
-def test_long_plain_calls_far_slower_than_compiled_decide_in_two_rounds(clock, plain_s, rounds):
-    """Each plain sample costs a call as slow as the function as written: where two rounds
-    show compiled calls far faster than plain ones of a millisecond or more, more rounds
-    cannot change the choice (a 140 ms DP 100x faster compiled paid two more plain calls)."""
-    clock.costs = {"compiled": plain_s / 50, "plain": plain_s}
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(tiering.WARMUP_CALLS - 1 + 2 * rounds):
-        assert f._tier.choice is None
-        f(*axpy_args())
-    assert f._tier.choice is not None and not f._tier.plain
-    assert len(f._tier.times["plain"]) == rounds
-
-
-def test_one_preempted_plain_sample_does_not_decide(clock):
-    """Plain 1.47 ms, compiled 1.60 ms, the first plain sample preempted to 14.4 ms on a loaded
-    machine: it alone decided for compiled, for good (a compiled choice times only compiled
-    calls after). The next plain sample is a true one, and the comparison runs its rounds."""
-    clock.costs = {"compiled": 1.60e-3, "plain": 1.47e-3}
-    clock.queue("plain", 14.4e-3)
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(calls_until_choice()):
-        assert f._tier.choice is None
-        f(*axpy_args())
-    assert f._tier.choice is not None and f._tier.plain
-    assert f._tier.times["plain"][:2] == pytest.approx([14.4e-3, 1.47e-3])
-
-
-def test_two_slow_plain_samples_decide_even_after_a_faster_compiled_one(clock):
-    """Both plain samples 4x the best compiled one: decided, whatever the second compiled
-    sample took (the best compiled time is what the rule compares)."""
-    clock.costs = {"compiled": 1e-4, "plain": 5e-3}
-    clock.queue("compiled", 1e-3)
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(tiering.WARMUP_CALLS - 1 + 4):
-        assert f._tier.choice is None
-        f(*axpy_args())
-    assert f._tier.choice is not None and not f._tier.plain
-    assert f._tier.times["compiled"] == pytest.approx([1e-3, 1e-4])
-
-
 def test_a_build_that_lands_mid_comparison_keeps_its_plain_samples(clock):
     """Only the compiled path changed: the plain samples stand and the comparison takes the
     compiled ones again (a function whose builds kept landing, a new kind of argument every

@@ -17,6 +17,7 @@ class FakeClock:
         self.costs = {"compiled": compiled, "plain": plain}
         self.queued: dict[str, list[float]] = {"compiled": [], "plain": []}
         self.ends = {"compiled": False, "plain": False}  # whether the next read ends a sample
+        self.taken = {"compiled": 0, "plain": 0}  # samples timed of each path
         self.now = 0.0
 
     def queue(self, path: str, *seconds: float) -> None:
@@ -28,8 +29,10 @@ class FakeClock:
         path = tiering.timing_path
         queued = self.queued[path]
         self.now += queued[0] if queued else self.costs[path]
-        if self.ends[path] and queued:
-            queued.pop(0)
+        if self.ends[path]:
+            self.taken[path] += 1
+            if queued:
+                queued.pop(0)
         self.ends[path] = not self.ends[path]
         return self.now
 

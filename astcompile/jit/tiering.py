@@ -129,6 +129,10 @@ class Tier:
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     opened: int = 0  # comparisons started: a sample that saw this change times no path now
     doubted: bool = False  # the last steady-state sample drifted: the next one decides
+    #: A compiled choice made on two plain samples (``_decisive``) times plain once more, when
+    #: samples are MAX_INTERVAL calls apart: two preempted plain calls do not choose for good,
+    #: and the plain call it costs is spread over thousands of compiled ones.
+    confirm: bool = False
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
     #: (thread, path) of the sample running now: a recursive call inside it is part of that
@@ -160,7 +164,8 @@ class Tier:
         try:
             path = self.pending[0]
         except IndexError:  # none pending (or another thread took the last one)
-            path = "plain" if self.plain else "compiled"
+            confirming = self.confirm and self.interval >= MAX_INTERVAL
+            path = "plain" if self.plain or confirming else "compiled"
         opened = self.opened
         result, seconds, clean = self._sample(path, compiled, plain, args, kwargs)
         sig = self.sign(args, kwargs)
@@ -289,6 +294,7 @@ class Tier:
         choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)), rounds)
         changed = self.choice is None or self.choice.plain != plain
         self.choice, self.plain = choice, plain
+        self.confirm = not plain and len(self.times["plain"]) < ROUNDS
         self._schedule()
         if changed and self.on_choice is not None:
             self.on_choice(self, choice)
@@ -299,6 +305,8 @@ class Tier:
         sizes) and than the other's best (a cold call, 1.7 ms against 0.1 ms, plain 12 ms, is no
         change; one call preempted on a loaded machine is none either: sample the next)."""
         choice = self.choice
+        if path == "plain" and self.confirm and not choice.plain:
+            return self._confirmed(seconds, clean, sig)
         best, other = (choice.plain_s, choice.compiled_s)[:: 1 if path == "plain" else -1]
         drifted = clean and seconds > best * DRIFT and seconds > other
         if (clean and sig != choice.signature) or (drifted and self.doubted):
@@ -308,6 +316,15 @@ class Tier:
         else:
             self.doubted = False  # confirmed (or not a clean sample): wait twice as long
             self._schedule()
+
+    def _confirmed(self, seconds: float, clean: bool | None, sig: tuple) -> None:
+        """Compare again unless plain is still DECISIVE times slower at the same sizes."""
+        if not clean:  # it compiled or waited: the next sample confirms
+            return self._schedule(longer=False)
+        self.confirm = False
+        if sig != self.choice.signature or seconds <= DECISIVE * self.choice.compiled_s:
+            return self._open()
+        self._schedule()
 
     def _schedule(self, longer: bool = True) -> None:
         """The next sample; its wait doubles unless a due sample only waits (``_not_now``)."""
