@@ -215,20 +215,6 @@ def test_a_sample_timed_across_a_reopen_is_dropped(clock):
     assert tier.times == {"compiled": [], "plain": []} and len(tier.pending) == 2 * tiering.ROUNDS
 
 
-@pytest.mark.parametrize("plain_s, rounds", [(5e-3, 1), (5e-4, tiering.ROUNDS)])
-def test_a_long_plain_call_far_slower_than_compiled_decides_in_one_round(clock, plain_s, rounds):
-    """Each plain sample costs a call as slow as the function as written: where one round
-    shows compiled calls far faster than plain ones of a millisecond or more, more rounds
-    cannot change the choice (a 140 ms DP 100x faster compiled paid two more plain calls)."""
-    clock.costs = {"compiled": plain_s / 50, "plain": plain_s}
-    f = astcompile.compile(axpy, backend="c")
-    for _ in range(tiering.WARMUP_CALLS - 1 + 2 * rounds):
-        assert f._tier.choice is None
-        f(*axpy_args())
-    assert f._tier.choice is not None and not f._tier.plain
-    assert len(f._tier.times["plain"]) == rounds
-
-
 def test_a_build_that_lands_mid_comparison_keeps_its_plain_samples(clock):
     """Only the compiled path changed: the plain samples stand and the comparison takes the
     compiled ones again (a function whose builds kept landing, a new kind of argument every

@@ -15,10 +15,25 @@ class FakeClock:
 
     def __init__(self, compiled: float, plain: float) -> None:
         self.costs = {"compiled": compiled, "plain": plain}
+        self.queued: dict[str, list[float]] = {"compiled": [], "plain": []}
+        self.ends = {"compiled": False, "plain": False}  # whether the next read ends a sample
+        self.taken = {"compiled": 0, "plain": 0}  # samples timed of each path
         self.now = 0.0
 
+    def queue(self, path: str, *seconds: float) -> None:
+        """The next samples of ``path`` take these times (one preempted call, say); then its
+        cost again."""
+        self.queued[path].extend(seconds)
+
     def __call__(self) -> float:
-        self.now += self.costs[tiering.timing_path]
+        path = tiering.timing_path
+        queued = self.queued[path]
+        self.now += queued[0] if queued else self.costs[path]
+        if self.ends[path]:
+            self.taken[path] += 1
+            if queued:
+                queued.pop(0)
+        self.ends[path] = not self.ends[path]
         return self.now
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from astcompile import config, logs
-from astcompile.jit import telemetry, tiering
+from astcompile.jit import call_sizes, telemetry, tiering
 
 if TYPE_CHECKING:
     from astcompile.jit.regions import Region
@@ -98,7 +98,7 @@ def signature(args: tuple, kwargs: dict) -> tuple:
     scalars (an index, a running sum), which must not keep it from a choice. A scalar that
     sets the amount of work (a loop bound) shows as a sampled time far off its best, which
     reopens the comparison (``tiering.DRIFT``)."""
-    return tuple(type(a) if type(a) in _SCALARS else tiering.size_class(a) for a in args)
+    return tuple(type(a) if type(a) in _SCALARS else call_sizes.size_class(a) for a in args)
 
 
 _SCALARS = (int, float, bool, complex)

@@ -26,10 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from astcompile import config, logs
 from astcompile.jit import resample
+from astcompile.jit.call_sizes import lazy, signature
 from astcompile.runtime import timing
 
 _LAZY = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -69,26 +68,6 @@ FIRST_INTERVAL = 32  # calls between samples on the compiled path, doubling up t
 MAX_INTERVAL = 4096
 FIRST_DELAY = 0.05  # seconds between samples on the plain path, doubling up to MAX_DELAY
 MAX_DELAY = 5.0
-
-
-def size_class(value: Any) -> Any:
-    """What decides a call's amount of work, coarsely: array sizes and ints by bit length."""
-    if isinstance(value, np.ndarray):
-        return value.size.bit_length()
-    if type(value) is int:
-        return ("int", value.bit_length())
-    if isinstance(value, (list, tuple)):
-        return (type(value), len(value).bit_length())
-    return type(value)
-
-
-def _lazy(value: Any) -> bool:
-    """A Dask collection: calling with one builds a graph, which says nothing of compute."""
-    return hasattr(type(value), "__dask_graph__")
-
-
-def signature(args: tuple, kwargs: dict) -> tuple:
-    return tuple(map(size_class, args)) + tuple((k, size_class(v)) for k, v in kwargs.items())
 
 
 @dataclass
@@ -150,6 +129,10 @@ class Tier:
     postponed: int = 0  # calls that waited for regions to settle (``region_tiering.settling``)
     opened: int = 0  # comparisons started: a sample that saw this change times no path now
     doubted: bool = False  # the last steady-state sample drifted: the next one decides
+    #: A compiled choice made on two plain samples (``_decisive``) times plain once more, when
+    #: samples are MAX_INTERVAL calls apart: two preempted plain calls do not choose for good,
+    #: and the plain call it costs is spread over thousands of compiled ones.
+    confirm: bool = False
     on_choice: Callable[[Tier, Choice], None] | None = None
     switch: Switch | None = None  # without one, plain calls still pass the countdown
     #: (thread, path) of the sample running now: a recursive call inside it is part of that
@@ -168,7 +151,7 @@ class Tier:
         """Time the call on the path the comparison needs next. A call ``nested`` in a running
         call of the same function (recursion) is no sample: its time is part of the outer
         call's, and its arguments are not the sizes the program calls it with."""
-        if any(_lazy(a) for a in (*args, *kwargs.values())):
+        if any(lazy(a) for a in (*args, *kwargs.values())):
             return compiled(*args, **kwargs)  # timing it would time building a task graph
         if self.sampling == (threading.get_ident(), "plain"):
             return plain(*args, **kwargs)  # recursion inside a sample: part of it, same path
@@ -181,7 +164,8 @@ class Tier:
         try:
             path = self.pending[0]
         except IndexError:  # none pending (or another thread took the last one)
-            path = "plain" if self.plain else "compiled"
+            confirming = self.confirm and self.interval >= MAX_INTERVAL
+            path = "plain" if self.plain or confirming else "compiled"
         opened = self.opened
         result, seconds, clean = self._sample(path, compiled, plain, args, kwargs)
         sig = self.sign(args, kwargs)
@@ -282,10 +266,13 @@ class Tier:
             self._decide()
 
     def _decisive(self) -> bool:
-        """Compiled DECISIVE times faster than plain calls of LONG seconds, at one size: more
-        rounds cannot change the choice, and each costs a plain call (a 140 ms DP at 100x)."""
-        compiled, plain = self.times["compiled"] or [float("inf")], self.times["plain"] or [0.0]
-        return len(self.signatures) == 1 and LONG <= min(plain) > DECISIVE * min(compiled)
+        """Compiled DECISIVE times faster than two plain calls of LONG seconds each, at one
+        size: more rounds cannot change the choice, and each costs a plain call (a 140 ms DP
+        at 100x). Not one plain call: preempted on a loaded machine (14 ms against 1.5 ms), it
+        chose compiled for good, and a compiled choice times only the compiled path after."""
+        compiled, plain = self.times["compiled"] or [float("inf")], self.times["plain"]
+        slow = len(plain) >= 2 and LONG <= min(plain) > DECISIVE * min(compiled)
+        return len(self.signatures) == 1 and slow
 
     def _unsettled(self) -> bool:
         """Whether the comparison is close and cheap enough to deserve another round."""
@@ -307,6 +294,7 @@ class Tier:
         choice = Choice(plain, compiled_s, plain_s, next(iter(self.signatures)), rounds)
         changed = self.choice is None or self.choice.plain != plain
         self.choice, self.plain = choice, plain
+        self.confirm = not plain and len(self.times["plain"]) < ROUNDS
         self._schedule()
         if changed and self.on_choice is not None:
             self.on_choice(self, choice)
@@ -317,6 +305,8 @@ class Tier:
         sizes) and than the other's best (a cold call, 1.7 ms against 0.1 ms, plain 12 ms, is no
         change; one call preempted on a loaded machine is none either: sample the next)."""
         choice = self.choice
+        if path == "plain" and self.confirm and not choice.plain:
+            return self._confirmed(seconds, clean, sig)
         best, other = (choice.plain_s, choice.compiled_s)[:: 1 if path == "plain" else -1]
         drifted = clean and seconds > best * DRIFT and seconds > other
         if (clean and sig != choice.signature) or (drifted and self.doubted):
@@ -326,6 +316,15 @@ class Tier:
         else:
             self.doubted = False  # confirmed (or not a clean sample): wait twice as long
             self._schedule()
+
+    def _confirmed(self, seconds: float, clean: bool | None, sig: tuple) -> None:
+        """Compare again unless plain is still DECISIVE times slower at the same sizes."""
+        if not clean:  # it compiled or waited: the next sample confirms
+            return self._schedule(longer=False)
+        self.confirm = False
+        if sig != self.choice.signature or seconds <= DECISIVE * self.choice.compiled_s:
+            return self._open()
+        self._schedule()
 
     def _schedule(self, longer: bool = True) -> None:
         """The next sample; its wait doubles unless a due sample only waits (``_not_now``)."""
