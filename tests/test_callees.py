@@ -20,7 +20,7 @@ from differential import EVERY_BACKEND, assert_same_value
 import astcompile
 from astcompile.cli.scan import check_file
 from astcompile.frontend.analysis import CallKind
-from astcompile.frontend.resolve import callee_of
+from astcompile.frontend.callee_rules import callee_of
 
 X = np.linspace(-1.0, 1.0, 8)
 

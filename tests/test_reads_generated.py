@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from module_helpers import edit_module, import_file, load_module
 
 import astcompile
-from astcompile.frontend import resolve
+from astcompile.frontend import callee_rules
 from astcompile.runtime import fastcall
 
 #: Examples per kind and backend: 15 in a default run (the "ci" profile's 150 / 10), 500 under
@@ -131,9 +131,9 @@ def _installed(folder: Path, value: str):
     text = f"import numpy as np\ndef triple(v):\n    return v * 3.0\nV = {value}\n"
     (site / "ac_generated_pkg.py").write_text(text)
     sys.path.insert(0, str(site))
-    dirs = (*resolve._LIBRARY_DIRS, f"{site}/")
+    dirs = (*callee_rules._LIBRARY_DIRS, f"{site}/")
     try:
-        with mock.patch.object(resolve, "_LIBRARY_DIRS", dirs):
+        with mock.patch.object(callee_rules, "_LIBRARY_DIRS", dirs):
             yield
     finally:
         mock.patch.stopall()

@@ -18,7 +18,7 @@ from differential import EVERY_BACKEND, assert_same_value
 from module_helpers import load_module
 
 import astcompile
-from astcompile.frontend import resolve
+from astcompile.frontend import callee_rules
 from astcompile.runtime import fastcall
 
 A = np.arange(6.0)
@@ -63,7 +63,9 @@ def installed(tmp_path, monkeypatch):
     """A package of the user's installed with pip: it lives in a library folder."""
     folder = tmp_path / "site-packages"
     folder.mkdir()
-    monkeypatch.setattr(resolve, "_LIBRARY_DIRS", (*resolve._LIBRARY_DIRS, f"{folder}{os.sep}"))
+    monkeypatch.setattr(
+        callee_rules, "_LIBRARY_DIRS", (*callee_rules._LIBRARY_DIRS, f"{folder}{os.sep}")
+    )
     module = load_module(
         folder,
         "userpkg_consts",

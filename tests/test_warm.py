@@ -241,6 +241,34 @@ def test_warm_process_reaches_steady_state_without_the_code_generator(tmp_path):
     assert set(runs[1]) == {"[]"}
 
 
+def test_a_warm_process_that_traces_does_not_import_libcst(tmp_path):
+    """A process whose first call ran as written while the front end was imported leaves only
+    the rewrite (jit/preload.py); the next one traces and builds, and its trace asks what each
+    callable it reads is without the parser (frontend/callee_rules.py)."""
+    _module(tmp_path, "warm_trace", "import numpy as np\n\ndef f(x):\n    return np.exp(x) + 1.0\n")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, astcompile, warm_trace
+        f = astcompile.compile(warm_trace.f)
+        f(np.ones(4)); f(np.ones(4))
+        print("libcst" in sys.modules, "trace" in astcompile.compile_times())
+    """)
+    env = {**_env(), "ASTCOMPILE_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**env, "ASTCOMPILE_COMPILE_BUDGET": budget},
+            check=True,
+        ).stdout.split()
+        for budget in ("0", "inf")
+    ]
+    assert runs[0][1] == "False"  # it ran as written: its rewrite is saved at exit, no entry
+    assert runs[1] == ["False", "True"]
+
+
 def _env() -> dict[str, str]:
     import os
 

@@ -23,6 +23,7 @@ from libcst.metadata import CodeRange
 from astcompile.frontend import loopcheck, nested
 from astcompile.frontend.breaks import BreakReason as R
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.callee_rules import CallKind
 from astcompile.frontend.compound import COMPOUND_RULES, if_chain
 from astcompile.frontend.dynamic import dynamic_locals
 from astcompile.frontend.exprs import dotted_name, is_static, scan
@@ -40,18 +41,6 @@ from astcompile.frontend.statements import STATEMENT_RULES, Problem
 from astcompile.frontend.tree import ModuleTree, Positions, cached
 
 Span = tuple[int, int, int, int]  # start line, start col, end line, end col in FunctionSource.text
-
-
-class CallKind(Enum):
-    GRAPHABLE = "graphable"  # NumPy, math, safe builtins, array methods, allow_in_graph
-    INLINE_USER = "inline_user"  # user function whose whole source is graph-able
-    BREAK_USER = "break_user"  # user function with breaks: compiled on its own
-    DISABLED = "disabled"  # astcompile.disable'd callee
-    DISALLOWED = "disallowed"  # op marked disallow_in_graph
-    SIDE_EFFECT = "side_effect"  # print, open, np.random.*, ...
-    GRAPH_BREAK = "graph_break"  # astcompile.graph_break()
-    UNKNOWN = "unknown"  # anything else
-    LOCAL_BREAK = "local_break"  # a local function that cannot be inlined (frontend/nested.py)
 
 
 #: Calls to user-defined Python functions: eager code routes them through ``__ac_call``.

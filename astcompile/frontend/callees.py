@@ -21,10 +21,10 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from astcompile import quiet
 from astcompile.errors import NoSourceError
-from astcompile.frontend.analysis import CallKind, analyze_function
 from astcompile.frontend.breaks import GraphBreak
-from astcompile.frontend.resolve import RuntimeResolver, callee_of
+from astcompile.frontend.callee_rules import CallKind, callee_of
 from astcompile.frontend.rewrite_cache import stale_reason
 from astcompile.frontend.source import function_source
 
@@ -88,6 +88,14 @@ def judge(obj: Any) -> CalleeVerdict:
 
 def _analyse(function: types.FunctionType) -> tuple[CalleeVerdict, list]:
     """The analysis a call by name gets (frontend/resolve.py), rooted at the callee itself."""
+    # The parser is imported here, not with this module: the trace judges every callable it
+    # reads, and only a user function's source needs libcst (0.2-1 s), which a warm process
+    # whose regions call nothing but NumPy never imports (issue 26). libcst warns as it is
+    # imported, which ``-W error`` would turn into a failed call (jit/preload.py).
+    with quiet.hidden():
+        from astcompile.frontend.analysis import analyze_function
+        from astcompile.frontend.resolve import RuntimeResolver
+
     name = function.__qualname__
     resolver = RuntimeResolver(function)
     try:

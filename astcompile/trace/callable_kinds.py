@@ -11,7 +11,7 @@ import types
 from typing import Any
 
 from astcompile import registry
-from astcompile.frontend.resolve import _is_library
+from astcompile.frontend.callee_rules import _is_library
 
 
 def is_user_function(value: Any) -> bool:

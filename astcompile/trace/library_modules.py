@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from astcompile import registry
-from astcompile.frontend.resolve import _LIBRARY_DIRS
+from astcompile.frontend.callee_rules import _LIBRARY_DIRS
 from astcompile.runtime.reads import Path, Read, ReadKind
 from astcompile.trace.callable_kinds import is_user_function
 from astcompile.trace.numpy_module import Routed, routed
