@@ -28,7 +28,8 @@ enum {
     OP_ARRAY = 1, OP_DIM, OP_FLOAT, OP_INT, OP_IS, OP_NOTSAME, OP_CONST, OP_BIN, OP_CMP,
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
-    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_VIEW, OP_END
+    OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_VIEW, OP_ABSENT,
+    OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 enum { MAX_KEPT = 8 };
@@ -312,6 +313,14 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             c += 3;
             break;
         }
+        case OP_ABSENT: { /* a name the region looked up in builtins is still not a global
+                           * (globals c[0], name c[1]): one bound since shadows the builtin */
+            int found = PyDict_Contains(PyTuple_GET_ITEM(p->consts, c[0]),
+                                        PyTuple_GET_ITEM(p->consts, c[1]));
+            if (found != 0) goto fail;
+            c += 2;
+            break;
+        }
         case OP_KEEP: { /* a copy of argument c[0], which the region stores into and reads,
                          * where the error state reports a flag (STATE); UNDO puts it back
                          * after such a flag */
@@ -533,14 +542,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0, 2};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_VIEW) return -1;
+        if (op < OP_ARRAY || op > OP_ABSENT) return -1;
         if (op == OP_VIEW) { /* its own checks: a step may be negative */
             int64_t n = view_words(c, end, nconsts, p->consts);
             if (n < 0 || ++nheld > MAX_SLOTS) return -1;
@@ -573,6 +582,10 @@ static int validate(const Program *p) {
         if (op == OP_CODE && !PyFunction_Check(PyTuple_GET_ITEM(p->consts, c[1]))) return -1;
         if (op == OP_GLOBAL &&
             (c[2] >= nconsts || !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[1]))))
+            return -1;
+        if (op == OP_ABSENT &&
+            (c[0] >= nconsts || c[1] >= nconsts ||
+             !PyDict_CheckExact(PyTuple_GET_ITEM(p->consts, c[0]))))
             return -1;
         if (op == OP_KEEP && (c[0] >= p->nargs || ++nkept > MAX_KEPT || ++nheld > MAX_SLOTS))
             return -1;

@@ -18,7 +18,6 @@ Part of the runtime: must not import the compiler.
 from __future__ import annotations
 
 import itertools
-import types
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -27,12 +26,11 @@ import numpy as np
 
 from . import errstate
 from .fastcall_views import view_words
-from .reads import ReadKind
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, STATE, VIEW, END) = range(1, 38)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, END) = range(1, 39)  # fmt: skip
 # how BOXRET returns one
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(6)
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
@@ -200,6 +198,9 @@ def _read_check(p: _Program, read: tuple, leaves: list) -> None:
     entry, as the guard function's ``except`` does. A ``scope`` that is a function stands for
     its ``__code__`` (IDENTITY: not swapped since the region was made from it)."""
     scope, name, kind, expected = read
+    if kind == "absent":  # a builtin's name: still no global (runtime/fastcall_reads.py)
+        p.emit(ABSENT, p.const(scope), p.const(name))
+        return
     slot = p.nslots
     p.nslots += 1
     if type(scope) is dict:
@@ -362,39 +363,3 @@ def _scalar(p: _Program, leaf: tuple[int, str], ctype: str) -> None:
         p.emit(WI, arg, bits, int(signed))
     else:
         raise _Unsupported(f"a {kind} scalar passed as {ctype}")
-
-
-def global_reads(reads: tuple, root: Any) -> list[tuple] | None:
-    """The reads as ``(scope, name, kind, expected)``, ``scope[name]`` being a dict look-up
-    (the globals of the user's function or of a callee, ``np``, a module constant; a plain
-    module's ``__dict__``: ``np.sum``) or ``(function, "__code__", ...)``; else None. Each
-    scope is a constant: the function or module it belongs to is checked by identity first."""
-    found = []
-    held: dict[tuple, Any] = {(("fn",),): root}  # path -> the object checked to be there
-    for read in reads:
-        kind, expected = read.kind, read.expected
-        if kind is ReadKind.SAME:  # the object at another path, held by identity there
-            if read.expected not in held:
-                return None
-            kind, expected = ReadKind.IDENTITY, held[read.expected]
-        place = _place(read.path, held)
-        if place is None:
-            return None
-        found.append((*place, kind.value, expected))
-        if kind is ReadKind.IDENTITY:
-            held[read.path] = expected
-    return found
-
-
-def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is held
-    step = path[-1]
-    if step == ("code",):
-        owner = held.get(path[:-1])
-        return (owner, "__code__") if type(owner) is types.FunctionType else None
-    if step[0] == "item" and path[-2:-1] == (("gdict",),) and type(step[1]) is str:
-        owner = held.get(path[:-2])
-        return (owner.__globals__, step[1]) if type(owner) is types.FunctionType else None
-    owner = held.get(path[:-1])
-    if step[0] == "attr" and type(owner) is types.ModuleType and step[1] in vars(owner):
-        return vars(owner), step[1]
-    return None

@@ -13,7 +13,7 @@ from differential import assert_same_call
 import astcompile
 from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall
-from astcompile.runtime.fastcall_program import VIEW
+from astcompile.runtime.fastcall_program import END, VIEW
 from astcompile.runtime.fastcall_views import (
     ITEM_SLICE,
     VIEW_INDEX,
@@ -198,7 +198,7 @@ def test_a_slice_past_its_axis_goes_to_the_python_path(fast, length, step, made)
     """A view the program names outside its array (also where ``(length - 1) * step``
     overflows) is never made: the call returns what the Python guard function returns."""
     code = [VIEW, 1, 0, VIEW_INDEX, 1, ITEM_SLICE, 0, 1, step]  # x[r0::step][:r1]
-    code = [1, 0, 0, 1, 7, 0, 0, 7, 1, length, 11, *code, 22, 1, 1, 37]  # ARRAY, CONSTs, COMMIT
+    code = [1, 0, 0, 1, 7, 0, 0, 7, 1, length, 11, *code, 22, 1, 1, END]  # ARRAY, CONSTs, COMMIT
     consts = (np.dtype(np.float64),)
     stats = types.SimpleNamespace(compiled_calls=0)
     guards = fast.Guards([(np.asarray(code, np.int64).tobytes(), consts, 1)], len, stats, {})
@@ -216,7 +216,7 @@ def test_a_reshape_that_would_copy_goes_to_the_python_path(fast):
     """x.T.reshape(-1) copies bytes that the kernels have not written yet: never in C."""
     transpose = [VIEW, 1, 0, VIEW_TRANSPOSE, 2, 1, 0]
     reshape = [VIEW, 2, 1, VIEW_RESHAPE, 1, 2]  # to r2 = 6 elements
-    code = [1, 0, 0, 2, 2, 0, 0, 0, 2, 1, 0, 1, 7, 2, 6, 11, *transpose, *reshape, 22, 1, 2, 37]
+    code = [1, 0, 0, 2, 2, 0, 0, 0, 2, 1, 0, 1, 7, 2, 6, 11, *transpose, *reshape, 22, 1, 2, END]
     consts = (np.dtype(np.float64),)
     stats = types.SimpleNamespace(compiled_calls=0)
     guards = fast.Guards([(np.asarray(code, np.int64).tobytes(), consts, 1)], len, stats, {})
@@ -236,6 +236,6 @@ def test_a_reshape_that_would_copy_goes_to_the_python_path(fast):
     ],
 )
 def test_malformed_views_are_refused(fast, words):
-    code = np.asarray([*words, 37], np.int64).tobytes()
+    code = np.asarray([*words, END], np.int64).tobytes()
     with pytest.raises(ValueError, match="malformed"):
         fast.Guards([(code, (np.dtype(np.float64),), 1)], print, None, {})

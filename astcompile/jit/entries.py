@@ -343,7 +343,8 @@ def fast_programs(entries: list[Entry], root: Any) -> list[tuple[bytes, tuple, i
 
 def _fast_program(entry: Entry, root: Any) -> tuple[bytes, tuple, int] | None:
     from astcompile.lower.fastplan import NoFastPlan, dim_plan
-    from astcompile.runtime.fastcall_program import assemble, global_reads
+    from astcompile.runtime.fastcall_program import assemble
+    from astcompile.runtime.fastcall_reads import global_reads
 
     kept = getattr(entry.run, "fast_keeps", ())  # fp_errors.restoring's copies (None: no C)
     run = getattr(entry.run, "__wrapped__", entry.run)

@@ -14,7 +14,7 @@ changed after the first call, and neither did ``np.float_ = np.float32`` or
   one is a miss.
 
 On the C-level call path each such read is one dictionary look-up in the module's
-``__dict__`` and a pointer compare (``runtime/fastcall_program.global_reads``). NumPy's creation
+``__dict__`` and a pointer compare (``runtime/fastcall_reads.global_reads``). NumPy's creation
 functions go to the tracer (``numpy_module.Routed``).
 """
 
