@@ -4,6 +4,7 @@ and writes through them reach what NumPy's reach."""
 
 from __future__ import annotations
 
+import sys
 import types
 
 import numpy as np
@@ -239,3 +240,50 @@ def test_malformed_views_are_refused(fast, words):
     code = np.asarray([*words, END], np.int64).tobytes()
     with pytest.raises(ValueError, match="malformed"):
         fast.Guards([(code, (np.dtype(np.float64),), 1)], print, None, {})
+
+
+def views_of_a_numpy_scalar(x):
+    y = x * 2  # a NumPy scalar of a 0-d x: each view below views its own fresh array
+    return y[...], y[None], np.broadcast_to(y, (3,)), y.reshape(1), y.reshape(())
+
+
+def views_of_a_sum(x):
+    s = x.sum()
+    return s[None], np.broadcast_to(s, (2,)), s
+
+
+@pytest.mark.parametrize(
+    "fn, make",
+    [
+        (views_of_a_numpy_scalar, lambda: (np.array(3.0),)),
+        (views_of_a_numpy_scalar, lambda: (np.array(2.5, np.float32),)),
+        (views_of_a_sum, lambda: (np.arange(5.0),)),
+    ],
+)
+def test_views_of_a_numpy_scalar_share_no_byte(fn, make):
+    """``s[None]`` and ``np.broadcast_to(s, n)`` of a NumPy scalar view fresh arrays: writing
+    into one result leaves the others as they are, as in NumPy."""
+    compiled = astcompile.compile(fn, backend="c")
+    for _ in range(3):
+        assert_same_call(compiled, make(), fn, make(), "c")
+    got_args, want_args = make(), make()
+    got, want = compiled(*got_args), fn(*want_args)
+    assert layout(got, got_args) == layout(want, want_args)
+    for result in (got, want):
+        result[0][...] = -1.0
+    assert_same_call(lambda: got, (), lambda: want, (), "c")
+
+
+def test_a_view_leaks_no_reference(fast):
+    """Many calls on the C path leave the argument's, the result's and its base's reference
+    counts as they were."""
+    compiled = astcompile.compile(backwards_beside_its_base, backend="c")
+    x, out = np.arange(9.0), np.zeros(9)
+    for _ in range(5):
+        compiled(x, out)
+    assert _in_c(compiled)
+    before = sys.getrefcount(x), sys.getrefcount(out)
+    for _ in range(1000):
+        view, y = compiled(x, out)
+    assert (sys.getrefcount(x), sys.getrefcount(out)) == before
+    assert view.base is y and sys.getrefcount(y) == 4  # y, view.base, the call's argument, this

@@ -22,7 +22,7 @@ from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.numpy_sequences import stored
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, wrap
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, operand, viewed, wrap
 
 
 def _as_index(value: Any) -> Any:
@@ -180,6 +180,7 @@ def getitem(array: Any, key: Any, message: str | None = None) -> Any:
     if picked is not None:
         return gather.gather(array, *picked)
     _check_key(key)
+    array = viewed(array) if isinstance(array, SymArray) else array
     dynamic: list[Node] = []
     items = index_items(key, array.node.shape, dynamic, message)
     node = B.index(array.node, items, dynamic)

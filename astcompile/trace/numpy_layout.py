@@ -22,7 +22,14 @@ from astcompile.trace.numpy_construct import unsupported
 from astcompile.trace.numpy_fill import dims
 from astcompile.trace.numpy_fill import sym as as_sym
 from astcompile.trace.numpy_steps import step
-from astcompile.trace.symbolic import SymArray, in_numpy_order, mark_element_view, operand, wrap
+from astcompile.trace.symbolic import (
+    SymArray,
+    in_numpy_order,
+    mark_element_view,
+    operand,
+    viewed,
+    wrap,
+)
 
 
 def _keeps_scalar(array: SymArray, result: SymArray) -> SymArray:
@@ -41,13 +48,14 @@ def _reshape(
     if order != "C" or copy is not None:
         raise unsupported("reshape with order= or copy=")
     target = newshape if shape is None else shape
-    array = as_sym(a)
+    source = as_sym(a)
+    array = viewed(source)
     node = B.reshape(array.node, dims(target))
     if memory_order.reshape_copies(array, node.shape):
         copied = _copy(array, "C")  # NumPy reshapes a copy
         node = B.reshape(copied.node, node.shape)
-        return _keeps_scalar(array, wrap(node, base=copied))
-    return _keeps_scalar(array, wrap(node, base=array))
+        return _keeps_scalar(source, wrap(node, base=copied))
+    return _keeps_scalar(source, wrap(node, base=array))
 
 
 def _varargs(values: tuple) -> Any:
@@ -157,7 +165,7 @@ def _ascontiguousarray(a: Any, dtype: Any = None) -> Any:
 
 
 def _broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
-    array = as_sym(array)
+    array = viewed(as_sym(array))
     return wrap(B.broadcast_to(array.node, dims(shape)), base=array)
 
 

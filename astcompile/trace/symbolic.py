@@ -84,6 +84,15 @@ def wrap(node: Node, is_scalar: bool = False, base: SymArray | None = None) -> S
     return result
 
 
+def viewed(array: SymArray) -> SymArray:
+    """What a view of ``array`` views: a NumPy scalar's (``s[None]``, ``s.reshape(1)``,
+    ``np.broadcast_to(s, n)``) is a fresh array NumPy makes of it at each view, so two views
+    of one scalar share no byte; an array's is the array itself."""
+    if not array.is_scalar:
+        return array
+    return wrap(current().node(Op.COPY, (array.node,), array.dtype, array.node.shape))
+
+
 def mark_element_view(view: SymArray) -> None:
     """A 0-d view of one element (``x[1, ...]``) and every array under it: the backends read
     such a view where it is made, as they read ``x[1]`` (a copy), so a store into it or into
