@@ -88,6 +88,22 @@ def test_a_patched_builtin_is_called():
     assert_same_call(compiled, _args(8), fn, _args(8), "c")
 
 
+@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("warm_first", [False, True])
+def test_builtins_bound_in_the_module_after_the_function_are_not_its_own(backend, warm_first):
+    """``__builtins__ = {...}`` in the module once the function exists: CPython keeps
+    looking builtins up where they were when the function was made, and so does the
+    compiled one (before it compiled: it runs plain; after: the region runs as Python)."""
+    namespace = {**globals(), "__builtins__": builtins}
+    fn = types.FunctionType(doubled_twice_returned.__code__, namespace)
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(3 if warm_first else 0):
+        assert_same_call(compiled, _args(8), fn, _args(8), backend)
+    namespace["__builtins__"] = {**vars(builtins), "len": _shorter}
+    for _ in range(3):
+        assert_same_call(compiled, _args(8), fn, _args(8), backend)
+
+
 def _fn(namespace: dict) -> types.FunctionType:
     return types.FunctionType((lambda: None).__code__, namespace)
 
