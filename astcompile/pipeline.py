@@ -263,12 +263,15 @@ def build_function(owner: Owner) -> FunctionWork:
 
 
 def _builtins_of_its_module(fn: Callable) -> bool:
-    """Whether ``fn`` looks builtins up where a function made now from its globals would: it
-    took them from its module's ``__builtins__`` when it was made, and one bound there since
-    (``exec``'d code, a sandbox) is not what plain ``fn`` sees, but what its rewrite would."""
+    """Whether ``fn`` looks names up as its rewrite would: builtins where a function made now
+    from its globals would (it took them from its module's ``__builtins__`` when it was made;
+    one bound there since, by ``exec``'d code or a sandbox, is not what plain ``fn`` sees),
+    in globals that are a ``dict`` (a subclass's ``__missing__`` the front end cannot see)."""
     own, scope = getattr(fn, "__builtins__", None), getattr(fn, "__globals__", {})
     if own is None:
         return True
+    if type(scope) is not dict:
+        return False
     found = scope.get("__builtins__", builtins)
     return (vars(found) if isinstance(found, types.ModuleType) else found) is own
 
