@@ -26,6 +26,8 @@ people is written there under the stage's name (``rewrite.py``, ``<region>.<n>.t
 
 from __future__ import annotations
 
+import builtins
+import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -251,11 +253,27 @@ def build_function(owner: Owner) -> FunctionWork:
     """The function stages for ``owner``; ``impl`` stays None when it has no source."""
     from astcompile.errors import NoSourceError
 
+    if not _builtins_of_its_module(owner.fn):
+        return FunctionWork(owner=owner)  # what we rebuild it into would look up others
     try:
         return run_stages(FUNCTION_STAGES, FunctionWork(owner=owner))
     except NoSourceError as exc:
         stages.warn_user(f"astcompile: {exc}; {owner.name} runs eagerly")
         return FunctionWork(owner=owner)
+
+
+def _builtins_of_its_module(fn: Callable) -> bool:
+    """Whether ``fn`` looks names up as its rewrite would: builtins where a function made now
+    from its globals would (it took them from its module's ``__builtins__`` when it was made;
+    one bound there since, by ``exec``'d code or a sandbox, is not what plain ``fn`` sees),
+    in globals that are a ``dict`` (a subclass's ``__missing__`` the front end cannot see)."""
+    own, scope = getattr(fn, "__builtins__", None), getattr(fn, "__globals__", {})
+    if own is None:
+        return True
+    if type(scope) is not dict:
+        return False
+    found = scope.get("__builtins__", builtins)
+    return (vars(found) if isinstance(found, types.ModuleType) else found) is own
 
 
 def analyse(owner: Owner) -> FunctionWork:

@@ -53,7 +53,7 @@ def _absent(path: tuple, kind: ReadKind, expected: Any, held: dict) -> tuple | N
     """``name in f.__globals__`` read False (a name CPython then finds in builtins), as the
     check that the name is still no global of ``f``."""
     owner, step = held.get(path[:-2]), path[-1]
-    if path[-2:-1] != (("gdict",),) or type(owner) is not types.FunctionType:
+    if path[-2:-1] != (("gdict",),) or not _plain_globals(owner):
         return None
     if kind is not ReadKind.VALUE or expected is not False or type(step[1]) is not str:
         return None
@@ -76,6 +76,12 @@ def _hold_builtins(path: tuple, held: dict, found: list) -> bool:
     return True
 
 
+def _plain_globals(owner: Any) -> bool:
+    """A function whose globals are a ``dict`` itself: CPython reads a subclass's through its
+    ``__getitem__`` (``__missing__``), which one dict look-up in C does not."""
+    return type(owner) is types.FunctionType and type(owner.__globals__) is dict
+
+
 def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is held
     step = path[-1]
     if step == ("code",):
@@ -83,7 +89,7 @@ def _place(path: tuple, held: dict) -> tuple[Any, str] | None:  # whose owner is
         return (owner, "__code__") if type(owner) is types.FunctionType else None
     if step[0] == "item" and path[-2:-1] == (("gdict",),) and type(step[1]) is str:
         owner = held.get(path[:-2])
-        return (owner.__globals__, step[1]) if type(owner) is types.FunctionType else None
+        return (owner.__globals__, step[1]) if _plain_globals(owner) else None
     owner = held.get(path[:-1])
     if step[0] == "attr" and type(owner) is types.ModuleType and step[1] in vars(owner):
         return vars(owner), step[1]

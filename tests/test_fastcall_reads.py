@@ -88,6 +88,54 @@ def test_a_patched_builtin_is_called():
     assert_same_call(compiled, _args(8), fn, _args(8), "c")
 
 
+@pytest.mark.parametrize("backend", ["eager", "c"])
+@pytest.mark.parametrize("warm_first", [False, True])
+def test_builtins_bound_in_the_module_after_the_function_are_not_its_own(backend, warm_first):
+    """``__builtins__ = {...}`` in the module once the function exists: CPython keeps
+    looking builtins up where they were when the function was made, and so does the
+    compiled one (before it compiled: it runs plain; after: the region runs as Python)."""
+    namespace = {**globals(), "__builtins__": builtins}
+    fn = types.FunctionType(doubled_twice_returned.__code__, namespace)
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(3 if warm_first else 0):
+        assert_same_call(compiled, _args(8), fn, _args(8), backend)
+    namespace["__builtins__"] = {**vars(builtins), "len": _shorter}
+    for _ in range(3):
+        assert_same_call(compiled, _args(8), fn, _args(8), backend)
+
+
+class _Fallback(dict):
+    """Globals whose missing names CPython asks ``__missing__`` for, before builtins."""
+
+    def __missing__(self, name: str):
+        if name == "len":
+            return _shorter
+        raise KeyError(name)
+
+
+@pytest.mark.parametrize("backend", ["eager", "c"])
+def test_globals_of_a_dict_subclass_are_read_as_plain_code_reads_them(backend):
+    """``len`` found by the globals' ``__missing__``: plain code calls it, so the compiled
+    function runs plain (the front end would have taken the builtin)."""
+    namespace = _Fallback({k: v for k, v in globals().items() if k != "len"})
+    fn = types.FunctionType(doubled_twice_returned.__code__, namespace)
+    compiled = astcompile.compile(fn, backend=backend)
+    for _ in range(3):
+        assert_same_call(compiled, _args(8), fn, _args(8), backend)
+
+
+def test_globals_of_a_dict_subclass_have_no_c_check():
+    """A callee's globals that are no ``dict`` itself keep the Python guard function: one
+    dict look-up in C would not see ``__missing__`` (and OP_ABSENT takes a dict)."""
+    fn = types.FunctionType((lambda: None).__code__, _Fallback(__builtins__=vars(builtins)))
+    gdict = (("fn",), ("gdict",))
+    for read in (
+        Read((*gdict, ("contains", "abs")), ReadKind.VALUE, False),
+        Read((*gdict, ("item", "len")), ReadKind.IDENTITY, _shorter),
+    ):
+        assert global_reads((read,), fn) is None
+
+
 def _fn(namespace: dict) -> types.FunctionType:
     return types.FunctionType((lambda: None).__code__, namespace)
 

@@ -321,7 +321,17 @@ def start_values(spec: LoopSpec, where: ast.stmt) -> list[ast.stmt]:
 
 def _head(node: ast.For, line: int) -> tuple[list[ast.stmt], str, list[ast.stmt], tuple]:
     """(statements before the loop, the body's first parameter, statements binding the
-    target, (helper, bounds))."""
+    target, (helper, bounds)). They load the names ``range``/``enumerate``/``zip`` first, as
+    Python does: the trace reads them there, so one rebound since is seen by its guards."""
+    pre, first, bind, bounds = _lowered_head(node, line)
+    names, it = [], node.iter
+    while isinstance(it, ast.Call) and getattr(it.func, "id", "") in ("range", "enumerate", "zip"):
+        names.append(located(ast.Expr(load(it.func.id)), node))
+        it = it.args[0] if it.args else None
+    return names + pre, first, bind, bounds
+
+
+def _lowered_head(node: ast.For, line: int) -> tuple:
     it, target = node.iter, node.target
     kind = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else ""
     if (

@@ -177,7 +177,7 @@ class ReadRecorder:
         new_cells = tuple(types.CellType() for _ in free)
         clone = types.FunctionType(
             fn.__code__,
-            RecordingGlobals(fn.__globals__, self, path),
+            RecordingGlobals(fn.__globals__, self, path, fn.__builtins__),
             fn.__name__,
             None,
             new_cells or None,

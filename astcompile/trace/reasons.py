@@ -65,6 +65,7 @@ class TraceReason(Enum):
     LIST_WRITE = ("write into a Python list", _OTHER)
     OBJECT_WRITE = ("write into a Python object", _OTHER)
     SIDE_EFFECT = ("side effect on a Python object", BreakReason.SIDE_EFFECT)
+    FOREIGN_BUILTINS = ("builtins other than the function's", _OTHER)
     # callees the region read (frontend/callees.py): what the trace does not run
     PASSED_CALLEE = ("call of an unknown function", BreakReason.UNKNOWN_CALL)
     CALLEE_SIDE_EFFECT = ("call of a function with side effects", BreakReason.SIDE_EFFECT)

@@ -35,14 +35,14 @@ class RecordingGlobals(dict):
 
     CPython's LOAD_GLOBAL looks up a ``dict`` subclass through ``__getitem__``; a missing name
     falls back to builtins, and its absence from the module is recorded (a later global of
-    that name must be seen)."""
+    that name must be seen). ``own``: the builtins the function took from its globals when it
+    was made, which a later ``__builtins__ = ...`` there does not change: traced while equal."""
 
-    def __init__(self, real: dict, recorder: ReadRecorder, path: Path) -> None:
+    def __init__(self, real: dict, recorder: ReadRecorder, path: Path, own: dict) -> None:
         super().__init__(
             __builtins__=real.get("__builtins__", builtins), __name__=real.get("__name__")
         )
-        self._real = real
-        self._recorder = recorder
+        self._real, self._own, self._recorder = real, own, recorder
         self._path = path + (("gdict",),)
 
     def __getitem__(self, name: str) -> Any:
@@ -59,7 +59,9 @@ class RecordingGlobals(dict):
         traced as the user's function is. A builtin runs where the callee analysis lets the
         trace call it; ``print`` reached through a local (``log = print``) breaks when called."""
         module = isinstance(scope, types.ModuleType)
-        value = (vars(scope) if module else scope)[name]  # KeyError: CPython's NameError
+        if (table := vars(scope) if module else scope) is not self._own:
+            raise TraceBreak(TraceReason.FOREIGN_BUILTINS, f"{name!r}: __builtins__ rebound")
+        value = table[name]  # KeyError: CPython's NameError
         path = self._path + (("item", "__builtins__"), ("attr" if module else "item", name))
         if value is not getattr(builtins, name, None):
             return self._recorder.see(path, value)
