@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_calls, numbers_twice
 
+import astcompile
 from astcompile.ir.results import Box, OutKind, OutSpec
 from astcompile.jit.leaves import rebuilder, repeated
 
@@ -63,6 +64,9 @@ def test_a_number_returned_twice_is_one_object(backend, fn):
     """Several calls: the later ones take the C-level call path where the entry has one."""
     calls = [(np.arange(8.0) + k, np.zeros(8)) for k in range(6)]
     assert_same_calls(fn, calls, backend=backend)
+    compiled = astcompile.compile(fn, backend=backend)
+    for x, out in calls:
+        assert numbers_twice(compiled(x, out.copy())) == numbers_twice(fn(x, out.copy()))
 
 
 def test_rebuilder_boxes_a_repeated_output_once():
