@@ -36,8 +36,10 @@ enum { MAX_KEPT = 8 };
 #define FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
  * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
- * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``). */
-enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE };
+ * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``); the object
+ * earlier item a made (a number returned twice, ``return s, s``: one object, as in Python). */
+enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME };
+#define MAX_SAME 32 /* BOX_SAME names one of the first MAX_SAME items */
 /* The views OP_VIEW makes, and an index's items (fastcall_views.c) */
 enum { VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST, VIEW_RESHAPE };
 enum { ITEM_SLICE, ITEM_INT, ITEM_NEWAXIS };
@@ -132,7 +134,8 @@ static int int_word(PyObject *v, int64_t bits, int64_t is_signed, int64_t *out) 
 }
 
 /* One returned item (kind, a, b, c), as the region's result template boxes it. */
-static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs, PyObject *consts) {
+static PyObject *box_new(const int64_t *item, PyObject **slots, const int64_t *regs,
+                         PyObject *consts) {
     if (item[0] == BOX_SLOT) return Py_NewRef(slots[item[1]]);
     if (item[0] == BOX_CONST) return Py_NewRef(PyTuple_GET_ITEM(consts, item[1]));
     void *data = (void *)(intptr_t)regs[item[1]];
@@ -146,27 +149,38 @@ static PyObject *box(const int64_t *item, PyObject **slots, const int64_t *regs,
     return PyArray_Scalar(data, descr, NULL);
 }
 
+/* Item ``at`` of BOXRET, kept (borrowed: the result holds it) in ``made`` for a BOX_SAME. */
+static PyObject *box(const int64_t *c, int64_t at, PyObject **made, PyObject **slots,
+                     const int64_t *regs, PyObject *consts) {
+    const int64_t *item = c + 1 + 4 * at;
+    PyObject *v = item[0] == BOX_SAME ? Py_NewRef(made[item[1]])
+                                      : box_new(item, slots, regs, consts);
+    if (at < MAX_SAME) made[at] = v;
+    return v;
+}
+
 /* The tuple of BOXRET's n items after the count ``c[0]``: a BOX_TUPLE item makes one item of
  * it from the items it groups. */
 static PyObject *boxret(const int64_t *c, PyObject **slots, const int64_t *regs, PyObject *consts) {
     int64_t top = 0;
     for (int64_t k = 0; k < c[0]; k++, top++)
         if (c[1 + 4 * k] == BOX_TUPLE) k += c[2 + 4 * k];
-    PyObject *t = PyTuple_New(top);
-    const int64_t *item = c + 1;
+    PyObject *t = PyTuple_New(top), *made[MAX_SAME];
+    int64_t at = 0;
     for (int64_t k = 0; t != NULL && k < top; k++) {
         PyObject *v;
+        const int64_t *item = c + 1 + 4 * at;
         if (item[0] == BOX_TUPLE) {
             v = PyTuple_New(item[1]);
             for (int64_t j = 0; v != NULL && j < item[1]; j++) {
-                PyObject *w = box(item + 4 * (j + 1), slots, regs, consts);
+                PyObject *w = box(c, at + 1 + j, made, slots, regs, consts);
                 if (w == NULL) Py_CLEAR(v);
                 else PyTuple_SET_ITEM(v, j, w);
             }
-            item += 4 * (item[1] + 1);
+            at += item[1] + 1;
         } else {
-            v = box(item, slots, regs, consts);
-            item += 4;
+            v = box(c, at, made, slots, regs, consts);
+            at += 1;
         }
         if (v == NULL) Py_CLEAR(t);
         else PyTuple_SET_ITEM(t, k, v);
@@ -181,6 +195,12 @@ static int tuple_fits(const int64_t *items, int64_t n, int64_t i) {
     for (int64_t j = i + 1; j <= i + a; j++)
         if (items[4 * j] == BOX_TUPLE) return 0;
     return 1;
+}
+
+/* Whether BOXRET's item i, a BOX_SAME, names an earlier item that makes an object. */
+static int same_fits(const int64_t *items, int64_t i) {
+    int64_t a = items[4 * i + 1];
+    return a >= 0 && a < i && a < MAX_SAME && items[4 * a] != BOX_TUPLE;
 }
 
 /* raiser(status, err, checks, sites) of a loop region's error status: raiser is (function,
@@ -601,6 +621,7 @@ static int validate(const Program *p) {
         if (op == OP_BOXRET)
             for (int64_t k = 1; k < n; k += 4)
                 if (c[k] == BOX_TUPLE ? !tuple_fits(c + 1, c[0], (k - 1) / 4) :
+                    c[k] == BOX_SAME ? !same_fits(c + 1, (k - 1) / 4) :
                     (c[k] < BOX_SLOT || c[k] > BOX_CONST ||
                      (c[k] == BOX_CONST && c[k + 1] >= nconsts) ||
                      (c[k] != BOX_SLOT && c[k] != BOX_CONST && (c[k + 2] >= nconsts ||

@@ -32,7 +32,8 @@ from .fastcall_views import view_words
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
  APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, END) = range(1, 39)  # fmt: skip
 # how BOXRET returns one
-BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE = range(6)
+BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME = range(7)
+MAX_SAME = 32  # BOX_SAME names one of the first 32 items
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8"), (bool, "b1")}
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
@@ -294,9 +295,18 @@ def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leave
     (``"arg"``), a leaf, a constant, or a graph output: an array as it is (``"array"``), a
     0-d output as a NumPy scalar (``"scalar"``), as a Python number (``int``, ``float``) or
     as one where its flag output holds (``("python", number, flag)``); ``("tuple", n, ...)``
-    makes a tuple of the ``n`` items after it."""
+    makes a tuple of the ``n`` items after it. A graph output returned twice (a number:
+    ``return s, s``) is the object its first item made."""
     items: list[int] = []
+    first: dict[int, int] = {}  # graph output -> the item that boxed it
     for kind, index, box, value in boxes:
+        if kind == "graph" and index in first:
+            if first[index] >= MAX_SAME:
+                raise _Unsupported(f"output {index} returned again after item {MAX_SAME}")
+            items += [BOX_SAME, first[index], 0, 0]
+            continue
+        if kind == "graph":
+            first[index] = len(items) // 4
         if kind == "tuple":  # the next ``index`` items make one tuple (``return L, U``)
             items += [BOX_TUPLE, index, 0, 0]
             continue

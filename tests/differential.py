@@ -119,6 +119,22 @@ def aliasing(args: Any, result: Any) -> list[tuple[int, int, bool, bool]]:
     ]
 
 
+def numbers_twice(result: Any) -> list[tuple[int, int]]:
+    """Pairs of returned numbers (NumPy scalars, Python ints, floats, complexes) in tuples and
+    dicts that are one object: ``return s, s`` returns one object twice, ``return s, t`` of two
+    sums two. Not a list's items: a typed list's are boxed anew (runtime/pylists.py). Not
+    in every comparison yet: ``max(h, 0.0)`` returning ``h`` itself is two objects compiled."""
+    numbers: list[Any] = []
+    stack = [result]
+    while stack:
+        value = stack.pop()
+        if type(value) in (tuple, dict):
+            stack.extend(reversed(list(value.values() if type(value) is dict else value)))
+        elif isinstance(value, (np.generic, int, float, complex)) and type(value) is not bool:
+            numbers.append(value)
+    return [(i, j) for (i, a), (j, b) in itertools.combinations(enumerate(numbers), 2) if a is b]
+
+
 def _assert_same_call(
     got: Any, expected: Any, args: tuple, compiled_args: tuple, plain_args: tuple
 ) -> None:

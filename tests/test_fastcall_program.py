@@ -10,6 +10,14 @@ from differential import assert_same_calls, runtime_warnings
 import astcompile
 from astcompile.jit.entries import fast_programs
 from astcompile.runtime import fastcall, parallel
+from astcompile.runtime.fastcall_program import (
+    BOX_CONST,
+    BOX_SAME,
+    BOX_TUPLE,
+    BOXRET,
+    COMMIT,
+    END,
+)
 from bench.loop_kernels import count_above
 from bench.programs.branchy_sum import branchy_sum
 from bench.programs.lu_decomp import lu_decomp
@@ -169,3 +177,34 @@ def test_written_arguments_as_plain_code_leaves_them(fast):
     base = np.arange(12.0)
     calls = [(np.zeros(8), np.arange(8.0))] * 70 + [(base[2:10], base[:8]), (base[:8], base[2:10])]
     assert_same_calls(shifted, calls, backend="c")
+
+
+def totals_twice(x):
+    s = 0.0
+    t = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+        t += x[i]
+    return s, t, s, t
+
+
+def test_a_number_returned_twice_is_one_object_in_c(fast):
+    """``return s, t, s, t``: the C code boxes ``s`` once (BOX_SAME), ``t`` (equal) apart."""
+    got, expected = in_c(fast, totals_twice, np.arange(6.0)), totals_twice(np.arange(6.0))
+    assert got == expected and type(got[0]) is type(expected[0])
+    s, t, again, t2 = got
+    assert again is s and t2 is t and t is not s
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [BOX_SAME, 0, 0, 0],  # itself
+        [BOX_CONST, 0, 0, 0, BOX_SAME, 1, 0, 0],  # itself, after another
+        [BOX_TUPLE, 1, 0, 0, BOX_CONST, 0, 0, 0, BOX_SAME, 0, 0, 0],  # a tuple's header
+    ],
+)
+def test_a_same_item_naming_no_earlier_object_is_refused(fast, items):
+    words = [COMMIT, BOXRET, len(items) // 4, *items, END]
+    with pytest.raises(ValueError, match="malformed"):
+        fast.Guards([(np.asarray(words, np.int64).tobytes(), (1.5,), 0)], print, None, {})

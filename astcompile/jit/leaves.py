@@ -89,13 +89,48 @@ Rebuild = Callable[[list, list, tuple], Any]
 def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
     """How a template puts a call's results back, decided once per entry: a call runs only
     the steps its outputs need (walking the template cost 0.6 us of every call, a fifth of a
-    compiled loop's whole call on small arrays)."""
+    compiled loop's whole call on small arrays). A number the template returns twice
+    (``return s, s``: one graph output, see trace/tracer.py) is boxed once, so both places
+    hold one object as in plain code."""
+    twice = repeated(spec)
+    build = _rebuilder(spec, set(twice))
+    if not twice:
+        return build
+    boxes = [(k, _rebuilder(s, set())) for k, s in twice.items()]
+
+    def rebuild(outputs: list, leaves: list, args: tuple) -> Any:
+        outputs = list(outputs)
+        for k, box in boxes:
+            outputs[k] = box(outputs, leaves, args)
+        return build(outputs, leaves, args)
+
+    return rebuild
+
+
+def repeated(spec: OutSpec | tuple | list) -> dict[int, OutSpec]:
+    """The graph outputs a template returns in more than one place, by index."""
+    seen: dict[int, OutSpec] = {}
+    twice: dict[int, OutSpec] = {}
+    stack = [spec]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, OutSpec):
+            stack.extend(item)
+        elif item.kind == "graph":
+            if item.index in seen:
+                twice[item.index] = item
+            seen[item.index] = item
+    return twice
+
+
+def _rebuilder(spec: OutSpec | tuple | list, boxed: set[int]) -> Rebuild:
+    """The steps of :func:`rebuilder`; the graph outputs in ``boxed`` come boxed already."""
     if not isinstance(spec, OutSpec):
-        kind, parts = type(spec), [rebuilder(s) for s in spec]
+        kind, parts = type(spec), [_rebuilder(s, boxed) for s in spec]
         if kind is tuple and len(parts) == 1:
             number = _python_box(spec[0])
-            if number is not None:  # ``return s`` of a loop's number: one frame, not three
-                k, number, flag = number
+            if number is not None and number[0] not in boxed:  # ``return s`` of a loop's
+                k, number, flag = number  # number: one frame, not three
                 return lambda outputs, leaves, args: (_python(outputs[k], number, outputs[flag]),)
             (one,) = parts
             return lambda outputs, leaves, args: (one(outputs, leaves, args),)
@@ -107,6 +142,8 @@ def rebuilder(spec: OutSpec | tuple | list) -> Rebuild:
         return lambda outputs, leaves, args: leaves[k]
     if spec.kind != "graph":
         return lambda outputs, leaves, args: value
+    if k in boxed:
+        return lambda outputs, leaves, args: outputs[k]
     if type(box) is tuple and box[0] == "python":  # a Python number where the flag holds
         number, flag = box[1], box[2]
         return lambda outputs, leaves, args: _python(outputs[k], number, outputs[flag])

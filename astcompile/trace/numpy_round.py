@@ -28,10 +28,11 @@ def _decimals(value: Any) -> int:
 
 
 def _copy(array: SymArray) -> SymArray:
-    """NumPy's copy of an int array: a NumPy scalar where it has no axes (a 0-d array too)."""
-    if array.is_scalar:
-        return array
-    return np.copy(array) if array.ndim else array[()]
+    """NumPy's copy of an int array: a new NumPy scalar where it has no axes (a 0-d array
+    too): each round is its own object, as NumPy's (``return np.round(a), a.round(2)``)."""
+    if array.ndim:
+        return np.copy(array)
+    return np.positive(array if array.is_scalar else array[()])
 
 
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:

@@ -173,6 +173,9 @@ class _Outputs:
         self.nodes: list[Node] = []
         self.lists: set[int] = set()
         self.carried_lists = 0
+        #: id of a traced number returned -> its spec: returned twice (``return s, s``), it
+        #: is one graph output the call boxes once, so both are one object as in plain code
+        self.numbers: dict[int, OutSpec] = {}
 
     def _graph(self, node: Node, box: Any) -> OutSpec:
         self.nodes.append(node)
@@ -209,6 +212,14 @@ class _Outputs:
             if value.position is None and value.owner is value:  # made in the region
                 return self._list(value)
             return lists.output(value)
+        if id(value) in self.numbers:
+            return self.numbers[id(value)]
+        spec = self._value(value)
+        if isinstance(spec, OutSpec) and spec.kind == "graph" and spec.box != "array":
+            self.numbers[id(value)] = spec
+        return spec
+
+    def _value(self, value: Any) -> Any:
         if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
             python, flag = value.python
             flag_index = self._graph(flag.node, Box.ZERO_D).index
