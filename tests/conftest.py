@@ -115,3 +115,14 @@ def runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Cal
         return route or type(f).__call__
 
     return runs
+
+
+@pytest.fixture
+def fast() -> Any:
+    """The C call path's extension, loaded (built into the test cache on first use)."""
+    import astcompile
+    from astcompile.runtime import fastcall
+
+    module = fastcall.extension(astcompile.config.cache_dir)
+    assert module is not None, "gcc and Python headers are here: the extension must build"
+    return module

@@ -22,14 +22,6 @@ from tests.trust_helpers import gone, hanging_compiler, started
 SCALE = 3.0
 
 
-@pytest.fixture
-def fast():
-    """The extension, loaded (built into the test cache on first use)."""
-    module = fastcall.extension(astcompile.config.cache_dir)
-    assert module is not None, "gcc and Python headers are here: the extension must build"
-    return module
-
-
 def fma(a, b, c):
     return a * b + c
 

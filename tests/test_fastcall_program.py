@@ -9,7 +9,7 @@ from differential import assert_same_calls, runtime_warnings
 
 import astcompile
 from astcompile.jit.entries import fast_programs
-from astcompile.runtime import fastcall, parallel
+from astcompile.runtime import parallel
 from astcompile.runtime.fastcall_program import (
     BOX_CONST,
     BOX_SAME,
@@ -21,13 +21,6 @@ from astcompile.runtime.fastcall_program import (
 from bench.loop_kernels import count_above
 from bench.programs.branchy_sum import branchy_sum
 from bench.programs.lu_decomp import lu_decomp
-
-
-@pytest.fixture
-def fast():
-    module = fastcall.extension(astcompile.config.cache_dir)
-    assert module is not None, "gcc and Python headers are here: the extension must build"
-    return module
 
 
 def harmonic(n):

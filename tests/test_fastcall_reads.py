@@ -16,7 +16,7 @@ from astcompile.runtime import fastcall
 from astcompile.runtime.fastcall_program import ABSENT, END
 from astcompile.runtime.fastcall_reads import global_reads
 from astcompile.runtime.reads import Read, ReadKind
-from tests.test_fastcall_views import _in_c, fast  # noqa: F401 (the fixture below)
+from tests.test_fastcall_views import _in_c
 
 pytestmark = pytest.mark.usefixtures("fast")  # the extension, built and loaded
 

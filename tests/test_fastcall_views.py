@@ -25,14 +25,6 @@ from astcompile.runtime.fastcall_views import (
 from tests.test_structured_plan import every_other_stored
 
 
-@pytest.fixture
-def fast():
-    """The extension, loaded (built into the test cache on first use)."""
-    module = fastcall.extension(astcompile.config.cache_dir)
-    assert module is not None, "gcc and Python headers are here: the extension must build"
-    return module
-
-
 def backwards_beside_its_base(x, out):
     y = x * 2
     out[:] = y.sum()
