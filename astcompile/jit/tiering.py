@@ -328,13 +328,14 @@ class Tier:
 
     def _schedule(self, longer: bool = True) -> None:
         """The next sample; its wait doubles unless a due sample only waits (``_not_now``)."""
+        growth = 2 if longer else 1
         if self.switch is not None and self.switch.settle(self.plain):
             self.countdown = NEVER  # until woken: calls do not reach the counter meanwhile
             resample.resampler.schedule(self, self.delay)
-            self.delay = min(self.delay * (1 + longer), MAX_DELAY)
+            self.delay = min(self.delay * growth, MAX_DELAY)
             return
         self.countdown = self.interval + random.randrange(self.interval // 2 + 1)
-        self.interval = min(self.interval * (1 + longer), MAX_INTERVAL)
+        self.interval = min(self.interval * growth, MAX_INTERVAL)
 
     def wake(self) -> None:
         """A sample is due: the next call is measured (``jit/resample.py``)."""
