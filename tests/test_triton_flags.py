@@ -15,7 +15,7 @@ from differential import (
     target_mode,
 )
 from test_errstate import WARNING_CASES
-from test_fp_errors import int8_abs_sums, int64_item_product, sign_flips
+from test_fp_errors_casts import int8_abs_sums, int64_item_product, sign_flips
 
 import astcompile
 from astcompile.runtime import triton_runtime
