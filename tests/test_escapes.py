@@ -192,6 +192,39 @@ def test_a_watch_undoes_changes_to_what_it_was_given():
     escapes.Watch([items, table]).check()  # unchanged: nothing to say
 
 
+def test_lists_of_numbers_and_of_number_pairs_are_looked_through_by_their_types(monkeypatch):
+    """A list of 100,000 floats or of (x, y) tuples given to a region: no value of it is
+    visited one by one (that took 0.2-0.6 s of a first call), and a change is still seen."""
+    floats, pairs = [float(i) for i in range(100_000)], [(1.0, 2)] * 50_000
+    visited = []
+    kinds = escapes._state_kind
+    monkeypatch.setattr(escapes, "_state_kind", lambda v: visited.append(v) or kinds(v))
+    watch = escapes.Watch([floats, pairs])
+    assert not escapes.holds_traced([floats, pairs])
+    watch.check()
+    assert len(visited) <= 6  # the two lists, once each way
+    watch = escapes.Watch([floats, pairs])
+    floats[-1], pairs[7] = 0.0, (1.0, 3)
+    with pytest.raises(TraceBreak, match="side effect on a Python object"):
+        watch.check()
+    assert floats[-1] == 99_999.0 and pairs[7] == (1.0, 2)
+
+
+def test_a_tuple_in_a_list_holding_what_a_trace_changes_is_still_watched():
+    """Only tuples of numbers are passed over: a tuple holding a list is looked inside."""
+    inner = [1.0]
+    rows = [(0.5, 1.5)] * 3 + [(2.0, inner)]
+    watch = escapes.Watch([rows])
+    inner.append(2.0)
+    with pytest.raises(TraceBreak):
+        watch.check()
+    assert inner == [1.0]
+    with TraceContext("t") as ctx:
+        traced = SymArray(ctx.node(Op.CONST, (), np.dtype(float), ()))
+        assert escapes.holds_traced([(1.0, 2.0)] * 5 + [(1.0, traced)])
+        assert escapes.holds_traced([[1.0, 2.0], [traced]])
+
+
 def appends_in_a_for_loop(x, n):
     out = []
     for _ in range(n):
