@@ -276,6 +276,15 @@ def _builtins_of_its_module(fn: Callable) -> bool:
     return (vars(found) if isinstance(found, types.ModuleType) else found) is own
 
 
+def save_rewrite(owner: Owner) -> FunctionWork:
+    """The function stages but ``materialise``: ``owner``'s rewrite for what it keeps in Python
+    now, saved by the ``rewrite`` stage unless the cache has it (``jit/outgrown.py``)."""
+    if not _builtins_of_its_module(owner.fn):
+        return FunctionWork(owner=owner)
+    wanted = [s for s in FUNCTION_STAGES if s.name != "materialise"]
+    return run_stages(wanted, FunctionWork(owner=owner))
+
+
 def analyse(owner: Owner) -> FunctionWork:
     """Only the source and analysis stages (``fullgraph=True`` checks breaks at decoration)."""
     wanted = [s for s in FUNCTION_STAGES if s.name in ("source", "frontend", "analysis")]

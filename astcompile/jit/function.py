@@ -21,6 +21,7 @@ from astcompile.frontend.breaks import GraphBreak
 from astcompile.ir.checks import RunPlain
 from astcompile.jit import (
     fullgraph_check,
+    outgrown,
     pickling,
     preload,
     region_tiering,
@@ -367,8 +368,8 @@ class CompiledFunction(FunctionObject):
             if not lines - kept:
                 return False
             kept |= lines
-            self._outgrown, self._impl = self._impl, None
-            self._sole_region = None
+            self._outgrown, self._impl, self._sole_region = self._impl, None, None
+            outgrown.rewrite_at_exit(self)  # the next process starts from the new rewrite
             return True
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:

@@ -9,6 +9,9 @@ elsewhere and the call waits for it only as long as the function's budget has le
 has paid back goes on with the rewrite once the import is done. Without a budget (``inf``: the
 tests, explain, verify, ``astcompile build``) and for ``fullgraph=True`` (its breaks raise on
 the first call) it is imported in the calling thread, as before.
+
+At exit, functions that never got past the import are rewritten (the import waited for); those
+whose loops went to Python after their last rewrite are too (``jit/outgrown.py``).
 """
 
 from __future__ import annotations
