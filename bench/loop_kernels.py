@@ -180,6 +180,28 @@ def unread_temporaries(x):
     return s
 
 
+def first_above(a, t):
+    """The first index above a threshold, None until found: a ``while`` on ``found is None``
+    carries the flag and the index (trace/optionals.py)."""
+    found = None
+    i = 0
+    while found is None and i < a.shape[0]:
+        if a[i] > t:
+            found = i
+        i += 1
+    return found
+
+
+def smallest_positive(a):
+    """The smallest positive element, None if there is none: ``best is None or a[i] < best``
+    under a test that may leave ``best`` None."""
+    best = None
+    for i in range(a.shape[0]):
+        if a[i] > 0 and (best is None or a[i] < best):
+            best = a[i]
+    return best
+
+
 @dataclass
 class LoopCase:
     name: str
@@ -252,6 +274,16 @@ LOOP_CASES = [
         "branch: count above a threshold (262k)",
         count_above,
         lambda q, r: [r.standard_normal(65_536 if q else 262_144), 0.3],
+    ),
+    LoopCase(
+        "None until found: first index above, while loop (262k)",
+        first_above,
+        lambda q, r: [r.standard_normal(65_536 if q else 262_144), 6.0],
+    ),
+    LoopCase(
+        "None until found: smallest positive element (262k)",
+        smallest_positive,
+        lambda q, r: [r.standard_normal(65_536 if q else 262_144)],
     ),
     LoopCase(
         "unread temporaries: a float in a branch, a complex (262k)",

@@ -37,8 +37,11 @@ enum { MAX_KEPT = 8 };
 /* How BOXRET returns an item: an object in a slot; a NumPy scalar read from scratch; a
  * Python float (int) where a bool flag in scratch holds, else the NumPy scalar; always; a
  * constant; a tuple of the next (a) items, none of them a tuple (``return L, U``); the object
- * earlier item a made (a number returned twice, ``return s, s``: one object, as in Python). */
-enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME };
+ * earlier item a made (a number returned twice, ``return s, s``: one object, as in Python);
+ * None where a bool flag (c) in scratch holds, else the NumPy scalar, or else always the Python
+ * number (a variable that may be None, trace/optionals.py). */
+enum { BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME,
+       BOX_MAYBE_SCALAR, BOX_MAYBE_ALWAYS };
 #define MAX_SAME 32 /* BOX_SAME names one of the first MAX_SAME items */
 /* The views OP_VIEW makes, and an index's items (fastcall_views.c) */
 enum { VIEW_INDEX, VIEW_TRANSPOSE, VIEW_PART, VIEW_BROADCAST, VIEW_RESHAPE };
@@ -138,9 +141,12 @@ static PyObject *box_new(const int64_t *item, PyObject **slots, const int64_t *r
                          PyObject *consts) {
     if (item[0] == BOX_SLOT) return Py_NewRef(slots[item[1]]);
     if (item[0] == BOX_CONST) return Py_NewRef(PyTuple_GET_ITEM(consts, item[1]));
+    if ((item[0] == BOX_MAYBE_SCALAR || item[0] == BOX_MAYBE_ALWAYS) &&
+        *(const npy_bool *)(intptr_t)regs[item[3]])
+        return Py_NewRef(Py_None);
     void *data = (void *)(intptr_t)regs[item[1]];
     PyArray_Descr *descr = (PyArray_Descr *)PyTuple_GET_ITEM(consts, item[2]);
-    if (item[0] == BOX_ALWAYS ||
+    if (item[0] == BOX_ALWAYS || item[0] == BOX_MAYBE_ALWAYS ||
         (item[0] == BOX_NUMBER && *(const npy_bool *)(intptr_t)regs[item[3]])) {
         if (descr->type_num == NPY_FLOAT64) return PyFloat_FromDouble(*(const double *)data);
         if (descr->type_num == NPY_BOOL) return PyBool_FromLong(*(const npy_bool *)data);
@@ -622,7 +628,7 @@ static int validate(const Program *p) {
             for (int64_t k = 1; k < n; k += 4)
                 if (c[k] == BOX_TUPLE ? !tuple_fits(c + 1, c[0], (k - 1) / 4) :
                     c[k] == BOX_SAME ? !same_fits(c + 1, (k - 1) / 4) :
-                    (c[k] < BOX_SLOT || c[k] > BOX_CONST ||
+                    (c[k] < BOX_SLOT || c[k] > BOX_MAYBE_ALWAYS ||
                      (c[k] == BOX_CONST && c[k + 1] >= nconsts) ||
                      (c[k] != BOX_SLOT && c[k] != BOX_CONST && (c[k + 2] >= nconsts ||
                                           !PyArray_DescrCheck(PyTuple_GET_ITEM(p->consts, c[k + 2]))))))

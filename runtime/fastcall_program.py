@@ -32,7 +32,8 @@ from .fastcall_views import view_words
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
  APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, END) = range(1, 39)  # fmt: skip
 # how BOXRET returns one
-BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME = range(7)
+(BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME, BOX_MAYBE_SCALAR,
+ BOX_MAYBE_ALWAYS) = range(9)  # fmt: skip
 MAX_SAME = 32  # BOX_SAME names one of the first 32 items
 #: (number, output dtype) a result template makes a Python number of where its flag holds.
 _NUMBERS = {(float, "f8"), (int, "i8"), (bool, "b1")}
@@ -330,9 +331,26 @@ def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leave
             if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
                 raise _Unsupported(f"a number whose flag is {flag}")
             items += [BOX_NUMBER, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
+        elif type(box) is tuple and box[0] == "optional":
+            items += _maybe_none(p, ref, box, outputs)
         else:
             raise _Unsupported(f"output {ref} boxed as {box!r}")
     p.emit(BOXRET, len(boxes), *items)
+
+
+def _maybe_none(p: _Program, ref: tuple, box: tuple, outputs: Sequence[tuple]) -> list[int]:
+    """The item of a number that is None where its flag output holds (``("optional", box,
+    flag)``): a NumPy scalar, or a Python number of an output of its natural dtype."""
+    flag = outputs[box[2]]
+    if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
+        raise _Unsupported(f"a number that may be None, whose flag is {flag}")
+    if box[1] == "scalar":
+        kind = BOX_MAYBE_SCALAR
+    elif (box[1], ref[2][1:]) in _NUMBERS:
+        kind = BOX_MAYBE_ALWAYS
+    else:
+        raise _Unsupported(f"output {ref} boxed as {box!r}")
+    return [kind, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
 
 
 def _call(

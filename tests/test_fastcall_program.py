@@ -18,7 +18,7 @@ from astcompile.runtime.fastcall_program import (
     COMMIT,
     END,
 )
-from bench.loop_kernels import count_above
+from bench.loop_kernels import count_above, first_above, smallest_positive
 from bench.programs.branchy_sum import branchy_sum
 from bench.programs.lu_decomp import lu_decomp
 
@@ -125,6 +125,22 @@ def test_loop_regions_run_in_c_with_the_plain_results(fast, fn, args):
     got, expected = in_c(fast, fn, *args), fn(*args)
     assert type(got) is type(expected)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (first_above, (np.arange(6.0), 3.5)),  # a Python int
+        (first_above, (np.arange(6.0), 9.0)),  # None
+        (smallest_positive, (np.array([-1.0, 2.0, 0.5]),)),  # a NumPy float64
+        (smallest_positive, (-np.ones(3),)),  # None
+    ],
+)
+def test_a_number_that_may_be_none_is_boxed_in_c(fast, fn, args):
+    """``found = None`` until a loop finds it (trace/optionals.py): None where the flag
+    holds, else the number with the plain type, boxed by the C code."""
+    got, expected = in_c(fast, fn, *args), fn(*args)
+    assert type(got) is type(expected) and got == expected
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,14 @@ def smallest_of_list(xs, n):
     return best
 
 
+def best_that_may_stay_none(x):
+    best = None
+    for i in range(len(x)):
+        if x[i] > 0 and (best is None or x[i] < best):
+            best = x[i]
+    return best
+
+
 def equal_to_none(x):
     best = None
     for i in range(len(x)):
@@ -159,13 +167,15 @@ def equal_to_none(x):
         (smallest, [(np.array([3.0, 1.0, 2.0]),), (np.zeros(0),), (np.array([4, 2, 9]),)]),
         (smallest_of_list, [([5, 2, 8], 3), ([5, 2, 8], 0), ([1.5, 0.5], 2), ([7], -1)]),
         (equal_to_none, [(np.array([1.0, 3.0, 0.5]),), (np.zeros(0),)]),
+        (best_that_may_stay_none, [(np.array([-3.0, 1.0]),), (np.array([-1.0]),)]),
     ],
 )
 def test_a_variable_that_starts_as_none_compiles(backend, fn, calls):
     """``best = None`` then ``if best is None or v < best: best = v``: the first iteration is
     traced on its own (``best`` is None there, a number after it), the loop from the second.
     A call where the loop runs zero times returns None, as Python does; an int stays an int,
-    a float64 a float64."""
+    a float64 a float64. A branch that may not assign it carries it as None or a number
+    (trace/optionals.py)."""
     assert_same_calls(fn, calls, backend=backend)
     compiled = astcompile.compile(fn, backend=backend)
     compiled(*calls[0])
@@ -173,14 +183,6 @@ def test_a_variable_that_starts_as_none_compiles(backend, fn, calls):
     assert _loop_region(compiled).stats.compiled_calls > 0
     empty = compiled(*calls[1])
     assert (empty[0] if fn is smallest else empty) is None
-
-
-def best_that_may_stay_none(x):
-    best = None
-    for i in range(len(x)):
-        if x[i] > 0 and (best is None or x[i] < best):
-            best = x[i]
-    return best
 
 
 def none_into_an_array(x):
@@ -214,16 +216,14 @@ def nested_may_not_run(x):
 @pytest.mark.parametrize(
     "fn, calls",
     [
-        (best_that_may_stay_none, [(np.array([-3.0, 1.0]),), (np.array([-1.0]),)]),
         (none_into_an_array, [(np.array([3.0, 1.0]),), (np.zeros(0),)]),
         (changes_type_after_none, [(np.array([3.0, 1.0]),), (np.zeros(0),)]),
         (nested_may_not_run, [(np.ones((2, 3)),), (np.ones((4, 3)),)]),
     ],
 )
 def test_a_none_the_code_cannot_keep_exact_runs_plain(backend, fn, calls):
-    """None after the first iteration (a branch that may not assign), None stored into an
-    array, a type that changes again, an inner loop that may run zero times: Python's answer
-    (or exception) every time."""
+    """None stored into an array, a type that changes again, an inner loop that may run zero
+    times: Python's answer (or exception) every time."""
     assert_same_calls(fn, calls, backend=backend)
     compiled = astcompile.compile(fn, backend=backend)
     compiled(*calls[0])

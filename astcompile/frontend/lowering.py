@@ -26,7 +26,7 @@ from astcompile.frontend.comprehensions import lower_comprehensions
 from astcompile.frontend.folds import FOLDS
 from astcompile.frontend.spec import RET, UNBOUND_NAME, BranchSpec, GuardSpec, LoopSpec, Spec
 
-IF, WHILE = "__ac_if", "__ac_while"
+IF, WHILE, IS_NONE = "__ac_if", "__ac_while", "__ac_is_none"
 
 CREATE = "__ac_create"
 #: ``np.zeros(shape)`` and friends take no array argument, and ``np.array([a, b])`` gets a
@@ -40,7 +40,7 @@ CREATION_NAMES = frozenset(
 #: Words of a body that the lowering may route through the tracer's helpers (a superset:
 #: a match only costs building the body as written too).
 _ROUTED = re.compile(
-    r"\b(assert|if|"
+    r"\b(assert|if|is|"
     + "|".join(sorted(P.SCALAR_BUILTINS | P.MATH_FUNCTIONS | CREATION_NAMES | FOLDS.keys()))
     + r")\b|=\s*\(\s*[-+(\d.]"  # a literal table (P.literal_tables)
 )
@@ -241,6 +241,22 @@ class _Lowering(ast.NodeTransformer):
         sides = [P.lambda_of(ast.Tuple([side], ast.Load())) for side in (node.body, node.orelse)]
         chosen = P.call(IF, [P.test(node.test), *sides, ast.Tuple([], ast.Load())])
         return ast.copy_location(ast.Subscript(chosen, ast.Constant(0), ast.Load()), node)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        """``v is None`` -> ``__ac_is_none(v)``, ``v is not None`` -> ``__ac_not(...)`` of it:
+        a variable a loop or an if may leave None reads its flag (trace/optionals.py)."""
+        self.generic_visit(node)
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return node
+        none = [
+            isinstance(v, ast.Constant) and v.value is None for v in (node.left, *node.comparators)
+        ]
+        if none[0] == none[1]:
+            return node
+        test = P.call(IS_NONE, [node.comparators[0] if none[0] else node.left])
+        if isinstance(node.ops[0], ast.IsNot):
+            test = P.call(P.NOT, [test])
+        return ast.copy_location(test, node)
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         self.generic_visit(node)

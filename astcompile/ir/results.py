@@ -42,6 +42,7 @@ class Box(NamedKind):
     LIST = "list"  # a new Python list of the items (``tolist()``: Python's own number types)
     ITEMS = "items"  # a new Python list of the items as NumPy scalars (``list(array)``)
     PYTHON = "python"  # tag of ``(Box.PYTHON, type, flag)``, see :class:`OutSpec`
+    OPTIONAL = "optional"  # tag of ``(Box.OPTIONAL, box, flag)``, see :class:`OutSpec`
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ class OutSpec:
 
     ``box`` is a :class:`Box`, a Python type (the Python number the graph output converts to),
     or ``(Box.PYTHON, type, flag)``: a NumPy scalar that is the Python number where graph output
-    ``flag`` holds (see trace/unions.py).
+    ``flag`` holds (see trace/unions.py), or ``(Box.OPTIONAL, box, flag)``: None where graph
+    output ``flag`` holds, else the output boxed by ``box`` (see trace/optionals.py).
     """
 
     kind: OutKind

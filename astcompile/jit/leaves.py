@@ -67,6 +67,8 @@ def _box(value: Any, box: Any, outputs: list) -> Any:
         return value[: int(outputs[box[1]])].tolist()
     if type(box) is tuple and box[0] == "items":  # the first items, as NumPy scalars
         return list(value[: int(outputs[box[1]])])
+    if type(box) is tuple and box[0] == "optional":  # ("optional", box, flag): None where
+        return None if outputs[box[2]] else _box(value, box[1], outputs)  # the flag holds
     if type(box) is tuple:  # ("python", type, flag): a Python number where the flag holds
         return _python(value, box[1], outputs[box[2]])
     if box == "array":

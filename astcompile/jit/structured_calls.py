@@ -26,6 +26,7 @@ _TARGETS = {
     "__ac_and": ("astcompile.trace.control", "ac_and"),
     "__ac_or": ("astcompile.trace.control", "ac_or"),
     "__ac_not": ("astcompile.trace.control", "ac_not"),
+    "__ac_is_none": ("astcompile.trace.optionals", "ac_is_none"),
     "__ac_assert": ("astcompile.trace.control", "ac_assert"),
     "__ac_raise_if": ("astcompile.trace.control", "ac_raise_if"),
     "__ac_builtin": ("astcompile.trace.control", "ac_builtin"),

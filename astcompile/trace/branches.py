@@ -18,7 +18,7 @@ from astcompile.ir.graph import Graph, IfAttr
 from astcompile.ir.ops import Op
 from astcompile.trace import carried as CK
 from astcompile.trace import control as C
-from astcompile.trace import escapes, growing_lists
+from astcompile.trace import escapes, growing_lists, optionals
 from astcompile.trace import subgraphs as SG
 from astcompile.trace.context import current
 from astcompile.trace.unread_values import keep_in_body
@@ -31,8 +31,8 @@ def trace_if(test: Any, then_fn: Callable, else_fn: Callable, values: tuple) -> 
     grown = growing_lists.active(ctx)  # their lengths are values of the IF too
     values = (*values, *(sl.growth.size for sl in grown))
     branches = []
-    for fn in (then_fn, else_fn):
-        with escapes.unchanged(fn, "branch"):
+    for fn, outcome in ((then_fn, True), (else_fn, False)):
+        with escapes.unchanged(fn, "branch"), optionals.assuming(cond, outcome):
             branches.append(_trace_branch(ctx, fn, values, grown))
     kinds = CK.same_kinds(branches[0][2], branches[1][2])
     # a value both branches leave as it was is no result of the IF: it stays what it is

@@ -66,3 +66,13 @@ def _identity_operands(code: types.CodeType) -> tuple[str, ...] | None:
             return None
         names += found
     return tuple(names)
+
+
+@functools.cache
+def asks_is_none(code: types.CodeType) -> bool:
+    """Whether ``code`` (or a comprehension or lambda in it) tests ``v is None``: Python's
+    answer for a traced variable that may be None (trace/optionals.py) is not the run's."""
+    names = {i.opname for i in dis.get_instructions(code)}
+    if "IS_OP" in names or any(n.endswith(("IF_NONE", "IF_NOT_NONE")) for n in names):
+        return True  # ``v is None`` as a value, or as a jump (``if v is None:``)
+    return any(asks_is_none(c) for c in code.co_consts if isinstance(c, types.CodeType))

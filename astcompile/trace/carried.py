@@ -1,8 +1,10 @@
 """The kinds of values that flow through loops and branches, and when two kinds may meet.
 
 A carried value's *kind* is ``("array", dtype, shape, is_scalar)``, ``("scalar", dtype,
-python_type)`` (a weak Python number) or ``("union", dtype, python_type)``: a Python number or
-its NumPy twin of the same value (trace/unions.py), carried as the value and a flag. A LOOP or
+python_type)`` (a weak Python number), ``("union", dtype, python_type)``: a Python number or
+its NumPy twin of the same value (trace/unions.py), carried as the value and a flag, or
+``("optional", kind)``: None or a number of ``kind`` (trace/optionals.py), carried as the
+number and a flag "is None"; ``("none",)`` is None itself, carried as nothing. A LOOP or
 IF node gives each result one kind, but Python gives a variable the type of whatever was last
 assigned to it::
 
@@ -32,6 +34,7 @@ from astcompile.ir.graph import InputAttr, InputKind, Node
 from astcompile.ir.ops import Op
 from astcompile.trace import memory_order as order
 from astcompile.trace import nodes as B
+from astcompile.trace import optionals as OP
 from astcompile.trace import unions
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
@@ -42,6 +45,7 @@ from astcompile.trace.user_names import BodyNames
 
 _FLAG = ("array", np.dtype(bool), (), True, None)
 _UNBOUND = ("unbound",)
+_NONE = ("none",)
 
 
 def kind_of(value: Any) -> tuple:
@@ -50,6 +54,10 @@ def kind_of(value: Any) -> tuple:
         return ("list", array.dtype, array.node.shape, value.item, value.rows)
     if value is UNBOUND or value is UNSEEN:  # the body binds it (frontend/loop_plan.py)
         return _UNBOUND
+    if value is None:
+        return _NONE
+    if OP.is_optional(value):
+        return ("optional", kind_of(value.value))
     if unions.is_union(value):
         return ("union", value.dtype, value.python[0])
     if isinstance(value, SymArray):  # and NumPy's memory order (trace/memory_order.py)
@@ -78,6 +86,8 @@ def unify(before: tuple, after: tuple) -> tuple:
         raise TraceBreak(
             TraceReason.LOOP_CARRIED_TYPE, "a variable may be left unbound: runs in Python"
         )
+    if _NONE in (before, after) or "optional" in (before[0], after[0]):
+        return _optional_of(before, after)
     union = _union_of(before, after)
     if union is not None:
         return union
@@ -133,6 +143,18 @@ def _narrower(kind: tuple, out: tuple) -> tuple:
     return out
 
 
+def _optional_of(a: tuple, b: tuple) -> tuple:
+    """The kind of a variable that is None or a number: the numbers' kind, flagged. Only a
+    number (a Python one or a NumPy scalar) travels so; an array that may be None does not."""
+    inner = [k[1] if k[0] == "optional" else k for k in (a, b) if k != _NONE]
+    kind = inner[0] if len(inner) == 1 else unify(*inner)
+    if kind[0] in ("scalar", "union") or (kind[0] == "array" and kind[2] == () and kind[3]):
+        return ("optional", kind)
+    raise TraceBreak(
+        TraceReason.LOOP_CARRIED_VALUE, f"a variable is None or {_describe(kind)}: runs in Python"
+    )
+
+
 def _union_of(a: tuple, b: tuple) -> tuple | None:
     """The union kind of a Python number and its NumPy twin (or a union), if they are."""
     python = {k[2] for k in (a, b) if k[0] in ("scalar", "union")}
@@ -153,7 +175,10 @@ def same_kinds(then_kinds: list, else_kinds: list) -> list:
     kinds = []
     for a, b in zip(then_kinds, else_kinds):
         kind = unify(a, b)  # shape changes: their own message
-        if a[:4] != b[:4] and kind[0] != "union":  # (a layout that differs is C's)
+        if kind[0] == "optional":  # the numbers of both sides have one type
+            numbers = [k[1] if k[0] == "optional" else k for k in (a, b) if k != _NONE]
+            same_kinds(numbers[:1], numbers[1:])
+        elif a[:4] != b[:4] and kind[0] != "union":  # (a layout that differs is C's)
             raise TraceBreak(
                 TraceReason.VALUE_DEPENDENT_TYPE,
                 f"a variable is {_describe(a)} after one "
@@ -165,6 +190,10 @@ def same_kinds(then_kinds: list, else_kinds: list) -> list:
 
 
 def _describe(kind: tuple) -> str:
+    if kind[0] == "optional":
+        return f"None or {_describe(kind[1])}"
+    if kind == _NONE:
+        return "None"
     if kind[0] == "scalar":
         return f"a Python {kind[2].__name__}"
     if kind[0] == "union":
@@ -181,9 +210,10 @@ def placeholders(
     for position, kind in enumerate(kinds):
         index = first + len(nodes)
         name = f"c{index}" if names is None else names.carried_name(position, f"c{index}")
+        kinds_of_parts = _parts(kind)
         parts = [
-            _placeholder(ctx, k, index + j, name if j == 0 else f"{name}_is_py")
-            for j, k in enumerate(_parts(kind))
+            _placeholder(ctx, k, index + j, _part_name(kind, j, len(kinds_of_parts), name))
+            for j, k in enumerate(kinds_of_parts)
         ]
         nodes += [p.node for p in parts]
         if kind is _UNBOUND:
@@ -191,6 +221,12 @@ def placeholders(
             continue
         values.append(_value(parts, kind))
     return values, nodes
+
+
+def _part_name(kind: tuple, j: int, count: int, name: str) -> str:
+    if j == 0:
+        return name
+    return f"{name}_is_none" if kind[0] == "optional" and j == count - 1 else f"{name}_is_py"
 
 
 def typed_start(kind: tuple) -> Any:
@@ -206,8 +242,10 @@ def typed_start(kind: tuple) -> Any:
 def _parts(kind: tuple) -> list[tuple]:
     """The node kinds a value of ``kind`` travels as: a union is its value and its flag; an
     unbound start value travels as nothing (the body binds it before reading it)."""
-    if kind is _UNBOUND:
+    if kind is _UNBOUND or kind == _NONE:
         return []
+    if kind[0] == "optional":
+        return [*_parts(kind[1]), _FLAG]
     if kind[0] == "list":
         return [("array", kind[1], kind[2], False, None)]
     return [("array", kind[1], (), True, None), _FLAG] if kind[0] == "union" else [kind]
@@ -243,8 +281,15 @@ def start_holds(values: tuple, kinds: list) -> bool:
         k == kind_of(v)
         or (k[0] == "array" and k[:4] == kind_of(v)[:4])  # a layout that differs is C's
         or (k[0] == "union" and _union_of(kind_of(v), k) == k)
+        or (k[0] == "optional" and _starts_optional(v, k))
         for v, k in zip(values, kinds)
     )
+
+
+def _starts_optional(value: Any, kind: tuple) -> bool:
+    """Whether an optional of ``kind`` can start from ``value``: None, or a number of its kind."""
+    number = value.value if OP.is_optional(value) else value
+    return value is None or start_holds((number,), [kind[1]])
 
 
 def layout(kinds: list) -> list[tuple]:
@@ -273,6 +318,14 @@ def as_nodes(value: Any, kind: tuple) -> list[Node]:
     """``value`` as the nodes of ``kind`` (a union: its value, and the flag "a Python number")."""
     if kind[0] == "list":
         return [as_kind(value.array, _parts(kind)[0])]
+    if kind[0] == "optional":
+        if value is None:
+            return [*as_nodes(OP.zero_of(kind[1]), kind[1]), OP.flag_const(True)]
+        if OP.is_optional(value):
+            return [*as_nodes(value.value, kind[1]), value.flag.node]
+        return [*as_nodes(value, kind[1]), OP.flag_const(False)]
+    if kind == _NONE:
+        return []
     if kind[0] != "union":
         return [as_kind(value, kind)]
     if unions.is_union(value):
@@ -293,6 +346,10 @@ def from_nodes(nodes: list[Node], kinds: list) -> list:
 
 def _value(parts: list, kind: tuple) -> Any:
     """The value of ``kind`` whose nodes' values are ``parts``."""
+    if kind == _NONE:
+        return None
+    if kind[0] == "optional":
+        return OP.SymOptional(_value(parts[:-1], kind[1]), parts[-1])
     if kind[0] == "union":
         return unions.make(parts[0], kind[2], parts[1])
     if kind[0] == "list":

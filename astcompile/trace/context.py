@@ -106,6 +106,8 @@ class TraceContext:
         self.private: set[Node] = set()
         #: whether the region was handed an object (trace/local_lists.py adopts only its own)
         self.given: Callable[[Any], bool] = lambda value: True
+        #: node id -> the truth the branches being traced give it (trace/optionals.py)
+        self.facts: dict[int, bool] = {}
         self.loop_depth = 0  # loop bodies being traced, one in another
         self.growing: list[Any] = []  # lists loops append to (trace/growing_lists.py)
         #: (value, the check of NumPy's error for it, effect frame, position): kept where

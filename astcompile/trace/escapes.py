@@ -31,11 +31,12 @@ from astcompile.trace.library_modules import untraced
 from astcompile.trace.lists import SymList
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.nonzero import NonzeroAxis
+from astcompile.trace.optionals import SymOptional
 from astcompile.trace.reasons import TraceReason
 from astcompile.trace.stand_ins import is_read_stand_in
 from astcompile.trace.symbolic import SymArray, SymInt, SymScalar
 
-TRACED = (SymArray, SymScalar, SymInt, MaskedValue, NonzeroAxis, SymList)
+TRACED = (SymArray, SymScalar, SymInt, MaskedValue, NonzeroAxis, SymList, SymOptional)
 _EMPTY = object()
 
 #: Values no caller can change: returned as themselves, the same object on every call.

@@ -35,6 +35,7 @@ from astcompile.frontend.methods import called_object
 from astcompile.ir.results import is_leaf
 from astcompile.runtime import guards as G
 from astcompile.runtime.reads import Path, Read, ReadKind, describe
+from astcompile.trace import optionals
 from astcompile.trace.callable_kinds import (
     compares_identity,
     is_compiled_user_function,
@@ -152,6 +153,12 @@ class ReadRecorder:
             self._seen[path] = value
         return self._seen[path]
 
+    def calls(self, caller: Any, clone: Any) -> Any:
+        """``caller``, which calls ``clone``, stands where the clone did (trace/optionals.py)."""
+        path, _, fn = self._objects[id(clone)]
+        self._objects[id(fn)] = self._objects[id(caller)] = (path, caller, fn)
+        return caller
+
     def function_seen(self, clone: Any) -> tuple[Path, Any] | None:
         """(path, the real function) of a clone this trace made, else None."""
         known = self._objects.get(id(clone))
@@ -238,7 +245,7 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     clone = recorder.function(value, path)
     for name, attribute in value.__dict__.items():  # one added later: see stand_ins._has_attr
         clone.__dict__[name] = recorder.see(path + (("attr", name),), attribute)
-    return clone
+    return recorder.calls(optionals.refusing(clone, value), clone)
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:

@@ -66,6 +66,8 @@ def operand(value: Any) -> B.Operand:
         return B.Operand(value.node, True, value.hint)
     if isinstance(value, SymInt):
         return B.Operand(value.as_node(), True, value.hint)
+    if hasattr(type(value), "not_none"):  # None or a number (trace/optionals.py)
+        return operand(value.not_none())
     if hasattr(type(value), "as_array"):  # a typed list (trace/lists.py): NumPy's array of it
         return operand(value.as_array())
     if isinstance(value, (list, tuple)):

@@ -23,7 +23,7 @@ from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
 from astcompile.runtime.memory_order import known_ranks
 from astcompile.runtime.reads import Read, ReadKind
-from astcompile.trace import escapes, int_bounds, limits, lists, unread_values
+from astcompile.trace import escapes, int_bounds, limits, lists, optionals, unread_values
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
 from astcompile.trace.masks import MaskedValue
@@ -220,6 +220,12 @@ class _Outputs:
         return spec
 
     def _value(self, value: Any) -> Any:
+        if optionals.is_optional(value):  # None where its flag holds
+            flag_index = self._graph(value.flag.node, Box.ZERO_D).index
+            number = self._value(value.value)
+            if not (isinstance(number, OutSpec) and number.kind == OutKind.GRAPH):
+                raise TraceBreak(TraceReason.UNSUPPORTED_OUTPUT, "a variable that may be None")
+            return OutSpec(OutKind.GRAPH, number.index, (Box.OPTIONAL, number.box, flag_index))
         if isinstance(value, SymArray) and value.python is not None:  # trace/unions.py
             python, flag = value.python
             flag_index = self._graph(flag.node, Box.ZERO_D).index
