@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import weakref
 
 import pytest
 
@@ -53,6 +54,7 @@ def test_what_is_owed_is_rewritten_at_exit_only_where_the_front_end_is_imported(
 ):
     """A process that found every rewrite in the cache imports no libcst at its end for one."""
     saved = []
+    monkeypatch.setattr(outgrown, "_owed", weakref.WeakSet())  # owed by earlier tests: not ours
     front_end = preload.Preload(lambda: None)  # never started: a process that imported nothing
     if imported:
         front_end.done.set()
