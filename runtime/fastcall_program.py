@@ -30,7 +30,7 @@ from .fastcall_views import view_words
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, END) = range(1, 39)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, DATA, END) = range(1, 40)  # fmt: skip
 # how BOXRET returns one
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME = range(7)
 MAX_SAME = 32  # BOX_SAME names one of the first 32 items
@@ -147,7 +147,7 @@ def assemble(
         _keep(p, kept, leaves, outs)
         _wrapper(p, plan, leaves, (kernels, raiser), boxes)
         if boxes is not None:
-            _boxret(p, plan["outputs"], boxes, leaves)
+            _boxret(p, plan, boxes, leaves)
     except _Unsupported:
         return None
     p.emit(END)
@@ -248,12 +248,14 @@ def _array_checks(p: _Program, i: int, k: tuple, leaf: int, classes: list[int]) 
 
 def _same_array(ref: tuple, key: tuple, leaf: tuple[int, str]) -> bool:
     """A loop region's array input (``("array", rank, dtype, unit)``) is what the key holds,
-    and its last stride is the item size where the C code needs it (``unit``): C order
-    with a last axis of two or more, the key's size class says."""
+    and its last stride is the item size where the C code needs it (``unit``: it reads the
+    last axis with stride 1; the Python wrapper copies one with another stride): C order
+    with a last axis of two or more, the key's size class says, or of one or none, where
+    the code reads at most index 0 of it, whatever its stride (``x[:, None]``: 0)."""
     if ref[0] != "array" or len(ref) < 3:
         return True
     _, dtype, dims, _ = key[leaf[0]]
-    unit = not ref[3] or (bool(dims) and dims[-1] < 0)
+    unit = not ref[3] or bool(dims)
     return dtype == np.dtype(ref[2]) and len(dims) == ref[1] and unit
 
 
@@ -290,13 +292,14 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
     p.emit(RET, len(outs), *outs)
 
 
-def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leaves: list) -> None:
+def _boxret(p: _Program, plan: dict, boxes: Sequence[tuple], leaves: list) -> None:
     """Return each ``(kind, index, box, value)`` as the result template does: an argument
     (``"arg"``), a leaf, a constant, or a graph output: an array as it is (``"array"``), a
     0-d output as a NumPy scalar (``"scalar"``), as a Python number (``int``, ``float``) or
     as one where its flag output holds (``("python", number, flag)``); ``("tuple", n, ...)``
     makes a tuple of the ``n`` items after it. A graph output returned twice (a number:
     ``return s, s``) is the object its first item made."""
+    outputs, calls = plan["outputs"], plan["calls"]
     items: list[int] = []
     first: dict[int, int] = {}  # graph output -> the item that boxed it
     for kind, index, box, value in boxes:
@@ -317,22 +320,36 @@ def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leave
             items += [BOX_CONST, p.const(value), 0, 0]
             continue
         ref = outputs[index]
-        if ref[0] != "o":
-            if box != "array":
-                raise _Unsupported(f"output {ref} boxed as {box!r}")
+        if ref[0] != "o" and box == "array":
             items += [BOX_SLOT, p.slot(ref), 0, 0]
-        elif box == "scalar":
-            items += [BOX_SCALAR, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
-        elif (box, ref[2][1:]) in _NUMBERS:  # int(out) of an int64 output
-            items += [BOX_ALWAYS, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
-        elif type(box) is tuple and box[0] == "python" and (box[1], ref[2][1:]) in _NUMBERS:
-            flag = outputs[box[2]]
-            if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
-                raise _Unsupported(f"a number whose flag is {flag}")
-            items += [BOX_NUMBER, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
+            continue
+        reg, dtype = _number(p, ref, calls)
+        if box == "scalar":
+            items += [BOX_SCALAR, reg, p.const(dtype), 0]
+        elif (box, dtype.str[1:]) in _NUMBERS:  # int(out) of an int64 output
+            items += [BOX_ALWAYS, reg, p.const(dtype), 0]
+        elif type(box) is tuple and box[0] == "python" and (box[1], dtype.str[1:]) in _NUMBERS:
+            flag, flag_dtype = _number(p, outputs[box[2]], calls)
+            if flag_dtype != np.bool_:
+                raise _Unsupported(f"a number whose flag is {flag_dtype}")
+            items += [BOX_NUMBER, reg, p.const(dtype), flag]
         else:
             raise _Unsupported(f"output {ref} boxed as {box!r}")
     p.emit(BOXRET, len(boxes), *items)
+
+
+def _number(p: _Program, ref: tuple, calls: Sequence[tuple]) -> tuple[int, np.dtype]:
+    """(register, dtype) of an output boxed as a number: a loop region's scalar output
+    (``("o", id, dtype)``, in scratch), or a 0-d array a flat plan allocates, whose data
+    DATA puts in a register (``x.sum()`` returned: the NumPy scalar ``out[()]`` makes)."""
+    if ref[0] == "o":
+        return p.exprs[ref[:2]], np.dtype(ref[2])
+    made = [step for step in calls if step[0] == "empty" and step[1] == ref]
+    if not made or made[0][3] != ():
+        raise _Unsupported(f"output {ref}, no 0-d array the plan allocates, boxed as a number")
+    r = p.reg()
+    p.emit(DATA, r, p.slot(ref))
+    return r, np.dtype(made[0][2])
 
 
 def _call(

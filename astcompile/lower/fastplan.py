@@ -5,9 +5,10 @@ tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extensio
 (``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
 pass, return the outputs. A plan exists only for wrappers made of kernel calls on arguments
-the guard key assures (ndarrays of the node's dtype and rank), real scalars and fresh or reused
-outputs and views returned of them; anything else (another NumPy step, a size used as a
-value, a constant array, a strided argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
+the guard key assures (ndarrays of the node's dtype and rank), real scalars, sizes read as
+values (``x * x.shape[0]``, ``len(x)``: the kernel's word is the size expression the wrapper
+binds) and fresh or reused outputs and views returned of them; anything else (another NumPy
+step, a constant array, a strided argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
 it with the wrapper, and so that the runtime reads it without the compiler.
 
 Size expressions: ``("k", n)`` a number, ``("d", k, a)`` axis ``a`` of leaf ``k``,
@@ -119,8 +120,6 @@ def region_plan(
             inputs.append(("array", len(node.shape)))
         else:
             return None
-    if any(n.op is Op.DIM for n in graph.nodes()):
-        return None
     produced = {c[1] for c in calls if c[0] in ("empty", "alias")}
     views: dict[tuple, tuple] = {}  # ref -> the step that makes a view returned
     try:

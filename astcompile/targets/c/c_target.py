@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
 from astcompile.lower.fastplan import NoFastPlan, dim_plan, fresh_strides, product
@@ -99,11 +101,7 @@ class CLauncher:
         words: list[tuple] = [("n",)] + [("e", dim_plan(d)) for d in kernel.domain]
         for node in plan.loads:
             words += self.words.get(node.id) or _unsupported()
-        for s in plan.scalars:
-            if s.op is not Op.INPUT or s.dtype.kind not in "iuf":
-                raise NoFastPlan("a scalar that is not a real number argument")
-            ((ctype_name, _),) = scalar_params("s", s.dtype)
-            words.append(("x", s.attr.index, ctype_name))
+        words += [_scalar_word(s) for s in plan.scalars]
         for node in kernel.outputs:
             words += self.words.get(node.id) or _unsupported()
         return tuple(words)
@@ -140,8 +138,15 @@ class CLauncher:
                 return [ptr, str(node.dtype.itemsize)]
             w.emit(f"{', '.join(strides)} = {name}.strides")
             return [ptr, *strides]
-        if node.op is Op.INPUT and node.id in self.w.assured.typed and node.shape == ():
-            self.words[node.id] = self._input_words(node)
+        if (
+            node.op is Op.INPUT
+            and node.id in self.w.assured.typed
+            and node.id not in self.unit_inner
+        ):
+            # C order (the key's layout): _fb takes it; its strides as they are (a length-1
+            # axis's stride may be anything NumPy left there)
+            ref = _ref(node)
+            self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
         w.emit("try:")
@@ -163,6 +168,17 @@ class CLauncher:
 def _ref(node: Node) -> tuple:
     """A fast plan's name for an array: an input by its place, a temporary by its node."""
     return ("in", node.attr.index) if node.op is Op.INPUT else ("t", node.id)
+
+
+def _scalar_word(s: Node) -> tuple:
+    """The word of a kernel's scalar: a real number argument, or a size read as a value
+    (``x.shape[0]``, ``len(x)``, ``x.size``: the size expression the wrapper binds)."""
+    if s.op is Op.DIM and s.dtype == np.int64:
+        return ("e", dim_plan(s.attr))
+    if s.op is not Op.INPUT or s.dtype.kind not in "iuf":
+        raise NoFastPlan("a scalar that is not a real number argument or a size")
+    ((ctype_name, _),) = scalar_params("s", s.dtype)
+    return ("x", s.attr.index, ctype_name)
 
 
 def _empty_step(o: Node) -> tuple:
