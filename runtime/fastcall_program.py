@@ -30,7 +30,7 @@ from .fastcall_views import view_words
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, DATA, END) = range(1, 40)  # fmt: skip
+ APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, DATA, UNIT, END) = range(1, 41)  # fmt: skip
 # how BOXRET returns one
 BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME = range(7)
 MAX_SAME = 32  # BOX_SAME names one of the first 32 items
@@ -282,6 +282,8 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
             p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
         elif step[0] == "view":  # a view of an argument or of an array allocated above
             p.emit(VIEW, *view_words(p, step))
+        elif step[0] == "unit":  # read with a unit last stride (else the wrapper copies it)
+            p.emit(UNIT, p.slot(step[1]), step[2])
         else:
             _call(p, step, leaves, *code)
     if p.keeping:

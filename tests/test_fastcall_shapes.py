@@ -7,6 +7,7 @@ call's result is the plain function's, also after the sizes change between calls
 from __future__ import annotations
 
 import functools
+import types
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from differential import assert_same_call
 
 import astcompile
 from astcompile.jit import regions
-from astcompile.runtime.fastcall_program import COMMIT, DATA, END, MAX_REGS, assemble
+from astcompile.runtime.fastcall_program import COMMIT, DATA, END, MAX_REGS, RET, UNIT, assemble
 from tests.test_fastcall_views import _in_c
 
 pytestmark = pytest.mark.usefixtures("fast")  # the extension, built and loaded
@@ -78,18 +79,24 @@ def _same_calls(compiled, fn, arrays) -> None:
         assert_same_call(compiled, tuple(a.copy() for a in args), fn, args, "c")
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn", FLAT)
-def test_a_size_read_as_a_value_runs_in_c(fn, dtype, python_calls):
-    """Results (a NumPy scalar where plain returns one) as plain's while the length changes
-    between calls, one element included; once compiled for each, no call runs Python guards."""
+def _in_c_for_each_length(fn, dtype, sizes: list[int], python_calls: list):
+    """``fn`` compiled and called with 1-d arrays of ``sizes`` in turn, twice: results as
+    plain's, and the second time round every call in C (no Python guard call)."""
     compiled = astcompile.compile(fn, backend="c")
-    sizes = [16, 1, 1000, 3, 16, 1]
     _same_calls(compiled, fn, [(_data((n,), dtype),) for n in sizes])
     assert _in_c(compiled)
     del python_calls[:]
     _same_calls(compiled, fn, [(_data((n,), dtype),) for n in sizes])
     assert python_calls == []
+    return compiled
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn", FLAT)
+def test_a_size_read_as_a_value_runs_in_c(fn, dtype, python_calls):
+    """Results (a NumPy scalar where plain returns one) as plain's while the length changes
+    between calls, one element included; once compiled for each, no call runs Python guards."""
+    compiled = _in_c_for_each_length(fn, dtype, [16, 1, 1000, 3, 16, 1], python_calls)
     _same_calls(compiled, fn, [(_data((0,), dtype),)])  # empty: its own entry
 
 
@@ -171,6 +178,64 @@ def test_a_loop_bounded_by_a_size_read_once():
     assert _in_c(compiled)
 
 
+def second_difference(x):
+    return x[2:] - 2.0 * x[1:-1] + x[:-2]
+
+
+def steps(x):
+    n = x.shape[0]
+    return x[1:n] - x[0 : n - 1]
+
+
+def first_half(x):
+    return x[: len(x) // 2] * 2.0
+
+
+def neighbours_of_a_result(x):
+    y = x * 2.0
+    return y[1:] + y[:-1]
+
+
+def rows_below(a):
+    return a[1:] * 2.0 + a[:-1]
+
+
+@pytest.mark.parametrize("fn", [second_difference, steps, first_half, neighbours_of_a_result])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_views_the_kernels_read_are_made_in_c(fn, dtype, python_calls):
+    """``x[1:] - x[:-1]``: the plan makes each view (of an argument or of an array it
+    allocated) before the kernels, and checks its last stride is the item size (as the
+    wrapper does before it copies one)."""
+    _in_c_for_each_length(fn, dtype, [16, 3, 2, 1000, 5, 16], python_calls)
+
+
+def every_other_pair(x):
+    return x[::2] + x[1::2]
+
+
+def symmetric(a):
+    return a + a.T
+
+
+@pytest.mark.parametrize("fn, shape", [(every_other_pair, (16,)), (symmetric, (4, 4))])
+def test_views_the_wrapper_always_copies_keep_it(fn, shape):
+    """A view read with stride 1 whose last stride is never the item size (``x[::2]``,
+    ``a.T``): no C program, which would only fail its check and go to the wrapper."""
+    compiled = astcompile.compile(fn, backend="c")
+    _same_calls(compiled, fn, [(_data(shape, np.float64),)] * 3)
+    assert not _in_c(compiled)
+
+
+def test_a_view_of_a_column_keeps_its_strides():
+    """``a[1:]`` of an (n, 1) argument whose last stride is not the item size: the kernel
+    reads the length-1 axis at index 0 only, with the view's strides as NumPy made them."""
+    compiled = astcompile.compile(rows_below, backend="c")
+    _same_calls(compiled, rows_below, [(_data((8, 1), np.float64),)] * 3)
+    assert _in_c(compiled)
+    for a in _odd_strides(_data((8,), np.float64)):
+        assert_same_call(compiled, (a,), rows_below, (a,), "c")
+
+
 def _plan(shape: tuple) -> dict:
     """A flat plan that allocates its one output, of ``shape``, and returns it."""
     made = ("empty", ("t", 1), np.dtype(np.float64), shape)
@@ -193,3 +258,16 @@ def test_a_data_word_out_of_range_is_refused(fast):
     words = [COMMIT, DATA, 0, MAX_REGS, END]
     with pytest.raises(ValueError, match="malformed"):
         fast.Guards([(np.asarray(words, np.int64).tobytes(), (), 0)], print, None, {})
+
+
+def test_the_unit_check_sends_another_last_stride_to_the_wrapper(fast):
+    """UNIT: the array in a slot has the item size as its last stride, or the call goes to
+    the Python path (whose wrapper copies it)."""
+    words = [COMMIT, UNIT, 0, 8, RET, 1, 0, END]
+    stats = types.SimpleNamespace(compiled_calls=0)
+    program = (np.asarray(words, np.int64).tobytes(), (), 1)
+    guards = fast.Guards([program], lambda x: "python", stats, {})
+    x = np.arange(8.0)
+    assert guards(x) == (x,) and stats.compiled_calls == 1
+    assert guards(x[::2]) == "python" and stats.compiled_calls == 1
+    assert guards(np.zeros(())) == "python"  # 0-d: no last axis

@@ -24,7 +24,14 @@ import numpy as np
 
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
-from astcompile.lower.fastplan import NoFastPlan, dim_plan, fresh_strides, product
+from astcompile.lower.fastplan import (
+    VIEW_KINDS,
+    NoFastPlan,
+    dim_plan,
+    fresh_strides,
+    keeps_unit_stride,
+    product,
+)
 from astcompile.lower.ids import nid
 from astcompile.lower.plan import KernelPlan, unit_inner_buffers
 from astcompile.lower.pyexpr import dim_expr
@@ -138,15 +145,7 @@ class CLauncher:
                 return [ptr, str(node.dtype.itemsize)]
             w.emit(f"{', '.join(strides)} = {name}.strides")
             return [ptr, *strides]
-        if (
-            node.op is Op.INPUT
-            and node.id in self.w.assured.typed
-            and node.id not in self.unit_inner
-        ):
-            # C order (the key's layout): _fb takes it; its strides as they are (a length-1
-            # axis's stride may be anything NumPy left there)
-            ref = _ref(node)
-            self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
+        self._as_it_is(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
         w.emit("try:")
@@ -156,6 +155,22 @@ class CLauncher:
         if strides:
             w.emit(f"{', '.join(strides)}{',' if len(strides) == 1 else ''} = {name}.strides")
         return [ptr, *strides]
+
+    def _as_it_is(self, node: Node) -> None:
+        """Fast-plan words for an array passed with its strides as they are: an argument the
+        key assures (C order, so ``_fb`` takes it; a length-1 axis's stride may be anything
+        NumPy left there), or a view a NumPy step made (``x[1:]``: the plan's ``view`` step,
+        ``("v", id)``). Where the kernels read its last axis with stride 1 the wrapper copies
+        one with another stride: the plan's ``unit`` check sends such a call to it."""
+        if node.op is Op.INPUT and node.id in self.w.assured.typed:
+            ref = _ref(node)
+        elif node.op in VIEW_KINDS and (node.id not in self.unit_inner or keeps_unit_stride(node)):
+            ref = ("v", node.id)
+        else:
+            return
+        self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
+        if node.id in self.unit_inner and node.shape:
+            self._record(lambda: ("unit", ref, node.dtype.itemsize))
 
     def _input_words(self, node: Node) -> list[tuple]:
         if node.op is not Op.INPUT:
