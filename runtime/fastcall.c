@@ -29,7 +29,7 @@ enum {
     OP_MINMAX, OP_COMMIT, OP_EMPTY, OP_ALIAS, OP_WN, OP_WR, OP_WP, OP_WS, OP_WD, OP_WF,
     OP_WI, OP_CALL, OP_RET, OP_EQ, OP_GLOBAL, OP_TYPEIS, OP_CODE, OP_SCRATCH, OP_CALLRC,
     OP_BOXRET, OP_WRITABLE, OP_APART, OP_KEEP, OP_UNDO, OP_FILTERS, OP_STATE, OP_VIEW, OP_ABSENT,
-    OP_END
+    OP_DATA, OP_UNIT, OP_END
 };
 enum { MAX_SLOTS = 256, MAX_REGS = 256, MAX_WORDS = 512, MAX_DIMS = 32, MAX_SCRATCH = 64 };
 enum { MAX_KEPT = 8 };
@@ -410,6 +410,19 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             break;
         }
         case OP_ALIAS: slots[c[0]] = slots[c[1]]; c += 2; break;
+        case OP_DATA: /* reg = the data of the 0-d array in a slot, which BOXRET boxes as a
+                       * number (a flat region's x.sum() returned as a NumPy scalar) */
+            regs[c[0]] = (int64_t)(intptr_t)PyArray_DATA((PyArrayObject *)slots[c[1]]);
+            c += 2;
+            break;
+        case OP_UNIT: { /* the array in slot c[0] has last stride c[1], the item size the
+                         * kernels read it with (else the Python wrapper copies it) */
+            PyArrayObject *a = (PyArrayObject *)slots[c[0]];
+            int nd = PyArray_NDIM(a);
+            if (nd == 0 || PyArray_STRIDE(a, nd - 1) != c[1]) goto fail;
+            c += 2;
+            break;
+        }
         case OP_VIEW: { /* a view of an argument or of an array just allocated, as NumPy
                          * makes it (fastcall_views.c); before the kernels run */
             PyObject *v = make_view(slots[c[1]], c + 1, regs, p->consts);
@@ -568,14 +581,14 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0, 2};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0, 2, 2, 2};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
     while (c < end) {
         int64_t op = *c++;
         if (op == OP_END) return c == end ? 0 : -1;
-        if (op < OP_ARRAY || op > OP_ABSENT) return -1;
+        if (op < OP_ARRAY || op > OP_UNIT) return -1;
         if (op == OP_VIEW) { /* its own checks: a step may be negative */
             int64_t n = view_words(c, end, nconsts, p->consts);
             if (n < 0 || ++nheld > MAX_SLOTS) return -1;

@@ -25,26 +25,18 @@ from typing import Any
 import numpy as np
 
 from . import errstate
+from .fastcall_boxes import Unsupported as _Unsupported
+from .fastcall_boxes import box_items
 from .fastcall_views import view_words
 
 # opcodes: keep in step with the enum in fastcall.c
 (ARRAY, DIM, FLOAT, INT, IS, NOTSAME, CONST, BIN, CMP, MINMAX, COMMIT, EMPTY, ALIAS, WN, WR, WP,
  WS, WD, WF, WI, CALL, RET, EQ, GLOBAL, TYPEIS, CODE, SCRATCH, CALLRC, BOXRET, WRITABLE,
- APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, END) = range(1, 39)  # fmt: skip
-# how BOXRET returns one
-(BOX_SLOT, BOX_SCALAR, BOX_NUMBER, BOX_ALWAYS, BOX_CONST, BOX_TUPLE, BOX_SAME, BOX_MAYBE_SCALAR,
- BOX_MAYBE_ALWAYS) = range(9)  # fmt: skip
-MAX_SAME = 32  # BOX_SAME names one of the first 32 items
-#: (number, output dtype) a result template makes a Python number of where its flag holds.
-_NUMBERS = {(float, "f8"), (int, "i8"), (bool, "b1")}
+ APART, KEEP, UNDO, FILTERS, STATE, VIEW, ABSENT, DATA, UNIT, END) = range(1, 41)  # fmt: skip
 _BIN = {"+": 0, "-": 1, "*": 2, "//": 3, "%": 4, "max": 5}
 REL = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 _INTS = {f"{s}int{b}_t": (b, s == "") for b in (8, 16, 32, 64) for s in ("", "u")}
 MAX_REGS = 256
-
-
-class _Unsupported(Exception):
-    pass
 
 
 class _Program:
@@ -99,6 +91,12 @@ class _Program:
     def compare(self, rel: str, x: int, y: int) -> None:
         self.emit(CMP, REL[rel], x, y)
 
+    def data(self, slot: int) -> int:
+        """A register holding the data address of the array in ``slot`` (DATA)."""
+        r = self.reg()
+        self.emit(DATA, r, slot)
+        return r
+
     def slot(self, ref: tuple, new: bool = False) -> int:
         if new:
             self.slots[ref] = self.nslots
@@ -148,7 +146,7 @@ def assemble(
         _keep(p, kept, leaves, outs)
         _wrapper(p, plan, leaves, (kernels, raiser), boxes)
         if boxes is not None:
-            _boxret(p, plan["outputs"], boxes, leaves)
+            _boxret(p, plan, boxes, leaves)
     except _Unsupported:
         return None
     p.emit(END)
@@ -249,12 +247,14 @@ def _array_checks(p: _Program, i: int, k: tuple, leaf: int, classes: list[int]) 
 
 def _same_array(ref: tuple, key: tuple, leaf: tuple[int, str]) -> bool:
     """A loop region's array input (``("array", rank, dtype, unit)``) is what the key holds,
-    and its last stride is the item size where the C code needs it (``unit``): C order
-    with a last axis of two or more, the key's size class says."""
+    and its last stride is the item size where the C code needs it (``unit``: it reads the
+    last axis with stride 1; the Python wrapper copies one with another stride): C order
+    with a last axis of two or more, the key's size class says, or of one or none, where
+    the code reads at most index 0 of it, whatever its stride (``x[:, None]``: 0)."""
     if ref[0] != "array" or len(ref) < 3:
         return True
     _, dtype, dims, _ = key[leaf[0]]
-    unit = not ref[3] or (bool(dims) and dims[-1] < 0)
+    unit = not ref[3] or bool(dims)
     return dtype == np.dtype(ref[2]) and len(dims) == ref[1] and unit
 
 
@@ -281,6 +281,8 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
             p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
         elif step[0] == "view":  # a view of an argument or of an array allocated above
             p.emit(VIEW, *view_words(p, step))
+        elif step[0] == "unit":  # read with a unit last stride (else the wrapper copies it)
+            p.emit(UNIT, p.slot(step[1]), step[2])
         else:
             _call(p, step, leaves, *code)
     if p.keeping:
@@ -291,66 +293,9 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
     p.emit(RET, len(outs), *outs)
 
 
-def _boxret(p: _Program, outputs: Sequence[tuple], boxes: Sequence[tuple], leaves: list) -> None:
-    """Return each ``(kind, index, box, value)`` as the result template does: an argument
-    (``"arg"``), a leaf, a constant, or a graph output: an array as it is (``"array"``), a
-    0-d output as a NumPy scalar (``"scalar"``), as a Python number (``int``, ``float``) or
-    as one where its flag output holds (``("python", number, flag)``); ``("tuple", n, ...)``
-    makes a tuple of the ``n`` items after it. A graph output returned twice (a number:
-    ``return s, s``) is the object its first item made."""
-    items: list[int] = []
-    first: dict[int, int] = {}  # graph output -> the item that boxed it
-    for kind, index, box, value in boxes:
-        if kind == "graph" and index in first:
-            if first[index] >= MAX_SAME:
-                raise _Unsupported(f"output {index} returned again after item {MAX_SAME}")
-            items += [BOX_SAME, first[index], 0, 0]
-            continue
-        if kind == "graph":
-            first[index] = len(items) // 4
-        if kind == "tuple":  # the next ``index`` items make one tuple (``return L, U``)
-            items += [BOX_TUPLE, index, 0, 0]
-            continue
-        if kind in ("arg", "leaf"):
-            items += [BOX_SLOT, index if kind == "arg" else leaves[index][0], 0, 0]
-            continue
-        if kind != "graph":
-            items += [BOX_CONST, p.const(value), 0, 0]
-            continue
-        ref = outputs[index]
-        if ref[0] != "o":
-            if box != "array":
-                raise _Unsupported(f"output {ref} boxed as {box!r}")
-            items += [BOX_SLOT, p.slot(ref), 0, 0]
-        elif box == "scalar":
-            items += [BOX_SCALAR, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
-        elif (box, ref[2][1:]) in _NUMBERS:  # int(out) of an int64 output
-            items += [BOX_ALWAYS, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), 0]
-        elif type(box) is tuple and box[0] == "python" and (box[1], ref[2][1:]) in _NUMBERS:
-            flag = outputs[box[2]]
-            if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
-                raise _Unsupported(f"a number whose flag is {flag}")
-            items += [BOX_NUMBER, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
-        elif type(box) is tuple and box[0] == "optional":
-            items += _maybe_none(p, ref, box, outputs)
-        else:
-            raise _Unsupported(f"output {ref} boxed as {box!r}")
-    p.emit(BOXRET, len(boxes), *items)
-
-
-def _maybe_none(p: _Program, ref: tuple, box: tuple, outputs: Sequence[tuple]) -> list[int]:
-    """The item of a number that is None where its flag output holds (``("optional", box,
-    flag)``): a NumPy scalar, or a Python number of an output of its natural dtype."""
-    flag = outputs[box[2]]
-    if flag[0] != "o" or np.dtype(flag[2]) != np.bool_:
-        raise _Unsupported(f"a number that may be None, whose flag is {flag}")
-    if box[1] == "scalar":
-        kind = BOX_MAYBE_SCALAR
-    elif (box[1], ref[2][1:]) in _NUMBERS:
-        kind = BOX_MAYBE_ALWAYS
-    else:
-        raise _Unsupported(f"output {ref} boxed as {box!r}")
-    return [kind, p.exprs[ref[:2]], p.const(np.dtype(ref[2])), p.exprs[flag[:2]]]
+def _boxret(p: _Program, plan: dict, boxes: Sequence[tuple], leaves: list) -> None:
+    """BOXRET: the entry's result template (``fastcall_boxes.box_items``)."""
+    p.emit(BOXRET, len(boxes), *box_items(p, plan, boxes, leaves))
 
 
 def _call(

@@ -58,6 +58,10 @@ static PyObject *index_view(PyArrayObject *src, const int64_t *item, int64_t n, 
         if (length > 0 && (__builtin_mul_overflow(length - 1, step, &last) ||
                            (last += start) < 0 || last >= dim)) /* the last element's index */
             return NULL;
+        if (length == 0) { /* NumPy's empty slice: from the axis's start, with step 1 */
+            start = 0;
+            step = 1;
+        }
         data += start * stride;
         dims[nd] = length;
         strides[nd++] = stride * step;

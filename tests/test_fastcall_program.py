@@ -10,14 +10,8 @@ from differential import assert_same_calls, runtime_warnings
 import astcompile
 from astcompile.jit.entries import fast_programs
 from astcompile.runtime import parallel
-from astcompile.runtime.fastcall_program import (
-    BOX_CONST,
-    BOX_SAME,
-    BOX_TUPLE,
-    BOXRET,
-    COMMIT,
-    END,
-)
+from astcompile.runtime.fastcall_boxes import BOX_CONST, BOX_SAME, BOX_TUPLE
+from astcompile.runtime.fastcall_program import BOXRET, COMMIT, END
 from bench.loop_kernels import count_above, first_above, smallest_positive
 from bench.programs.branchy_sum import branchy_sum
 from bench.programs.lu_decomp import lu_decomp

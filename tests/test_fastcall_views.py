@@ -158,7 +158,7 @@ def test_a_returned_view_is_numpys_view(fast, fn, make, n):
     compiled = astcompile.compile(fn, backend="c")
     for _ in range(3):
         assert_same_call(compiled, make(n), fn, make(n), "c")
-    assert _in_c(compiled) or n == 1  # one element: the Python wrapper, as for x * 2
+    assert _in_c(compiled)  # one element too (a length-1 axis: its stride as it is)
     got_args, want_args = make(n), make(n)
     got, want = compiled(*got_args), fn(*want_args)
     assert layout(got, got_args) == layout(want, want_args)
@@ -279,3 +279,19 @@ def test_a_view_leaks_no_reference(fast):
         view, y = compiled(x, out)
     assert (sys.getrefcount(x), sys.getrefcount(out)) == before
     assert view.base is y and sys.getrefcount(y) == 4  # y, view.base, the call's argument, this
+
+
+def tail_every_other(x):
+    return (x * 2.0)[5::2]
+
+
+def test_an_empty_slice_is_numpys(fast):
+    """An empty slice (``[5::2]`` of 4 elements) as NumPy makes it: from the axis's start,
+    step 1, so its stride is the axis's own, not ``step`` times it (16 bytes before)."""
+    compiled = astcompile.compile(tail_every_other, backend="c")
+    for n in (16, 16, 4, 5, 16, 4):
+        x = np.arange(float(n))
+        got, want = compiled(x.copy()), tail_every_other(x)
+        assert layout(got, ()) == layout(want, ())
+        np.testing.assert_array_equal(got, want)
+    assert _in_c(compiled)

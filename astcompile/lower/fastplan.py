@@ -5,18 +5,21 @@ tuples of numbers, dtypes and names (a *fast plan*) let the runtime's C extensio
 (``runtime/fastcall.c``) do them without a Python frame: check the size facts the wrapper
 checks, allocate the outputs, call each kernel's packed entry with the words the launcher would
 pass, return the outputs. A plan exists only for wrappers made of kernel calls on arguments
-the guard key assures (ndarrays of the node's dtype and rank), real scalars and fresh or reused
-outputs and views returned of them; anything else (another NumPy step, a size used as a
-value, a constant array, a strided argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
+the guard key assures (ndarrays of the node's dtype and rank), real scalars, sizes read as
+values (``x * x.shape[0]``, ``len(x)``: the kernel's word is the size expression the wrapper
+binds) and fresh or reused outputs and views returned of them; anything else (another NumPy
+step, a constant array, a strided argument) keeps the region on its Python wrapper. Plain data so that the warm cache persists
 it with the wrapper, and so that the runtime reads it without the compiler.
 
 Size expressions: ``("k", n)`` a number, ``("d", k, a)`` axis ``a`` of leaf ``k``,
 ``(op, x, y)`` with ``op`` one of ``+ - * // % max``.
 
-A returned view of an argument or of an array the plan allocates (``y[::2]``, ``y.T``,
-``y.real``, ``np.broadcast_to(y, s)``) is a ``("view", ref, of, kind, items)`` step
-(:func:`view_step`): the C path makes it as NumPy does (strides, flags, ``.base``), before
-any kernel runs, so that a view it cannot make leaves the call to the Python path unrun.
+A view of an argument or of an array the plan allocates (``y[::2]``, ``y.T``, ``y.real``,
+``np.broadcast_to(y, s)``), returned or read by a kernel (``x[1:] - x[:-1]``), is a
+``("view", ref, of, kind, items)`` step (:func:`view_step`): the C path makes it as NumPy
+does (strides, flags, ``.base``), before any kernel runs, so that a view it cannot make
+leaves the call to the Python path unrun. A ``("unit", ref, itemsize)`` step checks the last
+stride of an array a kernel reads with stride 1, where the wrapper would copy it.
 """
 
 from __future__ import annotations
@@ -119,21 +122,27 @@ def region_plan(
             inputs.append(("array", len(node.shape)))
         else:
             return None
-    if any(n.op is Op.DIM for n in graph.nodes()):
-        return None
     produced = {c[1] for c in calls if c[0] in ("empty", "alias")}
-    views: dict[tuple, tuple] = {}  # ref -> the step that makes a view returned
+    views: dict[tuple, tuple] = {}  # ref -> the step that makes a view returned or read
+    steps = [s.node for s in sched.steps if not isinstance(s, Kernel)]
     try:
         outputs = [_output_ref(node, produced, views) for node in graph.outputs]
+        for node in steps:  # a view a kernel reads (x[1:] - x[:-1])
+            if node.op in VIEW_KINDS:
+                _output_ref(node, produced, views)
         conds = size_conditions(graph, minmax)
     except NoFastPlan:
         return None
-    made = {("v", s.node.id) for s in sched.steps if not isinstance(s, Kernel)}
-    if made != views.keys():  # a NumPy step that is no view returned
+    if {("v", node.id) for node in steps} != views.keys():  # a NumPy step that is no view
         return None
-    if views:  # allocations first, then the views of them, then the kernels
-        allocs = [c for c in calls if c[0] in ("empty", "alias")]
-        calls = [*allocs, *views.values(), *(c for c in calls if c[0] not in ("empty", "alias"))]
+    # allocations, the views of them and of arguments, their stride checks, then the kernels
+    first = ("empty", "alias", "unit")
+    calls = [
+        *(c for c in calls if c[0] in first[:2]),
+        *views.values(),
+        *(c for c in calls if c[0] == "unit"),
+        *(c for c in calls if c[0] not in first),
+    ]
     return {
         "inputs": tuple(inputs),
         "conds": tuple(conds),
@@ -168,6 +177,31 @@ VIEW_KINDS = {
 }
 #: The most axes the C path's views have (``MAX_DIMS`` of ``fastcall.c``).
 MAX_VIEW_AXES = 32
+
+
+def keeps_unit_stride(node: Node) -> bool:
+    """Whether view ``node`` (of views of an argument or of a fresh array) may have the item
+    size as its last stride, having its base's on its last axis: a step-1 slice of the base's last axis or that axis untouched,
+    a reshape (of a C-contiguous base), a transpose that keeps the last axis, ``.real`` of a
+    real array. Another (``x[::2]``, ``a.T``) never has the item size there, so the wrapper,
+    which copies such an array for kernels that read it with stride 1, keeps the call."""
+    if node.op not in VIEW_KINDS:  # an argument (the plan's unit check tells) or a fresh array
+        return True
+    base = node.inputs[0]
+    if node.op is Op.INDEX:
+        items = list(node.attr)
+        taken = [i for i in items if i.kind is not IndexKind.NEWAXIS]
+        if len(taken) == base.ndim:  # an item covers the last axis: a step-1 slice, last
+            last = taken[-1] if taken else None
+            if last is None or last is not items[-1] or last.kind is not IndexKind.SLICE:
+                return False
+            return last.step == 1 and keeps_unit_stride(base)
+    elif node.op is Op.TRANSPOSE:
+        if not node.attr or node.attr[-1] != len(node.attr) - 1:
+            return False
+    elif node.op in (Op.BROADCAST_TO, Op.IMAG) or (node.op is Op.REAL and base.dtype.kind == "c"):
+        return False
+    return keeps_unit_stride(base)
 
 
 def view_step(node: Node, ref: tuple, of: tuple) -> tuple:

@@ -20,9 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Kind, Op
-from astcompile.lower.fastplan import NoFastPlan, dim_plan, fresh_strides, product
+from astcompile.lower.fastplan import (
+    VIEW_KINDS,
+    NoFastPlan,
+    dim_plan,
+    fresh_strides,
+    keeps_unit_stride,
+    product,
+)
 from astcompile.lower.ids import nid
 from astcompile.lower.plan import KernelPlan, unit_inner_buffers
 from astcompile.lower.pyexpr import dim_expr
@@ -99,11 +108,7 @@ class CLauncher:
         words: list[tuple] = [("n",)] + [("e", dim_plan(d)) for d in kernel.domain]
         for node in plan.loads:
             words += self.words.get(node.id) or _unsupported()
-        for s in plan.scalars:
-            if s.op is not Op.INPUT or s.dtype.kind not in "iuf":
-                raise NoFastPlan("a scalar that is not a real number argument")
-            ((ctype_name, _),) = scalar_params("s", s.dtype)
-            words.append(("x", s.attr.index, ctype_name))
+        words += [_scalar_word(s) for s in plan.scalars]
         for node in kernel.outputs:
             words += self.words.get(node.id) or _unsupported()
         return tuple(words)
@@ -140,8 +145,7 @@ class CLauncher:
                 return [ptr, str(node.dtype.itemsize)]
             w.emit(f"{', '.join(strides)} = {name}.strides")
             return [ptr, *strides]
-        if node.op is Op.INPUT and node.id in self.w.assured.typed and node.shape == ():
-            self.words[node.id] = self._input_words(node)
+        self._as_it_is(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
         w.emit("try:")
@@ -151,6 +155,22 @@ class CLauncher:
         if strides:
             w.emit(f"{', '.join(strides)}{',' if len(strides) == 1 else ''} = {name}.strides")
         return [ptr, *strides]
+
+    def _as_it_is(self, node: Node) -> None:
+        """Fast-plan words for an array passed with its strides as they are: an argument the
+        key assures (C order, so ``_fb`` takes it; a length-1 axis's stride may be anything
+        NumPy left there), or a view a NumPy step made (``x[1:]``: the plan's ``view`` step,
+        ``("v", id)``). Where the kernels read its last axis with stride 1 the wrapper copies
+        one with another stride: the plan's ``unit`` check sends such a call to it."""
+        if node.op is Op.INPUT and node.id in self.w.assured.typed:
+            ref = _ref(node)
+        elif node.op in VIEW_KINDS and (node.id not in self.unit_inner or keeps_unit_stride(node)):
+            ref = ("v", node.id)
+        else:
+            return
+        self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
+        if node.id in self.unit_inner and node.shape:
+            self._record(lambda: ("unit", ref, node.dtype.itemsize))
 
     def _input_words(self, node: Node) -> list[tuple]:
         if node.op is not Op.INPUT:
@@ -163,6 +183,17 @@ class CLauncher:
 def _ref(node: Node) -> tuple:
     """A fast plan's name for an array: an input by its place, a temporary by its node."""
     return ("in", node.attr.index) if node.op is Op.INPUT else ("t", node.id)
+
+
+def _scalar_word(s: Node) -> tuple:
+    """The word of a kernel's scalar: a real number argument, or a size read as a value
+    (``x.shape[0]``, ``len(x)``, ``x.size``: the size expression the wrapper binds)."""
+    if s.op is Op.DIM and s.dtype == np.int64:
+        return ("e", dim_plan(s.attr))
+    if s.op is not Op.INPUT or s.dtype.kind not in "iuf":
+        raise NoFastPlan("a scalar that is not a real number argument or a size")
+    ((ctype_name, _),) = scalar_params("s", s.dtype)
+    return ("x", s.attr.index, ctype_name)
 
 
 def _empty_step(o: Node) -> tuple:

@@ -1,0 +1,273 @@
+"""Regions that read an argument's sizes (``x.shape[0]``, ``len(x)``, ``x.size``) or take an
+array with a length-1 axis, on the C-level call path (lower/fastplan.py, runtime/fastcall*):
+a size read as a value is the size expression the wrapper binds, a flat region's NumPy scalar
+is boxed from its 0-d output, and a length-1 axis keeps its stride as NumPy left it. Each
+call's result is the plain function's, also after the sizes change between calls."""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+import pytest
+from differential import assert_same_call
+
+import astcompile
+from astcompile.jit import regions
+from astcompile.runtime.fastcall_program import COMMIT, DATA, END, MAX_REGS, RET, UNIT, assemble
+from tests.test_fastcall_views import _in_c
+
+pytestmark = pytest.mark.usefixtures("fast")  # the extension, built and loaded
+
+
+def times_length(x):
+    return x * x.shape[0]
+
+
+def mean_by_len(x):
+    n = len(x)
+    return x.sum() / n
+
+
+def over_size(a):
+    return a / a.size
+
+
+def halves_and_rest(x):
+    return x * (x.shape[0] // 2) + x.shape[0] % 3
+
+
+def plus_columns(a):
+    return a * 2.0 + a.shape[1]
+
+
+def total(x):
+    return x.sum()
+
+
+FLAT = [times_length, mean_by_len, over_size, halves_and_rest, total]
+DTYPES = [np.float64, np.float32, np.int64, np.int32]
+
+
+def _data(shape, dtype) -> np.ndarray:
+    return (np.arange(np.prod(shape, dtype=int)).reshape(shape) * 3 % 17 - 5).astype(dtype)
+
+
+@pytest.fixture
+def python_calls(monkeypatch) -> list:
+    """The calls each region's Python guard function ran (the C path runs none of them)."""
+    calls: list = []
+    make = regions.specialised_guards
+
+    def counted(*args, **kwargs):
+        guard = make(*args, **kwargs)
+
+        @functools.wraps(guard)  # its attributes too (its source, for the debug dump)
+        def guarded(*call_args, **call_kwargs):
+            calls.append(call_args)
+            return guard(*call_args, **call_kwargs)
+
+        return guarded
+
+    monkeypatch.setattr(regions, "specialised_guards", counted)
+    return calls
+
+
+def _same_calls(compiled, fn, arrays) -> None:
+    for args in arrays:
+        assert_same_call(compiled, tuple(a.copy() for a in args), fn, args, "c")
+
+
+def _in_c_for_each_length(fn, dtype, sizes: list[int], python_calls: list):
+    """``fn`` compiled and called with 1-d arrays of ``sizes`` in turn, twice: results as
+    plain's, and the second time round every call in C (no Python guard call)."""
+    compiled = astcompile.compile(fn, backend="c")
+    _same_calls(compiled, fn, [(_data((n,), dtype),) for n in sizes])
+    assert _in_c(compiled)
+    del python_calls[:]
+    _same_calls(compiled, fn, [(_data((n,), dtype),) for n in sizes])
+    assert python_calls == []
+    return compiled
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn", FLAT)
+def test_a_size_read_as_a_value_runs_in_c(fn, dtype, python_calls):
+    """Results (a NumPy scalar where plain returns one) as plain's while the length changes
+    between calls, one element included; once compiled for each, no call runs Python guards."""
+    compiled = _in_c_for_each_length(fn, dtype, [16, 1, 1000, 3, 16, 1], python_calls)
+    _same_calls(compiled, fn, [(_data((0,), dtype),)])  # empty: its own entry
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (1, 5), (5, 1), (1, 1)])
+def test_sizes_of_each_axis_with_length_1_axes(shape, python_calls):
+    compiled = astcompile.compile(plus_columns, backend="c")
+    _same_calls(compiled, plus_columns, [(_data(s, np.float64),) for s in (shape, (4, 7), shape)])
+    assert _in_c(compiled)
+    del python_calls[:]
+    _same_calls(compiled, plus_columns, [(_data(shape, np.float64),)] * 2)
+    assert python_calls == []
+
+
+def scaled_sum(a, b):
+    return a * b + 1.0
+
+
+def _odd_strides(column: np.ndarray) -> list[np.ndarray]:
+    """C-contiguous (n, 1) arrays of ``column``'s values whose last stride is not the item
+    size: NumPy ignores it (``x[:, None]``: 0), and so must the C path."""
+    item = column.itemsize
+    return [
+        column[:, None],
+        np.lib.stride_tricks.as_strided(column, (column.size, 1), (item, 5 * item)),
+    ]
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((1, 6), (4, 6)), ((6, 1), (6, 4)), ((1, 1), (3, 3))])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_a_length_1_axis_broadcasts_in_c(a_shape, b_shape, dtype, python_calls):
+    compiled = astcompile.compile(scaled_sum, backend="c")
+    pairs = [(_data(a_shape, dtype), _data(b_shape, dtype)) for _ in range(3)]
+    _same_calls(compiled, scaled_sum, pairs)
+    assert _in_c(compiled)
+    del python_calls[:]
+    _same_calls(compiled, scaled_sum, pairs)
+    assert python_calls == []
+    if a_shape[1] == 1:
+        b = _data(b_shape, dtype)
+        for a in _odd_strides(_data((a_shape[0],), dtype)):
+            assert a.flags.c_contiguous
+            assert_same_call(compiled, (a, b.copy()), scaled_sum, (a, b))
+
+
+def weighted_rows(a):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i] += a[i, j] * (j + 1)
+    return out
+
+
+def neighbours(x):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for i in range(1, n - 1):
+        out[i] = x[i - 1] + x[i + 1]
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_a_loop_over_the_sizes_of_a_column_runs_in_c(dtype, python_calls):
+    """A loop region reads its read-only arguments' last axis with stride 1 (the Python
+    wrapper copies one with another stride): for a last axis of length 1 only index 0 is
+    read, so the C path passes the argument as it is."""
+    compiled = astcompile.compile(weighted_rows, backend="c")
+    shapes = [(5, 3), (5, 1), (1, 5), (1, 1), (40, 1)]
+    _same_calls(compiled, weighted_rows, [(_data(s, dtype),) for s in shapes])
+    assert _in_c(compiled)
+    del python_calls[:]
+    columns = [(a,) for a in _odd_strides(_data((7,), dtype))]
+    _same_calls(compiled, weighted_rows, [*columns, (_data((5, 1), dtype),)])
+    assert python_calls == []
+
+
+def test_a_loop_bounded_by_a_size_read_once():
+    compiled = astcompile.compile(neighbours, backend="c")
+    _same_calls(compiled, neighbours, [(_data((n,), np.float64),) for n in (16, 2, 3, 1000, 16)])
+    assert _in_c(compiled)
+
+
+def second_difference(x):
+    return x[2:] - 2.0 * x[1:-1] + x[:-2]
+
+
+def steps(x):
+    n = x.shape[0]
+    return x[1:n] - x[0 : n - 1]
+
+
+def first_half(x):
+    return x[: len(x) // 2] * 2.0
+
+
+def neighbours_of_a_result(x):
+    y = x * 2.0
+    return y[1:] + y[:-1]
+
+
+def rows_below(a):
+    return a[1:] * 2.0 + a[:-1]
+
+
+@pytest.mark.parametrize("fn", [second_difference, steps, first_half, neighbours_of_a_result])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_views_the_kernels_read_are_made_in_c(fn, dtype, python_calls):
+    """``x[1:] - x[:-1]``: the plan makes each view (of an argument or of an array it
+    allocated) before the kernels, and checks its last stride is the item size (as the
+    wrapper does before it copies one)."""
+    _in_c_for_each_length(fn, dtype, [16, 3, 2, 1000, 5, 16], python_calls)
+
+
+def every_other_pair(x):
+    return x[::2] + x[1::2]
+
+
+def symmetric(a):
+    return a + a.T
+
+
+@pytest.mark.parametrize("fn, shape", [(every_other_pair, (16,)), (symmetric, (4, 4))])
+def test_views_the_wrapper_always_copies_keep_it(fn, shape):
+    """A view read with stride 1 whose last stride is never the item size (``x[::2]``,
+    ``a.T``): no C program, which would only fail its check and go to the wrapper."""
+    compiled = astcompile.compile(fn, backend="c")
+    _same_calls(compiled, fn, [(_data(shape, np.float64),)] * 3)
+    assert not _in_c(compiled)
+
+
+def test_a_view_of_a_column_keeps_its_strides():
+    """``a[1:]`` of an (n, 1) argument whose last stride is not the item size: the kernel
+    reads the length-1 axis at index 0 only, with the view's strides as NumPy made them."""
+    compiled = astcompile.compile(rows_below, backend="c")
+    _same_calls(compiled, rows_below, [(_data((8, 1), np.float64),)] * 3)
+    assert _in_c(compiled)
+    for a in _odd_strides(_data((8,), np.float64)):
+        assert_same_call(compiled, (a,), rows_below, (a,), "c")
+
+
+def _plan(shape: tuple) -> dict:
+    """A flat plan that allocates its one output, of ``shape``, and returns it."""
+    made = ("empty", ("t", 1), np.dtype(np.float64), shape)
+    return {"inputs": (("array", 1),), "conds": (), "calls": (made,), "outputs": (("t", 1),)}
+
+
+@pytest.mark.parametrize("box", ["scalar", float])
+def test_only_a_0d_output_is_boxed_as_a_number(fast, box):
+    """DATA reads the bytes of a 0-d output the plan allocates, for BOXRET to box; another
+    output boxed as a number keeps the Python wrapper (None)."""
+    key = ((np.ndarray, np.dtype(np.float64), (-1,), "C"),)
+    boxes = [("graph", 0, box, None)]
+    assert assemble(key, _plan((("d", 0, 0),)), ((), (), ()), {}, boxes) is None
+    program = assemble(key, _plan(()), ((), (), ()), {}, boxes)
+    assert DATA in np.frombuffer(program[0], np.int64)
+    fast.Guards([program], print, None, {})  # well formed
+
+
+def test_a_data_word_out_of_range_is_refused(fast):
+    words = [COMMIT, DATA, 0, MAX_REGS, END]
+    with pytest.raises(ValueError, match="malformed"):
+        fast.Guards([(np.asarray(words, np.int64).tobytes(), (), 0)], print, None, {})
+
+
+def test_the_unit_check_sends_another_last_stride_to_the_wrapper(fast):
+    """UNIT: the array in a slot has the item size as its last stride, or the call goes to
+    the Python path (whose wrapper copies it)."""
+    words = [COMMIT, UNIT, 0, 8, RET, 1, 0, END]
+    stats = types.SimpleNamespace(compiled_calls=0)
+    program = (np.asarray(words, np.int64).tobytes(), (), 1)
+    guards = fast.Guards([program], lambda x: "python", stats, {})
+    x = np.arange(8.0)
+    assert guards(x) == (x,) and stats.compiled_calls == 1
+    assert guards(x[::2]) == "python" and stats.compiled_calls == 1
+    assert guards(np.zeros(())) == "python"  # 0-d: no last axis
