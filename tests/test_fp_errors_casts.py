@@ -177,7 +177,12 @@ def cast_in_loop(b, n):
     return total
 
 
+def complex_fills(b):
+    return np.full(3, b[0] * 2, dtype=np.float64), np.full_like(b.real, b[1])
+
+
 COMPLEX_CASTS = [
+    (complex_fills, (np.array([1 + 2j, np.nan + 0j]),)),
     (complex_to_int8, (np.array([1 + 2j, np.nan + 0j, 3e10 + 1j]),)),
     (complex_to_int8, (np.array([1 + 2j, 3 + 0j]),)),
     (doubled_then_cast_to_float32, (np.array([1 + 2j, np.nan + 0j, 3e40 + 1j]),)),

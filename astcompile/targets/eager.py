@@ -83,7 +83,6 @@ def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
-    rerun_where_numpy_warns(node, [value])  # complex to real: NumPy's ComplexWarning
     if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar: unsafe, as
         return np.asarray(value).astype(node.dtype)[()]  # in C (range checks are CHECK nodes)
     return value.astype(node.dtype, order="C")  # a cast is C-ordered on every target
