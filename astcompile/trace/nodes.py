@@ -91,6 +91,11 @@ def cast(operand: Operand, dtype: np.dtype) -> Node:
     return current().node(Op.CAST, (node,), dtype, node.shape)
 
 
+def cast_node(node: Node, dtype: np.dtype) -> Node:
+    """:func:`cast` of a node the trace made (not a weak Python scalar)."""
+    return cast(Operand(node, False, None), dtype)
+
+
 def _loop_dtypes(fn: Callable, operands: Sequence[Operand]) -> tuple[np.dtype, ...] | None:
     """The dtypes NumPy's ufunc loop computes in, one per operand (None: not a ufunc)."""
     if not isinstance(fn, np.ufunc):
