@@ -23,18 +23,18 @@ COMPILED_ATTR = "__astcompile_compiled__"  # set on the wrapper returned by comp
 
 
 def mark_allowed(obj: Callable) -> None:
-    global version
-    with _lock:
-        _disallowed.pop(id(obj), None)
-        _allowed[id(obj)] = obj
-        version += 1
+    _move(obj, _allowed, _disallowed)
 
 
 def mark_disallowed(obj: Callable) -> None:
+    _move(obj, _disallowed, _allowed)
+
+
+def _move(obj: Callable, into: dict[int, Any], out_of: dict[int, Any]) -> None:
     global version
     with _lock:
-        _allowed.pop(id(obj), None)
-        _disallowed[id(obj)] = obj
+        out_of.pop(id(obj), None)
+        into[id(obj)] = obj
         version += 1
 
 

@@ -182,17 +182,6 @@ def key_checks(key: tuple, nargs: int, prefix: str = "") -> KeyChecks | None:
     return checks
 
 
-def _layout_words(layout: str) -> str:
-    """``S12``: strided, its strides ranked (1, 2) from the smallest (0: broadcast)."""
-    if layout[0] == "S" and len(layout) > 1:
-        return f"strided, strides ranked {tuple(map(int, layout[1:]))}"
-    return _LAYOUTS[layout]
-
-
-def _is_array_key(k: Any) -> bool:
-    return type(k) is tuple and len(k) == 4 and k[0] is np.ndarray
-
-
 def value_checks(checks: KeyChecks, a: str, k: Any) -> bool:
     """Add the checks that the value named ``a`` has key ``k`` (see :func:`value_key`); False
     when ``k`` has no cheap check (tuples, objects keyed by identity)."""

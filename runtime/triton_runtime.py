@@ -44,22 +44,12 @@ class HostArray:
     def data_ptr(self) -> int:
         return self.array.ctypes.data
 
+    def _itself(self, *args: Any, **kwargs: Any) -> HostArray:
+        return self
+
     # What the interpreter calls to move a torch tensor to the host and back: host memory
     # already is, so each returns the array itself (the kernel then writes it in place).
-    def untyped_storage(self) -> HostArray:
-        return self
-
-    def cpu(self) -> HostArray:
-        return self
-
-    def new_empty(self, *args: Any, **kwargs: Any) -> HostArray:
-        return self
-
-    def set_(self, *args: Any) -> HostArray:
-        return self
-
-    def copy_(self, other: Any) -> HostArray:
-        return self
+    untyped_storage = cpu = new_empty = set_ = copy_ = _itself
 
     def storage_offset(self) -> int:
         return 0

@@ -177,7 +177,17 @@ def cast_in_loop(b, n):
     return total
 
 
+def complex_fills(b):
+    return np.full(3, b[0] * 2, dtype=np.float64), np.full_like(b.real, b[1])
+
+
+def complex_literal_and_scan(b):
+    return np.array([b[0] * 2, b[1]], dtype=np.float64), np.cumsum(b, dtype=np.float64)
+
+
 COMPLEX_CASTS = [
+    (complex_fills, (np.array([1 + 2j, np.nan + 0j]),)),
+    (complex_literal_and_scan, (np.array([1 + 2j, np.nan + 0j]),)),
     (complex_to_int8, (np.array([1 + 2j, np.nan + 0j, 3e10 + 1j]),)),
     (complex_to_int8, (np.array([1 + 2j, 3 + 0j]),)),
     (doubled_then_cast_to_float32, (np.array([1 + 2j, np.nan + 0j, 3e40 + 1j]),)),

@@ -29,39 +29,10 @@ ITEM = "__ac_item"  # ``table[i]`` of a literal tuple of numbers (trace/scalars.
 #: user's own ``floor`` is simply called).
 SCALAR_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "round", "complex", "divmod"})
 MATH_FUNCTIONS = frozenset(
-    [
-        "sqrt",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "expm1",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "atan2",
-        "hypot",
-        "floor",
-        "ceil",
-        "trunc",
-        "fabs",
-        "pow",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "copysign",
-        "erf",
-        "erfc",
-        "phase",  # cmath
-        "polar",
-    ]
+    ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "pow", "erf", "erfc")
+    + ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "hypot")
+    + ("floor", "ceil", "trunc", "fabs", "copysign", "isnan", "isinf", "isfinite")
+    + ("phase", "polar")  # cmath
 )
 
 
@@ -96,10 +67,20 @@ SCOPE_SENSITIVE = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
 
 
 def lambda_of(expr: ast.expr) -> ast.Lambda:
-    args = ast.arguments(
-        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+    return ast.Lambda(arguments_of(()), expr)
+
+
+def arguments_of(params: list[str] | tuple[str, ...]) -> ast.arguments:
+    """Positional parameters ``params`` and nothing else."""
+    return ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(p) for p in params],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
     )
-    return ast.Lambda(args, expr)
 
 
 def function(
@@ -111,15 +92,7 @@ def function(
     value: ast.expr | None = None,
 ) -> ast.FunctionDef:
     """``def name(*params): body; return returns`` (or ``return value``)."""
-    args = ast.arguments(
-        posonlyargs=[],
-        args=[ast.arg(p) for p in params],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
+    args = arguments_of(params)
     ret = ast.Return(names(returns) if value is None else value)
     fdef = ast.FunctionDef(
         name=name, args=args, body=[*body, ret], decorator_list=[], returns=None, type_comment=None

@@ -20,6 +20,7 @@ import types
 from collections.abc import Callable
 
 from astcompile.frontend.code_match import class_of
+from astcompile.frontend.lowering_parts import arguments_of
 from astcompile.frontend.spec import def_name
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
@@ -92,15 +93,7 @@ def _inner_code(
     definitions[0].name = _SELF
     factory = ast.FunctionDef(
         name="__ac_factory",
-        args=ast.arguments(
-            posonlyargs=[],
-            args=[ast.arg(arg=var) for var in free],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        ),
+        args=arguments_of(free),
         body=[definitions[0], ast.Return(ast.Name(_SELF, ast.Load()))],
         decorator_list=[],
         returns=None,

@@ -103,11 +103,6 @@ def plan_regions(
     return planner.plan
 
 
-def has_top_return(unit: cst.CSTNode) -> bool:
-    """Whether a run ending in ``unit`` ends with the function's return (loopcheck.py)."""
-    return ends_in_return(unit)
-
-
 def _has_nested_return(unit: cst.CSTNode) -> bool:
     """A return of the function inside a compound unit (a local function's own do not count)."""
     if small_statements(unit) or isinstance(unit, cst.FunctionDef):
@@ -207,7 +202,7 @@ class _Planner:
             if not ok and start is not None:
                 spans.append((start, index))
                 start = None
-            if ok and (has_top_return(unit) or name_sets(unit).writes.keys() & guarded):
+            if ok and (ends_in_return(unit) or name_sets(unit).writes.keys() & guarded):
                 spans.append((start, index + 1))
                 start = None
         if start is not None:
@@ -229,7 +224,7 @@ class _Planner:
         A name read in the run that is not surely bound before it is the hazard: as a parameter
         it could be unbound at the call; left out, the region would not see its value.
         """
-        demote = {u for u in run if _has_nested_return(u) and not has_top_return(run[-1])}
+        demote = {u for u in run if _has_nested_return(u) and not ends_in_return(run[-1])}
         demote |= {
             u for u in run if not small_statements(u) and name_sets(u).writes.keys() & entry.guarded
         }
@@ -294,7 +289,7 @@ class _Planner:
         # the function's parameters first, in its order: a region that is the whole function is
         # then called with the caller's arguments as they are (CompiledFunction's shortcut)
         params.sort(key=lambda n: self.signature.get(n, len(self.signature)))
-        returns = has_top_return(units[-1])
+        returns = ends_in_return(units[-1])
         unbound = [n for u in units for n in _unbound_after(self.specs.get(u, ()))]
         run = Run(
             name=f"__ac_region_{len(self.plan.order)}",
@@ -332,7 +327,7 @@ def _returns_after_loop(loop: cst.For | cst.While, rest: list[cst.CSTNode]) -> b
     ``break`` needs no rest: it leaves only by its return."""
     if not rest and ends_in_return(loop):
         return True
-    if not rest or not all(small_statements(u) for u in rest) or not has_top_return(rest[-1]):
+    if not rest or not all(small_statements(u) for u in rest) or not ends_in_return(rest[-1]):
         return False
     inner = own_jumps(loop.body, (cst.Return,))
     final = next(s for s in small_statements(rest[-1]) if isinstance(s, cst.Return))

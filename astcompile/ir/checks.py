@@ -143,9 +143,7 @@ _WARN_FEW = frozenset({Op.MEAN, Op.VAR, Op.STD})
 
 def rerun_where_numpy_warns(node: Any, args: Sequence[Any]) -> None:
     """RunPlain where NumPy's code for ``node`` would warn by ``warnings.warn`` whatever the
-    error state (too few values for a reduction; a NumPy function given an empty array; a
-    complex array cast to a real dtype, whose ComplexWarning a rerun after a loud flag would
-    repeat) while
+    error state (too few values for a reduction; a NumPy function given an empty array) while
     the region's statements may run instead (``fpflags.rerun_instead``: the eager
     interpreter's): they warn once, from the user's line, as the plain code does, with no
     process-wide hold on warnings that another thread's would meet (jit/fp_errors.py)."""
@@ -153,8 +151,6 @@ def rerun_where_numpy_warns(node: Any, args: Sequence[Any]) -> None:
         return
     if node.op in _WARN_FEW:
         few = math.prod(np.shape(args[0])[a] for a in node.attr.axes) <= node.attr.ddof
-    elif node.op is Op.CAST:  # complex to real: a ComplexWarning, then maybe a loud flag
-        few = np.result_type(args[0]).kind == "c" and node.dtype.kind != "c"
     else:
         few = node.op in NUMPY_CALLS and any(np.size(a) == 0 for a in args if np.ndim(a))
     if few:

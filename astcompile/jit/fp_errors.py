@@ -144,8 +144,8 @@ class _Walk(NamedTuple):
     only_stores: bool  # its effects (loop and branch bodies too) are stores and checks
     may_flag: bool  # a run may raise a floating-point flag (:func:`_flags`)
     empty_warns: bool  # NumPy warns of an empty slice (:data:`_EMPTY_WARNS`)
-    #: the eager interpreter runs NumPy functions, or casts complex to real (its steps that may
-    #: hand the call to the statements: ir/checks.py's rerun_where_numpy_warns)
+    #: the eager interpreter runs NumPy functions (its steps that may hand the call to the
+    #: statements: ir/checks.py's rerun_where_numpy_warns)
     numpy_calls: bool
 
 
@@ -160,7 +160,7 @@ def _walk(graph: Graph) -> _Walk:
     for node in walk(graph.nodes()):
         may_flag = may_flag or _flags(node)
         empty_warns = empty_warns or node.op in _EMPTY_WARNS
-        numpy_calls = numpy_calls or node.op in NUMPY_CALLS or _drops_imaginary(node)
+        numpy_calls = numpy_calls or node.op in NUMPY_CALLS
         if is_fresh(node.op):
             reach[id(node)] = -1
         if node.op is Op.LOOP:
@@ -182,11 +182,6 @@ def _walk(graph: Graph) -> _Walk:
     only_stores = _only_stores(graph.effects)
     out_only = stored if stored and only_stores and not stored & read else set()
     return _Walk(stored, out_only, only_stores, may_flag, empty_warns, numpy_calls)
-
-
-def _drops_imaginary(node: Node) -> bool:
-    """A cast of complex values to a real dtype (NumPy's ComplexWarning)."""
-    return node.op is Op.CAST and node.inputs[0].dtype.kind == "c" and node.dtype.kind != "c"
 
 
 def _carried_reach(loop: Node, reach: dict[int, int]) -> dict[int, int]:

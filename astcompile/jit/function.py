@@ -373,8 +373,7 @@ class CompiledFunction(FunctionObject):
             return True
 
     def trace_break(self, exc: TraceBreak) -> GraphBreak:
-        filename = exc.origin.filename if exc.origin else "<unknown>"
-        line = exc.origin.line if exc.origin else 0
+        filename, line = (exc.origin.filename, exc.origin.line) if exc.origin else ("<unknown>", 0)
         source_line = linecache.getline(filename, line).strip()
         detail = f"{exc.reason.phrase}: {exc.detail}"
         graph_break = GraphBreak(exc.reason.code, detail, filename, line, 1, source_line, self.name)

@@ -34,19 +34,6 @@ from astcompile.runtime import timing
 _LAZY = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-class Measured(Protocol):
-    """What tiering needs of a compiled function."""
-
-    name: str
-    fn: Callable
-
-    def target_name(self) -> str: ...
-
-    def settle(self, plain: bool) -> bool: ...
-
-    def run_measured(self) -> None: ...
-
-
 #: The clock samples are read with; tests replace it (see ``timing_path``).
 clock: Callable[[], float] = time.perf_counter
 #: Which path a sample is timing ("compiled" or "plain"), and whose tier, for a test's clock.
@@ -108,6 +95,15 @@ class Switch(Protocol):
         """Run the plain path for a while, uncounted (a sampled plain call's own calls of
         itself then cost what they cost plain)."""
         ...
+
+
+class Measured(Switch, Protocol):
+    """What tiering needs of a compiled function: it is its own tier's switch."""
+
+    name: str
+    fn: Callable
+
+    def target_name(self) -> str: ...
 
 
 @dataclass
@@ -250,9 +246,8 @@ class Tier:
         self.countdown = 1
 
     def _record(self, path: str, seconds: float, clean: bool | None, sig: tuple) -> None:
-        self.countdown = 1
-        if clean is None:  # it waited for compiled code: so will the next calls, sample later
-            self.countdown = FIRST_INTERVAL
+        # it waited for compiled code: so will the next calls, sample later
+        self.countdown = FIRST_INTERVAL if clean is None else 1
         if not clean:  # it compiled or raised: not a steady-state time; time it again
             return
         self.pending.remove(path)

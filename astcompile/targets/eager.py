@@ -83,7 +83,6 @@ def _dim(node: Node, ctx: EvalContext, args: list) -> Any:
 
 def _cast(node: Node, ctx: EvalContext, args: list) -> Any:
     value = args[0]
-    rerun_where_numpy_warns(node, [value])  # complex to real: NumPy's ComplexWarning
     if isinstance(value, (bool, int, float, complex)):  # a weak Python scalar: unsafe, as
         return np.asarray(value).astype(node.dtype)[()]  # in C (range checks are CHECK nodes)
     return value.astype(node.dtype, order="C")  # a cast is C-ordered on every target
@@ -259,11 +258,9 @@ def _sub_plan(graph: Graph, owner: Node) -> list[Step]:
     """The steps of ``owner``'s body or branch ``graph``, computed once per graph: an IF inside
     a loop runs every iteration. Graphs are not hashable, so the cache hangs off the node."""
     plans = _SUB_PLANS.setdefault(owner, {})
-    steps = plans.get(id(graph))
-    if steps is None:
-        steps = _steps(own_nodes(graph, owner.inputs))
-        plans[id(graph)] = steps
-    return steps
+    if id(graph) not in plans:
+        plans[id(graph)] = _steps(own_nodes(graph, owner.inputs))
+    return plans[id(graph)]
 
 
 def _run_steps(steps: list[Step], ctx: EvalContext, outputs: Sequence[Node]) -> list:
@@ -341,23 +338,16 @@ def _steps(nodes: Iterable[Node]) -> list[Step]:
     return [(n.id, rule_for(n), n, tuple(i.id for i in n.inputs)) for n in nodes]
 
 
-def run_plan(
-    graph: Graph,
-    steps: list[Step],
-    leaves: Sequence[Any],
-    shapes: Sequence[tuple[int, ...]] | None = None,
-) -> list:
-    ctx = EvalContext(shapes, leaves)
+def run_plan(graph: Graph, steps: list[Step], leaves: Sequence[Any]) -> list:
+    ctx = EvalContext(None, leaves)
     for node, value in zip(graph.inputs, leaves):
         ctx.values[node.id] = value
     return _run_steps(steps, ctx, graph.outputs)
 
 
-def run_graph(
-    graph: Graph, leaves: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None = None
-) -> list:
+def run_graph(graph: Graph, leaves: Sequence[Any]) -> list:
     """Evaluate ``graph`` on concrete leaf values; returns the output values."""
-    return run_plan(graph, plan(graph), leaves, shapes)
+    return run_plan(graph, plan(graph), leaves)
 
 
 _WRITEABLE = np.empty(0).flags  # what a leaf without flags (a device array) counts as

@@ -378,9 +378,7 @@ def results(nodes: list[Node], kinds: list) -> list:
 
 
 def as_kind(value: Any, kind: tuple) -> Node:
-    node = operand(value).node
-    if node.dtype != kind[1]:
-        node = B.cast(B.Operand(node, False, None), kind[1])
+    node = B.cast_node(operand(value).node, kind[1])
     if kind[0] == "array" and node.shape != tuple(kind[2]):
         node = B.broadcast_to(node, kind[2])
     if kind[0] == "array" and kind[4] is not None:

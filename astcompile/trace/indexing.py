@@ -116,10 +116,7 @@ def _dynamic_node(entry: Any, clamp: bool = False) -> Node | None:
             "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
             "and integer or boolean arrays are valid indices"
         )
-    node = limits.index_value(node, clamp)
-    if node.dtype != np.int64:
-        node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
-    return node
+    return B.cast_node(limits.index_value(node, clamp), np.dtype(np.int64))
 
 
 def index_items(

@@ -244,8 +244,7 @@ def item_dtype(item: type) -> np.dtype:
 
 def _python_number(node: Node, item: type, name: str) -> SymScalar:
     """An item of a typed list: a Python number (or NumPy scalar) known only at run time."""
-    if node.dtype != item_dtype(item):
-        node = B.cast(B.Operand(node, False, None), item_dtype(item))
+    node = B.cast_node(node, item_dtype(item))
     return SymScalar(node, item(1), f"an item of {name}", dynamic=True)
 
 

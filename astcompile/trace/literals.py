@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile import quiet
 from astcompile.trace import numpy_layout
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.numpy_fill import new_array
@@ -119,7 +120,8 @@ def dtype_of(leaves: list, dtype: Any) -> np.dtype:
     """NumPy's dtype for the literal. A traced Python int stored into a narrower integer
     dtype could overflow, which NumPy raises on: left to NumPy."""
     examples = [_example(leaf) for _, leaf in leaves]
-    target = np.array(examples, dtype=dtype).dtype
+    with quiet.hidden():  # complex examples to a real dtype: the user's ComplexWarning, not ours
+        target = np.array(examples, dtype=dtype).dtype
     weak_ints = any(
         isinstance(v, (SymScalar, SymInt))
         and isinstance(v.hint, int)

@@ -184,9 +184,7 @@ def _bound(value: Any) -> Node:
     node = operand(value).node
     if isinstance(value, SymArray) and value.ndim:
         raise TypeError("only integer scalar arrays can be converted to a scalar index")
-    if node.dtype != np.int64:
-        node = B.cast(B.Operand(node, False, None), np.dtype(np.int64))
-    return node
+    return B.cast_node(node, np.dtype(np.int64))
 
 
 def _trace_loop(

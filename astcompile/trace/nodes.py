@@ -26,22 +26,9 @@ from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.reasons import TraceReason
 
 SUPPORTED_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    )
+    np.dtype(name)
+    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+    + ("uint64", "float32", "float64", "complex64", "complex128")
 )
 
 
@@ -92,6 +79,7 @@ def cast(operand: Operand, dtype: np.dtype) -> Node:
     node = operand.node
     if node.dtype == dtype:
         return node
+    _keeps_imaginary(node, dtype)
     if node.op is Op.CONST and not isinstance(node.attr.value, np.ndarray):
         with np.errstate(all="raise", under="ignore"):
             try:
@@ -101,6 +89,11 @@ def cast(operand: Operand, dtype: np.dtype) -> Node:
         if value is not None:
             return current().node(Op.CONST, (), dtype, node.shape, ConstAttr(value))
     return current().node(Op.CAST, (node,), dtype, node.shape)
+
+
+def cast_node(node: Node, dtype: np.dtype) -> Node:
+    """:func:`cast` of a node the trace made (not a weak Python scalar)."""
+    return cast(Operand(node, False, None), dtype)
 
 
 def _loop_dtypes(fn: Callable, operands: Sequence[Operand]) -> tuple[np.dtype, ...] | None:
@@ -218,12 +211,18 @@ def _loop_operand(op: Op, operand: Operand, dtype: np.dtype) -> Node:
 
 
 def astype(operand: Operand, dtype: np.dtype) -> Node:
-    """A cast; complex to a real dtype runs as written: NumPy warns ComplexWarning at every
-    call, from the user's line (compiled, it came from ours, and again when a flag reran it)."""
+    """A cast, a new array even to the same dtype."""
     dtype = check_dtype(np.dtype(dtype))
-    if operand.node.dtype.kind == "c" and dtype.kind not in "cb":
-        raise TraceBreak(TraceReason.COMPLEX_TO_REAL_CAST, "NumPy warns ComplexWarning")
+    _keeps_imaginary(operand.node, dtype)
     return current().node(Op.CAST, (operand.node,), dtype, operand.node.shape)
+
+
+def _keeps_imaginary(node: Node, dtype: np.dtype) -> None:
+    """Complex to a real dtype (``x.astype(float)``, ``np.full(n, z, float)``) runs as
+    written: NumPy warns ComplexWarning at every call, from the user's line (compiled, it came
+    from ours, and again when a flag reran it). To bool NumPy is quiet."""
+    if node.dtype.kind == "c" and dtype.kind not in "cb":
+        raise TraceBreak(TraceReason.COMPLEX_TO_REAL_CAST, "NumPy warns ComplexWarning")
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -303,13 +302,11 @@ def reshape(node: Node, new_shape: Sequence[S.Dim]) -> Node:
         known = S.prod([d for i, d in enumerate(dims) if i != unknown[0]])
         if S.hint(known) == 0 or not env.is_eq(S.dim_mod(total, known), 0):
             raise ValueError(
-                f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}"
+                f"cannot reshape array of size {S.hint(total)} into shape {_hints(dims)}"
             )
         dims[unknown[0]] = S.dim_floordiv(total, known)
     elif not env.is_eq(S.prod(dims), total):
-        raise ValueError(
-            f"cannot reshape array of size {S.hint(total)} into shape {tuple(S.hint(d) for d in dims)}"
-        )
+        raise ValueError(f"cannot reshape array of size {S.hint(total)} into shape {_hints(dims)}")
     dims = [_specialize_small(env, d) for d in dims]
     return current().node(Op.RESHAPE, (node,), node.dtype, tuple(dims), tuple(dims))
 
@@ -355,19 +352,16 @@ def same_shape(a: Sequence[S.Dim], b: Sequence[S.Dim]) -> bool:
 def check_broadcast(value: Sequence[S.Dim], target: Sequence[S.Dim]) -> None:
     """``target[...] = value`` needs ``value`` to broadcast to ``target``; NumPy's error if not."""
     env = current().env
-    if len(value) > len(target) and any(d != 1 for d in value[: len(value) - len(target)]):
+    fits = not any(d != 1 for d in value[: max(len(value) - len(target), 0)])
+    for have, want in zip(reversed(value), reversed(target)):
+        if S.is_runtime(have) or S.is_runtime(want):
+            continue  # checked by the store itself when it runs (store_checks)
+        fits = fits and (have == 1 or have == want or env.is_eq(have, want))
+    if not fits:
         raise ValueError(
             f"could not broadcast input array from shape {_hints(value)} "
             f"into shape {_hints(target)}"
         )
-    for have, want in zip(reversed(value), reversed(target)):
-        if S.is_runtime(have) or S.is_runtime(want):
-            continue  # checked by the store itself when it runs (store_checks)
-        if have != 1 and not (have == want or env.is_eq(have, want)):
-            raise ValueError(
-                f"could not broadcast input array from shape {_hints(value)} "
-                f"into shape {_hints(target)}"
-            )
 
 
 def _hints(shape: Sequence[S.Dim]) -> tuple[int, ...]:

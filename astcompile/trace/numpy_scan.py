@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from astcompile import quiet
 from astcompile.ir import shapes as S
 from astcompile.ir.ops import Op
 from astcompile.trace import handlers, memory_order, numpy_join
@@ -43,7 +44,8 @@ def _flat(array: SymArray) -> SymArray:
 def _scan_dtype(ufunc: np.ufunc, array: SymArray, dtype: Any) -> np.dtype:
     """NumPy's accumulate dtype, asked of NumPy itself: small ints and bool widen to the
     platform int (uint64 for unsigned ones), floats keep theirs."""
-    probe = ufunc.accumulate(np.zeros(1, array.dtype), dtype=dtype)
+    with quiet.hidden():  # complex to a real dtype: the user's ComplexWarning, not ours
+        probe = ufunc.accumulate(np.zeros(1, array.dtype), dtype=dtype)
     return B.check_dtype(probe.dtype)
 
 

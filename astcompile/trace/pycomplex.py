@@ -43,8 +43,7 @@ _F64 = np.dtype(np.float64)
 def runtime(node: Any, kind: type) -> SymScalar:
     """A Python scalar of type ``kind`` (bool, int, float or complex) computed at run time."""
     dtype = {float: _F64, int: np.dtype(np.int64), bool: np.dtype(bool), complex: _C128}[kind]
-    if node.dtype != dtype:
-        node = B.cast(B.Operand(node, False, None), dtype)
+    node = B.cast_node(node, dtype)
     return SymScalar(node, kind(1), f"a {kind.__name__} computed in a loop", dynamic=True)
 
 

@@ -138,10 +138,9 @@ def _unary(op: Op, domain: Callable | None = None, overflow: bool = False) -> Ca
 
 def _overflowed(result: Any, *args: Any) -> Any:
     """An infinite result from finite arguments (Python raises OverflowError)."""
-    finite = [abs(a) != math.inf for a in args]
     test = abs(result) == math.inf
-    for f in finite:
-        test = _and(test, f)
+    for a in args:
+        test = _and(test, abs(a) != math.inf)
     return test
 
 
@@ -203,10 +202,6 @@ def _to_int(op: Op | None) -> Callable:
         return _py(B.elementwise(Op.TRUNC, [operand(value)]), int)
 
     return handler
-
-
-def _float_of(x: Any) -> Any:
-    return _float(x)
 
 
 def _extreme(pick: str) -> Callable:
@@ -390,7 +385,7 @@ HANDLERS: dict[Callable, Callable] = {
     math.trunc: _to_int(None),
     int: _to_int(None),
     round: _round,
-    float: _float_of,
+    float: _float,
     abs: _abs,
     divmod: _divmod,
     min: _extreme("min"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import operator
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -200,26 +201,12 @@ class ObjectRead:
             return type(target)
         if type(target) is dict and name in _DICT_VIEWS:
             return _DICT_VIEWS[name].__get__(self)
-        return _look_up(
-            recorder,
-            path,
-            ("attr", name),
-            ("has", name),
-            lambda: getattr(target, name),
-            AttributeError,
-        )
+        return _look_up(self, "attr", name)
 
     def __getitem__(self, key: Any) -> Any:
-        target, path, recorder = _parts(self)
+        _, path, recorder = _parts(self)
         _constant_key(key, path, recorder)
-        return _look_up(
-            recorder,
-            path,
-            ("item", key),
-            ("contains", key),
-            lambda: target[key],
-            (KeyError, IndexError),
-        )
+        return _look_up(self, "item", key)
 
     def __contains__(self, key: Any) -> bool:
         target, path, recorder = _parts(self)
@@ -268,22 +255,25 @@ class ObjectRead:
     __hash__ = _refuse  # type: ignore[assignment]
 
 
-def _look_up(
-    recorder: ReadRecorder,
-    path: Path,
-    step: tuple,
-    absent: tuple,
-    look: Callable[[], Any],
-    errors: Any,
-) -> Any:
-    """``look()`` seen at ``path + step``; where it raises ``errors`` the read is the absence
-    (``absent`` is False at every call), and the error goes on as in Python."""
+#: read kind -> (the read of its absence, how to look, the errors that mean absent)
+_LOOKS = {
+    "attr": ("has", getattr, AttributeError),
+    "item": ("contains", operator.getitem, (KeyError, IndexError)),
+}
+
+
+def _look_up(proxy: ObjectRead, kind: str, key: Any) -> Any:
+    """The attribute or item ``key`` of what ``proxy`` stands for, seen at ``path + ((kind,
+    key),)``; where it is absent, the absence is read (False at every call) and the error
+    goes on as in Python."""
+    target, path, recorder = _parts(proxy)
+    absent, look, errors = _LOOKS[kind]
     try:
-        value = look()
+        value = look(target, key)
     except errors:
-        recorder.record(Read(path + (absent,), ReadKind.VALUE, False))
+        recorder.record(Read(path + ((absent, key),), ReadKind.VALUE, False))
         raise
-    return recorder.see(path + (step,), value)
+    return recorder.see(path + ((kind, key),), value)
 
 
 class CallableRead(ObjectRead):

@@ -94,7 +94,7 @@ class SymScalar:
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if op is Op.MUL and type(other) is list:  # [0.0] * n: a list the region made
-            return _repeat(other, self)
+            return handlers.repeat(other, self)
         if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
             return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
         if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
@@ -128,7 +128,7 @@ class SymScalar:
         # Python multiplies and divides complex numbers its own way (trace/pycomplex.py)
         node_op = _PYTHON_COMPLEX.get(op, op) if isinstance(hint, complex) else op
         node = B.elementwise(node_op, [arrays.operand(a), arrays.operand(b)])
-        node = B.cast(B.Operand(node, False, None), np.result_type(hint))
+        node = B.cast_node(node, np.result_type(hint))
         sources = {**getattr(a, "sources", {}), **getattr(b, "sources", {})}
         result = SymScalar(
             node, hint, f"({self.description} {op.name.lower()} ...)", None, sources, dynamic
@@ -215,10 +215,6 @@ def _is_complex(value: Any) -> bool:
     return isinstance(_hint_of(value), complex)
 
 
-def _repeat(items: list, times: Any) -> Any:
-    return handlers.repeat(items, times)
-
-
 def _is_dynamic(value: Any) -> bool:
     return isinstance(value, SymScalar) and value.dynamic
 
@@ -248,13 +244,8 @@ def _hint_of(value: Any) -> Any:
 #: The comparisons, by dunder name: ``fn.__name__`` is also the key of ``COMPARE_OPS``.
 _COMPARE_FNS = {name: getattr(operator, name) for name in ("eq", "ne", "lt", "le", "gt", "ge")}
 _SCALAR_ARITH = {
-    "add": (Op.ADD, operator.add),
-    "sub": (Op.SUB, operator.sub),
-    "mul": (Op.MUL, operator.mul),
-    "truediv": (Op.TRUEDIV, operator.truediv),
-    "floordiv": (Op.FLOORDIV, operator.floordiv),
-    "mod": (Op.MOD, operator.mod),
-    "pow": (Op.POW, operator.pow),
+    name: (Op[name.upper()], getattr(operator, name))
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")
 }
 #: Bit operations on Python ints (and bools for & | ^): Python raises TypeError on floats, as
 #: the trace does (the example result is computed with Python's own operator first).
@@ -338,13 +329,7 @@ class SymInt:
         return fn(self._specialize(), int(other) if isinstance(other, SymInt) else other)
 
 
-_DIM_FNS = {
-    "add": S.dim_add,
-    "sub": S.dim_sub,
-    "mul": S.dim_mul,
-    "floordiv": S.dim_floordiv,
-    "mod": S.dim_mod,
-}
+_DIM_FNS = {name: getattr(S, f"dim_{name}") for name in ("add", "sub", "mul", "floordiv", "mod")}
 for _name, _fn in _DIM_FNS.items():
     setattr(SymInt, f"__{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, False))
     setattr(SymInt, f"__r{_name}__", lambda s, o, _fn=_fn: s._dim_op(_fn, o, True))
@@ -358,7 +343,7 @@ def _symint_op(name: str, op: Op, fn: Callable, reflected: bool) -> Callable:
 
     def method(self: SymInt, other: Any) -> Any:
         if op is Op.MUL and type(other) is list:
-            return _repeat(other, self)
+            return handlers.repeat(other, self)
         is_int = isinstance(other, (int, SymInt)) and not isinstance(other, bool)
         if dim_fn is not None and is_int and not _may_outgrow(op, self.dim, other):
             return self._dim_op(dim_fn, other, reflected)
