@@ -38,7 +38,9 @@ def build_function(
 
     Defaults, ``__kwdefaults__``, ``__doc__`` and ``__qualname__`` are copied when ``name`` is
     the template's own ``def`` name (the rewritten function); a region body gets none of them.
-    The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper.
+    The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper. The code
+    of either is named as the user's (``co_name``, ``co_qualname``): its frames are the user's
+    function's, in tracebacks, ``inspect.stack()`` and ``sys._getframe(1).f_code.co_name``.
     """
     template_free = template.__code__.co_freevars
     free = (*template_free, *extra_free)
@@ -52,7 +54,9 @@ def build_function(
     )
     same = name == def_name(template)
     qualname = template.__code__.co_qualname if same else f"{template.__qualname__}.{name}"
-    code = code.replace(co_qualname=qualname)
+    code = code.replace(
+        co_name=template.__code__.co_name, co_qualname=template.__code__.co_qualname
+    )
     function = types.FunctionType(
         code, template.__globals__, name, template.__defaults__ if same else None, closure or None
     )
