@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from astcompile.frontend.code_match import class_of
 from astcompile.frontend.spec import def_name
+from astcompile.frontend.warn_calls import WARN, route_warnings
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 
@@ -88,6 +89,8 @@ def _inner_code(
         from astcompile.frontend.lowering import seed_unbound
 
         module = seed_unbound(module, structured)
+    if WARN in free:  # warn(..., stacklevel=2) names the user's frames (frontend/warn_calls.py)
+        module = route_warnings(module)
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")

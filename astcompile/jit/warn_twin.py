@@ -1,0 +1,70 @@
+"""The user's function, as frames of ours run it plainly, where it may give ``warn`` a level.
+
+Measuring times the plain path, calls wait on the plain path while compiling, recursion past
+its compiled levels and a function with no regions run the user's function: called from our
+frames, its ``warnings.warn("late", stacklevel=2)`` would name one of them, not the caller's
+line. Such a function is run as its twin there: its text compiled again at its lines, with the
+same globals, closure and defaults, whose calls that may give a level count in the user's
+frames (frontend/warn_calls.py). Any other function is itself, at the cost of one look-up.
+A function whose ``__code__`` was swapped is itself until its twin is made again.
+"""
+
+from __future__ import annotations
+
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from astcompile.jit.freshness import with_defaults
+
+#: function -> (its code when the twin was made, the twin or None)
+_twins: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def plain_of(fn: Callable) -> Callable:
+    """What a frame of ours calls to run ``fn`` as written."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not _names_warn(code):
+        return fn
+    made = _twins.get(fn)
+    if made is None or made[0] is not code:
+        made = _twins[fn] = (code, _twin(fn))
+    return fn if made[1] is None else with_defaults(fn, made[1])
+
+
+def plain_caller(fn: Callable) -> Callable:
+    """``fn``, or where it has a twin, a function that calls the twin of its code at each call
+    (a path that holds what it calls: jit/waiting.py)."""
+    if plain_of(fn) is fn:
+        return fn
+
+    def twin_call(*args: Any, **kwargs: Any) -> Any:
+        return plain_of(fn)(*args, **kwargs)
+
+    return twin_call
+
+
+def _names_warn(code: types.CodeType) -> bool:
+    """Whether ``code`` reads a name ``warn`` (one look-up in its names, on paths that run
+    the plain function: never its nested functions' names, which would cost a walk)."""
+    return "warn" in code.co_names
+
+
+def _twin(fn: Callable) -> types.FunctionType | None:
+    import ast
+
+    from astcompile.frontend.materialize import build_function
+    from astcompile.frontend.self_calls import user_tree
+    from astcompile.frontend.warn_calls import WARN, may_give_a_level
+    from astcompile.runtime import user_frames
+
+    parsed = user_tree(fn)
+    if parsed is None:
+        return None
+    tree, fdef, filename = parsed
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    if not any(isinstance(n, ast.Call) and may_give_a_level(n) for n in ast.walk(fdef)):
+        return None
+    return build_function(tree, fdef.name, fn, {WARN: user_frames.warn}, filename)
