@@ -59,6 +59,17 @@ def unpacked(x, *args, **kwargs):
     return y
 
 
+def _check(x):
+    if x.sum() > 0:
+        warnings.warn("from a helper", stacklevel=3)  # the caller of its caller
+
+
+def checked(x):
+    y = x * 2.0
+    _check(y)
+    return y + 1.0
+
+
 def _where(fn, *args, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -78,6 +89,7 @@ CASES = [
     (past_the_stack, (), {}),
     (unpacked, ("given", UserWarning, 2), {}),
     (unpacked, ("by keyword",), {"stacklevel": 2}),
+    (checked, (), {}),
 ]
 
 

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from astcompile.frontend.warn_calls import WARN, route_warnings
+from astcompile.frontend.warn_calls import WARN, WARNER, route_warnings, warn_helpers
 from astcompile.runtime import user_frames
 
 
@@ -52,3 +52,25 @@ def test_a_level_too_large_for_warn_raises_its_error():
     with pytest.raises(OverflowError) as ours:
         user_frames.warn(warnings.warn, "m", UserWarning, 1 << 80)
     assert str(ours.value) == str(plain.value)
+
+
+def _helper(x):
+    warnings.warn("helper", stacklevel=3)
+
+
+def _quiet(x):
+    return x
+
+
+def _caller(x):
+    _quiet(x)
+    return _helper(x)
+
+
+def test_helpers_naming_warn_are_routed():
+    assert warn_helpers(_caller) == {"_helper"}
+    source = "def f(x):\n    _quiet(x)\n    return _helper(x)\n"
+    text = ast.unparse(route_warnings(ast.parse(source), warn_helpers(_caller)))
+    assert (
+        f"{WARNER}(_helper, x)" in text and "_quiet(x)" in text and WARNER + "(_quiet" not in text
+    )

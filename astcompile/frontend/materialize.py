@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from astcompile.frontend.code_match import class_of
 from astcompile.frontend.spec import def_name
-from astcompile.frontend.warn_calls import WARN, route_warnings
+from astcompile.frontend.warn_calls import WARN, WARNER, route_warnings, warn_helpers
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 
@@ -46,7 +46,8 @@ def build_function(
     template_free = template.__code__.co_freevars
     free = (*template_free, *extra_free)
     owner = class_of(template.__code__)
-    code = _inner_code(source, name, free, filename, structured, owner)
+    helpers = warn_helpers(template) if WARNER in extra_free else frozenset()
+    code = _inner_code(source, name, free, filename, structured, owner, helpers)
     closure = tuple(
         types.CellType(extra_free[var])
         if var in extra_free
@@ -76,6 +77,7 @@ def _inner_code(
     filename: str,
     structured: tuple = (),
     owner: str | None = None,
+    helpers: frozenset[str] = frozenset(),
 ) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
     loops are lowered to structured calls on the way (see frontend/loop_plan.py). The def of
@@ -90,7 +92,7 @@ def _inner_code(
 
         module = seed_unbound(module, structured)
     if WARN in free:  # warn(..., stacklevel=2) names the user's frames (frontend/warn_calls.py)
-        module = route_warnings(module)
+        module = route_warnings(module, helpers)
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")

@@ -9,20 +9,46 @@ lands in one of them. Each call that may give a level (``warn(m, C, 2)``, ``stac
     warnings.warn("late", stacklevel=2)    __ac_warn(warnings.warn, "late", stacklevel=2)
 
 The callee is still evaluated first, where it was, and anything but ``warnings.warn`` itself is
-called with the arguments as they are.
+called with the arguments as they are. A helper of the user's that may give ``warn`` a level
+(``check(x)`` warning with ``stacklevel=3``, its caller's caller) is called through
+``__ac_warner`` (``jit/warn_twin.call_plain``): as its twin, whose own warn calls are routed.
 """
 
 from __future__ import annotations
 
 import ast
+import types
+from collections.abc import Callable
 
 WARN = "__ac_warn"
+WARNER = "__ac_warner"
 
 
-def route_warnings(module: ast.Module) -> ast.Module:
-    """``module`` with its calls that may give ``warn`` a level routed through ``__ac_warn``
-    (in place; nested functions too)."""
-    return _Routed().visit(module)
+def route_warnings(module: ast.Module, helpers: frozenset[str] = frozenset()) -> ast.Module:
+    """``module`` with its calls that may give ``warn`` a level routed through ``__ac_warn``,
+    and its calls of the names in ``helpers`` through ``__ac_warner`` (in place; nested
+    functions too)."""
+    return _Routed(helpers).visit(module)
+
+
+def warn_helpers(fn: Callable) -> frozenset[str]:
+    """The names ``fn`` reads (globals, closure cells) that mean a Python function naming
+    ``warn``, now: its calls of them are routed (what they mean at a call is checked then)."""
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    found = set()
+    for name in (*code.co_names, *code.co_freevars):
+        value = fn.__globals__.get(name) if name in code.co_names else _content(cells[name])
+        if type(value) is types.FunctionType and "warn" in value.__code__.co_names:
+            found.add(name)
+    return frozenset(found)
+
+
+def _content(cell: types.CellType) -> object:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def may_give_a_level(node: ast.Call) -> bool:
@@ -38,10 +64,15 @@ def may_give_a_level(node: ast.Call) -> bool:
 
 
 class _Routed(ast.NodeTransformer):
+    def __init__(self, helpers: frozenset[str]) -> None:
+        self.helpers = helpers
+
     def visit_Call(self, node: ast.Call) -> ast.Call:
         self.generic_visit(node)
-        if may_give_a_level(node):
-            router = ast.copy_location(ast.Name(WARN, ast.Load()), node.func)
-            node.args = [node.func, *node.args]
+        func = node.func
+        helper = isinstance(func, ast.Name) and func.id in self.helpers
+        if helper or may_give_a_level(node):
+            router = ast.copy_location(ast.Name(WARNER if helper else WARN, ast.Load()), func)
+            node.args = [func, *node.args]
             node.func = router
         return node
