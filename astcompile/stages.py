@@ -174,11 +174,16 @@ def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.lowering import routed_calls
     from astcompile.frontend.materialize import build_function
     from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
+    from astcompile.frontend.warn_calls import WARN, WARNER
+    from astcompile.jit import warn_twin
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
+    from astcompile.runtime import user_frames
 
     owner, made = work.owner, work.rewrite
     owner.rewritten_source = made.source  # the loops around each region are read from it
-    unbound = {UNBOUND_NAME: UNBOUND}  # the marker of a name a loop left unbound
+    unbound: dict[str, Any] = {UNBOUND_NAME: UNBOUND}  # the marker of a name a loop left unbound
+    unbound[WARN] = user_frames.warn  # warn(..., stacklevel=2) counted in the user's frames,
+    unbound[WARNER] = warn_twin.call_plain  # a helper's too (frontend/warn_calls.py)
     free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop, **unbound}
     for spec in made.regions:
         traced = build_function(
@@ -189,6 +194,7 @@ def materialise(work: FunctionWork) -> None:
             body = build_function(  # as calls of its body costs a call per iteration, a call
                 spec.body_source, spec.name, owner.fn, unbound, made.filename, spec.structured
             )  # routed through the tracer's helpers puts our frame in warnings and tracebacks
+        user_frames.REGION_CODES.update((body.__code__, traced.__code__))
         free[spec.name] = region = owner.new_region(spec, body, traced)
         work.regions.append(region)
     name = def_name(owner.fn)

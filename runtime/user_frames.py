@@ -12,7 +12,14 @@ reads::
     IndexError: index 10 is out of bounds for axis 0 with size 10
 
 The statement spans at least the whole source line, so Python draws no ``^^^`` markers under
-a part of the line it does not point at. Part of the runtime: it imports nothing else.
+a part of the line it does not point at.
+
+``warnings.warn(message, stacklevel=2)`` in a compiled function names its caller's line, as it
+does in the plain one: the rewrite calls it through :func:`warn`, which counts the levels in
+the user's frames only (ours between a caller and the compiled function, and the region frame
+and the rewritten function's, which are one call of the user's function, count as none) and
+hands ``warnings.warn`` the level that reaches that frame from its own. Part of the runtime:
+it imports nothing else.
 """
 
 from __future__ import annotations
@@ -20,8 +27,13 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
+import os
+import sys
 import types
-from typing import NoReturn
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 _NAME = "__astcompile_error__"
 
@@ -63,3 +75,79 @@ def _tree(filename: str) -> ast.Module:
         return ast.parse("".join(linecache.getlines(filename)))
     except (SyntaxError, ValueError):
         return ast.Module([], [])
+
+
+#: The code of region bodies: a region's frame and the rewritten function's frame that called
+#: it (ours between them) are one call of the user's function (``stages.materialise`` adds).
+REGION_CODES: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
+
+
+def warn(callee: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """``callee(*args, **kwargs)``, where the user's code calls ``callee``, maybe with a
+    ``stacklevel``: for ``warnings.warn``, the level counted in the user's frames."""
+    if callee is not warnings.warn:
+        return callee(*args, **kwargs)
+    try:
+        message, category, level, source, rest = _warn_arguments(*args, **kwargs)
+        level = int(level.__index__())
+    except (TypeError, AttributeError):  # warn's own error, raised by warn
+        return callee(*args, **kwargs)
+    if abs(level) > sys.maxsize:  # warn's OverflowError
+        return callee(*args, **kwargs)
+    return callee(message, category, _level(level, sys._getframe(1)), source, **rest)
+
+
+def _warn_arguments(
+    message: Any, category: Any = None, stacklevel: Any = 1, source: Any = None, **rest: Any
+) -> tuple:
+    return message, category, stacklevel, source, rest
+
+
+def _level(stacklevel: int, caller: types.FrameType) -> int:
+    """The ``stacklevel`` that, given to ``warnings.warn`` by :func:`warn`, names the frame
+    ``stacklevel`` names from ``caller`` in the plain program (CPython steps over its import
+    machinery's frames, and so over ours here)."""
+    target: types.FrameType | None = caller
+    for _ in range(stacklevel - 1):
+        target = _next_user(target)
+        if target is None:
+            break
+    level, frame = 2, caller  # warnings.warn's own steps, from warn's frame to the target
+    while frame is not None and frame is not target:
+        frame = frame.f_back
+        if frame is not None and not _internal(frame):
+            level += 1
+    return level if target is not None else level + 1  # past the outermost frame
+
+
+def _next_user(frame: types.FrameType) -> types.FrameType | None:
+    """The frame that called ``frame``'s function in the plain program."""
+    region = frame.f_code in REGION_CODES
+    frame = _past_ours(frame.f_back)
+    if region and frame is not None:  # the rewritten function: the same call
+        frame = _past_ours(frame.f_back)
+    return frame
+
+
+def _past_ours(frame: types.FrameType | None) -> types.FrameType | None:
+    while frame is not None and (_internal(frame) or _ours(frame.f_code.co_filename)):
+        frame = frame.f_back
+    return frame
+
+
+def _internal(frame: types.FrameType) -> bool:
+    """CPython's test of a frame of its import machinery, which warnings skip."""
+    filename = frame.f_code.co_filename
+    return "importlib" in filename and "_bootstrap" in filename
+
+
+def _ours(filename: str) -> bool:
+    return filename.startswith(_own_folders())
+
+
+@functools.cache
+def _own_folders() -> tuple[str, ...]:
+    """This package's folder and the compiler's (one folder above it where installed; beside
+    it in a checkout), and the names our generated code is compiled under."""
+    compiler = sys.modules["astcompile"].__file__ or ""
+    return (os.path.dirname(__file__) + os.sep, os.path.dirname(compiler) + os.sep, "<astcompile")

@@ -309,3 +309,31 @@ def test_a_function_nested_in_a_method_mangles_by_the_method_s_class(backend):
         warnings.simplefilter("error", RuntimeWarning)
         compiled = obj.closure_compiled(backend)
         assert_same_value(compiled(x), x * obj._Owner__w + 1.0)
+
+
+def test_region_body_code_is_named_as_the_users_function():
+    """Its frames are the user's function's: tracebacks, ``inspect.stack()`` and
+    ``sys._getframe(1).f_code.co_name`` in a callee name ``closure_maker.<locals>...``'s def,
+    not ``__ac_region_0``; the function object keeps its own name (the tracer's counts)."""
+    inner = P.closure_maker(5)
+    source = "\n\ndef __ac_region_0(x):\n    return (x * offset + k,)\n"
+    region = build_function(source, "__ac_region_0", inner, {}, FILENAME)
+    assert region.__code__.co_name == inner.__code__.co_name
+    assert region.__code__.co_qualname == inner.__code__.co_qualname
+    assert region.__name__ == "__ac_region_0"
+
+
+def index_past_the_end(x):
+    y = x * 2.0
+    z = y[10]
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_traceback_of_a_region_names_the_users_function(backend):
+    compiled = astcompile.compile(index_past_the_end, backend=backend)
+    for _ in range(3):  # the first call (it traces) and the calls after it
+        with pytest.raises(IndexError) as info:
+            compiled(np.ones(4))
+        last = traceback.extract_tb(info.value.__traceback__)[-1]
+        assert (last.name, last.line) == ("index_past_the_end", "z = y[10]")

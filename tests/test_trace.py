@@ -273,3 +273,20 @@ def test_len_of_an_array_is_a_symbolic_size(fn, backend):
     for args in calls:
         compiled(*args)
     assert [region._count() for region in compiled.regions] == [1]
+
+
+def converted(f, x):
+    g = float(f)
+    return g, x * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f", [2.5, np.float64(2.5), np.float32(2.5), 3, True])
+def test_float_of_a_scalar_argument(backend, f):
+    """``float(f)`` is ``f`` itself for a Python float (CPython returns it), a new Python
+    float for anything else, a NumPy float64 (a float subclass) too."""
+    compiled = astcompile.compile(converted, backend=backend)
+    for _ in range(3):
+        got, expected = compiled(f, np.ones(3))[0], converted(f, np.ones(3))[0]
+        assert type(got) is type(expected) and got == expected
+        assert (got is f) == (expected is f)

@@ -126,9 +126,19 @@ def loop_head_ok(checker: Any, node: cst.For | cst.While) -> bool:
         return False
     if kind == "ndindex" and _breaks_out(node):
         return False
-    if isinstance(node.iter, cst.Call) and checker.classify(node.iter) is not _graphable(checker):
+    if any(checker.classify(call) is not _graphable(checker) for call in _head_calls(node, kind)):
         return False
     return not checker.expression_problems(node.iter)
+
+
+def _head_calls(node: cst.For, kind: str) -> list[cst.Call]:
+    """The calls whose names the lowered loop reads as the builtins: the iterable's, and in
+    ``enumerate(range(n))`` the inner ``range``'s too (a module's own ``range`` runs as
+    written)."""
+    if not isinstance(node.iter, cst.Call):
+        return []
+    inner = node.iter.args[0].value if kind == "enumerate" else None
+    return [node.iter, *([inner] if isinstance(inner, cst.Call) else [])]
 
 
 def else_ok(node: cst.For | cst.While) -> bool:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from astcompile.frontend.code_match import class_of
 from astcompile.frontend.lowering_parts import arguments_of
 from astcompile.frontend.spec import def_name
+from astcompile.frontend.warn_calls import WARN, WARNER, route_warnings, warn_helpers
 
 _SELF = "__ac_self"  # the def's name inside the factory: binds no name the body reads
 
@@ -39,12 +40,15 @@ def build_function(
 
     Defaults, ``__kwdefaults__``, ``__doc__`` and ``__qualname__`` are copied when ``name`` is
     the template's own ``def`` name (the rewritten function); a region body gets none of them.
-    The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper.
+    The code's name, not ``__name__``, decides: ``functools.wraps`` renames a wrapper. The code
+    of either is named as the user's (``co_name``, ``co_qualname``): its frames are the user's
+    function's, in tracebacks, ``inspect.stack()`` and ``sys._getframe(1).f_code.co_name``.
     """
     template_free = template.__code__.co_freevars
     free = (*template_free, *extra_free)
     owner = class_of(template.__code__)
-    code = _inner_code(source, name, free, filename, structured, owner)
+    helpers = warn_helpers(template) if WARNER in extra_free else frozenset()
+    code = _inner_code(source, name, free, filename, structured, owner, helpers)
     closure = tuple(
         types.CellType(extra_free[var])
         if var in extra_free
@@ -53,7 +57,9 @@ def build_function(
     )
     same = name == def_name(template)
     qualname = template.__code__.co_qualname if same else f"{template.__qualname__}.{name}"
-    code = code.replace(co_qualname=qualname)
+    code = code.replace(
+        co_name=template.__code__.co_name, co_qualname=template.__code__.co_qualname
+    )
     function = types.FunctionType(
         code, template.__globals__, name, template.__defaults__ if same else None, closure or None
     )
@@ -72,6 +78,7 @@ def _inner_code(
     filename: str,
     structured: tuple = (),
     owner: str | None = None,
+    helpers: frozenset[str] = frozenset(),
 ) -> types.CodeType:
     """The code object of ``def name`` compiled inside a factory that binds ``free``; planned
     loops are lowered to structured calls on the way (see frontend/loop_plan.py). The def of
@@ -85,6 +92,8 @@ def _inner_code(
         from astcompile.frontend.lowering import seed_unbound
 
         module = seed_unbound(module, structured)
+    if WARN in free:  # warn(..., stacklevel=2) names the user's frames (frontend/warn_calls.py)
+        module = route_warnings(module, helpers)
     definitions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(definitions) != 1 or definitions[0].name != name:
         raise ValueError(f"expected one 'def {name}' in the generated source")

@@ -37,26 +37,35 @@ def plain_twin(fn: Callable, wrapper: object) -> types.FunctionType | None:
     """The twin of ``fn`` for ``wrapper`` (its compiled function), or None where ``fn`` does
     not call ``wrapper`` by a name, is a method, or has no source that compiles to its code."""
     names = names_of(fn, wrapper)
-    if not names or _is_method(fn):
+    parsed = None if not names or _is_method(fn) else user_tree(fn)
+    if parsed is None:
         return None
+    tree, fdef, filename = parsed
+    if not isinstance(fdef, ast.FunctionDef) or names & _bound(fdef):
+        return None
+    calls = _CallsOfItself(names)
+    calls.visit(tree)
+    if not calls.rewritten:
+        return None  # the name is read but never called: no call to send to the twin
+    extra = {WRAPPER: wrapper, TWIN: None}
+    twin = build_function(tree, fdef.name, fn, extra, filename)
+    twin.__closure__[twin.__code__.co_freevars.index(TWIN)].cell_contents = twin
+    return twin
+
+
+def user_tree(fn: Callable) -> tuple[ast.Module, ast.stmt, str] | None:
+    """The tree of ``fn``'s ``def`` at the lines and columns of its file, as its module's
+    import compiled it (pytest's puts imports before it), the ``def`` and the file's name;
+    None where ``fn`` has no source."""
     try:
         src = function_source(fn)
     except NoSourceError:
         return None
     tree = ast.parse(src.text, filename=src.filename)
     fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef) or names & _bound(fdef):
-        return None
     import_rewrite(sys.modules.get(fn.__module__ or ""), fn.__code__)(tree, src.text)
     _AtUserLines(src.def_line - 1, src.indent).visit(tree)
-    calls = _CallsOfItself(names)
-    calls.visit(tree)
-    if not calls.rewritten:
-        return None  # the name is read but never called: no call to send to the twin
-    extra = {WRAPPER: wrapper, TWIN: None}
-    twin = build_function(tree, fdef.name, fn, extra, src.filename)
-    twin.__closure__[twin.__code__.co_freevars.index(TWIN)].cell_contents = twin
-    return twin
+    return tree, fdef, src.filename
 
 
 def names_of(fn: Any, wrapper: object) -> frozenset[str]:

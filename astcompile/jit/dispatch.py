@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import registry
 from astcompile.frontend.source import carried_sources
+from astcompile.jit.warn_twin import plain_of
 from astcompile.runtime import forksafe
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def recurse(owner: Owner, args: tuple, kwargs: dict) -> Any:
     decorates the function) pass through no frame of ours either."""
     depth = getattr(_local, "depth", 0)
     if depth > COMPILED_LEVELS:  # inside the plain levels, reached another way than by name
-        return owner.fn(*args, **kwargs)
+        return plain_of(owner.fn)(*args, **kwargs)
     _local.depth = depth + 1
     try:
         return owner.recurse(args, kwargs, compiled=depth < COMPILED_LEVELS)

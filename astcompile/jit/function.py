@@ -39,6 +39,7 @@ from astcompile.jit.function_object import FunctionObject
 from astcompile.jit.regions import Region, guarded
 from astcompile.jit.sole_region import alone, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
+from astcompile.jit.warn_twin import plain_of
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.targets import Backend, get_backend, resolve_backend, resolve_for_call
 
@@ -111,7 +112,7 @@ class CompiledFunction(FunctionObject):
         if n <= 0:
             return self._sampled_call(args, kwargs)
         if tier.plain:
-            return self.fn(*args, **kwargs)
+            return plain_of(self.fn)(*args, **kwargs)
         sole = self._sole_region  # _compiled_call's fast path, inlined: one frame less per call
         if (
             sole is not None
@@ -176,7 +177,7 @@ class CompiledFunction(FunctionObject):
                 tier.countdown = 1
                 return self._compiled_call(*args, **kwargs)
         compiled = self._compiled_call if self._sole_region is None else self._sole_call
-        return tier.sampled_call(compiled, self.fn, args, kwargs, self._running())
+        return tier.sampled_call(compiled, plain_of(self.fn), args, kwargs, self._running())
 
     def _running(self) -> bool:
         """Whether this thread is inside a call of this function already (by its name)."""
@@ -194,7 +195,7 @@ class CompiledFunction(FunctionObject):
         """A call of itself from its compiled path (``__ac_call``): that path again, neither
         counted nor sampled, so that samples time the program's own calls, whole."""
         if not compiled:  # past its compiled levels: the user's function, on the plain path
-            return self._tier.plain_meanwhile(self.fn, args, kwargs)
+            return self._tier.plain_meanwhile(plain_of(self.fn), args, kwargs)
         return self._compiled_call(*args, **kwargs)
 
     def _compiled_call(self, /, *args: Any, **kwargs: Any) -> Any:
@@ -216,8 +217,8 @@ class CompiledFunction(FunctionObject):
         """The rewritten function (explain notes the function here)."""
         impl = self._impl or self._rebuild_or_not()
         if impl is None:  # as written, timed, while the front end is imported; on the plain
-            # path meanwhile, so that its calls of itself by name go as deep as plain ones
-            return self.budget.wait_with(self._tier.plain_meanwhile, (self.fn, args, kwargs))
+            plain = (plain_of(self.fn), args, kwargs)  # path: its calls of itself by name go
+            return self.budget.wait_with(self._tier.plain_meanwhile, plain)  # as deep as plain
         if impl is not self.fn:
             impl = self._current(impl)
         recorder = telemetry.active()
@@ -301,7 +302,7 @@ class CompiledFunction(FunctionObject):
         if recursion is not None and not work.regions:  # nothing of ours to run
             self._tier.countdown = tiering.NEVER
             self.run_plain()
-            return self.fn
+            return plain_of(self.fn)
         sole = self.regions[0] if len(self.regions) == 1 else None
         if self.mode != "frozen" and sole and is_sole_region(rewrite.source, sole.spec.name):
             sole.positional = self.fn.__code__.co_argcount  # the rest by keyword (sole_region)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from astcompile import config
 from astcompile.jit import pickling, resample, telemetry
+from astcompile.jit.warn_twin import plain_caller
 from astcompile.runtime import fastcall
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def resume(owner: CompiledFunction) -> None:
 
 
 def _timed_call(owner: CompiledFunction, state: Waiting) -> Callable[..., Any]:
-    fn, budget, clock = owner.fn, owner.budget, time.perf_counter
+    fn, budget, clock = plain_caller(owner.fn), owner.budget, time.perf_counter
 
     def waiting_call(*args: Any, **kwargs: Any) -> Any:
         if state.running:  # a call of itself: part of the outer call's time
@@ -160,7 +161,7 @@ def _timed_call(owner: CompiledFunction, state: Waiting) -> Callable[..., Any]:
             if state.left <= 0 and start + took - state.opened >= state.gap * SPAN:
                 _close_window(owner, state)
 
-    waiting_call.__wrapped__ = fn  # type: ignore[attr-defined]
+    waiting_call.__wrapped__ = owner.fn  # type: ignore[attr-defined]
     return waiting_call
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from astcompile.ir.checks import RUN_PLAIN
 from astcompile.ir.ops import Op
 from astcompile.trace import control as C
-from astcompile.trace import handlers, int_bounds, optionals, pycomplex, unions
+from astcompile.trace import handlers, int_bounds, optionals, pycomplex, scalar_identity, unions
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.reasons import TraceReason
@@ -48,6 +48,8 @@ _INT_LIMIT = 2.0**63
 def ac_scalar(func: Callable, *args: Any) -> Any:
     """``func(*args)``, traced when an argument is a run-time value and ``func`` is known."""
     args = optionals.numbers(args)  # a variable that may be None: where a test shows it is not
+    if scalar_identity.returns_itself(func, args):
+        return args[0]
     try:
         handler = HANDLERS.get(func)
     except TypeError:  # an unhashable callable: not one of ours

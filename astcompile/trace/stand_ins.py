@@ -51,19 +51,22 @@ class RecordingGlobals(dict):
             value = self._real[name]
         except KeyError:
             self._recorder.record(Read(self._path + (("contains", name),), ReadKind.VALUE, False))
-            return self._builtin(dict.__getitem__(self, "__builtins__"), name)
+            return self._builtin(name)
         return self._recorder.see(self._path + (("item", name),), value)
 
-    def _builtin(self, scope: Any, name: str) -> Any:
+    def _builtin(self, name: str) -> Any:
         """A name found in builtins, read there like any global: ``builtins.len`` patched
         (``mock.patch``) is what plain code calls from then on, a patch of the user's own
         traced as the user's function is. A builtin runs where the callee analysis lets the
         trace call it; ``print`` reached through a local (``log = print``) breaks when called."""
+        scope, at = dict.__getitem__(self, "__builtins__"), self._path + (("item", "__builtins__"),)
+        if "__builtins__" not in self._real:  # bare globals: the function's own, fixed for good
+            scope, at = self._own, self._path[:-1] + (("attr", "__builtins__"),)
         module = isinstance(scope, types.ModuleType)
         if (table := vars(scope) if module else scope) is not self._own:
             raise TraceBreak(TraceReason.FOREIGN_BUILTINS, f"{name!r}: __builtins__ rebound")
         value = table[name]  # KeyError: CPython's NameError
-        path = self._path + (("item", "__builtins__"), ("attr" if module else "item", name))
+        path = at + (("attr" if module else "item", name),)
         if value is not getattr(builtins, name, None):
             return self._recorder.see(path, value)
         self._recorder.keep(path, value)
@@ -108,20 +111,15 @@ def _python_type(value: Any) -> type:
     if type(value) in (SymInt, SymList, ReadOnlyList):
         return {SymInt: int}.get(type(value), list)
     if type(value).__module__.startswith("astcompile."):
-        raise TraceBreak(
-            TraceReason.VALUE_DEPENDENT_TYPE,
-            "type() or isinstance() of a value whose type the trace does not fix; "
-            "the region runs as Python",
-        )
+        why = "type() or isinstance() of a value whose type the trace does not fix"
+        raise TraceBreak(TraceReason.VALUE_DEPENDENT_TYPE, why + "; the region runs as Python")
     return type(value)
 
 
 def _refuse_identity(recorder: ReadRecorder, *args: Any) -> Any:
     if any(is_read_stand_in(a) for a in args):
-        raise TraceBreak(
-            TraceReason.OBJECT_IDENTITY,
-            "id() of an object the region reads; the region runs as Python",
-        )
+        why = "id() of an object the region reads; the region runs as Python"
+        raise TraceBreak(TraceReason.OBJECT_IDENTITY, why)
     return id(*args)
 
 

@@ -235,8 +235,9 @@ class _Outputs:
                 return OutSpec(OutKind.LEAF, value.node.attr.index)
             return self._graph(value.node, _array_box(value))
         if isinstance(value, SymScalar):
-            if value.node.op is Op.INPUT:
-                return OutSpec(OutKind.LEAF, value.node.attr.index)
+            if value.node.op is Op.INPUT and value.node.attr.weak:  # a Python number's leaf:
+                return OutSpec(OutKind.LEAF, value.node.attr.index)  # float(f) is f, as plain
+            # a NumPy scalar's (``float(np.float64(2.5))``): a new Python number, boxed
             return self._graph(value.node, type(value.hint))
         if isinstance(value, SymInt):
             return self._graph(value.as_node(), int)
