@@ -86,6 +86,12 @@ class FunctionAnalysis:
     breaking_calls: tuple[str, ...] = ()  # names called that resolve to user functions with breaks
     loop_notes: tuple[str, ...] = ()  # "path:line:col: note: loop at line L runs in Python ..."
 
+    @property
+    def inlinable(self) -> bool:
+        """No break, and no loop left in Python: a caller may inline it, its loops becoming
+        the caller's native loops (frontend/callee_loops.py)."""
+        return not self.breaks and not self.loop_notes and not self.eager_only
+
 
 class Verdict(Enum):
     GRAPHABLE = "graphable"

@@ -20,6 +20,7 @@ import libcst as cst
 from astcompile.errors import NoSourceError
 from astcompile.frontend.analysis import FunctionAnalysis, analyze_function
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.callee_loops import inlines_with_loops
 from astcompile.frontend.callee_rules import CallKind, callee_of
 from astcompile.frontend.lookup import MISSING, InstanceMethod, fingerprint, lookup
 from astcompile.frontend.methods import owner_class_name
@@ -59,14 +60,16 @@ def _classify_unnamed(func: cst.BaseExpression) -> tuple[CallKind, None]:
 def _user_verdict(
     shared: _Shared, key: Any, depth: int, analyse: Callable[[], FunctionAnalysis]
 ) -> CallKind:
-    """INLINE_USER when the callee's source is fully graph-able; recursion never inlines."""
+    """INLINE_USER when the callee's source is fully graph-able, or graph-able with loops a
+    region of the caller can run natively (frontend/callee_loops.py); recursion never
+    inlines."""
     if key in shared.active or depth >= MAX_INLINE_DEPTH:
         return CallKind.BREAK_USER
     if key not in shared.verdicts:
         shared.active.add(key)
         try:
             analysis = analyse()
-            inline = analysis.fully_graphable
+            inline = analysis.fully_graphable or inlines_with_loops(analysis)
             if analysis.breaks:
                 shared.first_breaks[key] = analysis.breaks[0]
         except NoSourceError:

@@ -41,6 +41,7 @@ from astcompile.trace.callable_kinds import (
     is_user_function,
 )
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.inlined_loops import lowered_clone
 from astcompile.trace.library_modules import (
     KNOWN_LIBRARIES,
     ModuleRead,
@@ -152,6 +153,10 @@ class ReadRecorder:
             self._seen[path] = value
         return self._seen[path]
 
+    def stands_for(self, fn: types.FunctionType, clone: Any, path: Path) -> None:
+        """``clone``, made from ``fn``'s rewrite, is what the trace sees for ``fn``."""
+        self._objects[id(fn)] = self._objects[id(clone)] = (path, clone, fn)
+
     def function_seen(self, clone: Any) -> tuple[Path, Any] | None:
         """(path, the real function) of a clone this trace made, else None."""
         known = self._objects.get(id(clone))
@@ -235,7 +240,11 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     (``f.__code__`` may be swapped), with its attributes (``f.scale``) seen at every call."""
     recorder.record(Read(path, ReadKind.IDENTITY, value))
     recorder.record(Read(path + (("code",),), ReadKind.IDENTITY, value.__code__))
-    clone = recorder.function(value, path)
+    rewrite = judge(value).rewrite  # loops: the rewrite runs them natively
+    if rewrite is None:
+        clone = recorder.function(value, path)
+    else:
+        clone = lowered_clone(recorder, path, value, rewrite)
     for name, attribute in value.__dict__.items():  # one added later: see stand_ins._has_attr
         clone.__dict__[name] = recorder.see(path + (("attr", name),), attribute)
     return clone
