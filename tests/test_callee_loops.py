@@ -89,6 +89,25 @@ def printing_sum(x, n):
     return x
 
 
+def is_prime(n):
+    if n < 2:
+        return False
+    k = 2
+    while k * k <= n:
+        if n % k == 0:
+            return False
+        k += 1
+    return True
+
+
+def count_primes(limit):
+    found = 0
+    for n in range(limit):
+        if is_prime(n):
+            found += 1
+    return found
+
+
 def power_helper(power):
     def helper(x, n):
         t = 0.0
@@ -124,6 +143,16 @@ def test_a_helper_with_a_side_effect_is_not_inlined(helper):
     analysis = analysis_of(helper)
     assert not analysis.inlinable and not inlines_with_loops(analysis)
     assert judge(helper).kind is CallKind.BREAK_USER
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_branching_on_an_argument_outside_its_loops_is_called(backend):
+    """``if n < 2: return`` is a test the trace specialises on where the helper is compiled
+    on its own; inlined in a loop, ``n`` changes from one iteration to the next, and the
+    caller's whole loop would run as Python."""
+    assert not inlines_with_loops(analysis_of(is_prime))
+    assert judge(is_prime).kind is CallKind.BREAK_USER
+    assert_same_calls(count_primes, [(30,), (2,)], backend=backend)
 
 
 def test_the_caller_has_no_break_and_one_graph():

@@ -52,7 +52,7 @@ def native_rewrite(analysis: FunctionAnalysis) -> RewriteResult | None:
     """The callee cut into regions with nothing left to Python's loops or calls, or None
     where something would be (or the analysis is a report without the rewrite's fields: the
     CLI's, which then trusts the analysis alone)."""
-    if not analysis.inlinable or analysis.module is None:
+    if analysis.module is None or not _may_inline(analysis):
         return None
     from astcompile.frontend.rewrite import rewrite_function  # imports libcst: as analysis does
 
@@ -62,10 +62,34 @@ def native_rewrite(analysis: FunctionAnalysis) -> RewriteResult | None:
     return done
 
 
+def _may_inline(analysis: FunctionAnalysis) -> bool:
+    return analysis.inlinable and not _branches_outside_loops(
+        ast.parse(analysis.source.text).body[0]
+    )
+
+
+def _branches_outside_loops(node: ast.AST) -> bool:
+    """Whether the function ``node`` has an ``if`` on a value outside its loops. Compiled on
+    its own, such a test is on an argument the trace specialises on (``if n < 2: return``);
+    inlined in a caller's loop, the argument changes from one iteration to the next and the
+    test cannot be traced, so the caller's whole loop would run as Python."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _NOT_BRANCHES):
+            continue  # a loop's tests are lowered with the loop; a nested def is its own
+        if isinstance(child, ast.If) and not isinstance(child.test, ast.Constant):
+            return True
+        if _branches_outside_loops(child):
+            return True
+    return False
+
+
+_NOT_BRANCHES = (ast.For, ast.AsyncFor, ast.While, ast.Lambda, ast.FunctionDef, ast.ClassDef)
+
+
 def inlines_with_loops(analysis: FunctionAnalysis) -> bool:
     """Whether a caller may inline the analysed function's loops (see the module docstring)."""
     if analysis.module is None:  # a report (the CLI): its analysis says it
-        return analysis.inlinable
+        return _may_inline(analysis)
     return native_rewrite(analysis) is not None
 
 
