@@ -17,6 +17,7 @@ from astcompile.frontend.callee_rules import CallKind
 from astcompile.frontend.callees import judge
 from astcompile.frontend.resolve import RuntimeResolver
 from astcompile.frontend.source import function_source
+from bench.programs.goldbach_pairs import _is_prime as is_prime
 from bench.programs.halton_points import halton_points, radical_inverse
 
 SCALE = 2.0
@@ -87,17 +88,6 @@ def printing_sum(x, n):
         x += 1.0
     print(x)
     return x
-
-
-def is_prime(n):
-    if n < 2:
-        return False
-    k = 2
-    while k * k <= n:
-        if n % k == 0:
-            return False
-        k += 1
-    return True
 
 
 def count_primes(limit):
