@@ -98,6 +98,11 @@ def count_primes(limit):
     return found
 
 
+def top_level_call(a, n):
+    total = scaled_sum(1.0, n)
+    return a * total
+
+
 def power_helper(power):
     def helper(x, n):
         t = 0.0
@@ -143,6 +148,15 @@ def test_a_helper_branching_on_an_argument_outside_its_loops_is_called(backend):
     assert not inlines_with_loops(analysis_of(is_prime))
     assert judge(is_prime).kind is CallKind.BREAK_USER
     assert_same_calls(count_primes, [(30,), (2,)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_looping_helper_called_outside_the_callers_loops_is_called(backend):
+    """Inlining saves a call per iteration only in a loop; elsewhere the helper is compiled
+    on its own, so that its trace failing cannot take the caller's region with it."""
+    assert [b.code for b in analysis_of(top_level_call).breaks] == ["GB003"]
+    assert analysis_of(scaled).breaks == ()
+    assert_same_calls(top_level_call, [(A, 4), (A, 0)], backend=backend)
 
 
 def test_the_caller_has_no_break_and_one_graph():

@@ -321,7 +321,8 @@ class _Checker:
             elif dotted is None and isinstance(call.func, cst.Attribute):
                 kind = CallKind.GRAPHABLE  # a method of a computed value: the tracer decides
             else:
-                kind = self.resolver.classify_call(call.func, dotted)[0]
+                found = self.resolver.classify_call(call.func, dotted)
+                kind = loopcheck.user_call_kind(self, call, *found)
             if kind in USER_KINDS:
                 self.user_calls.append(call)
             if kind is CallKind.BREAK_USER and isinstance(call.func, cst.Name):

@@ -39,6 +39,8 @@ class _Shared:
     #: callers that reach it without a name the analysis saw (trace time: frontend/callees.py)
     first_breaks: dict[Any, GraphBreak] = field(default_factory=dict)
     active: set[Any] = field(default_factory=set)
+    #: callees inlined with their loops (frontend/callee_loops.py)
+    looping: set[Any] = field(default_factory=set)
     sources: dict[str, FunctionSource] | None = None  # static: the module's functions by name
     tree: ModuleTree | None = None  # static: the module, parsed once
     #: static: each method's class and that class's methods (frontend/methods.py)
@@ -70,6 +72,8 @@ def _user_verdict(
         try:
             analysis = analyse()
             inline = analysis.fully_graphable or inlines_with_loops(analysis)
+            if inline and not analysis.fully_graphable:
+                shared.looping.add(key)
             if analysis.breaks:
                 shared.first_breaks[key] = analysis.breaks[0]
         except NoSourceError:
@@ -123,6 +127,10 @@ class RuntimeResolver:
         if isinstance(found, CallKind):
             return found
         return _user_verdict(self._shared, found, self._depth, lambda: self._inline(found))
+
+    def inlines_loops(self, obj: Any) -> bool:
+        """Whether ``obj``, a callee this resolver judged, is inlined with its loops."""
+        return callee_of(obj) in self._shared.looping
 
     def classify_method(self, src: FunctionSource, attr: str) -> CallKind | None:
         """``self.attr(...)`` (or ``cls.attr``) in a method: judged by the class's own

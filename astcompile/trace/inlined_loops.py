@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from astcompile.frontend.callee_loops import lowered_callee
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.runtime.reads import Path
+from astcompile.trace.context import TraceBreak, user_location
 
 if TYPE_CHECKING:
     from astcompile.frontend.rewrite import RewriteResult
@@ -39,8 +40,28 @@ def lowered_clone(
     cells = dict(zip(clone.__code__.co_freevars, clone.__closure__ or ()))
     for name, body in lowered.bodies.items():
         cells[name].cell_contents = recorder.function(body, path, cell_index(body, fn))
-    recorder.stands_for(fn, clone, path)
-    return clone
+    inlined = _calling(clone)
+    recorder.stands_for(fn, inlined, path)
+    return inlined
+
+
+def _calling(clone: types.FunctionType) -> types.FunctionType:
+    """``clone``, whose trace breaks are the caller's at the line that called it: the
+    region then keeps that statement in Python (jit/failures.py, ``keep_loops_around``)
+    rather than every loop it has, and the break is still reported at the callee's own line
+    (``origin``). Without this a callee's break sent the caller's other loops to Python (a
+    200,000-step loop beside a call of a helper whose trace failed ran plain)."""
+
+    def inlined(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return clone(*args, **kwargs)
+        except TraceBreak as exc:
+            exc.loc = user_location()
+            raise
+
+    inlined.__name__, inlined.__qualname__ = clone.__name__, clone.__qualname__
+    inlined.__dict__ = clone.__dict__
+    return inlined
 
 
 def cell_index(made: Callable, root: Callable) -> dict[str, int]:
