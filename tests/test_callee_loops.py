@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same_calls
+from differential import BACKENDS, assert_same_call, assert_same_calls
 from test_reads import follows
 
 import astcompile
@@ -103,6 +103,23 @@ def top_level_call(a, n):
     return a * total
 
 
+def alternating(x, n):
+    s = 0.0
+    for k in range(n):
+        s += (-1) ** k * x / (2 * k + 1)  # a power of a loop value: the trace refuses it
+    return s
+
+
+def alternating_and_more(a, n):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = alternating(a[i], n)
+    total = 0.0
+    for k in range(n * 10):
+        total += k * 0.5
+    return out, total
+
+
 def power_helper(power):
     def helper(x, n):
         t = 0.0
@@ -157,6 +174,17 @@ def test_a_looping_helper_called_outside_the_callers_loops_is_called(backend):
     assert [b.code for b in analysis_of(top_level_call).breaks] == ["GB003"]
     assert analysis_of(scaled).breaks == ()
     assert_same_calls(top_level_call, [(A, 4), (A, 0)], backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_whose_trace_fails_sends_only_the_loop_calling_it_to_python(backend):
+    """The break is the caller's at the calling line: the loop holding it runs in Python from
+    the next call, and the caller's other loop stays compiled."""
+    compiled = astcompile.compile(alternating_and_more, backend=backend)
+    for _ in range(3):
+        assert_same_call(compiled, (A, 5), alternating_and_more, (A, 5), backend)
+    calling = alternating_and_more.__code__.co_firstlineno + 2
+    assert compiled.python_loops == {calling}
 
 
 def test_the_caller_has_no_break_and_one_graph():
