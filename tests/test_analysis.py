@@ -105,7 +105,7 @@ def host(x):
         ("pytest.raises", CallKind.UNKNOWN),
         ("programs.helper_pure", CallKind.INLINE_USER),
         ("programs.helper_noisy", CallKind.BREAK_USER),
-        ("programs.loop_carried", CallKind.BREAK_USER),
+        ("programs.loop_carried", CallKind.INLINE_USER),  # its loop becomes the caller's
         ("recursive", CallKind.BREAK_USER),
         ("mutual_a", CallKind.BREAK_USER),
         ("COMPILED_PURE", CallKind.INLINE_USER),

@@ -98,9 +98,8 @@ def digits_sum(i, base):
 
 def digit_sums(n):
     out = []
-    for i in range(n):
-        out.append(digits_sum(i, 3))
-    print(end="") if n < 0 else None  # a break: the loop is eager code calling through __ac_call
+    for i in range(n):  # a break (print) on the call's line: eager code calling through __ac_call
+        out.append(digits_sum(i, 3) if n >= 0 else print(end=""))
     return out
 
 

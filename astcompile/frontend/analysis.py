@@ -86,6 +86,12 @@ class FunctionAnalysis:
     breaking_calls: tuple[str, ...] = ()  # names called that resolve to user functions with breaks
     loop_notes: tuple[str, ...] = ()  # "path:line:col: note: loop at line L runs in Python ..."
 
+    @property
+    def inlinable(self) -> bool:
+        """No break, and no loop left in Python: a caller may inline it, its loops becoming
+        the caller's native loops (frontend/callee_loops.py)."""
+        return not self.breaks and not self.loop_notes and not self.eager_only
+
 
 class Verdict(Enum):
     GRAPHABLE = "graphable"
@@ -315,7 +321,8 @@ class _Checker:
             elif dotted is None and isinstance(call.func, cst.Attribute):
                 kind = CallKind.GRAPHABLE  # a method of a computed value: the tracer decides
             else:
-                kind = self.resolver.classify_call(call.func, dotted)[0]
+                found = self.resolver.classify_call(call.func, dotted)
+                kind = loopcheck.user_call_kind(self, call, *found)
             if kind in USER_KINDS:
                 self.user_calls.append(call)
             if kind is CallKind.BREAK_USER and isinstance(call.func, cst.Name):

@@ -18,15 +18,19 @@ from __future__ import annotations
 import threading
 import types
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from astcompile import quiet
 from astcompile.errors import NoSourceError
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.callee_loops import native_rewrite
 from astcompile.frontend.callee_rules import CallKind, callee_of
 from astcompile.frontend.rewrite_cache import stale_reason
 from astcompile.frontend.source import function_source
+
+if TYPE_CHECKING:
+    from astcompile.frontend.rewrite import RewriteResult
 
 #: What the trace may run: the rest is called by the region's Python, at every call.
 TRACEABLE = frozenset({CallKind.GRAPHABLE, CallKind.INLINE_USER})
@@ -40,6 +44,9 @@ class CalleeVerdict:
     function: str = ""  # the user function judged, by its qualified name
     first_break: GraphBreak | None = None  # its first break, in its own file
     why: str = ""  # without a break to show: no source, loops
+    #: a callee with loops the caller's region runs natively: its rewrite, which the trace
+    #: runs in its place (frontend/callee_loops.py)
+    rewrite: RewriteResult | None = field(default=None, compare=False, repr=False)
 
     @property
     def traceable(self) -> bool:
@@ -104,6 +111,9 @@ def _analyse(function: types.FunctionType) -> tuple[CalleeVerdict, list]:
         return CalleeVerdict(CallKind.BREAK_USER, name, why=f"cannot be read: {exc}"), []
     if analysis.fully_graphable:
         return CalleeVerdict(CallKind.INLINE_USER, name), resolver.lookups
+    rewrite = native_rewrite(analysis)
+    if rewrite is not None:
+        return CalleeVerdict(CallKind.INLINE_USER, name, rewrite=rewrite), resolver.lookups
     first = analysis.breaks[0] if analysis.breaks else None
-    why = "has a loop (only a loop-free callee is inlined)"
+    why = "has a loop that runs in Python"
     return CalleeVerdict(CallKind.BREAK_USER, name, first, why), resolver.lookups

@@ -20,6 +20,7 @@ import libcst as cst
 from astcompile.errors import NoSourceError
 from astcompile.frontend.analysis import FunctionAnalysis, analyze_function
 from astcompile.frontend.breaks import GraphBreak
+from astcompile.frontend.callee_loops import inlines_with_loops
 from astcompile.frontend.callee_rules import CallKind, callee_of
 from astcompile.frontend.lookup import MISSING, InstanceMethod, fingerprint, lookup
 from astcompile.frontend.methods import owner_class_name
@@ -38,6 +39,8 @@ class _Shared:
     #: callers that reach it without a name the analysis saw (trace time: frontend/callees.py)
     first_breaks: dict[Any, GraphBreak] = field(default_factory=dict)
     active: set[Any] = field(default_factory=set)
+    #: callees inlined with their loops (frontend/callee_loops.py)
+    looping: set[Any] = field(default_factory=set)
     sources: dict[str, FunctionSource] | None = None  # static: the module's functions by name
     tree: ModuleTree | None = None  # static: the module, parsed once
     #: static: each method's class and that class's methods (frontend/methods.py)
@@ -59,14 +62,18 @@ def _classify_unnamed(func: cst.BaseExpression) -> tuple[CallKind, None]:
 def _user_verdict(
     shared: _Shared, key: Any, depth: int, analyse: Callable[[], FunctionAnalysis]
 ) -> CallKind:
-    """INLINE_USER when the callee's source is fully graph-able; recursion never inlines."""
+    """INLINE_USER when the callee's source is fully graph-able, or graph-able with loops a
+    region of the caller can run natively (frontend/callee_loops.py); recursion never
+    inlines."""
     if key in shared.active or depth >= MAX_INLINE_DEPTH:
         return CallKind.BREAK_USER
     if key not in shared.verdicts:
         shared.active.add(key)
         try:
             analysis = analyse()
-            inline = analysis.fully_graphable
+            inline = analysis.fully_graphable or inlines_with_loops(analysis)
+            if inline and not analysis.fully_graphable:
+                shared.looping.add(key)
             if analysis.breaks:
                 shared.first_breaks[key] = analysis.breaks[0]
         except NoSourceError:
@@ -120,6 +127,10 @@ class RuntimeResolver:
         if isinstance(found, CallKind):
             return found
         return _user_verdict(self._shared, found, self._depth, lambda: self._inline(found))
+
+    def inlines_loops(self, obj: Any) -> bool:
+        """Whether ``obj``, a callee this resolver judged, is inlined with its loops."""
+        return callee_of(obj) in self._shared.looping
 
     def classify_method(self, src: FunctionSource, attr: str) -> CallKind | None:
         """``self.attr(...)`` (or ``cls.attr``) in a method: judged by the class's own

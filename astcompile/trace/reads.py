@@ -42,6 +42,7 @@ from astcompile.trace.callable_kinds import (
     is_user_function,
 )
 from astcompile.trace.context import TraceBreak
+from astcompile.trace.inlined_loops import lowered_clone
 from astcompile.trace.library_modules import (
     KNOWN_LIBRARIES,
     ModuleRead,
@@ -153,11 +154,11 @@ class ReadRecorder:
             self._seen[path] = value
         return self._seen[path]
 
-    def calls(self, caller: Any, clone: Any) -> Any:
-        """``caller``, which calls ``clone``, stands where the clone did (trace/optionals.py)."""
-        path, _, fn = self._objects[id(clone)]
-        self._objects[id(fn)] = self._objects[id(caller)] = (path, caller, fn)
-        return caller
+    def stands_for(self, fn: types.FunctionType, stand_in: Any, path: Path) -> Any:
+        """``stand_in`` (a clone made from ``fn`` or its rewrite, or a caller of such a clone:
+        trace/optionals.py) is what the trace sees for ``fn``."""
+        self._objects[id(fn)] = self._objects[id(stand_in)] = (path, stand_in, fn)
+        return stand_in
 
     def function_seen(self, clone: Any) -> tuple[Path, Any] | None:
         """(path, the real function) of a clone this trace made, else None."""
@@ -242,10 +243,14 @@ def _user_function(recorder: ReadRecorder, path: Path, value: Any) -> Any:
     (``f.__code__`` may be swapped), with its attributes (``f.scale``) seen at every call."""
     recorder.record(Read(path, ReadKind.IDENTITY, value))
     recorder.record(Read(path + (("code",),), ReadKind.IDENTITY, value.__code__))
-    clone = recorder.function(value, path)
+    rewrite = judge(value).rewrite  # loops: the rewrite runs them natively
+    if rewrite is None:
+        clone = recorder.function(value, path)
+    else:
+        clone = lowered_clone(recorder, path, value, rewrite)
     for name, attribute in value.__dict__.items():  # one added later: see stand_ins._has_attr
         clone.__dict__[name] = recorder.see(path + (("attr", name),), attribute)
-    return recorder.calls(optionals.refusing(clone, value), clone)
+    return recorder.stands_for(value, optionals.refusing(clone, value), path)
 
 
 def _method(recorder: ReadRecorder, path: Path, value: types.MethodType) -> Any:

@@ -26,6 +26,7 @@ from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists, optionals, unread_values
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
 from astcompile.trace.control import require_no_stores
+from astcompile.trace.inlined_loops import cell_index
 from astcompile.trace.masks import MaskedValue
 from astcompile.trace.nodes import check_dtype, index_shape
 from astcompile.trace.reads import ReadRecorder, is_read_stand_in
@@ -298,7 +299,7 @@ def trace(
         ctx.given = watch.is_given
         if root is not None:  # the body was made from root's code: it must still be root's
             reads.record(Read((("fn",), ("code",)), ReadKind.IDENTITY, root.__code__))
-            fn = reads.function(fn, (("fn",),), _cell_index(fn, root))
+            fn = reads.function(fn, (("fn",),), cell_index(fn, root))
         try:
             with np.errstate(all="call", call=_error_while_tracing):
                 result = fn(*symbolic_args)
@@ -331,12 +332,6 @@ def _typed_list(value: list, found: tuple | str, name: str, position: int, input
     if type(found) is str:
         lists.refuse(found, name)
     return lists.argument(value, found, name, position, inputs.leaf)
-
-
-def _cell_index(body: Callable, root: Callable) -> dict[str, int]:
-    """Where each closure cell of a region body sits in the user's function (-1: ours)."""
-    own = root.__code__.co_freevars
-    return {name: own.index(name) if name in own else -1 for name in body.__code__.co_freevars}
 
 
 def trace_callable(fn: Callable, args: Sequence[Any]) -> Graph:
