@@ -519,6 +519,54 @@ def test_partial_of_a_user_function_is_seen_through():
     assert "SCALE_BY_TWO.keywords['s']: read at every call" in words
 
 
+def _a_x_plus_y(a, x, y):
+    return a * x + y
+
+
+def calls_what_it_is_given(g, x, y):
+    return g(x, y)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_partials_bound_argument_is_a_leaf_after_the_argument_arrays(backend):
+    """``partial(f, 2.0)`` passed before two arrays: its bound 2.0, read from the argument,
+    was numbered as the first input while a call passes the argument arrays first, so the
+    compiled call computed ``f(x, y, 2.0)``."""
+    x, y = np.arange(4.0), np.ones(4)
+    compiled = astcompile.compile(calls_what_it_is_given, backend=backend)
+    for bound in (2.0, 3, np.float32(0.5), np.arange(4.0)):
+        g = functools.partial(_a_x_plus_y, bound)
+        assert_same_value(compiled(g, x, y), calls_what_it_is_given(g, x, y))
+
+
+class CountsItsReads:
+    """A property whose getter counts its calls: each ``self.data`` runs it."""
+
+    reads = 0
+
+    @property
+    def data(self):
+        CountsItsReads.reads += 1
+        return np.arange(5.0) * CountsItsReads.reads
+
+    def twice(self):
+        first = self.data
+        return first + self.data, CountsItsReads.reads
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_property_with_side_effects_runs_at_every_read(backend):
+    """The trace saw one read at ``self.data`` for both, and a call read it once: the getter
+    ran once a call where plain code runs it twice (other values, another count)."""
+    compiled = astcompile.compile(CountsItsReads.twice, backend=backend)
+    for _ in range(3):
+        CountsItsReads.reads = 0
+        expected = CountsItsReads.twice(CountsItsReads())
+        CountsItsReads.reads = 0
+        got = compiled(CountsItsReads())
+        assert_same_value(got, expected)
+
+
 # -- a user's __getattr__ runs as often as in Python ---------------------------------------------
 
 LOOKUPS: list[str] = []

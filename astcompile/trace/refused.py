@@ -45,6 +45,22 @@ def refuse_call(label: str, verdict: Any) -> NoReturn:
     raise _CALLEE_BREAKS.get(verdict.kind.value, _unknown_callee)(detail, origin)
 
 
+def checked_getattr(target: Any, name: str) -> Any:
+    """``getattr(target, name)``, unless the attribute is a property of its class whose getter
+    the one callee analysis does not let the trace run: the trace would read it once for
+    every ``target.name`` in the region (a getter that counts its calls, caches, logs), so
+    the break comes before the getter runs and the region runs as Python."""
+    for klass in type(target).__mro__:
+        if name in vars(klass):
+            held = vars(klass)[name]
+            if isinstance(held, property) and held.fget is not None:
+                verdict = judge(held.fget)
+                if not verdict.traceable:
+                    refuse_call(f"{type(target).__name__}.{name}", verdict)
+            break
+    return getattr(target, name)
+
+
 def _unknown_callee(detail: str, origin: Loc | None) -> TraceBreak:
     return TraceBreak(TraceReason.PASSED_CALLEE, detail, origin=origin)
 

@@ -22,7 +22,7 @@ from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.refused import refuse_call, refused_or_itself
+from astcompile.trace.refused import checked_getattr, refuse_call, refused_or_itself
 from astcompile.trace.sym_numbers import SymInt, SymScalar
 from astcompile.trace.symbolic import SymArray
 
@@ -205,7 +205,7 @@ class ObjectRead:
             path,
             ("attr", name),
             ("has", name),
-            lambda: getattr(target, name),
+            lambda: checked_getattr(target, name),
             AttributeError,
         )
 
