@@ -540,31 +540,44 @@ def test_a_partials_bound_argument_is_a_leaf_after_the_argument_arrays(backend):
 
 
 class CountsItsReads:
-    """A property whose getter counts its calls: each ``self.data`` runs it."""
+    """Properties that change state at each read: a count on the class, a log on the object
+    (a method call the callee analysis lets the trace inline, but a getter runs as Python)."""
 
     reads = 0
+
+    def __init__(self):
+        self.log = []
 
     @property
     def data(self):
         CountsItsReads.reads += 1
         return np.arange(5.0) * CountsItsReads.reads
 
+    @property
+    def logged(self):
+        self.log.append(len(self.log))
+        return np.full(3, float(len(self.log)))
+
     def twice(self):
         first = self.data
         return first + self.data, CountsItsReads.reads
 
+    def logged_twice(self):
+        return self.logged * 2 + self.logged, len(self.log)
+
 
 @pytest.mark.parametrize("backend", EVERY_BACKEND)
-def test_a_property_with_side_effects_runs_at_every_read(backend):
-    """The trace saw one read at ``self.data`` for both, and a call read it once: the getter
-    ran once a call where plain code runs it twice (other values, another count)."""
-    compiled = astcompile.compile(CountsItsReads.twice, backend=backend)
+@pytest.mark.parametrize("method", [CountsItsReads.twice, CountsItsReads.logged_twice])
+def test_a_property_with_side_effects_runs_at_every_read(backend, method):
+    """The trace saw one read at ``self.data`` for both, and the guards and binding ran the
+    getter as often as they read it (once, or three times, a call) where plain code runs it
+    twice: other values, another count."""
+    compiled = astcompile.compile(method, backend=backend)
     for _ in range(3):
         CountsItsReads.reads = 0
-        expected = CountsItsReads.twice(CountsItsReads())
+        expected = method(CountsItsReads())
         CountsItsReads.reads = 0
-        got = compiled(CountsItsReads())
-        assert_same_value(got, expected)
+        assert_same_value(compiled(CountsItsReads()), expected)
 
 
 # -- a user's __getattr__ runs as often as in Python ---------------------------------------------
