@@ -19,7 +19,8 @@
  * - else: the countdown less one, the flags cleared, the region's guards (read from the
  *   region each call: entries replace them), then result[0]; a miss, raised flags or RunPlain
  *   end in the route's finish(owner, region, args, result, as_made) (result None for
- *   RunPlain; as_made the call as made where it was bound, for the rewritten function).
+ *   RunPlain, the exception for an error raised after a flag; as_made the call as made where
+ *   it was bound, for the rewritten function).
  *
  * What each call reads costs little (about 20 ns over the guards alone): the module globals and
  * the tier's countdown and path are read again only when their dicts changed (Python 3.11
@@ -176,6 +177,17 @@ static PyObject *sole_guarded(Switch *self, PyObject *const *args, size_t nargsf
     if (result == NULL && PyErr_ExceptionMatches(sole_ctx.run_plain)) {
         PyErr_Clear();
         out = sole_finish(self, region, args, nargs, Py_None, made);
+    } else if (result == NULL && sole_ctx.fp && fetestexcept(FP_FLAGS) &&
+               PyErr_ExceptionMatches(PyExc_Exception)) {
+        /* an error after a raised flag: NumPy may warn before it (finish decides) */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL) PyException_SetTraceback(value, tb);
+        out = sole_finish(self, region, args, nargs, value, made);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
     } else if (result == NULL) {
         out = NULL;
     } else if (result == sole_ctx.miss || (sole_ctx.fp && fetestexcept(FP_FLAGS))) {

@@ -190,6 +190,24 @@ def test_loops_appending_to_a_list_compile(fn, args):
     assert report.graph_break_count == 0, str(report)
 
 
+def evens_as_array(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] % 2 == 0:
+            out.append(x[i] * 2)
+    return np.array(out), np.sum(out)
+
+
+def test_an_empty_grown_list_is_a_float64_array_as_numpy_makes_it():
+    """``np.array([])`` is float64 whatever the loop would have appended: an entry traced on
+    a list of int64 items gave an int64 array (and an int sum) when no item came."""
+    calls = [(np.arange(6),), (np.array([1, 3]),), (np.arange(4),), (np.array([5]),)]
+    assert_same_calls(evens_as_array, calls, backend="eager")
+    compiled = astcompile.compile(evens_as_array, backend="eager")
+    compiled(np.arange(6))
+    assert astcompile.explain(compiled, np.arange(8)).graph_break_count == 0
+
+
 def test_grown_lists_hold_pythons_number_types():
     ints = astcompile.compile(list_prefix_sums, backend="c")([1, 2, 3])
     assert ints == [1, 3, 6] and all(type(v) is int for v in ints)

@@ -287,6 +287,26 @@ def test_numpy_complex_mixed_with_python_complex_follows_numpy(caplog, backend, 
     check(caplog, mixed, _Z.astype(dtype), 0.5 - 2j, backend=backend)
 
 
+def complex_meets_float64(x):
+    s = 0j
+    for i in range(x.shape[0]):
+        s = s * 1j + x[i]  # complex.__add__ takes the np.float64 (a float): Python's complex
+    return s, 1j * x[0], (0.5 + 1j) / x[1], x[0] + 1j
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_python_complex_meeting_a_float64_scalar_stays_python(backend):
+    """np.float64 subclasses float, so ``0j + x[i]`` and ``1j * x[0]`` are Python complex
+    numbers (``x[0] + 1j`` is NumPy's); compiled they were np.complex128, and ``s ** x[i]``
+    (a complex power of a float) was NumPy's where it must run as Python. Float32 and int
+    elements are not floats: NumPy's complex scalars, both ways."""
+    calls = [(np.array([1.5, -2.0, 0.25]),), (np.array([1.5, 0.0]),), (np.arange(3.0),)]
+    calls += [(np.array([1.5, 2.0], np.float32),), (np.arange(1, 4),)]
+    assert_same_calls(complex_meets_float64, calls, backend)
+    compiled = astcompile.compile(complex_meets_float64, backend=backend)
+    assert [type(v) for v in compiled(np.arange(1.0, 3.0))] == [complex] * 3 + [np.complex128]
+
+
 def escape_time(c, maxiter):
     z = 0j
     for n in range(maxiter):

@@ -519,6 +519,67 @@ def test_partial_of_a_user_function_is_seen_through():
     assert "SCALE_BY_TWO.keywords['s']: read at every call" in words
 
 
+def _a_x_plus_y(a, x, y):
+    return a * x + y
+
+
+def calls_what_it_is_given(g, x, y):
+    return g(x, y)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+def test_a_partials_bound_argument_is_a_leaf_after_the_argument_arrays(backend):
+    """``partial(f, 2.0)`` passed before two arrays: its bound 2.0, read from the argument,
+    was numbered as the first input while a call passes the argument arrays first, so the
+    compiled call computed ``f(x, y, 2.0)``."""
+    x, y = np.arange(4.0), np.ones(4)
+    compiled = astcompile.compile(calls_what_it_is_given, backend=backend)
+    for bound in (2.0, 3, np.float32(0.5), np.arange(4.0)):
+        g = functools.partial(_a_x_plus_y, bound)
+        assert_same_value(compiled(g, x, y), calls_what_it_is_given(g, x, y))
+
+
+class CountsItsReads:
+    """Properties that change state at each read: a count on the class, a log on the object
+    (a method call the callee analysis lets the trace inline, but a getter runs as Python)."""
+
+    reads = 0
+
+    def __init__(self):
+        self.log = []
+
+    @property
+    def data(self):
+        CountsItsReads.reads += 1
+        return np.arange(5.0) * CountsItsReads.reads
+
+    @property
+    def logged(self):
+        self.log.append(len(self.log))
+        return np.full(3, float(len(self.log)))
+
+    def twice(self):
+        first = self.data
+        return first + self.data, CountsItsReads.reads
+
+    def logged_twice(self):
+        return self.logged * 2 + self.logged, len(self.log)
+
+
+@pytest.mark.parametrize("backend", EVERY_BACKEND)
+@pytest.mark.parametrize("method", [CountsItsReads.twice, CountsItsReads.logged_twice])
+def test_a_property_with_side_effects_runs_at_every_read(backend, method):
+    """The trace saw one read at ``self.data`` for both, and the guards and binding ran the
+    getter as often as they read it (once, or three times, a call) where plain code runs it
+    twice: other values, another count."""
+    compiled = astcompile.compile(method, backend=backend)
+    for _ in range(3):
+        CountsItsReads.reads = 0
+        expected = method(CountsItsReads())
+        CountsItsReads.reads = 0
+        assert_same_value(compiled(CountsItsReads()), expected)
+
+
 # -- a user's __getattr__ runs as often as in Python ---------------------------------------------
 
 LOOKUPS: list[str] = []

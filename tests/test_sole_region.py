@@ -122,6 +122,27 @@ def test_sole_calls_warn_and_raise_as_numpy_does(runs):
                 compiled(x)
 
 
+def floor_quotients(a, k):
+    return a.sum() // k, 7 // k
+
+
+def test_a_sole_call_that_raises_after_a_flag_warns_first(runs):
+    """``a.sum() // 0`` warns "divide by zero" (a flag in compiled code), then ``7 // 0``
+    raises ZeroDivisionError (a check): the guards' error ended the call before the flag was
+    looked at, so the warning was lost on both sole paths."""
+    compiled = _sole(floor_quotients, np.arange(4), 2)
+    runs(compiled)
+    for _ in range(3):
+        for fn in (floor_quotients, compiled):
+            with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+                warnings.simplefilter("always")
+                with pytest.raises(ZeroDivisionError):
+                    fn(np.arange(4), 0)
+            assert [str(w.message) for w in caught] == [
+                "divide by zero encountered in scalar floor_divide"
+            ]
+
+
 def test_sole_call_errors_name_the_users_line(runs):
     x = np.arange(4.0)
     compiled = _sole(next_pairs, x, 3)

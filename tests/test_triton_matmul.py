@@ -162,6 +162,19 @@ def test_a_product_stored_into_a_view(matmuls):
     assert matmuls
 
 
+def gram(x):
+    return x.T @ x
+
+
+@pytest.mark.parametrize("fn", [gram, dense_relu])
+def test_a_one_by_one_product_is_stored_from_its_tile(fn):
+    """A 1 x 1 result has no axis to index its store by: ``tl.store(out + (0), tile)`` put a
+    block into one pointer (the interpreter raised; found by red team 11)."""
+    x = rng.standard_normal((5, 1))
+    args = (x,) if fn is gram else (x.T, x, np.ones(1))
+    assert_same(fn, *args, backend="triton")
+
+
 def test_inf_and_nan_propagate():
     a, w = A.copy(), W.copy()
     a[3, 4], w[5, 7] = np.inf, np.nan

@@ -48,8 +48,8 @@ def guarded(region: Region, args: tuple) -> Any:
     fpflags.clear()
     try:
         result = region.guards(*args)
-    except Exception:  # noqa: BLE001 - re-raised by _after_error unless the statements return
-        return _after_error(region, args)
+    except Exception:  # noqa: BLE001 - re-raised by after_error unless the statements return
+        return after_error(region, args)
     if result is not MISS and fpflags.raised():
         return after_compiled(region, args, result)
     return result
@@ -61,12 +61,12 @@ def run_entry(region: Region, entry: Any, leaves: list, args: tuple) -> tuple:
     fpflags.clear()
     try:
         result = entry(leaves, args)
-    except Exception:  # noqa: BLE001 - re-raised by _after_error unless the statements return
-        return _after_error(region, args)
+    except Exception:  # noqa: BLE001 - re-raised by after_error unless the statements return
+        return after_error(region, args)
     return after_compiled(region, args, result) if fpflags.raised() else result
 
 
-def _after_error(region: Region, args: tuple) -> Any:
+def after_error(region: Region, args: tuple) -> Any:
     """Called while a compiled run's error (``int(inf)``) is handled: after a loud flag, the
     statements run again where that repeats nothing, so NumPy warns before the same error
     (``out[i] = a[i] / b[i]`` of ints: "divide by zero", then OverflowError); else the

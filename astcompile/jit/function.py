@@ -37,7 +37,7 @@ from astcompile.jit.freshness import Freshness, with_defaults
 from astcompile.jit.frozen import frozen
 from astcompile.jit.function_object import FunctionObject
 from astcompile.jit.regions import Region, guarded
-from astcompile.jit.sole_region import alone, finish, is_sole_region
+from astcompile.jit.sole_region import alone, declined, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
 from astcompile.jit.warn_twin import plain_of
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
@@ -124,8 +124,8 @@ class CompiledFunction(FunctionObject):
             try:  # free unless raised (ir/checks.py): the body decides, first calls too
                 fpflags.clear()  # what NumPy would warn of: jit/fp_errors.py
                 result = sole.guards(*args)
-            except RunPlain:
-                result = None
+            except Exception as error:  # noqa: BLE001 - RunPlain, or an error after a flag
+                result = declined(error)
             if result is MISS or result is None or fpflags.raised():
                 return finish(self, sole, args, result)  # runtime/fastcall_sole.c: the same
             return result[0]

@@ -21,6 +21,7 @@ from astcompile import config
 from astcompile.ir.checks import RunPlain
 from astcompile.jit import telemetry
 from astcompile.jit.entries import MISS
+from astcompile.jit.fp_errors import after_error
 from astcompile.jit.regions import after_compiled
 from astcompile.runtime import errstate, fpflags
 
@@ -66,7 +67,10 @@ def finish(
     """A sole region's call that its guards did not end: a miss (the rewritten function, whose
     code may be new, on the call ``as_made``, ``(args, kwargs)``, where its arguments were
     bound to the region's), raised floating-point flags (NumPy's warnings or errors), or
-    ``None`` where the compiled code declined with RunPlain (the region's own statements)."""
+    ``None`` where the compiled code declined with RunPlain (the region's own statements), or
+    the exception its guards raised after a raised flag (:func:`after_raise`)."""
+    if isinstance(result, Exception):
+        return after_raise(sole, args, result)
     if result is not None:
         try:
             if result is MISS:
@@ -75,6 +79,27 @@ def finish(
         except RunPlain:
             pass
     return sole.run_body(args)[0]
+
+
+def declined(error: Exception) -> Exception | None:
+    """What ``CompiledFunction.__call__`` hands :func:`finish` for an error its sole region's
+    guards raised, in the except block: None for RunPlain (the statements run), the error
+    itself where a floating-point flag is up (:func:`after_raise`); any other is re-raised."""
+    if isinstance(error, RunPlain):
+        return None
+    if fpflags.raised():
+        return error
+    raise  # noqa: PLE0704 - the error being handled, in the caller's except block
+
+
+def after_raise(sole: Region, args: tuple, error: Exception) -> Any:
+    """The guards raised ``error`` while a floating-point flag was up: NumPy may warn before
+    it (``a.sum() // k, 7 // k`` with ``k == 0``: "divide by zero", then ZeroDivisionError),
+    so :func:`~astcompile.jit.fp_errors.after_error` decides, in the except block it needs."""
+    try:
+        raise error
+    except Exception:  # noqa: BLE001 - re-raised there unless the statements return
+        return after_error(sole, args)[0]
 
 
 def in_c(module: ModuleType, compiled_call: Callable) -> None:

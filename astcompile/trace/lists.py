@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from astcompile import config
-from astcompile.ir.checks import SEQUENCE_ERRORS
+from astcompile.ir.checks import RUN_PLAIN, SEQUENCE_ERRORS
 from astcompile.ir.graph import Node
 from astcompile.ir.ops import Op
 from astcompile.ir.results import OutKind, OutSpec
 from astcompile.runtime import fastcall, pylists
+from astcompile.trace import control as C
 from astcompile.trace import handlers
 from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
@@ -131,8 +132,12 @@ class SymList:
         return len(self) > 0
 
     def as_array(self) -> SymArray:
-        """What NumPy makes of the list (``np.asarray(xs)``): a new array of its items."""
+        """What NumPy makes of the list (``np.asarray(xs)``): a new array of its items. Of an
+        empty list a float64 one: a grown list of other items must not be empty at run time
+        (else its statements run)."""
         node = self._items().node
+        if self.growth is not None and node.dtype != np.float64:
+            C.check(self.growth.size > 0, RUN_PLAIN, "NumPy makes an empty list float64")
         return wrap(current().node(Op.COPY, (node,), node.dtype, node.shape))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:

@@ -47,6 +47,27 @@ def runtime(node: Any, kind: type) -> SymScalar:
     return SymScalar(node, kind(1), f"a {kind.__name__} computed in a loop", dynamic=True)
 
 
+@handlers.register
+def float64_partner(hint: Any, other: Any, reflected: bool) -> Any:
+    """``other`` as a Python float where it is a NumPy float64 scalar on the right of a Python
+    complex ``hint``: np.float64 is a float, so ``complex.__add__`` takes it and the result is
+    a Python complex (``s = 0j; s = s + x[i]``); else ``other`` itself, for NumPy's rules
+    (``x[i] + 0j`` and ``0j + x32[i]`` are NumPy complex scalars)."""
+    if reflected or type(hint) is not complex:
+        return other
+    found = python_float(other)
+    return other if found is None else found
+
+
+@handlers.register
+def python_float(value: Any) -> Any:
+    """A NumPy float64 scalar as the Python float it also is (else None), for the operators
+    of a Python complex on its left, which take it as one (``1j * x[i]``, ``s ** x[i]``)."""
+    if isinstance(value, SymArray) and value.is_scalar and value.python is None:
+        return runtime(operand(value).node, float) if value.dtype == _F64 else None
+    return float(value) if type(value) is np.float64 else None
+
+
 def is_complex(value: Any) -> bool:
     """A Python complex (a traced one or a constant), or a NumPy complex scalar."""
     if isinstance(value, SymScalar):

@@ -23,7 +23,7 @@ from astcompile.runtime.reads import Path, Read, ReadKind, describe
 from astcompile.trace.context import TraceBreak
 from astcompile.trace.lists import SymList
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.refused import refuse_call, refused_or_itself
+from astcompile.trace.refused import checked_getattr, refuse_call, refused_or_itself
 from astcompile.trace.sym_numbers import SymInt, SymScalar
 from astcompile.trace.symbolic import SymArray
 
@@ -255,7 +255,7 @@ class ObjectRead:
 
 #: read kind -> (the read of its absence, how to look, the errors that mean absent)
 _LOOKS = {
-    "attr": ("has", getattr, AttributeError),
+    "attr": ("has", checked_getattr, AttributeError),
     "item": ("contains", operator.getitem, (KeyError, IndexError)),
 }
 

@@ -95,6 +95,7 @@ class SymScalar:
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if op is Op.MUL and type(other) is list:  # [0.0] * n: a list the region made
             return handlers.repeat(other, self)
+        other = handlers.float64_partner(self.hint, other, reflected)  # 0j + x[i]: complex
         if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
             return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
         if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):
@@ -110,8 +111,7 @@ class SymScalar:
             b = _pinned(b)
         if not isinstance(a, (SymScalar, SymInt)) and not isinstance(b, (SymScalar, SymInt)):
             return fn(a, b)
-        a = a.as_scalar() if isinstance(a, SymInt) else a
-        b = b.as_scalar() if isinstance(b, SymInt) else b
+        a, b = (v.as_scalar() if isinstance(v, SymInt) else v for v in (a, b))
         dynamic = _is_dynamic(a) or _is_dynamic(b)
         if dynamic and op is Op.POW and (_is_complex(a) or _is_complex(b)):
             return handlers.power(a, b)

@@ -156,6 +156,9 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
     def method(self: Any, other: Any) -> Any:
         if not is_operand(other):
             return NotImplemented
+        real = handlers.python_float(self) if reflected and type(other) is complex else None
+        if real is not None:  # complex.__add__ takes an np.float64: Python's complex result
+            return getattr(real, method.__name__)(other)
         a, b = (other, self) if reflected else (self, other)
         return apply_elementwise(op, a, b)
 

@@ -120,10 +120,30 @@ class _Inputs:
 _EXACT_LEAVES = (np.ndarray, int, float, complex)  # the leaves that guard keys key as leaves
 
 
+class _Later:
+    """An object argument, seen through ``reads`` once every argument leaf is an input: the
+    leaves a call passes are the arguments' then the reads' (jit/leaves.py), so a leaf read
+    from an object (a partial's bound argument) must not be numbered before an array argument
+    after it."""
+
+    def __init__(self, path: tuple, value: Any) -> None:
+        self.path, self.value = path, value
+
+
+def _seen_later(value: Any, reads: ReadRecorder) -> Any:
+    """``value`` with each :class:`_Later` in it seen through ``reads``, in argument order."""
+    if type(value) is _Later:
+        return reads.see(value.path, value.value)
+    if type(value) in (tuple, list):
+        return type(value)([_seen_later(v, reads) for v in value])
+    return value
+
+
 def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path: tuple) -> Any:
     """What the trace sees for argument ``value``: leaves become inputs; objects, dicts and
-    user functions are seen through ``reads`` so what the region reads from them is recorded;
-    strings, bools and None stay themselves (the guard key holds their values)."""
+    user functions are seen through ``reads`` (after every argument leaf: :class:`_Later`) so
+    what the region reads from them is recorded; strings, bools and None stay themselves (the
+    guard key holds their values)."""
     if type(value) in (tuple, list):
         items = [
             _symbolize(v, f"{name}_{i}", inputs, reads, path + (("item", i),))
@@ -140,7 +160,7 @@ def _symbolize(value: Any, name: str, inputs: _Inputs, reads: ReadRecorder, path
         raise TraceBreak(TraceReason.UNSUPPORTED_ARGUMENT, f"{name} is a {kind.__name__}")
     if value is None or type(value) in (bool, str):
         return value
-    return reads.see(path, value)
+    return _Later(path, value)
 
 
 def _array_box(value: SymArray) -> Box:
@@ -294,6 +314,7 @@ def trace(
             else _typed_list(a, typed[i], n, i, inputs)
             for i, (a, n) in enumerate(zip(args, names))
         ]
+        symbolic_args = [_seen_later(a, reads) for a in symbolic_args]
         # the safety net for changes made behind the stand-ins' backs: the real objects
         watch = escapes.Watch([*symbolic_args, *args, *escapes.read_by(fn)])
         ctx.given = watch.is_given

@@ -39,7 +39,7 @@ from astcompile.lower.source_notes import lines_of, short
 from astcompile.lower.store_plan import StoreRegion
 from astcompile.passes.schedule import Kernel, NumpyStep, Schedule, member_map
 from astcompile.targets.base import dim_c
-from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment
+from astcompile.targets.triton.triton_kernel import TritonEmitter, loc_comment, out_name
 from astcompile.targets.triton.triton_rules import tl_type
 from astcompile.targets.triton.triton_source import FLAG_LINES, jit_head, parameters, scalar_types
 
@@ -184,7 +184,10 @@ def matmul_body(e: TritonEmitter, product: Node) -> None:
     e.done.add(product.id)
     for o in e.kernel.outputs:
         e.value(o)
-        e.store(o)
+        if e.vector(e.out_maps[o.id]):
+            e.store(o)
+        else:  # a 1 x 1 product: no axis to index, but the tile is a block; one lane in bounds
+            e.emit(f"tl.store({out_name(o)} + (i0 + i1) * 0, v{nid(o)}, mask=m){loc_comment(o)}")
 
 
 def matmul_parameters(plan: KernelPlan) -> list[tuple[str, str]]:
