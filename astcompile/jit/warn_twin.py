@@ -19,15 +19,10 @@ from typing import Any
 
 from astcompile.frontend.warn_calls import warn_helpers
 from astcompile.jit.freshness import with_defaults
+from astcompile.runtime import user_frames
 
 #: function -> (its code when the twin was made, the twin or None)
 _twins: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
-
-
-def call_plain(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` from the user's code (``__ac_warner``, frontend/warn_calls.py):
-    a helper that may give ``warn`` a level runs as its twin."""
-    return plain_of(fn)(*args, **kwargs)
 
 
 def plain_of(fn: Callable) -> Callable:
@@ -65,7 +60,6 @@ def _twin(fn: Callable) -> types.FunctionType | None:
     from astcompile.frontend.materialize import build_function
     from astcompile.frontend.self_calls import user_tree
     from astcompile.frontend.warn_calls import WARN, WARNER, may_give_a_level
-    from astcompile.runtime import user_frames
 
     parsed = user_tree(fn)
     if parsed is None:
@@ -78,5 +72,8 @@ def _twin(fn: Callable) -> types.FunctionType | None:
     routed = (isinstance(n.func, ast.Name) and n.func.id in helpers for n in calls)
     if not any(routed) and not any(may_give_a_level(n) for n in calls):
         return None
-    routers = {WARN: user_frames.warn, WARNER: call_plain}
+    routers = {WARN: user_frames.warn, WARNER: user_frames.warn}
     return build_function(tree, fdef.name, fn, routers, filename)
+
+
+user_frames.plain_of = plain_of  # a helper called through user_frames.warn runs as its twin
