@@ -87,6 +87,21 @@ def says(x):
     return y + 1.0
 
 
+def _deep_check(x):
+    y = x * 2.0
+    warnings.warn("deep check", stacklevel=3)  # its caller's caller
+    return y
+
+
+_checker = None  # a compiled _deep_check, set by a test
+
+
+def checks(x):
+    y = x + 1.0
+    z = _checker(y)
+    return z - 1.0
+
+
 def _where(fn, *args, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -144,6 +159,19 @@ def test_a_helper_rebound_to_warn_and_back_is_followed(backend, monkeypatch):
         for _ in range(4):
             expected, got = _both(says, compiled, np.ones(4))
             assert got == expected and expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_compiled_helper_on_the_plain_path_counts_the_users_frames(backend, monkeypatch):
+    """The helper runs the user's function on its plain route, called from the compiled
+    ``checks``: as written, its level counted ``checks``' frames of ours (function.py:230)."""
+    checker = astcompile.compile(_deep_check, backend=backend)
+    checker.run_plain()
+    monkeypatch.setitem(globals(), "_checker", checker)
+    compiled = astcompile.compile(checks, backend=backend)
+    for _ in range(6):
+        expected, got = _both(checks, compiled, np.ones(4))
+        assert got == expected and expected
 
 
 def test_a_warn_call_given_a_bad_level_raises_warns_error():
