@@ -175,7 +175,6 @@ def materialise(work: FunctionWork) -> None:
     from astcompile.frontend.materialize import build_function
     from astcompile.frontend.spec import UNBOUND, UNBOUND_NAME, def_name
     from astcompile.frontend.warn_calls import WARN, WARNER
-    from astcompile.jit import warn_twin
     from astcompile.jit.structured_calls import STRUCTURED_CALLS
     from astcompile.runtime import user_frames
 
@@ -183,7 +182,7 @@ def materialise(work: FunctionWork) -> None:
     owner.rewritten_source = made.source  # the loops around each region are read from it
     unbound: dict[str, Any] = {UNBOUND_NAME: UNBOUND}  # the marker of a name a loop left unbound
     unbound[WARN] = user_frames.warn  # warn(..., stacklevel=2) counted in the user's frames,
-    unbound[WARNER] = warn_twin.call_plain  # a helper's too (frontend/warn_calls.py)
+    unbound[WARNER] = user_frames.warn  # a helper's too, as its twin (jit/warn_twin.py)
     free: dict[str, Any] = {"__ac_call": owner.dispatch, "__ac_loop": owner.python_loop, **unbound}
     for spec in made.regions:
         traced = build_function(

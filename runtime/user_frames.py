@@ -82,11 +82,22 @@ def _tree(filename: str) -> ast.Module:
 REGION_CODES: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 
+def _itself(fn: Callable) -> Callable:
+    return fn
+
+
+#: What a function called through :func:`warn` runs as: its twin, where it may give ``warn`` a
+#: level (``jit/warn_twin.plain_of`` sets this; the runtime imports nothing of the compiler).
+plain_of: Callable[[Callable], Callable] = _itself
+
+
 def warn(callee: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """``callee(*args, **kwargs)``, where the user's code calls ``callee``, maybe with a
-    ``stacklevel``: for ``warnings.warn``, the level counted in the user's frames."""
+    ``stacklevel``: for ``warnings.warn``, the level counted in the user's frames; for a helper
+    of the user's that may give ``warn`` a level, its twin. Which one a name means is decided
+    at each call: a global ``warn`` rebound between calls is followed."""
     if callee is not warnings.warn:
-        return callee(*args, **kwargs)
+        return plain_of(callee)(*args, **kwargs)
     try:
         message, category, level, source, rest = _warn_arguments(*args, **kwargs)
         level = int(level.__index__())

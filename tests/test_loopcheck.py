@@ -52,3 +52,40 @@ def test_enumerate_of_range_rebound_between_calls(backend):
     assert_same_call(compiled, (x,), fn, (x,), backend)
     del scope["range"]
     assert_same_call(compiled, (x,), fn, (x,), backend)
+
+
+def _local_range(x):
+    range = _shuffled_range  # a local the loop head reads
+    s = 0.0
+    for v in range(x.shape[0]):
+        s = s + x[v]
+    return s
+
+
+def _local_zip(x):
+    zip = lambda a, b: [(1.0, 2.0)]
+    s = 0.0
+    for a, b in zip(x, x):
+        s = s + a * b
+    return s
+
+
+def _parameter_enumerate(x, enumerate):
+    s = 0.0
+    for i, v in enumerate(x):
+        s = s + v * i
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "more"),
+    [(_local_range, ()), (_local_zip, ()), (_parameter_enumerate, (lambda v: [(2, 7.0)],))],
+)
+def test_a_loop_head_naming_a_local_runs_as_written(backend, fn, more):
+    """A local or a parameter named ``range``/``zip``/``enumerate`` is no builtin: the loop
+    lowered as one read x[0..n) (35.0 where plain returns 5.0)."""
+    compiled = astcompile.compile(fn, backend=backend)
+    x = np.arange(5.0) + 1.0
+    for _ in range(3):
+        assert_same_call(compiled, (x, *more), fn, (x, *more), backend)

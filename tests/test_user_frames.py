@@ -11,6 +11,7 @@ import sys
 import types
 import warnings
 from warnings import warn
+from warnings import warn as caution
 
 import numpy as np
 import pytest
@@ -70,6 +71,37 @@ def checked(x):
     return y + 1.0
 
 
+def aliased(x):
+    y = x * 2.0
+    caution("aliased", stacklevel=2)  # warnings.warn by another name
+    return y + 1.0
+
+
+def _say(message, stacklevel=1):  # rebound to warnings.warn and back by a test
+    warnings.warn(message, stacklevel=stacklevel + 1)
+
+
+def says(x):
+    y = x * 2.0
+    _say("says", stacklevel=2)
+    return y + 1.0
+
+
+def _deep_check(x):
+    y = x * 2.0
+    warnings.warn("deep check", stacklevel=3)  # its caller's caller
+    return y
+
+
+_checker = None  # a compiled _deep_check, set by a test
+
+
+def checks(x):
+    y = x + 1.0
+    z = _checker(y)
+    return z - 1.0
+
+
 def _where(fn, *args, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -90,6 +122,7 @@ CASES = [
     (unpacked, ("given", UserWarning, 2), {}),
     (unpacked, ("by keyword",), {"stacklevel": 2}),
     (checked, (), {}),
+    (aliased, (), {}),
 ]
 
 
@@ -114,6 +147,31 @@ def test_a_rebound_warn_is_called_as_it_is(backend, monkeypatch):
     monkeypatch.setattr(warnings, "warn", lambda *a, **k: seen.append((a, k)))
     compiled(np.ones(2))
     assert seen == [(("late",), {"stacklevel": 2})]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_rebound_to_warn_and_back_is_followed(backend, monkeypatch):
+    """``_say`` is a helper (routed, run as its twin) when compiled, then ``warnings.warn``
+    itself (its level counted in the user's frames), then the helper again."""
+    compiled = astcompile.compile(says, backend=backend)
+    for meaning in (_say, warnings.warn, _say):
+        monkeypatch.setitem(globals(), "_say", meaning)
+        for _ in range(4):
+            expected, got = _both(says, compiled, np.ones(4))
+            assert got == expected and expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_compiled_helper_on_the_plain_path_counts_the_users_frames(backend, monkeypatch):
+    """The helper runs the user's function on its plain route, called from the compiled
+    ``checks``: as written, its level counted ``checks``' frames of ours (function.py:230)."""
+    checker = astcompile.compile(_deep_check, backend=backend)
+    checker.run_plain()
+    monkeypatch.setitem(globals(), "_checker", checker)
+    compiled = astcompile.compile(checks, backend=backend)
+    for _ in range(6):
+        expected, got = _both(checks, compiled, np.ones(4))
+        assert got == expected and expected
 
 
 def test_a_warn_call_given_a_bad_level_raises_warns_error():

@@ -128,9 +128,16 @@ def loop_head_ok(checker: Any, node: cst.For | cst.While) -> bool:
         return False
     if kind == "ndindex" and _breaks_out(node):
         return False
-    if any(checker.classify(call) is not _graphable(checker) for call in _head_calls(node, kind)):
+    calls = _head_calls(node, kind)
+    if any(_root(call) in checker.locals for call in calls):
+        return False  # ``range = ...`` or a parameter ``range``: what it holds runs as written
+    if any(checker.classify(call) is not _graphable(checker) for call in calls):
         return False
     return not checker.expression_problems(node.iter)
+
+
+def _root(call: cst.Call) -> str:
+    return (dotted_name(call.func) or "").split(".")[0]
 
 
 def _head_calls(node: cst.For, kind: str) -> list[cst.Call]:

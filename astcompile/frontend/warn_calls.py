@@ -11,13 +11,16 @@ lands in one of them. Each call that may give a level (``warn(m, C, 2)``, ``stac
 The callee is still evaluated first, where it was, and anything but ``warnings.warn`` itself is
 called with the arguments as they are. A helper of the user's that may give ``warn`` a level
 (``check(x)`` warning with ``stacklevel=3``, its caller's caller) is called through
-``__ac_warner`` (``jit/warn_twin.call_plain``): as its twin, whose own warn calls are routed.
+``__ac_warner``, as is a name meaning ``warnings.warn`` (``w``): the same router, which decides at
+each call what the callee is and runs a helper as its twin (``jit/warn_twin.py``), whose own
+warn calls are routed.
 """
 
 from __future__ import annotations
 
 import ast
 import types
+import warnings
 from collections.abc import Callable
 
 WARN = "__ac_warn"
@@ -33,15 +36,20 @@ def route_warnings(module: ast.Module, helpers: frozenset[str] = frozenset()) ->
 
 def warn_helpers(fn: Callable) -> frozenset[str]:
     """The names ``fn`` reads (globals, closure cells) that mean a Python function naming
-    ``warn``, now: its calls of them are routed (what they mean at a call is checked then)."""
+    ``warn``, or ``warnings.warn`` itself (``from warnings import warn as w``), now: its calls
+    of them are routed (what they mean at a call is checked then)."""
     code = fn.__code__
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     found = set()
     for name in (*code.co_names, *code.co_freevars):
         value = fn.__globals__.get(name) if name in code.co_names else _content(cells[name])
-        if type(value) is types.FunctionType and "warn" in value.__code__.co_names:
+        if value is warnings.warn or _names_warn(value):
             found.add(name)
     return frozenset(found)
+
+
+def _names_warn(value: object) -> bool:
+    return type(value) is types.FunctionType and "warn" in value.__code__.co_names
 
 
 def _content(cell: types.CellType) -> object:

@@ -39,7 +39,7 @@ from astcompile.jit.function_object import FunctionObject
 from astcompile.jit.regions import Region, guarded
 from astcompile.jit.sole_region import alone, declined, finish, is_sole_region
 from astcompile.jit.structured_calls import STRUCTURED_CALLS
-from astcompile.jit.warn_twin import plain_of
+from astcompile.jit.warn_twin import plain_caller, plain_of
 from astcompile.runtime import errstate, fastcall, forksafe, fpflags
 from astcompile.targets import Backend, get_backend, resolve_backend, resolve_for_call
 
@@ -133,14 +133,14 @@ class CompiledFunction(FunctionObject):
 
     def run_plain(self) -> None:
         """From now on a call is the user's function and nothing else: the instance moves to a
-        subclass whose ``__call__`` is ``fn`` itself, as a staticmethod, so no Python frame of
-        ours runs (about 30 ns over the plain call, more for keywords and methods). Where the
-        C-level call path was loaded when the function was made, its class is routed instead
-        (``jit/routes.py``: about 10 ns). Measuring moves it back to sample a call
-        (``jit/resample.py``); ``reset`` too."""
+        subclass whose ``__call__`` is ``fn`` (its warn twin's caller where it has one), as a
+        staticmethod: no frame of ours runs (about 30 ns over the plain call, more for keywords
+        and methods). Where the C-level call path was loaded when the function was made, its
+        class is routed instead (``jit/routes.py``: about 10 ns). Measuring moves it back to
+        sample a call (``jit/resample.py``); ``reset`` too."""
         routes.take_c_path(self, CompiledFunction)  # where it was made before it was loaded
         if self._plain_class is None:
-            self._plain_class = pickling.calling(self._measured_class, self.fn)
+            self._plain_class = pickling.calling(self._measured_class, plain_caller(self.fn))
         routes.move(self, self._plain_class)
 
     def run_measured(self) -> None:
@@ -182,7 +182,7 @@ class CompiledFunction(FunctionObject):
     def _running(self) -> bool:
         """Whether this thread is inside a call of this function already (by its name)."""
         twin = self.twin_of[2] if self.twin_of else None
-        running = (self.fn, self._impl, self._outgrown, twin)
+        running = (self.fn, self._impl, self._outgrown, twin, plain_of(self.fn))
         codes = {getattr(f, "__code__", None) for f in running}
         frame = sys._getframe(2)
         while frame is not None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from astcompile import config
 from astcompile.jit import sole_region
 from astcompile.jit.freshness import with_defaults
+from astcompile.jit.warn_twin import plain_of
 from astcompile.runtime import fastcall
 
 if TYPE_CHECKING:
@@ -164,7 +165,9 @@ def routed_class(cls: type, base: type) -> type | None:
 
 def plain_twin(owner: CompiledFunction) -> Callable | None:
     """The twin of ``owner.fn`` as it is now, with its defaults (None where it has none),
-    made once per code object and set of names calling ``owner``."""
+    made once per code object and set of names calling ``owner``; else its warn twin
+    (jit/warn_twin.py), whose ``warn(..., stacklevel=3)`` counts the user's frames only when a
+    compiled function's body calls it (the user's function named our frames there)."""
     from astcompile.frontend import self_calls
 
     fn = owner.fn
@@ -174,4 +177,7 @@ def plain_twin(owner: CompiledFunction) -> Callable | None:
         twin = self_calls.plain_twin(fn, owner) if names else None
         made = owner.twin_of = (code, names, twin)
     twin = made[2]
-    return None if twin is None else with_defaults(fn, twin)
+    if twin is None:
+        warn_twin = plain_of(fn)
+        return None if warn_twin is fn else warn_twin
+    return with_defaults(fn, twin)
