@@ -6,7 +6,8 @@ then go by address), and the strides of the wrapper's own fresh ``np.empty`` out
 computed from their shape instead of read back. The C side divides byte strides by the item
 size. The kernels index an array's last axis with stride 1 when it follows their innermost
 loop; the rare argument whose last axis is strided (``x[:, ::2]``) is passed as a C-contiguous
-copy (one extra pass, instead of a second, strided copy of every loop in the C). Kernels are
+copy (one extra pass, instead of a second, strided copy of every loop in the C), while a view
+whose last stride is never the item size (``x[::2]``, ``a.T``) is read through its strides. Kernels are
 looked up on the library once, when the wrapper is defined.
 
 Alongside the Python lines the launcher records the same calls as plain data (``fast``: see
