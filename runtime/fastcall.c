@@ -74,6 +74,7 @@ static int add_switch(PyObject *module); /* fastcall_switch.c */
 static int add_lists(PyObject *module);  /* fastcall_lists.c */
 /* fastcall_views.c: OP_VIEW's view, and the number of its words (-1: malformed) */
 static PyObject *make_view(PyObject *src, const int64_t *c, const int64_t *regs, PyObject *consts);
+static PyObject *unit_copy(PyArrayObject *a); /* OP_UNIT's copy */
 static int64_t view_words(const int64_t *c, const int64_t *end, Py_ssize_t nconsts, PyObject *consts);
 
 static const int INT_CLASSES[8] = {7, 8, 15, 16, 31, 32, 63, 64};
@@ -415,12 +416,19 @@ static int run(const Program *p, PyObject *const *args, Guards *g, PyObject **re
             regs[c[0]] = (int64_t)(intptr_t)PyArray_DATA((PyArrayObject *)slots[c[1]]);
             c += 2;
             break;
-        case OP_UNIT: { /* the array in slot c[0] has last stride c[1], the item size the
-                         * kernels read it with (else the Python wrapper copies it) */
-            PyArrayObject *a = (PyArrayObject *)slots[c[0]];
+        case OP_UNIT: { /* slot c[0] = the array in slot c[1] with last stride c[2], the item
+                         * size the kernels read it with: itself, or a copy made here, before
+                         * the first kernel that reads it (where the Python wrapper makes it) */
+            PyArrayObject *a = (PyArrayObject *)slots[c[1]];
             int nd = PyArray_NDIM(a);
-            if (nd == 0 || PyArray_STRIDE(a, nd - 1) != c[1]) goto fail;
-            c += 2;
+            if (nd == 0 || PyArray_STRIDE(a, nd - 1) == c[2]) {
+                slots[c[0]] = (PyObject *)a;
+            } else {
+                PyObject *copy = unit_copy(a);
+                if (copy == NULL) { status = -2; goto fail; } /* NumPy's own error */
+                slots[c[0]] = owned[nowned++] = copy;
+            }
+            c += 3;
             break;
         }
         case OP_VIEW: { /* a view of an argument or of an array just allocated, as NumPy
@@ -581,7 +589,7 @@ static PyObject *guards_call(PyObject *self, PyObject *const *args, size_t nargs
  * of arguments, registers, slots and constants in range, words per call within the buffer. */
 static int validate(const Program *p) {
     static const int ARGS[] = {0, 3, 3, 1, 2, 2, 2, 2, 4, 3, 2, 0, -1, 2, 0, 1, 1, 2, 1, 1, 3,
-                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0, 2, 2, 2};
+                               2, -1, 2, 3, 2, 2, 2, 5, -1, 1, 2, 1, 0, 2, 2, 0, 2, 2, 3};
     const int64_t *c = p->code, *end = p->code + p->len;
     Py_ssize_t nconsts = PyTuple_GET_SIZE(p->consts);
     int64_t nwords = 0, nheld = 0, nscratch = 0, nkept = 0;
@@ -635,7 +643,7 @@ static int validate(const Program *p) {
                                 : PyContextVar_CheckExact(PyTuple_GET_ITEM(p->consts, c[0])))))
             return -1;
         if (op >= OP_WN && op <= OP_WI && ++nwords > MAX_WORDS) return -1;
-        if ((op == OP_EMPTY || op == OP_GLOBAL) && ++nheld > MAX_SLOTS) return -1;
+        if ((op == OP_EMPTY || op == OP_GLOBAL || op == OP_UNIT) && ++nheld > MAX_SLOTS) return -1;
         if (op == OP_SCRATCH && (c[1] < 1 || (nscratch += c[1]) > MAX_SCRATCH)) return -1;
         if (op == OP_BOXRET)
             for (int64_t k = 1; k < n; k += 4)

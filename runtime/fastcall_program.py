@@ -281,8 +281,8 @@ def _wrapper(p: _Program, plan: dict, leaves: list, code: tuple, boxes: Sequence
             p.emit(APART, leaves[step[1]][0], leaves[step[2]][0])
         elif step[0] == "view":  # a view of an argument or of an array allocated above
             p.emit(VIEW, *view_words(p, step))
-        elif step[0] == "unit":  # read with a unit last stride (else the wrapper copies it)
-            p.emit(UNIT, p.slot(step[1]), step[2])
+        elif step[0] == "unit":  # read with a unit last stride: itself, or a copy of it
+            p.emit(UNIT, p.slot(step[1], new=True), p.slot(step[2]), step[3])
         else:
             _call(p, step, leaves, *code)
     if p.keeping:

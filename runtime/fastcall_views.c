@@ -132,3 +132,29 @@ static int64_t view_words(const int64_t *c, const int64_t *end, Py_ssize_t ncons
         return -1;
     return n;
 }
+
+/* OP_UNIT's copy of ``a``, whose last stride is not its item size: a C-ordered copy, except
+ * that an axis ``a`` broadcasts (stride 0) other than the last stays broadcast, so a broadcast
+ * input costs one row of copying, not the whole array (the Python wrapper's unit_last). */
+static PyObject *unit_copy(PyArrayObject *a) {
+    int nd = PyArray_NDIM(a), broadcast = 0;
+    npy_intp dims[MAX_DIMS], strides[MAX_DIMS];
+    for (int k = 0; k < nd; k++) {
+        int kept = k < nd - 1 && PyArray_STRIDE(a, k) == 0 && PyArray_DIM(a, k) > 1;
+        broadcast |= kept;
+        dims[k] = kept ? 1 : PyArray_DIM(a, k);
+    }
+    if (!broadcast) return PyArray_NewCopy(a, NPY_CORDER);
+    PyObject *part = view_of(a, nd, dims, PyArray_STRIDES(a), PyArray_BYTES(a), 0);
+    PyObject *copy = part != NULL ? PyArray_NewCopy((PyArrayObject *)part, NPY_CORDER) : NULL;
+    Py_XDECREF(part);
+    if (copy == NULL) return NULL;
+    for (int k = 0; k < nd; k++) {
+        dims[k] = PyArray_DIM(a, k);
+        strides[k] = dims[k] > 1 && PyArray_DIM((PyArrayObject *)copy, k) == 1
+                         ? 0 : PyArray_STRIDE((PyArrayObject *)copy, k);
+    }
+    PyObject *out = view_of((PyArrayObject *)copy, nd, dims, strides, PyArray_BYTES((PyArrayObject *)copy), 0);
+    Py_DECREF(copy);
+    return out;
+}

@@ -101,3 +101,30 @@ def test_a_carried_sum_into_a_unit_stride_argument_stays_in_order(private_cache)
     assert compiled(x, got) == running_sum(x, want)
     assert np.array_equal(got, want)
     assert any(re.search(r"out_\d+\[i_\d+\] = ", r.c_source) for r in _entries(compiled))
+
+
+def every_other_pair(x):
+    return x[::2] + x[1::2]
+
+
+def transposed_sum(a):
+    return a.T + a * 2.0
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (every_other_pair, (np.arange(18.0),)),
+        (every_other_pair, (np.arange(40.0)[::-3],)),
+        (transposed_sum, (np.arange(36.0).reshape(6, 6),)),
+        (transposed_sum, (np.asfortranarray(np.arange(16.0).reshape(4, 4)),)),
+    ],
+)
+def test_a_view_never_of_unit_stride_is_read_with_its_strides(private_cache, fn, args):
+    """``x[::2]``, ``a.T``: a flat kernel reads the view through its last stride rather than
+    have the wrapper copy it (a C-contiguous argument keeps its constant stride 1)."""
+    compiled = astcompile.compile(fn, backend="c")
+    assert_same_call(compiled, args, fn, args, "c")
+    (run,) = _entries(compiled)
+    assert "_contiguous(" not in run.py_source
+    assert re.search(r"\[t\d+_o\d+ \+ i\d+ \* t\d+_s\d+\]", run.c_source), run.c_source

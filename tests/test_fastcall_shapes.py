@@ -217,13 +217,101 @@ def symmetric(a):
     return a + a.T
 
 
-@pytest.mark.parametrize("fn, shape", [(every_other_pair, (16,)), (symmetric, (4, 4))])
-def test_views_the_wrapper_always_copies_keep_it(fn, shape):
-    """A view read with stride 1 whose last stride is never the item size (``x[::2]``,
-    ``a.T``): no C program, which would only fail its check and go to the wrapper."""
+def first_column(a):
+    return a[:, 0] * 2
+
+
+def real_twice(z):
+    return z.real * 2
+
+
+def backwards_plus(x):
+    return x[::-1] * 3.0 + x
+
+
+def pairs_of_a_result(x):
+    y = x * 2.0 + 1.0
+    return y[::2] + y[1::2]
+
+
+def doubled_then_pairs(x):
+    x *= 2.0
+    return x[::2] - x[1::2]
+
+
+COPIED = [
+    (every_other_pair, [(16,), (6,), (1000,), (2,)], np.float64),
+    (symmetric, [(4, 4), (1, 1), (30, 30)], np.float64),
+    (first_column, [(16, 3), (5, 1), (2, 7)], np.int64),
+    (real_twice, [(16,), (3,), (500,)], np.complex128),
+    (backwards_plus, [(16,), (1,), (999,)], np.float32),
+    (pairs_of_a_result, [(16,), (4,), (1000,)], np.float64),
+]
+
+
+@pytest.mark.parametrize("fn, shapes, dtype", COPIED, ids=[c[0].__name__ for c in COPIED])
+def test_views_whose_last_stride_is_never_the_item_size_run_in_c(fn, shapes, dtype, python_calls):
+    """A view whose last stride is never the item size (``x[::2]``, ``a.T``, ``z.real``, a
+    view of a result the region computes): the kernels read it with its strides, as the C
+    program passes them; results as plain's, and the second time round no call goes to the
+    Python path."""
+    compiled = astcompile.compile(fn, backend="c")
+    _same_calls(compiled, fn, [(_data(shape, dtype),) for shape in shapes])
+    assert _in_c(compiled)
+    del python_calls[:]
+    _same_calls(compiled, fn, [(_data(shape, dtype),) for shape in shapes])
+    assert python_calls == []
+
+
+def reversed_into_itself(x):
+    x += x[::-1]
+    return x
+
+
+def times_own_transpose(a):
+    a *= a.T
+    return a.sum()
+
+
+@pytest.mark.parametrize(
+    "fn, shape", [(reversed_into_itself, (16,)), (times_own_transpose, (5, 5))]
+)
+def test_a_write_over_a_strided_view_of_itself_is_plains(fn, shape):
+    """The argument written reads itself through another stride: NumPy's result (its ufuncs
+    buffer an overlapping operand), however the compiled code reads the view."""
     compiled = astcompile.compile(fn, backend="c")
     _same_calls(compiled, fn, [(_data(shape, np.float64),)] * 3)
-    assert not _in_c(compiled)
+
+
+VECTORS = [
+    lambda: _data((24,), np.float64)[::3],
+    lambda: _data((24,), np.float64)[::-2],
+    lambda: np.asfortranarray(_data((12, 3), np.float64))[:, 1],
+    lambda: np.broadcast_to(_data((1,), np.float64), (8,)),
+]
+SQUARES = [
+    lambda: np.asfortranarray(_data((6, 6), np.float64)),
+    lambda: _data((6, 12), np.float64)[::-1, ::2],
+    lambda: _data((5, 5), np.float64).T,
+    lambda: np.broadcast_to(_data((6,), np.float64), (6, 6)),
+]
+
+
+@pytest.mark.parametrize("fn", [every_other_pair, backwards_plus, doubled_then_pairs])
+def test_copied_views_of_strided_arguments_are_plains(fn):
+    """Arguments that are themselves views (strided, negative strides, a column of an
+    F-ordered matrix, broadcast): the same results as plain (a read-only one's error), and
+    the arguments (and their bases) hold what plain left in them."""
+    compiled = astcompile.compile(fn, backend="c")
+    for make in [lambda: _data((16,), np.float64), *VECTORS]:
+        assert_same_call(compiled, (make(),), fn, (make(),), "c")
+
+
+@pytest.mark.parametrize("make", SQUARES, ids=["fortran", "reversed-strided", "T", "broadcast"])
+def test_transposed_views_of_other_layouts_are_plains(make):
+    compiled = astcompile.compile(symmetric, backend="c")
+    for again in [lambda: _data((6, 6), np.float64), make]:
+        assert_same_call(compiled, (again(),), symmetric, (again(),), "c")
 
 
 def test_a_view_of_a_column_keeps_its_strides():
@@ -260,14 +348,21 @@ def test_a_data_word_out_of_range_is_refused(fast):
         fast.Guards([(np.asarray(words, np.int64).tobytes(), (), 0)], print, None, {})
 
 
-def test_the_unit_check_sends_another_last_stride_to_the_wrapper(fast):
-    """UNIT: the array in a slot has the item size as its last stride, or the call goes to
-    the Python path (whose wrapper copies it)."""
-    words = [COMMIT, UNIT, 0, 8, RET, 1, 0, END]
+def test_the_unit_step_copies_another_last_stride(fast):
+    """UNIT: slot 1 is the array in slot 0 where its last stride is the item size (or it has
+    no last axis), else a C-ordered copy of it in which a broadcast axis stays broadcast."""
+    words = [COMMIT, UNIT, 1, 0, 8, RET, 1, 1, END]
     stats = types.SimpleNamespace(compiled_calls=0)
     program = (np.asarray(words, np.int64).tobytes(), (), 1)
     guards = fast.Guards([program], lambda x: "python", stats, {})
-    x = np.arange(8.0)
-    assert guards(x) == (x,) and stats.compiled_calls == 1
-    assert guards(x[::2]) == "python" and stats.compiled_calls == 1
-    assert guards(np.zeros(())) == "python"  # 0-d: no last axis
+    x = np.arange(12.0)
+    assert guards(x)[0] is x and stats.compiled_calls == 1
+    zero = np.zeros(())
+    assert guards(zero)[0] is zero
+    wide = np.broadcast_to(x[::3], (100000, 4))
+    for view in (x[::2], x[::-1], x.reshape(3, 4).T, x.reshape(3, 4)[:, ::2], wide):
+        (got,) = guards(view)
+        assert got.strides[-1] == 8 and np.array_equal(got, view)
+        assert not np.shares_memory(got, x)
+    assert guards(wide)[0].strides == (0, 8)  # one row copied, not 100000
+    assert stats.compiled_calls == 8

@@ -41,7 +41,7 @@ from astcompile.runtime.reads import ReadKind, evaluate
 if TYPE_CHECKING:
     from astcompile.jit.protocols import CompilingRegion
 
-FORMAT = "region-v4"  # v4: kinds pickled as enums (ir.attrs, OutKind/Box); v3: from astcompile.ir
+FORMAT = "region-v5"  # v5: plans' "unit" steps name their copies; v4: kinds as enums; v3: ir
 _lock = forksafe.module_lock(__name__)
 _warned: set[str] = set()
 _tried: weakref.WeakKeyDictionary[Any, set] = weakref.WeakKeyDictionary()

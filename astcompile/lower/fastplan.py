@@ -18,8 +18,10 @@ A view of an argument or of an array the plan allocates (``y[::2]``, ``y.T``, ``
 ``np.broadcast_to(y, s)``), returned or read by a kernel (``x[1:] - x[:-1]``), is a
 ``("view", ref, of, kind, items)`` step (:func:`view_step`): the C path makes it as NumPy
 does (strides, flags, ``.base``), before any kernel runs, so that a view it cannot make
-leaves the call to the Python path unrun. A ``("unit", ref, itemsize)`` step checks the last
-stride of an array a kernel reads with stride 1, where the wrapper would copy it.
+leaves the call to the Python path unrun. A ``("unit", uref, ref, itemsize)`` step names
+``uref`` the array ``ref`` with a unit last stride, as a kernel reads it (``x[::2]``, ``a.T``,
+``z.real``): itself, or a C-ordered copy made where the wrapper makes its copy, just before the
+first kernel that reads it.
 """
 
 from __future__ import annotations
@@ -135,12 +137,12 @@ def region_plan(
         return None
     if {("v", node.id) for node in steps} != views.keys():  # a NumPy step that is no view
         return None
-    # allocations, the views of them and of arguments, their stride checks, then the kernels
-    first = ("empty", "alias", "unit")
+    # allocations, the views of them and of arguments, then the kernels (each after the
+    # copies it reads, made once the kernels before it ran)
+    first = ("empty", "alias")
     calls = [
-        *(c for c in calls if c[0] in first[:2]),
+        *(c for c in calls if c[0] in first),
         *views.values(),
-        *(c for c in calls if c[0] == "unit"),
         *(c for c in calls if c[0] not in first),
     ]
     return {
@@ -181,10 +183,11 @@ MAX_VIEW_AXES = 32
 
 def keeps_unit_stride(node: Node) -> bool:
     """Whether view ``node`` (of views of an argument or of a fresh array) may have the item
-    size as its last stride, having its base's on its last axis: a step-1 slice of the base's last axis or that axis untouched,
-    a reshape (of a C-contiguous base), a transpose that keeps the last axis, ``.real`` of a
-    real array. Another (``x[::2]``, ``a.T``) never has the item size there, so the wrapper,
-    which copies such an array for kernels that read it with stride 1, keeps the call."""
+    size as its last stride, having its base's on its last axis: a step-1 slice of the base's
+    last axis or that axis untouched, a reshape (of a C-contiguous base), a transpose that
+    keeps the last axis, ``.real`` of a real array. Another (``x[::2]``, ``a.T``, ``z.real``)
+    never has the item size there, so the kernels read it with its strides (lower/plan.py)
+    rather than have it copied."""
     if node.op not in VIEW_KINDS:  # an argument (the plan's unit check tells) or a fresh array
         return True
     base = node.inputs[0]

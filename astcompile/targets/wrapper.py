@@ -110,11 +110,12 @@ def _pointers(ffi: Any) -> tuple[Callable, Callable]:
 def unit_last(a: np.ndarray) -> np.ndarray:
     """``a`` with a unit last stride, for kernels that index its last axis so: a copy, in which
     an axis ``a`` broadcasts (stride 0) other than the last stays broadcast, so a broadcast
-    input (``np.broadcast_to(1.0, (60000, 60000))``) costs one row, not the whole array."""
-    key = tuple(
-        slice(0, 1) if stride == 0 and axis < a.ndim - 1 else slice(None)
-        for axis, stride in enumerate(a.strides)
-    )
+    input (``np.broadcast_to(1.0, (60000, 60000))``) costs one row, not the whole array.
+    Without such an axis (``x[::2]``, ``a.T``) it is one ``np.ascontiguousarray`` (2 us less)."""
+    strides = a.strides[:-1]
+    if 0 not in strides:
+        return np.ascontiguousarray(a)
+    key = tuple(slice(0, 1) if stride == 0 else slice(None) for stride in strides)
     return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
 
 

@@ -81,12 +81,20 @@ class _Emitter(ReductionLoops):
         return f"n{axis}"
 
     # -- array offsets ----------------------------------------------------------------------
-    def _address(self, base: str, axis_map: tuple, offset: str, axes: tuple[int, ...]) -> str:
+    def _address(
+        self,
+        base: str,
+        axis_map: tuple,
+        offset: str,
+        axes: tuple[int, ...],
+        read: Node | None = None,
+    ) -> str:
         """Where the loop indices of ``axes`` are in ``base``, from ``offset`` (as a loop region's
         views address them: views.py); an array's own last axis on the innermost loop has
-        stride 1 (the wrapper makes it so), so GCC sees contiguous vectors."""
+        stride 1 (the wrapper makes it so), so GCC sees contiguous vectors, unless it is a
+        ``read`` view that never has (``x[::2]``: lower/plan.unit_stride)."""
         strides = tuple(
-            "1" if unit_stride(self.plan, axis_map, t) else f"{base}_s{t}"
+            "1" if unit_stride(self.plan, axis_map, t, read) else f"{base}_s{t}"
             for t in range(len(axis_map))
         )
         idx = [f"i{a}" if a in axes else "0" for a in axis_map]
@@ -94,7 +102,8 @@ class _Emitter(ReductionLoops):
 
     def load(self, access: Access) -> str:
         base, k = _arr(access.buffer), self.access_ids[access.key]
-        return f"{base}[{self._address(base, access.axis_map, f'{base}_o{k}', self.plan.inner)}]"
+        offset = f"{base}_o{k}"
+        return f"{base}[{self._address(base, access.axis_map, offset, self.plan.inner, access.buffer)}]"
 
     def element(self, node: Node) -> str:
         """The output array element of ``node`` at the current loop indices."""

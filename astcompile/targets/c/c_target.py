@@ -6,13 +6,15 @@ then go by address), and the strides of the wrapper's own fresh ``np.empty`` out
 computed from their shape instead of read back. The C side divides byte strides by the item
 size. The kernels index an array's last axis with stride 1 when it follows their innermost
 loop; the rare argument whose last axis is strided (``x[:, ::2]``) is passed as a C-contiguous
-copy (one extra pass, instead of a second, strided copy of every loop in the C). Kernels are
+copy (one extra pass, instead of a second, strided copy of every loop in the C), while a view
+whose last stride is never the item size (``x[::2]``, ``a.T``) is read through its strides. Kernels are
 looked up on the library once, when the wrapper is defined.
 
 Alongside the Python lines the launcher records the same calls as plain data (``fast``: see
 :mod:`astcompile.lower.fastplan`), from which the runtime's C-level call path is assembled; a
-call it cannot express there (a strided or copied argument, a complex or bool scalar, a
-constant array) leaves the region on the Python wrapper.
+call it cannot express there (an argument not in C order, a complex or bool scalar, a
+constant array) leaves the region on the Python wrapper; the copy of a view read with a unit
+last stride (``x[::2]``) is a step there too.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from astcompile.lower.fastplan import (
     NoFastPlan,
     dim_plan,
     fresh_strides,
-    keeps_unit_stride,
     product,
 )
 from astcompile.lower.ids import nid
@@ -157,20 +158,22 @@ class CLauncher:
         return [ptr, *strides]
 
     def _as_it_is(self, node: Node) -> None:
-        """Fast-plan words for an array passed with its strides as they are: an argument the
-        key assures (C order, so ``_fb`` takes it; a length-1 axis's stride may be anything
-        NumPy left there), or a view a NumPy step made (``x[1:]``: the plan's ``view`` step,
-        ``("v", id)``). Where the kernels read its last axis with stride 1 the wrapper copies
-        one with another stride: the plan's ``unit`` check sends such a call to it."""
+        """Fast-plan words for an array passed with its strides: an argument the key assures
+        (C order, so ``_fb`` takes it; a length-1 axis's stride may be anything NumPy left
+        there), or a view a NumPy step made (``x[1:]``: the plan's ``view`` step,
+        ``("v", id)``). Where the kernels read its last axis with stride 1 the words name the
+        plan's ``unit`` step's array (``("u", id)``): it, or a copy with that stride, made in
+        C where the wrapper makes its copy (``x[::2]``, ``a.T``, ``z.real``)."""
         if node.op is Op.INPUT and node.id in self.w.assured.typed:
             ref = _ref(node)
-        elif node.op in VIEW_KINDS and (node.id not in self.unit_inner or keeps_unit_stride(node)):
+        elif node.op in VIEW_KINDS:
             ref = ("v", node.id)
         else:
             return
-        self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
         if node.id in self.unit_inner and node.shape:
-            self._record(lambda: ("unit", ref, node.dtype.itemsize))
+            of, ref = ref, ("u", node.id)
+            self._record(lambda: ("unit", ref, of, node.dtype.itemsize))
+        self.words[node.id] = [("p", ref), *(("s", ref, a) for a in range(len(node.shape)))]
 
     def _input_words(self, node: Node) -> list[tuple]:
         if node.op is not Op.INPUT:
