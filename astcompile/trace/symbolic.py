@@ -345,6 +345,7 @@ def _fast_power(self: SymArray, exponent: Any) -> Any:
     """``array ** e`` as NumPy's operator does it: e == 2 is square, and on float arrays
     e == -1 is reciprocal and e == 0.5 is sqrt (``bool_array ** 2`` is int8, not int64)."""
     if not self.is_scalar:
+        exponent = _pinned_exponent(exponent, self.dtype)
         inexact = self.dtype.kind == "f"
         if type(exponent) is int and exponent == 2:
             return apply_elementwise(Op.SQUARE, self)
@@ -355,6 +356,18 @@ def _fast_power(self: SymArray, exponent: Any) -> Any:
     if not is_operand(exponent):
         return NotImplemented
     return apply_elementwise(Op.POW, self, exponent)
+
+
+def _pinned_exponent(exponent: Any, dtype: np.dtype) -> Any:
+    """``bool_array ** 2`` is int8 (NumPy squares it), a bool array's other int powers int64:
+    a size or an int argument as its exponent (``x ** len(x)``, ``x ** n``) is pinned to its
+    value, and one that varies between calls runs as written."""
+    symbolic = isinstance(exponent, (SymInt, SymScalar)) and type(exponent.hint) is int
+    if dtype != np.bool_ or not symbolic:
+        return exponent
+    if isinstance(exponent, SymScalar) and exponent.dynamic:
+        raise TraceBreak(TraceReason.LOOP_POWER, "a bool array to a varying int power")
+    return exponent._specialize()
 
 
 SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
