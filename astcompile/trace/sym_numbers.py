@@ -90,6 +90,9 @@ class SymScalar:
     def __repr__(self) -> str:
         return f"SymScalar({self.description}={self.hint!r})"
 
+    def __format__(self, spec: str) -> str:  # f"{n}": the number's text, pinned to its value
+        return format(self._specialize(), spec)
+
     __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
@@ -311,6 +314,9 @@ class SymInt:
 
     def __repr__(self) -> str:
         return f"SymInt({self.dim}={self.hint})"
+
+    def __format__(self, spec: str) -> str:  # f"{n}": the number's text, pinned to its value
+        return format(self._specialize(), spec)
 
     __array_ufunc__ = _python_scalar_ufunc
 
