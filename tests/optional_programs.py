@@ -255,7 +255,7 @@ def formatted(x):
     for v in x:
         if v > 0 and (best is None or v < best):
             best = v
-    return f"{best}"
+    return f"{best}", "%s" % (best,)  # noqa: UP031 - as people write it
 
 
 def formatted_total(x):
@@ -263,4 +263,4 @@ def formatted_total(x):
     n = len(x)
     for i in range(n):
         total += x[i]
-    return f"{total} over {n}"
+    return f"{total} over {n}", "%s" % (total,)  # noqa: UP031

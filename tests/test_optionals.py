@@ -89,9 +89,10 @@ def test_a_use_the_flag_cannot_answer_runs_as_written(backend, fn):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [P.formatted, P.formatted_total], ids=lambda f: f.__name__)
 def test_a_traced_value_formatted_as_text_is_pythons_text(backend, fn):
-    """``f"{best}"`` of a variable that may be None, ``f"{total}"`` of a loop's float: "None"
-    or the number's text (the trace's stand-ins formatted themselves: "SymArray(float64, ())",
-    "<...SymOptional object at 0x...>"); a size (``{n}``) is formatted by its value."""
+    """``f"{best}"`` (or ``"%s" % (best,)``) of a variable that may be None, ``f"{total}"`` of
+    a loop's float: "None" or the number's text (the trace's stand-ins formatted themselves:
+    "SymArray(float64, ())", "<...SymOptional object at 0x...>"); a size (``{n}``) is
+    formatted by its value."""
     assert_same_calls(fn, _calls(fn) * 2, backend=backend)
 
 

@@ -90,8 +90,10 @@ class SymScalar:
     def __repr__(self) -> str:
         return f"SymScalar({self.description}={self.hint!r})"
 
-    def __format__(self, spec: str) -> str:  # f"{n}": the number's text, pinned to its value
+    def __format__(self, spec: str = "") -> str:  # f"{n}", "%s" % n: pinned to its value
         return format(self._specialize(), spec)
+
+    __str__ = __format__
 
     __array_ufunc__ = _python_scalar_ufunc
 
@@ -315,8 +317,10 @@ class SymInt:
     def __repr__(self) -> str:
         return f"SymInt({self.dim}={self.hint})"
 
-    def __format__(self, spec: str) -> str:  # f"{n}": the number's text, pinned to its value
+    def __format__(self, spec: str = "") -> str:  # f"{n}", "%s" % n: pinned to its value
         return format(self._specialize(), spec)
+
+    __str__ = __format__
 
     __array_ufunc__ = _python_scalar_ufunc
 

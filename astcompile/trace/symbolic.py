@@ -264,8 +264,10 @@ class SymArray:
     def __repr__(self) -> str:
         return f"SymArray({self.node.dtype}, {tuple(str(d) for d in self.node.shape)})"
 
-    def __format__(self, spec: str) -> str:  # f"{total}": the text of a value the trace lacks
+    def __format__(self, spec: str = "") -> str:  # f"{total}", "%s" % total: text it lacks
         raise TraceBreak(TraceReason.DATA_DEPENDENT_VALUE, "an array value formatted as text")
+
+    __str__ = __format__
 
     # --- NumPy protocols: implemented in numpy_api to keep this file about operators ---
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
