@@ -248,3 +248,19 @@ def arrays():
         "nan": with_nan,
         "one": np.array([2.5]),
     }
+
+
+def formatted(x):
+    best = None
+    for v in x:
+        if v > 0 and (best is None or v < best):
+            best = v
+    return f"{best}", "%s" % (best,)  # noqa: UP031 - as people write it
+
+
+def formatted_total(x):
+    total = 0.0
+    n = len(x)
+    for i in range(n):
+        total += x[i]
+    return f"{total} over {n}", "%s" % (total,)  # noqa: UP031

@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 import pytest
-from differential import assert_same_call
+from differential import assert_same_call, runtime_warnings
 
 import astcompile
 from astcompile.jit import regions
@@ -366,3 +366,29 @@ def test_the_unit_step_copies_another_last_stride(fast):
         assert not np.shares_memory(got, x)
     assert guards(wide)[0].strides == (0, 8)  # one row copied, not 100000
     assert stats.compiled_calls == 8
+
+
+def to_the_length(x):
+    return x ** (len(x) - 2)
+
+
+def to_the_power(x, n):
+    return x**n
+
+
+@pytest.mark.parametrize(
+    "fn, calls",
+    [
+        (to_the_length, [(np.ones(n, bool),) for n in (5, 4, 3, 4, 4)]),
+        (to_the_length, [(np.arange(n) - 0.0,) for n in (5, 1, 3, 1)]),
+        (to_the_power, [(np.ones(4, bool), n) for n in (3, 2, 3, 2, 2)]),
+    ],
+)
+def test_a_size_or_a_number_as_the_exponent_is_the_one_numpy_saw(fn, calls):
+    """NumPy's ``a ** 2`` squares: a bool array's square is int8, its other int powers int64.
+    A length, or an int argument that changes between calls, as a bool array's exponent gives
+    NumPy's dtype (a float array's ``a ** -1`` warns as its reciprocal does)."""
+    compiled = astcompile.compile(fn, backend="c")
+    for args in calls:
+        assert_same_call(compiled, args, fn, args, "c")
+        assert runtime_warnings(compiled, *args) == runtime_warnings(fn, *args)

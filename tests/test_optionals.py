@@ -87,6 +87,16 @@ def test_a_use_the_flag_cannot_answer_runs_as_written(backend, fn):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [P.formatted, P.formatted_total], ids=lambda f: f.__name__)
+def test_a_traced_value_formatted_as_text_is_pythons_text(backend, fn):
+    """``f"{best}"`` (or ``"%s" % (best,)``) of a variable that may be None, ``f"{total}"`` of
+    a loop's float: "None" or the number's text (the trace's stand-ins formatted themselves:
+    "SymArray(float64, ())", "<...SymOptional object at 0x...>"); a size (``{n}``) is
+    formatted by its value."""
+    assert_same_calls(fn, _calls(fn) * 2, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_inner_loop_that_may_leave_none_compiles_in_its_outer_loop(backend):
     """``best`` starts as None in each row, a row of no positive leaves it None, and an
     empty row is a loop of zero trips."""

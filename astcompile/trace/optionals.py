@@ -60,6 +60,11 @@ class SymOptional:
     def __bool__(self) -> bool:
         return bool(self.not_none())
 
+    def __format__(self, spec: str = "") -> str:  # f"{best}", "%s" % best: "None" or not
+        raise TraceBreak(TraceReason.DATA_DEPENDENT_VALUE, "a value that may be None as text")
+
+    __str__ = __format__
+
 
 def _delegate(name: str) -> Any:
     def method(self: SymOptional, *args: Any) -> Any:

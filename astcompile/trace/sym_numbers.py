@@ -90,6 +90,11 @@ class SymScalar:
     def __repr__(self) -> str:
         return f"SymScalar({self.description}={self.hint!r})"
 
+    def __format__(self, spec: str = "") -> str:  # f"{n}", "%s" % n: pinned to its value
+        return format(self._specialize(), spec)
+
+    __str__ = __format__
+
     __array_ufunc__ = _python_scalar_ufunc
 
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
@@ -311,6 +316,11 @@ class SymInt:
 
     def __repr__(self) -> str:
         return f"SymInt({self.dim}={self.hint})"
+
+    def __format__(self, spec: str = "") -> str:  # f"{n}", "%s" % n: pinned to its value
+        return format(self._specialize(), spec)
+
+    __str__ = __format__
 
     __array_ufunc__ = _python_scalar_ufunc
 

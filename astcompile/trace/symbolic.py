@@ -267,6 +267,11 @@ class SymArray:
     def __repr__(self) -> str:
         return f"SymArray({self.node.dtype}, {tuple(str(d) for d in self.node.shape)})"
 
+    def __format__(self, spec: str = "") -> str:  # f"{total}", "%s" % total: text it lacks
+        raise TraceBreak(TraceReason.DATA_DEPENDENT_VALUE, "an array value formatted as text")
+
+    __str__ = __format__
+
     # --- NumPy protocols: implemented in numpy_api to keep this file about operators ---
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return handlers.array_ufunc(ufunc, method, inputs, kwargs)
@@ -348,6 +353,7 @@ def _fast_power(self: SymArray, exponent: Any) -> Any:
     """``array ** e`` as NumPy's operator does it: e == 2 is square, and on float arrays
     e == -1 is reciprocal and e == 0.5 is sqrt (``bool_array ** 2`` is int8, not int64)."""
     if not self.is_scalar:
+        exponent = _pinned_exponent(exponent, self.dtype)
         inexact = self.dtype.kind == "f"
         if type(exponent) is int and exponent == 2:
             return apply_elementwise(Op.SQUARE, self)
@@ -358,6 +364,18 @@ def _fast_power(self: SymArray, exponent: Any) -> Any:
     if not is_operand(exponent):
         return NotImplemented
     return apply_elementwise(Op.POW, self, exponent)
+
+
+def _pinned_exponent(exponent: Any, dtype: np.dtype) -> Any:
+    """``bool_array ** 2`` is int8 (NumPy squares it), a bool array's other int powers int64:
+    a size or an int argument as its exponent (``x ** len(x)``, ``x ** n``) is pinned to its
+    value, and one that varies between calls runs as written."""
+    symbolic = isinstance(exponent, (SymInt, SymScalar)) and type(exponent.hint) is int
+    if dtype != np.bool_ or not symbolic:
+        return exponent
+    if isinstance(exponent, SymScalar) and exponent.dynamic:
+        raise TraceBreak(TraceReason.LOOP_POWER, "a bool array to a varying int power")
+    return exponent._specialize()
 
 
 SymArray.__pow__ = _fast_power  # type: ignore[method-assign]
