@@ -137,6 +137,20 @@ def power_helper(power):
 scaled = driver_of(scaled_sum)
 
 
+def first_above(a, x):
+    for k in range(a.shape[0]):
+        if a[k] > x:
+            return a[k] > 0.5  # a NumPy bool; the path past the loop returns Python's False
+    return False
+
+
+def firsts_above(a, b):
+    found = []
+    for i in range(b.shape[0]):
+        found.append(first_above(a, b[i]))
+    return found
+
+
 def analysis_of(fn):
     return analyze_function(function_source(fn), RuntimeResolver(fn))
 
@@ -202,8 +216,9 @@ def test_the_caller_has_no_break_and_one_graph():
         (scaled_by_keyword, [(A, 3), (A, 5)]),
         (marks, [(np.zeros(9), 3), (np.zeros(1), 2), (np.zeros(0), 2)]),
         (driver_of(outer_helper), [(A, 4), (A[:2], 6)]),
+        (firsts_above, [(A, A[::3]), (A, A + 2.0), (A[:0], A)]),
     ],
-    ids=["while", "for", "keywords", "stores", "nested"],
+    ids=["while", "for", "keywords", "stores", "nested", "python-or-numpy-results"],
 )
 def test_drivers_calling_looping_helpers(backend, fn, calls):
     assert_same_calls(fn, calls, backend=backend)

@@ -215,6 +215,24 @@ def test_grown_lists_hold_pythons_number_types():
     assert flags == [True, False] and all(type(v) is bool for v in flags)
 
 
+def inner_sums(a, n):
+    out = []
+    for i in range(a.shape[0]):
+        s = 0.0  # a Python float where the inner loop runs zero times, else a NumPy float64
+        for k in range(n):
+            s += a[k]
+        out.append(s)
+    return out
+
+
+def test_an_item_whose_type_the_running_code_decides_keeps_pythons_type():
+    """A union (trace/unions.py) has no one Python type: the list held the np.float64 where
+    Python's held ``0.0`` (``n`` 0); the appending loop runs as written."""
+    a = np.linspace(0.0, 1.0, 4)
+    for backend in ("eager", "c"):
+        assert_same_calls(inner_sums, [(a, 2), (a, 0), (a, 3)], backend=backend)
+
+
 def test_an_index_past_the_length_raises_even_within_the_buffer():
     """The buffer holds room for every iteration's append; Python's list only what was
     appended: out[5] of a five-item list is an IndexError, not a stale slot."""

@@ -34,7 +34,7 @@ from astcompile.trace import nodes as B
 from astcompile.trace.context import TraceBreak, current
 from astcompile.trace.numpy_api import array_function, array_ufunc
 from astcompile.trace.reasons import TraceReason
-from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, wrap
+from astcompile.trace.symbolic import SymArray, SymInt, SymScalar, is_union, wrap
 
 _VIEW_OPS = frozenset({Op.INDEX})
 
@@ -254,6 +254,15 @@ def _python_number(node: Node, item: type, name: str) -> SymScalar:
 
 
 def python_type(value: Any) -> type:
+    """The type of a list item the trace stores; a union (a Python number or its NumPy twin,
+    as the running code decides: ``s = 0.0`` then a loop that may add ``a[k]``) has none, and
+    the list would hold the NumPy scalar where Python's holds the number."""
+    if is_union(value):
+        raise TraceBreak(
+            TraceReason.VALUE_DEPENDENT_TYPE,
+            "a list item is a Python number or a NumPy scalar as the running code decides: "
+            "runs as written",
+        )
     if isinstance(value, SymScalar):
         return type(value.hint)
     if isinstance(value, SymInt):
