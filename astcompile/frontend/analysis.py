@@ -285,6 +285,10 @@ class _Checker:
             found.append(Problem(reason, call, {"callee": self.text(call.func)}))
         for lam in facts.lambdas:
             found += nested.lambda_problems(self, lam)
+        for text in facts.formats:
+            found.append(
+                Problem(R.TRACE_UNSUPPORTED, text, {"feature": "formatting a value as text"})
+            )
         for keyword, where, test in facts.dynamic_tests:
             found.append(
                 Problem(R.DATA_DEPENDENT, where, {"keyword": keyword, "test": self.text(test)})

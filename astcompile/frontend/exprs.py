@@ -117,6 +117,7 @@ class ExprFacts:
     dynamic_tests: list[tuple[str, cst.CSTNode, cst.BaseExpression]] = field(default_factory=list)
     yields: list[cst.CSTNode] = field(default_factory=list)
     frame_reads: list[cst.Call] = field(default_factory=list)  # ``locals()``, ``vars()``
+    formats: list[cst.FormattedString] = field(default_factory=list)  # ``f"{x}"``
 
 
 def _reads_frame(name: str, args: Sequence[cst.Arg]) -> bool:
@@ -137,6 +138,9 @@ def _builtin(func: cst.BaseExpression) -> bool:
     return isinstance(owner, cst.Name) and owner.value == "builtins"
 
 
+_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
 class _Scan(Visitor):
     """Collect calls, lambdas and value-dependent truth tests; lambda bodies are not entered."""
 
@@ -149,6 +153,8 @@ class _Scan(Visitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.facts.calls.append(node)
         func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, _STRINGS):
+            self.facts.formats.append(node)  # ``"{}".format(x)``, ``", ".join(...)``
         if isinstance(func, cst.Attribute) and func.attr.value in FRAME_GETTERS:
             self.facts.frame_reads.append(node)  # ``sys._getframe()``: not ``df.eval(s)``
         elif isinstance(func, cst.Name) and _reads_frame(func.value, node.args):
@@ -194,6 +200,20 @@ class _Scan(Visitor):
             return
         if len(node.comparisons) > 1 and not is_static(node, self.dynamic):
             self.facts.dynamic_tests.append(("chained comparison", node, node))
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._lowered.add(id(node.msg))  # runs in Python, only where the test fails
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        """A traced value formatted would be the tracer's own text, fixed at trace time."""
+        if id(node) not in self._lowered and any(
+            isinstance(part, cst.FormattedStringExpression) for part in node.parts
+        ):
+            self.facts.formats.append(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, _STRINGS):
+            self.facts.formats.append(node)  # ``"%s" % x``
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.facts.yields.append(node)
