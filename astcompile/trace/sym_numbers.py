@@ -95,6 +95,9 @@ class SymScalar:
     def _arith(self, op: Op, fn: Callable, other: Any, reflected: bool) -> Any:
         if op is Op.MUL and type(other) is list:  # [0.0] * n: a list the region made
             return handlers.repeat(other, self)
+        if type(self.hint) is complex and not reflected and op in arrays.COMPLEX_TAKES_FLOAT:
+            as_float = arrays.python_float(other)  # z * v of a float64 v: Python's complex
+            other = other if as_float is None else as_float
         if isinstance(other, (arrays.SymArray, np.ndarray, np.generic)):
             return arrays.apply_elementwise(op, *((other, self) if reflected else (self, other)))
         if not isinstance(other, (bool, int, float, complex, SymScalar, SymInt)):

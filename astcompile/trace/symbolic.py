@@ -12,6 +12,7 @@ data-dependent control flow; ``int(n)`` on a size or Python scalar specialises i
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -156,11 +157,30 @@ def _binary(name: str, op: Op, reflected: bool = False) -> Callable:
     def method(self: Any, other: Any) -> Any:
         if not is_operand(other):
             return NotImplemented
+        if reflected and type(other) is complex and op in COMPLEX_TAKES_FLOAT:
+            as_float = python_float(self)
+            if as_float is not None:  # ``1j * v``: Python's complex.__mul__ took v
+                return getattr(operator, name)(other, as_float)
         a, b = (other, self) if reflected else (self, other)
         return apply_elementwise(op, a, b)
 
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
+
+
+#: What a Python complex computes with a float itself (``//`` and ``%`` it leaves to NumPy).
+COMPLEX_TAKES_FLOAT = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.POW})
+
+
+def python_float(value: Any) -> Any:
+    """A float64 NumPy scalar as the Python float a Python complex takes it for (np.float64
+    subclasses float: ``z * v`` of an element ``v`` of a float64 array is a Python complex, not
+    np.complex128); None for any other value."""
+    if type(value) is np.float64:
+        return float(value)
+    if isinstance(value, SymArray) and value.is_scalar and value.python is None:
+        return handlers.runtime(operand(value).node, float) if value.dtype == np.float64 else None
+    return None
 
 
 def is_operand(value: Any) -> bool:
