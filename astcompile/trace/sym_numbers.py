@@ -144,6 +144,9 @@ class SymScalar:
         return result
 
     def _compare(self, fn: Callable, other: Any) -> Any:
+        if type(self.hint) is complex and fn in (operator.eq, operator.ne):
+            as_float = arrays.python_float(other)  # z == v of a float64 v: a Python bool
+            other = other if as_float is None else as_float
         if isinstance(other, (arrays.SymArray, np.ndarray)):
             return NotImplemented
         if _is_complex(self) or _is_complex(other):
@@ -327,6 +330,9 @@ class SymInt:
         return SymInt.of(fn(a, b))
 
     def _compare(self, fn: Callable, other: Any) -> Any:
+        if type(self.hint) is complex and fn in (operator.eq, operator.ne):
+            as_float = arrays.python_float(other)  # z == v of a float64 v: a Python bool
+            other = other if as_float is None else as_float
         if isinstance(other, (arrays.SymArray, np.ndarray)):
             return NotImplemented
         return fn(self._specialize(), int(other) if isinstance(other, SymInt) else other)
