@@ -9,7 +9,7 @@ import logging
 
 import numpy as np
 import pytest
-from differential import BACKENDS, assert_same
+from differential import BACKENDS, assert_same, assert_same_calls
 from test_masks import escape_time  # the Mandelbrot set's escape-time loop
 
 import astcompile
@@ -194,3 +194,25 @@ def test_a_new_complex_scalar_value_is_not_a_cached_constant(backend):
         got, s = compiled(z, alpha)
         np.testing.assert_allclose(got, z * alpha - 1j, rtol=1e-12)
         assert type(s) is np.complex128
+
+
+def python_complex_times_elements(x, z):
+    acc, turned, same = z, 0j, []
+    for v in x:
+        acc = acc * z + v
+        turned = turned + 1j * v - v / (2 - 1j)
+        same.append(z == v)
+    return acc, turned, acc * x[0], x[0] * acc, same, acc != x[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_python_complex_with_a_float64_element_is_a_python_complex(backend):
+    """np.float64 subclasses float, so Python's complex takes it as a float: ``1j * v`` and
+    ``z + v`` of elements of a float64 array are Python complex numbers, ``z == v`` a Python
+    bool (they were np.complex128, np.bool_ in a compiled loop); ``v * z`` is NumPy's."""
+    x = np.array([0.5, -0.0, 3.0, np.inf])
+    assert_same_calls(
+        python_complex_times_elements,
+        [(x, 1 + 2j), (x[:3], 0.5j), (x[:2], -1.0 + 0j)],
+        backend=backend,
+    )

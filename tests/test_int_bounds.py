@@ -77,6 +77,12 @@ def table(x):
     return out
 
 
+def squared_while_small(n, a):
+    for _ in range(n):
+        a = a**2 if a < 1e100 else a
+    return a
+
+
 def numpy_wraps(x):
     r = np.int64(1)
     for i in range(1, x.shape[0] + 1):
@@ -101,6 +107,8 @@ def truncated(x):
         (mask_of, [(10,), (63,), (64,), (100,)]),
         (collatz_peak, [(27,), (2**60 + 1,), (7,)]),
         (negated, [(5, 3), (-(2**63), 2), (-(2**63), 1), (2**62, 1)]),
+        # the check of a ** 2 counted its root up from 1 (3e9 steps): the trace hung
+        (squared_while_small, [(3, 2), (6, 2), (8, 3), (3, -5)]),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

@@ -207,10 +207,17 @@ def _shift_ok(a: Any, b: Any) -> B.Operand | None:
 
 
 def _power_ok(a: Any, b: Any) -> B.Operand | None:
-    k, root = int(b), 1
-    while (root + 1) ** k <= I64_MAX:
+    """``|a| <= root``, the largest int whose k-th power fits int64: a float's estimate
+    corrected by exact ints (counting up from 1 took 3e9 steps for ``t ** 2``)."""
+    k = int(b)
+    if k <= 1:
+        return None
+    root = int(I64_MAX ** (1 / k))
+    while k < 63 and (root + 1) ** k <= I64_MAX:  # 2 ** 63 leaves int64 already
         root += 1
-    return _within(a, -root, root) if k > 1 else None
+    while root**k > I64_MAX:
+        root -= 1
+    return _within(a, -root, root)
 
 
 def _quotient_ok(a: Any, b: Any) -> B.Operand | None:

@@ -146,6 +146,8 @@ class SymScalar:
         return result
 
     def _compare(self, fn: Callable, other: Any) -> Any:
+        if type(self.hint) is complex and fn in (operator.eq, operator.ne):
+            other = handlers.float64_partner(self.hint, other, False)  # z == v: a Python bool
         if isinstance(other, (arrays.SymArray, np.ndarray)):
             return NotImplemented
         if _is_complex(self) or _is_complex(other):
