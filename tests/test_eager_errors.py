@@ -1,8 +1,8 @@
-"""Where a compiled function's error is raised (targets/eager_errors.py, and the C target's
-``raise_error``): its traceback ends as the plain program's does, at the user's file, function
-and line (then in NumPy's code, where NumPy raised it), with the same exception type and
-message, on the call that compiles and on later ones, whether or not earlier calls compiled
-the region without an error."""
+"""Where a compiled function's error is raised (targets/eager_errors.py; the C target's
+``raise_error`` and its NumPy steps, targets/wrapper.py): its traceback ends as the plain
+program's does, at the user's file, function and line (then in NumPy's code, where NumPy
+raised it), with the same exception type and message, on the call that compiles and on later
+ones, whether or not earlier calls compiled the region without an error."""
 
 from __future__ import annotations
 
@@ -29,11 +29,12 @@ from raising_programs import (
 )
 
 import astcompile
+from astcompile.ir.attrs import NumpyCallAttr
 from astcompile.ir.checks import RunPlain
 from astcompile.ir.graph import Loc, Node
 from astcompile.ir.ops import Op
-from astcompile.runtime import user_frames
-from astcompile.targets import eager_errors
+from astcompile.runtime import fpflags, user_frames
+from astcompile.targets import eager_errors, wrapper
 
 PROGRAMS = past_end.__code__.co_filename
 
@@ -76,9 +77,13 @@ def _ending(fn, args) -> tuple:
     return seen[-1], seen, type(info.value), str(info.value)
 
 
+@pytest.mark.parametrize("tiering", [False, True])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("fn", "good", "bad"), CASES, ids=[c[0].__name__ for c in CASES])
-def test_the_traceback_ends_at_the_users_line(backend, fn, good, bad):
+def test_the_traceback_ends_at_the_users_line(backend, fn, good, bad, tiering, monkeypatch):
+    """With tiering, later calls run the region's wrapper itself, not after a rerun of its
+    statements (its NumPy steps: ``np.linalg.inv``'s LinAlgError on C)."""
+    monkeypatch.setattr(astcompile.config, "tiering", tiering)
     expected = _ending(fn, bad())
     assert expected[1][0][0] == os.path.basename(PROGRAMS)
     for warm in ([], [good]) if good else ([],):
@@ -127,3 +132,27 @@ def test_run_plain_and_errors_without_a_line_are_left_to_the_caller(exc, loc):
 def test_an_error_no_runner_saw_is_left_to_the_caller():
     caught = _failing(ValueError("x"), Node(Op.CONST, (), np.dtype(float), (), loc=AT_X))
     assert eager_errors.raise_at_node(caught, past_end.__code__) is None
+
+
+AT_INV = Loc(PROGRAMS, inverts.__code__.co_firstlineno + 2)  # return np.linalg.inv(b) + 1.0
+
+
+@pytest.mark.skipif(not fpflags.KINDS, reason="NumPy steps are called as they are")
+@pytest.mark.parametrize("how", ["bound", "by its rule"])
+def test_a_wrappers_numpy_step_raises_at_its_users_line(how):
+    """What a C or Triton region's wrapper calls for ``np.linalg.inv(b)``: bound to the
+    function (``_f<name>``), or by the eager rule (``_step``)."""
+    node = Node(Op.NUMPY, (), np.dtype(float), (), NumpyCallAttr("linalg.inv"), AT_INV)
+    singular = np.zeros((2, 2))
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        if how == "bound":
+            wrapper.numpy_function(node)(singular)
+        else:
+            wrapper._noted_step(node, [singular], [singular])
+    frames = traceback.extract_tb(info.value.__traceback__)[-3:]
+    assert (frames[0].filename, frames[0].lineno, frames[0].name) == (
+        PROGRAMS,
+        AT_INV.line,
+        "inverts",
+    )
+    assert [f.name for f in frames[1:]] == ["inv", "_raise_linalgerror_singular"]

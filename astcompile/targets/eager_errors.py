@@ -21,6 +21,7 @@ from __future__ import annotations
 import types
 
 from astcompile.ir.checks import RunPlain
+from astcompile.ir.graph import Node
 from astcompile.runtime.user_frames import raise_at
 
 
@@ -39,3 +40,12 @@ def raise_at_node(exc: Exception, runner: types.CodeType) -> None:
         tb = tb.tb_next
     if loc is not None:
         raise_at(exc, loc.filename, loc.line, tail, see="the eager backend ran it")
+
+
+def raise_at_step(exc: Exception, node: Node) -> None:
+    """Raise ``exc``, raised by a region wrapper's NumPy step ``node`` (C or Triton target), at
+    its user's line, followed by the frames of the code that raised it (past the catching
+    frame). Returns, for the caller to raise ``exc`` as it is, for RunPlain or without a line."""
+    if node.loc is not None and not isinstance(exc, RunPlain):
+        tail = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        raise_at(exc, node.loc.filename, node.loc.line, tail, see="a NumPy step of its region")
