@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import errstate
+from .user_frames import raise_at
 
 #: NumPy's errstate key for each flag, by machine: <fenv.h>'s values
 _FLAGS = {
@@ -153,7 +154,9 @@ def call_noted(
     reported as they happen, NumPy warned from our own line, and again when the region ran its
     statements. The flags raised before stay raised (NumPy clears them: a kernel's invalid
     flag was lost to a later ``np.median`` step), or where ``clear`` are cleared. ``reruns``:
-    the region's statements can run instead of ``fn`` (:func:`rerun_instead`)."""
+    the region's statements can run instead of ``fn`` (:func:`rerun_instead`). An error of a
+    ``fn`` with a ``user_line`` (file, line: a C region's NumPy step) is raised at that line
+    (:func:`user_frames.raise_at`): free until something raises."""
     kept = 0 if clear else raised()
     noted = set() if noted is None else noted
     outer, _local.noted = getattr(_local, "noted", None), noted
@@ -165,6 +168,11 @@ def call_noted(
             with np.errstate(all="call", call=_note):
                 return fn(*args)
         return fn(*args)
+    except Exception as exc:  # NumPy's error (LinAlgError of np.linalg.inv)
+        line = getattr(fn, "user_line", None)
+        if line is not None:
+            raise_at(exc, *line, exc.__traceback__.tb_next, see="a NumPy step of its region")
+        raise
     finally:
         if token is not None:
             variable.reset(token)

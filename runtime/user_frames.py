@@ -38,13 +38,36 @@ from typing import Any, NoReturn
 _NAME = "__astcompile_error__"
 
 
-def raise_at(exc: BaseException, filename: str, line: int) -> NoReturn:
+def raise_at(
+    exc: BaseException,
+    filename: str,
+    line: int,
+    tail: types.TracebackType | None = None,
+    see: str = "see the C: ASTCOMPILE_DEBUG=1",
+) -> NoReturn:
     """Raise ``exc`` from a frame at ``filename``:``line``, with a note that compiled code
-    raised it."""
-    if hasattr(exc, "add_note"):  # Python 3.11+
-        exc.add_note(f"(raised by compiled code of line {line}; see the C: ASTCOMPILE_DEBUG=1)")
+    raised it (``see``: where to look). ``tail``: the traceback of the code that raised it
+    (NumPy's ``inv``, which raised LinAlgError): its frames, less ours, follow the user's line,
+    as they follow it in the plain program."""
+    note = f"(raised by compiled code of line {line}; {see})"
+    if hasattr(exc, "add_note") and note not in getattr(exc, "__notes__", ()):  # Python 3.11+
+        exc.add_note(note)
+    exc.__traceback__ = _theirs(tail)
     exec(_raiser(filename, line), {_NAME: exc})  # noqa: S102 - our own one-line code object
     raise exc  # not reached: the code above raises it
+
+
+def _theirs(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """``tb`` without the frames of our modules."""
+    kept = []
+    while tb is not None:
+        if not _ours(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    chain = None
+    for entry in reversed(kept):
+        chain = types.TracebackType(chain, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return chain
 
 
 @functools.lru_cache(maxsize=256)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+import traceback
 import types
 import warnings
+from unittest.mock import ANY
 from warnings import warn
 from warnings import warn as caution
 
@@ -208,3 +210,21 @@ def test_region_codes_are_known():
     bodies = [r.body.__code__ for r in compiled.regions]
     assert bodies and all(isinstance(c, types.CodeType) for c in bodies)
     assert all(c in user_frames.REGION_CODES for c in bodies)
+
+
+def _inverse_of(a):
+    return np.linalg.inv(a)  # NumPy's frames below this one raise
+
+
+def test_raise_at_ends_with_the_frames_of_the_code_that_raised_and_notes_once():
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        _inverse_of(np.zeros((2, 2)))
+    exc, numpys = info.value, info.value.__traceback__.tb_next.tb_next  # np.linalg.inv's on
+    line = _inverse_of.__code__.co_firstlineno + 1
+    for _ in range(2):  # the same error raised again: one note
+        with pytest.raises(np.linalg.LinAlgError) as again:
+            user_frames.raise_at(exc, __file__, line, numpys)
+    frames = traceback.extract_tb(again.value.__traceback__)[-3:]
+    assert [(f.name, f.lineno) for f in frames[:2]] == [("_inverse_of", line), ("inv", ANY)]
+    assert frames[0].filename == __file__ and "_linalg.py" in frames[2].filename
+    assert len(again.value.__notes__) == 1

@@ -41,6 +41,7 @@ from astcompile.ir.graph import (
 from astcompile.ir.ops import Kind, Op, info
 from astcompile.ir.shapes import Dim, evaluate
 from astcompile.runtime import fpflags
+from astcompile.targets.eager_errors import raise_at_node
 
 Env = dict[int, Any]
 
@@ -342,7 +343,11 @@ def run_plan(graph: Graph, steps: list[Step], leaves: Sequence[Any]) -> list:
     ctx = EvalContext(None, leaves)
     for node, value in zip(graph.inputs, leaves):
         ctx.values[node.id] = value
-    return _run_steps(steps, ctx, graph.outputs)
+    try:
+        return _run_steps(steps, ctx, graph.outputs)
+    except Exception as exc:  # the user's error (or RunPlain): see targets/eager_errors.py
+        raise_at_node(exc, _run_steps.__code__)
+        raise
 
 
 def run_graph(graph: Graph, leaves: Sequence[Any]) -> list:

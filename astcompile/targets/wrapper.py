@@ -20,6 +20,7 @@ from astcompile.lower.names import sanitize
 from astcompile.runtime import fpflags
 from astcompile.runtime.parallel import kernel_threads
 from astcompile.targets.eager import EagerBackend, EvalContext, rule_for
+from astcompile.targets.eager_errors import raise_at_step
 
 
 @dataclass
@@ -50,20 +51,26 @@ def _noted_step(node: Node, args: list, leaves: Sequence[Any]) -> Any:
     """A region's NumPy step: its floating-point errors become the CPU's flags, as its kernels
     raise them, so the region warns once, from the user's line (reported here too, a float
     -> uint64 cast warned twice)."""
-    if not fpflags.KINDS:
-        return _step(node, args, leaves)
-    return fpflags.call_noted(
-        rule_for(node), node, EvalContext([np.shape(v) for v in leaves]), args
-    )
+    try:
+        if not fpflags.KINDS:
+            return _step(node, args, leaves)
+        return fpflags.call_noted(
+            rule_for(node), node, EvalContext([np.shape(v) for v in leaves]), args
+        )
+    except Exception as exc:  # the user's error: raised at the user's line
+        raise_at_step(exc, node)
+        raise
 
 
 def numpy_function(node: Node) -> Callable:
     """What the eager rule of a NUMPY node calls, with its static keywords bound: the
     wrapper calls it with the arrays alone (``_step``'s lookups cost 1-2 us a call), its
-    floating-point errors noted as flags (``_noted_step``)."""
+    floating-point errors noted as flags (``_noted_step``), its error raised at the user's
+    line (``user_line``: see ``fpflags.call_noted``)."""
     attr = node.attr
-    found = attr.function()
-    call = functools.partial(found, **dict(attr.kwargs)) if attr.kwargs else found
+    call = functools.partial(attr.function(), **dict(attr.kwargs))
+    if node.loc is not None:
+        call.user_line = (node.loc.filename, node.loc.line)
     if fpflags.KINDS:
         return functools.partial(fpflags.call_noted, call)
     return call
