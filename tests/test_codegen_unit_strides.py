@@ -128,3 +128,23 @@ def test_a_view_never_of_unit_stride_is_read_with_its_strides(private_cache, fn,
     (run,) = _entries(compiled)
     assert "_contiguous(" not in run.py_source
     assert re.search(r"\[t\d+_o\d+ \+ i\d+ \* t\d+_s\d+\]", run.c_source), run.c_source
+
+
+def reversed_plus(x):
+    return x[::-1] * 3.0 + x
+
+
+def _field(n: int, name: str) -> np.ndarray:
+    records = np.zeros(n, dtype=[("x", "f8"), ("y", "i4")])  # 12-byte records
+    records["x"], records["y"] = np.arange(n) * 1.5, np.arange(n)
+    return records[name]
+
+
+@pytest.mark.parametrize("name", ["x", "y"])
+@pytest.mark.parametrize("fn", [reversed_plus, every_other_pair])
+def test_a_field_whose_strides_are_not_whole_items_is_read_right(private_cache, fn, name):
+    """A field of 12-byte records (``s["x"][::-1]``: a byte stride no multiple of the f8's
+    size) cannot be addressed by strides the C divides by the item size: the wrapper copies it."""
+    compiled = astcompile.compile(fn, backend="c")
+    for n in [0, 1, 2, 5, 16, 17]:
+        assert_same_call(compiled, (_field(n, name),), fn, (_field(n, name),), "c")
