@@ -269,7 +269,12 @@ def _size_checks(checks: KeyChecks, sizes: list[str], dims: tuple) -> None:
             checks.sizes.append(var)
 
 
-_LAYOUTS = {"C": "C-contiguous", "F": "Fortran-ordered", "S": "strided"}
+_LAYOUTS = {
+    "C": "C-contiguous",
+    "F": "Fortran-ordered",
+    "S": "strided",
+    "P": "strided by parts of items",
+}
 
 
 def _layout_words(layout: str) -> str:

@@ -67,15 +67,25 @@ def order_of(ranks: Sequence[int]) -> tuple[int, ...] | None:
     return None if found == tuple(range(len(ranks))) else found
 
 
+def whole_items(a: np.ndarray) -> bool:
+    """Every stride of ``a`` is a whole number of its items (kernels index in items)."""
+    size = a.itemsize
+    return not size or all(s % size == 0 for s in a.strides)
+
+
 def layout_class(a: np.ndarray) -> str:
     """The guard key's layout: ``C``, ``F``, or ``S`` (strided) followed by the stride ranks
     that decide the layout of what NumPy makes from it (``S12``: a ``x.T[::2]``, ``S00``: a
-    broadcast scalar); a bare ``S`` for one axis or more than nine, whose ranks are not kept."""
+    broadcast scalar); a bare ``S`` for one axis or more than nine, whose ranks are not kept;
+    ``P`` where a stride is no whole number of items (a field of a structured array), which the
+    kernels cannot index: the trace refuses it."""
     flags = a.flags
     if flags.c_contiguous:
         return "C"
     if flags.f_contiguous:
         return "F"
+    if not whole_items(a):
+        return "P"
     ranks = stride_ranks(a)
     return "S" + ("".join(map(str, ranks)) if 2 <= a.ndim <= 9 else "")
 

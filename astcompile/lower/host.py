@@ -177,11 +177,6 @@ class HostWriter:
         self.emit(f"u_{name} = {name} if {name}.strides[-1] == {itemsize} else _contiguous({name})")
         return f"u_{name}"
 
-    def whole_items(self, name: str) -> str:
-        """Bind ``w_name``: ``name``, or a copy where a stride is no multiple of its item size."""
-        self.emit(f"w_{name} = _whole({name})")
-        return f"w_{name}"
-
     def returns(self, outs: Sequence[str], depth: int = 1) -> None:
         self.emit(f"return {tuple_expr(outs)}", depth)
 

@@ -126,15 +126,6 @@ def unit_last(a: np.ndarray) -> np.ndarray:
     return np.broadcast_to(np.ascontiguousarray(a[key]), a.shape)
 
 
-def whole_items(a: np.ndarray) -> np.ndarray:
-    """``a``, or a copy where a byte stride is no multiple of its item size (a field of a
-    structured array: ``s["x"]`` of 12-byte records), which the C kernels, dividing strides by
-    the item size, cannot address."""
-    if all(stride % a.itemsize == 0 for stride in a.strides):
-        return a
-    return unit_last(a)
-
-
 def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | None) -> Callable:
     """The region's callable: ``parts.py`` executed with ``library`` = ``(ffi, lib)`` bound;
     its NumPy steps (a Triton loop's host scalars too) raise flags rather than warn."""
@@ -143,7 +134,6 @@ def make_wrapper(graph: Graph, parts: WrapperParts, library: tuple[Any, Any] | N
         "_ndarray": np.ndarray,
         "_empty": np.empty,
         "_contiguous": unit_last,
-        "_whole": whole_items,
         "_eager": EagerBackend().compile(graph),
         "_RunPlain": RunPlain,
         "_raise": raise_error,

@@ -21,7 +21,7 @@ from astcompile.ir.ops import Kind, Op
 from astcompile.ir.results import LEAF_TYPES, Box, OutKind, OutSpec, TraceResult, is_leaf
 from astcompile.ir.shapes import RuntimeSizeUsed
 from astcompile.runtime import pylists
-from astcompile.runtime.memory_order import known_ranks
+from astcompile.runtime.memory_order import known_ranks, whole_items
 from astcompile.runtime.reads import Read, ReadKind
 from astcompile.trace import escapes, int_bounds, limits, lists, optionals, unread_values
 from astcompile.trace.context import TraceBreak, TraceContext, location_in_traceback
@@ -100,6 +100,11 @@ class _Inputs:
         symbolic.is_input = True
         symbolic.c_contiguous = isinstance(value, np.generic) or value.flags.c_contiguous
         if kind is InputKind.ARRAY:  # what the guard key's layout holds
+            if not whole_items(value):  # its key's layout is "P" (runtime/memory_order.py)
+                raise TraceBreak(
+                    TraceReason.UNSUPPORTED_ARGUMENT,
+                    f"{name} has a stride that is no whole number of items (a structured field)",
+                )
             symbolic.ranks = known_ranks(value)
         return symbolic
 

@@ -149,8 +149,6 @@ class CLauncher:
         self._as_it_is(node)
         if node.id in self.unit_inner:  # the kernels index its last axis with stride 1
             name = self.arrays[node.id] = w.unit_last(name, node.dtype.itemsize)
-        else:  # read through its strides (``s["x"][::-1]``), which the C divides by the item size
-            name = self.arrays[node.id] = w.whole_items(name)
         w.emit("try:")
         w.emit(f"    {ptr} = _fb({name})")
         w.emit("except ValueError:  # not C-contiguous: by address")
