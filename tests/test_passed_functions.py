@@ -66,6 +66,7 @@ def unary(x, f=scaled):
         (fold, (np.minimum,)),
         (unary, ()),
         (unary, (np.sin,)),
+        (unary, (with_loop,)),  # its loop runs natively (frontend/callee_loops.py)
     ],
 )
 def test_functions_passed_in_compile(caplog, fn, args, backend):
@@ -102,7 +103,6 @@ def test_globals_of_a_function_passed_in_are_read_each_call(backend):
     [
         (apply, print, "op is a function with side effects"),
         (unary, with_print, "f is with_print(), whose line"),
-        (unary, with_loop, "f is with_loop(), which has a loop"),
     ],
 )
 def test_functions_the_trace_may_not_run_are_called_in_python(capsys, fn, op, why, backend):
