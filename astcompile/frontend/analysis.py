@@ -272,7 +272,8 @@ class _Checker:
             self._problems[unit] = found + self.expression_problems(unit)
         return self._problems[unit]
 
-    def expression_problems(self, node: cst.CSTNode) -> list[Problem]:
+    def expression_problems(self, node: cst.CSTNode, text_ok: bool = False) -> list[Problem]:
+        """``text_ok``: formatted text is fine (an assert's message: made only on failure)."""
         facts = scan(node, self.dynamic)
         found = []
         for call in facts.calls:
@@ -285,7 +286,7 @@ class _Checker:
             found.append(Problem(reason, call, {"callee": self.text(call.func)}))
         for lam in facts.lambdas:
             found += nested.lambda_problems(self, lam)
-        for text in facts.formats:
+        for text in [] if text_ok else facts.formats:
             found.append(
                 Problem(R.TRACE_UNSUPPORTED, text, {"feature": "formatting a value as text"})
             )

@@ -107,7 +107,7 @@ def body_problems(checker: Any, unit: cst.CSTNode) -> list[Problem]:
             continue
         if isinstance(small, cst.Assert):
             found += test_problems(checker, small.test)
-            found += checker.expression_problems(small.msg) if small.msg else []
+            found += checker.expression_problems(small.msg, text_ok=True) if small.msg else []
             continue
         rule = STATEMENT_RULES.get(type(small))
         found += rule(checker, small) if rule else []
