@@ -11,7 +11,6 @@ only ``rewrite_cache``, ``materialise`` and ``entry_cache`` and never imports th
 from __future__ import annotations
 
 import enum
-import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from astcompile.errors import CompileError, Unlowerable
 from astcompile.jit import fp_errors, preload, remembered, warm, warm_rewrite
 from astcompile.jit.entries import Entry
 from astcompile.jit.failures import SIZED_REASONS, failure_class
-from astcompile.runtime import timing
+from astcompile.runtime import user_frames
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -378,12 +377,9 @@ def codegen_failed(work: RegionWork, exc: Exception) -> None:
     work.done = True
 
 
-_OWN_FILES = (os.path.dirname(__file__) + os.sep, os.path.dirname(timing.__file__) + os.sep)
-
-
 def warn_user(message: str) -> None:
     """A RuntimeWarning attributed to the first caller outside astcompile (the user's line)."""
     frame, level = sys._getframe(0), 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_FILES):
+    while frame.f_back is not None and user_frames.ours(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, RuntimeWarning, stacklevel=level)

@@ -61,7 +61,7 @@ def _theirs(tb: types.TracebackType | None) -> types.TracebackType | None:
     """``tb`` without the frames of our modules."""
     kept = []
     while tb is not None:
-        if not _ours(tb.tb_frame.f_code.co_filename):
+        if not ours(tb.tb_frame.f_code.co_filename):
             kept.append(tb)
         tb = tb.tb_next
     chain = None
@@ -164,7 +164,7 @@ def _next_user(frame: types.FrameType) -> types.FrameType | None:
 
 
 def _past_ours(frame: types.FrameType | None) -> types.FrameType | None:
-    while frame is not None and (_internal(frame) or _ours(frame.f_code.co_filename)):
+    while frame is not None and (_internal(frame) or ours(frame.f_code.co_filename)):
         frame = frame.f_back
     return frame
 
@@ -175,7 +175,8 @@ def _internal(frame: types.FrameType) -> bool:
     return "importlib" in filename and "_bootstrap" in filename
 
 
-def _ours(filename: str) -> bool:
+def ours(filename: str) -> bool:
+    """Whether code of ``filename`` is the compiler's, the runtime's or code we generated."""
     return filename.startswith(_own_folders())
 
 
